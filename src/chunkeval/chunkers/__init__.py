@@ -1,0 +1,40 @@
+"""Chunkers: one module per family, the registry, and the list-level cores.
+
+Registered names: ``fixed``, ``sentence``, ``paragraph``, ``token_budget``,
+``balanced``, ``semantic``. Build one with :func:`get_chunker`.
+"""
+
+from chunkeval.chunkers.base import Chunker, available_chunkers, get_chunker, register_chunker
+from chunkeval.chunkers.budget import BalancedChunker, TokenBudgetChunker
+from chunkeval.chunkers.embedders import HashingEmbedder, LSAEmbedder, SentenceTransformerEmbedder, get_embedder
+from chunkeval.chunkers.external import ExternalChunker
+from chunkeval.chunkers.fixed import FixedChunker, fixed_stride_spans
+from chunkeval.chunkers.greedy import balanced_budget_chunk, budget_chunk, iter_budget_chunk
+from chunkeval.chunkers.paragraph import ParagraphChunker, pack_paragraphs
+from chunkeval.chunkers.semantic import SemanticChunker
+from chunkeval.chunkers.sentence import SentenceChunker, chunk_by_sentences, semantic_chunk
+
+__all__ = [
+    "BalancedChunker",
+    "Chunker",
+    "ExternalChunker",
+    "FixedChunker",
+    "HashingEmbedder",
+    "LSAEmbedder",
+    "ParagraphChunker",
+    "SemanticChunker",
+    "SentenceChunker",
+    "SentenceTransformerEmbedder",
+    "TokenBudgetChunker",
+    "available_chunkers",
+    "balanced_budget_chunk",
+    "budget_chunk",
+    "chunk_by_sentences",
+    "fixed_stride_spans",
+    "get_chunker",
+    "get_embedder",
+    "iter_budget_chunk",
+    "pack_paragraphs",
+    "register_chunker",
+    "semantic_chunk",
+]

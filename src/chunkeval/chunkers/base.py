@@ -1,0 +1,182 @@
+"""The chunker base class and the chunker registry."""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any
+
+from sklearn.base import BaseEstimator
+
+from chunkeval.chunkers.registry import Registry, parse_spec
+from chunkeval.text import count_words
+from chunkeval.tokenizers import Tokenizer, get_tokenizer
+from chunkeval.types import Chunk, Document
+
+CHUNKERS: Registry[type["Chunker"]] = Registry("chunker")
+
+UNITS = ("chars", "words", "tokens")
+
+
+class Chunker(BaseEstimator):
+    """Base class of every chunker: turns a text into chunks with exact offsets.
+
+    Subclasses store their constructor parameters unchanged (so
+    ``get_params`` feeds result manifests, as in scikit-learn), check them in
+    :meth:`_check_params` and implement :meth:`spans`.
+
+    Invariants, checked for every registered chunker by one test battery:
+    ``chunk.text == text[chunk.start:chunk.end]``; every non-whitespace
+    character lies in some chunk; starts strictly increase; no chunk is empty
+    or whitespace-only; chunks respect :attr:`size_limit` except a single
+    unit (sentence, paragraph word, token) that alone exceeds it.
+    """
+
+    #: Registry name, set by :func:`register_chunker`.
+    name: str = ""
+
+    def _check_params(self) -> None:
+        """Raise ``ValueError`` naming the parameter and its allowed range."""
+
+    def spans(self, text: str) -> list[tuple[int, int]]:
+        """Half-open code-point ranges of the chunks of ``text``, in order."""
+        raise NotImplementedError
+
+    @property
+    def size_limit(self) -> tuple[int | None, str]:
+        """``(limit, unit)``: the configured chunk size limit and its unit."""
+        raise NotImplementedError
+
+    def measure(self, text: str) -> int:
+        """Size of ``text`` in this chunker's unit (characters, words or tokens)."""
+        unit = self.size_limit[1]
+        if unit == "chars":
+            return len(text)
+        if unit == "words":
+            return count_words(text)
+        return self._tokenizer().count(text)
+
+    def _tokenizer(self) -> Tokenizer:
+        # Resolved once per instance; the spec string stays in get_params().
+        if getattr(self, "tokenizer_", None) is None:
+            self.tokenizer_ = get_tokenizer(getattr(self, "tokenizer", "regex"))
+        return self.tokenizer_
+
+    def chunk(self, text: str, doc_id: str = "") -> list[Chunk]:
+        """Chunk ``text``.
+
+        Parameters
+        ----------
+        text : str
+            The document text.
+        doc_id : str, default ""
+            Id stored in every chunk.
+
+        Returns
+        -------
+        list of Chunk
+            In document order, ``chunk.text == text[chunk.start:chunk.end]``.
+
+        Raises
+        ------
+        ValueError
+            When a parameter is out of its allowed range.
+        TypeError
+            When ``text`` is not a string.
+        """
+        if not isinstance(text, str):
+            raise TypeError(f"text must be str, got {type(text).__name__}")
+        self._check_params()
+        return [
+            Chunk(doc_id, index, start, end, text[start:end])
+            for index, (start, end) in enumerate(
+                (s, e) for s, e in self.spans(text) if not text[s:e].isspace()
+            )
+        ]
+
+    def chunk_document(self, document: Document) -> list[Chunk]:
+        """Chunk ``document.text`` with ``document.id`` as the chunks' ``doc_id``."""
+        return self.chunk(document.text, document.id)
+
+    @property
+    def spec(self) -> str:
+        """Spec string that :func:`get_chunker` turns back into an equal chunker.
+
+        Parameters are listed in constructor order; non-literal values (an
+        embedder or tokenizer object) appear as their ``repr``.
+        """
+        names = list(inspect.signature(type(self).__init__).parameters)[1:]
+        params = self.get_params(deep=False)
+        body = ", ".join(f"{key}={params[key]!r}" for key in names if key in params)
+        return f"{self.name}({body})"
+
+    def __repr__(self, N_CHAR_MAX: int = 700) -> str:  # noqa: N803 (sklearn's signature)
+        return self.spec
+
+
+def register_chunker(name: str):
+    """Class decorator registering a :class:`Chunker` subclass under ``name``.
+
+    Raises
+    ------
+    ValueError
+        If ``name`` is taken.
+    """
+
+    def decorate(cls: type[Chunker]) -> type[Chunker]:
+        cls.name = name
+        return CHUNKERS.register(name)(cls)
+
+    return decorate
+
+
+def available_chunkers() -> list[str]:
+    """Registered chunker names, sorted."""
+    return CHUNKERS.names()
+
+
+def get_chunker(spec: str | Chunker, **params: Any) -> Chunker:
+    """Build a chunker from a registry name or spec string.
+
+    Parameters
+    ----------
+    spec : str or Chunker
+        ``"sentence"`` (with ``params``), or a spec string such as
+        ``"fixed(chunk_size=200, chunk_overlap=0, unit='tokens')"``; a
+        :class:`Chunker` is returned unchanged (``params`` must then be empty).
+    **params
+        Keyword parameters, overriding those in the spec string.
+
+    Returns
+    -------
+    Chunker
+
+    Raises
+    ------
+    ValueError
+        For an unparsable spec, an unknown name (closest names suggested), an
+        unknown parameter (valid ones listed) or a parameter out of range.
+    """
+    if isinstance(spec, Chunker):
+        if params:
+            raise ValueError("pass parameters either in the chunker object or as keywords, not both")
+        return spec
+    name, spec_params = parse_spec(spec)
+    cls = CHUNKERS.get(name)
+    spec_params.update(params)
+    valid = list(inspect.signature(cls.__init__).parameters)[1:]
+    unknown = sorted(set(spec_params) - set(valid))
+    if unknown:
+        raise ValueError(
+            f"chunker {name!r} has no parameter {', '.join(map(repr, unknown))}; "
+            f"its parameters are: {', '.join(valid)}"
+        )
+    return cls(**spec_params)
+
+
+def check_int(name: str, value: Any, minimum: int, maximum: int | None = None) -> None:
+    """Raise ``ValueError`` unless ``value`` is an int in ``[minimum, maximum]``."""
+    allowed = f"in [{minimum}, {maximum}]" if maximum is not None else f">= {minimum}"
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"{name} must be an integer {allowed}, got {value!r}")
+    if value < minimum or (maximum is not None and value > maximum):
+        raise ValueError(f"{name} must be {allowed}, got {value!r}")

@@ -1,0 +1,100 @@
+"""Token-budget sentence chunkers: greedy with token overlap, and the balanced variant."""
+
+from __future__ import annotations
+
+from chunkeval.chunkers.base import Chunker, check_int, register_chunker
+from chunkeval.chunkers.greedy import balanced_budget_chunk, iter_budget_chunk
+from chunkeval.text import sentence_spans
+
+
+class _SentenceTokens(Chunker):
+    """Shared plumbing: sentences of a text and their token counts."""
+
+    def _sentences(self, text: str) -> tuple[list[tuple[int, int]], list[int]]:
+        spans = sentence_spans(text)
+        tokenizer = self._tokenizer()
+        return spans, [tokenizer.count(text[start:end]) for start, end in spans]
+
+    @property
+    def size_limit(self) -> tuple[int, str]:
+        return self.max_tokens, "tokens"
+
+
+@register_chunker("token_budget")
+class TokenBudgetChunker(_SentenceTokens):
+    """Whole sentences packed greedily under a token budget, with token overlap.
+
+    The rule is :func:`chunkeval.chunkers.budget_chunk` over the sentences'
+    token counts: decide before adding; a sentence over the budget is its
+    own chunk; the next chunk is seeded with trailing sentences whose counts
+    sum to ``<= overlap_tokens``, dropped when seed + next sentence exceeds
+    ``max_tokens``. A chunk's size is the sum of its sentences' counts, which
+    equals the count of its text for tokenizers whose tokens never cross
+    whitespace (the default ``"regex"``).
+
+    Parameters
+    ----------
+    max_tokens : int, default 256
+        Budget per chunk in tokens, >= 1.
+    overlap_tokens : int, default 0
+        Overlap budget, ``0 <= overlap_tokens < max_tokens``.
+    tokenizer : str or Tokenizer, default "regex"
+
+    Raises
+    ------
+    ValueError
+        At construction, for parameters out of range.
+    """
+
+    def __init__(self, max_tokens=256, overlap_tokens=0, tokenizer="regex"):
+        self.max_tokens = max_tokens
+        self.overlap_tokens = overlap_tokens
+        self.tokenizer = tokenizer
+        self._check_params()
+
+    def _check_params(self) -> None:
+        check_int("max_tokens", self.max_tokens, 1)
+        check_int("overlap_tokens", self.overlap_tokens, 0, self.max_tokens - 1)
+
+    def spans(self, text: str) -> list[tuple[int, int]]:
+        spans, sizes = self._sentences(text)
+        return [
+            (spans[group[0]][0], spans[group[-1]][1])
+            for group in iter_budget_chunk(sizes, self.max_tokens, self.overlap_tokens)
+        ]
+
+
+@register_chunker("balanced")
+class BalancedChunker(_SentenceTokens):
+    """Token-budget chunking with the greedy chunk count and the smallest budget that keeps it.
+
+    The rule is :func:`chunkeval.chunkers.balanced_budget_chunk` over the
+    sentences' token counts: same number of chunks as ``token_budget``
+    without overlap, sizes evened out by a binary search on the budget.
+
+    Parameters
+    ----------
+    max_tokens : int, default 256
+        Budget per chunk in tokens, >= 1.
+    tokenizer : str or Tokenizer, default "regex"
+
+    Raises
+    ------
+    ValueError
+        At construction, when ``max_tokens < 1``.
+    """
+
+    def __init__(self, max_tokens=256, tokenizer="regex"):
+        self.max_tokens = max_tokens
+        self.tokenizer = tokenizer
+        self._check_params()
+
+    def _check_params(self) -> None:
+        check_int("max_tokens", self.max_tokens, 1)
+
+    def spans(self, text: str) -> list[tuple[int, int]]:
+        spans, sizes = self._sentences(text)
+        return [
+            (spans[group[0]][0], spans[group[-1]][1])
+            for group in balanced_budget_chunk(sizes, self.max_tokens)
+        ]

@@ -1,0 +1,141 @@
+"""Adapter giving any external splitter (``str -> list[str]``) exact chunk offsets."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+from chunkeval.chunkers.base import Chunker
+
+
+def _pieces(splitter: Any, text: str) -> list[tuple[str, int | None]]:
+    """Call the splitter; return (piece text, start offset if the splitter reported one)."""
+    if hasattr(splitter, "split_text"):  # LangChain text splitters
+        raw = splitter.split_text(text)
+    elif hasattr(splitter, "chunk"):  # chonkie chunkers: objects with .text / .start_index
+        raw = splitter.chunk(text)
+    elif callable(splitter):
+        raw = splitter(text)
+    else:
+        raise TypeError(
+            "splitter must be callable (str -> list[str]) or have split_text()/chunk(), "
+            f"got {type(splitter).__name__}"
+        )
+    pieces = []
+    for item in raw:
+        if isinstance(item, str):
+            pieces.append((item, None))
+        elif hasattr(item, "text"):
+            pieces.append((item.text, getattr(item, "start_index", None)))
+        else:
+            raise TypeError(f"splitter returned {type(item).__name__}, expected str or an object with .text")
+    return pieces
+
+
+def _flexible_pattern(piece: str) -> re.Pattern[str] | None:
+    # Splitters often normalise whitespace; match the same words with any whitespace between.
+    words = piece.split()
+    return re.compile(r"\s+".join(map(re.escape, words))) if words else None
+
+
+def locate_pieces(text: str, pieces: list[tuple[str, int | None]], overlapping: bool) -> list[tuple[int, int]]:
+    """Offsets of each piece in ``text``, searched in order.
+
+    Each piece is looked for from the end of the previous one (disjoint
+    splitters) or from just after the previous piece's start
+    (``overlapping=True``), so repeated text maps to the right occurrence.
+    An exact match is tried first, then a match allowing different
+    whitespace; an offset the splitter reported is used when it checks out.
+
+    Returns
+    -------
+    list of (int, int)
+        One range per piece with non-whitespace content (whitespace-only pieces carry no text).
+
+    Raises
+    ------
+    ValueError
+        Listing every piece that could not be located (number and first characters).
+    """
+    spans: list[tuple[int, int]] = []
+    missing: list[str] = []
+    previous_start, previous_end = -1, 0
+    for number, (piece, reported) in enumerate(pieces):
+        if not piece.strip():
+            continue
+        cursor = previous_start + 1 if overlapping else previous_end
+        if reported is not None and reported >= cursor and text.startswith(piece, reported):
+            start, end = reported, reported + len(piece)
+        else:
+            start = text.find(piece, cursor)
+            end = start + len(piece)
+            if start < 0:
+                pattern = _flexible_pattern(piece)
+                match = pattern.search(text, cursor) if pattern else None
+                if match is None:
+                    missing.append(f"#{number} {piece[:40]!r}")
+                    continue
+                start, end = match.span()
+        spans.append((start, end))
+        previous_start, previous_end = start, end
+    if missing:
+        raise ValueError(
+            f"{len(missing)} piece(s) returned by the splitter could not be located in the document "
+            f"in order: {', '.join(missing[:10])}{' ...' if len(missing) > 10 else ''}. "
+            "Does the splitter rewrite text? If its pieces overlap, pass overlapping=True."
+        )
+    return spans
+
+
+class ExternalChunker(Chunker):
+    """Wrap an external splitter as a chunker with exact offsets.
+
+    Parameters
+    ----------
+    splitter : callable or object
+        ``str -> list[str]``, a LangChain text splitter (``split_text``) or a
+        chonkie chunker (``chunk`` returning objects with ``text`` and
+        ``start_index``).
+    overlapping : bool, default False
+        Whether consecutive pieces may overlap (e.g. a splitter with
+        ``chunk_overlap > 0``); changes where the search for the next piece starts.
+    label : str, default "external"
+        Name used in result tables.
+    limit : int or None, default None
+        The splitter's size limit, for the over-limit share.
+    unit : {"chars", "words", "tokens"}, default "chars"
+        Unit of ``limit``.
+
+    Raises
+    ------
+    ValueError
+        When chunking a text whose pieces cannot be located (see :func:`locate_pieces`).
+    """
+
+    name = "external"
+
+    def __init__(self, splitter: Callable[[str], list[str]] | Any = None, overlapping=False,
+                 label="external", limit=None, unit="chars"):
+        self.splitter = splitter
+        self.overlapping = overlapping
+        self.label = label
+        self.limit = limit
+        self.unit = unit
+
+    def _check_params(self) -> None:
+        if self.splitter is None:
+            raise ValueError("splitter is required: a callable str -> list[str] or a splitter object")
+        if self.unit not in ("chars", "words", "tokens"):
+            raise ValueError(f"unit must be 'chars', 'words' or 'tokens', got {self.unit!r}")
+
+    @property
+    def size_limit(self) -> tuple[int | None, str]:
+        return self.limit, self.unit
+
+    @property
+    def spec(self) -> str:
+        return f"{self.label}(overlapping={self.overlapping!r})"
+
+    def spans(self, text: str) -> list[tuple[int, int]]:
+        return locate_pieces(text, _pieces(self.splitter, text), self.overlapping)

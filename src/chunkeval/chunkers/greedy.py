@@ -1,0 +1,217 @@
+"""The one greedy packing rule behind every sentence- and budget-based chunker.
+
+Items (sentences, paragraphs) arrive in order, each with a position pair
+``(lo, hi)`` such that the size of a run of items ``i..j`` is ``hi[j] - lo[i]``.
+Two encodings cover every chunker:
+
+* sizes ``s`` (tokens, words): ``lo`` and ``hi`` are prefix sums, so a run's
+  size is the sum of its items' sizes;
+* character spans: ``lo``/``hi`` are the items' start/end offsets, so a run's
+  size is the length of the text from the first item's start to the last
+  item's end, separators included.
+
+The rule decides *before* adding: the next item joins the current chunk while
+the run stays ``<= limit``; otherwise the chunk is flushed. An item that alone
+exceeds the limit becomes a chunk of its own. After a flush, an optional
+overlap *seed* (trailing items of the flushed chunk, chosen by a seed rule)
+starts the next chunk, and is dropped when seed + next item would exceed the
+limit (so a seed never breaks the limit and never repeats a whole chunk).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from itertools import accumulate
+
+# A seed rule receives the flushed chunk as a list of (index, lo, hi) and
+# returns how many trailing items to carry into the next chunk.
+SeedRule = Callable[[Sequence[tuple[int, float, float]]], int]
+
+
+def no_seed(group: Sequence[tuple[int, float, float]]) -> int:
+    """Seed rule for chunkers without overlap: carry nothing."""
+    return 0
+
+
+def seed_by_count(n_items: int) -> SeedRule:
+    """Seed rule carrying the last ``n_items`` items (sentence overlap)."""
+
+    def rule(group: Sequence[tuple[int, float, float]]) -> int:
+        return min(n_items, len(group))
+
+    return rule
+
+
+def seed_by_size(max_size: float) -> SeedRule:
+    """Seed rule carrying the longest tail whose item sizes sum to ``<= max_size``."""
+
+    def rule(group: Sequence[tuple[int, float, float]]) -> int:
+        total, taken = 0.0, 0
+        for _, lo, hi in reversed(group):
+            if total + (hi - lo) > max_size:
+                break
+            total += hi - lo
+            taken += 1
+        return taken
+
+    return rule
+
+
+def iter_greedy_groups(
+    items: Iterable[tuple[float, float]], limit: float, seed_rule: SeedRule = no_seed
+) -> Iterator[list[int]]:
+    """Pack items greedily into runs of size ``<= limit``, yielding index lists at each flush.
+
+    Parameters
+    ----------
+    items : iterable of (lo, hi)
+        Item positions in order (see module docstring); read once.
+    limit : float
+        Largest run size a chunk may have (same unit as ``lo``/``hi``).
+    seed_rule : callable
+        Chooses the overlap carried into the next chunk (:func:`no_seed`,
+        :func:`seed_by_count`, :func:`seed_by_size`).
+
+    Yields
+    ------
+    list of int
+        Item indices of one chunk, increasing and contiguous.
+    """
+    group: list[tuple[int, float, float]] = []
+    for index, (lo, hi) in enumerate(items):
+        if group and hi - group[0][1] > limit:
+            yield [i for i, _, _ in group]
+            keep = seed_rule(group)
+            group = group[len(group) - keep :] if keep else []
+            if group and hi - group[0][1] > limit:
+                group = []
+        group.append((index, lo, hi))
+    if group:
+        yield [i for i, _, _ in group]
+
+
+def _prefix_positions(sizes: Iterable[float]) -> Iterator[tuple[float, float]]:
+    total = 0
+    for size in sizes:
+        if size < 0:
+            raise ValueError(f"sizes must be non-negative, got {size}")
+        yield total, total + size
+        total += size
+
+
+def _check_positive(name: str, value: float) -> None:
+    if not value > 0:
+        raise ValueError(f"{name} must be > 0, got {value!r}")
+
+
+def iter_budget_chunk(
+    sizes: Iterable[float], max_tokens: float, overlap_tokens: float = 0
+) -> Iterator[list[int]]:
+    """Streaming :func:`budget_chunk`: reads ``sizes`` once and yields each chunk at its flush.
+
+    Parameters
+    ----------
+    sizes : iterable of float
+        Size of each item (e.g. tokens per sentence), non-negative.
+    max_tokens : float
+        Budget per chunk, > 0.
+    overlap_tokens : float, default 0
+        Budget of the trailing items that seed the next chunk, ``0 <= overlap_tokens < max_tokens``.
+
+    Yields
+    ------
+    list of int
+        Item indices of each chunk.
+
+    Raises
+    ------
+    ValueError
+        For a non-positive ``max_tokens``, an ``overlap_tokens`` outside
+        ``[0, max_tokens)`` or a negative size.
+    """
+    _check_positive("max_tokens", max_tokens)
+    if not 0 <= overlap_tokens < max_tokens:
+        raise ValueError(
+            f"overlap_tokens must be in [0, max_tokens) = [0, {max_tokens}), got {overlap_tokens!r}"
+        )
+    rule = seed_by_size(overlap_tokens) if overlap_tokens else no_seed
+    yield from iter_greedy_groups(_prefix_positions(sizes), max_tokens, rule)
+
+
+def budget_chunk(
+    sizes: Sequence[float], max_tokens: float, overlap_tokens: float = 0
+) -> list[list[int]]:
+    """Group item indices greedily so each chunk's sizes sum to ``<= max_tokens``.
+
+    The decision is taken before adding an item; an item larger than the
+    budget is a chunk of its own. With ``overlap_tokens`` the next chunk is
+    seeded with the trailing items of the previous one whose sizes sum to
+    ``<= overlap_tokens``; the seed is dropped when seed + next item exceeds
+    the budget.
+
+    Examples
+    --------
+    >>> budget_chunk([3, 4, 2, 5, 1], 7)
+    [[0, 1], [2, 3], [4]]
+    >>> budget_chunk([3, 4, 2, 5, 1], 7, overlap_tokens=5)
+    [[0, 1], [1, 2], [2, 3], [3, 4]]
+
+    Parameters and errors are those of :func:`iter_budget_chunk`.
+
+    Returns
+    -------
+    list of list of int
+        Item indices per chunk; ``[]`` for no items.
+    """
+    return list(iter_budget_chunk(sizes, max_tokens, overlap_tokens))
+
+
+def balanced_budget_chunk(sizes: Sequence[float], max_tokens: float) -> list[list[int]]:
+    """Greedy chunking with the same chunk count as :func:`budget_chunk` but the smallest budget.
+
+    The greedy count ``K`` at ``max_tokens`` is kept; a binary search finds
+    the smallest integer budget ``B <= max_tokens`` whose greedy packing still
+    gives ``<= K`` chunks (the greedy count never rises as the budget grows),
+    which evens out chunk sizes instead of leaving a small last chunk.
+
+    Examples
+    --------
+    >>> balanced_budget_chunk([3, 4, 2, 5, 1], 7)
+    [[0], [1, 2], [3, 4]]
+
+    Parameters
+    ----------
+    sizes : sequence of float
+        Item sizes (tokens), non-negative.
+    max_tokens : int
+        Budget per chunk, a whole number > 0.
+
+    Returns
+    -------
+    list of list of int
+        Item indices per chunk.
+
+    Raises
+    ------
+    ValueError
+        For a non-positive or fractional ``max_tokens`` or a negative size.
+    """
+    if isinstance(max_tokens, bool) or not float(max_tokens).is_integer():
+        raise ValueError(f"max_tokens must be a whole number of tokens, got {max_tokens!r}")
+    greedy = budget_chunk(sizes, max_tokens)
+    if len(greedy) <= 1:
+        return greedy
+    target = len(greedy)
+    lo, hi = 1, int(max_tokens)  # invariant: budget `hi` gives <= target chunks
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if sum(1 for _ in iter_budget_chunk(sizes, mid)) <= target:
+            hi = mid
+        else:
+            lo = mid + 1
+    return budget_chunk(sizes, hi)
+
+
+def prefix_sums(sizes: Sequence[float]) -> list[float]:
+    """Cumulative sums ``[0, s0, s0+s1, ...]`` (length ``len(sizes) + 1``)."""
+    return [0, *accumulate(sizes)]
