@@ -1,0 +1,112 @@
+"""The chunker registry, spec strings, parameter validation and the external-splitter adapter."""
+
+import pytest
+
+from chunkeval.chunkers import ExternalChunker, available_chunkers, get_chunker
+from chunkeval.chunkers.base import CHUNKERS, register_chunker
+
+
+def test_available_names():
+    assert available_chunkers() == ["balanced", "fixed", "paragraph", "semantic", "sentence", "token_budget"]
+
+
+def test_spec_string_round_trip():
+    chunker = get_chunker("fixed(chunk_size=200, chunk_overlap=0, unit='tokens')")
+    assert chunker.get_params() == {"chunk_size": 200, "chunk_overlap": 0, "unit": "tokens", "tokenizer": "regex"}
+    assert chunker.spec == "fixed(chunk_size=200, chunk_overlap=0, unit='tokens', tokenizer='regex')"
+    assert get_chunker(chunker.spec).get_params() == chunker.get_params()
+    assert get_chunker("sentence").get_params() == {"max_chars": 1000, "overlap_sentences": 0}
+    assert get_chunker("sentence(max_chars=5)", max_chars=9).max_chars == 9
+
+
+def test_unknown_name_suggests_close_matches():
+    with pytest.raises(ValueError, match="'sentence'") as info:
+        get_chunker("sentense")
+    assert "Available" in str(info.value)
+
+
+@pytest.mark.parametrize(
+    "spec, needle",
+    [
+        ("fixed(chunk_size=)", "cannot parse"),
+        ("fixed(200)", "keyword"),
+        ("fixed(chunk_size=x)", "literal"),
+        ("fixed(size=3)", "no parameter 'size'"),
+    ],
+)
+def test_bad_spec_strings(spec, needle):
+    with pytest.raises(ValueError, match=needle):
+        get_chunker(spec)
+
+
+@pytest.mark.parametrize(
+    "name, params, needle",
+    [
+        ("fixed", {"chunk_size": 0}, r"chunk_size must be >= 1"),
+        ("fixed", {"chunk_size": 10, "chunk_overlap": 10}, r"chunk_overlap must be in \[0, 9\]"),
+        ("fixed", {"chunk_size": 10, "chunk_overlap": -1}, "chunk_overlap"),
+        ("fixed", {"unit": "bytes"}, "unit"),
+        ("sentence", {"max_chars": -5}, "max_chars"),
+        ("sentence", {"overlap_sentences": -1}, "overlap_sentences"),
+        ("paragraph", {"max_words": 0}, "max_words"),
+        ("token_budget", {"max_tokens": 10, "overlap_tokens": 10}, "overlap_tokens"),
+        ("balanced", {"max_tokens": 0}, "max_tokens"),
+        ("semantic", {"window_size": 0}, "window_size"),
+        ("semantic", {"threshold": 1.5}, r"threshold must be a number in \[-1, 1\]"),
+        ("semantic", {"threshold": -1.01}, "threshold"),
+        ("semantic", {"embedder": "word2vec"}, "embedder"),
+        ("token_budget", {"max_tokens": 2.5}, "max_tokens"),
+    ],
+)
+def test_invalid_parameters_fail_at_construction(name, params, needle):
+    with pytest.raises(ValueError, match=needle):
+        get_chunker(name, **params)
+
+
+def test_duplicate_registration_fails():
+    with pytest.raises(ValueError, match="already registered"):
+        register_chunker("fixed")(type("Other", (CHUNKERS.get("fixed"),), {}))
+
+
+def test_unknown_tokenizer_is_a_clear_error():
+    with pytest.raises(ValueError):
+        get_chunker("token_budget", tokenizer="no-such-encoding").chunk("Some text.")
+
+
+def test_external_adapter_maps_repeated_text_to_the_right_occurrence():
+    text = "Stay calm. Stay calm. Stay calm."
+    chunker = ExternalChunker(lambda t: ["Stay calm.", "Stay calm.", "Stay calm."])
+    assert [(c.start, c.end) for c in chunker.chunk(text)] == [(0, 10), (11, 21), (22, 32)]
+    overlapping = ExternalChunker(lambda t: ["Stay calm. Stay calm.", "Stay calm. Stay calm."], overlapping=True)
+    assert [(c.start, c.end) for c in overlapping.chunk(text)] == [(0, 21), (11, 32)]
+
+
+def test_external_adapter_tolerates_rewritten_whitespace_and_keeps_provenance():
+    text = "Line one\nline two.\n\nNext   part here."
+    chunker = ExternalChunker(lambda t: ["Line one line two.", "Next part here."])
+    chunks = chunker.chunk(text)
+    assert [(c.start, c.end) for c in chunks] == [(0, 18), (20, 37)]
+    assert all(c.text == text[c.start : c.end] for c in chunks)
+
+
+def test_external_adapter_names_pieces_it_cannot_locate():
+    chunker = ExternalChunker(lambda t: ["alpha", "INVENTED", "gamma", "beta"])
+    with pytest.raises(ValueError, match=r"#1 'INVENTED'.*#3 'beta'"):
+        chunker.chunk("alpha beta gamma")
+
+
+def test_external_adapter_accepts_splitter_objects():
+    class LangChainLike:
+        def split_text(self, text):
+            return text.split(". ")
+
+    class Piece:
+        def __init__(self, text, start_index):
+            self.text, self.start_index = text, start_index
+
+    class ChonkieLike:
+        def chunk(self, text):
+            return [Piece(text[:3], 0), Piece(text[4:], 4)]
+
+    assert [c.text for c in ExternalChunker(LangChainLike()).chunk("a b. c d")] == ["a b", "c d"]
+    assert [(c.start, c.end) for c in ExternalChunker(ChonkieLike()).chunk("abc defg")] == [(0, 3), (4, 8)]
