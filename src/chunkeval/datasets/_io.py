@@ -1,0 +1,107 @@
+"""File helpers shared by the loaders: strict UTF-8 reading and atomic writes."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+from typing import Any, Callable, Iterator, Protocol
+
+__all__ = ["Readable", "read_text", "iter_lines", "atomic_write", "utf8_problem"]
+
+
+class Readable(Protocol):
+    """A :class:`pathlib.Path` or an :mod:`importlib.resources` Traversable."""
+
+    name: str
+
+    def is_file(self) -> bool: ...
+
+    def open(self, mode: str = "r", *args: Any, **kwargs: Any) -> Any: ...
+
+
+def utf8_problem(label: str, data: bytes, err: UnicodeDecodeError, base: int = 0) -> str:
+    """Describe a UTF-8 decoding failure with byte offset and line number.
+
+    Parameters
+    ----------
+    label : str
+        File name to report.
+    data : bytes
+        The bytes that failed to decode (the whole file, or one line when
+        ``base`` is that line's byte offset in the file).
+    err : UnicodeDecodeError
+        The error raised by ``data.decode("utf-8")``.
+    base : int, default 0
+        Byte offset of ``data[0]`` in the file.
+    """
+    offset = base + err.start
+    return (
+        f"{label}: not valid UTF-8 at byte offset {offset} "
+        f"(byte {data[err.start:err.start + 1]!r}: {err.reason})"
+    )
+
+
+def read_text(path: Readable, label: str) -> tuple[str | None, str | None]:
+    """Read a whole file as UTF-8, keeping every code point (``\\r\\n`` stays ``\\r\\n``).
+
+    Returns
+    -------
+    (text, problem) : tuple
+        ``(text, None)`` on success, ``(None, message)`` when the file is
+        missing or not UTF-8 (the message names ``label``, the byte offset
+        and the line).
+    """
+    if not path.is_file():
+        return None, f"{label}: file not found"
+    with path.open("rb") as f:
+        data = f.read()
+    try:
+        return data.decode("utf-8"), None
+    except UnicodeDecodeError as err:
+        line = data.count(b"\n", 0, err.start) + 1
+        return None, f"{utf8_problem(label, data, err)} on line {line}"
+
+
+def iter_lines(path: Readable, label: str) -> Iterator[tuple[int, str | None, str | None]]:
+    """Yield ``(line_number, text, problem)`` for each line of a UTF-8 file.
+
+    Lines are split on ``\\n`` only (so a JSON string holding U+2028 stays in
+    its line); ``text`` excludes the trailing ``\\n`` (and a ``\\r`` before
+    it). A line that is not UTF-8 yields ``(n, None, problem)`` naming the
+    byte offset. Line numbers start at 1. The caller checks existence.
+    """
+    offset = 0
+    with path.open("rb") as f:
+        for lineno, raw in enumerate(f, 1):
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError as err:
+                yield lineno, None, f"{utf8_problem(label, raw, err, offset)} on line {lineno}"
+            else:
+                yield lineno, text.rstrip("\r\n"), None
+            offset += len(raw)
+
+
+def atomic_write(path: Path, write: Callable[[Any], None]) -> None:
+    """Write a UTF-8 text file atomically.
+
+    ``write(f)`` receives a text file opened in the target directory
+    (``newline=""``: nothing is translated); on success the temporary file
+    replaces ``path`` with :func:`os.replace`, so readers never see a
+    half-written file. On failure the temporary file is removed.
+    """
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
+            write(f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise

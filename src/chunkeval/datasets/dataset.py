@@ -1,0 +1,345 @@
+"""The :class:`Dataset` container, its validation, fingerprint and statistics.
+
+A dataset is a set of documents plus questions whose evidence is known as
+half-open character spans ``[start, end)`` (Unicode code points, i.e. Python
+``str`` indices) into a document's text.
+
+Where a loader knows where a record came from it stores it in the record's
+metadata so that :meth:`Dataset.validate` can point at the file and line:
+
+- ``Document.metadata["source"]`` / ``Question.metadata["source"]``: a
+  location string such as ``"questions.jsonl:12"``;
+- ``Question.metadata["quotes"]``: a tuple with one entry per evidence part,
+  the quoted evidence text carried by the source format, or ``None`` when the
+  format carries no quote for that part.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import Counter
+from typing import Any, Iterable, Mapping, Sequence
+
+import numpy as np
+
+from chunkeval.types import Document, EvidenceSpan, Question
+
+__all__ = ["Dataset", "DatasetError", "MAX_LISTED_PROBLEMS", "checked_dataset"]
+
+#: How many problems the message of a :class:`DatasetError` lists; all of them
+#: are always available in :attr:`DatasetError.problems`.
+MAX_LISTED_PROBLEMS = 100
+
+_FINGERPRINT_VERSION = b"chunkeval-dataset-fingerprint-v1\n"
+
+
+class DatasetError(ValueError):
+    """A dataset could not be loaded or is invalid.
+
+    One error reports every problem found, never only the first.
+
+    Parameters
+    ----------
+    message : str
+        Short summary (e.g. ``"dataset 'x': 3 problems"``).
+    problems : list[str], optional
+        One human-readable line per problem, each starting with the location
+        (``"file:line: ..."``) when it is known.
+
+    Attributes
+    ----------
+    problems : list[str]
+        Every problem found (the message lists at most
+        :data:`MAX_LISTED_PROBLEMS` of them).
+    """
+
+    def __init__(self, message: str, problems: Sequence[str] | None = None) -> None:
+        self.problems: list[str] = list(problems) if problems else [message]
+        self.summary = message
+        lines = [message]
+        if problems:
+            shown = self.problems[:MAX_LISTED_PROBLEMS]
+            lines += [f"  - {p}" for p in shown]
+            if len(self.problems) > len(shown):
+                lines.append(
+                    f"  ... and {len(self.problems) - len(shown)} more "
+                    "(all listed in DatasetError.problems)"
+                )
+        super().__init__("\n".join(lines))
+
+
+def _where(record: Document | Question, kind: str) -> str:
+    source = record.metadata.get("source")
+    if source:
+        return f"{source}: {kind} {record.id!r}"
+    return f"{kind} {record.id!r}"
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+
+
+class Dataset:
+    """Documents plus questions with character-span evidence.
+
+    Parameters
+    ----------
+    name : str
+        Short name used in result tables (e.g. ``"builtin"``).
+    documents : iterable of Document
+        Stored as a tuple sorted by ``Document.id`` (stable, so duplicate ids
+        are kept and reported by :meth:`validate`).
+    questions : iterable of Question
+        Stored as a tuple in the given order.
+    provenance : dict, optional
+        JSON-serialisable description of the source (format, path, licence,
+        loader options, counts of anything skipped on request).
+
+    Notes
+    -----
+    The constructor does not validate; loaders call :meth:`validate` before
+    returning, and so should code that builds a dataset by hand.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        documents: Iterable[Document],
+        questions: Iterable[Question],
+        provenance: Mapping[str, Any] | None = None,
+    ) -> None:
+        self.name = name
+        self.documents: tuple[Document, ...] = tuple(sorted(documents, key=lambda d: d.id))
+        self.questions: tuple[Question, ...] = tuple(questions)
+        self.provenance: dict[str, Any] = dict(provenance or {})
+        self._by_id: dict[str, Document] = {}
+        for doc in self.documents:
+            self._by_id.setdefault(doc.id, doc)
+        self._fingerprint: str | None = None
+
+    def __repr__(self) -> str:
+        return (
+            f"Dataset(name={self.name!r}, documents={len(self.documents)}, "
+            f"questions={len(self.questions)})"
+        )
+
+    def document(self, doc_id: str) -> Document:
+        """Return the document with id ``doc_id``.
+
+        Raises
+        ------
+        KeyError
+            If no document has that id.
+        """
+        try:
+            return self._by_id[doc_id]
+        except KeyError:
+            raise KeyError(f"dataset {self.name!r} has no document {doc_id!r}") from None
+
+    # ------------------------------------------------------------------ fingerprint
+    @property
+    def fingerprint(self) -> str:
+        """SHA-256 hex digest of the dataset's content.
+
+        Covers document ids and texts (sorted by id) and question ids, texts
+        and evidence parts ``(doc_id, start, end)`` (questions sorted by id,
+        parts in their order), each record serialised as canonical JSON
+        (``ensure_ascii=True``, no whitespace) on its own line. Name,
+        provenance and metadata are not included, so the same content loaded
+        from different formats or machines has the same fingerprint.
+        """
+        if self._fingerprint is None:
+            h = hashlib.sha256(_FINGERPRINT_VERSION)
+            h.update(b"documents\n")
+            for doc in self.documents:
+                h.update(_canon([doc.id, doc.text]))
+            h.update(b"questions\n")
+            for q in sorted(self.questions, key=lambda q: q.id):
+                parts = [[p.doc_id, int(p.start), int(p.end)] for p in q.evidence]
+                h.update(_canon([q.id, q.text, parts]))
+            self._fingerprint = h.hexdigest()
+        return self._fingerprint
+
+    # ------------------------------------------------------------------ validation
+    def problems(self) -> list[str]:
+        """Every problem :meth:`validate` would report (empty when valid).
+
+        Returns
+        -------
+        list[str]
+            One line per problem, prefixed with the record's source location
+            when known.
+        """
+        problems: list[str] = []
+        first_doc: dict[str, Document] = {}
+        for doc in self.documents:
+            if not isinstance(doc.id, str) or not doc.id:
+                problems.append(f"{_where(doc, 'document')}: id must be a non-empty string")
+            if not isinstance(doc.text, str):
+                problems.append(f"{_where(doc, 'document')}: text must be a string")
+            if doc.id in first_doc:
+                other = first_doc[doc.id].metadata.get("source")
+                also = f" (first defined at {other})" if other else ""
+                problems.append(f"{_where(doc, 'document')}: duplicate document id{also}")
+            else:
+                first_doc[doc.id] = doc
+
+        first_q: dict[str, Question] = {}
+        for q in self.questions:
+            where = _where(q, "question")
+            if not isinstance(q.id, str) or not q.id:
+                problems.append(f"{where}: id must be a non-empty string")
+            if q.id in first_q:
+                other = first_q[q.id].metadata.get("source")
+                also = f" (first defined at {other})" if other else ""
+                problems.append(f"{where}: duplicate question id{also}")
+            else:
+                first_q[q.id] = q
+            if not isinstance(q.text, str) or not q.text.strip():
+                problems.append(f"{where}: question text is empty")
+            if not q.evidence:
+                problems.append(f"{where}: question has no evidence parts")
+            quotes = q.metadata.get("quotes")
+            for i, part in enumerate(q.evidence):
+                quote = quotes[i] if quotes is not None and i < len(quotes) else None
+                problems.extend(self._part_problems(where, i, part, quote))
+        return problems
+
+    def _part_problems(
+        self, where: str, i: int, part: EvidenceSpan, quote: str | None
+    ) -> list[str]:
+        label = f"{where}: evidence part {i}"
+        doc = self._by_id.get(part.doc_id)
+        if doc is None:
+            return [f"{label}: unknown document id {part.doc_id!r}"]
+        if not (_is_int(part.start) and _is_int(part.end)):
+            return [f"{label}: start and end must be integers, got {part.start!r}, {part.end!r}"]
+        n = len(doc.text)
+        if not 0 <= part.start < part.end <= n:
+            if part.end > n:
+                why = f"past the end of document {part.doc_id!r} (length {n})"
+            elif part.start >= part.end:
+                why = "is empty or reversed (need start < end)"
+            else:
+                why = "starts before 0"
+            return [f"{label}: span [{part.start}, {part.end}) {why}"]
+        if quote is not None:
+            actual = doc.text[part.start : part.end]
+            if actual != quote:
+                return [
+                    f"{label}: text at [{part.start}, {part.end}) of {part.doc_id!r} "
+                    f"differs from the quote: document has {_preview(actual)}, "
+                    f"quote is {_preview(quote)}"
+                ]
+        return []
+
+    def validate(self) -> "Dataset":
+        """Check every id, question and evidence span; raise one error listing all problems.
+
+        Checks: document and question ids are non-empty and unique; question
+        text is not blank; each question has at least one part; each part
+        names a known document, has integer offsets with
+        ``0 <= start < end <= len(text)``, and, where the source format
+        carried a quote (``metadata["quotes"]``), ``text[start:end]`` equals it.
+
+        Returns
+        -------
+        Dataset
+            ``self``, so loaders can ``return Dataset(...).validate()``.
+
+        Raises
+        ------
+        DatasetError
+            Listing every problem with its source location; nothing is dropped.
+        """
+        problems = self.problems()
+        if problems:
+            raise DatasetError(
+                f"dataset {self.name!r} is invalid: {len(problems)} problem(s)", problems
+            )
+        return self
+
+    # ------------------------------------------------------------------ statistics
+    def stats(self) -> dict[str, Any]:
+        """Summary statistics of the dataset.
+
+        Returns
+        -------
+        dict
+            ``n_documents``, ``n_characters`` (code points over all documents),
+            ``n_questions``, ``n_parts`` (evidence parts over all questions),
+            ``parts_per_question``: ``{"mean": float, "distribution": {k: n}}``
+            (``n`` questions have ``k`` parts, keys ascending ints),
+            ``multi_part_share`` (share of questions with >= 2 parts),
+            ``multi_document_share`` (share of questions whose parts lie in
+            >= 2 distinct documents), ``evidence_chars``: ``{"min", "p50",
+            "mean", "p95", "max"}`` of part lengths in characters (percentiles
+            by linear interpolation, numpy's default). Shares and means are
+            ``0.0`` and the length summary is all ``0`` for an empty dataset.
+        """
+        n_q = len(self.questions)
+        counts = [len(q.evidence) for q in self.questions]
+        dist = Counter(counts)
+        lengths = np.array(
+            [p.end - p.start for q in self.questions for p in q.evidence], dtype=np.int64
+        )
+        multi_doc = sum(1 for q in self.questions if len({p.doc_id for p in q.evidence}) > 1)
+        if lengths.size:
+            ev = {
+                "min": int(lengths.min()),
+                "p50": float(np.percentile(lengths, 50)),
+                "mean": float(lengths.mean()),
+                "p95": float(np.percentile(lengths, 95)),
+                "max": int(lengths.max()),
+            }
+        else:
+            ev = {"min": 0, "p50": 0.0, "mean": 0.0, "p95": 0.0, "max": 0}
+        return {
+            "n_documents": len(self.documents),
+            "n_characters": sum(len(d.text) for d in self.documents),
+            "n_questions": n_q,
+            "n_parts": int(lengths.size),
+            "parts_per_question": {
+                "mean": float(np.mean(counts)) if counts else 0.0,
+                "distribution": {int(k): int(dist[k]) for k in sorted(dist)},
+            },
+            "multi_part_share": (sum(1 for c in counts if c > 1) / n_q) if n_q else 0.0,
+            "multi_document_share": (multi_doc / n_q) if n_q else 0.0,
+            "evidence_chars": ev,
+        }
+
+
+def _canon(obj: Any) -> bytes:
+    return json.dumps(obj, ensure_ascii=True, separators=(",", ":")).encode("ascii") + b"\n"
+
+
+def _preview(text: str, width: int = 60) -> str:
+    if len(text) > width:
+        text = text[: width - 3] + "..."
+    return repr(text)
+
+
+def checked_dataset(
+    name: str,
+    documents: Iterable[Document],
+    questions: Iterable[Question],
+    provenance: Mapping[str, Any] | None,
+    parse_problems: Sequence[str] = (),
+) -> Dataset:
+    """Build a dataset and validate it, reporting parse and content problems together.
+
+    Loaders collect problems they find while parsing (broken lines, missing
+    fields) and pass them here, so one :class:`DatasetError` lists those and
+    every problem :meth:`Dataset.validate` finds in the records that parsed.
+
+    Raises
+    ------
+    DatasetError
+        When there is any problem.
+    """
+    ds = Dataset(name, documents, questions, provenance)
+    problems = list(parse_problems) + ds.problems()
+    if problems:
+        raise DatasetError(f"dataset {name!r} is invalid: {len(problems)} problem(s)", problems)
+    return ds

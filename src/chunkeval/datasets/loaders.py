@@ -1,0 +1,273 @@
+"""Dataset specs: one loader per format behind a prefix, and :func:`load`.
+
+Spec syntax (one string, as used on the command line)::
+
+    builtin                                  the dataset shipped with chunkeval
+    jsonl:FOLDER                             native JSONL format
+    chroma:FOLDER                            Chroma chunking-evaluation layout
+    squad:FILE                               SQuAD-format JSON
+    squad:FILE?evidence=sentence,skip_impossible=true
+    synthetic                                generator with default parameters
+    synthetic:n_docs=100,seed=0              generator parameters
+    FOLDER                                   an existing folder, format detected
+
+Options are ``key=value`` pairs separated by commas. For path loaders they
+follow the path after a ``?`` (the last ``?`` of the spec; a spec whose whole
+argument is an existing path is taken as a path even if it contains ``?``).
+Every path loader also accepts ``name=...`` to override the dataset name.
+Booleans accept ``true/false/yes/no/1/0``. A bare existing folder is detected
+as ``jsonl`` when it holds ``documents.jsonl`` and as ``chroma`` when it holds
+``corpora/`` and ``questions_df.csv``.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any, Callable
+
+from chunkeval.datasets.chroma import is_chroma_folder, load_chroma
+from chunkeval.datasets.dataset import Dataset, DatasetError
+from chunkeval.datasets.jsonl import DOCUMENTS_FILE, load_jsonl, read_jsonl_folder
+from chunkeval.datasets.squad import load_squad
+from chunkeval.datasets.synthetic import SYNTHETIC_DEFAULTS, generate_synthetic
+
+__all__ = ["load", "available_loaders", "register_loader", "load_builtin", "parse_spec"]
+
+BUILTIN_LICENCE = "MIT (original text written for chunkeval; same licence as the project)"
+
+
+@dataclass(frozen=True)
+class _Loader:
+    prefix: str
+    description: str
+    func: Callable[[str, dict[str, str]], Dataset]
+    takes_path: bool
+
+
+_REGISTRY: dict[str, _Loader] = {}
+
+
+def register_loader(prefix: str, description: str, takes_path: bool = True):
+    """Register ``func(argument, options) -> Dataset`` under a spec prefix.
+
+    Parameters
+    ----------
+    prefix : str
+        The spec prefix (before ``:``).
+    description : str
+        One line with the parameters, shown by ``chunkeval datasets``.
+    takes_path : bool, default True
+        Whether the argument is a path followed by optional ``?options``
+        (otherwise the whole argument is ``key=value,...`` options).
+
+    Raises
+    ------
+    ValueError
+        If the prefix is already registered.
+    """
+
+    def deco(func: Callable[[str, dict[str, str]], Dataset]):
+        if prefix in _REGISTRY:
+            raise ValueError(f"dataset loader {prefix!r} is already registered")
+        _REGISTRY[prefix] = _Loader(prefix, description, func, takes_path)
+        return func
+
+    return deco
+
+
+def available_loaders() -> dict[str, str]:
+    """Spec prefixes and a one-line description of each (with its parameters).
+
+    Returns
+    -------
+    dict[str, str]
+        ``{prefix: description}`` in registration order.
+    """
+    return {p: loader.description for p, loader in _REGISTRY.items()}
+
+
+def _parse_options(text: str, where: str) -> dict[str, str]:
+    options: dict[str, str] = {}
+    for item in filter(None, (t.strip() for t in text.split(","))):
+        key, eq, value = item.partition("=")
+        if not eq or not key.strip():
+            raise DatasetError(f"{where}: option {item!r} is not of the form key=value")
+        options[key.strip()] = value.strip()
+    return options
+
+
+def parse_spec(spec: str) -> tuple[str, str, dict[str, str]]:
+    """Split a spec into ``(prefix, path_or_empty, options)``.
+
+    A bare existing folder is resolved to its detected prefix.
+
+    Raises
+    ------
+    DatasetError
+        For an unknown prefix (naming the valid ones, with close matches) or
+        malformed options.
+    """
+    spec = spec.strip()
+    as_path = Path(spec)
+    if spec and as_path.is_dir() and spec not in _REGISTRY:
+        return _detect(as_path), spec, {}
+    prefix, _, rest = spec.partition(":")
+    if prefix not in _REGISTRY:
+        valid = ", ".join(sorted(_REGISTRY))
+        close = difflib.get_close_matches(prefix, list(_REGISTRY), n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise DatasetError(
+            f"unknown dataset spec {spec!r}: prefix {prefix!r} is not one of {valid}{hint}; "
+            "or give an existing folder"
+        )
+    loader = _REGISTRY[prefix]
+    if not loader.takes_path:
+        return prefix, "", _parse_options(rest, spec)
+    if not rest:
+        raise DatasetError(f"dataset spec {spec!r}: {prefix} needs a path ({loader.description})")
+    if "?" in rest and not Path(rest).exists():
+        path, _, opts = rest.rpartition("?")
+        return prefix, path, _parse_options(opts, spec)
+    return prefix, rest, {}
+
+
+def _detect(folder: Path) -> str:
+    if (folder / DOCUMENTS_FILE).is_file():
+        return "jsonl"
+    if is_chroma_folder(folder):
+        return "chroma"
+    raise DatasetError(
+        f"{folder}: cannot detect the dataset format (expected {DOCUMENTS_FILE}, or corpora/ "
+        "and questions_df.csv); use a prefix such as jsonl:FOLDER"
+    )
+
+
+def load(spec: str) -> Dataset:
+    """Load a dataset from a spec string (see the module docstring for the syntax).
+
+    Parameters
+    ----------
+    spec : str
+        E.g. ``"builtin"``, ``"jsonl:data/my"``, ``"chroma:data/chroma_general"``,
+        ``"squad:xquad.en.json?evidence=sentence"``, ``"synthetic:n_docs=100,seed=0"``.
+
+    Returns
+    -------
+    Dataset
+        Validated.
+
+    Raises
+    ------
+    DatasetError
+        Unknown prefix (the message names the valid ones), unknown or invalid
+        options, or any problem in the data.
+    """
+    prefix, path, options = parse_spec(spec)
+    return _REGISTRY[prefix].func(path, options)
+
+
+# ----------------------------------------------------------------------------- options
+def _check_options(options: dict[str, str], allowed: dict[str, Any], where: str) -> dict[str, Any]:
+    """Convert option strings to the types of ``allowed``'s defaults."""
+    unknown = sorted(set(options) - set(allowed))
+    if unknown:
+        raise DatasetError(
+            f"{where}: unknown option(s) {unknown}; valid options: {', '.join(allowed)}"
+        )
+    out: dict[str, Any] = {}
+    for key, raw in options.items():
+        default = allowed[key]
+        try:
+            if isinstance(default, bool):
+                low = raw.lower()
+                if low not in ("true", "false", "yes", "no", "1", "0"):
+                    raise ValueError(raw)
+                out[key] = low in ("true", "yes", "1")
+            elif isinstance(default, int):
+                out[key] = int(raw)
+            elif isinstance(default, float):
+                out[key] = float(raw)
+            else:
+                out[key] = raw
+        except ValueError:
+            kind = type(default).__name__
+            raise DatasetError(f"{where}: option {key}={raw!r} is not a valid {kind}") from None
+    return out
+
+
+# ----------------------------------------------------------------------------- loaders
+def load_builtin() -> Dataset:
+    """Load the dataset shipped inside the package (``chunkeval/datasets/builtin``).
+
+    Read through :mod:`importlib.resources`, so it works from a wheel or zip.
+
+    Raises
+    ------
+    DatasetError
+        If the package data is missing or invalid.
+    """
+    folder = resources.files("chunkeval.datasets") / "builtin"
+    return read_jsonl_folder(
+        folder,
+        "builtin",
+        {"format": "jsonl", "source": "chunkeval package data: chunkeval/datasets/builtin",
+         "licence": BUILTIN_LICENCE},
+        prefix="builtin/",
+    )
+
+
+@register_loader("builtin", "the dataset shipped with chunkeval (original text, MIT); no parameters",
+                 takes_path=False)
+def _builtin(_: str, options: dict[str, str]) -> Dataset:
+    _check_options(options, {}, "builtin")
+    return load_builtin()
+
+
+@register_loader("jsonl", "jsonl:FOLDER[?name=NAME] - native format: FOLDER/documents.jsonl + questions.jsonl")
+def _jsonl(path: str, options: dict[str, str]) -> Dataset:
+    opts = _check_options(options, {"name": ""}, f"jsonl:{path}")
+    return load_jsonl(path, name=opts.get("name") or None)
+
+
+@register_loader(
+    "chroma",
+    "chroma:FOLDER[?name=NAME] - Chroma chunking-evaluation layout: FOLDER/corpora/*.md + questions_df.csv",
+)
+def _chroma(path: str, options: dict[str, str]) -> Dataset:
+    opts = _check_options(options, {"name": ""}, f"chroma:{path}")
+    return load_chroma(path, name=opts.get("name") or None)
+
+
+@register_loader(
+    "squad",
+    "squad:FILE[?evidence=answer|sentence,skip_impossible=false,name=NAME] - SQuAD-format JSON, "
+    "one document per article",
+)
+def _squad(path: str, options: dict[str, str]) -> Dataset:
+    opts = _check_options(
+        options, {"evidence": "answer", "skip_impossible": False, "name": ""}, f"squad:{path}"
+    )
+    if opts.get("evidence", "answer") not in ("answer", "sentence"):
+        raise DatasetError(f"squad:{path}: evidence must be 'answer' or 'sentence'")
+    name = opts.pop("name", "") or None
+    return load_squad(path, name=name, **opts)
+
+
+@register_loader(
+    "synthetic",
+    "synthetic[:n_docs=10,sections=6,sentences=12,doc_chars=0,facts_per_section=2,"
+    "two_fact_share=0.25,seed=0] - seeded generator with planted facts",
+    takes_path=False,
+)
+def _synthetic(_: str, options: dict[str, str]) -> Dataset:
+    allowed = {**SYNTHETIC_DEFAULTS, "name": "synthetic"}
+    opts = _check_options(options, allowed, "synthetic")
+    try:
+        return generate_synthetic(**opts)
+    except DatasetError:
+        raise
+    except ValueError as err:
+        raise DatasetError(f"synthetic: {err}") from None

@@ -1,0 +1,225 @@
+"""Loader for SQuAD-format JSON (v1.1 and v2.0 layouts).
+
+``{"data": [{"title": str, "paragraphs": [{"context": str, "qas": [{"id",
+"question", "answers": [{"text", "answer_start"}], "is_impossible"?}]}]}]}``
+
+Mapping to chunkeval:
+
+- one document per article: its paragraphs' contexts joined with ``"\\n\\n"``;
+  every answer offset is shifted by its paragraph's offset in the joined text.
+  The document id is the article title (``"article-<i>"`` when the title is
+  empty); a repeated title gets ``"-2"``, ``"-3"``, ... appended;
+- one question per ``qas`` item, id = the SQuAD ``id``; with several answers
+  the **first** answer is the evidence and all answers are kept in
+  ``metadata["answers"]``;
+- ``evidence="answer"`` (default): the part is the answer span and its
+  ``text`` is the quote checked by :meth:`Dataset.validate`;
+  ``evidence="sentence"``: the part is the sentence(s) of the paragraph that
+  overlap the answer, from :func:`chunkeval.text.sentence_spans` (the answer
+  text is still checked against the context);
+- unanswerable questions (``is_impossible`` true, or no answers) are an error
+  by default; with ``skip_impossible=True`` they are skipped and counted in
+  ``provenance["skipped_impossible"]`` (never silently);
+- ``metadata["source"]`` is a JSON path such as
+  ``"xquad.en.json:data[3].paragraphs[2].qas[1]"``.
+
+References
+----------
+Rajpurkar, P., Zhang, J., Lopyrev, K. & Liang, P. (2016). SQuAD: 100,000+
+Questions for Machine Comprehension of Text. EMNLP. (v2.0 adds
+``is_impossible``: Rajpurkar, Jia & Liang, 2018.)
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from chunkeval.datasets._io import read_text
+from chunkeval.datasets.dataset import Dataset, DatasetError, checked_dataset
+from chunkeval.types import Document, EvidenceSpan, Question
+
+__all__ = ["load_squad", "EVIDENCE_MODES"]
+
+EVIDENCE_MODES = ("answer", "sentence")
+PARAGRAPH_SEPARATOR = "\n\n"
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def load_squad(
+    path: str | Path,
+    evidence: str = "answer",
+    skip_impossible: bool = False,
+    name: str | None = None,
+) -> Dataset:
+    """Load a SQuAD-format JSON file (see the module docstring for the mapping).
+
+    Parameters
+    ----------
+    path : str or Path
+        The JSON file.
+    evidence : {"answer", "sentence"}, default "answer"
+        Evidence part per question: the first answer's span, or the
+        sentence(s) containing it.
+    skip_impossible : bool, default False
+        Skip unanswerable questions (counted in ``provenance``) instead of
+        reporting them as problems.
+    name : str, optional
+        Dataset name; defaults to the file name without ``.json``.
+
+    Returns
+    -------
+    Dataset
+        Validated; one document per article.
+
+    Raises
+    ------
+    DatasetError
+        Listing every problem: missing or non-UTF-8 file, invalid JSON (line
+        and column), malformed records (JSON path), answers whose text differs
+        from the context at ``answer_start``, unanswerable questions (unless
+        skipped), duplicate question ids.
+    ValueError
+        If ``evidence`` is not one of :data:`EVIDENCE_MODES`.
+    """
+    if evidence not in EVIDENCE_MODES:
+        raise ValueError(f"evidence must be one of {EVIDENCE_MODES}, got {evidence!r}")
+    path = Path(path)
+    label = path.name
+    name = name or (path.name[:-5] if path.name.endswith(".json") else path.name)
+    text, problem = read_text(path, label)
+    if problem:
+        raise DatasetError(f"dataset {name!r}: cannot read {path}", [problem])
+    try:
+        root = json.loads(text)
+    except json.JSONDecodeError as err:
+        raise DatasetError(
+            f"dataset {name!r}: invalid JSON",
+            [f"{label}:{err.lineno}: invalid JSON ({err.msg} at column {err.colno})"],
+        ) from None
+    data = root.get("data") if isinstance(root, dict) else None
+    if not isinstance(data, list):
+        raise DatasetError(
+            f"dataset {name!r}: not SQuAD format",
+            [f"{label}: top level must be an object with a 'data' list of articles"],
+        )
+
+    sentence_spans = None
+    if evidence == "sentence":
+        from chunkeval.text import sentence_spans  # noqa: PLC0415 (only needed here)
+
+    problems: list[str] = []
+    docs: list[Document] = []
+    questions: list[Question] = []
+    used_ids: set[str] = set()
+    skipped = 0
+    for ai, article in enumerate(data):
+        aloc = f"{label}:data[{ai}]"
+        if not isinstance(article, dict) or not isinstance(article.get("paragraphs"), list):
+            problems.append(f"{aloc}: article must be an object with a 'paragraphs' list")
+            continue
+        title = article.get("title")
+        base = title if isinstance(title, str) and title.strip() else f"article-{ai}"
+        doc_id, k = base, 1
+        while doc_id in used_ids:
+            k += 1
+            doc_id = f"{base}-{k}"
+        used_ids.add(doc_id)
+
+        pieces: list[str] = []
+        offset = 0
+        for pi, para in enumerate(article["paragraphs"]):
+            ploc = f"{aloc}.paragraphs[{pi}]"
+            if not isinstance(para, dict) or not isinstance(para.get("context"), str):
+                problems.append(f"{ploc}: paragraph must be an object with a 'context' string")
+                continue
+            context = para["context"]
+            if pieces:
+                offset += len(PARAGRAPH_SEPARATOR)
+            sentences = None
+            for qi, qa in enumerate(para.get("qas") or []):
+                qloc = f"{ploc}.qas[{qi}]"
+                if not isinstance(qa, dict):
+                    problems.append(f"{qloc}: question must be an object")
+                    continue
+                qid, qtext = qa.get("id"), qa.get("question")
+                if not isinstance(qid, str) or not isinstance(qtext, str):
+                    problems.append(f"{qloc}: 'id' and 'question' must be strings")
+                    continue
+                answers = qa.get("answers") or []
+                if qa.get("is_impossible") or not answers:
+                    if skip_impossible:
+                        skipped += 1
+                    else:
+                        why = "is_impossible" if qa.get("is_impossible") else "no answers"
+                        problems.append(
+                            f"{qloc}: question {qid!r} is unanswerable ({why}); "
+                            "load with skip_impossible=true to skip and count such questions"
+                        )
+                    continue
+                first = answers[0]
+                if not (
+                    isinstance(first, dict)
+                    and isinstance(first.get("text"), str)
+                    and _is_int(first.get("answer_start"))
+                ):
+                    problems.append(
+                        f"{qloc}: answers[0] must be {{text: str, answer_start: int}}"
+                    )
+                    continue
+                a_start = first["answer_start"]
+                a_end = a_start + len(first["text"])
+                if not (0 <= a_start < a_end <= len(context)):
+                    problems.append(
+                        f"{qloc}: answer span [{a_start}, {a_end}) is outside the "
+                        f"paragraph (length {len(context)}) or empty"
+                    )
+                    continue
+                if context[a_start:a_end] != first["text"]:
+                    problems.append(
+                        f"{qloc}: answer text {first['text']!r} differs from the context "
+                        f"at answer_start {a_start}: {context[a_start:a_end]!r}"
+                    )
+                    continue
+                if evidence == "answer":
+                    start, end, quote = a_start, a_end, first["text"]
+                else:
+                    if sentences is None:
+                        sentences = sentence_spans(context)
+                    hit = [(s, e) for s, e in sentences if s < a_end and e > a_start]
+                    start, end = (hit[0][0], hit[-1][1]) if hit else (a_start, a_end)
+                    start, end = min(start, a_start), max(end, a_end)
+                    quote = None
+                meta = {
+                    "source": qloc,
+                    "quotes": (quote,),
+                    "answers": tuple(
+                        a.get("text") for a in answers if isinstance(a, dict)
+                    ),
+                    "answer_span": (offset + a_start, offset + a_end),
+                    "title": title if isinstance(title, str) else None,
+                }
+                questions.append(
+                    Question(qid, qtext, (EvidenceSpan(doc_id, offset + start, offset + end),), meta)
+                )
+            pieces.append(context)
+            offset += len(context)
+        text = PARAGRAPH_SEPARATOR.join(pieces)
+        docs.append(
+            Document(doc_id, text, {"source": aloc, "title": title, "n_paragraphs": len(pieces)})
+        )
+
+    provenance = {
+        "format": "squad",
+        "source": str(path),
+        "version": root.get("version"),
+        "evidence": evidence,
+        "skip_impossible": skip_impossible,
+        "n_articles": len(data),
+        "skipped_impossible": skipped,
+    }
+    return checked_dataset(name, docs, questions, provenance, problems)
