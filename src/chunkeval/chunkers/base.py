@@ -27,7 +27,7 @@ class Chunker(BaseEstimator):
     Invariants, checked for every registered chunker by one test battery:
     ``chunk.text == text[chunk.start:chunk.end]``; every non-whitespace
     character lies in some chunk; starts strictly increase; no chunk is empty
-    or whitespace-only; chunks respect :attr:`size_limit` except a single
+    or whitespace-only (such windows carry no text and are left out); chunks respect :attr:`size_limit` except a single
     unit (sentence, paragraph word, token) that alone exceeds it.
     """
 
@@ -89,7 +89,7 @@ class Chunker(BaseEstimator):
         return [
             Chunk(doc_id, index, start, end, text[start:end])
             for index, (start, end) in enumerate(
-                (s, e) for s, e in self.spans(text) if not text[s:e].isspace()
+                (s, e) for s, e in self.spans(text) if text[s:e].strip()
             )
         ]
 

