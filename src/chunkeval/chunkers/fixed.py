@@ -97,7 +97,13 @@ class FixedChunker(Chunker):
         if self.unit == "chars":
             return fixed_stride_spans(len(text), self.chunk_size, self.chunk_overlap)
         tokens = self._tokenizer().spans(text)
-        return [
-            (tokens[first][0], tokens[last - 1][1])
-            for first, last in fixed_stride_spans(len(tokens), self.chunk_size, self.chunk_overlap)
-        ]
+        windows: list[tuple[int, int]] = []
+        for first, last in fixed_stride_spans(len(tokens), self.chunk_size, self.chunk_overlap):
+            start, end = tokens[first][0], tokens[last - 1][1]
+            if windows and start <= windows[-1][0]:
+                # Byte-level tokens of one multibyte character share a start offset
+                # (tiktoken gives the trailing pieces empty spans): merge, never repeat a start.
+                windows[-1] = (windows[-1][0], max(end, windows[-1][1]))
+            else:
+                windows.append((start, end))
+        return windows
