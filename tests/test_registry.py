@@ -110,3 +110,21 @@ def test_external_adapter_accepts_splitter_objects():
 
     assert [c.text for c in ExternalChunker(LangChainLike()).chunk("a b. c d")] == ["a b", "c d"]
     assert [(c.start, c.end) for c in ExternalChunker(ChonkieLike()).chunk("abc defg")] == [(0, 3), (4, 8)]
+
+
+def test_core_types_and_chunkers_pickle_for_worker_processes():
+    import pickle
+
+    from chunkeval import Chunk, Document, EvidenceSpan, Question
+
+    items = [
+        Document("d", "Some text.", {"genre": "faq"}),
+        Question("q", "Why?", (EvidenceSpan("d", 0, 4),), {"source": "q.jsonl:1"}),
+        Chunk("d", 0, 0, 4, "Some", {"n_tokens": 1}),
+        get_chunker("semantic(embedder='lsa')"),
+    ]
+    for item in items[:3]:
+        copy = pickle.loads(pickle.dumps(item))
+        assert copy == item and dict(copy.metadata) == dict(item.metadata)
+    chunker = pickle.loads(pickle.dumps(items[3]))
+    assert chunker.get_params() == items[3].get_params()

@@ -7,7 +7,7 @@ span's text.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from types import MappingProxyType
 from typing import Any, Mapping
 
@@ -16,8 +16,16 @@ def _frozen_mapping(value: Mapping[str, Any] | None) -> Mapping[str, Any]:
     return MappingProxyType(dict(value or {}))
 
 
+class _Picklable:
+    """Pickle support: a read-only metadata view is sent as a plain dict and frozen again."""
+
+    def __reduce__(self):
+        values = (getattr(self, f.name) for f in fields(self))
+        return type(self), tuple(dict(v) if isinstance(v, MappingProxyType) else v for v in values)
+
+
 @dataclass(frozen=True)
-class Document:
+class Document(_Picklable):
     """A document to be chunked.
 
     Parameters
@@ -63,7 +71,7 @@ class EvidenceSpan:
 
 
 @dataclass(frozen=True)
-class Question:
+class Question(_Picklable):
     """A question whose answer is supported by one or more evidence parts.
 
     Parameters
@@ -90,7 +98,7 @@ class Question:
 
 
 @dataclass(frozen=True)
-class Chunk:
+class Chunk(_Picklable):
     """A piece of a document produced by a chunker.
 
     Invariant for every built-in chunker: ``text == document.text[start:end]``.
