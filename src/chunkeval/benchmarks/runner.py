@@ -1,0 +1,622 @@
+"""The benchmark runner: datasets x chunker configurations -> :class:`Results`.
+
+For each dataset and each chunker configuration the runner
+
+1. chunks every document (timed: ``chunk_seconds``);
+2. builds one retrieval index over every chunk of the dataset (timed:
+   ``index_seconds``);
+3. retrieves the top ``max(ks)`` chunks for all questions in one batched call
+   (timed: ``retrieve_seconds``);
+4. scores every question (:mod:`chunkeval.benchmarks.metrics`), and
+   summarises: metric means with percentile-bootstrap confidence intervals
+   over questions (the same seed for every configuration, so the resamples
+   are paired across configurations of one dataset), chunk-size distribution
+   in characters, words and tokens, over-limit / tiny / mid-sentence-end
+   shares, and stored-token overhead.
+
+Configurations are independent, so with ``workers > 1`` they run in separate
+processes (:class:`concurrent.futures.ProcessPoolExecutor`, ``spawn``
+context); results are collected in configuration order and every number
+except the timings is identical to a ``workers=1`` run.
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import os
+import platform
+import subprocess
+import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from importlib import metadata as importlib_metadata
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+import numpy as np
+import pandas as pd
+
+from chunkeval.benchmarks.metrics import question_metric_columns
+from chunkeval.benchmarks.results import Results, to_jsonable
+from chunkeval.types import Chunk, Document, EvidenceSpan, Question
+
+__all__ = ["run"]
+
+
+# --------------------------------------------------------------------------- dataset packing
+# Document/Question hold read-only MappingProxyType metadata, which pickle
+# refuses; datasets travel to worker processes as plain tuples instead.
+
+
+@dataclass(frozen=True)
+class _PackedDataset:
+    name: str
+    documents: tuple  # ((id, text, metadata dict), ...)
+    questions: tuple  # ((id, text, ((doc_id, start, end), ...), metadata dict), ...)
+
+
+def _pack(dataset: Any) -> _PackedDataset:
+    docs = tuple((d.id, d.text, dict(d.metadata)) for d in dataset.documents)
+    qs = tuple(
+        (q.id, q.text, tuple((p.doc_id, int(p.start), int(p.end)) for p in q.evidence), dict(q.metadata))
+        for q in dataset.questions
+    )
+    return _PackedDataset(dataset.name, docs, qs)
+
+
+class _DatasetContext:
+    """Documents and questions of one dataset plus per-process caches."""
+
+    def __init__(self, packed: _PackedDataset) -> None:
+        self.name = packed.name
+        self.documents = [Document(i, t, m) for i, t, m in packed.documents]
+        self.questions = [
+            Question(i, t, tuple(EvidenceSpan(d, s, e) for d, s, e in ev), m)
+            for i, t, ev, m in packed.questions
+        ]
+        self.n_characters = sum(len(d.text) for d in self.documents)
+        self.evidence_json = [
+            json.dumps([[p.doc_id, p.start, p.end] for p in q.evidence], ensure_ascii=False)
+            for q in self.questions
+        ]
+        self.doc_index = {d.id: i for i, d in enumerate(self.documents)}
+        # documents laid end to end (with a one-character gap) for global offsets
+        lengths = np.array([len(d.text) for d in self.documents], dtype=np.int64)
+        self.doc_offset = np.concatenate([[0], np.cumsum(lengths + 1)[:-1]]).astype(np.int64)
+        self._parts: tuple[np.ndarray, ...] | None = None
+        self._sentences: tuple[np.ndarray, np.ndarray] | None = None
+        self._doc_tokens: dict[str, int] = {}
+
+    def parts(self) -> tuple[np.ndarray, ...]:
+        """Evidence parts as arrays (question, doc, start, end), see ``metrics.part_arrays``."""
+        if self._parts is None:
+            from chunkeval.benchmarks.metrics import part_arrays
+
+            self._parts = part_arrays(self.questions, self.doc_index)
+        return self._parts
+
+    def sentences(self) -> tuple[np.ndarray, np.ndarray]:
+        """Global (start, end) offsets of every sentence of every document."""
+        if self._sentences is None:
+            from chunkeval.text import sentence_spans
+
+            starts, ends = [], []
+            for off, d in zip(self.doc_offset.tolist(), self.documents):
+                spans = np.array(sentence_spans(d.text), dtype=np.int64).reshape(-1, 2)
+                starts.append(spans[:, 0] + off)
+                ends.append(spans[:, 1] + off)
+            cat = lambda xs: np.concatenate(xs) if xs else np.zeros(0, dtype=np.int64)  # noqa: E731
+            self._sentences = (cat(starts), cat(ends))
+        return self._sentences
+
+    def document_tokens(self, tokenizer: Any, key: str) -> int:
+        """Total tokens over all documents, cached per tokenizer key."""
+        if key not in self._doc_tokens:
+            self._doc_tokens[key] = int(sum(tokenizer.count(d.text) for d in self.documents))
+        return self._doc_tokens[key]
+
+
+# Per-process state: filled by _init_worker in pool processes, or by run() itself.
+_CONTEXTS: dict[int, _DatasetContext] = {}
+_TOKENIZERS: dict[str, Any] = {}
+
+
+def _init_worker(packed: Sequence[_PackedDataset]) -> None:
+    _CONTEXTS.clear()
+    for i, p in enumerate(packed):
+        _CONTEXTS[i] = _DatasetContext(p)
+
+
+def _tokenizer_key(tokenizer: Any) -> str:
+    return tokenizer if isinstance(tokenizer, str) else f"{getattr(tokenizer, 'name', type(tokenizer).__name__)}@{id(tokenizer)}"
+
+
+def _resolve_tokenizer(tokenizer: Any) -> Any:
+    from chunkeval.tokenizers import get_tokenizer
+
+    key = _tokenizer_key(tokenizer)
+    if key not in _TOKENIZERS:
+        _TOKENIZERS[key] = get_tokenizer(tokenizer)
+    return _TOKENIZERS[key]
+
+
+# --------------------------------------------------------------------------- one configuration
+@dataclass(frozen=True)
+class _Settings:
+    retriever: str
+    ks: tuple[int, ...]
+    tokenizer: Any
+    seed: int
+    confidence: float
+    n_resamples: int
+
+
+def _size_stats(prefix: str, values: np.ndarray) -> dict[str, float]:
+    from chunkeval.benchmarks.metrics import size_distribution
+
+    return {f"size_{prefix}_{key}": value for key, value in size_distribution(values).items()}
+
+
+def _evaluate(dataset_index: int, chunker_in: Any, settings: _Settings) -> dict[str, Any]:
+    """Run one (dataset, chunker) configuration in the current process."""
+    from chunkeval.benchmarks import metrics as M
+    from chunkeval.benchmarks.stats import bootstrap_ci
+    from chunkeval.benchmarks.retrieval import get_retriever
+    from chunkeval.chunkers import get_chunker
+    from chunkeval.text import count_words
+
+    ctx = _CONTEXTS[dataset_index]
+    chunker = get_chunker(chunker_in) if isinstance(chunker_in, str) else chunker_in
+    tok = _resolve_tokenizer(settings.tokenizer)
+    ks = settings.ks
+    k_max = max(ks)
+
+    t0 = time.perf_counter()
+    chunks: list[Chunk] = []
+    for doc in ctx.documents:
+        chunks.extend(chunker.chunk_document(doc))
+    chunk_seconds = time.perf_counter() - t0
+
+    texts = [c.text for c in chunks]
+    queries = [q.text for q in ctx.questions]
+    n_q = len(queries)
+    if chunks and n_q:
+        retriever = get_retriever(settings.retriever)
+        t0 = time.perf_counter()
+        retriever.fit(texts)
+        index_seconds = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        ranked, _scores = retriever.search(queries, k_max)
+        retrieve_seconds = time.perf_counter() - t0
+        ranked = np.asarray(ranked, dtype=np.int64).reshape(n_q, -1)
+    else:
+        index_seconds = retrieve_seconds = 0.0
+        ranked = np.zeros((n_q, 0), dtype=np.int64)
+
+    # chunk sizes
+    n_chars = np.fromiter((len(t) for t in texts), dtype=np.int64, count=len(texts))
+    n_words = np.fromiter((count_words(t) for t in texts), dtype=np.int64, count=len(texts))
+    n_tokens = np.fromiter((tok.count(t) for t in texts), dtype=np.int64, count=len(texts))
+
+    t0 = time.perf_counter()
+    c_doc, c_start, c_end = M.chunk_arrays(chunks, ctx.doc_index)
+    pq = M.question_metrics(c_doc, c_start, c_end, *ctx.parts(), ranked, n_tokens, ks=ks)
+    pq = pq.reset_index(drop=True)
+    metric_cols = question_metric_columns(ks)
+    missing = [c for c in metric_cols + ["n_parts"] if c not in pq.columns]
+    if missing:
+        raise RuntimeError(f"metrics table lacks column(s) {missing}")
+
+    limit, unit = chunker.size_limit
+    config = chunker.spec
+    ids = [c.id for c in chunks]
+    retrieved = [json.dumps([ids[j] for j in row if 0 <= j < len(ids)]) for row in ranked.tolist()]
+
+    per_question = pd.DataFrame(
+        {
+            "dataset": ctx.name,
+            "config": config,
+            "chunker": chunker.name,
+            "retriever": settings.retriever,
+            "question_id": [q.id for q in ctx.questions],
+            "n_parts": pq["n_parts"].to_numpy(dtype=np.int64),
+        }
+    )
+    for c in metric_cols:
+        per_question[c] = pq[c].to_numpy()
+    per_question["retrieved_chunk_ids"] = retrieved
+    per_question["evidence"] = ctx.evidence_json
+
+    # bootstrap CIs over questions, same seed for every configuration
+    values = per_question[metric_cols].to_numpy(dtype=np.float64)
+    low, high = bootstrap_ci(
+        values,
+        confidence=settings.confidence,
+        n_resamples=settings.n_resamples,
+        seed=settings.seed,
+    )
+    low = np.asarray(low, dtype=np.float64).reshape(-1)
+    high = np.asarray(high, dtype=np.float64).reshape(-1)
+    means = values.mean(axis=0) if n_q else np.full(len(metric_cols), np.nan)
+
+    # size-limit health, in the chunker's own unit
+    if limit is not None:
+        own = np.fromiter((chunker.measure(t) for t in texts), dtype=np.int64, count=len(texts))
+    else:
+        own = np.zeros(0, dtype=np.int64)
+    over_limit_share = M.over_limit_share(own, limit)
+    tiny_share = M.tiny_share(own, limit)
+
+    # boundary health: a chunk end strictly inside a sentence (global offsets)
+    sent_start, sent_end = ctx.sentences()
+    chunk_global_end = ctx.doc_offset[c_doc] + c_end if chunks else np.zeros(0, dtype=np.int64)
+    mid_sentence = M.mid_sentence_end_share(chunk_global_end, sent_end, sent_start)
+
+    doc_tokens = ctx.document_tokens(tok, _tokenizer_key(settings.tokenizer))
+    overhead = M.stored_token_overhead(int(n_tokens.sum()), doc_tokens)
+    metrics_seconds = time.perf_counter() - t0
+
+    row: dict[str, Any] = {
+        "dataset": ctx.name,
+        "config": config,
+        "chunker": chunker.name,
+        "retriever": settings.retriever,
+        "n_questions": n_q,
+        "n_documents": len(ctx.documents),
+        "n_chunks": len(chunks),
+        "limit": float("nan") if limit is None else limit,
+        "limit_unit": unit,
+    }
+    for j, c in enumerate(metric_cols):
+        row[c] = float(means[j])
+        row[f"{c}_ci_low"] = float(low[j])
+        row[f"{c}_ci_high"] = float(high[j])
+    row["stored_token_overhead"] = overhead
+    row.update(_size_stats("chars", n_chars))
+    row.update(_size_stats("words", n_words))
+    row.update(_size_stats("tokens", n_tokens))
+    row["over_limit_share"] = over_limit_share
+    row["tiny_share"] = tiny_share
+    row["mid_sentence_end_share"] = mid_sentence
+    row["chunk_seconds"] = chunk_seconds
+    row["index_seconds"] = index_seconds
+    row["retrieve_seconds"] = retrieve_seconds
+    row["chars_per_second"] = ctx.n_characters / chunk_seconds if chunk_seconds > 0 else float("nan")
+
+    chunk_table = pd.DataFrame(
+        {
+            "dataset": ctx.name,
+            "config": config,
+            "chunk_id": ids,
+            "doc_id": [c.doc_id for c in chunks],
+            "index": np.array([c.index for c in chunks], dtype=np.int64),
+            "start": np.array([c.start for c in chunks], dtype=np.int64),
+            "end": np.array([c.end for c in chunks], dtype=np.int64),
+            "n_chars": n_chars,
+            "n_words": n_words,
+            "n_tokens": n_tokens,
+        }
+    )
+    timings = {
+        "dataset": ctx.name,
+        "config": config,
+        "chunk_seconds": chunk_seconds,
+        "index_seconds": index_seconds,
+        "retrieve_seconds": retrieve_seconds,
+        "metrics_seconds": metrics_seconds,
+    }
+    return {"summary": row, "per_question": per_question, "chunks": chunk_table, "timings": timings}
+
+
+# --------------------------------------------------------------------------- manifest helpers
+def _version(dist: str) -> str | None:
+    try:
+        return importlib_metadata.version(dist)
+    except importlib_metadata.PackageNotFoundError:
+        return None
+
+
+def _git_commit() -> str | None:
+    """Commit of the repository holding the chunkeval package, or ``None``."""
+    here = Path(__file__).resolve().parent
+    try:
+        out = subprocess.run(
+            ["git", "-C", str(here), "rev-parse", "HEAD"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    commit = out.stdout.strip()
+    return commit if out.returncode == 0 and len(commit) >= 7 else None
+
+
+def _environment() -> dict[str, Any]:
+    import chunkeval
+
+    deps = {}
+    for dist in ("numpy", "scikit-learn", "pandas", "matplotlib", "tiktoken", "pyarrow", "bm25s", "tokenizers"):
+        v = _version(dist)
+        if v is not None or dist in ("numpy", "scikit-learn", "pandas", "matplotlib"):
+            deps[dist] = v
+    return {
+        "chunkeval_version": getattr(chunkeval, "__version__", None),
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "dependencies": deps,
+        "git_commit": _git_commit(),
+    }
+
+
+def _machine() -> dict[str, Any]:
+    return {
+        "cpu_count": os.cpu_count(),
+        "platform": platform.platform(),
+        "machine": platform.machine(),
+        "processor": platform.processor() or None,
+        "python_implementation": platform.python_implementation(),
+    }
+
+
+# --------------------------------------------------------------------------- public API
+def _load_datasets(datasets: Any) -> tuple[list[Any], list[str | None], list[float]]:
+    from chunkeval.datasets import load
+
+    if isinstance(datasets, (str, os.PathLike)) or hasattr(datasets, "documents"):
+        datasets = [datasets]
+    loaded, specs, seconds = [], [], []
+    for d in datasets:
+        t0 = time.perf_counter()
+        if isinstance(d, (str, os.PathLike)):
+            specs.append(os.fspath(d))
+            loaded.append(load(os.fspath(d)))
+        elif hasattr(d, "documents") and hasattr(d, "questions"):
+            specs.append(None)
+            loaded.append(d)
+        else:
+            raise ValueError(f"datasets must be Dataset objects or spec strings, got {type(d).__name__}")
+        seconds.append(time.perf_counter() - t0)
+    names = [d.name for d in loaded]
+    dup = sorted({n for n in names if names.count(n) > 1})
+    if dup:
+        raise ValueError(f"two datasets share the name {dup[0]!r}; result rows would be ambiguous")
+    if not loaded:
+        raise ValueError("no dataset given")
+    return loaded, specs, seconds
+
+
+def _resolve_chunkers(chunkers: Any) -> tuple[list[Any], list[Any]]:
+    """Build chunkers; return (objects, what to send to workers)."""
+    from sklearn.base import clone
+
+    from chunkeval.chunkers import get_chunker
+
+    if isinstance(chunkers, str) or hasattr(chunkers, "chunk_document"):
+        chunkers = [chunkers]
+    objects, payloads = [], []
+    for c in chunkers:
+        if isinstance(c, str):
+            obj = get_chunker(c)
+            payloads.append(c)
+        elif hasattr(c, "chunk_document") and hasattr(c, "spec"):
+            obj = c
+            try:
+                payloads.append(clone(c))
+            except Exception:  # not an sklearn-style estimator: send as is
+                payloads.append(c)
+        else:
+            raise ValueError(f"chunkers must be Chunker objects or spec strings, got {c!r}")
+        objects.append(obj)
+    specs = [o.spec for o in objects]
+    dup = sorted({s for s in specs if specs.count(s) > 1})
+    if dup:
+        raise ValueError(f"chunker configuration {dup[0]} is listed twice")
+    if not objects:
+        raise ValueError("no chunker given")
+    return objects, payloads
+
+
+def _check_ks(ks: Any) -> tuple[int, ...]:
+    if isinstance(ks, (int, np.integer)):
+        ks = (int(ks),)
+    try:
+        values = [int(k) for k in ks]
+    except (TypeError, ValueError):
+        raise ValueError(f"ks must be positive integers, got {ks!r}") from None
+    if not values or any(k < 1 for k in values) or any(float(k) != float(o) for k, o in zip(values, ks)):
+        raise ValueError(f"ks must be positive integers, got {ks!r}")
+    return tuple(sorted(set(values)))
+
+
+def run(
+    datasets: Any,
+    chunkers: Any,
+    retriever: str = "tfidf",
+    ks: Sequence[int] = (1, 3, 5, 10),
+    tokenizer: Any = "regex",
+    seed: int = 0,
+    confidence: float = 0.95,
+    n_resamples: int = 1000,
+    workers: int = 1,
+    progress: Callable[[int, int], None] | None = None,
+) -> Results:
+    """Benchmark chunker configurations on datasets.
+
+    Parameters
+    ----------
+    datasets : Dataset, str, or sequence of them
+        :class:`chunkeval.datasets.Dataset` objects or specs for
+        :func:`chunkeval.datasets.load` (e.g. ``"builtin"``,
+        ``"chroma:PATH"``). Names must be distinct.
+    chunkers : Chunker, str, or sequence of them
+        Chunker objects or spec strings for
+        :func:`chunkeval.chunkers.get_chunker`. A configuration is named by
+        the chunker's canonical ``spec``; specs must be distinct.
+    retriever : str, default "tfidf"
+        Retriever name for :func:`chunkeval.benchmarks.retrieval.get_retriever`;
+        one index holds every chunk of a dataset.
+    ks : sequence of int, default (1, 3, 5, 10)
+        Cut-offs of the ``@k`` metrics; the top ``max(ks)`` chunks are
+        retrieved per question.
+    tokenizer : str or Tokenizer, default "regex"
+        Counts tokens for the chunk-size distribution, ``stored_token_overhead``
+        and ``retrieved_tokens@k`` (chunkers keep their own tokenizer for
+        their limits).
+    seed : int, default 0
+        Seed of the bootstrap; the same for every configuration.
+    confidence : float, default 0.95
+        Level of the percentile bootstrap intervals, in (0, 1).
+    n_resamples : int, default 1000
+        Bootstrap resamples over questions.
+    workers : int, default 1
+        Processes for configurations (``spawn`` context); 1 runs in-process.
+    progress : callable(done, total), optional
+        Called with ``(0, total)`` first, then after each finished
+        configuration; ``total`` = datasets x configurations.
+
+    Returns
+    -------
+    Results
+        ``summary`` (one row per dataset x configuration, in input order),
+        ``per_question``, ``chunks`` and ``manifest`` with keys
+        ``chunkeval_version, python, platform, dependencies, git_commit,
+        started_at, datasets {name: {spec, fingerprint, stats, provenance}},
+        configs [{config, chunker, params, limit, limit_unit}], retriever, ks,
+        tokenizer, seed, confidence, n_resamples, workers, timings, machine``.
+
+    Raises
+    ------
+    ValueError
+        Invalid arguments, chunker specs or datasets (``DatasetError`` is a
+        ``ValueError``).
+    FileNotFoundError
+        A dataset path that does not exist.
+    ImportError
+        An optional package a component needs is missing.
+
+    Notes
+    -----
+    Timings (``chunk_seconds``, ``index_seconds``, ``retrieve_seconds``,
+    ``chars_per_second``) are wall-clock and differ between runs; all other
+    numbers depend only on the inputs and ``seed``.
+    """
+    started_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    t_start = time.perf_counter()
+    ks = _check_ks(ks)
+    if not 0.0 < float(confidence) < 1.0:
+        raise ValueError(f"confidence must be in (0, 1), got {confidence!r}")
+    if int(n_resamples) < 1:
+        raise ValueError(f"n_resamples must be >= 1, got {n_resamples!r}")
+    if int(workers) < 1:
+        raise ValueError(f"workers must be >= 1, got {workers!r}")
+    if not isinstance(retriever, str) or not retriever:
+        raise ValueError(f"retriever must be a name such as 'tfidf', got {retriever!r}")
+
+    from chunkeval.benchmarks.retrieval import get_retriever
+
+    get_retriever(retriever)  # fail early on an unknown name
+    tok = _resolve_tokenizer(tokenizer)
+    tokenizer_name = tokenizer if isinstance(tokenizer, str) else getattr(tok, "name", repr(tok))
+    if not isinstance(tokenizer, str) and isinstance(getattr(tok, "name", None), str):
+        # a tokenizer object whose name is a spec for an equal tokenizer travels by name
+        try:
+            from chunkeval.tokenizers import get_tokenizer
+
+            if type(get_tokenizer(tok.name)) is type(tok):
+                tokenizer = tok.name
+        except (ValueError, ImportError, FileNotFoundError, TypeError):
+            pass
+
+    loaded, specs, load_seconds = _load_datasets(datasets)
+    objects, payloads = _resolve_chunkers(chunkers)
+
+    settings = _Settings(retriever, ks, tokenizer, int(seed), float(confidence), int(n_resamples))
+    packed = [_pack(d) for d in loaded]
+    jobs = [(di, ci) for di in range(len(loaded)) for ci in range(len(objects))]
+    total = len(jobs)
+    if progress is not None:
+        progress(0, total)
+
+    outputs: list[dict[str, Any] | None] = [None] * total
+    workers = min(int(workers), total)
+    if workers <= 1:
+        _init_worker(packed)
+        try:
+            for j, (di, ci) in enumerate(jobs):
+                outputs[j] = _evaluate(di, payloads[ci], settings)
+                if progress is not None:
+                    progress(j + 1, total)
+        finally:
+            _CONTEXTS.clear()
+    else:
+        ctx = multiprocessing.get_context("spawn")
+        with ProcessPoolExecutor(
+            max_workers=workers, mp_context=ctx, initializer=_init_worker, initargs=(packed,)
+        ) as pool:
+            futures = {
+                pool.submit(_evaluate, di, payloads[ci], settings): j for j, (di, ci) in enumerate(jobs)
+            }
+            done = 0
+            try:
+                for fut in as_completed(futures):
+                    outputs[futures[fut]] = fut.result()
+                    done += 1
+                    if progress is not None:
+                        progress(done, total)
+            except BaseException:
+                for f in futures:
+                    f.cancel()
+                raise
+
+    summary = pd.DataFrame([o["summary"] for o in outputs])
+    per_question = pd.concat([o["per_question"] for o in outputs], ignore_index=True)
+    chunk_table = pd.concat([o["chunks"] for o in outputs], ignore_index=True)
+
+    manifest: dict[str, Any] = _environment()
+    manifest["started_at"] = started_at
+    manifest["datasets"] = {
+        d.name: {
+            "spec": spec,
+            "fingerprint": d.fingerprint,
+            "stats": d.stats(),
+            "provenance": getattr(d, "provenance", {}),
+        }
+        for d, spec in zip(loaded, specs)
+    }
+    manifest["configs"] = [
+        {
+            "config": o.spec,
+            "chunker": o.name,
+            "params": o.get_params(deep=False) if hasattr(o, "get_params") else {},
+            "limit": o.size_limit[0],
+            "limit_unit": o.size_limit[1],
+        }
+        for o in objects
+    ]
+    manifest.update(
+        {
+            "retriever": retriever,
+            "ks": list(ks),
+            "tokenizer": tokenizer_name,
+            "seed": int(seed),
+            "confidence": float(confidence),
+            "n_resamples": int(n_resamples),
+            "workers": workers,
+            "timings": {
+                "total_seconds": time.perf_counter() - t_start,
+                "load_seconds": {d.name: s for d, s in zip(loaded, load_seconds)},
+                "configs": [o["timings"] for o in outputs],
+            },
+            "machine": _machine(),
+        }
+    )
+    return Results(
+        summary=summary,
+        per_question=per_question,
+        chunks=chunk_table,
+        manifest=to_jsonable(manifest),
+    )

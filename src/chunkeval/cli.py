@@ -1,0 +1,465 @@
+"""Command-line interface: ``chunkeval run | report | chunkers | datasets | inspect``.
+
+The library never prints; this module does. Every command handler returns an
+exit code. Errors in arguments, specs or data end with one line on stderr,
+``chunkeval: error: ...``, and exit code 2 -- never a traceback.
+
+Examples
+--------
+::
+
+    chunkeval run                                   # suite "default" on the built-in dataset
+    chunkeval run --suite quick --workers 4
+    chunkeval run --suite chroma                    # ../shared/data/chroma_general
+    chunkeval run --suite my_suite.toml --out results/my-run
+    chunkeval run --dataset jsonl:data/mine --chunker "sentence(max_chars=800)" --k 1,5
+    chunkeval report chunkeval-results/20240101-120000-default
+    chunkeval chunkers
+    chunkeval datasets
+    chunkeval inspect --chunker "fixed(chunk_size=50, unit='tokens')" notes.txt
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import sys
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Sequence
+
+__all__ = ["main", "build_parser"]
+
+EXIT_OK = 0
+EXIT_FAILURE = 1
+EXIT_USAGE = 2
+RESULTS_ROOT = "chunkeval-results"
+
+
+class CLIError(Exception):
+    """An error reported as one line with exit code 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """ArgumentParser whose usage errors become :class:`CLIError` (one line, exit 2)."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise CLIError(f"{message} (see '{self.prog} --help')")
+
+
+# --------------------------------------------------------------------------- helpers
+def _err(message: str) -> None:
+    print(f"chunkeval: {message}", file=sys.stderr)
+
+
+def _one_line(exc: BaseException) -> str:
+    """A one-line description of ``exc`` (multi-problem errors are condensed)."""
+    problems = getattr(exc, "problems", None)
+    summary = getattr(exc, "summary", None)
+    if problems and summary and list(problems) == [summary]:
+        text = str(summary)
+    elif problems and summary:
+        text = f"{summary}: {problems[0]}"
+        if len(problems) > 1:
+            text += f" (and {len(problems) - 1} more)"
+    else:
+        text = str(exc)
+        if isinstance(exc, KeyError) and exc.args:
+            text = str(exc.args[0])
+        if isinstance(exc, FileNotFoundError) and exc.filename and exc.strerror is not None:
+            text = f"{exc.strerror}: {exc.filename}"
+    text = " ".join(part.strip() for part in text.splitlines() if part.strip())
+    return text or type(exc).__name__
+
+
+def _parse_ks(values: Sequence[str] | None) -> tuple[int, ...] | None:
+    if not values:
+        return None
+    ks: list[int] = []
+    for value in values:
+        for item in value.split(","):
+            item = item.strip()
+            if not item:
+                continue
+            try:
+                k = int(item)
+            except ValueError:
+                raise CLIError(f"--k expects positive integers, got {item!r}") from None
+            if k < 1:
+                raise CLIError(f"--k expects positive integers, got {item!r}")
+            ks.append(k)
+    if not ks:
+        raise CLIError("--k expects positive integers")
+    return tuple(sorted(set(ks)))
+
+
+def _fmt(value: Any, digits: int = 3) -> str:
+    if value is None:
+        return "-"
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        return str(value)
+    if math.isnan(v):
+        return "-"
+    if v.is_integer() and abs(v) >= 1000:
+        return f"{int(v)}"
+    return f"{v:.{digits}f}"
+
+
+def _table(header: list[str], rows: list[list[str]]) -> str:
+    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(header)]
+    lines = ["  ".join(h.ljust(w) if i == 0 else h.rjust(w) for i, (h, w) in enumerate(zip(header, widths)))]
+    lines.append("  ".join("-" * w for w in widths))
+    for r in rows:
+        lines.append("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))))
+    return "\n".join(lines)
+
+
+def summary_table(summary: Any, ks: Sequence[int], confidence: float = 0.95) -> str:
+    """Format the compact summary table printed by ``chunkeval run``.
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        ``Results.summary``.
+    confidence : float, default 0.95
+        Level of the intervals (only used in the heading).
+    ks : sequence of int
+        The run's cut-offs; the ``@k`` columns use k = 5 when present, else
+        the largest k below 5, else the smallest k.
+
+    Returns
+    -------
+    str
+        One block per dataset: config, n_chunks, evidence_in_one_chunk,
+        answerability, recall@k, answerable@k, mrr, iou@k (each mean with its
+        CI as ``mean [low, high]``) and stored_token_overhead.
+    """
+    ks = sorted(ks)
+    below = [k for k in ks if k <= 5]
+    k = 5 if 5 in ks else (below[-1] if below else ks[0])
+    metrics = ["evidence_in_one_chunk", "answerability", f"recall@{k}", f"answerable@{k}", "mrr", f"iou@{k}"]
+    blocks = []
+    for dataset, rows in summary.groupby("dataset", sort=False):
+        header = ["config", "n_chunks", *metrics, "stored_token_overhead"]
+        body = []
+        for _, r in rows.iterrows():
+            cells = [str(r["config"]), _fmt(r["n_chunks"], 0)]
+            for m in metrics:
+                lo, hi = r.get(f"{m}_ci_low"), r.get(f"{m}_ci_high")
+                cell = _fmt(r.get(m))
+                if lo is not None and hi is not None and not (math.isnan(float(lo)) or math.isnan(float(hi))):
+                    cell += f" [{_fmt(lo)}, {_fmt(hi)}]"
+                cells.append(cell)
+            cells.append(_fmt(r.get("stored_token_overhead")))
+            body.append(cells)
+        n_q = int(rows["n_questions"].iloc[0]) if len(rows) else 0
+        retriever = rows["retriever"].iloc[0] if len(rows) else ""
+        blocks.append(f"dataset {dataset} ({n_q} questions, retriever {retriever}; means with {confidence:.0%} CI)\n" + _table(header, body))
+    return "\n\n".join(blocks)
+
+
+def _new_results_folder(out: str | None, suite_name: str) -> Path:
+    if out:
+        path = Path(out)
+        if path.exists() and (not path.is_dir() or any(path.iterdir())):
+            raise CLIError(f"output folder {path} already exists and is not empty; choose another --out")
+        return path
+    stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+    safe = "".join(ch if ch.isalnum() or ch in "-_." else "-" for ch in suite_name) or "run"
+    base = Path(RESULTS_ROOT) / f"{stamp}-{safe}"
+    path, n = base, 2
+    while path.exists():
+        path = base.with_name(f"{base.name}-{n}")
+        n += 1
+    return path
+
+
+def _write_report(folder: Path) -> tuple[Any, str]:
+    """Call ``chunkeval.reports.write_report(folder)`` when it exists."""
+    try:
+        import chunkeval.reports as reports
+    except ImportError as exc:
+        return None, f"report skipped: chunkeval.reports cannot be imported ({exc})"
+    write_report = getattr(reports, "write_report", None)
+    if write_report is None:
+        return None, "report skipped: chunkeval.reports.write_report is not available in this version"
+    return write_report(folder), ""
+
+
+# --------------------------------------------------------------------------- commands
+def cmd_run(args: argparse.Namespace) -> int:
+    from chunkeval.benchmarks.runner import run
+    from chunkeval.benchmarks.suites import CHROMA_DEFAULT_PATH, get_suite
+
+    suite = get_suite(args.suite)
+    if args.suite == "chroma" and not args.dataset and not Path(CHROMA_DEFAULT_PATH).is_dir():
+        raise CLIError(
+            f"the chroma suite reads the Chroma data from {CHROMA_DEFAULT_PATH} relative to the current "
+            f"directory ({os.getcwd()}), which does not exist; give the folder with --suite chroma:PATH"
+        )
+    kwargs = suite.run_kwargs()
+    name = suite.name
+    if args.dataset:
+        kwargs["datasets"] = list(args.dataset)
+    if args.chunker:
+        kwargs["chunkers"] = list(args.chunker)
+        if args.suite == "default" and not args.suite_given:
+            name = "custom"
+    if args.retriever:
+        kwargs["retriever"] = args.retriever
+    ks = _parse_ks(args.k)
+    if ks:
+        kwargs["ks"] = ks
+    if args.tokenizer:
+        kwargs["tokenizer"] = args.tokenizer
+    if args.workers < 1:
+        raise CLIError(f"--workers must be >= 1, got {args.workers}")
+    folder = _new_results_folder(args.out, name)
+
+    bar = None
+    progress = None
+    if not args.quiet:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=0, unit="config", file=sys.stderr, desc=f"chunkeval {name}", dynamic_ncols=True)
+
+        def progress(done: int, total: int) -> None:
+            if bar.total != total:
+                bar.total = total
+                bar.refresh()
+            bar.update(done - bar.n)
+
+    try:
+        results = run(seed=args.seed, workers=args.workers, progress=progress, **kwargs)
+    finally:
+        if bar is not None:
+            bar.close()
+    results.manifest["suite"] = {**suite.to_dict(), "name": name}
+    if args.dataset or args.chunker or args.retriever or ks or args.tokenizer:
+        results.manifest["suite"]["overridden"] = {
+            "datasets": bool(args.dataset),
+            "chunkers": bool(args.chunker),
+            "retriever": bool(args.retriever),
+            "ks": bool(ks),
+            "tokenizer": bool(args.tokenizer),
+        }
+    results.save(folder)
+    print(summary_table(results.summary, results.manifest["ks"], results.manifest.get("confidence", 0.95)))
+    print(f"\nresults: {folder}")
+    if not args.no_report:
+        try:
+            report, why = _write_report(folder)
+        except (ValueError, FileNotFoundError, ImportError, KeyError) as exc:
+            _err(f"report failed: {_one_line(exc)} (results are saved in {folder})")
+            return EXIT_FAILURE
+        if why:
+            _err(why)
+        elif report is not None:
+            print(f"report: {report}")
+    return EXIT_OK
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from chunkeval.benchmarks.results import Results
+
+    Results.load(args.results_folder)  # a clear error for a folder that is not a results folder
+    report, why = _write_report(Path(args.results_folder))
+    if why:
+        raise CLIError(why)
+    print(f"report: {report}" if report is not None else f"report written in {args.results_folder}")
+    return EXIT_OK
+
+
+def _first_doc_line(obj: Any) -> str:
+    doc = (obj.__doc__ or "").strip().splitlines()
+    return doc[0].strip() if doc else ""
+
+
+def cmd_chunkers(args: argparse.Namespace) -> int:
+    import inspect as pyinspect
+
+    from chunkeval.chunkers import available_chunkers, get_chunker
+
+    for name in available_chunkers():
+        try:
+            chunker = get_chunker(name)
+            cls = type(chunker)
+            signature = chunker.spec  # parameters in constructor order, with defaults
+            limit, unit = chunker.size_limit
+            unit_text = f"limit in {unit}"
+        except (ValueError, TypeError, ImportError):
+            from chunkeval.chunkers.base import CHUNKERS
+
+            cls = CHUNKERS.get(name)
+            sig = pyinspect.signature(cls.__init__)
+            body = ", ".join(
+                f"{p.name}={p.default!r}" if p.default is not pyinspect.Parameter.empty else f"{p.name}=<required>"
+                for p in list(sig.parameters.values())[1:]
+            )
+            signature = f"{name}({body})"
+            unit_text = ""
+        print(f"{name}: {_first_doc_line(cls)}")
+        print(f"    {signature}" + (f"  [{unit_text}]" if unit_text else ""))
+    return EXIT_OK
+
+
+def cmd_datasets(args: argparse.Namespace) -> int:
+    from chunkeval.datasets import available_loaders, load
+
+    print("dataset specs (chunkeval run --dataset SPEC):")
+    for prefix, description in available_loaders().items():
+        print(f"  {prefix}: {description}")
+    try:
+        builtin = load("builtin")
+    except (ValueError, FileNotFoundError, ImportError) as exc:
+        print(f"\nbuilt-in dataset: unavailable ({_one_line(exc)})")
+        return EXIT_OK
+    s = builtin.stats()
+    print(
+        f"\nbuilt-in dataset 'builtin': {s['n_documents']} documents, {s['n_characters']} characters, "
+        f"{s['n_questions']} questions, {s['n_parts']} evidence parts "
+        f"({s['multi_part_share']:.0%} multi-part, {s['multi_document_share']:.0%} multi-document)"
+    )
+    from chunkeval.benchmarks.suites import available_suites
+
+    print(f"\nsuites (chunkeval run --suite NAME|FILE.toml): {', '.join(available_suites())}")
+    return EXIT_OK
+
+
+def _preview(text: str, width: int) -> str:
+    flat = text.replace("\r", "\\r").replace("\n", "\\n").replace("\t", "\\t")
+    if width <= 0 or len(flat) <= width:
+        return flat
+    half = max(1, (width - 5) // 2)
+    return f"{flat[:half]} ... {flat[-half:]}"
+
+
+def cmd_inspect(args: argparse.Namespace) -> int:
+    from chunkeval.chunkers import get_chunker
+    from chunkeval.text import count_words
+    from chunkeval.types import Document
+
+    chunker = get_chunker(args.chunker)
+    if args.path:
+        path = Path(args.path)
+        if not path.is_file():
+            raise FileNotFoundError(f"file not found: {path}")
+        try:
+            text = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError as exc:
+            raise ValueError(f"{path} is not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+        doc = Document(path.name, text)
+    else:
+        from chunkeval.datasets import load
+
+        dataset = load(args.dataset)
+        if not dataset.documents:
+            raise ValueError(f"dataset {dataset.name!r} has no documents")
+        doc = dataset.document(args.doc) if args.doc else dataset.documents[0]
+    chunks = chunker.chunk_document(doc)
+    limit, unit = chunker.size_limit
+    print(f"document {doc.id!r}: {len(doc.text)} chars, {count_words(doc.text)} words")
+    print(f"chunker {chunker.spec}: {len(chunks)} chunks (limit {limit} {unit})")
+    for c in chunks:
+        size = chunker.measure(c.text)
+        print(f"#{c.index:<4d} [{c.start}, {c.end})  {len(c.text)} chars  {size} {unit}")
+        print(f"      {_preview(c.text, 0 if args.full else args.width)}")
+    return EXIT_OK
+
+
+# --------------------------------------------------------------------------- parser
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``chunkeval`` command."""
+    parser = _Parser(
+        prog="chunkeval",
+        description="Benchmark how a chunking strategy changes retrieval of known evidence.",
+    )
+    parser.add_argument("--version", action="store_true", help="print the version and exit")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    p = sub.add_parser("run", help="run a benchmark suite and write results and a report",
+                       description="Run a benchmark (default: suite 'default' on the built-in dataset).")
+    p.add_argument("--suite", default=None, help="suite name (quick, default, chroma, chroma:PATH) or a .toml file")
+    p.add_argument("--dataset", action="append", metavar="SPEC",
+                   help="dataset spec, repeatable; replaces the suite's datasets (see 'chunkeval datasets')")
+    p.add_argument("--chunker", action="append", metavar="SPEC",
+                   help="chunker spec, repeatable; replaces the suite's chunkers, e.g. \"fixed(chunk_size=200)\"")
+    p.add_argument("--retriever", default=None, help="retriever name (default from the suite: tfidf)")
+    p.add_argument("--k", action="append", metavar="K", help="cut-off(s) for @k metrics, repeatable or comma list")
+    p.add_argument("--tokenizer", default=None, help="tokenizer for token counts (default from the suite: regex)")
+    p.add_argument("--out", default=None, help=f"results folder (default: {RESULTS_ROOT}/<timestamp>-<suite>); "
+                   "must not exist or be empty")
+    p.add_argument("--workers", type=int, default=1, help="processes for configurations (default 1)")
+    p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--no-report", action="store_true", help="do not write the report")
+    p.set_defaults(handler=cmd_run)
+
+    p = sub.add_parser("report", help="write the report of a results folder")
+    p.add_argument("results_folder", metavar="RESULTS_FOLDER")
+    p.set_defaults(handler=cmd_report)
+
+    p = sub.add_parser("chunkers", help="list chunkers with their parameters and defaults")
+    p.set_defaults(handler=cmd_chunkers)
+
+    p = sub.add_parser("datasets", help="list dataset loaders and the built-in dataset")
+    p.set_defaults(handler=cmd_datasets)
+
+    p = sub.add_parser("inspect", help="chunk one document or file and print the chunks with offsets")
+    p.add_argument("path", nargs="?", help="a UTF-8 text file (default: a document of --dataset)")
+    p.add_argument("--chunker", required=True, metavar="SPEC", help="chunker spec")
+    p.add_argument("--dataset", default="builtin", metavar="SPEC", help="dataset spec (default builtin)")
+    p.add_argument("--doc", default=None, metavar="ID", help="document id (default: the first document)")
+    p.add_argument("--width", type=int, default=100, help="characters of each chunk to show (default 100)")
+    p.add_argument("--full", action="store_true", help="show every chunk's whole text")
+    p.set_defaults(handler=cmd_inspect)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the ``chunkeval`` command.
+
+    Parameters
+    ----------
+    argv : sequence of str, optional
+        Arguments without the program name (default: ``sys.argv[1:]``).
+
+    Returns
+    -------
+    int
+        Exit code: 0 success, 1 failure after results were saved (report),
+        2 an error in arguments, specs or data (one line on stderr), 130
+        interrupted.
+    """
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+        if args.version:
+            import chunkeval
+
+            print(f"chunkeval {chunkeval.__version__}")
+            return EXIT_OK
+        if args.command is None:
+            parser.print_help()
+            return EXIT_USAGE
+        if args.command == "run":
+            args.suite_given = args.suite is not None
+            if args.suite is None:
+                args.suite = "default"
+        return args.handler(args)
+    except CLIError as exc:
+        _err(f"error: {exc}")
+        return EXIT_USAGE
+    except (ValueError, FileNotFoundError, NotADirectoryError, ImportError, KeyError) as exc:
+        _err(f"error: {_one_line(exc)}")
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        _err("interrupted")
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,234 @@
+"""The command line: commands, output folder, one-line errors with exit code 2."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import chunkeval.reports
+from chunkeval.benchmarks import Results
+from chunkeval.chunkers import available_chunkers
+from chunkeval.cli import main
+from chunkeval.datasets import Dataset, load, save_jsonl
+from chunkeval.types import Document, EvidenceSpan, Question
+
+FIXED10 = "fixed(chunk_size=10, chunk_overlap=0, unit='chars')"
+
+
+@pytest.fixture
+def tiny_folder(tmp_path) -> Path:
+    docs = [Document("d1", "aaaa bbbb cccc dddd eeee ffff"), Document("d2", "gggg hhhh")]
+    qs = [
+        Question("q1", "aaaa", (EvidenceSpan("d1", 0, 4),)),
+        Question("q2", "bbbb cccc", (EvidenceSpan("d1", 5, 14),)),
+    ]
+    return save_jsonl(Dataset("tiny", docs, qs).validate(), tmp_path / "tiny")
+
+
+def _assert_one_line_error(err: str, *needles: str) -> None:
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert len(lines) == 1, err
+    assert lines[0].startswith("chunkeval: error: "), err
+    assert "Traceback" not in err
+    for needle in needles:
+        assert needle in lines[0], (needle, lines[0])
+
+
+def _run_args(tiny_folder: Path, out: Path, *extra: str) -> list[str]:
+    return ["run", "--dataset", f"jsonl:{tiny_folder}", "--quiet", "--no-report", "--out", str(out),
+            "--k", "1,3", *extra]
+
+
+def test_run_writes_results_and_prints_table(tiny_folder, tmp_path, capsys):
+    out = tmp_path / "out"
+    code = main(_run_args(tiny_folder, out, "--chunker", FIXED10, "--chunker", "paragraph(max_words=3)"))
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    assert captured.err == ""
+    assert "evidence_in_one_chunk" in captured.out and "recall@3" in captured.out
+    assert "fixed(chunk_size=10, chunk_overlap=0, unit='chars', tokenizer='regex')" in captured.out
+    assert str(out) in captured.out
+    results = Results.load(out)
+    assert results.summary["n_questions"].tolist() == [2, 2]
+    assert results.summary["evidence_in_one_chunk"].tolist()[0] == 0.5
+    assert results.manifest["ks"] == [1, 3]
+    assert results.manifest["suite"]["name"] == "custom"
+
+    # never overwrite a non-empty folder
+    code = main(_run_args(tiny_folder, out, "--chunker", FIXED10))
+    _assert_one_line_error(capsys.readouterr().err, "not empty")
+    assert code == 2
+
+
+def test_run_progress_bar_on_stderr(tiny_folder, tmp_path, capsys):
+    args = [a for a in _run_args(tiny_folder, tmp_path / "o", "--chunker", FIXED10) if a != "--quiet"]
+    assert main(args) == 0
+    captured = capsys.readouterr()
+    assert "config" in captured.err and "1/1" in captured.err
+    assert "1/1" not in captured.out
+
+
+def test_run_calls_write_report(tiny_folder, tmp_path, capsys, monkeypatch):
+    seen = []
+
+    def fake_write_report(folder):
+        seen.append(Path(folder))
+        return Path(folder) / "report.html"
+
+    monkeypatch.setattr(chunkeval.reports, "write_report", fake_write_report, raising=False)
+    out = tmp_path / "o"
+    args = [a for a in _run_args(tiny_folder, out, "--chunker", FIXED10) if a != "--no-report"]
+    assert main(args) == 0
+    assert seen == [out]
+    assert "report.html" in capsys.readouterr().out
+
+    assert main(["report", str(out)]) == 0
+    assert seen == [out, out]
+
+
+def test_run_without_write_report_says_so(tiny_folder, tmp_path, capsys, monkeypatch):
+    monkeypatch.delattr(chunkeval.reports, "write_report", raising=False)
+    args = [a for a in _run_args(tiny_folder, tmp_path / "o", "--chunker", FIXED10) if a != "--no-report"]
+    assert main(args) == 0
+    assert "write_report is not available" in capsys.readouterr().err
+    assert main(["report", str(tmp_path / "o")]) == 2
+    _assert_one_line_error(capsys.readouterr().err, "write_report")
+
+
+def test_default_output_folder_is_new(tiny_folder, tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    args = ["run", "--dataset", f"jsonl:{tiny_folder}", "--chunker", FIXED10, "--quiet", "--no-report"]
+    assert main(args) == 0
+    assert main(args) == 0
+    folders = sorted(p.name for p in (tmp_path / "chunkeval-results").iterdir())
+    assert len(folders) == 2 and all(f.split("-")[-1] in ("custom", "2") for f in folders)
+
+
+def test_bad_chunker_spec_is_one_line_exit_2(tiny_folder, tmp_path, capsys):
+    out = tmp_path / "out"
+    code = main(_run_args(tiny_folder, out, "--chunker", "fixed(chunk_size="))
+    assert code == 2
+    _assert_one_line_error(capsys.readouterr().err, "cannot parse spec")
+    assert not out.exists()
+
+    code = main(_run_args(tiny_folder, out, "--chunker", "fixxed(chunk_size=10)"))
+    assert code == 2
+    _assert_one_line_error(capsys.readouterr().err, "fixed")
+
+    code = main(_run_args(tiny_folder, out, "--chunker", "fixed(chunk_size=10, chunk_overlap=10)"))
+    assert code == 2
+    _assert_one_line_error(capsys.readouterr().err, "chunk_overlap")
+
+
+def test_missing_dataset_folder_is_one_line_exit_2(tmp_path, capsys):
+    missing = tmp_path / "no_such_folder"
+    code = main(["run", "--dataset", f"chroma:{missing}", "--chunker", FIXED10, "--quiet", "--no-report",
+                 "--out", str(tmp_path / "o")])
+    assert code == 2
+    _assert_one_line_error(capsys.readouterr().err, "no_such_folder")
+
+
+def test_invalid_dataset_is_one_line_exit_2(tmp_path, capsys):
+    folder = tmp_path / "broken"
+    folder.mkdir()
+    (folder / "documents.jsonl").write_text('{"id": "a", "text": "abc"}\n')
+    (folder / "questions.jsonl").write_text(
+        '{"id": "q", "text": "x", "evidence": [{"doc_id": "a", "start": 2, "end": 9}]}\n'
+        '{"id": "r", "text": "y", "evidence": [{"doc_id": "zz", "start": 0, "end": 1}]}\n'
+    )
+    code = main(["run", "--dataset", f"jsonl:{folder}", "--chunker", FIXED10, "--quiet", "--out",
+                 str(tmp_path / "o")])
+    assert code == 2
+    _assert_one_line_error(capsys.readouterr().err, "and 1 more")
+
+
+def test_argument_errors_are_one_line_exit_2(tmp_path, capsys):
+    for argv, needle in (
+        (["run", "--workers", "x"], "--workers"),
+        (["run", "--k", "0"], "--k"),
+        (["run", "--suite", "nope"], "unknown suite"),
+        (["frobnicate"], "invalid choice"),
+        (["run", "--workers", "0", "--chunker", FIXED10], "--workers"),
+    ):
+        assert main(argv) == 2, argv
+        _assert_one_line_error(capsys.readouterr().err, needle)
+
+
+def test_report_on_non_results_folder(tmp_path, capsys):
+    assert main(["report", str(tmp_path)]) == 2
+    _assert_one_line_error(capsys.readouterr().err, "manifest.json")
+
+
+def test_chunkers_lists_every_name_with_defaults(capsys):
+    assert main(["chunkers"]) == 0
+    out = capsys.readouterr().out
+    for name in available_chunkers():
+        assert f"\n{name}: " in f"\n{out}"
+    assert "fixed(chunk_size=200, chunk_overlap=0, unit='tokens', tokenizer='regex')" in out
+
+
+def test_datasets_lists_loaders(capsys):
+    assert main(["datasets"]) == 0
+    out = capsys.readouterr().out
+    for prefix in ("builtin", "jsonl", "chroma", "squad", "synthetic"):
+        assert f"  {prefix}: " in out
+    assert "quick" in out
+
+
+def test_inspect_file(tmp_path, capsys):
+    path = tmp_path / "note.txt"
+    path.write_text("aaaa bbbb cccc dddd eeee ffff", encoding="utf-8")
+    assert main(["inspect", str(path), "--chunker", FIXED10]) == 0
+    out = capsys.readouterr().out
+    assert "3 chunks" in out
+    assert "#0    [0, 10)  10 chars  10 chars" in out
+    assert "#2    [20, 29)  9 chars  9 chars" in out
+    assert "eeee ffff" in out
+    assert main(["inspect", str(tmp_path / "missing.txt"), "--chunker", FIXED10]) == 2
+    _assert_one_line_error(capsys.readouterr().err, "missing.txt")
+
+
+def test_inspect_dataset_document(tiny_folder, capsys):
+    assert main(["inspect", "--dataset", f"jsonl:{tiny_folder}", "--doc", "d2", "--chunker", FIXED10]) == 0
+    assert "document 'd2': 9 chars" in capsys.readouterr().out
+    assert main(["inspect", "--dataset", f"jsonl:{tiny_folder}", "--doc", "zz", "--chunker", FIXED10]) == 2
+    _assert_one_line_error(capsys.readouterr().err, "zz")
+
+
+def test_python_m_chunkeval_subprocess(tmp_path):
+    env = {**os.environ, "PYTHONWARNINGS": "ignore"}
+    proc = subprocess.run(
+        [sys.executable, "-m", "chunkeval", "run", "--chunker", "nope(", "--quiet", "--out", str(tmp_path / "o")],
+        capture_output=True, text=True, cwd=tmp_path, env=env, timeout=300,
+    )
+    assert proc.returncode == 2
+    _assert_one_line_error(proc.stderr, "nope(")
+    proc = subprocess.run([sys.executable, "-m", "chunkeval", "chunkers"], capture_output=True, text=True,
+                          env=env, timeout=300)
+    assert proc.returncode == 0 and "token_budget" in proc.stdout
+
+
+def _builtin_available() -> bool:
+    try:
+        load("builtin")
+    except Exception:
+        return False
+    return True
+
+
+@pytest.mark.skipif(not _builtin_available(), reason="the built-in dataset is not available")
+def test_run_without_arguments_runs_default_suite(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(chunkeval.reports, "write_report", lambda folder: None, raising=False)
+    assert main(["run", "--quiet", "--workers", "2"]) == 0
+    (folder,) = list((tmp_path / "chunkeval-results").iterdir())
+    assert folder.name.endswith("-default")
+    manifest = json.loads((folder / "manifest.json").read_text())
+    assert manifest["suite"]["name"] == "default"
+    assert list(manifest["datasets"]) == ["builtin"]
+    assert len(manifest["configs"]) == 30

@@ -1,0 +1,304 @@
+"""End-to-end tests of the benchmark runner and the results folder."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import numpy as np
+import pandas as pd
+import pandas.testing as pdt
+import pytest
+
+from chunkeval.benchmarks import Results, run
+from chunkeval.benchmarks.results import TIMING_COLUMNS, to_jsonable
+from chunkeval.datasets import Dataset
+from chunkeval.types import Document, EvidenceSpan, Question
+
+# d1 = "aaaa bbbb cccc dddd eeee ffff" (29 chars), d2 = "gggg hhhh" (9 chars).
+# fixed(chunk_size=10, unit='chars') cuts d1 at 10 and 20:
+#   d1#0 [0, 10) "aaaa bbbb ", d1#1 [10, 20) "cccc dddd ", d1#2 [20, 29) "eeee ffff", d2#0 [0, 9).
+D1 = "aaaa bbbb cccc dddd eeee ffff"
+D2 = "gggg hhhh"
+FIXED10 = "fixed(chunk_size=10, chunk_overlap=0, unit='chars')"
+FIXED10_CONFIG = "fixed(chunk_size=10, chunk_overlap=0, unit='chars', tokenizer='regex')"  # canonical spec
+
+
+def tiny_dataset(name: str = "tiny") -> Dataset:
+    docs = [Document("d1", D1), Document("d2", D2)]
+    qs = [
+        # inside d1#0
+        Question("q1", "aaaa", (EvidenceSpan("d1", 0, 4),)),
+        # "bbbb cccc" straddles the cut at 10
+        Question("q2", "bbbb cccc", (EvidenceSpan("d1", 5, 14),)),
+        # two parts, both inside d1#1
+        Question("q3", "cccc dddd", (EvidenceSpan("d1", 10, 14), EvidenceSpan("d1", 15, 19))),
+        # two parts in two documents: each contained, never together
+        Question("q4", "aaaa gggg", (EvidenceSpan("d1", 0, 4), EvidenceSpan("d2", 0, 4))),
+    ]
+    return Dataset(name, docs, qs, {"format": "test"}).validate()
+
+
+def _without_timings(summary: pd.DataFrame) -> pd.DataFrame:
+    return summary.drop(columns=list(TIMING_COLUMNS))
+
+
+@pytest.fixture(scope="module")
+def tiny_results() -> Results:
+    return run(tiny_dataset(), [FIXED10, "paragraph(max_words=3)"], ks=(1, 3), n_resamples=200)
+
+
+def test_chunks_table_hand_checked(tiny_results):
+    ch = tiny_results.chunks
+    fixed = ch[ch["config"] == FIXED10_CONFIG]
+    assert list(fixed.columns) == [
+        "dataset", "config", "chunk_id", "doc_id", "index", "start", "end", "n_chars", "n_words", "n_tokens",
+    ]
+    assert fixed["chunk_id"].tolist() == ["d1#0", "d1#1", "d1#2", "d2#0"]
+    assert list(zip(fixed["start"], fixed["end"])) == [(0, 10), (10, 20), (20, 29), (0, 9)]
+    assert fixed["n_chars"].tolist() == [10, 10, 9, 9]
+    assert fixed["n_words"].tolist() == [2, 2, 2, 2]
+    assert fixed["n_tokens"].tolist() == [2, 2, 2, 2]
+
+
+def test_summary_hand_checked(tiny_results):
+    s = tiny_results.summary.set_index("config").loc[FIXED10_CONFIG]
+    assert s["dataset"] == "tiny" and s["chunker"] == "fixed" and s["retriever"] == "tfidf"
+    assert (s["n_questions"], s["n_documents"], s["n_chunks"]) == (4, 2, 4)
+    assert (s["limit"], s["limit_unit"]) == (10, "chars")
+    # parts contained: q1 1/1, q2 0/1, q3 2/2, q4 2/2 -> mean of shares (1 + 0 + 1 + 1) / 4
+    assert s["evidence_in_one_chunk"] == 0.75
+    # one chunk holds all parts: q1, q3
+    assert s["answerability"] == 0.5
+    # every chunk has 2 regex tokens; documents hold 6 + 2 tokens
+    assert s["stored_token_overhead"] == 1.0
+    assert s["size_chars_count"] == 4 and s["size_chars_mean"] == 9.5
+    assert (s["size_chars_min"], s["size_chars_max"]) == (9.0, 10.0)
+    assert s["size_tokens_mean"] == 2.0 and s["size_tokens_std"] == 0.0
+    assert s["over_limit_share"] == 0.0 and s["tiny_share"] == 0.0
+    # one sentence per document (no terminator): ends 10 and 20 of d1 are inside it
+    assert s["mid_sentence_end_share"] == 0.5
+    for m in ("evidence_in_one_chunk", "answerability", "recall@1", "mrr"):
+        assert s[f"{m}_ci_low"] <= s[m] <= s[f"{m}_ci_high"]
+    assert s["chars_per_second"] > 0
+
+
+def test_per_question_hand_checked(tiny_results):
+    pq = tiny_results.per_question
+    pq = pq[pq["config"] == FIXED10_CONFIG].set_index("question_id")
+    assert pq["n_parts"].tolist() == [1, 1, 2, 2]
+    assert pq["evidence_in_one_chunk"].tolist() == [1.0, 0.0, 1.0, 1.0]
+    assert pq["answerability"].tolist() == [1, 0, 1, 0]
+    # q1 "aaaa" only matches d1#0; q3 "cccc dddd" only d1#1
+    assert json.loads(pq.loc["q1", "retrieved_chunk_ids"])[0] == "d1#0"
+    assert json.loads(pq.loc["q3", "retrieved_chunk_ids"])[0] == "d1#1"
+    # q4 "aaaa gggg": d1#0 and d2#0 tie (cosine 1/2), broken by chunk order
+    assert json.loads(pq.loc["q4", "retrieved_chunk_ids"])[:2] == ["d1#0", "d2#0"]
+    assert pq.loc["q1", "recall@1"] == 1.0 and pq.loc["q1", "mrr"] == 1.0
+    assert pq.loc["q1", "span_recall@1"] == 1.0
+    assert pq.loc["q1", "span_precision@1"] == 0.4 and pq.loc["q1", "iou@1"] == 0.4
+    assert pq.loc["q1", "precision_omega"] == 0.4
+    assert pq.loc["q1", "retrieved_tokens@1"] == 2
+    assert pq.loc["q2", "recall@3"] == 0.0 and pq.loc["q2", "mrr"] == 0.0
+    assert pq.loc["q4", "recall@1"] == 0.5 and pq.loc["q4", "recall@3"] == 1.0
+    assert pq.loc["q4", "answerable@3"] == 0 and pq.loc["q4", "mrr"] == 0.0
+    assert json.loads(pq.loc["q3", "evidence"]) == [["d1", 10, 14], ["d1", 15, 19]]
+    assert len(json.loads(pq.loc["q1", "retrieved_chunk_ids"])) == 3  # top max(ks)
+
+
+def test_table_columns(tiny_results):
+    r = tiny_results
+    assert list(r.per_question.columns[:9]) == [
+        "dataset", "config", "chunker", "retriever", "question_id", "n_parts",
+        "evidence_in_one_chunk", "answerability", "precision_omega",
+    ]
+    for k in (1, 3):
+        for m in ("recall", "answerable", "span_recall", "span_precision", "iou", "retrieved_tokens"):
+            assert f"{m}@{k}" in r.per_question.columns
+            assert {f"{m}@{k}", f"{m}@{k}_ci_low", f"{m}@{k}_ci_high"} <= set(r.summary.columns)
+    assert list(r.per_question.columns[-3:]) == ["mrr", "retrieved_chunk_ids", "evidence"]
+    assert list(r.summary.columns[:9]) == [
+        "dataset", "config", "chunker", "retriever", "n_questions", "n_documents", "n_chunks",
+        "limit", "limit_unit",
+    ]
+    assert list(r.summary.columns[-4:]) == list(TIMING_COLUMNS)
+    for unit in ("chars", "words", "tokens"):
+        for stat in ("count", "mean", "std", "min", "p5", "p50", "p95", "max"):
+            assert f"size_{unit}_{stat}" in r.summary.columns
+    assert r.summary["config"].tolist() == [FIXED10_CONFIG, "paragraph(max_words=3)"]
+
+
+def test_manifest(tiny_results):
+    m = tiny_results.manifest
+    json.dumps(m, allow_nan=False)
+    for key in (
+        "chunkeval_version", "python", "platform", "dependencies", "git_commit", "started_at", "datasets",
+        "configs", "retriever", "ks", "tokenizer", "seed", "confidence", "n_resamples", "timings", "machine",
+    ):
+        assert key in m
+    assert m["ks"] == [1, 3] and m["tokenizer"] == "regex" and m["seed"] == 0
+    assert m["datasets"]["tiny"]["fingerprint"] == tiny_dataset().fingerprint
+    assert m["datasets"]["tiny"]["spec"] is None
+    assert m["configs"][0] == {
+        "config": FIXED10_CONFIG, "chunker": "fixed",
+        "params": {"chunk_overlap": 0, "chunk_size": 10, "tokenizer": "regex", "unit": "chars"},
+        "limit": 10, "limit_unit": "chars",
+    }
+    assert {"numpy", "scikit-learn", "pandas", "matplotlib"} <= set(m["dependencies"])
+    assert m["machine"]["cpu_count"] == os.cpu_count()
+    assert len(m["timings"]["configs"]) == 2
+
+
+def test_overlap_raises_stored_overhead():
+    r = run(tiny_dataset(), ["fixed(chunk_size=10, chunk_overlap=5, unit='chars')"], ks=(1,), n_resamples=10)
+    # windows [0,10) [5,15) [10,20) [15,25) [20,29) of d1 and [0,9) of d2: 5 * 2 + 2 = 12 tokens stored,
+    # d1 windows [5,15) "bbbb cccc" etc. each hold 2 tokens -> 12 / 8
+    assert r.summary.loc[0, "n_chunks"] == 6
+    assert r.summary.loc[0, "stored_token_overhead"] == 12 / 8
+    # q2 "bbbb cccc" [5, 14) now fits in [5, 15)
+    assert r.summary.loc[0, "evidence_in_one_chunk"] == 1.0
+
+
+def test_progress_callback_and_spec_strings():
+    calls = []
+    r = run(tiny_dataset(), FIXED10, ks=1, n_resamples=10, progress=lambda d, t: calls.append((d, t)))
+    assert calls == [(0, 1), (1, 1)]
+    assert len(r.summary) == 1
+
+
+def test_same_run_twice_identical():
+    a = run(tiny_dataset(), [FIXED10, "sentence(max_chars=12)"], n_resamples=100, seed=3)
+    b = run(tiny_dataset(), [FIXED10, "sentence(max_chars=12)"], n_resamples=100, seed=3)
+    pdt.assert_frame_equal(_without_timings(a.summary), _without_timings(b.summary))
+    pdt.assert_frame_equal(a.per_question, b.per_question)
+    pdt.assert_frame_equal(a.chunks, b.chunks)
+
+
+def test_workers_one_and_two_identical():
+    chunkers = [FIXED10, "paragraph(max_words=3)", "sentence(max_chars=12)"]
+    datasets = [tiny_dataset("tiny"), tiny_dataset("tiny2")]
+    a = run(datasets, chunkers, n_resamples=100, workers=1)
+    b = run(datasets, chunkers, n_resamples=100, workers=2)
+    pdt.assert_frame_equal(_without_timings(a.summary), _without_timings(b.summary))
+    pdt.assert_frame_equal(a.per_question, b.per_question)
+    pdt.assert_frame_equal(a.chunks, b.chunks)
+    assert a.summary["dataset"].tolist() == ["tiny"] * 3 + ["tiny2"] * 3
+    assert b.manifest["workers"] == 2
+
+
+def test_invalid_arguments():
+    ds = tiny_dataset()
+    with pytest.raises(ValueError, match="chunk_overlap"):
+        run(ds, "fixed(chunk_size=4, chunk_overlap=4, unit='chars')")
+    with pytest.raises(ValueError, match="cannot parse"):
+        run(ds, "fixed(")
+    with pytest.raises(ValueError, match="listed twice"):
+        run(ds, [FIXED10, FIXED10])
+    with pytest.raises(ValueError, match="ks"):
+        run(ds, FIXED10, ks=(0, 1))
+    with pytest.raises(ValueError, match="retriever"):
+        run(ds, FIXED10, retriever="nope")
+    with pytest.raises(ValueError, match="share the name"):
+        run([ds, tiny_dataset()], FIXED10)
+    with pytest.raises(ValueError):
+        run("chroma:/definitely/not/here", FIXED10)
+
+
+def test_empty_document_gives_no_error():
+    docs = [Document("e", ""), Document("d1", D1)]
+    qs = [Question("q1", "aaaa", (EvidenceSpan("d1", 0, 4),))]
+    ds = Dataset("withempty", docs, qs).validate()
+    r = run(ds, FIXED10, ks=(1,), n_resamples=10)
+    assert r.summary.loc[0, "n_chunks"] == 3
+    assert r.summary.loc[0, "evidence_in_one_chunk"] == 1.0
+
+
+# --------------------------------------------------------------------------- saving
+
+
+def test_save_load_round_trip(tmp_path, tiny_results):
+    folder = tmp_path / "res"
+    tiny_results.save(folder)
+    names = sorted(os.listdir(folder))
+    assert names == ["chunks.csv", "manifest.json", "per_question.csv", "summary.csv"]
+    assert not [n for n in names if n.startswith(".") or n.endswith(".tmp")]
+    loaded = Results.load(folder)
+    pdt.assert_frame_equal(loaded.summary, tiny_results.summary)
+    pdt.assert_frame_equal(loaded.per_question, tiny_results.per_question)
+    pdt.assert_frame_equal(loaded.chunks, tiny_results.chunks)
+    assert loaded.manifest == tiny_results.manifest
+    assert loaded.manifest["files"]["per_question"]["format"] == "csv"
+
+
+def test_save_keeps_full_float_precision(tmp_path):
+    values = [0.1 + 0.2, 1 / 3, np.nextafter(1.0, 2.0), float("nan"), 1e-300]
+    r = Results(
+        summary=pd.DataFrame({"dataset": ["a"] * 5, "x": values}),
+        per_question=pd.DataFrame({"question_id": ["007", "NA", "", "1", "2"], "y": values}),
+        chunks=pd.DataFrame({"chunk_id": ["a#0"] * 5, "n": [1, 2, 3, 4, 5]}),
+        manifest={"note": "test"},
+    )
+    r.save(tmp_path)
+    back = Results.load(tmp_path)
+    pdt.assert_frame_equal(back.summary, r.summary)
+    pdt.assert_frame_equal(back.per_question, r.per_question)
+    assert back.per_question["question_id"].tolist() == ["007", "NA", "", "1", "2"]
+
+
+def test_save_is_atomic_when_writing_fails(tmp_path, tiny_results, monkeypatch):
+    folder = tmp_path / "res"
+    tiny_results.save(folder)
+    before = {n: (folder / n).read_bytes() for n in os.listdir(folder)}
+
+    def boom(self, path, *args, **kwargs):
+        with open(path, "w") as fh:  # a partial file under the temporary name
+            fh.write("dataset,conf")
+        raise OSError("disk full")
+
+    monkeypatch.setattr(pd.DataFrame, "to_csv", boom)
+    with pytest.raises(OSError, match="disk full"):
+        tiny_results.save(folder)
+    after = {n: (folder / n).read_bytes() for n in os.listdir(folder)}
+    assert after == before  # no temporary file left, no file replaced
+
+
+def test_load_errors(tmp_path):
+    with pytest.raises(FileNotFoundError):
+        Results.load(tmp_path / "missing")
+    with pytest.raises(FileNotFoundError, match="manifest"):
+        Results.load(tmp_path)
+
+
+def test_to_jsonable():
+    assert to_jsonable({"a": (np.int64(1), np.float64(float("nan"))), 2: {3}}) == {"a": [1, None], "2": [3]}
+
+
+def test_empty_dataset_reports_zero_chunks():
+    r = run(Dataset("empty", [], []).validate(), [FIXED10], ks=(1,), n_resamples=10)
+    row = r.summary.iloc[0]
+    assert row["n_chunks"] == 0 and row["size_chars_count"] == 0 and row["n_questions"] == 0
+    assert row["stored_token_overhead"] == 0.0
+    assert np.isnan(row["size_chars_mean"]) and np.isnan(row["evidence_in_one_chunk"])
+    assert len(r.chunks) == 0 and len(r.per_question) == 0
+
+
+def test_save_parquet_round_trip(tmp_path, tiny_results):
+    pytest.importorskip("pyarrow", reason="Parquet needs the optional package pyarrow")
+    tiny_results.save(tmp_path, format="parquet")
+    assert sorted(os.listdir(tmp_path)) == ["chunks.parquet", "manifest.json", "per_question.parquet", "summary.csv"]
+    loaded = Results.load(tmp_path)
+    pdt.assert_frame_equal(loaded.per_question, tiny_results.per_question)
+    pdt.assert_frame_equal(loaded.chunks, tiny_results.chunks)
+
+
+def test_save_rejects_parquet_without_pyarrow(tmp_path, tiny_results):
+    try:
+        import pyarrow  # noqa: F401
+    except ImportError:
+        with pytest.raises(ImportError, match="pyarrow"):
+            tiny_results.save(tmp_path, format="parquet")
+        assert not any(tmp_path.iterdir())
+    else:
+        pytest.skip("pyarrow is installed")
+    with pytest.raises(ValueError, match="format"):
+        tiny_results.save(tmp_path, format="xlsx")
