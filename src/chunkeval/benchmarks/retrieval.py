@@ -1,0 +1,457 @@
+"""Retrievers over one index holding every chunk of a dataset.
+
+Every retriever scores all (query, chunk) pairs as a batched matrix product and
+returns the top k per query, best first, with ties broken by chunk order (the lower
+chunk index first), so results never depend on sort instability or thread timing.
+
+References
+----------
+.. [1] S. Robertson and H. Zaragoza, "The Probabilistic Relevance Framework: BM25
+   and Beyond", Foundations and Trends in Information Retrieval 3(4), 2009.
+.. [2] scikit-learn ``TfidfVectorizer``
+   (https://scikit-learn.org/stable/modules/feature_extraction.html#tfidf-term-weighting).
+"""
+
+from __future__ import annotations
+
+import difflib
+from typing import Any, Callable
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator, clone
+from sklearn.feature_extraction.text import CountVectorizer, TfidfVectorizer
+
+__all__ = [
+    "BM25Retriever",
+    "DenseRetriever",
+    "Retriever",
+    "TfidfRetriever",
+    "available_retrievers",
+    "get_retriever",
+    "top_k",
+    "top_k_sparse",
+]
+
+# score blocks hold at most this many (query, chunk) cells at once (~64 MB of float64)
+_BLOCK_CELLS = 8_000_000
+
+
+def top_k(scores: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Top-k columns of every row of a dense score matrix, ties to the lower column.
+
+    The order is by score descending, then column index ascending; this is exactly
+    the first ``k'`` entries of ``np.lexsort((columns, -scores))`` per row, found
+    with ``np.argpartition`` (no full sort).
+
+    Parameters
+    ----------
+    scores : ndarray of float, shape (n_rows, n_cols)
+        Scores (NaN not allowed).
+    k : int
+        Number of results wanted, ``k >= 0``.
+
+    Returns
+    -------
+    indices : ndarray of int64, shape (n_rows, k')
+        ``k' = min(k, n_cols)``.
+    values : ndarray of float64, shape (n_rows, k')
+
+    Raises
+    ------
+    ValueError
+        If ``k < 0`` or ``scores`` is not 2-D.
+    """
+    s = np.asarray(scores, dtype=np.float64)
+    if s.ndim != 2:
+        raise ValueError(f"scores must be 2-D, got shape {s.shape}")
+    if k < 0:
+        raise ValueError(f"k must be >= 0, got {k}")
+    n_rows, n_cols = s.shape
+    kk = min(int(k), n_cols)
+    if kk == 0 or n_rows == 0:
+        return np.zeros((n_rows, kk), dtype=np.int64), np.zeros((n_rows, kk))
+    if kk < n_cols:
+        # the kk-th largest value per row, then: everything strictly above it, plus the
+        # lowest-indexed columns equal to it to fill up to kk
+        kth = -np.partition(-s, kk - 1, axis=1)[:, kk - 1]
+        above = s > kth[:, None]
+        tied = s == kth[:, None]
+        need = kk - above.sum(axis=1)
+        chosen = above | (tied & (np.cumsum(tied, axis=1) <= need[:, None]))
+        cols = np.nonzero(chosen)[1].reshape(n_rows, kk)  # ascending column per row
+    else:
+        cols = np.broadcast_to(np.arange(n_cols), (n_rows, n_cols))
+    vals = np.take_along_axis(s, cols, axis=1)
+    order = np.argsort(-vals, axis=1, kind="stable")  # stable: equal scores keep column order
+    return np.take_along_axis(cols, order, axis=1).astype(np.int64), np.take_along_axis(vals, order, axis=1)
+
+
+def top_k_sparse(scores: "sp.spmatrix", k: int) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`top_k` for a sparse score matrix whose stored values are all >= 0.
+
+    Absent entries score 0.  Gives exactly the result of ``top_k(scores.toarray(), k)``
+    without densifying: the stored positive entries are ordered by (row, -score,
+    column) with one ``np.lexsort``, and rows with fewer than ``k'`` positive scores are
+    filled with their lowest-indexed zero-score columns.
+
+    Parameters
+    ----------
+    scores : scipy.sparse matrix, shape (n_rows, n_cols)
+        Non-negative scores.
+    k : int
+        Number of results wanted, ``k >= 0``.
+
+    Returns
+    -------
+    indices : ndarray of int64, shape (n_rows, k')
+    values : ndarray of float64, shape (n_rows, k')
+
+    Raises
+    ------
+    ValueError
+        If ``k < 0`` or a stored score is negative.
+    """
+    if k < 0:
+        raise ValueError(f"k must be >= 0, got {k}")
+    m = sp.csr_matrix(scores, dtype=np.float64)
+    n_rows, n_cols = m.shape
+    kk = min(int(k), n_cols)
+    idx = np.zeros((n_rows, kk), dtype=np.int64)
+    val = np.zeros((n_rows, kk))
+    if kk == 0 or n_rows == 0:
+        return idx, val
+    if (m.data < 0).any():
+        raise ValueError("top_k_sparse needs non-negative scores")
+    rows = np.repeat(np.arange(n_rows), np.diff(m.indptr))
+    pos = m.data > 0
+    rows, cols, data = rows[pos], m.indices[pos].astype(np.int64), m.data[pos]
+    order = np.lexsort((cols, -data, rows))
+    rows, cols, data = rows[order], cols[order], data[order]
+    n_pos = np.bincount(rows, minlength=n_rows)
+    rank = np.arange(rows.size) - np.repeat(np.cumsum(n_pos) - n_pos, n_pos)
+    keep = rank < kk
+    idx[rows[keep], rank[keep]] = cols[keep]
+    val[rows[keep], rank[keep]] = data[keep]
+    short = np.flatnonzero(n_pos < kk)
+    if short.size:
+        # at most n_pos < kk of the first 2*kk columns are taken: enough zero-score fillers
+        width = min(2 * kk, n_cols)
+        taken = np.zeros((n_rows, width), dtype=bool)
+        hit = cols < width
+        taken[rows[hit], cols[hit]] = True
+        free = ~taken[short]
+        need = kk - n_pos[short]
+        choose = free & (np.cumsum(free, axis=1) <= need[:, None])
+        r_local, c = np.nonzero(choose)
+        r = short[r_local]
+        slot = n_pos[r] + (np.arange(r.size) - np.repeat(np.cumsum(need) - need, need))
+        idx[r, slot] = c
+        val[r, slot] = 0.0
+    return idx, val
+
+
+class Retriever(BaseEstimator):
+    """Base class: ``fit`` an index on chunk texts, then ``search`` it with queries.
+
+    Subclasses implement ``_fit(chunk_texts)`` and ``_score_block(queries) ->
+    (n_queries, n_chunks)`` scores (dense ndarray or sparse matrix); the base class
+    batches queries so that a score block holds at most a few million cells.
+    Constructor parameters are stored unchanged; learned attributes end in ``_``.
+    """
+
+    name = "base"
+
+    def fit(self, chunk_texts: list[str]) -> "Retriever":
+        """Build the index.
+
+        Parameters
+        ----------
+        chunk_texts : list of str, length n_chunks
+            Texts of every chunk; position = chunk index in search results.
+
+        Returns
+        -------
+        self
+        """
+        texts = list(chunk_texts)
+        self.n_chunks_ = len(texts)
+        if texts:
+            self._fit(texts)
+        return self
+
+    def search(self, queries: list[str], k: int) -> tuple[np.ndarray, np.ndarray]:
+        """Top-k chunks per query, best first, ties broken by lower chunk index.
+
+        Parameters
+        ----------
+        queries : list of str, length n_queries
+            Query texts.
+        k : int
+            Number of chunks wanted per query (``k >= 0``).
+
+        Returns
+        -------
+        indices : ndarray of int64, shape (n_queries, k')
+            Chunk indices, ``k' = min(k, n_chunks)`` (``(n_queries, 0)`` for an empty index).
+        scores : ndarray of float64, shape (n_queries, k')
+            The matching scores, non-increasing along each row.
+
+        Raises
+        ------
+        RuntimeError
+            If called before :meth:`fit`.
+        ValueError
+            If ``k < 0``.
+        """
+        if not hasattr(self, "n_chunks_"):
+            raise RuntimeError(f"{type(self).__name__}.search called before fit")
+        if k < 0:
+            raise ValueError(f"k must be >= 0, got {k}")
+        queries = list(queries)
+        kk = min(int(k), self.n_chunks_)
+        idx = np.zeros((len(queries), kk), dtype=np.int64)
+        val = np.zeros((len(queries), kk))
+        if kk == 0 or not queries:
+            return idx, val
+        step = max(1, _BLOCK_CELLS // self.n_chunks_)
+        for q0 in range(0, len(queries), step):
+            block = self._score_block(queries[q0 : q0 + step])
+            if sp.issparse(block):
+                found = top_k_sparse(block, kk)
+            else:
+                found = top_k(np.asarray(block, dtype=np.float64), kk)
+            idx[q0 : q0 + step], val[q0 : q0 + step] = found
+        return idx, val
+
+    # -- subclass hooks
+    def _fit(self, chunk_texts: list[str]) -> None:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _score_block(self, queries: list[str]) -> Any:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+
+class TfidfRetriever(Retriever):
+    """TF-IDF cosine retrieval (scikit-learn ``TfidfVectorizer``).
+
+    Chunk and query vectors are l2-normalised, so the sparse product
+    ``Q @ C.T`` is the cosine similarity.  The vocabulary and idf are fitted on the
+    chunks only.
+
+    Parameters
+    ----------
+    lowercase : bool, default True
+    ngram_range : tuple of int, default (1, 1)
+    sublinear_tf : bool, default False
+    min_df : int or float, default 1
+    stop_words : str or list or None, default None
+        Passed unchanged to ``TfidfVectorizer``.
+
+    Attributes
+    ----------
+    vectorizer_ : TfidfVectorizer
+    matrix_ : scipy.sparse.csr_matrix, shape (n_chunks, n_terms)
+    """
+
+    name = "tfidf"
+
+    def __init__(self, lowercase=True, ngram_range=(1, 1), sublinear_tf=False, min_df=1, stop_words=None):
+        self.lowercase = lowercase
+        self.ngram_range = ngram_range
+        self.sublinear_tf = sublinear_tf
+        self.min_df = min_df
+        self.stop_words = stop_words
+
+    def _fit(self, chunk_texts: list[str]) -> None:
+        self.vectorizer_ = TfidfVectorizer(
+            lowercase=self.lowercase,
+            ngram_range=tuple(self.ngram_range),
+            sublinear_tf=self.sublinear_tf,
+            min_df=self.min_df,
+            stop_words=self.stop_words,
+            norm="l2",
+            dtype=np.float64,
+        )
+        try:
+            self.matrix_ = self.vectorizer_.fit_transform(chunk_texts).tocsr()
+        except ValueError:  # empty vocabulary: no chunk has a word -> every score is 0
+            self.vectorizer_ = None
+            self.matrix_ = None
+
+    def _score_block(self, queries: list[str]) -> Any:
+        if self.vectorizer_ is None:
+            return sp.csr_matrix((len(queries), self.n_chunks_))
+        return self.vectorizer_.transform(queries) @ self.matrix_.T
+
+
+class BM25Retriever(Retriever):
+    """Okapi BM25 on scipy sparse matrices (no extra dependency).
+
+    ``score(q, c) = sum_{t in q} idf(t) * f(t,c) * (k1 + 1) / (f(t,c) + k1 * (1 - b + b * |c| / avgdl))``
+    with ``idf(t) = ln(1 + (N - n_t + 0.5) / (n_t + 0.5))`` (the Lucene variant, never
+    negative), ``f(t,c)`` the count of term ``t`` in chunk ``c``, ``|c|`` its length in
+    terms, ``avgdl`` the mean chunk length and ``N`` the number of chunks.  Each
+    distinct query term counts once.  Terms are those of scikit-learn's
+    ``CountVectorizer`` (lower-cased runs of 2+ word characters by default).
+
+    Parameters
+    ----------
+    k1 : float, default 1.5
+    b : float, default 0.75
+    lowercase : bool, default True
+    stop_words : str or list or None, default None
+
+    Attributes
+    ----------
+    vectorizer_ : CountVectorizer
+    weights_ : scipy.sparse.csr_matrix, shape (n_terms, n_chunks)
+        Term weights ``idf * saturated tf`` (transposed for the query product).
+
+    References
+    ----------
+    .. [1] Robertson & Zaragoza (2009), "The Probabilistic Relevance Framework: BM25 and Beyond".
+    """
+
+    name = "bm25"
+
+    def __init__(self, k1=1.5, b=0.75, lowercase=True, stop_words=None):
+        self.k1 = k1
+        self.b = b
+        self.lowercase = lowercase
+        self.stop_words = stop_words
+
+    def _fit(self, chunk_texts: list[str]) -> None:
+        if self.k1 < 0 or not 0 <= self.b <= 1:
+            raise ValueError(f"BM25 needs k1 >= 0 and 0 <= b <= 1, got k1={self.k1}, b={self.b}")
+        self.vectorizer_ = CountVectorizer(lowercase=self.lowercase, stop_words=self.stop_words, dtype=np.float64)
+        try:
+            tf = self.vectorizer_.fit_transform(chunk_texts).tocsr()
+        except ValueError:  # empty vocabulary
+            self.vectorizer_ = None
+            self.weights_ = None
+            return
+        n = tf.shape[0]
+        dl = np.asarray(tf.sum(axis=1)).ravel()
+        avgdl = dl.mean() if dl.mean() > 0 else 1.0
+        df = np.bincount(tf.indices, minlength=tf.shape[1])
+        idf = np.log1p((n - df + 0.5) / (df + 0.5))
+        rows = np.repeat(np.arange(n), np.diff(tf.indptr))
+        f = tf.data
+        denom = f + self.k1 * (1.0 - self.b + self.b * dl[rows] / avgdl)
+        data = idf[tf.indices] * f * (self.k1 + 1.0) / denom
+        w = sp.csr_matrix((data, tf.indices, tf.indptr), shape=tf.shape)
+        self.weights_ = w.T.tocsr()
+
+    def _score_block(self, queries: list[str]) -> Any:
+        if self.vectorizer_ is None:
+            return sp.csr_matrix((len(queries), self.n_chunks_))
+        q = self.vectorizer_.transform(queries)
+        q.data[:] = 1.0  # distinct query terms
+        return q @ self.weights_
+
+
+class DenseRetriever(Retriever):
+    """Cosine retrieval over embeddings from any embedder with ``.embed(texts)``.
+
+    Vectors are l2-normalised; a zero vector scores 0 against everything (never NaN).
+    When the embedder has a ``fit`` method it is fitted on the chunk texts (on a
+    ``sklearn.base.clone`` when it is a scikit-learn estimator, so the object passed
+    in is not changed).
+
+    Parameters
+    ----------
+    embedder : object or None, default None
+        Has ``.embed(list[str]) -> ndarray (n, dim)`` and optionally ``.fit(list[str])``.
+        ``None`` uses the LSA embedder of :mod:`chunkeval.chunkers.embedders`.
+
+    Attributes
+    ----------
+    embedder_ : object
+        The (fitted) embedder used.
+    vectors_ : ndarray of float64, shape (n_chunks, dim)
+        Normalised chunk embeddings.
+    """
+
+    name = "dense"
+
+    def __init__(self, embedder=None):
+        self.embedder = embedder
+
+    def _make_embedder(self) -> Any:
+        if self.embedder is not None:
+            return clone(self.embedder) if isinstance(self.embedder, BaseEstimator) else self.embedder
+        try:
+            from chunkeval.chunkers import embedders
+        except ImportError as exc:  # pragma: no cover - depends on the lead's module
+            raise ImportError("dense retrieval needs an embedder (chunkeval.chunkers.embedders is unavailable)") from exc
+        for attr in ("LSAEmbedder", "LsaEmbedder"):
+            if hasattr(embedders, attr):
+                return getattr(embedders, attr)()
+        if hasattr(embedders, "get_embedder"):
+            return embedders.get_embedder("lsa")
+        raise ImportError("dense retrieval needs an embedder: no LSA embedder found in chunkeval.chunkers.embedders")
+
+    @staticmethod
+    def _normalise(v: Any) -> np.ndarray:
+        a = np.asarray(v, dtype=np.float64)
+        if a.ndim != 2:
+            raise ValueError(f"embedder returned shape {a.shape}, expected (n, dim)")
+        norms = np.linalg.norm(a, axis=1, keepdims=True)
+        return np.divide(a, norms, out=np.zeros_like(a), where=norms > 0)
+
+    def _fit(self, chunk_texts: list[str]) -> None:
+        emb = self._make_embedder()
+        if hasattr(emb, "fit"):
+            fitted = emb.fit(chunk_texts)
+            emb = fitted if fitted is not None and hasattr(fitted, "embed") else emb
+        self.embedder_ = emb
+        self.vectors_ = self._normalise(emb.embed(chunk_texts))
+
+    def _score_block(self, queries: list[str]) -> Any:
+        q = self._normalise(self.embedder_.embed(queries))
+        return q @ self.vectors_.T
+
+
+_RETRIEVERS: dict[str, Callable[..., Retriever]] = {
+    "tfidf": TfidfRetriever,
+    "bm25": BM25Retriever,
+    "dense": DenseRetriever,
+}
+
+
+def available_retrievers() -> list[str]:
+    """Registered retriever names, sorted."""
+    return sorted(_RETRIEVERS)
+
+
+def get_retriever(name: "str | Retriever", **params: Any) -> Retriever:
+    """Make a retriever by name: ``"tfidf"``, ``"bm25"`` or ``"dense"``.
+
+    Parameters
+    ----------
+    name : str or Retriever
+        Registry name (case-insensitive), or a retriever instance (returned as is
+        when no parameters are given).
+    **params
+        Constructor parameters, e.g. ``get_retriever("dense", embedder=emb)`` or
+        ``get_retriever("bm25", k1=1.2)``.
+
+    Returns
+    -------
+    Retriever
+        A new, unfitted retriever.
+
+    Raises
+    ------
+    ValueError
+        For an unknown name (the message suggests the closest names).
+    """
+    if isinstance(name, Retriever):
+        return name.set_params(**params) if params else name
+    key = str(name).strip().lower()
+    if key not in _RETRIEVERS:
+        close = difflib.get_close_matches(key, list(_RETRIEVERS), n=3)
+        hint = f"; did you mean {', '.join(close)}?" if close else f"; available: {', '.join(available_retrievers())}"
+        raise ValueError(f"unknown retriever {name!r}{hint}")
+    return _RETRIEVERS[key](**params)

@@ -1,0 +1,204 @@
+"""Retrievers: exact top-k on a small corpus, deterministic ties, shapes."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from chunkeval.benchmarks.retrieval import (
+    BM25Retriever,
+    DenseRetriever,
+    Retriever,
+    TfidfRetriever,
+    available_retrievers,
+    get_retriever,
+    top_k,
+    top_k_sparse,
+)
+
+CORPUS = [
+    "the cat sat on the mat",
+    "dogs chase cats in the park",
+    "the stock market fell sharply today",
+    "a cat and a dog became friends",
+    "the cat sat on the mat",  # duplicate of chunk 0: always tied with it
+]
+
+
+def test_top_k_ties_go_to_lower_index():
+    scores = np.array([[0.5, 0.9, 0.5, 0.9, 0.1], [0, 0, 0, 0, 0]], dtype=float)
+    idx, val = top_k(scores, 3)
+    assert idx.tolist() == [[1, 3, 0], [0, 1, 2]]
+    assert val.tolist() == [[0.9, 0.9, 0.5], [0.0, 0.0, 0.0]]
+    idx, _ = top_k(scores, 10)
+    assert idx.tolist() == [[1, 3, 0, 2, 4], [0, 1, 2, 3, 4]]
+    assert top_k(scores, 0)[0].shape == (2, 0)
+    assert top_k(np.zeros((3, 0)), 4)[0].shape == (3, 0)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.lists(st.integers(0, 4), min_size=1, max_size=12), min_size=1, max_size=5).filter(
+        lambda rows: len({len(r) for r in rows}) == 1
+    ),
+    st.integers(0, 14),
+)
+def test_top_k_equals_lexsort(rows, k):
+    s = np.array(rows, dtype=float) / 4.0
+    idx, val = top_k(s, k)
+    kk = min(k, s.shape[1])
+    for i, row in enumerate(s):
+        expected = np.lexsort((np.arange(row.size), -row))[:kk]
+        assert idx[i].tolist() == expected.tolist()
+        assert val[i].tolist() == row[expected].tolist()
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.integers(0, 6),
+    st.integers(0, 15),
+    st.integers(0, 20),
+    st.integers(0, 2**31 - 1),
+)
+def test_top_k_sparse_equals_dense(n_rows, n_cols, k, seed):
+    import scipy.sparse as sp
+
+    rng = np.random.default_rng(seed)
+    dense = rng.integers(0, 4, size=(n_rows, n_cols)).astype(float) / 3.0
+    dense[rng.random(dense.shape) < 0.5] = 0.0
+    m = sp.csr_matrix(dense)
+    if m.nnz:
+        m.data[0] = 0.0  # an explicitly stored zero behaves like an absent one
+        dense = m.toarray()
+    a_idx, a_val = top_k_sparse(m, k)
+    b_idx, b_val = top_k(dense, k)
+    assert a_idx.tolist() == b_idx.tolist() and a_val.tolist() == b_val.tolist()
+
+
+def test_top_k_sparse_rejects_negative_scores():
+    import scipy.sparse as sp
+
+    with pytest.raises(ValueError, match="non-negative"):
+        top_k_sparse(sp.csr_matrix(np.array([[0.0, -1.0]])), 1)
+
+
+def test_tfidf_exact_ranking():
+    r = TfidfRetriever().fit(CORPUS)
+    idx, scores = r.search(["cat mat", "stock market", "zebra"], k=3)
+    assert idx.shape == (3, 3) and scores.shape == (3, 3)
+    # chunks 0 and 4 are identical: tied, lower index first; then chunk 3 (only "cat")
+    assert idx[0].tolist() == [0, 4, 3]
+    assert scores[0, 0] == scores[0, 1] > scores[0, 2] > 0
+    assert idx[1, 0] == 2
+    # no known word: every score 0, order = chunk order
+    assert idx[2].tolist() == [0, 1, 2] and scores[2].tolist() == [0.0, 0.0, 0.0]
+    # cosine of l2-normalised vectors: a chunk queried with itself scores 1
+    idx, scores = r.search([CORPUS[2]], k=1)
+    assert idx[0, 0] == 2 and math.isclose(scores[0, 0], 1.0, rel_tol=0, abs_tol=1e-12)
+
+
+def test_tfidf_scores_equal_cosine():
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
+    vec = TfidfVectorizer().fit(CORPUS)
+    c = vec.transform(CORPUS).toarray()
+    q = vec.transform(["the cat in the park"]).toarray()
+    expected = (q @ c.T)[0]
+    idx, scores = TfidfRetriever().fit(CORPUS).search(["the cat in the park"], k=5)
+    assert np.allclose(scores[0], expected[idx[0]], rtol=0, atol=1e-12)
+    assert idx[0].tolist() == np.lexsort((np.arange(5), -expected)).tolist()
+
+
+def test_bm25_hand_computed_scores():
+    # CountVectorizer's default token pattern keeps words of 2+ characters
+    corpus = ["aa bb", "aa aa cc", "cc dd ee"]
+    r = BM25Retriever(k1=1.5, b=0.75).fit(corpus)
+    idx, scores = r.search(["aa"], k=3)
+    n, avgdl = 3, 8 / 3
+
+    def term(f, dl, df):
+        idf = math.log(1 + (n - df + 0.5) / (df + 0.5))
+        return idf * f * 2.5 / (f + 1.5 * (0.25 + 0.75 * dl / avgdl))
+
+    s0, s1 = term(1, 2, 2), term(2, 3, 2)
+    assert idx[0].tolist() == ([1, 0, 2] if s1 > s0 else [0, 1, 2])
+    got = dict(zip(idx[0].tolist(), scores[0].tolist()))
+    assert math.isclose(got[0], s0, rel_tol=1e-12) and math.isclose(got[1], s1, rel_tol=1e-12)
+    assert got[2] == 0.0
+    # repeated query terms count once
+    assert np.array_equal(r.search(["aa aa"], k=3)[1], scores)
+
+
+def test_bm25_ties_and_bad_params():
+    idx, _ = BM25Retriever().fit(CORPUS).search(["cat mat"], k=2)
+    assert idx[0].tolist() == [0, 4]
+    with pytest.raises(ValueError, match="k1"):
+        BM25Retriever(b=2.0).fit(CORPUS)
+
+
+class CountEmbedder:
+    """Toy embedder: counts of the letters a, b, c."""
+
+    def embed(self, texts):
+        return np.array([[t.count("a"), t.count("b"), t.count("c")] for t in texts], dtype=float)
+
+
+def test_dense_cosine_and_zero_vectors():
+    r = DenseRetriever(CountEmbedder()).fit(["aa", "ab", "zz", "bb", "aaa"])
+    idx, scores = r.search(["a", "zzz"], k=5)
+    assert idx[0].tolist() == [0, 4, 1, 2, 3]
+    assert scores[0, 0] == scores[0, 1] == 1.0
+    assert math.isclose(scores[0, 2], 1 / math.sqrt(2), rel_tol=1e-12)
+    assert scores[0, 3] == 0.0 and scores[0, 4] == 0.0  # chunk 2 is a zero vector: 0, not NaN
+    assert idx[0, 3] == 2  # tie at 0 between chunks 2 and 3 -> lower index first
+    assert scores[1].tolist() == [0.0] * 5 and idx[1].tolist() == [0, 1, 2, 3, 4]
+
+
+def test_empty_index_and_k_larger_than_index():
+    for name in ("tfidf", "bm25"):
+        r = get_retriever(name).fit([])
+        idx, scores = r.search(["anything", "else"], k=5)
+        assert idx.shape == (2, 0) and scores.shape == (2, 0)
+        idx, scores = get_retriever(name).fit(CORPUS[:2]).search(["cat"], k=5)
+        assert idx.shape == (1, 2)
+    idx, _ = TfidfRetriever().fit(CORPUS).search([], k=3)
+    assert idx.shape == (0, 3)
+    # chunks with no word at all: empty vocabulary, scores 0, chunk order
+    idx, scores = TfidfRetriever().fit(["!!", "??"]).search(["cat"], k=2)
+    assert idx.tolist() == [[0, 1]] and scores.tolist() == [[0.0, 0.0]]
+
+
+def test_batching_gives_same_result(monkeypatch):
+    import chunkeval.benchmarks.retrieval as R
+
+    queries = ["cat", "stock", "dog park", "mat", "friends", "the"]
+    full = TfidfRetriever().fit(CORPUS).search(queries, k=3)
+    monkeypatch.setattr(R, "_BLOCK_CELLS", 5)  # one query per block
+    small = TfidfRetriever().fit(CORPUS).search(queries, k=3)
+    assert np.array_equal(full[0], small[0]) and np.array_equal(full[1], small[1])
+
+
+def test_registry_and_errors():
+    assert available_retrievers() == ["bm25", "dense", "tfidf"]
+    assert isinstance(get_retriever("TFIDF"), TfidfRetriever)
+    assert get_retriever("bm25", k1=1.2).get_params()["k1"] == 1.2
+    r = TfidfRetriever()
+    assert get_retriever(r) is r
+    assert isinstance(get_retriever("dense", embedder=CountEmbedder()), DenseRetriever)
+    with pytest.raises(ValueError, match="did you mean tfidf"):
+        get_retriever("tfidff")
+    with pytest.raises(RuntimeError, match="before fit"):
+        TfidfRetriever().search(["x"], 1)
+    with pytest.raises(ValueError, match="k must be"):
+        TfidfRetriever().fit(CORPUS).search(["x"], -1)
+    assert issubclass(BM25Retriever, Retriever)
+
+
+def test_same_result_on_repeat():
+    a = BM25Retriever().fit(CORPUS).search(["cat dog", "market"], k=4)
+    b = BM25Retriever().fit(CORPUS).search(["cat dog", "market"], k=4)
+    assert np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1])
