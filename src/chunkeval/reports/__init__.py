@@ -1,0 +1,122 @@
+"""Charts and the HTML/Markdown report.
+
+:func:`write_report` turns a results folder into ``report.html`` (self-contained, no script),
+``report.md`` (for a pull request) and ``charts/*.png|svg``.  The chart functions live in
+:mod:`chunkeval.reports.charts` and :mod:`chunkeval.reports.evidence_map`; colours and labels
+in :mod:`chunkeval.reports.style`.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from chunkeval.reports.charts import (
+    ChartFile,
+    default_k,
+    metric_deltas,
+    pareto_frontier,
+    plot_chunk_sizes,
+    plot_dataset_bars,
+    plot_deltas,
+    plot_k_curves,
+    plot_quality_cost,
+    save_figure,
+    write_charts,
+)
+from chunkeval.reports.evidence_map import plot_evidence_map, reload_dataset, split_questions
+from chunkeval.reports.html import render_html
+from chunkeval.reports.markdown import render_markdown
+from chunkeval.reports.style import config_styles
+
+__all__ = [
+    "write_report",
+    "pareto_frontier",
+    "metric_deltas",
+    "plot_quality_cost",
+    "plot_chunk_sizes",
+    "plot_k_curves",
+    "plot_dataset_bars",
+    "plot_evidence_map",
+    "plot_deltas",
+    "save_figure",
+    "config_styles",
+]
+
+CHARTS_DIR = "charts"
+
+
+def _write_text(path: Path, text: str) -> None:
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def write_report(results_folder: str | os.PathLike, out: str | os.PathLike | None = None,
+                 *, results: Any = None, baseline: str | os.PathLike | None = None,
+                 k: int | None = None, max_examples: int = 5) -> Path:
+    """Write ``report.html``, ``report.md`` and ``charts/`` for a results folder.
+
+    Parameters
+    ----------
+    results_folder : str or path-like
+        A folder written by :meth:`chunkeval.benchmarks.results.Results.save`.
+    out : str or path-like, optional
+        Output folder (created); default ``results_folder``.
+    results : Results, optional
+        The already-loaded results (skips reading ``results_folder``).
+    baseline : str or path-like, optional
+        A second results folder; adds the chart of metric changes (this run − baseline).
+    k : int, optional
+        Headline cut-off (default: 5 when the run has it, else its largest k).
+    max_examples : int, default 5
+        Split-evidence questions shown per configuration in the HTML.
+
+    Returns
+    -------
+    pathlib.Path
+        Path of ``report.html``.
+
+    Raises
+    ------
+    FileNotFoundError
+        ``results_folder`` is not a results folder.
+    """
+    from chunkeval.benchmarks.results import Results
+
+    folder = Path(results_folder)
+    res = results if results is not None else Results.load(folder)
+    dest = Path(out) if out is not None else folder
+    dest.mkdir(parents=True, exist_ok=True)
+    styles = config_styles(res.summary["config"].astype(str))
+    k = default_k(res) if k is None else int(k)
+    names = list(dict.fromkeys(res.summary["dataset"].astype(str)))
+    datasets = {name: reload_dataset(res, name) for name in names}
+    texts = {name: {d.id: d.text for d in ds.documents}
+             for name, (ds, _) in datasets.items() if ds is not None}
+    charts = write_charts(res, dest / CHARTS_DIR, styles=styles, texts=texts, k=k)
+    if baseline is not None:
+        base = Results.load(baseline)
+        both = config_styles([*res.summary["config"].astype(str), *base.summary["config"].astype(str)])
+        shared = sorted(set(base.summary["dataset"].astype(str)) & set(names), key=names.index)
+        for name in shared:
+            fig = plot_deltas(base, res, dataset=name, k=k, styles=both,
+                              base_name="baseline", new_name="this run")
+            png, svg = save_figure(fig, dest / CHARTS_DIR, f"deltas__{name}")
+            charts.append(ChartFile("deltas", name, f"change against baseline — {name}", png, svg))
+    splits = split_questions(res)
+    title = f"chunkeval report — {folder.name or folder.resolve().name}"
+    html_text = render_html(res, charts, styles=styles, splits=splits, datasets=datasets, k=k,
+                            title=title, max_examples=max_examples)
+    md_text = render_markdown(res, charts, styles=styles, base=dest, k=k, title=title)
+    report = dest / "report.html"
+    _write_text(report, html_text)
+    _write_text(dest / "report.md", md_text)
+    return report

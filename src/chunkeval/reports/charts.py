@@ -1,0 +1,858 @@
+"""Matplotlib charts of a chunkeval run.
+
+Every ``plot_*`` function takes a results object (anything with the ``summary``,
+``per_question``, ``chunks`` tables and the ``manifest`` dict of the result contract),
+computes what it draws once, draws on ``ax`` (a new :class:`~matplotlib.figure.Figure`
+when omitted), and returns the figure.  Nothing here uses ``pyplot``, so no backend and no
+window is involved; :func:`save_figure` writes PNG and SVG.
+
+Configurations keep one colour and marker across charts (:mod:`chunkeval.reports.style`),
+and legends carry the labels, so nothing is written next to points and labels cannot
+collide however many configurations there are.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+import matplotlib
+import numpy as np
+import pandas as pd
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+from matplotlib.ticker import MaxNLocator
+
+from chunkeval.reports.evidence_map import plot_evidence_map
+from chunkeval.reports.style import OKABE_ITO, ConfigStyle, config_styles, styled
+
+__all__ = [
+    "pareto_frontier",
+    "result_ks",
+    "default_k",
+    "metric_deltas",
+    "plot_quality_cost",
+    "plot_chunk_sizes",
+    "plot_k_curves",
+    "plot_dataset_bars",
+    "plot_evidence_map",
+    "plot_deltas",
+    "save_figure",
+    "ChartFile",
+    "write_charts",
+]
+
+_K_COLUMN = re.compile(r"^recall@(\d+)$")
+
+#: Human names of metrics for axis labels.
+METRIC_LABELS: dict[str, str] = {
+    "evidence_in_one_chunk": "evidence in\none chunk",
+    "answerability": "answerability\n(no retriever)",
+    "mrr": "MRR",
+    "precision_omega": "precision Ω",
+}
+
+_UNIT_COLUMN = {"chars": "n_chars", "words": "n_words", "tokens": "n_tokens"}
+_UNIT_NAME = {"chars": "characters", "words": "words", "tokens": "tokens"}
+
+
+def _metric_label(metric: str) -> str:
+    return METRIC_LABELS.get(metric, metric)
+
+
+# --------------------------------------------------------------------------- computations
+
+
+def pareto_frontier(x_cost: Sequence[float], y_quality: Sequence[float]) -> np.ndarray:
+    """Indices of the points no other point beats on both cost and quality.
+
+    Point ``i`` is dominated when some ``j`` has ``x[j] <= x[i]`` and ``y[j] >= y[i]`` with
+    at least one strict inequality (lower cost is better, higher quality is better).
+    Identical points are all kept.  Points with a NaN coordinate are never on the frontier.
+
+    Parameters
+    ----------
+    x_cost : sequence of float, shape (n,)
+        Cost of each point (e.g. stored-token overhead; lower is better).
+    y_quality : sequence of float, shape (n,)
+        Quality of each point (e.g. answerable@k; higher is better).
+
+    Returns
+    -------
+    numpy.ndarray of int, shape (m,)
+        Indices into the inputs of the non-dominated points, by increasing cost (and
+        decreasing quality among equal costs).  Along it quality strictly increases,
+        apart from identical points.
+
+    Raises
+    ------
+    ValueError
+        When the inputs differ in length.
+    """
+    x = np.asarray(x_cost, dtype=float)
+    y = np.asarray(y_quality, dtype=float)
+    if x.shape != y.shape or x.ndim != 1:
+        raise ValueError(f"x_cost and y_quality must be 1-D of equal length, got {x.shape} and {y.shape}")
+    valid = np.flatnonzero(~(np.isnan(x) | np.isnan(y)))
+    order = valid[np.lexsort((-y[valid], x[valid]))]
+    keep: list[int] = []
+    best_y = -np.inf
+    best_x = np.nan
+    for i in order:  # one pass over configurations (few), not over text
+        if y[i] > best_y:
+            keep.append(int(i))
+            best_y, best_x = y[i], x[i]
+        elif y[i] == best_y and x[i] == best_x:
+            keep.append(int(i))
+    return np.asarray(keep, dtype=np.int64)
+
+
+def result_ks(results: Any) -> list[int]:
+    """The cut-offs k of a run: ``manifest["ks"]``, else the ``recall@k`` columns of the summary.
+
+    Returns
+    -------
+    list of int
+        Sorted, unique.
+    """
+    ks = (getattr(results, "manifest", None) or {}).get("ks")
+    if not ks:
+        ks = [int(m.group(1)) for c in results.summary.columns if (m := _K_COLUMN.match(str(c)))]
+    return sorted({int(k) for k in ks})
+
+
+def default_k(results: Any) -> int:
+    """The k the report headlines: 5 when the run has it, else the largest k.
+
+    Raises
+    ------
+    ValueError
+        When the run has no retrieval cut-offs.
+    """
+    ks = result_ks(results)
+    if not ks:
+        raise ValueError("the results have no recall@k columns and no manifest['ks']")
+    return 5 if 5 in ks else ks[-1]
+
+
+def _dataset_rows(results: Any, dataset: str | None) -> tuple[str, pd.DataFrame]:
+    summary = results.summary
+    names = summary["dataset"].astype(str)
+    dataset = names.iloc[0] if dataset is None else str(dataset)
+    rows = summary[names == dataset]
+    if not len(rows):
+        raise ValueError(f"no summary rows for dataset {dataset!r}; have {sorted(set(names))}")
+    return dataset, rows
+
+
+def _retriever(rows: pd.DataFrame) -> str:
+    if "retriever" not in rows.columns:
+        return "unknown retriever"
+    return ", ".join(dict.fromkeys(rows["retriever"].astype(str)))
+
+
+def _styles(results: Any, styles: Mapping[str, ConfigStyle] | None) -> dict[str, ConfigStyle]:
+    if styles is not None:
+        return dict(styles)
+    return config_styles(results.summary["config"].astype(str))
+
+
+def _ci(rows: pd.DataFrame, metric: str) -> tuple[np.ndarray, np.ndarray] | None:
+    lo, hi = f"{metric}_ci_low", f"{metric}_ci_high"
+    if lo not in rows.columns or hi not in rows.columns:
+        return None
+    v = rows[metric].to_numpy(float)
+    return (np.clip(v - rows[lo].to_numpy(float), 0, None),
+            np.clip(rows[hi].to_numpy(float) - v, 0, None))
+
+
+def _new_axes(ax: Axes | None, figsize: tuple[float, float]) -> tuple[Figure, Axes]:
+    if ax is not None:
+        return ax.figure, ax
+    fig = Figure(figsize=figsize, layout="constrained")
+    return fig, fig.add_subplot()
+
+
+def _legend_outside(ax_or_fig: Any, handles: list, title: str | None = None, ncols: int = 1) -> None:
+    if not handles:
+        return
+    ax_or_fig.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0),
+                     frameon=False, title=title, ncols=ncols, alignment="left")
+
+
+def _legend_columns(n: int) -> int:
+    return 1 if n <= 16 else 2
+
+
+# --------------------------------------------------------------------------------- charts
+
+
+@styled
+def plot_quality_cost(
+    results: Any,
+    *,
+    dataset: str | None = None,
+    k: int | None = None,
+    metric: str = "answerable",
+    ax: Axes | None = None,
+    styles: Mapping[str, ConfigStyle] | None = None,
+) -> Figure:
+    """Quality at k against stored-token overhead, one point per configuration.
+
+    Error bars are the bootstrap confidence interval of the quality mean
+    (``<metric>@k_ci_low/high``).  The Pareto frontier (highest quality for the least
+    overhead, :func:`pareto_frontier`) is a black dashed step line; configurations on it get
+    a black ring and a ★ in the legend.
+
+    Parameters
+    ----------
+    results : Results
+        Needs ``summary`` with ``config``, ``stored_token_overhead`` and ``<metric>@k``.
+    dataset : str, optional
+        Dataset to show (default: the summary's first).
+    k : int, optional
+        Cut-off (default :func:`default_k`).
+    metric : {"answerable", "recall", "span_recall", "span_precision", "iou"}, default "answerable"
+        Quality metric prefix; the column ``f"{metric}@{k}"`` is plotted.
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on.
+    styles : mapping config -> ConfigStyle, optional
+        Shared configuration styles.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Its axes hold one ``Line2D`` per configuration (gid ``"point:<config>"``) and the
+        frontier line (gid ``"pareto-frontier"``) whose data are the frontier points followed
+        by one point at the right edge of the axes.
+
+    Raises
+    ------
+    ValueError
+        Unknown dataset; ``KeyError`` when the metric column is missing.
+    """
+    dataset, rows = _dataset_rows(results, dataset)
+    k = default_k(results) if k is None else int(k)
+    col = f"{metric}@{k}"
+    styles = _styles(results, styles)
+    configs = rows["config"].astype(str).tolist()
+    x = rows["stored_token_overhead"].to_numpy(float)
+    y = rows[col].to_numpy(float)
+    err = _ci(rows, col)
+    front = pareto_frontier(x, y)
+    on_front = set(front.tolist())
+
+    fig, ax = _new_axes(ax, (10, 5.6 + 0.12 * max(0, len(configs) - 12)))
+    handles = []
+    for i, config in enumerate(configs):
+        st = styles[config]
+        yerr = None if err is None else [[err[0][i]], [err[1][i]]]
+        cont = ax.errorbar([x[i]], [y[i]], yerr=yerr, fmt=st.marker, color=st.color,
+                           markersize=8, markeredgecolor="black" if i in on_front else "white",
+                           markeredgewidth=1.6 if i in on_front else 0.8, elinewidth=1.3,
+                           capsize=4, zorder=3,
+                           label=f"{st.label}{' ★' if i in on_front else ''}")
+        cont.lines[0].set_gid(f"point:{config}")
+        handles.append(cont)
+    ax.set_xlabel("stored-token overhead (stored tokens / corpus tokens)")
+    ax.set_ylabel(f"{col} (share of questions)")
+    lo = np.nanmin(y - (err[0] if err is not None else 0)) if len(y) else 0.0
+    ax.set_ylim(max(-0.02, min(lo, 1.0) - 0.05), 1.02)
+    xpad = 0.05 * max(np.nanmax(x) - np.nanmin(x), 0.05) if len(x) else 0.05
+    ax.set_xlim(np.nanmin(x) - xpad, np.nanmax(x) + xpad)
+    ax.set_title(f"{col} vs storage cost — dataset {dataset}, "
+                 f"retriever {_retriever(rows)}, k={k}", loc="left")
+    if len(front):
+        # a step line: for any overhead budget, the best quality reachable within it; it runs
+        # on to the right edge, so a frontier of one point is still a visible line
+        right = ax.get_xlim()[1]
+        fx = np.concatenate([x[front], [right]])
+        fy = np.concatenate([y[front], [y[front][-1]]])
+        (fline,) = ax.step(fx, fy, where="post", color=OKABE_ITO["black"], linestyle="--",
+                           linewidth=1.2, zorder=2, gid="pareto-frontier",
+                           label="Pareto frontier (max quality, min overhead)")
+        handles.append(fline)
+    _legend_outside(ax, handles, title="configuration (★ = on the frontier)",
+                    ncols=_legend_columns(len(handles)))
+    return fig
+
+
+@styled
+def plot_chunk_sizes(
+    results: Any,
+    *,
+    dataset: str | None = None,
+    ax: Axes | Sequence[Axes] | None = None,
+    styles: Mapping[str, ConfigStyle] | None = None,
+) -> Figure:
+    """Distribution of chunk sizes per configuration, each in its own unit, with its limit.
+
+    One horizontal box per configuration (whiskers at the 5th and 95th percentile, no
+    outlier points); a black ``|`` marks the configuration's size limit.  Configurations
+    are grouped into one panel per unit (characters, words, tokens).
+
+    Parameters
+    ----------
+    results : Results
+        Needs ``chunks`` (``n_chars, n_words, n_tokens``) and ``summary`` (``limit``,
+        ``limit_unit``).
+    dataset : str, optional
+        Dataset to show (default: the summary's first).
+    ax : Axes or sequence of Axes, optional
+        One axes per unit present, in the order characters, words, tokens.
+    styles : mapping config -> ConfigStyle, optional
+        Shared configuration styles.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Each panel holds one box per configuration (gid ``"box:<config>"``) and one limit
+        marker per configuration with a limit (gid ``"limit:<config>"``).
+
+    Raises
+    ------
+    ValueError
+        When ``ax`` does not match the number of units.
+    """
+    dataset, rows = _dataset_rows(results, dataset)
+    styles = _styles(results, styles)
+    chunks = results.chunks[results.chunks["dataset"].astype(str) == dataset]
+    by_config = {c: g for c, g in chunks.groupby(chunks["config"].astype(str), sort=False)}
+    info = []
+    for r in rows.itertuples(index=False):
+        config = str(r.config)
+        unit = str(getattr(r, "limit_unit", "") or "tokens")
+        unit = unit if unit in _UNIT_COLUMN else "tokens"
+        limit = getattr(r, "limit", None)
+        limit = float(limit) if limit is not None and pd.notna(limit) else None
+        g = by_config.get(config)
+        sizes = g[_UNIT_COLUMN[unit]].to_numpy(float) if g is not None else np.array([])
+        info.append((config, unit, limit, sizes))
+    units = [u for u in _UNIT_COLUMN if any(i[1] == u for i in info)]
+    counts = [sum(1 for i in info if i[1] == u) for u in units]
+    if ax is None:
+        fig = Figure(figsize=(10, 1.4 + 0.42 * len(info) + 0.6 * len(units)), layout="constrained")
+        axes = fig.subplots(len(units), 1, squeeze=False,
+                            gridspec_kw={"height_ratios": counts})[:, 0].tolist()
+    else:
+        axes = [ax] if isinstance(ax, Axes) else list(ax)
+        if len(axes) != len(units):
+            raise ValueError(f"need {len(units)} axes (units {units}), got {len(axes)}")
+        fig = axes[0].figure
+    for a, unit in zip(axes, units):
+        group = [i for i in info if i[1] == unit]
+        pos = np.arange(len(group))[::-1]
+        data = [i[3] if len(i[3]) else np.array([np.nan]) for i in group]
+        bp = a.boxplot(data, positions=pos, orientation="horizontal", widths=0.6, whis=(5, 95),
+                       showfliers=False, patch_artist=True, manage_ticks=False,
+                       medianprops={"color": "black", "linewidth": 1.4})
+        for box, (config, _, limit, sizes), p in zip(bp["boxes"], group, pos):
+            st = styles[config]
+            box.set_facecolor(st.color)
+            box.set_alpha(0.8)
+            box.set_hatch(st.hatch)
+            box.set_gid(f"box:{config}")
+            med = np.nanmedian(sizes) if len(sizes) else np.nan
+            a.plot([med], [p], linestyle="none", marker="D", markersize=6, color=st.color,
+                   markeredgecolor="black", zorder=5, gid=f"median:{config}")
+            if limit is not None:
+                a.plot([limit, limit], [p - 0.42, p + 0.42], color="black", linewidth=2.2,
+                       zorder=4, gid=f"limit:{config}")
+        a.set_yticks(pos, [styles[i[0]].label for i in group])
+        a.set_ylim(-0.6, len(group) - 0.4)
+        a.grid(axis="y", visible=False)
+        a.set_xlabel(f"chunk size ({_UNIT_NAME[unit]})")
+        a.set_xlim(left=0)
+    axes[0].set_title(f"Chunk sizes per configuration — dataset {dataset} "
+                      f"(box: quartiles, whiskers: 5th–95th percentile)", loc="left")
+    axes[0].legend(handles=[Line2D([], [], color="black", linewidth=2.2, label="size limit"),
+                            Line2D([], [], color="0.5", marker="D", markeredgecolor="black",
+                                   linestyle="-", linewidth=1.4, label="median")],
+                   loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+    return fig
+
+
+@styled
+def plot_k_curves(
+    results: Any,
+    *,
+    dataset: str | None = None,
+    metrics: Sequence[str] = ("recall", "answerable"),
+    ax: Axes | Sequence[Axes] | None = None,
+    styles: Mapping[str, ConfigStyle] | None = None,
+) -> Figure:
+    """``recall@k`` and ``answerable@k`` against k, one line per configuration.
+
+    Shaded bands are the bootstrap confidence intervals.
+
+    Parameters
+    ----------
+    results : Results
+        Needs ``summary`` with ``<metric>@k`` (and CI) columns for every k of the run.
+    dataset : str, optional
+        Dataset to show (default: the summary's first).
+    metrics : sequence of str, default ("recall", "answerable")
+        Metric prefixes, one panel each.
+    ax : Axes or sequence of Axes, optional
+        One axes per metric.
+    styles : mapping config -> ConfigStyle, optional
+        Shared configuration styles.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Each panel holds one line per configuration (gid ``"curve:<metric>:<config>"``) with
+        one point per k.
+    """
+    dataset, rows = _dataset_rows(results, dataset)
+    styles = _styles(results, styles)
+    ks = result_ks(results)
+    if ax is None:
+        fig = Figure(figsize=(12, 5.2 + 0.1 * max(0, len(rows) - 12)), layout="constrained")
+        axes = fig.subplots(1, len(metrics), sharey=True, squeeze=False)[0].tolist()
+    else:
+        axes = [ax] if isinstance(ax, Axes) else list(ax)
+        if len(axes) != len(metrics):
+            raise ValueError(f"need {len(metrics)} axes, got {len(axes)}")
+        fig = axes[0].figure
+    handles = []
+    n = len(rows)
+    bands = n <= 4  # shaded bands stay legible for a few lines; beyond, dodged error bars
+    gap = float(np.min(np.diff(ks))) if len(ks) > 1 else 1.0
+    for a, metric in zip(axes, metrics):
+        for j, r in enumerate(rows.itertuples(index=False)):
+            config = str(r.config)
+            st = styles[config]
+            row = rows[rows["config"].astype(str) == config]
+            vals = np.array([row[f"{metric}@{k}"].iloc[0] for k in ks], dtype=float)
+            has_ci = all(f"{metric}@{k}_ci_{b}" in row.columns for k in ks for b in ("low", "high"))
+            lo = hi = None
+            if has_ci:
+                lo = np.array([row[f"{metric}@{k}_ci_low"].iloc[0] for k in ks], dtype=float)
+                hi = np.array([row[f"{metric}@{k}_ci_high"].iloc[0] for k in ks], dtype=float)
+            xs = np.asarray(ks, dtype=float)
+            if not bands:
+                xs = xs + (j - (n - 1) / 2) * (0.5 * gap / max(n, 1))
+            (line,) = a.plot(xs, vals, marker=st.marker, color=st.color, linewidth=1.6,
+                             markersize=5, label=st.label, gid=f"curve:{metric}:{config}",
+                             zorder=3)
+            if has_ci and bands:
+                a.fill_between(xs, lo, hi, color=st.color, alpha=0.15, linewidth=0)
+            elif has_ci:
+                a.errorbar(xs, vals, yerr=[np.clip(vals - lo, 0, None), np.clip(hi - vals, 0, None)],
+                           fmt="none", ecolor=st.color, elinewidth=1.0, alpha=0.7, zorder=2)
+            if a is axes[0]:
+                handles.append(line)
+        a.set_xticks(ks)
+        a.tick_params(labelleft=True)  # shared y axis, but every panel keeps its numbers
+        a.set_xlabel("k (top-k retrieved chunks)")
+        a.set_ylabel(f"{metric}@k (share of {'evidence parts' if metric == 'recall' else 'questions'})")
+        a.set_ylim(-0.02, 1.02)
+        a.set_title(f"{metric}@k", loc="left")
+    fig.suptitle(f"Retrieval quality over k — dataset {dataset}, retriever {_retriever(rows)}, "
+                 f"k = {', '.join(map(str, ks))} ({'bands' if bands else 'bars'}: 95% CI)", x=0.01, ha="left")
+    _legend_outside(axes[-1], handles, title="configuration", ncols=_legend_columns(len(handles)))
+    return fig
+
+
+def _main_metrics(results: Any, k: int) -> list[str]:
+    cands = ["evidence_in_one_chunk", "answerability", f"recall@{k}", f"answerable@{k}", "mrr",
+             f"iou@{k}"]
+    return [m for m in cands if m in results.summary.columns]
+
+
+@styled
+def plot_dataset_bars(
+    results: Any,
+    *,
+    k: int | None = None,
+    metrics: Sequence[str] | None = None,
+    ax: Axes | Sequence[Axes] | None = None,
+    styles: Mapping[str, ConfigStyle] | None = None,
+) -> Figure:
+    """Grouped bars of the main metrics per dataset, with confidence intervals.
+
+    One panel per dataset; metrics along the x axis, one bar per configuration in each group.
+
+    Parameters
+    ----------
+    results : Results
+        Needs ``summary``.
+    k : int, optional
+        Cut-off for the ``@k`` metrics (default :func:`default_k`).
+    metrics : sequence of str, optional
+        Summary columns to show (default: evidence_in_one_chunk, answerability, recall@k,
+        answerable@k, mrr, iou@k — those present).
+    ax : Axes or sequence of Axes, optional
+        One axes per dataset.
+    styles : mapping config -> ConfigStyle, optional
+        Shared configuration styles.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Each panel holds one ``BarContainer`` per configuration (gid ``"bars:<config>"``)
+        with one bar per metric.
+    """
+    k = default_k(results) if k is None else int(k)
+    metrics = list(metrics) if metrics is not None else _main_metrics(results, k)
+    styles = _styles(results, styles)
+    summary = results.summary
+    datasets = list(dict.fromkeys(summary["dataset"].astype(str)))
+    if ax is None:
+        fig = Figure(figsize=(12, 0.6 + 4.2 * len(datasets)), layout="constrained")
+        axes = fig.subplots(len(datasets), 1, squeeze=False)[:, 0].tolist()
+    else:
+        axes = [ax] if isinstance(ax, Axes) else list(ax)
+        if len(axes) != len(datasets):
+            raise ValueError(f"need {len(datasets)} axes, got {len(axes)}")
+        fig = axes[0].figure
+    seen: dict[str, Any] = {}
+    for a, dataset in zip(axes, datasets):
+        rows = summary[summary["dataset"].astype(str) == dataset]
+        n = len(rows)
+        width = 0.8 / max(n, 1)
+        centers = np.arange(len(metrics))
+        for j, r in enumerate(rows.itertuples(index=False)):
+            config = str(r.config)
+            st = styles[config]
+            row = rows.iloc[[j]]
+            vals = np.array([row[m].iloc[0] for m in metrics], dtype=float)
+            lo = np.array([row[f"{m}_ci_low"].iloc[0] if f"{m}_ci_low" in row else np.nan
+                           for m in metrics], dtype=float)
+            hi = np.array([row[f"{m}_ci_high"].iloc[0] if f"{m}_ci_high" in row else np.nan
+                           for m in metrics], dtype=float)
+            yerr = np.vstack([np.clip(vals - lo, 0, None), np.clip(hi - vals, 0, None)])
+            yerr = np.nan_to_num(yerr)
+            bars = a.bar(centers - 0.4 + width * (j + 0.5), vals, width=width * 0.92,
+                         color=st.color, hatch=st.hatch, edgecolor="white", linewidth=0.5,
+                         yerr=yerr, ecolor="0.15", error_kw={"elinewidth": 1.0, "capsize": 2},
+                         label=st.label, gid=f"bars:{config}")
+            seen.setdefault(config, bars)
+        a.set_xticks(centers, [_metric_label(m) for m in metrics])
+        a.set_ylim(0, 1.05)
+        a.set_ylabel("mean over questions (0–1)")
+        a.grid(axis="x", visible=False)
+        a.set_title(f"dataset {dataset} — retriever {_retriever(rows)}, k={k} "
+                    f"({len(rows)} configurations; error bars: 95% CI)", loc="left")
+    handles = [seen[c] for c in styles if c in seen]
+    _legend_outside(axes[0], handles, title="configuration", ncols=_legend_columns(len(handles)))
+    return fig
+
+
+def _paired_diff(new: np.ndarray, base: np.ndarray, n_boot: int, confidence: float, seed: int
+                 ) -> tuple[float, float, float]:
+    """Mean of ``new - base`` and its paired percentile bootstrap interval."""
+    if len(new) == 0:
+        return np.nan, np.nan, np.nan
+    try:
+        from chunkeval.benchmarks.stats import paired_bootstrap
+    except ImportError:  # pragma: no cover - stats ships with chunkeval
+        paired_bootstrap = None
+    if paired_bootstrap is not None:
+        mean, lo, hi = paired_bootstrap(new, base, confidence=confidence, n_resamples=n_boot,
+                                        seed=seed)
+        return float(mean), float(lo), float(hi)
+    d = new - base  # pragma: no cover - fallback without chunkeval.benchmarks.stats
+    rng = np.random.default_rng(seed)
+    means = d[rng.integers(0, len(d), size=(n_boot, len(d)))].mean(axis=1)
+    alpha = (1 - confidence) / 2
+    lo, hi = np.quantile(means, [alpha, 1 - alpha])
+    return float(d.mean()), float(lo), float(hi)
+
+
+def metric_deltas(
+    base: Any,
+    new: Any,
+    *,
+    metrics: Sequence[str] | None = None,
+    k: int | None = None,
+    n_boot: int = 1000,
+    confidence: float = 0.95,
+    seed: int = 0,
+) -> pd.DataFrame:
+    """Per-configuration metric differences ``new − base`` on the questions both runs share.
+
+    For each (dataset, config) present in both runs, questions are matched by
+    ``question_id``; the difference of means is given with a paired percentile bootstrap
+    interval over the matched questions (resampling question ids, keeping each question's
+    pair of values together; :func:`chunkeval.benchmarks.stats.paired_bootstrap`).
+
+    Parameters
+    ----------
+    base, new : Results
+        Two runs; need ``per_question`` tables.
+    metrics : sequence of str, optional
+        Question-level columns (default: answerable@k, recall@k, mrr, evidence_in_one_chunk,
+        answerability — those present in both).
+    k : int, optional
+        Cut-off for the default metrics (default :func:`default_k` of ``new``).
+    n_boot : int, default 1000
+        Bootstrap resamples.
+    confidence : float, default 0.95
+        Interval coverage.
+    seed : int, default 0
+        Seed of the bootstrap's random generator (same inputs, same intervals).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``dataset, config, metric, base, new, delta, ci_low, ci_high, n_questions``
+        (``base``/``new`` are means over the matched questions).
+
+    References
+    ----------
+    B. Efron and R. J. Tibshirani, *An Introduction to the Bootstrap*, Chapman & Hall, 1993.
+    """
+    k = default_k(new) if k is None else int(k)
+    if metrics is None:
+        cands = [f"answerable@{k}", f"recall@{k}", "mrr", "evidence_in_one_chunk", "answerability"]
+        metrics = [m for m in cands
+                   if m in base.per_question.columns and m in new.per_question.columns]
+    keys = ["dataset", "config", "question_id"]
+    a = base.per_question[keys + list(metrics)].astype({c: str for c in keys})
+    b = new.per_question[keys + list(metrics)].astype({c: str for c in keys})
+    merged = a.merge(b, on=keys, suffixes=("_base", "_new"))
+    rows = []
+    for (dataset, config), g in merged.groupby(["dataset", "config"], sort=False):
+        for metric in metrics:
+            x = g[f"{metric}_base"].to_numpy(float)
+            y = g[f"{metric}_new"].to_numpy(float)
+            ok = ~(np.isnan(x) | np.isnan(y))
+            delta, lo, hi = _paired_diff(y[ok], x[ok], n_boot, confidence, seed)
+            rows.append((dataset, config, metric, float(np.mean(x[ok])) if ok.any() else np.nan,
+                         float(np.mean(y[ok])) if ok.any() else np.nan, delta, lo, hi,
+                         int(ok.sum())))
+    return pd.DataFrame(rows, columns=["dataset", "config", "metric", "base", "new", "delta",
+                                       "ci_low", "ci_high", "n_questions"])
+
+
+@styled
+def plot_deltas(
+    base: Any,
+    new: Any,
+    *,
+    dataset: str | None = None,
+    metrics: Sequence[str] | None = None,
+    k: int | None = None,
+    ax: Axes | Sequence[Axes] | None = None,
+    styles: Mapping[str, ConfigStyle] | None = None,
+    deltas: pd.DataFrame | None = None,
+    base_name: str = "base",
+    new_name: str = "new",
+) -> Figure:
+    """Metric differences between two runs, with paired bootstrap intervals.
+
+    One panel per metric; one row per configuration; the point is ``new − base``, the bar
+    its interval.  Filled markers: the interval excludes 0; hollow: it does not.
+
+    Parameters
+    ----------
+    base, new : Results
+        The two runs (same questions, usually the same configurations).
+    dataset : str, optional
+        Dataset to show (default: the first of ``new`` that both runs have).
+    metrics, k
+        As in :func:`metric_deltas`.
+    ax : Axes or sequence of Axes, optional
+        One axes per metric.
+    styles : mapping config -> ConfigStyle, optional
+        Shared styles (default: configurations of ``base`` then ``new``).
+    deltas : pandas.DataFrame, optional
+        A precomputed :func:`metric_deltas` table (skips the bootstrap).
+    base_name, new_name : str
+        Names of the runs for the title.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Each panel holds one errorbar per configuration (gid ``"delta:<metric>:<config>"``).
+
+    Raises
+    ------
+    ValueError
+        When the runs share no (dataset, configuration, question).
+    """
+    if deltas is None:
+        deltas = metric_deltas(base, new, metrics=metrics, k=k)
+    if not len(deltas):
+        raise ValueError("the two runs share no (dataset, config, question_id)")
+    if dataset is None:
+        dataset = str(deltas["dataset"].iloc[0])
+    d = deltas[deltas["dataset"] == str(dataset)]
+    if styles is None:
+        styles = config_styles([*base.summary["config"].astype(str),
+                                *new.summary["config"].astype(str)])
+    metrics = list(dict.fromkeys(d["metric"]))
+    configs = [c for c in styles if c in set(d["config"])]
+    n = len(configs)
+    if ax is None:
+        ncols = min(3, len(metrics))
+        nrows = -(-len(metrics) // ncols)
+        fig = Figure(figsize=(3.4 * ncols + 3.0, nrows * (1.5 + 0.36 * n) + 0.4),
+                     layout="constrained")
+        grid = fig.subplots(nrows, ncols, squeeze=False)
+        axes = grid.ravel().tolist()
+        for extra in axes[len(metrics):]:
+            fig.delaxes(extra)
+        axes = axes[:len(metrics)]
+        first_col = {id(a) for a in grid[:, 0]}
+    else:
+        axes = [ax] if isinstance(ax, Axes) else list(ax)
+        if len(axes) != len(metrics):
+            raise ValueError(f"need {len(metrics)} axes, got {len(axes)}")
+        fig = axes[0].figure
+        first_col = {id(a) for a in axes}
+    ypos = {c: n - 1 - i for i, c in enumerate(configs)}
+    for a, metric in zip(axes, metrics):
+        dm = d[d["metric"] == metric]
+        for r in dm.itertuples(index=False):
+            st = styles[r.config]
+            sig = pd.notna(r.ci_low) and (r.ci_low > 0 or r.ci_high < 0)
+            xerr = None
+            if pd.notna(r.ci_low):
+                xerr = [[max(r.delta - r.ci_low, 0)], [max(r.ci_high - r.delta, 0)]]
+            cont = a.errorbar([r.delta], [ypos[r.config]], xerr=xerr, fmt=st.marker,
+                              color=st.color, markerfacecolor=st.color if sig else "white",
+                              markeredgewidth=1.6, markersize=7, capsize=3, elinewidth=1.3)
+            cont.lines[0].set_gid(f"delta:{metric}:{r.config}")
+        a.axvline(0, color="black", linewidth=1.0)
+        a.set_title(_metric_label(metric).replace("\n", " "), loc="left")
+        a.set_xlabel(f"Δ {metric.replace('_', ' ')} ({new_name} − {base_name})")
+        a.grid(axis="y", visible=False)
+        lim = np.nanmax(np.abs(dm[["ci_low", "ci_high", "delta"]].to_numpy(float))) if len(dm) else 0
+        lim = 0.05 if not np.isfinite(lim) or lim == 0 else lim * 1.15
+        a.set_xlim(-lim, lim)
+        a.xaxis.set_major_locator(MaxNLocator(nbins=5, symmetric=True))
+        a.set_ylim(-0.6, n - 0.4)
+        if id(a) in first_col:
+            a.set_yticks([ypos[c] for c in configs], [styles[c].label for c in configs])
+        else:
+            a.set_yticks([ypos[c] for c in configs], [""] * n)
+    retr = _retriever(new.summary[new.summary["dataset"].astype(str) == str(dataset)])
+    retr_base = _retriever(base.summary[base.summary["dataset"].astype(str) == str(dataset)])
+    if retr_base != retr:
+        retr = f"{retr_base} in {base_name}, {retr} in {new_name}"
+    kk = default_k(new) if k is None else k
+    fig.suptitle(f"Change {new_name} − {base_name} — dataset {dataset}, retriever {retr}, k={kk}\n"
+                 f"(95% paired bootstrap CI; filled = CI excludes 0)", x=0.01, ha="left")
+    return fig
+
+
+# ---------------------------------------------------------------------------------- files
+
+
+def save_figure(fig: Figure, folder: str | Path, stem: str, dpi: int = 150) -> tuple[Path, Path]:
+    """Write ``fig`` as ``<folder>/<stem>.png`` (``dpi``) and ``<folder>/<stem>.svg``.
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+    folder : str or Path
+        Created when missing.
+    stem : str
+        File name without extension.
+    dpi : int, default 150
+        PNG resolution (dots per inch).
+
+    Returns
+    -------
+    (Path, Path)
+        The PNG and SVG paths.
+    """
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    png, svg = folder / f"{stem}.png", folder / f"{stem}.svg"
+    with matplotlib.rc_context({"svg.fonttype": "none"}):
+        fig.savefig(png, dpi=dpi, facecolor="white")
+        fig.savefig(svg, facecolor="white")
+    return png, svg
+
+
+@dataclass(frozen=True)
+class ChartFile:
+    """A chart written by :func:`write_charts`.
+
+    Attributes
+    ----------
+    key : str
+        Chart kind (``quality_cost``, ``recall_cost``, ``chunk_sizes``, ``k_curves``,
+        ``dataset_bars``, ``evidence_map``).
+    dataset : str or None
+        Dataset shown (``None`` for charts over all datasets).
+    title : str
+        Caption for reports.
+    png, svg : Path
+        Written files.
+    """
+
+    key: str
+    dataset: str | None
+    title: str
+    png: Path
+    svg: Path
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "-", text).strip("-") or "dataset"
+
+
+def write_charts(
+    results: Any,
+    folder: str | Path,
+    *,
+    styles: Mapping[str, ConfigStyle] | None = None,
+    texts: Mapping[str, Mapping[str, str]] | None = None,
+    k: int | None = None,
+) -> list[ChartFile]:
+    """Draw every chart of a run and save each as PNG and SVG in ``folder``.
+
+    Parameters
+    ----------
+    results : Results
+    folder : str or Path
+        Output folder (created).
+    styles : mapping config -> ConfigStyle, optional
+        Shared configuration styles.
+    texts : mapping dataset -> (doc_id -> text), optional
+        Document texts for the evidence maps (lengths only).
+    k : int, optional
+        Headline cut-off (default :func:`default_k`).
+
+    Returns
+    -------
+    list of ChartFile
+        In report order: per dataset quality-vs-cost (answerable, recall), k curves, chunk
+        sizes, evidence map; then the per-dataset bars.
+    """
+    styles = _styles(results, styles)
+    k = default_k(results) if k is None else int(k)
+    out: list[ChartFile] = []
+
+    def emit(key: str, dataset: str | None, title: str, fig: Figure) -> None:
+        stem = key if dataset is None else f"{key}__{_slug(dataset)}"
+        png, svg = save_figure(fig, folder, stem)
+        out.append(ChartFile(key, dataset, title, png, svg))
+
+    for dataset in dict.fromkeys(results.summary["dataset"].astype(str)):
+        emit("quality_cost", dataset, f"answerable@{k} vs stored-token overhead — {dataset}",
+             plot_quality_cost(results, dataset=dataset, k=k, styles=styles))
+        emit("recall_cost", dataset, f"recall@{k} vs stored-token overhead — {dataset}",
+             plot_quality_cost(results, dataset=dataset, k=k, metric="recall", styles=styles))
+        emit("k_curves", dataset, f"recall@k and answerable@k over k — {dataset}",
+             plot_k_curves(results, dataset=dataset, styles=styles))
+        emit("chunk_sizes", dataset, f"chunk-size distribution — {dataset}",
+             plot_chunk_sizes(results, dataset=dataset, styles=styles))
+        try:
+            fig = plot_evidence_map(results, dataset=dataset, styles=styles,
+                                    texts=(texts or {}).get(dataset))
+        except ValueError:
+            fig = None  # no evidence in this dataset: nothing to map
+        if fig is not None:
+            emit("evidence_map", dataset, f"evidence map of one document — {dataset}", fig)
+    emit("dataset_bars", None, f"main metrics per dataset (k={k})",
+         plot_dataset_bars(results, k=k, styles=styles))
+    return out

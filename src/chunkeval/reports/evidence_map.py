@@ -1,0 +1,350 @@
+"""Where the chunking cut the evidence: containment tables and the evidence-map chart.
+
+An evidence part ``[s, e)`` of document ``d`` is *kept whole* by a configuration when one of
+its chunks of ``d`` satisfies ``chunk.start <= s`` and ``e <= chunk.end``; otherwise the
+chunking *split* it.  A question whose parts are each kept whole but by different chunks
+is *scattered*: no single chunk can answer it.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Mapping
+
+import numpy as np
+import pandas as pd
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+from matplotlib.patches import Patch
+
+from chunkeval.reports.style import OKABE_ITO, ConfigStyle, config_styles, styled
+
+__all__ = [
+    "evidence_parts",
+    "part_containment",
+    "split_questions",
+    "document_texts",
+    "reload_dataset",
+    "plot_evidence_map",
+]
+
+_PART_COLUMNS = ["dataset", "config", "question_id", "part", "doc_id", "start", "end"]
+
+
+def _parse_evidence(value: Any) -> list[tuple[str, int, int]]:
+    if isinstance(value, str):
+        value = json.loads(value) if value.strip() else []
+    if value is None or (isinstance(value, float) and np.isnan(value)):
+        return []
+    return [(str(p[0]), int(p[1]), int(p[2])) for p in value]
+
+
+def evidence_parts(per_question: pd.DataFrame) -> pd.DataFrame:
+    """Explode the ``evidence`` column of a per-question table into one row per part.
+
+    Parameters
+    ----------
+    per_question : pandas.DataFrame
+        Needs columns ``dataset, config, question_id, evidence``; ``evidence`` holds a JSON
+        list (or a list) of ``[doc_id, start, end]`` character offsets.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``dataset, config, question_id, part, doc_id, start, end`` (``part`` is the
+        0-based index of the part within its question; offsets in characters).
+
+    Raises
+    ------
+    KeyError
+        When a needed column is missing.
+    """
+    rows: list[tuple] = []
+    keys = per_question[["dataset", "config", "question_id"]].astype(str).itertuples(index=False)
+    for (dataset, config, qid), ev in zip(keys, per_question["evidence"]):
+        for i, (doc_id, start, end) in enumerate(_parse_evidence(ev)):
+            rows.append((dataset, config, qid, i, doc_id, start, end))
+    out = pd.DataFrame(rows, columns=_PART_COLUMNS)
+    return out.astype({"part": "int64", "start": "int64", "end": "int64"})
+
+
+def part_containment(chunks: pd.DataFrame, parts: pd.DataFrame) -> pd.DataFrame:
+    """Which evidence parts each configuration keeps inside one chunk.
+
+    Parameters
+    ----------
+    chunks : pandas.DataFrame
+        Chunk table (``dataset, config, chunk_id, doc_id, index, start, end`` ...).
+    parts : pandas.DataFrame
+        Output of :func:`evidence_parts`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``parts`` plus ``contained`` (bool: some chunk of the same dataset, configuration
+        and document has ``start <= part.start`` and ``part.end <= end``), ``container``
+        (index of the first such chunk, -1 if none) and ``n_overlapping`` (number of chunks
+        sharing at least one character with the part).
+    """
+    out = parts.reset_index(drop=True)
+    contained = np.zeros(len(out), dtype=bool)
+    container = np.full(len(out), -1, dtype=np.int64)
+    n_over = np.zeros(len(out), dtype=np.int64)
+    if len(out):
+        groups = {
+            key: g for key, g in chunks.astype({"dataset": str, "config": str, "doc_id": str})
+            .groupby(["dataset", "config", "doc_id"], sort=False)
+        }
+        for key, idx in out.groupby(["dataset", "config", "doc_id"], sort=False).groups.items():
+            g = groups.get(key)
+            if g is None or not len(g):
+                continue
+            g = g.sort_values("start", kind="stable")
+            cs = g["start"].to_numpy(np.int64)
+            ce = g["end"].to_numpy(np.int64)
+            ci = g["index"].to_numpy(np.int64)
+            pos = out.index.get_indexer(idx)
+            ps = out["start"].to_numpy(np.int64)[pos]
+            pe = out["end"].to_numpy(np.int64)[pos]
+            # (parts x chunks) containment matrix for this document
+            inside = (cs[None, :] <= ps[:, None]) & (pe[:, None] <= ce[None, :])
+            ok = inside.any(axis=1)
+            contained[pos] = ok
+            container[pos] = np.where(ok, ci[inside.argmax(axis=1)], -1)
+            n_over[pos] = ((cs[None, :] < pe[:, None]) & (ce[None, :] > ps[:, None])).sum(axis=1)
+    out["contained"] = contained
+    out["container"] = container
+    out["n_overlapping"] = n_over
+    return out
+
+
+def split_questions(results: Any) -> pd.DataFrame:
+    """Questions whose evidence a configuration split or scattered.
+
+    Parameters
+    ----------
+    results : Results
+        Anything with ``per_question`` and ``chunks`` tables as in the result contract.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (dataset, config, question): ``dataset, config, question_id, reason``
+        (``"split"`` when at least one part is not inside any single chunk, ``"scattered"``
+        when every part is kept whole but no one chunk holds them all), ``n_parts``,
+        ``n_split`` (parts not kept whole) and ``parts`` (list of dicts ``doc_id, start, end,
+        contained, n_overlapping``).  Questions answerable from one chunk are absent.
+    """
+    pq = results.per_question
+    parts = part_containment(results.chunks, evidence_parts(pq))
+    cols = ["dataset", "config", "question_id", "reason", "n_parts", "n_split", "parts"]
+    if not len(parts):
+        return pd.DataFrame(columns=cols)
+    keys = ["dataset", "config", "question_id"]
+    parts["split"] = ~parts["contained"]
+    agg = parts.groupby(keys, sort=False).agg(
+        n_parts=("part", "size"), n_split=("split", "sum"),
+        n_containers=("container", "nunique")).reset_index()
+    if "answerability" in pq.columns:
+        ans = pq[keys + ["answerability"]].astype({c: str for c in keys})
+        agg = agg.merge(ans.drop_duplicates(keys), on=keys, how="left")
+        scattered = (agg["n_parts"] > 1) & (agg["answerability"].fillna(1.0) < 1.0)
+    else:
+        scattered = (agg["n_parts"] > 1) & (agg["n_containers"] > 1)
+    agg["reason"] = np.where(agg["n_split"] > 0, "split", np.where(scattered, "scattered", ""))
+    agg = agg[agg["reason"] != ""].reset_index(drop=True)
+    agg["n_split"] = agg["n_split"].astype(np.int64)
+    agg["n_parts"] = agg["n_parts"].astype(np.int64)
+    chosen = parts.merge(agg[keys], on=keys)
+    lists: dict[tuple, list[dict]] = {}
+    for r in chosen.itertuples(index=False):
+        lists.setdefault((r.dataset, r.config, r.question_id), []).append(
+            {"doc_id": r.doc_id, "start": int(r.start), "end": int(r.end),
+             "contained": bool(r.contained), "n_overlapping": int(r.n_overlapping)})
+    agg["parts"] = [lists[k] for k in zip(agg["dataset"], agg["config"], agg["question_id"])]
+    return agg[cols]
+
+
+def reload_dataset(results: Any, dataset: str) -> tuple[Any | None, str]:
+    """Reload one dataset from the spec recorded in the manifest, checking its fingerprint.
+
+    Parameters
+    ----------
+    results : Results
+        Needs ``manifest["datasets"][dataset]["spec"]`` (and ``"fingerprint"`` to check).
+    dataset : str
+        Dataset name as in the result tables.
+
+    Returns
+    -------
+    dataset : chunkeval.datasets.Dataset or None
+        ``None`` when it cannot be reloaded or its fingerprint differs from the recorded one.
+    reason : str
+        Empty when the dataset is returned, else one line saying why not.
+    """
+    info = (getattr(results, "manifest", None) or {}).get("datasets", {}).get(dataset) or {}
+    spec = info.get("spec")
+    if not spec:
+        return None, f"the manifest records no spec for dataset {dataset!r}"
+    try:
+        from chunkeval.datasets import load
+    except ImportError as exc:  # pragma: no cover - depends on the install
+        return None, f"chunkeval.datasets is unavailable ({exc})"
+    try:
+        ds = load(spec)
+    except Exception as exc:  # any loader failure: the report still renders without texts
+        return None, f"could not reload dataset {spec!r}: {type(exc).__name__}: {exc}"
+    recorded = info.get("fingerprint")
+    if recorded and getattr(ds, "fingerprint", recorded) != recorded:
+        return None, f"dataset {spec!r} changed since the run (fingerprint differs)"
+    return ds, ""
+
+
+def document_texts(results: Any, dataset: str) -> tuple[dict[str, str] | None, str]:
+    """Document texts of one dataset, reloaded with :func:`reload_dataset`.
+
+    Returns
+    -------
+    texts : dict[str, str] or None
+        ``{doc_id: text}``, or ``None`` when the dataset cannot be reloaded.
+    reason : str
+        Empty when ``texts`` is given, else one line saying why not.
+    """
+    ds, reason = reload_dataset(results, dataset)
+    if ds is None:
+        return None, reason
+    return {d.id: d.text for d in ds.documents}, ""
+
+
+def _doc_length(chunks: pd.DataFrame, parts: pd.DataFrame, doc_id: str,
+                texts: Mapping[str, str] | None) -> int:
+    if texts is not None and doc_id in texts:
+        return len(texts[doc_id])
+    ends = [chunks.loc[chunks["doc_id"].astype(str) == doc_id, "end"].max(),
+            parts.loc[parts["doc_id"] == doc_id, "end"].max()]
+    return int(max(e for e in ends if pd.notna(e)))
+
+
+def _pick_document(parts: pd.DataFrame) -> str:
+    """Document with the most split (config, part) pairs, then most parts, then smallest id."""
+    stats = parts.groupby("doc_id").agg(n_split=("contained", lambda c: int((~c).sum())),
+                                        n_parts=("start", "size"))
+    stats = stats.reset_index().sort_values(["n_split", "n_parts", "doc_id"],
+                                            ascending=[False, False, True])
+    return str(stats.iloc[0]["doc_id"])
+
+
+@styled
+def plot_evidence_map(
+    results: Any,
+    *,
+    dataset: str | None = None,
+    doc_id: str | None = None,
+    texts: Mapping[str, str] | None = None,
+    window: tuple[int, int] | None = None,
+    ax: Axes | None = None,
+    styles: Mapping[str, ConfigStyle] | None = None,
+) -> Figure:
+    """Chunk boundaries of every configuration along one document, with its evidence.
+
+    Each configuration is a row; its chunks are bars along the document's character axis
+    (even-numbered chunks in the upper half of the row, odd-numbered in the lower half, so
+    overlapping windows stay visible).  Evidence parts are dark translucent bands over all rows; a
+    black ✕ on a row marks a part that configuration split across chunks.
+
+    Parameters
+    ----------
+    results : Results
+        Needs ``per_question`` (with ``evidence``), ``chunks`` and ``summary``.
+    dataset : str, optional
+        Dataset to show; defaults to the first one in ``results.summary``.
+    doc_id : str, optional
+        Document to show; defaults to the one with the most split evidence parts.
+    texts : mapping doc_id -> str, optional
+        Document texts, used only for the document length (characters); without them the
+        length is the largest chunk or evidence end.
+    window : (int, int), optional
+        Character range ``[start, end)`` to zoom into; default the whole document.
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; a new figure is made when omitted.
+    styles : mapping config -> ConfigStyle, optional
+        Shared styles (default: :func:`~chunkeval.reports.style.config_styles` of the
+        summary's configurations).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Raises
+    ------
+    ValueError
+        When the dataset has no evidence parts, or ``doc_id`` has no chunks.
+    """
+    summary = results.summary
+    dataset = str(summary["dataset"].iloc[0]) if dataset is None else str(dataset)
+    styles = dict(styles) if styles is not None else config_styles(summary["config"].astype(str))
+    pq = results.per_question[results.per_question["dataset"].astype(str) == dataset]
+    chunks = results.chunks[results.chunks["dataset"].astype(str) == dataset]
+    parts = part_containment(chunks, evidence_parts(pq))
+    if doc_id is None:
+        if not len(parts):
+            raise ValueError(f"dataset {dataset!r} has no evidence parts to map")
+        doc_id = _pick_document(parts)
+    doc_id = str(doc_id)
+    doc_chunks = chunks[chunks["doc_id"].astype(str) == doc_id]
+    if not len(doc_chunks):
+        raise ValueError(f"document {doc_id!r} has no chunks in dataset {dataset!r}")
+    doc_parts = parts[parts["doc_id"] == doc_id]
+    length = _doc_length(doc_chunks, doc_parts, doc_id, texts)
+    lo, hi = (0, length) if window is None else (int(window[0]), int(window[1]))
+
+    configs = [c for c in styles if c in set(doc_chunks["config"].astype(str))]
+    n = len(configs)
+    if ax is None:
+        fig = Figure(figsize=(11, max(3.4, 1.9 + 0.48 * n)), layout="constrained")
+        ax = fig.add_subplot()
+    else:
+        fig = ax.figure
+
+    # evidence bands (one per distinct span), behind the chunks
+    spans = doc_parts[["start", "end"]].drop_duplicates().sort_values("start")
+    for s, e in spans.itertuples(index=False):
+        ax.axvspan(s, e, facecolor="0.15", alpha=0.22, edgecolor="black", linewidth=0.9,
+                   zorder=3, gid="evidence")
+    for row, config in enumerate(configs):
+        st = styles[config]
+        g = doc_chunks[doc_chunks["config"].astype(str) == config].sort_values("index")
+        starts = g["start"].to_numpy(np.int64)
+        widths = g["end"].to_numpy(np.int64) - starts
+        even = g["index"].to_numpy(np.int64) % 2 == 0
+        y = n - 1 - row
+        for mask, y0, alpha in ((even, y, 0.95), (~even, y - 0.36, 0.55)):
+            if mask.any():
+                ax.broken_barh(list(zip(starts[mask], widths[mask])), (y0, 0.36),
+                               facecolors=st.color, alpha=alpha, edgecolor="white",
+                               linewidth=0.8, zorder=2, gid=f"chunks:{config}")
+        bad = doc_parts[(doc_parts["config"] == config) & ~doc_parts["contained"]]
+        bad = bad[["start", "end"]].drop_duplicates()
+        if len(bad):
+            mid = (bad["start"] + bad["end"]).to_numpy() / 2
+            ax.plot(mid, np.full(len(mid), y), linestyle="none", marker="X", markersize=10,
+                    color=OKABE_ITO["black"], markeredgecolor="white", markeredgewidth=1.0,
+                    zorder=4, gid=f"split:{config}")
+    ax.set_yticks(range(n), [styles[c].label for c in reversed(configs)])
+    ax.set_ylim(-0.7, n - 0.3 if n else 0.5)
+    ax.set_xlim(lo, hi)
+    ax.grid(axis="y", visible=False)
+    ax.set_xlabel("position in document (characters)")
+    n_split = int((~doc_parts["contained"]).sum())
+    ax.set_title(f"Evidence map — dataset {dataset}, document {doc_id} ({length:,} characters)\n"
+                 f"chunk boundaries only (no retriever, no k)", loc="left")
+    handles = [
+        Patch(facecolor="0.15", alpha=0.22, edgecolor="black", label=f"evidence span ({len(spans)})"),
+        Line2D([], [], linestyle="none", marker="X", markersize=9, color="black",
+               markeredgecolor="white", label=f"evidence split across chunks ({n_split})"),
+        Patch(facecolor="0.4", alpha=0.95, label="chunk (even index, upper half)"),
+        Patch(facecolor="0.4", alpha=0.55, label="chunk (odd index, lower half)"),
+    ]
+    ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+    return fig

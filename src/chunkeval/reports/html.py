@@ -1,0 +1,426 @@
+"""The self-contained HTML report of a run.
+
+One file, no script, nothing loaded from the network: the charts are inline PNG data URIs,
+the style sheet is inline, and a Content-Security-Policy meta tag forbids scripts and any
+other source.  Every string that comes from the data (document and question text, ids,
+configuration specs, manifest values) goes through :func:`html.escape`.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import json
+import math
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Iterable, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from chunkeval.reports.charts import ChartFile, default_k
+from chunkeval.reports.style import ConfigStyle, short_label
+
+__all__ = ["summary_columns", "best_rows", "render_html", "CSP"]
+
+#: Content-Security-Policy of the report: inline styles and data: images only.
+CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'"
+
+_HIGHER = "higher"
+_LOWER = "lower"
+
+
+def summary_columns(summary: pd.DataFrame, k: int) -> list[tuple[str, str, str | None]]:
+    """The summary columns the report shows, with their direction.
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        The run's summary table.
+    k : int
+        Headline cut-off.
+
+    Returns
+    -------
+    list of (column, header, direction)
+        ``direction`` is ``"higher"`` (higher is better), ``"lower"`` (lower is better: storage,
+        boundary faults, time) or ``None`` (descriptive, never marked best).  Only columns
+        present in ``summary`` are listed.
+    """
+    cands = [
+        ("n_chunks", "chunks", None),
+        ("evidence_in_one_chunk", "evidence in one chunk", _HIGHER),
+        ("answerability", "answerability", _HIGHER),
+        (f"recall@{k}", f"recall@{k}", _HIGHER),
+        (f"answerable@{k}", f"answerable@{k}", _HIGHER),
+        ("mrr", "MRR", _HIGHER),
+        (f"iou@{k}", f"IoU@{k}", _HIGHER),
+        (f"retrieved_tokens@{k}", f"retrieved tokens@{k}", _LOWER),
+        ("stored_token_overhead", "stored-token overhead", _LOWER),
+        ("size_tokens_p50", "median size (tokens)", None),
+        ("over_limit_share", "over limit", _LOWER),
+        ("mid_sentence_end_share", "ends mid-sentence", _LOWER),
+        ("chunk_seconds", "chunking (s)", _LOWER),
+    ]
+    return [c for c in cands if c[0] in summary.columns]
+
+
+def best_rows(values: Sequence[float], direction: str | None) -> np.ndarray:
+    """Boolean mask of the best values of one column (ties all marked).
+
+    Parameters
+    ----------
+    values : sequence of float, shape (n,)
+        Column values of one dataset's rows; NaN never wins, and when every row has the
+        same value nothing is marked.
+    direction : {"higher", "lower", None}
+        Which way is better; ``None`` marks nothing.
+
+    Returns
+    -------
+    numpy.ndarray of bool, shape (n,)
+    """
+    v = np.asarray(values, dtype=float)
+    mask = np.zeros(v.shape, dtype=bool)
+    if direction is None or not np.isfinite(v).any():
+        return mask
+    finite = v[np.isfinite(v)]
+    if len(v) > 1 and np.all(finite == finite[0]) and len(finite) == len(v):
+        return mask  # every row ties: nothing stands out
+    target = np.nanmax(v) if direction == _HIGHER else np.nanmin(v)
+    return np.isclose(v, target, rtol=1e-12, atol=1e-12) & np.isfinite(v)
+
+
+def _e(value: Any) -> str:
+    return html.escape(str(value), quote=True)
+
+
+def _fmt(value: Any) -> str:
+    if value is None:
+        return "–"
+    if isinstance(value, (bool, np.bool_)):
+        return str(bool(value))
+    if isinstance(value, (int, np.integer)):
+        return f"{int(value):,}"
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        return str(value)
+    if math.isnan(v):
+        return "–"
+    if abs(v) >= 1000 or (v.is_integer() and abs(v) >= 10):
+        return f"{v:,.0f}"
+    if abs(v) >= 10:
+        return f"{v:.1f}"
+    return f"{v:.3f}"
+
+
+_CSS = """
+body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,Helvetica,Arial,sans-serif;margin:0;
+color:#1a1a1a;background:#fff;line-height:1.45}
+main{max-width:1400px;margin:0 auto;padding:1.2rem 1.6rem 3rem}
+h1{font-size:1.6rem;margin:.2rem 0 .4rem}h2{font-size:1.25rem;margin-top:2.2rem;
+border-bottom:2px solid #ddd;padding-bottom:.2rem}h3{font-size:1.05rem;margin:1.4rem 0 .4rem}
+p.lead{color:#444;margin-top:0}
+table{border-collapse:collapse;margin:.4rem 0 1rem;font-size:.82rem}
+th,td{border:1px solid #d4d4d4;padding:.25rem .45rem;text-align:right;vertical-align:top}
+th{background:#f3f3f3;position:sticky;top:0}
+td.cfg,th.cfg,td.key,th.key{text-align:left}
+td.cfg code{white-space:nowrap}
+div.wide{overflow-x:auto;max-width:100%}
+td.best{font-weight:700;background:#e3f1e6}
+td.best::before{content:"\\25B2\\00a0";font-size:.75em;color:#1b6e33}
+span.ci{display:block;color:#666;font-size:.78em;font-weight:400;white-space:nowrap}
+.swatch{display:inline-block;width:.85em;height:.85em;border:1px solid #333;margin-right:.3em;
+vertical-align:-1px}
+figure{margin:1rem 0 2rem}figure img{max-width:100%;height:auto;border:1px solid #eee}
+figcaption{color:#444;font-size:.9rem}
+.note{color:#555;font-size:.9rem}
+.snippet{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.84rem;
+background:#fafafa;border:1px solid #e2e2e2;padding:.4rem .6rem;white-space:pre-wrap;
+word-break:break-word;margin:.25rem 0 .6rem}
+mark{background:#ffe08a;color:#000;padding:0}
+.cut{color:#fff;background:#b3361d;font-weight:700;padding:0 .15em;border-radius:2px;
+font-size:.85em;margin:0 1px}
+.cut.s{background:#0b5c8f}
+pre.manifest{font-size:.8rem;background:#f7f7f7;border:1px solid #e2e2e2;padding:.6rem;
+overflow:auto;max-height:40rem;white-space:pre-wrap;word-break:break-word}
+details{margin:.4rem 0}
+ul.q{padding-left:1.2rem}
+"""
+
+
+def _img_tag(png: Path, alt: str) -> str:
+    data = base64.b64encode(Path(png).read_bytes()).decode("ascii")
+    return f'<img src="data:image/png;base64,{data}" alt="{_e(alt)}">'
+
+
+def _summary_table(rows: pd.DataFrame, k: int, styles: Mapping[str, ConfigStyle]) -> str:
+    cols = summary_columns(rows, k)
+    marks = {c: best_rows(rows[c].to_numpy(float), d) for c, _, d in cols}
+    head = ['<th class="key">#</th>', '<th class="cfg">configuration</th>',
+            '<th>limit</th>']
+    for c, h, d in cols:
+        hint = {"higher": " (higher is better)", "lower": " (lower is better)"}.get(d or "", "")
+        head.append(f'<th title="{_e(c + hint)}">{_e(h)}{" ↑" if d == _HIGHER else " ↓" if d == _LOWER else ""}</th>')
+    body = []
+    for i, r in enumerate(rows.to_dict(orient="records")):
+        config = str(r["config"])
+        st = styles.get(config)
+        sw = (f'<span class="swatch" style="background:{st.color}"></span>' if st else "")
+        limit = r.get("limit")
+        unit = r.get("limit_unit") or ""
+        cells = [f'<td class="key">{sw}{st.number if st else ""}</td>',
+                 f'<td class="cfg"><code title="{_e(config)}">{_e(short_label(config, 44))}</code></td>',
+                 f"<td>{_e(_fmt(limit))} {_e(unit) if limit is not None and not pd.isna(limit) else ''}</td>"]
+        for c, _, d in cols:
+            v = r.get(c)
+            txt = _e(_fmt(v))
+            lo, hi = r.get(f"{c}_ci_low"), r.get(f"{c}_ci_high")
+            if lo is not None and hi is not None and not (pd.isna(lo) or pd.isna(hi)):
+                txt += f'<span class="ci">[{_e(_fmt(lo))}, {_e(_fmt(hi))}]</span>'
+            cls = ' class="best"' if marks[c][i] else ""
+            cells.append(f"<td{cls}>{txt}</td>")
+        body.append("<tr>" + "".join(cells) + "</tr>")
+    return ('<div class="wide"><table class="summary"><thead><tr>' + "".join(head)
+            + "</tr></thead><tbody>" + "".join(body) + "</tbody></table></div>")
+
+
+def _kv_table(items: Iterable[tuple[Any, Any]]) -> str:
+    rows = []
+    for key, value in items:
+        if isinstance(value, (dict, list)):
+            value = json.dumps(value, ensure_ascii=False, sort_keys=True)
+        rows.append(f'<tr><th class="key">{_e(key)}</th><td class="key">{_e(_fmt(value) if isinstance(value, (int, float)) else value)}</td></tr>')
+    return "<table>" + "".join(rows) + "</table>"
+
+
+def render_snippet(text: str, parts: Sequence[tuple[int, int]],
+                   chunk_spans: Sequence[tuple[int, int, int]], context: int = 80) -> str:
+    """HTML of the text around evidence parts, with chunk boundaries marked.
+
+    Parameters
+    ----------
+    text : str
+        The document text.
+    parts : sequence of (start, end)
+        Evidence parts (character offsets, half-open) shown highlighted in ``<mark>``.
+    chunk_spans : sequence of (index, start, end)
+        The configuration's chunks of this document; each boundary inside the window is
+        shown as ``⟦#i`` (chunk i starts) or ``#i⟧`` (chunk i ends).
+    context : int, default 80
+        Characters shown on each side of the evidence.
+
+    Returns
+    -------
+    str
+        Escaped HTML (text pieces pass through :func:`html.escape`).
+    """
+    lo = max(0, min(s for s, _ in parts) - context)
+    hi = min(len(text), max(e for _, e in parts) + context)
+    events: list[tuple[int, int, str]] = []  # (position, order, html)
+    for s, e in parts:
+        events.append((max(s, lo), 2, "<mark>"))
+        events.append((min(e, hi), 0, "</mark>"))
+    for i, s, e in chunk_spans:
+        if lo <= e <= hi:
+            events.append((e, 1, f'<span class="cut" title="end of chunk {int(i)}">#{int(i)}⟧</span>'))
+        if lo <= s <= hi:
+            events.append((s, 1, f'<span class="cut s" title="start of chunk {int(i)}">⟦#{int(i)}</span>'))
+    events.sort(key=lambda t: (t[0], t[1]))
+    out = ["…" if lo > 0 else ""]
+    pos = lo
+    depth = 0
+    for at, order, tag in events:
+        out.append(html.escape(text[pos:at]))
+        pos = at
+        if tag == "<mark>":
+            depth += 1
+            if depth > 1:
+                continue
+        elif tag == "</mark>":
+            depth -= 1
+            if depth > 0:
+                continue
+        out.append(tag)
+    out.append(html.escape(text[pos:hi]))
+    out.append("…" if hi < len(text) else "")
+    return "".join(out)
+
+
+def _split_section(results: Any, splits: pd.DataFrame, dataset: str, ds: Any, reason: str,
+                   styles: Mapping[str, ConfigStyle], max_examples: int) -> str:
+    d = splits[splits["dataset"] == dataset] if len(splits) else splits
+    n_q = results.per_question[results.per_question["dataset"].astype(str) == dataset]
+    out = []
+    if ds is None:
+        out.append(f'<p class="note">Evidence text not shown: {_e(reason)}.</p>')
+    texts = {doc.id: doc.text for doc in ds.documents} if ds is not None else {}
+    qtexts = {q.id: q.text for q in ds.questions} if ds is not None else {}
+    chunks = results.chunks[results.chunks["dataset"].astype(str) == dataset]
+    for config in [c for c in styles if c in set(n_q["config"].astype(str))]:
+        st = styles[config]
+        g = d[d["config"] == config] if len(d) else d
+        total = int((n_q["config"].astype(str) == config).sum())
+        n_split = int((g["reason"] == "split").sum()) if len(g) else 0
+        n_scat = int((g["reason"] == "scattered").sum()) if len(g) else 0
+        out.append(f'<h3><span class="swatch" style="background:{st.color}"></span>{st.number}. '
+                   f"<code>{_e(config)}</code></h3>")
+        out.append(f"<p>{n_split} of {total} questions have an evidence part split across chunks; "
+                   f"{n_scat} more have their parts in different chunks.</p>")
+        if not len(g):
+            continue
+        g = g.assign(_order=(g["reason"] != "split").astype(int)).sort_values("_order", kind="stable")
+        cg = chunks[chunks["config"].astype(str) == config]
+        by_doc = {doc: list(zip(x["index"], x["start"], x["end"]))
+                  for doc, x in cg.groupby(cg["doc_id"].astype(str))}
+        items = []
+        for r in g.head(max_examples).itertuples(index=False):
+            q = f"<strong>{_e(r.question_id)}</strong>"
+            if r.question_id in qtexts:
+                q += f" — {_e(qtexts[r.question_id])}"
+            q += f' <span class="note">({_e(r.reason)}, {r.n_split} of {r.n_parts} parts split)</span>'
+            bits = []
+            for p in r.parts:
+                state = "kept whole" if p["contained"] else f"split over {p['n_overlapping']} chunks"
+                label = (f'<div class="note">document <code>{_e(p["doc_id"])}</code>, characters '
+                         f'{p["start"]}–{p["end"]}: {state}</div>')
+                text = texts.get(p["doc_id"])
+                if text is not None and p["end"] <= len(text):
+                    spans = by_doc.get(p["doc_id"], [])
+                    bits.append(label + '<div class="snippet">'
+                                + render_snippet(text, [(p["start"], p["end"])], spans) + "</div>")
+                else:
+                    bits.append(label)
+            items.append(f"<li>{q}{''.join(bits)}</li>")
+        out.append('<ul class="q">' + "".join(items) + "</ul>")
+        if len(g) > max_examples:
+            out.append(f'<p class="note">… and {len(g) - max_examples} more questions '
+                       f"(see per_question and chunks tables).</p>")
+    return "".join(out)
+
+
+def render_html(
+    results: Any,
+    charts: Sequence[ChartFile],
+    *,
+    styles: Mapping[str, ConfigStyle],
+    splits: pd.DataFrame,
+    datasets: Mapping[str, tuple[Any, str]],
+    k: int | None = None,
+    title: str = "chunkeval report",
+    max_examples: int = 5,
+) -> str:
+    """Build the report page.
+
+    Parameters
+    ----------
+    results : Results
+        The run.
+    charts : sequence of ChartFile
+        Charts to inline (their PNGs are read and base64-encoded).
+    styles : mapping config -> ConfigStyle
+        Configuration styles shared with the charts (number and colour in the tables).
+    splits : pandas.DataFrame
+        Output of :func:`chunkeval.reports.evidence_map.split_questions`.
+    datasets : mapping name -> (Dataset or None, reason)
+        Reloaded datasets (for evidence and question text).
+    k : int, optional
+        Headline cut-off (default :func:`~chunkeval.reports.charts.default_k`).
+    title : str
+        Page title (escaped).
+    max_examples : int, default 5
+        Split questions shown per configuration; the rest are counted.
+
+    Returns
+    -------
+    str
+        A complete HTML5 document with no ``<script>`` and no external reference.
+    """
+    k = default_k(results) if k is None else int(k)
+    summary = results.summary
+    manifest = getattr(results, "manifest", None) or {}
+    names = list(dict.fromkeys(summary["dataset"].astype(str)))
+    retr = ", ".join(dict.fromkeys(summary["retriever"].astype(str))) if "retriever" in summary else "?"
+    now = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    parts = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        f'<meta http-equiv="Content-Security-Policy" content="{CSP}">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        f"<title>{_e(title)}</title><style>{_CSS}</style></head><body><main>",
+        f"<h1>{_e(title)}</h1>",
+        f'<p class="lead">{len(names)} dataset(s): {_e(", ".join(names))} · retriever {_e(retr)} · '
+        f"headline k = {k} · {summary['config'].nunique()} configuration(s) · generated {now}</p>",
+        '<p class="note">Each configuration keeps its number and colour in every table and chart. '
+        "In the summary tables the best value of each column is bold on green with ▲ "
+        "(hover a configuration for its full spec) "
+        "(↑ higher is better, ↓ lower is better; columns without an arrow are descriptive). "
+        "Brackets are 95% bootstrap confidence intervals over questions.</p>",
+        "<h2>Summary</h2>",
+    ]
+    for name in names:
+        rows = summary[summary["dataset"].astype(str) == name].reset_index(drop=True)
+        parts.append(f"<h3>dataset {_e(name)}</h3>")
+        parts.append(_summary_table(rows, k, styles))
+    parts.append("<h2>Charts</h2>")
+    for c in charts:
+        parts.append(f"<figure>{_img_tag(c.png, c.title)}<figcaption>{_e(c.title)} "
+                     f"(<code>{_e(c.png.name)}</code>, SVG: <code>{_e(c.svg.name)}</code>)"
+                     "</figcaption></figure>")
+    parts.append("<h2>Questions whose evidence the chunking split</h2>")
+    parts.append('<p class="note">Highlighted: the evidence. <span class="cut s">⟦#i</span> '
+                 'marks where chunk i starts, <span class="cut">#i⟧</span> where it ends.</p>')
+    for name in names:
+        ds, reason = datasets.get(name, (None, "dataset not reloaded"))
+        parts.append(f"<h3>dataset {_e(name)}</h3>")
+        parts.append(_split_section(results, splits, name, ds, reason, styles, max_examples))
+    parts.append("<h2>Datasets</h2>")
+    info = manifest.get("datasets") or {}
+    for name in names:
+        d = info.get(name) or {}
+        parts.append(f"<h3>{_e(name)}</h3>")
+        parts.append(_kv_table([("spec", d.get("spec", "–")),
+                                ("fingerprint (sha256)", d.get("fingerprint", "–"))]))
+        stats = d.get("stats") or {}
+        if stats:
+            parts.append(_kv_table(sorted(stats.items())))
+    parts.append("<h2>Manifest</h2>")
+    versions = dict(manifest.get("versions") or {})
+    for key in ("chunkeval_version", "python", "platform", "git_commit"):
+        if manifest.get(key) is not None:
+            versions[key] = manifest[key]
+    deps = manifest.get("dependencies") or {}
+    if isinstance(deps, dict):
+        versions.update({f"dependency {k}": v for k, v in sorted(deps.items())})
+    if versions:
+        parts.append("<h3>versions</h3>" + _kv_table(versions.items()))
+    skip = {"versions", "datasets", "files", "configs", "dependencies", "timings", "machine",
+            "chunkeval_version", "python", "platform", "git_commit"}
+    top = [(key, v) for key, v in manifest.items()
+           if key not in skip and (not isinstance(v, dict))]
+    if top:
+        parts.append("<h3>parameters</h3>" + _kv_table(top))
+    configs = manifest.get("configs")
+    if configs:
+        rows = []
+        for c in configs:
+            if isinstance(c, dict):
+                name = str(c.get("config", ""))
+                st = styles.get(name)
+                params = json.dumps(c.get("params", {}), ensure_ascii=False, sort_keys=True)
+                limit = f"{_fmt(c.get('limit'))} {c.get('limit_unit') or ''}"
+            else:
+                name, st, params, limit = str(c), styles.get(str(c)), "", ""
+            rows.append(f'<tr><td class="key">{st.number if st else ""}</td>'
+                        f'<td class="cfg"><code>{_e(name)}</code></td>'
+                        f'<td class="cfg"><code>{_e(params)}</code></td><td>{_e(limit)}</td></tr>')
+        parts.append('<h3>configurations</h3><table><thead><tr><th class="key">#</th>'
+                     '<th class="cfg">configuration</th><th class="cfg">parameters</th>'
+                     "<th>limit</th></tr></thead><tbody>" + "".join(rows) + "</tbody></table>")
+    parts.append("<details><summary>full manifest.json</summary><pre class=\"manifest\">"
+                 + _e(json.dumps(manifest, indent=2, ensure_ascii=False, sort_keys=True, default=str))
+                 + "</pre></details>")
+    parts.append("</main></body></html>")
+    return "\n".join(parts)

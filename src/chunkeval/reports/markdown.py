@@ -1,0 +1,98 @@
+"""``report.md``: the summary table and links to the chart PNGs, for a pull request."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+import pandas as pd
+
+from chunkeval.reports.charts import ChartFile, default_k
+from chunkeval.reports.html import _fmt, best_rows, summary_columns
+from chunkeval.reports.style import ConfigStyle
+
+__all__ = ["render_markdown", "md_escape"]
+
+
+def md_escape(text: str) -> str:
+    """Escape text for a Markdown table cell (pipes, backslashes, HTML brackets, newlines).
+
+    Parameters
+    ----------
+    text : str
+
+    Returns
+    -------
+    str
+        Safe inside ``| ... |`` of a GitHub-flavoured Markdown table.
+    """
+    return (str(text).replace("\\", "\\\\").replace("|", "\\|").replace("<", "&lt;")
+            .replace(">", "&gt;").replace("\r", " ").replace("\n", " "))
+
+
+def render_markdown(
+    results: Any,
+    charts: Sequence[ChartFile],
+    *,
+    styles: Mapping[str, ConfigStyle],
+    base: Path,
+    k: int | None = None,
+    title: str = "chunkeval report",
+) -> str:
+    """Markdown with one summary table per dataset and links to the chart PNGs.
+
+    The best value per column is bold (direction-aware, as in the HTML report); each metric
+    cell carries its 95% confidence interval in brackets.
+
+    Parameters
+    ----------
+    results : Results
+    charts : sequence of ChartFile
+    styles : mapping config -> ConfigStyle
+    base : Path
+        Folder of ``report.md``; chart links are relative to it.
+    k : int, optional
+        Headline cut-off (default :func:`~chunkeval.reports.charts.default_k`).
+    title : str
+
+    Returns
+    -------
+    str
+    """
+    k = default_k(results) if k is None else int(k)
+    summary = results.summary
+    lines = [f"# {md_escape(title)}", ""]
+    for name in dict.fromkeys(summary["dataset"].astype(str)):
+        rows = summary[summary["dataset"].astype(str) == name].reset_index(drop=True)
+        retr = ", ".join(dict.fromkeys(rows["retriever"].astype(str))) if "retriever" in rows else "?"
+        cols = summary_columns(rows, k)
+        marks = {c: best_rows(rows[c].to_numpy(float), d) for c, _, d in cols}
+        lines += [f"## dataset {md_escape(name)} — retriever {md_escape(retr)}, k={k}", ""]
+        head = ["#", "configuration", "limit"] + [
+            h + (" ↑" if d == "higher" else " ↓" if d == "lower" else "") for _, h, d in cols]
+        lines.append("| " + " | ".join(head) + " |")
+        lines.append("|" + "|".join(["---:", ":---", "---:"] + ["---:"] * len(cols)) + "|")
+        for i, r in enumerate(rows.to_dict(orient="records")):
+            config = str(r["config"])
+            st = styles.get(config)
+            limit = r.get("limit")
+            lim = "–" if limit is None or pd.isna(limit) else f"{_fmt(limit)} {r.get('limit_unit') or ''}"
+            cells = [str(st.number) if st else "", f"`{md_escape(config)}`", md_escape(lim.strip())]
+            for c, _, _d in cols:
+                v = _fmt(r.get(c))
+                if marks[c][i]:
+                    v = f"**{v}**"
+                lo, hi = r.get(f"{c}_ci_low"), r.get(f"{c}_ci_high")
+                if lo is not None and hi is not None and not (pd.isna(lo) or pd.isna(hi)):
+                    v += f" [{_fmt(lo)}, {_fmt(hi)}]"
+                cells.append(v)
+            lines.append("| " + " | ".join(cells) + " |")
+        lines.append("")
+    lines += ["Bold: best in column (↑ higher is better, ↓ lower is better). "
+              "Brackets: 95% bootstrap confidence interval over questions.", "", "## Charts", ""]
+    for c in charts:
+        rel = Path(c.png).resolve().relative_to(Path(base).resolve()).as_posix() \
+            if Path(c.png).resolve().is_relative_to(Path(base).resolve()) else Path(c.png).as_posix()
+        lines.append(f"![{md_escape(c.title)}]({rel})")
+        lines.append("")
+    return "\n".join(lines)
