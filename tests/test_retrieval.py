@@ -158,6 +158,37 @@ def test_dense_cosine_and_zero_vectors():
     assert scores[1].tolist() == [0.0] * 5 and idx[1].tolist() == [0, 1, 2, 3, 4]
 
 
+class FittedEmbedder:
+    """Toy fit/transform embedder: one dimension per word seen in fit; embed would refit."""
+
+    def fit(self, texts):
+        self.vocab_ = sorted({w for t in texts for w in t.split()})
+        return self
+
+    def transform(self, texts):
+        return np.array([[t.split().count(w) for w in self.vocab_] for t in texts], dtype=float)
+
+    def embed(self, texts):
+        return self.fit(texts).transform(texts)
+
+
+def test_dense_fits_on_chunks_and_transforms_queries():
+    r = DenseRetriever(FittedEmbedder()).fit(["red fish", "blue fish", "green tree"])
+    idx, scores = r.search(["blue whale"], k=3)
+    assert idx[0].tolist() == [1, 0, 2]
+    # vocabulary fitted on the chunks only ("whale" unknown): query = e_blue,
+    # chunk 1 = (e_blue + e_fish) / sqrt(2) -> cosine 1/sqrt(2)
+    assert math.isclose(scores[0, 0], 1 / math.sqrt(2), rel_tol=1e-12)
+    assert scores[0, 1] == 0.0 and scores[0, 2] == 0.0
+
+
+def test_dense_default_embedder():
+    r = get_retriever("dense").fit(CORPUS)
+    idx, scores = r.search(["stock market", "cat mat"], k=2)
+    assert idx.shape == (2, 2) and np.isfinite(scores).all()
+    assert idx[0, 0] == 2
+
+
 def test_empty_index_and_k_larger_than_index():
     for name in ("tfidf", "bm25"):
         r = get_retriever(name).fit([])

@@ -753,6 +753,13 @@ def stored_token_overhead(chunk_tokens_total: float, doc_tokens_total: float) ->
     return float(chunk_tokens_total) / float(doc_tokens_total)
 
 
+def _int_array(values: Iterable[int] | np.ndarray) -> np.ndarray:
+    """1-D int64 array from an array, a sequence or any iterable (e.g. a set)."""
+    if not isinstance(values, (np.ndarray, list, tuple)):
+        values = list(values)
+    return np.asarray(values, dtype=np.int64).ravel()
+
+
 def _share(flags: np.ndarray) -> float:
     return float(flags.mean()) if flags.size else math.nan
 
@@ -833,13 +840,11 @@ def mid_sentence_end_share(
     float
         In ``[0, 1]``; NaN for zero chunks.
     """
-    ends = np.asarray(chunk_ends, dtype=np.int64).ravel()
-    s_end = np.asarray(list(sentence_ends) if not isinstance(sentence_ends, np.ndarray) else sentence_ends, dtype=np.int64).ravel()
+    ends = _int_array(chunk_ends)
+    s_end = _int_array(sentence_ends)
     if sentence_starts is None:
         return _share(~np.isin(ends, s_end))
-    s_start = np.asarray(
-        list(sentence_starts) if not isinstance(sentence_starts, np.ndarray) else sentence_starts, dtype=np.int64
-    ).ravel()
+    s_start = _int_array(sentence_starts)
     if s_start.shape != s_end.shape:
         raise ValueError("sentence_starts and sentence_ends must have the same length")
     order = np.argsort(s_start, kind="stable")

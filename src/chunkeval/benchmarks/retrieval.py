@@ -33,7 +33,7 @@ __all__ = [
     "top_k_sparse",
 ]
 
-# score blocks hold at most this many (query, chunk) cells at once (~64 MB of float64)
+# queries per block: at most this many (query, chunk) cells (~64 MB if a block is dense)
 _BLOCK_CELLS = 8_000_000
 
 
@@ -355,9 +355,12 @@ class DenseRetriever(Retriever):
     """Cosine retrieval over embeddings from any embedder with ``.embed(texts)``.
 
     Vectors are l2-normalised; a zero vector scores 0 against everything (never NaN).
-    When the embedder has a ``fit`` method it is fitted on the chunk texts (on a
+    When the embedder has a ``fit`` method it is fitted once on the chunk texts (on a
     ``sklearn.base.clone`` when it is a scikit-learn estimator, so the object passed
-    in is not changed).
+    in is not changed); when it also has ``transform`` (scikit-learn style, like the
+    embedders of :mod:`chunkeval.chunkers.embedders`, whose ``embed`` refits), chunks
+    and queries are both mapped with ``transform``, i.e. into the space fitted on the
+    chunks.  Otherwise ``embed`` is used for both.
 
     Parameters
     ----------
@@ -400,17 +403,22 @@ class DenseRetriever(Retriever):
         norms = np.linalg.norm(a, axis=1, keepdims=True)
         return np.divide(a, norms, out=np.zeros_like(a), where=norms > 0)
 
+    def _vectors(self, texts: list[str]) -> np.ndarray:
+        emb = self.embedder_
+        if hasattr(emb, "fit") and hasattr(emb, "transform"):
+            return self._normalise(emb.transform(texts))
+        return self._normalise(emb.embed(texts))
+
     def _fit(self, chunk_texts: list[str]) -> None:
         emb = self._make_embedder()
         if hasattr(emb, "fit"):
             fitted = emb.fit(chunk_texts)
             emb = fitted if fitted is not None and hasattr(fitted, "embed") else emb
         self.embedder_ = emb
-        self.vectors_ = self._normalise(emb.embed(chunk_texts))
+        self.vectors_ = self._vectors(chunk_texts)
 
     def _score_block(self, queries: list[str]) -> Any:
-        q = self._normalise(self.embedder_.embed(queries))
-        return q @ self.vectors_.T
+        return self._vectors(queries) @ self.vectors_.T
 
 
 _RETRIEVERS: dict[str, Callable[..., Retriever]] = {
