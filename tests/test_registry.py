@@ -128,3 +128,40 @@ def test_core_types_and_chunkers_pickle_for_worker_processes():
         assert copy == item and dict(copy.metadata) == dict(item.metadata)
     chunker = pickle.loads(pickle.dumps(items[3]))
     assert chunker.get_params() == items[3].get_params()
+
+
+@pytest.mark.parametrize(
+    "spec",
+    ["fixed(tokenizer='nope')", "fixed(tokenizer=5)", "fixed(tokenizer='hf:missing/tokenizer.json')",
+     "token_budget(tokenizer='nope')", "balanced(tokenizer='nope')"],
+)
+def test_bad_tokenizer_fails_at_construction(spec):
+    with pytest.raises(ValueError, match="tokenizer"):
+        get_chunker(spec)
+
+
+def test_numpy_integers_are_accepted_and_bad_specs_are_clear():
+    import numpy as np
+
+    assert get_chunker("fixed", chunk_size=np.int64(50)).chunk_size == 50
+    with pytest.raises(ValueError, match="given twice"):
+        get_chunker("fixed(chunk_size=1, chunk_size=2)")
+    with pytest.raises(TypeError, match="string or a Chunker"):
+        get_chunker(None)
+
+
+def test_semantic_hashing_stays_sparse_on_many_sentences():
+    from chunkeval.chunkers.semantic import window_similarities
+    from chunkeval.chunkers.embedders import HashingEmbedder
+
+    vectors = HashingEmbedder().embed(["alpha beta.", "alpha beta.", "gamma.", "gamma delta."])
+    assert hasattr(vectors, "tocsr")  # sparse: 1M sentences would not fit densely
+    assert window_similarities(vectors, 1).round(6).tolist() == [1.0, 0.0, 0.707107]
+    dense = window_similarities(vectors.toarray(), 2)
+    assert np_allclose(dense, window_similarities(vectors, 2))
+
+
+def np_allclose(a, b):
+    import numpy as np
+
+    return np.allclose(a, b)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+import numbers
 from typing import Any
 
 from sklearn.base import BaseEstimator
@@ -55,10 +56,20 @@ class Chunker(BaseEstimator):
             return count_words(text)
         return self._tokenizer().count(text)
 
+    def _check_tokenizer(self) -> None:
+        """Resolve ``self.tokenizer`` (once per value), turning a bad spec into ``ValueError``."""
+        spec = getattr(self, "tokenizer", "regex")
+        if getattr(self, "tokenizer_", None) is not None and self._tokenizer_spec_ is spec:
+            return
+        try:
+            self.tokenizer_ = get_tokenizer(spec)
+        except (ValueError, TypeError, OSError) as error:
+            raise ValueError(f"tokenizer: {error}") from None
+        self._tokenizer_spec_ = spec
+
     def _tokenizer(self) -> Tokenizer:
-        # Resolved once per instance; the spec string stays in get_params().
-        if getattr(self, "tokenizer_", None) is None:
-            self.tokenizer_ = get_tokenizer(getattr(self, "tokenizer", "regex"))
+        # Resolved once per instance (its count cache lives there); the spec stays in get_params().
+        self._check_tokenizer()
         return self.tokenizer_
 
     def chunk(self, text: str, doc_id: str = "") -> list[Chunk]:
@@ -79,7 +90,8 @@ class Chunker(BaseEstimator):
         Raises
         ------
         ValueError
-            When a parameter is out of its allowed range.
+            When a parameter is out of its allowed range, or (external
+            splitters) a piece cannot be located.
         TypeError
             When ``text`` is not a string.
         """
@@ -152,10 +164,16 @@ def get_chunker(spec: str | Chunker, **params: Any) -> Chunker:
 
     Raises
     ------
+    TypeError
+        When ``spec`` is neither a string nor a chunker.
+    ImportError
+        When a parameter names an optional component whose package is missing.
     ValueError
         For an unparsable spec, an unknown name (closest names suggested), an
         unknown parameter (valid ones listed) or a parameter out of range.
     """
+    if not isinstance(spec, (str, Chunker)):
+        raise TypeError(f"chunker spec must be a string or a Chunker, got {type(spec).__name__}")
     if isinstance(spec, Chunker):
         if params:
             raise ValueError("pass parameters either in the chunker object or as keywords, not both")
@@ -174,9 +192,25 @@ def get_chunker(spec: str | Chunker, **params: Any) -> Chunker:
 
 
 def check_int(name: str, value: Any, minimum: int, maximum: int | None = None) -> None:
-    """Raise ``ValueError`` unless ``value`` is an int in ``[minimum, maximum]``."""
+    """Check that a parameter is a whole number in ``[minimum, maximum]``.
+
+    Parameters
+    ----------
+    name : str
+        Parameter name, used in the message.
+    value : object
+        Any integral number (``int``, ``numpy.int64`` ...); ``bool`` is refused.
+    minimum : int
+    maximum : int or None
+        Inclusive upper bound; ``None`` for none.
+
+    Raises
+    ------
+    ValueError
+        Naming the parameter, the allowed range and the value received.
+    """
     allowed = f"in [{minimum}, {maximum}]" if maximum is not None else f">= {minimum}"
-    if isinstance(value, bool) or not isinstance(value, int):
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise ValueError(f"{name} must be an integer {allowed}, got {value!r}")
     if value < minimum or (maximum is not None and value > maximum):
         raise ValueError(f"{name} must be {allowed}, got {value!r}")

@@ -55,6 +55,7 @@ class TokenBudgetChunker(_SentenceTokens):
     def _check_params(self) -> None:
         check_int("max_tokens", self.max_tokens, 1)
         check_int("overlap_tokens", self.overlap_tokens, 0, self.max_tokens - 1)
+        self._check_tokenizer()
 
     def spans(self, text: str) -> list[tuple[int, int]]:
         spans, sizes = self._sentences(text)
@@ -91,6 +92,7 @@ class BalancedChunker(_SentenceTokens):
 
     def _check_params(self) -> None:
         check_int("max_tokens", self.max_tokens, 1)
+        self._check_tokenizer()
 
     def spans(self, text: str) -> list[tuple[int, int]]:
         spans, sizes = self._sentences(text)

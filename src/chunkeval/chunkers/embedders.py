@@ -1,8 +1,9 @@
 """Sentence embedders for the ``semantic`` chunker (and the dense retriever).
 
 An embedder has ``fit(texts) -> self`` (learn from a corpus; a no-op when
-nothing is learned), ``transform(texts) -> ndarray (n, d)`` and
-``embed(texts)``, which fits on ``texts`` and transforms them.
+nothing is learned), ``transform(texts) -> (n, d)`` vectors (a numpy array,
+or a scipy sparse matrix for the hashing embedder) and ``embed(texts)``,
+which fits on ``texts`` and transforms them.
 """
 
 from __future__ import annotations
@@ -67,7 +68,8 @@ class HashingEmbedder(Embedder):
         self.n_features = n_features
         self.ngram_max = ngram_max
 
-    def transform(self, texts: Sequence[str]) -> np.ndarray:
+    def transform(self, texts: Sequence[str]):
+        """Sparse L2-normalised vectors, a scipy CSR matrix of shape ``(len(texts), n_features)``."""
         from sklearn.feature_extraction.text import HashingVectorizer
 
         vectorizer = HashingVectorizer(
@@ -76,7 +78,7 @@ class HashingEmbedder(Embedder):
             alternate_sign=False,
             token_pattern=_WORD_PATTERN,
         )
-        return vectorizer.transform(list(texts)).toarray()
+        return vectorizer.transform(list(texts))
 
 
 class LSAEmbedder(Embedder):

@@ -88,6 +88,8 @@ class FixedChunker(Chunker):
         check_int("chunk_overlap", self.chunk_overlap, 0, self.chunk_size - 1)
         if self.unit not in ("tokens", "chars"):
             raise ValueError(f"unit must be 'tokens' or 'chars', got {self.unit!r}")
+        if self.unit == "tokens":
+            self._check_tokenizer()
 
     @property
     def size_limit(self) -> tuple[int, str]:

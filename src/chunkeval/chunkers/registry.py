@@ -95,6 +95,8 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
     for keyword in tree.keywords:
         if keyword.arg is None:
             raise ValueError(f"spec {spec!r}: **kwargs are not allowed")
+        if keyword.arg in params:
+            raise ValueError(f"spec {spec!r}: parameter {keyword.arg!r} is given twice")
         try:
             params[keyword.arg] = ast.literal_eval(keyword.value)
         except ValueError:

@@ -2,24 +2,41 @@
 
 from __future__ import annotations
 
+from importlib.util import find_spec
+
 import numpy as np
 
 from chunkeval.chunkers.base import Chunker, check_int, register_chunker
-from chunkeval.chunkers.embedders import cosine_rows, get_embedder
+from chunkeval.chunkers.embedders import SentenceTransformerEmbedder, cosine_rows, get_embedder
 from chunkeval.chunkers.sentence import pack_spans
 from chunkeval.text import sentence_spans
 
 
-def window_similarities(embeddings: np.ndarray, window_size: int) -> np.ndarray:
+def _window_matrix(n: int, window_size: int, right: bool):
+    """Sparse (n - 1, n) 0/1 matrix whose row i selects the window on one side of gap i."""
+    from scipy.sparse import csr_matrix
+
+    gaps = np.arange(n - 1)
+    offsets = np.arange(window_size)
+    cols = (gaps[:, None] + 1 + offsets) if right else (gaps[:, None] - offsets)
+    rows = np.broadcast_to(gaps[:, None], cols.shape)
+    keep = (cols >= 0) & (cols < n)
+    return csr_matrix((np.ones(int(keep.sum())), (rows[keep], cols[keep])), shape=(n - 1, n))
+
+
+def window_similarities(embeddings, window_size: int) -> np.ndarray:
     """Cosine similarity across each gap between consecutive sentences.
 
     For the gap after sentence ``i``, the left window is the sum of the
     ``window_size`` vectors ending at ``i`` and the right window the sum of
     the ``window_size`` vectors starting at ``i + 1`` (both cut at the ends).
+    Window sums are sparse band-matrix products, so sparse embeddings (the
+    hashing embedder's) never become dense: memory stays proportional to
+    their non-zeros times ``window_size``.
 
     Parameters
     ----------
-    embeddings : ndarray of shape (n, d)
+    embeddings : ndarray or scipy sparse matrix of shape (n, d)
     window_size : int, >= 1
 
     Returns
@@ -27,14 +44,23 @@ def window_similarities(embeddings: np.ndarray, window_size: int) -> np.ndarray:
     ndarray of shape (max(n - 1, 0),)
         Similarities in [-1, 1]; 0.0 where a window sums to the zero vector.
     """
-    n = len(embeddings)
+    from scipy import sparse
+
+    n = embeddings.shape[0]
     if n < 2:
         return np.zeros(0)
-    cumulative = np.vstack([np.zeros((1, embeddings.shape[1])), np.cumsum(embeddings, axis=0)])
-    gaps = np.arange(n - 1)
-    left = cumulative[gaps + 1] - cumulative[np.maximum(0, gaps - window_size + 1)]
-    right = cumulative[np.minimum(n, gaps + 1 + window_size)] - cumulative[gaps + 1]
-    return cosine_rows(left, right)
+    left = _window_matrix(n, window_size, right=False) @ embeddings
+    right = _window_matrix(n, window_size, right=True) @ embeddings
+    if not sparse.issparse(left):
+        return cosine_rows(left, right)
+    dots = np.asarray(left.multiply(right).sum(axis=1)).ravel()
+    norms = np.sqrt(
+        np.asarray(left.multiply(left).sum(axis=1)).ravel()
+        * np.asarray(right.multiply(right).sum(axis=1)).ravel()
+    )
+    out = np.zeros(n - 1)
+    np.divide(dots, norms, out=out, where=norms > 0)
+    return np.clip(out, -1.0, 1.0)
 
 
 @register_chunker("semantic")
@@ -67,6 +93,8 @@ class SemanticChunker(Chunker):
     ------
     ValueError
         At construction, for parameters out of range or an unknown embedder name.
+    ImportError
+        At construction, for the sentence-transformers embedder without its package.
     """
 
     def __init__(self, embedder="hashing", threshold=0.2, window_size=1, max_chars=1000, overlap_sentences=0):
@@ -85,7 +113,11 @@ class SemanticChunker(Chunker):
         check_int("window_size", self.window_size, 1)
         check_int("max_chars", self.max_chars, 1)
         check_int("overlap_sentences", self.overlap_sentences, 0)
-        get_embedder(self.embedder)
+        embedder = get_embedder(self.embedder)
+        if isinstance(embedder, SentenceTransformerEmbedder) and find_spec("sentence_transformers") is None:
+            raise ImportError(
+                "embedder 'sentence-transformers' needs the package: pip install 'chunkeval[embeddings]'"
+            )
 
     @property
     def size_limit(self) -> tuple[int, str]:
@@ -97,7 +129,9 @@ class SemanticChunker(Chunker):
             return []
         if getattr(self, "embedder_", None) is None:
             self.embedder_ = get_embedder(self.embedder)
-        vectors = np.asarray(self.embedder_.embed([text[s:e] for s, e in sentences]), dtype=float)
+        vectors = self.embedder_.embed([text[s:e] for s, e in sentences])
+        if not hasattr(vectors, "tocsr"):
+            vectors = np.asarray(vectors, dtype=float)
         cuts = np.flatnonzero(window_similarities(vectors, self.window_size) < self.threshold) + 1
         chunks: list[tuple[int, int]] = []
         for first, last in zip([0, *cuts.tolist()], [*cuts.tolist(), len(sentences)]):
