@@ -95,15 +95,15 @@ PINNED_FINGERPRINT = "1147c487d38a5a3b6b1e130d9da8ea70df2db84496aafb1ff8d2bf8070
 
 
 def test_validate_lists_every_problem():
-    docs = [Document("d", "short text", {"source": "documents.jsonl:1"}),
-            Document("d", "again", {"source": "documents.jsonl:2"})]
+    docs = [Document("d", "short text", {"_source": "documents.jsonl:1"}),
+            Document("d", "again", {"_source": "documents.jsonl:2"})]
     qs = [
-        Question("q1", "ok?", (EvidenceSpan("d", 0, 5),), {"source": "questions.jsonl:1"}),
-        Question("q1", "  ", (), {"source": "questions.jsonl:2"}),
-        Question("q3", "past?", (EvidenceSpan("d", 5, 99),), {"source": "questions.jsonl:3"}),
-        Question("q4", "who?", (EvidenceSpan("nope", 0, 1),), {"source": "questions.jsonl:4"}),
+        Question("q1", "ok?", (EvidenceSpan("d", 0, 5),), {"_source": "questions.jsonl:1"}),
+        Question("q1", "  ", (), {"_source": "questions.jsonl:2"}),
+        Question("q3", "past?", (EvidenceSpan("d", 5, 99),), {"_source": "questions.jsonl:3"}),
+        Question("q4", "who?", (EvidenceSpan("nope", 0, 1),), {"_source": "questions.jsonl:4"}),
         Question("q5", "quote?", (EvidenceSpan("d", 0, 5),),
-                 {"source": "questions.jsonl:5", "quotes": ("shirt",)}),
+                 {"_source": "questions.jsonl:5", "_quotes": ("shirt",)}),
     ]
     ds = Dataset("bad", docs, qs)
     with pytest.raises(DatasetError) as info:
@@ -117,7 +117,8 @@ def test_validate_lists_every_problem():
     assert p[3] == "questions.jsonl:2: question 'q1': question has no evidence parts"
     assert p[4] == ("questions.jsonl:3: question 'q3': evidence part 0: span [5, 99) "
                     "past the end of document 'd' (length 10)")
-    assert p[5] == "questions.jsonl:4: question 'q4': evidence part 0: unknown document id 'nope'"
+    assert p[5] == ("questions.jsonl:4: question 'q4': evidence part 0: unknown document id 'nope'"
+                    "; available document ids: 'd'")
     assert "questions.jsonl:5" in p[6] and "differs from the quote" in p[6]
     assert "'short'" in p[6] and "'shirt'" in p[6]
     assert ds.problems() == p
@@ -159,8 +160,8 @@ def test_jsonl_load_and_source(tmp_path):
     ds = load_jsonl(write_jsonl(tmp_path / "set", GOOD_DOCS, GOOD_QS))
     assert ds.name == "set"
     assert ds.document("d1").text == "Cats sleep. Dogs bark.\r\nBirds sing."
-    assert ds.questions[1].metadata["source"] == "questions.jsonl:2"
-    assert ds.questions[0].metadata["quotes"] == ("Cats sleep.",)
+    assert ds.questions[1].metadata["_source"] == "questions.jsonl:2"
+    assert ds.questions[0].metadata["_quotes"] == ("Cats sleep.",)
     assert load(f"jsonl:{tmp_path / 'set'}").fingerprint == ds.fingerprint
     assert load(str(tmp_path / "set")).fingerprint == ds.fingerprint  # auto-detected
 
@@ -172,7 +173,7 @@ def test_jsonl_round_trip(tmp_path):
     assert again.fingerprint == ds.fingerprint
     rows = [json.loads(x) for x in (tmp_path / "b" / "questions.jsonl").read_text().splitlines()]
     assert rows[1]["evidence"][1]["text"] == "Birds sing."
-    assert "source" not in rows[1].get("metadata", {})
+    assert not {"source", "_source", "_quotes"} & set(rows[1].get("metadata", {}))
     assert not [p for p in (tmp_path / "b").iterdir() if p.name.endswith(".tmp")]
 
 

@@ -48,7 +48,7 @@ def test_chroma_small_crlf_and_ids(tmp_path):
     ds = load_chroma(folder)
     assert ds.document("doc").text == text  # \r\n preserved, code points exact
     assert [q.id for q in ds.questions] == ["chroma-000001", "chroma-000002"]
-    assert ds.questions[1].metadata["source"] == "questions_df.csv:3"
+    assert ds.questions[1].metadata["_source"] == "questions_df.csv:3"
     assert ds.questions[1].text == "Multi\nline question?"
     assert load(f"chroma:{folder}").fingerprint == ds.fingerprint
     assert load(str(folder)).fingerprint == ds.fingerprint  # auto-detected
@@ -138,7 +138,7 @@ def test_squad_join_and_shift(tmp_path):
     assert (q2.evidence[0].start, q2.evidence[0].end) == (46, 54)
     assert text[46:54] == "run fast"
     assert ds.questions[0].metadata["answers"] == ("sleep a lot", "sleep")
-    assert q2.metadata["source"] == "s.json:data[0].paragraphs[1].qas[0]"
+    assert q2.metadata["_source"] == "s.json:data[0].paragraphs[1].qas[0]"
 
 
 def test_squad_sentence_evidence(tmp_path):

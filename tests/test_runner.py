@@ -274,7 +274,7 @@ def test_to_jsonable():
 
 
 def test_empty_dataset_reports_zero_chunks():
-    r = run(Dataset("empty", [], []).validate(), [FIXED10], ks=(1,), n_resamples=10)
+    r = run(Dataset("empty", [], []), [FIXED10], ks=(1,), n_resamples=10)
     row = r.summary.iloc[0]
     assert row["n_chunks"] == 0 and row["size_chars_count"] == 0 and row["n_questions"] == 0
     assert row["stored_token_overhead"] == 0.0

@@ -1,4 +1,12 @@
-"""File helpers shared by the loaders: strict UTF-8 reading and atomic writes."""
+"""File helpers shared by the loaders: strict UTF-8 reading and atomic writes.
+
+Byte-order marks: *structure* files (JSONL, the SQuAD JSON, the Chroma CSV)
+are read with ``utf-8-sig`` semantics, i.e. one leading UTF-8 BOM
+(``EF BB BF``) is dropped, as editors on Windows often write one. *Content*
+files whose text evidence offsets index into (Chroma ``corpora/*.md``) are
+read exactly: a leading BOM stays in the text as U+FEFF, because the
+published offsets were computed on the Python-decoded (``utf-8``) text.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +15,10 @@ import tempfile
 from pathlib import Path
 from typing import Any, Callable, Iterator, Protocol
 
-__all__ = ["Readable", "read_text", "iter_lines", "atomic_write", "utf8_problem"]
+__all__ = ["Readable", "read_text", "iter_lines", "atomic_write", "utf8_problem", "BOM"]
+
+#: The UTF-8 encoding of U+FEFF, stripped from the start of structure files.
+BOM = b"\xef\xbb\xbf"
 
 
 class Readable(Protocol):
@@ -42,8 +53,15 @@ def utf8_problem(label: str, data: bytes, err: UnicodeDecodeError, base: int = 0
     )
 
 
-def read_text(path: Readable, label: str) -> tuple[str | None, str | None]:
+def read_text(
+    path: Readable, label: str, strip_bom: bool = False
+) -> tuple[str | None, str | None]:
     """Read a whole file as UTF-8, keeping every code point (``\\r\\n`` stays ``\\r\\n``).
+
+    With ``strip_bom=True`` one leading byte-order mark is dropped
+    (``utf-8-sig`` semantics, for structure files); otherwise it is kept as
+    U+FEFF (for texts that offsets index into). Byte offsets in problems
+    always count from the start of the file, BOM included.
 
     Returns
     -------
@@ -56,11 +74,12 @@ def read_text(path: Readable, label: str) -> tuple[str | None, str | None]:
         return None, f"{label}: file not found"
     with path.open("rb") as f:
         data = f.read()
+    skip = len(BOM) if strip_bom and data.startswith(BOM) else 0
     try:
-        return data.decode("utf-8"), None
+        return data[skip:].decode("utf-8"), None
     except UnicodeDecodeError as err:
-        line = data.count(b"\n", 0, err.start) + 1
-        return None, f"{utf8_problem(label, data, err)} on line {line}"
+        line = data.count(b"\n", 0, skip + err.start) + 1
+        return None, f"{utf8_problem(label, data[skip:], err, skip)} on line {line}"
 
 
 def iter_lines(path: Readable, label: str) -> Iterator[tuple[int, str | None, str | None]]:
@@ -69,11 +88,15 @@ def iter_lines(path: Readable, label: str) -> Iterator[tuple[int, str | None, st
     Lines are split on ``\\n`` only (so a JSON string holding U+2028 stays in
     its line); ``text`` excludes the trailing ``\\n`` (and a ``\\r`` before
     it). A line that is not UTF-8 yields ``(n, None, problem)`` naming the
-    byte offset. Line numbers start at 1. The caller checks existence.
+    byte offset. Line numbers start at 1. A byte-order mark at the start of
+    the file is dropped (``utf-8-sig`` semantics). The caller checks existence.
     """
     offset = 0
     with path.open("rb") as f:
         for lineno, raw in enumerate(f, 1):
+            if lineno == 1 and raw.startswith(BOM):
+                raw = raw[len(BOM):]
+                offset = len(BOM)
             try:
                 text = raw.decode("utf-8")
             except UnicodeDecodeError as err:

@@ -12,13 +12,21 @@ A folder with::
 Mapping to chunkeval:
 
 - document id = ``corpus_id`` (the file stem); text = the file decoded as
-  UTF-8 with no newline translation (``\\r\\n`` is kept, so offsets stay exact);
+  UTF-8 with no newline translation (``\\r\\n`` is kept, so offsets stay exact).
+  A byte-order mark at the start of a corpus file is **kept** (as U+FEFF,
+  one code point): the published references were computed on the
+  Python-decoded (``utf-8``, not ``utf-8-sig``) text, so stripping it would
+  shift every offset by one. Only ``*.md`` files are corpora; a question
+  whose ``corpus_id`` names another file in ``corpora/`` (e.g. ``x.txt``) is
+  reported, and an unknown ``corpus_id`` is reported with the available ids;
 - question ids are ``"chroma-000001"``, ``"chroma-000002"``, ... by CSV data
   row order (the first row after the header is ``chroma-000001``);
 - each reference is one evidence part; its ``content`` is the quote checked
   by :meth:`Dataset.validate`;
-- ``metadata["source"]`` is ``"questions_df.csv:L"``, ``L`` the physical line
-  where the CSV record starts (the header is line 1).
+- ``metadata["_source"]`` is ``"questions_df.csv:L"``, ``L`` the physical line
+  where the CSV record starts (the header is line 1);
+- ``questions_df.csv`` is UTF-8; a byte-order mark at its start is ignored.
+  A CSV with a header but no data rows is an error (``no questions``).
 
 References
 ----------
@@ -35,7 +43,13 @@ import json
 from pathlib import Path
 
 from chunkeval.datasets._io import read_text
-from chunkeval.datasets.dataset import Dataset, DatasetError, checked_dataset
+from chunkeval.datasets.dataset import (
+    QUOTES_KEY,
+    SOURCE_KEY,
+    Dataset,
+    DatasetError,
+    checked_dataset,
+)
 from chunkeval.types import Document, EvidenceSpan, Question
 
 __all__ = ["load_chroma", "is_chroma_folder"]
@@ -81,27 +95,54 @@ def load_chroma(folder: str | Path, name: str | None = None) -> Dataset:
     corpora = folder / CORPORA_DIR
     if not corpora.is_dir():
         problems.append(f"{CORPORA_DIR}/: folder not found")
-    csv_text, problem = read_text(folder / QUESTIONS_CSV, QUESTIONS_CSV)
+    csv_text, problem = read_text(folder / QUESTIONS_CSV, QUESTIONS_CSV, strip_bom=True)
     if problem:
         problems.append(problem)
 
     docs: list[Document] = []
+    unreadable: set[str] = set()
+    others: dict[str, list[str]] = {}  # stem -> names of non-.md files in corpora/
     if corpora.is_dir():
-        for path in sorted(corpora.glob("*.md")):
+        for path in sorted(corpora.iterdir()):
+            if path.suffix != ".md" or not path.is_file():
+                others.setdefault(path.stem, []).append(path.name)
+                continue
             label = f"{CORPORA_DIR}/{path.name}"
-            text, problem = read_text(path, label)
+            text, problem = read_text(path, label)  # BOM kept: offsets count it
             if problem:
                 problems.append(problem)
+                unreadable.add(path.stem)
                 continue
-            docs.append(Document(path.stem, text, {"source": label}))
+            docs.append(Document(path.stem, text, {SOURCE_KEY: label}))
         if not docs and not problems:
-            problems.append(f"{CORPORA_DIR}/: no .md corpus files")
+            problems.append(f"{CORPORA_DIR}/: no .md corpus files (no documents)")
 
     questions: list[Question] = []
     if csv_text is not None:
         questions = _parse_questions(csv_text, problems)
+        if corpora.is_dir():
+            known = {d.id for d in docs} | unreadable
+            _corpus_problems(questions, known, others, problems)
     provenance = {"format": "chroma", "source": str(folder)}
     return checked_dataset(name, docs, questions, provenance, problems)
+
+
+def _corpus_problems(
+    questions: list[Question], known: set[str], others: dict[str, list[str]], problems: list[str]
+) -> None:
+    """Report corpus ids that only match non-.md files (once per id, with its lines)."""
+    rows: dict[str, list[str]] = {}
+    for q in questions:
+        cid = q.metadata["corpus_id"]
+        if cid not in known and cid in others:
+            rows.setdefault(cid, []).append(q.metadata[SOURCE_KEY].rpartition(":")[2])
+    for cid, lines in rows.items():
+        files = ", ".join(f"{CORPORA_DIR}/{n}" for n in others[cid])
+        problems.append(
+            f"{QUESTIONS_CSV}: corpus_id {cid!r} (line(s) {', '.join(lines)}) refers to "
+            f"{files}, but only .md files are loaded as corpora; rename it to "
+            f"{CORPORA_DIR}/{cid}.md"
+        )
 
 
 def _parse_questions(csv_text: str, problems: list[str]) -> list[Question]:
@@ -151,6 +192,14 @@ def _parse_questions(csv_text: str, problems: list[str]) -> list[Question]:
                 f"({err.msg} at column {err.colno})"
             )
             continue
+        except RecursionError:
+            problems.append(
+                f"{loc}: row {row_no} ({qid}): 'references' is not valid JSON (nested too deeply)"
+            )
+            continue
+        except ValueError as err:
+            problems.append(f"{loc}: row {row_no} ({qid}): 'references' is not valid JSON ({err})")
+            continue
         if not isinstance(refs, list):
             problems.append(f"{loc}: row {row_no} ({qid}): 'references' must be a JSON list")
             continue
@@ -177,6 +226,8 @@ def _parse_questions(csv_text: str, problems: list[str]) -> list[Question]:
             quotes.append(ref["content"])
         if bad:
             continue
-        meta = {"source": loc, "quotes": tuple(quotes), "corpus_id": corpus_id, "row": row_no}
+        meta = {SOURCE_KEY: loc, QUOTES_KEY: tuple(quotes), "corpus_id": corpus_id, "row": row_no}
         questions.append(Question(qid, row[col["question"]], tuple(parts), meta))
+    if row_no == 0:
+        problems.append(f"{QUESTIONS_CSV}: no questions (header row only)")
     return questions

@@ -5,13 +5,17 @@ half-open character spans ``[start, end)`` (Unicode code points, i.e. Python
 ``str`` indices) into a document's text.
 
 Where a loader knows where a record came from it stores it in the record's
-metadata so that :meth:`Dataset.validate` can point at the file and line:
+metadata so that :meth:`Dataset.validate` can point at the file and line.
+These loader-owned keys start with an underscore so that they never collide
+with the user's own metadata (a document may well have a ``"source"`` of its
+own); the JSONL loader reports user metadata that uses them, and
+:func:`~chunkeval.datasets.save_jsonl` writes everything except them:
 
-- ``Document.metadata["source"]`` / ``Question.metadata["source"]``: a
-  location string such as ``"questions.jsonl:12"``;
-- ``Question.metadata["quotes"]``: a tuple with one entry per evidence part,
-  the quoted evidence text carried by the source format, or ``None`` when the
-  format carries no quote for that part.
+- ``Document.metadata["_source"]`` / ``Question.metadata["_source"]``
+  (:data:`SOURCE_KEY`): a location string such as ``"questions.jsonl:12"``;
+- ``Question.metadata["_quotes"]`` (:data:`QUOTES_KEY`): a tuple with one
+  entry per evidence part, the quoted evidence text carried by the source
+  format, or ``None`` when the format carries no quote for that part.
 """
 
 from __future__ import annotations
@@ -25,7 +29,27 @@ import numpy as np
 
 from chunkeval.types import Document, EvidenceSpan, Question
 
-__all__ = ["Dataset", "DatasetError", "MAX_LISTED_PROBLEMS", "checked_dataset"]
+__all__ = [
+    "Dataset",
+    "DatasetError",
+    "MAX_LISTED_PROBLEMS",
+    "NO_QUESTIONS",
+    "QUOTES_KEY",
+    "RESERVED_KEYS",
+    "SOURCE_KEY",
+    "checked_dataset",
+]
+
+#: Metadata key holding the loader's record location (``"file:line"``).
+SOURCE_KEY = "_source"
+#: Metadata key holding the quoted evidence texts (one per part, or ``None``).
+QUOTES_KEY = "_quotes"
+#: Loader-owned metadata keys: never read from nor written to files.
+RESERVED_KEYS = (SOURCE_KEY, QUOTES_KEY)
+#: The problem reported for a dataset without questions.
+NO_QUESTIONS = "dataset has no questions"
+#: How many known document ids an "unknown document id" problem lists.
+_MAX_LISTED_IDS = 10
 
 #: How many problems the message of a :class:`DatasetError` lists; all of them
 #: are always available in :attr:`DatasetError.problems`.
@@ -70,7 +94,7 @@ class DatasetError(ValueError):
 
 
 def _where(record: Document | Question, kind: str) -> str:
-    source = record.metadata.get("source")
+    source = record.metadata.get(SOURCE_KEY)
     if source:
         return f"{source}: {kind} {record.id!r}"
     return f"{kind} {record.id!r}"
@@ -172,6 +196,8 @@ class Dataset:
             when known.
         """
         problems: list[str] = []
+        if not self.questions:
+            problems.append(NO_QUESTIONS)
         first_doc: dict[str, Document] = {}
         for doc in self.documents:
             if not isinstance(doc.id, str) or not doc.id:
@@ -179,7 +205,7 @@ class Dataset:
             if not isinstance(doc.text, str):
                 problems.append(f"{_where(doc, 'document')}: text must be a string")
             if doc.id in first_doc:
-                other = first_doc[doc.id].metadata.get("source")
+                other = first_doc[doc.id].metadata.get(SOURCE_KEY)
                 also = f" (first defined at {other})" if other else ""
                 problems.append(f"{_where(doc, 'document')}: duplicate document id{also}")
             else:
@@ -191,7 +217,7 @@ class Dataset:
             if not isinstance(q.id, str) or not q.id:
                 problems.append(f"{where}: id must be a non-empty string")
             if q.id in first_q:
-                other = first_q[q.id].metadata.get("source")
+                other = first_q[q.id].metadata.get(SOURCE_KEY)
                 also = f" (first defined at {other})" if other else ""
                 problems.append(f"{where}: duplicate question id{also}")
             else:
@@ -200,7 +226,7 @@ class Dataset:
                 problems.append(f"{where}: question text is empty")
             if not q.evidence:
                 problems.append(f"{where}: question has no evidence parts")
-            quotes = q.metadata.get("quotes")
+            quotes = q.metadata.get(QUOTES_KEY)
             for i, part in enumerate(q.evidence):
                 quote = quotes[i] if quotes is not None and i < len(quotes) else None
                 problems.extend(self._part_problems(where, i, part, quote))
@@ -212,7 +238,7 @@ class Dataset:
         label = f"{where}: evidence part {i}"
         doc = self._by_id.get(part.doc_id)
         if doc is None:
-            return [f"{label}: unknown document id {part.doc_id!r}"]
+            return [f"{label}: unknown document id {part.doc_id!r}{self._known_ids()}"]
         if not (_is_int(part.start) and _is_int(part.end)):
             return [f"{label}: start and end must be integers, got {part.start!r}, {part.end!r}"]
         n = len(doc.text)
@@ -234,14 +260,23 @@ class Dataset:
                 ]
         return []
 
+    def _known_ids(self) -> str:
+        ids = sorted(self._by_id)
+        if not ids:
+            return " (the dataset has no documents)"
+        shown = ", ".join(repr(i) for i in ids[:_MAX_LISTED_IDS])
+        more = f", ... ({len(ids)} in all)" if len(ids) > _MAX_LISTED_IDS else ""
+        return f"; available document ids: {shown}{more}"
+
     def validate(self) -> "Dataset":
         """Check every id, question and evidence span; raise one error listing all problems.
 
-        Checks: document and question ids are non-empty and unique; question
+        Checks: there is at least one question (:data:`NO_QUESTIONS`);
+        document and question ids are non-empty and unique; question
         text is not blank; each question has at least one part; each part
         names a known document, has integer offsets with
         ``0 <= start < end <= len(text)``, and, where the source format
-        carried a quote (``metadata["quotes"]``), ``text[start:end]`` equals it.
+        carried a quote (``metadata["_quotes"]``), ``text[start:end]`` equals it.
 
         Returns
         -------
@@ -333,13 +368,20 @@ def checked_dataset(
     fields) and pass them here, so one :class:`DatasetError` lists those and
     every problem :meth:`Dataset.validate` finds in the records that parsed.
 
+    The generic :data:`NO_QUESTIONS` problem is left out when there are
+    parse problems: the loader has then already said why (a file that holds
+    no questions is reported by the loader with its name).
+
     Raises
     ------
     DatasetError
         When there is any problem.
     """
     ds = Dataset(name, documents, questions, provenance)
-    problems = list(parse_problems) + ds.problems()
+    found = ds.problems()
+    if parse_problems:
+        found = [p for p in found if p != NO_QUESTIONS]
+    problems = list(parse_problems) + found
     if problems:
         raise DatasetError(f"dataset {name!r} is invalid: {len(problems)} problem(s)", problems)
     return ds

@@ -13,8 +13,12 @@
 ``start``/``end`` are half-open code-point offsets into the document's
 ``text``; the optional evidence ``text`` is the quoted span and, when
 present, must equal ``document.text[start:end]``. ``metadata`` is optional
-everywhere. Blank (whitespace-only) lines are ignored; unknown keys are
-ignored. Files are UTF-8.
+everywhere; its keys ``_source`` and ``_quotes`` are reserved for the loader
+(see :mod:`chunkeval.datasets.dataset`) and reported as a problem. Blank
+(whitespace-only) lines are ignored; unknown top-level keys of a record are
+ignored, but an unknown key in an evidence object (e.g. a misspelt ``txt``)
+is a problem. Files are UTF-8; a byte-order mark at the start of a file is
+ignored. Each file must hold at least one record.
 """
 
 from __future__ import annotations
@@ -25,7 +29,14 @@ from pathlib import Path
 from typing import Any
 
 from chunkeval.datasets._io import Readable, atomic_write, iter_lines
-from chunkeval.datasets.dataset import Dataset, DatasetError, checked_dataset
+from chunkeval.datasets.dataset import (
+    QUOTES_KEY,
+    RESERVED_KEYS,
+    SOURCE_KEY,
+    Dataset,
+    DatasetError,
+    checked_dataset,
+)
 from chunkeval.types import Document, EvidenceSpan, Question
 
 __all__ = ["load_jsonl", "save_jsonl", "read_jsonl_folder", "DOCUMENTS_FILE", "QUESTIONS_FILE"]
@@ -33,8 +44,7 @@ __all__ = ["load_jsonl", "save_jsonl", "read_jsonl_folder", "DOCUMENTS_FILE", "Q
 DOCUMENTS_FILE = "documents.jsonl"
 QUESTIONS_FILE = "questions.jsonl"
 
-# metadata keys the loaders derive from the source; not written back by save_jsonl
-_DERIVED_KEYS = ("source", "quotes")
+_EVIDENCE_KEYS = ("doc_id", "start", "end", "text")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
@@ -42,8 +52,11 @@ def _is_int(v: Any) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
 
 
-def _records(path: Readable, label: str, problems: list[str]):
-    """Yield ``(location, object)`` for each parsable JSON object line."""
+def _records(path: Readable, label: str, problems: list[str], counter: list[int]):
+    """Yield ``(location, object)`` for each parsable JSON object line.
+
+    ``counter[0]`` is incremented for every non-blank line (parsable or not).
+    """
     for lineno, line, problem in iter_lines(path, label):
         loc = f"{label}:{lineno}"
         if problem is not None:
@@ -51,10 +64,17 @@ def _records(path: Readable, label: str, problems: list[str]):
             continue
         if not line.strip():
             continue
+        counter[0] += 1
         try:
             obj = json.loads(line)
         except json.JSONDecodeError as err:
             problems.append(f"{loc}: broken JSON line ({err.msg} at column {err.colno})")
+            continue
+        except RecursionError:
+            problems.append(f"{loc}: broken JSON line (nested too deeply)")
+            continue
+        except ValueError as err:  # e.g. an integer literal longer than Python allows
+            problems.append(f"{loc}: broken JSON line ({err})")
             continue
         if not isinstance(obj, dict):
             problems.append(f"{loc}: expected a JSON object, got {type(obj).__name__}")
@@ -68,15 +88,29 @@ def _parse_document(loc: str, obj: dict, problems: list[str]) -> Document | None
         bad.append("'id' must be a string")
     if not isinstance(obj.get("text"), str):
         bad.append("'text' must be a string")
+    meta = _metadata(obj, bad)
+    if bad:
+        name = f" {obj['id']!r}" if isinstance(obj.get("id"), str) else ""
+        problems.append(f"{loc}: document{name}: " + "; ".join(bad))
+        return None
+    return Document(obj["id"], obj["text"], {**meta, SOURCE_KEY: loc})
+
+
+def _metadata(obj: dict, bad: list[str]) -> dict:
     meta = obj.get("metadata", {})
     if meta is None:
-        meta = {}
+        return {}
     if not isinstance(meta, dict):
-        bad.append("'metadata' must be an object")
-    if bad:
-        problems.append(f"{loc}: document: " + "; ".join(bad))
-        return None
-    return Document(obj["id"], obj["text"], {**meta, "source": loc})
+        bad.append(f"'metadata' must be an object, got {_kind(meta)}")
+        return {}
+    for key in RESERVED_KEYS:
+        if key in meta:
+            bad.append(f"metadata key {key!r} is reserved for the loader; rename it")
+    return meta
+
+
+def _kind(value: Any) -> str:
+    return "null" if value is None else type(value).__name__
 
 
 def _parse_question(loc: str, obj: dict, problems: list[str]) -> Question | None:
@@ -86,27 +120,36 @@ def _parse_question(loc: str, obj: dict, problems: list[str]) -> Question | None
         bad.append("'id' must be a string")
     if not isinstance(text, str):
         bad.append("'text' must be a string")
-    meta = obj.get("metadata", {})
-    if meta is None:
-        meta = {}
-    if not isinstance(meta, dict):
-        bad.append("'metadata' must be an object")
+    meta = _metadata(obj, bad)
     evidence = obj.get("evidence")
     parts: list[EvidenceSpan] = []
     quotes: list[str | None] = []
     if not isinstance(evidence, list):
-        bad.append("'evidence' must be a list of {doc_id, start, end, text?} objects")
+        bad.append(
+            "'evidence' must be a list of {doc_id, start, end, text?} objects, "
+            f"got {_kind(evidence)}"
+        )
     else:
         for i, part in enumerate(evidence):
             if not isinstance(part, dict):
-                bad.append(f"evidence[{i}] must be an object")
+                bad.append(f"evidence[{i}] must be an object, got {_kind(part)}")
                 continue
+            part_bad = [
+                f"unknown key {key!r} in evidence part {i}; expected {', '.join(_EVIDENCE_KEYS)}"
+                for key in part
+                if key not in _EVIDENCE_KEYS
+            ]
             if not isinstance(part.get("doc_id"), str):
-                bad.append(f"evidence[{i}]: 'doc_id' must be a string")
-            elif not (_is_int(part.get("start")) and _is_int(part.get("end"))):
-                bad.append(f"evidence[{i}]: 'start' and 'end' must be integers")
-            elif "text" in part and not isinstance(part["text"], str):
-                bad.append(f"evidence[{i}]: 'text' must be a string")
+                part_bad.append(f"evidence[{i}]: 'doc_id' must be a string")
+            if not (_is_int(part.get("start")) and _is_int(part.get("end"))):
+                got = ", ".join(
+                    f"{k}={part[k]!r}" if k in part else f"no {k!r}" for k in ("start", "end")
+                )
+                part_bad.append(f"evidence[{i}]: 'start' and 'end' must be integers, got {got}")
+            if "text" in part and not isinstance(part["text"], str):
+                part_bad.append(f"evidence[{i}]: 'text' must be a string, got {_kind(part['text'])}")
+            if part_bad:
+                bad.extend(part_bad)
             else:
                 parts.append(EvidenceSpan(part["doc_id"], part["start"], part["end"]))
                 quotes.append(part.get("text"))
@@ -114,7 +157,7 @@ def _parse_question(loc: str, obj: dict, problems: list[str]) -> Question | None
         name = f" {qid!r}" if isinstance(qid, str) else ""
         problems.append(f"{loc}: question{name}: " + "; ".join(bad))
         return None
-    return Question(qid, text, tuple(parts), {**meta, "source": loc, "quotes": tuple(quotes)})
+    return Question(qid, text, tuple(parts), {**meta, SOURCE_KEY: loc, QUOTES_KEY: tuple(quotes)})
 
 
 def read_jsonl_folder(
@@ -136,8 +179,10 @@ def read_jsonl_folder(
     Raises
     ------
     DatasetError
-        Listing every problem: missing files, non-UTF-8 bytes, broken JSON
-        lines, malformed records and everything :meth:`Dataset.validate` finds.
+        Listing every problem: missing files, files without records
+        (``"documents.jsonl: no documents"``, ``"questions.jsonl: no
+        questions"``), non-UTF-8 bytes, broken JSON lines, malformed records
+        and everything :meth:`Dataset.validate` finds.
     """
     problems: list[str] = []
     docs: list[Document] = []
@@ -150,14 +195,20 @@ def read_jsonl_folder(
             problems.append(f"{prefix}{fname}: file not found")
     if problems:
         raise DatasetError(f"dataset {name!r}: missing file(s)", problems)
-    for loc, obj in _records(files[DOCUMENTS_FILE], prefix + DOCUMENTS_FILE, problems):
+    n_docs = [0]
+    for loc, obj in _records(files[DOCUMENTS_FILE], prefix + DOCUMENTS_FILE, problems, n_docs):
         doc = _parse_document(loc, obj, problems)
         if doc is not None:
             docs.append(doc)
-    for loc, obj in _records(files[QUESTIONS_FILE], prefix + QUESTIONS_FILE, problems):
+    if not n_docs[0]:
+        problems.append(f"{prefix}{DOCUMENTS_FILE}: no documents")
+    n_questions = [0]
+    for loc, obj in _records(files[QUESTIONS_FILE], prefix + QUESTIONS_FILE, problems, n_questions):
         q = _parse_question(loc, obj, problems)
         if q is not None:
             questions.append(q)
+    if not n_questions[0]:
+        problems.append(f"{prefix}{QUESTIONS_FILE}: no questions")
     return checked_dataset(name, docs, questions, provenance, problems)
 
 
@@ -174,8 +225,9 @@ def load_jsonl(folder: str | Path, name: str | None = None) -> Dataset:
     Returns
     -------
     Dataset
-        Validated. Each record's ``metadata["source"]`` is ``"file:line"``;
-        quoted evidence texts are kept in ``Question.metadata["quotes"]``.
+        Validated. Each record's ``metadata["_source"]`` is ``"file:line"``;
+        quoted evidence texts are kept in ``Question.metadata["_quotes"]``;
+        the file's own metadata is kept unchanged beside them.
 
     Raises
     ------
@@ -191,7 +243,7 @@ def load_jsonl(folder: str | Path, name: str | None = None) -> Dataset:
 
 
 def _clean_meta(meta) -> dict[str, Any]:
-    return {k: v for k, v in meta.items() if k not in _DERIVED_KEYS}
+    return {k: v for k, v in meta.items() if k not in RESERVED_KEYS}
 
 
 def save_jsonl(dataset: Dataset, folder: str | Path) -> Path:
@@ -201,8 +253,9 @@ def save_jsonl(dataset: Dataset, folder: str | Path) -> Path:
     (questions in dataset order, each evidence part with its quoted ``text``
     taken from the document) into ``folder`` (created if needed). Each file
     is written atomically (temporary file in the same folder, then
-    :func:`os.replace`). Metadata is written except the loader-derived keys
-    ``source`` and ``quotes``. Loading the result gives the same
+    :func:`os.replace`). All metadata is written (a user's own ``source``
+    included) except the loader-owned keys ``_source`` and ``_quotes``.
+    Loading the result gives the same
     :attr:`Dataset.fingerprint`.
 
     Parameters

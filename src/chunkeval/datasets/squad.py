@@ -20,8 +20,13 @@ Mapping to chunkeval:
 - unanswerable questions (``is_impossible`` true, or no answers) are an error
   by default; with ``skip_impossible=True`` they are skipped and counted in
   ``provenance["skipped_impossible"]`` (never silently);
-- ``metadata["source"]`` is a JSON path such as
-  ``"xquad.en.json:data[3].paragraphs[2].qas[1]"``.
+- ``metadata["_source"]`` is a JSON path such as
+  ``"xquad.en.json:data[3].paragraphs[2].qas[1]"``; the article title is in
+  the document's ``metadata["title"]``;
+- the file is UTF-8; a byte-order mark at its start is ignored. A file
+  without articles or without (loaded) questions is an error; a record of
+  the wrong type (e.g. ``answers`` an object instead of a list, a negative
+  or non-integer ``answer_start``) is a problem named by its JSON path.
 
 References
 ----------
@@ -37,7 +42,13 @@ from pathlib import Path
 from typing import Any
 
 from chunkeval.datasets._io import read_text
-from chunkeval.datasets.dataset import Dataset, DatasetError, checked_dataset
+from chunkeval.datasets.dataset import (
+    QUOTES_KEY,
+    SOURCE_KEY,
+    Dataset,
+    DatasetError,
+    checked_dataset,
+)
 from chunkeval.types import Document, EvidenceSpan, Question
 
 __all__ = ["load_squad", "EVIDENCE_MODES"]
@@ -48,6 +59,27 @@ PARAGRAPH_SEPARATOR = "\n\n"
 
 def _is_int(v: Any) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _kind(value: Any) -> str:
+    return "null" if value is None else type(value).__name__
+
+
+def _answer_problem(k: int, answer: Any) -> str | None:
+    """What is wrong with ``answers[k]`` (``None`` when it is well-formed)."""
+    if not isinstance(answer, dict):
+        return f"answers[{k}] must be an object {{text, answer_start}}, got {_kind(answer)}"
+    bad = []
+    if not isinstance(answer.get("text"), str):
+        got = _kind(answer["text"]) if "text" in answer else "nothing"
+        bad.append(f"'text' must be a string, got {got}")
+    start = answer.get("answer_start")
+    if not _is_int(start):
+        got = repr(start) if "answer_start" in answer else "nothing"
+        bad.append(f"'answer_start' must be an integer, got {got}")
+    elif start < 0:
+        bad.append(f"'answer_start' must be >= 0, got {start}")
+    return f"answers[{k}]: " + ", ".join(bad) if bad else None
 
 
 def load_squad(
@@ -91,7 +123,7 @@ def load_squad(
     path = Path(path)
     label = path.name
     name = name or (path.name[:-5] if path.name.endswith(".json") else path.name)
-    text, problem = read_text(path, label)
+    text, problem = read_text(path, label, strip_bom=True)
     if problem:
         raise DatasetError(f"dataset {name!r}: cannot read {path}", [problem])
     try:
@@ -101,12 +133,20 @@ def load_squad(
             f"dataset {name!r}: invalid JSON",
             [f"{label}:{err.lineno}: invalid JSON ({err.msg} at column {err.colno})"],
         ) from None
+    except RecursionError:
+        raise DatasetError(
+            f"dataset {name!r}: invalid JSON", [f"{label}: invalid JSON (nested too deeply)"]
+        ) from None
+    except ValueError as err:  # e.g. an integer literal longer than Python allows
+        raise DatasetError(f"dataset {name!r}: invalid JSON", [f"{label}: invalid JSON ({err})"]) from None
     data = root.get("data") if isinstance(root, dict) else None
     if not isinstance(data, list):
         raise DatasetError(
             f"dataset {name!r}: not SQuAD format",
             [f"{label}: top level must be an object with a 'data' list of articles"],
         )
+    if not data:
+        raise DatasetError(f"dataset {name!r}: empty", [f"{label}: no documents ('data' is empty)"])
 
     sentence_spans = None
     if evidence == "sentence":
@@ -141,7 +181,13 @@ def load_squad(
             if pieces:
                 offset += len(PARAGRAPH_SEPARATOR)
             sentences = None
-            for qi, qa in enumerate(para.get("qas") or []):
+            qas = para.get("qas")
+            if qas is None:
+                qas = []
+            if not isinstance(qas, list):
+                problems.append(f"{ploc}: 'qas' must be a list of questions, got {_kind(qas)}")
+                qas = []
+            for qi, qa in enumerate(qas):
                 qloc = f"{ploc}.qas[{qi}]"
                 if not isinstance(qa, dict):
                     problems.append(f"{qloc}: question must be an object")
@@ -150,7 +196,15 @@ def load_squad(
                 if not isinstance(qid, str) or not isinstance(qtext, str):
                     problems.append(f"{qloc}: 'id' and 'question' must be strings")
                     continue
-                answers = qa.get("answers") or []
+                answers = qa.get("answers")
+                if answers is None:
+                    answers = []
+                if not isinstance(answers, list):
+                    problems.append(
+                        f"{qloc}: question {qid!r}: 'answers' must be a list of "
+                        f"{{text, answer_start}} objects, got {_kind(answers)}"
+                    )
+                    continue
                 if qa.get("is_impossible") or not answers:
                     if skip_impossible:
                         skipped += 1
@@ -161,16 +215,12 @@ def load_squad(
                             "load with skip_impossible=true to skip and count such questions"
                         )
                     continue
-                first = answers[0]
-                if not (
-                    isinstance(first, dict)
-                    and isinstance(first.get("text"), str)
-                    and _is_int(first.get("answer_start"))
-                ):
-                    problems.append(
-                        f"{qloc}: answers[0] must be {{text: str, answer_start: int}}"
-                    )
+                answer_bad = [_answer_problem(k, a) for k, a in enumerate(answers)]
+                answer_bad = [b for b in answer_bad if b]
+                if answer_bad:
+                    problems.append(f"{qloc}: question {qid!r}: " + "; ".join(answer_bad))
                     continue
+                first = answers[0]
                 a_start = first["answer_start"]
                 a_end = a_start + len(first["text"])
                 if not (0 <= a_start < a_end <= len(context)):
@@ -195,11 +245,9 @@ def load_squad(
                     start, end = min(start, a_start), max(end, a_end)
                     quote = None
                 meta = {
-                    "source": qloc,
-                    "quotes": (quote,),
-                    "answers": tuple(
-                        a.get("text") for a in answers if isinstance(a, dict)
-                    ),
+                    SOURCE_KEY: qloc,
+                    QUOTES_KEY: (quote,),
+                    "answers": tuple(a["text"] for a in answers),
                     "answer_span": (offset + a_start, offset + a_end),
                     "title": title if isinstance(title, str) else None,
                 }
@@ -210,8 +258,11 @@ def load_squad(
             offset += len(context)
         text = PARAGRAPH_SEPARATOR.join(pieces)
         docs.append(
-            Document(doc_id, text, {"source": aloc, "title": title, "n_paragraphs": len(pieces)})
+            Document(doc_id, text, {SOURCE_KEY: aloc, "title": title, "n_paragraphs": len(pieces)})
         )
+    if not questions and not problems:
+        why = f" ({skipped} unanswerable question(s) skipped)" if skipped else ""
+        problems.append(f"{label}: no questions{why}")
 
     provenance = {
         "format": "squad",

@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from chunkeval.datasets.dataset import Dataset, checked_dataset
+from chunkeval.datasets.dataset import QUOTES_KEY, Dataset, DatasetError, checked_dataset
 from chunkeval.types import Document, EvidenceSpan, Question
 
 __all__ = ["generate_synthetic", "SYNTHETIC_DEFAULTS"]
@@ -179,16 +179,20 @@ def generate_synthetic(
 
     Raises
     ------
-    ValueError
-        If a parameter is out of range.
+    DatasetError
+        If a parameter is out of range (e.g. ``n_docs=0``: an empty dataset);
+        a subclass of :class:`ValueError`.
     """
     params = dict(n_docs=n_docs, sections=sections, sentences=sentences, doc_chars=doc_chars,
                   facts_per_section=facts_per_section, two_fact_share=two_fact_share, seed=seed)
-    if n_docs < 1 or sections < 1 or facts_per_section < 1 or sentences < 0 or doc_chars < 0:
-        raise ValueError(f"invalid synthetic parameters {params}: need n_docs, sections, "
-                         "facts_per_section >= 1 and sentences, doc_chars >= 0")
+    bad = [f"{k} must be >= 1, got {params[k]}" for k in ("n_docs", "sections", "facts_per_section")
+           if params[k] < 1]
+    bad += [f"{k} must be >= 0, got {params[k]}" for k in ("sentences", "doc_chars") if params[k] < 0]
     if not 0.0 <= two_fact_share <= 1.0:
-        raise ValueError(f"two_fact_share must be in [0, 1], got {two_fact_share}")
+        bad.append(f"two_fact_share must be in [0, 1], got {two_fact_share}")
+    if bad:
+        why = " (a dataset needs at least one document and one question)" if n_docs < 1 else ""
+        raise DatasetError(f"synthetic: invalid parameters: {'; '.join(bad)}{why}", bad)
 
     rng = np.random.default_rng(seed)
     pool = _sentence_pool(rng)
@@ -258,7 +262,7 @@ def generate_synthetic(
             meta = {
                 "kind": kind,
                 "facts": tuple((u[3], u[4], u[5]) for u in used),
-                "quotes": tuple(f"The {u[4]} of {u[3]} is {u[5]}." for u in used),
+                QUOTES_KEY: tuple(f"The {u[4]} of {u[3]} is {u[5]}." for u in used),
             }
             questions.append(Question(
                 f"{doc_id}-q{qi:04d}", qtext,
