@@ -184,10 +184,10 @@ class TableEmbedder:
 def test_semantic_chunker_exact_boundaries():
     text = "Cats purr. Cats nap. Stocks fell. Stocks rose."
     table = {"Cats purr.": [1, 0], "Cats nap.": [1, 0.1], "Stocks fell.": [0, 1], "Stocks rose.": [0.1, 1]}
-    chunker = get_chunker("semantic", embedder=TableEmbedder(table), threshold=0.5, max_chars=1000)
+    chunker = get_chunker("semantic", embedder=TableEmbedder(table), threshold=0.5, window_size=1, max_chars=1000)
     assert spans(chunker.chunk(text)) == [(0, 20, "Cats purr. Cats nap."), (21, 46, "Stocks fell. Stocks rose.")]
     # the character limit then applies inside each segment
-    small = get_chunker("semantic", embedder=TableEmbedder(table), threshold=0.5, max_chars=12)
+    small = get_chunker("semantic", embedder=TableEmbedder(table), threshold=0.5, window_size=1, max_chars=12)
     assert [c.text for c in small.chunk(text)] == ["Cats purr.", "Cats nap.", "Stocks fell.", "Stocks rose."]
     # window_size=2 averages two sentences per side
     wide = get_chunker("semantic", embedder=TableEmbedder(table), threshold=0.5, window_size=2)
@@ -200,6 +200,6 @@ def test_semantic_default_embedders_split_topics():
         "Bond yields rose sharply. Bond markets fell as yields rose. Investors sold bond funds."
     )
     for embedder in ("hashing", "lsa"):
-        chunks = get_chunker("semantic", embedder=embedder, threshold=0.1).chunk(text)
+        chunks = get_chunker("semantic", embedder=embedder, threshold=0.1, window_size=1).chunk(text)
         assert any(c.text.endswith("The mouse fled the cat.") for c in chunks), embedder
         assert chunks[-1].text.endswith("Investors sold bond funds.")

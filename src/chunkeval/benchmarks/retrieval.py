@@ -397,7 +397,7 @@ class DenseRetriever(Retriever):
 
     @staticmethod
     def _normalise(v: Any) -> np.ndarray:
-        a = np.asarray(v, dtype=np.float64)
+        a = np.asarray(v.toarray() if hasattr(v, "toarray") else v, dtype=np.float64)
         if a.ndim != 2:
             raise ValueError(f"embedder returned shape {a.shape}, expected (n, dim)")
         norms = np.linalg.norm(a, axis=1, keepdims=True)

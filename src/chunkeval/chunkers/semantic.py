@@ -81,9 +81,9 @@ class SemanticChunker(Chunker):
         ``"hashing"``, ``"lsa"`` (fitted on the document's sentences),
         ``"sentence-transformers[:MODEL]"`` or an object with
         ``embed(list[str]) -> ndarray (n, d)``.
-    threshold : float, default 0.2
+    threshold : float, default 0.1
         Cosine similarity in [-1, 1] under which a boundary is placed.
-    window_size : int, default 1
+    window_size : int, default 3
         Sentences per side of a gap, >= 1.
     max_chars : int, default 1000
         Chunk length limit in characters, >= 1.
@@ -97,7 +97,7 @@ class SemanticChunker(Chunker):
         At construction, for the sentence-transformers embedder without its package.
     """
 
-    def __init__(self, embedder="hashing", threshold=0.2, window_size=1, max_chars=1000, overlap_sentences=0):
+    def __init__(self, embedder="hashing", threshold=0.1, window_size=3, max_chars=1000, overlap_sentences=0):
         self.embedder = embedder
         self.threshold = threshold
         self.window_size = window_size
