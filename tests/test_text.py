@@ -113,6 +113,70 @@ def test_sentence_rules(text, expected):
     assert split_sentences(text) == expected
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # 5. abbreviations and dotted degrees before a lower-case word
+        ("I have a Ph.D. in physics.", ["I have a Ph.D. in physics."]),
+        ("The Sept. meeting was long.", ["The Sept. meeting was long."]),
+        ("Ph.D. students attend. Others don't.", ["Ph.D. students attend.", "Others don't."]),
+        ("She holds an M.Sc. and a B.A. in law.", ["She holds an M.Sc. and a B.A. in law."]),
+        ("He earned his D.Phil. at Oxford.", ["He earned his D.Phil. at Oxford."]),
+        ("The Jan. and Feb. numbers, see Fig. below.", ["The Jan. and Feb. numbers, see Fig. below."]),
+        ("We met in Sept. The rest is history.", ["We met in Sept.", "The rest is history."]),
+        # lower-cased text still splits on periods, also after abbreviation-like words
+        ("sales fell in 2008. the company cut costs.", ["sales fell in 2008.", "the company cut costs."]),
+        ("we filed with the sec. the review took a year.", ["we filed with the sec.", "the review took a year."]),
+        ("the vote was no. the bill failed.", ["the vote was no.", "the bill failed."]),
+        ("it was 1.5 km. long", ["it was 1.5 km.", "long"]),
+        # 6. dotted acronyms end a sentence before a sentence starter or a line break
+        ("I live in the U.S. He lives in Canada.", ["I live in the U.S.", "He lives in Canada."]),
+        ("He joined the U.S. Army in 1990.", ["He joined the U.S. Army in 1990."]),
+        ("Trade with the E.U. However, talks stalled.", ["Trade with the E.U.", "However, talks stalled."]),
+        ("She moved to the U.K. The weather was bad.", ["She moved to the U.K.", "The weather was bad."]),
+        ("She has a Ph.D. She teaches.", ["She has a Ph.D.", "She teaches."]),
+        ("Made in the U.S.A.\nShipped worldwide", ["Made in the U.S.A.", "Shipped worldwide"]),
+        ("the u.s. economy grew. the end.", ["the u.s. economy grew.", "the end."]),
+        # 7. single capital letters: initials versus labels
+        ("Item A; item B. Item C.", ["Item A; item B.", "Item C."]),
+        ("Plan B. Then we left.", ["Plan B.", "Then we left."]),
+        ("Take vitamin C. Next, rest.", ["Take vitamin C.", "Next, rest."]),
+        ("J. R. R. Tolkien wrote.", ["J. R. R. Tolkien wrote."]),
+        ("John F. Kennedy spoke.", ["John F. Kennedy spoke."]),
+        ("A book by J. Smith sold well.", ["A book by J. Smith sold well."]),
+        ("We thank N. H. Ruddle for help.", ["We thank N. H. Ruddle for help."]),
+        ("Cultures of E. coli grew. P. falciparum did not.", ["Cultures of E. coli grew.", "P. falciparum did not."]),
+        ("He chose option C. The others agreed.", ["He chose option C.", "The others agreed."]),
+        ("Pope Pius X. His plans failed.", ["Pope Pius X.", "His plans failed."]),
+        # lettered lists: each line its own item, the marker does not split
+        ("A. First option\nB. Second option", ["A. First option", "B. Second option"]),
+        (
+            "Choose one:\n  a) red\n  b) blue\n  c) green\nThen go.",
+            ["Choose one:", "a) red", "b) blue", "c) green", "Then go."],
+        ),
+        # a wrapped prose line starting with an initial is not a list item
+        ("The book was by\nJ. Smith and sold well.", ["The book was by\nJ. Smith and sold well."]),
+        # 8. closing quotes of other languages stay with their sentence
+        ("\u00bbHallo.\u00ab Er ging.", ["\u00bbHallo.\u00ab", "Er ging."]),
+        ("\u201eJa.\u201c Sie nickte.", ["\u201eJa.\u201c", "Sie nickte."]),
+        ("\u00abOui.\u00bb Il partit.", ["\u00abOui.\u00bb", "Il partit."]),
+        ("\u2039Non.\u203a Elle resta.", ["\u2039Non.\u203a", "Elle resta."]),
+        ("\u300c\u3053\u3093\u306b\u3061\u306f\u3002\u300d\u6b21", ["\u300c\u3053\u3093\u306b\u3061\u306f\u3002\u300d", "\u6b21"]),
+        ("\u300e\u306f\u3044\uff01\u300f\u305d\u3046", ["\u300e\u306f\u3044\uff01\u300f", "\u305d\u3046"]),
+        ("(\u8a66\u3057\u3002\uff09\u6b21", ["(\u8a66\u3057\u3002\uff09", "\u6b21"]),
+    ],
+)
+def test_sentence_rules_review_fixes(text, expected):
+    assert split_sentences(text) == expected
+
+
+def test_review_fix_spans_are_exact():
+    text = "I live in the U.S. He lives in Canada."
+    assert sentence_spans(text) == [(0, 18), (19, 38)]
+    text = "A. First option\r\nB. Second option"
+    assert sentence_spans(text) == [(0, 15), (17, 33)]
+
+
 def test_single_newline_inside_prose_does_not_split():
     text = "This sentence is wrapped\nover two lines. Next one."
     assert sentence_spans(text) == [(0, 40), (41, 50)]
@@ -215,6 +279,14 @@ _FRAGMENTS = [
     ".",
     "a",
     "A",
+    # forms from the review fixes (abbreviations, acronyms, initials, lists, quotes)
+    "Ph.D. ",
+    "Sept. ",
+    " He ",
+    "Plan B. ",
+    "A. x\nB. y\n",
+    "\u00bbHallo.\u00ab ",
+    "\u300c\u662f\u3002\u300d",
 ]
 
 texts = st.one_of(

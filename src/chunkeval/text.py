@@ -26,14 +26,39 @@ A sentence ends
      (``Dr.``, ``Mr.``, ``Mrs.``, ``Ms.``, ``Prof.``, ``St.``, ``vs.``,
      ``e.g.``, ``i.e.``, ``cf.`` ..., and ``No.``, ``Fig.``, ``Jan.`` ...
      when a digit follows);
+   * a period after a capitalised abbreviation that is not an English word
+     (months ``Jan.`` ... ``Sept.`` ... ``Dec.``, ``Fig.``, ``Vol.``,
+     ``Ch.`` ...) when the next word starts with a lower-case letter
+     (``The Sept. meeting``). The abbreviation must be capitalised because a
+     lower-cased text (``... in 2008. the company``) cannot tell ``sec.``
+     (the SEC) or ``no.`` from a sentence end;
    * a period after an abbreviation that may also end a sentence (``etc.``,
      ``Inc.``, ``Ltd.``, ``Jr.``, ``a.m.``, ``p.m.``, ``al.`` ...) when the
      next word does not start with an upper-case letter;
-   * a period after a single upper-case letter (initials: ``J. R. R.
-     Tolkien``) or after a dotted acronym (``U.S.``, ``U.K.``, ``U.S.A.``);
+   * a period after a dotted form (``U.S.``, ``U.K.``, ``E.U.``, ``Ph.D.``,
+     ``M.Sc.``, ``B.A.``, ``D.Phil.``: letter groups of up to three letters
+     joined by periods, capitalised unless all groups are single letters)
+     unless a line break follows or the next word is a capitalised common
+     sentence starter (a pronoun, determiner, conjunction, preposition or
+     sentence adverb: ``He``, ``The``, ``This``, ``But``, ``However``,
+     ``In`` ...): ``in the U.S. He left`` splits, ``the U.S. Army`` and
+     ``a Ph.D. in physics`` do not;
+   * a period after a single upper-case letter that is an initial: always
+     before a lower-case word or a non-letter (``P. falciparum``) and before
+     another initial (``J. R. R. Tolkien``); before another capitalised
+     word only if that word is not a sentence starter and the word before
+     the letter can precede a name -- nothing, a capitalised word or
+     initial (``John F. Kennedy``), a sentence end, or a function word
+     (``by J. Smith``). So ``Plan B. Then``, ``item B. Item C.`` and
+     ``vitamin C. Next`` split. Unit symbols (``km``, ``kg``) are not
+     abbreviations and take no period, so ``1.5 km. long`` splits;
    * a list number at the start of a line (``1. First``);
    * an ellipsis, ``!`` or ``?`` (or a period followed by a closing quote or
      bracket) when the next word starts with a lower-case letter;
+
+   closing quotes and brackets are ``"`` ``'`` ``)`` ``]`` ``}`` ``«`` ``»``
+   ``„`` ``“`` ``”`` ``‘`` ``’`` ``‹`` ``›`` ``」`` ``』`` ``）`` ``】``
+   (German ``»Hallo.« Er ging.`` and French quotes included);
 
    decimals such as ``2.5`` never qualify, as no whitespace follows the dot;
 2. right after a full-width terminator ``。``, ``！``, ``？``, ``．`` or ``｡``
@@ -43,6 +68,10 @@ A sentence ends
 4. at the end of a heading or list-item line (a line starting, after
    indentation, with ``#``, or with ``-``, ``*``, ``+``, ``•``, ``1.`` or
    ``1)`` followed by whitespace), and at the end of the line before one.
+   Lines starting with a letter marker (``A.``, ``b)``) are list items only
+   in a lettered list: two or more consecutive lines with successive
+   letters (``A. First option\\nB. Second option``), so a wrapped line
+   starting with an initial stays prose; their marker never ends a sentence.
    A plain single line break inside a prose paragraph does not end a
    sentence.
 
@@ -82,8 +111,20 @@ _LIST_LINE = re.compile(
     r"(?<![^\r\n])[^\S\r\n]*(?:#|(?:[-*+\u2022]|\d{1,3}[.)])(?!\S))[^\r\n]*"
 )
 
-_CLOSERS = "\"'\u201d\u2019\u00bb)\\]}\u300d\u300f\uff09\u3011"
-_OPENERS = "\"'\u201c\u2018\u00ab([{\u300c\u300e\uff08\u3010"
+# Quotes that may close a quotation: besides the English ones this covers
+# German (»...«, „...“), French («...»), single guillemets (‹...›, ›...‹)
+# and CJK corner brackets. Several of them also open quotations in other
+# languages; as closers they only ever count right after a terminator.
+_CLOSERS = (
+    "\"')\\]}"
+    "\u00ab\u00bb\u201e\u201c\u201d\u2018\u2019\u2039\u203a"  # « » „ “ ” ‘ ’ ‹ ›
+    "\u300d\u300f\uff09\u3011"  # 」 』 ） 】
+)
+_OPENERS = (
+    "\"'([{"
+    "\u00ab\u00bb\u201e\u201c\u201a\u2018\u2039\u203a"  # « » „ “ ‚ ‘ ‹ ›
+    "\u300c\u300e\uff08\u3010"  # 「 『 （ 【
+)
 
 # A whitespace-delimited word that ends with an ASCII terminator run (plus
 # closers) and is followed by whitespace. ``word`` is what precedes the run.
@@ -96,7 +137,13 @@ _TERMINATED_WORD = re.compile(
 # Full-width (CJK) terminators end a sentence without following space.
 _CJK_TERMINATOR = re.compile(r"[\u3002\uff01\uff1f\uff0e\uff61]++[" + _CLOSERS + r"]*+")
 
+# A dotted form: letter groups of at most three letters joined by periods
+# (the final period is the terminator and is not part of it): "U.S", "e.g",
+# "Ph.D", "M.Sc", "B.A". Single-letter groups make a dotted acronym.
+_DOTTED_FORM = re.compile(r"[^\W\d_]{1,3}(?:\.[^\W\d_]{1,3})+")
 _DOTTED_ACRONYM = re.compile(r"(?:[^\W\d_]\.)+[^\W\d_]")
+# Dotted degrees with a group longer than three letters.
+_DEGREES = frozenset("d.phil m.phil b.phil m.arch b.arch m.eng b.eng m.mus b.mus m.econ".split())
 
 # Abbreviations written before a name or word: never end a sentence.
 # Titles must be capitalised ("Dr.", "DR."), the rest match in any case.
@@ -110,11 +157,58 @@ _BEFORE_NUMBER = frozenset(
     "no nos fig figs vol vols p pp ch chap sec sect eq eqs art tab ref refs op "
     "jan feb mar apr jun jul aug sep sept oct nov dec".split()
 )
+# Abbreviations that are not English words: written capitalised ("Sept.",
+# "Fig.") they continue the sentence before a lower-case word. (Lower-case
+# "sec." or "no." may be the word "no" or an acronym such as the SEC in
+# lower-cased text, so those still end a sentence.)
+_BEFORE_LOWER = frozenset(
+    "jan feb mar apr jun jul aug sep sept oct nov dec "
+    "fig figs vol vols pp ch chap sect eq eqs".split()
+)
 # Abbreviations that also end sentences: break only before an upper-case word.
 _MAY_END = frozenset(
     "etc inc ltd co corp llc plc bros jr sr al a.m p.m am pm ft oz lb lbs "
     "min max dept est univ".split()
 )
+
+# Capitalised words that commonly start a sentence but rarely continue a
+# name or an acronym: after a dotted acronym or a single capital letter they
+# mark a sentence end ("in the U.S. He", "Plan B. Then").
+_STARTERS = frozenset(
+    """
+    i you he she it we they this that these those there here the a an my your
+    his her its our their some many most much several few all both each every
+    any no none neither either another such what who whom whose which why how
+    where when whenever while if although though because since as after
+    before once until unless but and or nor so yet for however thus hence
+    therefore then meanwhile moreover furthermore nevertheless nonetheless
+    instead also still besides indeed otherwise in on at by from to with
+    without of during under over into about among between within today
+    yesterday tomorrow now later finally first second third next last
+    overall again perhaps maybe only even just let please
+    """.split()
+)
+# Lower-case words that may stand right before a name ("by J. Smith", "and
+# F. Scott"). A single capital letter after any other lower-case word is a
+# label, not an initial ("vitamin C.", "item B.", "grade A.").
+_NAME_LEADERS = frozenset(
+    """
+    by with and or nor of from to for at in on into onto as than via per like
+    about against between among under over after before during without
+    versus vs & the said says wrote dear cc
+    """.split()
+)
+_NEXT_WORD = re.compile(r"[" + _OPENERS + r"]*+([^\W\d_]*+)(\.?)")
+
+# A lettered list: two or more consecutive lines labelled with successive
+# letters ("A. First\nB. Second", "a) one\nb) two").
+_LETTER_ITEM = r"[^\S\r\n]*[A-Za-z][.)](?!\S)[^\r\n]*"
+_LETTER_RUN_BODY = _LETTER_ITEM + r"(?:" + _BREAK + _LETTER_ITEM + r")+"
+# (Searched as "a break char, then the run" plus a match at the start of the
+# text: a leading character class scans much faster than a lookbehind.)
+_LETTER_RUN = re.compile(r"[\r\n]" + _LETTER_RUN_BODY)
+_LETTER_RUN_AT_START = re.compile(_LETTER_RUN_BODY)
+_LETTER_LINE = re.compile(r"[^\S\r\n]*+([A-Za-z])[.)](?!\S)[^\r\n]*+")
 
 
 def _line_start_before(text: str, pos: int) -> bool:
@@ -125,6 +219,55 @@ def _line_start_before(text: str, pos: int) -> bool:
     if cut < 0:
         return lo == 0 and head.strip() == ""
     return head[cut + 1 :].strip() == ""
+
+
+def _is_starter(text: str, pos: int) -> bool:
+    """Whether the word at ``pos`` is a capitalised common sentence starter.
+
+    A single letter followed by a period ("A.", "I.") is an initial, not a
+    starter.
+    """
+    m = _NEXT_WORD.match(text, pos)
+    word = m.group(1)
+    if not word or not word[0].isupper():
+        return False
+    if len(word) == 1 and m.group(2):
+        return False
+    return word.lower() in _STARTERS
+
+
+def _is_initial(text: str, m: re.Match[str]) -> bool:
+    """Whether a single capital letter plus period (``m``) is an initial.
+
+    Before another initial it is one (``N. H. Ruddle``). Before any other
+    capitalised word it is a name initial when that word is not a common
+    sentence starter (``F. Kennedy``) and the word before the letter can
+    precede a name: nothing (start of text), a capitalised word or an
+    initial (``John F.``, ``J. R.``), a word ending a sentence, or a
+    function word (``by J.``). Before a lower-case word (``P. falciparum``,
+    ``E. coli``) or a non-letter it is always an initial: sentences start
+    with a capital, and lower-cased text has no capital letters to begin
+    with.
+    """
+    pos = m.start("next")
+    nm = _NEXT_WORD.match(text, pos)
+    word = nm.group(1)
+    if not word or word[0].islower():
+        return True
+    if len(word) == 1 and nm.group(2):
+        return True  # a run of initials
+    if word.lower() in _STARTERS:
+        return False
+    start = m.start()
+    head = text[max(0, start - 64) : start].rstrip()
+    if not head:
+        return True
+    prev = head.rsplit(None, 1)[-1].lstrip(_OPENERS).rstrip(",;:")
+    if not prev or prev[0].isupper():
+        return True
+    if prev.rstrip(_CLOSERS)[-1:] in (".", "!", "?", "\u2026"):
+        return True  # the letter starts a sentence
+    return prev.lower() in _NAME_LEADERS
 
 
 def _is_sentence_end(text: str, m: re.Match[str]) -> bool:
@@ -139,21 +282,60 @@ def _is_sentence_end(text: str, m: re.Match[str]) -> bool:
     if not core:
         return True
     low = core.lower()
-    if len(core) == 1 and core.isupper():  # an initial: "J. R. R. Tolkien"
-        return False
+    if len(core) == 1 and core.isupper() and _is_initial(text, m):
+        return False  # "J. R. R. Tolkien", "John F. Kennedy"
     if low in _ALWAYS:
         return False
     if low in _TITLES and core[0].isupper():
         return False
     if low in _BEFORE_NUMBER and nxt.isdigit():
         return False
+    if low in _BEFORE_LOWER and core.istitle() and nxt.islower():
+        return False  # "The Sept. meeting"
     if low in _MAY_END:
         return nxt.isupper()
-    if _DOTTED_ACRONYM.fullmatch(core):  # U.S., U.K., U.S.A., o.k.
-        return False
+    if low in _DEGREES or (
+        _DOTTED_FORM.fullmatch(core) and (core[0].isupper() or _DOTTED_ACRONYM.fullmatch(core))
+    ):
+        # U.S., U.K., Ph.D., M.Sc.: the end of a sentence only before a line
+        # break or a capitalised sentence starter ("in the U.S. He ...");
+        # "the U.S. Army" and "Ph.D. students" continue.
+        gap = text[m.end() : m.start("next")]
+        if "\n" in gap or "\r" in gap:
+            return True
+        return _is_starter(text, m.start("next"))
     if core.isdigit() and len(core) <= 3 and _line_start_before(text, m.start()):
         return False  # a list number: "1. First"
     return True
+
+
+def _lettered_list_cuts(text: str) -> tuple[list[int], set[int]]:
+    """Cuts around the lines of every lettered list in ``text``.
+
+    Returns the start and end offsets of the item lines, and the offsets of
+    their letter markers (whose period must not end a sentence).
+    """
+    cuts: list[int] = []
+    markers: set[int] = set()
+    first = _LETTER_RUN_AT_START.match(text)
+    runs = [first] if first else []
+    runs.extend(_LETTER_RUN.finditer(text, first.end() if first else 0))
+    for run in runs:
+        lines = [
+            (lm.group(1), lm.start(1), lm.start(), lm.end())
+            for lm in _LETTER_LINE.finditer(text, run.start(), run.end())
+        ]
+        group: list[tuple[str, int, int, int]] = []
+        for line in [*lines, ("", -1, -1, -1)]:
+            if group and line[0] and ord(line[0]) == ord(group[-1][0]) + 1:
+                group.append(line)
+                continue
+            if len(group) >= 2:
+                for _, marker, start, end in group:
+                    markers.add(marker)
+                    cuts.extend((start, end))
+            group = [line]
+    return cuts, markers
 
 
 def _stripped_spans(text: str, cuts: list[int]) -> list[Span]:
@@ -206,8 +388,14 @@ def sentence_spans(text: str) -> list[Span]:
     for m in _LIST_LINE.finditer(text):
         cuts.append(m.start())
         cuts.append(m.end())
+    list_cuts, markers = _lettered_list_cuts(text)
+    cuts.extend(list_cuts)
     cuts.extend(m.end() for m in _CJK_TERMINATOR.finditer(text))
-    cuts.extend(m.end() for m in _TERMINATED_WORD.finditer(text) if _is_sentence_end(text, m))
+    cuts.extend(
+        m.end()
+        for m in _TERMINATED_WORD.finditer(text)
+        if m.start() not in markers and _is_sentence_end(text, m)
+    )
     cuts.sort()
     return _stripped_spans(text, cuts)
 
