@@ -40,42 +40,21 @@ import pandas as pd
 
 from chunkeval.benchmarks.metrics import question_metric_columns
 from chunkeval.benchmarks.results import Results, to_jsonable
-from chunkeval.types import Chunk, Document, EvidenceSpan, Question
+from chunkeval.types import Chunk
 
 __all__ = ["run"]
 
 
-# --------------------------------------------------------------------------- dataset packing
-# Document/Question hold read-only MappingProxyType metadata, which pickle
-# refuses; datasets travel to worker processes as plain tuples instead.
-
-
-@dataclass(frozen=True)
-class _PackedDataset:
-    name: str
-    documents: tuple  # ((id, text, metadata dict), ...)
-    questions: tuple  # ((id, text, ((doc_id, start, end), ...), metadata dict), ...)
-
-
-def _pack(dataset: Any) -> _PackedDataset:
-    docs = tuple((d.id, d.text, dict(d.metadata)) for d in dataset.documents)
-    qs = tuple(
-        (q.id, q.text, tuple((p.doc_id, int(p.start), int(p.end)) for p in q.evidence), dict(q.metadata))
-        for q in dataset.questions
-    )
-    return _PackedDataset(dataset.name, docs, qs)
+# --------------------------------------------------------------------------- per-dataset context
 
 
 class _DatasetContext:
     """Documents and questions of one dataset plus per-process caches."""
 
-    def __init__(self, packed: _PackedDataset) -> None:
-        self.name = packed.name
-        self.documents = [Document(i, t, m) for i, t, m in packed.documents]
-        self.questions = [
-            Question(i, t, tuple(EvidenceSpan(d, s, e) for d, s, e in ev), m)
-            for i, t, ev, m in packed.questions
-        ]
+    def __init__(self, dataset: Any) -> None:
+        self.name = dataset.name
+        self.documents = list(dataset.documents)
+        self.questions = list(dataset.questions)
         self.n_characters = sum(len(d.text) for d in self.documents)
         self.evidence_json = [
             json.dumps([[p.doc_id, p.start, p.end] for p in q.evidence], ensure_ascii=False)
@@ -123,10 +102,10 @@ _CONTEXTS: dict[int, _DatasetContext] = {}
 _TOKENIZERS: dict[str, Any] = {}
 
 
-def _init_worker(packed: Sequence[_PackedDataset]) -> None:
+def _init_worker(datasets: Sequence[Any]) -> None:
     _CONTEXTS.clear()
-    for i, p in enumerate(packed):
-        _CONTEXTS[i] = _DatasetContext(p)
+    for i, dataset in enumerate(datasets):
+        _CONTEXTS[i] = _DatasetContext(dataset)
 
 
 def _tokenizer_key(tokenizer: Any) -> str:
@@ -339,7 +318,7 @@ def _environment() -> dict[str, Any]:
     import chunkeval
 
     deps = {}
-    for dist in ("numpy", "scikit-learn", "pandas", "matplotlib", "tiktoken", "pyarrow", "bm25s", "tokenizers"):
+    for dist in ("numpy", "scikit-learn", "pandas", "matplotlib", "tiktoken", "pyarrow", "tokenizers"):
         v = _version(dist)
         if v is not None or dist in ("numpy", "scikit-learn", "pandas", "matplotlib"):
             deps[dist] = v
@@ -535,7 +514,6 @@ def run(
     objects, payloads = _resolve_chunkers(chunkers)
 
     settings = _Settings(retriever, ks, tokenizer, int(seed), float(confidence), int(n_resamples))
-    packed = [_pack(d) for d in loaded]
     jobs = [(di, ci) for di in range(len(loaded)) for ci in range(len(objects))]
     total = len(jobs)
     if progress is not None:
@@ -544,7 +522,7 @@ def run(
     outputs: list[dict[str, Any] | None] = [None] * total
     workers = min(int(workers), total)
     if workers <= 1:
-        _init_worker(packed)
+        _init_worker(loaded)
         try:
             for j, (di, ci) in enumerate(jobs):
                 outputs[j] = _evaluate(di, payloads[ci], settings)
@@ -555,7 +533,7 @@ def run(
     else:
         ctx = multiprocessing.get_context("spawn")
         with ProcessPoolExecutor(
-            max_workers=workers, mp_context=ctx, initializer=_init_worker, initargs=(packed,)
+            max_workers=workers, mp_context=ctx, initializer=_init_worker, initargs=(loaded,)
         ) as pool:
             futures = {
                 pool.submit(_evaluate, di, payloads[ci], settings): j for j, (di, ci) in enumerate(jobs)
