@@ -218,7 +218,7 @@ def test_empty_document_gives_no_error():
 
 def test_save_load_round_trip(tmp_path, tiny_results):
     folder = tmp_path / "res"
-    tiny_results.save(folder)
+    tiny_results.save(folder, format="csv")
     names = sorted(os.listdir(folder))
     assert names == ["chunks.csv", "manifest.json", "per_question.csv", "summary.csv"]
     assert not [n for n in names if n.startswith(".") or n.endswith(".tmp")]
@@ -228,6 +228,16 @@ def test_save_load_round_trip(tmp_path, tiny_results):
     pdt.assert_frame_equal(loaded.chunks, tiny_results.chunks)
     assert loaded.manifest == tiny_results.manifest
     assert loaded.manifest["files"]["per_question"]["format"] == "csv"
+
+
+def test_default_format_follows_pyarrow(tmp_path, tiny_results):
+    import importlib.util
+
+    tiny_results.save(tmp_path)
+    expected = "parquet" if importlib.util.find_spec("pyarrow") else "csv"
+    assert sorted(os.listdir(tmp_path)) == sorted(
+        [f"chunks.{expected}", "manifest.json", f"per_question.{expected}", "summary.csv"]
+    )
 
 
 def test_save_keeps_full_float_precision(tmp_path):
