@@ -11,9 +11,18 @@ class _SentenceTokens(Chunker):
     """Shared plumbing: sentences of a text and their token counts."""
 
     def _sentences(self, text: str) -> tuple[list[tuple[int, int]], list[int]]:
+        """Sentence spans and sizes; a size counts the sentence with the whitespace before it.
+
+        Tokenizers such as tiktoken turn the whitespace between sentences
+        (``"\\n\\n"``) into tokens of its own; charging it to the following
+        sentence keeps a chunk's own count within the sum of its sentences'
+        sizes, so the budget holds on the chunk text. With the default regex
+        tokenizer whitespace is never a token and a size is just the sentence's count.
+        """
         spans = sentence_spans(text)
         tokenizer = self._tokenizer()
-        return spans, [tokenizer.count(text[start:end]) for start, end in spans]
+        gap_starts = [0, *(end for _, end in spans[:-1])]
+        return spans, [tokenizer.count(text[gap:end]) for gap, (_, end) in zip(gap_starts, spans)]
 
     @property
     def size_limit(self) -> tuple[int, str]:
@@ -28,9 +37,11 @@ class TokenBudgetChunker(_SentenceTokens):
     token counts: decide before adding; a sentence over the budget is its
     own chunk; the next chunk is seeded with trailing sentences whose counts
     sum to ``<= overlap_tokens``, dropped when seed + next sentence exceeds
-    ``max_tokens``. A chunk's size is the sum of its sentences' counts, which
-    equals the count of its text for tokenizers whose tokens never cross
-    whitespace (the default ``"regex"``).
+    ``max_tokens``. A sentence's size is the token count of the sentence
+    together with the whitespace before it, so a chunk's own token count stays
+    within the budget also for tokenizers that make tokens of whitespace
+    (tiktoken); subword merges across a sentence boundary can still, rarely,
+    change a count by a token.
 
     Parameters
     ----------
