@@ -37,15 +37,31 @@ class Embedder(BaseEstimator):
     """Base embedder: ``embed(texts)`` is ``fit(texts).transform(texts)``."""
 
     def fit(self, texts: Sequence[str]) -> "Embedder":
-        """Learn from ``texts`` (no-op by default); returns ``self``."""
+        """Learn from ``texts`` (a list of n strings); a no-op by default.
+
+        Returns
+        -------
+        Embedder
+            ``self``.
+        """
         return self
 
     def transform(self, texts: Sequence[str]) -> np.ndarray:
-        """Vectors of ``texts``, shape ``(len(texts), d)``."""
+        """Vectors of ``texts``.
+
+        Returns
+        -------
+        ndarray or scipy sparse matrix of shape (len(texts), d)
+        """
         raise NotImplementedError
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
-        """Fit on ``texts`` and return their vectors, shape ``(len(texts), d)``."""
+        """Fit on ``texts`` and return their vectors.
+
+        Returns
+        -------
+        ndarray or scipy sparse matrix of shape (len(texts), d)
+        """
         return self.fit(texts).transform(texts)
 
 
@@ -171,6 +187,11 @@ def get_embedder(spec) -> Embedder:
         ``"hashing"``, ``"lsa"``, ``"sentence-transformers"`` or
         ``"sentence-transformers:MODEL"``; an object with ``embed`` is
         returned unchanged.
+
+    Returns
+    -------
+    Embedder or object
+        An object with ``embed(list[str])``.
 
     Raises
     ------

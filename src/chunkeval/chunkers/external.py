@@ -48,6 +48,16 @@ def locate_pieces(text: str, pieces: list[tuple[str, int | None]], overlapping: 
     An exact match is tried first, then a match allowing different
     whitespace; an offset the splitter reported is used when it checks out.
 
+    Parameters
+    ----------
+    text : str
+        The document.
+    pieces : list of (str, int or None)
+        Piece texts in the splitter's order, with the start offset the
+        splitter reported (``None`` when it reports none).
+    overlapping : bool
+        Whether consecutive pieces may overlap.
+
     Returns
     -------
     list of (int, int)

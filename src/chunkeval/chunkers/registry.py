@@ -72,6 +72,11 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
 
     Values must be Python literals (numbers, strings, booleans, None, tuples, lists).
 
+    Returns
+    -------
+    name : str
+    params : dict[str, object]
+
     Raises
     ------
     ValueError

@@ -83,7 +83,25 @@ def semantic_chunk(sentences: Sequence[str], max_chunk_chars: int) -> list[str]:
 def chunk_sentence_list(
     sentences: Sequence[str], max_chunk_size: int, overlap_sentences: int = 0
 ) -> list[str]:
-    """Pack a list of sentences joined by single spaces (see :func:`pack_spans`)."""
+    """Pack a list of sentences, joined by single spaces, into chunks of ``<= max_chunk_size`` characters.
+
+    Parameters
+    ----------
+    sentences : sequence of str
+    max_chunk_size : int
+        Limit in characters of a joined chunk, >= 1.
+    overlap_sentences : int, default 0
+        Sentences repeated at the start of the next chunk (see :func:`pack_spans`).
+
+    Returns
+    -------
+    list of str
+
+    Raises
+    ------
+    ValueError
+        When ``max_chunk_size < 1`` or ``overlap_sentences < 0``.
+    """
     check_int("max_chunk_size", max_chunk_size, 1)
     check_int("overlap_sentences", overlap_sentences, 0)
     joined = " ".join(sentences)
