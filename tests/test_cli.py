@@ -232,3 +232,96 @@ def test_run_without_arguments_runs_default_suite(tmp_path, monkeypatch, capsys)
     assert manifest["suite"]["name"] == "default"
     assert list(manifest["datasets"]) == ["builtin"]
     assert len(manifest["configs"]) == 30
+
+
+# --------------------------------------------------------------------------- new-user review fixes
+def test_k_with_empty_item_is_an_error(tiny_folder, tmp_path, capsys):
+    for k in ("1,,3", "1,3,", ","):
+        args = _run_args(tiny_folder, tmp_path / "o", "--chunker", FIXED10)
+        args[args.index("1,3")] = k
+        assert main(args) == 2, k
+        _assert_one_line_error(capsys.readouterr().err, "--k", "empty item")
+    assert not (tmp_path / "o").exists()
+
+
+def test_k_beyond_chunk_count_is_capped(tiny_folder, tmp_path, capsys):
+    args = _run_args(tiny_folder, tmp_path / "o", "--chunker", FIXED10)
+    args[args.index("1,3")] = "1,100000"
+    assert main(args) == 0, capsys.readouterr().err
+    results = Results.load(tmp_path / "o")
+    n_chunks = int(results.summary["n_chunks"].iloc[0])
+    retrieved = [json.loads(ids) for ids in results.per_question["retrieved_chunk_ids"]]
+    assert n_chunks == 4 and all(len(ids) == n_chunks for ids in retrieved)  # capped at every chunk
+
+
+def test_out_is_a_file(tiny_folder, tmp_path, capsys):
+    afile = tmp_path / "afile"
+    afile.write_text("x")
+    assert main(_run_args(tiny_folder, afile, "--chunker", FIXED10)) == 2
+    err = capsys.readouterr().err
+    _assert_one_line_error(err, str(afile), "is an existing file")
+    assert "not empty" not in err
+
+
+@pytest.mark.skipif(os.name != "posix", reason="POSIX paths")
+def test_out_unwritable_names_path_and_os_error(tiny_folder, tmp_path, capsys):
+    target = "/proc/chunkeval-forbidden" if Path("/proc").is_dir() else None
+    if target is None or os.access("/proc", os.W_OK) and not Path("/proc/self").exists():
+        pytest.skip("no /proc")
+    assert main(_run_args(tiny_folder, Path(target), "--chunker", FIXED10)) == 2
+    err = capsys.readouterr().err
+    _assert_one_line_error(err, target, "cannot create output folder")
+    assert err.strip().split(": ")[-1]  # the OS error text
+
+
+def test_run_records_argv_and_removes_empty_folder_on_failure(tiny_folder, tmp_path, capsys):
+    out = tmp_path / "o"
+    args = _run_args(tiny_folder, out, "--chunker", FIXED10)
+    assert main(args) == 0
+    assert Results.load(out).manifest["argv"] == ["chunkeval", *args]
+    capsys.readouterr()
+    bad = tmp_path / "bad"
+    assert main(_run_args(tiny_folder, bad, "--chunker", "fixed(chunk_size=-5)")) == 2
+    assert not bad.exists()
+
+
+def test_duplicate_problem_is_not_repeated(tmp_path, capsys):
+    assert main(["run", "--dataset", "synthetic:n_docs=-1", "--quiet", "--no-report",
+                 "--out", str(tmp_path / "o")]) == 2
+    line = capsys.readouterr().err.strip()
+    _assert_one_line_error(line, "n_docs must be >= 1")
+    assert line.count("n_docs must be >= 1, got -1") == 1, line
+
+
+def test_progress_bar_has_no_stray_zero_line(tiny_folder, tmp_path, capsys):
+    args = [a for a in _run_args(tiny_folder, tmp_path / "o", "--chunker", FIXED10) if a != "--quiet"]
+    assert main(args) == 0
+    err = capsys.readouterr().err
+    assert "0config [" not in err, err  # a bar without a total
+    frames = [f for f in err.replace("\r", "\n").splitlines() if f.strip()]
+    assert frames and all("/1 [" in f for f in frames), err
+    assert "1/1" in err
+
+
+@pytest.mark.skipif(os.name != "posix", reason="SIGPIPE semantics")
+def test_inspect_into_closed_pipe_is_quiet(tmp_path):
+    text = tmp_path / "long.txt"
+    text.write_text("A sentence of some length here. " * 20000, encoding="utf-8")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "chunkeval", "inspect", "--chunker", "sentence(max_chars=100)", "--full", str(text)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )
+    proc.stdout.readline()  # like `| head -1`
+    proc.stdout.close()
+    err = proc.stderr.read().decode()
+    proc.stderr.close()
+    code = proc.wait(timeout=120)
+    assert "Traceback" not in err and "BrokenPipe" not in err and "Exception ignored" not in err, err
+    assert code == 141
+
+
+def test_cli_module_imports_no_heavy_modules():
+    code = ("import sys, chunkeval.cli; heavy = [m for m in ('matplotlib', 'pandas', 'sklearn', "
+            "'chunkeval.reports', 'tqdm') if m in sys.modules]; print(heavy)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"

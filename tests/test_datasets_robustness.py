@@ -303,3 +303,20 @@ def test_unknown_corpus_id_lists_available(tmp_path):
     assert p == ["questions_df.csv:2: question 'chroma-000001': evidence part 0: unknown document "
                  "id 'c99'; available document ids: 'c00', 'c01', 'c02', 'c03', 'c04', 'c05', "
                  "'c06', 'c07', 'c08', 'c09', ... (12 in all)"]
+
+
+@pytest.mark.skipif(__import__("os").name != "posix", reason="POSIX permission bits")
+def test_save_jsonl_files_follow_umask_not_0600(tmp_path):
+    import os
+
+    from chunkeval.datasets import Dataset, save_jsonl
+
+    mask = os.umask(0)
+    os.umask(mask)
+    ds = Dataset("perm", [Document("d1", "alpha beta")], [Question("q1", "alpha", (EvidenceSpan("d1", 0, 5),))])
+    folder = save_jsonl(ds, tmp_path / "perm")
+    files = [p for p in Path(folder).rglob("*") if p.is_file()]
+    assert files
+    for p in files:
+        assert (p.stat().st_mode & 0o777) == 0o666 & ~mask, (p.name, oct(p.stat().st_mode))
+    assert not [p for p in Path(folder).rglob("*.tmp")]

@@ -312,3 +312,112 @@ def test_save_rejects_parquet_without_pyarrow(tmp_path, tiny_results):
         pytest.skip("pyarrow is installed")
     with pytest.raises(ValueError, match="format"):
         tiny_results.save(tmp_path, format="xlsx")
+
+
+# --------------------------------------------------------------------------- provenance, permissions
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+@pytest.mark.skipif(os.name != "posix", reason="POSIX permission bits")
+@pytest.mark.parametrize("fmt", ["csv", "parquet"])
+def test_saved_files_follow_umask_not_0600(tmp_path, tiny_results, fmt):
+    if fmt == "parquet":
+        pytest.importorskip("pyarrow")
+    out = tiny_results.save(tmp_path / "r", format=fmt)
+    expected = 0o666 & ~_umask()
+    names = sorted(p.name for p in out.iterdir())
+    assert names == sorted(["summary.csv", f"per_question.{fmt}", f"chunks.{fmt}", "manifest.json"])
+    for p in out.iterdir():
+        assert (p.stat().st_mode & 0o777) == expected, (p.name, oct(p.stat().st_mode))
+
+
+def test_manifest_provenance_fields(tiny_results):
+    m = tiny_results.manifest
+    assert m["retriever_params"]["class"].endswith("TfidfRetriever")
+    assert m["retriever_params"]["params"]["ngram_range"] == [1, 1]
+    assert "bm25s" not in m["dependencies"]
+    assert m["argv"] is None
+    assert m["finished_at"] >= m["started_at"]
+    assert "git_dirty" in m
+    ram = m["machine"]["ram_bytes"]
+    assert ram is None or ram > 0
+    json.dumps(m, allow_nan=False)
+
+
+def test_manifest_dense_records_embedder():
+    res = run(tiny_dataset(), ["fixed(chunk_size=10, chunk_overlap=0, unit='chars')"], retriever="dense",
+              ks=(1,), n_resamples=10)
+    info = res.manifest["retriever_params"]
+    assert info["class"].endswith("DenseRetriever")
+    assert info["params"] == {"embedder": None}
+    assert info["embedder"]["class"].endswith("Embedder")
+    assert isinstance(info["embedder"]["params"], dict)
+    json.dumps(info, allow_nan=False)
+
+
+def test_retriever_object_params_become_repr():
+    from chunkeval.benchmarks.retrieval import get_retriever
+    from chunkeval.benchmarks.runner import _retriever_params
+
+    class Emb:
+        def embed(self, texts):
+            return np.ones((len(texts), 2))
+
+        def __repr__(self):
+            return "Emb()"
+
+    info = to_jsonable(get_retriever("dense", embedder=Emb()).manifest_params())
+    assert info["params"] == {"embedder": "Emb()"}
+    assert info["embedder"] == {"class": f"{Emb.__module__}.{Emb.__qualname__}", "params": None}
+    assert _retriever_params("bm25")["params"]["k1"] == 1.5
+
+
+def _git(*args, cwd):
+    import subprocess
+
+    subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True,
+                   env={**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t",
+                        "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"})
+
+
+def _fake_checkout(root, project_name):
+    pkg = root / "src" / "chunkeval"
+    pkg.mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (root / "pyproject.toml").write_text(f'[project]\nname = "{project_name}"\n')
+    _git("init", "-q", cwd=root)
+    _git("add", ".", cwd=root)
+    _git("commit", "-q", "-m", "init", cwd=root)
+    return pkg
+
+
+def test_git_info_only_for_own_checkout(tmp_path):
+    import shutil
+
+    from chunkeval.benchmarks.runner import _git_info
+
+    if shutil.which("git") is None:
+        pytest.skip("git not installed")
+    pkg = _fake_checkout(tmp_path / "own", "chunkeval")
+    info = _git_info(pkg)
+    assert info["git_commit"] is not None and len(info["git_commit"]) == 40
+    assert info["git_dirty"] is False
+    (tmp_path / "own" / "untracked.txt").write_text("x")
+    assert _git_info(pkg)["git_dirty"] is False  # untracked files are ignored
+    (pkg / "__init__.py").write_text("# changed\n")
+    assert _git_info(pkg)["git_dirty"] is True
+
+    # another project's repository (e.g. a venv inside someone's repo): no commit
+    other = _fake_checkout(tmp_path / "other", "not-chunkeval")
+    assert _git_info(other) == {"git_commit": None, "git_dirty": None}
+    # a chunkeval folder that is not <toplevel>/src/chunkeval
+    stray = tmp_path / "own" / "lib" / "chunkeval"
+    stray.mkdir(parents=True)
+    assert _git_info(stray) == {"git_commit": None, "git_dirty": None}
+    # not a git repository at all
+    plain = tmp_path / "plain" / "chunkeval"
+    plain.mkdir(parents=True)
+    assert _git_info(plain) == {"git_commit": None, "git_dirty": None}

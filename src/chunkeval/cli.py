@@ -34,6 +34,7 @@ __all__ = ["main", "build_parser"]
 EXIT_OK = 0
 EXIT_FAILURE = 1
 EXIT_USAGE = 2
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, as a shell reports for a tool killed by SIGPIPE
 RESULTS_ROOT = "chunkeval-results"
 
 
@@ -60,17 +61,31 @@ def _one_line(exc: BaseException) -> str:
     if problems and summary and list(problems) == [summary]:
         text = str(summary)
     elif problems and summary:
-        text = f"{summary}: {problems[0]}"
+        first = str(problems[0]).strip()
+        # the summary often already quotes the first problem: do not repeat it
+        text = str(summary) if first and first in str(summary) else f"{summary}: {first}"
         if len(problems) > 1:
             text += f" (and {len(problems) - 1} more)"
     else:
         text = str(exc)
         if isinstance(exc, KeyError) and exc.args:
             text = str(exc.args[0])
-        if isinstance(exc, FileNotFoundError) and exc.filename and exc.strerror is not None:
+        if isinstance(exc, OSError) and exc.filename and exc.strerror is not None:
             text = f"{exc.strerror}: {exc.filename}"
     text = " ".join(part.strip() for part in text.splitlines() if part.strip())
     return text or type(exc).__name__
+
+
+def _silence_stdout() -> None:
+    """After a BrokenPipeError: point stdout at devnull so the final flush at
+    interpreter exit does not raise again (the recipe of the Python docs,
+    ``signal`` module, "Note on SIGPIPE")."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):  # stdout without a file descriptor (tests)
+        pass
 
 
 def _parse_ks(values: Sequence[str] | None) -> tuple[int, ...] | None:
@@ -81,7 +96,7 @@ def _parse_ks(values: Sequence[str] | None) -> tuple[int, ...] | None:
         for item in value.split(","):
             item = item.strip()
             if not item:
-                continue
+                raise CLIError(f"--k expects a comma-separated list of positive integers, got an empty item in {value!r}")
             try:
                 k = int(item)
             except ValueError:
@@ -164,7 +179,13 @@ def summary_table(summary: Any, ks: Sequence[int], confidence: float = 0.95) -> 
 def _new_results_folder(out: str | None, suite_name: str) -> Path:
     if out:
         path = Path(out)
-        if path.exists() and (not path.is_dir() or any(path.iterdir())):
+        if path.exists() and not path.is_dir():
+            raise CLIError(f"--out {path} is an existing file, not a folder; choose another --out")
+        try:
+            not_empty = path.is_dir() and any(path.iterdir())
+        except OSError as exc:
+            raise CLIError(f"cannot read output folder {path}: {exc.strerror or exc}") from None
+        if not_empty:
             raise CLIError(f"output folder {path} already exists and is not empty; choose another --out")
         return path
     stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
@@ -175,6 +196,19 @@ def _new_results_folder(out: str | None, suite_name: str) -> Path:
         path = base.with_name(f"{base.name}-{n}")
         n += 1
     return path
+
+
+def _make_folder(folder: Path) -> bool:
+    """Create the results folder before the run, so an unwritable --out fails early.
+
+    Returns whether it was created (it is removed again if the run fails).
+    """
+    existed = folder.is_dir()
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise CLIError(f"cannot create output folder {folder}: {exc.strerror or exc}") from None
+    return not existed
 
 
 def _write_report(folder: Path) -> tuple[Any, str]:
@@ -218,15 +252,21 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.workers < 1:
         raise CLIError(f"--workers must be >= 1, got {args.workers}")
     folder = _new_results_folder(args.out, name)
+    created = _make_folder(folder)
 
-    bar = None
+    bars: list[Any] = []
     progress = None
     if not args.quiet:
-        from tqdm.auto import tqdm
-
-        bar = tqdm(total=0, unit="config", file=sys.stderr, desc=f"chunkeval {name}", dynamic_ncols=True)
 
         def progress(done: int, total: int) -> None:
+            # the bar is made on the first call, when the total is known (a bar
+            # made earlier prints a stray "0config [00:00, ?config/s]" line)
+            if not bars:
+                from tqdm.auto import tqdm
+
+                bars.append(tqdm(total=total, unit="config", file=sys.stderr, desc=f"chunkeval {name}",
+                                 dynamic_ncols=True))
+            bar = bars[0]
             if bar.total != total:
                 bar.total = total
                 bar.refresh()
@@ -234,9 +274,17 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     try:
         results = run(seed=args.seed, workers=args.workers, progress=progress, **kwargs)
+    except BaseException:
+        if created:
+            try:
+                folder.rmdir()  # only removes it while still empty
+            except OSError:
+                pass
+        raise
     finally:
-        if bar is not None:
+        for bar in bars:
             bar.close()
+    results.manifest["argv"] = ["chunkeval", *getattr(args, "argv", [])]
     results.manifest["suite"] = {**suite.to_dict(), "name": name}
     if args.dataset or args.chunker or args.retriever or ks or args.tokenizer:
         results.manifest["suite"]["overridden"] = {
@@ -246,7 +294,10 @@ def cmd_run(args: argparse.Namespace) -> int:
             "ks": bool(ks),
             "tokenizer": bool(args.tokenizer),
         }
-    results.save(folder)
+    try:
+        results.save(folder)
+    except OSError as exc:
+        raise CLIError(f"cannot write results to {folder}: {_one_line(exc)}") from None
     print(summary_table(results.summary, results.manifest["ks"], results.manifest.get("confidence", 0.95)))
     print(f"\nresults: {folder}")
     if not args.no_report:
@@ -388,7 +439,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--chunker", action="append", metavar="SPEC",
                    help="chunker spec, repeatable; replaces the suite's chunkers, e.g. \"fixed(chunk_size=200)\"")
     p.add_argument("--retriever", default=None, help="retriever name (default from the suite: tfidf)")
-    p.add_argument("--k", action="append", metavar="K", help="cut-off(s) for @k metrics, repeatable or comma list")
+    p.add_argument("--k", action="append", metavar="K",
+                   help="cut-off(s) for @k metrics, repeatable or comma list (e.g. 1,5,10); a k larger than a "
+                   "dataset's number of chunks retrieves every chunk (it is capped)")
     p.add_argument("--tokenizer", default=None, help="tokenizer for token counts (default from the suite: regex)")
     p.add_argument("--out", default=None, help=f"results folder (default: {RESULTS_ROOT}/<timestamp>-<suite>); "
                    "must not exist or be empty")
@@ -432,11 +485,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     int
         Exit code: 0 success, 1 failure after results were saved (report),
         2 an error in arguments, specs or data (one line on stderr), 130
-        interrupted.
+        interrupted, 141 (128 + SIGPIPE, what a Unix tool killed by SIGPIPE
+        reports) when stdout was closed early, e.g. ``chunkeval inspect ... |
+        head``; nothing is printed then.
     """
     parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
     try:
         args = parser.parse_args(argv)
+        args.argv = argv
         if args.version:
             import chunkeval
 
@@ -449,11 +506,16 @@ def main(argv: Sequence[str] | None = None) -> int:
             args.suite_given = args.suite is not None
             if args.suite is None:
                 args.suite = "default"
-        return args.handler(args)
+        code = args.handler(args)
+        sys.stdout.flush()  # a closed pipe must fail here, not at interpreter exit
+        return code
+    except BrokenPipeError:
+        _silence_stdout()
+        return EXIT_BROKEN_PIPE
     except CLIError as exc:
         _err(f"error: {exc}")
         return EXIT_USAGE
-    except (ValueError, FileNotFoundError, NotADirectoryError, ImportError, KeyError) as exc:
+    except (ValueError, OSError, ImportError, KeyError) as exc:
         _err(f"error: {_one_line(exc)}")
         return EXIT_USAGE
     except KeyboardInterrupt:

@@ -21,7 +21,8 @@ On disk (:meth:`Results.save`) a results folder holds ``summary.csv``,
 the two long tables when :mod:`pyarrow` is importable) and ``manifest.json``.
 Every file is first written to a temporary name in the same folder and then
 moved into place with :func:`os.replace`, so an interrupted save never leaves a
-half-written file under a final name. ``manifest.json`` is written last and
+half-written file under a final name; the files get the usual mode
+``0o666 & ~umask`` (see :mod:`chunkeval._atomic`). ``manifest.json`` is written last and
 records the format and column types of every table, which :meth:`Results.load`
 uses to restore the exact dtypes.
 """
@@ -31,13 +32,14 @@ from __future__ import annotations
 import json
 import math
 import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
 import numpy as np
 import pandas as pd
+
+from chunkeval._atomic import atomic_write_path
 
 __all__ = [
     "Results",
@@ -113,20 +115,12 @@ def to_jsonable(value: Any) -> Any:
 def _atomic_write(path: Path, writer: Callable[[Path], None]) -> None:
     """Write ``path`` through a temporary file in the same folder, then rename it.
 
-    ``writer(tmp_path)`` must create the file at ``tmp_path``. The temporary file
-    is removed when ``writer`` fails, so no partial file is ever left behind.
+    ``writer(tmp_path)`` must create the file at ``tmp_path``. The file gets
+    the mode ``0o666 & ~umask`` (like any newly created file) and the temporary
+    file is removed when ``writer`` fails, so no partial file is ever left
+    behind. See :func:`chunkeval._atomic.atomic_write_path`.
     """
-    fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    os.close(fd)
-    tmp = Path(tmp_name)
-    try:
-        writer(tmp)
-        with open(tmp, "rb+") as fh:
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+    atomic_write_path(path, writer)
 
 
 def _write_table(df: pd.DataFrame, path: Path, fmt: str) -> None:

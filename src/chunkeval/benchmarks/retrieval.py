@@ -224,6 +224,19 @@ class Retriever(BaseEstimator):
             idx[q0 : q0 + step], val[q0 : q0 + step] = found
         return idx, val
 
+    def manifest_params(self) -> dict[str, Any]:
+        """Class and constructor parameters, for a run's provenance record.
+
+        Returns
+        -------
+        dict
+            ``{"class": "module.Class", "params": get_params(deep=False)}``;
+            parameter values are returned as they are (the caller makes them
+            JSON-safe).
+        """
+        cls = type(self)
+        return {"class": f"{cls.__module__}.{cls.__qualname__}", "params": self.get_params(deep=False)}
+
     # -- subclass hooks
     def _fit(self, chunk_texts: list[str]) -> None:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -394,6 +407,22 @@ class DenseRetriever(Retriever):
         if hasattr(embedders, "get_embedder"):
             return embedders.get_embedder("lsa")
         raise ImportError("dense retrieval needs an embedder: no LSA embedder found in chunkeval.chunkers.embedders")
+
+    def manifest_params(self) -> dict[str, Any]:
+        """As :meth:`Retriever.manifest_params`, plus ``"embedder"``: the class
+        and (for a scikit-learn style embedder) ``get_params(deep=False)`` of the
+        embedder that would be used, the default LSA embedder when
+        ``embedder=None``."""
+        info = super().manifest_params()
+        try:
+            emb = self._make_embedder()
+        except ImportError:
+            info["embedder"] = None
+            return info
+        cls = type(emb)
+        params = emb.get_params(deep=False) if hasattr(emb, "get_params") else None
+        info["embedder"] = {"class": f"{cls.__module__}.{cls.__qualname__}", "params": params}
+        return info
 
     @staticmethod
     def _normalise(v: Any) -> np.ndarray:

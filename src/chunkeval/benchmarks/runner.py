@@ -297,12 +297,11 @@ def _version(dist: str) -> str | None:
         return None
 
 
-def _git_commit() -> str | None:
-    """Commit of the repository holding the chunkeval package, or ``None``."""
-    here = Path(__file__).resolve().parent
+def _git(cwd: Path, *args: str) -> str | None:
+    """stdout of ``git -C cwd args`` (stripped), or ``None`` when git fails."""
     try:
         out = subprocess.run(
-            ["git", "-C", str(here), "rev-parse", "HEAD"],
+            ["git", "-C", str(cwd), *args],
             capture_output=True,
             text=True,
             timeout=10,
@@ -310,8 +309,63 @@ def _git_commit() -> str | None:
         )
     except (OSError, subprocess.SubprocessError):
         return None
-    commit = out.stdout.strip()
-    return commit if out.returncode == 0 and len(commit) >= 7 else None
+    return out.stdout.strip() if out.returncode == 0 else None
+
+
+def _project_name(pyproject: Path) -> str | None:
+    try:
+        import tomllib
+    except ImportError:  # pragma: no cover - Python < 3.11
+        try:
+            import tomli as tomllib  # type: ignore[no-redef]
+        except ImportError:
+            return None
+    try:
+        with open(pyproject, "rb") as fh:
+            data = tomllib.load(fh)
+    except (OSError, ValueError):
+        return None
+    name = (data.get("project") or {}).get("name")
+    return name if isinstance(name, str) else None
+
+
+def _git_info(package_dir: str | os.PathLike | None = None) -> dict[str, Any]:
+    """``{"git_commit": ..., "git_dirty": ...}`` of chunkeval's own source checkout.
+
+    Both are ``None`` unless the imported package is the ``src/chunkeval``
+    folder of a git checkout of this project: the git top level of
+    ``package_dir`` (default: the imported :mod:`chunkeval` package folder)
+    holds a ``pyproject.toml`` whose ``[project] name`` is ``"chunkeval"`` and
+    ``<toplevel>/src/chunkeval`` is ``package_dir``. An ordinary install
+    (site-packages, possibly inside some unrelated repository) therefore
+    records ``None`` rather than an unrelated commit. ``git_dirty`` is
+    ``True`` when ``git status --porcelain --untracked-files=no`` lists any
+    change to tracked files (untracked files are ignored).
+    """
+    none: dict[str, Any] = {"git_commit": None, "git_dirty": None}
+    if package_dir is None:
+        import chunkeval
+
+        package_dir = Path(chunkeval.__file__).parent
+    pkg = Path(package_dir).resolve()
+    if not pkg.is_dir():
+        return none
+    top_text = _git(pkg, "rev-parse", "--show-toplevel")
+    if not top_text:
+        return none
+    top = Path(top_text).resolve()
+    if _project_name(top / "pyproject.toml") != "chunkeval":
+        return none
+    try:
+        if (top / "src" / "chunkeval").resolve() != pkg:
+            return none
+    except OSError:  # pragma: no cover
+        return none
+    commit = _git(top, "rev-parse", "HEAD")
+    if not commit or len(commit) < 7:
+        return none
+    status = _git(top, "status", "--porcelain", "--untracked-files=no")
+    return {"git_commit": commit, "git_dirty": None if status is None else bool(status)}
 
 
 def _environment() -> dict[str, Any]:
@@ -327,12 +381,35 @@ def _environment() -> dict[str, Any]:
         "python": platform.python_version(),
         "platform": platform.platform(),
         "dependencies": deps,
-        "git_commit": _git_commit(),
+        **_git_info(),
     }
+
+
+def _ram_bytes() -> int | None:
+    """Total physical memory in bytes (``os.sysconf``; ``None`` where unavailable)."""
+    try:
+        pages, page_size = os.sysconf("SC_PHYS_PAGES"), os.sysconf("SC_PAGE_SIZE")
+    except (AttributeError, ValueError, OSError):
+        return None
+    return int(pages) * int(page_size) if pages > 0 and page_size > 0 else None
+
+
+def _retriever_params(name: str) -> dict[str, Any] | None:
+    """Class and parameters of the retriever ``name`` (objects as ``repr``)."""
+    from chunkeval.benchmarks.retrieval import get_retriever
+
+    r = get_retriever(name)
+    if hasattr(r, "manifest_params"):
+        info = r.manifest_params()
+    else:  # pragma: no cover - a retriever that is not a chunkeval Retriever
+        info = {"class": f"{type(r).__module__}.{type(r).__qualname__}",
+                "params": r.get_params(deep=False) if hasattr(r, "get_params") else {}}
+    return to_jsonable(info)
 
 
 def _machine() -> dict[str, Any]:
     return {
+        "ram_bytes": _ram_bytes(),
         "cpu_count": os.cpu_count(),
         "platform": platform.platform(),
         "machine": platform.machine(),
@@ -463,9 +540,18 @@ def run(
         ``summary`` (one row per dataset x configuration, in input order),
         ``per_question``, ``chunks`` and ``manifest`` with keys
         ``chunkeval_version, python, platform, dependencies, git_commit,
-        started_at, datasets {name: {spec, fingerprint, stats, provenance}},
-        configs [{config, chunker, params, limit, limit_unit}], retriever, ks,
-        tokenizer, seed, confidence, n_resamples, workers, timings, machine``.
+        git_dirty, started_at, datasets {name: {spec, fingerprint, stats,
+        provenance}}, configs [{config, chunker, params, limit, limit_unit}],
+        retriever, retriever_params {class, params[, embedder {class,
+        params}]}, ks, tokenizer, seed, confidence, n_resamples, workers,
+        timings, machine {ram_bytes, cpu_count, ...}, argv, finished_at``.
+        ``git_commit``/``git_dirty`` are set only when chunkeval is imported
+        from its own git checkout (``src/chunkeval`` of a repository whose
+        ``pyproject.toml`` names ``chunkeval``), else ``None``; ``git_dirty``
+        ignores untracked files. ``argv`` is ``None`` here; ``chunkeval run``
+        records its command line. Object-valued parameters are stored as
+        their ``repr``. A k larger than a dataset's number of chunks
+        retrieves every chunk (it is capped).
 
     Raises
     ------
@@ -578,6 +664,7 @@ def run(
     manifest.update(
         {
             "retriever": retriever,
+            "retriever_params": _retriever_params(retriever),
             "ks": list(ks),
             "tokenizer": tokenizer_name,
             "seed": int(seed),
@@ -590,6 +677,8 @@ def run(
                 "configs": [o["timings"] for o in outputs],
             },
             "machine": _machine(),
+            "argv": None,
+            "finished_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         }
     )
     return Results(

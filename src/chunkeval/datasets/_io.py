@@ -10,10 +10,10 @@ published offsets were computed on the Python-decoded (``utf-8``) text.
 
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
 from typing import Any, Callable, Iterator, Protocol
+
+from chunkeval._atomic import atomic_write_text
 
 __all__ = ["Readable", "read_text", "iter_lines", "atomic_write", "utf8_problem", "BOM"]
 
@@ -111,20 +111,9 @@ def atomic_write(path: Path, write: Callable[[Any], None]) -> None:
 
     ``write(f)`` receives a text file opened in the target directory
     (``newline=""``: nothing is translated); on success the temporary file
-    replaces ``path`` with :func:`os.replace`, so readers never see a
-    half-written file. On failure the temporary file is removed.
+    gets the mode an ordinary ``open(path, "w")`` would give it
+    (``0o666 & ~umask``) and replaces ``path`` with :func:`os.replace`, so
+    readers never see a half-written file. On failure the temporary file is
+    removed. See :mod:`chunkeval._atomic`.
     """
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
-            write(f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
+    atomic_write_text(path, write)
