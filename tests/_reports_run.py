@@ -95,3 +95,12 @@ def report_folder(run_results):
     results, folder = run_results
     write_report(folder)
     return folder
+
+
+@pytest.fixture(scope="module")
+def suite_run(tmp_path_factory):
+    """(Results, folder) of the default suite's 30 configurations (six chunker families) on tiny."""
+    from chunkeval.benchmarks.suites import get_suite
+
+    return real_run(tmp_path_factory.mktemp("suite"), configs=list(get_suite("default").chunkers),
+                    builtin=False)

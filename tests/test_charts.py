@@ -12,9 +12,13 @@ from hypothesis import strategies as st
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.colors import to_hex
 
-from _reports_run import CONFIGS, HOSTILE_TEXT, real_run, run_results  # noqa: F401  (fixture)
+from _reports_run import CONFIGS, HOSTILE_TEXT, real_run, run_results, suite_run  # noqa: F401
 from chunkeval.reports.charts import (
+    DODGE_NOTE,
+    SMALL_MULTIPLES_ABOVE,
+    config_groups,
     default_k,
+    dodge_offsets,
     metric_deltas,
     pareto_frontier,
     plot_chunk_sizes,
@@ -139,18 +143,26 @@ def test_quality_cost_points_frontier_and_labels(run_results):
     ax = fig.axes[0]
     points = _lines(fig, "point:")
     assert len(points) == len(CONFIGS) == len(rows)
+    x = rows["stored_token_overhead"].to_numpy()
+    y = rows["answerable@5"].to_numpy()
+    # three of the four configurations store no overlap (overhead exactly 1), but their error
+    # bars lie apart: the beeswarm keeps them at their true overhead, and no note is needed
+    assert int(np.sum(x == 1.0)) == 3
+    lo, hi = rows["answerable@5_ci_low"].to_numpy(), rows["answerable@5_ci_high"].to_numpy()
+    at1 = np.flatnonzero(x == 1.0)
+    assert all(hi[a] < lo[b] or hi[b] < lo[a] for a in at1 for b in at1 if a < b)
     for r in rows.to_dict(orient="records"):
         ln = points[f"point:{r['config']}"]
         assert ln.get_xdata()[0] == pytest.approx(r["stored_token_overhead"])
         assert ln.get_ydata()[0] == pytest.approx(r["answerable@5"])
-    x = rows["stored_token_overhead"].to_numpy()
-    y = rows["answerable@5"].to_numpy()
-    front = pareto_frontier(x, y)
+    assert not [t for t in ax.texts if t.get_gid() == "dodge-note"]
+    front = pareto_frontier(x, y)  # on the true overheads, not the dodged ones
     (fline,) = _lines(fig, "pareto-frontier").values()
     assert np.allclose(fline.get_xdata()[:-1], x[front])
     assert np.allclose(fline.get_ydata()[:-1], y[front])
     assert fline.get_xdata()[-1] == pytest.approx(ax.get_xlim()[1])
-    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    (leg,) = fig.legends  # below the plot, in columns
+    legend = [t.get_text() for t in leg.get_texts()]
     configs = rows["config"].tolist()
     starred = {configs[i] for i in front}
     styles = config_styles(results.summary["config"])
@@ -172,7 +184,10 @@ def test_chunk_sizes_boxes_and_limits(run_results):
     units = [ax.get_xlabel() for ax in fig.axes]
     rows = results.summary[results.summary["dataset"] == "builtin"]
     expected_units = {{"chars": "characters"}.get(u, u) for u in rows["limit_unit"]}
-    assert {u.split("(")[1].rstrip(")") for u in units} == expected_units
+    assert {u.split("(")[1].rstrip(")").split(",")[0] for u in units} == expected_units
+    # the token axis names the run's tokenizer
+    assert results.manifest["tokenizer"] == "regex"
+    assert "chunk size (tokens, regex tokenizer)" in units
     boxes = [p for ax in fig.axes for p in ax.patches if (p.get_gid() or "").startswith("box:")]
     assert len(boxes) == len(rows)
     limits = _lines(fig, "limit:")
@@ -313,8 +328,9 @@ def test_twelve_configurations_stay_readable(tmp_path):
             ticks = [t.get_window_extent(renderer) for t in ax.get_yticklabels() + ax.get_xticklabels()
                      if t.get_text() and t.get_visible()]
             assert _overlaps(ticks) == []
-            legend = ax.get_legend()
-            if legend is not None:  # legends sit beside the plot, never on the data
+            for legend in [ax.get_legend(), *fig.legends]:
+                if legend is None:
+                    continue  # legends sit beside or below the plot, never on the data
                 texts = [t.get_window_extent(renderer) for t in legend.get_texts()]
                 assert _overlaps(texts) == []
                 assert not legend.get_window_extent(renderer).overlaps(ax.get_window_extent(renderer))
@@ -323,8 +339,16 @@ def test_twelve_configurations_stay_readable(tmp_path):
         for ax in fig.axes:
             bb = ax.get_tightbbox(renderer)
             assert bb.x0 >= -1 and bb.y0 >= -1 and bb.x1 <= fw + 1 and bb.y1 <= fh + 1
-    legend = plot_quality_cost(results).axes[0].get_legend()
+    (legend,) = plot_quality_cost(results).legends
     assert len(legend.get_texts()) == 13  # 12 configurations + the frontier
+    # one family of 12 (> 8): small multiples cut it into two consecutive panels of six
+    names = results.summary["config"].tolist()
+    assert config_groups(results.summary) == [("fixed (1/2)", names[:6]),
+                                              ("fixed (2/2)", names[6:])]
+    kc = plot_k_curves(results)
+    assert len(kc.axes) == 2 * 2
+    assert [a.get_title(loc="left") for a in kc.axes[:2]] == ["fixed (1/2) — recall@k",
+                                                           "fixed (1/2) — answerable@k"]
 
 
 def test_save_figure_png_and_svg(run_results, tmp_path):
@@ -339,3 +363,123 @@ def test_save_figure_png_and_svg(run_results, tmp_path):
     text = svg.read_text(encoding="utf-8")
     assert text.lstrip().startswith("<?xml") and "<svg" in text
     assert "stored-token overhead" in text  # svg.fonttype none keeps text as text
+
+
+# ---------------------------------------------------------------- many configurations
+
+
+def test_dodge_offsets_hand_checked():
+    # three points at x=1 whose bars overlap, one alone at x=2
+    x = [1.0, 1.0, 2.0, 1.0]
+    lo = [0.5, 0.55, 0.5, 0.1]
+    hi = [0.7, 0.8, 0.7, 0.3]
+    off = dodge_offsets(x, lo, hi, half_width=0.1, tol=0.01)
+    # by decreasing top: #1 (0.8) keeps x, #0 overlaps it -> slot +1; #3 (0.1..0.3) overlaps
+    # nothing in slot 0 -> stays; the widest slot (1) is scaled to half_width, capped at 0.05
+    assert off.tolist() == [0.05, 0.0, 0.0, 0.0]
+    off = dodge_offsets([1.0] * 3, [0.0] * 3, [1.0] * 3, half_width=0.1, tol=0.0, max_step=1.0)
+    assert off.tolist() == [0.0, 0.1, -0.1]  # slots 0, +1, -1, scaled to the half width
+    # nearly equal x (within tol) are one group; NaN x is left alone
+    off = dodge_offsets([1.0, 1.0005, np.nan], [0, 0, 0], [1, 1, 1], half_width=0.02, tol=0.001)
+    assert off.tolist() == [0.0, 0.01, 0.0]
+    # deterministic
+    assert np.array_equal(dodge_offsets(x, lo, hi, half_width=0.1, tol=0.01),
+                          dodge_offsets(x, lo, hi, half_width=0.1, tol=0.01))
+
+
+def test_thirty_configurations_small_multiples_and_dodge(suite_run):
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    results, _ = suite_run
+    rows = results.summary
+    assert len(rows) == 30 > SMALL_MULTIPLES_ABOVE
+    styles = config_styles(rows["config"])
+    families = ["fixed", "sentence", "paragraph", "token_budget", "balanced", "semantic"]
+    groups = config_groups(rows)
+    assert [t for t, _ in groups] == families
+    fam_of = {c: t for t, cs in groups for c in cs}
+    assert all(fam_of[c] == ch for c, ch in zip(rows["config"], rows["chunker"]))
+
+    # k curves: one row of (recall, answerable) panels per family, each line in its family's row
+    kc = plot_k_curves(results)
+    assert len(kc.axes) == 2 * len(families)
+    for i, (fam, configs) in enumerate(groups):
+        for j, metric in enumerate(("recall", "answerable")):
+            ax = kc.axes[2 * i + j]
+            assert ax.get_title(loc="left") == f"{fam} — {metric}@k"
+            got = {ln.get_gid() for ln in ax.get_lines() if (ln.get_gid() or "").startswith("curve:")}
+            assert got == {f"curve:{metric}:{c}" for c in configs}
+            for c in configs:
+                ln = next(ln for ln in ax.get_lines() if ln.get_gid() == f"curve:{metric}:{c}")
+                r = rows[rows["config"] == c].iloc[0]
+                assert np.allclose(ln.get_ydata(), [r[f"{metric}@{k}"] for k in (1, 3, 5, 10)])
+                assert to_hex(ln.get_color()) == styles[c].color.lower()
+        legend = kc.axes[2 * i + 1].get_legend()
+        assert [t.get_text() for t in legend.get_texts()] == [styles[c].label for c in configs]
+
+    # dataset bars: one panel per family, bar heights are the summary means
+    bars_fig = plot_dataset_bars(results)
+    assert [a.get_title(loc="left") for a in bars_fig.axes] == [f"{f} — dataset tiny" for f in families]
+    metrics = ["evidence_in_one_chunk", "answerability", "recall@5", "answerable@5", "mrr", "iou@5"]
+    for ax, (fam, configs) in zip(bars_fig.axes, groups):
+        bars = _bars(ax)
+        assert set(bars) == {f"bars:{c}" for c in configs}
+        for c in configs:
+            r = rows[rows["config"] == c].iloc[0]
+            heights = [p.get_height() for p in sorted(bars[f"bars:{c}"], key=lambda p: p.get_x())]
+            assert np.allclose(heights, [r[m] for m in metrics])
+            assert to_hex(bars[f"bars:{c}"][0].get_facecolor(), keep_alpha=False) == styles[c].color.lower()
+
+    # quality vs cost: the 20+ configurations at overhead 1.0 are spread, within 5% of the axis
+    fig = plot_quality_cost(results)
+    ax = fig.axes[0]
+    x = rows["stored_token_overhead"].to_numpy(float)
+    y = rows["answerable@5"].to_numpy(float)
+    assert int(np.sum(x == 1.0)) >= 20
+    pts = _lines(fig, "point:")
+    shown = np.array([pts[f"point:{c}"].get_xdata()[0] for c in rows["config"]])
+    width = np.diff(ax.get_xlim())[0]
+    assert np.all(np.abs(shown - x) <= 0.05 * width + 1e-12)
+    assert len(np.unique(np.round(shown[x == 1.0], 9))) >= 5
+    # no two dodged points at overhead 1 draw their error bars in the same place and overlap
+    err = (rows["answerable@5_ci_low"].to_numpy(float), rows["answerable@5_ci_high"].to_numpy(float))
+    idx = np.flatnonzero(x == 1.0)
+    for a in idx:
+        for b in idx:
+            if a < b and np.isclose(shown[a], shown[b]):
+                assert err[1][a] < err[0][b] or err[1][b] < err[0][a]
+    (fline,) = _lines(fig, "pareto-frontier").values()
+    front = pareto_frontier(x, y)
+    assert np.allclose(fline.get_xdata()[:-1], x[front])  # frontier on the true overheads
+    assert any(t.get_gid() == "dodge-note" and t.get_text() == DODGE_NOTE for t in ax.texts)
+    # layout: the plot gets at least 60% of the figure width; the legend sits below it
+    FigureCanvasAgg(fig)
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    fw, _ = fig.canvas.get_width_height()
+    box = ax.get_window_extent(renderer)
+    assert box.width >= 0.6 * fw
+    (leg,) = fig.legends
+    lb = leg.get_window_extent(renderer)
+    assert lb.y1 <= ax.get_tightbbox(renderer).y0 + 1 and lb.y0 >= -1
+    assert len(leg.get_texts()) == 31
+
+
+def test_thirty_configurations_titles_fit_in_figure(suite_run):
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    results, _ = suite_run
+    for fig in (plot_k_curves(results), plot_dataset_bars(results), plot_quality_cost(results),
+                plot_chunk_sizes(results)):
+        FigureCanvasAgg(fig)
+        fig.canvas.draw()
+        renderer = fig.canvas.get_renderer()
+        fw, fh = fig.canvas.get_width_height()
+        texts = [fig.get_suptitle() and fig._suptitle] + [
+            t for ax in fig.axes for t in (ax.title, ax._left_title, ax.xaxis.label)]
+        texts += [t for ax in fig.axes for t in ax.texts] + [t for lg in fig.legends for t in lg.get_texts()]
+        for t in texts:
+            if not t or not t.get_text():
+                continue
+            bb = t.get_window_extent(renderer)
+            assert bb.x0 >= -1 and bb.x1 <= fw + 1 and bb.y0 >= -1 and bb.y1 <= fh + 1, t.get_text()

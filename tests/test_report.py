@@ -54,8 +54,11 @@ def _parse(path):
 
 
 def test_best_rows_direction_aware():
-    assert best_rows([0.5, 0.7, 0.7], "higher").tolist() == [False, True, True]
+    assert best_rows([0.5, 0.7, 0.7, 0.1], "higher").tolist() == [False, True, True, False]
     assert best_rows([1.3, 1.0, 1.1], "lower").tolist() == [False, True, False]
+    # a best value shared by more than half of the rows does not stand out: nothing marked
+    assert best_rows([0.5, 0.7, 0.7], "higher").tolist() == [False, False, False]
+    assert best_rows([1.0, 1.0, 1.0, 1.3, 1.0], "lower").tolist() == [False] * 5
     assert best_rows([np.nan, 0.2], "higher").tolist() == [False, True]
     assert best_rows([0.2, 0.2], "higher").tolist() == [False, False]  # all tie: nothing stands out
     assert best_rows([1.0, 2.0], None).tolist() == [False, False]
@@ -124,6 +127,7 @@ def test_report_html_is_self_contained_and_escaped(report_folder, run_results):
     # split evidence is listed per configuration with the evidence text
     assert "Questions whose evidence the chunking split" in text
     assert text.count("questions have an evidence part split across chunks") == 2 * 4
+    assert "more than half of the rows" in text  # the best-marker rule is documented
 
 
 def test_best_cells_marked_per_column(report_folder, run_results):
@@ -135,9 +139,13 @@ def test_best_cells_marked_per_column(report_folder, run_results):
     n_builtin = sum(int(best_rows(rows[c].to_numpy(float), d).sum()) for c, _, d in cols)
     overhead = [c for c, _, _ in cols].index("stored_token_overhead") + 3
     marked = [txt for col, txt in parsed.best[:n_builtin] if col == overhead]
-    want = rows["stored_token_overhead"].min()
-    assert marked and all(float(t.split("[")[0].replace(",", "")) == pytest.approx(want, abs=5e-4)
-                          for t in marked)
+    # three of the four configurations share the lowest overhead (1.000): nothing is marked
+    assert int((rows["stored_token_overhead"] == rows["stored_token_overhead"].min()).sum()) == 3
+    assert marked == []
+    chunks_col = [c for c, _, _ in cols].index("retrieved_tokens@5") + 3
+    marked = [txt for col, txt in parsed.best[:n_builtin] if col == chunks_col]
+    want = rows["retrieved_tokens@5"].min()
+    assert [float(t.split("[")[0].replace(",", "")) for t in marked] == [pytest.approx(want, abs=0.05)]
     recall = [c for c, _, _ in cols].index("recall@5") + 3
     marked = [txt for col, txt in parsed.best[:n_builtin] if col == recall]
     assert [float(t.split("[")[0]) for t in marked] == [pytest.approx(rows["recall@5"].max(), abs=5e-4)]
@@ -154,6 +162,11 @@ def test_report_md(report_folder, run_results):
     assert len(links) == 11 and all(link.startswith("charts/") for link in links)
     assert all((report_folder / link).is_file() for link in links)
     assert "**" in md  # best values bold
+    # the recommendation comes first, in the same words as the HTML
+    assert md.index("## Recommendation") < md.index("## dataset builtin")
+    assert ("**dataset builtin** (retriever tfidf, k=5, 208 questions). Highest answerable@5: "
+            "#4 `paragraph(80)` with 0.529 [0.466, 0.596] at stored-token overhead 1.000.") in md
+    assert "all 3 other configurations are statistically indistinguishable from the best" in md
 
 
 def test_write_report_out_folder_and_baseline(run_results, tmp_path):
@@ -171,3 +184,151 @@ def test_write_report_out_folder_and_baseline(run_results, tmp_path):
 def test_write_report_missing_folder(tmp_path):
     with pytest.raises(FileNotFoundError):
         write_report(tmp_path / "nope")
+
+
+# --------------------------------------------------------------------- recommendation
+
+
+def _hand_results():
+    """Five questions, four configurations; every number below is worked out by hand."""
+    import pandas as pd
+
+    vals = {"A": [1, 1, 1, 1, 0], "B": [1, 1, 1, 1, 1], "C": [0, 0, 0, 0, 0], "D": [1, 1, 1, 1, 1]}
+    over = {"A": 1.0, "B": 1.2, "C": 1.0, "D": 1.5}
+    pq = pd.DataFrame([{"dataset": "d", "config": c, "question_id": f"q{i}", "answerable@5": float(v)}
+                       for c, vs in vals.items() for i, v in enumerate(vs)])
+    summary = pd.DataFrame({"dataset": "d", "config": list(vals), "retriever": "tfidf",
+                            "answerable@5": [np.mean(v) for v in vals.values()],
+                            "answerable@5_ci_low": 0.0, "answerable@5_ci_high": 1.0,
+                            "stored_token_overhead": list(over.values())})
+
+    class R:
+        pass
+
+    r = R()
+    r.summary, r.per_question, r.manifest = summary, pq, {"ks": [5], "seed": 0}
+    return r
+
+
+def test_recommend_hand_checked():
+    from chunkeval.reports.verdict import recommend
+
+    rec = recommend(_hand_results())
+    # B and D both answer all 5; B stores less -> best.  Frontier: A (1.0, 0.8), B (1.2, 1.0)
+    assert rec.best == "B" and rec.best_value == 1.0 and rec.best_overhead == 1.2
+    assert rec.frontier == ["A", "B"] and rec.cheapest_frontier == "A"
+    got = {c.config: (c.delta, c.ci_low, c.ci_high, c.indistinguishable) for c in rec.comparisons}
+    # C misses every question B answers: difference -1 in every resample
+    assert got["C"] == (-1.0, -1.0, -1.0, False)
+    # D equals B on every question: difference 0 in every resample
+    assert got["D"] == (0.0, 0.0, 0.0, True)
+    # A misses one of five: mean -0.2; resamples range over {0, -0.2, ..., -1}, upper bound 0
+    assert got["A"][0] == pytest.approx(-0.2) and got["A"][2] == 0.0 and got["A"][1] < 0
+    assert got["A"][3] is True
+    assert rec.tied == ["A", "D"]  # by overhead
+    assert rec.cheapest_tied == "A" and rec.n_questions == 5
+
+
+def test_recommendation_exact_on_real_run(report_folder, run_results):
+    from chunkeval.benchmarks.stats import paired_bootstrap
+    from chunkeval.reports.verdict import recommend
+
+    results, _ = run_results
+    m = results.manifest
+    pq = results.per_question
+    for dataset in ("builtin", "tiny"):
+        rec = recommend(results, dataset)
+        rows = results.summary[results.summary["dataset"] == dataset]
+        top = rows[rows["answerable@5"] == rows["answerable@5"].max()]
+        # ties on the metric (tiny: fixed(80, 20) also reaches 0.643) go to the lower overhead
+        assert rec.best == "paragraph(max_words=80)" == top.loc[top["stored_token_overhead"].idxmin(), "config"]
+        assert rec.frontier == ["paragraph(max_words=80)"] == [rec.cheapest_frontier]
+        d = pq[pq["dataset"] == dataset].pivot(index="question_id", columns="config", values="answerable@5")
+        assert rec.best_value == pytest.approx(d[rec.best].mean())
+        for c in rec.comparisons:  # recomputed independently with the run's own bootstrap settings
+            want = paired_bootstrap(d[c.config].to_numpy(float), d[rec.best].to_numpy(float),
+                                    confidence=m["confidence"], n_resamples=m["n_resamples"],
+                                    seed=m["seed"])
+            assert (c.delta, c.ci_low, c.ci_high) == pytest.approx(tuple(float(v) for v in want))
+            assert c.indistinguishable == (want[1] <= 0 <= want[2])
+    builtin, tiny = recommend(results, "builtin"), recommend(results, "tiny")
+    # 208 builtin questions: all three others significantly worse; 14 tiny questions: none is
+    assert builtin.tied == [] and builtin.n_questions == 208
+    assert {c.config: round(c.delta, 6) for c in builtin.comparisons} == {
+        "fixed(chunk_size=40, chunk_overlap=0, unit='tokens', tokenizer='regex')": round(-94 / 208, 6),
+        "fixed(chunk_size=80, chunk_overlap=20, unit='tokens', tokenizer='regex')": round(-36 / 208, 6),
+        "sentence(max_chars=300, overlap_sentences=0)": round(-36 / 208, 6)}
+    assert tiny.n_questions == 14 and len(tiny.tied) == 3
+    assert tiny.tied[0] == "sentence(max_chars=300, overlap_sentences=0)"  # overhead 1.0, 0.5
+    # the paragraph sits at the top of report.html, before the summary, in words
+    raw = (report_folder / "report.html").read_text(encoding="utf-8")
+    assert raw.index('<section class="verdict"><h2>Recommendation</h2>') < raw.index("<h2>Summary</h2>")
+    text = "".join(_parse(report_folder / "report.html").text)
+    assert ("dataset builtin (retriever tfidf, k=5, 208 questions). Highest answerable@5: "
+            "#4 paragraph(80) with 0.529 [0.466, 0.596] at stored-token overhead 1.000. "
+            "It is also the cheapest configuration on the quality–cost frontier. How sure: the "
+            "best is significantly better than all 3 other configurations (every 95% paired "
+            "bootstrap CI of the difference over the same 208 questions lies below 0).") in text
+    assert ("dataset tiny (retriever tfidf, k=5, 14 questions). Highest answerable@5: "
+            "#4 paragraph(80) with 0.643") in text
+    assert ("How sure: all 3 other configurations are statistically indistinguishable from the "
+            "best (the 95% paired bootstrap CI of the difference in answerable@5 over the same 14 "
+            "questions includes 0): #3 sentence(300, 0), #1 fixed(40, 0, tokens, regex), "
+            "#2 fixed(80, 20, tokens, regex). None of them stores less than the best, so choose "
+            "the best.") in text
+
+
+def test_split_section_collapsible_frontier_open(report_folder, run_results):
+    from chunkeval.reports.charts import pareto_frontier
+
+    results, _ = run_results
+    raw = (report_folder / "report.html").read_text(encoding="utf-8")
+    section = raw[raw.index("<h2>Questions whose evidence"):raw.index("<h2>Datasets</h2>")]
+    blocks = re.findall(r'<details class="cfg"( open)?><summary>(.*?)</summary>(.*?)</details>',
+                        section, re.S)
+    assert len(blocks) == 2 * 4  # one per configuration and dataset
+    want_open = []
+    for dataset in ("builtin", "tiny"):
+        rows = results.summary[results.summary["dataset"] == dataset]
+        front = pareto_frontier(rows["stored_token_overhead"].to_numpy(float),
+                                rows["answerable@5"].to_numpy(float))
+        configs = rows["config"].tolist()
+        want_open += [c in {configs[i] for i in front} for c in configs]
+    assert [bool(o) for o, _, _ in blocks] == want_open
+    for is_open, summary, body in blocks:
+        assert ("★ frontier" in summary) == bool(is_open)
+        assert body.count("<li>") <= (5 if is_open else 2)  # examples capped per configuration
+
+
+def test_chart_pngs_are_palette_images_and_smaller(report_folder, run_results, tmp_path):
+    from PIL import Image
+
+    from chunkeval.reports.charts import plot_quality_cost, save_figure
+
+    for png in (report_folder / "charts").glob("*.png"):
+        with Image.open(png) as im:
+            assert im.mode == "P"
+    results, _ = run_results
+    fig = plot_quality_cost(results)
+    png, _ = save_figure(fig, tmp_path, "qc")
+    full = io.BytesIO()
+    fig.savefig(full, format="png", dpi=150, facecolor="white")
+    assert png.stat().st_size < 0.6 * len(full.getvalue())
+    with Image.open(png) as a, Image.open(full) as b:  # same picture, channel error tiny
+        diff = np.abs(np.asarray(a.convert("RGB"), dtype=int) - np.asarray(b.convert("RGB"), dtype=int))
+        assert a.size == b.size and diff.mean() < 1.0
+
+
+def test_report_files_are_readable_by_others(tmp_path):
+    import os
+    import stat
+
+    from chunkeval.reports import _write_text
+
+    old = os.umask(0o022)
+    try:
+        _write_text(tmp_path / "report.html", "<p>x</p>")
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(os.stat(tmp_path / "report.html").st_mode) == 0o644
+    assert (tmp_path / "report.html").read_text(encoding="utf-8") == "<p>x</p>"

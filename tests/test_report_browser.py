@@ -143,10 +143,32 @@ def _render(binary: str, page: Path, tmp: Path) -> dict:
 
         images = js("Promise.all(Array.from(document.images).map(i => i.decode().then("
                     "() => [true, i.naturalWidth, i.naturalHeight], () => [false, 0, 0])))")
+        layout = js("(() => { const w = document.querySelector('div.wide');"
+                    " const t = w.querySelector('table.summary');"
+                    " const cfg = t.querySelector('td.cfg');"
+                    " const before = cfg.getBoundingClientRect().left;"
+                    " w.scrollLeft = w.scrollWidth;"
+                    " const after = cfg.getBoundingClientRect().left;"
+                    " const wl = w.getBoundingClientRect().left;"
+                    " w.scrollLeft = 0;"
+                    " return {overflowX: getComputedStyle(w).overflowX,"
+                    "  scrolls: w.scrollWidth > w.clientWidth,"
+                    "  cfgPosition: getComputedStyle(cfg).position,"
+                    "  cfgBefore: before, cfgAfter: after, wrapLeft: wl,"
+                    "  pageWidth: document.documentElement.scrollWidth,"
+                    "  viewWidth: window.innerWidth,"
+                    "  verdict: document.querySelector('section.verdict').innerText,"
+                    "  verdictTop: document.querySelector('section.verdict').getBoundingClientRect().top,"
+                    "  details: document.querySelectorAll('details.cfg').length,"
+                    "  openDetails: document.querySelectorAll('details.cfg[open]').length,"
+                    "  closedText: document.body.innerText}; })()")
+        # a reader opens every collapsed section (no script in the page: DevTools does it)
+        js("document.querySelectorAll('details').forEach(d => { d.open = true; })")
         facts = js("({scripts: document.getElementsByTagName('script').length,"
                    " text: document.body.innerText,"
                    " title: document.title,"
                    " marks: document.getElementsByTagName('mark').length})")
+        facts["layout"] = layout
         shot = browser.send("Page.captureScreenshot", {"format": "png"}, session=session)
         full = browser.send("Page.captureScreenshot",
                             {"format": "png", "captureBeyondViewport": True}, session=session)
@@ -207,3 +229,19 @@ def test_report_renders_in_chromium(chromium, report_folder, tmp_path):
     assert "Alpha & Omega" in facts["text"]
     assert "<b>bold</b>" in facts["text"] or "Alpha & Omega" in facts["text"]
     assert facts["marks"] > 0
+
+    lay = facts["layout"]
+    # the recommendation is the first thing under the title, in words
+    assert lay["verdict"].startswith("Recommendation")
+    assert "Highest answerable@5: #4 paragraph(80) with 0.529" in lay["verdict"]
+    assert "How sure:" in lay["verdict"] and lay["verdictTop"] < 300
+    # the wide summary table scrolls inside its box, with the configuration column sticky;
+    # the page itself does not scroll sideways
+    assert lay["overflowX"] == "auto" and lay["scrolls"]
+    assert lay["cfgPosition"] == "sticky"
+    assert lay["cfgAfter"] == pytest.approx(lay["wrapLeft"], abs=2)
+    assert lay["pageWidth"] <= lay["viewWidth"]
+    # split-evidence sections: one per configuration and dataset, collapsed unless on the
+    # frontier; collapsed text is hidden until opened
+    assert lay["details"] == 8 and 0 < lay["openDetails"] < 8
+    assert "<script>alert(1)</script>" not in lay["closedText"]

@@ -9,10 +9,10 @@ in :mod:`chunkeval.reports.style`.
 from __future__ import annotations
 
 import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
+from chunkeval._atomic import atomic_write_text
 from chunkeval.reports.charts import (
     ChartFile,
     default_k,
@@ -49,14 +49,7 @@ CHARTS_DIR = "charts"
 
 
 def _write_text(path: Path, text: str) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    atomic_write_text(path, lambda fh: fh.write(text), newline="\n")
 
 
 def write_report(results_folder: str | os.PathLike, out: str | os.PathLike | None = None,

@@ -13,6 +13,7 @@ collide however many configurations there are.
 
 from __future__ import annotations
 
+import io
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,6 +32,10 @@ from chunkeval.reports.style import OKABE_ITO, ConfigStyle, config_styles, style
 
 __all__ = [
     "pareto_frontier",
+    "dodge_offsets",
+    "config_groups",
+    "SMALL_MULTIPLES_ABOVE",
+    "DODGE_NOTE",
     "result_ks",
     "default_k",
     "metric_deltas",
@@ -59,7 +64,22 @@ _UNIT_COLUMN = {"chars": "n_chars", "words": "n_words", "tokens": "n_tokens"}
 _UNIT_NAME = {"chars": "characters", "words": "words", "tokens": "tokens"}
 
 
-def _metric_label(metric: str) -> str:
+#: Compact axis labels for the narrow panels of small multiples.
+COMPACT_METRIC_LABELS: dict[str, str] = {
+    "evidence_in_one_chunk": "in one\nchunk",
+    "answerability": "answer-\nability",
+    "mrr": "MRR",
+}
+
+
+def _metric_label(metric: str, compact: bool = False) -> str:
+    if compact:
+        if metric in COMPACT_METRIC_LABELS:
+            return COMPACT_METRIC_LABELS[metric]
+        m = re.match(r"^(answerable|recall|iou)@(\d+)$", metric)
+        if m:
+            name = {"answerable": "answer-\nable", "recall": "recall\n", "iou": "IoU\n"}[m.group(1)]
+            return f"{name}@{m.group(2)}"
     return METRIC_LABELS.get(metric, metric)
 
 
@@ -108,6 +128,132 @@ def pareto_frontier(x_cost: Sequence[float], y_quality: Sequence[float]) -> np.n
         elif y[i] == best_y and x[i] == best_x:
             keep.append(int(i))
     return np.asarray(keep, dtype=np.int64)
+
+
+#: Above this many configurations, k curves and dataset bars become small multiples (one
+#: panel per chunker family, families longer than this split into consecutive parts).
+SMALL_MULTIPLES_ABOVE = 8
+
+#: Note written on quality-vs-cost charts whose points were dodged.
+DODGE_NOTE = "points at equal overhead are spread horizontally for legibility (frontier uses true values)"
+
+
+def dodge_offsets(
+    x: Sequence[float],
+    y_low: Sequence[float],
+    y_high: Sequence[float],
+    *,
+    half_width: float,
+    tol: float,
+    max_step: float | None = None,
+) -> np.ndarray:
+    """Deterministic horizontal offsets that separate points sharing (nearly) the same x.
+
+    A beeswarm-like layout for points with vertical extents (marker plus error bar).  Points
+    are grouped when their x values chain within ``tol`` of each other.  Inside a group,
+    points are placed by decreasing ``y_high`` (then input order) into slots
+    ``0, +1, -1, +2, -2, ...``: each takes the first slot where its extent
+    ``[y_low, y_high]`` overlaps no extent already in that slot.  So the top point of a group
+    stays at its true x, and points whose bars do not overlap share the centre.  Slots are
+    then scaled so that no offset exceeds ``half_width`` (and a slot is at most ``max_step``
+    wide).
+
+    Parameters
+    ----------
+    x : sequence of float, shape (n,)
+        True x positions.
+    y_low, y_high : sequence of float, shape (n,)
+        Vertical extent of each point (e.g. CI bounds widened by the marker size).
+    half_width : float
+        Largest absolute offset (data units of x).
+    tol : float
+        Points whose x differ by at most ``tol`` (chained) form one group.
+    max_step : float, optional
+        Largest distance between neighbouring slots (default ``half_width / 2``).
+
+    Returns
+    -------
+    numpy.ndarray of float, shape (n,)
+        Offsets to add to ``x`` (0 for points alone at their x, and for NaN x).
+    """
+    x = np.asarray(x, dtype=float)
+    lo = np.asarray(y_low, dtype=float)
+    hi = np.asarray(y_high, dtype=float)
+    out = np.zeros(len(x))
+    max_step = half_width / 2 if max_step is None else max_step
+    valid = np.flatnonzero(~np.isnan(x))
+    order = valid[np.argsort(x[valid], kind="stable")]
+    groups: list[list[int]] = []
+    for i in order:
+        if groups and x[i] - x[groups[-1][-1]] <= tol:
+            groups[-1].append(int(i))
+        else:
+            groups.append([int(i)])
+    for g in groups:
+        if len(g) < 2:
+            continue
+        g = sorted(g, key=lambda i: (-np.nan_to_num(hi[i], nan=-np.inf), i))
+        slots: dict[int, list[tuple[float, float]]] = {}
+        slot_of: dict[int, int] = {}
+        for i in g:
+            a, b = np.nan_to_num(lo[i]), np.nan_to_num(hi[i])
+            n = 0
+            while True:
+                slot = (n + 1) // 2 * (1 if n % 2 else -1)
+                if all(b < c or a > d for c, d in slots.get(slot, [])):
+                    break
+                n += 1
+            slots.setdefault(slot, []).append((a, b))
+            slot_of[i] = slot
+        widest = max(abs(s) for s in slot_of.values())
+        if widest == 0:
+            continue
+        step = min(half_width / widest, max_step)
+        for i, slot in slot_of.items():
+            out[i] = slot * step
+    return out
+
+
+def config_family(config: str, chunker: Any = None) -> str:
+    """Chunker family of a configuration: the ``chunker`` column, else the spec's name."""
+    if chunker is not None and not (isinstance(chunker, float) and np.isnan(chunker)) \
+            and str(chunker):
+        return str(chunker)
+    return str(config).split("(", 1)[0].strip() or str(config)
+
+
+def config_groups(rows: pd.DataFrame, max_size: int = SMALL_MULTIPLES_ABOVE
+                  ) -> list[tuple[str, list[str]]]:
+    """Panels of a small-multiples chart: configurations by chunker family.
+
+    Families keep the order of their first configuration; a family with more than
+    ``max_size`` configurations is cut into consecutive parts titled ``"family (1/2)"`` ...
+
+    Parameters
+    ----------
+    rows : pandas.DataFrame
+        Summary rows with ``config`` (and optionally ``chunker``).
+    max_size : int, default :data:`SMALL_MULTIPLES_ABOVE`
+        Largest number of configurations per panel.
+
+    Returns
+    -------
+    list of (title, configs)
+    """
+    fams: dict[str, list[str]] = {}
+    chunkers = rows["chunker"] if "chunker" in rows.columns else [None] * len(rows)
+    for config, chunker in zip(rows["config"].astype(str), chunkers):
+        fams.setdefault(config_family(config, chunker), [])
+        if config not in fams[config_family(config, chunker)]:
+            fams[config_family(config, chunker)].append(config)
+    out: list[tuple[str, list[str]]] = []
+    for fam, configs in fams.items():
+        parts = -(-len(configs) // max_size)
+        size = -(-len(configs) // parts)
+        for p in range(parts):
+            title = fam if parts == 1 else f"{fam} ({p + 1}/{parts})"
+            out.append((title, configs[p * size:(p + 1) * size]))
+    return out
 
 
 def result_ks(results: Any) -> list[int]:
@@ -187,6 +333,18 @@ def _legend_columns(n: int) -> int:
     return 1 if n <= 16 else 2
 
 
+def _legend_grid(labels: Sequence[str], width: float, fontsize: float = 9.0
+                 ) -> tuple[int, float]:
+    """Columns and height (inches) of a legend laid out below a plot ``width`` inches wide."""
+    if not labels:
+        return 1, 0.0
+    char = 0.5 * fontsize / 72  # average glyph width of the sans-serif font, inches
+    col = max(len(t) for t in labels) * char + 0.75  # + handle, gap and padding
+    ncols = int(max(1, min(len(labels), (width - 0.3) // col)))
+    nrows = -(-len(labels) // ncols)
+    return ncols, 0.45 + nrows * 1.45 * fontsize / 72
+
+
 # --------------------------------------------------------------------------------- charts
 
 
@@ -242,29 +400,53 @@ def plot_quality_cost(
     x = rows["stored_token_overhead"].to_numpy(float)
     y = rows[col].to_numpy(float)
     err = _ci(rows, col)
-    front = pareto_frontier(x, y)
+    front = pareto_frontier(x, y)  # on the true values, before any dodging
     on_front = set(front.tolist())
 
-    fig, ax = _new_axes(ax, (10, 5.6 + 0.12 * max(0, len(configs) - 12)))
+    lo = np.nanmin(y - (err[0] if err is not None else 0)) if len(y) else 0.0
+    ylim = (max(-0.02, min(lo, 1.0) - 0.05), 1.02)
+    xmin, xmax = (np.nanmin(x), np.nanmax(x)) if len(x) else (1.0, 1.0)
+    span = max(xmax - xmin, 0.05)
+    xlim = (xmin - 0.08 * span, xmax + 0.08 * span)
+    axis_range = xlim[1] - xlim[0]
+    pad = 0.015 * (ylim[1] - ylim[0])  # about half a marker, in data units
+    ylo = y - (err[0] if err is not None else 0) - pad
+    yhi = y + (err[1] if err is not None else 0) + pad
+    offsets = dodge_offsets(x, ylo, yhi, half_width=0.05 * axis_range, tol=0.004 * axis_range,
+                            max_step=0.012 * axis_range)
+    dodged = bool(np.any(offsets != 0))
+
+    own = ax is None
+    labels = [f"{styles[c].label}{' ★' if i in on_front else ''}" for i, c in enumerate(configs)]
+    if own:
+        ncols, legend_h = _legend_grid(labels + ["Pareto frontier (max quality, min overhead)"],
+                                       width=11.0)
+        # whole tenths of an inch: integral pixel sizes at the report's 150 dpi
+        fig = Figure(figsize=(11.0, round(5.6 + legend_h, 1)), layout="constrained")
+        ax = fig.add_subplot()
+    else:
+        fig = ax.figure
     handles = []
     for i, config in enumerate(configs):
         st = styles[config]
         yerr = None if err is None else [[err[0][i]], [err[1][i]]]
-        cont = ax.errorbar([x[i]], [y[i]], yerr=yerr, fmt=st.marker, color=st.color,
-                           markersize=8, markeredgecolor="black" if i in on_front else "white",
-                           markeredgewidth=1.6 if i in on_front else 0.8, elinewidth=1.3,
-                           capsize=4, zorder=3,
-                           label=f"{st.label}{' ★' if i in on_front else ''}")
+        cont = ax.errorbar([x[i] + offsets[i]], [y[i]], yerr=yerr, fmt=st.marker, color=st.color,
+                           markersize=7, markeredgecolor="black" if i in on_front else "white",
+                           markeredgewidth=1.6 if i in on_front else 0.7, elinewidth=1.2,
+                           capsize=3, zorder=4 if i in on_front else 3, label=labels[i])
         cont.lines[0].set_gid(f"point:{config}")
         handles.append(cont)
     ax.set_xlabel("stored-token overhead (stored tokens / corpus tokens)")
     ax.set_ylabel(f"{col} (share of questions)")
-    lo = np.nanmin(y - (err[0] if err is not None else 0)) if len(y) else 0.0
-    ax.set_ylim(max(-0.02, min(lo, 1.0) - 0.05), 1.02)
-    xpad = 0.05 * max(np.nanmax(x) - np.nanmin(x), 0.05) if len(x) else 0.05
-    ax.set_xlim(np.nanmin(x) - xpad, np.nanmax(x) + xpad)
+    ax.set_ylim(*ylim)
+    ax.set_xlim(*xlim)
     ax.set_title(f"{col} vs storage cost — dataset {dataset}, "
                  f"retriever {_retriever(rows)}, k={k}", loc="left")
+    if dodged:
+        ax.text(0.995, 0.995, DODGE_NOTE, transform=ax.transAxes, ha="right", va="top",
+                fontsize=8, color="0.25", gid="dodge-note", zorder=6,
+                bbox={"boxstyle": "round,pad=0.25", "facecolor": "white", "edgecolor": "0.8",
+                      "alpha": 0.9})
     if len(front):
         # a step line: for any overhead budget, the best quality reachable within it; it runs
         # on to the right edge, so a frontier of one point is still a visible line
@@ -275,8 +457,13 @@ def plot_quality_cost(
                            linewidth=1.2, zorder=2, gid="pareto-frontier",
                            label="Pareto frontier (max quality, min overhead)")
         handles.append(fline)
-    _legend_outside(ax, handles, title="configuration (★ = on the frontier)",
-                    ncols=_legend_columns(len(handles)))
+    if own:
+        # legend below the plot in columns: the plot keeps the full width of the figure
+        fig.legend(handles=handles, loc="outside lower left", ncols=ncols, frameon=False,
+                   title="configuration (★ = on the frontier)", alignment="left")
+    else:
+        _legend_outside(ax, handles, title="configuration (★ = on the frontier)",
+                        ncols=_legend_columns(len(handles)))
     return fig
 
 
@@ -332,6 +519,8 @@ def plot_chunk_sizes(
         sizes = g[_UNIT_COLUMN[unit]].to_numpy(float) if g is not None else np.array([])
         info.append((config, unit, limit, sizes))
     units = [u for u in _UNIT_COLUMN if any(i[1] == u for i in info)]
+    tokenizer = (getattr(results, "manifest", None) or {}).get("tokenizer")
+    tok_note = f", {tokenizer} tokenizer" if tokenizer else ""
     counts = [sum(1 for i in info if i[1] == u) for u in units]
     if ax is None:
         fig = Figure(figsize=(10, 1.4 + 0.42 * len(info) + 0.6 * len(units)), layout="constrained")
@@ -364,7 +553,7 @@ def plot_chunk_sizes(
         a.set_yticks(pos, [styles[i[0]].label for i in group])
         a.set_ylim(-0.6, len(group) - 0.4)
         a.grid(axis="y", visible=False)
-        a.set_xlabel(f"chunk size ({_UNIT_NAME[unit]})")
+        a.set_xlabel(f"chunk size ({_UNIT_NAME[unit]}{tok_note if unit == 'tokens' else ''})")
         a.set_xlim(left=0)
     axes[0].set_title(f"Chunk sizes per configuration — dataset {dataset} "
                       f"(box: quartiles, whiskers: 5th–95th percentile)", loc="left")
@@ -410,51 +599,75 @@ def plot_k_curves(
     dataset, rows = _dataset_rows(results, dataset)
     styles = _styles(results, styles)
     ks = result_ks(results)
+    metrics = list(metrics)
+    n_all = len(rows)
+    multiples = ax is None and n_all > SMALL_MULTIPLES_ABOVE
+    groups = config_groups(rows) if multiples else [("", rows["config"].astype(str).tolist())]
     if ax is None:
-        fig = Figure(figsize=(12, 5.2 + 0.1 * max(0, len(rows) - 12)), layout="constrained")
-        axes = fig.subplots(1, len(metrics), sharey=True, squeeze=False)[0].tolist()
+        if multiples:
+            fig = Figure(figsize=(12, 0.9 + 2.6 * len(groups)), layout="constrained")
+            grid = fig.subplots(len(groups), len(metrics), sharey=True, sharex=True, squeeze=False)
+        else:
+            fig = Figure(figsize=(12, 5.2 + 0.1 * max(0, n_all - 12)), layout="constrained")
+            grid = fig.subplots(1, len(metrics), sharey=True, squeeze=False)
     else:
         axes = [ax] if isinstance(ax, Axes) else list(ax)
         if len(axes) != len(metrics):
             raise ValueError(f"need {len(metrics)} axes, got {len(axes)}")
         fig = axes[0].figure
-    handles = []
-    n = len(rows)
-    bands = n <= 4  # shaded bands stay legible for a few lines; beyond, dodged error bars
+        grid = np.array([axes], dtype=object)
     gap = float(np.min(np.diff(ks))) if len(ks) > 1 else 1.0
-    for a, metric in zip(axes, metrics):
-        for j, r in enumerate(rows.itertuples(index=False)):
-            config = str(r.config)
-            st = styles[config]
-            row = rows[rows["config"].astype(str) == config]
-            vals = np.array([row[f"{metric}@{k}"].iloc[0] for k in ks], dtype=float)
-            has_ci = all(f"{metric}@{k}_ci_{b}" in row.columns for k in ks for b in ("low", "high"))
-            lo = hi = None
-            if has_ci:
-                lo = np.array([row[f"{metric}@{k}_ci_low"].iloc[0] for k in ks], dtype=float)
-                hi = np.array([row[f"{metric}@{k}_ci_high"].iloc[0] for k in ks], dtype=float)
-            xs = np.asarray(ks, dtype=float)
-            if not bands:
-                xs = xs + (j - (n - 1) / 2) * (0.5 * gap / max(n, 1))
-            (line,) = a.plot(xs, vals, marker=st.marker, color=st.color, linewidth=1.6,
-                             markersize=5, label=st.label, gid=f"curve:{metric}:{config}",
-                             zorder=3)
-            if has_ci and bands:
-                a.fill_between(xs, lo, hi, color=st.color, alpha=0.15, linewidth=0)
-            elif has_ci:
-                a.errorbar(xs, vals, yerr=[np.clip(vals - lo, 0, None), np.clip(hi - vals, 0, None)],
-                           fmt="none", ecolor=st.color, elinewidth=1.0, alpha=0.7, zorder=2)
-            if a is axes[0]:
-                handles.append(line)
-        a.set_xticks(ks)
-        a.tick_params(labelleft=True)  # shared y axis, but every panel keeps its numbers
-        a.set_xlabel("k (top-k retrieved chunks)")
-        a.set_ylabel(f"{metric}@k (share of {'evidence parts' if metric == 'recall' else 'questions'})")
-        a.set_ylim(-0.02, 1.02)
-        a.set_title(f"{metric}@k", loc="left")
+    any_bands = False
+    for g, (title, group) in enumerate(groups):
+        handles = []
+        n = len(group)
+        bands = n <= 4  # shaded bands stay legible for a few lines; beyond, dodged error bars
+        any_bands |= bands
+        for a, metric in zip(grid[g], metrics):
+            for j, config in enumerate(group):
+                st = styles[config]
+                row = rows[rows["config"].astype(str) == config]
+                vals = np.array([row[f"{metric}@{k}"].iloc[0] for k in ks], dtype=float)
+                has_ci = all(f"{metric}@{k}_ci_{b}" in row.columns for k in ks for b in ("low", "high"))
+                lo = hi = None
+                if has_ci:
+                    lo = np.array([row[f"{metric}@{k}_ci_low"].iloc[0] for k in ks], dtype=float)
+                    hi = np.array([row[f"{metric}@{k}_ci_high"].iloc[0] for k in ks], dtype=float)
+                xs = np.asarray(ks, dtype=float)
+                if not bands:
+                    xs = xs + (j - (n - 1) / 2) * (0.5 * gap / max(n, 1))
+                (line,) = a.plot(xs, vals, marker=st.marker, color=st.color, linewidth=1.6,
+                                 markersize=5, label=st.label, gid=f"curve:{metric}:{config}",
+                                 zorder=3)
+                if has_ci and bands:
+                    a.fill_between(xs, lo, hi, color=st.color, alpha=0.15, linewidth=0)
+                elif has_ci:
+                    a.errorbar(xs, vals, yerr=[np.clip(vals - lo, 0, None), np.clip(hi - vals, 0, None)],
+                               fmt="none", ecolor=st.color, elinewidth=1.0, alpha=0.7, zorder=2)
+                if a is grid[g][0]:
+                    handles.append(line)
+            a.set_xticks(ks)
+            a.tick_params(labelleft=True, labelbottom=True)  # every panel keeps its numbers
+            a.set_ylim(-0.02, 1.02)
+            if multiples:
+                a.set_title(f"{title} — {metric}@k", loc="left")
+                a.set_ylabel(f"{metric}@k")
+                if g == len(groups) - 1:
+                    a.set_xlabel("k (top-k retrieved chunks)")
+            else:
+                a.set_xlabel("k (top-k retrieved chunks)")
+                a.set_ylabel(f"{metric}@k (share of {'evidence parts' if metric == 'recall' else 'questions'})")
+                a.set_title(f"{metric}@k", loc="left")
+        _legend_outside(grid[g][-1], handles, title=title or "configuration",
+                        ncols=1 if multiples else _legend_columns(len(handles)))
+    if multiples:
+        how = "95% CI: bands for panels of up to 4 lines, else bars"
+    else:
+        how = f"{'bands' if any_bands else 'bars'}: 95% CI"
+    extra = (f"\n{n_all} configurations, one row per chunker family (colours and markers as in "
+             "the other charts)") if multiples else ""
     fig.suptitle(f"Retrieval quality over k — dataset {dataset}, retriever {_retriever(rows)}, "
-                 f"k = {', '.join(map(str, ks))} ({'bands' if bands else 'bars'}: 95% CI)", x=0.01, ha="left")
-    _legend_outside(axes[-1], handles, title="configuration", ncols=_legend_columns(len(handles)))
+                 f"k = {', '.join(map(str, ks))} ({how}){extra}", x=0.01, ha="left")
     return fig
 
 
@@ -502,20 +715,41 @@ def plot_dataset_bars(
     styles = _styles(results, styles)
     summary = results.summary
     datasets = list(dict.fromkeys(summary["dataset"].astype(str)))
+    per_ds = {d: summary[summary["dataset"].astype(str) == d] for d in datasets}
+    multiples = ax is None and any(len(r) > SMALL_MULTIPLES_ABOVE for r in per_ds.values())
+    # one panel per (dataset, chunker family) above the threshold, else one per dataset
+    panels: list[tuple[str, str, pd.DataFrame]] = []
+    for d in datasets:
+        rows = per_ds[d]
+        if multiples:
+            for title, group in config_groups(rows):
+                panels.append((d, title, rows[rows["config"].astype(str).isin(group)]))
+        else:
+            panels.append((d, "", rows))
     if ax is None:
-        fig = Figure(figsize=(12, 0.6 + 4.2 * len(datasets)), layout="constrained")
-        axes = fig.subplots(len(datasets), 1, squeeze=False)[:, 0].tolist()
+        if multiples:
+            ncols = 2
+            nrows = -(-len(panels) // ncols)
+            fig = Figure(figsize=(13, 0.9 + 3.3 * nrows), layout="constrained")
+            grid = fig.subplots(nrows, ncols, squeeze=False)
+            axes = grid.ravel().tolist()
+            for extra in axes[len(panels):]:
+                fig.delaxes(extra)
+            axes = axes[:len(panels)]
+        else:
+            fig = Figure(figsize=(12, 0.6 + 4.2 * len(datasets)), layout="constrained")
+            axes = fig.subplots(len(datasets), 1, squeeze=False)[:, 0].tolist()
     else:
         axes = [ax] if isinstance(ax, Axes) else list(ax)
         if len(axes) != len(datasets):
             raise ValueError(f"need {len(datasets)} axes, got {len(axes)}")
         fig = axes[0].figure
     seen: dict[str, Any] = {}
-    for a, dataset in zip(axes, datasets):
-        rows = summary[summary["dataset"].astype(str) == dataset]
+    for a, (dataset, title, rows) in zip(axes, panels):
         n = len(rows)
         width = 0.8 / max(n, 1)
         centers = np.arange(len(metrics))
+        handles = []
         for j, r in enumerate(rows.itertuples(index=False)):
             config = str(r.config)
             st = styles[config]
@@ -532,14 +766,27 @@ def plot_dataset_bars(
                          yerr=yerr, ecolor="0.15", error_kw={"elinewidth": 1.0, "capsize": 2},
                          label=st.label, gid=f"bars:{config}")
             seen.setdefault(config, bars)
-        a.set_xticks(centers, [_metric_label(m) for m in metrics])
+            handles.append(bars)
+        a.set_xticks(centers, [_metric_label(m, compact=multiples) for m in metrics])
         a.set_ylim(0, 1.05)
-        a.set_ylabel("mean over questions (0–1)")
         a.grid(axis="x", visible=False)
-        a.set_title(f"dataset {dataset} — retriever {_retriever(rows)}, k={k} "
-                    f"({len(rows)} configurations; error bars: 95% CI)", loc="left")
-    handles = [seen[c] for c in styles if c in seen]
-    _legend_outside(axes[0], handles, title="configuration", ncols=_legend_columns(len(handles)))
+        if multiples:
+            a.set_ylabel("mean (0–1)")
+            a.set_title(f"{title} — dataset {dataset}", loc="left")
+            _legend_outside(a, handles, title=None)
+        else:
+            a.set_ylabel("mean over questions (0–1)")
+            a.set_title(f"dataset {dataset} — retriever {_retriever(rows)}, k={k} "
+                        f"({len(rows)} configurations; error bars: 95% CI)", loc="left")
+    if multiples:
+        retr = _retriever(summary)
+        fig.suptitle(f"Main metrics — retriever {retr}, k={k}, error bars: 95% CI\n"
+                     f"{len(styles)} configurations, one panel per chunker family and dataset "
+                     "(colours and markers as in the other charts)", x=0.01, ha="left")
+    else:
+        handles = [seen[c] for c in styles if c in seen]
+        _legend_outside(axes[0], handles, title="configuration",
+                        ncols=_legend_columns(len(handles)))
     return fig
 
 
@@ -748,6 +995,9 @@ def plot_deltas(
 def save_figure(fig: Figure, folder: str | Path, stem: str, dpi: int = 150) -> tuple[Path, Path]:
     """Write ``fig`` as ``<folder>/<stem>.png`` (``dpi``) and ``<folder>/<stem>.svg``.
 
+    The PNG is stored with a 256-colour palette (median cut, no dithering): charts have few
+    distinct colours, so it looks the same as the full-colour image at about half the size.
+
     Parameters
     ----------
     fig : matplotlib.figure.Figure
@@ -767,8 +1017,18 @@ def save_figure(fig: Figure, folder: str | Path, stem: str, dpi: int = 150) -> t
     folder.mkdir(parents=True, exist_ok=True)
     png, svg = folder / f"{stem}.png", folder / f"{stem}.svg"
     with matplotlib.rc_context({"svg.fonttype": "none"}):
-        fig.savefig(png, dpi=dpi, facecolor="white")
+        buf = io.BytesIO()
+        fig.savefig(buf, format="png", dpi=dpi, facecolor="white")
         fig.savefig(svg, facecolor="white")
+    # charts use few colours: a 256-colour palette (no dithering) looks the same and makes
+    # the PNGs, and the report that inlines them, about half as large
+    from PIL import Image
+
+    buf.seek(0)
+    with Image.open(buf) as im:
+        pal = im.convert("RGB").quantize(colors=256, method=Image.Quantize.MEDIANCUT,
+                                         dither=Image.Dither.NONE)
+        pal.save(png, format="PNG", optimize=True, dpi=(dpi, dpi))
     return png, svg
 
 

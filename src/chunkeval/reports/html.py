@@ -19,8 +19,9 @@ from typing import Any, Iterable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from chunkeval.reports.charts import ChartFile, default_k
+from chunkeval.reports.charts import ChartFile, default_k, pareto_frontier
 from chunkeval.reports.style import ConfigStyle, short_label
+from chunkeval.reports.verdict import recommend, recommendation_sentences
 
 __all__ = ["summary_columns", "best_rows", "render_html", "CSP"]
 
@@ -69,11 +70,14 @@ def summary_columns(summary: pd.DataFrame, k: int) -> list[tuple[str, str, str |
 def best_rows(values: Sequence[float], direction: str | None) -> np.ndarray:
     """Boolean mask of the best values of one column (ties all marked).
 
+    A best value shared by more than half of the rows does not stand out (e.g. a
+    stored-token overhead of 1.000 for every configuration without overlap), so then nothing
+    is marked in that column; this includes the case where every row has the same value.
+
     Parameters
     ----------
     values : sequence of float, shape (n,)
-        Column values of one dataset's rows; NaN never wins, and when every row has the
-        same value nothing is marked.
+        Column values of one dataset's rows; NaN never wins.
     direction : {"higher", "lower", None}
         Which way is better; ``None`` marks nothing.
 
@@ -85,11 +89,11 @@ def best_rows(values: Sequence[float], direction: str | None) -> np.ndarray:
     mask = np.zeros(v.shape, dtype=bool)
     if direction is None or not np.isfinite(v).any():
         return mask
-    finite = v[np.isfinite(v)]
-    if len(v) > 1 and np.all(finite == finite[0]) and len(finite) == len(v):
-        return mask  # every row ties: nothing stands out
     target = np.nanmax(v) if direction == _HIGHER else np.nanmin(v)
-    return np.isclose(v, target, rtol=1e-12, atol=1e-12) & np.isfinite(v)
+    mask = np.isclose(v, target, rtol=1e-12, atol=1e-12) & np.isfinite(v)
+    if len(v) > 1 and 2 * int(mask.sum()) > len(v):
+        return np.zeros(v.shape, dtype=bool)  # shared by most rows: nothing stands out
+    return mask
 
 
 def _e(value: Any) -> str:
@@ -129,6 +133,16 @@ th{background:#f3f3f3;position:sticky;top:0}
 td.cfg,th.cfg,td.key,th.key{text-align:left}
 td.cfg code{white-space:nowrap}
 div.wide{overflow-x:auto;max-width:100%}
+table.summary th.cfg,table.summary td.cfg{position:sticky;left:0;z-index:1;background:#fff;
+box-shadow:1px 0 0 #d4d4d4}
+table.summary th.cfg{z-index:3;background:#f3f3f3}
+table.summary th{z-index:2}
+section.verdict{background:#f4f8fb;border:1px solid #c9dbe8;border-left:5px solid #0072B2;
+padding:.5rem 1rem;margin:1rem 0 1.4rem}
+section.verdict h2{margin-top:.4rem;border:0}
+section.verdict p{margin:.4rem 0}
+details.cfg>summary{cursor:pointer;padding:.25rem 0;font-weight:600}
+details.cfg>summary .note{font-weight:400}
 td.best{font-weight:700;background:#e3f1e6}
 td.best::before{content:"\\25B2\\00a0";font-size:.75em;color:#1b6e33}
 span.ci{display:block;color:#666;font-size:.78em;font-weight:400;white-space:nowrap}
@@ -250,7 +264,9 @@ def render_snippet(text: str, parts: Sequence[tuple[int, int]],
 
 
 def _split_section(results: Any, splits: pd.DataFrame, dataset: str, ds: Any, reason: str,
-                   styles: Mapping[str, ConfigStyle], max_examples: int) -> str:
+                   styles: Mapping[str, ConfigStyle], max_examples: int,
+                   open_configs: frozenset[str] = frozenset(),
+                   max_examples_closed: int = 2) -> str:
     d = splits[splits["dataset"] == dataset] if len(splits) else splits
     n_q = results.per_question[results.per_question["dataset"].astype(str) == dataset]
     out = []
@@ -265,18 +281,26 @@ def _split_section(results: Any, splits: pd.DataFrame, dataset: str, ds: Any, re
         total = int((n_q["config"].astype(str) == config).sum())
         n_split = int((g["reason"] == "split").sum()) if len(g) else 0
         n_scat = int((g["reason"] == "scattered").sum()) if len(g) else 0
-        out.append(f'<h3><span class="swatch" style="background:{st.color}"></span>{st.number}. '
-                   f"<code>{_e(config)}</code></h3>")
-        out.append(f"<p>{n_split} of {total} questions have an evidence part split across chunks; "
-                   f"{n_scat} more have their parts in different chunks.</p>")
+        is_open = config in open_configs
+        out.append(f'<details class="cfg"{" open" if is_open else ""}><summary>'
+                   f'<span class="swatch" style="background:{st.color}"></span>{st.number}. '
+                   f"<code>{_e(short_label(config, 60))}</code>"
+                   f'{" ★ frontier" if is_open else ""} <span class="note">— '
+                   f"{n_split} of {total} questions have an evidence part split across chunks; "
+                   f"{n_scat} more have their parts in different chunks.</span></summary>")
         if not len(g):
+            out.append("</details>")
             continue
-        g = g.assign(_order=(g["reason"] != "split").astype(int)).sort_values("_order", kind="stable")
+        cap = max_examples if is_open else min(max_examples, max_examples_closed)
+        # one example of each kind first (split, then scattered), then the remaining ones
+        g = g.assign(_again=(g.groupby("reason").cumcount() > 0).astype(int),
+                     _order=(g["reason"] != "split").astype(int))
+        g = g.sort_values(["_again", "_order"], kind="stable")
         cg = chunks[chunks["config"].astype(str) == config]
         by_doc = {doc: list(zip(x["index"], x["start"], x["end"]))
                   for doc, x in cg.groupby(cg["doc_id"].astype(str))}
         items = []
-        for r in g.head(max_examples).itertuples(index=False):
+        for r in g.head(cap).itertuples(index=False):
             q = f"<strong>{_e(r.question_id)}</strong>"
             if r.question_id in qtexts:
                 q += f" — {_e(qtexts[r.question_id])}"
@@ -295,9 +319,54 @@ def _split_section(results: Any, splits: pd.DataFrame, dataset: str, ds: Any, re
                     bits.append(label)
             items.append(f"<li>{q}{''.join(bits)}</li>")
         out.append('<ul class="q">' + "".join(items) + "</ul>")
-        if len(g) > max_examples:
-            out.append(f'<p class="note">… and {len(g) - max_examples} more questions '
+        if len(g) > cap:
+            out.append(f'<p class="note">… and {len(g) - cap} more questions '
                        f"(see per_question and chunks tables).</p>")
+        out.append("</details>")
+    return "".join(out)
+
+
+def _frontier_configs(summary: pd.DataFrame, dataset: str, k: int) -> frozenset[str]:
+    """Configurations on the answerable@k vs stored-token overhead frontier of a dataset."""
+    rows = summary[summary["dataset"].astype(str) == dataset]
+    col = f"answerable@{k}"
+    if col not in rows.columns or "stored_token_overhead" not in rows.columns:
+        return frozenset()
+    front = pareto_frontier(rows["stored_token_overhead"].to_numpy(float),
+                            rows[col].to_numpy(float))
+    configs = rows["config"].astype(str).tolist()
+    return frozenset(configs[i] for i in front)
+
+
+def _cfg_ref(config: str, styles: Mapping[str, ConfigStyle]) -> str:
+    st = styles.get(config)
+    sw = f'<span class="swatch" style="background:{st.color}"></span>' if st else ""
+    num = f"#{st.number} " if st else ""
+    return f'{sw}{num}<code title="{_e(config)}">{_e(short_label(config, 44))}</code>'
+
+
+def _verdict_section(results: Any, names: Sequence[str], k: int,
+                     styles: Mapping[str, ConfigStyle]) -> str:
+    """The "Recommendation" block: best, cheapest on the frontier, and what ties with the best."""
+    out = ['<section class="verdict"><h2>Recommendation</h2>']
+    for name in names:
+        try:
+            rec = recommend(results, name, k=k)
+        except (ValueError, KeyError) as exc:
+            out.append(f'<p class="note">dataset {_e(name)}: no recommendation ({_e(exc)}).</p>')
+            continue
+        bits = []
+        for template, configs in recommendation_sentences(rec):
+            pieces = template.split("{")
+            text = _e(pieces[0])
+            for piece in pieces[1:]:
+                idx, rest = piece.split("}", 1)
+                text += _cfg_ref(configs[int(idx)], styles) + _e(rest)
+            bits.append(text)
+        out.append(f'<p data-dataset="{_e(name)}"><strong>dataset {_e(name)}</strong> '
+                   f"(retriever {_e(rec.retriever)}, k={rec.k}, {rec.n_questions} questions). "
+                   + " ".join(bits) + "</p>")
+    out.append("</section>")
     return "".join(out)
 
 
@@ -331,7 +400,8 @@ def render_html(
     title : str
         Page title (escaped).
     max_examples : int, default 5
-        Split questions shown per configuration; the rest are counted.
+        Split questions shown per frontier configuration (their sections start open); other
+        configurations show at most 2, in collapsed sections.  The rest are counted.
 
     Returns
     -------
@@ -353,12 +423,18 @@ def render_html(
         f"<h1>{_e(title)}</h1>",
         f'<p class="lead">{len(names)} dataset(s): {_e(", ".join(names))} · retriever {_e(retr)} · '
         f"headline k = {k} · {summary['config'].nunique()} configuration(s) · generated {now}</p>",
+    ]
+    parts.append(_verdict_section(results, names, k, styles))
+    parts += [
+        "<h2>Summary</h2>",
         '<p class="note">Each configuration keeps its number and colour in every table and chart. '
         "In the summary tables the best value of each column is bold on green with ▲ "
-        "(hover a configuration for its full spec) "
-        "(↑ higher is better, ↓ lower is better; columns without an arrow are descriptive). "
+        "(↑ higher is better, ↓ lower is better; columns without an arrow are descriptive); "
+        "when the best value is shared by more than half of the rows (e.g. overhead 1.000 for "
+        "every configuration without overlap) nothing is marked in that column. "
+        "Hover a configuration for its full spec; the table scrolls sideways with the "
+        "configuration column kept in view. "
         "Brackets are 95% bootstrap confidence intervals over questions.</p>",
-        "<h2>Summary</h2>",
     ]
     for name in names:
         rows = summary[summary["dataset"].astype(str) == name].reset_index(drop=True)
@@ -371,11 +447,15 @@ def render_html(
                      "</figcaption></figure>")
     parts.append("<h2>Questions whose evidence the chunking split</h2>")
     parts.append('<p class="note">Highlighted: the evidence. <span class="cut s">⟦#i</span> '
-                 'marks where chunk i starts, <span class="cut">#i⟧</span> where it ends.</p>')
+                 'marks where chunk i starts, <span class="cut">#i⟧</span> where it ends. '
+                 f"One collapsible section per configuration: frontier configurations (★) start "
+                 f"open with up to {max_examples} examples, the others show up to "
+                 f"{min(max_examples, 2)}.</p>")
     for name in names:
         ds, reason = datasets.get(name, (None, "dataset not reloaded"))
         parts.append(f"<h3>dataset {_e(name)}</h3>")
-        parts.append(_split_section(results, splits, name, ds, reason, styles, max_examples))
+        parts.append(_split_section(results, splits, name, ds, reason, styles, max_examples,
+                                    open_configs=_frontier_configs(summary, name, k)))
     parts.append("<h2>Datasets</h2>")
     info = manifest.get("datasets") or {}
     for name in names:
@@ -416,9 +496,10 @@ def render_html(
             rows.append(f'<tr><td class="key">{st.number if st else ""}</td>'
                         f'<td class="cfg"><code>{_e(name)}</code></td>'
                         f'<td class="cfg"><code>{_e(params)}</code></td><td>{_e(limit)}</td></tr>')
-        parts.append('<h3>configurations</h3><table><thead><tr><th class="key">#</th>'
-                     '<th class="cfg">configuration</th><th class="cfg">parameters</th>'
-                     "<th>limit</th></tr></thead><tbody>" + "".join(rows) + "</tbody></table>")
+        parts.append('<h3>configurations</h3><div class="wide"><table><thead><tr>'
+                     '<th class="key">#</th><th class="cfg">configuration</th>'
+                     '<th class="cfg">parameters</th><th>limit</th></tr></thead><tbody>'
+                     + "".join(rows) + "</tbody></table></div>")
     parts.append("<details><summary>full manifest.json</summary><pre class=\"manifest\">"
                  + _e(json.dumps(manifest, indent=2, ensure_ascii=False, sort_keys=True, default=str))
                  + "</pre></details>")

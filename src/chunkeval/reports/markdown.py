@@ -9,7 +9,8 @@ import pandas as pd
 
 from chunkeval.reports.charts import ChartFile, default_k
 from chunkeval.reports.html import _fmt, best_rows, summary_columns
-from chunkeval.reports.style import ConfigStyle
+from chunkeval.reports.style import ConfigStyle, short_label
+from chunkeval.reports.verdict import recommend, recommendation_sentences
 
 __all__ = ["render_markdown", "md_escape"]
 
@@ -41,8 +42,10 @@ def render_markdown(
 ) -> str:
     """Markdown with one summary table per dataset and links to the chart PNGs.
 
-    The best value per column is bold (direction-aware, as in the HTML report); each metric
-    cell carries its 95% confidence interval in brackets.
+    A "Recommendation" paragraph per dataset comes first
+    (:func:`chunkeval.reports.verdict.recommend`).  The best value per column is bold
+    (direction-aware, as in the HTML report, and not when shared by more than half of the
+    rows); each metric cell carries its 95% confidence interval in brackets.
 
     Parameters
     ----------
@@ -61,7 +64,21 @@ def render_markdown(
     """
     k = default_k(results) if k is None else int(k)
     summary = results.summary
-    lines = [f"# {md_escape(title)}", ""]
+    lines = [f"# {md_escape(title)}", "", "## Recommendation", ""]
+    for name in dict.fromkeys(summary["dataset"].astype(str)):
+        try:
+            rec = recommend(results, name, k=k)
+        except (ValueError, KeyError) as exc:
+            lines += [f"dataset {md_escape(name)}: no recommendation ({md_escape(exc)}).", ""]
+            continue
+
+        def ref(config: str) -> str:
+            st = styles.get(config)
+            return f"{'#' + str(st.number) + ' ' if st else ''}`{md_escape(short_label(config, 44))}`"
+
+        text = " ".join(t.format(*[ref(c) for c in cs]) for t, cs in recommendation_sentences(rec))
+        lines += [f"**dataset {md_escape(name)}** (retriever {md_escape(rec.retriever)}, "
+                  f"k={rec.k}, {rec.n_questions} questions). {text}", ""]
     for name in dict.fromkeys(summary["dataset"].astype(str)):
         rows = summary[summary["dataset"].astype(str) == name].reset_index(drop=True)
         retr = ", ".join(dict.fromkeys(rows["retriever"].astype(str))) if "retriever" in rows else "?"
@@ -88,7 +105,8 @@ def render_markdown(
                 cells.append(v)
             lines.append("| " + " | ".join(cells) + " |")
         lines.append("")
-    lines += ["Bold: best in column (↑ higher is better, ↓ lower is better). "
+    lines += ["Bold: best in column (↑ higher is better, ↓ lower is better); nothing is bold "
+              "in a column whose best value is shared by more than half of the rows. "
               "Brackets: 95% bootstrap confidence interval over questions.", "", "## Charts", ""]
     for c in charts:
         rel = Path(c.png).resolve().relative_to(Path(base).resolve()).as_posix() \

@@ -1,0 +1,265 @@
+"""The report's recommendation: which configuration, at what storage cost, and how sure.
+
+For one dataset, :func:`recommend` names
+
+* the configuration with the highest ``answerable@k`` (ties: lower stored-token overhead,
+  then summary order);
+* the cheapest configuration on the quality-vs-cost Pareto frontier
+  (:func:`~chunkeval.reports.charts.pareto_frontier` on stored-token overhead and
+  ``answerable@k``);
+* which configurations are statistically indistinguishable from the best: the paired
+  bootstrap interval (:func:`chunkeval.benchmarks.stats.paired_bootstrap`, resampling the
+  same questions for both) of ``mean(other) - mean(best)`` over per-question
+  ``answerable@k`` includes 0.
+
+The bootstrap uses the run's own ``confidence``, ``n_resamples`` and ``seed`` from the
+manifest (defaults 0.95, 1000, 0), so the verdict is reproducible.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from chunkeval.reports.charts import default_k, pareto_frontier
+
+__all__ = ["Comparison", "Recommendation", "recommend", "recommendation_sentences"]
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """One configuration against the best, on the same questions.
+
+    Attributes
+    ----------
+    config : str
+    value : float
+        Mean of the metric over the paired questions.
+    overhead : float
+        Stored-token overhead.
+    delta, ci_low, ci_high : float
+        ``mean(config) - mean(best)`` and its paired bootstrap interval.
+    indistinguishable : bool
+        ``ci_low <= 0 <= ci_high``.
+    """
+
+    config: str
+    value: float
+    overhead: float
+    delta: float
+    ci_low: float
+    ci_high: float
+    indistinguishable: bool
+
+
+@dataclass(frozen=True)
+class Recommendation:
+    """The verdict of :func:`recommend` for one dataset.
+
+    Attributes
+    ----------
+    dataset, retriever : str
+    metric : str
+        Column judged, e.g. ``"answerable@5"``.
+    k : int
+    confidence : float
+    n_questions : int
+        Questions the best configuration was evaluated on.
+    best : str
+        Highest ``metric``.
+    best_value, best_ci_low, best_ci_high, best_overhead : float
+        Its summary mean, confidence interval and overhead.
+    frontier : list of str
+        Pareto-frontier configurations, by increasing overhead.
+    cheapest_frontier : str
+        ``frontier[0]``.
+    comparisons : list of Comparison
+        Every other configuration against the best, in summary order.
+    tied : list of str
+        Configurations indistinguishable from the best (best excluded), by increasing
+        overhead then decreasing value.
+    cheapest_tied : str
+        Cheapest of the best and ``tied`` (overhead, then value).
+    """
+
+    dataset: str
+    retriever: str
+    metric: str
+    k: int
+    confidence: float
+    n_questions: int
+    best: str
+    best_value: float
+    best_ci_low: float
+    best_ci_high: float
+    best_overhead: float
+    frontier: list[str]
+    cheapest_frontier: str
+    comparisons: list[Comparison] = field(default_factory=list)
+    tied: list[str] = field(default_factory=list)
+    cheapest_tied: str = ""
+
+    def comparison(self, config: str) -> Comparison | None:
+        """The comparison of ``config`` with the best (``None`` for the best itself)."""
+        return next((c for c in self.comparisons if c.config == config), None)
+
+
+def recommend(results: Any, dataset: str | None = None, *, k: int | None = None,
+              metric: str = "answerable") -> Recommendation:
+    """Best, cheapest-on-frontier and statistically tied configurations of one dataset.
+
+    Parameters
+    ----------
+    results : Results
+        Needs ``summary`` (``config``, ``stored_token_overhead``, ``<metric>@k`` and its CI)
+        and ``per_question`` (``config``, ``question_id``, ``<metric>@k``).
+    dataset : str, optional
+        Default: the summary's first dataset.
+    k : int, optional
+        Default :func:`~chunkeval.reports.charts.default_k`.
+    metric : str, default "answerable"
+
+    Returns
+    -------
+    Recommendation
+
+    Raises
+    ------
+    ValueError
+        Unknown dataset, or no configuration with a finite metric value.
+    """
+    from chunkeval.benchmarks.stats import paired_bootstrap
+
+    k = default_k(results) if k is None else int(k)
+    col = f"{metric}@{k}"
+    summary = results.summary
+    names = summary["dataset"].astype(str)
+    dataset = names.iloc[0] if dataset is None else str(dataset)
+    rows = summary[names == dataset].reset_index(drop=True)
+    if not len(rows):
+        raise ValueError(f"no summary rows for dataset {dataset!r}")
+    configs = rows["config"].astype(str).tolist()
+    value = rows[col].to_numpy(float)
+    overhead = rows["stored_token_overhead"].to_numpy(float)
+    ok = np.flatnonzero(np.isfinite(value))
+    if not len(ok):
+        raise ValueError(f"no finite {col} for dataset {dataset!r}")
+    ob = np.where(np.isnan(overhead), np.inf, overhead)
+    best_i = int(min(ok, key=lambda i: (-value[i], ob[i], i)))
+    front = pareto_frontier(overhead, value)
+
+    manifest = getattr(results, "manifest", None) or {}
+    confidence = float(manifest.get("confidence") or 0.95)
+    n_resamples = int(manifest.get("n_resamples") or 1000)
+    seed = int(manifest.get("seed") or 0)
+
+    pq = results.per_question
+    pq = pq[pq["dataset"].astype(str) == dataset]
+    wide = pq.pivot_table(index=pq["question_id"].astype(str), columns=pq["config"].astype(str),
+                          values=col, aggfunc="first", dropna=False)
+    best = configs[best_i]
+    comparisons = []
+    for i, config in enumerate(configs):
+        if i == best_i:
+            continue
+        if config not in wide.columns or best not in wide.columns:
+            continue
+        pair = wide[[config, best]].dropna()
+        if not len(pair):
+            continue
+        a = pair[config].to_numpy(float)
+        b = pair[best].to_numpy(float)
+        d, lo, hi = paired_bootstrap(a, b, confidence=confidence, n_resamples=n_resamples,
+                                     seed=seed)
+        d, lo, hi = float(d), float(lo), float(hi)
+        comparisons.append(Comparison(config, float(a.mean()), float(overhead[i]), d, lo, hi,
+                                      bool(lo <= 0 <= hi)))
+    tied = sorted((c for c in comparisons if c.indistinguishable),
+                  key=lambda c: (np.inf if np.isnan(c.overhead) else c.overhead, -c.value,
+                                 configs.index(c.config)))
+    candidates = [(ob[best_i], -value[best_i], best)] + [
+        (np.inf if np.isnan(c.overhead) else c.overhead, -c.value, c.config) for c in tied]
+    cheapest_tied = min(candidates, key=lambda t: (t[0], t[1], configs.index(t[2])))[2]
+    n_q = int(wide[best].notna().sum()) if best in wide.columns else 0
+    lo_col, hi_col = f"{col}_ci_low", f"{col}_ci_high"
+    return Recommendation(
+        dataset=dataset,
+        retriever=", ".join(dict.fromkeys(rows["retriever"].astype(str))) if "retriever" in rows else "?",
+        metric=col, k=k, confidence=confidence, n_questions=n_q, best=best,
+        best_value=float(value[best_i]),
+        best_ci_low=float(rows[lo_col].iloc[best_i]) if lo_col in rows else float("nan"),
+        best_ci_high=float(rows[hi_col].iloc[best_i]) if hi_col in rows else float("nan"),
+        best_overhead=float(overhead[best_i]),
+        frontier=[configs[i] for i in front],
+        cheapest_frontier=configs[int(front[0])] if len(front) else best,
+        comparisons=comparisons,
+        tied=[c.config for c in tied],
+        cheapest_tied=cheapest_tied,
+    )
+
+
+def _num(v: float) -> str:
+    return "–" if v is None or not np.isfinite(v) else f"{v:.3f}"
+
+
+def _signed(v: float) -> str:
+    return "–" if v is None or not np.isfinite(v) else f"{v:+.3f}"
+
+
+def recommendation_sentences(rec: Recommendation) -> list[tuple[str, list[str]]]:
+    """The verdict as sentences, with the configurations each mentions.
+
+    Each sentence is a format string whose ``{0}``, ``{1}``, ... stand for configurations;
+    the caller renders them (HTML with escaping and colour swatches, Markdown with code
+    spans).  Numbers are already formatted.
+
+    Parameters
+    ----------
+    rec : Recommendation
+
+    Returns
+    -------
+    list of (template, configs)
+    """
+    pct = f"{rec.confidence:.0%}"
+    out: list[tuple[str, list[str]]] = []
+    out.append((f"Highest {rec.metric}: {{0}} with {_num(rec.best_value)} "
+                f"[{_num(rec.best_ci_low)}, {_num(rec.best_ci_high)}] at stored-token overhead "
+                f"{_num(rec.best_overhead)}.", [rec.best]))
+    if rec.cheapest_frontier == rec.best:
+        out.append(("It is also the cheapest configuration on the quality–cost frontier.", []))
+    else:
+        c = rec.comparison(rec.cheapest_frontier)
+        diff = "" if c is None else (
+            f" ({_signed(c.delta)} against the best, {pct} paired CI "
+            f"[{_signed(c.ci_low)}, {_signed(c.ci_high)}])")
+        val = c.value if c is not None else float("nan")
+        oh = c.overhead if c is not None else float("nan")
+        out.append((f"Cheapest on the quality–cost frontier: {{0}} with {_num(val)} at overhead "
+                    f"{_num(oh)}{diff}.", [rec.cheapest_frontier]))
+    n_other = len(rec.comparisons)
+    if rec.tied:
+        refs = ", ".join(f"{{{i}}}" for i in range(len(rec.tied)))
+        n_worse = n_other - len(rec.tied)
+        who = (f"all {n_other} other configurations are" if n_worse == 0 else
+               f"{len(rec.tied)} of the other {n_other} configurations "
+               f"{'is' if len(rec.tied) == 1 else 'are'}")
+        rest = "" if n_worse == 0 else (
+            f"; the other {n_worse} {'is' if n_worse == 1 else 'are'} significantly worse")
+        out.append((f"How sure: {who} statistically indistinguishable from the best (the "
+                    f"{pct} paired bootstrap CI of the difference in {rec.metric} over the same "
+                    f"{rec.n_questions} questions includes 0): {refs}{rest}.", list(rec.tied)))
+        if rec.cheapest_tied != rec.best:
+            c = rec.comparison(rec.cheapest_tied)
+            out.append((f"So for the least storage with no measurable loss, choose {{0}} "
+                        f"(overhead {_num(c.overhead if c else float('nan'))}, "
+                        f"{rec.metric} {_num(c.value if c else float('nan'))}).",
+                        [rec.cheapest_tied]))
+        else:
+            out.append(("None of them stores less than the best, so choose the best.", []))
+    else:
+        out.append((f"How sure: the best is significantly better than all {n_other} other "
+                    f"configurations (every {pct} paired bootstrap CI of the difference over "
+                    f"the same {rec.n_questions} questions lies below 0).", []))
+    return out
