@@ -89,16 +89,18 @@ def test_short_label_and_styles():
 
 
 def _mini_results():
-    """Hand-made tables: one document 0..100, two configs, three questions."""
+    """Hand-made tables: documents doc 0..100 and other 0..30, two configs, four questions."""
     chunks = pd.DataFrame(
         [("d", "A", "doc#0", "doc", 0, 0, 50), ("d", "A", "doc#1", "doc", 1, 50, 100),
-         ("d", "B", "doc#0", "doc", 0, 0, 60), ("d", "B", "doc#1", "doc", 1, 40, 100)],
+         ("d", "B", "doc#0", "doc", 0, 0, 60), ("d", "B", "doc#1", "doc", 1, 40, 100),
+         ("d", "A", "other#0", "other", 0, 0, 30), ("d", "B", "other#0", "other", 0, 0, 30)],
         columns=["dataset", "config", "chunk_id", "doc_id", "index", "start", "end"])
-    ev = {"q1": [["doc", 45, 55]], "q2": [["doc", 10, 20], ["doc", 70, 80]], "q3": [["doc", 60, 70]]}
+    ev = {"q1": [["doc", 45, 55]], "q2": [["doc", 10, 20], ["doc", 70, 80]], "q3": [["doc", 60, 70]],
+          "q4": [["doc", 0, 5], ["other", 0, 5]]}
     pq = pd.DataFrame([
         {"dataset": "d", "config": c, "question_id": q, "evidence": json.dumps(e),
          "answerability": a}
-        for c, answers in (("A", (0.0, 0.0, 1.0)), ("B", (1.0, 0.0, 1.0)))
+        for c, answers in (("A", (0.0, 0.0, 1.0, 0.0)), ("B", (1.0, 0.0, 1.0, 0.0)))
         for (q, e), a in zip(ev.items(), answers)])
     summary = pd.DataFrame({"dataset": ["d", "d"], "config": ["A", "B"]})
 
@@ -121,9 +123,11 @@ def test_part_containment_and_splits_hand_checked():
     splits = split_questions(r)
     rows = {(c, q): (why, n) for c, q, why, n in
             splits[["config", "question_id", "reason", "n_split"]].itertuples(index=False)}
-    # q2's parts sit in different chunks for both configs; q1 is split only by A
+    # q2's parts sit in different chunks for both configs; q1 is split only by A;
+    # q4's parts are in two documents, which no chunk can hold: told apart from "scattered"
     assert rows == {("A", "q1"): ("split", 1), ("A", "q2"): ("scattered", 0),
-                    ("B", "q2"): ("scattered", 0)}
+                    ("B", "q2"): ("scattered", 0), ("A", "q4"): ("multi-document", 0),
+                    ("B", "q4"): ("multi-document", 0)}
 
 
 # ------------------------------------------------------------------------- on a real run

@@ -251,7 +251,8 @@ def test_k_beyond_chunk_count_is_capped(tiny_folder, tmp_path, capsys):
     results = Results.load(tmp_path / "o")
     n_chunks = int(results.summary["n_chunks"].iloc[0])
     retrieved = [json.loads(ids) for ids in results.per_question["retrieved_chunk_ids"]]
-    assert n_chunks == 4 and all(len(ids) == n_chunks for ids in retrieved)  # capped at every chunk
+    # capped at the chunk count; chunks sharing no query term are not retrieved
+    assert n_chunks == 4 and max(len(ids) for ids in retrieved) <= n_chunks and any(retrieved)
 
 
 def test_out_is_a_file(tiny_folder, tmp_path, capsys):

@@ -103,7 +103,8 @@ def test_per_question_hand_checked(tiny_results):
     assert pq.loc["q4", "recall@1"] == 0.5 and pq.loc["q4", "recall@3"] == 1.0
     assert pq.loc["q4", "answerable@3"] == 0 and pq.loc["q4", "mrr"] == 0.0
     assert json.loads(pq.loc["q3", "evidence"]) == [["d1", 10, 14], ["d1", 15, 19]]
-    assert len(json.loads(pq.loc["q1", "retrieved_chunk_ids"])) == 3  # top max(ks)
+    # only chunks sharing a term with the query count as retrieved (TF-IDF score > 0)
+    assert json.loads(pq.loc["q1", "retrieved_chunk_ids"]) == ["d1#0"]
 
 
 def test_table_columns(tiny_results):
@@ -283,13 +284,45 @@ def test_to_jsonable():
     assert to_jsonable({"a": (np.int64(1), np.float64(float("nan"))), 2: {3}}) == {"a": [1, None], "2": [3]}
 
 
-def test_empty_dataset_reports_zero_chunks():
-    r = run(Dataset("empty", [], []), [FIXED10], ks=(1,), n_resamples=10)
+def test_dataset_without_chunks_reports_zero_chunks():
+    # a whitespace-only document yields no chunk: size statistics over nothing, overhead 0
+    doc = Document("blank", "   \n  ")
+    q = Question("q", "anything", (EvidenceSpan("blank", 0, 2),))
+    r = run(Dataset("blank", [doc], [q]), [FIXED10], ks=(1,), n_resamples=10)
     row = r.summary.iloc[0]
-    assert row["n_chunks"] == 0 and row["size_chars_count"] == 0 and row["n_questions"] == 0
+    assert row["n_chunks"] == 0 and row["size_chars_count"] == 0 and row["n_questions"] == 1
     assert row["stored_token_overhead"] == 0.0
-    assert np.isnan(row["size_chars_mean"]) and np.isnan(row["evidence_in_one_chunk"])
-    assert len(r.chunks) == 0 and len(r.per_question) == 0
+    assert np.isnan(row["size_chars_mean"])
+    assert row["evidence_in_one_chunk"] == 0.0 and row["recall@1"] == 0.0
+    assert len(r.chunks) == 0 and json.loads(r.per_question.iloc[0]["retrieved_chunk_ids"]) == []
+
+
+@pytest.mark.parametrize(
+    "span, needle",
+    [(("d1", 10, 5), "reversed"), (("d1", 40, 80), "d1"), (("zz", 0, 3), "zz")],
+)
+def test_run_validates_dataset_objects(span, needle):
+    from chunkeval.datasets import DatasetError
+
+    doc = Document("d1", "The cat sat on the mat.")
+    bad = Dataset("bad", [doc], [Question("q", "cat", (EvidenceSpan(*span),))])
+    with pytest.raises(DatasetError, match=needle):
+        run(bad, [FIXED10], ks=(1,), n_resamples=10)
+
+
+def test_chunks_sharing_no_query_term_are_not_retrieved():
+    doc = Document("d1", "alpha beta gamma delta")
+    q = Question("q", "zeta", (EvidenceSpan("d1", 0, 5),))
+    r = run(Dataset("z", [doc], [q]), [FIXED10], ks=(1, 3), n_resamples=10)
+    row = r.per_question.iloc[0]
+    assert json.loads(row["retrieved_chunk_ids"]) == []
+    assert row["recall@1"] == 0.0 and row["recall@3"] == 0.0 and row["mrr"] == 0.0
+    assert row["evidence_in_one_chunk"] == 1.0  # retriever-free metrics are unaffected
+
+
+def test_seed_must_be_an_integer():
+    with pytest.raises(ValueError, match="seed"):
+        run(tiny_dataset(), [FIXED10], seed=None)
 
 
 def test_save_parquet_round_trip(tmp_path, tiny_results):
@@ -421,3 +454,19 @@ def test_git_info_only_for_own_checkout(tmp_path):
     plain = tmp_path / "plain" / "chunkeval"
     plain.mkdir(parents=True)
     assert _git_info(plain) == {"git_commit": None, "git_dirty": None}
+
+
+def test_load_refuses_a_manifest_that_is_not_an_object(tmp_path):
+    (tmp_path / "manifest.json").write_text("[]", encoding="utf-8")
+    with pytest.raises(ValueError, match="not a chunkeval manifest"):
+        Results.load(tmp_path)
+
+
+def test_unpicklable_chunker_with_workers_is_a_clear_error():
+    from chunkeval.chunkers import ExternalChunker
+
+    local = ExternalChunker(lambda text: text.split(" "), label="words")
+    with pytest.raises(ValueError, match="cannot be sent to worker processes"):
+        run(tiny_dataset(), [local, FIXED10], workers=2, n_resamples=10)
+    with pytest.raises(ValueError, match="label="):
+        run(tiny_dataset(), [ExternalChunker(str.split), ExternalChunker(str.split)], n_resamples=10)

@@ -290,7 +290,7 @@ class Results:
         FileNotFoundError
             The folder or one of its files is missing.
         ValueError
-            ``manifest.json`` is not valid JSON.
+            ``manifest.json`` is not valid JSON or not a JSON object.
         """
         root = Path(folder)
         if not root.is_dir():
@@ -302,6 +302,8 @@ class Results:
             manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
         except json.JSONDecodeError as exc:
             raise ValueError(f"{manifest_path} is not valid JSON: {exc}") from exc
+        if not isinstance(manifest, dict):
+            raise ValueError(f"{manifest_path} is not a chunkeval manifest (expected a JSON object)")
         files = manifest.get("files") or {}
         tables = {}
         for key, default in (

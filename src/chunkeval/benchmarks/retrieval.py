@@ -158,9 +158,14 @@ class Retriever(BaseEstimator):
     (n_queries, n_chunks)`` scores (dense ndarray or sparse matrix); the base class
     batches queries so that a score block holds at most a few million cells.
     Constructor parameters are stored unchanged; learned attributes end in ``_``.
+
+    ``lexical = True`` marks retrievers whose score 0 means "no query term in
+    the chunk": the runner does not count such chunks as retrieved, since
+    their order among themselves is only chunk order.
     """
 
     name = "base"
+    lexical = False
 
     def fit(self, chunk_texts: list[str]) -> "Retriever":
         """Build the index.
@@ -268,6 +273,7 @@ class TfidfRetriever(Retriever):
     """
 
     name = "tfidf"
+    lexical = True
 
     def __init__(self, lowercase=True, ngram_range=(1, 1), sublinear_tf=False, min_df=1, stop_words=None):
         self.lowercase = lowercase
@@ -327,6 +333,7 @@ class BM25Retriever(Retriever):
     """
 
     name = "bm25"
+    lexical = True
 
     def __init__(self, k1=1.5, b=0.75, lowercase=True, stop_words=None):
         self.k1 = k1

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 import multiprocessing
+import numbers
 import os
 import platform
 import subprocess
@@ -167,9 +168,12 @@ def _evaluate(dataset_index: int, chunker_in: Any, settings: _Settings) -> dict[
         retriever.fit(texts)
         index_seconds = time.perf_counter() - t0
         t0 = time.perf_counter()
-        ranked, _scores = retriever.search(queries, k_max)
+        ranked, scores = retriever.search(queries, k_max)
         retrieve_seconds = time.perf_counter() - t0
         ranked = np.asarray(ranked, dtype=np.int64).reshape(n_q, -1)
+        if retriever.lexical:
+            # no query term in the chunk: not retrieved (their order would be chunk order)
+            ranked[np.asarray(scores).reshape(n_q, -1) <= 0] = -1
     else:
         index_seconds = retrieve_seconds = 0.0
         ranked = np.zeros((n_q, 0), dtype=np.int64)
@@ -431,6 +435,8 @@ def _load_datasets(datasets: Any) -> tuple[list[Any], list[str | None], list[flo
             specs.append(os.fspath(d))
             loaded.append(load(os.fspath(d)))
         elif hasattr(d, "documents") and hasattr(d, "questions"):
+            if hasattr(d, "validate"):
+                d.validate()  # spans in range, known documents, unique ids: else scores are wrong
             specs.append(None)
             loaded.append(d)
         else:
@@ -470,7 +476,10 @@ def _resolve_chunkers(chunkers: Any) -> tuple[list[Any], list[Any]]:
     specs = [o.spec for o in objects]
     dup = sorted({s for s in specs if specs.count(s) > 1})
     if dup:
-        raise ValueError(f"chunker configuration {dup[0]} is listed twice")
+        raise ValueError(
+            f"chunker configuration {dup[0]} is listed twice"
+            " (give external chunkers distinct label= values)"
+        )
     if not objects:
         raise ValueError("no chunker given")
     return objects, payloads
@@ -599,6 +608,8 @@ def run(
     loaded, specs, load_seconds = _load_datasets(datasets)
     objects, payloads = _resolve_chunkers(chunkers)
 
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
+        raise ValueError(f"seed must be an integer, got {seed!r}")
     settings = _Settings(retriever, ks, tokenizer, int(seed), float(confidence), int(n_resamples))
     jobs = [(di, ci) for di in range(len(loaded)) for ci in range(len(objects))]
     total = len(jobs)
@@ -617,6 +628,16 @@ def run(
         finally:
             _CONTEXTS.clear()
     else:
+        import pickle
+
+        for payload in payloads:
+            try:
+                pickle.dumps(payload)
+            except (pickle.PicklingError, AttributeError, TypeError) as error:
+                raise ValueError(
+                    f"chunker {getattr(payload, 'spec', payload)} cannot be sent to worker processes "
+                    f"({error}); use workers=1 or a module-level splitter function"
+                ) from None
         ctx = multiprocessing.get_context("spawn")
         with ProcessPoolExecutor(
             max_workers=workers, mp_context=ctx, initializer=_init_worker, initargs=(loaded,)

@@ -437,7 +437,8 @@ def plot_quality_cost(
         cont.lines[0].set_gid(f"point:{config}")
         handles.append(cont)
     ax.set_xlabel("stored-token overhead (stored tokens / corpus tokens)")
-    ax.set_ylabel(f"{col} (share of questions)")
+    unit = "share of evidence parts" if col.startswith("recall@") else "share of questions"
+    ax.set_ylabel(f"{col} ({unit})")
     ax.set_ylim(*ylim)
     ax.set_xlim(*xlim)
     ax.set_title(f"{col} vs storage cost — dataset {dataset}, "

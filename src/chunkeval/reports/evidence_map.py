@@ -132,7 +132,8 @@ def split_questions(results: Any) -> pd.DataFrame:
     pandas.DataFrame
         One row per (dataset, config, question): ``dataset, config, question_id, reason``
         (``"split"`` when at least one part is not inside any single chunk, ``"scattered"``
-        when every part is kept whole but no one chunk holds them all), ``n_parts``,
+        when every part is kept whole but no one chunk holds them all, ``"multi-document"``
+        when that is so because the parts lie in different documents), ``n_parts``,
         ``n_split`` (parts not kept whole) and ``parts`` (list of dicts ``doc_id, start, end,
         contained, n_overlapping``).  Questions answerable from one chunk are absent.
     """
@@ -145,14 +146,18 @@ def split_questions(results: Any) -> pd.DataFrame:
     parts["split"] = ~parts["contained"]
     agg = parts.groupby(keys, sort=False).agg(
         n_parts=("part", "size"), n_split=("split", "sum"),
-        n_containers=("container", "nunique")).reset_index()
+        n_containers=("container", "nunique"), n_docs=("doc_id", "nunique")).reset_index()
     if "answerability" in pq.columns:
         ans = pq[keys + ["answerability"]].astype({c: str for c in keys})
         agg = agg.merge(ans.drop_duplicates(keys), on=keys, how="left")
         scattered = (agg["n_parts"] > 1) & (agg["answerability"].fillna(1.0) < 1.0)
     else:
         scattered = (agg["n_parts"] > 1) & (agg["n_containers"] > 1)
-    agg["reason"] = np.where(agg["n_split"] > 0, "split", np.where(scattered, "scattered", ""))
+    # parts in different documents can never share a chunk: not the chunker's doing
+    agg["reason"] = np.where(
+        agg["n_split"] > 0, "split",
+        np.where(scattered & (agg["n_docs"] > 1), "multi-document", np.where(scattered, "scattered", "")),
+    )
     agg = agg[agg["reason"] != ""].reset_index(drop=True)
     agg["n_split"] = agg["n_split"].astype(np.int64)
     agg["n_parts"] = agg["n_parts"].astype(np.int64)

@@ -281,13 +281,19 @@ def _split_section(results: Any, splits: pd.DataFrame, dataset: str, ds: Any, re
         total = int((n_q["config"].astype(str) == config).sum())
         n_split = int((g["reason"] == "split").sum()) if len(g) else 0
         n_scat = int((g["reason"] == "scattered").sum()) if len(g) else 0
+        n_multi = int((g["reason"] == "multi-document").sum()) if len(g) else 0
+        if len(g):  # evidence in several documents is no chunker's fault: counted, not shown
+            g = g[g["reason"] != "multi-document"]
         is_open = config in open_configs
         out.append(f'<details class="cfg"{" open" if is_open else ""}><summary>'
                    f'<span class="swatch" style="background:{st.color}"></span>{st.number}. '
                    f"<code>{_e(short_label(config, 60))}</code>"
                    f'{" ★ frontier" if is_open else ""} <span class="note">— '
                    f"{n_split} of {total} questions have an evidence part split across chunks; "
-                   f"{n_scat} more have their parts in different chunks.</span></summary>")
+                   f"{n_scat} more have their parts in different chunks"
+                   + (f" ({n_multi} more have parts in different documents, which no chunk can hold)"
+                      if n_multi else "")
+                   + ".</span></summary>")
         if not len(g):
             out.append("</details>")
             continue
