@@ -225,10 +225,12 @@ def _evaluate(dataset_index: int, chunker_in: Any, settings: _Settings) -> dict[
     means = values.mean(axis=0) if n_q else np.full(len(metric_cols), np.nan)
 
     # size-limit health, in the chunker's own unit
-    if limit is not None:
-        own = np.fromiter((chunker.measure(t) for t in texts), dtype=np.int64, count=len(texts))
-    else:
+    if limit is None:
         own = np.zeros(0, dtype=np.int64)
+    elif unit in ("chars", "words"):
+        own = n_chars if unit == "chars" else n_words  # already measured above
+    else:  # the chunker's own tokenizer may differ from the run's
+        own = np.fromiter((chunker.measure(t) for t in texts), dtype=np.int64, count=len(texts))
     over_limit_share = M.over_limit_share(own, limit)
     tiny_share = M.tiny_share(own, limit)
 
