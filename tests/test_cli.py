@@ -50,7 +50,8 @@ def test_run_writes_results_and_prints_table(tiny_folder, tmp_path, capsys):
     captured = capsys.readouterr()
     assert code == 0, captured.err
     assert captured.err == ""
-    assert "evidence_in_one_chunk" in captured.out and "recall@3" in captured.out
+    assert "in_one_chunk" in captured.out and "recall@3" in captured.out and "p_best" in captured.out
+    assert "Recommendation for tiny:" in captured.out
     assert "fixed(chunk_size=10, chunk_overlap=0, unit='chars', tokenizer='regex')" in captured.out
     assert str(out) in captured.out
     results = Results.load(out)

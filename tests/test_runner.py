@@ -118,10 +118,14 @@ def test_table_columns(tiny_results):
             assert f"{m}@{k}" in r.per_question.columns
             assert {f"{m}@{k}", f"{m}@{k}_ci_low", f"{m}@{k}_ci_high"} <= set(r.summary.columns)
     assert list(r.per_question.columns[-3:]) == ["mrr", "retrieved_chunk_ids", "evidence"]
-    assert list(r.summary.columns[:9]) == [
-        "dataset", "config", "chunker", "retriever", "n_questions", "n_documents", "n_chunks",
+    assert list(r.summary.columns[:10]) == [
+        "dataset", "config", "spec", "chunker", "retriever", "n_questions", "n_documents", "n_chunks",
         "limit", "limit_unit",
     ]
+    assert r.summary["spec"].tolist() == r.summary["config"].tolist()  # no labels given
+    overhead_at = list(r.summary.columns).index("stored_token_overhead")
+    assert r.summary.columns[overhead_at + 1] == "p_best"
+    assert r.summary["p_best"].sum() == pytest.approx(1.0)
     assert list(r.summary.columns[-4:]) == list(TIMING_COLUMNS)
     for unit in ("chars", "words", "tokens"):
         for stat in ("count", "mean", "std", "min", "p5", "p50", "p95", "max"):
@@ -141,7 +145,7 @@ def test_manifest(tiny_results):
     assert m["datasets"]["tiny"]["fingerprint"] == tiny_dataset().fingerprint
     assert m["datasets"]["tiny"]["spec"] is None
     assert m["configs"][0] == {
-        "config": FIXED10_CONFIG, "chunker": "fixed",
+        "config": FIXED10_CONFIG, "spec": FIXED10_CONFIG, "chunker": "fixed",
         "params": {"chunk_overlap": 0, "chunk_size": 10, "tokenizer": "regex", "unit": "chars"},
         "limit": 10, "limit_unit": "chars",
     }
@@ -468,5 +472,5 @@ def test_unpicklable_chunker_with_workers_is_a_clear_error():
     local = ExternalChunker(lambda text: text.split(" "), label="words")
     with pytest.raises(ValueError, match="cannot be sent to worker processes"):
         run(tiny_dataset(), [local, FIXED10], workers=2, n_resamples=10)
-    with pytest.raises(ValueError, match="label="):
+    with pytest.raises(ValueError, match="distinct labels"):
         run(tiny_dataset(), [ExternalChunker(str.split), ExternalChunker(str.split)], n_resamples=10)

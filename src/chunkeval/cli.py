@@ -1,4 +1,4 @@
-"""Command-line interface: ``chunkeval run | report | chunkers | datasets | inspect``.
+"""Command-line interface: ``chunkeval run | report | compare | baseline | chunkers | datasets | inspect``.
 
 The library never prints; this module does. Every command handler returns an
 exit code. Errors in arguments, specs or data end with one line on stderr,
@@ -14,6 +14,8 @@ Examples
     chunkeval run --suite my_suite.toml --out results/my-run
     chunkeval run --dataset jsonl:data/mine --chunker "sentence(max_chars=800)" --k 1,5
     chunkeval report chunkeval-results/20240101-120000-default
+    chunkeval compare baseline.json chunkeval-results/20240101-120000-default --fail-on answerable@5:0.02
+    chunkeval baseline save chunkeval-results/20240101-120000-default --to baseline.json
     chunkeval chunkers
     chunkeval datasets
     chunkeval inspect --chunker "fixed(chunk_size=50, unit='tokens')" notes.txt
@@ -28,6 +30,8 @@ import sys
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Sequence
+
+from chunkeval._display import short_label, text_table
 
 __all__ = ["main", "build_parser"]
 
@@ -123,57 +127,82 @@ def _fmt(value: Any, digits: int = 3) -> str:
     return f"{v:.{digits}f}"
 
 
-def _table(header: list[str], rows: list[list[str]]) -> str:
-    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(header)]
-    lines = ["  ".join(h.ljust(w) if i == 0 else h.rjust(w) for i, (h, w) in enumerate(zip(header, widths)))]
-    lines.append("  ".join("-" * w for w in widths))
-    for r in rows:
-        lines.append("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))))
-    return "\n".join(lines)
-
-
-def summary_table(summary: Any, ks: Sequence[int], confidence: float = 0.95) -> str:
-    """Format the compact summary table printed by ``chunkeval run``.
+def summary_table(summary: Any, ks: Sequence[int], confidence: float = 0.95, label_width: int = 26) -> str:
+    """Format the compact summary table printed by ``chunkeval run`` (at most 120 columns).
 
     Parameters
     ----------
     summary : pandas.DataFrame
         ``Results.summary``.
+    ks : sequence of int
+        The run's cut-offs; the ``@k`` columns use
+        :func:`chunkeval.benchmarks.metrics.headline_k`.
     confidence : float, default 0.95
         Level of the intervals (only used in the heading).
-    ks : sequence of int
-        The run's cut-offs; the ``@k`` columns use k = 5 when present, else
-        the largest k below 5, else the smallest k.
+    label_width : int, default 26
+        Configuration labels are shortened to this many characters
+        (:func:`chunkeval._display.short_label`); the files keep the full specs.
 
     Returns
     -------
     str
-        One block per dataset: config, n_chunks, evidence_in_one_chunk,
-        answerability, recall@k, answerable@k, mrr, iou@k (each mean with its
-        CI as ``mean [low, high]``) and stored_token_overhead.
+        One block per dataset: config, chunks, in_one_chunk (evidence_in_one_chunk),
+        answerability, recall@k and answerable@k (each ``mean [low, high]``),
+        stored_token_overhead and p_best (probability of the top answerable@k).
     """
-    ks = sorted(ks)
-    below = [k for k in ks if k <= 5]
-    k = 5 if 5 in ks else (below[-1] if below else ks[0])
-    metrics = ["evidence_in_one_chunk", "answerability", f"recall@{k}", f"answerable@{k}", "mrr", f"iou@{k}"]
+    from chunkeval.benchmarks.metrics import headline_k
+
+    k = headline_k(ks)
+    plain = {"evidence_in_one_chunk": "in_one_chunk", "answerability": "answerability"}
+    with_ci = [f"recall@{k}", f"answerable@{k}"]
     blocks = []
     for dataset, rows in summary.groupby("dataset", sort=False):
-        header = ["config", "n_chunks", *metrics, "stored_token_overhead"]
+        header = ["config", "chunks", *plain.values(), *with_ci, "overhead", "p_best"]
         body = []
         for _, r in rows.iterrows():
-            cells = [str(r["config"]), _fmt(r["n_chunks"], 0)]
-            for m in metrics:
+            cells = [short_label(str(r["config"]), label_width), _fmt(r["n_chunks"], 0)]
+            cells += [_fmt(r.get(m)) for m in plain]
+            for m in with_ci:
                 lo, hi = r.get(f"{m}_ci_low"), r.get(f"{m}_ci_high")
                 cell = _fmt(r.get(m))
                 if lo is not None and hi is not None and not (math.isnan(float(lo)) or math.isnan(float(hi))):
                     cell += f" [{_fmt(lo)}, {_fmt(hi)}]"
                 cells.append(cell)
-            cells.append(_fmt(r.get("stored_token_overhead")))
+            cells.append(_fmt(r.get("stored_token_overhead"), 2))
+            p_best = r.get("p_best")
+            cells.append("-" if p_best is None or math.isnan(float(p_best)) else f"{float(p_best):.0%}")
             body.append(cells)
         n_q = int(rows["n_questions"].iloc[0]) if len(rows) else 0
         retriever = rows["retriever"].iloc[0] if len(rows) else ""
-        blocks.append(f"dataset {dataset} ({n_q} questions, retriever {retriever}; means with {confidence:.0%} CI)\n" + _table(header, body))
+        blocks.append(f"dataset {dataset} ({n_q} questions, retriever {retriever}; means with {confidence:.0%} CI)\n"
+                      + text_table(header, body))
     return "\n\n".join(blocks)
+
+
+def recommendation_text(results: Any) -> str:
+    """The report's recommendation as plain sentences, one paragraph per dataset.
+
+    Parameters
+    ----------
+    results : Results
+
+    Returns
+    -------
+    str
+        ``""`` when no dataset has a finite headline metric.
+    """
+    from chunkeval.reports.verdict import recommend, recommendation_sentences
+
+    paragraphs = []
+    for dataset in dict.fromkeys(results.summary["dataset"].astype(str)):
+        try:
+            rec = recommend(results, dataset)
+        except ValueError:
+            continue
+        text = " ".join(t.format(*(short_label(c, 40) for c in configs))
+                        for t, configs in recommendation_sentences(rec))
+        paragraphs.append(f"Recommendation for {dataset}: {text}")
+    return "\n\n".join(paragraphs)
 
 
 def _new_results_folder(out: str | None, suite_name: str) -> Path:
@@ -251,6 +280,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         kwargs["tokenizer"] = args.tokenizer
     if args.workers < 1:
         raise CLIError(f"--workers must be >= 1, got {args.workers}")
+    baseline = _gate_baseline(args)
     folder = _new_results_folder(args.out, name)
     created = _make_folder(folder)
 
@@ -300,16 +330,94 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise CLIError(f"cannot write results to {folder}: {_one_line(exc)}") from None
     print(summary_table(results.summary, results.manifest["ks"], results.manifest.get("confidence", 0.95)))
     print(f"\nresults: {folder}")
+    code = EXIT_OK
     if not args.no_report:
         try:
             report, why = _write_report(folder)
         except (ValueError, FileNotFoundError, ImportError, KeyError) as exc:
             _err(f"report failed: {_one_line(exc)} (results are saved in {folder})")
-            return EXIT_FAILURE
-        if why:
-            _err(why)
-        elif report is not None:
-            print(f"report: {report}")
+            code = EXIT_FAILURE
+        else:
+            if why:
+                _err(why)
+            elif report is not None:
+                print(f"report: {report}")
+    recommendation = recommendation_text(results)
+    if recommendation:
+        print(f"\n{recommendation}")
+    if baseline is not None:
+        from chunkeval.benchmarks.compare import compare
+
+        cmp = compare(baseline, results, args.fail_on, strict=args.strict)
+        cmp.baseline_name, cmp.current_name = args.baseline, str(folder)
+        print()
+        code = max(code, _emit_comparison(cmp, "text", all_rows=False))
+    return code
+
+
+def _gate_baseline(args: argparse.Namespace) -> Any:
+    """Load ``--baseline`` and check ``--fail-on`` before the run, so a typo fails in a second."""
+    if args.baseline is None:
+        if args.fail_on or args.strict:
+            raise CLIError("--fail-on and --strict need --baseline FILE (a baseline to compare against)")
+        return None
+    from chunkeval.benchmarks.compare import load_side, metric_names, parse_checks
+
+    baseline = load_side(args.baseline)
+    if args.fail_on:
+        parse_checks(args.fail_on, metric_names(baseline))
+    return baseline
+
+
+def _emit_comparison(cmp: Any, fmt: str, all_rows: bool) -> int:
+    """Print a comparison; append its Markdown to ``$GITHUB_STEP_SUMMARY`` when set."""
+    if fmt == "json":
+        print(cmp.to_json())
+    elif fmt == "markdown":
+        print(cmp.to_markdown(all_rows), end="")
+    else:
+        print(cmp.to_text(all_rows), end="")
+    step_summary = os.environ.get("GITHUB_STEP_SUMMARY")
+    if step_summary:
+        try:
+            with open(step_summary, "a", encoding="utf-8") as f:
+                f.write(cmp.to_markdown(all_rows) + "\n")
+        except OSError as exc:
+            _err(f"warning: cannot append to GITHUB_STEP_SUMMARY ({_one_line(exc)})")
+    if cmp.exit_code == EXIT_USAGE:
+        _err(f"error: {cmp.verdict()}")
+    return cmp.exit_code
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    from chunkeval.benchmarks.compare import compare, compare_configs, strategy_sentences
+
+    if args.configs:
+        if args.current is not None:
+            raise CLIError("--configs compares two configurations of one results folder; "
+                           "give one RESULTS folder, not two")
+        cmp = compare_configs(args.baseline, *args.configs, metrics=args.fail_on, strict=args.strict)
+        if args.format == "json":
+            print(cmp.to_json())
+        else:
+            print(cmp.to_markdown(args.all) if args.format == "markdown" else cmp.to_text(args.all), end="")
+            print()
+            for sentence in strategy_sentences(cmp):
+                print(("- " if args.format == "markdown" else "") + sentence)
+        return EXIT_OK
+    if args.current is None:
+        raise CLIError("compare needs BASELINE and CURRENT (result folders or baseline files), "
+                       "or one RESULTS folder with --configs A B")
+    cmp = compare(args.baseline, args.current, args.fail_on, strict=args.strict)
+    return _emit_comparison(cmp, args.format, args.all)
+
+
+def cmd_baseline_save(args: argparse.Namespace) -> int:
+    from chunkeval.benchmarks.baseline import save_baseline
+
+    path = save_baseline(args.results_folder, args.to)
+    print(f"baseline: {path} ({path.stat().st_size:,} bytes); commit it and compare with "
+          f"'chunkeval compare {path} RESULTS'")
     return EXIT_OK
 
 
@@ -422,6 +530,15 @@ def cmd_inspect(args: argparse.Namespace) -> int:
 
 
 # --------------------------------------------------------------------------- parser
+def _gate_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--fail-on", action="append", metavar="CHECKS",
+                   help="metrics and allowed changes, e.g. \"answerable@5:0.02,answerability:2%%,"
+                   "stored_token_overhead:+0.05\" (default: answerable@k, recall@k and "
+                   "stored_token_overhead at tolerance 0)")
+    p.add_argument("--strict", action="store_true",
+                   help="a change beyond the tolerance regresses even when its paired interval includes 0")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``chunkeval`` command."""
     parser = _Parser(
@@ -449,7 +566,30 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--no-report", action="store_true", help="do not write the report")
+    p.add_argument("--baseline", default=None, metavar="FILE",
+                   help="after the run, compare with this baseline file or results folder and exit 1 on a "
+                   "regression, 2 when incomparable")
+    _gate_options(p)
     p.set_defaults(handler=cmd_run)
+
+    p = sub.add_parser("compare", help="compare two runs (or two configurations) and gate on regressions",
+                       description="Compare CURRENT with BASELINE question by question. Exit codes: 0 no "
+                       "regression, 1 regression, 2 usage, data or incomparable runs.")
+    p.add_argument("baseline", metavar="BASELINE", help="results folder or baseline file")
+    p.add_argument("current", metavar="CURRENT", nargs="?", help="results folder or baseline file")
+    p.add_argument("--configs", nargs=2, metavar=("A", "B"),
+                   help="compare two configurations of one results folder (A as baseline)")
+    _gate_options(p)
+    p.add_argument("--format", choices=("text", "markdown", "json"), default="text", help="output format")
+    p.add_argument("--all", action="store_true", help="show every metric, not only the checked ones")
+    p.set_defaults(handler=cmd_compare)
+
+    p = sub.add_parser("baseline", help="save a run as a small baseline file to commit")
+    bsub = p.add_subparsers(dest="baseline_command", metavar="ACTION", required=True)
+    q = bsub.add_parser("save", help="write RESULTS_FOLDER as a baseline JSON file")
+    q.add_argument("results_folder", metavar="RESULTS_FOLDER")
+    q.add_argument("--to", required=True, metavar="FILE", help="the baseline file to write")
+    q.set_defaults(handler=cmd_baseline_save)
 
     p = sub.add_parser("report", help="write the report of a results folder")
     p.add_argument("results_folder", metavar="RESULTS_FOLDER")

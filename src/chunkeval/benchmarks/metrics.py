@@ -51,6 +51,7 @@ __all__ = [
     "evidence_in_one_chunk",
     "evidence_in_one_chunk_rate",
     "get_metric",
+    "headline_k",
     "iou_at_k",
     "mid_sentence_end_share",
     "over_limit_share",
@@ -149,6 +150,29 @@ def get_metric(name: str) -> Metric:
     close = difflib.get_close_matches(name, list(METRICS), n=3)
     hint = f"; did you mean {', '.join(close)}?" if close else ""
     raise KeyError(f"unknown metric {name!r}{hint}")
+
+
+def headline_k(ks: Iterable[int]) -> int:
+    """The cut-off the verdicts headline: 5 when ``ks`` has it, else the largest k.
+
+    Parameters
+    ----------
+    ks : iterable of int
+        The run's retrieval cut-offs.
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    ValueError
+        ``ks`` is empty.
+    """
+    ks = sorted(int(k) for k in ks)
+    if not ks:
+        raise ValueError("no retrieval cut-offs k")
+    return 5 if 5 in ks else ks[-1]
 
 
 def question_metric_columns(ks: Iterable[int] = (1, 3, 5, 10)) -> list[str]:

@@ -27,6 +27,7 @@ import multiprocessing
 import numbers
 import os
 import platform
+import re
 import subprocess
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -34,7 +35,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from importlib import metadata as importlib_metadata
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -43,7 +44,7 @@ from chunkeval.benchmarks.metrics import question_metric_columns
 from chunkeval.benchmarks.results import Results, to_jsonable
 from chunkeval.types import Chunk
 
-__all__ = ["run"]
+__all__ = ["run", "split_label"]
 
 
 # --------------------------------------------------------------------------- per-dataset context
@@ -139,8 +140,8 @@ def _size_stats(prefix: str, values: np.ndarray) -> dict[str, float]:
     return {f"size_{prefix}_{key}": value for key, value in size_distribution(values).items()}
 
 
-def _evaluate(dataset_index: int, chunker_in: Any, settings: _Settings) -> dict[str, Any]:
-    """Run one (dataset, chunker) configuration in the current process."""
+def _evaluate(dataset_index: int, chunker_in: Any, label: str, settings: _Settings) -> dict[str, Any]:
+    """Run one (dataset, chunker) configuration, named ``label``, in the current process."""
     from chunkeval.benchmarks import metrics as M
     from chunkeval.benchmarks.stats import bootstrap_ci
     from chunkeval.benchmarks.retrieval import get_retriever
@@ -193,7 +194,7 @@ def _evaluate(dataset_index: int, chunker_in: Any, settings: _Settings) -> dict[
         raise RuntimeError(f"metrics table lacks column(s) {missing}")
 
     limit, unit = chunker.size_limit
-    config = chunker.spec
+    config = label
     ids = [c.id for c in chunks]
     retrieved = [json.dumps([ids[j] for j in row if 0 <= j < len(ids)]) for row in ranked.tolist()]
 
@@ -246,6 +247,7 @@ def _evaluate(dataset_index: int, chunker_in: Any, settings: _Settings) -> dict[
     row: dict[str, Any] = {
         "dataset": ctx.name,
         "config": config,
+        "spec": chunker.spec,
         "chunker": chunker.name,
         "retriever": settings.retriever,
         "n_questions": n_q,
@@ -293,6 +295,22 @@ def _evaluate(dataset_index: int, chunker_in: Any, settings: _Settings) -> dict[
         "metrics_seconds": metrics_seconds,
     }
     return {"summary": row, "per_question": per_question, "chunks": chunk_table, "timings": timings}
+
+
+def _probability_best(summary: pd.DataFrame, per_question: pd.DataFrame, settings: _Settings) -> np.ndarray:
+    """``p_best`` per summary row: bootstrap probability of the top headline metric in its dataset."""
+    from chunkeval.benchmarks.metrics import headline_k
+    from chunkeval.benchmarks.stats import probability_best
+
+    col = f"answerable@{headline_k(settings.ks)}"
+    out = np.full(len(summary), np.nan)
+    for _, rows in summary.groupby("dataset", sort=False):
+        pq = per_question[per_question["dataset"] == rows["dataset"].iloc[0]]
+        wide = pq.pivot(index="question_id", columns="config", values=col)
+        configs = rows["config"].tolist()
+        p = probability_best(wide[configs].to_numpy(float), settings.n_resamples, settings.seed)
+        out[rows.index.to_numpy()] = p
+    return out
 
 
 # --------------------------------------------------------------------------- manifest helpers
@@ -453,19 +471,59 @@ def _load_datasets(datasets: Any) -> tuple[list[Any], list[str | None], list[flo
     return loaded, specs, seconds
 
 
-def _resolve_chunkers(chunkers: Any) -> tuple[list[Any], list[Any]]:
-    """Build chunkers; return (objects, what to send to workers)."""
+_LABEL = re.compile(r"\s*([^=(\n]*[^=(\s])\s*=(?=\s*\S)")
+
+
+def split_label(entry: str) -> tuple[str | None, str]:
+    """Split a labelled chunker entry ``"LABEL=SPEC"`` into ``(label, spec)``.
+
+    A label names a configuration independently of its parameters, so a
+    pipeline's chunker keeps its name while its parameters change between a
+    baseline and a pull request (``"pipeline=sentence(max_chars=1000)"``).
+    The label is everything before the first ``=`` that comes before any
+    ``(``; a plain spec (``"sentence(max_chars=1000)"``) has no label.
+
+    Parameters
+    ----------
+    entry : str
+        ``"SPEC"`` or ``"LABEL=SPEC"``.
+
+    Returns
+    -------
+    (str or None, str)
+        The label (``None`` when absent) and the spec, both stripped.
+    """
+    m = _LABEL.match(entry)
+    if m is None:
+        return None, entry.strip()
+    return m.group(1).strip(), entry[m.end():].strip()
+
+
+def _resolve_chunkers(chunkers: Any) -> tuple[list[Any], list[Any], list[str]]:
+    """Build chunkers; return (objects, what to send to workers, configuration labels)."""
     from sklearn.base import clone
 
     from chunkeval.chunkers import get_chunker
 
     if isinstance(chunkers, str) or hasattr(chunkers, "chunk_document"):
         chunkers = [chunkers]
-    objects, payloads = [], []
+    if isinstance(chunkers, Mapping):
+        chunkers = list(chunkers.items())
+    objects, payloads, labels = [], [], []
     for c in chunkers:
+        label = None
+        if isinstance(c, tuple) and len(c) == 2 and isinstance(c[0], str):
+            label, c = c
+            if not label.strip() or "\n" in label:
+                raise ValueError(f"configuration label {label!r} must be a non-empty single line")
+            label = label.strip()
         if isinstance(c, str):
-            obj = get_chunker(c)
-            payloads.append(c)
+            own_label, spec = split_label(c)
+            if own_label is not None and label is not None:
+                raise ValueError(f"configuration {c!r} is labelled twice ({label!r} and {own_label!r})")
+            label = label or own_label
+            obj = get_chunker(spec)
+            payloads.append(spec)
         elif hasattr(c, "chunk_document") and hasattr(c, "spec"):
             obj = c
             try:
@@ -473,18 +531,21 @@ def _resolve_chunkers(chunkers: Any) -> tuple[list[Any], list[Any]]:
             except Exception:  # not an sklearn-style estimator: send as is
                 payloads.append(c)
         else:
-            raise ValueError(f"chunkers must be Chunker objects or spec strings, got {c!r}")
+            raise ValueError(
+                f"chunkers must be Chunker objects, spec strings, 'LABEL=SPEC' strings or "
+                f"(label, chunker) pairs, got {c!r}"
+            )
         objects.append(obj)
-    specs = [o.spec for o in objects]
-    dup = sorted({s for s in specs if specs.count(s) > 1})
+        labels.append(label or obj.spec)
+    dup = sorted({s for s in labels if labels.count(s) > 1})
     if dup:
         raise ValueError(
             f"chunker configuration {dup[0]} is listed twice"
-            " (give external chunkers distinct label= values)"
+            " (give configurations distinct labels, e.g. 'small=sentence(max_chars=200)')"
         )
     if not objects:
         raise ValueError("no chunker given")
-    return objects, payloads
+    return objects, payloads, labels
 
 
 def _check_ks(ks: Any) -> tuple[int, ...]:
@@ -608,7 +669,7 @@ def run(
             pass
 
     loaded, specs, load_seconds = _load_datasets(datasets)
-    objects, payloads = _resolve_chunkers(chunkers)
+    objects, payloads, labels = _resolve_chunkers(chunkers)
 
     if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
         raise ValueError(f"seed must be an integer, got {seed!r}")
@@ -624,7 +685,7 @@ def run(
         _init_worker(loaded)
         try:
             for j, (di, ci) in enumerate(jobs):
-                outputs[j] = _evaluate(di, payloads[ci], settings)
+                outputs[j] = _evaluate(di, payloads[ci], labels[ci], settings)
                 if progress is not None:
                     progress(j + 1, total)
         finally:
@@ -645,7 +706,7 @@ def run(
             max_workers=workers, mp_context=ctx, initializer=_init_worker, initargs=(loaded,)
         ) as pool:
             futures = {
-                pool.submit(_evaluate, di, payloads[ci], settings): j for j, (di, ci) in enumerate(jobs)
+                pool.submit(_evaluate, di, payloads[ci], labels[ci], settings): j for j, (di, ci) in enumerate(jobs)
             }
             done = 0
             try:
@@ -661,6 +722,8 @@ def run(
 
     summary = pd.DataFrame([o["summary"] for o in outputs])
     per_question = pd.concat([o["per_question"] for o in outputs], ignore_index=True)
+    summary.insert(summary.columns.get_loc("stored_token_overhead") + 1, "p_best",
+                   _probability_best(summary, per_question, settings))
     chunk_table = pd.concat([o["chunks"] for o in outputs], ignore_index=True)
 
     manifest: dict[str, Any] = _environment()
@@ -676,13 +739,14 @@ def run(
     }
     manifest["configs"] = [
         {
-            "config": o.spec,
+            "config": label,
+            "spec": o.spec,
             "chunker": o.name,
             "params": o.get_params(deep=False) if hasattr(o, "get_params") else {},
             "limit": o.size_limit[0],
             "limit_unit": o.size_limit[1],
         }
-        for o in objects
+        for o, label in zip(objects, labels)
     ]
     manifest.update(
         {

@@ -8,11 +8,18 @@ References
 
 from __future__ import annotations
 
+import math
 import warnings
 
 import numpy as np
 
-__all__ = ["bootstrap_ci", "bootstrap_means", "paired_bootstrap"]
+__all__ = [
+    "bootstrap_ci",
+    "bootstrap_means",
+    "paired_bootstrap",
+    "probability_best",
+    "questions_needed",
+]
 
 # resample blocks hold at most this many (resample, question) weights at once
 _BLOCK_CELLS = 4_000_000
@@ -192,3 +199,105 @@ def paired_bootstrap(
     if one_d:
         mean = mean.reshape(())
     return mean, low, high
+
+
+def probability_best(
+    values: np.ndarray, n_resamples: int = 1000, seed: int = 0
+) -> np.ndarray:
+    """Share of bootstrap resamples in which each configuration has the highest mean.
+
+    Every column is one configuration measured on the same questions (rows);
+    resample ``b`` draws the same rows for all columns (:func:`bootstrap_means`),
+    so the comparison is paired. A resample in which ``t`` configurations tie for
+    the top mean gives each of them ``1/t``, so the shares sum to 1. Columns that
+    are all NaN get 0.
+
+    Parameters
+    ----------
+    values : array-like, shape (n, m)
+        Per-question values (higher is better) of ``m`` configurations.
+    n_resamples : int, default 1000
+        Bootstrap resamples.
+    seed : int, default 0
+        Seed of the resampling generator.
+
+    Returns
+    -------
+    ndarray, shape (m,)
+        Probabilities in [0, 1] summing to 1 (all NaN when ``n == 0``).
+
+    Raises
+    ------
+    ValueError
+        ``values`` is not 2-D, or ``n_resamples < 1``.
+
+    References
+    ----------
+    .. [1] The "probability of being best" of bootstrap model comparison, e.g.
+       Efron & Tibshirani (1993), ch. 16; here with ties split evenly.
+    """
+    a = np.asarray(values, dtype=float)
+    if a.ndim != 2:
+        raise ValueError(f"values must be 2-D (questions x configurations), got shape {a.shape}")
+    _check(0.5, n_resamples)
+    if a.shape[0] == 0:
+        return np.full(a.shape[1], np.nan)
+    means = bootstrap_means(a, n_resamples=n_resamples, seed=seed)
+    means = np.where(np.isnan(means), -np.inf, means)
+    top = means.max(axis=1, keepdims=True)
+    # equal up to rounding: resample means of 0/1 data are exact multiples of 1/n
+    is_top = np.isclose(means, top, rtol=0.0, atol=1e-12) & np.isfinite(top)
+    shares = is_top / np.maximum(is_top.sum(axis=1, keepdims=True), 1)
+    return shares.mean(axis=0)
+
+
+def questions_needed(
+    differences: np.ndarray, confidence: float = 0.95, power: float = 0.8
+) -> float:
+    """Questions needed for a paired test to detect the observed mean difference.
+
+    The normal-approximation sample size of a two-sided paired test,
+    ``n = ((z_{1-alpha/2} + z_power) * s_d / |mean(d)|)^2`` rounded up, with
+    ``alpha = 1 - confidence`` and ``s_d`` the sample standard deviation of the
+    per-question differences ``d`` (NaN entries left out).
+
+    Parameters
+    ----------
+    differences : array-like, shape (n,)
+        Per-question differences ``current - baseline`` of one metric.
+    confidence : float, default 0.95
+        Confidence level of the test's interval.
+    power : float, default 0.8
+        Probability of detecting a true difference of the observed size.
+
+    Returns
+    -------
+    float
+        The number of questions (a whole number >= 2), ``inf`` when the mean
+        difference is 0 (no finite number of questions detects no difference),
+        NaN when fewer than two differences are given.
+
+    Raises
+    ------
+    ValueError
+        ``confidence`` or ``power`` outside (0, 1).
+
+    References
+    ----------
+    .. [1] J. Cohen, *Statistical Power Analysis for the Behavioral Sciences*,
+       2nd ed., 1988, ch. 2 (paired t-test, normal approximation).
+    """
+    from statistics import NormalDist
+
+    if not 0.0 < confidence < 1.0 or not 0.0 < power < 1.0:
+        raise ValueError(f"confidence and power must be in (0, 1), got {confidence!r}, {power!r}")
+    d = np.asarray(differences, dtype=float).ravel()
+    d = d[~np.isnan(d)]
+    if d.size < 2:
+        return float("nan")
+    mean = float(d.mean())
+    if abs(mean) < 1e-12:
+        return float("inf")
+    z = NormalDist().inv_cdf(1 - (1 - confidence) / 2) + NormalDist().inv_cdf(power)
+    n = (z * float(d.std(ddof=1)) / abs(mean)) ** 2
+    return float(max(2, math.ceil(n)))

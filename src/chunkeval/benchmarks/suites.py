@@ -27,9 +27,16 @@ Any other name is read as the path of a TOML file::
     tokenizer = "regex"                    # optional, default "regex"
     chunkers = [
       "sentence(max_chars=1000)",          # a chunker spec string, used as is
+      "pipeline=sentence(max_chars=800)",  # a labelled configuration: LABEL=SPEC
+      { label = "small", spec = "sentence(max_chars=200)" },  # the same as a table
       # a grid: every list-valued parameter is expanded (cartesian product)
       { family = "fixed", chunk_size = [200, 400], chunk_overlap = [0, 100], unit = "tokens" },
     ]
+
+A configuration is named by its label when it has one, else by its spec;
+``chunkeval compare`` matches configurations of two runs by that name, so a
+label lets a configuration's parameters change between a baseline and a pull
+request and still be compared.
 
 Grid expansion rules: scalar values are shared by every configuration; list
 values are crossed in the order the keys are written, the first key varying
@@ -195,11 +202,21 @@ def _expand_chunkers(entries: Sequence[Any], where: str) -> tuple[str, ...]:
     for entry in entries:
         if isinstance(entry, str):
             specs.append(entry.strip())
+        elif isinstance(entry, Mapping) and "spec" in entry:
+            extra = sorted(set(entry) - {"label", "spec"})
+            label, spec = entry.get("label"), entry["spec"]
+            if extra or not isinstance(spec, str) or not (label is None or isinstance(label, str)):
+                raise ValueError(
+                    f"{where}: a labelled chunker table takes a string 'spec' and an optional "
+                    f"string 'label', got {dict(entry)!r}"
+                )
+            specs.append(f"{label.strip()}={spec.strip()}" if label else spec.strip())
         elif isinstance(entry, Mapping):
             specs.extend(expand_grid(entry))
         else:
             raise ValueError(
-                f"{where}: each entry of 'chunkers' must be a spec string or a grid table, "
+                f"{where}: each entry of 'chunkers' must be a spec string, a {{label, spec}} table "
+                "or a grid table, "
                 f"got {entry!r}"
             )
     return tuple(dict.fromkeys(specs))

@@ -271,17 +271,19 @@ def result_ks(results: Any) -> list[int]:
 
 
 def default_k(results: Any) -> int:
-    """The k the report headlines: 5 when the run has it, else the largest k.
+    """The k the report headlines (:func:`chunkeval.benchmarks.metrics.headline_k` of the run's ks).
 
     Raises
     ------
     ValueError
         When the run has no retrieval cut-offs.
     """
+    from chunkeval.benchmarks.metrics import headline_k
+
     ks = result_ks(results)
     if not ks:
         raise ValueError("the results have no recall@k columns and no manifest['ks']")
-    return 5 if 5 in ks else ks[-1]
+    return headline_k(ks)
 
 
 def _dataset_rows(results: Any, dataset: str | None) -> tuple[str, pd.DataFrame]:

@@ -18,11 +18,12 @@ References
 from __future__ import annotations
 
 import functools
-import re
 from dataclasses import dataclass
 from typing import Callable, Iterable, TypeVar
 
 import matplotlib
+
+from chunkeval._display import short_label
 
 __all__ = [
     "OKABE_ITO",
@@ -94,36 +95,6 @@ def styled(func: _F) -> _F:
             return func(*args, **kwargs)
 
     return wrapper  # type: ignore[return-value]
-
-
-_KEY = re.compile(r"\b\w+=")
-_QUOTE = re.compile(r"['\"]")
-_SPACE = re.compile(r"\s+")
-
-
-def short_label(config: str, max_len: int = 34) -> str:
-    """Shorten a configuration spec for chart labels.
-
-    Parameter names and quotes are dropped (``"fixed(chunk_size=200, chunk_overlap=0,
-    unit='tokens')"`` becomes ``"fixed(200, 0, tokens)"``); what is still longer than
-    ``max_len`` characters is cut and ends with an ellipsis.
-
-    Parameters
-    ----------
-    config : str
-        Configuration name or spec string.
-    max_len : int, default 34
-        Maximum length of the result in characters (>= 2).
-
-    Returns
-    -------
-    str
-        The short label, ``len(result) <= max_len``.
-    """
-    text = _SPACE.sub(" ", _QUOTE.sub("", _KEY.sub("", str(config)))).strip()
-    if len(text) > max_len:
-        text = text[: max_len - 1].rstrip() + "…"
-    return text
 
 
 @dataclass(frozen=True)
