@@ -7,6 +7,8 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
+
+from chunkeval.benchmarks.compare import Check, compare, metric_deltas
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -19,7 +21,6 @@ from chunkeval.reports.charts import (
     config_groups,
     default_k,
     dodge_offsets,
-    metric_deltas,
     pareto_frontier,
     plot_chunk_sizes,
     plot_dataset_bars,
@@ -305,12 +306,13 @@ def test_deltas_between_two_runs(run_results, tmp_path):
     assert one["ci_low"] <= one["delta"] <= one["ci_high"]
     same = d[(d["config"] == configs[1])]
     assert np.allclose(same["delta"], 0.0) and np.allclose(same[["ci_low", "ci_high"]], 0.0)
-    fig = plot_deltas(base, new, deltas=d)
+    cmp = compare(base, new, [Check(m) for m in dict.fromkeys(d["metric"])])
+    fig = plot_deltas(cmp, dataset="tiny")
     assert len(fig.axes) == d["metric"].nunique()
     marks = _lines(fig, "delta:")
     assert len(marks) == len(d)
     assert marks[f"delta:answerable@5:{configs[0]}"].get_xdata()[0] == pytest.approx(one["delta"])
-    assert "tiny" in fig.get_suptitle() and "k=5" in fig.get_suptitle()
+    assert "tiny" in fig.get_suptitle() and "95% paired bootstrap CI" in fig.get_suptitle()
 
 
 def _overlaps(boxes):

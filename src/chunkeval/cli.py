@@ -27,6 +27,7 @@ import argparse
 import math
 import os
 import sys
+import textwrap
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Sequence
@@ -160,13 +161,14 @@ def summary_table(summary: Any, ks: Sequence[int], confidence: float = 0.95, lab
         header = ["config", "chunks", *plain.values(), *with_ci, "overhead", "p_best"]
         body = []
         for _, r in rows.iterrows():
-            cells = [short_label(str(r["config"]), label_width), _fmt(r["n_chunks"], 0)]
+            cells = [_terminal_label(str(r["config"]), str(r.get("spec", r["config"])), label_width),
+                     _fmt(r["n_chunks"], 0)]
             cells += [_fmt(r.get(m)) for m in plain]
             for m in with_ci:
                 lo, hi = r.get(f"{m}_ci_low"), r.get(f"{m}_ci_high")
                 cell = _fmt(r.get(m))
                 if lo is not None and hi is not None and not (math.isnan(float(lo)) or math.isnan(float(hi))):
-                    cell += f" [{_fmt(lo)}, {_fmt(hi)}]"
+                    cell += f" [{_fmt(lo, 2)}, {_fmt(hi, 2)}]"
                 cells.append(cell)
             cells.append(_fmt(r.get("stored_token_overhead"), 2))
             p_best = r.get("p_best")
@@ -177,6 +179,32 @@ def summary_table(summary: Any, ks: Sequence[int], confidence: float = 0.95, lab
         blocks.append(f"dataset {dataset} ({n_q} questions, retriever {retriever}; means with {confidence:.0%} CI)\n"
                       + text_table(header, body))
     return "\n\n".join(blocks)
+
+
+def _terminal_label(config: str, spec: str, width: int) -> str:
+    """A user's label as given; a spec as its parameter values in constructor order, without
+    trailing default values, and with a run of two or more leading default values shown as
+    ``…`` (``semantic(…, 300, 1)``), so that the labels of a grid stay distinct and short."""
+    if config == spec:
+        try:
+            import inspect
+
+            from chunkeval.chunkers import get_chunker
+
+            chunker = get_chunker(spec)
+            signature = inspect.signature(type(chunker).__init__).parameters
+            params = chunker.get_params(deep=False)
+            pairs = [(params[k], p.default) for k, p in signature.items() if k in params]
+            while len(pairs) > 1 and pairs[-1][0] == pairs[-1][1]:
+                pairs.pop()
+            values = [repr(v) for v, _ in pairs]
+            lead = next((i for i, (v, d) in enumerate(pairs) if v != d), 0)
+            if lead >= 2:
+                values = ["…", *values[lead:]]
+            config = f"{chunker.name}({', '.join(values)})"
+        except (ValueError, TypeError, ImportError):
+            pass  # not a registry spec (an external splitter): shorten it as it is
+    return short_label(config, width)
 
 
 def recommendation_text(results: Any) -> str:
@@ -201,7 +229,8 @@ def recommendation_text(results: Any) -> str:
             continue
         text = " ".join(t.format(*(short_label(c, 40) for c in configs))
                         for t, configs in recommendation_sentences(rec))
-        paragraphs.append(f"Recommendation for {dataset}: {text}")
+        paragraphs.append(textwrap.fill(f"Recommendation for {dataset}: {text}", width=100,
+                                        break_on_hyphens=False, break_long_words=False))
     return "\n\n".join(paragraphs)
 
 

@@ -7,9 +7,9 @@ A baseline file keeps what :func:`chunkeval.benchmarks.compare` needs and nothin
   environment (chunkeval and dependency versions, Python, git commit);
 * ``summary``: one line per (dataset, configuration) with the metric means and the
   configuration-level metrics;
-* ``questions``: one line per (dataset, configuration, question) with the question-level
-  metric values, in the order ``question_columns`` names once, so that a later run can be
-  paired with it question by question.
+* ``questions``: by dataset and configuration, one line per question with its id and the
+  question-level metric values, in the order ``question_columns`` names once, so that a
+  later run can be paired with it question by question.
 
 Each summary and question row is one JSON line, so a change of numbers shows in a diff as
 the lines (questions) that changed. Floats are rounded to :data:`DECIMALS` decimals; a
@@ -35,9 +35,9 @@ __all__ = ["BASELINE_FORMAT", "DECIMALS", "RESOLUTION", "load_baseline", "save_b
 BASELINE_FORMAT = "chunkeval-baseline"
 BASELINE_VERSION = 1
 #: Decimals kept for float values in a baseline file.
-DECIMALS = 6
-#: Differences smaller than this are no change (the rounding of :data:`DECIMALS`, with margin).
-RESOLUTION = 2e-6
+DECIMALS = 4
+#: Differences smaller than this are no change (twice the rounding error of :data:`DECIMALS`).
+RESOLUTION = 1e-4
 
 #: Manifest keys copied into a baseline's identity.
 IDENTITY_KEYS = (
@@ -102,17 +102,26 @@ def baseline_text(results: Results) -> str:
     for m in q_metrics:
         get_metric(m)  # only registered metrics go into a baseline
     pq = results.per_question[[*_ID_COLUMNS, *q_metrics]]
+    columns = ["question_id", *q_metrics]
     head = json.dumps({"format": BASELINE_FORMAT, "version": BASELINE_VERSION,
-                       "identity": to_jsonable(identity), "question_columns": list(pq.columns)},
+                       "identity": to_jsonable(identity), "question_columns": columns},
                       indent=2, ensure_ascii=False, allow_nan=False, sort_keys=True)
 
-    def block(name: str, lines: list[str]) -> str:
-        inner = ",\n    ".join(lines)
-        return f'  "{name}": [\n    {inner}\n  ]' if lines else f'  "{name}": []'
+    def block(lines: list[str], indent: str) -> str:
+        return "[\n" + ",\n".join(indent + line for line in lines) + "\n" + indent[:-2] + "]" if lines else "[]"
 
+    def key(text: str) -> str:
+        return json.dumps(text, ensure_ascii=False)
+
+    datasets = []
+    for dataset, part in pq.groupby("dataset", sort=False):
+        configs = [f"      {key(config)}: {block(_rows_json(rows[columns], as_lists=True), ' ' * 8)}"
+                   for config, rows in part.groupby("config", sort=False)]
+        datasets.append(f"    {key(dataset)}: {{\n" + ",\n".join(configs) + "\n    }")
+    questions = "{\n" + ",\n".join(datasets) + "\n  }" if datasets else "{}"
     body = ",\n".join([head[1:-1].rstrip("\n").lstrip("\n"),
-                       block("summary", _rows_json(summary[keep])),
-                       block("questions", _rows_json(pq, as_lists=True))])
+                       f'  "summary": {block(_rows_json(summary[keep]), " " * 4)}',
+                       f'  "questions": {questions}'])
     return "{\n" + body + "\n}\n"
 
 
@@ -153,17 +162,13 @@ def _fail(path: Path, why: str) -> ValueError:
                       f"write one with 'chunkeval baseline save RESULTS --to {path}'")
 
 
-def _table(path: Path, data: dict, key: str, required: tuple[str, ...],
+def _table(path: Path, rows: Any, key: str, required: tuple[str, ...],
            columns: list | None = None) -> pd.DataFrame:
-    rows = data.get(key)
     kind = dict if columns is None else list
     if not isinstance(rows, list) or not all(isinstance(r, kind) for r in rows):
         raise _fail(path, f"'{key}' must be a list of {'objects' if columns is None else 'lists'}")
-    if columns is not None:
-        if not all(isinstance(c, str) for c in columns) or len(set(columns)) != len(columns):
-            raise _fail(path, "'question_columns' must be a list of distinct names")
-        if any(len(r) != len(columns) for r in rows):
-            raise _fail(path, f"a '{key}' row does not have the {len(columns)} values 'question_columns' names")
+    if columns is not None and any(len(r) != len(columns) for r in rows):
+        raise _fail(path, f"a '{key}' row does not have the {len(columns)} values 'question_columns' names")
     df = pd.DataFrame(rows, columns=columns)
     missing = [c for c in required if c not in df.columns] if rows else []
     if missing:
@@ -177,6 +182,22 @@ def _table(path: Path, data: dict, key: str, required: tuple[str, ...],
             except (TypeError, ValueError):
                 raise _fail(path, f"'{key}' column {c!r} holds a value that is not a number") from None
     return df
+
+
+def _questions(path: Path, data: dict) -> pd.DataFrame:
+    columns = data.get("question_columns")
+    if (not isinstance(columns, list) or not columns or columns[0] != "question_id"
+            or not all(isinstance(c, str) for c in columns) or len(set(columns)) != len(columns)):
+        raise _fail(path, "'question_columns' must be a list of distinct names starting with 'question_id'")
+    by_dataset = data.get("questions")
+    if not isinstance(by_dataset, dict) or not all(isinstance(v, dict) for v in by_dataset.values()):
+        raise _fail(path, "'questions' must map dataset names to {configuration: rows}")
+    parts = [_table(path, rows, f"questions.{dataset}.{config}", ("question_id",), columns)
+             .assign(dataset=dataset, config=config)
+             for dataset, configs in by_dataset.items() for config, rows in configs.items()]
+    if not parts:
+        return pd.DataFrame(columns=[*_ID_COLUMNS, *columns[1:]])
+    return pd.concat(parts, ignore_index=True)[[*_ID_COLUMNS, *columns[1:]]]
 
 
 def load_baseline(path: str | os.PathLike) -> Results:
@@ -219,11 +240,8 @@ def load_baseline(path: str | os.PathLike) -> Results:
     identity = data.get("identity")
     if not isinstance(identity, dict) or not isinstance(identity.get("datasets"), dict):
         raise _fail(p, "'identity' with 'datasets' is missing")
-    summary = _table(p, data, "summary", ("dataset", "config"))
-    columns = data.get("question_columns")
-    if not isinstance(columns, list):
-        raise _fail(p, "'question_columns' is missing")
-    questions = _table(p, data, "questions", _ID_COLUMNS, columns)
+    summary = _table(p, data.get("summary"), "summary", ("dataset", "config"))
+    questions = _questions(p, data)
     if not len(summary):
         raise _fail(p, "'summary' is empty")
     if summary.duplicated(["dataset", "config"]).any():

@@ -40,6 +40,7 @@ import json
 import math
 import os
 import re
+import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Sequence
@@ -262,6 +263,8 @@ def _conditions(base: Results, cur: Results) -> tuple[list[str], dict[str, str],
     bd, cd = bm.get("datasets") or {}, cm.get("datasets") or {}
     for name in _datasets(base):
         if name not in _datasets(cur):
+            per_dataset[name] = (f"dataset {name} of the baseline is not in the current run "
+                                 f"(it has {', '.join(_datasets(cur))})")
             continue
         fb, fc = (bd.get(name) or {}).get("fingerprint"), (cd.get(name) or {}).get("fingerprint")
         qb, qc = _question_ids(base, name), _question_ids(cur, name)
@@ -353,16 +356,19 @@ class _Stats:
     seed: int
 
 
-def _question_rows(base: Results, cur: Results, dataset: str, b_label: str, c_label: str,
-                   metrics: list[str], st: _Stats) -> list[dict[str, Any]]:
+def _by_config(frame: pd.DataFrame, index: str | None = None) -> dict[tuple[str, str], pd.DataFrame]:
+    """Split a table by (dataset, config) once; optionally index each part by a column."""
+    keys = [frame["dataset"].astype(str), frame["config"].astype(str)]
+    out = {}
+    for key, part in frame.groupby(keys, sort=False):
+        out[key] = part.set_index(part[index].astype(str)) if index else part
+    return out
+
+
+def _question_rows(tb: pd.DataFrame, tc: pd.DataFrame, metrics: list[str], st: _Stats) -> list[dict[str, Any]]:
+    """Rows of question-level metrics for one paired configuration (tables indexed by question id)."""
     from chunkeval.benchmarks.stats import paired_bootstrap, questions_needed
 
-    def table(res: Results, label: str) -> pd.DataFrame:
-        pq = res.per_question
-        sel = pq[(pq["dataset"].astype(str) == dataset) & (pq["config"].astype(str) == label)]
-        return sel.set_index(sel["question_id"].astype(str))
-
-    tb, tc = table(base, b_label), table(cur, c_label)
     shared = [q for q in tc.index if q in tb.index]
     metrics = [m for m in metrics if m in tb.columns and m in tc.columns]
     if not metrics:
@@ -389,13 +395,8 @@ def _nanmean(values: np.ndarray) -> float:
     return float(values.mean()) if values.size else float("nan")
 
 
-def _config_rows(base: Results, cur: Results, dataset: str, b_label: str, c_label: str,
-                 metrics: list[str]) -> list[dict[str, Any]]:
-    def row(res: Results, label: str) -> pd.Series:
-        s = res.summary
-        return s[(s["dataset"].astype(str) == dataset) & (s["config"].astype(str) == label)].iloc[0]
-
-    rb, rc = row(base, b_label), row(cur, c_label)
+def _config_rows(rb: pd.Series, rc: pd.Series, metrics: list[str]) -> list[dict[str, Any]]:
+    """Rows of configuration-level metrics from the two summary rows (no interval)."""
     out = []
     for m in metrics:
         if m not in rb.index or m not in rc.index:
@@ -559,6 +560,10 @@ def _render(cmp: Comparison, all_rows: bool, markdown: bool) -> str:
                      *([str(r.dataset)] if multi else []), _short(str(r.config), 32), r.metric,
                      _num(r.baseline), _num(r.current), _num(r.delta, True), ci,
                      _needed(r.questions_needed), r.check or "–"])
+    worse = cmp.rows[~cmp.rows["checked"] & (cmp.rows["outcome"] == "regressed")]
+    also = ", ".join(dict.fromkeys(worse["metric"])) if not all_rows else ""
+    also = also and (f"Also worse beyond their {pct} interval, not checked (no effect on the exit "
+                     f"code): {also}.")
     lines = []
     title = f"chunkeval compare: {cmp.baseline_name} → {cmp.current_name}"
     changes = rows.drop_duplicates(["dataset", "config"])
@@ -575,6 +580,8 @@ def _render(cmp: Comparison, all_rows: bool, markdown: bool) -> str:
             lines.append("|" + "|".join("---" if i < 3 + multi else "---:" for i in range(len(header))) + "|")
             lines += ["| " + " | ".join(_md(c) for c in r) + " |" for r in body]
         lines.append("")
+        if also:
+            lines += [_md(also), ""]
         lines.append(f"Regression: a change beyond the check's tolerance in the bad direction"
                      f"{'' if cmp.strict else f' whose {pct} paired bootstrap interval excludes 0'}."
                      f" q. needed: questions a paired test needs to detect the change at 80% power.")
@@ -588,6 +595,8 @@ def _render(cmp: Comparison, all_rows: bool, markdown: bool) -> str:
         hidden = len(cmp.rows) - len(rows)
         if hidden:
             lines.append(f"({hidden} unchecked row(s) not shown; --all shows them)")
+        if also:
+            lines += ["", textwrap.fill(also, width=100)]
         lines += ["", cmp.verdict()]
     return "\n".join(lines) + "\n"
 
@@ -645,11 +654,11 @@ def compare(
     by_metric = {c.metric: c for c in check_list}
     q_metrics = [m for m in available if m in cur.per_question.columns]
     c_metrics = [m for m in available if m not in q_metrics]
+    qb, qc = _by_config(base.per_question, "question_id"), _by_config(cur.per_question, "question_id")
+    sb, sc = _by_config(base.summary), _by_config(cur.summary)
     records = []
     for dataset in dict.fromkeys([*_datasets(base), *_datasets(cur)]):
-        if dataset not in _datasets(cur):
-            notes.append(f"dataset {dataset} is only in the baseline")
-        elif dataset not in _datasets(base):
+        if dataset not in _datasets(base):
             notes.append(f"dataset {dataset} is new (not in the baseline)")
         bspec, cspec = _specs(base, dataset), _specs(cur, dataset)
         for b_label, c_label in _pairs(base, cur, dataset, notes):
@@ -662,8 +671,10 @@ def compare(
                     notes.append(f"dataset {dataset}: configuration {label} is new (not in the baseline)")
                 records += [{**common, "metric": c.metric, "outcome": outcome} for c in check_list]
                 continue
-            found = (_question_rows(base, cur, dataset, b_label, c_label, q_metrics, st)
-                     + _config_rows(base, cur, dataset, b_label, c_label, c_metrics))
+            empty = pd.DataFrame()
+            found = (_question_rows(qb.get((dataset, b_label), empty), qc.get((dataset, c_label), empty),
+                                    q_metrics, st)
+                     + _config_rows(sb[(dataset, b_label)].iloc[0], sc[(dataset, c_label)].iloc[0], c_metrics))
             for r in found:
                 if reasons or dataset in bad_datasets:
                     r["outcome"] = "incomparable"

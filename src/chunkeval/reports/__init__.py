@@ -13,10 +13,10 @@ from pathlib import Path
 from typing import Any
 
 from chunkeval._atomic import atomic_write_text
+from chunkeval.benchmarks.compare import metric_deltas
 from chunkeval.reports.charts import (
     ChartFile,
     default_k,
-    metric_deltas,
     pareto_frontier,
     plot_chunk_sizes,
     plot_dataset_bars,
@@ -66,7 +66,7 @@ def write_report(results_folder: str | os.PathLike, out: str | os.PathLike | Non
     results : Results, optional
         The already-loaded results (skips reading ``results_folder``).
     baseline : str or path-like, optional
-        A second results folder; adds the chart of metric changes (this run − baseline).
+        A second results folder or a baseline file; adds the chart of metric changes (this run − baseline).
     k : int, optional
         Headline cut-off (default: 5 when the run has it, else its largest k).
     max_examples : int, default 5
@@ -96,12 +96,17 @@ def write_report(results_folder: str | os.PathLike, out: str | os.PathLike | Non
              for name, (ds, _) in datasets.items() if ds is not None}
     charts = write_charts(res, dest / CHARTS_DIR, styles=styles, texts=texts, k=k)
     if baseline is not None:
-        base = Results.load(baseline)
-        both = config_styles([*res.summary["config"].astype(str), *base.summary["config"].astype(str)])
-        shared = sorted(set(base.summary["dataset"].astype(str)) & set(names), key=names.index)
+        from chunkeval.benchmarks.compare import Check, compare
+
+        checks = [Check(m) for m in (f"answerable@{k}", f"recall@{k}", "mrr", "evidence_in_one_chunk",
+                                     "answerability") if m in res.per_question.columns]
+        cmp = compare(baseline, res, checks)
+        both = config_styles(list(dict.fromkeys([*res.summary["config"].astype(str),
+                                                 *cmp.rows["config"].astype(str)])))
+        drawable = cmp.rows[cmp.rows["ci_low"].notna()]
+        shared = [n for n in names if n in set(drawable["dataset"].astype(str))]
         for name in shared:
-            fig = plot_deltas(base, res, dataset=name, k=k, styles=both,
-                              base_name="baseline", new_name="this run")
+            fig = plot_deltas(cmp, dataset=name, styles=both, base_name="baseline", new_name="this run")
             png, svg = save_figure(fig, dest / CHARTS_DIR, f"deltas__{name}")
             charts.append(ChartFile("deltas", name, f"change against baseline — {name}", png, svg))
     splits = split_questions(res)

@@ -38,7 +38,6 @@ __all__ = [
     "DODGE_NOTE",
     "result_ks",
     "default_k",
-    "metric_deltas",
     "plot_quality_cost",
     "plot_chunk_sizes",
     "plot_k_curves",
@@ -793,128 +792,38 @@ def plot_dataset_bars(
     return fig
 
 
-def _paired_diff(new: np.ndarray, base: np.ndarray, n_boot: int, confidence: float, seed: int
-                 ) -> tuple[float, float, float]:
-    """Mean of ``new - base`` and its paired percentile bootstrap interval."""
-    if len(new) == 0:
-        return np.nan, np.nan, np.nan
-    try:
-        from chunkeval.benchmarks.stats import paired_bootstrap
-    except ImportError:  # pragma: no cover - stats ships with chunkeval
-        paired_bootstrap = None
-    if paired_bootstrap is not None:
-        mean, lo, hi = paired_bootstrap(new, base, confidence=confidence, n_resamples=n_boot,
-                                        seed=seed)
-        return float(mean), float(lo), float(hi)
-    d = new - base  # pragma: no cover - fallback without chunkeval.benchmarks.stats
-    rng = np.random.default_rng(seed)
-    means = d[rng.integers(0, len(d), size=(n_boot, len(d)))].mean(axis=1)
-    alpha = (1 - confidence) / 2
-    lo, hi = np.quantile(means, [alpha, 1 - alpha])
-    return float(d.mean()), float(lo), float(hi)
-
-
-def metric_deltas(
-    base: Any,
-    new: Any,
-    *,
-    metrics: Sequence[str] | None = None,
-    k: int | None = None,
-    n_boot: int = 1000,
-    confidence: float = 0.95,
-    seed: int = 0,
-) -> pd.DataFrame:
-    """Per-configuration metric differences ``new − base`` on the questions both runs share.
-
-    For each (dataset, config) present in both runs, questions are matched by
-    ``question_id``; the difference of means is given with a paired percentile bootstrap
-    interval over the matched questions (resampling question ids, keeping each question's
-    pair of values together; :func:`chunkeval.benchmarks.stats.paired_bootstrap`).
-
-    Parameters
-    ----------
-    base, new : Results
-        Two runs; need ``per_question`` tables.
-    metrics : sequence of str, optional
-        Question-level columns (default: answerable@k, recall@k, mrr, evidence_in_one_chunk,
-        answerability — those present in both).
-    k : int, optional
-        Cut-off for the default metrics (default :func:`default_k` of ``new``).
-    n_boot : int, default 1000
-        Bootstrap resamples.
-    confidence : float, default 0.95
-        Interval coverage.
-    seed : int, default 0
-        Seed of the bootstrap's random generator (same inputs, same intervals).
-
-    Returns
-    -------
-    pandas.DataFrame
-        Columns ``dataset, config, metric, base, new, delta, ci_low, ci_high, n_questions``
-        (``base``/``new`` are means over the matched questions).
-
-    References
-    ----------
-    B. Efron and R. J. Tibshirani, *An Introduction to the Bootstrap*, Chapman & Hall, 1993.
-    """
-    k = default_k(new) if k is None else int(k)
-    if metrics is None:
-        cands = [f"answerable@{k}", f"recall@{k}", "mrr", "evidence_in_one_chunk", "answerability"]
-        metrics = [m for m in cands
-                   if m in base.per_question.columns and m in new.per_question.columns]
-    keys = ["dataset", "config", "question_id"]
-    a = base.per_question[keys + list(metrics)].astype({c: str for c in keys})
-    b = new.per_question[keys + list(metrics)].astype({c: str for c in keys})
-    merged = a.merge(b, on=keys, suffixes=("_base", "_new"))
-    rows = []
-    for (dataset, config), g in merged.groupby(["dataset", "config"], sort=False):
-        for metric in metrics:
-            x = g[f"{metric}_base"].to_numpy(float)
-            y = g[f"{metric}_new"].to_numpy(float)
-            ok = ~(np.isnan(x) | np.isnan(y))
-            delta, lo, hi = _paired_diff(y[ok], x[ok], n_boot, confidence, seed)
-            rows.append((dataset, config, metric, float(np.mean(x[ok])) if ok.any() else np.nan,
-                         float(np.mean(y[ok])) if ok.any() else np.nan, delta, lo, hi,
-                         int(ok.sum())))
-    return pd.DataFrame(rows, columns=["dataset", "config", "metric", "base", "new", "delta",
-                                       "ci_low", "ci_high", "n_questions"])
-
-
 @styled
 def plot_deltas(
-    base: Any,
-    new: Any,
+    comparison: Any,
     *,
     dataset: str | None = None,
     metrics: Sequence[str] | None = None,
-    k: int | None = None,
     ax: Axes | Sequence[Axes] | None = None,
     styles: Mapping[str, ConfigStyle] | None = None,
-    deltas: pd.DataFrame | None = None,
-    base_name: str = "base",
-    new_name: str = "new",
+    base_name: str | None = None,
+    new_name: str | None = None,
 ) -> Figure:
-    """Metric differences between two runs, with paired bootstrap intervals.
+    """Metric differences between two runs, drawn from a comparison's table.
 
-    One panel per metric; one row per configuration; the point is ``new − base``, the bar
-    its interval.  Filled markers: the interval excludes 0; hollow: it does not.
+    One panel per metric; one row per configuration; the point is ``current − baseline``,
+    the bar its paired bootstrap interval.  Filled markers: the interval excludes 0;
+    hollow: it does not.  Nothing is computed here: the numbers are the rows of
+    :func:`chunkeval.benchmarks.compare.compare`.
 
     Parameters
     ----------
-    base, new : Results
-        The two runs (same questions, usually the same configurations).
+    comparison : Comparison
+        From :func:`chunkeval.benchmarks.compare.compare`.
     dataset : str, optional
-        Dataset to show (default: the first of ``new`` that both runs have).
-    metrics, k
-        As in :func:`metric_deltas`.
+        Dataset to show (default: the first in the comparison's rows).
+    metrics : sequence of str, optional
+        Metrics to draw (default: the checked metrics that have an interval).
     ax : Axes or sequence of Axes, optional
         One axes per metric.
     styles : mapping config -> ConfigStyle, optional
-        Shared styles (default: configurations of ``base`` then ``new``).
-    deltas : pandas.DataFrame, optional
-        A precomputed :func:`metric_deltas` table (skips the bootstrap).
-    base_name, new_name : str
-        Names of the runs for the title.
+        Shared styles (default: the comparison's configurations in order).
+    base_name, new_name : str, optional
+        Names of the runs for the title (default: the comparison's).
 
     Returns
     -------
@@ -924,18 +833,23 @@ def plot_deltas(
     Raises
     ------
     ValueError
-        When the runs share no (dataset, configuration, question).
+        When the comparison has no paired rows to draw.
     """
-    if deltas is None:
-        deltas = metric_deltas(base, new, metrics=metrics, k=k)
-    if not len(deltas):
-        raise ValueError("the two runs share no (dataset, config, question_id)")
+    rows = comparison.rows
+    rows = rows[~rows["outcome"].isin(["missing", "new"]) & rows["ci_low"].notna()]
+    if metrics is None:
+        checked = rows[rows["checked"]]
+        metrics = list(dict.fromkeys((checked if len(checked) else rows)["metric"]))
+    rows = rows[rows["metric"].isin(list(metrics))]
+    if not len(rows):
+        raise ValueError("the comparison has no paired rows with an interval to draw")
     if dataset is None:
-        dataset = str(deltas["dataset"].iloc[0])
-    d = deltas[deltas["dataset"] == str(dataset)]
+        dataset = str(rows["dataset"].iloc[0])
+    d = rows[rows["dataset"].astype(str) == str(dataset)]
+    base_name = comparison.baseline_name if base_name is None else base_name
+    new_name = comparison.current_name if new_name is None else new_name
     if styles is None:
-        styles = config_styles([*base.summary["config"].astype(str),
-                                *new.summary["config"].astype(str)])
+        styles = config_styles(list(dict.fromkeys(d["config"].astype(str))))
     metrics = list(dict.fromkeys(d["metric"]))
     configs = [c for c in styles if c in set(d["config"])]
     n = len(configs)
@@ -982,13 +896,9 @@ def plot_deltas(
             a.set_yticks([ypos[c] for c in configs], [styles[c].label for c in configs])
         else:
             a.set_yticks([ypos[c] for c in configs], [""] * n)
-    retr = _retriever(new.summary[new.summary["dataset"].astype(str) == str(dataset)])
-    retr_base = _retriever(base.summary[base.summary["dataset"].astype(str) == str(dataset)])
-    if retr_base != retr:
-        retr = f"{retr_base} in {base_name}, {retr} in {new_name}"
-    kk = default_k(new) if k is None else k
-    fig.suptitle(f"Change {new_name} − {base_name} — dataset {dataset}, retriever {retr}, k={kk}\n"
-                 f"(95% paired bootstrap CI; filled = CI excludes 0)", x=0.01, ha="left")
+    pct = f"{comparison.confidence:.0%}"
+    fig.suptitle(f"Change {new_name} − {base_name} — dataset {dataset}\n"
+                 f"({pct} paired bootstrap CI; filled = CI excludes 0)", x=0.01, ha="left")
     return fig
 
 

@@ -7,6 +7,9 @@ For one dataset, :func:`recommend` names
 * the cheapest configuration on the quality-vs-cost Pareto frontier
   (:func:`~chunkeval.reports.charts.pareto_frontier` on stored-token overhead and
   ``answerable@k``);
+* the probability that each configuration is the best (``p_best`` of the summary: the share
+  of bootstrap resamples of the questions in which it has the top ``answerable@k``), and
+  which are *ruled out* (``p_best`` below :data:`RULED_OUT`);
 * which configurations are statistically indistinguishable from the best: the paired
   bootstrap interval (:func:`chunkeval.benchmarks.stats.paired_bootstrap`, resampling the
   same questions for both) of ``mean(other) - mean(best)`` over per-question
@@ -24,7 +27,10 @@ from typing import Any
 import numpy as np
 from chunkeval.reports.charts import default_k, pareto_frontier
 
-__all__ = ["Comparison", "Recommendation", "recommend", "recommendation_sentences"]
+__all__ = ["Comparison", "RULED_OUT", "Recommendation", "recommend", "recommendation_sentences"]
+
+#: A configuration whose probability of being the best is below this is "ruled out".
+RULED_OUT = 0.025
 
 
 @dataclass(frozen=True)
@@ -81,6 +87,11 @@ class Recommendation:
         overhead then decreasing value.
     cheapest_tied : str
         Cheapest of the best and ``tied`` (overhead, then value).
+    p_best : dict of str to float
+        Probability of being the best, per configuration, highest first (empty when the
+        summary has no ``p_best`` column).
+    ruled_out : list of str
+        Configurations with ``p_best < RULED_OUT``, in summary order.
     """
 
     dataset: str
@@ -99,6 +110,8 @@ class Recommendation:
     comparisons: list[Comparison] = field(default_factory=list)
     tied: list[str] = field(default_factory=list)
     cheapest_tied: str = ""
+    p_best: dict[str, float] = field(default_factory=dict)
+    ruled_out: list[str] = field(default_factory=list)
 
     def comparison(self, config: str) -> Comparison | None:
         """The comparison of ``config`` with the best (``None`` for the best itself)."""
@@ -183,6 +196,11 @@ def recommend(results: Any, dataset: str | None = None, *, k: int | None = None,
     cheapest_tied = min(candidates, key=lambda t: (t[0], t[1], configs.index(t[2])))[2]
     n_q = int(wide[best].notna().sum()) if best in wide.columns else 0
     lo_col, hi_col = f"{col}_ci_low", f"{col}_ci_high"
+    p_best: dict[str, float] = {}
+    if "p_best" in rows.columns and metric == "answerable":
+        p = rows["p_best"].to_numpy(float)
+        p_best = {configs[i]: float(p[i]) for i in np.argsort(-np.nan_to_num(p, nan=-1), kind="stable")
+                  if np.isfinite(p[i])}
     return Recommendation(
         dataset=dataset,
         retriever=", ".join(dict.fromkeys(rows["retriever"].astype(str))) if "retriever" in rows else "?",
@@ -196,6 +214,8 @@ def recommend(results: Any, dataset: str | None = None, *, k: int | None = None,
         comparisons=comparisons,
         tied=[c.config for c in tied],
         cheapest_tied=cheapest_tied,
+        p_best=p_best,
+        ruled_out=[c for c in configs if c in p_best and p_best[c] < RULED_OUT],
     )
 
 
@@ -262,4 +282,14 @@ def recommendation_sentences(rec: Recommendation) -> list[tuple[str, list[str]]]
         out.append((f"How sure: the best is significantly better than all {n_other} other "
                     f"configurations (every {pct} paired bootstrap CI of the difference over "
                     f"the same {rec.n_questions} questions lies below 0).", []))
+    if rec.p_best:
+        contenders = [(c, p) for c, p in rec.p_best.items() if p >= RULED_OUT]
+        refs = ", ".join(f"{{{i}}} {p:.0%}" for i, (_, p) in enumerate(contenders))
+        n_out = len(rec.ruled_out)
+        tail = "" if not n_out else (
+            f"; {'the other ' if n_out == len(rec.p_best) - len(contenders) else ''}{n_out} "
+            f"configuration{'s are' if n_out != 1 else ' is'} ruled out (below {RULED_OUT:.1%})")
+        out.append((f"Probability of being the best (share of bootstrap resamples of the "
+                     f"questions with the top {rec.metric}): {refs}{tail}.",
+                     [c for c, _ in contenders]))
     return out
