@@ -1,8 +1,10 @@
-"""Command-line interface: ``chunkeval run | report | chunkers | datasets | inspect``.
+"""Command-line interface: ``chunkeval run | report | validate | draft-questions | chunkers | datasets | inspect``.
 
 The library never prints; this module does. Every command handler returns an
 exit code. Errors in arguments, specs or data end with one line on stderr,
-``chunkeval: error: ...``, and exit code 2 -- never a traceback.
+``chunkeval: error: ...``, and exit code 2 -- never a traceback. An invalid
+dataset adds its first 10 problems below that line and the ``chunkeval
+validate SPEC`` command that lists them all.
 
 Examples
 --------
@@ -300,6 +302,11 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise CLIError(f"cannot write results to {folder}: {_one_line(exc)}") from None
     print(summary_table(results.summary, results.manifest["ks"], results.manifest.get("confidence", 0.95)))
     print(f"\nresults: {folder}")
+    for dataset_name, info in results.manifest["datasets"].items():
+        drafts = info.get("provenance", {}).get("draft_questions", 0)
+        if drafts:
+            _err(f"warning: dataset {dataset_name!r}: {drafts} question(s) are still marked \"draft\": true; "
+                 "review them, then remove the mark")
     if not args.no_report:
         try:
             report, why = _write_report(folder)
@@ -321,6 +328,66 @@ def cmd_report(args: argparse.Namespace) -> int:
     if why:
         raise CLIError(why)
     print(f"report: {report}" if report is not None else f"report written in {args.results_folder}")
+    return EXIT_OK
+
+
+MAX_RUN_PROBLEMS = 10
+
+
+def _report_dataset_error(exc: Any) -> None:
+    """Print a DatasetError: the summary line, the first problems, and how to see them all."""
+    problems = [str(p) for p in exc.problems]
+    if len(problems) == 1:  # one problem stays one line
+        _err(f"error: {_one_line(exc)}")
+        return
+    _err(f"error: {exc.summary}")
+    for problem in problems[:MAX_RUN_PROBLEMS]:
+        print(f"  - {problem}", file=sys.stderr)
+    if len(problems) > MAX_RUN_PROBLEMS:
+        import shlex
+
+        spec = shlex.quote(exc.spec) if exc.spec else "SPEC"
+        print(f"  ... and {len(problems) - MAX_RUN_PROBLEMS} more: list them all with "
+              f"'chunkeval validate {spec}'", file=sys.stderr)
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    """Load a dataset; print every problem, or its statistics and the spans nobody verified."""
+    from chunkeval.datasets import DatasetError, load
+    from chunkeval.datasets.dataset import QUOTES_KEY, SOURCE_KEY
+
+    try:
+        dataset = load(args.spec)
+    except DatasetError as exc:
+        print(f"{exc.summary}")
+        if [str(p) for p in exc.problems] != [str(exc.summary)]:
+            for problem in exc.problems:
+                print(f"  - {problem}")
+        raise CLIError(f"{args.spec}: {len(exc.problems)} problem(s), listed above") from None
+    s = dataset.stats()
+    ev = s["evidence_chars"]
+    prov = dataset.provenance
+    print(f"dataset {dataset.name!r} is valid ({args.spec})")
+    print(f"  documents: {s['n_documents']} ({s['n_characters']} characters)")
+    print(f"  questions: {s['n_questions']} ({s['multi_part_share']:.0%} multi-part, "
+          f"{s['multi_document_share']:.0%} multi-document), evidence parts: {s['n_parts']}")
+    print(f"  evidence length in characters: min {ev['min']}, median {ev['p50']:g}, mean {ev['mean']:.1f}, "
+          f"p95 {ev['p95']:g}, max {ev['max']}")
+    print(f"  draft questions: {prov.get('draft_questions', 0)}")
+    unverified = [
+        (q, i, part)
+        for q in dataset.questions
+        for i, (part, quote) in enumerate(zip(q.evidence, q.metadata.get(QUOTES_KEY) or (None,) * len(q.evidence)))
+        if quote is None
+    ]
+    print(f"  unverified spans (offsets without 'text' or 'quote'): {len(unverified)}")
+    if unverified:
+        print("\ncheck that each of these spans is the evidence its question needs:")
+        for q, i, part in unverified:
+            where = q.metadata.get(SOURCE_KEY) or "question"
+            text = dataset.document(part.doc_id).text[part.start : part.end]
+            print(f"  {where}: question {q.id!r} part {i}: {part.doc_id} [{part.start}, {part.end}): "
+                  f"{_preview(text, args.width)!r}")
     return EXIT_OK
 
 
@@ -455,6 +522,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("results_folder", metavar="RESULTS_FOLDER")
     p.set_defaults(handler=cmd_report)
 
+    p = sub.add_parser("validate", help="check a dataset and print every problem, or its statistics",
+                       description="Load a dataset spec; print every problem (file:line and the text at the "
+                       "span), or the statistics and the text of every span given without 'text' or 'quote'. "
+                       "Exit 0 when valid, 2 otherwise.")
+    p.add_argument("spec", metavar="SPEC", help="dataset spec, e.g. files:my-docs (see 'chunkeval datasets')")
+    p.add_argument("--width", type=int, default=120, help="characters of each unverified span to show (default 120)")
+    p.set_defaults(handler=cmd_validate)
+
     p = sub.add_parser("chunkers", help="list chunkers with their parameters and defaults")
     p.set_defaults(handler=cmd_chunkers)
 
@@ -516,7 +591,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         _err(f"error: {exc}")
         return EXIT_USAGE
     except (ValueError, OSError, ImportError, KeyError) as exc:
-        _err(f"error: {_one_line(exc)}")
+        from chunkeval.datasets.dataset import DatasetError
+
+        if isinstance(exc, DatasetError):
+            _report_dataset_error(exc)
+        else:
+            _err(f"error: {_one_line(exc)}")
         return EXIT_USAGE
     except KeyboardInterrupt:
         _err("interrupted")

@@ -252,6 +252,8 @@ class Dataset:
         if not 0 <= part.start < part.end <= n:
             if part.end > n:
                 why = f"past the end of document {part.doc_id!r} (length {n})"
+                if 0 <= part.start < n:  # what the author may have meant
+                    why += f"; the text from {part.start} is {_preview(doc.text[part.start:])}"
             elif part.start >= part.end:
                 why = "is empty or reversed (need start < end)"
             else:
