@@ -421,6 +421,8 @@ def cmd_chunkers(args: argparse.Namespace) -> int:
             unit_text = ""
         print(f"{name}: {_first_doc_line(cls)}")
         print(f"    {signature}" + (f"  [{unit_text}]" if unit_text else ""))
+    print("external splitters (any spec above accepts these too): langchain:CLASS(...), chonkie:CLASS(...), "
+          "semchunk(chunk_size=N, tokenizer='regex'), python:MODULE:FACTORY(...)")
     return EXIT_OK
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import re
 from collections.abc import Callable
 from typing import Any
@@ -98,6 +99,76 @@ def locate_pieces(text: str, pieces: list[tuple[str, int | None]], overlapping: 
     return spans
 
 
+_LITERALS = (str, int, float, bool, type(None))
+
+
+def _plain(value: Any) -> Any:
+    """A JSON-ready stand-in: literals as they are, functions by name, other objects by class name."""
+    if isinstance(value, _LITERALS):
+        return value
+    if isinstance(value, (list, tuple)) and all(isinstance(v, _LITERALS) for v in value):
+        return list(value)
+    if callable(value) and hasattr(value, "__qualname__"):
+        return f"{getattr(value, '__module__', None) or ''}.{value.__qualname__}".lstrip(".")
+    return f"<{type(value).__module__}.{type(value).__qualname__}>"
+
+
+def splitter_params(splitter: Any) -> dict[str, Any]:
+    """Constructor parameters recovered from a splitter object, never its repr.
+
+    Reads the parameter names of every ``__init__`` along the class's method
+    resolution order (LangChain splitters take ``chunk_size`` in a base
+    class) and looks for an attribute of the same name or with a leading
+    underscore (LangChain stores ``_chunk_size``), the scikit-learn
+    convention of storing constructor arguments unchanged.
+
+    Parameters
+    ----------
+    splitter : object
+        A splitter object; a plain function has no parameters.
+
+    Returns
+    -------
+    dict[str, object]
+        ``{name: value}`` in signature order; literals as they are, lists of
+        literals as lists, functions as ``"module.qualname"``, other objects
+        as ``"<module.Class>"``.
+    """
+    if inspect.isroutine(splitter) or not hasattr(splitter, "__dict__"):
+        return {}
+    found: dict[str, Any] = {}
+    for cls in type(splitter).__mro__:
+        init = cls.__dict__.get("__init__")
+        if init is None or cls is object:
+            continue
+        try:
+            parameters = list(inspect.signature(init).parameters.values())[1:]
+        except (TypeError, ValueError):
+            continue
+        for p in parameters:
+            if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) or p.name in found:
+                continue
+            for attr in (p.name, "_" + p.name):
+                if attr in vars(splitter):
+                    found[p.name] = _plain(vars(splitter)[attr])
+                    break
+    return found
+
+
+def is_size_param(name: str) -> bool:
+    """Whether a parameter name is about size (``chunk_size``, ``chunk_overlap``, ``max_tokens`` ...)."""
+    return "size" in name or "overlap" in name or name.startswith(("max_", "min_"))
+
+
+def default_label(splitter: Any) -> str:
+    """The class (or function) name with the splitter's size parameters, e.g.
+    ``"RecursiveCharacterTextSplitter(chunk_size=800, chunk_overlap=0)"``."""
+    if inspect.isroutine(splitter):
+        return getattr(splitter, "__qualname__", "external")
+    sizes = ", ".join(f"{k}={v!r}" for k, v in splitter_params(splitter).items() if is_size_param(k))
+    return f"{type(splitter).__name__}({sizes})"
+
+
 class ExternalChunker(Chunker):
     """Wrap an external splitter as a chunker with exact offsets.
 
@@ -110,8 +181,10 @@ class ExternalChunker(Chunker):
     overlapping : bool, default False
         Whether consecutive pieces may overlap (e.g. a splitter with
         ``chunk_overlap > 0``); changes where the search for the next piece starts.
-    label : str, default "external"
-        Name used in result tables.
+    label : str or None, default None
+        Name used in result tables; ``None``: :func:`default_label`, the
+        class name with its size parameters, so two differently sized
+        splitters of one class get distinct names.
     limit : int or None, default None
         The splitter's size limit, for the over-limit share.
     unit : {"chars", "words", "tokens"}, default "chars"
@@ -126,7 +199,7 @@ class ExternalChunker(Chunker):
     name = "external"
 
     def __init__(self, splitter: Callable[[str], list[str]] | Any = None, overlapping=False,
-                 label="external", limit=None, unit="chars"):
+                 label=None, limit=None, unit="chars"):
         self.splitter = splitter
         self.overlapping = overlapping
         self.label = label
@@ -145,7 +218,17 @@ class ExternalChunker(Chunker):
 
     @property
     def spec(self) -> str:
+        if self.label is None:
+            return default_label(self.splitter)
         return f"{self.label}(overlapping={self.overlapping!r})"
+
+    def describe(self) -> dict[str, Any]:
+        """The configuration for manifests: the splitter's class and constructor
+        parameters (:func:`splitter_params`), never an object repr."""
+        params = self.get_params(deep=False)
+        params["splitter"] = {"class": _plain(type(self.splitter)) if not inspect.isroutine(self.splitter)
+                              else _plain(self.splitter), "params": splitter_params(self.splitter)}
+        return params
 
     def spans(self, text: str) -> list[tuple[int, int]]:
         return locate_pieces(text, _pieces(self.splitter, text), self.overlapping)
