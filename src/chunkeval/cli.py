@@ -391,6 +391,60 @@ def cmd_validate(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _load_generator(target: str) -> Any:
+    """Import ``module:function`` for ``draft-questions --generator``."""
+    import importlib
+
+    module_name, _, attr = target.partition(":")
+    if not module_name or not attr:
+        raise CLIError(f"--generator expects module:function, got {target!r}")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise CLIError(f"--generator: cannot import {module_name!r} ({exc})") from None
+    function = getattr(module, attr, None)
+    if not callable(function):
+        raise CLIError(f"--generator: module {module_name!r} has no function {attr!r}")
+    return function
+
+
+def cmd_draft_questions(args: argparse.Namespace) -> int:
+    """Write draft questions with quoted evidence for a person to edit."""
+    import json
+
+    from chunkeval._atomic import atomic_write_text
+    from chunkeval.datasets import load_documents, save_jsonl
+    from chunkeval.datasets.dataset import Dataset
+    from chunkeval.datasets.drafts import draft_questions
+    from chunkeval.datasets.loaders import parse_spec
+
+    generator = _load_generator(args.generator) if args.generator else None
+    out = Path(args.out)
+    target = out / "questions.jsonl"
+    if target.exists() and not args.force:
+        raise CLIError(f"{target} exists; edit it, choose another --out, or pass --force to replace it")
+    documents = load_documents(args.spec)
+    records = draft_questions(documents, n=args.n, multi_part=args.multi_part, seed=args.seed, generator=generator)
+    out.mkdir(parents=True, exist_ok=True)
+    prefix, path, options = parse_spec(args.spec)
+    if prefix == "files":
+        glob = [f"glob={options['glob']}"] if options.get("glob") else []
+        if Path(path).resolve() != out.resolve():  # FOLDER/questions.jsonl is the default
+            glob.append(f"questions={target}")
+        spec = f"files:{path}" + (f"?{','.join(glob)}" if glob else "")
+    else:  # the documents go beside the questions, so the folder loads on its own
+        save_jsonl(Dataset(out.name, documents, []), out)
+        spec = f"jsonl:{out}"
+    atomic_write_text(target, lambda f: f.writelines(json.dumps(r, ensure_ascii=False) + "\n" for r in records))
+    docs = len({p["doc_id"] for r in records for p in r["evidence"]})
+    multi = sum(len(r["evidence"]) > 1 for r in records)
+    print(f"wrote {len(records)} draft question(s) ({multi} multi-part, over {docs} documents) to {target}")
+    print("edit each question (and its quotes), delete the \"draft\": true mark, then check and run:")
+    print(f"  chunkeval validate {spec}")
+    print(f"  chunkeval run --dataset {spec}")
+    return EXIT_OK
+
+
 def _first_doc_line(obj: Any) -> str:
     doc = (obj.__doc__ or "").strip().splitlines()
     return doc[0].strip() if doc else ""
@@ -421,7 +475,7 @@ def cmd_chunkers(args: argparse.Namespace) -> int:
             unit_text = ""
         print(f"{name}: {_first_doc_line(cls)}")
         print(f"    {signature}" + (f"  [{unit_text}]" if unit_text else ""))
-    print("external splitters (any spec above accepts these too): langchain:CLASS(...), chonkie:CLASS(...), "
+    print("external splitters (in --chunker and suite files): langchain:CLASS(...), chonkie:CLASS(...), "
           "semchunk(chunk_size=N, tokenizer='regex'), python:MODULE:FACTORY(...)")
     return EXIT_OK
 
@@ -531,6 +585,21 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("spec", metavar="SPEC", help="dataset spec, e.g. files:my-docs (see 'chunkeval datasets')")
     p.add_argument("--width", type=int, default=120, help="characters of each unverified span to show (default 120)")
     p.set_defaults(handler=cmd_validate)
+
+    p = sub.add_parser("draft-questions", help="draft questions with quoted evidence for a person to edit",
+                       description="Sample evidence sentences (pairs from different paragraphs for multi-part "
+                       "questions), spread over documents and positions, and write OUT/questions.jsonl with "
+                       "quote evidence and draft questions marked \"draft\": true. Offline.")
+    p.add_argument("spec", metavar="SPEC", help="dataset spec; files:FOLDER needs no questions file yet")
+    p.add_argument("--n", type=int, default=50, help="number of drafts (default 50)")
+    p.add_argument("--out", required=True, metavar="FOLDER", help="where questions.jsonl is written")
+    p.add_argument("--multi-part", type=float, default=0.3, help="share of two-part drafts (default 0.3)")
+    p.add_argument("--seed", type=int, default=0, help="sampling seed (default 0)")
+    p.add_argument("--generator", metavar="MODULE:FUNCTION", default=None,
+                   help="a function (list of evidence texts -> question text) that writes each question, "
+                   "e.g. with an LLM; default: a template with the evidence's salient terms")
+    p.add_argument("--force", action="store_true", help="replace an existing OUT/questions.jsonl")
+    p.set_defaults(handler=cmd_draft_questions)
 
     p = sub.add_parser("chunkers", help="list chunkers with their parameters and defaults")
     p.set_defaults(handler=cmd_chunkers)

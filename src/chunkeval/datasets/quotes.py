@@ -32,7 +32,7 @@ from typing import Iterable, Sequence
 
 from chunkeval.types import Document, EvidenceSpan
 
-__all__ = ["QuoteError", "QuoteResolver", "normalise_quote"]
+__all__ = ["QuoteError", "QuoteResolver", "find_all", "normalise_quote"]
 
 # Typographic variants folded onto their ASCII form after NFKD.
 _FOLD = str.maketrans(
@@ -130,7 +130,8 @@ def normalise_quote(text: str) -> str:
     return _Normalised.of(text).text.strip()
 
 
-def _find_all(haystack: str, needle: str) -> list[int]:
+def find_all(haystack: str, needle: str) -> list[int]:
+    """Start of every occurrence of ``needle`` in ``haystack``, overlapping ones included (``str.find``)."""
     found, pos = [], haystack.find(needle)
     while pos >= 0:
         found.append(pos)
@@ -201,7 +202,7 @@ class QuoteResolver:
         if not quote.strip():
             raise QuoteError("quote is empty")
         exact = [
-            EvidenceSpan(i, s, s + len(quote)) for i in ids for s in _find_all(self._docs[i].text, quote)
+            EvidenceSpan(i, s, s + len(quote)) for i in ids for s in find_all(self._docs[i].text, quote)
         ]
         if exact:
             return exact
@@ -209,7 +210,7 @@ class QuoteResolver:
         found = []
         for i in ids:
             norm = self._normalised(i)
-            for s in _find_all(norm.text, needle):
+            for s in find_all(norm.text, needle):
                 a, b = norm.original(s, s + len(needle))
                 found.append(EvidenceSpan(i, a, b))
         return list(dict.fromkeys(found))  # two normalised matches can map to one span
@@ -285,7 +286,7 @@ class QuoteResolver:
             norm = self._normalised(i).text
             for word in words:
                 offset = needle.find(word)
-                for pos in _find_all(norm, word)[:50]:
+                for pos in find_all(norm, word)[:50]:
                     candidates[(i, max(0, pos - offset))] = None
                 if len(candidates) >= _MAX_CANDIDATES:
                     break
