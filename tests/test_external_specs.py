@@ -5,6 +5,8 @@ import sys
 import textwrap
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from chunkeval.chunkers import ExternalChunker, available_chunkers, get_chunker
 from chunkeval.chunkers import external_specs
@@ -180,3 +182,41 @@ def test_python_factory_spec(plugin_path):
     assert [c.text for c in chunker.chunk("abcd")] == ["ab", "cd"]
     with pytest.raises(ValueError, match="module 'myplug' has no callable 'nope'"):
         get_chunker("python:myplug:nope()")
+
+
+SMALL = [
+    "langchain:RecursiveCharacterTextSplitter(chunk_size=40, chunk_overlap=0)",
+    "langchain:RecursiveCharacterTextSplitter(chunk_size=40, chunk_overlap=10)",
+    "chonkie:RecursiveChunker(chunk_size=40)",
+    "semchunk(chunk_size=8)",
+]
+
+
+@pytest.mark.parametrize("spec", SMALL)
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=st.lists(st.sampled_from(["Stay calm.", "Dr. Smith said so.", "\r\n", "\n\n", "  ", "😀🎉",
+                                      "你好。世界！", "Ünïcödé", "x" * 50 + ".", "word"]), max_size=30).map(" ".join))
+def test_external_specs_keep_provenance_and_lose_nothing(spec, text):
+    chunks = get_chunker(spec).chunk(text, "doc")
+    assert all(c.text == text[c.start : c.end] and c.text.strip() for c in chunks)
+    starts = [c.start for c in chunks]
+    assert starts == sorted(set(starts))
+    covered = set()
+    for c in chunks:
+        covered.update(range(c.start, c.end))
+    assert all(i in covered for i, ch in enumerate(text) if not ch.isspace())
+
+
+def test_repeated_text_in_overlapping_pieces_is_placed_so_nothing_is_skipped():
+    from chunkeval.chunkers.external import locate_pieces
+
+    # LangChain's pieces for these texts (chunk_size=40, chunk_overlap=10)
+    text = "Stay calm. Stay calm. Stay calm. word \r\n word"
+    assert locate_pieces(text, [("Stay calm. Stay calm. Stay calm. word", None), ("word", None)], True, 10) == [
+        (0, 37), (41, 45)]  # the first 'word' after 37 - 10 is inside piece 1: the last one is meant
+    text = "Dr. Smith said so. Dr. Smith said so.    \r\n Dr. Smith said so."
+    pieces = [("Dr. Smith said so. Dr. Smith said so.", None), ("so.", None), ("Dr. Smith said so.", None)]
+    assert locate_pieces(text, pieces, True, 10) == [(0, 37), (34, 37), (44, 62)]  # an overlap-only piece
+    text = "Stay calm. Stay calm. Stay calm. Stay calm."
+    pieces = [("Stay calm. Stay calm. Stay calm. Stay", None), ("Stay calm.", None)]
+    assert locate_pieces(text, pieces, True, 10) == [(0, 37), (33, 43)]

@@ -170,17 +170,21 @@ class SpecChunker(Chunker):
             raise ValueError(f"params must be a dict of constructor arguments, got {self.params!r}")
         self._built()
 
-    def _is_overlapping(self) -> bool:
-        if self.overlapping is not None:
-            return bool(self.overlapping)
+    def _overlap(self) -> int:
         found = splitter_params(self._built())
-        return any(isinstance(found.get(k), int) and found[k] > 0 for k in ("chunk_overlap", "overlap"))
+        return next((found[k] for k in ("chunk_overlap", "overlap") if isinstance(found.get(k), int)), 0)
+
+    def _is_overlapping(self) -> bool:
+        return bool(self.overlapping) if self.overlapping is not None else self._overlap() > 0
 
     def spans(self, text: str) -> list[tuple[int, int]]:
         splitter = self._built()
         if isinstance(splitter, Chunker):
             return splitter.spans(text)
-        return ExternalChunker(splitter, self._is_overlapping()).spans(text)
+        # an overlap counted in characters bounds where the next piece may start
+        in_chars = self.size_limit[0] is not None and self.size_limit[1] == "chars"
+        return ExternalChunker(splitter, self._is_overlapping(), max_overlap=self._overlap() if in_chars else None
+                               ).spans(text)
 
     def describe(self) -> dict[str, Any]:
         """The parameters as given plus the label and overlap rule in use (for manifests)."""
