@@ -12,6 +12,7 @@ from chunkeval.chunkers import ExternalChunker, available_chunkers, get_chunker
 from chunkeval.chunkers import external_specs
 from chunkeval.cli import main
 from chunkeval.datasets import load
+from _chunk_checks import assert_exact_and_complete
 
 pytest.importorskip("langchain_text_splitters", reason="test extra: pip install -e '.[test]'")
 pytest.importorskip("chonkie", reason="test extra: pip install -e '.[test]'")
@@ -198,13 +199,7 @@ SMALL = [
                                       "你好。世界！", "Ünïcödé", "x" * 50 + ".", "word"]), max_size=30).map(" ".join))
 def test_external_specs_keep_provenance_and_lose_nothing(spec, text):
     chunks = get_chunker(spec).chunk(text, "doc")
-    assert all(c.text == text[c.start : c.end] and c.text.strip() for c in chunks)
-    starts = [c.start for c in chunks]
-    assert starts == sorted(set(starts))
-    covered = set()
-    for c in chunks:
-        covered.update(range(c.start, c.end))
-    assert all(i in covered for i, ch in enumerate(text) if not ch.isspace())
+    assert_exact_and_complete(text, chunks)
 
 
 def test_repeated_text_in_overlapping_pieces_is_placed_so_nothing_is_skipped():
