@@ -19,6 +19,9 @@ Examples
     chunkeval chunkers
     chunkeval datasets
     chunkeval inspect --chunker "fixed(chunk_size=50, unit='tokens')" notes.txt
+    chunkeval draft-questions files:my-docs --n 50 --out my-docs
+    chunkeval validate files:my-docs
+    chunkeval run --dataset files:my-docs --chunker "langchain:RecursiveCharacterTextSplitter(chunk_size=800)"
 """
 
 from __future__ import annotations

@@ -211,7 +211,10 @@ class QuoteResolver:
         for i in ids:
             norm = self._normalised(i)
             for s in find_all(norm.text, needle):
-                a, b = norm.original(s, s + len(needle))
+                after = s + len(needle)
+                if after < len(norm.text) and unicodedata.combining(norm.text[after]):
+                    continue  # "cafe" is not "café": the match would end inside a character
+                a, b = norm.original(s, after)
                 found.append(EvidenceSpan(i, a, b))
         return list(dict.fromkeys(found))  # two normalised matches can map to one span
 
