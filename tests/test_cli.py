@@ -52,7 +52,7 @@ def test_run_writes_results_and_prints_table(tiny_folder, tmp_path, capsys):
     assert captured.err == ""
     assert "in_one_chunk" in captured.out and "recall@3" in captured.out and "p_best" in captured.out
     assert "Recommendation for tiny:" in captured.out
-    assert "fixed(10, 0, chars, regex)" in captured.out  # short label; the files keep the spec
+    assert "fixed(10, 0, chars)" in captured.out  # short label (no trailing defaults); the files keep the spec
     table = captured.out.split("\nresults:")[0]
     assert max(len(line) for line in table.splitlines()) <= 120
     assert str(out) in captured.out
@@ -136,7 +136,7 @@ def test_missing_dataset_folder_is_one_line_exit_2(tmp_path, capsys):
     _assert_one_line_error(capsys.readouterr().err, "no_such_folder")
 
 
-def test_invalid_dataset_is_one_line_exit_2(tmp_path, capsys):
+def test_invalid_dataset_lists_its_problems_exit_2(tmp_path, capsys):
     folder = tmp_path / "broken"
     folder.mkdir()
     (folder / "documents.jsonl").write_text('{"id": "a", "text": "abc"}\n')
@@ -147,7 +147,12 @@ def test_invalid_dataset_is_one_line_exit_2(tmp_path, capsys):
     code = main(["run", "--dataset", f"jsonl:{folder}", "--chunker", FIXED10, "--quiet", "--out",
                  str(tmp_path / "o")])
     assert code == 2
-    _assert_one_line_error(capsys.readouterr().err, "and 1 more")
+    assert capsys.readouterr().err.splitlines() == [
+        "chunkeval: error: dataset 'broken' is invalid: 2 problem(s)",
+        "  - questions.jsonl:1: question 'q': evidence part 0: span [2, 9) past the end of document 'a' (length 3); "
+        "the text from 2 is 'c'",
+        "  - questions.jsonl:2: question 'r': evidence part 0: unknown document id 'zz'; available document ids: 'a'",
+    ]
 
 
 def test_argument_errors_are_one_line_exit_2(tmp_path, capsys):

@@ -116,7 +116,7 @@ def test_validate_lists_every_problem():
     assert p[2] == "questions.jsonl:2: question 'q1': question text is empty"
     assert p[3] == "questions.jsonl:2: question 'q1': question has no evidence parts"
     assert p[4] == ("questions.jsonl:3: question 'q3': evidence part 0: span [5, 99) "
-                    "past the end of document 'd' (length 10)")
+                    "past the end of document 'd' (length 10); the text from 5 is ' text'")
     assert p[5] == ("questions.jsonl:4: question 'q4': evidence part 0: unknown document id 'nope'"
                     "; available document ids: 'd'")
     assert "questions.jsonl:5" in p[6] and "differs from the quote" in p[6]
@@ -288,7 +288,7 @@ def test_round_trip_property(tmp_path_factory, doc_texts, data):
 # --------------------------------------------------------------------------- specs
 def test_available_loaders():
     loaders = available_loaders()
-    assert set(loaders) == {"builtin", "jsonl", "chroma", "squad", "synthetic"}
+    assert set(loaders) == {"builtin", "jsonl", "chroma", "files", "squad", "synthetic"}
     assert all(isinstance(v, str) and "\n" not in v for v in loaders.values())
 
 

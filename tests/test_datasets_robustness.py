@@ -167,7 +167,7 @@ def test_deeply_nested_json(tmp_path):
      "evidence[0]: 'start' and 'end' must be integers, got start='0', end=11"),
     ([{"doc_id": "d1", "end": 11}], "evidence[0]: 'start' and 'end' must be integers, got no 'start'"),
     ({"doc_id": "d1", "start": 0, "end": 11}, "'evidence' must be a list of {doc_id, start, end, "
-                                              "text?} objects, got dict"),
+                                              "text?} or {quote, doc_id?, occurrence?} objects, got dict"),
     (["d1:0-11"], "evidence[0] must be an object, got str"),
     ([{"doc_id": "d1", "start": 0, "end": 11, "text": 5}], "evidence[0]: 'text' must be a string, got int"),
     ([{"doc_id": 1, "start": 0, "end": 11}], "evidence[0]: 'doc_id' must be a string"),

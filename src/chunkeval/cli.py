@@ -1,8 +1,11 @@
-"""Command-line interface: ``chunkeval run | report | compare | baseline | chunkers | datasets | inspect``.
+"""Command-line interface: ``chunkeval run | report | compare | baseline | validate | draft-questions |
+chunkers | datasets | inspect``.
 
 The library never prints; this module does. Every command handler returns an
 exit code. Errors in arguments, specs or data end with one line on stderr,
-``chunkeval: error: ...``, and exit code 2 -- never a traceback.
+``chunkeval: error: ...``, and exit code 2 -- never a traceback. An invalid
+dataset adds its first 10 problems below that line and the ``chunkeval
+validate SPEC`` command that lists them all.
 
 Examples
 --------
@@ -19,6 +22,9 @@ Examples
     chunkeval chunkers
     chunkeval datasets
     chunkeval inspect --chunker "fixed(chunk_size=50, unit='tokens')" notes.txt
+    chunkeval draft-questions files:my-docs --n 50 --out my-docs
+    chunkeval validate files:my-docs
+    chunkeval run --dataset files:my-docs --chunker "langchain:RecursiveCharacterTextSplitter(chunk_size=800)"
 """
 
 from __future__ import annotations
@@ -185,7 +191,7 @@ def _terminal_label(config: str, spec: str, width: int) -> str:
     """A user's label as given; a spec as its parameter values in constructor order, without
     trailing default values, and with a run of two or more leading default values shown as
     ``…`` (``semantic(…, 300, 1)``), so that the labels of a grid stay distinct and short."""
-    if config == spec:
+    if config == spec and ":" not in spec.partition("(")[0]:  # a built-in chunker's spec
         try:
             import inspect
 
@@ -204,7 +210,12 @@ def _terminal_label(config: str, spec: str, width: int) -> str:
             config = f"{chunker.name}({', '.join(values)})"
         except (ValueError, TypeError, ImportError):
             pass  # not a registry spec (an external splitter): shorten it as it is
-    return short_label(config, width)
+    text = short_label(config, 10**6)
+    name, paren, args = text.partition("(")
+    if len(text) > width and paren and len(args) + 3 <= width // 2:
+        # cut the name, not the values that tell configurations apart
+        return name[: width - len(args) - 2] + "…(" + args
+    return short_label(text, width)
 
 
 def recommendation_text(results: Any) -> str:
@@ -221,13 +232,15 @@ def recommendation_text(results: Any) -> str:
     """
     from chunkeval.reports.verdict import recommend, recommendation_sentences
 
+    summary = results.summary
+    specs = dict(zip(summary["config"].astype(str), summary.get("spec", summary["config"]).astype(str)))
     paragraphs = []
-    for dataset in dict.fromkeys(results.summary["dataset"].astype(str)):
+    for dataset in dict.fromkeys(summary["dataset"].astype(str)):
         try:
             rec = recommend(results, dataset)
         except ValueError:
             continue
-        text = " ".join(t.format(*(short_label(c, 40) for c in configs))
+        text = " ".join(t.format(*(_terminal_label(c, specs.get(c, c), 40) for c in configs))
                         for t, configs in recommendation_sentences(rec))
         paragraphs.append(textwrap.fill(f"Recommendation for {dataset}: {text}", width=100,
                                         break_on_hyphens=False, break_long_words=False))
@@ -360,6 +373,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     print(summary_table(results.summary, results.manifest["ks"], results.manifest.get("confidence", 0.95)))
     print(f"\nresults: {folder}")
     code = EXIT_OK
+    for dataset_name, info in results.manifest["datasets"].items():
+        drafts = info.get("provenance", {}).get("draft_questions", 0)
+        if drafts:
+            _err(f"warning: dataset {dataset_name!r}: {drafts} question(s) are still marked \"draft\": true; "
+                 "review them, then remove the mark")
     if not args.no_report:
         try:
             report, why = _write_report(folder)
@@ -461,6 +479,120 @@ def cmd_report(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+MAX_RUN_PROBLEMS = 10
+
+
+def _report_dataset_error(exc: Any) -> None:
+    """Print a DatasetError: the summary line, the first problems, and how to see them all."""
+    problems = [str(p) for p in exc.problems]
+    if len(problems) == 1:  # one problem stays one line
+        _err(f"error: {_one_line(exc)}")
+        return
+    _err(f"error: {exc.summary}")
+    for problem in problems[:MAX_RUN_PROBLEMS]:
+        print(f"  - {problem}", file=sys.stderr)
+    if len(problems) > MAX_RUN_PROBLEMS:
+        import shlex
+
+        spec = shlex.quote(exc.spec) if exc.spec else "SPEC"
+        print(f"  ... and {len(problems) - MAX_RUN_PROBLEMS} more: list them all with "
+              f"'chunkeval validate {spec}'", file=sys.stderr)
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    """Load a dataset; print every problem, or its statistics and the spans nobody verified."""
+    from chunkeval.datasets import DatasetError, load
+    from chunkeval.datasets.dataset import QUOTES_KEY, SOURCE_KEY
+
+    try:
+        dataset = load(args.spec)
+    except DatasetError as exc:
+        print(f"{exc.summary}")
+        if [str(p) for p in exc.problems] != [str(exc.summary)]:
+            for problem in exc.problems:
+                print(f"  - {problem}")
+        raise CLIError(f"{args.spec}: {len(exc.problems)} problem(s), listed above") from None
+    s = dataset.stats()
+    ev = s["evidence_chars"]
+    prov = dataset.provenance
+    print(f"dataset {dataset.name!r} is valid ({args.spec})")
+    print(f"  documents: {s['n_documents']} ({s['n_characters']} characters)")
+    print(f"  questions: {s['n_questions']} ({s['multi_part_share']:.0%} multi-part, "
+          f"{s['multi_document_share']:.0%} multi-document), evidence parts: {s['n_parts']}")
+    print(f"  evidence length in characters: min {ev['min']}, median {ev['p50']:g}, mean {ev['mean']:.1f}, "
+          f"p95 {ev['p95']:g}, max {ev['max']}")
+    print(f"  draft questions: {prov.get('draft_questions', 0)}")
+    unverified = [
+        (q, i, part)
+        for q in dataset.questions
+        for i, (part, quote) in enumerate(zip(q.evidence, q.metadata.get(QUOTES_KEY) or (None,) * len(q.evidence)))
+        if quote is None
+    ]
+    print(f"  unverified spans (offsets without 'text' or 'quote'): {len(unverified)}")
+    if unverified:
+        print("\ncheck that each of these spans is the evidence its question needs:")
+        for q, i, part in unverified:
+            where = q.metadata.get(SOURCE_KEY) or "question"
+            text = dataset.document(part.doc_id).text[part.start : part.end]
+            print(f"  {where}: question {q.id!r} part {i}: {part.doc_id} [{part.start}, {part.end}): "
+                  f"{_preview(text, args.width)!r}")
+    return EXIT_OK
+
+
+def _load_generator(target: str) -> Any:
+    """Import ``module:function`` for ``draft-questions --generator``."""
+    import importlib
+
+    module_name, _, attr = target.partition(":")
+    if not module_name or not attr:
+        raise CLIError(f"--generator expects module:function, got {target!r}")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise CLIError(f"--generator: cannot import {module_name!r} ({exc})") from None
+    function = getattr(module, attr, None)
+    if not callable(function):
+        raise CLIError(f"--generator: module {module_name!r} has no function {attr!r}")
+    return function
+
+
+def cmd_draft_questions(args: argparse.Namespace) -> int:
+    """Write draft questions with quoted evidence for a person to edit."""
+    import json
+
+    from chunkeval._atomic import atomic_write_text
+    from chunkeval.datasets import load_documents, save_jsonl
+    from chunkeval.datasets.dataset import Dataset
+    from chunkeval.datasets.drafts import draft_questions
+    from chunkeval.datasets.loaders import parse_spec
+
+    generator = _load_generator(args.generator) if args.generator else None
+    out = Path(args.out)
+    target = out / "questions.jsonl"
+    if target.exists() and not args.force:
+        raise CLIError(f"{target} exists; edit it, choose another --out, or pass --force to replace it")
+    documents = load_documents(args.spec)
+    records = draft_questions(documents, n=args.n, multi_part=args.multi_part, seed=args.seed, generator=generator)
+    out.mkdir(parents=True, exist_ok=True)
+    prefix, path, options = parse_spec(args.spec)
+    if prefix == "files":
+        glob = [f"glob={options['glob']}"] if options.get("glob") else []
+        if Path(path).resolve() != out.resolve():  # FOLDER/questions.jsonl is the default
+            glob.append(f"questions={target}")
+        spec = f"files:{path}" + (f"?{','.join(glob)}" if glob else "")
+    else:  # the documents go beside the questions, so the folder loads on its own
+        save_jsonl(Dataset(out.name, documents, []), out)
+        spec = f"jsonl:{out}"
+    atomic_write_text(target, lambda f: f.writelines(json.dumps(r, ensure_ascii=False) + "\n" for r in records))
+    docs = len({p["doc_id"] for r in records for p in r["evidence"]})
+    multi = sum(len(r["evidence"]) > 1 for r in records)
+    print(f"wrote {len(records)} draft question(s) ({multi} multi-part, over {docs} documents) to {target}")
+    print("edit each question (and its quotes), delete the \"draft\": true mark, then check and run:")
+    print(f"  chunkeval validate {spec}")
+    print(f"  chunkeval run --dataset {spec}")
+    return EXIT_OK
+
+
 def _first_doc_line(obj: Any) -> str:
     doc = (obj.__doc__ or "").strip().splitlines()
     return doc[0].strip() if doc else ""
@@ -491,6 +623,8 @@ def cmd_chunkers(args: argparse.Namespace) -> int:
             unit_text = ""
         print(f"{name}: {_first_doc_line(cls)}")
         print(f"    {signature}" + (f"  [{unit_text}]" if unit_text else ""))
+    print("external splitters (in --chunker and suite files): langchain:CLASS(...), chonkie:CLASS(...), "
+          "semchunk(chunk_size=N, tokenizer='regex'), python:MODULE:FACTORY(...)")
     return EXIT_OK
 
 
@@ -624,6 +758,29 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("results_folder", metavar="RESULTS_FOLDER")
     p.set_defaults(handler=cmd_report)
 
+    p = sub.add_parser("validate", help="check a dataset and print every problem, or its statistics",
+                       description="Load a dataset spec; print every problem (file:line and the text at the "
+                       "span), or the statistics and the text of every span given without 'text' or 'quote'. "
+                       "Exit 0 when valid, 2 otherwise.")
+    p.add_argument("spec", metavar="SPEC", help="dataset spec, e.g. files:my-docs (see 'chunkeval datasets')")
+    p.add_argument("--width", type=int, default=120, help="characters of each unverified span to show (default 120)")
+    p.set_defaults(handler=cmd_validate)
+
+    p = sub.add_parser("draft-questions", help="draft questions with quoted evidence for a person to edit",
+                       description="Sample evidence sentences (pairs from different paragraphs for multi-part "
+                       "questions), spread over documents and positions, and write OUT/questions.jsonl with "
+                       "quote evidence and draft questions marked \"draft\": true. Offline.")
+    p.add_argument("spec", metavar="SPEC", help="dataset spec; files:FOLDER needs no questions file yet")
+    p.add_argument("--n", type=int, default=50, help="number of drafts (default 50)")
+    p.add_argument("--out", required=True, metavar="FOLDER", help="where questions.jsonl is written")
+    p.add_argument("--multi-part", type=float, default=0.3, help="share of two-part drafts (default 0.3)")
+    p.add_argument("--seed", type=int, default=0, help="sampling seed (default 0)")
+    p.add_argument("--generator", metavar="MODULE:FUNCTION", default=None,
+                   help="a function (list of evidence texts -> question text) that writes each question, "
+                   "e.g. with an LLM; default: a template with the evidence's salient terms")
+    p.add_argument("--force", action="store_true", help="replace an existing OUT/questions.jsonl")
+    p.set_defaults(handler=cmd_draft_questions)
+
     p = sub.add_parser("chunkers", help="list chunkers with their parameters and defaults")
     p.set_defaults(handler=cmd_chunkers)
 
@@ -685,7 +842,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         _err(f"error: {exc}")
         return EXIT_USAGE
     except (ValueError, OSError, ImportError, KeyError) as exc:
-        _err(f"error: {_one_line(exc)}")
+        from chunkeval.datasets.dataset import DatasetError
+
+        if isinstance(exc, DatasetError):
+            _report_dataset_error(exc)
+        else:
+            _err(f"error: {_one_line(exc)}")
         return EXIT_USAGE
     except KeyboardInterrupt:
         _err("interrupted")

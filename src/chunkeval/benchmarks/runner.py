@@ -742,7 +742,8 @@ def run(
             "config": label,
             "spec": o.spec,
             "chunker": o.name,
-            "params": o.get_params(deep=False) if hasattr(o, "get_params") else {},
+            "params": o.describe() if hasattr(o, "describe") else (
+                o.get_params(deep=False) if hasattr(o, "get_params") else {}),
             "limit": o.size_limit[0],
             "limit_unit": o.size_limit[1],
         }

@@ -1,13 +1,17 @@
 """Chunkers: one module per family, the registry, and the list-level cores.
 
 Registered names: ``fixed``, ``sentence``, ``paragraph``, ``token_budget``,
-``balanced``, ``semantic``. Build one with :func:`get_chunker`.
+``balanced``, ``semantic``. Build one with :func:`get_chunker`, which also
+accepts external splitters (``langchain:``, ``chonkie:``, ``semchunk(...)``,
+``python:``; see :mod:`chunkeval.chunkers.external_specs`) and chunkers that
+installed packages declare in the ``chunkeval.chunkers`` entry point group.
 """
 
 from chunkeval.chunkers.base import Chunker, available_chunkers, get_chunker, register_chunker
 from chunkeval.chunkers.budget import BalancedChunker, TokenBudgetChunker
 from chunkeval.chunkers.embedders import HashingEmbedder, LSAEmbedder, SentenceTransformerEmbedder, get_embedder
 from chunkeval.chunkers.external import ExternalChunker
+from chunkeval.chunkers.external_specs import SpecChunker
 from chunkeval.chunkers.fixed import FixedChunker, fixed_stride_spans
 from chunkeval.chunkers.greedy import balanced_budget_chunk, budget_chunk, iter_budget_chunk
 from chunkeval.chunkers.paragraph import ParagraphChunker, pack_paragraphs
@@ -25,6 +29,7 @@ __all__ = [
     "SemanticChunker",
     "SentenceChunker",
     "SentenceTransformerEmbedder",
+    "SpecChunker",
     "TokenBudgetChunker",
     "available_chunkers",
     "balanced_budget_chunk",

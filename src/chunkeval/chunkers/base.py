@@ -121,6 +121,11 @@ class Chunker(BaseEstimator):
         body = ", ".join(f"{key}={params[key]!r}" for key in names if key in params)
         return f"{self.name}({body})"
 
+    def describe(self) -> dict[str, Any]:
+        """The configuration recorded in run manifests: ``get_params(deep=False)``
+        (subclasses wrapping objects replace them by their class and parameters)."""
+        return self.get_params(deep=False)
+
     def __repr__(self, N_CHAR_MAX: int = 700) -> str:  # noqa: N803 (sklearn's signature)
         return self.spec
 
@@ -142,7 +147,10 @@ def register_chunker(name: str):
 
 
 def available_chunkers() -> list[str]:
-    """Registered chunker names, sorted."""
+    """Registered chunker names (entry-point chunker classes included), sorted."""
+    from chunkeval.chunkers.external_specs import plugin_factories
+
+    plugin_factories()
     return CHUNKERS.names()
 
 
@@ -153,7 +161,11 @@ def get_chunker(spec: str | Chunker, **params: Any) -> Chunker:
     ----------
     spec : str or Chunker
         ``"sentence"`` (with ``params``), or a spec string such as
-        ``"fixed(chunk_size=200, chunk_overlap=0, unit='tokens')"``; a
+        ``"fixed(chunk_size=200, chunk_overlap=0, unit='tokens')"``, or an
+        external splitter (``"langchain:CLASS(...)"``, ``"chonkie:CLASS(...)"``,
+        ``"semchunk(...)"``, ``"python:MODULE:FACTORY(...)"``, a name from the
+        ``chunkeval.chunkers`` entry point group; see
+        :mod:`chunkeval.chunkers.external_specs`); a
         :class:`Chunker` is returned unchanged (``params`` must then be empty).
     **params
         Keyword parameters, overriding those in the spec string.
@@ -167,7 +179,8 @@ def get_chunker(spec: str | Chunker, **params: Any) -> Chunker:
     TypeError
         When ``spec`` is neither a string nor a chunker.
     ImportError
-        When a parameter names an optional component whose package is missing.
+        When a parameter names an optional component whose package is missing,
+        or an external splitter's library is not installed (naming the pip command).
     ValueError
         For an unparsable spec, an unknown name (closest names suggested), an
         unknown parameter (valid ones listed) or a parameter out of range.
@@ -178,7 +191,14 @@ def get_chunker(spec: str | Chunker, **params: Any) -> Chunker:
         if params:
             raise ValueError("pass parameters either in the chunker object or as keywords, not both")
         return spec
+    from chunkeval.chunkers.external_specs import external_chunker, is_external_spec, plugin_factories
+
+    if is_external_spec(spec):
+        return external_chunker(spec, **params)
     name, spec_params = parse_spec(spec)
+    factories = plugin_factories()  # entry points of installed packages; registers their classes
+    if name in factories and name not in CHUNKERS.names():
+        return external_chunker(f"python:{factories[name]}{spec.strip()[len(name):]}", **params)
     cls = CHUNKERS.get(name)
     spec_params.update(params)
     valid = list(inspect.signature(cls.__init__).parameters)[1:]

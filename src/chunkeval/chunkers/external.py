@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import inspect
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from itertools import takewhile
 from typing import Any
 
 from chunkeval.chunkers.base import Chunker
@@ -39,12 +41,95 @@ def _flexible_pattern(piece: str) -> re.Pattern[str] | None:
     return re.compile(r"\s+".join(map(re.escape, words))) if words else None
 
 
-def locate_pieces(text: str, pieces: list[tuple[str, int | None]], overlapping: bool) -> list[tuple[int, int]]:
+def _cursor(previous: tuple[int, int], overlapping: bool, max_overlap: int | None) -> int:
+    """Where the search for the piece after ``previous`` (start, end) begins."""
+    start, end = previous
+    if not overlapping:
+        return end
+    return start + 1 if max_overlap is None else max(start + 1, end - max_overlap)
+
+
+def _matches(text: str, piece: str, reported: int | None, cursor: int) -> Iterator[tuple[int, int]]:
+    """Candidate ranges of ``piece`` from ``cursor`` in order: the reported offset when it
+    checks out, else exact matches, else matches allowing different whitespace."""
+    if reported is not None and reported >= cursor and text.startswith(piece, reported):
+        yield reported, reported + len(piece)
+        return
+    start = text.find(piece, cursor)
+    if start >= 0:
+        while start >= 0:
+            yield start, start + len(piece)
+            start = text.find(piece, start + 1)
+        return
+    pattern = _flexible_pattern(piece)
+    position = cursor
+    while pattern is not None and (match := pattern.search(text, position)) is not None:
+        yield match.span()
+        position = match.start() + 1
+
+
+_INK = re.compile(r"\S")
+
+
+def _gap_free(
+    text: str, items: list[tuple[int, str, int | None]], overlapping: bool, max_overlap: int | None
+) -> list[tuple[int, int]] | None:
+    """Place every piece so that no non-whitespace character is left between pieces.
+
+    Splitters keep all text, so among the places a piece of repeated text
+    could be, the right one leaves nothing out. A depth-first search takes
+    each piece's earliest admissible match and backtracks when a later piece
+    cannot be placed without skipping text; it gives up (``None``) after a
+    bounded number of steps or when no such placement exists (a splitter that
+    drops separators), and the caller falls back to the first match in order.
+    """
+    if not items:
+        return []
+    budget = 20 * len(items) + 100
+    stack: list[tuple[Iterator[tuple[int, int]], int]] = []  # piece i: (its candidates, covered end before it)
+    spans: list[tuple[int, int]] = []
+    covered = i = 0
+    while True:
+        if i == len(items):
+            if not _INK.search(text, covered):
+                return spans
+            i -= 1  # text left over at the end: try the last piece elsewhere
+            spans.pop()
+        elif len(stack) == i:
+            _, piece, reported = items[i]
+            ink = _INK.search(text, covered)
+            limit = ink.start() if ink else len(text)  # starting later would skip text
+            cursor = _cursor(spans[-1] if spans else (-1, 0), overlapping, max_overlap)
+            candidates = takewhile(lambda span, limit=limit: span[0] <= limit, _matches(text, piece, reported, cursor))
+            stack.append((candidates, covered))
+        budget -= 1
+        if budget < 0:
+            return None
+        candidates, before = stack[i]
+        span = next(candidates, None)
+        if span is None:  # no admissible place for piece i: back up one piece
+            stack.pop()
+            if i == 0:
+                return None
+            i -= 1
+            spans.pop()
+            covered = stack[i][1]
+            continue
+        spans.append(span)
+        covered = max(before, span[1])
+        i += 1
+
+
+def locate_pieces(
+    text: str, pieces: list[tuple[str, int | None]], overlapping: bool, max_overlap: int | None = None
+) -> list[tuple[int, int]]:
     """Offsets of each piece in ``text``, searched in order.
 
     Each piece is looked for from the end of the previous one (disjoint
     splitters) or from just after the previous piece's start
-    (``overlapping=True``), so repeated text maps to the right occurrence.
+    (``overlapping=True``; no earlier than ``max_overlap`` characters before
+    the previous piece's end when that is known), so repeated text maps to
+    the right occurrence.
     An exact match is tried first, then a match allowing different
     whitespace; an offset the splitter reported is used when it checks out.
 
@@ -57,6 +142,11 @@ def locate_pieces(text: str, pieces: list[tuple[str, int | None]], overlapping: 
         splitter reported (``None`` when it reports none).
     overlapping : bool
         Whether consecutive pieces may overlap.
+    max_overlap : int or None, default None
+        With ``overlapping``: the most characters two consecutive pieces
+        share (a LangChain ``chunk_overlap``); a piece then starts no earlier
+        than ``max_overlap`` characters before the previous piece's end,
+        which settles where a piece of repeated text lies.
 
     Returns
     -------
@@ -68,27 +158,20 @@ def locate_pieces(text: str, pieces: list[tuple[str, int | None]], overlapping: 
     ValueError
         Listing every piece that could not be located (number and first characters).
     """
+    items = [(number, piece, reported) for number, (piece, reported) in enumerate(pieces) if piece.strip()]
+    placed = _gap_free(text, items, overlapping, max_overlap)
+    if placed is not None:
+        return placed
     spans: list[tuple[int, int]] = []
     missing: list[str] = []
-    previous_start, previous_end = -1, 0
-    for number, (piece, reported) in enumerate(pieces):
-        if not piece.strip():
+    previous = (-1, 0)
+    for number, piece, reported in items:
+        found = next(_matches(text, piece, reported, _cursor(previous, overlapping, max_overlap)), None)
+        if found is None:
+            missing.append(f"#{number} {piece[:40]!r}")
             continue
-        cursor = previous_start + 1 if overlapping else previous_end
-        if reported is not None and reported >= cursor and text.startswith(piece, reported):
-            start, end = reported, reported + len(piece)
-        else:
-            start = text.find(piece, cursor)
-            end = start + len(piece)
-            if start < 0:
-                pattern = _flexible_pattern(piece)
-                match = pattern.search(text, cursor) if pattern else None
-                if match is None:
-                    missing.append(f"#{number} {piece[:40]!r}")
-                    continue
-                start, end = match.span()
-        spans.append((start, end))
-        previous_start, previous_end = start, end
+        spans.append(found)
+        previous = found
     if missing:
         raise ValueError(
             f"{len(missing)} piece(s) returned by the splitter could not be located in the document "
@@ -96,6 +179,76 @@ def locate_pieces(text: str, pieces: list[tuple[str, int | None]], overlapping: 
             "Does the splitter rewrite text? If its pieces overlap, pass overlapping=True."
         )
     return spans
+
+
+_LITERALS = (str, int, float, bool, type(None))
+
+
+def _plain(value: Any) -> Any:
+    """A JSON-ready stand-in: literals as they are, functions by name, other objects by class name."""
+    if isinstance(value, _LITERALS):
+        return value
+    if isinstance(value, (list, tuple)) and all(isinstance(v, _LITERALS) for v in value):
+        return list(value)
+    if callable(value) and hasattr(value, "__qualname__"):
+        return f"{getattr(value, '__module__', None) or ''}.{value.__qualname__}".lstrip(".")
+    return f"<{type(value).__module__}.{type(value).__qualname__}>"
+
+
+def splitter_params(splitter: Any) -> dict[str, Any]:
+    """Constructor parameters recovered from a splitter object, never its repr.
+
+    Reads the parameter names of every ``__init__`` along the class's method
+    resolution order (LangChain splitters take ``chunk_size`` in a base
+    class) and looks for an attribute of the same name or with a leading
+    underscore (LangChain stores ``_chunk_size``), the scikit-learn
+    convention of storing constructor arguments unchanged.
+
+    Parameters
+    ----------
+    splitter : object
+        A splitter object; a plain function has no parameters.
+
+    Returns
+    -------
+    dict[str, object]
+        ``{name: value}`` in signature order; literals as they are, lists of
+        literals as lists, functions as ``"module.qualname"``, other objects
+        as ``"<module.Class>"``.
+    """
+    if inspect.isroutine(splitter) or not hasattr(splitter, "__dict__"):
+        return {}
+    found: dict[str, Any] = {}
+    for cls in type(splitter).__mro__:
+        init = cls.__dict__.get("__init__")
+        if init is None or cls is object:
+            continue
+        try:
+            parameters = list(inspect.signature(init).parameters.values())[1:]
+        except (TypeError, ValueError):
+            continue
+        for p in parameters:
+            if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) or p.name in found:
+                continue
+            for attr in (p.name, "_" + p.name):
+                if attr in vars(splitter):
+                    found[p.name] = _plain(vars(splitter)[attr])
+                    break
+    return found
+
+
+def is_size_param(name: str) -> bool:
+    """Whether a parameter name is about size (``chunk_size``, ``chunk_overlap``, ``max_tokens`` ...)."""
+    return "size" in name or "overlap" in name or name.startswith(("max_", "min_"))
+
+
+def default_label(splitter: Any) -> str:
+    """The class (or function) name with the splitter's size parameters, e.g.
+    ``"RecursiveCharacterTextSplitter(chunk_size=800, chunk_overlap=0)"``."""
+    if inspect.isroutine(splitter):
+        return getattr(splitter, "__qualname__", "external")
+    sizes = ", ".join(f"{k}={v!r}" for k, v in splitter_params(splitter).items() if is_size_param(k))
+    return f"{type(splitter).__name__}({sizes})"
 
 
 class ExternalChunker(Chunker):
@@ -110,12 +263,17 @@ class ExternalChunker(Chunker):
     overlapping : bool, default False
         Whether consecutive pieces may overlap (e.g. a splitter with
         ``chunk_overlap > 0``); changes where the search for the next piece starts.
-    label : str, default "external"
-        Name used in result tables.
+    label : str or None, default None
+        Name used in result tables; ``None``: :func:`default_label`, the
+        class name with its size parameters, so two differently sized
+        splitters of one class get distinct names.
     limit : int or None, default None
         The splitter's size limit, for the over-limit share.
     unit : {"chars", "words", "tokens"}, default "chars"
         Unit of ``limit``.
+    max_overlap : int or None, default None
+        With ``overlapping``: the most characters consecutive pieces share
+        (see :func:`locate_pieces`).
 
     Raises
     ------
@@ -126,12 +284,13 @@ class ExternalChunker(Chunker):
     name = "external"
 
     def __init__(self, splitter: Callable[[str], list[str]] | Any = None, overlapping=False,
-                 label="external", limit=None, unit="chars"):
+                 label=None, limit=None, unit="chars", max_overlap=None):
         self.splitter = splitter
         self.overlapping = overlapping
         self.label = label
         self.limit = limit
         self.unit = unit
+        self.max_overlap = max_overlap
 
     def _check_params(self) -> None:
         if self.splitter is None:
@@ -145,7 +304,17 @@ class ExternalChunker(Chunker):
 
     @property
     def spec(self) -> str:
+        if self.label is None:
+            return default_label(self.splitter)
         return f"{self.label}(overlapping={self.overlapping!r})"
 
+    def describe(self) -> dict[str, Any]:
+        """The configuration for manifests: the splitter's class and constructor
+        parameters (:func:`splitter_params`), never an object repr."""
+        params = self.get_params(deep=False)
+        params["splitter"] = {"class": _plain(type(self.splitter)) if not inspect.isroutine(self.splitter)
+                              else _plain(self.splitter), "params": splitter_params(self.splitter)}
+        return params
+
     def spans(self, text: str) -> list[tuple[int, int]]:
-        return locate_pieces(text, _pieces(self.splitter, text), self.overlapping)
+        return locate_pieces(text, _pieces(self.splitter, text), self.overlapping, self.max_overlap)

@@ -32,6 +32,7 @@ from chunkeval.types import Document, EvidenceSpan, Question
 __all__ = [
     "Dataset",
     "DatasetError",
+    "DRAFT_KEY",
     "MAX_LISTED_PROBLEMS",
     "NO_QUESTIONS",
     "QUOTES_KEY",
@@ -44,6 +45,9 @@ __all__ = [
 SOURCE_KEY = "_source"
 #: Metadata key holding the quoted evidence texts (one per part, or ``None``).
 QUOTES_KEY = "_quotes"
+#: Question metadata key (and top-level JSONL key) marking a drafted question
+#: that a person has not reviewed yet; ``chunkeval run`` warns about them.
+DRAFT_KEY = "draft"
 #: Loader-owned metadata keys: never read from nor written to files.
 RESERVED_KEYS = (SOURCE_KEY, QUOTES_KEY)
 #: The problem reported for a dataset without questions.
@@ -76,11 +80,14 @@ class DatasetError(ValueError):
     problems : list[str]
         Every problem found (the message lists at most
         :data:`MAX_LISTED_PROBLEMS` of them).
+    spec : str or None
+        The dataset spec, when raised by :func:`chunkeval.datasets.load`.
     """
 
     def __init__(self, message: str, problems: Sequence[str] | None = None) -> None:
         self.problems: list[str] = list(problems) if problems else [message]
         self.summary = message
+        self.spec: str | None = None
         lines = [message]
         if problems:
             shown = self.problems[:MAX_LISTED_PROBLEMS]
@@ -245,6 +252,8 @@ class Dataset:
         if not 0 <= part.start < part.end <= n:
             if part.end > n:
                 why = f"past the end of document {part.doc_id!r} (length {n})"
+                if 0 <= part.start < n:  # what the author may have meant
+                    why += f"; the text from {part.start} is {_preview(doc.text[part.start:])}"
             elif part.start >= part.end:
                 why = "is empty or reversed (need start < end)"
             else:

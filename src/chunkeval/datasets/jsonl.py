@@ -12,7 +12,25 @@
 
 ``start``/``end`` are half-open code-point offsets into the document's
 ``text``; the optional evidence ``text`` is the quoted span and, when
-present, must equal ``document.text[start:end]``. ``metadata`` is optional
+present, must equal ``document.text[start:end]``. A part without ``text``
+loads, but it is *unverified*: nothing checks that the offsets point where
+the author meant; the dataset provenance counts such parts
+(``unverified_spans``) and ``chunkeval validate`` prints their text.
+
+Instead of offsets a part may give the evidence as a ``quote``, with
+``doc_id`` and ``occurrence`` (1-based) optional::
+
+    {"quote": "Ferries leave every 20 minutes", "doc_id": "doc-1"}
+
+The loader locates it (exactly first, then ignoring differences in
+whitespace, Unicode normalisation and quote or dash style; see
+:mod:`chunkeval.datasets.quotes`) and stores the exact offsets; a quote
+found nowhere or in several places (without ``occurrence``) is a problem
+that shows the closest passage or every location. A question may carry
+``"draft": true`` (kept as ``metadata["draft"]``) until a person has
+reviewed it; the provenance counts them (``draft_questions``).
+
+``metadata`` is optional
 everywhere; its keys ``_source`` and ``_quotes`` are reserved for the loader
 (see :mod:`chunkeval.datasets.dataset`) and reported as a problem. Blank
 (whitespace-only) lines are ignored; unknown top-level keys of a record are
@@ -30,6 +48,7 @@ from typing import Any
 
 from chunkeval.datasets._io import Readable, atomic_write, iter_lines
 from chunkeval.datasets.dataset import (
+    DRAFT_KEY,
     QUOTES_KEY,
     RESERVED_KEYS,
     SOURCE_KEY,
@@ -37,14 +56,23 @@ from chunkeval.datasets.dataset import (
     DatasetError,
     checked_dataset,
 )
+from chunkeval.datasets.quotes import QuoteError, QuoteResolver
 from chunkeval.types import Document, EvidenceSpan, Question
 
-__all__ = ["load_jsonl", "save_jsonl", "read_jsonl_folder", "DOCUMENTS_FILE", "QUESTIONS_FILE"]
+__all__ = [
+    "load_jsonl",
+    "save_jsonl",
+    "read_jsonl_folder",
+    "read_questions",
+    "evidence_provenance",
+    "DOCUMENTS_FILE",
+    "QUESTIONS_FILE",
+]
 
 DOCUMENTS_FILE = "documents.jsonl"
 QUESTIONS_FILE = "questions.jsonl"
 
-_EVIDENCE_KEYS = ("doc_id", "start", "end", "text")
+_EVIDENCE_KEYS = ("doc_id", "start", "end", "text", "quote", "occurrence")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
@@ -113,7 +141,54 @@ def _kind(value: Any) -> str:
     return "null" if value is None else type(value).__name__
 
 
-def _parse_question(loc: str, obj: dict, problems: list[str]) -> Question | None:
+def _parse_part(i: int, part: Any, resolver: QuoteResolver, bad: list[str]) -> tuple[EvidenceSpan, str | None] | None:
+    """One evidence object -> (span, quoted text or None when unverified); problems go to ``bad``."""
+    if not isinstance(part, dict):
+        bad.append(f"evidence[{i}] must be an object, got {_kind(part)}")
+        return None
+    part_bad = [
+        f"unknown key {key!r} in evidence part {i}; expected {', '.join(_EVIDENCE_KEYS)}"
+        for key in part
+        if key not in _EVIDENCE_KEYS
+    ]
+    doc_id = part.get("doc_id")
+    if "quote" in part:
+        quote, occurrence = part["quote"], part.get("occurrence")
+        if "start" in part or "end" in part or "text" in part:
+            part_bad.append(f"evidence[{i}]: give either 'quote' or 'start'/'end' (with 'text'), not both")
+        if not isinstance(quote, str) or not quote.strip():
+            part_bad.append(f"evidence[{i}]: 'quote' must be a non-empty string, got {quote!r}")
+        if doc_id is not None and not isinstance(doc_id, str):
+            part_bad.append(f"evidence[{i}]: 'doc_id' must be a string")
+        if occurrence is not None and not (_is_int(occurrence) and occurrence >= 1):
+            part_bad.append(f"evidence[{i}]: 'occurrence' must be an integer >= 1, got {occurrence!r}")
+        if part_bad:
+            bad.extend(part_bad)
+            return None
+        try:
+            span = resolver.resolve(quote, doc_id, occurrence)
+        except QuoteError as err:
+            bad.append(f"evidence[{i}]: {err}")
+            return None
+        return span, resolver.text(span)  # the document's own text: verified by construction
+    if "occurrence" in part:
+        part_bad.append(f"evidence[{i}]: 'occurrence' only goes with 'quote'")
+    if not isinstance(doc_id, str):
+        part_bad.append(f"evidence[{i}]: 'doc_id' must be a string")
+    if not (_is_int(part.get("start")) and _is_int(part.get("end"))):
+        got = ", ".join(f"{k}={part[k]!r}" if k in part else f"no {k!r}" for k in ("start", "end"))
+        part_bad.append(
+            f"evidence[{i}]: 'start' and 'end' must be integers, got {got} (or give a 'quote' instead)"
+        )
+    if "text" in part and not isinstance(part["text"], str):
+        part_bad.append(f"evidence[{i}]: 'text' must be a string, got {_kind(part['text'])}")
+    if part_bad:
+        bad.extend(part_bad)
+        return None
+    return EvidenceSpan(doc_id, part["start"], part["end"]), part.get("text")
+
+
+def _parse_question(loc: str, obj: dict, problems: list[str], resolver: QuoteResolver) -> Question | None:
     bad = []
     qid, text = obj.get("id"), obj.get("text")
     if not isinstance(qid, str):
@@ -121,43 +196,80 @@ def _parse_question(loc: str, obj: dict, problems: list[str]) -> Question | None
     if not isinstance(text, str):
         bad.append("'text' must be a string")
     meta = _metadata(obj, bad)
+    draft = obj.get("draft", False)
+    if not isinstance(draft, bool):
+        bad.append(f"'draft' must be true or false, got {draft!r}")
+    elif draft:
+        meta = {**meta, DRAFT_KEY: True}
     evidence = obj.get("evidence")
     parts: list[EvidenceSpan] = []
     quotes: list[str | None] = []
     if not isinstance(evidence, list):
         bad.append(
-            "'evidence' must be a list of {doc_id, start, end, text?} objects, "
-            f"got {_kind(evidence)}"
+            "'evidence' must be a list of {doc_id, start, end, text?} or {quote, doc_id?, occurrence?} "
+            f"objects, got {_kind(evidence)}"
         )
     else:
         for i, part in enumerate(evidence):
-            if not isinstance(part, dict):
-                bad.append(f"evidence[{i}] must be an object, got {_kind(part)}")
-                continue
-            part_bad = [
-                f"unknown key {key!r} in evidence part {i}; expected {', '.join(_EVIDENCE_KEYS)}"
-                for key in part
-                if key not in _EVIDENCE_KEYS
-            ]
-            if not isinstance(part.get("doc_id"), str):
-                part_bad.append(f"evidence[{i}]: 'doc_id' must be a string")
-            if not (_is_int(part.get("start")) and _is_int(part.get("end"))):
-                got = ", ".join(
-                    f"{k}={part[k]!r}" if k in part else f"no {k!r}" for k in ("start", "end")
-                )
-                part_bad.append(f"evidence[{i}]: 'start' and 'end' must be integers, got {got}")
-            if "text" in part and not isinstance(part["text"], str):
-                part_bad.append(f"evidence[{i}]: 'text' must be a string, got {_kind(part['text'])}")
-            if part_bad:
-                bad.extend(part_bad)
-            else:
-                parts.append(EvidenceSpan(part["doc_id"], part["start"], part["end"]))
-                quotes.append(part.get("text"))
+            parsed = _parse_part(i, part, resolver, bad)
+            if parsed is not None:
+                parts.append(parsed[0])
+                quotes.append(parsed[1])
     if bad:
         name = f" {qid!r}" if isinstance(qid, str) else ""
         problems.append(f"{loc}: question{name}: " + "; ".join(bad))
         return None
     return Question(qid, text, tuple(parts), {**meta, SOURCE_KEY: loc, QUOTES_KEY: tuple(quotes)})
+
+
+def read_questions(path: Readable, label: str, documents: list[Document], problems: list[str]) -> list[Question]:
+    """Parse a ``questions.jsonl`` file against already loaded documents.
+
+    Quoted evidence is resolved here (see :mod:`chunkeval.datasets.quotes`).
+
+    Parameters
+    ----------
+    path : Path or Traversable
+        The questions file (existence is checked by the caller).
+    label : str
+        File name used in problem locations (``"label:line: ..."``).
+    documents : list of Document
+        The documents quotes are looked for in.
+    problems : list of str
+        Problems are appended here, one per broken line or question;
+        ``"label: no questions"`` when the file holds no record.
+
+    Returns
+    -------
+    list of Question
+        The questions that parsed, in file order.
+    """
+    resolver = QuoteResolver(documents)
+    questions, count = [], [0]
+    for loc, obj in _records(path, label, problems, count):
+        q = _parse_question(loc, obj, problems, resolver)
+        if q is not None:
+            questions.append(q)
+    if not count[0]:
+        problems.append(f"{label}: no questions")
+    return questions
+
+
+def evidence_provenance(questions: list[Question]) -> dict[str, int]:
+    """Counts that belong in a dataset's provenance.
+
+    Returns
+    -------
+    dict
+        ``unverified_spans``: evidence parts given by offsets alone (no
+        ``text`` or ``quote`` to check them against); ``draft_questions``:
+        questions still marked ``"draft": true``.
+    """
+    unverified = sum(
+        1 for q in questions for quote in q.metadata.get(QUOTES_KEY, (None,) * len(q.evidence)) if quote is None
+    )
+    drafts = sum(1 for q in questions if q.metadata.get(DRAFT_KEY))
+    return {"unverified_spans": unverified, "draft_questions": drafts}
 
 
 def read_jsonl_folder(
@@ -186,7 +298,6 @@ def read_jsonl_folder(
     """
     problems: list[str] = []
     docs: list[Document] = []
-    questions: list[Question] = []
     files = {}
     for fname in (DOCUMENTS_FILE, QUESTIONS_FILE):
         path = folder / fname
@@ -202,13 +313,8 @@ def read_jsonl_folder(
             docs.append(doc)
     if not n_docs[0]:
         problems.append(f"{prefix}{DOCUMENTS_FILE}: no documents")
-    n_questions = [0]
-    for loc, obj in _records(files[QUESTIONS_FILE], prefix + QUESTIONS_FILE, problems, n_questions):
-        q = _parse_question(loc, obj, problems)
-        if q is not None:
-            questions.append(q)
-    if not n_questions[0]:
-        problems.append(f"{prefix}{QUESTIONS_FILE}: no questions")
+    questions = read_questions(files[QUESTIONS_FILE], prefix + QUESTIONS_FILE, docs, problems)
+    provenance = {**provenance, **evidence_provenance(questions)}
     return checked_dataset(name, docs, questions, provenance, problems)
 
 

@@ -5,6 +5,8 @@ Spec syntax (one string, as used on the command line)::
     builtin                                  the dataset shipped with chunkeval
     jsonl:FOLDER                             native JSONL format
     chroma:FOLDER                            Chroma chunking-evaluation layout
+    files:FOLDER                             a folder of .md/.markdown/.txt/.rst files + questions.jsonl
+    files:FOLDER?glob=**/*.html,questions=q.jsonl
     squad:FILE                               SQuAD-format JSON
     squad:FILE?evidence=sentence,skip_impossible=true
     synthetic                                generator with default parameters
@@ -17,7 +19,8 @@ argument is an existing path is taken as a path even if it contains ``?``).
 Every path loader also accepts ``name=...`` to override the dataset name.
 Booleans accept ``true/false/yes/no/1/0``. A bare existing folder is detected
 as ``jsonl`` when it holds ``documents.jsonl`` and as ``chroma`` when it holds
-``corpora/`` and ``questions_df.csv``.
+``corpora/`` and ``questions_df.csv``. A ``glob`` option cannot contain
+``?`` or ``,`` (they separate options).
 """
 
 from __future__ import annotations
@@ -30,11 +33,13 @@ from typing import Any, Callable
 
 from chunkeval.datasets.chroma import is_chroma_folder, load_chroma
 from chunkeval.datasets.dataset import Dataset, DatasetError
-from chunkeval.datasets.jsonl import DOCUMENTS_FILE, load_jsonl, read_jsonl_folder
+from chunkeval.datasets.files import load_files, read_documents
+from chunkeval.datasets.jsonl import DOCUMENTS_FILE, QUESTIONS_FILE, load_jsonl, read_jsonl_folder
 from chunkeval.datasets.squad import load_squad
 from chunkeval.datasets.synthetic import SYNTHETIC_DEFAULTS, generate_synthetic
+from chunkeval.types import Document
 
-__all__ = ["load", "available_loaders", "register_loader", "load_builtin", "parse_spec"]
+__all__ = ["load", "load_documents", "available_loaders", "register_loader", "load_builtin", "parse_spec"]
 
 BUILTIN_LICENCE = "MIT (original text written for chunkeval; same licence as the project)"
 
@@ -165,8 +170,38 @@ def load(spec: str) -> Dataset:
         Unknown prefix (the message names the valid ones), unknown or invalid
         options, or any problem in the data.
     """
+    try:
+        prefix, path, options = parse_spec(spec)
+        return _REGISTRY[prefix].func(path, options)
+    except DatasetError as err:
+        err.spec = spec  # so the CLI can name the 'chunkeval validate SPEC' command
+        raise
+
+
+def load_documents(spec: str) -> list[Document]:
+    """The documents of a dataset spec; a ``files:`` folder needs no questions file.
+
+    Parameters
+    ----------
+    spec : str
+        Any dataset spec (see :func:`load`).
+
+    Returns
+    -------
+    list of Document
+        In id order.
+
+    Raises
+    ------
+    DatasetError
+        As :func:`load` (for ``files:``, only the problems of the documents).
+    """
     prefix, path, options = parse_spec(spec)
-    return _REGISTRY[prefix].func(path, options)
+    if prefix != "files":
+        return list(load(spec).documents)
+    opts = _check_options(options, _FILES_OPTIONS, f"files:{path}")
+    questions = opts.get("questions") or Path(path) / QUESTIONS_FILE
+    return read_documents(path, opts.get("glob") or None, exclude=questions)
 
 
 # ----------------------------------------------------------------------------- options
@@ -239,6 +274,24 @@ def _jsonl(path: str, options: dict[str, str]) -> Dataset:
 def _chroma(path: str, options: dict[str, str]) -> Dataset:
     opts = _check_options(options, {"name": ""}, f"chroma:{path}")
     return load_chroma(path, name=opts.get("name") or None)
+
+
+_FILES_OPTIONS = {"glob": "", "questions": "", "name": ""}
+
+
+@register_loader(
+    "files",
+    "files:FOLDER[?glob=PATTERN,questions=PATH,name=NAME] - one document per .md/.markdown/.txt/.rst "
+    "file (any depth; id = relative path) + FOLDER/questions.jsonl, evidence by quote or offsets",
+)
+def _files(path: str, options: dict[str, str]) -> Dataset:
+    opts = _check_options(options, _FILES_OPTIONS, f"files:{path}")
+    return load_files(
+        path,
+        glob=opts.get("glob") or None,
+        questions=opts.get("questions") or None,
+        name=opts.get("name") or None,
+    )
 
 
 @register_loader(

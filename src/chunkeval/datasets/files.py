@@ -1,0 +1,145 @@
+"""A folder of text files as a dataset: ``files:FOLDER``.
+
+Every matching file is one document (by default ``.md``, ``.markdown``,
+``.txt`` and ``.rst`` files at any depth; ``?glob=PATTERN`` chooses others,
+relative to FOLDER, e.g. ``glob=docs/**/*.md``). A document's id is its
+path relative to FOLDER with forward slashes (``guides/setup.md``). Its
+text is the file decoded as UTF-8 with one leading byte-order mark dropped;
+line endings are kept as they are (``\\r\\n`` stays two characters), so
+offsets index the text exactly as loaded. Files are read in id order.
+
+Questions come from ``FOLDER/questions.jsonl`` (or ``?questions=PATH``) in
+the native JSONL question format, usually with ``quote`` evidence (see
+:mod:`chunkeval.datasets.jsonl`). The questions file is never a document.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from chunkeval.datasets._io import read_text
+from chunkeval.datasets.dataset import SOURCE_KEY, Dataset, DatasetError, checked_dataset
+from chunkeval.datasets.jsonl import QUESTIONS_FILE, evidence_provenance, read_questions
+from chunkeval.types import Document
+
+__all__ = ["load_files", "read_documents", "DEFAULT_SUFFIXES"]
+
+#: File name endings read when no glob is given.
+DEFAULT_SUFFIXES = (".md", ".markdown", ".txt", ".rst")
+
+
+def _matching(folder: Path, glob: str | None, exclude: Path | None) -> list[Path]:
+    if glob:
+        paths = folder.glob(glob)
+    else:
+        paths = (p for p in folder.rglob("*") if p.suffix.lower() in DEFAULT_SUFFIXES)
+    skip = exclude.resolve() if exclude is not None else None
+    return sorted(
+        (p for p in paths if p.is_file() and p.resolve() != skip),
+        key=lambda p: p.relative_to(folder).as_posix(),
+    )
+
+
+def read_documents(
+    folder: str | Path, glob: str | None = None, exclude: str | Path | None = None
+) -> list[Document]:
+    """Read every matching file of ``folder`` as a document.
+
+    Parameters
+    ----------
+    folder : str or Path
+        The folder searched (at any depth).
+    glob : str, optional
+        A :meth:`pathlib.Path.glob` pattern relative to ``folder``
+        (default: files ending in one of :data:`DEFAULT_SUFFIXES`, any case).
+    exclude : str or Path, optional
+        A file never read as a document (the questions file).
+
+    Returns
+    -------
+    list of Document
+        In id order; ``id`` is the relative path with ``/``, ``metadata``
+        holds ``path`` (as given, joined with the folder) and the loader's
+        ``_source``.
+
+    Raises
+    ------
+    DatasetError
+        When the folder does not exist, no file matches, or a file is not
+        UTF-8 (naming every such file with the byte offset and line).
+    """
+    root = Path(folder)
+    if not root.is_dir():
+        raise DatasetError(f"{root}: folder not found")
+    paths = _matching(root, glob, Path(exclude) if exclude is not None else None)
+    if not paths:
+        what = f"matches glob {glob!r}" if glob else f"ends in {', '.join(DEFAULT_SUFFIXES)}"
+        raise DatasetError(f"{root}: no file {what}; choose files with files:{root}?glob=PATTERN")
+    documents, problems = [], []
+    for path in paths:
+        doc_id = path.relative_to(root).as_posix()
+        text, problem = read_text(path, doc_id, strip_bom=True)
+        if problem is not None:
+            problems.append(f"{problem}; save the file as UTF-8")
+            continue
+        documents.append(Document(doc_id, text, {"path": str(path), SOURCE_KEY: doc_id}))
+    if problems:
+        raise DatasetError(f"{root}: {len(problems)} file(s) cannot be read", problems)
+    return documents
+
+
+def load_files(
+    folder: str | Path,
+    glob: str | None = None,
+    questions: str | Path | None = None,
+    name: str | None = None,
+) -> Dataset:
+    """Load a folder of text files and a questions file as a dataset.
+
+    Parameters
+    ----------
+    folder : str or Path
+        The documents (see the module docstring for ids and text).
+    glob : str, optional
+        Which files are documents (default: ``.md``, ``.markdown``, ``.txt``,
+        ``.rst`` at any depth).
+    questions : str or Path, optional
+        The questions file (default ``FOLDER/questions.jsonl``).
+    name : str, optional
+        Dataset name (default: the folder's name).
+
+    Returns
+    -------
+    Dataset
+        Validated; quoted evidence resolved to exact offsets. Provenance:
+        ``format="files"``, ``source``, ``glob``, ``questions`` and the counts
+        of :func:`~chunkeval.datasets.jsonl.evidence_provenance`.
+
+    Raises
+    ------
+    DatasetError
+        Every problem at once: unreadable files, a missing questions file
+        (the message names ``chunkeval draft-questions``), broken lines,
+        quotes found nowhere or in several places, invalid spans.
+    """
+    root = Path(folder)
+    qpath = Path(questions) if questions else root / QUESTIONS_FILE
+    documents = read_documents(root, glob, exclude=qpath)
+    name = name or root.resolve().name
+    if not qpath.is_file():
+        raise DatasetError(
+            f"{qpath}: questions file not found; write one (see README, 'Your own data'), "
+            f"draft one with 'chunkeval draft-questions files:{root} --out {root}', "
+            "or name it with ?questions=PATH"
+        )
+    problems: list[str] = []
+    label = QUESTIONS_FILE if questions is None else str(qpath)
+    found = read_questions(qpath, label, documents, problems)
+    provenance = {
+        "format": "files",
+        "source": str(root),
+        "glob": glob,
+        "questions": str(qpath),
+        **evidence_provenance(found),
+    }
+    return checked_dataset(name, documents, found, provenance, problems)
