@@ -337,14 +337,18 @@ def fenced_code_spans(text: str) -> list[Span]:
     return spans
 
 
+def _bounds(spans: list[Span]) -> tuple[np.ndarray, np.ndarray]:
+    """Starts and ends of ``spans`` as two int64 arrays."""
+    arr = np.asarray(spans, dtype=np.int64).reshape(-1, 2)
+    return arr[:, 0], arr[:, 1]
+
+
 def _outside(spans: list[Span], regions: list[Span]) -> list[Span]:
     """The spans that share no character with any of ``regions`` (both sorted, disjoint)."""
     if not spans or not regions:
         return spans
-    starts = np.fromiter((s for s, _ in regions), dtype=np.int64, count=len(regions))
-    ends = np.fromiter((e for _, e in regions), dtype=np.int64, count=len(regions))
-    lo = np.fromiter((s for s, _ in spans), dtype=np.int64, count=len(spans))
-    hi = np.fromiter((e for _, e in spans), dtype=np.int64, count=len(spans))
+    starts, ends = _bounds(regions)
+    lo, hi = _bounds(spans)
     # the last region starting before a span ends must end before the span starts
     i = np.searchsorted(starts, hi, side="left") - 1
     keep = (i < 0) | (ends[np.maximum(i, 0)] <= lo)
@@ -355,8 +359,7 @@ def _not_inside(cuts: list[int], regions: list[Span]) -> list[int]:
     """The cut positions not strictly inside any of ``regions`` (sorted, disjoint)."""
     if not cuts or not regions:
         return cuts
-    starts = np.fromiter((s for s, _ in regions), dtype=np.int64, count=len(regions))
-    ends = np.fromiter((e for _, e in regions), dtype=np.int64, count=len(regions))
+    starts, ends = _bounds(regions)
     c = np.asarray(cuts, dtype=np.int64)
     i = np.searchsorted(starts, c, side="right") - 1
     j = np.maximum(i, 0)
