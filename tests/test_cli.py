@@ -128,6 +128,26 @@ def test_bad_chunker_spec_is_one_line_exit_2(tiny_folder, tmp_path, capsys):
     _assert_one_line_error(capsys.readouterr().err, "chunk_overlap")
 
 
+def test_dense_without_embedder_is_one_line_exit_2(tiny_folder, tmp_path, capsys):
+    out = tmp_path / "out"
+    code = main(_run_args(tiny_folder, out, "--chunker", FIXED10, "--retriever", "dense"))
+    assert code == 2
+    _assert_one_line_error(capsys.readouterr().err, "dense retrieval needs an embedder",
+                           "sentence-transformers:PATH", "--retriever lsa")
+    assert not out.exists()
+    code = main(_run_args(tiny_folder, out, "--chunker", FIXED10, "--retriever", "hybrid(tfidf, lsaa)"))
+    assert code == 2
+    _assert_one_line_error(capsys.readouterr().err, "unknown retriever 'lsaa'", "did you mean lsa")
+
+
+def test_run_with_hybrid_retriever(tiny_folder, tmp_path, capsys):
+    out = tmp_path / "out"
+    assert main(_run_args(tiny_folder, out, "--chunker", FIXED10, "--retriever", "hybrid(bm25, lsa)")) == 0
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["retriever"] == "hybrid(bm25, lsa)"
+    assert len(manifest["retriever_params"]["components"]) == 2
+
+
 def test_missing_dataset_folder_is_one_line_exit_2(tmp_path, capsys):
     missing = tmp_path / "no_such_folder"
     code = main(["run", "--dataset", f"chroma:{missing}", "--chunker", FIXED10, "--quiet", "--no-report",

@@ -284,7 +284,7 @@ def test_strategy_comparison_names_a_winner_only_when_sure(tmp_path, capsys):
                           "same=sentence(max_chars=1000, overlap_sentences=0)"], n_resamples=300)
     res.save(tmp_path / "r")
     cmp = compare_configs(res, "big", "small", "answerable@5")
-    assert strategy_sentences(cmp)[0].startswith("answerable@5: big is better (small − big = -0.361")
+    assert strategy_sentences(cmp)[0].startswith("answerable@5: big is better (small − big = -0.365")
     tie = compare_configs(res, "big", "same", "answerable@5")
     assert strategy_sentences(tie) == [
         "answerable@5: no detectable difference (identical on every question; no finite number "

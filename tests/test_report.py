@@ -257,7 +257,8 @@ def test_recommendation_exact_on_real_run(report_folder, run_results):
     assert {c.config: round(c.delta, 6) for c in builtin.comparisons} == {
         "fixed(chunk_size=40, chunk_overlap=0, unit='tokens', tokenizer='regex')": round(-94 / 208, 6),
         "fixed(chunk_size=80, chunk_overlap=20, unit='tokens', tokenizer='regex')": round(-36 / 208, 6),
-        "sentence(max_chars=300, overlap_sentences=0)": round(-36 / 208, 6)}
+        # 37, not 36: Markdown-aware sentences change the sentence(300) chunks (9 questions change, net -1)
+        "sentence(max_chars=300, overlap_sentences=0)": round(-37 / 208, 6)}
     assert tiny.n_questions == 14 and len(tiny.tied) == 3
     assert tiny.tied[0] == "sentence(max_chars=300, overlap_sentences=0)"  # overhead 1.0, 0.5
     # the paragraph sits at the top of report.html, before the summary, in words

@@ -1,4 +1,4 @@
-"""Retrievers: exact top-k on a small corpus, deterministic ties, shapes."""
+"""Retrievers: exact top-k on a small corpus, deterministic ties, shapes, specs, fusion."""
 
 from __future__ import annotations
 
@@ -9,13 +9,19 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from fractions import Fraction
+
+from chunkeval.analysis import UnicodeAnalyzer
 from chunkeval.benchmarks.retrieval import (
     BM25Retriever,
     DenseRetriever,
+    HybridRetriever,
+    LSARetriever,
     Retriever,
     TfidfRetriever,
     available_retrievers,
     get_retriever,
+    reciprocal_rank_fusion,
     top_k,
     top_k_sparse,
 )
@@ -101,16 +107,36 @@ def test_tfidf_exact_ranking():
     assert idx[0, 0] == 2 and math.isclose(scores[0, 0], 1.0, rel_tol=0, abs_tol=1e-12)
 
 
-def test_tfidf_scores_equal_cosine():
+@pytest.mark.parametrize(
+    "analyzer, vectorizer_kwargs",
+    [("unicode", {"analyzer": UnicodeAnalyzer()}), ("sklearn", {})],  # "sklearn": the old behaviour
+)
+def test_tfidf_scores_equal_cosine(analyzer, vectorizer_kwargs):
     from sklearn.feature_extraction.text import TfidfVectorizer
 
-    vec = TfidfVectorizer().fit(CORPUS)
+    vec = TfidfVectorizer(**vectorizer_kwargs).fit(CORPUS)
     c = vec.transform(CORPUS).toarray()
     q = vec.transform(["the cat in the park"]).toarray()
     expected = (q @ c.T)[0]
-    idx, scores = TfidfRetriever().fit(CORPUS).search(["the cat in the park"], k=5)
+    idx, scores = TfidfRetriever(analyzer=analyzer).fit(CORPUS).search(["the cat in the park"], k=5)
     assert np.allclose(scores[0], expected[idx[0]], rtol=0, atol=1e-12)
     assert idx[0].tolist() == np.lexsort((np.arange(5), -expected)).tolist()
+
+
+def test_analyzers_differ_on_accents():
+    # the query "cafe" + U+0301 (NFD) matches "café" (NFC) only with the unicode analyzer
+    corpus = ["the café opens", "the bakery opens"]
+    assert TfidfRetriever().fit(corpus).search(["cafe\u0301"], k=1)[1][0, 0] > 0
+    assert TfidfRetriever(analyzer="sklearn").fit(corpus).search(["cafe\u0301"], k=1)[1][0, 0] == 0
+
+
+def test_analyzer_parameter_errors():
+    with pytest.raises(ValueError, match="analyzer must be 'unicode' or 'sklearn'"):
+        TfidfRetriever(analyzer="porter").fit(CORPUS)
+    with pytest.raises(ValueError, match="only with analyzer='sklearn'"):
+        BM25Retriever(stop_words="english").fit(CORPUS)
+    idx, _ = TfidfRetriever(analyzer="sklearn", stop_words="english").fit(CORPUS).search(["the cat"], k=1)
+    assert idx[0, 0] == 0
 
 
 def test_bm25_hand_computed_scores():
@@ -182,10 +208,22 @@ def test_dense_fits_on_chunks_and_transforms_queries():
     assert scores[0, 1] == 0.0 and scores[0, 2] == 0.0
 
 
-def test_dense_default_embedder():
-    r = get_retriever("dense").fit(CORPUS)
+def test_lsa_is_tfidf_plus_svd():
+    r = get_retriever("lsa").fit(CORPUS)
+    assert isinstance(r, LSARetriever) and not r.lexical
     idx, scores = r.search(["stock market", "cat mat"], k=2)
     assert idx.shape == (2, 2) and np.isfinite(scores).all()
+    assert idx[0, 0] == 2
+    assert type(r.embedder_).__name__ == "LSAEmbedder" and r.embedder_.n_components == 64
+
+
+def test_dense_needs_an_embedder():
+    with pytest.raises(ValueError, match=r"dense retrieval needs an embedder: .*sentence-transformers:PATH.*lsa"):
+        get_retriever("dense").fit(CORPUS)
+    with pytest.raises(ValueError, match="dense retrieval needs an embedder"):
+        get_retriever("dense").manifest_params()
+    # an embedder spec string works like an object
+    idx, _ = get_retriever("dense(embedder='hashing')").fit(CORPUS).search(["stock market"], k=1)
     assert idx[0, 0] == 2
 
 
@@ -214,7 +252,7 @@ def test_batching_gives_same_result(monkeypatch):
 
 
 def test_registry_and_errors():
-    assert available_retrievers() == ["bm25", "dense", "tfidf"]
+    assert available_retrievers() == ["bm25", "dense", "hybrid", "lsa", "tfidf"]
     assert isinstance(get_retriever("TFIDF"), TfidfRetriever)
     assert get_retriever("bm25", k1=1.2).get_params()["k1"] == 1.2
     r = TfidfRetriever()
@@ -233,3 +271,87 @@ def test_same_result_on_repeat():
     a = BM25Retriever().fit(CORPUS).search(["cat dog", "market"], k=4)
     b = BM25Retriever().fit(CORPUS).search(["cat dog", "market"], k=4)
     assert np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1])
+
+
+def test_retriever_specs():
+    assert get_retriever("tfidf(analyzer='sklearn', sublinear_tf=True)").get_params()["analyzer"] == "sklearn"
+    h = get_retriever("hybrid(bm25(k1=1.2), lsa, k=30)")
+    assert isinstance(h, HybridRetriever) and (h.first, h.second, h.k) == ("bm25(k1=1.2)", "lsa", 30)
+    assert get_retriever("bm25(k1=1.2)", k1=2.0).k1 == 2.0  # keyword parameters override the spec
+    with pytest.raises(ValueError, match="unknown parameter.*k3.*takes k1, b"):
+        get_retriever("bm25(k3=1)")
+    with pytest.raises(ValueError, match="positional arguments"):
+        get_retriever("tfidf(bm25)")
+    with pytest.raises(ValueError, match="cannot parse retriever spec"):
+        get_retriever("tfidf(")
+    with pytest.raises(ValueError, match="hybrid needs two retrievers"):
+        get_retriever("hybrid(tfidf)").fit(CORPUS)
+
+
+# --------------------------------------------------------------------------- reciprocal rank fusion
+def test_rrf_hand_computed():
+    # two rankings of five chunks; score = sum 1 / (60 + rank), ranks from 1
+    a = np.array([[2, 0, 1, 4, 3]])
+    b = np.array([[0, 3, 2, 1, 4]])
+    expected = {
+        0: Fraction(1, 62) + Fraction(1, 61),
+        1: Fraction(1, 63) + Fraction(1, 64),
+        2: Fraction(1, 61) + Fraction(1, 63),
+        3: Fraction(1, 65) + Fraction(1, 62),
+        4: Fraction(1, 64) + Fraction(1, 65),
+    }
+    fused = reciprocal_rank_fusion([a, b], n_items=5, k=60)
+    for chunk, value in expected.items():
+        assert math.isclose(fused[0, chunk], float(value), rel_tol=1e-15)
+    idx, scores = top_k(fused, 5)
+    # 1/61+1/62 > 1/61+1/63 > 1/62+1/65 (= 127/4030) > 1/63+1/64 (= 127/4032) > 1/64+1/65
+    assert idx[0].tolist() == [0, 2, 3, 1, 4]
+    assert expected[3] - expected[1] == Fraction(127, 4030) - Fraction(127, 4032)
+    # an item a ranking leaves out (-1) gets nothing from it
+    part = reciprocal_rank_fusion([np.array([[3, -1]]), np.array([[1, 3]])], n_items=4, k=60)
+    assert part[0].tolist() == [0.0, 1 / 61, 0.0, 1 / 61 + 1 / 62]
+    with pytest.raises(ValueError, match="k >= 0"):
+        reciprocal_rank_fusion([a], 5, k=-1)
+
+
+class FixedScores(Retriever):
+    """A retriever whose score matrix is given: row = query text as int."""
+
+    name = "fixed-scores"
+
+    def __init__(self, table=None, lexical=False):
+        self.table = table
+        self.lexical = lexical
+
+    def _fit(self, chunk_texts):
+        pass
+
+    def _score_block(self, queries):
+        return np.array([self.table[int(q)] for q in queries], dtype=float)
+
+
+def test_hybrid_fuses_component_rankings():
+    # component scores whose rankings are the two rankings of test_rrf_hand_computed
+    first = FixedScores([[4, 3, 5, 1, 2]])  # ranking 2, 0, 1, 4, 3
+    second = FixedScores([[5, 2, 3, 4, 1]])  # ranking 0, 3, 2, 1, 4
+    h = HybridRetriever(first, second).fit(["c0", "c1", "c2", "c3", "c4"])
+    idx, scores = h.search(["0"], k=5)
+    assert idx[0].tolist() == [0, 2, 3, 1, 4]
+    assert math.isclose(scores[0, 0], 1 / 61 + 1 / 62, rel_tol=1e-15)
+    assert not hasattr(first, "n_chunks_")  # components are cloned, not fitted in place
+    # lexical components: chunks with score 0 are not ranked, and the fusion is lexical too
+    lex = HybridRetriever(FixedScores([[0, 2, 0, 1, 0]], lexical=True), FixedScores([[0, 0, 0, 3, 0]], lexical=True))
+    assert lex.lexical
+    idx, scores = lex.fit(["c"] * 5).search(["0"], k=5)
+    assert idx[0].tolist()[:2] == [3, 1]
+    assert np.allclose(scores[0], [1 / 62 + 1 / 61, 1 / 61, 0, 0, 0], rtol=1e-15, atol=0)
+    assert not HybridRetriever("tfidf", "lsa").lexical
+
+
+def test_hybrid_tfidf_lsa_end_to_end():
+    idx, scores = get_retriever("hybrid(tfidf, lsa)").fit(CORPUS).search(["stock market"], k=5)
+    assert idx[0, 0] == 2 and math.isclose(scores[0, 0], 2 / 61, rel_tol=1e-15)  # first for both
+    info = get_retriever("hybrid(tfidf, lsa)").manifest_params()
+    assert info["params"] == {"k": 60}
+    assert [c["class"].rsplit(".", 1)[1] for c in info["components"]] == ["TfidfRetriever", "LSARetriever"]
+    assert info["components"][0]["analyzer"]["normalization"] == "NFKC"

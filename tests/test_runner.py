@@ -384,15 +384,29 @@ def test_manifest_provenance_fields(tiny_results):
     json.dumps(m, allow_nan=False)
 
 
-def test_manifest_dense_records_embedder():
-    res = run(tiny_dataset(), ["fixed(chunk_size=10, chunk_overlap=0, unit='chars')"], retriever="dense",
-              ks=(1,), n_resamples=10)
+def test_manifest_records_full_retriever_params():
+    fixed = ["fixed(chunk_size=10, chunk_overlap=0, unit='chars')"]
+    res = run(tiny_dataset(), fixed, retriever="lsa", ks=(1,), n_resamples=10)
     info = res.manifest["retriever_params"]
-    assert info["class"].endswith("DenseRetriever")
-    assert info["params"] == {"embedder": None}
-    assert info["embedder"]["class"].endswith("Embedder")
-    assert isinstance(info["embedder"]["params"], dict)
+    assert info["class"].endswith("LSARetriever")
+    assert info["params"] == {"n_components": 64, "random_state": 0}
+    assert info["embedder"] == {"class": "chunkeval.chunkers.embedders.LSAEmbedder",
+                                "params": {"n_components": 64, "random_state": 0}}
     json.dumps(info, allow_nan=False)
+    res = run(tiny_dataset(), fixed, retriever="hybrid(tfidf(analyzer='sklearn'), bm25)", ks=(1,), n_resamples=10)
+    info = res.manifest["retriever_params"]
+    assert res.manifest["retriever"] == "hybrid(tfidf(analyzer='sklearn'), bm25)"
+    assert info["params"] == {"k": 60}
+    tfidf, bm25 = info["components"]
+    assert tfidf["analyzer"]["name"] == "sklearn" and tfidf["params"]["analyzer"] == "sklearn"
+    assert bm25["analyzer"]["name"] == "unicode" and bm25["analyzer"]["normalization"] == "NFKC"
+    assert bm25["params"]["k1"] == 1.5
+    json.dumps(info, allow_nan=False)
+
+
+def test_dense_without_embedder_fails_before_work():
+    with pytest.raises(ValueError, match="dense retrieval needs an embedder"):
+        run(tiny_dataset(), ["fixed(chunk_size=10, chunk_overlap=0, unit='chars')"], retriever="dense")
 
 
 def test_retriever_object_params_become_repr():

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from chunkeval.text import (
     count_words,
+    fenced_code_spans,
     paragraph_spans,
     sentence_spans,
     split_paragraphs,
@@ -287,6 +288,15 @@ _FRAGMENTS = [
     "A. x\nB. y\n",
     "\u00bbHallo.\u00ab ",
     "\u300c\u662f\u3002\u300d",
+    # Markdown blocks and markers
+    "```\n",
+    "~~~ ",
+    "| a. b |\n",
+    "|---|\n",
+    "\n===\n",
+    "**Note.** ",
+    "[1] ",
+    '"M." ',
 ]
 
 texts = st.one_of(
@@ -322,9 +332,13 @@ def test_paragraph_spans_cover_and_sentences_nest(text):
     paragraphs = paragraph_spans(text)
     _check_cover(text, paragraphs)
     assert split_paragraphs(text) == [text[s:e] for s, e in paragraphs]
-    # No paragraph contains a blank line, and no sentence crosses a paragraph boundary.
+    # No paragraph contains a blank line outside a fenced code block, and no
+    # sentence crosses a paragraph boundary.
     blank = re.compile(r"(?:\r\n|\r(?!\n)|\n)[^\S\r\n]*(?:\r\n|\r|\n)")
-    assert not any(blank.search(text, s, e) for s, e in paragraphs)
+    fences = fenced_code_spans(text)
+    for s, e in paragraphs:
+        for m in blank.finditer(text, s, e):
+            assert any(fs < m.start() and m.end() < fe for fs, fe in fences)
     for s, e in sentence_spans(text):
         assert any(ps <= s and e <= pe for ps, pe in paragraphs)
 

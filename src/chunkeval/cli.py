@@ -718,7 +718,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="dataset spec, repeatable; replaces the suite's datasets (see 'chunkeval datasets')")
     p.add_argument("--chunker", action="append", metavar="SPEC",
                    help="chunker spec, repeatable; replaces the suite's chunkers, e.g. \"fixed(chunk_size=200)\"")
-    p.add_argument("--retriever", default=None, help="retriever name (default from the suite: tfidf)")
+    p.add_argument("--retriever", default=None, metavar="SPEC",
+                   help="retriever: tfidf, bm25, lsa, \"dense(embedder='sentence-transformers:PATH')\", "
+                   "\"hybrid(tfidf, lsa)\", \"tfidf(analyzer='sklearn')\" (default from the suite: tfidf)")
     p.add_argument("--k", action="append", metavar="K",
                    help="cut-off(s) for @k metrics, repeatable or comma list (e.g. 1,5,10); a k larger than a "
                    "dataset's number of chunks retrieves every chunk (it is capped)")

@@ -1,5 +1,10 @@
 """Retrievers over one index holding every chunk of a dataset.
 
+Five retrievers are registered: ``tfidf`` and ``bm25`` (lexical, over the terms
+of :class:`chunkeval.analysis.UnicodeAnalyzer`), ``lsa`` (TF-IDF + truncated SVD,
+no model), ``dense`` (any embedder; a neural model must be given) and ``hybrid``
+(two of them fused by reciprocal rank fusion).
+
 Every retriever scores all (query, chunk) pairs as a batched matrix product and
 returns the top k per query, best first, with ties broken by chunk order (the lower
 chunk index first), so results never depend on sort instability or thread timing.
@@ -10,11 +15,15 @@ References
    and Beyond", Foundations and Trends in Information Retrieval 3(4), 2009.
 .. [2] scikit-learn ``TfidfVectorizer``
    (https://scikit-learn.org/stable/modules/feature_extraction.html#tfidf-term-weighting).
+.. [3] G. V. Cormack, C. L. A. Clarke and S. Büttcher, "Reciprocal Rank Fusion
+   outperforms Condorcet and individual Rank Learning Methods", SIGIR 2009.
 """
 
 from __future__ import annotations
 
+import ast
 import difflib
+import inspect
 from typing import Any, Callable
 
 import numpy as np
@@ -22,13 +31,19 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, clone
 from sklearn.feature_extraction.text import CountVectorizer, TfidfVectorizer
 
+from chunkeval.analysis import UnicodeAnalyzer
+from chunkeval.chunkers.registry import parse_spec
+
 __all__ = [
     "BM25Retriever",
     "DenseRetriever",
+    "HybridRetriever",
+    "LSARetriever",
     "Retriever",
     "TfidfRetriever",
     "available_retrievers",
     "get_retriever",
+    "reciprocal_rank_fusion",
     "top_k",
     "top_k_sparse",
 ]
@@ -151,6 +166,13 @@ def top_k_sparse(scores: "sp.spmatrix", k: int) -> tuple[np.ndarray, np.ndarray]
     return idx, val
 
 
+def _top_k_block(block: Any, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`top_k_sparse` or :func:`top_k`, whichever fits the score block."""
+    if sp.issparse(block):
+        return top_k_sparse(block, k)
+    return top_k(np.asarray(block, dtype=np.float64), k)
+
+
 class Retriever(BaseEstimator):
     """Base class: ``fit`` an index on chunk texts, then ``search`` it with queries.
 
@@ -221,12 +243,7 @@ class Retriever(BaseEstimator):
             return idx, val
         step = max(1, _BLOCK_CELLS // self.n_chunks_)
         for q0 in range(0, len(queries), step):
-            block = self._score_block(queries[q0 : q0 + step])
-            if sp.issparse(block):
-                found = top_k_sparse(block, kk)
-            else:
-                found = top_k(np.asarray(block, dtype=np.float64), kk)
-            idx[q0 : q0 + step], val[q0 : q0 + step] = found
+            idx[q0 : q0 + step], val[q0 : q0 + step] = _top_k_block(self._score_block(queries[q0 : q0 + step]), kk)
         return idx, val
 
     def manifest_params(self) -> dict[str, Any]:
@@ -250,32 +267,81 @@ class Retriever(BaseEstimator):
         raise NotImplementedError
 
 
-class TfidfRetriever(Retriever):
+class _LexicalRetriever(Retriever):
+    """Shared analysis of ``tfidf`` and ``bm25``: which terms a text has.
+
+    ``analyzer="unicode"`` (default) is :class:`chunkeval.analysis.UnicodeAnalyzer`
+    (NFKC + case folding, words with their combining marks, CJK bigrams);
+    ``analyzer="sklearn"`` is scikit-learn's default analysis (lower-cased runs of
+    2+ ``\\w`` characters), the behaviour before the Unicode analyzer, kept for
+    comparison; only it reads ``lowercase``, ``ngram_range`` and ``stop_words``.
+    """
+
+    lexical = True
+
+    def _analysis(self) -> dict[str, Any]:
+        """Keyword arguments for a scikit-learn vectorizer; validates the parameters."""
+        ngram_range = tuple(getattr(self, "ngram_range", (1, 1)))
+        if self.analyzer == "unicode":
+            if (self.lowercase, ngram_range, self.stop_words) != (True, (1, 1), None):
+                raise ValueError(
+                    f"{self.name}: lowercase, ngram_range and stop_words apply only with analyzer='sklearn' "
+                    "(the 'unicode' analyzer always case-folds, has no stop words and uses single words)"
+                )
+            return {"analyzer": UnicodeAnalyzer()}
+        if self.analyzer == "sklearn":
+            return {"lowercase": self.lowercase, "ngram_range": ngram_range, "stop_words": self.stop_words}
+        raise ValueError(f"{self.name}: analyzer must be 'unicode' or 'sklearn', got {self.analyzer!r}")
+
+    def manifest_params(self) -> dict[str, Any]:
+        """As :meth:`Retriever.manifest_params`, plus ``"analyzer"``: what the
+        analyzer does (for ``"unicode"`` including the Unicode version)."""
+        info = super().manifest_params()
+        kwargs = self._analysis()
+        if "analyzer" in kwargs:
+            info["analyzer"] = kwargs["analyzer"].describe()
+        else:
+            info["analyzer"] = {"name": "sklearn", "token_pattern": r"(?u)\b\w\w+\b", **kwargs}
+        return info
+
+
+class TfidfRetriever(_LexicalRetriever):
     """TF-IDF cosine retrieval (scikit-learn ``TfidfVectorizer``).
 
     Chunk and query vectors are l2-normalised, so the sparse product
     ``Q @ C.T`` is the cosine similarity.  The vocabulary and idf are fitted on the
-    chunks only.
+    chunks only; terms come from the analyzer (see :class:`_LexicalRetriever`).
 
     Parameters
     ----------
+    analyzer : {"unicode", "sklearn"}, default "unicode"
+        ``"unicode"``: :class:`chunkeval.analysis.UnicodeAnalyzer`; ``"sklearn"``:
+        scikit-learn's default word analysis (the behaviour before chunkeval 0.2).
     lowercase : bool, default True
     ngram_range : tuple of int, default (1, 1)
+    stop_words : str or list or None, default None
+        Passed to ``TfidfVectorizer``; only with ``analyzer="sklearn"``.
     sublinear_tf : bool, default False
     min_df : int or float, default 1
-    stop_words : str or list or None, default None
         Passed unchanged to ``TfidfVectorizer``.
 
     Attributes
     ----------
     vectorizer_ : TfidfVectorizer
     matrix_ : scipy.sparse.csr_matrix, shape (n_chunks, n_terms)
+
+    Raises
+    ------
+    ValueError
+        At fit, for an unknown analyzer, or ``lowercase``/``ngram_range``/
+        ``stop_words`` changed with ``analyzer="unicode"``.
     """
 
     name = "tfidf"
-    lexical = True
 
-    def __init__(self, lowercase=True, ngram_range=(1, 1), sublinear_tf=False, min_df=1, stop_words=None):
+    def __init__(self, analyzer="unicode", lowercase=True, ngram_range=(1, 1), sublinear_tf=False, min_df=1,
+                 stop_words=None):
+        self.analyzer = analyzer
         self.lowercase = lowercase
         self.ngram_range = ngram_range
         self.sublinear_tf = sublinear_tf
@@ -284,13 +350,7 @@ class TfidfRetriever(Retriever):
 
     def _fit(self, chunk_texts: list[str]) -> None:
         self.vectorizer_ = TfidfVectorizer(
-            lowercase=self.lowercase,
-            ngram_range=tuple(self.ngram_range),
-            sublinear_tf=self.sublinear_tf,
-            min_df=self.min_df,
-            stop_words=self.stop_words,
-            norm="l2",
-            dtype=np.float64,
+            **self._analysis(), sublinear_tf=self.sublinear_tf, min_df=self.min_df, norm="l2", dtype=np.float64
         )
         try:
             self.matrix_ = self.vectorizer_.fit_transform(chunk_texts).tocsr()
@@ -304,22 +364,25 @@ class TfidfRetriever(Retriever):
         return self.vectorizer_.transform(queries) @ self.matrix_.T
 
 
-class BM25Retriever(Retriever):
+class BM25Retriever(_LexicalRetriever):
     """Okapi BM25 on scipy sparse matrices (no extra dependency).
 
     ``score(q, c) = sum_{t in q} idf(t) * f(t,c) * (k1 + 1) / (f(t,c) + k1 * (1 - b + b * |c| / avgdl))``
     with ``idf(t) = ln(1 + (N - n_t + 0.5) / (n_t + 0.5))`` (the Lucene variant, never
     negative), ``f(t,c)`` the count of term ``t`` in chunk ``c``, ``|c|`` its length in
     terms, ``avgdl`` the mean chunk length and ``N`` the number of chunks.  Each
-    distinct query term counts once.  Terms are those of scikit-learn's
-    ``CountVectorizer`` (lower-cased runs of 2+ word characters by default).
+    distinct query term counts once.  Terms come from the analyzer (see
+    :class:`_LexicalRetriever`), counted by scikit-learn's ``CountVectorizer``.
 
     Parameters
     ----------
     k1 : float, default 1.5
     b : float, default 0.75
+    analyzer : {"unicode", "sklearn"}, default "unicode"
+        As for :class:`TfidfRetriever`.
     lowercase : bool, default True
     stop_words : str or list or None, default None
+        Only with ``analyzer="sklearn"``.
 
     Attributes
     ----------
@@ -327,24 +390,29 @@ class BM25Retriever(Retriever):
     weights_ : scipy.sparse.csr_matrix, shape (n_terms, n_chunks)
         Term weights ``idf * saturated tf`` (transposed for the query product).
 
+    Raises
+    ------
+    ValueError
+        At fit, for ``k1 < 0``, ``b`` outside [0, 1] or invalid analyzer parameters.
+
     References
     ----------
     .. [1] Robertson & Zaragoza (2009), "The Probabilistic Relevance Framework: BM25 and Beyond".
     """
 
     name = "bm25"
-    lexical = True
 
-    def __init__(self, k1=1.5, b=0.75, lowercase=True, stop_words=None):
+    def __init__(self, k1=1.5, b=0.75, analyzer="unicode", lowercase=True, stop_words=None):
         self.k1 = k1
         self.b = b
+        self.analyzer = analyzer
         self.lowercase = lowercase
         self.stop_words = stop_words
 
     def _fit(self, chunk_texts: list[str]) -> None:
         if self.k1 < 0 or not 0 <= self.b <= 1:
             raise ValueError(f"BM25 needs k1 >= 0 and 0 <= b <= 1, got k1={self.k1}, b={self.b}")
-        self.vectorizer_ = CountVectorizer(lowercase=self.lowercase, stop_words=self.stop_words, dtype=np.float64)
+        self.vectorizer_ = CountVectorizer(**self._analysis(), dtype=np.float64)
         try:
             tf = self.vectorizer_.fit_transform(chunk_texts).tocsr()
         except ValueError:  # empty vocabulary
@@ -371,8 +439,16 @@ class BM25Retriever(Retriever):
         return q @ self.weights_
 
 
+_NO_EMBEDDER = (
+    "dense retrieval needs an embedder: use --retriever \"dense(embedder='sentence-transformers:PATH')\" "
+    "with a model saved on disk (pip install 'chunkeval[embeddings]'; on a machine with network run "
+    "SentenceTransformer('all-MiniLM-L6-v2').save(PATH) once and copy PATH), or --retriever lsa "
+    "for TF-IDF + SVD with no model"
+)
+
+
 class DenseRetriever(Retriever):
-    """Cosine retrieval over embeddings from any embedder with ``.embed(texts)``.
+    """Cosine retrieval over embeddings from an embedder with ``.embed(texts)``.
 
     Vectors are l2-normalised; a zero vector scores 0 against everything (never NaN).
     When the embedder has a ``fit`` method it is fitted once on the chunk texts (on a
@@ -384,9 +460,13 @@ class DenseRetriever(Retriever):
 
     Parameters
     ----------
-    embedder : object or None, default None
-        Has ``.embed(list[str]) -> ndarray (n, dim)`` and optionally ``.fit(list[str])``.
-        ``None`` uses the LSA embedder of :mod:`chunkeval.chunkers.embedders`.
+    embedder : str or object
+        Required. An object with ``.embed(list[str]) -> ndarray (n, dim)`` (and
+        optionally ``.fit(list[str])``), or an embedder spec for
+        :func:`chunkeval.chunkers.embedders.get_embedder`, e.g.
+        ``"sentence-transformers:PATH"`` (a model saved on disk; nothing is
+        downloaded). There is no default: a neural model cannot be assumed, and
+        TF-IDF + SVD is the separate retriever ``lsa``.
 
     Attributes
     ----------
@@ -394,6 +474,12 @@ class DenseRetriever(Retriever):
         The (fitted) embedder used.
     vectors_ : ndarray of float64, shape (n_chunks, dim)
         Normalised chunk embeddings.
+
+    Raises
+    ------
+    ValueError
+        At fit (and in :meth:`manifest_params`) when ``embedder`` is None or an
+        unknown spec; the message says how to get a model offline.
     """
 
     name = "dense"
@@ -402,30 +488,19 @@ class DenseRetriever(Retriever):
         self.embedder = embedder
 
     def _make_embedder(self) -> Any:
-        if self.embedder is not None:
-            return clone(self.embedder) if isinstance(self.embedder, BaseEstimator) else self.embedder
-        try:
-            from chunkeval.chunkers import embedders
-        except ImportError as exc:  # pragma: no cover - depends on the lead's module
-            raise ImportError("dense retrieval needs an embedder (chunkeval.chunkers.embedders is unavailable)") from exc
-        for attr in ("LSAEmbedder", "LsaEmbedder"):
-            if hasattr(embedders, attr):
-                return getattr(embedders, attr)()
-        if hasattr(embedders, "get_embedder"):
-            return embedders.get_embedder("lsa")
-        raise ImportError("dense retrieval needs an embedder: no LSA embedder found in chunkeval.chunkers.embedders")
+        from chunkeval.chunkers.embedders import get_embedder
+
+        if self.embedder is None:
+            raise ValueError(_NO_EMBEDDER)
+        emb = get_embedder(self.embedder)
+        return clone(emb) if isinstance(emb, BaseEstimator) else emb
 
     def manifest_params(self) -> dict[str, Any]:
         """As :meth:`Retriever.manifest_params`, plus ``"embedder"``: the class
         and (for a scikit-learn style embedder) ``get_params(deep=False)`` of the
-        embedder that would be used, the default LSA embedder when
-        ``embedder=None``."""
+        embedder used."""
         info = super().manifest_params()
-        try:
-            emb = self._make_embedder()
-        except ImportError:
-            info["embedder"] = None
-            return info
+        emb = self._make_embedder()
         cls = type(emb)
         params = emb.get_params(deep=False) if hasattr(emb, "get_params") else None
         info["embedder"] = {"class": f"{cls.__module__}.{cls.__qualname__}", "params": params}
@@ -457,10 +532,169 @@ class DenseRetriever(Retriever):
         return self._vectors(queries) @ self.vectors_.T
 
 
+class LSARetriever(DenseRetriever):
+    """Latent semantic analysis retrieval: TF-IDF, then truncated SVD, then cosine.
+
+    The :class:`chunkeval.chunkers.embedders.LSAEmbedder` fitted on the chunks
+    (sublinear TF-IDF over ``\\w+`` words, ``n_components`` SVD dimensions);
+    queries are projected into that space. No model and no download: a
+    lexical method with a little smoothing, not a neural embedding (that is
+    ``dense``). This was the retriever called ``dense`` before.
+
+    Parameters
+    ----------
+    n_components : int, default 64
+        SVD dimensions (fewer when the corpus has fewer chunks or terms).
+    random_state : int, default 0
+        Seed of the randomized SVD, so repeated runs agree.
+
+    References
+    ----------
+    .. [1] Deerwester et al., "Indexing by Latent Semantic Analysis", JASIS 41(6), 1990.
+    """
+
+    name = "lsa"
+
+    def __init__(self, n_components=64, random_state=0):
+        self.n_components = n_components
+        self.random_state = random_state
+
+    def _make_embedder(self) -> Any:
+        from chunkeval.chunkers.embedders import LSAEmbedder
+
+        return LSAEmbedder(n_components=self.n_components, random_state=self.random_state)
+
+
+def reciprocal_rank_fusion(rankings: list[np.ndarray], n_items: int, k: float = 60) -> np.ndarray:
+    """Fused scores of several rankings by reciprocal rank fusion (RRF).
+
+    ``score(q, d) = sum over rankings r that rank d for q of 1 / (k + rank_r(q, d))``,
+    ranks starting at 1.  An item a ranking leaves out (index -1, or not listed)
+    adds nothing.
+
+    Parameters
+    ----------
+    rankings : list of ndarray of int, each shape (n_queries, depth_r)
+        Item indices per query, best first; ``-1`` marks "no item" (e.g. a lexical
+        score of 0). An item appears at most once per row.
+    n_items : int
+        Number of items (columns of the result).
+    k : float, default 60
+        Rank offset; 60 is the value of the paper, which damps the weight of the
+        very top ranks.
+
+    Returns
+    -------
+    ndarray of float64, shape (n_queries, n_items)
+        Fused scores; 0 for items no ranking lists.
+
+    Raises
+    ------
+    ValueError
+        If ``k < 0`` or the rankings disagree on the number of queries.
+
+    References
+    ----------
+    .. [1] G. V. Cormack, C. L. A. Clarke and S. Büttcher, "Reciprocal Rank Fusion
+       outperforms Condorcet and individual Rank Learning Methods", SIGIR 2009.
+    """
+    if k < 0:
+        raise ValueError(f"RRF needs k >= 0, got {k}")
+    arrays = [np.atleast_2d(np.asarray(r, dtype=np.int64)) for r in rankings]
+    n_q = arrays[0].shape[0] if arrays else 0
+    if any(a.shape[0] != n_q for a in arrays):
+        raise ValueError("every ranking needs one row per query")
+    fused = np.zeros((n_q, n_items))
+    for ranked in arrays:
+        weight = 1.0 / (k + np.arange(1, ranked.shape[1] + 1))
+        rows, cols = np.nonzero(ranked >= 0)
+        fused[rows, ranked[rows, cols]] += weight[cols]
+    return fused
+
+
+class HybridRetriever(Retriever):
+    """Two retrievers fused by reciprocal rank fusion (:func:`reciprocal_rank_fusion`).
+
+    Each component is fitted on the chunks and ranks every chunk for every query
+    (ties to the lower chunk index, as in :func:`top_k`); a lexical component
+    leaves out its chunks of score 0. The fused score is the RRF sum, so it
+    depends on ranks only, never on the components' incomparable score scales.
+
+    Parameters
+    ----------
+    first, second : str or Retriever
+        Retriever specs (``"tfidf"``, ``"bm25(k1=1.2)"``, ``"lsa"``,
+        ``"dense(embedder='sentence-transformers:PATH')"``) or unfitted
+        retriever objects (cloned, not changed). Spec string:
+        ``hybrid(tfidf, lsa)`` or ``hybrid(bm25, lsa, k=60)``.
+    k : float, default 60
+        RRF rank offset.
+
+    Attributes
+    ----------
+    retrievers_ : list of Retriever
+        The two fitted components.
+
+    Raises
+    ------
+    ValueError
+        At fit (and in :meth:`manifest_params`) when a component is missing or
+        invalid.
+
+    References
+    ----------
+    .. [1] Cormack, Clarke & Büttcher, "Reciprocal Rank Fusion outperforms
+       Condorcet and individual Rank Learning Methods", SIGIR 2009.
+    """
+
+    name = "hybrid"
+
+    def __init__(self, first=None, second=None, k=60):
+        self.first = first
+        self.second = second
+        self.k = k
+
+    def _components(self) -> list[Retriever]:
+        if self.first is None or self.second is None:
+            raise ValueError("hybrid needs two retrievers, e.g. --retriever \"hybrid(tfidf, lsa)\"")
+        if self.k < 0:
+            raise ValueError(f"hybrid: RRF needs k >= 0, got {self.k}")
+        return [clone(r) if isinstance(r, Retriever) else get_retriever(r) for r in (self.first, self.second)]
+
+    @property
+    def lexical(self) -> bool:  # type: ignore[override]
+        """Lexical when both components are: then score 0 means neither retrieved the chunk."""
+        return all(r.lexical for r in self._components())
+
+    def manifest_params(self) -> dict[str, Any]:
+        """``class``, ``params`` (``k``) and ``components``: the full
+        :meth:`Retriever.manifest_params` of each component, in order."""
+        cls = type(self)
+        return {
+            "class": f"{cls.__module__}.{cls.__qualname__}",
+            "params": {"k": self.k},
+            "components": [r.manifest_params() for r in self._components()],
+        }
+
+    def _fit(self, chunk_texts: list[str]) -> None:
+        self.retrievers_ = [r.fit(chunk_texts) for r in self._components()]
+
+    def _score_block(self, queries: list[str]) -> Any:
+        rankings = []
+        for r in self.retrievers_:
+            ranked, scores = _top_k_block(r._score_block(queries), self.n_chunks_)
+            if r.lexical:
+                ranked[scores <= 0] = -1  # no query term: not ranked by this component
+            rankings.append(ranked)
+        return reciprocal_rank_fusion(rankings, self.n_chunks_, self.k)
+
+
 _RETRIEVERS: dict[str, Callable[..., Retriever]] = {
     "tfidf": TfidfRetriever,
     "bm25": BM25Retriever,
+    "lsa": LSARetriever,
     "dense": DenseRetriever,
+    "hybrid": HybridRetriever,
 }
 
 
@@ -469,17 +703,51 @@ def available_retrievers() -> list[str]:
     return sorted(_RETRIEVERS)
 
 
+def _parse_retriever_spec(spec: str) -> tuple[str, list[str], dict[str, Any]]:
+    """Split ``"name"``, ``"name(key=literal, ...)"`` or ``"hybrid(spec, spec, key=literal)"``.
+
+    Positional arguments are themselves retriever specs (names or calls) and are
+    returned as their source text; keywords go through the chunker spec parser.
+    """
+    text = spec.strip()
+    try:
+        tree = ast.parse(text, mode="eval").body
+    except SyntaxError:
+        tree = None
+    if not isinstance(tree, (ast.Name, ast.Call)) or (
+        isinstance(tree, ast.Call) and not isinstance(tree.func, ast.Name)
+    ):
+        raise ValueError(
+            f"cannot parse retriever spec {spec!r}: expected a name or name(key=value, ...), "
+            "e.g. \"tfidf(analyzer='sklearn')\" or \"hybrid(tfidf, lsa)\""
+        )
+    if isinstance(tree, ast.Name):
+        return tree.id, [], {}
+    args = []
+    for arg in tree.args:
+        if not isinstance(arg, (ast.Name, ast.Call)):
+            raise ValueError(f"retriever spec {spec!r}: positional arguments must be retriever specs")
+        args.append(ast.get_source_segment(text, arg))
+    keywords = ast.unparse(ast.Call(func=tree.func, args=[], keywords=tree.keywords))
+    _, params = parse_spec(keywords)
+    return tree.func.id, args, params
+
+
 def get_retriever(name: "str | Retriever", **params: Any) -> Retriever:
-    """Make a retriever by name: ``"tfidf"``, ``"bm25"`` or ``"dense"``.
+    """Make a retriever from a name or spec string.
 
     Parameters
     ----------
     name : str or Retriever
-        Registry name (case-insensitive), or a retriever instance (returned as is
-        when no parameters are given).
+        Registry name (case-insensitive): ``"tfidf"``, ``"bm25"``, ``"lsa"``,
+        ``"dense"``, ``"hybrid"``; or a spec with literal keyword parameters,
+        ``"tfidf(analyzer='sklearn')"``, ``"dense(embedder='sentence-transformers:PATH')"``;
+        ``hybrid`` takes two retriever specs first: ``"hybrid(tfidf, lsa)"``,
+        ``"hybrid(bm25(k1=1.2), lsa, k=60)"``. A retriever instance is returned
+        as is when no parameters are given.
     **params
-        Constructor parameters, e.g. ``get_retriever("dense", embedder=emb)`` or
-        ``get_retriever("bm25", k1=1.2)``.
+        Constructor parameters, overriding those of the spec, e.g.
+        ``get_retriever("dense", embedder=emb)`` or ``get_retriever("bm25", k1=1.2)``.
 
     Returns
     -------
@@ -489,13 +757,22 @@ def get_retriever(name: "str | Retriever", **params: Any) -> Retriever:
     Raises
     ------
     ValueError
-        For an unknown name (the message suggests the closest names).
+        For an unknown name (the message suggests the closest names), a spec that
+        does not parse, or an unknown parameter (the message lists the valid ones).
     """
     if isinstance(name, Retriever):
         return name.set_params(**params) if params else name
-    key = str(name).strip().lower()
+    key, args, spec_params = _parse_retriever_spec(str(name))
+    key = key.lower()
     if key not in _RETRIEVERS:
         close = difflib.get_close_matches(key, list(_RETRIEVERS), n=3)
         hint = f"; did you mean {', '.join(close)}?" if close else f"; available: {', '.join(available_retrievers())}"
         raise ValueError(f"unknown retriever {name!r}{hint}")
-    return _RETRIEVERS[key](**params)
+    factory = _RETRIEVERS[key]
+    valid = list(inspect.signature(factory).parameters)
+    given = {**spec_params, **params}
+    unknown = sorted(set(given) - set(valid))
+    if unknown or len(args) > (2 if key == "hybrid" else 0):
+        what = f"unknown parameter(s) {', '.join(unknown)}" if unknown else "positional arguments"
+        raise ValueError(f"retriever {key!r}: {what}; it takes {', '.join(valid)}")
+    return factory(*args, **given)

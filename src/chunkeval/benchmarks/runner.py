@@ -419,7 +419,11 @@ def _ram_bytes() -> int | None:
 
 
 def _retriever_params(name: str) -> dict[str, Any] | None:
-    """Class and parameters of the retriever ``name`` (objects as ``repr``)."""
+    """Full parameters of the retriever spec ``name`` (objects as ``repr``).
+
+    Raises ``ValueError`` for an unknown or incomplete spec (e.g. ``dense``
+    without an embedder), so a run fails before it starts.
+    """
     from chunkeval.benchmarks.retrieval import get_retriever
 
     r = get_retriever(name)
@@ -585,8 +589,9 @@ def run(
         :func:`chunkeval.chunkers.get_chunker`. A configuration is named by
         the chunker's canonical ``spec``; specs must be distinct.
     retriever : str, default "tfidf"
-        Retriever name for :func:`chunkeval.benchmarks.retrieval.get_retriever`;
-        one index holds every chunk of a dataset.
+        Retriever spec for :func:`chunkeval.benchmarks.retrieval.get_retriever`
+        (``"bm25"``, ``"tfidf(analyzer='sklearn')"``, ``"lsa"``,
+        ``"hybrid(tfidf, lsa)"`` ...); one index holds every chunk of a dataset.
     ks : sequence of int, default (1, 3, 5, 10)
         Cut-offs of the ``@k`` metrics; the top ``max(ks)`` chunks are
         retrieved per question.
@@ -614,8 +619,8 @@ def run(
         ``chunkeval_version, python, platform, dependencies, git_commit,
         git_dirty, started_at, datasets {name: {spec, fingerprint, stats,
         provenance}}, configs [{config, chunker, params, limit, limit_unit}],
-        retriever, retriever_params {class, params[, embedder {class,
-        params}]}, ks, tokenizer, seed, confidence, n_resamples, workers,
+        retriever, retriever_params {class, params[, analyzer][, embedder
+        {class, params}][, components]}, ks, tokenizer, seed, confidence, n_resamples, workers,
         timings, machine {ram_bytes, cpu_count, ...}, argv, finished_at``.
         ``git_commit``/``git_dirty`` are set only when chunkeval is imported
         from its own git checkout (``src/chunkeval`` of a repository whose
@@ -653,9 +658,8 @@ def run(
     if not isinstance(retriever, str) or not retriever:
         raise ValueError(f"retriever must be a name such as 'tfidf', got {retriever!r}")
 
-    from chunkeval.benchmarks.retrieval import get_retriever
-
-    get_retriever(retriever)  # fail early on an unknown name
+    # fail early on an unknown name or a missing embedder, before any work
+    retriever_params = _retriever_params(retriever)
     tok = _resolve_tokenizer(tokenizer)
     tokenizer_name = tokenizer if isinstance(tokenizer, str) else getattr(tok, "name", repr(tok))
     if not isinstance(tokenizer, str) and isinstance(getattr(tok, "name", None), str):
@@ -752,7 +756,7 @@ def run(
     manifest.update(
         {
             "retriever": retriever,
-            "retriever_params": _retriever_params(retriever),
+            "retriever_params": retriever_params,
             "ks": list(ks),
             "tokenizer": tokenizer_name,
             "seed": int(seed),

@@ -1,0 +1,200 @@
+"""Unicode-aware text analysis shared by the lexical retrievers and the regex tokenizer.
+
+Two things live here:
+
+* the *word pattern*: a word is a run of Unicode word characters (``re``
+  ``\\w``: letters, digits, underscore) together with the combining marks
+  (categories Mn, Mc, Me) that follow them, so ``हिन्दी`` (vowel signs and a
+  virama between its letters) and ``cafe`` + U+0301 are one word each.
+  Python's ``\\w`` alone excludes marks and cuts such words apart;
+* :class:`UnicodeAnalyzer`, the term analyzer of ``tfidf`` and ``bm25``:
+  NFKC normalisation and case folding of the whole text, then word terms,
+  plus overlapping character bigrams for runs of Han, Hiragana, Katakana
+  and Hangul, which are written without spaces between words.
+
+Normalisation is only for matching and counting: nothing here changes the
+text of a chunk or any offset (the tokenizer's spans index the original
+text; the analyzer returns terms, not spans).
+
+References
+----------
+.. [1] Unicode Standard Annex #15, "Unicode Normalization Forms" (NFKC), and
+   the Unicode Standard, section 3.13 (default case folding).
+.. [2] Apache Lucene ``CJKBigramFilter`` / ``CJKAnalyzer``: overlapping
+   bigrams over Han, Hiragana, Katakana and Hangul runs, a lone character
+   kept as a unigram.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import sys
+import unicodedata
+from typing import Any
+
+__all__ = ["CJK_BIGRAM_CHARS", "UnicodeAnalyzer", "marks_class", "normalize", "word_regex"]
+
+#: Scripts the analyzer turns into bigrams: Hangul Jamo, CJK radicals and
+#: symbols' kana, Hiragana, Katakana (and phonetic extensions), Hangul
+#: compatibility Jamo, CJK ideographs (extension A, unified, compatibility,
+#: extensions B onwards), Hangul syllables, half-width Katakana/Hangul.
+CJK_BIGRAM_CHARS = (
+    "\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff"
+    "\ua960-\ua97f\uac00-\ud7ff\uf900-\ufaff\uff66-\uffdc\U00020000-\U0003134f"
+)
+
+
+@functools.cache
+def marks_class() -> str:
+    """Body of a regex character class matching every combining mark.
+
+    Returns
+    -------
+    str
+        Ranges (``a-b``) of all code points whose Unicode general category is
+        Mn, Mc or Me in this Python's ``unicodedata`` (its version is
+        ``unicodedata.unidata_version``). Built once, on first use (~0.1 s),
+        so importing chunkeval stays cheap.
+    """
+    category = unicodedata.category
+    marks = [c for c in range(sys.maxunicode + 1) if category(chr(c))[0] == "M"]
+    ranges: list[list[int]] = []
+    for c in marks:
+        if ranges and ranges[-1][1] == c - 1:
+            ranges[-1][1] = c
+        else:
+            ranges.append([c, c])
+    return "".join(f"{re.escape(chr(a))}-{re.escape(chr(b))}" for a, b in ranges)
+
+
+def word_regex(exclude: str = "", min_chars: int = 1) -> str:
+    """Regex source for one word: word characters with their combining marks.
+
+    Parameters
+    ----------
+    exclude : str, default ""
+        Body of a character class (e.g. a CJK range) whose characters never
+        belong to a word; they are left for the caller to handle.
+    min_chars : int, default 1
+        Fewest word characters (marks not counted) a word must have; shorter
+        words are not matched at all.
+
+    Returns
+    -------
+    str
+        ``W+(?:M+W*)*`` with ``W`` = ``\\w`` minus ``exclude`` and ``M`` the
+        combining marks: a word starts with a word character and keeps every
+        mark that follows a letter (an unrolled loop, so matching stays
+        linear), preceded by a lookahead for ``min_chars`` word characters.
+        A mark with no base letter before it is not part of a word.
+    """
+    w = f"[^\\W{exclude}]"
+    m = f"[{marks_class()}]"
+    head = f"(?={w}(?:{m}*+{w}){{{min_chars - 1}}})" if min_chars > 1 else ""
+    return f"{head}{w}++(?:{m}++{w}*+)*+"
+
+
+@functools.cache
+def _analyzer_regexes() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    cjk = CJK_BIGRAM_CHARS
+    # words outside the CJK scripts, and a lone CJK character (a run of one)
+    terms = re.compile(f"{word_regex(cjk, min_chars=2)}|(?<![{cjk}])[{cjk}](?![{cjk}])")
+    # every overlapping pair of CJK characters: a zero-width match per start
+    bigrams = re.compile(f"(?=([{cjk}][{cjk}]))")
+    return terms, bigrams
+
+
+def normalize(text: str) -> str:
+    """NFKC normalisation plus case folding, as Unicode's NFKC_Casefold does.
+
+    Parameters
+    ----------
+    text : str
+        Any text.
+
+    Returns
+    -------
+    str
+        ``NFKC(casefold(NFKC(text)))``: the outer NFKC recomposes the few
+        characters whose case folding is not normalised (e.g. ``ǰ``).
+        The same string for a text in any normalisation form (NFC, NFD,
+        NFKC, NFKD), and for upper- or lower-case spellings.
+    """
+    return unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", text).casefold())
+
+
+class UnicodeAnalyzer:
+    """Terms of a text for lexical retrieval: normalised words and CJK bigrams.
+
+    Applied alike to chunks and queries (a callable for scikit-learn's
+    ``TfidfVectorizer(analyzer=...)`` and ``CountVectorizer``):
+
+    1. :func:`normalize` (NFKC + case folding), so ``café`` matches
+       ``cafe`` + U+0301 and ``ＡＢＣ`` matches ``abc``;
+    2. words: runs of ``\\w`` with their combining marks (:func:`word_regex`)
+       holding at least two word characters, outside the CJK scripts below;
+       punctuation and symbols are not terms. As in scikit-learn's default
+       pattern (``\\b\\w\\w+\\b``), one-letter words are dropped: in
+       alphabetic scripts they are mostly articles and clitic fragments
+       (``a``, the ``s`` of ``it's``), which only add noise to the ranking.
+       On ASCII text the terms are exactly scikit-learn's default ones;
+    3. Han, Hiragana, Katakana and Hangul runs give their overlapping
+       character bigrams (``東京都`` -> ``東京``, ``京都``) and a lone such
+       character itself, as Lucene's ``CJKBigramFilter`` does.
+
+    Terms come in no particular order (bag of words): first the words and
+    lone CJK characters in text order, then the bigrams in text order.
+
+    Examples
+    --------
+    >>> UnicodeAnalyzer()("Café 東京の")
+    ['café', '東京', '京の']
+    """
+
+    name = "unicode"
+
+    def __call__(self, text: str) -> list[str]:
+        """Terms of ``text``.
+
+        Parameters
+        ----------
+        text : str
+            A chunk or a query.
+
+        Returns
+        -------
+        list of str
+            Its terms, with repeats (term frequency counts them).
+        """
+        terms, bigrams = _analyzer_regexes()
+        norm = normalize(text)
+        return terms.findall(norm) + bigrams.findall(norm)
+
+    def describe(self) -> dict[str, Any]:
+        """What the analyzer does, for a run's manifest.
+
+        Returns
+        -------
+        dict
+            ``name``, ``normalization``, ``case``, ``words``, ``cjk`` and the
+            ``unicode_version`` whose mark categories and normalisation
+            tables are used.
+        """
+        return {
+            "name": self.name,
+            "normalization": "NFKC",
+            "case": "casefold",
+            "words": "\\w runs with combining marks (Mn, Mc, Me), 2+ word characters",
+            "cjk": "overlapping bigrams of Han, Hiragana, Katakana, Hangul runs; a lone character as unigram",
+            "unicode_version": unicodedata.unidata_version,
+        }
+
+    def __repr__(self) -> str:
+        return "UnicodeAnalyzer()"
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self)
+
+    def __hash__(self) -> int:
+        return hash(type(self).__name__)
