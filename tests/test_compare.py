@@ -254,7 +254,8 @@ def test_github_step_summary_and_json(big_small, tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
     assert main(["compare", str(big_small / "big"), str(big_small / "small"), "--format", "json"]) == 1
     data = json.loads(capsys.readouterr().out)
-    assert data["exit_code"] == 1 and data["counts"]["regressed"] == 2
+    assert data["exit_code"] == 1 and data["checked_counts"]["regressed"] == 2
+    assert data["all_counts"]["regressed"] > 2 and data["mode"] == "gate"
     assert {r["metric"] for r in data["rows"] if r["checked"] and r["outcome"] == "regressed"} == \
         {"answerable@5", "recall@5"}
     md = summary.read_text(encoding="utf-8")
@@ -362,3 +363,151 @@ def test_probability_best_hand_checked():
     assert probability_best(same, n_resamples=100).tolist() == pytest.approx([1 / 3] * 3)
     p = probability_best(np.random.default_rng(0).random((30, 4)), n_resamples=500)
     assert p.sum() == pytest.approx(1.0) and (p >= 0).all()
+
+
+# --------------------------------------------------------------------------- field faults of the gate
+def _baseline_json(folder, tmp_path, edit, name="edited.json"):
+    path = tmp_path / "good.json"
+    save_baseline(folder, path)
+    data = json.loads(path.read_text(encoding="utf-8"))
+    edit(data)
+    out = tmp_path / name
+    out.write_text(json.dumps(data), encoding="utf-8")
+    return out
+
+
+def _drop_metrics(d):
+    d["question_columns"] = ["question_id"]
+    d["questions"] = {ds: {c: [[r[0]] for r in rows] for c, rows in cs.items()} for ds, cs in d["questions"].items()}
+    for row in d["summary"]:
+        for key in [k for k in row if k.startswith(("answerable@", "recall@"))]:
+            del row[key]
+
+
+def _keep_ten(d):
+    rows = d["questions"]["builtin"]["pipeline"]
+    d["questions"]["builtin"]["pipeline"] = rows[:10]
+
+
+def _nan_values(d):
+    cols = d["question_columns"]
+    j = cols.index("answerable@5")
+    for r in d["questions"]["builtin"]["pipeline"]:
+        r[j] = None
+
+
+@pytest.mark.parametrize("edit, needle", [
+    (_drop_metrics, "missing from one side"),
+    (_keep_ten, "the question sets differ (0 only in the baseline, 198 only in the current run)"),
+    (_nan_values, "answerable@5 has 208 missing (NaN) value(s)"),
+])
+def test_a_baseline_lacking_data_never_passes(big_small, tmp_path, capsys, edit, needle):
+    path = _baseline_json(big_small / "big", tmp_path, edit)
+    assert main(["compare", str(path), str(big_small / "small")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and needle in err, err
+
+
+@pytest.mark.parametrize("text, needle", [
+    ('{"format": "chunkeval-baseline", "format": "x"}', "key 'format' appears twice"),
+    ('{"format": "chunkeval-baseline", "version": NaN}', "NaN is not a number"),
+    ('{"format": "chunkeval-baseline", "version": true}', "format version True"),
+    ('{"format": "chunkeval-baseline", "version": 1.0}', "format version 1.0"),
+    ('{"format": "chunkeval-baseline", "version": 1, "identity": {"datasets": {}}, "question_columns": '
+     '["question_id"], "summary": [{"dataset": "d", "config": "c", "n_questions": "9"}], "questions": {}}',
+     "column 'n_questions' holds a value that is not a number"),
+    ('{"format": "chunkeval-baseline", "version": 1, "identity": {"datasets": {}}, "question_columns": '
+     '["question_id"], "summary": [{"dataset": "d", "config": ["c"]}], "questions": {}}',
+     "column 'config' holds a value that is not a string"),
+    ('{"format": "chunkeval-baseline", "version": 1, "identity": {"datasets": {"d": "x"}}, "question_columns": '
+     '["question_id"], "summary": [{"dataset": "d", "config": "c"}], "questions": {}}',
+     "'datasets.d' must be an object"),
+    ('{"format": "chunkeval-baseline", "version": 1, "identity": {"datasets": {}, "ks": ' + "[" * 5000 + "]" * 5000
+     + '}, "question_columns": ["question_id"], "summary": [{"dataset": "d", "config": "c"}], "questions": {}}',
+     "nested too deeply"),
+    ('{"format": "chunkeval-baseline", "version": 1, "identity": {"datasets": {}, "confidence": 2}, '
+     '"question_columns": ["question_id"], "summary": [{"dataset": "d", "config": "c"}], "questions": {}}',
+     "'confidence' must lie in (0, 1)"),
+])
+def test_baseline_of_the_wrong_shape_is_one_line(big_small, tmp_path, capsys, text, needle):
+    path = tmp_path / "bad.json"
+    path.write_text(text, encoding="utf-8")
+    assert main(["compare", str(path), str(big_small / "big")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and needle in err and "Traceback" not in err, err
+
+
+@pytest.mark.parametrize("value", ["not a dict", [1, 2], {"builtin": 3}])
+def test_results_manifest_of_the_wrong_shape_is_one_line(big_small, tmp_path, capsys, value):
+    import shutil
+
+    folder = tmp_path / "copy"
+    shutil.copytree(big_small / "big", folder)
+    manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+    manifest["datasets"] = value
+    (folder / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    assert main(["compare", str(folder), str(big_small / "big")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "'datasets" in err and "Traceback" not in err, err
+
+
+def test_every_configuration_is_paired_on_the_whole_question_set():
+    base = fake_results({"a": [1, 1, 1, 1], "b": [1, 0]})  # b's other questions are missing
+    cur = fake_results({"a": [1, 1, 1, 1], "b": [0, 0, 0, 0]})
+    cmp = compare(base, cur, "answerable@5")
+    assert cmp.exit_code == 2
+    assert "dataset d, configuration b: 2 questions in the baseline, 4 in the current run, 2 shared" in cmp.verdict()
+
+
+def test_nan_in_the_current_run_is_incomparable():
+    base = fake_results({"c": [1, 1, 0, 0]})
+    cur = fake_results({"c": [1, float("nan"), 0, 0]})  # the question that got worse is missing
+    cmp = compare(base, cur, "answerable@5")
+    assert cmp.exit_code == 2 and cmp.rows.iloc[0]["outcome"] == "incomparable"
+    assert "1 missing (NaN) value(s)" in cmp.verdict()
+
+
+@pytest.mark.parametrize("fail_on, needle", [
+    ("answerable@5:0,answerable@5:0.5", "names answerable@5 twice"),
+    ("answerable@5:", "the tolerance after ':' is empty"),
+])
+def test_fail_on_that_would_loosen_the_gate_is_refused(big_small, capsys, fail_on, needle):
+    assert main(["compare", str(big_small / "big"), str(big_small / "small"), "--fail-on", fail_on]) == 2
+    assert needle in capsys.readouterr().err
+
+
+def test_strategy_mode_wording_short_labels_and_cancelled_differences():
+    res = fake_results({"fixed(chunk_size=64, chunk_overlap=0, unit='tokens', tokenizer='regex')": [1, 0, 1, 0],
+                        "sentence(max_chars=600, overlap_sentences=0)": [0, 1, 1, 0]})
+    cmp = compare_configs(res, "fixed(64)", "sentence(600)", "answerable@5")
+    assert cmp.mode == "strategy" and cmp.exit_code == 0
+    assert cmp.verdict() == ("sentence(600) is better on 0, fixed(64) on 0, and no difference is "
+                             "detectable on 1 of 1 metrics")
+    text = cmp.to_text()
+    assert "regression" not in text.lower() and "exit code" not in text
+    sentence, = strategy_sentences(cmp)
+    assert "gains and losses cancel out exactly" in sentence and "identical" not in sentence
+    with pytest.raises(ValueError, match="twice"):
+        compare_configs(res, "fixed(64)", "fixed(64)")
+
+
+def test_assert_no_regression_says_incomparable(big_small, tmp_path):
+    other = run("builtin", [BIG], ks=(1, 5), n_resamples=50)
+    with pytest.raises(AssertionError, match="could not be compared") as info:
+        assert_no_regression(other, big_small / "big")
+    assert "retrieval cut-offs ks differ" in str(info.value)
+
+
+def test_empty_label_is_named():
+    with pytest.raises(ValueError, match="empty label"):
+        run("builtin", ["=sentence(max_chars=100)"])
+
+
+def test_run_with_a_baseline_of_other_ks_fails_before_the_run(big_small, tmp_path, capsys):
+    base = tmp_path / "base.json"
+    save_baseline(big_small / "big", base)
+    assert main(["run", "--chunker", BIG, "--k", "1,3", "--out", str(tmp_path / "o"), "--quiet",
+                 "--baseline", str(base)]) == 2
+    err = capsys.readouterr().err
+    assert "its ks would be [1, 3], the baseline's is [1, 3, 5, 10]" in err and err.count("\n") == 1
+    assert not (tmp_path / "o").exists()

@@ -278,6 +278,10 @@ def test_every_metric_is_declared_and_documented(name):
     assert isinstance(m.higher_is_better, bool)
     assert m.level in ("question", "configuration")
     assert m.per_k == name.endswith("@k")
+    assert m.per_budget == name.endswith("@Btok")
+    if m.per_budget:
+        assert {"tokenizer", "budget"} <= set(inspect.signature(m.func).parameters)
+        assert get_metric(name.replace("@Btok", "@512tok")) is m
     doc = inspect.getdoc(m.func)
     assert doc and "Returns" in doc and "Parameters" in doc
     assert "=" in doc.split("Parameters")[0] or "/" in doc.split("Parameters")[0]  # a formula
@@ -288,14 +292,100 @@ def test_every_metric_is_declared_and_documented(name):
 
 
 def test_registry_names_match_columns():
-    cols = set(question_metric_columns([1]))
-    generic = {c.replace("@1", "@k") for c in cols}
+    cols = set(question_metric_columns([1], budgets=[64]))
+    generic = {c.replace("@1", "@k").replace("@64tok", "@Btok") for c in cols}
     question_level = {n for n, m in METRICS.items() if m.level == "question"}
     assert generic == question_level
     with pytest.raises(KeyError, match="did you mean"):
         get_metric("recal@k")
     with pytest.raises(ValueError, match="already registered"):
         M._register("mrr", higher_is_better=True)(lambda: None)
+
+
+# --------------------------------------------------------------------------- budget-matched retrieval
+
+interval = st.tuples(st.integers(0, 2), st.integers(0, 30), st.integers(1, 12)).map(
+    lambda t: (f"d{t[0]}", t[1], t[1] + t[2])
+)
+
+
+
+
+class PairTokenizer:
+    """Every two characters are one token (the last may be one character)."""
+
+    name = "pairs"
+
+    def count(self, text):
+        return -(-len(text) // 2)
+
+    def spans(self, text):
+        return [(i, min(i + 2, len(text))) for i in range(0, len(text), 2)]
+
+
+def test_all_parts_at_k_hand_checked():
+    a, b = Chunk("d", 0, 0, 10, ""), Chunk("d", 1, 10, 20, "")
+    parts = [ev("d", 2, 5), ev("d", 12, 15)]
+    assert M.all_parts_at_k([a, b], parts, 2) == 1  # each part in its own chunk
+    assert answerable_at_k([a, b], parts, 2) == 0  # no one chunk holds both
+    assert M.all_parts_at_k([a, b], parts, 1) == 0
+    assert M.all_parts_at_k([b, a], [ev("d", 9, 11)], 2) == 0  # straddles the boundary
+
+
+def test_budget_cut_hand_checked():
+    tok = PairTokenizer()
+    text = "0123456789abcdefghij"
+    a = Chunk("d", 0, 0, 10, text[0:10])   # 5 tokens
+    b = Chunk("d", 1, 6, 16, text[6:16])   # 5 tokens, overlaps a
+    kept = M.budget_cut([a, b, a], tok, 8)
+    # a whole (5), then 3 tokens = 6 characters of b; the repeated a is not reached
+    assert [(c.start, c.end, c.text) for c in kept] == [(0, 10, text[:10]), (6, 12, "6789ab")]
+    part_inside = ev("d", 10, 12)    # "ab": inside the kept prefix of b
+    part_crossing = ev("d", 11, 13)  # "bc": crosses the budget line at 12
+    assert M.recall_at_budget([a, b], [part_inside], tok, 8) == 1.0
+    assert M.recall_at_budget([a, b], [part_crossing], tok, 8) == 0.0
+    assert M.recall_at_budget([a, b], [part_crossing], tok, 10) == 1.0
+    # overlapping chunks are read, and charged, twice: a + a fills a budget of 10
+    assert M.recall_at_budget([a, a, b], [part_inside], tok, 10) == 0.0
+    assert M.recall_at_budget([a, a, b], [part_inside], tok, 11) == 0.0  # b cut after 1 token: "67"
+    assert M.recall_at_budget([a, a, b], [part_inside], tok, 12) == 0.0  # "6789"
+    assert M.recall_at_budget([a, a, b], [part_inside], tok, 13) == 1.0  # "6789ab"
+    both = [ev("d", 1, 3), ev("d", 10, 12)]
+    assert M.all_parts_at_budget([a, b], both, tok, 8) == 1
+    assert M.answerable_at_budget([a, b], both, tok, 8) == 0
+    assert M.answerable_at_budget([Chunk("d", 2, 0, 16, text[:16])], both, tok, 6) == 1  # cut at 12
+    assert M.answerable_at_budget([Chunk("d", 2, 0, 16, text[:16])], both, tok, 5) == 0  # cut at 10
+    with pytest.raises(ValueError, match="budget"):
+        M.budget_cut([a], tok, 0)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    chunk_specs=st.lists(interval, min_size=1, max_size=10),
+    question_specs=st.lists(st.lists(interval, min_size=1, max_size=3), min_size=1, max_size=5),
+    budgets=st.lists(st.integers(1, 40), min_size=1, max_size=3, unique=True),
+    data=st.data(),
+)
+def test_vectorised_budgets_match_pure(chunk_specs, question_specs, budgets, data):
+    tok = PairTokenizer()
+    chunks = [Chunk(d, i, s, e, "x" * (e - s)) for i, (d, s, e) in enumerate(chunk_specs)]
+    questions = [Question(f"q{i}", "", tuple(ev(*p) for p in parts)) for i, parts in enumerate(question_specs)]
+    n_c = len(chunks)
+    kk = data.draw(st.integers(1, 2 * n_c))
+    rows = [data.draw(st.lists(st.integers(-1, n_c - 1), min_size=kk, max_size=kk)) for _ in questions]
+    rows = [[i for i in r if i >= 0] + [-1] * sum(i < 0 for i in r) for r in rows]  # "no chunk" trails
+    doc_index = {"d0": 0, "d1": 1, "d2": 2}
+    cd, cs, ce = chunk_arrays(chunks, doc_index)
+    pq, pdoc, ps, pe = part_arrays(questions, doc_index)
+    tokens = np.array([tok.count(c.text) for c in chunks], dtype=np.int64)
+    df = question_metrics(cd, cs, ce, pq, pdoc, ps, pe, np.array(rows, dtype=np.int64), tokens, ks=[1],
+                          budgets=budgets, token_ends=lambda i: [e for _, e in tok.spans(chunks[i].text)])
+    for qi, (q, row) in enumerate(zip(questions, rows)):
+        ranked = [chunks[i] for i in row if i >= 0]
+        for b in budgets:
+            assert df[f"recall@{b}tok"].iloc[qi] == M.recall_at_budget(ranked, q.evidence, tok, b)
+            assert df[f"all_parts@{b}tok"].iloc[qi] == M.all_parts_at_budget(ranked, q.evidence, tok, b)
+            assert df[f"answerable@{b}tok"].iloc[qi] == M.answerable_at_budget(ranked, q.evidence, tok, b)
 
 
 # --------------------------------------------------------------------------- vectorised path
@@ -314,6 +404,7 @@ def _pure_rows(chunks, questions, ranked_rows, tokens, ks):
         }
         for k in ks:
             row[f"recall@{k}"] = recall_at_k(rlist, parts, k)
+            row[f"all_parts@{k}"] = M.all_parts_at_k(rlist, parts, k)
             row[f"answerable@{k}"] = answerable_at_k(rlist, parts, k)
             row[f"span_recall@{k}"] = span_recall_at_k(rlist, parts, k)
             row[f"span_precision@{k}"] = span_precision_at_k(rlist, parts, k)
@@ -322,11 +413,6 @@ def _pure_rows(chunks, questions, ranked_rows, tokens, ks):
         row["mrr"] = reciprocal_rank(rlist, parts)
         rows.append(row)
     return rows
-
-
-interval = st.tuples(st.integers(0, 2), st.integers(0, 30), st.integers(1, 12)).map(
-    lambda t: (f"d{t[0]}", t[1], t[1] + t[2])
-)
 
 
 @settings(max_examples=300, deadline=None)

@@ -164,9 +164,11 @@ def test_report_md(report_folder, run_results):
     assert "**" in md  # best values bold
     # the recommendation comes first, in the same words as the HTML
     assert md.index("## Recommendation") < md.index("## dataset builtin")
-    assert ("**dataset builtin** (retriever tfidf, k=5, 208 questions). Highest answerable@5: "
+    assert ("**dataset builtin** (retriever tfidf, k=5, 208 questions). Ceiling: 88% of the questions "
+            "have all their evidence in one document; no chunking can make more of them answerable "
+            "(no chunk crosses a document). Highest answerable@5: "
             "#4 `paragraph(80)` with 0.529 [0.466, 0.596] at stored-token overhead 1.000.") in md
-    assert "all 3 other configurations are statistically indistinguishable from the best" in md
+    assert "No configuration is distinguishable from the best: for every one of the other 3" in md
 
 
 def test_write_report_out_folder_and_baseline(run_results, tmp_path):
@@ -265,17 +267,20 @@ def test_recommendation_exact_on_real_run(report_folder, run_results):
     raw = (report_folder / "report.html").read_text(encoding="utf-8")
     assert raw.index('<section class="verdict"><h2>Recommendation</h2>') < raw.index("<h2>Summary</h2>")
     text = "".join(_parse(report_folder / "report.html").text)
-    assert ("dataset builtin (retriever tfidf, k=5, 208 questions). Highest answerable@5: "
+    assert ("dataset builtin (retriever tfidf, k=5, 208 questions). Ceiling: 88% of the questions "
+            "have all their evidence in one document; no chunking can make more of them answerable "
+            "(no chunk crosses a document). Highest answerable@5: "
             "#4 paragraph(80) with 0.529 [0.466, 0.596] at stored-token overhead 1.000. "
             "It is also the cheapest configuration on the quality–cost frontier. How sure: the "
             "best is significantly better than all 3 other configurations (every 95% paired "
             "bootstrap CI of the difference over the same 208 questions lies below 0).") in text
-    assert ("dataset tiny (retriever tfidf, k=5, 14 questions). Highest answerable@5: "
-            "#4 paragraph(80) with 0.643") in text
-    assert ("How sure: all 3 other configurations are statistically indistinguishable from the "
-            "best (the 95% paired bootstrap CI of the difference in answerable@5 over the same 14 "
-            "questions includes 0): #3 sentence(300, 0), #1 fixed(40, 0, tokens, regex), "
-            "#2 fixed(80, 20, tokens, regex). None of them stores less than the best, so choose "
+    assert ("dataset tiny (retriever tfidf, k=5, 14 questions). Caution: only 14 questions back this "
+            "verdict (fewer than 30); the intervals are wide, so add questions before choosing. "
+            "Highest answerable@5: #4 paragraph(80) with 0.643") in text
+    assert ("No configuration is distinguishable from the best: for every one of the other 3, the "
+            "95% paired bootstrap CI of the difference in answerable@5 over the same 14 "
+            "questions includes 0 (#3 sentence(300, 0), #1 fixed(40, 0, tokens, regex), "
+            "#2 fixed(80, 20, tokens, regex)). None of them stores less than the best, so choose "
             "the best.") in text
 
 

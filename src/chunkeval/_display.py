@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["short_label", "text_table"]
+__all__ = ["compact_label", "short_label", "text_table"]
 
 _KEY = re.compile(r"\b\w+=")
 _QUOTE = re.compile(r"['\"]")
@@ -61,3 +61,52 @@ def text_table(header: list[str], rows: list[list[str]]) -> str:
         return "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths)))
 
     return "\n".join([line(header), "  ".join("-" * w for w in widths), *(line(r) for r in rows)])
+
+
+def compact_label(config: str, spec: str, width: int) -> str:
+    """A configuration's label for terminal tables, at most ``width`` characters.
+
+    A user's label is kept as given. A built-in chunker's spec becomes its parameter values
+    in constructor order without trailing default values, a run of two or more leading
+    default values shown as ``…`` (``semantic(…, 300, 1)``), so that the labels of a grid
+    stay distinct and short. What is still too long is cut in its name, not in the values
+    that tell configurations apart (``langchain:Recursi…(800, 0)``).
+
+    Parameters
+    ----------
+    config : str
+        The configuration's label (its spec when no label was given).
+    spec : str
+        Its chunker spec.
+    width : int
+        Maximum length in characters.
+
+    Returns
+    -------
+    str
+    """
+    if config == spec and ":" not in spec.partition("(")[0]:  # a built-in chunker's spec
+        try:
+            import inspect
+
+            from chunkeval.chunkers import get_chunker
+
+            chunker = get_chunker(spec)
+            signature = inspect.signature(type(chunker).__init__).parameters
+            params = chunker.get_params(deep=False)
+            pairs = [(params[k], p.default) for k, p in signature.items() if k in params]
+            while len(pairs) > 1 and pairs[-1][0] == pairs[-1][1]:
+                pairs.pop()
+            values = [repr(v) for v, _ in pairs]
+            lead = next((i for i, (v, d) in enumerate(pairs) if v != d), 0)
+            if lead >= 2:
+                values = ["…", *values[lead:]]
+            config = f"{chunker.name}({', '.join(values)})"
+        except (ValueError, TypeError, ImportError):
+            pass  # not a registry spec (an external splitter): shorten it as it is
+    text = short_label(config, 10**6)
+    name, paren, args = text.partition("(")
+    if len(text) > width and paren and len(args) + 3 <= width // 2:
+        # cut the name, not the values that tell configurations apart
+        return name[: width - len(args) - 2] + "…(" + args
+    return short_label(text, width)

@@ -38,7 +38,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Sequence
 
-from chunkeval._display import short_label, text_table
+from chunkeval._display import compact_label, short_label, text_table
 
 __all__ = ["main", "build_parser"]
 
@@ -167,7 +167,7 @@ def summary_table(summary: Any, ks: Sequence[int], confidence: float = 0.95, lab
         header = ["config", "chunks", *plain.values(), *with_ci, "overhead", "p_best"]
         body = []
         for _, r in rows.iterrows():
-            cells = [_terminal_label(str(r["config"]), str(r.get("spec", r["config"])), label_width),
+            cells = [compact_label(str(r["config"]), str(r.get("spec", r["config"])), label_width),
                      _fmt(r["n_chunks"], 0)]
             cells += [_fmt(r.get(m)) for m in plain]
             for m in with_ci:
@@ -182,40 +182,12 @@ def summary_table(summary: Any, ks: Sequence[int], confidence: float = 0.95, lab
             body.append(cells)
         n_q = int(rows["n_questions"].iloc[0]) if len(rows) else 0
         retriever = rows["retriever"].iloc[0] if len(rows) else ""
-        blocks.append(f"dataset {dataset} ({n_q} questions, retriever {retriever}; means with {confidence:.0%} CI)\n"
-                      + text_table(header, body))
+        ceiling = float(rows["answerability_ceiling"].iloc[0]) if "answerability_ceiling" in rows else math.nan
+        cap = "" if math.isnan(ceiling) else f"; answerability ceiling {ceiling:.2f}" + (
+            " (not attainable: every question's evidence spans documents)" if ceiling == 0 else "")
+        blocks.append(f"dataset {dataset} ({n_q} questions, retriever {retriever}{cap}; "
+                      f"means with {confidence:.0%} CI)\n" + text_table(header, body))
     return "\n\n".join(blocks)
-
-
-def _terminal_label(config: str, spec: str, width: int) -> str:
-    """A user's label as given; a spec as its parameter values in constructor order, without
-    trailing default values, and with a run of two or more leading default values shown as
-    ``…`` (``semantic(…, 300, 1)``), so that the labels of a grid stay distinct and short."""
-    if config == spec and ":" not in spec.partition("(")[0]:  # a built-in chunker's spec
-        try:
-            import inspect
-
-            from chunkeval.chunkers import get_chunker
-
-            chunker = get_chunker(spec)
-            signature = inspect.signature(type(chunker).__init__).parameters
-            params = chunker.get_params(deep=False)
-            pairs = [(params[k], p.default) for k, p in signature.items() if k in params]
-            while len(pairs) > 1 and pairs[-1][0] == pairs[-1][1]:
-                pairs.pop()
-            values = [repr(v) for v, _ in pairs]
-            lead = next((i for i, (v, d) in enumerate(pairs) if v != d), 0)
-            if lead >= 2:
-                values = ["…", *values[lead:]]
-            config = f"{chunker.name}({', '.join(values)})"
-        except (ValueError, TypeError, ImportError):
-            pass  # not a registry spec (an external splitter): shorten it as it is
-    text = short_label(config, 10**6)
-    name, paren, args = text.partition("(")
-    if len(text) > width and paren and len(args) + 3 <= width // 2:
-        # cut the name, not the values that tell configurations apart
-        return name[: width - len(args) - 2] + "…(" + args
-    return short_label(text, width)
 
 
 def recommendation_text(results: Any) -> str:
@@ -240,7 +212,7 @@ def recommendation_text(results: Any) -> str:
             rec = recommend(results, dataset)
         except ValueError:
             continue
-        text = " ".join(t.format(*(_terminal_label(c, specs.get(c, c), 40) for c in configs))
+        text = " ".join(t.format(*(compact_label(c, specs.get(c, c), 40) for c in configs))
                         for t, configs in recommendation_sentences(rec))
         paragraphs.append(textwrap.fill(f"Recommendation for {dataset}: {text}", width=100,
                                         break_on_hyphens=False, break_long_words=False))
@@ -320,9 +292,14 @@ def cmd_run(args: argparse.Namespace) -> int:
         kwargs["ks"] = ks
     if args.tokenizer:
         kwargs["tokenizer"] = args.tokenizer
+    budgets = _parse_ints(args.budgets, "--budgets")
+    if budgets:
+        kwargs["budgets"] = budgets
     if args.workers < 1:
         raise CLIError(f"--workers must be >= 1, got {args.workers}")
-    baseline = _gate_baseline(args)
+    if args.rank_by:
+        _check_rank_by(args.rank_by, kwargs.get("ks") or (1, 3, 5, 10), kwargs.get("budgets") or ())
+    baseline = _gate_baseline(args, kwargs)
     folder = _new_results_folder(args.out, name)
     created = _make_folder(folder)
 
@@ -357,6 +334,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         for bar in bars:
             bar.close()
     results.manifest["argv"] = ["chunkeval", *getattr(args, "argv", [])]
+    if args.rank_by:
+        results.manifest["rank_by"] = args.rank_by
     results.manifest["suite"] = {**suite.to_dict(), "name": name}
     if args.dataset or args.chunker or args.retriever or ks or args.tokenizer:
         results.manifest["suite"]["overridden"] = {
@@ -402,8 +381,43 @@ def cmd_run(args: argparse.Namespace) -> int:
     return code
 
 
-def _gate_baseline(args: argparse.Namespace) -> Any:
-    """Load ``--baseline`` and check ``--fail-on`` before the run, so a typo fails in a second."""
+def _parse_ints(values: Sequence[str] | None, option: str) -> tuple[int, ...]:
+    """Comma-separated positive integers of a repeatable option (``--budgets 256,512``)."""
+    out: list[int] = []
+    for value in values or ():
+        for item in value.split(","):
+            try:
+                number = int(item.strip())
+            except ValueError:
+                raise CLIError(f"{option} expects comma-separated positive integers, got {item.strip()!r}") from None
+            if number < 1:
+                raise CLIError(f"{option} expects positive integers, got {number}")
+            out.append(number)
+    return tuple(sorted(set(out)))
+
+
+def _check_rank_by(column: str, ks: Sequence[int], budgets: Sequence[int]) -> None:
+    """A ``--rank-by`` value must name a higher-is-better question-level metric column the run has."""
+    from chunkeval.benchmarks.metrics import get_metric
+
+    try:
+        metric = get_metric(column)
+    except KeyError as exc:
+        raise CLIError(f"--rank-by: {exc.args[0]}") from None
+    if metric.level != "question" or not metric.higher_is_better or column == metric.name:
+        raise CLIError(f"--rank-by needs a quality column such as answerable@5, all_parts@5 or "
+                       f"recall@512tok, got {column!r}")
+    number = int(column.rsplit("@", 1)[1].removesuffix("tok")) if "@" in column else None
+    if metric.per_k and number not in ks:
+        raise CLIError(f"--rank-by {column}: k={number} is not measured (--k {','.join(map(str, ks))})")
+    if metric.per_budget and number not in budgets:
+        raise CLIError(f"--rank-by {column}: no --budgets {number} in this run")
+
+
+def _gate_baseline(args: argparse.Namespace, kwargs: dict[str, Any]) -> Any:
+    """Load ``--baseline`` and check ``--fail-on`` and the measuring conditions the run's
+    arguments already fix (ks, budgets, retriever, tokenizer) before the run, so that a typo
+    or a mismatch fails in a second instead of after the benchmark."""
     if args.baseline is None:
         if args.fail_on or args.strict:
             raise CLIError("--fail-on and --strict need --baseline FILE (a baseline to compare against)")
@@ -413,6 +427,13 @@ def _gate_baseline(args: argparse.Namespace) -> Any:
     baseline = load_side(args.baseline)
     if args.fail_on:
         parse_checks(args.fail_on, metric_names(baseline))
+    manifest = baseline.manifest or {}
+    planned = {"ks": list(kwargs.get("ks") or (1, 3, 5, 10)), "budgets": list(kwargs.get("budgets") or ()),
+               "retriever": kwargs.get("retriever", "tfidf"), "tokenizer": kwargs.get("tokenizer", "regex")}
+    for key, value in planned.items():
+        if key in manifest and (manifest.get(key) or None) != (value or None):
+            raise CLIError(f"this run cannot be compared with {args.baseline}: its {key} would be {value!r}, "
+                           f"the baseline's is {manifest.get(key)!r}; use the baseline's settings or save a new baseline")
     return baseline
 
 
@@ -725,6 +746,12 @@ def build_parser() -> argparse.ArgumentParser:
                    help="cut-off(s) for @k metrics, repeatable or comma list (e.g. 1,5,10); a k larger than a "
                    "dataset's number of chunks retrieves every chunk (it is capped)")
     p.add_argument("--tokenizer", default=None, help="tokenizer for token counts (default from the suite: regex)")
+    p.add_argument("--budgets", action="append", metavar="B",
+                   help="token budgets for budget-matched retrieval, e.g. 256,512,1024: the ranked chunks are "
+                   "read in order up to B tokens (recall@Btok, all_parts@Btok, answerable@Btok)")
+    p.add_argument("--rank-by", default=None, metavar="METRIC",
+                   help="metric the recommendation ranks by (default: answerable@<middle budget>tok with "
+                   "--budgets, else answerable@5; all_parts when under half the questions can be answerable)")
     p.add_argument("--out", default=None, help=f"results folder (default: {RESULTS_ROOT}/<timestamp>-<suite>); "
                    "must not exist or be empty")
     p.add_argument("--workers", type=int, default=1, help="processes for configurations (default 1)")

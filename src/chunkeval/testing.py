@@ -60,5 +60,7 @@ def assert_no_regression(
         shown = type(cmp)(rows=cmp.rows[failing], checks=cmp.checks, reasons=cmp.reasons,
                           notes=cmp.notes, strict=cmp.strict, confidence=cmp.confidence,
                           baseline_name=cmp.baseline_name, current_name=cmp.current_name)
-        raise AssertionError("chunk quality regressed against the baseline\n" + shown.to_text(all_rows=True))
+        what = ("chunk quality regressed against the baseline" if cmp.exit_code == 1 else
+                "chunk quality could not be compared with the baseline")
+        raise AssertionError(what + "\n" + shown.to_text(all_rows=True))
     return cmp

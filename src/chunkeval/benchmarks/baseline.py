@@ -157,6 +157,18 @@ def save_baseline(results: Results | str | os.PathLike, path: str | os.PathLike)
     return out
 
 
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict:
+    keys = [k for k, _ in pairs]
+    repeated = sorted({k for k in keys if keys.count(k) > 1})
+    if repeated:
+        raise ValueError(f"key {repeated[0]!r} appears twice in one object")
+    return dict(pairs)
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a number in strict JSON")
+
+
 def _fail(path: Path, why: str) -> ValueError:
     return ValueError(f"{path}: not a usable chunkeval baseline ({why}); "
                       f"write one with 'chunkeval baseline save RESULTS --to {path}'")
@@ -174,13 +186,15 @@ def _table(path: Path, rows: Any, key: str, required: tuple[str, ...],
     if missing:
         raise _fail(path, f"'{key}' rows lack {', '.join(missing)}")
     for c in df.columns:
+        values = df[c].tolist()
         if c in (*_ID_COLUMNS, "spec", "chunker", "retriever", "limit_unit"):
+            if not all(isinstance(v, str) for v in values if not (c in ("limit_unit", "spec") and v is None)):
+                raise _fail(path, f"'{key}' column {c!r} holds a value that is not a string")
             df[c] = df[c].astype(str)
+        elif all(v is None or (isinstance(v, (int, float)) and not isinstance(v, bool)) for v in values):
+            df[c] = np.array([np.nan if v is None else float(v) for v in values], dtype=float)
         else:
-            try:
-                df[c] = pd.to_numeric(df[c].astype(object).where(df[c].notna(), np.nan), errors="raise").astype(float)
-            except (TypeError, ValueError):
-                raise _fail(path, f"'{key}' column {c!r} holds a value that is not a number") from None
+            raise _fail(path, f"'{key}' column {c!r} holds a value that is not a number")
     return df
 
 
@@ -226,16 +240,19 @@ def load_baseline(path: str | os.PathLike) -> Results:
     if not p.is_file():
         raise FileNotFoundError(f"baseline file not found: {p}")
     try:
-        data = json.loads(p.read_bytes().decode("utf-8"))
+        data = json.loads(p.read_bytes().decode("utf-8"), object_pairs_hook=_unique_keys,
+                          parse_constant=_no_constant)
     except UnicodeDecodeError as exc:
         raise _fail(p, f"not UTF-8 at byte {exc.start}") from None
     except json.JSONDecodeError as exc:
         raise _fail(p, f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
     except RecursionError:
         raise _fail(p, "JSON nested too deeply") from None
+    except ValueError as exc:  # a repeated key, NaN/Infinity, an integer too long to read
+        raise _fail(p, str(exc)) from None
     if not isinstance(data, dict) or data.get("format") != BASELINE_FORMAT:
         raise _fail(p, f"no \"format\": \"{BASELINE_FORMAT}\" at the top level")
-    if data.get("version") != BASELINE_VERSION:
+    if type(data.get("version")) is not int or data.get("version") != BASELINE_VERSION:
         raise _fail(p, f"format version {data.get('version')!r}; this chunkeval reads version {BASELINE_VERSION}")
     identity = data.get("identity")
     if not isinstance(identity, dict) or not isinstance(identity.get("datasets"), dict):

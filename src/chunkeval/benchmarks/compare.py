@@ -48,7 +48,7 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 import pandas as pd
 
-from chunkeval._display import short_label, text_table
+from chunkeval._display import compact_label, short_label, text_table
 from chunkeval.benchmarks.baseline import RESOLUTION, load_baseline
 from chunkeval.benchmarks.results import MANIFEST_FILE, Results, to_jsonable
 
@@ -156,13 +156,14 @@ def parse_checks(text: str | Iterable[str], available: Sequence[str]) -> tuple[C
     Returns
     -------
     tuple of Check
-        In the order given; a metric named twice keeps its last tolerance.
+        In the order given.
 
     Raises
     ------
     ValueError
-        An empty item, a malformed tolerance, a sign against the metric's direction, or a
-        metric name the runs do not have (the closest names are suggested).
+        An empty item or tolerance, a metric named twice, a malformed tolerance, a sign
+        against the metric's direction, or a metric name the runs do not have (the closest
+        names are suggested).
     """
     items = [text] if isinstance(text, str) else list(text)
     checks: dict[str, Check] = {}
@@ -171,8 +172,14 @@ def parse_checks(text: str | Iterable[str], available: Sequence[str]) -> tuple[C
         if not item:
             raise ValueError("--fail-on has an empty item; write METRIC[:TOLERANCE],... "
                              "e.g. 'answerable@5:0.02,answerability:2%'")
-        name, _, tol = item.partition(":")
-        name, tol = name.strip(), tol.strip() or "0"
+        name, colon, tol = item.partition(":")
+        name, tol = name.strip(), tol.strip()
+        if colon and not tol:
+            raise ValueError(f"--fail-on {item!r}: the tolerance after ':' is empty; write {name} "
+                             f"(no change allowed) or {name}:0.02")
+        tol = tol or "0"
+        if name in checks:
+            raise ValueError(f"--fail-on names {name} twice; give it once with one tolerance")
         if name not in available:
             close = difflib.get_close_matches(name, available, n=3, cutoff=0.5)
             hint = f"; did you mean {', '.join(close)}?" if close else ""
@@ -204,6 +211,35 @@ def default_checks(ks: Sequence[int]) -> tuple[Check, ...]:
 
 
 # --------------------------------------------------------------------------- sides
+_MANIFEST_TYPES = {"datasets": dict, "dependencies": dict, "ks": list, "budgets": list,
+                   "confidence": (int, float), "n_resamples": int, "seed": int}
+
+
+def _check_manifest(manifest: Any, where: str) -> None:
+    """The manifest fields a comparison reads must have their documented types."""
+    if not isinstance(manifest, dict):
+        raise ValueError(f"{where}: the manifest is not a JSON object")
+    for key, kind in _MANIFEST_TYPES.items():
+        value = manifest.get(key)
+        if value is not None and (not isinstance(value, kind) or isinstance(value, bool)):
+            raise ValueError(f"{where}: manifest key {key!r} has the wrong type ({type(value).__name__})")
+    for name, info in (manifest.get("datasets") or {}).items():
+        if not isinstance(info, dict):
+            raise ValueError(f"{where}: manifest key 'datasets.{name}' must be an object")
+    for key in ("ks", "budgets"):
+        if any(isinstance(k, bool) or not isinstance(k, int) or k < 1 for k in manifest.get(key) or []):
+            raise ValueError(f"{where}: manifest key {key!r} must list positive integers")
+    confidence = manifest.get("confidence")
+    if confidence is not None and not 0 < confidence < 1:
+        raise ValueError(f"{where}: manifest key 'confidence' must lie in (0, 1), got {confidence}")
+    if manifest.get("n_resamples") is not None and manifest["n_resamples"] < 1:
+        raise ValueError(f"{where}: manifest key 'n_resamples' must be >= 1")
+    try:
+        json.dumps(manifest)
+    except (RecursionError, ValueError, TypeError) as exc:
+        raise ValueError(f"{where}: the manifest cannot be read as plain JSON ({type(exc).__name__})") from None
+
+
 def load_side(side: Any) -> Results:
     """A comparison side as :class:`Results`.
 
@@ -227,17 +263,21 @@ def load_side(side: Any) -> Results:
         ``side`` is of another type.
     """
     if isinstance(side, Results):
+        _check_manifest(side.manifest or {}, "results")
         return side
     if not isinstance(side, (str, os.PathLike)):
         raise TypeError(f"compare takes Results, a results folder or a baseline file, got {type(side).__name__}")
     p = Path(side)
-    if p.is_dir():
-        return Results.load(p)
     if not p.exists():
         raise FileNotFoundError(f"no results folder or baseline file at {p}")
-    if p.name == MANIFEST_FILE:
-        return Results.load(p.parent)
-    return load_baseline(p)
+    res = Results.load(p.parent if p.name == MANIFEST_FILE else p) if p.is_dir() or p.name == MANIFEST_FILE \
+        else load_baseline(p)
+    _check_manifest(res.manifest, str(p))
+    for table, cols in ((res.summary, ("dataset", "config")), (res.per_question, ("dataset", "config", "question_id"))):
+        missing = [c for c in cols if c not in table.columns]
+        if missing:
+            raise ValueError(f"{p}: a results table lacks the column(s) {', '.join(missing)}")
+    return res
 
 
 def _side_name(side: Any, results: Results) -> str:
@@ -255,10 +295,11 @@ def _conditions(base: Results, cur: Results) -> tuple[list[str], dict[str, str],
     """Reasons the runs are incomparable: (global, per dataset), and environment notes."""
     bm, cm = base.manifest or {}, cur.manifest or {}
     reasons = []
-    for key, what in (("ks", "retrieval cut-offs ks"), ("retriever", "retriever"),
-                      ("retriever_params", "retriever parameters"), ("tokenizer", "tokenizer")):
-        if _canonical(bm.get(key)) != _canonical(cm.get(key)):
-            reasons.append(f"the {what} differ: baseline {_brief(bm.get(key))}, current {_brief(cm.get(key))}")
+    for key, what in (("ks", "retrieval cut-offs ks differ"), ("budgets", "token budgets differ"),
+                      ("retriever", "retriever differs"), ("retriever_params", "retriever parameters differ"),
+                      ("tokenizer", "tokenizer differs")):
+        if _canonical(bm.get(key) or None) != _canonical(cm.get(key) or None):
+            reasons.append(f"the {what}: baseline {_brief(bm.get(key))}, current {_brief(cm.get(key))}")
     per_dataset: dict[str, str] = {}
     bd, cd = bm.get("datasets") or {}, cm.get("datasets") or {}
     for name in _datasets(base):
@@ -370,6 +411,8 @@ def _question_rows(tb: pd.DataFrame, tc: pd.DataFrame, metrics: list[str], st: _
     from chunkeval.benchmarks.stats import paired_bootstrap, questions_needed
 
     shared = [q for q in tc.index if q in tb.index]
+    if not shared:
+        return []
     metrics = [m for m in metrics if m in tb.columns and m in tc.columns]
     if not metrics:
         return []
@@ -387,6 +430,7 @@ def _question_rows(tb: pd.DataFrame, tc: pd.DataFrame, metrics: list[str], st: _
             "delta": float(delta[j]), "ci_low": float(lo[j]), "ci_high": float(hi[j]),
             "n_questions": int(ok.sum()),
             "questions_needed": questions_needed(diff[:, j], confidence=st.confidence),
+            "n_missing": int((~ok).sum()),
         })
     return rows
 
@@ -405,15 +449,15 @@ def _config_rows(rb: pd.Series, rc: pd.Series, metrics: list[str]) -> list[dict[
         d = vc - vb
         d = 0.0 if abs(d) < RESOLUTION else d
         out.append({"metric": m, "baseline": vb, "current": vc, "delta": d, "ci_low": math.nan,
-                    "ci_high": math.nan, "n_questions": int(rc.get("n_questions", 0) or 0),
-                    "questions_needed": math.nan})
+                    "ci_high": math.nan, "n_questions": int(np.nan_to_num(float(rc.get("n_questions", 0) or 0))),
+                    "questions_needed": math.nan, "n_missing": int(not math.isfinite(d))})
     return out
 
 
 def _outcome(row: dict[str, Any], check: Check | None, strict: bool) -> str:
     d = row["delta"]
-    if not math.isfinite(d):
-        return "unchanged"
+    if not math.isfinite(d) or row.get("n_missing"):
+        return "incomparable"  # a missing value could hide any change
     higher = _higher_is_better(row["metric"])
     worse = -d if higher else d  # > 0: changed in the bad direction
     lo, hi = row["ci_low"], row["ci_high"]
@@ -437,7 +481,7 @@ class Comparison:
     Attributes
     ----------
     rows : pandas.DataFrame
-        Columns ``dataset, config, baseline_config, change, metric, higher_is_better,
+        Columns ``dataset, config, baseline_config, spec, change, metric, higher_is_better,
         checked, check, baseline, current, delta, ci_low, ci_high, n_questions,
         questions_needed, outcome``. ``config`` is the current label (the baseline's for a
         missing configuration), ``change`` the spec change (``"max_chars 1000 → 200"``),
@@ -454,6 +498,10 @@ class Comparison:
     confidence : float
     baseline_name, current_name : str
         Where the sides came from, for headings.
+    mode : {"gate", "strategy"}
+        ``"gate"`` for a run against a baseline (:func:`compare`); ``"strategy"`` for two
+        configurations of one run (:func:`compare_configs`), which names winners instead
+        of regressions.
     """
 
     rows: pd.DataFrame
@@ -464,6 +512,7 @@ class Comparison:
     confidence: float = 0.95
     baseline_name: str = "baseline"
     current_name: str = "current"
+    mode: str = "gate"
 
     @property
     def regressions(self) -> pd.DataFrame:
@@ -483,7 +532,14 @@ class Comparison:
         return EXIT_REGRESSION if len(self.regressions) else EXIT_OK
 
     def verdict(self) -> str:
-        """One sentence: what the gate decided and why."""
+        """One sentence: what the gate decided and why (for a strategy comparison: which
+        configuration is better on how many checked metrics)."""
+        if self.mode == "strategy" and not self.reasons:
+            rows = self.display_rows()
+            better = {o: int((rows["outcome"] == o).sum()) for o in ("improved", "regressed")}
+            a, b = (compact_label(n, n, 40) for n in (self.baseline_name, self.current_name))
+            return (f"{b} is better on {better['improved']}, {a} on {better['regressed']}, and no "
+                    f"difference is detectable on {len(rows) - sum(better.values())} of {len(rows)} metrics")
         if self.reasons:
             return "incomparable: " + "; ".join(self.reasons)
         if len(self.missing):
@@ -522,7 +578,9 @@ class Comparison:
             "checks": [str(c) for c in self.checks],
             "reasons": self.reasons,
             "notes": self.notes,
-            "counts": {o: int((self.display_rows()["outcome"] == o).sum()) for o in OUTCOMES},
+            "mode": self.mode,
+            "checked_counts": {o: int((self.display_rows()["outcome"] == o).sum()) for o in OUTCOMES},
+            "all_counts": {o: int((self.rows["outcome"] == o).sum()) for o in OUTCOMES},
             "rows": self.rows.to_dict(orient="records"),
         })
 
@@ -557,13 +615,14 @@ def _render(cmp: Comparison, all_rows: bool, markdown: bool) -> str:
     for r in rows.itertuples(index=False):
         ci = "–" if not math.isfinite(r.ci_low) else f"[{_num(r.ci_low, True)}, {_num(r.ci_high, True)}]"
         body.append([r.outcome.upper() if r.outcome in ("regressed", "missing", "incomparable") else r.outcome,
-                     *([str(r.dataset)] if multi else []), _short(str(r.config), 32), r.metric,
+                     *([str(r.dataset)] if multi else []), compact_label(str(r.config), str(r.spec), 40),
+                     r.metric,
                      _num(r.baseline), _num(r.current), _num(r.delta, True), ci,
                      _needed(r.questions_needed), r.check or "–"])
     worse = cmp.rows[~cmp.rows["checked"] & (cmp.rows["outcome"] == "regressed")]
-    also = ", ".join(dict.fromkeys(worse["metric"])) if not all_rows else ""
-    also = also and (f"Also worse beyond their {pct} interval, not checked (no effect on the exit "
-                     f"code): {also}.")
+    also = ", ".join(dict.fromkeys(worse["metric"])) if not all_rows and cmp.mode == "gate" else ""
+    also = also and (f"Also worse, but not checked (no effect on the exit code; --all shows them): "
+                     f"{also}.")
     lines = []
     title = f"chunkeval compare: {cmp.baseline_name} → {cmp.current_name}"
     changes = rows.drop_duplicates(["dataset", "config"])
@@ -571,7 +630,7 @@ def _render(cmp: Comparison, all_rows: bool, markdown: bool) -> str:
     if markdown:
         lines += [f"### {_md(title)}", "", f"**{_md(cmp.verdict())}**", ""]
         for config, _, change in changes:
-            lines.append(f"- `{_md(_short(config))}`: {_md(change)}")
+            lines.append(f"- `{_md(_short(config, 60))}`: {_md(change)}")
         lines += [f"- {_md(n)}" for n in cmp.notes]
         if changes or cmp.notes:
             lines.append("")
@@ -582,13 +641,17 @@ def _render(cmp: Comparison, all_rows: bool, markdown: bool) -> str:
         lines.append("")
         if also:
             lines += [_md(also), ""]
-        lines.append(f"Regression: a change beyond the check's tolerance in the bad direction"
-                     f"{'' if cmp.strict else f' whose {pct} paired bootstrap interval excludes 0'}."
-                     f" q. needed: questions a paired test needs to detect the change at 80% power.")
+        if cmp.mode == "gate":
+            lines.append(f"Regression: a change beyond the check's tolerance in the bad direction"
+                         f"{'' if cmp.strict else f' whose {pct} paired bootstrap interval excludes 0'}."
+                         " q. needed: questions a paired test needs to detect the change at 80% power.")
+        else:
+            lines.append(f"improved: {_md(cmp.current_name)} is better, regressed: {_md(cmp.baseline_name)} "
+                         f"is better (the {pct} paired bootstrap interval excludes 0).")
     else:
         lines += [title]
         for config, _, change in changes:
-            lines.append(f"  {_short(config)}: {change}")
+            lines.append(f"  {_short(config, 60)}: {change}")
         lines += [f"  note: {n}" for n in cmp.notes]
         if body:
             lines += ["", text_table(header, body)]
@@ -649,7 +712,7 @@ def compare(
                 int(n_resamples if n_resamples is not None else manifest.get("n_resamples") or 1000),
                 int(seed if seed is not None else manifest.get("seed") or 0))
     available = [m for m in metric_names(cur) if m in set(metric_names(base))]
-    check_list = _resolve_checks(checks, cur, available)
+    check_list = _resolve_checks(checks, base, cur)
     reasons, bad_datasets, notes = _conditions(base, cur)
     by_metric = {c.metric: c for c in check_list}
     q_metrics = [m for m in available if m in cur.per_question.columns]
@@ -664,6 +727,7 @@ def compare(
         for b_label, c_label in _pairs(base, cur, dataset, notes):
             label = c_label if c_label is not None else b_label
             common = {"dataset": dataset, "config": label, "baseline_config": b_label or "",
+                      "spec": cspec[c_label] if c_label is not None else bspec[b_label],
                       "change": spec_change(bspec[b_label], cspec[c_label]) if b_label and c_label else ""}
             if b_label is None or c_label is None:
                 outcome = "missing" if c_label is None else "new"
@@ -672,37 +736,53 @@ def compare(
                 records += [{**common, "metric": c.metric, "outcome": outcome} for c in check_list]
                 continue
             empty = pd.DataFrame()
-            found = (_question_rows(qb.get((dataset, b_label), empty), qc.get((dataset, c_label), empty),
-                                    q_metrics, st)
+            tb, tc = qb.get((dataset, b_label), empty), qc.get((dataset, c_label), empty)
+            if set(tb.index) != set(tc.index) and dataset not in bad_datasets:
+                # every configuration must be paired on the same, whole question set
+                bad_datasets[dataset] = (f"dataset {dataset}, configuration {label}: {len(tb)} questions in the "
+                                         f"baseline, {len(tc)} in the current run, {len(set(tb.index) & set(tc.index))} "
+                                         "shared")
+            found = (_question_rows(tb, tc, q_metrics, st)
                      + _config_rows(sb[(dataset, b_label)].iloc[0], sc[(dataset, c_label)].iloc[0], c_metrics))
             for r in found:
                 if reasons or dataset in bad_datasets:
                     r["outcome"] = "incomparable"
                 else:
                     r["outcome"] = _outcome(r, by_metric.get(r["metric"]), strict)
+                    if r["outcome"] == "incomparable" and r["metric"] in by_metric:
+                        reasons.append(f"dataset {dataset}, configuration {label}: {r['metric']} has "
+                                       f"{r['n_missing']} missing (NaN) value(s)")
                 records.append({**common, **r})
+    unmeasured = [c.metric for c in check_list if c.metric not in set(q_metrics) | set(c_metrics)]
+    if unmeasured:
+        reasons.append(f"checked metric(s) {', '.join(unmeasured)} missing from one side")
     rows = _frame(records, by_metric)
     return Comparison(rows=rows, checks=check_list, reasons=reasons + list(bad_datasets.values()),
                       notes=notes, strict=strict, confidence=st.confidence,
                       baseline_name=_side_name(baseline, base), current_name=_side_name(current, cur))
 
 
-def _resolve_checks(checks: Any, cur: Results, available: list[str]) -> tuple[Check, ...]:
+def _resolve_checks(checks: Any, base: Results, cur: Results) -> tuple[Check, ...]:
+    """Checks against the metrics either side has; one only one side has is kept, and the
+    comparison reports it as missing (incomparable) instead of silently dropping it."""
+    known = list(dict.fromkeys([*metric_names(cur), *metric_names(base)]))
     if checks is None:
-        ks = (cur.manifest or {}).get("ks") or []
-        return tuple(c for c in default_checks(ks) if c.metric in available) if ks else ()
-    if isinstance(checks, str):
-        return parse_checks(checks, available)
-    out = []
-    for c in checks:
-        out += list(parse_checks(c, available)) if isinstance(c, str) else [c]
-    for c in out:
-        if c.metric not in available:
-            parse_checks(c.metric, available)  # raises with suggestions
+        ks = (cur.manifest or {}).get("ks") or (base.manifest or {}).get("ks") or []
+        return default_checks(ks) if ks else ()
+    items = [checks] if isinstance(checks, str) else list(checks)
+    out: list[Check] = []
+    texts = [c for c in items if isinstance(c, str)]
+    if texts:
+        out += list(parse_checks(texts, known))
+    for c in items:
+        if not isinstance(c, str):
+            if c.metric not in known:
+                parse_checks(c.metric, known)  # raises with suggestions
+            out.append(c)
     return tuple(out)
 
 
-_COLUMNS = ["dataset", "config", "baseline_config", "change", "metric", "higher_is_better", "checked",
+_COLUMNS = ["dataset", "config", "baseline_config", "spec", "change", "metric", "higher_is_better", "checked",
             "check", "baseline", "current", "delta", "ci_low", "ci_high", "n_questions",
             "questions_needed", "outcome"]
 
@@ -723,6 +803,24 @@ def _frame(records: list[dict[str, Any]], by_metric: dict[str, Check]) -> pd.Dat
     return rows.reset_index(drop=True)
 
 
+def _find_config(results: Results, name: str) -> str:
+    """A configuration label from its label, or from the short label the terminal shows."""
+    s = results.summary
+    labels = list(dict.fromkeys(s["config"].astype(str)))
+    if name in labels:
+        return name
+    specs = s["spec"].astype(str) if "spec" in s.columns else s["config"].astype(str)
+    short = {}
+    for label, spec in zip(s["config"].astype(str), specs):
+        short.setdefault(compact_label(label, spec, 10**6), []).append(label)
+    found = short.get(name, [])
+    if len(found) == 1:
+        return found[0]
+    close = difflib.get_close_matches(name, [*labels, *short], n=3, cutoff=0.3)
+    raise ValueError(f"no configuration {name!r} in these results"
+                     + (f"; did you mean {', '.join(map(repr, close))}?" if close else ""))
+
+
 def compare_configs(
     results: Any, config_a: str, config_b: str, metrics: str | Sequence[Check | str] | None = None,
     **kwargs: Any,
@@ -738,7 +836,8 @@ def compare_configs(
     ----------
     results : Results or results folder
     config_a, config_b : str
-        Configuration labels (``config`` column of the summary).
+        Configuration labels (``config`` column of the summary), or the short labels of the
+        terminal table (:func:`chunkeval._display.compact_label`).
     metrics : str or sequence, optional
         As ``checks`` of :func:`compare`.
     **kwargs
@@ -754,12 +853,9 @@ def compare_configs(
         An unknown configuration label (the closest labels are suggested).
     """
     res = load_side(results)
-    labels = list(dict.fromkeys(res.summary["config"].astype(str)))
-    for label in (config_a, config_b):
-        if label not in labels:
-            close = difflib.get_close_matches(label, labels, n=3, cutoff=0.3)
-            raise ValueError(f"no configuration {label!r} in these results"
-                             + (f"; did you mean {', '.join(map(repr, close))}?" if close else ""))
+    config_a, config_b = (_find_config(res, c) for c in (config_a, config_b))
+    if config_a == config_b:
+        raise ValueError(f"--configs names {config_a!r} twice; give two different configurations")
 
     def one(label: str) -> Results:
         keep = lambda df: df[df["config"].astype(str) == label].assign(config="config")  # noqa: E731
@@ -769,6 +865,7 @@ def compare_configs(
     cmp.rows["config"] = config_b
     cmp.rows["baseline_config"] = config_a
     cmp.baseline_name, cmp.current_name = config_a, config_b
+    cmp.mode = "strategy"
     cmp.notes = [n for n in cmp.notes if "paired although" not in n]
     return cmp
 
@@ -782,7 +879,7 @@ def strategy_sentences(cmp: Comparison) -> list[str]:
     """
     out = []
     pct = f"{cmp.confidence:.0%}"
-    a, b = _short(cmp.baseline_name), _short(cmp.current_name)
+    a, b = (compact_label(n, n, 40) for n in (cmp.baseline_name, cmp.current_name))
     for r in cmp.display_rows().itertuples(index=False):
         has_ci = math.isfinite(r.ci_low)
         ci = f"{pct} CI [{_num(r.ci_low, True)}, {_num(r.ci_high, True)}]" if has_ci else ""
@@ -793,9 +890,13 @@ def strategy_sentences(cmp: Comparison) -> list[str]:
                        f"{', ' + ci if ci else ''}).")
         elif not has_ci:
             out.append(f"{r.metric}: the same for both ({_num(r.current)}).")
-        elif math.isinf(r.questions_needed):
+        elif math.isinf(r.questions_needed) and r.ci_low == r.ci_high == 0:
             out.append(f"{r.metric}: no detectable difference (identical on every question; "
                        "no finite number of questions would show one).")
+        elif math.isinf(r.questions_needed):
+            out.append(f"{r.metric}: no detectable difference ({ci}, over {r.n_questions} questions; the "
+                       "gains and losses cancel out exactly, so no number of questions would show a "
+                       "difference in the mean).")
         else:
             need = "" if math.isnan(r.questions_needed) else (
                 f"; about {_needed(r.questions_needed)} questions would be needed to detect a "

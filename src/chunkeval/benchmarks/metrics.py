@@ -45,13 +45,19 @@ __all__ = [
     "Metric",
     "answerability",
     "answerable",
+    "all_parts_at_budget",
+    "all_parts_at_k",
+    "answerable_at_budget",
     "answerable_at_k",
+    "budget_cut",
+    "check_budgets",
     "chunk_arrays",
     "chunk_sizes",
     "evidence_in_one_chunk",
     "evidence_in_one_chunk_rate",
     "get_metric",
     "headline_k",
+    "headline_metric",
     "iou_at_k",
     "mid_sentence_end_share",
     "over_limit_share",
@@ -60,6 +66,7 @@ __all__ = [
     "precision_omega",
     "question_metric_columns",
     "question_metrics",
+    "recall_at_budget",
     "recall_at_k",
     "reciprocal_rank",
     "retrieved_tokens_at_k",
@@ -91,6 +98,9 @@ class Metric:
         ``"configuration"``: one value per dataset x chunker configuration.
     per_k : bool
         Whether the metric is evaluated at every retrieval cut-off ``k``.
+    per_budget : bool
+        Whether the metric is evaluated at every token budget ``B`` (name ends in
+        ``"@Btok"``, columns such as ``"recall@512tok"``).
     """
 
     name: str
@@ -98,6 +108,7 @@ class Metric:
     higher_is_better: bool
     level: str = "question"
     per_k: bool = False
+    per_budget: bool = False
 
     def column(self, k: int | None = None) -> str:
         """Result-table column name, e.g. ``"recall@5"`` for ``k=5``.
@@ -120,7 +131,8 @@ class Metric:
 METRICS: dict[str, Metric] = {}
 
 
-def _register(name: str, *, higher_is_better: bool, level: str = "question", per_k: bool = False):
+def _register(name: str, *, higher_is_better: bool, level: str = "question", per_k: bool = False,
+              per_budget: bool = False):
     """Decorator registering a pure metric function under ``name`` (duplicates fail)."""
 
     def decorate(func: Callable[..., Any]) -> Callable[..., Any]:
@@ -128,7 +140,7 @@ def _register(name: str, *, higher_is_better: bool, level: str = "question", per
             raise ValueError(f"metric {name!r} is already registered")
         if level not in ("question", "configuration"):
             raise ValueError(f"level must be 'question' or 'configuration', got {level!r}")
-        METRICS[name] = Metric(name, func, higher_is_better, level, per_k)
+        METRICS[name] = Metric(name, func, higher_is_better, level, per_k, per_budget)
         return func
 
     return decorate
@@ -146,6 +158,9 @@ def get_metric(name: str) -> Metric:
         return METRICS[name]
     generic = re.sub(r"@\d+$", "@k", name)
     if generic in METRICS and METRICS[generic].per_k:
+        return METRICS[generic]
+    generic = re.sub(r"@\d+tok$", "@Btok", name)
+    if generic in METRICS and METRICS[generic].per_budget:
         return METRICS[generic]
     close = difflib.get_close_matches(name, list(METRICS), n=3)
     hint = f"; did you mean {', '.join(close)}?" if close else ""
@@ -175,20 +190,51 @@ def headline_k(ks: Iterable[int]) -> int:
     return 5 if 5 in ks else ks[-1]
 
 
-def question_metric_columns(ks: Iterable[int] = (1, 3, 5, 10)) -> list[str]:
-    """Per-question metric columns in result-table order for cut-offs ``ks``.
+def headline_metric(ks: Iterable[int], budgets: Iterable[int] = (), answerability_ceiling: float = 1.0) -> str:
+    """The metric verdicts rank by unless told otherwise.
+
+    ``answerable@<B>tok`` at the middle budget when budgets are given (configurations
+    compared at the same reading cost), else ``answerable@<k>`` with k from
+    :func:`headline_k`; ``all_parts`` instead of ``answerable`` when fewer than half of
+    the questions can be answerable at all (``answerability_ceiling < 0.5``, e.g.
+    multi-hop data whose parts lie in different documents).
+
+    Parameters
+    ----------
+    ks : iterable of int
+    budgets : iterable of int, default ()
+        Token budgets of the run.
+    answerability_ceiling : float, default 1.0
+        Share of questions whose parts all lie in one document (NaN counts as 1).
+
+    Returns
+    -------
+    str
+        A result column name, e.g. ``"answerable@5"`` or ``"all_parts@512tok"``.
+    """
+    family = "all_parts" if answerability_ceiling < 0.5 else "answerable"
+    budgets = check_budgets(budgets)
+    if budgets:
+        return f"{family}@{budgets[(len(budgets) - 1) // 2]}tok"
+    return f"{family}@{headline_k(ks)}"
+
+
+def question_metric_columns(ks: Iterable[int] = (1, 3, 5, 10), budgets: Iterable[int] = ()) -> list[str]:
+    """Per-question metric columns in result-table order for cut-offs ``ks`` and token budgets.
 
     Returns
     -------
     list of str
         ``evidence_in_one_chunk, answerability, precision_omega``, then for each k
-        ``recall@k, answerable@k, span_recall@k, span_precision@k, iou@k,
-        retrieved_tokens@k``, then ``mrr``.
+        ``recall@k, all_parts@k, answerable@k, span_recall@k, span_precision@k, iou@k,
+        retrieved_tokens@k``, then ``mrr``, then for each budget B ``recall@Btok,
+        all_parts@Btok, answerable@Btok``.
     """
     cols = ["evidence_in_one_chunk", "answerability", "precision_omega"]
     for k in _check_ks(ks):
         cols += [
             f"recall@{k}",
+            f"all_parts@{k}",
             f"answerable@{k}",
             f"span_recall@{k}",
             f"span_precision@{k}",
@@ -196,7 +242,28 @@ def question_metric_columns(ks: Iterable[int] = (1, 3, 5, 10)) -> list[str]:
             f"retrieved_tokens@{k}",
         ]
     cols.append("mrr")
+    for b in check_budgets(budgets):
+        cols += [f"recall@{b}tok", f"all_parts@{b}tok", f"answerable@{b}tok"]
     return cols
+
+
+def check_budgets(budgets: Iterable[int]) -> list[int]:
+    """Validate token budgets: distinct positive integers, returned sorted.
+
+    Raises
+    ------
+    ValueError
+        A budget that is not a positive integer (booleans and floats with a fraction
+        included).
+    """
+    if isinstance(budgets, (str, bytes)):
+        raise ValueError(f"budgets must be a list of positive integers, got {budgets!r}")
+    out = []
+    for b in budgets:
+        if isinstance(b, bool) or not isinstance(b, (int, np.integer)) or b < 1:
+            raise ValueError(f"token budgets must be positive integers, got {b!r}")
+        out.append(int(b))
+    return sorted(dict.fromkeys(out))
 
 
 def _check_ks(ks: Iterable[int]) -> list[int]:
@@ -528,6 +595,38 @@ def answerable_at_k(ranked: Sequence[Chunk], parts: Sequence[EvidenceSpan], k: i
     return int(any(all(_contains(c, p) for p in parts) for c in _top(ranked, k)))
 
 
+@_register("all_parts@k", higher_is_better=True, per_k=True)
+def all_parts_at_k(ranked: Sequence[Chunk], parts: Sequence[EvidenceSpan], k: int) -> int:
+    """1 when every evidence part is contained in some top-k chunk (not necessarily the same).
+
+    ``all_parts@k = 1[for all p in P: exists c in R_k: contained(c, p)]``: what a
+    multi-hop pipeline that reads all k chunks together needs.  It is at least
+    ``answerable@k`` and equals ``1[recall@k = 1]``.  Higher is better.
+
+    Parameters
+    ----------
+    ranked : sequence of Chunk
+        Retrieved chunks, best first.
+    parts : sequence of EvidenceSpan
+        Evidence parts of one question (at least one).
+    k : int
+        Cut-off, ``k >= 1``.
+
+    Returns
+    -------
+    int
+        0 or 1.
+
+    Raises
+    ------
+    ValueError
+        If ``parts`` is empty or ``k < 1``.
+    """
+    _need_parts(parts)
+    top = _top(ranked, k)
+    return int(all(any(_contains(c, p) for c in top) for p in parts))
+
+
 @_register("mrr", higher_is_better=True)
 def reciprocal_rank(ranked: Sequence[Chunk], parts: Sequence[EvidenceSpan]) -> float:
     """Reciprocal rank of the first retrieved chunk that contains every evidence part.
@@ -709,6 +808,156 @@ def retrieved_tokens_at_k(ranked: Sequence[int], chunk_tokens: Sequence[int] | n
     """
     tokens = np.asarray(chunk_tokens)
     return int(sum(int(tokens[i]) for i in _top(list(ranked), k) if i >= 0))
+
+
+# --------------------------------------------------------------------------- budget-matched retrieval
+
+
+def budget_cut(ranked: Sequence[Chunk], tokenizer: Any, budget: int) -> list[Chunk]:
+    """What a generator reads at a budget of ``budget`` tokens.
+
+    The ranked chunks are concatenated in rank order and the text is cut after
+    ``budget`` tokens: chunks are kept whole while the running token count stays
+    ``<= budget``; the first chunk that would pass it is kept up to the end of its
+    ``budget - tokens_before`` first tokens (``tokenizer.spans`` of the chunk text);
+    nothing after it is read.  Overlapping chunks are read, and counted against the
+    budget, as often as they are retrieved.  Fixed reading budgets are how Dense X
+    Retrieval (Chen et al., 2023) compares retrieval units of different sizes.
+
+    Parameters
+    ----------
+    ranked : sequence of Chunk
+        Retrieved chunks, best first.
+    tokenizer : Tokenizer
+        Counts tokens (``count``) and locates them (``spans``) in a chunk's text.
+    budget : int
+        Tokens, ``>= 1``.
+
+    Returns
+    -------
+    list of Chunk
+        The kept chunks in rank order; the last one may be a prefix (``end`` and
+        ``text`` shortened); a chunk cut after zero tokens is left out.
+
+    Raises
+    ------
+    ValueError
+        If ``budget < 1``.
+    """
+    if budget < 1:
+        raise ValueError(f"budget must be >= 1 token, got {budget}")
+    kept: list[Chunk] = []
+    used = 0
+    for c in ranked:
+        n = tokenizer.count(c.text)
+        if used + n <= budget:
+            kept.append(c)
+            used += n
+            continue
+        room = budget - used
+        if room > 0:
+            end = tokenizer.spans(c.text)[room - 1][1]
+            kept.append(Chunk(c.doc_id, c.index, c.start, c.start + end, c.text[:end], c.metadata))
+        break
+    return kept
+
+
+@_register("recall@Btok", higher_is_better=True, per_budget=True)
+def recall_at_budget(ranked: Sequence[Chunk], parts: Sequence[EvidenceSpan], tokenizer: Any,
+                     budget: int) -> float:
+    """Share of evidence parts lying wholly inside the text read at a token budget.
+
+    ``recall@Btok = |{p in P : exists c in cut_B(R): contained(c, p)}| / |P|`` with
+    ``cut_B`` = :func:`budget_cut`.  Higher is better.
+
+    Parameters
+    ----------
+    ranked : sequence of Chunk
+        Retrieved chunks, best first (as many as the budget may need).
+    parts : sequence of EvidenceSpan
+        Evidence parts of one question (at least one).
+    tokenizer : Tokenizer
+        The run's tokenizer.
+    budget : int
+        Tokens, ``>= 1``.
+
+    Returns
+    -------
+    float
+        In ``[0, 1]``.
+
+    Raises
+    ------
+    ValueError
+        If ``parts`` is empty or ``budget < 1``.
+    """
+    kept = budget_cut(ranked, tokenizer, budget)
+    return recall_at_k(kept, parts, max(1, len(kept)))
+
+
+@_register("all_parts@Btok", higher_is_better=True, per_budget=True)
+def all_parts_at_budget(ranked: Sequence[Chunk], parts: Sequence[EvidenceSpan], tokenizer: Any,
+                        budget: int) -> int:
+    """1 when every evidence part lies wholly inside the text read at a token budget.
+
+    ``all_parts@Btok = 1[recall@Btok = 1]`` (:func:`budget_cut`).  Higher is better.
+
+    Parameters
+    ----------
+    ranked : sequence of Chunk
+        Retrieved chunks, best first (as many as the budget may need).
+    parts : sequence of EvidenceSpan
+        Evidence parts of one question (at least one).
+    tokenizer : Tokenizer
+        The run's tokenizer.
+    budget : int
+        Tokens, ``>= 1``.
+
+    Returns
+    -------
+    int
+        0 or 1.
+
+    Raises
+    ------
+    ValueError
+        If ``parts`` is empty or ``budget < 1``.
+    """
+    kept = budget_cut(ranked, tokenizer, budget)
+    return all_parts_at_k(kept, parts, max(1, len(kept)))
+
+
+@_register("answerable@Btok", higher_is_better=True, per_budget=True)
+def answerable_at_budget(ranked: Sequence[Chunk], parts: Sequence[EvidenceSpan], tokenizer: Any,
+                         budget: int) -> int:
+    """1 when one kept (possibly cut) chunk holds every evidence part at a token budget.
+
+    ``answerable@Btok = 1[exists c in cut_B(R): for all p in P: contained(c, p)]``
+    (:func:`budget_cut`).  Higher is better.
+
+    Parameters
+    ----------
+    ranked : sequence of Chunk
+        Retrieved chunks, best first (as many as the budget may need).
+    parts : sequence of EvidenceSpan
+        Evidence parts of one question (at least one).
+    tokenizer : Tokenizer
+        The run's tokenizer.
+    budget : int
+        Tokens, ``>= 1``.
+
+    Returns
+    -------
+    int
+        0 or 1.
+
+    Raises
+    ------
+    ValueError
+        If ``parts`` is empty or ``budget < 1``.
+    """
+    kept = budget_cut(ranked, tokenizer, budget)
+    return answerable_at_k(kept, parts, max(1, len(kept)))
 
 
 # --------------------------------------------------------------------------- configuration-level metrics
@@ -990,6 +1239,9 @@ def question_metrics(
     ranked: np.ndarray,
     chunk_tokens: np.ndarray,
     ks: Iterable[int] = (1, 3, 5, 10),
+    budgets: Iterable[int] = (),
+    budget_ranked: np.ndarray | None = None,
+    token_ends: Callable[[int], Sequence[int]] | None = None,
 ) -> pd.DataFrame:
     """All question-level metrics of one configuration, for all questions at once.
 
@@ -1021,14 +1273,23 @@ def question_metrics(
         Token count of every chunk (for ``retrieved_tokens@k``).
     ks : iterable of int, default (1, 3, 5, 10)
         Cut-offs; ``k`` beyond ``K`` uses all ``K`` retrieved chunks.
+    budgets : iterable of int, default ()
+        Token budgets ``B`` of the ``@Btok`` metrics (:func:`budget_cut`).
+    budget_ranked : array-like of int, shape (n_questions, K_B), optional
+        A deeper ranking for the budgets (default ``ranked``): enough chunks that each
+        row reaches the largest budget or holds every chunk the retriever returned.
+    token_ends : callable, optional
+        ``token_ends(i)`` gives the end offsets (characters, relative to the chunk's
+        start) of chunk ``i``'s tokens; called only for the chunk a budget cuts.
+        Required when ``budgets`` is not empty.
 
     Returns
     -------
     pandas.DataFrame
         One row per question (index 0..n_questions-1), columns ``n_parts`` then
-        :func:`question_metric_columns(ks) <question_metric_columns>`.  Share metrics are
-        float64, ``answerability``/``answerable@k``/``retrieved_tokens@k``/``n_parts``
-        int64.
+        :func:`question_metric_columns(ks, budgets) <question_metric_columns>`.  Share
+        metrics are float64, ``answerability``/``answerable@k``/``all_parts@k``/
+        ``retrieved_tokens@k``/``n_parts`` and the budget 0/1 metrics int64.
 
     Raises
     ------
@@ -1037,6 +1298,9 @@ def question_metrics(
         out-of-range question/chunk numbers.
     """
     ks = _check_ks(ks)
+    budgets = check_budgets(budgets)
+    if budgets and token_ends is None:
+        raise ValueError("budget metrics need token_ends (token end offsets of a chunk)")
     cd = np.asarray(chunk_doc, dtype=np.int64).ravel()
     cs = np.asarray(chunk_start, dtype=np.int64).ravel()
     ce = np.asarray(chunk_end, dtype=np.int64).ravel()
@@ -1138,13 +1402,16 @@ def question_metrics(
         if kc == 0:
             zeros = np.zeros(n_q)
             cols[f"recall@{k}"] = zeros
+            cols[f"all_parts@{k}"] = zeros.astype(np.int64)
             cols[f"answerable@{k}"] = zeros.astype(np.int64)
             cols[f"span_recall@{k}"] = zeros
             cols[f"span_precision@{k}"] = zeros
             cols[f"iou@{k}"] = zeros
             cols[f"retrieved_tokens@{k}"] = zeros.astype(np.int64)
             continue
-        cols[f"recall@{k}"] = np.bincount(pq, weights=part_hit_cum[:, kc - 1], minlength=n_q) / n_parts
+        hits = np.bincount(pq, weights=part_hit_cum[:, kc - 1], minlength=n_q)
+        cols[f"recall@{k}"] = hits / n_parts
+        cols[f"all_parts@{k}"] = (hits == n_parts).astype(np.int64)
         cols[f"answerable@{k}"] = any_cum[:, kc - 1].astype(np.int64)
         sub_valid = valid[:, :kc]
         qg = np.broadcast_to(np.arange(n_q)[:, None], (n_q, kc))[sub_valid]
@@ -1162,4 +1429,43 @@ def question_metrics(
         cols["mrr"] = np.where(holds_all.any(axis=1), 1.0 / (first + 1), 0.0)
     else:
         cols["mrr"] = np.zeros(n_q)
-    return pd.DataFrame({c: cols[c] for c in ["n_parts", *question_metric_columns(ks)]})
+    if budgets:
+        brk = rk if budget_ranked is None else np.asarray(budget_ranked, dtype=np.int64)
+        if brk.ndim != 2 or brk.shape[0] != n_q or (brk >= n_c).any():
+            raise ValueError(f"budget_ranked must be (n_questions, K) chunk indices < {n_c}")
+        cols.update(_budget_metrics(brk, gcs, gce, tok, pq, gps, gpe, n_parts, budgets, token_ends))
+    return pd.DataFrame({c: cols[c] for c in ["n_parts", *question_metric_columns(ks, budgets)]})
+
+
+def _budget_metrics(
+    rk: np.ndarray, gcs: np.ndarray, gce: np.ndarray, tok: np.ndarray, pq: np.ndarray,
+    gps: np.ndarray, gpe: np.ndarray, n_parts: np.ndarray, budgets: list[int],
+    token_ends: Callable[[int], Sequence[int]],
+) -> dict[str, np.ndarray]:
+    """The ``@Btok`` columns: :func:`budget_cut` on every row of ``rk`` at once (global offsets)."""
+    n_q, kk = rk.shape
+    valid = rk >= 0
+    safe = np.where(valid, rk, 0)
+    if gcs.size:
+        rs, re_, rtok = gcs[safe], gce[safe], np.where(valid, tok[safe], 0)
+    else:
+        rs = re_ = rtok = np.zeros(rk.shape, dtype=np.int64)
+    cum = np.cumsum(rtok, axis=1)
+    before = cum - rtok
+    out: dict[str, np.ndarray] = {}
+    for b in budgets:
+        whole = valid & (cum <= b)
+        cut = valid & (before < b) & (cum > b)  # at most one per row: the budget line
+        end = np.where(whole, re_, rs)
+        for r, c in zip(*np.nonzero(cut)):
+            room = int(b - before[r, c])
+            end[r, c] = rs[r, c] + int(token_ends(int(rk[r, c]))[room - 1])
+        kept = whole | cut
+        in_read = kept[pq] & (rs[pq] <= gps[:, None]) & (gpe[:, None] <= end[pq])
+        hits = np.bincount(pq, weights=in_read.any(axis=1), minlength=n_q) if kk else np.zeros(n_q)
+        out[f"recall@{b}tok"] = hits / n_parts
+        out[f"all_parts@{b}tok"] = (hits == n_parts).astype(np.int64)
+        miss = np.bincount((pq[:, None] * kk + np.arange(kk)[None, :])[~in_read],
+                           minlength=n_q * kk).reshape(n_q, kk)
+        out[f"answerable@{b}tok"] = ((miss == 0) & kept).any(axis=1).astype(np.int64)
+    return out

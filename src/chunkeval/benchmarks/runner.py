@@ -92,6 +92,13 @@ class _DatasetContext:
             self._sentences = (cat(starts), cat(ends))
         return self._sentences
 
+    def answerability_ceiling(self) -> float:
+        """Share of questions whose evidence parts all lie in one document: no chunk crosses a
+        document, so no configuration can make more questions answerable."""
+        if not self.questions:
+            return float("nan")
+        return sum(len({p.doc_id for p in q.evidence}) == 1 for q in self.questions) / len(self.questions)
+
     def document_tokens(self, tokenizer: Any, key: str) -> int:
         """Total tokens over all documents, cached per tokenizer key."""
         if key not in self._doc_tokens:
@@ -132,6 +139,50 @@ class _Settings:
     seed: int
     confidence: float
     n_resamples: int
+    budgets: tuple[int, ...] = ()
+
+
+def _search(retriever: Any, queries: list[str], k: int) -> np.ndarray:
+    """Top-k chunk indices per query; -1 where a lexical retriever found no shared term."""
+    ranked, scores = retriever.search(queries, k)
+    ranked = np.asarray(ranked, dtype=np.int64).reshape(len(queries), -1)
+    if retriever.lexical:
+        # no query term in the chunk: not retrieved (their order would be chunk order)
+        ranked[np.asarray(scores).reshape(len(queries), -1) <= 0] = -1
+    return ranked
+
+
+def _deep_ranking(retriever: Any, queries: list[str], ranked: np.ndarray, n_tokens: np.ndarray,
+                  budget: int) -> np.ndarray:
+    """A ranking deep enough for a token budget: every row reaches ``budget`` tokens, or holds
+    every chunk the retriever returns for it. Deepens by doubling, so the result is exact."""
+    n_chunks = len(n_tokens)
+    while True:
+        k = ranked.shape[1]
+        valid = ranked >= 0
+        read = np.where(valid, n_tokens[np.where(valid, ranked, 0)], 0).sum(axis=1)
+        short = (read < budget) & (valid[:, -1] if k else True)
+        if k >= n_chunks or not short.any():
+            return ranked
+        ranked = _search(retriever, queries, min(n_chunks, max(2 * k, k + 1)))
+
+
+def _span_within_limit(ctx: "_DatasetContext", chunker: Any, limit: Any, unit: str) -> float:
+    """Share of questions whose evidence (from the first part's start to the last part's end,
+    in one document) measures no more than the configuration's limit, in its unit."""
+    from chunkeval.text import count_words
+
+    if limit is None or not ctx.questions:
+        return float("nan")
+    texts = {d.id: d.text for d in ctx.documents}
+    fits = 0
+    for q in ctx.questions:
+        if len({p.doc_id for p in q.evidence}) != 1:
+            continue
+        text = texts[q.evidence[0].doc_id][min(p.start for p in q.evidence):max(p.end for p in q.evidence)]
+        size = len(text) if unit == "chars" else count_words(text) if unit == "words" else chunker.measure(text)
+        fits += size <= limit
+    return fits / len(ctx.questions)
 
 
 def _size_stats(prefix: str, values: np.ndarray) -> dict[str, float]:
@@ -163,32 +214,34 @@ def _evaluate(dataset_index: int, chunker_in: Any, label: str, settings: _Settin
     texts = [c.text for c in chunks]
     queries = [q.text for q in ctx.questions]
     n_q = len(queries)
-    if chunks and n_q:
-        retriever = get_retriever(settings.retriever)
-        t0 = time.perf_counter()
-        retriever.fit(texts)
-        index_seconds = time.perf_counter() - t0
-        t0 = time.perf_counter()
-        ranked, scores = retriever.search(queries, k_max)
-        retrieve_seconds = time.perf_counter() - t0
-        ranked = np.asarray(ranked, dtype=np.int64).reshape(n_q, -1)
-        if retriever.lexical:
-            # no query term in the chunk: not retrieved (their order would be chunk order)
-            ranked[np.asarray(scores).reshape(n_q, -1) <= 0] = -1
-    else:
-        index_seconds = retrieve_seconds = 0.0
-        ranked = np.zeros((n_q, 0), dtype=np.int64)
 
     # chunk sizes
     n_chars = np.fromiter((len(t) for t in texts), dtype=np.int64, count=len(texts))
     n_words = np.fromiter((count_words(t) for t in texts), dtype=np.int64, count=len(texts))
     n_tokens = np.fromiter((tok.count(t) for t in texts), dtype=np.int64, count=len(texts))
 
+    budget_ranked = None
+    if chunks and n_q:
+        retriever = get_retriever(settings.retriever)
+        t0 = time.perf_counter()
+        retriever.fit(texts)
+        index_seconds = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        ranked = _search(retriever, queries, k_max)
+        if settings.budgets:
+            budget_ranked = _deep_ranking(retriever, queries, ranked, n_tokens, max(settings.budgets))
+        retrieve_seconds = time.perf_counter() - t0
+    else:
+        index_seconds = retrieve_seconds = 0.0
+        ranked = np.zeros((n_q, 0), dtype=np.int64)
+
     t0 = time.perf_counter()
     c_doc, c_start, c_end = M.chunk_arrays(chunks, ctx.doc_index)
-    pq = M.question_metrics(c_doc, c_start, c_end, *ctx.parts(), ranked, n_tokens, ks=ks)
+    pq = M.question_metrics(c_doc, c_start, c_end, *ctx.parts(), ranked, n_tokens, ks=ks,
+                            budgets=settings.budgets, budget_ranked=budget_ranked,
+                            token_ends=lambda i: [e for _, e in tok.spans(texts[i])])
     pq = pq.reset_index(drop=True)
-    metric_cols = question_metric_columns(ks)
+    metric_cols = question_metric_columns(ks, settings.budgets)
     missing = [c for c in metric_cols + ["n_parts"] if c not in pq.columns]
     if missing:
         raise RuntimeError(f"metrics table lacks column(s) {missing}")
@@ -261,6 +314,8 @@ def _evaluate(dataset_index: int, chunker_in: Any, label: str, settings: _Settin
         row[f"{c}_ci_low"] = float(low[j])
         row[f"{c}_ci_high"] = float(high[j])
     row["stored_token_overhead"] = overhead
+    row["answerability_ceiling"] = ctx.answerability_ceiling()
+    row["span_within_limit"] = _span_within_limit(ctx, chunker, limit, unit)
     row.update(_size_stats("chars", n_chars))
     row.update(_size_stats("words", n_words))
     row.update(_size_stats("tokens", n_tokens))
@@ -297,20 +352,24 @@ def _evaluate(dataset_index: int, chunker_in: Any, label: str, settings: _Settin
     return {"summary": row, "per_question": per_question, "chunks": chunk_table, "timings": timings}
 
 
-def _probability_best(summary: pd.DataFrame, per_question: pd.DataFrame, settings: _Settings) -> np.ndarray:
-    """``p_best`` per summary row: bootstrap probability of the top headline metric in its dataset."""
-    from chunkeval.benchmarks.metrics import headline_k
+def _probability_best(summary: pd.DataFrame, per_question: pd.DataFrame,
+                      settings: _Settings) -> tuple[np.ndarray, dict[str, str]]:
+    """``p_best`` per summary row: bootstrap probability of the top headline metric in its dataset
+    (:func:`chunkeval.benchmarks.metrics.headline_metric`)."""
+    from chunkeval.benchmarks.metrics import headline_metric
     from chunkeval.benchmarks.stats import probability_best
 
-    col = f"answerable@{headline_k(settings.ks)}"
     out = np.full(len(summary), np.nan)
-    for _, rows in summary.groupby("dataset", sort=False):
+    metric_of: dict[str, str] = {}
+    for name, rows in summary.groupby("dataset", sort=False):
+        col = headline_metric(settings.ks, settings.budgets, float(rows["answerability_ceiling"].iloc[0]))
+        metric_of[str(name)] = col
         pq = per_question[per_question["dataset"] == rows["dataset"].iloc[0]]
         wide = pq.pivot(index="question_id", columns="config", values=col)
         configs = rows["config"].tolist()
         p = probability_best(wide[configs].to_numpy(float), settings.n_resamples, settings.seed)
         out[rows.index.to_numpy()] = p
-    return out
+    return out, metric_of
 
 
 # --------------------------------------------------------------------------- manifest helpers
@@ -496,7 +555,14 @@ def split_label(entry: str) -> tuple[str | None, str]:
     -------
     (str or None, str)
         The label (``None`` when absent) and the spec, both stripped.
+
+    Raises
+    ------
+    ValueError
+        An empty label (``"=sentence(...)"``).
     """
+    if entry.lstrip().startswith("="):
+        raise ValueError(f"configuration {entry!r} has an empty label before '='; write LABEL=SPEC")
     m = _LABEL.match(entry)
     if m is None:
         return None, entry.strip()
@@ -570,6 +636,7 @@ def run(
     retriever: str = "tfidf",
     ks: Sequence[int] = (1, 3, 5, 10),
     tokenizer: Any = "regex",
+    budgets: Sequence[int] = (),
     seed: int = 0,
     confidence: float = 0.95,
     n_resamples: int = 1000,
@@ -596,9 +663,14 @@ def run(
         Cut-offs of the ``@k`` metrics; the top ``max(ks)`` chunks are
         retrieved per question.
     tokenizer : str or Tokenizer, default "regex"
-        Counts tokens for the chunk-size distribution, ``stored_token_overhead``
-        and ``retrieved_tokens@k`` (chunkers keep their own tokenizer for
-        their limits).
+        Counts tokens for the chunk-size distribution, ``stored_token_overhead``,
+        ``retrieved_tokens@k`` and the token budgets (chunkers keep their own
+        tokenizer for their limits).
+    budgets : sequence of int, default ()
+        Token budgets B (in ``tokenizer``'s tokens) of the budget-matched metrics
+        ``recall@Btok``, ``all_parts@Btok``, ``answerable@Btok``: the ranked chunks are
+        read in rank order up to B tokens (:func:`chunkeval.benchmarks.metrics.budget_cut`);
+        the ranking is deepened as far as a budget needs.
     seed : int, default 0
         Seed of the bootstrap; the same for every configuration.
     confidence : float, default 0.95
@@ -677,7 +749,10 @@ def run(
 
     if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
         raise ValueError(f"seed must be an integer, got {seed!r}")
-    settings = _Settings(retriever, ks, tokenizer, int(seed), float(confidence), int(n_resamples))
+    from chunkeval.benchmarks.metrics import check_budgets
+
+    settings = _Settings(retriever, ks, tokenizer, int(seed), float(confidence), int(n_resamples),
+                         tuple(check_budgets(budgets)))
     jobs = [(di, ci) for di in range(len(loaded)) for ci in range(len(objects))]
     total = len(jobs)
     if progress is not None:
@@ -726,8 +801,8 @@ def run(
 
     summary = pd.DataFrame([o["summary"] for o in outputs])
     per_question = pd.concat([o["per_question"] for o in outputs], ignore_index=True)
-    summary.insert(summary.columns.get_loc("stored_token_overhead") + 1, "p_best",
-                   _probability_best(summary, per_question, settings))
+    p_best, p_best_metric = _probability_best(summary, per_question, settings)
+    summary.insert(summary.columns.get_loc("stored_token_overhead") + 1, "p_best", p_best)
     chunk_table = pd.concat([o["chunks"] for o in outputs], ignore_index=True)
 
     manifest: dict[str, Any] = _environment()
@@ -758,6 +833,8 @@ def run(
             "retriever": retriever,
             "retriever_params": retriever_params,
             "ks": list(ks),
+            "budgets": list(settings.budgets),
+            "p_best_metric": p_best_metric,
             "tokenizer": tokenizer_name,
             "seed": int(seed),
             "confidence": float(confidence),

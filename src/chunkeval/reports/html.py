@@ -275,25 +275,27 @@ def _split_section(results: Any, splits: pd.DataFrame, dataset: str, ds: Any, re
     texts = {doc.id: doc.text for doc in ds.documents} if ds is not None else {}
     qtexts = {q.id: q.text for q in ds.questions} if ds is not None else {}
     chunks = results.chunks[results.chunks["dataset"].astype(str) == dataset]
+    multi = d[d["reason"] == "multi-document"]["question_id"].nunique() if len(d) else 0
+    if multi:  # the same questions under every configuration: said once, left out below
+        n_total = n_q["question_id"].nunique()
+        out.append(f'<p class="note">{multi} of {n_total} questions have evidence parts in different '
+                   "documents. No chunk can hold them together under any configuration, so they are "
+                   "counted here once and left out of the counts below.</p>")
     for config in [c for c in styles if c in set(n_q["config"].astype(str))]:
         st = styles[config]
         g = d[d["config"] == config] if len(d) else d
-        total = int((n_q["config"].astype(str) == config).sum())
+        total = int((n_q["config"].astype(str) == config).sum()) - multi
+        if len(g):
+            g = g[g["reason"] != "multi-document"]
         n_split = int((g["reason"] == "split").sum()) if len(g) else 0
         n_scat = int((g["reason"] == "scattered").sum()) if len(g) else 0
-        n_multi = int((g["reason"] == "multi-document").sum()) if len(g) else 0
-        if len(g):  # evidence in several documents is no chunker's fault: counted, not shown
-            g = g[g["reason"] != "multi-document"]
         is_open = config in open_configs
         out.append(f'<details class="cfg"{" open" if is_open else ""}><summary>'
                    f'<span class="swatch" style="background:{st.color}"></span>{st.number}. '
                    f"<code>{_e(short_label(config, 60))}</code>"
                    f'{" ★ frontier" if is_open else ""} <span class="note">— '
                    f"{n_split} of {total} questions have an evidence part split across chunks; "
-                   f"{n_scat} more have their parts in different chunks"
-                   + (f" ({n_multi} more have parts in different documents, which no chunk can hold)"
-                      if n_multi else "")
-                   + ".</span></summary>")
+                   f"{n_scat} more have their parts in different chunks.</span></summary>")
         if not len(g):
             out.append("</details>")
             continue
@@ -357,7 +359,7 @@ def _verdict_section(results: Any, names: Sequence[str], k: int,
     out = ['<section class="verdict"><h2>Recommendation</h2>']
     for name in names:
         try:
-            rec = recommend(results, name, k=k)
+            rec = recommend(results, name)
         except (ValueError, KeyError) as exc:
             out.append(f'<p class="note">dataset {_e(name)}: no recommendation ({_e(exc)}).</p>')
             continue

@@ -67,7 +67,7 @@ def render_markdown(
     lines = [f"# {md_escape(title)}", "", "## Recommendation", ""]
     for name in dict.fromkeys(summary["dataset"].astype(str)):
         try:
-            rec = recommend(results, name, k=k)
+            rec = recommend(results, name)
         except (ValueError, KeyError) as exc:
             lines += [f"dataset {md_escape(name)}: no recommendation ({md_escape(exc)}).", ""]
             continue

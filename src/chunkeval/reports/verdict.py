@@ -31,6 +31,8 @@ __all__ = ["Comparison", "RULED_OUT", "Recommendation", "recommend", "recommenda
 
 #: A configuration whose probability of being the best is below this is "ruled out".
 RULED_OUT = 0.025
+#: Below this many questions a verdict carries a small-sample warning.
+MIN_QUESTIONS = 30
 
 
 @dataclass(frozen=True)
@@ -89,9 +91,17 @@ class Recommendation:
         Cheapest of the best and ``tied`` (overhead, then value).
     p_best : dict of str to float
         Probability of being the best, per configuration, highest first (empty when the
-        summary has no ``p_best`` column).
+        summary has no ``p_best`` column or it was computed on another metric).
     ruled_out : list of str
         Configurations with ``p_best < RULED_OUT``, in summary order.
+    answerability_ceiling : float
+        Share of questions whose parts all lie in one document (NaN when unknown).
+    notes : list of str
+        Why the ranked metric was chosen or changed (a metric at 0 for every configuration,
+        an unattainable ceiling).
+    no_signal : bool
+        True when every candidate metric is 0 for every configuration: nothing is
+        recommended.
     """
 
     dataset: str
@@ -112,26 +122,81 @@ class Recommendation:
     cheapest_tied: str = ""
     p_best: dict[str, float] = field(default_factory=dict)
     ruled_out: list[str] = field(default_factory=list)
+    answerability_ceiling: float = float("nan")
+    notes: list[str] = field(default_factory=list)
+    no_signal: bool = False
 
     def comparison(self, config: str) -> Comparison | None:
         """The comparison of ``config`` with the best (``None`` for the best itself)."""
         return next((c for c in self.comparisons if c.config == config), None)
 
 
+def _rank_column(results: Any, rows: Any, rank_by: str | None, k: int | None,
+                 metric: str | None, ceiling: float) -> tuple[str, list[str], bool]:
+    """The column to rank by, the notes explaining the choice, and whether it carries signal."""
+    from chunkeval.benchmarks.metrics import headline_metric
+
+    manifest = getattr(results, "manifest", None) or {}
+    if rank_by is None and (k is not None or metric is not None):
+        rank_by = f"{metric or 'answerable'}@{default_k(results) if k is None else int(k)}"
+    explicit = rank_by is not None
+    if rank_by is None:
+        rank_by = manifest.get("rank_by") or headline_metric(
+            manifest.get("ks") or [default_k(results)], manifest.get("budgets") or (),
+            1.0 if np.isnan(ceiling) else ceiling)
+    if rank_by not in rows.columns:
+        import difflib
+
+        close = difflib.get_close_matches(rank_by, [str(c) for c in rows.columns], n=3)
+        raise ValueError(f"cannot rank by {rank_by!r}: no such column in the summary"
+                         + (f"; did you mean {', '.join(close)}?" if close else ""))
+    notes = []
+    if ceiling == 0:
+        notes.append("Answerability and answerable@k are not attainable on this dataset: every question's "
+                     f"evidence lies in more than one document, and no chunk crosses a document; "
+                     f"ranked by {rank_by}")
+    elif not explicit and rank_by.startswith("all_parts") and ceiling < 0.5:
+        notes.append(f"Ranked by {rank_by}: only {ceiling:.0%} of the questions have all their evidence "
+                     "in one document, so answerability cannot exceed that (its ceiling)")
+
+    def zero(col: str) -> bool:
+        v = rows[col].to_numpy(float)
+        return not np.any(np.nan_to_num(v) > 0)
+
+    if zero(rank_by):
+        fallback = rank_by.replace("answerable", "all_parts") if rank_by.startswith("answerable") else None
+        if fallback in rows.columns and not zero(fallback):
+            notes.append(f"{rank_by} is 0 for every configuration, so the ranking uses {fallback} "
+                         "(every evidence part somewhere in what is read)")
+            return fallback, notes, True
+        notes.append(f"{rank_by} is 0 for every configuration: no configuration retrieves the evidence, "
+                     "so none is recommended")
+        return rank_by, notes, False
+    return rank_by, notes, True
+
+
 def recommend(results: Any, dataset: str | None = None, *, k: int | None = None,
-              metric: str = "answerable") -> Recommendation:
+              metric: str | None = None, rank_by: str | None = None) -> Recommendation:
     """Best, cheapest-on-frontier and statistically tied configurations of one dataset.
 
     Parameters
     ----------
     results : Results
-        Needs ``summary`` (``config``, ``stored_token_overhead``, ``<metric>@k`` and its CI)
-        and ``per_question`` (``config``, ``question_id``, ``<metric>@k``).
+        Needs ``summary`` (``config``, ``stored_token_overhead``, the ranked column and its
+        CI) and ``per_question`` (``config``, ``question_id``, the ranked column).
     dataset : str, optional
         Default: the summary's first dataset.
     k : int, optional
-        Default :func:`~chunkeval.reports.charts.default_k`.
-    metric : str, default "answerable"
+        With ``metric``, the column ``f"{metric}@{k}"`` (default k:
+        :func:`~chunkeval.reports.charts.default_k`).
+    metric : str, optional
+        Metric prefix such as ``"answerable"`` or ``"all_parts"`` (with ``k``).
+    rank_by : str, optional
+        A summary column to rank by, e.g. ``"all_parts@5"`` or ``"recall@512tok"``.
+        Default: ``manifest["rank_by"]``, else
+        :func:`chunkeval.benchmarks.metrics.headline_metric` of the run's ks, budgets
+        and the dataset's answerability ceiling. A metric that is 0 for every
+        configuration is replaced by its ``all_parts`` form, or nothing is recommended.
 
     Returns
     -------
@@ -140,18 +205,20 @@ def recommend(results: Any, dataset: str | None = None, *, k: int | None = None,
     Raises
     ------
     ValueError
-        Unknown dataset, or no configuration with a finite metric value.
+        Unknown dataset or ``rank_by`` column (close names suggested), or no
+        configuration with a finite metric value.
     """
     from chunkeval.benchmarks.stats import paired_bootstrap
 
-    k = default_k(results) if k is None else int(k)
-    col = f"{metric}@{k}"
     summary = results.summary
     names = summary["dataset"].astype(str)
     dataset = names.iloc[0] if dataset is None else str(dataset)
     rows = summary[names == dataset].reset_index(drop=True)
     if not len(rows):
         raise ValueError(f"no summary rows for dataset {dataset!r}")
+    ceiling = float(rows["answerability_ceiling"].iloc[0]) if "answerability_ceiling" in rows else float("nan")
+    col, notes, signal = _rank_column(results, rows, rank_by, k, metric, ceiling)
+    k = default_k(results) if k is None else int(k)
     configs = rows["config"].astype(str).tolist()
     value = rows[col].to_numpy(float)
     overhead = rows["stored_token_overhead"].to_numpy(float)
@@ -160,7 +227,7 @@ def recommend(results: Any, dataset: str | None = None, *, k: int | None = None,
         raise ValueError(f"no finite {col} for dataset {dataset!r}")
     ob = np.where(np.isnan(overhead), np.inf, overhead)
     best_i = int(min(ok, key=lambda i: (-value[i], ob[i], i)))
-    front = pareto_frontier(overhead, value)
+    front = pareto_frontier(overhead, value) if signal else np.array([best_i])
 
     manifest = getattr(results, "manifest", None) or {}
     confidence = float(manifest.get("confidence") or 0.95)
@@ -197,7 +264,8 @@ def recommend(results: Any, dataset: str | None = None, *, k: int | None = None,
     n_q = int(wide[best].notna().sum()) if best in wide.columns else 0
     lo_col, hi_col = f"{col}_ci_low", f"{col}_ci_high"
     p_best: dict[str, float] = {}
-    if "p_best" in rows.columns and metric == "answerable":
+    p_metric = ((getattr(results, "manifest", None) or {}).get("p_best_metric") or {}).get(dataset)
+    if "p_best" in rows.columns and p_metric == col and signal:
         p = rows["p_best"].to_numpy(float)
         p_best = {configs[i]: float(p[i]) for i in np.argsort(-np.nan_to_num(p, nan=-1), kind="stable")
                   if np.isfinite(p[i])}
@@ -216,6 +284,9 @@ def recommend(results: Any, dataset: str | None = None, *, k: int | None = None,
         cheapest_tied=cheapest_tied,
         p_best=p_best,
         ruled_out=[c for c in configs if c in p_best and p_best[c] < RULED_OUT],
+        answerability_ceiling=ceiling,
+        notes=notes,
+        no_signal=not signal,
     )
 
 
@@ -225,6 +296,11 @@ def _num(v: float) -> str:
 
 def _signed(v: float) -> str:
     return "–" if v is None or not np.isfinite(v) else f"{v:+.3f}"
+
+
+def _braces(text: str) -> str:
+    """Escape a plain sentence for use as a template (configurations are ``{0}``, ...)."""
+    return text.replace("{", "{{").replace("}", "}}")
 
 
 def recommendation_sentences(rec: Recommendation) -> list[tuple[str, list[str]]]:
@@ -244,9 +320,23 @@ def recommendation_sentences(rec: Recommendation) -> list[tuple[str, list[str]]]
     """
     pct = f"{rec.confidence:.0%}"
     out: list[tuple[str, list[str]]] = []
+    ceiling = rec.answerability_ceiling
+    if np.isfinite(ceiling) and ceiling < 1:
+        out.append((f"Ceiling: {ceiling:.0%} of the questions have all their evidence in one document; "
+                    "no chunking can make more of them answerable (no chunk crosses a document).", []))
+    out += [(_braces(n) + ".", []) for n in rec.notes]
+    if rec.no_signal:
+        return out
+    if rec.n_questions < MIN_QUESTIONS:
+        out.append((f"Caution: only {rec.n_questions} questions back this verdict (fewer than "
+                    f"{MIN_QUESTIONS}); the intervals are wide, so add questions before choosing.", []))
     out.append((f"Highest {rec.metric}: {{0}} with {_num(rec.best_value)} "
                 f"[{_num(rec.best_ci_low)}, {_num(rec.best_ci_high)}] at stored-token overhead "
                 f"{_num(rec.best_overhead)}.", [rec.best]))
+    n_other = len(rec.comparisons)
+    if n_other == 0:
+        out.append(("It is the only configuration run, so there is nothing to compare it with.", []))
+        return out
     if rec.cheapest_frontier == rec.best:
         out.append(("It is also the cheapest configuration on the quality–cost frontier.", []))
     else:
@@ -258,18 +348,25 @@ def recommendation_sentences(rec: Recommendation) -> list[tuple[str, list[str]]]
         oh = c.overhead if c is not None else float("nan")
         out.append((f"Cheapest on the quality–cost frontier: {{0}} with {_num(val)} at overhead "
                     f"{_num(oh)}{diff}.", [rec.cheapest_frontier]))
-    n_other = len(rec.comparisons)
-    if rec.tied:
+    if rec.tied and len(rec.tied) == n_other:
+        refs = ", ".join(f"{{{i}}}" for i in range(len(rec.tied)))
+        who = "the other configuration" if n_other == 1 else f"every one of the other {n_other}"
+        out.append((f"No configuration is distinguishable from the best: for {who}, the {pct} paired "
+                    f"bootstrap CI of the difference in {rec.metric} over "
+                    f"the same {rec.n_questions} questions includes 0 ({refs}).", list(rec.tied)))
+    elif rec.tied:
         refs = ", ".join(f"{{{i}}}" for i in range(len(rec.tied)))
         n_worse = n_other - len(rec.tied)
-        who = (f"all {n_other} other configurations are" if n_worse == 0 else
-               f"{len(rec.tied)} of the other {n_other} configurations "
-               f"{'is' if len(rec.tied) == 1 else 'are'}")
-        rest = "" if n_worse == 0 else (
-            f"; the other {n_worse} {'is' if n_worse == 1 else 'are'} significantly worse")
-        out.append((f"How sure: {who} statistically indistinguishable from the best (the "
-                    f"{pct} paired bootstrap CI of the difference in {rec.metric} over the same "
-                    f"{rec.n_questions} questions includes 0): {refs}{rest}.", list(rec.tied)))
+        out.append((f"How sure: {len(rec.tied)} of the other {n_other} configurations "
+                    f"{'is' if len(rec.tied) == 1 else 'are'} statistically indistinguishable from the "
+                    f"best (the {pct} paired bootstrap CI of the difference in {rec.metric} over the same "
+                    f"{rec.n_questions} questions includes 0): {refs}; the other {n_worse} "
+                    f"{'is' if n_worse == 1 else 'are'} significantly worse.", list(rec.tied)))
+    else:
+        out.append((f"How sure: the best is significantly better than all {n_other} other "
+                    f"configurations (every {pct} paired bootstrap CI of the difference over "
+                    f"the same {rec.n_questions} questions lies below 0).", []))
+    if rec.tied:
         if rec.cheapest_tied != rec.best:
             c = rec.comparison(rec.cheapest_tied)
             out.append((f"So for the least storage with no measurable loss, choose {{0}} "
@@ -278,10 +375,6 @@ def recommendation_sentences(rec: Recommendation) -> list[tuple[str, list[str]]]
                         [rec.cheapest_tied]))
         else:
             out.append(("None of them stores less than the best, so choose the best.", []))
-    else:
-        out.append((f"How sure: the best is significantly better than all {n_other} other "
-                    f"configurations (every {pct} paired bootstrap CI of the difference over "
-                    f"the same {rec.n_questions} questions lies below 0).", []))
     if rec.p_best:
         contenders = [(c, p) for c, p in rec.p_best.items() if p >= RULED_OUT]
         refs = ", ".join(f"{{{i}}} {p:.0%}" for i, (_, p) in enumerate(contenders))
