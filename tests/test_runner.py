@@ -488,3 +488,28 @@ def test_unpicklable_chunker_with_workers_is_a_clear_error():
         run(tiny_dataset(), [local, FIXED10], workers=2, n_resamples=10)
     with pytest.raises(ValueError, match="distinct labels"):
         run(tiny_dataset(), [ExternalChunker(str.split), ExternalChunker(str.split)], n_resamples=10)
+
+
+def _tables_without_timings(res):
+    return (_without_timings(res.summary).reset_index(drop=True), res.per_question.reset_index(drop=True),
+            res.chunks.reset_index(drop=True))
+
+
+@pytest.mark.parametrize("executor", ["processes", "dask"])
+def test_executors_give_identical_tables(executor):
+    if executor == "dask":
+        pytest.importorskip("distributed", reason="the Dask executor needs 'dask[distributed]'")
+    configs = [FIXED10, "paragraph(max_words=3)", "sentence(max_chars=20)"]
+    datasets = [tiny_dataset(), tiny_dataset("tiny2")]
+    local = run(datasets, configs, ks=(1, 3), n_resamples=200, budgets=(4, 8))
+    other = run(datasets, configs, ks=(1, 3), n_resamples=200, budgets=(4, 8), workers=2, executor=executor)
+    assert other.manifest["executor"] == executor and local.manifest["executor"] == "local"
+    for a, b in zip(_tables_without_timings(local), _tables_without_timings(other)):
+        pd.testing.assert_frame_equal(a, b)
+
+
+def test_executor_arguments_are_checked():
+    with pytest.raises(ValueError, match="unknown executor 'spark'"):
+        run(tiny_dataset(), [FIXED10], executor="spark")
+    with pytest.raises(ValueError, match="needs executor='dask'"):
+        run(tiny_dataset(), [FIXED10], scheduler="tcp://127.0.0.1:8786")

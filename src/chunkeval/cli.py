@@ -322,7 +322,8 @@ def cmd_run(args: argparse.Namespace) -> int:
             bar.update(done - bar.n)
 
     try:
-        results = run(seed=args.seed, workers=args.workers, progress=progress, **kwargs)
+        results = run(seed=args.seed, workers=args.workers, progress=progress, executor=args.executor,
+                      scheduler=args.scheduler, **kwargs)
     except BaseException:
         if created:
             try:
@@ -755,6 +756,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", default=None, help=f"results folder (default: {RESULTS_ROOT}/<timestamp>-<suite>); "
                    "must not exist or be empty")
     p.add_argument("--workers", type=int, default=1, help="processes for configurations (default 1)")
+    p.add_argument("--executor", choices=("local", "processes", "dask"), default=None,
+                   help="where configurations run (default: processes when --workers > 1, else local); "
+                   "dask needs the 'dask' extra")
+    p.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                   help="with --executor dask: a running scheduler, e.g. tcp://10.0.0.5:8786 "
+                   "(default: a LocalCluster of --workers processes)")
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--no-report", action="store_true", help="do not write the report")

@@ -1,375 +1,33 @@
 """The benchmark runner: datasets x chunker configurations -> :class:`Results`.
 
-For each dataset and each chunker configuration the runner
-
-1. chunks every document (timed: ``chunk_seconds``);
-2. builds one retrieval index over every chunk of the dataset (timed:
-   ``index_seconds``);
-3. retrieves the top ``max(ks)`` chunks for all questions in one batched call
-   (timed: ``retrieve_seconds``);
-4. scores every question (:mod:`chunkeval.benchmarks.metrics`), and
-   summarises: metric means with percentile-bootstrap confidence intervals
-   over questions (the same seed for every configuration, so the resamples
-   are paired across configurations of one dataset), chunk-size distribution
-   in characters, words and tokens, over-limit / tiny / mid-sentence-end
-   shares, and stored-token overhead.
-
-Configurations are independent, so with ``workers > 1`` they run in separate
-processes (:class:`concurrent.futures.ProcessPoolExecutor`, ``spawn``
-context); results are collected in configuration order and every number
-except the timings is identical to a ``workers=1`` run.
+:func:`run` validates its arguments, loads the datasets and builds the chunkers, then composes
+the stages of :mod:`chunkeval.benchmarks.stages`: each dataset is prepared once (evidence
+arrays, sentences, corpus token count), every (dataset, configuration) is chunked, indexed,
+retrieved and scored by an executor (:mod:`chunkeval.benchmarks.executors`: in this process,
+in a process pool, or on Dask), and the evaluations are summarised into the result tables
+with the run's manifest. Every number except the timings is the same whatever the executor.
 """
 
 from __future__ import annotations
 
-import json
-import multiprocessing
 import numbers
 import os
 import platform
 import re
 import subprocess
 import time
-from concurrent.futures import ProcessPoolExecutor, as_completed
-from dataclasses import dataclass
 from datetime import datetime, timezone
 from importlib import metadata as importlib_metadata
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
-import pandas as pd
 
-from chunkeval.benchmarks.metrics import question_metric_columns
+from chunkeval.benchmarks.executors import EXECUTORS, execute
 from chunkeval.benchmarks.results import Results, to_jsonable
-from chunkeval.types import Chunk
+from chunkeval.benchmarks.stages import PreparedDataset, Settings, resolve_tokenizer, summarise, tokenizer_key
 
 __all__ = ["run", "split_label"]
-
-
-# --------------------------------------------------------------------------- per-dataset context
-
-
-class _DatasetContext:
-    """Documents and questions of one dataset plus per-process caches."""
-
-    def __init__(self, dataset: Any) -> None:
-        self.name = dataset.name
-        self.documents = list(dataset.documents)
-        self.questions = list(dataset.questions)
-        self.n_characters = sum(len(d.text) for d in self.documents)
-        self.evidence_json = [
-            json.dumps([[p.doc_id, p.start, p.end] for p in q.evidence], ensure_ascii=False)
-            for q in self.questions
-        ]
-        self.doc_index = {d.id: i for i, d in enumerate(self.documents)}
-        # documents laid end to end (with a one-character gap) for global offsets
-        lengths = np.array([len(d.text) for d in self.documents], dtype=np.int64)
-        self.doc_offset = np.concatenate([[0], np.cumsum(lengths + 1)[:-1]]).astype(np.int64)
-        self._parts: tuple[np.ndarray, ...] | None = None
-        self._sentences: tuple[np.ndarray, np.ndarray] | None = None
-        self._doc_tokens: dict[str, int] = {}
-
-    def parts(self) -> tuple[np.ndarray, ...]:
-        """Evidence parts as arrays (question, doc, start, end), see ``metrics.part_arrays``."""
-        if self._parts is None:
-            from chunkeval.benchmarks.metrics import part_arrays
-
-            self._parts = part_arrays(self.questions, self.doc_index)
-        return self._parts
-
-    def sentences(self) -> tuple[np.ndarray, np.ndarray]:
-        """Global (start, end) offsets of every sentence of every document."""
-        if self._sentences is None:
-            from chunkeval.text import sentence_spans
-
-            starts, ends = [], []
-            for off, d in zip(self.doc_offset.tolist(), self.documents):
-                spans = np.array(sentence_spans(d.text), dtype=np.int64).reshape(-1, 2)
-                starts.append(spans[:, 0] + off)
-                ends.append(spans[:, 1] + off)
-            cat = lambda xs: np.concatenate(xs) if xs else np.zeros(0, dtype=np.int64)  # noqa: E731
-            self._sentences = (cat(starts), cat(ends))
-        return self._sentences
-
-    def answerability_ceiling(self) -> float:
-        """Share of questions whose evidence parts all lie in one document: no chunk crosses a
-        document, so no configuration can make more questions answerable."""
-        if not self.questions:
-            return float("nan")
-        return sum(len({p.doc_id for p in q.evidence}) == 1 for q in self.questions) / len(self.questions)
-
-    def document_tokens(self, tokenizer: Any, key: str) -> int:
-        """Total tokens over all documents, cached per tokenizer key."""
-        if key not in self._doc_tokens:
-            self._doc_tokens[key] = int(sum(tokenizer.count(d.text) for d in self.documents))
-        return self._doc_tokens[key]
-
-
-# Per-process state: filled by _init_worker in pool processes, or by run() itself.
-_CONTEXTS: dict[int, _DatasetContext] = {}
-_TOKENIZERS: dict[str, Any] = {}
-
-
-def _init_worker(datasets: Sequence[Any]) -> None:
-    _CONTEXTS.clear()
-    for i, dataset in enumerate(datasets):
-        _CONTEXTS[i] = _DatasetContext(dataset)
-
-
-def _tokenizer_key(tokenizer: Any) -> str:
-    return tokenizer if isinstance(tokenizer, str) else f"{getattr(tokenizer, 'name', type(tokenizer).__name__)}@{id(tokenizer)}"
-
-
-def _resolve_tokenizer(tokenizer: Any) -> Any:
-    from chunkeval.tokenizers import get_tokenizer
-
-    key = _tokenizer_key(tokenizer)
-    if key not in _TOKENIZERS:
-        _TOKENIZERS[key] = get_tokenizer(tokenizer)
-    return _TOKENIZERS[key]
-
-
-# --------------------------------------------------------------------------- one configuration
-@dataclass(frozen=True)
-class _Settings:
-    retriever: str
-    ks: tuple[int, ...]
-    tokenizer: Any
-    seed: int
-    confidence: float
-    n_resamples: int
-    budgets: tuple[int, ...] = ()
-
-
-def _search(retriever: Any, queries: list[str], k: int) -> np.ndarray:
-    """Top-k chunk indices per query; -1 where a lexical retriever found no shared term."""
-    ranked, scores = retriever.search(queries, k)
-    ranked = np.asarray(ranked, dtype=np.int64).reshape(len(queries), -1)
-    if retriever.lexical:
-        # no query term in the chunk: not retrieved (their order would be chunk order)
-        ranked[np.asarray(scores).reshape(len(queries), -1) <= 0] = -1
-    return ranked
-
-
-def _deep_ranking(retriever: Any, queries: list[str], ranked: np.ndarray, n_tokens: np.ndarray,
-                  budget: int) -> np.ndarray:
-    """A ranking deep enough for a token budget: every row reaches ``budget`` tokens, or holds
-    every chunk the retriever returns for it. Deepens by doubling, so the result is exact."""
-    n_chunks = len(n_tokens)
-    while True:
-        k = ranked.shape[1]
-        valid = ranked >= 0
-        read = np.where(valid, n_tokens[np.where(valid, ranked, 0)], 0).sum(axis=1)
-        short = (read < budget) & (valid[:, -1] if k else True)
-        if k >= n_chunks or not short.any():
-            return ranked
-        ranked = _search(retriever, queries, min(n_chunks, max(2 * k, k + 1)))
-
-
-def _span_within_limit(ctx: "_DatasetContext", chunker: Any, limit: Any, unit: str) -> float:
-    """Share of questions whose evidence (from the first part's start to the last part's end,
-    in one document) measures no more than the configuration's limit, in its unit."""
-    from chunkeval.text import count_words
-
-    if limit is None or not ctx.questions:
-        return float("nan")
-    texts = {d.id: d.text for d in ctx.documents}
-    fits = 0
-    for q in ctx.questions:
-        if len({p.doc_id for p in q.evidence}) != 1:
-            continue
-        text = texts[q.evidence[0].doc_id][min(p.start for p in q.evidence):max(p.end for p in q.evidence)]
-        size = len(text) if unit == "chars" else count_words(text) if unit == "words" else chunker.measure(text)
-        fits += size <= limit
-    return fits / len(ctx.questions)
-
-
-def _size_stats(prefix: str, values: np.ndarray) -> dict[str, float]:
-    from chunkeval.benchmarks.metrics import size_distribution
-
-    return {f"size_{prefix}_{key}": value for key, value in size_distribution(values).items()}
-
-
-def _evaluate(dataset_index: int, chunker_in: Any, label: str, settings: _Settings) -> dict[str, Any]:
-    """Run one (dataset, chunker) configuration, named ``label``, in the current process."""
-    from chunkeval.benchmarks import metrics as M
-    from chunkeval.benchmarks.stats import bootstrap_ci
-    from chunkeval.benchmarks.retrieval import get_retriever
-    from chunkeval.chunkers import get_chunker
-    from chunkeval.text import count_words
-
-    ctx = _CONTEXTS[dataset_index]
-    chunker = get_chunker(chunker_in) if isinstance(chunker_in, str) else chunker_in
-    tok = _resolve_tokenizer(settings.tokenizer)
-    ks = settings.ks
-    k_max = max(ks)
-
-    t0 = time.perf_counter()
-    chunks: list[Chunk] = []
-    for doc in ctx.documents:
-        chunks.extend(chunker.chunk_document(doc))
-    chunk_seconds = time.perf_counter() - t0
-
-    texts = [c.text for c in chunks]
-    queries = [q.text for q in ctx.questions]
-    n_q = len(queries)
-
-    # chunk sizes
-    n_chars = np.fromiter((len(t) for t in texts), dtype=np.int64, count=len(texts))
-    n_words = np.fromiter((count_words(t) for t in texts), dtype=np.int64, count=len(texts))
-    n_tokens = np.fromiter((tok.count(t) for t in texts), dtype=np.int64, count=len(texts))
-
-    budget_ranked = None
-    if chunks and n_q:
-        retriever = get_retriever(settings.retriever)
-        t0 = time.perf_counter()
-        retriever.fit(texts)
-        index_seconds = time.perf_counter() - t0
-        t0 = time.perf_counter()
-        ranked = _search(retriever, queries, k_max)
-        if settings.budgets:
-            budget_ranked = _deep_ranking(retriever, queries, ranked, n_tokens, max(settings.budgets))
-        retrieve_seconds = time.perf_counter() - t0
-    else:
-        index_seconds = retrieve_seconds = 0.0
-        ranked = np.zeros((n_q, 0), dtype=np.int64)
-
-    t0 = time.perf_counter()
-    c_doc, c_start, c_end = M.chunk_arrays(chunks, ctx.doc_index)
-    pq = M.question_metrics(c_doc, c_start, c_end, *ctx.parts(), ranked, n_tokens, ks=ks,
-                            budgets=settings.budgets, budget_ranked=budget_ranked,
-                            token_ends=lambda i: [e for _, e in tok.spans(texts[i])])
-    pq = pq.reset_index(drop=True)
-    metric_cols = question_metric_columns(ks, settings.budgets)
-    missing = [c for c in metric_cols + ["n_parts"] if c not in pq.columns]
-    if missing:
-        raise RuntimeError(f"metrics table lacks column(s) {missing}")
-
-    limit, unit = chunker.size_limit
-    config = label
-    ids = [c.id for c in chunks]
-    retrieved = [json.dumps([ids[j] for j in row if 0 <= j < len(ids)]) for row in ranked.tolist()]
-
-    per_question = pd.DataFrame(
-        {
-            "dataset": ctx.name,
-            "config": config,
-            "chunker": chunker.name,
-            "retriever": settings.retriever,
-            "question_id": [q.id for q in ctx.questions],
-            "n_parts": pq["n_parts"].to_numpy(dtype=np.int64),
-        }
-    )
-    for c in metric_cols:
-        per_question[c] = pq[c].to_numpy()
-    per_question["retrieved_chunk_ids"] = retrieved
-    per_question["evidence"] = ctx.evidence_json
-
-    # bootstrap CIs over questions, same seed for every configuration
-    values = per_question[metric_cols].to_numpy(dtype=np.float64)
-    low, high = bootstrap_ci(
-        values,
-        confidence=settings.confidence,
-        n_resamples=settings.n_resamples,
-        seed=settings.seed,
-    )
-    low = np.asarray(low, dtype=np.float64).reshape(-1)
-    high = np.asarray(high, dtype=np.float64).reshape(-1)
-    means = values.mean(axis=0) if n_q else np.full(len(metric_cols), np.nan)
-
-    # size-limit health, in the chunker's own unit
-    if limit is None:
-        own = np.zeros(0, dtype=np.int64)
-    elif unit in ("chars", "words"):
-        own = n_chars if unit == "chars" else n_words  # already measured above
-    else:  # the chunker's own tokenizer may differ from the run's
-        own = np.fromiter((chunker.measure(t) for t in texts), dtype=np.int64, count=len(texts))
-    over_limit_share = M.over_limit_share(own, limit)
-    tiny_share = M.tiny_share(own, limit)
-
-    # boundary health: a chunk end strictly inside a sentence (global offsets)
-    sent_start, sent_end = ctx.sentences()
-    chunk_global_end = ctx.doc_offset[c_doc] + c_end if chunks else np.zeros(0, dtype=np.int64)
-    mid_sentence = M.mid_sentence_end_share(chunk_global_end, sent_end, sent_start)
-
-    doc_tokens = ctx.document_tokens(tok, _tokenizer_key(settings.tokenizer))
-    overhead = M.stored_token_overhead(int(n_tokens.sum()), doc_tokens)
-    metrics_seconds = time.perf_counter() - t0
-
-    row: dict[str, Any] = {
-        "dataset": ctx.name,
-        "config": config,
-        "spec": chunker.spec,
-        "chunker": chunker.name,
-        "retriever": settings.retriever,
-        "n_questions": n_q,
-        "n_documents": len(ctx.documents),
-        "n_chunks": len(chunks),
-        "limit": float("nan") if limit is None else limit,
-        "limit_unit": unit,
-    }
-    for j, c in enumerate(metric_cols):
-        row[c] = float(means[j])
-        row[f"{c}_ci_low"] = float(low[j])
-        row[f"{c}_ci_high"] = float(high[j])
-    row["stored_token_overhead"] = overhead
-    row["answerability_ceiling"] = ctx.answerability_ceiling()
-    row["span_within_limit"] = _span_within_limit(ctx, chunker, limit, unit)
-    row.update(_size_stats("chars", n_chars))
-    row.update(_size_stats("words", n_words))
-    row.update(_size_stats("tokens", n_tokens))
-    row["over_limit_share"] = over_limit_share
-    row["tiny_share"] = tiny_share
-    row["mid_sentence_end_share"] = mid_sentence
-    row["chunk_seconds"] = chunk_seconds
-    row["index_seconds"] = index_seconds
-    row["retrieve_seconds"] = retrieve_seconds
-    row["chars_per_second"] = ctx.n_characters / chunk_seconds if chunk_seconds > 0 else float("nan")
-
-    chunk_table = pd.DataFrame(
-        {
-            "dataset": ctx.name,
-            "config": config,
-            "chunk_id": ids,
-            "doc_id": [c.doc_id for c in chunks],
-            "index": np.array([c.index for c in chunks], dtype=np.int64),
-            "start": np.array([c.start for c in chunks], dtype=np.int64),
-            "end": np.array([c.end for c in chunks], dtype=np.int64),
-            "n_chars": n_chars,
-            "n_words": n_words,
-            "n_tokens": n_tokens,
-        }
-    )
-    timings = {
-        "dataset": ctx.name,
-        "config": config,
-        "chunk_seconds": chunk_seconds,
-        "index_seconds": index_seconds,
-        "retrieve_seconds": retrieve_seconds,
-        "metrics_seconds": metrics_seconds,
-    }
-    return {"summary": row, "per_question": per_question, "chunks": chunk_table, "timings": timings}
-
-
-def _probability_best(summary: pd.DataFrame, per_question: pd.DataFrame,
-                      settings: _Settings) -> tuple[np.ndarray, dict[str, str]]:
-    """``p_best`` per summary row: bootstrap probability of the top headline metric in its dataset
-    (:func:`chunkeval.benchmarks.metrics.headline_metric`)."""
-    from chunkeval.benchmarks.metrics import headline_metric
-    from chunkeval.benchmarks.stats import probability_best
-
-    out = np.full(len(summary), np.nan)
-    metric_of: dict[str, str] = {}
-    for name, rows in summary.groupby("dataset", sort=False):
-        col = headline_metric(settings.ks, settings.budgets, float(rows["answerability_ceiling"].iloc[0]))
-        metric_of[str(name)] = col
-        pq = per_question[per_question["dataset"] == rows["dataset"].iloc[0]]
-        wide = pq.pivot(index="question_id", columns="config", values=col)
-        configs = rows["config"].tolist()
-        p = probability_best(wide[configs].to_numpy(float), settings.n_resamples, settings.seed)
-        out[rows.index.to_numpy()] = p
-    return out, metric_of
 
 
 # --------------------------------------------------------------------------- manifest helpers
@@ -642,6 +300,8 @@ def run(
     n_resamples: int = 1000,
     workers: int = 1,
     progress: Callable[[int, int], None] | None = None,
+    executor: str | None = None,
+    scheduler: str | None = None,
 ) -> Results:
     """Benchmark chunker configurations on datasets.
 
@@ -678,7 +338,15 @@ def run(
     n_resamples : int, default 1000
         Bootstrap resamples over questions.
     workers : int, default 1
-        Processes for configurations (``spawn`` context); 1 runs in-process.
+        Worker processes for configurations; 1 runs in this process.
+    executor : {"local", "processes", "dask"}, optional
+        Where configurations run (:func:`chunkeval.benchmarks.executors.execute`).
+        Default: ``"processes"`` when ``workers > 1``, else ``"local"``. ``"dask"`` runs
+        on Dask distributed: a ``LocalCluster`` of ``workers`` processes, or the cluster at
+        ``scheduler`` (extra ``dask``).
+    scheduler : str, optional
+        Address of a running Dask scheduler, e.g. ``"tcp://10.0.0.5:8786"`` (with
+        ``executor="dask"``).
     progress : callable(done, total), optional
         Called with ``(0, total)`` first, then after each finished
         configuration; ``total`` = datasets x configurations.
@@ -727,12 +395,18 @@ def run(
         raise ValueError(f"n_resamples must be >= 1, got {n_resamples!r}")
     if int(workers) < 1:
         raise ValueError(f"workers must be >= 1, got {workers!r}")
+    if executor is None:
+        executor = "processes" if int(workers) > 1 else "local"
+    if executor not in EXECUTORS:
+        raise ValueError(f"unknown executor {executor!r}; use one of {', '.join(EXECUTORS)}")
+    if scheduler is not None and executor != "dask":
+        raise ValueError("scheduler= is the address of a Dask scheduler; it needs executor='dask'")
     if not isinstance(retriever, str) or not retriever:
         raise ValueError(f"retriever must be a name such as 'tfidf', got {retriever!r}")
 
     # fail early on an unknown name or a missing embedder, before any work
     retriever_params = _retriever_params(retriever)
-    tok = _resolve_tokenizer(tokenizer)
+    tok = resolve_tokenizer(tokenizer)
     tokenizer_name = tokenizer if isinstance(tokenizer, str) else getattr(tok, "name", repr(tok))
     if not isinstance(tokenizer, str) and isinstance(getattr(tok, "name", None), str):
         # a tokenizer object whose name is a spec for an equal tokenizer travels by name
@@ -751,59 +425,16 @@ def run(
         raise ValueError(f"seed must be an integer, got {seed!r}")
     from chunkeval.benchmarks.metrics import check_budgets
 
-    settings = _Settings(retriever, ks, tokenizer, int(seed), float(confidence), int(n_resamples),
+    settings = Settings(retriever, ks, tokenizer, int(seed), float(confidence), int(n_resamples),
                          tuple(check_budgets(budgets)))
-    jobs = [(di, ci) for di in range(len(loaded)) for ci in range(len(objects))]
-    total = len(jobs)
+    jobs = [(di, payloads[ci], labels[ci]) for di in range(len(loaded)) for ci in range(len(objects))]
     if progress is not None:
-        progress(0, total)
-
-    outputs: list[dict[str, Any] | None] = [None] * total
-    workers = min(int(workers), total)
-    if workers <= 1:
-        _init_worker(loaded)
-        try:
-            for j, (di, ci) in enumerate(jobs):
-                outputs[j] = _evaluate(di, payloads[ci], labels[ci], settings)
-                if progress is not None:
-                    progress(j + 1, total)
-        finally:
-            _CONTEXTS.clear()
-    else:
-        import pickle
-
-        for payload in payloads:
-            try:
-                pickle.dumps(payload)
-            except (pickle.PicklingError, AttributeError, TypeError) as error:
-                raise ValueError(
-                    f"chunker {getattr(payload, 'spec', payload)} cannot be sent to worker processes "
-                    f"({error}); use workers=1 or a module-level splitter function"
-                ) from None
-        ctx = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(
-            max_workers=workers, mp_context=ctx, initializer=_init_worker, initargs=(loaded,)
-        ) as pool:
-            futures = {
-                pool.submit(_evaluate, di, payloads[ci], labels[ci], settings): j for j, (di, ci) in enumerate(jobs)
-            }
-            done = 0
-            try:
-                for fut in as_completed(futures):
-                    outputs[futures[fut]] = fut.result()
-                    done += 1
-                    if progress is not None:
-                        progress(done, total)
-            except BaseException:
-                for f in futures:
-                    f.cancel()
-                raise
-
-    summary = pd.DataFrame([o["summary"] for o in outputs])
-    per_question = pd.concat([o["per_question"] for o in outputs], ignore_index=True)
-    p_best, p_best_metric = _probability_best(summary, per_question, settings)
-    summary.insert(summary.columns.get_loc("stored_token_overhead") + 1, "p_best", p_best)
-    chunk_table = pd.concat([o["chunks"] for o in outputs], ignore_index=True)
+        progress(0, len(jobs))
+    key = tokenizer_key(tokenizer)
+    prepared = [PreparedDataset(d).prepare(tok, key) for d in loaded]
+    outputs = execute(prepared, jobs, settings, executor=executor, workers=int(workers),
+                      scheduler=scheduler, progress=progress)
+    summary, per_question, chunk_table, p_best_metric = summarise(outputs, settings)
 
     manifest: dict[str, Any] = _environment()
     manifest["started_at"] = started_at
@@ -839,7 +470,8 @@ def run(
             "seed": int(seed),
             "confidence": float(confidence),
             "n_resamples": int(n_resamples),
-            "workers": workers,
+            "workers": int(workers),
+            "executor": executor,
             "timings": {
                 "total_seconds": time.perf_counter() - t_start,
                 "load_seconds": {d.name: s for d, s in zip(loaded, load_seconds)},
