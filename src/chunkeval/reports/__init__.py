@@ -1,7 +1,8 @@
 """Charts and the HTML/Markdown report.
 
 :func:`write_report` turns a results folder into ``report.html`` (self-contained, no script),
-``report.md`` (for a pull request) and ``charts/*.png|svg``.  The chart functions live in
+``report.md`` (for a pull request) and ``charts/*.png|svg``; ``chunkeval charts`` redraws
+the charts alone (:func:`~chunkeval.reports.charts.write_charts`).  The chart functions live in
 :mod:`chunkeval.reports.charts` and :mod:`chunkeval.reports.evidence_map`; colours and labels
 in :mod:`chunkeval.reports.style`.
 """
@@ -107,8 +108,8 @@ def write_report(results_folder: str | os.PathLike, out: str | os.PathLike | Non
         shared = [n for n in names if n in set(drawable["dataset"].astype(str))]
         for name in shared:
             fig = plot_deltas(cmp, dataset=name, styles=both, base_name="baseline", new_name="this run")
-            png, svg = save_figure(fig, dest / CHARTS_DIR, f"deltas__{name}")
-            charts.append(ChartFile("deltas", name, f"change against baseline — {name}", png, svg))
+            files = save_figure(fig, dest / CHARTS_DIR, f"deltas__{name}")
+            charts.append(ChartFile("deltas", name, f"change against baseline — {name}", files))
     splits = split_questions(res)
     title = f"chunkeval report — {folder.name or folder.resolve().name}"
     html_text = render_html(res, charts, styles=styles, splits=splits, datasets=datasets, k=k,

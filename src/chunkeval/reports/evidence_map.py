@@ -18,7 +18,7 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
-from chunkeval.reports.style import OKABE_ITO, ConfigStyle, config_styles, styled
+from chunkeval.reports.style import OKABE_ITO, ConfigStyle, config_styles, new_figure, styled
 
 __all__ = [
     "evidence_parts",
@@ -250,6 +250,7 @@ def plot_evidence_map(
     window: tuple[int, int] | None = None,
     ax: Axes | None = None,
     styles: Mapping[str, ConfigStyle] | None = None,
+    size: str | tuple[float, float] = "slide",
 ) -> Figure:
     """Chunk boundaries of every configuration along one document, with its evidence.
 
@@ -276,6 +277,8 @@ def plot_evidence_map(
     styles : mapping config -> ConfigStyle, optional
         Shared styles (default: :func:`~chunkeval.reports.style.config_styles` of the
         summary's configurations).
+    size : str or (float, float), default "slide"
+        Size of a new figure (:func:`chunkeval.reports.style.figure_size`).
 
     Returns
     -------
@@ -307,7 +310,7 @@ def plot_evidence_map(
     configs = [c for c in styles if c in set(doc_chunks["config"].astype(str))]
     n = len(configs)
     if ax is None:
-        fig = Figure(figsize=(11, max(3.4, 1.9 + 0.48 * n)), layout="constrained")
+        fig = new_figure(size)
         ax = fig.add_subplot()
     else:
         fig = ax.figure
@@ -336,7 +339,7 @@ def plot_evidence_map(
             ax.plot(mid, np.full(len(mid), y), linestyle="none", marker="X", markersize=10,
                     color=OKABE_ITO["black"], markeredgecolor="white", markeredgewidth=1.0,
                     zorder=4, gid=f"split:{config}")
-    ax.set_yticks(range(n), [styles[c].label for c in reversed(configs)])
+    ax.set_yticks(range(n), [styles[c].compact for c in reversed(configs)])
     ax.set_ylim(-0.7, n - 0.3 if n else 0.5)
     ax.set_xlim(lo, hi)
     ax.grid(axis="y", visible=False)
