@@ -680,9 +680,9 @@ def plot_chunk_sizes(
         a.set_yticks(pos, [styles[i[0]].compact for i in group])
         a.set_ylim(-0.6, len(group) - 0.4)
         a.grid(axis="y", visible=False)
-        a.set_xlabel(f"chunk size ({_UNIT_NAME[unit]}{tok_note if unit == 'tokens' else ''})")
+        a.set_xlabel(f"chunk size ({_UNIT_NAME[unit]})")
         a.set_xlim(left=0)
-    fig.suptitle(f"Chunk sizes per configuration — dataset {dataset} "
+    fig.suptitle(f"Chunk sizes per configuration — dataset {dataset}{tok_note} "
                  f"(box: quartiles, whiskers: 5th–95th percentile)", x=0.01, ha="left")
     fig.legend(handles=[Line2D([], [], color="black", linewidth=2.2, label="size limit"),
                         Line2D([], [], color="0.5", marker="D", markeredgecolor="black",
