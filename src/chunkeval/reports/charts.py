@@ -1036,6 +1036,7 @@ def plot_deltas(
     styles: Mapping[str, ConfigStyle] | None = None,
     base_name: str | None = None,
     new_name: str | None = None,
+    size: str | tuple[float, float] = "slide",
 ) -> Figure:
     """Metric differences between two runs, drawn from a comparison's table.
 
@@ -1058,6 +1059,8 @@ def plot_deltas(
         Shared styles (default: the comparison's configurations in order).
     base_name, new_name : str, optional
         Names of the runs for the title (default: the comparison's).
+    size : str or (float, float), default "slide"
+        Size of a new figure (:func:`chunkeval.reports.style.figure_size`).
 
     Returns
     -------
@@ -1090,8 +1093,7 @@ def plot_deltas(
     if ax is None:
         ncols = min(3, len(metrics))
         nrows = -(-len(metrics) // ncols)
-        fig = Figure(figsize=(3.4 * ncols + 3.0, nrows * (1.5 + 0.36 * n) + 0.4),
-                     layout="constrained")
+        fig = new_figure(size)
         grid = fig.subplots(nrows, ncols, squeeze=False)
         axes = grid.ravel().tolist()
         for extra in axes[len(metrics):]:
@@ -1127,7 +1129,7 @@ def plot_deltas(
         a.xaxis.set_major_locator(MaxNLocator(nbins=5, symmetric=True))
         a.set_ylim(-0.6, n - 0.4)
         if id(a) in first_col:
-            a.set_yticks([ypos[c] for c in configs], [styles[c].label for c in configs])
+            a.set_yticks([ypos[c] for c in configs], [styles[c].compact for c in configs])
         else:
             a.set_yticks([ypos[c] for c in configs], [""] * n)
     pct = f"{comparison.confidence:.0%}"

@@ -70,8 +70,12 @@ CONFIG_COLORS: tuple[str, ...] = (
     OKABE_ITO["yellow"],
 )
 
-_MARKERS: tuple[str, ...] = ("o", "s", "^", "D", "v", "P", "X", "<", ">", "p")
-_HATCHES: tuple[str, ...] = ("", "//", "..", "xx", "\\\\", "++", "oo", "--", "||", "**")
+#: Marker shapes and bar hatches of a family's configurations, in order (a family of more than
+#: 15 configurations repeats them).
+_MARKERS: tuple[str, ...] = ("o", "s", "^", "D", "v", "P", "X", "<", ">", "p", "h", "*", "8",
+                             "d", "H")
+_HATCHES: tuple[str, ...] = ("", "//", "..", "xx", "\\\\", "++", "oo", "--", "||", "**",
+                             "/.", "\\\\.", "x.", "o.", "+.")
 
 #: Named figure sizes in inches: ``"slide"`` is 16:9 (1280×720 px at 100 dpi), ``"a4"`` is
 #: A4 landscape (297 × 210 mm).
