@@ -745,7 +745,6 @@ def _curve_chart(rows: pd.DataFrame, xs: Sequence[float], column: Callable[[floa
         if group_title:
             a.set_title(group_title, loc="left", color=styles[group[0]].color, fontweight="bold")
         panel_ends.append(ends)
-    _freeze_layout(fig)  # once: the end labels need the panels' final heights
     for a, ends in zip(axes, panel_ends):
         _end_labels(fig, a, ends, styles, tags=multiples)
     if multiples:  # one axis title for the whole grid
@@ -760,19 +759,23 @@ def _curve_chart(rows: pd.DataFrame, xs: Sequence[float], column: Callable[[floa
 
 def _end_labels(fig: Figure, ax: Axes, ends: Sequence[tuple[str, float, float]],
                 styles: Mapping[str, ConfigStyle], tags: bool) -> None:
-    """Label each curve at its last point; labels are spread vertically so none overlap."""
+    """Label each curve at its last point; labels are spread vertically so none overlap.
+
+    The spacing uses the axes height before layout (the grid's share of the figure; the
+    layout changes it little), so no layout pass is needed; the label's height is in data
+    units, so it stays next to its curve whatever the final size.
+    """
     if not ends:
         return
     fontsize = float(matplotlib.rcParams["font.size"]) - 1
     height = ax.get_window_extent().height or 1.0
     lo, hi = ax.get_ylim()
-    gap = 1.25 * fontsize * fig.dpi / 72 * (hi - lo) / height  # one text line, data units
+    gap = 1.35 * fontsize * fig.dpi / 72 * (hi - lo) / height  # one text line, data units
     ys = spread_positions([e[2] for e in ends], gap, bounds=(lo + gap / 2, hi - gap / 2))
     for (config, x, y), ty in zip(ends, ys):
         st = styles[config]
         text = st.tag if tags else short_label(config, 28)
-        dy = (ty - y) * height / (hi - lo) * 72 / fig.dpi  # points
-        ax.annotate(text, (x, y), xytext=(12, dy), textcoords="offset points",
+        ax.annotate(text, (x, y), xytext=(12, ty), textcoords=("offset points", "data"),
                     ha="left", va="center", fontsize=fontsize, color="black",
                     gid=f"end-label:{config}", annotation_clip=False,
                     arrowprops={"arrowstyle": "-", "color": st.color, "linewidth": 1.0,
