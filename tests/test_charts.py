@@ -319,6 +319,9 @@ def test_dataset_bars_heights_are_summary_means(run_results):
         for r in rows.to_dict(orient="records"):
             heights = [p.get_height() for p in sorted(bars[f"bars:{r['config']}"], key=lambda p: p.get_x())]
             assert np.allclose(heights, [r[m] for m in metrics])
+    (one,) = plot_dataset_bars(results, dataset="tiny").axes  # one dataset on its own slide
+    assert "dataset tiny" in one.get_title(loc="left")
+    assert set(_bars(one)) == {f"bars:{c}" for c in results.summary.loc[results.summary["dataset"] == "tiny", "config"]}
 
 
 def _bars(ax):

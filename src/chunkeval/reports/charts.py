@@ -526,8 +526,11 @@ def plot_quality_cost(
         ax.plot([x[i]], [y[i]], linestyle="none", marker=st.marker, color=st.color,
                 markersize=9, markeredgecolor="black" if i in on_front else "white",
                 markeredgewidth=1.8 if i in on_front else 0.8, zorder=4, gid=f"point:{config}")
+    # the axis fits the points and their intervals (labels need the room more than 0 and 1 do)
     lo = np.nanmin(y - (err[0] if err is not None else 0)) if len(y) else 0.0
-    ax.set_ylim(max(-0.02, min(lo, 1.0) - 0.05), 1.04)
+    hi = np.nanmax(y + (err[1] if err is not None else 0)) if len(y) else 1.0
+    pad = 0.06 * max(hi - lo, 0.1)
+    ax.set_ylim(max(-0.02, min(lo, 1.0) - pad), min(1.04, max(hi, 0.0) + pad))
     xmin, xmax = (np.nanmin(x), np.nanmax(x)) if len(x) else (0.0, 1.0)
     span = max(xmax - xmin, 0.05 * max(abs(xmax), 1e-9), 1e-9)
     ax.set_xlim(xmin - 0.06 * span, xmax + 0.1 * span)
@@ -920,6 +923,7 @@ def _main_metrics(results: Any, k: int) -> list[str]:
 def plot_dataset_bars(
     results: Any,
     *,
+    dataset: str | None = None,
     k: int | None = None,
     metrics: Sequence[str] | None = None,
     ax: Axes | Sequence[Axes] | None = None,
@@ -936,6 +940,8 @@ def plot_dataset_bars(
     ----------
     results : Results
         Needs ``summary``.
+    dataset : str, optional
+        Only this dataset (default: every dataset, one panel or family row each).
     k : int, optional
         Cut-off for the ``@k`` metrics (default :func:`default_k`).
     metrics : sequence of str, optional
@@ -957,7 +963,7 @@ def plot_dataset_bars(
     k = default_k(results) if k is None else int(k)
     metrics = list(metrics) if metrics is not None else _main_metrics(results, k)
     styles = _styles(results, styles)
-    summary = results.summary
+    summary = results.summary if dataset is None else _dataset_rows(results, dataset)[1]
     datasets = list(dict.fromkeys(summary["dataset"].astype(str)))
     per_ds = {d: summary[summary["dataset"].astype(str) == d] for d in datasets}
     multiples = ax is None and any(len(r) > SMALL_MULTIPLES_ABOVE for r in per_ds.values())
@@ -1297,7 +1303,8 @@ def write_charts(
     list of ChartFile
         In report order: per dataset quality-vs-cost, budget curves (only when the summary
         has ``<metric>@<B>tok`` columns), k curves, chunk sizes, evidence map; then the
-        per-dataset bars.
+        bars of the main metrics (one chart per dataset when there are several datasets and
+        more than :data:`SMALL_MULTIPLES_ABOVE` rows).
     """
     styles = _styles(results, styles)
     k = default_k(results) if k is None else int(k)
@@ -1340,6 +1347,12 @@ def write_charts(
             fig = None  # no evidence in this dataset: nothing to map
         if fig is not None:
             emit("evidence_map", dataset, f"evidence map of one document — {dataset}", fig)
-    emit("dataset_bars", None, f"main metrics per dataset (k={k})",
-         plot_dataset_bars(results, k=k, styles=styles, size=size))
+    names = list(dict.fromkeys(results.summary["dataset"].astype(str)))
+    if len(results.summary) > SMALL_MULTIPLES_ABOVE and len(names) > 1:
+        for dataset in names:  # family panels of several datasets would not fit one slide
+            emit("dataset_bars", dataset, f"main metrics (k={k}) — {dataset}",
+                 plot_dataset_bars(results, dataset=dataset, k=k, styles=styles, size=size))
+    else:
+        emit("dataset_bars", None, f"main metrics per dataset (k={k})",
+             plot_dataset_bars(results, k=k, styles=styles, size=size))
     return out
