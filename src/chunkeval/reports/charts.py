@@ -55,6 +55,7 @@ __all__ = [
     "plot_evidence_map",
     "plot_deltas",
     "save_figure",
+    "FORMATS",
     "ChartFile",
     "write_charts",
 ]
