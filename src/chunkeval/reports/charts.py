@@ -877,14 +877,9 @@ def plot_budget_curve(
         budgets in ``manifest["budgets"]`` (else taken from the column names).
     metric : str, default "recall"
         ``recall``, ``all_parts`` or ``answerable``.
-    dataset : str, optional
-        Dataset to show (default: the summary's first).
-    ax : matplotlib.axes.Axes, optional
-        Axes to draw every configuration on (no panels).
-    styles : mapping config -> ConfigStyle, optional
-        Shared configuration styles.
-    size : str or (float, float), default "slide"
-        Size of a new figure (:func:`chunkeval.reports.style.figure_size`).
+    dataset, ax, styles, size
+        As in :func:`plot_k_curves` (one dataset; axes for every configuration, no
+        panels; shared styles; size of a new figure).
 
     Returns
     -------
