@@ -1,5 +1,5 @@
-"""Command-line interface: ``chunkeval run | report | compare | baseline | validate | draft-questions |
-chunkers | datasets | inspect``.
+"""Command-line interface: ``chunkeval run | report | charts | compare | baseline | validate |
+draft-questions | chunkers | datasets | inspect``.
 
 The library never prints; this module does. Every command handler returns an
 exit code. Errors in arguments, specs or data end with one line on stderr,
@@ -17,6 +17,7 @@ Examples
     chunkeval run --suite my_suite.toml --out results/my-run
     chunkeval run --dataset jsonl:data/mine --chunker "sentence(max_chars=800)" --k 1,5
     chunkeval report chunkeval-results/20240101-120000-default
+    chunkeval charts chunkeval-results/20240101-120000-default --configs "fixed*" --format svg
     chunkeval compare baseline.json chunkeval-results/20240101-120000-default --fail-on answerable@5:0.02
     chunkeval baseline save chunkeval-results/20240101-120000-default --to baseline.json
     chunkeval chunkers
@@ -615,6 +616,60 @@ def cmd_draft_questions(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _select_configs(results: Any, patterns: Sequence[str]) -> Any:
+    """The results restricted to the configurations matching any glob of ``patterns``.
+
+    A pattern matches a configuration when it matches its full spec or its short label
+    (``fixed(64, 16, tokens, regex)``), e.g. ``"fixed*"`` or ``"*overlap=0*"``.  Raises
+    :class:`CLIError` naming a pattern that matches nothing.
+    """
+    from fnmatch import fnmatchcase
+
+    from chunkeval.benchmarks.results import Results
+
+    configs = list(dict.fromkeys(results.summary["config"].astype(str)))
+    keep: list[str] = []
+    for pat in patterns:
+        hits = [c for c in configs if fnmatchcase(c, pat) or fnmatchcase(short_label(c, 200), pat)]
+        if not hits:
+            raise CLIError(f"--configs {pat!r} matches no configuration of the run "
+                           f"(have {', '.join(short_label(c, 40) for c in configs[:6])}"
+                           f"{', ...' if len(configs) > 6 else ''})")
+        keep += hits
+    keep = set(keep)
+
+    def sub(df: Any) -> Any:
+        return df[df["config"].astype(str).isin(keep)].reset_index(drop=True)
+
+    return Results(sub(results.summary), sub(results.per_question), sub(results.chunks),
+                   dict(results.manifest or {}))
+
+
+def cmd_charts(args: argparse.Namespace) -> int:
+    """Redraw every chart of a results folder, optionally for a subset of configurations."""
+    from chunkeval.benchmarks.results import Results
+    from chunkeval.reports.charts import write_charts
+    from chunkeval.reports.style import figure_size
+
+    try:
+        figure_size(args.size)
+    except ValueError as exc:
+        raise CLIError(f"--size: {exc}") from None
+    results = Results.load(args.results_folder)
+    if args.configs:
+        results = _select_configs(results, args.configs)
+    metric = args.metric
+    if metric is not None and not any(str(c).startswith(f"{metric}@") for c in results.summary.columns):
+        raise CLIError(f"--metric {metric!r}: the run has no {metric}@k column")
+    out = Path(args.out) if args.out else Path(args.results_folder) / "charts"
+    files = write_charts(results, out, metric=metric, size=args.size,
+                         formats=args.format or ["png"])
+    for chart in files:
+        for path in chart.files.values():
+            print(path)
+    return EXIT_OK
+
+
 def _first_doc_line(obj: Any) -> str:
     doc = (obj.__doc__ or "").strip().splitlines()
     return doc[0].strip() if doc else ""
@@ -816,6 +871,23 @@ def build_parser() -> argparse.ArgumentParser:
                    "e.g. with an LLM; default: a template with the evidence's salient terms")
     p.add_argument("--force", action="store_true", help="replace an existing OUT/questions.jsonl")
     p.set_defaults(handler=cmd_draft_questions)
+
+    p = sub.add_parser("charts", help="redraw the charts of a results folder (a subset of configurations, "
+                       "another size or format) without re-running",
+                       description="Redraw every chart of RESULTS_FOLDER from its tables.")
+    p.add_argument("results_folder", metavar="RESULTS_FOLDER")
+    p.add_argument("--configs", nargs="+", action="extend", metavar="GLOB",
+                   help="only configurations whose spec or short label matches a glob, e.g. 'fixed*' "
+                   "'sentence(600*'")
+    p.add_argument("--metric", default=None, metavar="M",
+                   help="quality metric of the cost, k and budget charts (answerable, recall, all_parts, ...; "
+                   "default: the report's set)")
+    p.add_argument("--size", default="slide", metavar="SIZE",
+                   help="slide (16:9, 12.8x7.2 in, default), a4 (landscape) or WxH in inches")
+    p.add_argument("--format", action="append", choices=("png", "svg", "pdf"),
+                   help="file format, repeatable (default png)")
+    p.add_argument("--out", default=None, metavar="DIR", help="output folder (default RESULTS_FOLDER/charts)")
+    p.set_defaults(handler=cmd_charts)
 
     p = sub.add_parser("chunkers", help="list chunkers with their parameters and defaults")
     p.set_defaults(handler=cmd_chunkers)

@@ -1,7 +1,8 @@
 """Charts and the HTML/Markdown report.
 
 :func:`write_report` turns a results folder into ``report.html`` (self-contained, no script),
-``report.md`` (for a pull request) and ``charts/*.png|svg``.  The chart functions live in
+``report.md`` (for a pull request) and ``charts/*.png|svg``; ``chunkeval charts`` redraws
+the charts alone (:func:`~chunkeval.reports.charts.write_charts`).  The chart functions live in
 :mod:`chunkeval.reports.charts` and :mod:`chunkeval.reports.evidence_map`; colours and labels
 in :mod:`chunkeval.reports.style`.
 """
@@ -18,6 +19,7 @@ from chunkeval.reports.charts import (
     ChartFile,
     default_k,
     pareto_frontier,
+    plot_budget_curve,
     plot_chunk_sizes,
     plot_dataset_bars,
     plot_deltas,
@@ -36,6 +38,7 @@ __all__ = [
     "pareto_frontier",
     "metric_deltas",
     "plot_quality_cost",
+    "plot_budget_curve",
     "plot_chunk_sizes",
     "plot_k_curves",
     "plot_dataset_bars",
@@ -107,8 +110,8 @@ def write_report(results_folder: str | os.PathLike, out: str | os.PathLike | Non
         shared = [n for n in names if n in set(drawable["dataset"].astype(str))]
         for name in shared:
             fig = plot_deltas(cmp, dataset=name, styles=both, base_name="baseline", new_name="this run")
-            png, svg = save_figure(fig, dest / CHARTS_DIR, f"deltas__{name}")
-            charts.append(ChartFile("deltas", name, f"change against baseline — {name}", png, svg))
+            files = save_figure(fig, dest / CHARTS_DIR, f"deltas__{name}")
+            charts.append(ChartFile("deltas", name, f"change against baseline — {name}", files))
     splits = split_questions(res)
     title = f"chunkeval report — {folder.name or folder.resolve().name}"
     html_text = render_html(res, charts, styles=styles, splits=splits, datasets=datasets, k=k,

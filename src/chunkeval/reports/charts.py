@@ -3,53 +3,65 @@
 Every ``plot_*`` function takes a results object (anything with the ``summary``,
 ``per_question``, ``chunks`` tables and the ``manifest`` dict of the result contract),
 computes what it draws once, draws on ``ax`` (a new :class:`~matplotlib.figure.Figure`
-when omitted), and returns the figure.  Nothing here uses ``pyplot``, so no backend and no
-window is involved; :func:`save_figure` writes PNG and SVG.
+of the chosen ``size``, 16:9 by default, when omitted), and returns the figure.  Nothing
+here uses ``pyplot``, so no backend and no window is involved; :func:`save_figure` writes
+PNG, SVG or PDF.
 
-Configurations keep one colour and marker across charts (:mod:`chunkeval.reports.style`),
-and legends carry the labels, so nothing is written next to points and labels cannot
-collide however many configurations there are.
+Configurations keep one colour (their chunker family's) and marker across charts
+(:mod:`chunkeval.reports.style`).  Points and curve ends carry their labels where they are
+drawn, placed so that they do not overlap (:func:`place_labels`, :func:`spread_positions`);
+every value is drawn at its true position.
 """
 
 from __future__ import annotations
 
 import io
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import matplotlib
 import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
+from matplotlib.backends.backend_agg import FigureCanvasAgg, RendererAgg
 from matplotlib.figure import Figure
+from matplotlib.font_manager import FontProperties
 from matplotlib.lines import Line2D
 from matplotlib.ticker import MaxNLocator
 
+from chunkeval._display import short_label
+from chunkeval.reports import style as _style
 from chunkeval.reports.evidence_map import plot_evidence_map
-from chunkeval.reports.style import OKABE_ITO, ConfigStyle, config_styles, styled
+from chunkeval.reports.style import OKABE_ITO, ConfigStyle, config_styles, new_figure, styled
 
 __all__ = [
     "pareto_frontier",
-    "dodge_offsets",
+    "place_labels",
+    "spread_positions",
     "config_groups",
     "SMALL_MULTIPLES_ABOVE",
-    "DODGE_NOTE",
+    "COST_AXES",
     "result_ks",
+    "result_budgets",
+    "budget_column",
     "default_k",
     "plot_quality_cost",
     "plot_chunk_sizes",
     "plot_k_curves",
+    "plot_budget_curve",
     "plot_dataset_bars",
     "plot_evidence_map",
     "plot_deltas",
     "save_figure",
+    "FORMATS",
     "ChartFile",
     "write_charts",
 ]
 
 _K_COLUMN = re.compile(r"^recall@(\d+)$")
+_BUDGET_COLUMN = re.compile(r"^[a-z_]+@(\d+)tok$")
 
 #: Human names of metrics for axis labels.
 METRIC_LABELS: dict[str, str] = {
@@ -133,92 +145,145 @@ def pareto_frontier(x_cost: Sequence[float], y_quality: Sequence[float]) -> np.n
 #: panel per chunker family, families longer than this split into consecutive parts).
 SMALL_MULTIPLES_ABOVE = 8
 
-#: Note written on quality-vs-cost charts whose points were dodged.
-DODGE_NOTE = "points at equal overhead are spread horizontally for legibility (frontier uses true values)"
-
-
-def dodge_offsets(
-    x: Sequence[float],
-    y_low: Sequence[float],
-    y_high: Sequence[float],
+def place_labels(
+    anchors: np.ndarray,
+    sizes: np.ndarray,
     *,
-    half_width: float,
-    tol: float,
-    max_step: float | None = None,
+    bounds: tuple[float, float, float, float],
+    gap: float = 4.0,
+    obstacles: np.ndarray | None = None,
+    rings: int = 6,
 ) -> np.ndarray:
-    """Deterministic horizontal offsets that separate points sharing (nearly) the same x.
+    """Greedy placement of text labels next to points, without overlaps where possible.
 
-    A beeswarm-like layout for points with vertical extents (marker plus error bar).  Points
-    are grouped when their x values chain within ``tol`` of each other.  Inside a group,
-    points are placed by decreasing ``y_high`` (then input order) into slots
-    ``0, +1, -1, +2, -2, ...``: each takes the first slot where its extent
-    ``[y_low, y_high]`` overlaps no extent already in that slot.  So the top point of a group
-    stays at its true x, and points whose bars do not overlap share the centre.  Slots are
-    then scaled so that no offset exceeds ``half_width`` (and a slot is at most ``max_step``
-    wide).
+    Labels are placed in input order (put the important ones first).  For each, candidate
+    positions are tried ring by ring around its anchor (right, left, above, below, then the
+    four diagonals, each ring one label height further out); the first whose box lies
+    inside ``bounds`` and overlaps neither an already placed label nor an obstacle is
+    taken.  When none is free, the candidate with the least overlapping area is taken, so
+    every label is drawn.  All quantities are in one unit (display pixels, say).
 
     Parameters
     ----------
-    x : sequence of float, shape (n,)
-        True x positions.
-    y_low, y_high : sequence of float, shape (n,)
-        Vertical extent of each point (e.g. CI bounds widened by the marker size).
-    half_width : float
-        Largest absolute offset (data units of x).
-    tol : float
-        Points whose x differ by at most ``tol`` (chained) form one group.
-    max_step : float, optional
-        Largest distance between neighbouring slots (default ``half_width / 2``).
+    anchors : numpy.ndarray, shape (n, 2)
+        Points the labels belong to (x, y).
+    sizes : numpy.ndarray, shape (n, 2)
+        Width and height of each label box.
+    bounds : (x0, y0, x1, y1)
+        Region the label boxes must stay in (e.g. the axes box).
+    gap : float, default 4.0
+        Distance between an anchor and the nearest edge of its label on the first ring.
+    obstacles : numpy.ndarray, shape (m, 4), optional
+        Boxes ``(x0, y0, x1, y1)`` labels must not cover (e.g. the markers).
+    rings : int, default 6
+        Number of rings of candidates.
 
     Returns
     -------
-    numpy.ndarray of float, shape (n,)
-        Offsets to add to ``x`` (0 for points alone at their x, and for NaN x).
+    numpy.ndarray, shape (n, 2)
+        Offset of each label's centre from its anchor.
     """
-    x = np.asarray(x, dtype=float)
-    lo = np.asarray(y_low, dtype=float)
-    hi = np.asarray(y_high, dtype=float)
-    out = np.zeros(len(x))
-    max_step = half_width / 2 if max_step is None else max_step
-    valid = np.flatnonzero(~np.isnan(x))
-    order = valid[np.argsort(x[valid], kind="stable")]
-    groups: list[list[int]] = []
-    for i in order:
-        if groups and x[i] - x[groups[-1][-1]] <= tol:
-            groups[-1].append(int(i))
-        else:
-            groups.append([int(i)])
-    for g in groups:
-        if len(g) < 2:
-            continue
-        g = sorted(g, key=lambda i: (-np.nan_to_num(hi[i], nan=-np.inf), i))
-        slots: dict[int, list[tuple[float, float]]] = {}
-        slot_of: dict[int, int] = {}
-        for i in g:
-            a, b = np.nan_to_num(lo[i]), np.nan_to_num(hi[i])
-            n = 0
-            while True:
-                slot = (n + 1) // 2 * (1 if n % 2 else -1)
-                if all(b < c or a > d for c, d in slots.get(slot, [])):
+    anchors = np.asarray(anchors, dtype=float).reshape(-1, 2)
+    sizes = np.asarray(sizes, dtype=float).reshape(-1, 2)
+    placed = [np.asarray(b, dtype=float) for b in (obstacles if obstacles is not None else [])]
+    out = np.zeros_like(anchors)
+    bx0, by0, bx1, by1 = bounds
+
+    def overlap(box: np.ndarray) -> float:
+        if not placed:
+            return 0.0
+        other = np.asarray(placed)
+        w = np.minimum(box[2], other[:, 2]) - np.maximum(box[0], other[:, 0])
+        h = np.minimum(box[3], other[:, 3]) - np.maximum(box[1], other[:, 1])
+        return float(np.sum(np.clip(w, 0, None) * np.clip(h, 0, None)))
+
+    for i, ((ax_, ay), (w, h)) in enumerate(zip(anchors, sizes)):
+        best, best_cost = None, np.inf
+        for ring in range(rings):
+            r = gap + ring * h
+            dx, dy = r + w / 2, r + h / 2
+            for ox, oy in ((dx, 0), (-dx, 0), (0, dy), (0, -dy),
+                           (dx, dy), (-dx, dy), (dx, -dy), (-dx, -dy)):
+                cx, cy = ax_ + ox, ay + oy
+                box = np.array([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2])
+                outside = max(bx0 - box[0], 0) + max(box[2] - bx1, 0) \
+                    + max(by0 - box[1], 0) + max(box[3] - by1, 0)
+                cost = overlap(box) + outside * h * 10
+                if cost < best_cost:
+                    best, best_cost = (ox, oy, box), cost
+                if cost == 0:
                     break
-                n += 1
-            slots.setdefault(slot, []).append((a, b))
-            slot_of[i] = slot
-        widest = max(abs(s) for s in slot_of.values())
-        if widest == 0:
-            continue
-        step = min(half_width / widest, max_step)
-        for i, slot in slot_of.items():
-            out[i] = slot * step
+            if best_cost == 0:
+                break
+        ox, oy, box = best
+        out[i] = (ox, oy)
+        placed.append(box)
+    return out
+
+
+def spread_positions(values: Sequence[float], min_gap: float,
+                     bounds: tuple[float, float] | None = None) -> np.ndarray:
+    """Move 1-D positions apart so that neighbours are at least ``min_gap`` apart.
+
+    Used for labels at the ends of curves: each label starts at its curve's last value and
+    is moved as little as possible (clusters are centred on their mean), keeping the order.
+
+    Parameters
+    ----------
+    values : sequence of float, shape (n,)
+        Wanted positions (NaN is treated as the lowest value).
+    min_gap : float
+        Smallest distance between neighbouring results.
+    bounds : (float, float), optional
+        Interval the results are kept in when it is wide enough.
+
+    Returns
+    -------
+    numpy.ndarray, shape (n,)
+        New positions, in the input order; their sorted order is that of ``values``.
+    """
+    v = np.nan_to_num(np.asarray(values, dtype=float), nan=-np.inf)
+    order = np.argsort(v, kind="stable")
+    want = np.asarray(values, dtype=float)[order]
+    lowest = np.nanmin(want) if np.isfinite(want).any() else 0.0
+    want = np.where(np.isnan(want), lowest, want)
+    # clusters of touching labels sit around their mean: a cluster is [start, count, sum]
+    # with sum = sum over its members j of (wanted_j - local index_j * min_gap)
+    clusters: list[list[float]] = []
+    for w in want:
+        clusters.append([w, 1, w])
+        while len(clusters) > 1 and clusters[-2][0] + clusters[-2][1] * min_gap > clusters[-1][0]:
+            (_, na, sa), (_, nb, sb) = clusters[-2], clusters[-1]
+            total = sa + sb - nb * na * min_gap
+            clusters[-2:] = [[total / (na + nb), na + nb, total]]
+    pos = np.concatenate([c[0] + min_gap * np.arange(c[1]) for c in clusters]) if clusters \
+        else np.array([])
+    if bounds is not None and len(pos) and (bounds[1] - bounds[0]) >= min_gap * (len(pos) - 1):
+        steps = min_gap * np.arange(len(pos))
+        pos = np.minimum(np.maximum(pos, bounds[0] + steps), bounds[1] - steps[::-1])
+    out = np.empty(len(pos))
+    out[order] = pos
     return out
 
 
 def config_family(config: str, chunker: Any = None) -> str:
-    """Chunker family of a configuration: the ``chunker`` column, else the spec's name."""
+    """Chunker family of a configuration: the ``chunker`` column, else the spec's name.
+
+    Parameters
+    ----------
+    config : str
+        Configuration spec or label.
+    chunker : str, optional
+        The summary's ``chunker`` value (NaN and empty are ignored).
+
+    Returns
+    -------
+    str
+    """
     if chunker is not None and not (isinstance(chunker, float) and np.isnan(chunker)) \
             and str(chunker):
         return str(chunker)
-    return str(config).split("(", 1)[0].strip() or str(config)
+    return _style.config_family(config)
 
 
 def config_groups(rows: pd.DataFrame, max_size: int = SMALL_MULTIPLES_ABOVE
@@ -316,10 +381,10 @@ def _ci(rows: pd.DataFrame, metric: str) -> tuple[np.ndarray, np.ndarray] | None
             np.clip(rows[hi].to_numpy(float) - v, 0, None))
 
 
-def _new_axes(ax: Axes | None, figsize: tuple[float, float]) -> tuple[Figure, Axes]:
+def _new_axes(ax: Axes | None, size: str | tuple[float, float]) -> tuple[Figure, Axes]:
     if ax is not None:
         return ax.figure, ax
-    fig = Figure(figsize=figsize, layout="constrained")
+    fig = new_figure(size)
     return fig, fig.add_subplot()
 
 
@@ -334,19 +399,40 @@ def _legend_columns(n: int) -> int:
     return 1 if n <= 16 else 2
 
 
-def _legend_grid(labels: Sequence[str], width: float, fontsize: float = 9.0
-                 ) -> tuple[int, float]:
-    """Columns and height (inches) of a legend laid out below a plot ``width`` inches wide."""
-    if not labels:
-        return 1, 0.0
-    char = 0.5 * fontsize / 72  # average glyph width of the sans-serif font, inches
-    col = max(len(t) for t in labels) * char + 0.75  # + handle, gap and padding
-    ncols = int(max(1, min(len(labels), (width - 0.3) // col)))
-    nrows = -(-len(labels) // ncols)
-    return ncols, 0.45 + nrows * 1.45 * fontsize / 72
-
-
 # --------------------------------------------------------------------------------- charts
+
+
+#: Cost axes of :func:`plot_quality_cost`: name -> (summary column, with ``{k}``; axis label).
+COST_AXES: dict[str, tuple[str, str]] = {
+    "retrieved_tokens": ("retrieved_tokens@{k}",
+                         "tokens retrieved per question at k={k} (reading cost)"),
+    "stored_token_overhead": ("stored_token_overhead",
+                              "stored-token overhead (stored tokens / corpus tokens)"),
+    "n_chunks": ("n_chunks", "chunks in the index"),
+}
+
+#: Up to this many configurations every point is labelled with its full short label;
+#: above it, points off the frontier carry their family tag (family = colour, in the legend).
+FULL_LABELS_MAX = 10
+
+
+def _text_sizes(fig: Figure, texts: Sequence[str], fontsize: float,
+                weights: Sequence[str] | None = None) -> np.ndarray:
+    """Width and height in display pixels of each text at ``fontsize`` points."""
+    renderer = RendererAgg(1, 1, fig.dpi)
+    out = []
+    for t, wgt in zip(texts, weights or ["normal"] * len(texts)):
+        w, h, _ = renderer.get_text_width_height_descent(
+            t, FontProperties(size=fontsize, weight=wgt), ismath=False)
+        out.append((w + 4, h + 4))
+    return np.asarray(out, dtype=float).reshape(-1, 2)
+
+
+def _freeze_layout(fig: Figure) -> None:
+    """Run the figure's layout engine now, so axes positions are final for label placement."""
+    engine = fig.get_layout_engine()
+    if engine is not None:
+        engine.execute(fig)
 
 
 @styled
@@ -356,117 +442,159 @@ def plot_quality_cost(
     dataset: str | None = None,
     k: int | None = None,
     metric: str = "answerable",
+    cost: str = "retrieved_tokens",
     ax: Axes | None = None,
     styles: Mapping[str, ConfigStyle] | None = None,
+    size: str | tuple[float, float] = "slide",
 ) -> Figure:
-    """Quality at k against stored-token overhead, one point per configuration.
+    """Quality at k against a cost, one labelled point per configuration, one line per family.
 
-    Error bars are the bootstrap confidence interval of the quality mean
-    (``<metric>@k_ci_low/high``).  The Pareto frontier (highest quality for the least
-    overhead, :func:`pareto_frontier`) is a black dashed step line; configurations on it get
-    a black ring and a ★ in the legend.
+    Every point sits at its true (cost, quality).  The configurations of one chunker family
+    (summary column ``chunker``) are joined by a line in order of cost, in the family's
+    colour; each point is labelled next to it (:func:`place_labels`): frontier points with
+    family and tag, the others with their tag alone, when there are more than
+    :data:`FULL_LABELS_MAX` configurations (the family is the colour, named in the legend);
+    with fewer, every point carries its short label.  Error
+    bars are the bootstrap confidence interval of the quality mean
+    (``<metric>@k_ci_low/high``).  The Pareto frontier (highest quality for the least cost,
+    :func:`pareto_frontier` on the chosen cost) is a black dashed step line and its points
+    have a black edge; it is not drawn when the quality is 0 for every configuration.
 
     Parameters
     ----------
     results : Results
-        Needs ``summary`` with ``config``, ``stored_token_overhead`` and ``<metric>@k``.
+        Needs ``summary`` with ``config``, the cost column and ``<metric>@k``.
     dataset : str, optional
         Dataset to show (default: the summary's first).
     k : int, optional
         Cut-off (default :func:`default_k`).
-    metric : {"answerable", "recall", "span_recall", "span_precision", "iou"}, default "answerable"
-        Quality metric prefix; the column ``f"{metric}@{k}"`` is plotted.
+    metric : str, default "answerable"
+        Quality metric prefix (``answerable``, ``recall``, ``all_parts``, ``iou``, ...); the
+        column ``f"{metric}@{k}"`` is plotted.
+    cost : {"retrieved_tokens", "stored_token_overhead", "n_chunks"}, default "retrieved_tokens"
+        Cost axis (:data:`COST_AXES`): tokens the retriever returns per question at k
+        (column ``retrieved_tokens@k``), stored tokens over corpus tokens, or index size.
     ax : matplotlib.axes.Axes, optional
         Axes to draw on.
     styles : mapping config -> ConfigStyle, optional
         Shared configuration styles.
+    size : str or (float, float), default "slide"
+        Size of a new figure (:func:`chunkeval.reports.style.figure_size`).
 
     Returns
     -------
     matplotlib.figure.Figure
-        Its axes hold one ``Line2D`` per configuration (gid ``"point:<config>"``) and the
-        frontier line (gid ``"pareto-frontier"``) whose data are the frontier points followed
-        by one point at the right edge of the axes.
+        Its axes hold one ``Line2D`` per configuration (gid ``"point:<config>"``, data the
+        true cost and quality), one per family (gid ``"family:<family>"``, its points by
+        increasing cost), one annotation per configuration (gid ``"label:<config>"``) and
+        the frontier line (gid ``"pareto-frontier"``) whose data are the frontier points
+        followed by one point at the right edge of the axes.
 
     Raises
     ------
     ValueError
-        Unknown dataset; ``KeyError`` when the metric column is missing.
+        Unknown dataset or cost; ``KeyError`` when a column is missing.
     """
+    if cost not in COST_AXES:
+        raise ValueError(f"unknown cost {cost!r}; choose one of {sorted(COST_AXES)}")
     dataset, rows = _dataset_rows(results, dataset)
     k = default_k(results) if k is None else int(k)
     col = f"{metric}@{k}"
+    cost_col, cost_label = (t.format(k=k) for t in COST_AXES[cost])
     styles = _styles(results, styles)
     configs = rows["config"].astype(str).tolist()
-    x = rows["stored_token_overhead"].to_numpy(float)
+    x = rows[cost_col].to_numpy(float)
     y = rows[col].to_numpy(float)
     err = _ci(rows, col)
-    front = pareto_frontier(x, y)  # on the true values, before any dodging
+    all_zero = not np.any(np.nan_to_num(y) > 0)
+    front = np.array([], dtype=np.int64) if all_zero else pareto_frontier(x, y)
     on_front = set(front.tolist())
-
-    lo = np.nanmin(y - (err[0] if err is not None else 0)) if len(y) else 0.0
-    ylim = (max(-0.02, min(lo, 1.0) - 0.05), 1.02)
-    xmin, xmax = (np.nanmin(x), np.nanmax(x)) if len(x) else (1.0, 1.0)
-    span = max(xmax - xmin, 0.05)
-    xlim = (xmin - 0.08 * span, xmax + 0.08 * span)
-    axis_range = xlim[1] - xlim[0]
-    pad = 0.015 * (ylim[1] - ylim[0])  # about half a marker, in data units
-    ylo = y - (err[0] if err is not None else 0) - pad
-    yhi = y + (err[1] if err is not None else 0) + pad
-    offsets = dodge_offsets(x, ylo, yhi, half_width=0.05 * axis_range, tol=0.004 * axis_range,
-                            max_step=0.012 * axis_range)
-    dodged = bool(np.any(offsets != 0))
+    chunkers = rows["chunker"].tolist() if "chunker" in rows.columns else [None] * len(rows)
+    families = [config_family(c, ch) for c, ch in zip(configs, chunkers)]
 
     own = ax is None
-    labels = [f"{styles[c].label}{' ★' if i in on_front else ''}" for i, c in enumerate(configs)]
-    if own:
-        ncols, legend_h = _legend_grid(labels + ["Pareto frontier (max quality, min overhead)"],
-                                       width=11.0)
-        # whole tenths of an inch: integral pixel sizes at the report's 150 dpi
-        fig = Figure(figsize=(11.0, round(5.6 + legend_h, 1)), layout="constrained")
-        ax = fig.add_subplot()
-    else:
-        fig = ax.figure
-    handles = []
+    fig, ax = _new_axes(ax, size)
+    for fam in dict.fromkeys(families):
+        idx = [i for i, f in enumerate(families) if f == fam]
+        idx.sort(key=lambda i: (x[i], y[i]))
+        ax.plot(x[idx], y[idx], color=styles[configs[idx[0]]].color, linewidth=1.6, alpha=0.75,
+                zorder=2, gid=f"family:{fam}", label=fam)
     for i, config in enumerate(configs):
         st = styles[config]
-        yerr = None if err is None else [[err[0][i]], [err[1][i]]]
-        cont = ax.errorbar([x[i] + offsets[i]], [y[i]], yerr=yerr, fmt=st.marker, color=st.color,
-                           markersize=7, markeredgecolor="black" if i in on_front else "white",
-                           markeredgewidth=1.6 if i in on_front else 0.7, elinewidth=1.2,
-                           capsize=3, zorder=4 if i in on_front else 3, label=labels[i])
-        cont.lines[0].set_gid(f"point:{config}")
-        handles.append(cont)
-    ax.set_xlabel("stored-token overhead (stored tokens / corpus tokens)")
+        if err is not None:
+            ax.errorbar([x[i]], [y[i]], yerr=[[err[0][i]], [err[1][i]]], fmt="none",
+                        ecolor=st.color, elinewidth=1.0, alpha=0.45, capsize=0, zorder=2)
+        ax.plot([x[i]], [y[i]], linestyle="none", marker=st.marker, color=st.color,
+                markersize=9, markeredgecolor="black" if i in on_front else "white",
+                markeredgewidth=1.8 if i in on_front else 0.8, zorder=4, gid=f"point:{config}")
+    # the axis fits the points and their intervals (labels need the room more than 0 and 1 do)
+    lo = np.nanmin(y - (err[0] if err is not None else 0)) if len(y) else 0.0
+    hi = np.nanmax(y + (err[1] if err is not None else 0)) if len(y) else 1.0
+    pad = 0.06 * max(hi - lo, 0.1)
+    ax.set_ylim(max(-0.02, min(lo, 1.0) - pad), min(1.04, max(hi, 0.0) + pad))
+    xmin, xmax = (np.nanmin(x), np.nanmax(x)) if len(x) else (0.0, 1.0)
+    span = max(xmax - xmin, 0.05 * max(abs(xmax), 1e-9), 1e-9)
+    ax.set_xlim(xmin - 0.06 * span, xmax + 0.1 * span)
+    ax.set_xlabel(cost_label)
     unit = "share of evidence parts" if col.startswith("recall@") else "share of questions"
     ax.set_ylabel(f"{col} ({unit})")
-    ax.set_ylim(*ylim)
-    ax.set_xlim(*xlim)
-    ax.set_title(f"{col} vs storage cost — dataset {dataset}, "
-                 f"retriever {_retriever(rows)}, k={k}", loc="left")
-    if dodged:
-        ax.text(0.995, 0.995, DODGE_NOTE, transform=ax.transAxes, ha="right", va="top",
-                fontsize=8, color="0.25", gid="dodge-note", zorder=6,
-                bbox={"boxstyle": "round,pad=0.25", "facecolor": "white", "edgecolor": "0.8",
-                      "alpha": 0.9})
+    ax.set_title(f"{col} against {cost_label.split(' (')[0]} — dataset {dataset}, "
+                 f"retriever {_retriever(rows)}", loc="left")
     if len(front):
-        # a step line: for any overhead budget, the best quality reachable within it; it runs
-        # on to the right edge, so a frontier of one point is still a visible line
+        # a step line: for any cost budget, the best quality reachable within it
         right = ax.get_xlim()[1]
-        fx = np.concatenate([x[front], [right]])
-        fy = np.concatenate([y[front], [y[front][-1]]])
-        (fline,) = ax.step(fx, fy, where="post", color=OKABE_ITO["black"], linestyle="--",
-                           linewidth=1.2, zorder=2, gid="pareto-frontier",
-                           label="Pareto frontier (max quality, min overhead)")
-        handles.append(fline)
-    if own:
-        # legend below the plot in columns: the plot keeps the full width of the figure
-        fig.legend(handles=handles, loc="outside lower left", ncols=ncols, frameon=False,
-                   title="configuration (★ = on the frontier)", alignment="left")
+        ax.step(np.concatenate([x[front], [right]]), np.concatenate([y[front], [y[front][-1]]]),
+                where="post", color=OKABE_ITO["black"], linestyle="--", linewidth=1.3, zorder=3,
+                gid="pareto-frontier", label="Pareto frontier (black-edged points)")
+    elif len(y):
+        ax.text(0.5, 0.5, f"{col} is 0 for every configuration: no frontier", ha="center",
+                transform=ax.transAxes, color="0.25", gid="no-frontier")
+    handles = [h for h in ax.get_lines() if (h.get_gid() or "").startswith(("family:", "pareto"))]
+    if own:  # one row under the plot: the data keep the whole axes
+        fig.legend(handles=handles, loc="outside lower center", ncols=min(len(handles), 7),
+                   frameon=False)
     else:
-        _legend_outside(ax, handles, title="configuration (★ = on the frontier)",
-                        ncols=_legend_columns(len(handles)))
+        ax.legend(handles=handles, loc="best", framealpha=0.9)
+    full = len(configs) <= FULL_LABELS_MAX
+    texts = [short_label(c) if full else
+             f"{styles[c].family} {styles[c].tag}" if i in on_front else styles[c].tag
+             for i, c in enumerate(configs)]
+    _label_points(fig, ax, x, y, configs, texts, important=on_front)
     return fig
+
+
+def _label_points(fig: Figure, ax: Axes, x: np.ndarray, y: np.ndarray, configs: Sequence[str],
+                  texts: Sequence[str], important: set[int]) -> None:
+    """Annotate each point with its text (gid ``"label:<config>"``), placed without overlaps."""
+    _freeze_layout(fig)
+    fontsize = float(matplotlib.rcParams["font.size"]) - 1
+    ok = np.flatnonzero(np.isfinite(x) & np.isfinite(y))
+    order = sorted(ok, key=lambda i: (i not in important, -y[i], x[i]))
+    anchors = ax.transData.transform(np.column_stack([x, y])[order]) if len(order) else \
+        np.zeros((0, 2))
+    weights = ["bold" if i in important else "normal" for i in order]
+    sizes = _text_sizes(fig, [texts[i] for i in order], fontsize, weights)
+    r = 6 * fig.dpi / 72  # marker radius, pixels
+    markers = np.column_stack([anchors - r, anchors + r]) if len(order) else None
+    box = ax.get_window_extent()
+    legend = ax.get_legend()
+    obstacles = markers if legend is None else np.vstack(
+        [markers if markers is not None else np.zeros((0, 4)), [legend.get_window_extent().extents]])
+    offsets = place_labels(anchors, sizes, bounds=tuple(box.extents), obstacles=obstacles,
+                           gap=r)
+    to_pt = 72 / fig.dpi
+    for i, (ox, oy), (w, h) in zip(order, offsets, sizes):
+        far = np.hypot(ox, oy) > 1.6 * (w / 2 + r)
+        ann = ax.annotate(texts[i], (x[i], y[i]), xytext=(ox * to_pt, oy * to_pt),
+                          textcoords="offset points", ha="center", va="center",
+                          fontsize=fontsize, fontweight=weights[order.index(i)], zorder=5,
+                          gid=f"label:{configs[i]}",
+                          bbox={"boxstyle": "square,pad=0.05", "facecolor": "white",
+                                "edgecolor": "none", "alpha": 0.75},
+                          arrowprops={"arrowstyle": "-", "color": "0.45", "linewidth": 0.8,
+                                      "shrinkA": 0, "shrinkB": 4, "patchA": None}
+                          if far else None)
+        ann.set_in_layout(False)
 
 
 @styled
@@ -476,12 +604,13 @@ def plot_chunk_sizes(
     dataset: str | None = None,
     ax: Axes | Sequence[Axes] | None = None,
     styles: Mapping[str, ConfigStyle] | None = None,
+    size: str | tuple[float, float] = "slide",
 ) -> Figure:
     """Distribution of chunk sizes per configuration, each in its own unit, with its limit.
 
     One horizontal box per configuration (whiskers at the 5th and 95th percentile, no
     outlier points); a black ``|`` marks the configuration's size limit.  Configurations
-    are grouped into one panel per unit (characters, words, tokens).
+    are grouped into one panel per unit (characters, words, tokens), side by side.
 
     Parameters
     ----------
@@ -494,6 +623,8 @@ def plot_chunk_sizes(
         One axes per unit present, in the order characters, words, tokens.
     styles : mapping config -> ConfigStyle, optional
         Shared configuration styles.
+    size : str or (float, float), default "slide"
+        Size of a new figure (:func:`chunkeval.reports.style.figure_size`).
 
     Returns
     -------
@@ -523,11 +654,9 @@ def plot_chunk_sizes(
     units = [u for u in _UNIT_COLUMN if any(i[1] == u for i in info)]
     tokenizer = (getattr(results, "manifest", None) or {}).get("tokenizer")
     tok_note = f", {tokenizer} tokenizer" if tokenizer else ""
-    counts = [sum(1 for i in info if i[1] == u) for u in units]
-    if ax is None:
-        fig = Figure(figsize=(10, 1.4 + 0.42 * len(info) + 0.6 * len(units)), layout="constrained")
-        axes = fig.subplots(len(units), 1, squeeze=False,
-                            gridspec_kw={"height_ratios": counts})[:, 0].tolist()
+    if ax is None:  # one column per unit, side by side
+        fig = new_figure(size)
+        axes = fig.subplots(1, len(units), squeeze=False)[0].tolist()
     else:
         axes = [ax] if isinstance(ax, Axes) else list(ax)
         if len(axes) != len(units):
@@ -552,18 +681,109 @@ def plot_chunk_sizes(
             if limit is not None:
                 a.plot([limit, limit], [p - 0.42, p + 0.42], color="black", linewidth=2.2,
                        zorder=4, gid=f"limit:{config}")
-        a.set_yticks(pos, [styles[i[0]].label for i in group])
+        a.set_yticks(pos, [styles[i[0]].compact for i in group])
         a.set_ylim(-0.6, len(group) - 0.4)
         a.grid(axis="y", visible=False)
-        a.set_xlabel(f"chunk size ({_UNIT_NAME[unit]}{tok_note if unit == 'tokens' else ''})")
+        a.set_xlabel(f"chunk size ({_UNIT_NAME[unit]})")
         a.set_xlim(left=0)
-    axes[0].set_title(f"Chunk sizes per configuration — dataset {dataset} "
-                      f"(box: quartiles, whiskers: 5th–95th percentile)", loc="left")
-    axes[0].legend(handles=[Line2D([], [], color="black", linewidth=2.2, label="size limit"),
-                            Line2D([], [], color="0.5", marker="D", markeredgecolor="black",
-                                   linestyle="-", linewidth=1.4, label="median")],
-                   loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+    fig.suptitle(f"Chunk sizes per configuration — dataset {dataset}{tok_note} "
+                 f"(box: quartiles, whiskers: 5th–95th percentile)", x=0.01, ha="left")
+    fig.legend(handles=[Line2D([], [], color="black", linewidth=2.2, label="size limit"),
+                        Line2D([], [], color="0.5", marker="D", markeredgecolor="black",
+                               linestyle="-", linewidth=1.4, label="median")],
+               loc="outside lower center", ncols=2, frameon=False)
     return fig
+
+
+def _panel_grid(fig: Figure, n: int, **kw: Any) -> list[Axes]:
+    """``n`` axes in a landscape grid (about 16:9 panels' arrangement), surplus cells removed."""
+    ncols = int(np.ceil(np.sqrt(n))) if n > 3 else n
+    nrows = -(-n // ncols)
+    grid = fig.subplots(nrows, ncols, squeeze=False, **kw).ravel().tolist()
+    for extra in grid[n:]:
+        fig.delaxes(extra)
+    return grid[:n]
+
+
+def _curve_chart(rows: pd.DataFrame, xs: Sequence[float], column: Callable[[float], str], *,
+                 ax: Axes | None, styles: Mapping[str, ConfigStyle],
+                 size: str | tuple[float, float], gid: str, xlabel: str, ylabel: str,
+                 title: str) -> Figure:
+    """Metric curves over ``xs``, one line per configuration, labelled at its right end.
+
+    Above :data:`SMALL_MULTIPLES_ABOVE` configurations (and without ``ax``) there is one
+    panel per chunker family (:func:`config_groups`); end labels are then the family tags.
+    Error bars are the ``<column>_ci_low/high`` intervals when present.
+    """
+    multiples = ax is None and len(rows) > SMALL_MULTIPLES_ABOVE
+    groups = config_groups(rows) if multiples else [("", rows["config"].astype(str).tolist())]
+    if ax is None:
+        fig = new_figure(size)
+        axes = _panel_grid(fig, len(groups), sharex=True, sharey=True)
+    else:
+        fig, axes = ax.figure, [ax]
+    cols = [column(x) for x in xs]
+    xs = np.asarray(xs, dtype=float)
+    by_config = {str(c): r for c, r in zip(rows["config"].astype(str), rows.to_dict("records"))}
+    panel_ends = []
+    for a, (group_title, group) in zip(axes, groups):
+        ends = []
+        for config in group:
+            st, r = styles[config], by_config[config]
+            vals = np.array([r.get(col, np.nan) for col in cols], dtype=float)
+            (line,) = a.plot(xs, vals, marker=st.marker, color=st.color, linewidth=1.8,
+                             markersize=7, gid=f"{gid}:{config}", zorder=3)
+            lo = np.array([r.get(f"{col}_ci_low", np.nan) for col in cols], dtype=float)
+            hi = np.array([r.get(f"{col}_ci_high", np.nan) for col in cols], dtype=float)
+            if np.isfinite(lo).any():
+                a.errorbar(xs, vals, yerr=[np.clip(np.nan_to_num(vals - lo), 0, None),
+                                           np.clip(np.nan_to_num(hi - vals), 0, None)],
+                           fmt="none", ecolor=st.color, elinewidth=1.0, alpha=0.4, zorder=2)
+            last = np.flatnonzero(np.isfinite(vals))
+            if len(last):
+                ends.append((config, xs[last[-1]], vals[last[-1]]))
+        a.set_ylim(-0.03, 1.05)
+        a.set_xticks(xs)
+        a.set_xticklabels([f"{x:g}" for x in xs])
+        a.tick_params(labelleft=True, labelbottom=True)  # every panel keeps its numbers
+        if group_title:
+            a.set_title(group_title, loc="left", color=styles[group[0]].color, fontweight="bold")
+        panel_ends.append(ends)
+    for a, ends in zip(axes, panel_ends):
+        _end_labels(fig, a, ends, styles, tags=multiples)
+    if multiples:  # one axis title for the whole grid
+        fig.supxlabel(xlabel, fontsize=matplotlib.rcParams["axes.labelsize"])
+        fig.supylabel(ylabel, fontsize=matplotlib.rcParams["axes.labelsize"])
+    else:
+        axes[0].set_xlabel(xlabel)
+        axes[0].set_ylabel(ylabel)
+    fig.suptitle(title, x=0.01, ha="left")
+    return fig
+
+
+def _end_labels(fig: Figure, ax: Axes, ends: Sequence[tuple[str, float, float]],
+                styles: Mapping[str, ConfigStyle], tags: bool) -> None:
+    """Label each curve at its last point; labels are spread vertically so none overlap.
+
+    The spacing uses the axes height before layout (the grid's share of the figure; the
+    layout changes it little), so no layout pass is needed; the label's height is in data
+    units, so it stays next to its curve whatever the final size.
+    """
+    if not ends:
+        return
+    fontsize = float(matplotlib.rcParams["font.size"]) - 1
+    height = ax.get_window_extent().height or 1.0
+    lo, hi = ax.get_ylim()
+    gap = 1.35 * fontsize * fig.dpi / 72 * (hi - lo) / height  # one text line, data units
+    ys = spread_positions([e[2] for e in ends], gap, bounds=(lo + gap / 2, hi - gap / 2))
+    for (config, x, y), ty in zip(ends, ys):
+        st = styles[config]
+        text = st.tag if tags else short_label(config, 28)
+        ax.annotate(text, (x, y), xytext=(12, ty), textcoords=("offset points", "data"),
+                    ha="left", va="center", fontsize=fontsize, color="black",
+                    gid=f"end-label:{config}", annotation_clip=False,
+                    arrowprops={"arrowstyle": "-", "color": st.color, "linewidth": 1.0,
+                                "patchA": None, "shrinkA": 1, "shrinkB": 2})
 
 
 @styled
@@ -571,13 +791,15 @@ def plot_k_curves(
     results: Any,
     *,
     dataset: str | None = None,
-    metrics: Sequence[str] = ("recall", "answerable"),
-    ax: Axes | Sequence[Axes] | None = None,
+    metric: str = "recall",
+    ax: Axes | None = None,
     styles: Mapping[str, ConfigStyle] | None = None,
+    size: str | tuple[float, float] = "slide",
 ) -> Figure:
-    """``recall@k`` and ``answerable@k`` against k, one line per configuration.
+    """``<metric>@k`` against k, one line per configuration, labelled at its end.
 
-    Shaded bands are the bootstrap confidence intervals.
+    Above :data:`SMALL_MULTIPLES_ABOVE` configurations there is one panel per chunker
+    family.  Error bars are the bootstrap confidence intervals.
 
     Parameters
     ----------
@@ -585,92 +807,106 @@ def plot_k_curves(
         Needs ``summary`` with ``<metric>@k`` (and CI) columns for every k of the run.
     dataset : str, optional
         Dataset to show (default: the summary's first).
-    metrics : sequence of str, default ("recall", "answerable")
-        Metric prefixes, one panel each.
-    ax : Axes or sequence of Axes, optional
-        One axes per metric.
+    metric : str, default "recall"
+        Metric prefix (``recall``, ``answerable``, ``all_parts``, ...).
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw every configuration on (no panels).
     styles : mapping config -> ConfigStyle, optional
         Shared configuration styles.
+    size : str or (float, float), default "slide"
+        Size of a new figure (:func:`chunkeval.reports.style.figure_size`).
 
     Returns
     -------
     matplotlib.figure.Figure
-        Each panel holds one line per configuration (gid ``"curve:<metric>:<config>"``) with
-        one point per k.
+        One line per configuration (gid ``"curve:<metric>:<config>"``) with one point per k,
+        and one end label per configuration (gid ``"end-label:<config>"``).
     """
     dataset, rows = _dataset_rows(results, dataset)
-    styles = _styles(results, styles)
     ks = result_ks(results)
-    metrics = list(metrics)
-    n_all = len(rows)
-    multiples = ax is None and n_all > SMALL_MULTIPLES_ABOVE
-    groups = config_groups(rows) if multiples else [("", rows["config"].astype(str).tolist())]
-    if ax is None:
-        if multiples:
-            fig = Figure(figsize=(12, 0.9 + 2.6 * len(groups)), layout="constrained")
-            grid = fig.subplots(len(groups), len(metrics), sharey=True, sharex=True, squeeze=False)
-        else:
-            fig = Figure(figsize=(12, 5.2 + 0.1 * max(0, n_all - 12)), layout="constrained")
-            grid = fig.subplots(1, len(metrics), sharey=True, squeeze=False)
-    else:
-        axes = [ax] if isinstance(ax, Axes) else list(ax)
-        if len(axes) != len(metrics):
-            raise ValueError(f"need {len(metrics)} axes, got {len(axes)}")
-        fig = axes[0].figure
-        grid = np.array([axes], dtype=object)
-    gap = float(np.min(np.diff(ks))) if len(ks) > 1 else 1.0
-    any_bands = False
-    for g, (title, group) in enumerate(groups):
-        handles = []
-        n = len(group)
-        bands = n <= 4  # shaded bands stay legible for a few lines; beyond, dodged error bars
-        any_bands |= bands
-        for a, metric in zip(grid[g], metrics):
-            for j, config in enumerate(group):
-                st = styles[config]
-                row = rows[rows["config"].astype(str) == config]
-                vals = np.array([row[f"{metric}@{k}"].iloc[0] for k in ks], dtype=float)
-                has_ci = all(f"{metric}@{k}_ci_{b}" in row.columns for k in ks for b in ("low", "high"))
-                lo = hi = None
-                if has_ci:
-                    lo = np.array([row[f"{metric}@{k}_ci_low"].iloc[0] for k in ks], dtype=float)
-                    hi = np.array([row[f"{metric}@{k}_ci_high"].iloc[0] for k in ks], dtype=float)
-                xs = np.asarray(ks, dtype=float)
-                if not bands:
-                    xs = xs + (j - (n - 1) / 2) * (0.5 * gap / max(n, 1))
-                (line,) = a.plot(xs, vals, marker=st.marker, color=st.color, linewidth=1.6,
-                                 markersize=5, label=st.label, gid=f"curve:{metric}:{config}",
-                                 zorder=3)
-                if has_ci and bands:
-                    a.fill_between(xs, lo, hi, color=st.color, alpha=0.15, linewidth=0)
-                elif has_ci:
-                    a.errorbar(xs, vals, yerr=[np.clip(vals - lo, 0, None), np.clip(hi - vals, 0, None)],
-                               fmt="none", ecolor=st.color, elinewidth=1.0, alpha=0.7, zorder=2)
-                if a is grid[g][0]:
-                    handles.append(line)
-            a.set_xticks(ks)
-            a.tick_params(labelleft=True, labelbottom=True)  # every panel keeps its numbers
-            a.set_ylim(-0.02, 1.02)
-            if multiples:
-                a.set_title(f"{title} — {metric}@k", loc="left")
-                a.set_ylabel(f"{metric}@k")
-                if g == len(groups) - 1:
-                    a.set_xlabel("k (top-k retrieved chunks)")
-            else:
-                a.set_xlabel("k (top-k retrieved chunks)")
-                a.set_ylabel(f"{metric}@k (share of {'evidence parts' if metric == 'recall' else 'questions'})")
-                a.set_title(f"{metric}@k", loc="left")
-        _legend_outside(grid[g][-1], handles, title=title or "configuration",
-                        ncols=1 if multiples else _legend_columns(len(handles)))
-    if multiples:
-        how = "95% CI: bands for panels of up to 4 lines, else bars"
-    else:
-        how = f"{'bands' if any_bands else 'bars'}: 95% CI"
-    extra = (f"\n{n_all} configurations, one row per chunker family (colours and markers as in "
-             "the other charts)") if multiples else ""
-    fig.suptitle(f"Retrieval quality over k — dataset {dataset}, retriever {_retriever(rows)}, "
-                 f"k = {', '.join(map(str, ks))} ({how}){extra}", x=0.01, ha="left")
-    return fig
+    unit = "evidence parts" if metric == "recall" else "questions"
+    return _curve_chart(rows, ks, lambda k: f"{metric}@{k}", ax=ax, styles=_styles(results, styles),
+                        size=size, gid=f"curve:{metric}", xlabel="k (top-k retrieved chunks)",
+                        ylabel=f"{metric}@k (share of {unit})",
+                        title=f"{metric}@k over k — dataset {dataset}, retriever "
+                              f"{_retriever(rows)} (bars: 95% CI)")
+
+
+def result_budgets(results: Any) -> list[int]:
+    """The token budgets of a run: ``manifest["budgets"]``, else the ``*@<B>tok`` columns.
+
+    Returns
+    -------
+    list of int
+        Sorted, unique; empty when the run has no budget-matched metrics.
+    """
+    budgets = (getattr(results, "manifest", None) or {}).get("budgets")
+    if not budgets:
+        budgets = [int(m.group(1)) for c in results.summary.columns
+                   if (m := _BUDGET_COLUMN.match(str(c)))]
+    return sorted({int(b) for b in budgets})
+
+
+def budget_column(metric: str, budget: int) -> str:
+    """Summary column of a budget-matched metric: ``budget_column("recall", 256) == "recall@256tok"``."""
+    return f"{metric}@{int(budget)}tok"
+
+
+@styled
+def plot_budget_curve(
+    results: Any,
+    metric: str = "recall",
+    *,
+    dataset: str | None = None,
+    ax: Axes | None = None,
+    styles: Mapping[str, ConfigStyle] | None = None,
+    size: str | tuple[float, float] = "slide",
+) -> Figure:
+    """A budget-matched metric against the token budget B, one line per configuration.
+
+    For each budget B the retrieved chunks are read in rank order up to B tokens
+    (summary columns ``<metric>@<B>tok``, e.g. ``recall@256tok``), so configurations with
+    different chunk sizes are compared at the same reading cost.  Lines are coloured by
+    chunker family; above :data:`SMALL_MULTIPLES_ABOVE` configurations there is one panel
+    per family.  Nothing is computed here: the values are the summary's.
+
+    Parameters
+    ----------
+    results : Results
+        Needs ``summary`` with ``<metric>@<B>tok`` columns (CI columns optional) and the
+        budgets in ``manifest["budgets"]`` (else taken from the column names).
+    metric : str, default "recall"
+        ``recall``, ``all_parts`` or ``answerable``.
+    dataset, ax, styles, size
+        As in :func:`plot_k_curves` (one dataset; axes for every configuration, no
+        panels; shared styles; size of a new figure).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One line per configuration (gid ``"budget:<metric>:<config>"``), x the budgets in
+        tokens, y the summary values.
+
+    Raises
+    ------
+    ValueError
+        When the run has no budgets or no ``<metric>@<B>tok`` column.
+    """
+    dataset, rows = _dataset_rows(results, dataset)
+    budgets = result_budgets(results)
+    missing = [budget_column(metric, b) for b in budgets if budget_column(metric, b) not in rows]
+    if not budgets or len(missing) == len(budgets):
+        raise ValueError(f"the results have no budget-matched {metric} columns "
+                         f"({metric}@<B>tok); run with --budgets")
+    unit = "evidence parts" if metric == "recall" else "questions"
+    tokenizer = (getattr(results, "manifest", None) or {}).get("tokenizer")
+    return _curve_chart(rows, budgets, lambda b: budget_column(metric, b), ax=ax,
+                        styles=_styles(results, styles), size=size, gid=f"budget:{metric}",
+                        xlabel="token budget B (retrieved text cut at B tokens"
+                               + (f", {tokenizer} tokenizer)" if tokenizer else ")"),
+                        ylabel=f"{metric}@B tokens (share of {unit})",
+                        title=f"{metric} at a fixed reading budget — dataset {dataset}, "
+                              f"retriever {_retriever(rows)} (bars: 95% CI)")
 
 
 def _main_metrics(results: Any, k: int) -> list[str]:
@@ -683,19 +919,25 @@ def _main_metrics(results: Any, k: int) -> list[str]:
 def plot_dataset_bars(
     results: Any,
     *,
+    dataset: str | None = None,
     k: int | None = None,
     metrics: Sequence[str] | None = None,
     ax: Axes | Sequence[Axes] | None = None,
     styles: Mapping[str, ConfigStyle] | None = None,
+    size: str | tuple[float, float] = "slide",
 ) -> Figure:
     """Grouped bars of the main metrics per dataset, with confidence intervals.
 
     One panel per dataset; metrics along the x axis, one bar per configuration in each group.
+    Above :data:`SMALL_MULTIPLES_ABOVE` configurations, one panel per dataset and chunker
+    family, each with a key of family tags above its bars.
 
     Parameters
     ----------
     results : Results
         Needs ``summary``.
+    dataset : str, optional
+        Only this dataset (default: every dataset, one panel or family row each).
     k : int, optional
         Cut-off for the ``@k`` metrics (default :func:`default_k`).
     metrics : sequence of str, optional
@@ -705,6 +947,8 @@ def plot_dataset_bars(
         One axes per dataset.
     styles : mapping config -> ConfigStyle, optional
         Shared configuration styles.
+    size : str or (float, float), default "slide"
+        Size of a new figure (:func:`chunkeval.reports.style.figure_size`).
 
     Returns
     -------
@@ -715,7 +959,7 @@ def plot_dataset_bars(
     k = default_k(results) if k is None else int(k)
     metrics = list(metrics) if metrics is not None else _main_metrics(results, k)
     styles = _styles(results, styles)
-    summary = results.summary
+    summary = results.summary if dataset is None else _dataset_rows(results, dataset)[1]
     datasets = list(dict.fromkeys(summary["dataset"].astype(str)))
     per_ds = {d: summary[summary["dataset"].astype(str) == d] for d in datasets}
     multiples = ax is None and any(len(r) > SMALL_MULTIPLES_ABOVE for r in per_ds.values())
@@ -729,18 +973,8 @@ def plot_dataset_bars(
         else:
             panels.append((d, "", rows))
     if ax is None:
-        if multiples:
-            ncols = 2
-            nrows = -(-len(panels) // ncols)
-            fig = Figure(figsize=(13, 0.9 + 3.3 * nrows), layout="constrained")
-            grid = fig.subplots(nrows, ncols, squeeze=False)
-            axes = grid.ravel().tolist()
-            for extra in axes[len(panels):]:
-                fig.delaxes(extra)
-            axes = axes[:len(panels)]
-        else:
-            fig = Figure(figsize=(12, 0.6 + 4.2 * len(datasets)), layout="constrained")
-            axes = fig.subplots(len(datasets), 1, squeeze=False)[:, 0].tolist()
+        fig = new_figure(size)
+        axes = _panel_grid(fig, len(panels), sharey=True)
     else:
         axes = [ax] if isinstance(ax, Axes) else list(ax)
         if len(axes) != len(datasets):
@@ -773,18 +1007,23 @@ def plot_dataset_bars(
         a.set_ylim(0, 1.05)
         a.grid(axis="x", visible=False)
         if multiples:
-            a.set_ylabel("mean (0–1)")
-            a.set_title(f"{title} — dataset {dataset}", loc="left")
-            _legend_outside(a, handles, title=None)
+            a.set_title(f"{title} — {dataset}", loc="left",
+                        color=styles[str(rows["config"].iloc[0])].color,
+                        fontweight="bold")
+            a.legend(handles=handles, labels=[styles[c].tag for c in rows["config"].astype(str)],
+                     loc="upper left", ncols=3, fontsize=matplotlib.rcParams["legend.fontsize"],
+                     frameon=False, handlelength=1.0, columnspacing=0.8, borderaxespad=0.2)
+            a.set_ylim(0, 1.45)  # room for the key above the bars
+            a.set_yticks(np.linspace(0, 1, 6))
         else:
             a.set_ylabel("mean over questions (0–1)")
             a.set_title(f"dataset {dataset} — retriever {_retriever(rows)}, k={k} "
                         f"({len(rows)} configurations; error bars: 95% CI)", loc="left")
     if multiples:
         retr = _retriever(summary)
-        fig.suptitle(f"Main metrics — retriever {retr}, k={k}, error bars: 95% CI\n"
-                     f"{len(styles)} configurations, one panel per chunker family and dataset "
-                     "(colours and markers as in the other charts)", x=0.01, ha="left")
+        fig.suptitle(f"Main metrics — retriever {retr}, k={k}, error bars: 95% CI; "
+                     "one panel per chunker family", x=0.01, ha="left")
+        fig.supylabel("mean over questions (0–1)", fontsize=matplotlib.rcParams["axes.labelsize"])
     else:
         handles = [seen[c] for c in styles if c in seen]
         _legend_outside(axes[0], handles, title="configuration",
@@ -802,6 +1041,7 @@ def plot_deltas(
     styles: Mapping[str, ConfigStyle] | None = None,
     base_name: str | None = None,
     new_name: str | None = None,
+    size: str | tuple[float, float] = "slide",
 ) -> Figure:
     """Metric differences between two runs, drawn from a comparison's table.
 
@@ -824,6 +1064,8 @@ def plot_deltas(
         Shared styles (default: the comparison's configurations in order).
     base_name, new_name : str, optional
         Names of the runs for the title (default: the comparison's).
+    size : str or (float, float), default "slide"
+        Size of a new figure (:func:`chunkeval.reports.style.figure_size`).
 
     Returns
     -------
@@ -856,8 +1098,7 @@ def plot_deltas(
     if ax is None:
         ncols = min(3, len(metrics))
         nrows = -(-len(metrics) // ncols)
-        fig = Figure(figsize=(3.4 * ncols + 3.0, nrows * (1.5 + 0.36 * n) + 0.4),
-                     layout="constrained")
+        fig = new_figure(size)
         grid = fig.subplots(nrows, ncols, squeeze=False)
         axes = grid.ravel().tolist()
         for extra in axes[len(metrics):]:
@@ -893,7 +1134,7 @@ def plot_deltas(
         a.xaxis.set_major_locator(MaxNLocator(nbins=5, symmetric=True))
         a.set_ylim(-0.6, n - 0.4)
         if id(a) in first_col:
-            a.set_yticks([ypos[c] for c in configs], [styles[c].label for c in configs])
+            a.set_yticks([ypos[c] for c in configs], [styles[c].compact for c in configs])
         else:
             a.set_yticks([ypos[c] for c in configs], [""] * n)
     pct = f"{comparison.confidence:.0%}"
@@ -905,44 +1146,79 @@ def plot_deltas(
 # ---------------------------------------------------------------------------------- files
 
 
-def save_figure(fig: Figure, folder: str | Path, stem: str, dpi: int = 150) -> tuple[Path, Path]:
-    """Write ``fig`` as ``<folder>/<stem>.png`` (``dpi``) and ``<folder>/<stem>.svg``.
+#: File formats :func:`save_figure` writes.
+FORMATS = ("png", "svg", "pdf")
 
+
+def _png_bytes(fig: Figure, dpi: float) -> bytes:
+    """Render ``fig`` once with Agg at ``dpi`` and encode it as a 256-colour PNG."""
+    from PIL import Image
+
+    fig.set_dpi(dpi)
+    canvas = FigureCanvasAgg(fig)
+    canvas.draw()
+    rgba = np.asarray(canvas.buffer_rgba())
+    # charts use few colours: a 256-colour palette (no dithering) looks the same and makes
+    # the PNGs, and the report that inlines them, about half as large
+    pal = Image.fromarray(rgba[..., :3]).quantize(colors=256, method=Image.Quantize.MEDIANCUT,
+                                                  dither=Image.Dither.NONE)
+    buf = io.BytesIO()
+    pal.save(buf, format="PNG", compress_level=6, dpi=(dpi, dpi))
+    return buf.getvalue()
+
+
+def save_figure(fig: Figure, folder: str | Path, stem: str, *,
+                formats: Sequence[str] = ("png", "svg"), dpi: float = 100) -> dict[str, Path]:
+    """Write ``fig`` as ``<folder>/<stem>.<format>`` for each format.
+
+    The layout is computed once: the first format lays the figure out and renders it, the
+    others reuse that layout (the figure's layout engine is paused meanwhile and restored).
     The PNG is stored with a 256-colour palette (median cut, no dithering): charts have few
     distinct colours, so it looks the same as the full-colour image at about half the size.
+    SVG keeps text as text.
 
     Parameters
     ----------
     fig : matplotlib.figure.Figure
+        White background is used; the figure's dpi is set to ``dpi``.
     folder : str or Path
         Created when missing.
     stem : str
         File name without extension.
-    dpi : int, default 150
-        PNG resolution (dots per inch).
+    formats : sequence of {"png", "svg", "pdf"}, default ("png", "svg")
+    dpi : float, default 100
+        PNG resolution (dots per inch): a 12.8 × 7.2 in slide figure is 1280 × 720 pixels.
 
     Returns
     -------
-    (Path, Path)
-        The PNG and SVG paths.
+    dict[str, Path]
+        Format -> written path, in the order of ``formats``.
+
+    Raises
+    ------
+    ValueError
+        Unknown or no format.
     """
+    formats = list(dict.fromkeys(str(f).lower() for f in formats))
+    bad = [f for f in formats if f not in FORMATS]
+    if bad or not formats:
+        raise ValueError(f"unknown chart format(s) {bad or formats}; choose from {list(FORMATS)}")
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
-    png, svg = folder / f"{stem}.png", folder / f"{stem}.svg"
-    with matplotlib.rc_context({"svg.fonttype": "none"}):
-        buf = io.BytesIO()
-        fig.savefig(buf, format="png", dpi=dpi, facecolor="white")
-        fig.savefig(svg, facecolor="white")
-    # charts use few colours: a 256-colour palette (no dithering) looks the same and makes
-    # the PNGs, and the report that inlines them, about half as large
-    from PIL import Image
-
-    buf.seek(0)
-    with Image.open(buf) as im:
-        pal = im.convert("RGB").quantize(colors=256, method=Image.Quantize.MEDIANCUT,
-                                         dither=Image.Dither.NONE)
-        pal.save(png, format="PNG", optimize=True, dpi=(dpi, dpi))
-    return png, svg
+    paths = {f: folder / f"{stem}.{f}" for f in formats}
+    png = _png_bytes(fig, dpi)  # lays the figure out and renders it once
+    if "png" in paths:
+        paths["png"].write_bytes(png)
+    engine = fig.get_layout_engine()
+    fig.set_layout_engine("none")  # keep the layout just computed for the vector formats
+    try:
+        with matplotlib.rc_context({"svg.fonttype": "none", "pdf.fonttype": 42}):
+            for f in formats:
+                if f != "png":
+                    fig.savefig(paths[f], format=f, facecolor="white")
+    finally:
+        fig.set_layout_engine(engine)
+    return paths
 
 
 @dataclass(frozen=True)
@@ -952,21 +1228,31 @@ class ChartFile:
     Attributes
     ----------
     key : str
-        Chart kind (``quality_cost``, ``recall_cost``, ``chunk_sizes``, ``k_curves``,
-        ``dataset_bars``, ``evidence_map``).
+        Chart kind (``quality_cost``, ``recall_cost``, ``budget_curve``, ``k_curves``,
+        ``answerable_k_curves``, ``chunk_sizes``, ``dataset_bars``, ``evidence_map``,
+        ``deltas``).
     dataset : str or None
         Dataset shown (``None`` for charts over all datasets).
     title : str
         Caption for reports.
-    png, svg : Path
-        Written files.
+    files : mapping format -> Path
+        Written files (:func:`save_figure`).
     """
 
     key: str
     dataset: str | None
     title: str
-    png: Path
-    svg: Path
+    files: Mapping[str, Path] = field(default_factory=dict)
+
+    @property
+    def png(self) -> Path | None:
+        """The PNG file, if written."""
+        return self.files.get("png")
+
+    @property
+    def svg(self) -> Path | None:
+        """The SVG file, if written."""
+        return self.files.get("svg")
 
 
 def _slug(text: str) -> str:
@@ -980,8 +1266,12 @@ def write_charts(
     styles: Mapping[str, ConfigStyle] | None = None,
     texts: Mapping[str, Mapping[str, str]] | None = None,
     k: int | None = None,
+    metric: str | None = None,
+    size: str | tuple[float, float] = "slide",
+    formats: Sequence[str] = ("png", "svg"),
+    dpi: float = 100,
 ) -> list[ChartFile]:
-    """Draw every chart of a run and save each as PNG and SVG in ``folder``.
+    """Draw every chart of a run and save each in ``folder`` in the given formats.
 
     Parameters
     ----------
@@ -994,38 +1284,71 @@ def write_charts(
         Document texts for the evidence maps (lengths only).
     k : int, optional
         Headline cut-off (default :func:`default_k`).
+    metric : str, optional
+        Quality metric prefix of the quality-vs-cost, k-curve and budget charts (one chart
+        each); default: answerable and recall against cost, recall and answerable over k,
+        recall and all_parts over the budget.
+    size : str or (float, float), default "slide"
+        Figure size (:func:`chunkeval.reports.style.figure_size`).
+    formats : sequence of {"png", "svg", "pdf"}, default ("png", "svg")
+    dpi : float, default 100
+        PNG resolution.
 
     Returns
     -------
     list of ChartFile
-        In report order: per dataset quality-vs-cost (answerable, recall), k curves, chunk
-        sizes, evidence map; then the per-dataset bars.
+        In report order: per dataset quality-vs-cost, budget curves (only when the summary
+        has ``<metric>@<B>tok`` columns), k curves, chunk sizes, evidence map; then the
+        bars of the main metrics (one chart per dataset when there are several datasets and
+        more than :data:`SMALL_MULTIPLES_ABOVE` rows).
     """
     styles = _styles(results, styles)
     k = default_k(results) if k is None else int(k)
     out: list[ChartFile] = []
+    cost_metrics = [metric] if metric else ["answerable", "recall"]
+    k_metrics = [metric] if metric else ["recall", "answerable"]
+    budget_metrics = [metric] if metric else ["recall", "all_parts"]
+    has_budgets = bool(result_budgets(results))
 
     def emit(key: str, dataset: str | None, title: str, fig: Figure) -> None:
         stem = key if dataset is None else f"{key}__{_slug(dataset)}"
-        png, svg = save_figure(fig, folder, stem)
-        out.append(ChartFile(key, dataset, title, png, svg))
+        out.append(ChartFile(key, dataset, title,
+                             save_figure(fig, folder, stem, formats=formats, dpi=dpi)))
+
+    def key_for(base: str, m: str, default: str) -> str:
+        return base if m == default else f"{m}_{base}"
 
     for dataset in dict.fromkeys(results.summary["dataset"].astype(str)):
-        emit("quality_cost", dataset, f"answerable@{k} vs stored-token overhead — {dataset}",
-             plot_quality_cost(results, dataset=dataset, k=k, styles=styles))
-        emit("recall_cost", dataset, f"recall@{k} vs stored-token overhead — {dataset}",
-             plot_quality_cost(results, dataset=dataset, k=k, metric="recall", styles=styles))
-        emit("k_curves", dataset, f"recall@k and answerable@k over k — {dataset}",
-             plot_k_curves(results, dataset=dataset, styles=styles))
+        for m in cost_metrics:
+            emit("quality_cost" if m == cost_metrics[0] else f"{m}_cost", dataset,
+                 f"{m}@{k} vs tokens retrieved per question — {dataset}",
+                 plot_quality_cost(results, dataset=dataset, k=k, metric=m, styles=styles,
+                                   size=size))
+        for m in budget_metrics if has_budgets else []:
+            try:
+                fig = plot_budget_curve(results, m, dataset=dataset, styles=styles, size=size)
+            except ValueError:
+                continue  # this metric was not measured at budgets
+            emit(key_for("budget_curve", m, budget_metrics[0]), dataset,
+                 f"{m} at a fixed token budget — {dataset}", fig)
+        for m in k_metrics:
+            emit(key_for("k_curves", m, k_metrics[0]), dataset, f"{m}@k over k — {dataset}",
+                 plot_k_curves(results, dataset=dataset, metric=m, styles=styles, size=size))
         emit("chunk_sizes", dataset, f"chunk-size distribution — {dataset}",
-             plot_chunk_sizes(results, dataset=dataset, styles=styles))
+             plot_chunk_sizes(results, dataset=dataset, styles=styles, size=size))
         try:
-            fig = plot_evidence_map(results, dataset=dataset, styles=styles,
+            fig = plot_evidence_map(results, dataset=dataset, styles=styles, size=size,
                                     texts=(texts or {}).get(dataset))
         except ValueError:
             fig = None  # no evidence in this dataset: nothing to map
         if fig is not None:
             emit("evidence_map", dataset, f"evidence map of one document — {dataset}", fig)
-    emit("dataset_bars", None, f"main metrics per dataset (k={k})",
-         plot_dataset_bars(results, k=k, styles=styles))
+    names = list(dict.fromkeys(results.summary["dataset"].astype(str)))
+    if len(results.summary) > SMALL_MULTIPLES_ABOVE and len(names) > 1:
+        for dataset in names:  # family panels of several datasets would not fit one slide
+            emit("dataset_bars", dataset, f"main metrics (k={k}) — {dataset}",
+                 plot_dataset_bars(results, dataset=dataset, k=k, styles=styles, size=size))
+    else:
+        emit("dataset_bars", None, f"main metrics per dataset (k={k})",
+             plot_dataset_bars(results, k=k, styles=styles, size=size))
     return out

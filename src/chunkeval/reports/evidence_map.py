@@ -18,7 +18,7 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
-from chunkeval.reports.style import OKABE_ITO, ConfigStyle, config_styles, styled
+from chunkeval.reports.style import OKABE_ITO, ConfigStyle, config_styles, new_figure, styled
 
 __all__ = [
     "evidence_parts",
@@ -91,22 +91,30 @@ def part_containment(chunks: pd.DataFrame, parts: pd.DataFrame) -> pd.DataFrame:
     contained = np.zeros(len(out), dtype=bool)
     container = np.full(len(out), -1, dtype=np.int64)
     n_over = np.zeros(len(out), dtype=np.int64)
-    if len(out):
-        groups = {
-            key: g for key, g in chunks.astype({"dataset": str, "config": str, "doc_id": str})
-            .groupby(["dataset", "config", "doc_id"], sort=False)
-        }
-        for key, idx in out.groupby(["dataset", "config", "doc_id"], sort=False).groups.items():
-            g = groups.get(key)
-            if g is None or not len(g):
+    if len(out) and len(chunks):
+        # one integer code per (dataset, configuration, document), shared by chunks and parts
+        def keys(df: pd.DataFrame) -> pd.Series:
+            return (df["dataset"].astype(str) + "\x1f" + df["config"].astype(str) + "\x1f"
+                    + df["doc_id"].astype(str))
+
+        codes, _ = pd.factorize(pd.concat([keys(chunks), keys(out)], ignore_index=True))
+        c_code, p_code = codes[:len(chunks)], codes[len(chunks):]
+        cs_all = chunks["start"].to_numpy(np.int64)
+        order = np.lexsort((cs_all, c_code))  # chunks by group, then by start
+        c_code, cs_all = c_code[order], cs_all[order]
+        ce_all = chunks["end"].to_numpy(np.int64)[order]
+        ci_all = chunks["index"].to_numpy(np.int64)[order]
+        ps_all = out["start"].to_numpy(np.int64)
+        pe_all = out["end"].to_numpy(np.int64)
+        p_order = np.argsort(p_code, kind="stable")
+        groups = np.split(p_order, np.flatnonzero(np.diff(p_code[p_order])) + 1)
+        for pos in groups:  # one pass per (dataset, configuration, document)
+            lo, hi = np.searchsorted(c_code, p_code[pos[0]], side="left"), \
+                np.searchsorted(c_code, p_code[pos[0]], side="right")
+            if lo == hi:
                 continue
-            g = g.sort_values("start", kind="stable")
-            cs = g["start"].to_numpy(np.int64)
-            ce = g["end"].to_numpy(np.int64)
-            ci = g["index"].to_numpy(np.int64)
-            pos = out.index.get_indexer(idx)
-            ps = out["start"].to_numpy(np.int64)[pos]
-            pe = out["end"].to_numpy(np.int64)[pos]
+            cs, ce, ci = cs_all[lo:hi], ce_all[lo:hi], ci_all[lo:hi]
+            ps, pe = ps_all[pos], pe_all[pos]
             # (parts x chunks) containment matrix for this document
             inside = (cs[None, :] <= ps[:, None]) & (pe[:, None] <= ce[None, :])
             ok = inside.any(axis=1)
@@ -252,6 +260,7 @@ def plot_evidence_map(
     window: tuple[int, int] | None = None,
     ax: Axes | None = None,
     styles: Mapping[str, ConfigStyle] | None = None,
+    size: str | tuple[float, float] = "slide",
 ) -> Figure:
     """Chunk boundaries of every configuration along one document, with its evidence.
 
@@ -278,6 +287,8 @@ def plot_evidence_map(
     styles : mapping config -> ConfigStyle, optional
         Shared styles (default: :func:`~chunkeval.reports.style.config_styles` of the
         summary's configurations).
+    size : str or (float, float), default "slide"
+        Size of a new figure (:func:`chunkeval.reports.style.figure_size`).
 
     Returns
     -------
@@ -309,7 +320,7 @@ def plot_evidence_map(
     configs = [c for c in styles if c in set(doc_chunks["config"].astype(str))]
     n = len(configs)
     if ax is None:
-        fig = Figure(figsize=(11, max(3.4, 1.9 + 0.48 * n)), layout="constrained")
+        fig = new_figure(size)
         ax = fig.add_subplot()
     else:
         fig = ax.figure
@@ -338,7 +349,7 @@ def plot_evidence_map(
             ax.plot(mid, np.full(len(mid), y), linestyle="none", marker="X", markersize=10,
                     color=OKABE_ITO["black"], markeredgecolor="white", markeredgewidth=1.0,
                     zorder=4, gid=f"split:{config}")
-    ax.set_yticks(range(n), [styles[c].label for c in reversed(configs)])
+    ax.set_yticks(range(n), [styles[c].compact for c in reversed(configs)])
     ax.set_ylim(-0.7, n - 0.3 if n else 0.5)
     ax.set_xlim(lo, hi)
     ax.grid(axis="y", visible=False)

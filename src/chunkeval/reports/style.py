@@ -1,12 +1,17 @@
 """Colours, markers, labels and text sizes shared by every chart of a report.
 
 Each chunker configuration gets one :class:`ConfigStyle` (number, colour, marker, hatch,
-short label), assigned from the order in which configurations first appear, so one
-configuration looks the same in every chart of a report.
+short label, tag), assigned from the order in which configurations first appear, so one
+configuration looks the same in every chart of a report.  The colour is its chunker
+family's (a design review compares families first); the marker and hatch tell the
+configurations of one family apart.
 
 The palette is the colour-blind-safe set of Okabe and Ito (black is kept for frontier and
-reference lines).  From the eighth configuration on, colours repeat with a different marker
-shape and bar hatch, so two configurations never share colour *and* shape.
+reference lines).  From the eighth family on, colours repeat with a shifted marker shape and
+bar hatch, so two configurations never share colour *and* shape.
+
+Charts are landscape 16:9 by default (:data:`SIZES`, :func:`figure_size`), sized so that at
+1280×720 pixels no text is smaller than 14 px (:data:`MIN_FONT_PT`).
 
 References
 ----------
@@ -18,10 +23,12 @@ References
 from __future__ import annotations
 
 import functools
+import re
 from dataclasses import dataclass
 from typing import Callable, Iterable, TypeVar
 
 import matplotlib
+from matplotlib.figure import Figure
 
 from chunkeval._display import short_label
 
@@ -31,8 +38,13 @@ __all__ = [
     "RC",
     "ConfigStyle",
     "config_styles",
+    "config_family",
     "short_label",
     "styled",
+    "SIZES",
+    "MIN_FONT_PT",
+    "figure_size",
+    "new_figure",
 ]
 
 #: The Okabe–Ito palette [1]_, by name.
@@ -58,26 +70,39 @@ CONFIG_COLORS: tuple[str, ...] = (
     OKABE_ITO["yellow"],
 )
 
-_MARKERS: tuple[str, ...] = ("o", "s", "^", "D", "v", "P", "X", "<", ">", "p")
-_HATCHES: tuple[str, ...] = ("", "//", "..", "xx", "\\\\", "++", "oo", "--", "||", "**")
+#: Marker shapes and bar hatches of a family's configurations, in order (a family of more than
+#: 15 configurations repeats them).
+_MARKERS: tuple[str, ...] = ("o", "s", "^", "D", "v", "P", "X", "<", ">", "p", "h", "*", "8",
+                             "d", "H")
+_HATCHES: tuple[str, ...] = ("", "//", "..", "xx", "\\\\", "++", "oo", "--", "||", "**",
+                             "/.", "\\\\.", "x.", "o.", "+.")
 
-#: Matplotlib rc settings used while a chart is drawn (sizes are for ~150 dpi PNGs).
+#: Named figure sizes in inches: ``"slide"`` is 16:9 (1280×720 px at 100 dpi), ``"a4"`` is
+#: A4 landscape (297 × 210 mm).
+SIZES: dict[str, tuple[float, float]] = {"slide": (12.8, 7.2), "a4": (11.69, 8.27)}
+
+#: Smallest font size of any chart text, in points: 14 px on a slide rendered at 1280×720
+#: (100 dpi), since px = pt × dpi / 72.
+MIN_FONT_PT = 14 * 72 / 100
+
+#: Matplotlib rc settings used while a chart is drawn.  Every size is at least
+#: :data:`MIN_FONT_PT` (11 pt is 15.3 px at 1280×720).
 RC: dict[str, object] = {
-    "font.size": 10,
-    "axes.titlesize": 11,
-    "axes.labelsize": 10,
-    "xtick.labelsize": 9,
-    "ytick.labelsize": 9,
-    "legend.fontsize": 9,
-    "legend.title_fontsize": 9,
-    "figure.titlesize": 12,
+    "font.size": 12,
+    "axes.titlesize": 14,
+    "axes.labelsize": 12,
+    "xtick.labelsize": 11,
+    "ytick.labelsize": 11,
+    "legend.fontsize": 11,
+    "legend.title_fontsize": 11,
+    "figure.titlesize": 15,
     "axes.grid": True,
     "grid.alpha": 0.3,
     "grid.linewidth": 0.6,
     "axes.spines.top": False,
     "axes.spines.right": False,
     "svg.fonttype": "none",
-    "savefig.dpi": 150,
+    "savefig.dpi": 100,
 }
 
 _F = TypeVar("_F", bound=Callable)
@@ -110,9 +135,17 @@ class ConfigStyle:
     marker : str
         Matplotlib marker for scatter and line charts.
     hatch : str
-        Matplotlib hatch for bars (empty for the first seven configurations).
+        Matplotlib hatch for bars (empty for the first configuration of each of the first
+        seven families).
     label : str
         ``"<number>. <short label>"`` for legends and tick labels.
+    family : str
+        Chunker family (:func:`config_family`).
+    tag : str
+        The part of the short label that tells the configuration apart within its family:
+        the arguments that differ between the family's configurations (``"64, 16"`` for
+        ``fixed(64, 16, tokens, regex)`` among other ``fixed(…, tokens, regex)``); the whole
+        short label when the family has one configuration.
     """
 
     number: int
@@ -120,6 +153,48 @@ class ConfigStyle:
     marker: str
     hatch: str
     label: str
+    family: str = ""
+    tag: str = ""
+
+    @property
+    def compact(self) -> str:
+        """``"<number>. <family> <tag>"`` (``"2. fixed 64, 16"``): a short tick or key label."""
+        if not self.family or self.tag == short_label(self.label.split(". ", 1)[-1], 24):
+            return self.label
+        return f"{self.number}. {self.family} {self.tag}"
+
+
+def config_family(config: str) -> str:
+    """Chunker family of a configuration spec: the name before its ``(``.
+
+    Parameters
+    ----------
+    config : str
+        Configuration spec (``"fixed(chunk_size=64, ...)"``) or any label.
+
+    Returns
+    -------
+    str
+        ``"fixed"``; the whole stripped string when it has no ``(``.
+    """
+    return str(config).split("(", 1)[0].strip() or str(config)
+
+
+_ARGS = re.compile(r"^[^(]*\((.*)\)$")
+
+
+def _family_tags(configs: list[str]) -> dict[str, str]:
+    """Tags of one family's configurations: the short-label arguments that vary among them."""
+    args = {}
+    for c in configs:
+        m = _ARGS.match(short_label(c, 200))
+        args[c] = [a.strip() for a in m.group(1).split(",")] if m else None
+    if len(configs) < 2 or any(a is None for a in args.values()) \
+            or len({len(a) for a in args.values()}) != 1:
+        return {c: short_label(c, 24) for c in configs}
+    n = len(args[configs[0]])
+    vary = [i for i in range(n) if len({tuple(args[c])[i] for c in configs}) > 1] or list(range(n))
+    return {c: short_label(", ".join(args[c][i] for i in vary), 24) for c in configs}
 
 
 def config_styles(configs: Iterable[str]) -> dict[str, ConfigStyle]:
@@ -133,23 +208,80 @@ def config_styles(configs: Iterable[str]) -> dict[str, ConfigStyle]:
     Returns
     -------
     dict[str, ConfigStyle]
-        In first-appearance order.  The i-th configuration (0-based) gets colour
-        ``CONFIG_COLORS[i % 7]`` and marker/hatch number ``i // 7``, so the mapping depends
-        only on the ordered list of names.
+        In first-appearance order.  The configuration at position ``j`` within the ``f``-th
+        family (both 0-based, families in first-appearance order) gets colour
+        ``CONFIG_COLORS[f % 7]`` and marker/hatch number ``j + f // 7``, so the mapping
+        depends only on the ordered list of names.
     """
-    styles: dict[str, ConfigStyle] = {}
+    names = list(dict.fromkeys(str(c) for c in configs))
+    families: dict[str, list[str]] = {}
+    for config in names:
+        families.setdefault(config_family(config), []).append(config)
+    fam_index = {fam: f for f, fam in enumerate(families)}
+    tags = {c: t for members in families.values() for c, t in _family_tags(members).items()}
     n_colors = len(CONFIG_COLORS)
-    for config in configs:
-        config = str(config)
-        if config in styles:
-            continue
-        i = len(styles)
-        group = i // n_colors
+    styles: dict[str, ConfigStyle] = {}
+    for i, config in enumerate(names):
+        fam = config_family(config)
+        f = fam_index[fam]
+        shape = families[fam].index(config) + f // n_colors
         styles[config] = ConfigStyle(
             number=i + 1,
-            color=CONFIG_COLORS[i % n_colors],
-            marker=_MARKERS[group % len(_MARKERS)],
-            hatch=_HATCHES[group % len(_HATCHES)],
+            color=CONFIG_COLORS[f % n_colors],
+            marker=_MARKERS[shape % len(_MARKERS)],
+            hatch=_HATCHES[shape % len(_HATCHES)],
             label=f"{i + 1}. {short_label(config)}",
+            family=fam,
+            tag=tags[config],
         )
     return styles
+
+
+def figure_size(size: str | tuple[float, float] = "slide") -> tuple[float, float]:
+    """Figure size in inches for a named size, a ``"WxH"`` string or a pair.
+
+    Parameters
+    ----------
+    size : str or (float, float), default "slide"
+        ``"slide"`` (12.8 × 7.2 in, 16:9), ``"a4"`` (A4 landscape, 11.69 × 8.27 in),
+        ``"WxH"`` in inches (``"16x9"``, ``"10.5x6"``) or ``(width, height)``.
+
+    Returns
+    -------
+    (float, float)
+        Width and height in inches.
+
+    Raises
+    ------
+    ValueError
+        Unknown name, malformed ``"WxH"``, or a side not in (0, 100] inches.
+    """
+    if isinstance(size, str):
+        key = size.strip().lower()
+        if key in SIZES:
+            return SIZES[key]
+        m = re.fullmatch(r"(\d+(?:\.\d*)?)\s*[x×]\s*(\d+(?:\.\d*)?)", key)
+        if not m:
+            raise ValueError(f"unknown chart size {size!r}: use slide, a4 or WxH in inches "
+                             "(e.g. 16x9)")
+        w, h = float(m.group(1)), float(m.group(2))
+    else:
+        w, h = (float(v) for v in size)
+    if not (0 < w <= 100 and 0 < h <= 100):
+        raise ValueError(f"chart size {w}x{h} inches is out of range (0, 100]")
+    return w, h
+
+
+def new_figure(size: str | tuple[float, float] = "slide") -> Figure:
+    """An empty figure of :func:`figure_size` ``(size)`` with constrained layout.
+
+    Parameters
+    ----------
+    size : str or (float, float), default "slide"
+        See :func:`figure_size`.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    return Figure(figsize=figure_size(size), layout="constrained")
