@@ -70,7 +70,7 @@ class PreparedDataset:
         self.doc_offset = np.concatenate([[0], np.cumsum(lengths + 1)[:-1]]).astype(np.int64)
         self._parts: tuple[np.ndarray, ...] | None = None
         self._sentences: tuple[np.ndarray, np.ndarray] | None = None
-        self._doc_tokens: dict[str, int] = {}
+        self._doc_tokens: dict[str, tuple[np.ndarray, np.ndarray]] = {}
 
     def prepare(self, tokenizer: Any, key: str) -> "PreparedDataset":
         """Compute the shared per-dataset work now: parts, sentences, corpus tokens.
@@ -89,7 +89,7 @@ class PreparedDataset:
         """
         self.parts()
         self.sentences()
-        self.document_tokens(tokenizer, key)
+        self.token_spans(tokenizer, key)
         return self
 
     def parts(self) -> tuple[np.ndarray, ...]:
@@ -114,6 +114,13 @@ class PreparedDataset:
             self._sentences = (cat(starts), cat(ends))
         return self._sentences
 
+    def global_spans(self, chunks: Sequence[Chunk]) -> tuple[np.ndarray, np.ndarray]:
+        """Global (start, end) offsets of chunks (documents laid end to end)."""
+        off = np.array([self.doc_offset[self.doc_index[c.doc_id]] for c in chunks], dtype=np.int64)
+        start = np.array([c.start for c in chunks], dtype=np.int64)
+        end = np.array([c.end for c in chunks], dtype=np.int64)
+        return off + start, off + end
+
     def answerability_ceiling(self) -> float:
         """Share of questions whose evidence parts all lie in one document: no chunk crosses a
         document, so no configuration can make more questions answerable."""
@@ -121,11 +128,26 @@ class PreparedDataset:
             return float("nan")
         return sum(len({p.doc_id for p in q.evidence}) == 1 for q in self.questions) / len(self.questions)
 
-    def document_tokens(self, tokenizer: Any, key: str) -> int:
-        """Total tokens over all documents, cached per tokenizer key."""
+    def token_spans(self, tokenizer: Any, key: str) -> tuple[np.ndarray, np.ndarray]:
+        """Global (start, end) offsets of every token of every document, for one tokenizer.
+
+        Each document is tokenized once per run; every configuration's chunk sizes and
+        budget cuts come from these offsets (:func:`chunk_tokens`), not from tokenizing
+        chunk text again.
+        """
         if key not in self._doc_tokens:
-            self._doc_tokens[key] = int(sum(tokenizer.count(d.text) for d in self.documents))
+            starts, ends = [], []
+            for off, d in zip(self.doc_offset.tolist(), self.documents):
+                spans = np.asarray(tokenizer.spans(d.text), dtype=np.int64).reshape(-1, 2)
+                starts.append(spans[:, 0] + off)
+                ends.append(spans[:, 1] + off)
+            cat = lambda xs: np.concatenate(xs) if xs else np.zeros(0, dtype=np.int64)  # noqa: E731
+            self._doc_tokens[key] = (cat(starts), cat(ends))
         return self._doc_tokens[key]
+
+    def document_tokens(self, tokenizer: Any, key: str) -> int:
+        """Total tokens over all documents (:meth:`token_spans`)."""
+        return int(self.token_spans(tokenizer, key)[0].size)
 
 
 # Tokenizers resolved in this process, by key (each keeps its count cache).
@@ -221,9 +243,35 @@ class Chunked:
     n_words: np.ndarray
     n_tokens: np.ndarray
     chunk_seconds: float
+    first_token: np.ndarray  # index of each chunk's first token in the dataset's token offsets
 
 
-def chunk_stage(ctx: PreparedDataset, chunker: Any, tok: Any) -> Chunked:
+def chunk_tokens(token_starts: np.ndarray, token_ends: np.ndarray, chunk_start: np.ndarray,
+                 chunk_end: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Which document tokens each chunk stores: the index range of the tokens it overlaps.
+
+    A token is stored by a chunk when they share at least one character, so a word cut by a
+    chunk boundary counts in both chunks, as it would if each chunk were tokenized alone.
+
+    Parameters
+    ----------
+    token_starts, token_ends : ndarray of int, shape (n_tokens,)
+        Global token offsets in document order (:meth:`PreparedDataset.token_spans`).
+    chunk_start, chunk_end : ndarray of int, shape (n_chunks,)
+        Global chunk offsets, half-open.
+
+    Returns
+    -------
+    first, stop : ndarray of int, shape (n_chunks,)
+        Tokens ``first[i]:stop[i]`` overlap chunk ``i``; its token count is
+        ``stop - first`` (0 for a chunk of whitespace only).
+    """
+    first = np.searchsorted(token_ends, chunk_start, side="right")
+    stop = np.searchsorted(token_starts, chunk_end, side="left")
+    return first, np.maximum(stop, first)
+
+
+def chunk_stage(ctx: PreparedDataset, chunker: Any, tok: Any, key: str) -> Chunked:
     """Chunk every document of ``ctx`` (timed) and measure the chunks.
 
     Parameters
@@ -231,7 +279,10 @@ def chunk_stage(ctx: PreparedDataset, chunker: Any, tok: Any) -> Chunked:
     ctx : PreparedDataset
     chunker : Chunker
     tok : Tokenizer
-        The run's tokenizer (chunk sizes in tokens).
+        The run's tokenizer; chunk sizes in tokens come from the dataset's shared token
+        offsets (:func:`chunk_tokens`).
+    key : str
+        The tokenizer's key (:func:`tokenizer_key`).
 
     Returns
     -------
@@ -246,12 +297,14 @@ def chunk_stage(ctx: PreparedDataset, chunker: Any, tok: Any) -> Chunked:
     chunk_seconds = time.perf_counter() - t0
     texts = [c.text for c in chunks]
     n = len(texts)
+    first, stop = chunk_tokens(*ctx.token_spans(tok, key), *ctx.global_spans(chunks))
     return Chunked(
         chunks, texts,
         np.fromiter((len(t) for t in texts), dtype=np.int64, count=n),
         np.fromiter((count_words(t) for t in texts), dtype=np.int64, count=n),
-        np.fromiter((tok.count(t) for t in texts), dtype=np.int64, count=n),
+        (stop - first).astype(np.int64),
         chunk_seconds,
+        first,
     )
 
 
@@ -325,9 +378,17 @@ def score_stage(ctx: PreparedDataset, chunker: Any, label: str, chunked: Chunked
     t0 = time.perf_counter()
     chunks, texts = chunked.chunks, chunked.texts
     c_doc, c_start, c_end = M.chunk_arrays(chunks, ctx.doc_index)
+    tok_start, tok_end = ctx.token_spans(tok, tokenizer_key(settings.tokenizer))
+
+    def token_ends(i: int) -> np.ndarray:
+        # ends of chunk i's tokens, relative to its start, clipped to its end (a cut word)
+        first = chunked.first_token[i]
+        ends = tok_end[first:first + chunked.n_tokens[i]]
+        g_start = ctx.doc_offset[c_doc[i]] + c_start[i]
+        return np.minimum(ends, g_start + (c_end[i] - c_start[i])) - g_start
     pq = M.question_metrics(c_doc, c_start, c_end, *ctx.parts(), retrieved.ranked, chunked.n_tokens,
                             ks=settings.ks, budgets=settings.budgets, budget_ranked=retrieved.budget_ranked,
-                            token_ends=lambda i: [e for _, e in tok.spans(texts[i])])
+                            token_ends=token_ends)
     metric_cols = question_metric_columns(settings.ks, settings.budgets)
     ids = [c.id for c in chunks]
     per_question = pd.DataFrame({
@@ -427,7 +488,7 @@ def evaluate(ctx: PreparedDataset, chunker_in: Any, label: str, settings: Settin
 
     chunker = get_chunker(chunker_in) if isinstance(chunker_in, str) else chunker_in
     tok = resolve_tokenizer(settings.tokenizer)
-    chunked = chunk_stage(ctx, chunker, tok)
+    chunked = chunk_stage(ctx, chunker, tok, tokenizer_key(settings.tokenizer))
     retrieved = retrieve_stage(ctx, chunked, settings)
     return score_stage(ctx, chunker, label, chunked, retrieved, settings, tok)
 
