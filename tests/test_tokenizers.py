@@ -106,23 +106,27 @@ def test_regex_spans_properties(text):
         assert prev <= s < e <= len(text)
         piece = text[s:e]
         assert not any(c.isspace() for c in piece)
-        # a longer token is a word: word characters with the combining marks that follow them
-        assert e - s == 1 or (
-            (piece[0].isalnum() or piece[0] == "_")
-            and all(c.isalnum() or c == "_" or unicodedata.category(c) in ("Mn", "Mc", "Me") for c in piece))
+        # a longer token is a word (word characters with the combining marks that follow them)
+        # or one other character with the combining marks that follow it
+        mark = lambda c: unicodedata.category(c) in ("Mn", "Mc", "Me")  # noqa: E731
+        word = piece[0].isalnum() or piece[0] == "_"
+        assert e - s == 1 or all((word and (c.isalnum() or c == "_")) or mark(c) for c in piece[1:])
         prev = e
     # every non-whitespace character is inside a token
     covered = sum(e - s for s, e in spans)
     assert covered == sum(1 for c in text if not c.isspace())
 
 
-def test_count_cache_is_used():
+def test_count_cache_is_used_and_shared_by_equivalent_tokenizers():
     tok = RegexTokenizer()
-    text = "cached text " * 10
-    assert tok.count(text) == 20
-    assert tok.count(text) == 20
-    info = tok._count_cache.cache_info()
-    assert (info.hits, info.misses) == (1, 1)
+    text = "cached text only this test counts " * 10
+    assert tok.count(text) == 60
+    before = tok._count_cache.cache_info()
+    assert tok.count(text) == 60
+    other = RegexTokenizer()  # another instance of the same tokenizer: same cache
+    assert other.count(text) == 60
+    after = other._count_cache.cache_info()
+    assert (after.hits - before.hits, after.misses - before.misses) == (2, 0)
 
 
 def test_regex_pickle_roundtrip_drops_cache():
@@ -285,8 +289,9 @@ def test_missing_optional_packages_name_the_extra(no_optional_packages, tmp_path
     assert "\n" not in str(err.value)
     with pytest.raises(ImportError, match=r"pip install 'chunkeval\[hf\]'"):
         get_tokenizer(f"hf:{tmp_path / 'tokenizer.json'}")
+    tk._SHARED_COUNT_CACHES.clear()  # as in a fresh process: no encoding loaded by earlier tests
     with pytest.raises(ImportError, match=r"chunkeval\[tiktoken\]"):
-        TiktokenTokenizer().count("x")
+        TiktokenTokenizer().count(f"a text no test counted before {tmp_path}")
     # an unknown name stays a ValueError and mentions the extra
     with pytest.raises(ValueError, match="tiktoken"):
         get_tokenizer("nonsense")

@@ -87,6 +87,10 @@ class Tokenizer(Protocol):
         ...
 
 
+# Count caches by (class, name), shared by equivalent tokenizer instances of this process.
+_SHARED_COUNT_CACHES: dict[tuple[type, str], Callable[[str], int]] = {}
+
+
 class _CachedTokenizer:
     """Shared plumbing: cached counts, pickling without heavy state, equality."""
 
@@ -98,7 +102,11 @@ class _CachedTokenizer:
         raise NotImplementedError
 
     def count(self, text: str) -> int:
-        """Number of tokens in ``text``, cached per instance for repeated texts.
+        """Number of tokens in ``text``, cached for repeated texts.
+
+        The cache is shared by every instance of the same class and name in the process
+        (a name is a spec for an equivalent tokenizer), so the many chunkers of a run that
+        measure the same sentences with one tokenizer count each sentence once.
 
         Parameters
         ----------
@@ -112,7 +120,11 @@ class _CachedTokenizer:
         """
         cache: Callable[[str], int] | None = self.__dict__.get("_count_cache")
         if cache is None:
-            cache = functools.lru_cache(maxsize=COUNT_CACHE_SIZE)(self._count_uncached)
+            key = (type(self), self.name)
+            cache = _SHARED_COUNT_CACHES.get(key)
+            if cache is None:
+                cache = _SHARED_COUNT_CACHES[key] = functools.lru_cache(maxsize=COUNT_CACHE_SIZE)(
+                    self._count_uncached)
             self._count_cache = cache
         return cache(text)
 
