@@ -71,6 +71,10 @@ def test_multi_document_dataset_says_not_attainable_and_ranks_by_all_parts(tmp_p
     for text in (html, md):
         assert "Answerability and answerable@k are not attainable on this dataset" in text
         assert "Highest all_parts@5" in text
+    # the charts draw what can be reached: all_parts, not a metric at 0 everywhere
+    charts = {p.name for p in (out / "charts").glob("*.png")}
+    assert "quality_cost__mh.png" in charts and "all_parts_k_curves__mh.png" in charts
+    assert not any(name.startswith("answerable") for name in charts)
 
 
 def test_a_metric_at_zero_everywhere_recommends_nothing():

@@ -1287,7 +1287,8 @@ def write_charts(
     metric : str, optional
         Quality metric prefix of the quality-vs-cost, k-curve and budget charts (one chart
         each); default: answerable and recall against cost, recall and answerable over k,
-        recall and all_parts over the budget.
+        recall and all_parts over the budget, with all_parts in place of answerable for a
+        dataset whose ``answerability_ceiling`` is under 0.5.
     size : str or (float, float), default "slide"
         Figure size (:func:`chunkeval.reports.style.figure_size`).
     formats : sequence of {"png", "svg", "pdf"}, default ("png", "svg")
@@ -1318,9 +1319,15 @@ def write_charts(
     def key_for(base: str, m: str, default: str) -> str:
         return base if m == default else f"{m}_{base}"
 
-    for dataset in dict.fromkeys(results.summary["dataset"].astype(str)):
-        for m in cost_metrics:
-            emit("quality_cost" if m == cost_metrics[0] else f"{m}_cost", dataset,
+    summary = results.summary
+    for dataset in dict.fromkeys(summary["dataset"].astype(str)):
+        ceiling = (summary.loc[summary["dataset"].astype(str) == dataset, "answerability_ceiling"].iloc[0]
+                   if "answerability_ceiling" in summary.columns else 1.0)
+        # most questions can never be answerable from one chunk: draw what can be reached
+        swap = (lambda m: "all_parts" if m == "answerable" else m) if not metric and ceiling < 0.5 \
+            else (lambda m: m)
+        for m in map(swap, cost_metrics):
+            emit("quality_cost" if m == swap(cost_metrics[0]) else f"{m}_cost", dataset,
                  f"{m}@{k} vs tokens retrieved per question — {dataset}",
                  plot_quality_cost(results, dataset=dataset, k=k, metric=m, styles=styles,
                                    size=size))
@@ -1331,7 +1338,7 @@ def write_charts(
                 continue  # this metric was not measured at budgets
             emit(key_for("budget_curve", m, budget_metrics[0]), dataset,
                  f"{m} at a fixed token budget — {dataset}", fig)
-        for m in k_metrics:
+        for m in map(swap, k_metrics):
             emit(key_for("k_curves", m, k_metrics[0]), dataset, f"{m}@k over k — {dataset}",
                  plot_k_curves(results, dataset=dataset, metric=m, styles=styles, size=size))
         emit("chunk_sizes", dataset, f"chunk-size distribution — {dataset}",
