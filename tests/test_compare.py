@@ -511,3 +511,12 @@ def test_run_with_a_baseline_of_other_ks_fails_before_the_run(big_small, tmp_pat
     err = capsys.readouterr().err
     assert "its ks would be [1, 3], the baseline's is [1, 3, 5, 10]" in err and err.count("\n") == 1
     assert not (tmp_path / "o").exists()
+
+
+def test_baseline_of_a_budget_run_compares_with_itself(tmp_path):
+    res = run("builtin", {"pipeline": "sentence(max_chars=1000)"}, budgets=(256, 512), n_resamples=50)
+    save_baseline(res, tmp_path / "b.json")
+    cmp = compare(tmp_path / "b.json", res, "answerable@512tok:0.02,recall@256tok")
+    assert cmp.exit_code == 0 and set(cmp.rows["outcome"]) == {"unchanged"}
+    other = run("builtin", {"pipeline": "sentence(max_chars=1000)"}, budgets=(256,), n_resamples=50)
+    assert "the token budgets differ" in compare(tmp_path / "b.json", other).verdict()

@@ -42,7 +42,7 @@ RESOLUTION = 1e-4
 #: Manifest keys copied into a baseline's identity.
 IDENTITY_KEYS = (
     "chunkeval_version", "python", "platform", "dependencies", "git_commit", "git_dirty",
-    "retriever", "retriever_params", "ks", "tokenizer", "seed", "confidence", "n_resamples",
+    "retriever", "retriever_params", "ks", "budgets", "tokenizer", "seed", "confidence", "n_resamples",
     "configs", "suite",
 )
 _ID_COLUMNS = ("dataset", "config", "question_id")
