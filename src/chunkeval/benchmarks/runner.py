@@ -31,7 +31,7 @@ import re
 import subprocess
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from importlib import metadata as importlib_metadata
 from pathlib import Path
@@ -56,7 +56,12 @@ class _DatasetContext:
     def __init__(self, dataset: Any) -> None:
         self.name = dataset.name
         self.documents = list(dataset.documents)
-        self.questions = list(dataset.questions)
+        texts = {d.id: d.text for d in self.documents}
+        # evidence is scored on its whitespace-trimmed extent: chunkers trim chunk edges,
+        # so a part ending in a newline could never lie inside a chunk
+        self.questions = [
+            replace(q, evidence=tuple(p.trimmed(texts[p.doc_id]) for p in q.evidence)) for q in dataset.questions
+        ]
         self.n_characters = sum(len(d.text) for d in self.documents)
         self.evidence_json = [
             json.dumps([[p.doc_id, p.start, p.end] for p in q.evidence], ensure_ascii=False)
