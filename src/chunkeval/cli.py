@@ -81,8 +81,8 @@ def _writing(path: Path | str, what: str) -> Iterator[None]:
     except OSError as exc:
         if exc.errno not in ENVIRONMENT_ERRNOS:
             raise
-        where = exc.filename or path
-        raise EnvironmentFailure(f"cannot write {what} {path}: {exc.strerror or exc} ({where})") from exc
+        inner = f" ({exc.filename})" if exc.filename and os.fspath(exc.filename) != os.fspath(path) else ""
+        raise EnvironmentFailure(f"cannot write {what} {path}: {exc.strerror or exc}{inner}") from exc
 
 
 class _Parser(argparse.ArgumentParser):

@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 
 from chunkeval._atomic import atomic_write_text
+from chunkeval._json import loads_strict
 from chunkeval.benchmarks.results import Results, to_jsonable
 
 __all__ = ["BASELINE_FORMAT", "DECIMALS", "RESOLUTION", "load_baseline", "save_baseline"]
@@ -226,13 +227,15 @@ def load_baseline(path: str | os.PathLike) -> Results:
     if not p.is_file():
         raise FileNotFoundError(f"baseline file not found: {p}")
     try:
-        data = json.loads(p.read_bytes().decode("utf-8"))
+        data = loads_strict(p.read_bytes().decode("utf-8"))
     except UnicodeDecodeError as exc:
         raise _fail(p, f"not UTF-8 at byte {exc.start}") from None
     except json.JSONDecodeError as exc:
         raise _fail(p, f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
     except RecursionError:
         raise _fail(p, "JSON nested too deeply") from None
+    except ValueError as exc:  # a repeated key, or an integer longer than Python reads
+        raise _fail(p, str(exc)) from None
     if not isinstance(data, dict) or data.get("format") != BASELINE_FORMAT:
         raise _fail(p, f"no \"format\": \"{BASELINE_FORMAT}\" at the top level")
     if data.get("version") != BASELINE_VERSION:

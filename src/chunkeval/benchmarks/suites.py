@@ -287,13 +287,15 @@ def load_suite_file(path: str | os.PathLike) -> Suite:
     FileNotFoundError
         The file does not exist.
     ValueError
-        Invalid TOML or an invalid ``[suite]`` table.
+        Not UTF-8, invalid TOML or an invalid ``[suite]`` table.
     """
     p = Path(path)
     if not p.is_file():
         raise FileNotFoundError(f"suite file not found: {p}")
     try:
         data = tomllib.loads(p.read_text(encoding="utf-8"))
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{p}: not UTF-8 text (byte {exc.start}); save the suite file as UTF-8") from None
     except tomllib.TOMLDecodeError as exc:
         raise ValueError(f"{p}: invalid TOML: {exc}") from None
     table = data.get("suite")
