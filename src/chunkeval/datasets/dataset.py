@@ -298,10 +298,13 @@ class Dataset:
         """Check every id, question and evidence span; raise one error listing all problems.
 
         Checks: there is at least one question (:data:`NO_QUESTIONS`);
-        document and question ids are non-empty and unique; question
+        document and question ids are non-empty, unique and hold no lone
+        surrogate (no UTF-8 file could store them); question
         text is not blank; each question has at least one part; each part
         names a known document, has integer offsets with
-        ``0 <= start < end <= len(text)``, and, where the source format
+        ``0 <= start < end <= len(text)``, is not all whitespace (parts are
+        scored on their trimmed extent, see
+        :meth:`chunkeval.types.EvidenceSpan.trimmed`), and, where the source format
         carried a quote (``metadata["_quotes"]``), ``text[start:end]`` equals it.
 
         Returns
