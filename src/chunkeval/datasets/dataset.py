@@ -108,12 +108,12 @@ def _where(record: Document | Question, kind: str) -> str:
     return f"{kind} {record.id!r}"
 
 
-def _surrogate_problem(where: str, record_id: str) -> list[str]:
-    """A problem for an id holding a lone surrogate (no UTF-8 file can store it)."""
-    at = lone_surrogate(record_id)
+def _surrogate_problem(where: str, value: str, what: str = "id") -> list[str]:
+    """A problem for an id or name holding a lone surrogate (no UTF-8 file can store it)."""
+    at = lone_surrogate(value)
     if at is None:
         return []
-    return [f"{where}: id {record_id!r} holds a lone surrogate at character {at} "
+    return [f"{where}: {what} {value!r} holds a lone surrogate at character {at} "
             "(an unpaired \\ud800-\\udfff escape); write the character itself"]
 
 
@@ -216,7 +216,7 @@ class Dataset:
         if not self.questions:
             problems.append(NO_QUESTIONS)
         if isinstance(self.name, str):
-            problems.extend(_surrogate_problem("dataset name", self.name))
+            problems.extend(_surrogate_problem("dataset", self.name, "name"))
         first_doc: dict[str, Document] = {}
         for doc in self.documents:
             if not isinstance(doc.id, str) or not doc.id:
