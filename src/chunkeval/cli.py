@@ -329,7 +329,6 @@ def _write_report(folder: Path, **options: Any) -> tuple[Any, str]:
 
 # --------------------------------------------------------------------------- commands
 def cmd_run(args: argparse.Namespace) -> int:
-    from chunkeval.benchmarks.runner import run
     from chunkeval.benchmarks.suites import CHROMA_DEFAULT_PATH, get_suite
 
     _check_run_options(args)
@@ -536,11 +535,10 @@ def cmd_baseline_save(args: argparse.Namespace) -> int:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from chunkeval.benchmarks.results import Results
-
     import shutil
 
     from chunkeval._outdir import STAGING_DIR, move_into, staging_dir
+    from chunkeval.benchmarks.results import Results
 
     folder = Path(args.results_folder)
     results = Results.load(folder)  # checked against its schema before anything is written
