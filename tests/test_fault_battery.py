@@ -143,6 +143,23 @@ def _binary_summary(w):
     (w.res / "summary.csv").write_bytes(bytes(range(256)) * 4)
 
 
+def _csv_cell(column, value):
+    """Rewrite the results as CSV and put ``value`` into the first row's ``column`` of per_question.csv."""
+    def change(w):
+        import csv
+
+        results = Results.load(w.res)
+        shutil.rmtree(w.res)
+        results.save(w.res, format="csv")
+        path = w.res / "per_question.csv"
+        with open(path, newline="", encoding="utf-8") as f:
+            rows = list(csv.reader(f))
+        rows[1][rows[0].index(column)] = value
+        with open(path, "w", newline="", encoding="utf-8") as f:
+            csv.writer(f, lineterminator="\n").writerows(rows)
+    return change
+
+
 def _duplicate_manifest_key(w):
     text = (w.res / "manifest.json").read_text(encoding="utf-8")
     (w.res / "manifest.json").write_text('{"seed": 1, ' + text.lstrip()[1:], encoding="utf-8")
@@ -209,6 +226,10 @@ CASES = [
     pytest.param(lambda w: (["draft-questions", f"jsonl:{w.data}", "--out", str(w.out), "--seed", "-2"], None), 2,
                  ["--seed", "-2"], id="draft-seed-negative"),
     pytest.param(_report(_binary_summary), 2, ["summary.csv"], id="binary-summary-csv"),
+    pytest.param(_report(_csv_cell("evidence", "garbage")), 2,
+                 ["per_question.csv", "row 1", "'evidence'", "JSON list"], id="evidence-cell-not-json"),
+    pytest.param(_report(_csv_cell("recall@1", "abc"), command="compare"), 2,
+                 ["per_question.csv", "'recall@1'", "numbers"], id="metric-cell-text"),
     pytest.param(_run(setup=_surrogate_doc), 2, ["lone surrogate"], id="surrogate-document-id"),
     pytest.param(_run(setup=_surrogate_question), 2, ["lone surrogate"], id="surrogate-question-id"),
     # point 5: manifest paths stay inside the results folder

@@ -151,8 +151,13 @@ def _read_table(path: Path, fmt: str, dtypes: dict[str, str] | None, neutralised
                 try:
                     df[col] = df[col].astype(dtype)
                 except (TypeError, ValueError):
-                    pass
+                    if _is_numeric_name(dtype) and not pd.api.types.is_numeric_dtype(df[col]):
+                        raise ValueError(f"{path}: column {col!r} holds text where {dtype} numbers belong") from None
     return df
+
+
+def _is_numeric_name(dtype: str) -> bool:
+    return dtype.lower().startswith(("int", "uint", "float", "bool"))
 
 
 def _first_line(exc: BaseException) -> str:

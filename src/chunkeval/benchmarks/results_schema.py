@@ -9,6 +9,7 @@ manifest to ``/etc/passwd`` or ``../../secrets.csv``.
 
 from __future__ import annotations
 
+import json
 import math
 from pathlib import Path
 from typing import Any
@@ -141,7 +142,8 @@ def resolve_inside(root: Path, relative: str, key: str, manifest_path: Path) -> 
 
 
 def check_table(df: pd.DataFrame, name: str, path: Path) -> None:
-    """Check that a results table repeats no key row (one row per dataset, config[, question]).
+    """Check that a results table repeats no key row (one row per dataset, config[, question])
+    and that its JSON columns (``evidence``, ``retrieved_chunk_ids``) parse to lists of the right items.
 
     Parameters
     ----------
@@ -154,10 +156,40 @@ def check_table(df: pd.DataFrame, name: str, path: Path) -> None:
     Raises
     ------
     ValueError
-        (summary, per_question) a key repeats: the report and comparisons would count it twice.
+        (summary, per_question) a key repeats: the report and comparisons would count it
+        twice; or a JSON cell does not parse to its shape (the row and column are named).
     """
     keys = _KEY_COLUMNS[name]
     if name != "chunks" and all(c in df.columns for c in keys) and df.duplicated(list(keys)).any():
         row = df[df.duplicated(list(keys))].iloc[0]
         what = ", ".join(f"{c}={row[c]!r}" for c in keys)
         raise ValueError(f"{path}: the row {what} appears twice; a results table has one row per key")
+    for column, ok in _JSON_COLUMNS.items():
+        if column in df.columns:
+            for number, cell in enumerate(df[column].tolist()):
+                if not _json_cell_ok(cell, ok):
+                    raise ValueError(f"{path}: row {number + 1}, column {column!r} is not {ok[1]} ({str(cell)[:60]!r})")
+
+
+def _json_cell_ok(cell: Any, ok: tuple) -> bool:
+    if cell is None or (isinstance(cell, float) and math.isnan(cell)):
+        return True  # an empty cell: no evidence or nothing retrieved
+    if not isinstance(cell, str):
+        return False
+    try:
+        value = json.loads(cell) if cell.strip() else []
+    except (ValueError, RecursionError):
+        return False
+    return isinstance(value, list) and all(ok[0](item) for item in value)
+
+
+def _is_part(item: Any) -> bool:
+    return (isinstance(item, list) and len(item) == 3 and isinstance(item[0], str)
+            and _is_int(item[1]) and _is_int(item[2]))
+
+
+# column -> (test of one list item, what the cell must be): the report and comparisons parse them
+_JSON_COLUMNS = {
+    "evidence": (_is_part, "a JSON list of [doc_id, start, end]"),
+    "retrieved_chunk_ids": (lambda item: isinstance(item, str), "a JSON list of chunk ids"),
+}
