@@ -413,3 +413,21 @@ def test_draft_questions_for_more_than_the_sentences_there_are(tmp_path, capsys)
     assert f"wrote {len(records)} draft question(s)" in capsys.readouterr().out
     assert len({(p["doc_id"], p["quote"]) for r in records for p in r["evidence"]}) == sum(
         len(r["evidence"]) for r in records)  # no sentence used twice
+
+
+def test_report_does_not_reload_a_dataset_the_manifest_cannot_vouch_for(world, capsys):
+    # a manifest from elsewhere names a folder on this machine and no fingerprint: its texts stay out
+    secret = Dataset("s", [Document("d1", "TOPSECRET aaaa bbbb")], [Question("q", "?", (EvidenceSpan("d1", 0, 9),))])
+    save_jsonl(secret, world.outside / "secret-data")
+
+    def change(manifest):
+        manifest["datasets"]["tiny"] = {"spec": f"jsonl:{world.outside / 'secret-data'}"}
+    _edit_manifest(world, change)
+    _WATCHED[:] = [str(world.outside)]
+    try:
+        assert main(["report", str(world.res)]) == 0
+    finally:
+        _WATCHED.clear()
+    assert _OPENED == []
+    assert "TOPSECRET" not in (world.res / "report.html").read_text(encoding="utf-8")
+    assert "records no fingerprint" in (world.res / "report.html").read_text(encoding="utf-8")
