@@ -589,7 +589,8 @@ def cmd_validate(args: argparse.Namespace) -> int:
         if [str(p) for p in exc.problems] != [str(exc.summary)]:
             for problem in exc.problems:
                 print(f"  - {problem}")
-        raise CLIError(f"{args.spec}: {len(exc.problems)} problem(s), listed above") from None
+        spec = args.spec if len(args.spec) <= 200 else args.spec[:197] + "..."
+        raise CLIError(f"{spec}: {len(exc.problems)} problem(s), listed above") from None
     s = dataset.stats()
     ev = s["evidence_chars"]
     prov = dataset.provenance

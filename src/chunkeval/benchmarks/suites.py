@@ -64,6 +64,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
+from chunkeval._limits import check_spec_length
+
 __all__ = [
     "Suite",
     "available_suites",
@@ -398,12 +400,13 @@ def get_suite(name_or_path: str | os.PathLike) -> Suite:
     Raises
     ------
     ValueError
-        Unknown name (the message lists the built-in suites), or an invalid
-        suite file.
+        Unknown name (the message lists the built-in suites), an invalid
+        suite file, or a name longer than 10,000 characters.
     FileNotFoundError
         A ``.toml`` path that does not exist.
     """
     text = os.fspath(name_or_path)
+    check_spec_length(text, "suite")
     if text in _BUILTIN:
         return _BUILTIN[text]()
     if text.startswith("chroma:") and len(text) > len("chroma:"):
