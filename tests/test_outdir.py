@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from chunkeval._outdir import STAGING_DIR, UNFINISHED_MARKER, FolderBusy, FolderClaim
+from chunkeval._outdir import STAGING_DIR, UNFINISHED_MARKER, FolderBusy, claim_folder
 from chunkeval.benchmarks import Results
 from chunkeval.cli import main
 from chunkeval.datasets import Dataset, save_jsonl
@@ -126,7 +126,7 @@ def test_sigkill_halfway_leaves_only_the_unfinished_marker(setup, tmp_path, caps
 
 def test_claim_creates_stages_and_publishes(tmp_path):
     out = tmp_path / "a" / "b"
-    claim = FolderClaim(out, {"argv": ["chunkeval", "run"]})
+    claim = claim_folder(out, {"argv": ["chunkeval", "run"]})
     assert claim.staging.name == "b" and claim.staging.is_dir()
     assert [p.name for p in out.iterdir() if p.name != STAGING_DIR] == [UNFINISHED_MARKER]
     (claim.staging / "manifest.json").write_text("{}", encoding="utf-8")
@@ -139,17 +139,17 @@ def test_claim_creates_stages_and_publishes(tmp_path):
 
 def test_claim_release_gives_the_folder_back(tmp_path):
     made = tmp_path / "made"
-    claim = FolderClaim(made)
+    claim = claim_folder(made)
     (claim.staging / "summary.csv").write_text("half", encoding="utf-8")
     claim.release()
     assert not made.exists()  # this run created it: it goes
 
     existing = tmp_path / "existing"
     existing.mkdir()
-    claim = FolderClaim(existing)
+    claim = claim_folder(existing)
     claim.release()
     assert existing.is_dir() and list(existing.iterdir()) == []  # someone else's folder stays, empty
-    FolderClaim(existing).publish()  # and can be claimed again
+    claim_folder(existing).publish()  # and can be claimed again
 
 
 def test_claim_refuses_a_folder_with_files_or_a_file(tmp_path):
@@ -157,8 +157,8 @@ def test_claim_refuses_a_folder_with_files_or_a_file(tmp_path):
     full.mkdir()
     (full / "notes.txt").write_text("mine", encoding="utf-8")
     with pytest.raises(FolderBusy, match="not empty.*notes.txt"):
-        FolderClaim(full)
+        claim_folder(full)
     assert sorted(p.name for p in full.iterdir()) == ["notes.txt"]  # untouched
     (tmp_path / "file").write_text("x", encoding="utf-8")
     with pytest.raises(FolderBusy, match="existing file"):
-        FolderClaim(tmp_path / "file")
+        claim_folder(tmp_path / "file")

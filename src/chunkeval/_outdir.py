@@ -20,7 +20,8 @@ import shutil
 from datetime import datetime, timezone
 from pathlib import Path
 
-__all__ = ["UNFINISHED_MARKER", "STAGING_DIR", "FolderBusy", "FolderClaim", "staging_dir", "move_into"]
+__all__ = ["UNFINISHED_MARKER", "STAGING_DIR", "FolderBusy", "FolderClaim", "claim_folder", "staging_dir",
+           "move_into"]
 
 #: Present while a run writes the folder; left behind when it is killed.
 UNFINISHED_MARKER = "RUN-NOT-FINISHED.json"
@@ -32,17 +33,43 @@ class FolderBusy(Exception):
     """The folder is claimed by another run or already holds files."""
 
 
-class FolderClaim:
-    """Exclusive use of an output folder by one run.
+def claim_folder(folder: str | os.PathLike, note: dict | None = None) -> "FolderClaim":
+    """Claim ``folder`` for one run: create it (or take an existing empty one) and mark it unfinished.
 
     Parameters
     ----------
     folder : str or path-like
         The output folder; created with its parents when missing. An existing
         folder must be empty.
-    note : dict
+    note : dict, optional
         JSON-serialisable facts written into the marker (command line ...);
         the process id and start time are added.
+
+    Returns
+    -------
+    FolderClaim
+        Holding the folder: write into ``staging``, then :meth:`FolderClaim.publish`,
+        or :meth:`FolderClaim.release` on failure.
+
+    Raises
+    ------
+    FolderBusy
+        Another run holds the folder (its marker is named), it is not empty, or it is a file.
+    OSError
+        The folder cannot be created or written (permission, read-only, disk full).
+    """
+    claim = FolderClaim(folder)
+    claim.take(note or {})
+    return claim
+
+
+class FolderClaim:
+    """Exclusive use of an output folder by one run (made by :func:`claim_folder`).
+
+    Parameters
+    ----------
+    folder : str or path-like
+        The output folder.
 
     Attributes
     ----------
@@ -51,21 +78,17 @@ class FolderClaim:
         ``folder/.chunkeval-staging/<folder name>``: write everything here, then
         call :meth:`publish`. (The last component keeps the folder's name, so a
         report that shows its folder's name shows the right one.)
-
-    Raises
-    ------
-    FolderBusy
-        Another run holds the folder (its marker is named), or it is not empty.
-    OSError
-        The folder cannot be created or written (permission, read-only, disk full).
     """
 
-    def __init__(self, folder: str | os.PathLike, note: dict | None = None) -> None:
+    def __init__(self, folder: str | os.PathLike) -> None:
         self.folder = Path(folder)
         self.marker = self.folder / UNFINISHED_MARKER
         self.staging = staging_dir(self.folder)
         self._created = False
         self._claimed = False
+
+    def take(self, note: dict) -> None:
+        """Create the folder if needed and the marker with ``O_EXCL`` (see :func:`claim_folder`)."""
         self.folder.parent.mkdir(parents=True, exist_ok=True)
         try:
             self.folder.mkdir()
@@ -73,9 +96,6 @@ class FolderClaim:
         except FileExistsError:
             if not self.folder.is_dir():
                 raise FolderBusy(f"{self.folder} is an existing file, not a folder; choose another --out") from None
-        self._take(note or {})
-
-    def _take(self, note: dict) -> None:
         info = {**note, "pid": os.getpid(),
                 "started_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
                 "meaning": "a chunkeval run is writing this folder, or was killed before it finished; "
@@ -85,15 +105,21 @@ class FolderClaim:
         except FileExistsError:
             raise FolderBusy(f"output folder {self.folder} is in use by another chunkeval run "
                              f"({_describe(self.marker)}); choose another --out") from None
+        except OSError:
+            self._remove_if_created()
+            raise
         self._claimed = True  # from here on, release() must undo the claim
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(json.dumps(info, ensure_ascii=False) + "\n")
-        others = [p.name for p in self.folder.iterdir() if p.name != UNFINISHED_MARKER]
-        if others:
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                f.write(json.dumps(info, ensure_ascii=False) + "\n")
+            others = [p.name for p in self.folder.iterdir() if p.name != UNFINISHED_MARKER]
+            if others:
+                raise FolderBusy(f"output folder {self.folder} already exists and is not empty "
+                                 f"(it holds {others[0]!r}); choose another --out")
+            self.staging.mkdir(parents=True)
+        except BaseException:
             self.release()
-            raise FolderBusy(f"output folder {self.folder} already exists and is not empty "
-                             f"(it holds {others[0]!r}); choose another --out")
-        self.staging.mkdir(parents=True)
+            raise
 
     def publish(self) -> None:
         """Move every staged file into the folder, then remove the marker.
@@ -125,6 +151,9 @@ class FolderClaim:
         except OSError:
             pass
         self._claimed = False
+        self._remove_if_created()
+
+    def _remove_if_created(self) -> None:
         if self._created:
             try:
                 self.folder.rmdir()  # only while empty: never removes someone else's files

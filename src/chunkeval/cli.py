@@ -300,11 +300,11 @@ def _claim_folder(folder: Path, argv: Sequence[str]) -> Any:
     A folder held by another run, or not empty, is a usage error (exit 2); one that
     cannot be created or written is an environment failure (exit 1).
     """
-    from chunkeval._outdir import FolderBusy, FolderClaim
+    from chunkeval._outdir import FolderBusy, claim_folder
 
     try:
         with _writing(folder, "the output folder"):
-            return FolderClaim(folder, {"argv": ["chunkeval", *argv]})
+            return claim_folder(folder, {"argv": ["chunkeval", *argv]})
     except FolderBusy as exc:
         raise CLIError(str(exc)) from None
     except OSError as exc:  # not the machine's fault: e.g. a parent that cannot exist
