@@ -79,19 +79,25 @@ def test_run_progress_bar_on_stderr(tiny_folder, tmp_path, capsys):
 def test_run_calls_write_report(tiny_folder, tmp_path, capsys, monkeypatch):
     seen = []
 
-    def fake_write_report(folder):
-        seen.append(Path(folder))
-        return Path(folder) / "report.html"
+    def fake_write_report(folder, out=None, results=None):
+        # the report is written aside (a staging folder of the same name) and moved into place
+        seen.append(Path(folder).name)
+        dest = Path(out or folder)
+        (dest / "report.html").write_text(f"report {len(seen)}", encoding="utf-8")
+        return dest / "report.html"
 
     monkeypatch.setattr(chunkeval.reports, "write_report", fake_write_report, raising=False)
     out = tmp_path / "o"
     args = [a for a in _run_args(tiny_folder, out, "--chunker", FIXED10) if a != "--no-report"]
     assert main(args) == 0
-    assert seen == [out]
-    assert "report.html" in capsys.readouterr().out
+    assert seen == ["o"]
+    assert f"report: {out / 'report.html'}" in capsys.readouterr().out
+    assert (out / "report.html").read_text(encoding="utf-8") == "report 1"
 
     assert main(["report", str(out)]) == 0
-    assert seen == [out, out]
+    assert seen == ["o", "o"]
+    assert (out / "report.html").read_text(encoding="utf-8") == "report 2"
+    assert sorted(p.name for p in out.iterdir() if p.name.startswith(".")) == []  # no staging left
 
 
 def test_run_without_write_report_says_so(tiny_folder, tmp_path, capsys, monkeypatch):

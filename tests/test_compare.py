@@ -409,7 +409,7 @@ def test_a_baseline_lacking_data_never_passes(big_small, tmp_path, capsys, edit,
 
 
 @pytest.mark.parametrize("text, needle", [
-    ('{"format": "chunkeval-baseline", "format": "x"}', "key 'format' appears twice"),
+    ('{"format": "chunkeval-baseline", "format": "x"}', "duplicate key 'format'"),
     ('{"format": "chunkeval-baseline", "version": NaN}', "NaN is not a number"),
     ('{"format": "chunkeval-baseline", "version": true}', "format version True"),
     ('{"format": "chunkeval-baseline", "version": 1.0}', "format version 1.0"),

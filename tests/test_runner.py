@@ -289,10 +289,15 @@ def test_to_jsonable():
 
 
 def test_dataset_without_chunks_reports_zero_chunks():
-    # a whitespace-only document yields no chunk: size statistics over nothing, overhead 0
-    doc = Document("blank", "   \n  ")
-    q = Question("q", "anything", (EvidenceSpan("blank", 0, 2),))
-    r = run(Dataset("blank", [doc], [q]), [FIXED10], ks=(1,), n_resamples=10)
+    # a splitter that returns no piece yields no chunk: size statistics over nothing, overhead 0
+    from chunkeval.chunkers.external import ExternalChunker
+
+    def nothing(text):
+        return []
+
+    doc = Document("d", "some text")
+    q = Question("q", "anything", (EvidenceSpan("d", 0, 4),))
+    r = run(Dataset("z", [doc], [q]), [ExternalChunker(nothing)], ks=(1,), n_resamples=10)
     row = r.summary.iloc[0]
     assert row["n_chunks"] == 0 and row["size_chars_count"] == 0 and row["n_questions"] == 1
     assert row["stored_token_overhead"] == 0.0

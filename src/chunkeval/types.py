@@ -69,6 +69,32 @@ class EvidenceSpan:
         """Length of the span in characters."""
         return self.end - self.start
 
+    def trimmed(self, text: str) -> "EvidenceSpan":
+        """The span without the whitespace at its edges: the extent that is scored.
+
+        Chunkers trim whitespace at chunk edges, so a span that keeps a leading or
+        trailing newline or space could never lie inside a chunk and would score 0.
+
+        Parameters
+        ----------
+        text : str
+            The text of document ``doc_id`` (the span must lie inside it).
+
+        Returns
+        -------
+        EvidenceSpan
+            ``[start', end')`` with ``text[start':end'] == text[start:end].strip()``;
+            ``self`` when nothing is trimmed. An all-whitespace span comes back empty
+            (``start' == end'``); ``Dataset.validate`` refuses such spans.
+        """
+        piece = text[self.start : self.end]
+        lead = len(piece) - len(piece.lstrip())
+        trail = len(piece) - len(piece.rstrip())
+        if not lead and not trail:
+            return self
+        start = self.start + lead
+        return EvidenceSpan(self.doc_id, start, max(start, self.end - trail))
+
 
 @dataclass(frozen=True)
 class Question(_Picklable):

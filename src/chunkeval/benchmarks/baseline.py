@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 
 from chunkeval._atomic import atomic_write_text
+from chunkeval._json import loads_strict
 from chunkeval.benchmarks.results import Results, to_jsonable
 
 __all__ = ["BASELINE_FORMAT", "DECIMALS", "RESOLUTION", "load_baseline", "save_baseline"]
@@ -157,18 +158,6 @@ def save_baseline(results: Results | str | os.PathLike, path: str | os.PathLike)
     return out
 
 
-def _unique_keys(pairs: list[tuple[str, Any]]) -> dict:
-    keys = [k for k, _ in pairs]
-    repeated = sorted({k for k in keys if keys.count(k) > 1})
-    if repeated:
-        raise ValueError(f"key {repeated[0]!r} appears twice in one object")
-    return dict(pairs)
-
-
-def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a number in strict JSON")
-
-
 def _fail(path: Path, why: str) -> ValueError:
     return ValueError(f"{path}: not a usable chunkeval baseline ({why}); "
                       f"write one with 'chunkeval baseline save RESULTS --to {path}'")
@@ -240,15 +229,14 @@ def load_baseline(path: str | os.PathLike) -> Results:
     if not p.is_file():
         raise FileNotFoundError(f"baseline file not found: {p}")
     try:
-        data = json.loads(p.read_bytes().decode("utf-8"), object_pairs_hook=_unique_keys,
-                          parse_constant=_no_constant)
+        data = loads_strict(p.read_bytes().decode("utf-8"))
     except UnicodeDecodeError as exc:
         raise _fail(p, f"not UTF-8 at byte {exc.start}") from None
     except json.JSONDecodeError as exc:
         raise _fail(p, f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
     except RecursionError:
         raise _fail(p, "JSON nested too deeply") from None
-    except ValueError as exc:  # a repeated key, NaN/Infinity, an integer too long to read
+    except ValueError as exc:  # a repeated key, or an integer longer than Python reads
         raise _fail(p, str(exc)) from None
     if not isinstance(data, dict) or data.get("format") != BASELINE_FORMAT:
         raise _fail(p, f"no \"format\": \"{BASELINE_FORMAT}\" at the top level")

@@ -40,6 +40,10 @@ import numpy as np
 import pandas as pd
 
 from chunkeval._atomic import atomic_write_path
+from chunkeval._json import loads_strict
+from chunkeval._outdir import UNFINISHED_MARKER
+from chunkeval._safe_csv import neutralise_frame, restore_frame
+from chunkeval.benchmarks.results_schema import check_manifest, check_table, resolve_inside
 
 __all__ = [
     "Results",
@@ -129,10 +133,39 @@ def _write_table(df: pd.DataFrame, path: Path, fmt: str) -> None:
     else:
         # pandas writes floats with repr(), the shortest string that
         # round-trips, so CSV keeps full double precision.
-        _atomic_write(path, lambda p: df.to_csv(p, index=False, lineterminator="\n"))
+        # text cells are neutralised against spreadsheet formulas (chunkeval._safe_csv)
+        _atomic_write(path, lambda p: neutralise_frame(df).to_csv(p, index=False, lineterminator="\n"))
 
 
-def _read_table(path: Path, fmt: str, dtypes: dict[str, str] | None) -> pd.DataFrame:
+def _read_table(path: Path, fmt: str, dtypes: dict[str, str] | None, neutralised: bool = False) -> pd.DataFrame:
+    try:
+        df = _parse_table(path, fmt, dtypes)
+    except (ValueError, UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
+        # pyarrow's ArrowInvalid is a ValueError; name the file, not the parser internals
+        raise ValueError(f"{path} cannot be read as a {fmt.upper()} results table ({_first_line(exc)})") from None
+    if neutralised and fmt == "csv":
+        restore_frame(df)
+    if dtypes:
+        for col, dtype in dtypes.items():
+            if col in df.columns and str(df[col].dtype) != dtype:
+                try:
+                    df[col] = df[col].astype(dtype)
+                except (TypeError, ValueError):
+                    if _is_numeric_name(dtype) and not pd.api.types.is_numeric_dtype(df[col]):
+                        raise ValueError(f"{path}: column {col!r} holds text where {dtype} numbers belong") from None
+    return df
+
+
+def _is_numeric_name(dtype: str) -> bool:
+    return dtype.lower().startswith(("int", "uint", "float", "bool"))
+
+
+def _first_line(exc: BaseException) -> str:
+    lines = str(exc).strip().splitlines()
+    return lines[0] if lines else type(exc).__name__
+
+
+def _parse_table(path: Path, fmt: str, dtypes: dict[str, str] | None) -> pd.DataFrame:
     if fmt == "parquet":
         try:
             df = pd.read_parquet(path)
@@ -154,13 +187,6 @@ def _read_table(path: Path, fmt: str, dtypes: dict[str, str] | None) -> pd.DataF
         for c in str_cols:
             if c in df.columns:
                 df[c] = df[c].fillna("")
-    if dtypes:
-        for col, dtype in dtypes.items():
-            if col in df.columns and str(df[col].dtype) != dtype:
-                try:
-                    df[col] = df[col].astype(dtype)
-                except (TypeError, ValueError):
-                    pass
     return df
 
 
@@ -234,6 +260,12 @@ class Results:
         pathlib.Path
             The folder.
 
+        Notes
+        -----
+        CSV text cells starting with ``=``, ``+``, ``-``, ``@``, a tab, a carriage
+        return or ``'`` get a leading ``'`` (OWASP's defence against CSV
+        injection); :meth:`load` removes it again.
+
         Raises
         ------
         ImportError
@@ -250,14 +282,11 @@ class Results:
         out = Path(folder)
         out.mkdir(parents=True, exist_ok=True)
         ext = ".parquet" if format == "parquet" else ".csv"
+        long = {"format": format, "neutralised": format == "csv"}
         files = {
-            "summary": {"path": SUMMARY_FILE, "format": "csv", "dtypes": _dtypes(self.summary)},
-            "per_question": {
-                "path": PER_QUESTION_FILE + ext,
-                "format": format,
-                "dtypes": _dtypes(self.per_question),
-            },
-            "chunks": {"path": CHUNKS_FILE + ext, "format": format, "dtypes": _dtypes(self.chunks)},
+            "summary": {"path": SUMMARY_FILE, "format": "csv", "neutralised": True, "dtypes": _dtypes(self.summary)},
+            "per_question": {"path": PER_QUESTION_FILE + ext, **long, "dtypes": _dtypes(self.per_question)},
+            "chunks": {"path": CHUNKS_FILE + ext, **long, "dtypes": _dtypes(self.chunks)},
         }
         _write_table(self.summary, out / SUMMARY_FILE, "csv")
         _write_table(self.per_question, out / files["per_question"]["path"], format)
@@ -290,20 +319,37 @@ class Results:
         FileNotFoundError
             The folder or one of its files is missing.
         ValueError
-            ``manifest.json`` is not valid JSON or not a JSON object.
+            The folder holds the marker of an unfinished run; ``manifest.json`` is
+            not UTF-8, not valid JSON, repeats a key, or has a key of the wrong
+            shape (the error names the key, see
+            :mod:`chunkeval.benchmarks.results_schema`); a listed path leaves the
+            folder; a table cannot be parsed, lacks its key columns or repeats a key row.
+
+        Notes
+        -----
+        Text cells of CSV tables were neutralised against spreadsheet formulas at
+        save time (a leading ``'`` before ``= + - @``, tab, carriage return or ``'``,
+        see :mod:`chunkeval._safe_csv`); that prefix is removed here, so ids round-trip exactly.
         """
         root = Path(folder)
         if not root.is_dir():
             raise FileNotFoundError(f"results folder not found: {root}")
+        if (root / UNFINISHED_MARKER).exists():
+            raise ValueError(f"{root}: the run writing this folder did not finish (see {UNFINISHED_MARKER} in it)")
         manifest_path = root / MANIFEST_FILE
         if not manifest_path.is_file():
             raise FileNotFoundError(f"not a results folder (no {MANIFEST_FILE}): {root}")
         try:
-            manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+            manifest = loads_strict(manifest_path.read_bytes().decode("utf-8"))
+        except UnicodeDecodeError as exc:
+            raise ValueError(f"{manifest_path} is not UTF-8 (byte {exc.start})") from None
         except json.JSONDecodeError as exc:
-            raise ValueError(f"{manifest_path} is not valid JSON: {exc}") from exc
-        if not isinstance(manifest, dict):
-            raise ValueError(f"{manifest_path} is not a chunkeval manifest (expected a JSON object)")
+            raise ValueError(f"{manifest_path} is not valid JSON: {exc}") from None
+        except RecursionError:
+            raise ValueError(f"{manifest_path} is nested too deeply to be a chunkeval manifest") from None
+        except ValueError as exc:  # a duplicate key, or an integer longer than Python reads
+            raise ValueError(f"{manifest_path}: {exc}") from None
+        check_manifest(manifest, manifest_path)
         files = manifest.get("files") or {}
         tables = {}
         for key, default in (
@@ -311,11 +357,13 @@ class Results:
             ("per_question", PER_QUESTION_FILE + ".csv"),
             ("chunks", CHUNKS_FILE + ".csv"),
         ):
-            info = files.get(key, {})
-            path = root / info.get("path", default)
+            info = files.get(key) or {}
+            path = resolve_inside(root, info.get("path", default), f"files.{key}.path", manifest_path)
             if not path.is_file():
                 raise FileNotFoundError(f"results file missing: {path}")
-            tables[key] = _read_table(path, info.get("format", "csv"), info.get("dtypes"))
+            tables[key] = _read_table(path, info.get("format", "csv"), info.get("dtypes"),
+                                      bool(info.get("neutralised")))
+            check_table(tables[key], key, path)
         return cls(
             summary=tables["summary"],
             per_question=tables["per_question"],

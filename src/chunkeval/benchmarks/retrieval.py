@@ -31,6 +31,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, clone
 from sklearn.feature_extraction.text import CountVectorizer, TfidfVectorizer
 
+from chunkeval._limits import check_spec_length
 from chunkeval.analysis import UnicodeAnalyzer
 from chunkeval.chunkers.registry import parse_spec
 
@@ -709,10 +710,11 @@ def _parse_retriever_spec(spec: str) -> tuple[str, list[str], dict[str, Any]]:
     Positional arguments are themselves retriever specs (names or calls) and are
     returned as their source text; keywords go through the chunker spec parser.
     """
+    check_spec_length(spec, "retriever")
     text = spec.strip()
     try:
         tree = ast.parse(text, mode="eval").body
-    except SyntaxError:
+    except (SyntaxError, RecursionError, MemoryError):
         tree = None
     if not isinstance(tree, (ast.Name, ast.Call)) or (
         isinstance(tree, ast.Call) and not isinstance(tree.func, ast.Name)

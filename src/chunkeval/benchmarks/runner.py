@@ -19,10 +19,11 @@ import time
 from datetime import datetime, timezone
 from importlib import metadata as importlib_metadata
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
+from chunkeval._limits import MAX_K
 from chunkeval.benchmarks.executors import EXECUTORS, execute
 from chunkeval.benchmarks.results import Results, to_jsonable
 from chunkeval.benchmarks.stages import PreparedDataset, Settings, resolve_tokenizer, summarise, tokenizer_key
@@ -277,15 +278,45 @@ def _resolve_chunkers(chunkers: Any) -> tuple[list[Any], list[Any], list[str]]:
 
 
 def _check_ks(ks: Any) -> tuple[int, ...]:
-    if isinstance(ks, (int, np.integer)):
+    """``ks`` as a sorted tuple of distinct ints in ``[1, MAX_K]``; anything else is refused.
+
+    A string is refused rather than iterated (``"15"`` would be k = 1 and 5), and so
+    is a bool (``True`` would be k = 1).
+    """
+    if isinstance(ks, (int, np.integer)) and not isinstance(ks, (bool, np.bool_)):
         ks = (int(ks),)
-    try:
-        values = [int(k) for k in ks]
-    except (TypeError, ValueError):
-        raise ValueError(f"ks must be positive integers, got {ks!r}") from None
-    if not values or any(k < 1 for k in values) or any(float(k) != float(o) for k, o in zip(values, ks)):
-        raise ValueError(f"ks must be positive integers, got {ks!r}")
-    return tuple(sorted(set(values)))
+    if isinstance(ks, (str, bytes)) or not isinstance(ks, Iterable):
+        raise ValueError(f"ks must be a sequence of positive integers such as (1, 5, 10), got {ks!r}")
+    ks = list(ks)
+    bad = [k for k in ks if isinstance(k, (bool, np.bool_)) or not isinstance(k, numbers.Integral) or not k >= 1]
+    if not ks or bad:
+        raise ValueError(f"ks must be a sequence of positive integers such as (1, 5, 10), got {ks!r}")
+    if max(ks) > MAX_K:
+        raise ValueError(f"ks: k = {max(ks)} is larger than {MAX_K:,}, the largest cut-off chunkeval accepts")
+    return tuple(sorted({int(k) for k in ks}))
+
+
+def _check_seed(seed: Any) -> int:
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, numbers.Integral):
+        raise ValueError(f"seed must be an integer, got {seed!r}")
+    if not 0 <= seed < 2**63:
+        raise ValueError(f"seed must be a non-negative integer below 2**63, got {seed!r}")
+    return int(seed)
+
+
+def _capped_ks(ks: tuple[int, ...], summary: Any) -> dict[str, Any]:
+    """Per dataset, the cut-offs above its largest chunk count (they retrieve every chunk)."""
+    notes = {}
+    for name, n_chunks in summary.groupby("dataset", sort=False)["n_chunks"].max().items():
+        above = [k for k in ks if k > n_chunks]
+        if above:
+            notes[str(name)] = {
+                "ks": above,
+                "capped_to": int(n_chunks),
+                "note": f"k = {', '.join(map(str, above))} exceed(s) the largest chunk count of dataset "
+                        f"{name} ({int(n_chunks)}); those cut-offs retrieve every chunk",
+            }
+    return notes
 
 
 def run(
@@ -368,13 +399,16 @@ def run(
         ignores untracked files. ``argv`` is ``None`` here; ``chunkeval run``
         records its command line. Object-valued parameters are stored as
         their ``repr``. A k larger than a dataset's number of chunks
-        retrieves every chunk (it is capped).
+        retrieves every chunk (it is capped); ``ks_capped`` notes each such
+        dataset ``{name: {ks, capped_to, note}}`` (empty when none).
 
     Raises
     ------
     ValueError
         Invalid arguments, chunker specs or datasets (``DatasetError`` is a
-        ``ValueError``).
+        ``ValueError``): ``ks`` not a sequence of integers in ``[1, 1_000_000]``
+        (a string or bool is refused), ``seed`` negative, a spec longer than
+        10,000 characters; all checked before any work.
     FileNotFoundError
         A dataset path that does not exist.
     ImportError
@@ -389,6 +423,7 @@ def run(
     started_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
     t_start = time.perf_counter()
     ks = _check_ks(ks)
+    seed = _check_seed(seed)
     if not 0.0 < float(confidence) < 1.0:
         raise ValueError(f"confidence must be in (0, 1), got {confidence!r}")
     if int(n_resamples) < 1:
@@ -421,11 +456,9 @@ def run(
     loaded, specs, load_seconds = _load_datasets(datasets)
     objects, payloads, labels = _resolve_chunkers(chunkers)
 
-    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
-        raise ValueError(f"seed must be an integer, got {seed!r}")
     from chunkeval.benchmarks.metrics import check_budgets
 
-    settings = Settings(retriever, ks, tokenizer, int(seed), float(confidence), int(n_resamples),
+    settings = Settings(retriever, ks, tokenizer, seed, float(confidence), int(n_resamples),
                          tuple(check_budgets(budgets)))
     jobs = [(di, payloads[ci], labels[ci]) for di in range(len(loaded)) for ci in range(len(objects))]
     if progress is not None:
@@ -464,6 +497,7 @@ def run(
             "retriever": retriever,
             "retriever_params": retriever_params,
             "ks": list(ks),
+            "ks_capped": _capped_ks(ks, summary),
             "budgets": list(settings.budgets),
             "p_best_metric": p_best_metric,
             "tokenizer": tokenizer_name,

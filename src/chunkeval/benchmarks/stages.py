@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Sequence
 
 import numpy as np
@@ -58,7 +58,12 @@ class PreparedDataset:
     def __init__(self, dataset: Any) -> None:
         self.name = dataset.name
         self.documents = list(dataset.documents)
-        self.questions = list(dataset.questions)
+        texts = {d.id: d.text for d in self.documents}
+        # evidence is scored on its whitespace-trimmed extent: chunkers trim chunk edges,
+        # so a part ending in a newline could never lie inside a chunk
+        self.questions = [
+            replace(q, evidence=tuple(p.trimmed(texts[p.doc_id]) for p in q.evidence)) for q in dataset.questions
+        ]
         self.n_characters = sum(len(d.text) for d in self.documents)
         self.evidence_json = [
             json.dumps([[p.doc_id, p.start, p.end] for p in q.evidence], ensure_ascii=False)

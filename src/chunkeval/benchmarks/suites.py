@@ -64,6 +64,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
+from chunkeval._limits import check_spec_length
+
 __all__ = [
     "Suite",
     "available_suites",
@@ -287,13 +289,15 @@ def load_suite_file(path: str | os.PathLike) -> Suite:
     FileNotFoundError
         The file does not exist.
     ValueError
-        Invalid TOML or an invalid ``[suite]`` table.
+        Not UTF-8, invalid TOML or an invalid ``[suite]`` table.
     """
     p = Path(path)
     if not p.is_file():
         raise FileNotFoundError(f"suite file not found: {p}")
     try:
         data = tomllib.loads(p.read_text(encoding="utf-8"))
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{p}: not UTF-8 text (byte {exc.start}); save the suite file as UTF-8") from None
     except tomllib.TOMLDecodeError as exc:
         raise ValueError(f"{p}: invalid TOML: {exc}") from None
     table = data.get("suite")
@@ -396,12 +400,13 @@ def get_suite(name_or_path: str | os.PathLike) -> Suite:
     Raises
     ------
     ValueError
-        Unknown name (the message lists the built-in suites), or an invalid
-        suite file.
+        Unknown name (the message lists the built-in suites), an invalid
+        suite file, or a name longer than 10,000 characters.
     FileNotFoundError
         A ``.toml`` path that does not exist.
     """
     text = os.fspath(name_or_path)
+    check_spec_length(text, "suite")
     if text in _BUILTIN:
         return _BUILTIN[text]()
     if text.startswith("chroma:") and len(text) > len("chroma:"):

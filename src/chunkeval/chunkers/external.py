@@ -24,6 +24,10 @@ def _pieces(splitter: Any, text: str) -> list[tuple[str, int | None]]:
             "splitter must be callable (str -> list[str]) or have split_text()/chunk(), "
             f"got {type(splitter).__name__}"
         )
+    if isinstance(raw, (str, bytes)) or not hasattr(raw, "__iter__"):
+        # iterating a str would chunk the text into one-character pieces
+        raise ValueError(f"splitter {_name(splitter)} returned a {type(raw).__name__}, expected a list of "
+                         "strings (or of objects with .text); wrap its result in a list or fix the splitter")
     pieces = []
     for item in raw:
         if isinstance(item, str):
@@ -33,6 +37,10 @@ def _pieces(splitter: Any, text: str) -> list[tuple[str, int | None]]:
         else:
             raise TypeError(f"splitter returned {type(item).__name__}, expected str or an object with .text")
     return pieces
+
+
+def _name(splitter: Any) -> str:
+    return getattr(splitter, "__qualname__", None) or type(splitter).__name__
 
 
 def _flexible_pattern(piece: str) -> re.Pattern[str] | None:

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any, Generic, TypeVar
 
 T = TypeVar("T")
+from chunkeval._limits import check_spec_length
 
 
 class Registry(Generic[T]):
@@ -82,9 +83,12 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
     ValueError
         When the string is not of that form, naming the offending part.
     """
+    check_spec_length(spec, "chunker")
     text = spec.strip()
     try:
         tree = ast.parse(text, mode="eval").body
+    except (RecursionError, MemoryError):
+        raise ValueError(f"cannot parse spec {spec[:40]!r}...: nested too deeply") from None
     except SyntaxError as error:
         raise ValueError(
             f"cannot parse spec {spec!r}: {error.msg}; expected name(key=value, ...), "

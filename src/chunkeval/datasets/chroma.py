@@ -42,6 +42,7 @@ import io
 import json
 from pathlib import Path
 
+from chunkeval._json import loads_strict
 from chunkeval.datasets._io import read_text
 from chunkeval.datasets.dataset import (
     QUOTES_KEY,
@@ -185,7 +186,7 @@ def _parse_questions(csv_text: str, problems: list[str]) -> list[Question]:
             continue
         corpus_id = row[col["corpus_id"]]
         try:
-            refs = json.loads(row[col["references"]])
+            refs = loads_strict(row[col["references"]])
         except json.JSONDecodeError as err:
             problems.append(
                 f"{loc}: row {row_no} ({qid}): 'references' is not valid JSON "

@@ -27,6 +27,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
+from chunkeval._json import lone_surrogate
 from chunkeval.types import Document, EvidenceSpan, Question
 
 __all__ = [
@@ -105,6 +106,15 @@ def _where(record: Document | Question, kind: str) -> str:
     if source:
         return f"{source}: {kind} {record.id!r}"
     return f"{kind} {record.id!r}"
+
+
+def _surrogate_problem(where: str, value: str, what: str = "id") -> list[str]:
+    """A problem for an id or name holding a lone surrogate (no UTF-8 file can store it)."""
+    at = lone_surrogate(value)
+    if at is None:
+        return []
+    return [f"{where}: {what} {value!r} holds a lone surrogate at character {at} "
+            "(an unpaired \\ud800-\\udfff escape); write the character itself"]
 
 
 def _is_int(value: Any) -> bool:
@@ -205,10 +215,14 @@ class Dataset:
         problems: list[str] = []
         if not self.questions:
             problems.append(NO_QUESTIONS)
+        if isinstance(self.name, str):
+            problems.extend(_surrogate_problem("dataset", self.name, "name"))
         first_doc: dict[str, Document] = {}
         for doc in self.documents:
             if not isinstance(doc.id, str) or not doc.id:
                 problems.append(f"{_where(doc, 'document')}: id must be a non-empty string")
+            else:
+                problems.extend(_surrogate_problem(_where(doc, "document"), doc.id))
             if not isinstance(doc.text, str):
                 problems.append(f"{_where(doc, 'document')}: text must be a string")
             if doc.id in first_doc:
@@ -223,6 +237,8 @@ class Dataset:
             where = _where(q, "question")
             if not isinstance(q.id, str) or not q.id:
                 problems.append(f"{where}: id must be a non-empty string")
+            else:
+                problems.extend(_surrogate_problem(where, q.id))
             if q.id in first_q:
                 other = first_q[q.id].metadata.get(SOURCE_KEY)
                 also = f" (first defined at {other})" if other else ""
@@ -259,6 +275,9 @@ class Dataset:
             else:
                 why = "starts before 0"
             return [f"{label}: span [{part.start}, {part.end}) {why}"]
+        if not doc.text[part.start : part.end].strip():
+            return [f"{label}: span [{part.start}, {part.end}) of {part.doc_id!r} is all whitespace "
+                    f"({_preview(doc.text[part.start : part.end])}); point it at the evidence text"]
         if quote is not None:
             actual = doc.text[part.start : part.end]
             if actual != quote:
@@ -281,10 +300,13 @@ class Dataset:
         """Check every id, question and evidence span; raise one error listing all problems.
 
         Checks: there is at least one question (:data:`NO_QUESTIONS`);
-        document and question ids are non-empty and unique; question
+        document and question ids are non-empty, unique and hold no lone
+        surrogate (no UTF-8 file could store them); question
         text is not blank; each question has at least one part; each part
         names a known document, has integer offsets with
-        ``0 <= start < end <= len(text)``, and, where the source format
+        ``0 <= start < end <= len(text)``, is not all whitespace (parts are
+        scored on their trimmed extent, see
+        :meth:`chunkeval.types.EvidenceSpan.trimmed`), and, where the source format
         carried a quote (``metadata["_quotes"]``), ``text[start:end]`` equals it.
 
         Returns
@@ -388,9 +410,28 @@ def checked_dataset(
     """
     ds = Dataset(name, documents, questions, provenance)
     found = ds.problems()
+    if not found and not parse_problems:
+        ds.provenance["trimmed_parts"] = trimmed_parts(ds)
     if parse_problems:
         found = [p for p in found if p != NO_QUESTIONS]
     problems = list(parse_problems) + found
     if problems:
         raise DatasetError(f"dataset {name!r} is invalid: {len(problems)} problem(s)", problems)
     return ds
+
+
+def trimmed_parts(dataset: Dataset) -> int:
+    """Number of evidence parts with whitespace at an edge, scored on their trimmed extent.
+
+    Parameters
+    ----------
+    dataset : Dataset
+        A valid dataset.
+
+    Returns
+    -------
+    int
+        Parts whose :meth:`chunkeval.types.EvidenceSpan.trimmed` differs from the part.
+    """
+    texts = {d.id: d.text for d in dataset.documents}
+    return sum(p.trimmed(texts[p.doc_id]) != p for q in dataset.questions for p in q.evidence)

@@ -192,7 +192,8 @@ def draft_questions(
             first = rng.choice(free)
             used.add(first)
             picks = [first]
-            if k in multi:
+            # a second part only while the document keeps a sentence for each question still to come
+            if k in multi and len(cands) - len(used) > len(numbers) - j - 1:
                 other = [i for i in range(len(cands)) if i not in used and cands[i][2] != cands[first][2]]
                 if other:
                     second = rng.choice(other)

@@ -46,6 +46,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from chunkeval._json import loads_strict
 from chunkeval.datasets._io import Readable, atomic_write, iter_lines
 from chunkeval.datasets.dataset import (
     DRAFT_KEY,
@@ -94,7 +95,7 @@ def _records(path: Readable, label: str, problems: list[str], counter: list[int]
             continue
         counter[0] += 1
         try:
-            obj = json.loads(line)
+            obj = loads_strict(line)
         except json.JSONDecodeError as err:
             problems.append(f"{loc}: broken JSON line ({err.msg} at column {err.colno})")
             continue

@@ -31,6 +31,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Callable
 
+from chunkeval._limits import check_spec_length
 from chunkeval.datasets.chroma import is_chroma_folder, load_chroma
 from chunkeval.datasets.dataset import Dataset, DatasetError
 from chunkeval.datasets.files import load_files, read_documents
@@ -100,6 +101,8 @@ def _parse_options(text: str, where: str) -> dict[str, str]:
         key, eq, value = item.partition("=")
         if not eq or not key.strip():
             raise DatasetError(f"{where}: option {item!r} is not of the form key=value")
+        if key.strip() in options:  # the last one would silently win
+            raise DatasetError(f"{where}: option {key.strip()!r} is given twice; give it once")
         options[key.strip()] = value.strip()
     return options
 
@@ -115,6 +118,10 @@ def parse_spec(spec: str) -> tuple[str, str, dict[str, str]]:
         For an unknown prefix (naming the valid ones, with close matches) or
         malformed options.
     """
+    try:
+        check_spec_length(spec, "dataset")
+    except ValueError as exc:
+        raise DatasetError(str(exc)) from None
     spec = spec.strip()
     as_path = Path(spec)
     if spec and as_path.is_dir() and spec not in _REGISTRY:

@@ -41,6 +41,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from chunkeval._json import loads_strict
 from chunkeval.datasets._io import read_text
 from chunkeval.datasets.dataset import (
     QUOTES_KEY,
@@ -127,7 +128,7 @@ def load_squad(
     if problem:
         raise DatasetError(f"dataset {name!r}: cannot read {path}", [problem])
     try:
-        root = json.loads(text)
+        root = loads_strict(text)
     except json.JSONDecodeError as err:
         raise DatasetError(
             f"dataset {name!r}: invalid JSON",

@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from chunkeval._limits import MAX_SYNTHETIC_CHARS
 from chunkeval.datasets.dataset import QUOTES_KEY, Dataset, DatasetError, checked_dataset
 from chunkeval.types import Document, EvidenceSpan, Question
 
@@ -180,8 +181,10 @@ def generate_synthetic(
     Raises
     ------
     DatasetError
-        If a parameter is out of range (e.g. ``n_docs=0``: an empty dataset);
-        a subclass of :class:`ValueError`.
+        If a parameter is out of range (e.g. ``n_docs=0``: an empty dataset,
+        a negative seed, or a corpus of more than
+        :data:`chunkeval._limits.MAX_SYNTHETIC_CHARS` characters); a subclass of
+        :class:`ValueError`.
     """
     params = dict(n_docs=n_docs, sections=sections, sentences=sentences, doc_chars=doc_chars,
                   facts_per_section=facts_per_section, two_fact_share=two_fact_share, seed=seed)
@@ -190,6 +193,13 @@ def generate_synthetic(
     bad += [f"{k} must be >= 0, got {params[k]}" for k in ("sentences", "doc_chars") if params[k] < 0]
     if not 0.0 <= two_fact_share <= 1.0:
         bad.append(f"two_fact_share must be in [0, 1], got {two_fact_share}")
+    if seed < 0:
+        bad.append(f"seed must be >= 0, got {seed}")
+    # about 60 characters a sentence: refuse a corpus that cannot fit in memory before making it
+    size = n_docs * (doc_chars if doc_chars > 0 else sections * (sentences + facts_per_section) * 60)
+    if not bad and size > MAX_SYNTHETIC_CHARS:
+        bad.append(f"n_docs={n_docs}, sections={sections}, sentences={sentences}, doc_chars={doc_chars} make "
+                   f"about {size:,} characters, more than the {MAX_SYNTHETIC_CHARS:,} chunkeval generates")
     if bad:
         why = " (a dataset needs at least one document and one question)" if n_docs < 1 else ""
         raise DatasetError(f"synthetic: invalid parameters: {'; '.join(bad)}{why}", bad)

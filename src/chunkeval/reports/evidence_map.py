@@ -187,7 +187,8 @@ def reload_dataset(results: Any, dataset: str) -> tuple[Any | None, str]:
     Parameters
     ----------
     results : Results
-        Needs ``manifest["datasets"][dataset]["spec"]`` (and ``"fingerprint"`` to check).
+        Needs ``manifest["datasets"][dataset]["spec"]`` and ``"fingerprint"``: a dataset is
+        reloaded only when its fingerprint matches the recorded one.
     dataset : str
         Dataset name as in the result tables.
 
@@ -200,8 +201,13 @@ def reload_dataset(results: Any, dataset: str) -> tuple[Any | None, str]:
     """
     info = (getattr(results, "manifest", None) or {}).get("datasets", {}).get(dataset) or {}
     spec = info.get("spec")
-    if not spec:
+    if not spec or not isinstance(spec, str):
         return None, f"the manifest records no spec for dataset {dataset!r}"
+    recorded = info.get("fingerprint")
+    if not recorded:
+        # without a fingerprint to check, a manifest from elsewhere could point the report at any
+        # folder on this machine and copy its text into report.html
+        return None, f"the manifest records no fingerprint for dataset {dataset!r}, so its texts are not reloaded"
     try:
         from chunkeval.datasets import load
     except ImportError as exc:  # pragma: no cover - depends on the install
@@ -210,8 +216,7 @@ def reload_dataset(results: Any, dataset: str) -> tuple[Any | None, str]:
         ds = load(spec)
     except Exception as exc:  # any loader failure: the report still renders without texts
         return None, f"could not reload dataset {spec!r}: {type(exc).__name__}: {exc}"
-    recorded = info.get("fingerprint")
-    if recorded and getattr(ds, "fingerprint", recorded) != recorded:
+    if getattr(ds, "fingerprint", None) != recorded:
         return None, f"dataset {spec!r} changed since the run (fingerprint differs)"
     return ds, ""
 

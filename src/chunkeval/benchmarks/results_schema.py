@@ -1,0 +1,195 @@
+"""The shape a results folder must have before ``report`` or ``compare`` reads it.
+
+A results folder can come from anywhere (a colleague, a CI artefact), so its
+``manifest.json`` and tables are checked first and refused with one error that
+names the key, instead of failing deep inside a chart with a traceback. Paths
+listed in the manifest must stay inside the folder: ``report`` never follows a
+manifest to ``/etc/passwd`` or ``../../secrets.csv``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+__all__ = ["MAX_DEPTH", "check_manifest", "check_table", "resolve_inside"]
+
+#: Deepest nesting of lists and objects accepted in a manifest (a run writes about 6).
+MAX_DEPTH = 32
+
+_TABLE_FORMATS = ("csv", "parquet")
+_KEY_COLUMNS = {
+    "summary": ("dataset", "config"),
+    "per_question": ("dataset", "config", "question_id"),
+    "chunks": ("dataset", "config"),
+}
+
+
+def _fail(path: Path, key: str, problem: str) -> ValueError:
+    return ValueError(f"{path}: key {key!r} {problem}; this is not a manifest chunkeval wrote")
+
+
+def _depth(value: Any, limit: int) -> int:
+    """Nesting depth of ``value``, stopping once it passes ``limit`` (no deep recursion)."""
+    stack, deepest = [(value, 1)], 0
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, (dict, list)):
+            deepest = max(deepest, depth)
+            if deepest > limit:
+                return deepest
+            stack.extend((v, depth + 1) for v in (item.values() if isinstance(item, dict) else item))
+    return deepest
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value: Any) -> bool:
+    return (_is_int(value) or isinstance(value, float)) and math.isfinite(value)
+
+
+# key -> (test, what it must be); a key that is absent is accepted (older or hand-made manifests)
+_TOP_LEVEL = {
+    "ks": (lambda v: isinstance(v, list) and v and all(_is_int(k) and k >= 1 for k in v),
+           "must be a non-empty list of positive integers"),
+    "datasets": (lambda v: isinstance(v, dict) and all(isinstance(d, dict) for d in v.values()),
+                 "must be an object of objects (one per dataset)"),
+    "configs": (lambda v: isinstance(v, list) and all(isinstance(c, dict) for c in v),
+                "must be a list of objects (one per configuration)"),
+    "files": (lambda v: isinstance(v, dict), "must be an object"),
+    "retriever": (lambda v: isinstance(v, str), "must be a string"),
+    "tokenizer": (lambda v: isinstance(v, str), "must be a string"),
+    "seed": (lambda v: _is_int(v) and v >= 0, "must be a non-negative integer"),
+    "confidence": (lambda v: _is_number(v) and 0 < v < 1, "must be a number between 0 and 1"),
+    "n_resamples": (lambda v: _is_int(v) and v >= 1, "must be a positive integer"),
+}
+
+
+def check_manifest(manifest: Any, path: Path) -> None:
+    """Check the shape of a decoded ``manifest.json``.
+
+    Parameters
+    ----------
+    manifest : Any
+        The decoded JSON.
+    path : pathlib.Path
+        The file, named in the error.
+
+    Raises
+    ------
+    ValueError
+        Naming the first key of the wrong shape (``files.summary.path``, ``ks`` ...),
+        or the nesting depth when it passes :data:`MAX_DEPTH`.
+    """
+    if not isinstance(manifest, dict):
+        raise ValueError(f"{path} is not a chunkeval manifest (expected a JSON object, got {type(manifest).__name__})")
+    depth = _depth(manifest, MAX_DEPTH)
+    if depth > MAX_DEPTH:
+        raise ValueError(f"{path} is nested deeper than {MAX_DEPTH} levels; this is not a manifest chunkeval wrote")
+    for key, (ok, what) in _TOP_LEVEL.items():
+        if key in manifest and manifest[key] is not None and not ok(manifest[key]):
+            raise _fail(path, key, what)
+    for name, info in (manifest.get("files") or {}).items():
+        if name not in _KEY_COLUMNS:
+            continue
+        if not isinstance(info, dict):
+            raise _fail(path, f"files.{name}", "must be an object with 'path', 'format' and 'dtypes'")
+        if not isinstance(info.get("path"), str) or not info["path"]:
+            raise _fail(path, f"files.{name}.path", "must be a file name inside the results folder")
+        if info.get("format", "csv") not in _TABLE_FORMATS:
+            raise _fail(path, f"files.{name}.format", f"must be one of {', '.join(_TABLE_FORMATS)}")
+        dtypes = info.get("dtypes")
+        if dtypes is not None and not (isinstance(dtypes, dict) and all(isinstance(t, str) for t in dtypes.values())):
+            raise _fail(path, f"files.{name}.dtypes", "must be an object of column name -> type name")
+
+
+def resolve_inside(root: Path, relative: str, key: str, manifest_path: Path) -> Path:
+    """``root / relative``, refused when it leaves ``root`` (absolute, ``..``, symbolic link).
+
+    Parameters
+    ----------
+    root : pathlib.Path
+        The results folder.
+    relative : str
+        A path from the manifest.
+    key : str
+        The manifest key, named in the error.
+    manifest_path : pathlib.Path
+        Named in the error.
+
+    Returns
+    -------
+    pathlib.Path
+        ``root / relative``.
+
+    Raises
+    ------
+    ValueError
+        When the path resolves outside ``root``.
+    """
+    target = root / relative
+    inside = root.resolve()
+    resolved = target.resolve()
+    if Path(relative).is_absolute() or (resolved != inside and inside not in resolved.parents):
+        raise _fail(manifest_path, key, f"points outside the results folder ({relative!r})")
+    return target
+
+
+def check_table(df: pd.DataFrame, name: str, path: Path) -> None:
+    """Check that a results table repeats no key row (one row per dataset, config[, question])
+    and that its JSON columns (``evidence``, ``retrieved_chunk_ids``) parse to lists of the right items.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        The table as read.
+    name : {"summary", "per_question", "chunks"}
+    path : pathlib.Path
+        The file, named in the error.
+
+    Raises
+    ------
+    ValueError
+        (summary, per_question) a key repeats: the report and comparisons would count it
+        twice; or a JSON cell does not parse to its shape (the row and column are named).
+    """
+    keys = _KEY_COLUMNS[name]
+    if name != "chunks" and all(c in df.columns for c in keys) and df.duplicated(list(keys)).any():
+        row = df[df.duplicated(list(keys))].iloc[0]
+        what = ", ".join(f"{c}={row[c]!r}" for c in keys)
+        raise ValueError(f"{path}: the row {what} appears twice; a results table has one row per key")
+    for column, ok in _JSON_COLUMNS.items():
+        if column in df.columns:
+            for number, cell in enumerate(df[column].tolist()):
+                if not _json_cell_ok(cell, ok):
+                    raise ValueError(f"{path}: row {number + 1}, column {column!r} is not {ok[1]} ({str(cell)[:60]!r})")
+
+
+def _json_cell_ok(cell: Any, ok: tuple) -> bool:
+    if cell is None or (isinstance(cell, float) and math.isnan(cell)):
+        return True  # an empty cell: no evidence or nothing retrieved
+    if not isinstance(cell, str):
+        return False
+    try:
+        value = json.loads(cell) if cell.strip() else []
+    except (ValueError, RecursionError):
+        return False
+    return isinstance(value, list) and all(ok[0](item) for item in value)
+
+
+def _is_part(item: Any) -> bool:
+    return (isinstance(item, list) and len(item) == 3 and isinstance(item[0], str)
+            and _is_int(item[1]) and _is_int(item[2]))
+
+
+# column -> (test of one list item, what the cell must be): the report and comparisons parse them
+_JSON_COLUMNS = {
+    "evidence": (_is_part, "a JSON list of [doc_id, start, end]"),
+    "retrieved_chunk_ids": (lambda item: isinstance(item, str), "a JSON list of chunk ids"),
+}
