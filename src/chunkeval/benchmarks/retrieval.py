@@ -31,6 +31,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, clone
 from sklearn.feature_extraction.text import CountVectorizer, TfidfVectorizer
 
+from chunkeval._params import Params
 from chunkeval.analysis import UnicodeAnalyzer
 from chunkeval.chunkers.registry import parse_spec
 
@@ -493,7 +494,7 @@ class DenseRetriever(Retriever):
         if self.embedder is None:
             raise ValueError(_NO_EMBEDDER)
         emb = get_embedder(self.embedder)
-        return clone(emb) if isinstance(emb, BaseEstimator) else emb
+        return clone(emb) if isinstance(emb, (BaseEstimator, Params)) else emb
 
     def manifest_params(self) -> dict[str, Any]:
         """As :meth:`Retriever.manifest_params`, plus ``"embedder"``: the class
