@@ -67,3 +67,46 @@ def _fences_by_lookbehind(text: str) -> list[tuple[int, int]]:
 @given(texts)
 def test_fences_equal_lookbehind_search(text):
     assert T.fenced_code_spans(text) == _fences_by_lookbehind(text)
+
+
+WHITESPACE_AND_MORE = st.lists(
+    st.sampled_from(
+        [" ", "\n", "\r", "\t", "\x0b", "\x0c", "\x1c", "\x85", "\xa0", "\u1680", "\u2003", "\u2028",
+         "\u202f", "\u3000", "\u200b", "a", "\u00e9", "\u4e16", "\U0001f389", "\ud800", "x", ".", "\n\n"]
+    ),
+    max_size=80,
+).map("".join)
+
+
+@settings(max_examples=500, deadline=None)
+@given(WHITESPACE_AND_MORE)
+def test_word_bounds_equal_word_spans(text):
+    starts, ends = T.word_bounds(text)
+    assert list(zip(starts.tolist(), ends.tolist())) == T.word_spans(text)
+
+
+def _pack_with_word_spans(text, paragraphs, max_words):
+    """pack_paragraph_spans as written before word_bounds: word spans as a list."""
+    from chunkeval.chunkers.greedy import budget_chunk
+
+    sizes = [T.count_words(text[s:e]) for s, e in paragraphs]
+    chunks = []
+    for group in budget_chunk(sizes, max_words):
+        start, end = paragraphs[group[0]][0], paragraphs[group[-1]][1]
+        if sizes[group[0]] <= max_words:
+            chunks.append((start, end))
+            continue
+        words = [(s + start, e + start) for s, e in T.word_spans(text[start:end])]
+        chunks.extend(
+            (words[i][0], words[min(i + max_words, len(words)) - 1][1]) for i in range(0, len(words), max_words)
+        )
+    return chunks
+
+
+@settings(max_examples=300, deadline=None)
+@given(WHITESPACE_AND_MORE, st.integers(1, 6))
+def test_paragraph_pieces_equal_word_span_packing(text, max_words):
+    from chunkeval.chunkers.paragraph import pack_paragraph_spans
+
+    paragraphs = T.paragraph_spans(text)
+    assert pack_paragraph_spans(text, paragraphs, max_words) == _pack_with_word_spans(text, paragraphs, max_words)
