@@ -17,9 +17,9 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import time
 
 import numpy as np
+from _timing import best_time
 
 from chunkeval.benchmarks.retrieval import _BLOCK_CELLS, TfidfRetriever, top_k_sparse
 from chunkeval.chunkers import get_chunker
@@ -31,15 +31,6 @@ def dense_argpartition_floor(block, k: int) -> np.ndarray:
     best = np.argpartition(scores, scores.shape[1] - k, axis=1)[:, -k:]
     order = np.argsort(-np.take_along_axis(scores, best, axis=1), axis=1)
     return np.take_along_axis(best, order, axis=1)
-
-
-def best_time(function, repeat: int) -> float:
-    best = float("inf")
-    for _ in range(repeat):
-        start = time.perf_counter()
-        function()
-        best = min(best, time.perf_counter() - start)
-    return best
 
 
 def main() -> None:
