@@ -8,8 +8,10 @@ import builtins
 import pickle
 import unicodedata
 
+import numpy as np
+
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from chunkeval import tokenizers as tk
@@ -98,6 +100,7 @@ def test_regex_kana_and_hangul():
 
 @settings(max_examples=300, deadline=None)
 @given(unicode_texts)
+@example("0\u0300")  # a digit with a combining mark: one token
 def test_regex_spans_properties(text):
     tok = RegexTokenizer()
     spans = tok.spans(text)
@@ -296,3 +299,29 @@ def test_missing_optional_packages_name_the_extra(no_optional_packages, tmp_path
     with pytest.raises(ValueError, match="tiktoken"):
         get_tokenizer("nonsense")
     assert tk.RegexTokenizer().count("still works") == 2
+
+
+def _per_token_reference_spans(tok: TiktokenTokenizer, text: str) -> list[tuple[int, int]]:
+    """The spans as computed before the byte-length table: one decode per token."""
+    from chunkeval.tokenizers import _byte_to_char_spans, _encodable
+
+    safe = _encodable(text)
+    lengths = [len(b) for b in tok.encoding.decode_tokens_bytes(tok.encoding.encode_ordinary(safe))]
+    return _byte_to_char_spans(safe.encode("utf-8"), np.asarray(lengths, dtype=np.int64))
+
+
+@needs_tiktoken
+@settings(max_examples=150, deadline=None)
+@given(
+    st.one_of(
+        unicode_texts,
+        st.lists(
+            st.sampled_from(["h\u00e9", "e\u0301", "\u4e16\u754c", "\U0001f389", "\U0001f468\u200d\U0001f469",
+                             "\ud800", "\udfff", " ", "\n", "word", "<|endoftext|>", "\u0915\u093f"]),
+            max_size=40,
+        ).map("".join),
+    )
+)
+def test_tiktoken_spans_equal_per_token_decoding(text):
+    tok = TiktokenTokenizer(TIKTOKEN_NAME)
+    assert tok.spans(text) == _per_token_reference_spans(tok, text)

@@ -114,6 +114,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Iterator
 
 import numpy as np
 
@@ -125,6 +126,7 @@ __all__ = [
     "sentence_spans",
     "split_paragraphs",
     "split_sentences",
+    "word_bounds",
     "word_spans",
 ]
 
@@ -136,11 +138,9 @@ _BREAK = r"(?:\r\n|\r(?!\n)|\n)"
 # closed by a break. The match spans the separator between two paragraphs.
 _BLANK_LINES = re.compile(_BREAK + r"(?:[^\S\r\n]*" + _BREAK + r")+")
 
-# A heading or list-item line (the whole line, without its break). The
-# lookbehind anchors it at the start of the text or after any break char.
-_LIST_LINE = re.compile(
-    r"(?<![^\r\n])[^\S\r\n]*(?:#|(?:[-*+\u2022]|\d{1,3}[.)])(?!\S))[^\r\n]*"
-)
+# A heading or list-item line (the whole line, without its break), found at
+# line starts by _line_spans.
+_LIST_LINE = r"[^\S\r\n]*(?:#|(?:[-*+\u2022]|\d{1,3}[.)])(?!\S))[^\r\n]*"
 
 # Quotes that may close a quotation: besides the English ones this covers
 # German (»...«, „...“), French («...»), single guillemets (‹...›, ›...‹)
@@ -172,8 +172,14 @@ _TERMINATED_WORD = re.compile(
 )
 # (The lookbehind and possessive quantifiers keep matching linear on long
 # runs of punctuation: the terminator run is taken whole, from its start.)
+# Its lazy ``word`` makes the engine try every word of the text character by
+# character, so the matches are found with _TERMINATOR_RUN instead (see
+# _terminated_words): the terminator run and trailers alone, which scans at the
+# speed of one character class.
+_TERMINATOR_RUN = re.compile(r"[.!?\u2026]++" + _TRAILER + r"*+(?=\s++\S)")
 # Full-width (CJK) terminators end a sentence without following space.
-_CJK_TERMINATOR = re.compile(r"[\u3002\uff01\uff1f\uff0e\uff61]++[" + _CLOSERS + r"]*+")
+_CJK_TERMINATORS = "\u3002\uff01\uff1f\uff0e\uff61"
+_CJK_TERMINATOR = re.compile(r"[" + _CJK_TERMINATORS + r"]++[" + _CLOSERS + r"]*+")
 
 # A dotted form: letter groups of at most three letters joined by periods
 # (the final period is the terminator and is not part of it): "U.S", "e.g",
@@ -255,7 +261,7 @@ _LETTER_LINE = re.compile(r"[^\S\r\n]*+([A-Za-z])[.)](?!\S)[^\r\n]*+")
 # boundary. "[^\S\r\n]" is a space or tab (whitespace other than a break).
 _LINE_END = r"(?=[\r\n]|\Z)"
 # An opening code fence: 3+ backticks (no backtick in the info string) or 3+ tildes.
-_FENCE_OPEN = re.compile(r"(?<![^\r\n])[^\S\r\n]*+(?P<fence>`{3,}+(?=[^`\r\n]*+" + _LINE_END + r")|~{3,}+)[^\r\n]*+")
+_FENCE_OPEN = r"[^\S\r\n]*+(?P<fence>`{3,}+(?=[^`\r\n]*+" + _LINE_END + r")|~{3,}+)[^\r\n]*+"
 # A table: a header line holding a pipe, a delimiter row ("|---|:--:|", at least
 # one pipe), then every following line that holds a pipe.
 _PIPE_LINE = r"[^\r\n|]*+\|[^\r\n]*+"
@@ -264,6 +270,9 @@ _DELIMITER_ROW = (
     r"(?:\|[^\S\r\n]*+:?-++:?[^\S\r\n]*+)*+\|?[^\S\r\n]*+" + _LINE_END
 )
 _TABLE = _PIPE_LINE + _BREAK + _DELIMITER_ROW + r"(?:" + _BREAK + _PIPE_LINE + r")*+"
+# The delimiter row behind a cheap test of how it must begin, so that a scan for
+# it rejects most lines at their first characters instead of looking for a pipe.
+_DELIMITER_ROW_SCAN = r"(?=[^\S\r\n]*+\|?[^\S\r\n]*+:?-)" + _DELIMITER_ROW
 # A row outside such a table: any line whose first non-blank character is a pipe.
 _PIPE_ROW = r"[^\S\r\n]*+\|[^\r\n]*+"
 _LINES = re.compile(r"[^\r\n]++")
@@ -271,9 +280,10 @@ _LINES = re.compile(r"[^\r\n]++")
 _ATX_HEADING = r"[^\S\r\n]{0,3}#{1,6}(?:[^\S\r\n][^\r\n]*+)?" + _LINE_END
 # Setext heading: a text line (not a list item, heading, quote or table row)
 # underlined by 3+ "=" or "-".
+_SETEXT_UNDERLINE = r"[^\S\r\n]{0,3}(?:={3,}+|-{3,}+)[^\S\r\n]*+" + _LINE_END
 _SETEXT_HEADING = (
     r"(?![^\S\r\n]*+(?:[#>|]|(?:[-*+\u2022]|\d{1,3}[.)])(?!\S)))[^\S\r\n]{0,3}\S[^\r\n]*+"
-    + _BREAK + r"[^\S\r\n]{0,3}(?:={3,}+|-{3,}+)[^\S\r\n]*+" + _LINE_END
+    + _BREAK + _SETEXT_UNDERLINE
 )
 
 
@@ -293,6 +303,33 @@ def _line_spans(body: str, text: str) -> list[Span]:
     m = first.match(text)
     spans = [m.span()] if m else []
     spans.extend((r.start() + 1, r.end()) for r in rest.finditer(text, m.end() if m else 0))
+    return spans
+
+
+def _spans_above(body: str, second: str, text: str) -> list[Span]:
+    """``_line_spans(body, text)`` for a ``body`` whose second line must match ``second``.
+
+    The second lines (a setext underline, a table delimiter row) are rare, so
+    they are searched for first and ``body`` is tried only at the start of the
+    line above each; a candidate starting inside the previous match is
+    skipped, as ``finditer`` would. Like ``body``, ``second`` must not match at
+    a break character.
+    """
+    first, _ = _line_regexes(body)
+    _, below = _line_regexes(second)
+    spans: list[Span] = []
+    last_end = 0
+    for u in below.finditer(text):
+        brk = u.start()  # the break character before the second line (CRLF: its "\n")
+        if text[brk] == "\n" and brk > 0 and text[brk - 1] == "\r":
+            brk -= 1
+        start = max(text.rfind("\n", 0, brk), text.rfind("\r", 0, brk)) + 1
+        if start < last_end:
+            continue
+        m = first.match(text, start)
+        if m is not None:
+            spans.append(m.span())
+            last_end = m.end()
     return spans
 
 
@@ -324,7 +361,16 @@ def fenced_code_spans(text: str) -> list[Span]:
     """
     spans: list[Span] = []
     pos = 0
-    while (m := _FENCE_OPEN.search(text, pos)) is not None:
+    at_start, after_break = _line_regexes(_FENCE_OPEN)
+    while True:
+        # the next opening fence at a line start at or after pos
+        m = at_start.match(text, pos) if pos == 0 or text[pos - 1] in "\r\n" else None
+        start = pos
+        if m is None:
+            m = after_break.search(text, pos)
+            if m is None:
+                return spans
+            start = m.start() + 1
         fence = m.group("fence")
         close = re.compile(
             r"(?<![^\r\n])[^\S\r\n]*+" + re.escape(fence[0]) + "{" + str(len(fence)) + r",}+[^\S\r\n]*+" + _LINE_END
@@ -332,9 +378,8 @@ def fenced_code_spans(text: str) -> list[Span]:
         if close is None:
             pos = m.end()  # unclosed: an ordinary line
             continue
-        spans.append((m.start(), close.end()))
+        spans.append((start, close.end()))
         pos = close.end()
-    return spans
 
 
 def _bounds(spans: list[Span]) -> tuple[np.ndarray, np.ndarray]:
@@ -396,11 +441,11 @@ def markdown_block_spans(text: str) -> list[Span]:
     if "#" in text:
         headings.update(_line_spans(_ATX_HEADING, text))
     if "===" in text or "---" in text:
-        headings.update(_line_spans(_SETEXT_HEADING, text))
+        headings.update(_spans_above(_SETEXT_HEADING, _SETEXT_UNDERLINE, text))
     rows: set[Span] = set()
     if "|" in text:
         rows.update(_line_spans(_PIPE_ROW, text))
-        for start, end in _line_spans(_TABLE, text):
+        for start, end in _spans_above(_TABLE, _DELIMITER_ROW_SCAN, text):
             rows.update(line.span() for line in _LINES.finditer(text, start, end))
     blocks = list(fences)
     for group in (_disjoint(sorted(headings)), sorted(rows)):
@@ -525,6 +570,35 @@ def _is_sentence_end(text: str, m: re.Match[str]) -> bool:
     return True
 
 
+def _word_start(text: str, pos: int) -> int:
+    """Start of the whitespace-delimited word that ends at ``pos`` (``pos`` itself
+    when whitespace or the text start precedes it)."""
+    width = 32
+    while True:
+        lo = max(0, pos - width)
+        head = text[lo:pos]
+        if not head or head[-1].isspace():
+            return pos
+        parts = head.rsplit(None, 1)
+        if len(parts) == 2 or lo == 0 or head[0].isspace():
+            return pos - len(parts[-1])
+        width *= 4  # a word longer than the window: look further back
+
+
+def _terminated_words(text: str) -> Iterator[re.Match[str]]:
+    """The matches of ``_TERMINATED_WORD.finditer(text)``, found faster.
+
+    A match is a whitespace-delimited word, from its start to the end of its
+    first terminator run whose trailers reach the end of the word (with
+    whitespace and more text after it). ``_TERMINATOR_RUN`` finds exactly
+    those runs, in order: a run that fails fails from any of its characters,
+    and a match always ends a word. Matching ``_TERMINATED_WORD`` at the start
+    of each one's word then gives the same match.
+    """
+    for run in _TERMINATOR_RUN.finditer(text):
+        yield _TERMINATED_WORD.match(text, _word_start(text, run.start()))
+
+
 def _lettered_list_cuts(text: str) -> tuple[list[int], set[int]]:
     """Cuts around the lines of every lettered list in ``text``.
 
@@ -602,15 +676,16 @@ def sentence_spans(text: str) -> list[Span]:
     [(0, 15), (16, 29)]
     """
     cuts: list[int] = [m.start() for m in _BLANK_LINES.finditer(text)]
-    for m in _LIST_LINE.finditer(text):
-        cuts.append(m.start())
-        cuts.append(m.end())
+    for start, end in _line_spans(_LIST_LINE, text):
+        cuts.append(start)
+        cuts.append(end)
     list_cuts, markers = _lettered_list_cuts(text)
     cuts.extend(list_cuts)
-    cuts.extend(m.end() for m in _CJK_TERMINATOR.finditer(text))
+    if any(char in text for char in _CJK_TERMINATORS):  # substring tests: far cheaper than a scan
+        cuts.extend(m.end() for m in _CJK_TERMINATOR.finditer(text))
     cuts.extend(
         m.end()
-        for m in _TERMINATED_WORD.finditer(text)
+        for m in _terminated_words(text)
         if m.start() not in markers and _is_sentence_end(text, m)
     )
     blocks = markdown_block_spans(text)
@@ -700,6 +775,40 @@ def word_spans(text: str) -> list[Span]:
         Half-open code-point spans of each ``\\S+`` run, in order.
     """
     return [m.span() for m in _WORD.finditer(text)]
+
+
+@functools.cache
+def _space_table() -> np.ndarray:
+    """``table[c]``: whether code point ``c`` is whitespace (``str.isspace``, regex ``\\s``).
+
+    Every whitespace character is below U+3001; the last entry stands for all
+    code points above.
+    """
+    return np.array([chr(c).isspace() for c in range(0x3001)] + [False])
+
+
+def word_bounds(text: str) -> tuple[np.ndarray, np.ndarray]:
+    """Starts and ends of the words of ``text``, as :func:`word_spans` but as arrays.
+
+    One vectorised pass over the code points (no Python call per word), for
+    long texts.
+
+    Parameters
+    ----------
+    text : str
+        Any text.
+
+    Returns
+    -------
+    starts, ends : ndarray of int64, shape (n_words,)
+        ``(starts[i], ends[i])`` is the ``i``-th span of :func:`word_spans`.
+    """
+    codes = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    table = _space_table()
+    word = ~table[np.minimum(codes, table.size - 1)]
+    edges = np.flatnonzero(np.diff(word, prepend=False, append=False))
+    # edges alternate: a word starts where word flips to True and ends where it flips back
+    return edges[0::2].astype(np.int64), edges[1::2].astype(np.int64)
 
 
 def count_words(text: str) -> int:

@@ -6,8 +6,7 @@ import inspect
 import numbers
 from typing import Any
 
-from sklearn.base import BaseEstimator
-
+from chunkeval._params import Params
 from chunkeval.chunkers.registry import Registry, parse_spec
 from chunkeval.text import count_words
 from chunkeval.tokenizers import Tokenizer, get_tokenizer
@@ -18,11 +17,12 @@ CHUNKERS: Registry[type["Chunker"]] = Registry("chunker")
 UNITS = ("chars", "words", "tokens")
 
 
-class Chunker(BaseEstimator):
+class Chunker(Params):
     """Base class of every chunker: turns a text into chunks with exact offsets.
 
     Subclasses store their constructor parameters unchanged (so
-    ``get_params`` feeds result manifests, as in scikit-learn), check them in
+    ``get_params`` feeds result manifests, as in scikit-learn, without
+    importing it: see :class:`chunkeval._params.Params`), check them in
     :meth:`_check_params` and implement :meth:`spans`.
 
     Invariants, checked for every registered chunker by one test battery:
@@ -126,7 +126,7 @@ class Chunker(BaseEstimator):
         (subclasses wrapping objects replace them by their class and parameters)."""
         return self.get_params(deep=False)
 
-    def __repr__(self, N_CHAR_MAX: int = 700) -> str:  # noqa: N803 (sklearn's signature)
+    def __repr__(self) -> str:
         return self.spec
 
 

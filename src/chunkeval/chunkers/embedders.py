@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from sklearn.base import BaseEstimator
+
+from chunkeval._params import Params
 
 _WORD_PATTERN = r"(?u)\b\w+\b"
 
@@ -33,7 +34,7 @@ def cosine_rows(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.clip(out, -1.0, 1.0)
 
 
-class Embedder(BaseEstimator):
+class Embedder(Params):
     """Base embedder: ``embed(texts)`` is ``fit(texts).transform(texts)``."""
 
     def fit(self, texts: Sequence[str]) -> "Embedder":

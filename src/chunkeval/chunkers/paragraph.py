@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
+
 from chunkeval.chunkers.base import Chunker, check_int, register_chunker
 from chunkeval.chunkers.greedy import budget_chunk
-from chunkeval.text import count_words, paragraph_spans, word_spans
+from chunkeval.text import count_words, paragraph_spans, word_bounds
 
 
 def pack_paragraph_spans(
@@ -37,11 +39,11 @@ def pack_paragraph_spans(
         if sizes[group[0]] <= max_words:
             chunks.append((start, end))
             continue
-        words = [(s + start, e + start) for s, e in word_spans(text[start:end])]
-        chunks.extend(
-            (words[i][0], words[min(i + max_words, len(words)) - 1][1])
-            for i in range(0, len(words), max_words)
-        )
+        # consecutive pieces of max_words words: from every max_words-th word's
+        # start to the end of the piece's last word (the last piece may be shorter)
+        starts, ends = word_bounds(text[start:end])
+        lasts = np.minimum(np.arange(max_words - 1, len(ends) + max_words - 1, max_words), len(ends) - 1)
+        chunks.extend(zip((starts[::max_words] + start).tolist(), (ends[lasts] + start).tolist()))
     return chunks
 
 

@@ -1,0 +1,62 @@
+"""Start-up cost: the light entry points load none of the heavy libraries.
+
+Each check runs in a fresh interpreter, since this test process has long
+imported them all; ``sys.modules`` tells what an import pulled in.
+"""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+HEAVY = ("sklearn", "scipy", "pandas", "matplotlib")
+
+_PROBE = """
+import json, sys
+{statement}
+heavy = {heavy!r}
+print(json.dumps(sorted({{name.partition('.')[0] for name in sys.modules}} & set(heavy))))
+"""
+
+
+def _heavy_modules_after(statement: str) -> list[str]:
+    code = _PROBE.format(statement=statement, heavy=HEAVY)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "import chunkeval",
+        "import chunkeval.chunkers",
+        # what `chunkeval chunkers` runs: the registry listing with every built-in's spec
+        "import contextlib, io\n"
+        "from chunkeval.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        "    assert main(['chunkers']) == 0",
+    ],
+    ids=["chunkeval", "chunkeval.chunkers", "chunkeval chunkers"],
+)
+def test_light_entry_points_load_no_heavy_library(statement):
+    assert _heavy_modules_after(statement) == []
+
+
+def test_sklearn_clone_still_works_on_chunkers_and_embedders():
+    from sklearn.base import clone
+
+    from chunkeval.chunkers import get_chunker
+    from chunkeval.chunkers.embedders import LSAEmbedder
+
+    embedder = LSAEmbedder(n_components=8)
+    chunker = get_chunker("semantic", embedder=embedder, threshold=0.3)
+    copy = clone(chunker)
+    assert copy is not chunker and copy.spec == chunker.spec
+    assert copy.embedder is not embedder and copy.embedder.get_params() == embedder.get_params()
+    assert chunker.get_params(deep=True)["embedder__n_components"] == 8
+    chunker.set_params(embedder__n_components=4, threshold=0.5)
+    assert (embedder.n_components, chunker.threshold) == (4, 0.5)
+    assert repr(LSAEmbedder(n_components=4)) == "LSAEmbedder(n_components=4)"
+    with pytest.raises(ValueError, match="valid parameters"):
+        chunker.set_params(nope=1)

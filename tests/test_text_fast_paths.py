@@ -1,0 +1,112 @@
+"""The fast scans of :mod:`chunkeval.text` find exactly what the plain regexes find.
+
+Sentence splitting avoids some slow whole-text scans (a lazy per-word
+pattern, line-start lookbehinds, two-line patterns tried at every line);
+each fast path is checked here against the plain ``finditer`` it replaces,
+on texts drawn from the characters those patterns care about.
+"""
+
+from __future__ import annotations
+
+import re
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from chunkeval import text as T
+
+PIECES = [
+    " ", "  ", "\n", "\r\n", "\r", "\t", "\u00a0", "a", "B", "e.g", "U.S", "Dr", "word", "7",
+    ".", "..", "!", "?", "\u2026", "\"", "'", ")", "]", "*", "_", "~", "[1]", "[^n]", "[a.b]", "[",
+    "|", "| a | b |", "|---|:-:|", "---", "===", "# ", "## T", "- ", "1. ", "A. ", "b) ",
+    "```", "~~~", "````", "\u3002", "\uff01",
+]
+texts = st.lists(st.sampled_from(PIECES), max_size=60).map("".join)
+
+
+def _line_start_finditer(body: str, text: str) -> list[tuple[int, int]]:
+    return [m.span() for m in re.finditer(r"(?<![^\r\n])" + body, text)]
+
+
+@settings(max_examples=500, deadline=None)
+@given(texts)
+def test_terminated_words_equal_the_lazy_pattern(text):
+    fast = [(m.span(), m.groupdict()) for m in T._terminated_words(text)]
+    plain = [(m.span(), m.groupdict()) for m in T._TERMINATED_WORD.finditer(text)]
+    assert fast == plain
+
+
+@settings(max_examples=500, deadline=None)
+@given(texts)
+def test_line_patterns_equal_lookbehind_scans(text):
+    assert T._line_spans(T._LIST_LINE, text) == _line_start_finditer(T._LIST_LINE, text)
+    assert T._spans_above(T._SETEXT_HEADING, T._SETEXT_UNDERLINE, text) == _line_start_finditer(
+        T._SETEXT_HEADING, text
+    )
+    assert T._spans_above(T._TABLE, T._DELIMITER_ROW_SCAN, text) == _line_start_finditer(T._TABLE, text)
+
+
+def _fences_by_lookbehind(text: str) -> list[tuple[int, int]]:
+    opening = re.compile(r"(?<![^\r\n])" + T._FENCE_OPEN)
+    spans, pos = [], 0
+    while (m := opening.search(text, pos)) is not None:
+        fence = m.group("fence")
+        close = re.compile(
+            r"(?<![^\r\n])[^\S\r\n]*+" + re.escape(fence[0]) + "{" + str(len(fence)) + r",}+[^\S\r\n]*+"
+            + T._LINE_END
+        ).search(text, m.end())
+        if close is None:
+            pos = m.end()
+            continue
+        spans.append((m.start(), close.end()))
+        pos = close.end()
+    return spans
+
+
+@settings(max_examples=500, deadline=None)
+@given(texts)
+def test_fences_equal_lookbehind_search(text):
+    assert T.fenced_code_spans(text) == _fences_by_lookbehind(text)
+
+
+WHITESPACE_AND_MORE = st.lists(
+    st.sampled_from(
+        [" ", "\n", "\r", "\t", "\x0b", "\x0c", "\x1c", "\x85", "\xa0", "\u1680", "\u2003", "\u2028",
+         "\u202f", "\u3000", "\u200b", "a", "\u00e9", "\u4e16", "\U0001f389", "\ud800", "x", ".", "\n\n"]
+    ),
+    max_size=80,
+).map("".join)
+
+
+@settings(max_examples=500, deadline=None)
+@given(WHITESPACE_AND_MORE)
+def test_word_bounds_equal_word_spans(text):
+    starts, ends = T.word_bounds(text)
+    assert list(zip(starts.tolist(), ends.tolist())) == T.word_spans(text)
+
+
+def _pack_with_word_spans(text, paragraphs, max_words):
+    """pack_paragraph_spans as written before word_bounds: word spans as a list."""
+    from chunkeval.chunkers.greedy import budget_chunk
+
+    sizes = [T.count_words(text[s:e]) for s, e in paragraphs]
+    chunks = []
+    for group in budget_chunk(sizes, max_words):
+        start, end = paragraphs[group[0]][0], paragraphs[group[-1]][1]
+        if sizes[group[0]] <= max_words:
+            chunks.append((start, end))
+            continue
+        words = [(s + start, e + start) for s, e in T.word_spans(text[start:end])]
+        chunks.extend(
+            (words[i][0], words[min(i + max_words, len(words)) - 1][1]) for i in range(0, len(words), max_words)
+        )
+    return chunks
+
+
+@settings(max_examples=300, deadline=None)
+@given(WHITESPACE_AND_MORE, st.integers(1, 6))
+def test_paragraph_pieces_equal_word_span_packing(text, max_words):
+    from chunkeval.chunkers.paragraph import pack_paragraph_spans
+
+    paragraphs = T.paragraph_spans(text)
+    assert pack_paragraph_spans(text, paragraphs, max_words) == _pack_with_word_spans(text, paragraphs, max_words)
