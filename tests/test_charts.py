@@ -92,7 +92,8 @@ def test_short_label_and_styles():
     assert short_label("x" * 50, max_len=10) == "x" * 9 + "…"
     styles = config_styles([f"c{i}" for i in range(16)] + ["c0"])
     assert list(styles) == [f"c{i}" for i in range(16)]
-    assert styles["c0"].color == OKABE_ITO["blue"] and styles["c7"].color == OKABE_ITO["blue"]
+    # families not built in take the colours after the six built-in ones, in order of appearance
+    assert styles["c0"].color == styles["c7"].color == CONFIG_COLORS[6] and styles["c1"].color == CONFIG_COLORS[0]
     assert styles["c0"].marker != styles["c7"].marker and styles["c0"].hatch != styles["c7"].hatch
     pairs = {(s.color, s.marker) for s in styles.values()}
     assert len(pairs) == 16  # no two configurations look alike
@@ -109,6 +110,10 @@ def test_short_label_and_styles():
     assert (a.family, a.tag, b.tag, d.tag, s.tag) == ("fixed", "64, 0", "64, 16", "128, 0",
                                                       "sentence(300)")
     assert b.compact == "2. fixed 64, 16" and s.compact == "3. sentence(300)"
+    # a built-in family keeps its colour whatever the order of the run
+    other = config_styles(["sentence(max_chars=300)", "fixed(chunk_size=64, chunk_overlap=0, unit='tokens')"])
+    assert other["fixed(chunk_size=64, chunk_overlap=0, unit='tokens')"].color == CONFIG_COLORS[0]
+    assert other["sentence(max_chars=300)"].color == CONFIG_COLORS[1]
 
 
 def test_figure_size_parsing():

@@ -519,4 +519,8 @@ def test_baseline_of_a_budget_run_compares_with_itself(tmp_path):
     cmp = compare(tmp_path / "b.json", res, "answerable@512tok:0.02,recall@256tok")
     assert cmp.exit_code == 0 and set(cmp.rows["outcome"]) == {"unchanged"}
     other = run("builtin", {"pipeline": "sentence(max_chars=1000)"}, budgets=(256,), n_resamples=50)
-    assert "the token budgets differ" in compare(tmp_path / "b.json", other).verdict()
+    cmp = compare(tmp_path / "b.json", other)  # budgets are extra metrics, not other conditions
+    assert cmp.exit_code == 0 and any("token budgets: baseline [256, 512], current [256]" in n for n in cmp.notes)
+    assert set(cmp.rows.loc[cmp.rows["metric"] == "recall@256tok", "outcome"]) == {"unchanged"}
+    missing = compare(tmp_path / "b.json", other, "answerable@512tok")
+    assert missing.exit_code == 2 and "answerable@512tok missing from one side" in missing.verdict()

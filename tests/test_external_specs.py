@@ -105,7 +105,7 @@ def test_toml_suite_accepts_external_specs(tmp_path, capsys):
         chunkers = ["paragraph(max_words=150)", "{LANGCHAIN}"]
     '''), encoding="utf-8")
     assert main(["run", "--suite", str(suite), "--quiet", "--no-report", "--out", str(tmp_path / "o")]) == 0
-    assert "langchain:Recursi…(800, 0)" in capsys.readouterr().out  # the terminal's short label
+    assert "langchain:Recur…(800, 0)" in capsys.readouterr().out  # the terminal's short label (24 wide)
     summary = pd.read_csv(tmp_path / "o" / "summary.csv")
     assert summary["config"].tolist() == ["paragraph(max_words=150)", LANGCHAIN]
 

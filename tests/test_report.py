@@ -273,7 +273,7 @@ def test_recommendation_exact_on_real_run(report_folder, run_results):
             "have all their evidence in one document; no chunking can make more of them answerable "
             "(no chunk crosses a document). Highest answerable@5: "
             "#4 paragraph(80) with 0.529 [0.466, 0.596] at stored-token overhead 1.000. "
-            "It is also the cheapest configuration on the quality–cost frontier. How sure: the "
+            "It is also the cheapest configuration on the quality–storage frontier (stored-token overhead). How sure: the "
             "best is significantly better than all 3 other configurations (every 95% paired "
             "bootstrap CI of the difference over the same 208 questions lies below 0).") in text
     assert ("dataset tiny (retriever tfidf, k=5, 14 questions). Caution: only 14 questions back this "

@@ -155,3 +155,17 @@ def test_chroma_suite_reproduces_precision_omega():
         c = get_chunker(spec)
         expected = CHROMA_PRECISION_OMEGA[(c.chunk_size, c.chunk_overlap)]
         assert abs(100 * row.precision_omega - expected) <= 0.75, (spec, 100 * row.precision_omega)
+
+
+def test_suite_file_takes_budgets(tmp_path):
+    from chunkeval.benchmarks.suites import load_suite_file
+
+    path = tmp_path / "s.toml"
+    path.write_text('[suite]\ndatasets = ["builtin"]\nchunkers = ["sentence(max_chars=300)"]\n'
+                    'budgets = [512, 256]\n', encoding="utf-8")
+    suite = load_suite_file(path)
+    assert suite.budgets == (256, 512) and suite.run_kwargs()["budgets"] == (256, 512)
+    path.write_text('[suite]\ndatasets = ["builtin"]\nchunkers = ["sentence(max_chars=300)"]\n'
+                    'budgets = [0]\n', encoding="utf-8")
+    with pytest.raises(ValueError, match="token budgets must be positive integers"):
+        load_suite_file(path)

@@ -143,7 +143,7 @@ def test_deep_ranking_doubles_until_the_budget_is_reached():
 
 
 @pytest.mark.parametrize("args, needle", [
-    (["--budgets", "0"], "--budgets expects positive integers"),
+    (["--budgets", "0"], "--budgets expects comma-separated positive integers"),
     (["--budgets", "12x"], "--budgets expects comma-separated positive integers"),
     (["--rank-by", "answerable@7"], "k=7 is not measured"),
     (["--rank-by", "recall@256tok"], "no --budgets 256"),
@@ -154,3 +154,18 @@ def test_budget_and_rank_by_errors(tmp_path, capsys, args, needle):
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and needle in err
     assert not (tmp_path / "o").exists()
+
+
+def test_rank_by_moves_p_best_and_is_checked_before_work(tmp_path, capsys):
+    res = run("builtin", CONFIGS, n_resamples=100, rank_by="recall@3")
+    assert res.manifest["p_best_metric"] == {"builtin": "recall@3"} and res.manifest["rank_by"] == "recall@3"
+    rec = recommend(res)
+    assert rec.metric == "recall@3" and rec.p_best  # the probability sentence speaks of the same metric
+    assert run("builtin", CONFIGS[:2], n_resamples=20, rank_by="mrr").manifest["p_best_metric"] == {"builtin": "mrr"}
+    for bad, needle in (("", "needs a metric column"), ("stored_token_overhead", "quality column"),
+                        ("recall@k", "quality column")):
+        with pytest.raises(ValueError, match=needle):
+            run("builtin", CONFIGS[:1], rank_by=bad)
+    assert main(["run", "--chunker", CONFIGS[0], "--out", str(tmp_path / "o"), "--quiet",
+                 "--budgets", "99999999999"]) == 2
+    assert "larger than 100,000,000 tokens" in capsys.readouterr().err

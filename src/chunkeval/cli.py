@@ -41,7 +41,7 @@ import textwrap
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Iterator, Sequence
+from typing import Any, Iterator, Mapping, Sequence
 
 from chunkeval._display import compact_label, short_label, text_table
 from chunkeval._limits import MAX_K
@@ -169,7 +169,8 @@ def _fmt(value: Any, digits: int = 3) -> str:
     return f"{v:.{digits}f}"
 
 
-def summary_table(summary: Any, ks: Sequence[int], confidence: float = 0.95, label_width: int = 26) -> str:
+def summary_table(summary: Any, ks: Sequence[int], confidence: float = 0.95, label_width: int = 24,
+                  ranked_by: Mapping[str, str] | None = None) -> str:
     """Format the compact summary table printed by ``chunkeval run`` (at most 120 columns).
 
     Parameters
@@ -177,34 +178,41 @@ def summary_table(summary: Any, ks: Sequence[int], confidence: float = 0.95, lab
     summary : pandas.DataFrame
         ``Results.summary``.
     ks : sequence of int
-        The run's cut-offs; the ``@k`` columns use
+        The run's cut-offs; ``recall@k`` uses
         :func:`chunkeval.benchmarks.metrics.headline_k`.
     confidence : float, default 0.95
         Level of the intervals (only used in the heading).
-    label_width : int, default 26
+    label_width : int, default 24
         Configuration labels are shortened to this many characters
-        (:func:`chunkeval._display.short_label`); the files keep the full specs.
+        (:func:`chunkeval._display.compact_label`); the files keep the full specs.
+    ranked_by : mapping of dataset to column, optional
+        The metric the verdict ranks each dataset by and ``p_best`` is computed on
+        (``manifest["p_best_metric"]``); default ``answerable@k``.
 
     Returns
     -------
     str
         One block per dataset: config, chunks, in_one_chunk (evidence_in_one_chunk),
-        answerability, recall@k and answerable@k (each ``mean [low, high]``),
-        stored_token_overhead and p_best (probability of the top answerable@k).
+        answerability, fits (span_within_limit: the share of questions whose evidence fits
+        the configuration's limit), recall@k and the ranked metric (each ``mean [low,
+        high]``), stored_token_overhead and p_best; the heading names the answerability
+        ceiling.
     """
     from chunkeval.benchmarks.metrics import headline_k
 
     k = headline_k(ks)
-    plain = {"evidence_in_one_chunk": "in_one_chunk", "answerability": "answerability"}
-    with_ci = [f"recall@{k}", f"answerable@{k}"]
+    plain = {"evidence_in_one_chunk": "in_one_chunk", "answerability": "answerability",
+             "span_within_limit": "fits"}
     blocks = []
     for dataset, rows in summary.groupby("dataset", sort=False):
+        ranked = (ranked_by or {}).get(str(dataset)) or f"answerable@{k}"
+        with_ci = list(dict.fromkeys([f"recall@{k}", ranked]))
         header = ["config", "chunks", *plain.values(), *with_ci, "overhead", "p_best"]
         body = []
         for _, r in rows.iterrows():
             cells = [compact_label(str(r["config"]), str(r.get("spec", r["config"])), label_width),
                      _fmt(r["n_chunks"], 0)]
-            cells += [_fmt(r.get(m)) for m in plain]
+            cells += [_fmt(r.get(m), 2 if m == "span_within_limit" else 3) for m in plain]
             for m in with_ci:
                 lo, hi = r.get(f"{m}_ci_low"), r.get(f"{m}_ci_high")
                 cell = _fmt(r.get(m))
@@ -218,10 +226,11 @@ def summary_table(summary: Any, ks: Sequence[int], confidence: float = 0.95, lab
         n_q = int(rows["n_questions"].iloc[0]) if len(rows) else 0
         retriever = rows["retriever"].iloc[0] if len(rows) else ""
         ceiling = float(rows["answerability_ceiling"].iloc[0]) if "answerability_ceiling" in rows else math.nan
-        cap = "" if math.isnan(ceiling) else f"; answerability ceiling {ceiling:.2f}" + (
+        cap = "" if math.isnan(ceiling) else f", answerability ceiling {ceiling:.2f}" + (
             " (not attainable: every question's evidence spans documents)" if ceiling == 0 else "")
-        blocks.append(f"dataset {dataset} ({n_q} questions, retriever {retriever}{cap}; "
-                      f"means with {confidence:.0%} CI)\n" + text_table(header, body))
+        blocks.append(f"dataset {dataset}: {n_q} questions, retriever {retriever}{cap}\n"
+                      f"(means with {confidence:.0%} CI; p_best: probability of the top {ranked})\n"
+                      + text_table(header, body))
     return "\n\n".join(blocks)
 
 
@@ -331,8 +340,6 @@ def cmd_run(args: argparse.Namespace) -> int:
         kwargs["budgets"] = budgets
     if args.workers < 1:
         raise CLIError(f"--workers must be >= 1, got {args.workers}")
-    if args.rank_by:
-        _check_rank_by(args.rank_by, kwargs.get("ks") or (1, 3, 5, 10), kwargs.get("budgets") or ())
     baseline = _gate_baseline(args, kwargs)
     folder = _new_results_folder(args.out, name)
     claim = _claim_folder(folder, getattr(args, "argv", []))
@@ -341,7 +348,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     except BaseException:
         claim.release()  # the folder can be used again
         raise
-    print(summary_table(results.summary, results.manifest["ks"], results.manifest.get("confidence", 0.95)))
+    print(summary_table(results.summary, results.manifest["ks"], results.manifest.get("confidence", 0.95),
+                        ranked_by=results.manifest.get("p_best_metric")))
     print(f"\nresults: {folder}")
     for dataset_name, info in results.manifest["datasets"].items():
         drafts = info.get("provenance", {}).get("draft_questions", 0)
@@ -412,13 +420,11 @@ def _run_into(claim: Any, args: argparse.Namespace, kwargs: dict, suite: Any, na
 
     try:
         results = run(seed=args.seed, workers=args.workers, progress=progress, executor=args.executor,
-                      scheduler=args.scheduler, **kwargs)
+                      scheduler=args.scheduler, rank_by=args.rank_by, **kwargs)
     finally:
         for bar in bars:
             bar.close()
     results.manifest["argv"] = ["chunkeval", *getattr(args, "argv", [])]
-    if args.rank_by:
-        results.manifest["rank_by"] = args.rank_by
     results.manifest["suite"] = {**suite.to_dict(), "name": name}
     if args.dataset or args.chunker or args.retriever or ks or args.tokenizer:
         results.manifest["suite"]["overridden"] = {
@@ -457,34 +463,17 @@ def _parse_ints(values: Sequence[str] | None, option: str) -> tuple[int, ...]:
                 number = int(item.strip())
             except ValueError:
                 raise CLIError(f"{option} expects comma-separated positive integers, got {item.strip()!r}") from None
-            if number < 1:
-                raise CLIError(f"{option} expects positive integers, got {number}")
+            if number < 1 or not item.strip().isascii() or not item.strip().isdigit():
+                raise CLIError(f"{option} expects comma-separated positive integers, got {item.strip()!r}")
             out.append(number)
     return tuple(sorted(set(out)))
 
 
-def _check_rank_by(column: str, ks: Sequence[int], budgets: Sequence[int]) -> None:
-    """A ``--rank-by`` value must name a higher-is-better question-level metric column the run has."""
-    from chunkeval.benchmarks.metrics import get_metric
-
-    try:
-        metric = get_metric(column)
-    except KeyError as exc:
-        raise CLIError(f"--rank-by: {exc.args[0]}") from None
-    if metric.level != "question" or not metric.higher_is_better or column == metric.name:
-        raise CLIError(f"--rank-by needs a quality column such as answerable@5, all_parts@5 or "
-                       f"recall@512tok, got {column!r}")
-    number = int(column.rsplit("@", 1)[1].removesuffix("tok")) if "@" in column else None
-    if metric.per_k and number not in ks:
-        raise CLIError(f"--rank-by {column}: k={number} is not measured (--k {','.join(map(str, ks))})")
-    if metric.per_budget and number not in budgets:
-        raise CLIError(f"--rank-by {column}: no --budgets {number} in this run")
-
-
 def _gate_baseline(args: argparse.Namespace, kwargs: dict[str, Any]) -> Any:
     """Load ``--baseline`` and check ``--fail-on`` and the measuring conditions the run's
-    arguments already fix (ks, budgets, retriever, tokenizer) before the run, so that a typo
-    or a mismatch fails in a second instead of after the benchmark."""
+    arguments already fix (ks, retriever, tokenizer) before the run, so that a typo
+    or a mismatch fails in a second instead of after the benchmark (token budgets may differ:
+    they add metrics and change no other)."""
     if args.baseline is None:
         if args.fail_on or args.strict:
             raise CLIError("--fail-on and --strict need --baseline FILE (a baseline to compare against)")
@@ -495,7 +484,7 @@ def _gate_baseline(args: argparse.Namespace, kwargs: dict[str, Any]) -> Any:
     if args.fail_on:
         parse_checks(args.fail_on, metric_names(baseline))
     manifest = baseline.manifest or {}
-    planned = {"ks": list(kwargs.get("ks") or (1, 3, 5, 10)), "budgets": list(kwargs.get("budgets") or ()),
+    planned = {"ks": list(kwargs.get("ks") or (1, 3, 5, 10)),
                "retriever": kwargs.get("retriever", "tfidf"), "tokenizer": kwargs.get("tokenizer", "regex")}
     for key, value in planned.items():
         if key in manifest and (manifest.get(key) or None) != (value or None):
@@ -702,18 +691,25 @@ def cmd_draft_questions(args: argparse.Namespace) -> int:
 def _select_configs(results: Any, patterns: Sequence[str]) -> Any:
     """The results restricted to the configurations matching any glob of ``patterns``.
 
-    A pattern matches a configuration when it matches its full spec or its short label
-    (``fixed(64, 16, tokens, regex)``), e.g. ``"fixed*"`` or ``"*overlap=0*"``.  Raises
-    :class:`CLIError` naming a pattern that matches nothing.
+    A pattern matches a configuration when it matches its label, its full spec, its short
+    label (``fixed(64, 16, tokens, regex)``) or the terminal's compact label (``fixed(64, 16)``),
+    e.g. ``"fixed*"`` or ``"*overlap=0*"``.  Raises :class:`CLIError` naming a pattern that
+    matches nothing.
     """
     from fnmatch import fnmatchcase
 
     from chunkeval.benchmarks.results import Results
 
-    configs = list(dict.fromkeys(results.summary["config"].astype(str)))
+    summary = results.summary
+    specs = summary["spec"].astype(str) if "spec" in summary.columns else summary["config"].astype(str)
+    names: dict[str, set[str]] = {}
+    for config, spec in zip(summary["config"].astype(str), specs):
+        names.setdefault(config, set()).update(
+            {config, spec, short_label(spec, 200), short_label(config, 200), compact_label(config, spec, 200)})
+    configs = list(names)
     keep: list[str] = []
     for pat in patterns:
-        hits = [c for c in configs if fnmatchcase(c, pat) or fnmatchcase(short_label(c, 200), pat)]
+        hits = [c for c in configs if any(fnmatchcase(n, pat) for n in names[c])]
         if not hits:
             raise CLIError(f"--configs {pat!r} matches no configuration of the run "
                            f"(have {', '.join(short_label(c, 40) for c in configs[:6])}"

@@ -295,11 +295,17 @@ def _conditions(base: Results, cur: Results) -> tuple[list[str], dict[str, str],
     """Reasons the runs are incomparable: (global, per dataset), and environment notes."""
     bm, cm = base.manifest or {}, cur.manifest or {}
     reasons = []
-    for key, what in (("ks", "retrieval cut-offs ks differ"), ("budgets", "token budgets differ"),
+    for key, what in (("ks", "retrieval cut-offs ks differ"),
                       ("retriever", "retriever differs"), ("retriever_params", "retriever parameters differ"),
                       ("tokenizer", "tokenizer differs")):
         if _canonical(bm.get(key) or None) != _canonical(cm.get(key) or None):
             reasons.append(f"the {what}: baseline {_brief(bm.get(key))}, current {_brief(cm.get(key))}")
+    bb, cb = bm.get("budgets") or [], cm.get("budgets") or []
+    if bb != cb:  # extra metrics, not other conditions: the metrics both sides have compare as usual
+        notes = [f"token budgets: baseline {bb or 'none'}, current {cb or 'none'}; a budget metric is "
+                 "compared only where both runs measured it"]
+    else:
+        notes = []
     per_dataset: dict[str, str] = {}
     bd, cd = bm.get("datasets") or {}, cm.get("datasets") or {}
     for name in _datasets(base):
@@ -315,7 +321,6 @@ def _conditions(base: Results, cur: Results) -> tuple[list[str], dict[str, str],
         elif qb != qc:
             per_dataset[name] = (f"dataset {name}: the question sets differ ({len(qb - qc)} only in the "
                                  f"baseline, {len(qc - qb)} only in the current run)")
-    notes = []
     for key in _ENVIRONMENT_KEYS:
         if bm.get(key) != cm.get(key) and (bm.get(key) or cm.get(key)):
             notes.append(f"{key.replace('_', ' ')}: {bm.get(key)} → {cm.get(key)}")

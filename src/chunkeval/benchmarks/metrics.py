@@ -52,6 +52,7 @@ __all__ = [
     "budget_cut",
     "check_budgets",
     "chunk_arrays",
+    "choose_rank_metric",
     "chunk_sizes",
     "evidence_in_one_chunk",
     "evidence_in_one_chunk_rate",
@@ -219,6 +220,72 @@ def headline_metric(ks: Iterable[int], budgets: Iterable[int] = (), answerabilit
     return f"{family}@{headline_k(ks)}"
 
 
+def choose_rank_metric(rows: pd.DataFrame, ks: Iterable[int], budgets: Iterable[int] = (),
+                       rank_by: str | None = None, explicit: bool = False) -> tuple[str, list[str], bool]:
+    """The column a verdict ranks one dataset's configurations by, and why.
+
+    ``rank_by`` when given, else :func:`headline_metric` of ``ks``, ``budgets`` and the
+    dataset's ``answerability_ceiling``. A column that is 0 for every configuration carries
+    no signal: it is replaced by its ``all_parts`` form when that is not, else the verdict
+    must recommend nothing. The runner's ``p_best`` and the report's recommendation both
+    use this rule, so they always speak of the same metric.
+
+    Parameters
+    ----------
+    rows : pandas.DataFrame
+        The dataset's summary rows (needs the candidate columns and, optionally,
+        ``answerability_ceiling``).
+    ks, budgets : iterable of int
+        The run's cut-offs and token budgets.
+    rank_by : str, optional
+        A column chosen by the user.
+    explicit : bool, default False
+        Whether ``rank_by`` was asked for on this call (no note explains the choice then).
+
+    Returns
+    -------
+    column : str
+    notes : list of str
+        Sentences explaining the choice (an unattainable ceiling, a fallback).
+    signal : bool
+        False when every candidate is 0 for every configuration.
+
+    Raises
+    ------
+    ValueError
+        ``rank_by`` names no column of ``rows`` (the closest names are suggested).
+    """
+    ceiling = float(rows["answerability_ceiling"].iloc[0]) if "answerability_ceiling" in rows else float("nan")
+    if rank_by is None:
+        rank_by = headline_metric(ks, budgets, 1.0 if math.isnan(ceiling) else ceiling)
+    if rank_by not in rows.columns:
+        close = difflib.get_close_matches(rank_by, [str(c) for c in rows.columns], n=3)
+        raise ValueError(f"cannot rank by {rank_by!r}: no such column in the summary"
+                         + (f"; did you mean {', '.join(close)}?" if close else ""))
+    notes = []
+    if ceiling == 0:
+        notes.append("Answerability and answerable@k are not attainable on this dataset: every question's "
+                     "evidence lies in more than one document, and no chunk crosses a document; "
+                     f"ranked by {rank_by}")
+    elif not explicit and rank_by.startswith("all_parts") and ceiling < 0.5:
+        notes.append(f"Ranked by {rank_by}: only {ceiling:.0%} of the questions have all their evidence "
+                     "in one document, so answerability cannot exceed that (its ceiling)")
+
+    def zero(col: str) -> bool:
+        return not np.any(np.nan_to_num(rows[col].to_numpy(float)) > 0)
+
+    if zero(rank_by):
+        fallback = rank_by.replace("answerable", "all_parts") if rank_by.startswith("answerable") else None
+        if fallback in rows.columns and not zero(fallback):
+            notes.append(f"{rank_by} is 0 for every configuration, so the ranking uses {fallback} "
+                         "(every evidence part somewhere in what is read)")
+            return fallback, notes, True
+        notes.append(f"{rank_by} is 0 for every configuration: no configuration retrieves the evidence, "
+                     "so none is recommended")
+        return rank_by, notes, False
+    return rank_by, notes, True
+
+
 def question_metric_columns(ks: Iterable[int] = (1, 3, 5, 10), budgets: Iterable[int] = ()) -> list[str]:
     """Per-question metric columns in result-table order for cut-offs ``ks`` and token budgets.
 
@@ -247,6 +314,10 @@ def question_metric_columns(ks: Iterable[int] = (1, 3, 5, 10), budgets: Iterable
     return cols
 
 
+#: The largest token budget accepted (a budget beyond any corpus only wastes retrieval depth).
+MAX_BUDGET = 100_000_000
+
+
 def check_budgets(budgets: Iterable[int]) -> list[int]:
     """Validate token budgets: distinct positive integers, returned sorted.
 
@@ -262,6 +333,8 @@ def check_budgets(budgets: Iterable[int]) -> list[int]:
     for b in budgets:
         if isinstance(b, bool) or not isinstance(b, (int, np.integer)) or b < 1:
             raise ValueError(f"token budgets must be positive integers, got {b!r}")
+        if b > MAX_BUDGET:
+            raise ValueError(f"token budget {b} is larger than {MAX_BUDGET:,} tokens, the largest accepted")
         out.append(int(b))
     return sorted(dict.fromkeys(out))
 

@@ -296,6 +296,26 @@ def _check_ks(ks: Any) -> tuple[int, ...]:
     return tuple(sorted({int(k) for k in ks}))
 
 
+def _check_rank_by(column: Any, ks: Sequence[int], budgets: Sequence[int]) -> None:
+    """A ``--rank-by`` value must name a higher-is-better question-level metric column the run has."""
+    from chunkeval.benchmarks.metrics import get_metric
+
+    if not isinstance(column, str) or not column.strip():
+        raise ValueError(f"--rank-by needs a metric column such as answerable@5, got {column!r}")
+    try:
+        metric = get_metric(column)
+    except KeyError as exc:
+        raise ValueError(f"--rank-by: {exc.args[0]}") from None
+    if metric.level != "question" or not metric.higher_is_better or "@k" in column or "@Btok" in column:
+        raise ValueError(f"--rank-by needs a quality column such as answerable@5, all_parts@5, mrr or "
+                         f"recall@512tok, got {column!r}")
+    number = int(column.rsplit("@", 1)[1].removesuffix("tok")) if "@" in column else None
+    if metric.per_k and number not in ks:
+        raise ValueError(f"--rank-by {column}: k={number} is not measured (--k {','.join(map(str, ks))})")
+    if metric.per_budget and number not in budgets:
+        raise ValueError(f"--rank-by {column}: no --budgets {number} in this run")
+
+
 def _check_seed(seed: Any) -> int:
     if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, numbers.Integral):
         raise ValueError(f"seed must be an integer, got {seed!r}")
@@ -333,6 +353,7 @@ def run(
     progress: Callable[[int, int], None] | None = None,
     executor: str | None = None,
     scheduler: str | None = None,
+    rank_by: str | None = None,
 ) -> Results:
     """Benchmark chunker configurations on datasets.
 
@@ -378,6 +399,10 @@ def run(
     scheduler : str, optional
         Address of a running Dask scheduler, e.g. ``"tcp://10.0.0.5:8786"`` (with
         ``executor="dask"``).
+    rank_by : str, optional
+        The summary column verdicts rank by and ``p_best`` is computed on (recorded as
+        ``manifest["rank_by"]``); default
+        :func:`chunkeval.benchmarks.metrics.choose_rank_metric`'s choice.
     progress : callable(done, total), optional
         Called with ``(0, total)`` first, then after each finished
         configuration; ``total`` = datasets x configurations.
@@ -453,13 +478,16 @@ def run(
         except (ValueError, ImportError, FileNotFoundError, TypeError):
             pass
 
+    from chunkeval.benchmarks.metrics import check_budgets
+
+    budgets = tuple(check_budgets(budgets))
+    if rank_by is not None:
+        _check_rank_by(rank_by, ks, budgets)
     loaded, specs, load_seconds = _load_datasets(datasets)
     objects, payloads, labels = _resolve_chunkers(chunkers)
 
-    from chunkeval.benchmarks.metrics import check_budgets
-
     settings = Settings(retriever, ks, tokenizer, seed, float(confidence), int(n_resamples),
-                         tuple(check_budgets(budgets)))
+                        budgets, rank_by)
     jobs = [(di, payloads[ci], labels[ci]) for di in range(len(loaded)) for ci in range(len(objects))]
     if progress is not None:
         progress(0, len(jobs))
@@ -500,6 +528,7 @@ def run(
             "ks_capped": _capped_ks(ks, summary),
             "budgets": list(settings.budgets),
             "p_best_metric": p_best_metric,
+            "rank_by": rank_by,
             "tokenizer": tokenizer_name,
             "seed": int(seed),
             "confidence": float(confidence),

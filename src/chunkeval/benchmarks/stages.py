@@ -186,6 +186,7 @@ class Settings:
     confidence: float
     n_resamples: int
     budgets: tuple[int, ...] = ()
+    rank_by: str | None = None
 
 
 def _search(retriever: Any, queries: list[str], k: int) -> np.ndarray:
@@ -525,15 +526,15 @@ def summarise(outputs: Sequence[dict[str, Any]], settings: Settings) -> tuple[pd
 
 def _probability_best(summary: pd.DataFrame, per_question: pd.DataFrame,
                       settings: Settings) -> tuple[np.ndarray, dict[str, str]]:
-    """``p_best`` per summary row: bootstrap probability of the top headline metric in its dataset
-    (:func:`chunkeval.benchmarks.metrics.headline_metric`)."""
-    from chunkeval.benchmarks.metrics import headline_metric
+    """``p_best`` per summary row: bootstrap probability of the top ranked metric in its dataset
+    (:func:`chunkeval.benchmarks.metrics.choose_rank_metric`, the verdict's own choice)."""
+    from chunkeval.benchmarks.metrics import choose_rank_metric
     from chunkeval.benchmarks.stats import probability_best
 
     out = np.full(len(summary), np.nan)
     metric_of: dict[str, str] = {}
     for name, rows in summary.groupby("dataset", sort=False):
-        col = headline_metric(settings.ks, settings.budgets, float(rows["answerability_ceiling"].iloc[0]))
+        col, _, _ = choose_rank_metric(rows, settings.ks, settings.budgets, rank_by=settings.rank_by)
         metric_of[str(name)] = col
         pq = per_question[per_question["dataset"] == rows["dataset"].iloc[0]]
         wide = pq.pivot(index="question_id", columns="config", values=col)

@@ -24,6 +24,7 @@ Any other name is read as the path of a TOML file::
     datasets = ["builtin", "jsonl:data/my_corpus"]
     retriever = "tfidf"                    # optional, default "tfidf"
     ks = [1, 3, 5, 10]                     # optional, default [1, 3, 5, 10]
+    budgets = [256, 512, 1024]             # optional: token budgets of the budget-matched metrics
     tokenizer = "regex"                    # optional, default "regex"
     chunkers = [
       "sentence(max_chars=1000)",          # a chunker spec string, used as is
@@ -114,6 +115,7 @@ class Suite:
     ks: tuple[int, ...] = DEFAULT_KS
     tokenizer: str = "regex"
     description: str = ""
+    budgets: tuple[int, ...] = ()
 
     def run_kwargs(self) -> dict[str, Any]:
         """Keyword arguments for :func:`chunkeval.benchmarks.run` (without seed/workers)."""
@@ -123,6 +125,7 @@ class Suite:
             "retriever": self.retriever,
             "ks": tuple(self.ks),
             "tokenizer": self.tokenizer,
+            **({"budgets": tuple(self.budgets)} if self.budgets else {}),
         }
 
     def to_dict(self) -> dict[str, Any]:
@@ -135,6 +138,7 @@ class Suite:
             "retriever": self.retriever,
             "ks": list(self.ks),
             "tokenizer": self.tokenizer,
+            "budgets": list(self.budgets),
         }
 
 
@@ -234,6 +238,17 @@ def _ks(value: Any, where: str) -> tuple[int, ...]:
     return tuple(sorted(set(value)))
 
 
+def _budgets(value: Any, where: str) -> tuple[int, ...]:
+    from chunkeval.benchmarks.metrics import check_budgets
+
+    if not isinstance(value, list):
+        raise ValueError(f"{where}: 'budgets' must be a list of positive integers (tokens)")
+    try:
+        return tuple(check_budgets(value))
+    except ValueError as exc:
+        raise ValueError(f"{where}: {exc}") from None
+
+
 def suite_from_mapping(data: Mapping[str, Any], *, default_name: str = "suite", where: str = "suite") -> Suite:
     """Build a :class:`Suite` from the ``[suite]`` table of a TOML file.
 
@@ -252,7 +267,7 @@ def suite_from_mapping(data: Mapping[str, Any], *, default_name: str = "suite", 
     ValueError
         Unknown keys, missing ``datasets``/``chunkers`` or malformed values.
     """
-    known = {"name", "description", "datasets", "chunkers", "retriever", "ks", "tokenizer"}
+    known = {"name", "description", "datasets", "chunkers", "retriever", "ks", "tokenizer", "budgets"}
     unknown = sorted(set(data) - known)
     if unknown:
         raise ValueError(f"{where}: unknown key(s) {', '.join(unknown)} in [suite]; known: {', '.join(sorted(known))}")
@@ -278,6 +293,7 @@ def suite_from_mapping(data: Mapping[str, Any], *, default_name: str = "suite", 
         ks=_ks(data.get("ks", list(DEFAULT_KS)), where),
         tokenizer=data.get("tokenizer", "regex"),
         description=data.get("description", ""),
+        budgets=_budgets(data.get("budgets", []), where),
     )
 
 

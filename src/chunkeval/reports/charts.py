@@ -267,7 +267,8 @@ def spread_positions(values: Sequence[float], min_gap: float,
 
 
 def config_family(config: str, chunker: Any = None) -> str:
-    """Chunker family of a configuration: the ``chunker`` column, else the spec's name.
+    """Chunker family of a configuration: the ``chunker`` column, else (and for external
+    splitters, which all share ``chunker == "external"``) the spec's name.
 
     Parameters
     ----------
@@ -281,8 +282,9 @@ def config_family(config: str, chunker: Any = None) -> str:
     str
     """
     if chunker is not None and not (isinstance(chunker, float) and np.isnan(chunker)) \
-            and str(chunker):
+            and str(chunker) and str(chunker) != "external":
         return str(chunker)
+    # every external splitter is chunker "external": its spec's name tells them apart
     return _style.config_family(config)
 
 

@@ -139,10 +139,10 @@ def split_questions(results: Any) -> pd.DataFrame:
     -------
     pandas.DataFrame
         One row per (dataset, config, question): ``dataset, config, question_id, reason``
-        (``"multi-document"`` whenever the parts lie in different documents, for every
-        configuration alike, since no chunk can hold them together; otherwise ``"split"``
-        when at least one part is not inside any single chunk, ``"scattered"`` when every
-        part is kept whole but no one chunk holds them all), ``n_parts``,
+        (``"split"`` when at least one part is not inside any single chunk, under every
+        configuration alike; otherwise ``"multi-document"`` when the parts lie in different
+        documents, which no chunk can hold together, and ``"scattered"`` when every part is
+        kept whole but no one chunk holds them all), ``n_parts``,
         ``n_split`` (parts not kept whole) and ``parts`` (list of dicts ``doc_id, start, end,
         contained, n_overlapping``).  Questions answerable from one chunk are absent.
     """
@@ -162,11 +162,11 @@ def split_questions(results: Any) -> pd.DataFrame:
         scattered = (agg["n_parts"] > 1) & (agg["answerability"].fillna(1.0) < 1.0)
     else:
         scattered = (agg["n_parts"] > 1) & (agg["n_containers"] > 1)
-    # parts in different documents can never share a chunk: not the chunker's doing, so such
-    # a question gets the same reason under every configuration, whatever was split
+    # a split part is the chunker's doing under any configuration; parts merely kept apart
+    # because they lie in different documents are not, and are reported once, apart
     agg["reason"] = np.where(
-        agg["n_docs"] > 1, "multi-document",
-        np.where(agg["n_split"] > 0, "split", np.where(scattered, "scattered", "")),
+        agg["n_split"] > 0, "split",
+        np.where(agg["n_docs"] > 1, "multi-document", np.where(scattered, "scattered", "")),
     )
     agg = agg[agg["reason"] != ""].reset_index(drop=True)
     agg["n_split"] = agg["n_split"].astype(np.int64)

@@ -8,6 +8,8 @@ configuration specs, manifest values) goes through :func:`html.escape`.
 
 from __future__ import annotations
 
+import re
+
 import base64
 import html
 import json
@@ -49,12 +51,17 @@ def summary_columns(summary: pd.DataFrame, k: int) -> list[tuple[str, str, str |
         boundary faults, time) or ``None`` (descriptive, never marked best).  Only columns
         present in ``summary`` are listed.
     """
+    budgets = [c for c in summary.columns if re.fullmatch(r"answerable@\d+tok", str(c))]
     cands = [
         ("n_chunks", "chunks", None),
         ("evidence_in_one_chunk", "evidence in one chunk", _HIGHER),
         ("answerability", "answerability", _HIGHER),
+        ("span_within_limit", "evidence fits the limit", _HIGHER),
         (f"recall@{k}", f"recall@{k}", _HIGHER),
+        (f"all_parts@{k}", f"all parts@{k}", _HIGHER),
         (f"answerable@{k}", f"answerable@{k}", _HIGHER),
+        *[(c, c, _HIGHER) for c in budgets],
+        ("p_best", "P(best)", _HIGHER),
         ("mrr", "MRR", _HIGHER),
         (f"iou@{k}", f"IoU@{k}", _HIGHER),
         (f"retrieved_tokens@{k}", f"retrieved tokens@{k}", _LOWER),
@@ -275,16 +282,19 @@ def _split_section(results: Any, splits: pd.DataFrame, dataset: str, ds: Any, re
     texts = {doc.id: doc.text for doc in ds.documents} if ds is not None else {}
     qtexts = {q.id: q.text for q in ds.questions} if ds is not None else {}
     chunks = results.chunks[results.chunks["dataset"].astype(str) == dataset]
-    multi = d[d["reason"] == "multi-document"]["question_id"].nunique() if len(d) else 0
-    if multi:  # the same questions under every configuration: said once, left out below
+    # questions whose parts lie in different documents: a property of the dataset, said once
+    multi = int(n_q.assign(n_docs=[len({p[0] for p in json.loads(e)}) for e in n_q["evidence"]])
+                .drop_duplicates("question_id")["n_docs"].gt(1).sum()) if "evidence" in n_q else 0
+    if multi:
         n_total = n_q["question_id"].nunique()
         out.append(f'<p class="note">{multi} of {n_total} questions have evidence parts in different '
-                   "documents. No chunk can hold them together under any configuration, so they are "
-                   "counted here once and left out of the counts below.</p>")
+                   "documents, which no chunk can hold together under any configuration. A part split "
+                   "across chunks still counts below; parts merely kept apart in their documents do "
+                   "not.</p>")
     for config in [c for c in styles if c in set(n_q["config"].astype(str))]:
         st = styles[config]
         g = d[d["config"] == config] if len(d) else d
-        total = int((n_q["config"].astype(str) == config).sum()) - multi
+        total = int((n_q["config"].astype(str) == config).sum())
         if len(g):
             g = g[g["reason"] != "multi-document"]
         n_split = int((g["reason"] == "split").sum()) if len(g) else 0

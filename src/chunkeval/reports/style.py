@@ -164,6 +164,10 @@ class ConfigStyle:
         return f"{self.number}. {self.family} {self.tag}"
 
 
+#: Built-in chunker families in colour order, so that each keeps its colour in every chart.
+FAMILY_ORDER = ("fixed", "sentence", "paragraph", "token_budget", "balanced", "semantic")
+
+
 def config_family(config: str) -> str:
     """Chunker family of a configuration spec: the name before its ``(``.
 
@@ -208,16 +212,18 @@ def config_styles(configs: Iterable[str]) -> dict[str, ConfigStyle]:
     Returns
     -------
     dict[str, ConfigStyle]
-        In first-appearance order.  The configuration at position ``j`` within the ``f``-th
-        family (both 0-based, families in first-appearance order) gets colour
-        ``CONFIG_COLORS[f % 7]`` and marker/hatch number ``j + f // 7``, so the mapping
-        depends only on the ordered list of names.
+        In first-appearance order.  The built-in families keep one colour in every run
+        (:data:`FAMILY_ORDER`); other families take the following colours in order of first
+        appearance. The configuration at position ``j`` within the family of colour index
+        ``f`` gets colour ``CONFIG_COLORS[f % 7]`` and marker/hatch number ``j + f // 7``.
     """
     names = list(dict.fromkeys(str(c) for c in configs))
     families: dict[str, list[str]] = {}
     for config in names:
         families.setdefault(config_family(config), []).append(config)
-    fam_index = {fam: f for f, fam in enumerate(families)}
+    others = [fam for fam in families if fam not in FAMILY_ORDER]
+    fam_index = {fam: FAMILY_ORDER.index(fam) if fam in FAMILY_ORDER else len(FAMILY_ORDER) + others.index(fam)
+                 for fam in families}
     tags = {c: t for members in families.values() for c, t in _family_tags(members).items()}
     n_colors = len(CONFIG_COLORS)
     styles: dict[str, ConfigStyle] = {}

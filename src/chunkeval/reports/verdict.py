@@ -133,46 +133,14 @@ class Recommendation:
 
 def _rank_column(results: Any, rows: Any, rank_by: str | None, k: int | None,
                  metric: str | None, ceiling: float) -> tuple[str, list[str], bool]:
-    """The column to rank by, the notes explaining the choice, and whether it carries signal."""
-    from chunkeval.benchmarks.metrics import headline_metric
+    """The column to rank by (:func:`chunkeval.benchmarks.metrics.choose_rank_metric`)."""
+    from chunkeval.benchmarks.metrics import choose_rank_metric
 
     manifest = getattr(results, "manifest", None) or {}
     if rank_by is None and (k is not None or metric is not None):
         rank_by = f"{metric or 'answerable'}@{default_k(results) if k is None else int(k)}"
-    explicit = rank_by is not None
-    if rank_by is None:
-        rank_by = manifest.get("rank_by") or headline_metric(
-            manifest.get("ks") or [default_k(results)], manifest.get("budgets") or (),
-            1.0 if np.isnan(ceiling) else ceiling)
-    if rank_by not in rows.columns:
-        import difflib
-
-        close = difflib.get_close_matches(rank_by, [str(c) for c in rows.columns], n=3)
-        raise ValueError(f"cannot rank by {rank_by!r}: no such column in the summary"
-                         + (f"; did you mean {', '.join(close)}?" if close else ""))
-    notes = []
-    if ceiling == 0:
-        notes.append("Answerability and answerable@k are not attainable on this dataset: every question's "
-                     f"evidence lies in more than one document, and no chunk crosses a document; "
-                     f"ranked by {rank_by}")
-    elif not explicit and rank_by.startswith("all_parts") and ceiling < 0.5:
-        notes.append(f"Ranked by {rank_by}: only {ceiling:.0%} of the questions have all their evidence "
-                     "in one document, so answerability cannot exceed that (its ceiling)")
-
-    def zero(col: str) -> bool:
-        v = rows[col].to_numpy(float)
-        return not np.any(np.nan_to_num(v) > 0)
-
-    if zero(rank_by):
-        fallback = rank_by.replace("answerable", "all_parts") if rank_by.startswith("answerable") else None
-        if fallback in rows.columns and not zero(fallback):
-            notes.append(f"{rank_by} is 0 for every configuration, so the ranking uses {fallback} "
-                         "(every evidence part somewhere in what is read)")
-            return fallback, notes, True
-        notes.append(f"{rank_by} is 0 for every configuration: no configuration retrieves the evidence, "
-                     "so none is recommended")
-        return rank_by, notes, False
-    return rank_by, notes, True
+    return choose_rank_metric(rows, manifest.get("ks") or [default_k(results)], manifest.get("budgets") or (),
+                              rank_by=rank_by or manifest.get("rank_by"), explicit=rank_by is not None)
 
 
 def recommend(results: Any, dataset: str | None = None, *, k: int | None = None,
@@ -338,7 +306,8 @@ def recommendation_sentences(rec: Recommendation) -> list[tuple[str, list[str]]]
         out.append(("It is the only configuration run, so there is nothing to compare it with.", []))
         return out
     if rec.cheapest_frontier == rec.best:
-        out.append(("It is also the cheapest configuration on the quality–cost frontier.", []))
+        out.append(("It is also the cheapest configuration on the quality–storage frontier "
+                    "(stored-token overhead).", []))
     else:
         c = rec.comparison(rec.cheapest_frontier)
         diff = "" if c is None else (
@@ -346,8 +315,8 @@ def recommendation_sentences(rec: Recommendation) -> list[tuple[str, list[str]]]
             f"[{_signed(c.ci_low)}, {_signed(c.ci_high)}])")
         val = c.value if c is not None else float("nan")
         oh = c.overhead if c is not None else float("nan")
-        out.append((f"Cheapest on the quality–cost frontier: {{0}} with {_num(val)} at overhead "
-                    f"{_num(oh)}{diff}.", [rec.cheapest_frontier]))
+        out.append((f"Cheapest on the quality–storage frontier (stored-token overhead): {{0}} with "
+                    f"{_num(val)} at overhead {_num(oh)}{diff}.", [rec.cheapest_frontier]))
     if rec.tied and len(rec.tied) == n_other:
         refs = ", ".join(f"{{{i}}}" for i in range(len(rec.tied)))
         who = "the other configuration" if n_other == 1 else f"every one of the other {n_other}"
@@ -363,9 +332,9 @@ def recommendation_sentences(rec: Recommendation) -> list[tuple[str, list[str]]]
                     f"{rec.n_questions} questions includes 0): {refs}; the other {n_worse} "
                     f"{'is' if n_worse == 1 else 'are'} significantly worse.", list(rec.tied)))
     else:
-        out.append((f"How sure: the best is significantly better than all {n_other} other "
-                    f"configurations (every {pct} paired bootstrap CI of the difference over "
-                    f"the same {rec.n_questions} questions lies below 0).", []))
+        who = "the other configuration (the" if n_other == 1 else f"all {n_other} other configurations (every"
+        out.append((f"How sure: the best is significantly better than {who} {pct} paired bootstrap CI "
+                    f"of the difference over the same {rec.n_questions} questions lies below 0).", []))
     if rec.tied:
         if rec.cheapest_tied != rec.best:
             c = rec.comparison(rec.cheapest_tied)
@@ -381,7 +350,8 @@ def recommendation_sentences(rec: Recommendation) -> list[tuple[str, list[str]]]
         n_out = len(rec.ruled_out)
         tail = "" if not n_out else (
             f"; {'the other ' if n_out == len(rec.p_best) - len(contenders) else ''}{n_out} "
-            f"configuration{'s are' if n_out != 1 else ' is'} ruled out (below {RULED_OUT:.1%})")
+            f"configuration{'s are' if n_out != 1 else ' is'} ruled out as the best (top in under "
+            f"{RULED_OUT:.1%} of the resamples; that alone does not make one worse than the best)")
         out.append((f"Probability of being the best (share of bootstrap resamples of the "
                      f"questions with the top {rec.metric}): {refs}{tail}.",
                      [c for c, _ in contenders]))
