@@ -165,3 +165,12 @@ def test_perturbed_quotes_resolve_to_the_original_span(words, seps, data):
     assert EvidenceSpan("d", start, end) in found
     for span in found:  # every match covers the same words
         assert normalise_quote(text[span.start : span.end]) == normalise_quote(perturbed)
+
+
+def test_a_common_quote_names_the_first_places_and_counts_the_rest():
+    text = " ".join(["the cat sat"] * 300)
+    with pytest.raises(QuoteError) as info:
+        QuoteResolver([Document("d", text)]).resolve("the")
+    message = str(info.value)
+    assert "occurs 300 times" in message and "(5) d line 1" in message and "(6)" not in message
+    assert "... and 295 more" in message and len(message) < 2000

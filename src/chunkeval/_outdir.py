@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import shutil
 from datetime import datetime, timezone
 from pathlib import Path
@@ -96,13 +97,16 @@ class FolderClaim:
         except FileExistsError:
             if not self.folder.is_dir():
                 raise FolderBusy(f"{self.folder} is an existing file, not a folder; choose another --out") from None
-        info = {**note, "pid": os.getpid(),
+        info = {**note, "pid": os.getpid(), "host": socket.gethostname(),
                 "started_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
                 "meaning": "a chunkeval run is writing this folder, or was killed before it finished; "
                            "if no such process runs, delete the folder and run again"}
         try:
             fd = os.open(self.marker, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
         except FileExistsError:
+            if _holder_is_gone(self.marker):
+                raise FolderBusy(f"output folder {self.folder} holds an unfinished run ({_describe(self.marker)}, "
+                                 "no longer running); delete the folder, or choose another --out") from None
             raise FolderBusy(f"output folder {self.folder} is in use by another chunkeval run "
                              f"({_describe(self.marker)}); choose another --out") from None
         except OSError:
@@ -184,6 +188,21 @@ def move_into(source: Path, dest: Path, last: str | None = None) -> None:
         if target.is_dir() and not target.is_symlink():
             shutil.rmtree(target)  # os.replace cannot replace a folder that has files
         os.replace(source / name, target)
+
+
+def _holder_is_gone(marker: Path) -> bool:
+    """Whether the process named in a marker no longer runs on this machine (False if unsure)."""
+    try:
+        info = json.loads(marker.read_text(encoding="utf-8"))
+        pid = int(info.get("pid"))
+        if info.get("host") not in (None, socket.gethostname()):
+            return False  # another machine's run: cannot tell
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except (OSError, ValueError, TypeError, AttributeError):
+        return False
+    return False
 
 
 def _describe(marker: Path) -> str:

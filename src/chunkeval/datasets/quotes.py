@@ -277,8 +277,10 @@ class QuoteResolver:
         context = ("..." if a else "") + text[a:b] + ("..." if b < len(text) else "")
         return f"{span.doc_id} line {line} col {col}: {_short(context, 2 * _CONTEXT + 40)}"
 
-    def _locations(self, spans: Sequence[EvidenceSpan]) -> str:
-        return "; ".join(f"({n}) {self.location(s)}" for n, s in enumerate(spans, 1))
+    def _locations(self, spans: Sequence[EvidenceSpan], shown: int = 5) -> str:
+        # a quote of one common word can occur hundreds of times: name the first few
+        listed = "; ".join(f"({n}) {self.location(s)}" for n, s in enumerate(spans[:shown], 1))
+        return listed + (f"; ... and {len(spans) - shown} more" if len(spans) > shown else "")
 
     def _closest(self, quote: str, doc_id: str | None) -> str:
         """Describe the passage most similar to ``quote`` (anchored on its longest words)."""
