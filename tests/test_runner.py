@@ -518,3 +518,21 @@ def test_executor_arguments_are_checked():
         run(tiny_dataset(), [FIXED10], executor="spark")
     with pytest.raises(ValueError, match="needs executor='dask'"):
         run(tiny_dataset(), [FIXED10], scheduler="tcp://127.0.0.1:8786")
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["--executor", "dask", "--scheduler", ""], "is not a scheduler address"),
+    (["--executor", "dask", "--scheduler", "notaurl"], "is not a scheduler address"),
+    (["--scheduler", "tcp://127.0.0.1:8786"], "it needs --executor dask"),
+    (["--chunker", "semchunk(chunk_size=0)"], "chunk_size must be a positive number of tokens"),
+])
+def test_executor_and_splitter_options_fail_before_work(tmp_path, capsys, args, needle):
+    from chunkeval.cli import main
+
+    argv = ["run", "--out", str(tmp_path / "o"), "--quiet", *args]
+    if "--chunker" not in args:
+        argv += ["--chunker", "sentence(max_chars=300)"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and needle in err
+    assert not (tmp_path / "o").exists()

@@ -36,6 +36,7 @@ import argparse
 import errno
 import math
 import os
+import re
 import sys
 import textwrap
 from contextlib import contextmanager
@@ -374,6 +375,10 @@ def cmd_run(args: argparse.Namespace) -> int:
 def _check_run_options(args: argparse.Namespace) -> None:
     """Refuse empty option values and a negative seed before any work (an empty
     ``--retriever ''`` must not fall back to the default)."""
+    if args.scheduler is not None and not re.fullmatch(r"(tcp|tls|ucx)://[^\s:/]+:\d{1,5}", args.scheduler):
+        raise CLIError(f"--scheduler {args.scheduler!r} is not a scheduler address; write tcp://HOST:PORT")
+    if args.scheduler is not None and args.executor != "dask":
+        raise CLIError("--scheduler names a Dask scheduler; it needs --executor dask")
     for option in ("out", "retriever", "tokenizer", "baseline"):
         value = getattr(args, option)
         if value is not None and not value.strip():

@@ -87,7 +87,11 @@ def _dask(prepared: Sequence[PreparedDataset], jobs: Sequence[Job], settings: Se
     _check_picklable(jobs)
     cluster = None
     if scheduler:
-        client = Client(scheduler)
+        try:
+            client = Client(scheduler, timeout="15s")
+        except (OSError, TimeoutError, ValueError) as exc:
+            raise OSError(f"cannot reach the Dask scheduler at {scheduler} ({type(exc).__name__}: {exc}); "
+                          "check --scheduler (tcp://HOST:PORT) and that the scheduler runs") from None
     else:
         cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                                dashboard_address=None)

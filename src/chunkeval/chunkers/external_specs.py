@@ -231,6 +231,9 @@ def _build(target: str, params: dict[str, Any]) -> tuple[Any, tuple[int | None, 
         unknown = sorted(set(params) - {"chunk_size", "tokenizer"})
         if unknown or "chunk_size" not in params:
             raise ValueError(f"semchunk takes chunk_size (required) and tokenizer, got {sorted(params)}")
+        size = params["chunk_size"]
+        if isinstance(size, bool) or not isinstance(size, int) or size < 1:
+            raise ValueError(f"semchunk: chunk_size must be a positive number of tokens, got {size!r}")
         return _Semchunk(**params), (params["chunk_size"], "tokens")
     library, _, rest = target.partition(":")
     if library == "python":

@@ -243,6 +243,10 @@ def config_styles(configs: Iterable[str]) -> dict[str, ConfigStyle]:
     return styles
 
 
+#: The smallest side of a chart, in inches: below it the text no longer fits.
+MIN_INCHES = 3.0
+
+
 def figure_size(size: str | tuple[float, float] = "slide") -> tuple[float, float]:
     """Figure size in inches for a named size, a ``"WxH"`` string or a pair.
 
@@ -260,7 +264,7 @@ def figure_size(size: str | tuple[float, float] = "slide") -> tuple[float, float
     Raises
     ------
     ValueError
-        Unknown name, malformed ``"WxH"``, or a side not in (0, 100] inches.
+        Unknown name, malformed ``"WxH"``, or a side outside [:data:`MIN_INCHES`, 100] inches.
     """
     if isinstance(size, str):
         key = size.strip().lower()
@@ -273,8 +277,9 @@ def figure_size(size: str | tuple[float, float] = "slide") -> tuple[float, float
         w, h = float(m.group(1)), float(m.group(2))
     else:
         w, h = (float(v) for v in size)
-    if not (0 < w <= 100 and 0 < h <= 100):
-        raise ValueError(f"chart size {w}x{h} inches is out of range (0, 100]")
+    if not (MIN_INCHES <= w <= 100 and MIN_INCHES <= h <= 100):
+        raise ValueError(f"chart size {w:g}x{h:g} inches is out of range: each side from {MIN_INCHES:g} "
+                         "to 100 inches (a smaller chart cannot hold its text)")
     return w, h
 
 
