@@ -500,8 +500,9 @@ def _tables_without_timings(res):
             res.chunks.reset_index(drop=True))
 
 
-@pytest.mark.parametrize("executor", ["processes", "dask"])
-def test_executors_give_identical_tables(executor):
+@pytest.mark.parametrize("executor, start", [("processes", "fork"), ("processes", "spawn"), ("dask", "")])
+def test_executors_give_identical_tables(executor, start, monkeypatch):
+    monkeypatch.setenv("CHUNKEVAL_MP_START", start)
     if executor == "dask":
         pytest.importorskip("distributed", reason="the Dask executor needs 'dask[distributed]'")
     configs = [FIXED10, "paragraph(max_words=3)", "sentence(max_chars=20)"]

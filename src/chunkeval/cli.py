@@ -415,6 +415,7 @@ def _run_into(claim: Any, args: argparse.Namespace, kwargs: dict, suite: Any, na
             if not bars:
                 from tqdm.auto import tqdm
 
+                tqdm.monitor_interval = 0  # no monitor thread: a thread makes the pool spawn, not fork
                 bars.append(tqdm(total=total, unit="config", file=sys.stderr, desc=f"chunkeval {name}",
                                  dynamic_ncols=True))
             bar = bars[0]
