@@ -122,3 +122,13 @@ def test_a_sentence_in_any_form_retrieves_its_document(retriever, case):
     for form in FORMS:
         _, again = get_retriever(retriever).fit(texts).search([unicodedata.normalize(form, query)], k=1)
         assert again[0, 0] == pytest.approx(scores[0, 0], rel=1e-12)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.characters(max_codepoint=127), max_size=80))
+def test_ascii_fast_path_gives_the_full_analysis(text):
+    from chunkeval.analysis import _analyzer_regexes, normalize
+
+    terms, bigrams = _analyzer_regexes()
+    norm = normalize(text)
+    assert UnicodeAnalyzer()(text) == terms.findall(norm) + bigrams.findall(norm)

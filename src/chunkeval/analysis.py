@@ -124,6 +124,10 @@ def normalize(text: str) -> str:
     return unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", text).casefold())
 
 
+# scikit-learn's default token pattern; equal to the analyzer's word rule on ASCII text
+_ASCII_WORDS = re.compile(r"\b\w\w+\b", re.ASCII)
+
+
 class UnicodeAnalyzer:
     """Terms of a text for lexical retrieval: normalised words and CJK bigrams.
 
@@ -167,6 +171,10 @@ class UnicodeAnalyzer:
         list of str
             Its terms, with repeats (term frequency counts them).
         """
+        if text.isascii():
+            # ASCII needs no normalisation and holds no CJK: lower-casing and scikit-learn's
+            # word pattern give the same terms, several times faster (most corpora are ASCII)
+            return _ASCII_WORDS.findall(text.lower())
         terms, bigrams = _analyzer_regexes()
         norm = normalize(text)
         return terms.findall(norm) + bigrams.findall(norm)
