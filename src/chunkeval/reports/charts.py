@@ -15,6 +15,8 @@ every value is drawn at its true position.
 
 from __future__ import annotations
 
+import functools
+
 import io
 import re
 from dataclasses import dataclass, field
@@ -1307,16 +1309,16 @@ def write_charts(
     """
     styles = _styles(results, styles)
     k = default_k(results) if k is None else int(k)
-    out: list[ChartFile] = []
+    tasks: list[tuple[str, str | None, str, Callable[[], Figure]]] = []
     cost_metrics = [metric] if metric else ["answerable", "recall"]
     k_metrics = [metric] if metric else ["recall", "answerable"]
     budget_metrics = [metric] if metric else ["recall", "all_parts"]
     has_budgets = bool(result_budgets(results))
+    common = {"styles": styles, "size": size}
 
-    def emit(key: str, dataset: str | None, title: str, fig: Figure) -> None:
-        stem = key if dataset is None else f"{key}__{_slug(dataset)}"
-        out.append(ChartFile(key, dataset, title,
-                             save_figure(fig, folder, stem, formats=formats, dpi=dpi)))
+    def emit(key: str, for_dataset: str | None, title: str, draw: Callable[..., Figure], *args: Any,
+             **kwargs: Any) -> None:
+        tasks.append((key, for_dataset, title, functools.partial(draw, *args, **common, **kwargs)))
 
     def key_for(base: str, m: str, default: str) -> str:
         return base if m == default else f"{m}_{base}"
@@ -1331,33 +1333,71 @@ def write_charts(
         for m in map(swap, cost_metrics):
             emit("quality_cost" if m == swap(cost_metrics[0]) else f"{m}_cost", dataset,
                  f"{m}@{k} vs tokens retrieved per question — {dataset}",
-                 plot_quality_cost(results, dataset=dataset, k=k, metric=m, styles=styles,
-                                   size=size))
+                 plot_quality_cost, results, dataset=dataset, k=k, metric=m)
         for m in budget_metrics if has_budgets else []:
-            try:
-                fig = plot_budget_curve(results, m, dataset=dataset, styles=styles, size=size)
-            except ValueError:
+            if not any(re.fullmatch(rf"{re.escape(m)}@\d+tok", str(c)) for c in summary.columns):
                 continue  # this metric was not measured at budgets
             emit(key_for("budget_curve", m, budget_metrics[0]), dataset,
-                 f"{m} at a fixed token budget — {dataset}", fig)
+                 f"{m} at a fixed token budget — {dataset}", plot_budget_curve, results, m, dataset=dataset)
         for m in map(swap, k_metrics):
             emit(key_for("k_curves", m, k_metrics[0]), dataset, f"{m}@k over k — {dataset}",
-                 plot_k_curves(results, dataset=dataset, metric=m, styles=styles, size=size))
+                 plot_k_curves, results, dataset=dataset, metric=m)
         emit("chunk_sizes", dataset, f"chunk-size distribution — {dataset}",
-             plot_chunk_sizes(results, dataset=dataset, styles=styles, size=size))
-        try:
-            fig = plot_evidence_map(results, dataset=dataset, styles=styles, size=size,
-                                    texts=(texts or {}).get(dataset))
-        except ValueError:
-            fig = None  # no evidence in this dataset: nothing to map
-        if fig is not None:
-            emit("evidence_map", dataset, f"evidence map of one document — {dataset}", fig)
+             plot_chunk_sizes, results, dataset=dataset)
+        # a dataset without evidence has no map: the drawing raises ValueError, and it is left out
+        emit("evidence_map", dataset, f"evidence map of one document — {dataset}",
+             plot_evidence_map, results, dataset=dataset, texts=(texts or {}).get(dataset))
     names = list(dict.fromkeys(results.summary["dataset"].astype(str)))
     if len(results.summary) > SMALL_MULTIPLES_ABOVE and len(names) > 1:
         for dataset in names:  # family panels of several datasets would not fit one slide
             emit("dataset_bars", dataset, f"main metrics (k={k}) — {dataset}",
-                 plot_dataset_bars(results, dataset=dataset, k=k, styles=styles, size=size))
+                 plot_dataset_bars, results, dataset=dataset, k=k)
     else:
-        emit("dataset_bars", None, f"main metrics per dataset (k={k})",
-             plot_dataset_bars(results, k=k, styles=styles, size=size))
-    return out
+        emit("dataset_bars", None, f"main metrics per dataset (k={k})", plot_dataset_bars, results, k=k)
+    return _render(tasks, Path(folder), formats, dpi)
+
+
+# The charts a forked renderer draws (set before the pool forks; children read it by index).
+_TASKS: list[tuple[str, str | None, str, Callable[[], Figure]]] = []
+
+
+def _render_one(i: int, folder: Path, formats: Sequence[str], dpi: float) -> ChartFile | None:
+    key, dataset, title, draw = _TASKS[i]
+    try:
+        fig = draw()
+    except ValueError:
+        if key == "evidence_map":
+            return None  # no evidence in this dataset: nothing to map
+        raise
+    stem = key if dataset is None else f"{key}__{_slug(dataset)}"
+    return ChartFile(key, dataset, title, save_figure(fig, folder, stem, formats=formats, dpi=dpi))
+
+
+def _render(tasks: list[tuple[str, str | None, str, Callable[[], Figure]]], folder: Path,
+            formats: Sequence[str], dpi: float) -> list[ChartFile]:
+    """Draw and save the charts, in order; on several cores in forked processes.
+
+    Rendering (layout, rasterising, the SVG) is most of a report's time and each chart is
+    independent, so with more than one core and a fork-safe process (Linux, no other
+    thread: :func:`chunkeval.benchmarks.executors.start_method`) the charts are drawn by a
+    pool of forked workers that inherit the results; the files are the same either way.
+    """
+    import os
+
+    from chunkeval.benchmarks.executors import start_method
+
+    _TASKS[:] = tasks
+    try:
+        workers = min(len(tasks), os.cpu_count() or 1, 4)
+        if workers > 1 and start_method() == "fork":
+            import multiprocessing
+            from concurrent.futures import ProcessPoolExecutor
+
+            with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
+                done = list(pool.map(_render_one, range(len(tasks)), [folder] * len(tasks),
+                                     [formats] * len(tasks), [dpi] * len(tasks)))
+        else:
+            done = [_render_one(i, folder, formats, dpi) for i in range(len(tasks))]
+    finally:
+        _TASKS.clear()
+    return [c for c in done if c is not None]
