@@ -6,7 +6,6 @@ import unicodedata
 
 import builtins
 import pickle
-import unicodedata
 
 import numpy as np
 

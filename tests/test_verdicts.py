@@ -9,7 +9,6 @@ from chunkeval.benchmarks import run
 from chunkeval.benchmarks.stages import _deep_ranking
 from chunkeval.cli import main
 from chunkeval.datasets import Dataset, save_jsonl
-from chunkeval.reports import write_report
 from chunkeval.reports.verdict import recommend, recommendation_sentences
 from chunkeval.types import Document, EvidenceSpan, Question
 

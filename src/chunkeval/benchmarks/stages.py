@@ -382,9 +382,9 @@ def score_stage(ctx: PreparedDataset, chunker: Any, label: str, chunked: Chunked
     from chunkeval.benchmarks import metrics as M
 
     t0 = time.perf_counter()
-    chunks, texts = chunked.chunks, chunked.texts
+    chunks = chunked.chunks
     c_doc, c_start, c_end = M.chunk_arrays(chunks, ctx.doc_index)
-    tok_start, tok_end = ctx.token_spans(tok, tokenizer_key(settings.tokenizer))
+    _, tok_end = ctx.token_spans(tok, tokenizer_key(settings.tokenizer))
 
     def token_ends(i: int) -> np.ndarray:
         # ends of chunk i's tokens, relative to its start, clipped to its end (a cut word)
