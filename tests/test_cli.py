@@ -79,7 +79,7 @@ def test_run_progress_bar_on_stderr(tiny_folder, tmp_path, capsys):
 def test_run_calls_write_report(tiny_folder, tmp_path, capsys, monkeypatch):
     seen = []
 
-    def fake_write_report(folder, out=None, results=None):
+    def fake_write_report(folder, out=None, results=None, formats=("png",)):
         # the report is written aside (a staging folder of the same name) and moved into place
         seen.append(Path(folder).name)
         dest = Path(out or folder)

@@ -111,7 +111,8 @@ def test_report_html_is_self_contained_and_escaped(report_folder, run_results):
     # per dataset: answerable and recall vs cost, recall and answerable over k, chunk sizes,
     # evidence map; then the bars (no budget curves: this run has no budgets)
     assert len(imgs) == len(pngs) == 2 * 6 + 1
-    assert len(sorted((report_folder / "charts").glob("*.svg"))) == len(pngs)
+    # other formats are written on request only (each costs a second rendering of every chart)
+    assert sorted((report_folder / "charts").glob("*.svg")) == []
     decoded = set()
     for src in imgs:
         assert src.startswith("data:image/png;base64,")
@@ -340,3 +341,18 @@ def test_report_files_are_readable_by_others(tmp_path):
         os.umask(old)
     assert stat.S_IMODE(os.stat(tmp_path / "report.html").st_mode) == 0o644
     assert (tmp_path / "report.html").read_text(encoding="utf-8") == "<p>x</p>"
+
+
+def test_report_command_writes_other_formats_on_request(run_results, tmp_path):
+    import shutil
+
+    from chunkeval.cli import main
+
+    _, folder = run_results
+    copy = tmp_path / "copy"
+    shutil.copytree(folder, copy)
+    for stale in copy.glob("charts"):
+        shutil.rmtree(stale)
+    assert main(["report", str(copy), "--format", "svg"]) == 0
+    pngs = sorted(p.stem for p in (copy / "charts").glob("*.png"))
+    assert pngs and sorted(p.stem for p in (copy / "charts").glob("*.svg")) == pngs

@@ -565,7 +565,8 @@ def cmd_report(args: argparse.Namespace) -> int:
         # written aside and moved into place: a full disk never leaves half a charts/ folder
         with _writing(folder, "the report in"):
             staging.mkdir(parents=True, exist_ok=True)
-            _, why = _write_report(folder, out=staging, results=results)
+            _, why = _write_report(folder, out=staging, results=results,
+                                   formats=["png", *dict.fromkeys(f for f in args.format or [] if f != "png")])
             if why:
                 raise CLIError(why)
             move_into(staging, folder)
@@ -934,6 +935,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("report", help="write the report of a results folder")
     p.add_argument("results_folder", metavar="RESULTS_FOLDER")
+    p.add_argument("--format", action="append", choices=("png", "svg", "pdf"),
+                   help="chart files besides the PNGs the report inlines, repeatable (e.g. --format svg)")
     p.set_defaults(handler=cmd_report)
 
     p = sub.add_parser("validate", help="check a dataset and print every problem, or its statistics",

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 from chunkeval._atomic import atomic_write_text
 from chunkeval.benchmarks.compare import metric_deltas
@@ -57,7 +57,8 @@ def _write_text(path: Path, text: str) -> None:
 
 def write_report(results_folder: str | os.PathLike, out: str | os.PathLike | None = None,
                  *, results: Any = None, baseline: str | os.PathLike | None = None,
-                 k: int | None = None, max_examples: int = 5) -> Path:
+                 k: int | None = None, max_examples: int = 5,
+                 formats: Sequence[str] = ("png",)) -> Path:
     """Write ``report.html``, ``report.md`` and ``charts/`` for a results folder.
 
     Parameters
@@ -72,6 +73,10 @@ def write_report(results_folder: str | os.PathLike, out: str | os.PathLike | Non
         A second results folder or a baseline file; adds the chart of metric changes (this run − baseline).
     k : int, optional
         Headline cut-off (default: 5 when the run has it, else its largest k).
+    formats : sequence of {"png", "svg", "pdf"}, default ("png",)
+        Chart files written beside the report. The report inlines the PNGs; other formats
+        cost a second rendering of every chart, so they are written on request
+        (``chunkeval report --format svg``, or ``chunkeval charts --format svg`` later).
     max_examples : int, default 5
         Split-evidence questions shown per configuration in the HTML.
 
@@ -97,7 +102,7 @@ def write_report(results_folder: str | os.PathLike, out: str | os.PathLike | Non
     datasets = {name: reload_dataset(res, name) for name in names}
     texts = {name: {d.id: d.text for d in ds.documents}
              for name, (ds, _) in datasets.items() if ds is not None}
-    charts = write_charts(res, dest / CHARTS_DIR, styles=styles, texts=texts, k=k)
+    charts = write_charts(res, dest / CHARTS_DIR, styles=styles, texts=texts, k=k, formats=formats)
     if baseline is not None:
         from chunkeval.benchmarks.compare import Check, compare
 
@@ -110,7 +115,7 @@ def write_report(results_folder: str | os.PathLike, out: str | os.PathLike | Non
         shared = [n for n in names if n in set(drawable["dataset"].astype(str))]
         for name in shared:
             fig = plot_deltas(cmp, dataset=name, styles=both, base_name="baseline", new_name="this run")
-            files = save_figure(fig, dest / CHARTS_DIR, f"deltas__{name}")
+            files = save_figure(fig, dest / CHARTS_DIR, f"deltas__{name}", formats=formats)
             charts.append(ChartFile("deltas", name, f"change against baseline — {name}", files))
     splits = split_questions(res)
     title = f"chunkeval report — {folder.name or folder.resolve().name}"

@@ -460,8 +460,8 @@ def render_html(
         parts.append(_summary_table(rows, k, styles))
     parts.append("<h2>Charts</h2>")
     for c in charts:
-        parts.append(f"<figure>{_img_tag(c.png, c.title)}<figcaption>{_e(c.title)} "
-                     f"(<code>{_e(c.png.name)}</code>, SVG: <code>{_e(c.svg.name)}</code>)"
+        files = ", ".join(f"<code>{_e(p.name)}</code>" for p in c.files.values())
+        parts.append(f"<figure>{_img_tag(c.png, c.title)}<figcaption>{_e(c.title)} ({files})"
                      "</figcaption></figure>")
     parts.append("<h2>Questions whose evidence the chunking split</h2>")
     parts.append('<p class="note">Highlighted: the evidence. <span class="cut s">⟦#i</span> '
