@@ -421,13 +421,13 @@ def test_a_baseline_lacking_data_never_passes(big_small, tmp_path, capsys, edit,
      "column 'config' holds a value that is not a string"),
     ('{"format": "chunkeval-baseline", "version": 1, "identity": {"datasets": {"d": "x"}}, "question_columns": '
      '["question_id"], "summary": [{"dataset": "d", "config": "c"}], "questions": {}}',
-     "'datasets.d' must be an object"),
+     "key 'datasets' must be an object of objects"),
     ('{"format": "chunkeval-baseline", "version": 1, "identity": {"datasets": {}, "ks": ' + "[" * 5000 + "]" * 5000
      + '}, "question_columns": ["question_id"], "summary": [{"dataset": "d", "config": "c"}], "questions": {}}',
      "nested too deeply"),
     ('{"format": "chunkeval-baseline", "version": 1, "identity": {"datasets": {}, "confidence": 2}, '
      '"question_columns": ["question_id"], "summary": [{"dataset": "d", "config": "c"}], "questions": {}}',
-     "'confidence' must lie in (0, 1)"),
+     "key 'confidence' must be a number between 0 and 1"),
 ])
 def test_baseline_of_the_wrong_shape_is_one_line(big_small, tmp_path, capsys, text, needle):
     path = tmp_path / "bad.json"

@@ -76,15 +76,17 @@ def test_multi_document_dataset_says_not_attainable_and_ranks_by_all_parts(tmp_p
     assert not any(name.startswith("answerable") for name in charts)
 
 
-def test_a_metric_at_zero_everywhere_recommends_nothing():
-    res = run(multi_hop_dataset(n_questions=12), CONFIGS[:2], n_resamples=50)
-    rec = recommend(res, rank_by="answerable@1")
-    assert rec.metric == "all_parts@1" or rec.no_signal
-    res.summary["all_parts@1"] = 0.0
-    rec = recommend(res, rank_by="answerable@1")
+def test_a_metric_at_zero_everywhere_falls_back_then_recommends_nothing():
+    res = run(multi_hop_dataset(), CONFIGS[:2], n_resamples=50)
+    assert (res.summary["answerable@5"] == 0).all() and (res.summary["all_parts@5"] > 0).any()
+    rec = recommend(res, rank_by="answerable@5")
+    assert rec.metric == "all_parts@5" and not rec.no_signal
+    assert "answerable@5 is 0 for every configuration, so the ranking uses all_parts@5" in " ".join(rec.notes)
+    res.summary["all_parts@5"] = 0.0
+    rec = recommend(res, rank_by="answerable@5")
     assert rec.no_signal and rec.frontier == [rec.best]
     text = " ".join(t for t, _ in recommendation_sentences(rec))
-    assert "answerable@1 is 0 for every configuration: no configuration retrieves the evidence" in text
+    assert "answerable@5 is 0 for every configuration: no configuration retrieves the evidence" in text
     assert "Highest" not in text and "choose" not in text
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["compact_label", "short_label", "text_table"]
+__all__ = ["compact_label", "md_escape", "short_label", "text_table"]
 
 _KEY = re.compile(r"\b\w+=")
 _QUOTE = re.compile(r"['\"]")
@@ -110,3 +110,19 @@ def compact_label(config: str, spec: str, width: int) -> str:
         # cut the name, not the values that tell configurations apart
         return name[: width - len(args) - 2] + "…(" + args
     return short_label(text, width)
+
+
+def md_escape(text: str) -> str:
+    """Escape text for a Markdown table cell (pipes, backslashes, HTML brackets, newlines).
+
+    Parameters
+    ----------
+    text : str
+
+    Returns
+    -------
+    str
+        Safe inside ``| ... |`` of a GitHub-flavoured Markdown table.
+    """
+    return (str(text).replace("\\", "\\\\").replace("|", "\\|").replace("<", "&lt;")
+            .replace(">", "&gt;").replace("\r", " ").replace("\n", " "))

@@ -48,9 +48,10 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 import pandas as pd
 
-from chunkeval._display import compact_label, short_label, text_table
+from chunkeval._display import compact_label, md_escape, short_label, text_table
 from chunkeval.benchmarks.baseline import RESOLUTION, load_baseline
 from chunkeval.benchmarks.results import MANIFEST_FILE, Results, to_jsonable
+from chunkeval.benchmarks.results_schema import check_manifest
 
 __all__ = [
     "Check",
@@ -211,35 +212,6 @@ def default_checks(ks: Sequence[int]) -> tuple[Check, ...]:
 
 
 # --------------------------------------------------------------------------- sides
-_MANIFEST_TYPES = {"datasets": dict, "dependencies": dict, "ks": list, "budgets": list,
-                   "confidence": (int, float), "n_resamples": int, "seed": int}
-
-
-def _check_manifest(manifest: Any, where: str) -> None:
-    """The manifest fields a comparison reads must have their documented types."""
-    if not isinstance(manifest, dict):
-        raise ValueError(f"{where}: the manifest is not a JSON object")
-    for key, kind in _MANIFEST_TYPES.items():
-        value = manifest.get(key)
-        if value is not None and (not isinstance(value, kind) or isinstance(value, bool)):
-            raise ValueError(f"{where}: manifest key {key!r} has the wrong type ({type(value).__name__})")
-    for name, info in (manifest.get("datasets") or {}).items():
-        if not isinstance(info, dict):
-            raise ValueError(f"{where}: manifest key 'datasets.{name}' must be an object")
-    for key in ("ks", "budgets"):
-        if any(isinstance(k, bool) or not isinstance(k, int) or k < 1 for k in manifest.get(key) or []):
-            raise ValueError(f"{where}: manifest key {key!r} must list positive integers")
-    confidence = manifest.get("confidence")
-    if confidence is not None and not 0 < confidence < 1:
-        raise ValueError(f"{where}: manifest key 'confidence' must lie in (0, 1), got {confidence}")
-    if manifest.get("n_resamples") is not None and manifest["n_resamples"] < 1:
-        raise ValueError(f"{where}: manifest key 'n_resamples' must be >= 1")
-    try:
-        json.dumps(manifest)
-    except (RecursionError, ValueError, TypeError) as exc:
-        raise ValueError(f"{where}: the manifest cannot be read as plain JSON ({type(exc).__name__})") from None
-
-
 def load_side(side: Any) -> Results:
     """A comparison side as :class:`Results`.
 
@@ -263,7 +235,7 @@ def load_side(side: Any) -> Results:
         ``side`` is of another type.
     """
     if isinstance(side, Results):
-        _check_manifest(side.manifest or {}, "results")
+        check_manifest(side.manifest or {}, Path("results"))
         return side
     if not isinstance(side, (str, os.PathLike)):
         raise TypeError(f"compare takes Results, a results folder or a baseline file, got {type(side).__name__}")
@@ -272,7 +244,7 @@ def load_side(side: Any) -> Results:
         raise FileNotFoundError(f"no results folder or baseline file at {p}")
     res = Results.load(p.parent if p.name == MANIFEST_FILE else p) if p.is_dir() or p.name == MANIFEST_FILE \
         else load_baseline(p)
-    _check_manifest(res.manifest, str(p))
+    check_manifest(res.manifest, p)
     for table, cols in ((res.summary, ("dataset", "config")), (res.per_question, ("dataset", "config", "question_id"))):
         missing = [c for c in cols if c not in table.columns]
         if missing:
@@ -633,25 +605,25 @@ def _render(cmp: Comparison, all_rows: bool, markdown: bool) -> str:
     changes = rows.drop_duplicates(["dataset", "config"])
     changes = [(r.config, r.baseline_config, r.change) for r in changes.itertuples() if r.change]
     if markdown:
-        lines += [f"### {_md(title)}", "", f"**{_md(cmp.verdict())}**", ""]
+        lines += [f"### {md_escape(title)}", "", f"**{md_escape(cmp.verdict())}**", ""]
         for config, _, change in changes:
-            lines.append(f"- `{_md(_short(config, 60))}`: {_md(change)}")
-        lines += [f"- {_md(n)}" for n in cmp.notes]
+            lines.append(f"- `{md_escape(_short(config, 60))}`: {md_escape(change)}")
+        lines += [f"- {md_escape(n)}" for n in cmp.notes]
         if changes or cmp.notes:
             lines.append("")
         if body:
             lines.append("| " + " | ".join(header) + " |")
             lines.append("|" + "|".join("---" if i < 3 + multi else "---:" for i in range(len(header))) + "|")
-            lines += ["| " + " | ".join(_md(c) for c in r) + " |" for r in body]
+            lines += ["| " + " | ".join(md_escape(c) for c in r) + " |" for r in body]
         lines.append("")
         if also:
-            lines += [_md(also), ""]
+            lines += [md_escape(also), ""]
         if cmp.mode == "gate":
             lines.append(f"Regression: a change beyond the check's tolerance in the bad direction"
                          f"{'' if cmp.strict else f' whose {pct} paired bootstrap interval excludes 0'}."
                          " q. needed: questions a paired test needs to detect the change at 80% power.")
         else:
-            lines.append(f"improved: {_md(cmp.current_name)} is better, regressed: {_md(cmp.baseline_name)} "
+            lines.append(f"improved: {md_escape(cmp.current_name)} is better, regressed: {md_escape(cmp.baseline_name)} "
                          f"is better (the {pct} paired bootstrap interval excludes 0).")
     else:
         lines += [title]
@@ -667,10 +639,6 @@ def _render(cmp: Comparison, all_rows: bool, markdown: bool) -> str:
             lines += ["", textwrap.fill(also, width=100)]
         lines += ["", cmp.verdict()]
     return "\n".join(lines) + "\n"
-
-
-def _md(text: Any) -> str:
-    return str(text).replace("|", "\\|").replace("\n", " ")
 
 
 # --------------------------------------------------------------------------- entry points

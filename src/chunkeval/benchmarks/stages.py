@@ -119,13 +119,6 @@ class PreparedDataset:
             self._sentences = (cat(starts), cat(ends))
         return self._sentences
 
-    def global_spans(self, chunks: Sequence[Chunk]) -> tuple[np.ndarray, np.ndarray]:
-        """Global (start, end) offsets of chunks (documents laid end to end)."""
-        off = np.array([self.doc_offset[self.doc_index[c.doc_id]] for c in chunks], dtype=np.int64)
-        start = np.array([c.start for c in chunks], dtype=np.int64)
-        end = np.array([c.end for c in chunks], dtype=np.int64)
-        return off + start, off + end
-
     def answerability_ceiling(self) -> float:
         """Share of questions whose evidence parts all lie in one document: no chunk crosses a
         document, so no configuration can make more questions answerable."""
@@ -250,6 +243,7 @@ class Chunked:
     n_tokens: np.ndarray
     chunk_seconds: float
     first_token: np.ndarray  # index of each chunk's first token in the dataset's token offsets
+    arrays: tuple[np.ndarray, np.ndarray, np.ndarray]  # document number, start, end of each chunk
 
 
 def chunk_tokens(token_starts: np.ndarray, token_ends: np.ndarray, chunk_start: np.ndarray,
@@ -294,6 +288,7 @@ def chunk_stage(ctx: PreparedDataset, chunker: Any, tok: Any, key: str) -> Chunk
     -------
     Chunked
     """
+    from chunkeval.benchmarks.metrics import chunk_arrays
     from chunkeval.text import count_words
 
     t0 = time.perf_counter()
@@ -303,7 +298,9 @@ def chunk_stage(ctx: PreparedDataset, chunker: Any, tok: Any, key: str) -> Chunk
     chunk_seconds = time.perf_counter() - t0
     texts = [c.text for c in chunks]
     n = len(texts)
-    first, stop = chunk_tokens(*ctx.token_spans(tok, key), *ctx.global_spans(chunks))
+    c_doc, c_start, c_end = chunk_arrays(chunks, ctx.doc_index)
+    off = ctx.doc_offset[c_doc]
+    first, stop = chunk_tokens(*ctx.token_spans(tok, key), off + c_start, off + c_end)
     return Chunked(
         chunks, texts,
         np.fromiter((len(t) for t in texts), dtype=np.int64, count=n),
@@ -311,6 +308,7 @@ def chunk_stage(ctx: PreparedDataset, chunker: Any, tok: Any, key: str) -> Chunk
         (stop - first).astype(np.int64),
         chunk_seconds,
         first,
+        (c_doc, c_start, c_end),
     )
 
 
@@ -383,7 +381,7 @@ def score_stage(ctx: PreparedDataset, chunker: Any, label: str, chunked: Chunked
 
     t0 = time.perf_counter()
     chunks = chunked.chunks
-    c_doc, c_start, c_end = M.chunk_arrays(chunks, ctx.doc_index)
+    c_doc, c_start, c_end = chunked.arrays
     _, tok_end = ctx.token_spans(tok, tokenizer_key(settings.tokenizer))
 
     def token_ends(i: int) -> np.ndarray:

@@ -9,26 +9,11 @@ import pandas as pd
 
 from chunkeval.reports.charts import ChartFile, default_k
 from chunkeval.reports.html import _fmt, best_rows, summary_columns
+from chunkeval._display import md_escape
 from chunkeval.reports.style import ConfigStyle, short_label
 from chunkeval.reports.verdict import recommend, recommendation_sentences
 
 __all__ = ["render_markdown", "md_escape"]
-
-
-def md_escape(text: str) -> str:
-    """Escape text for a Markdown table cell (pipes, backslashes, HTML brackets, newlines).
-
-    Parameters
-    ----------
-    text : str
-
-    Returns
-    -------
-    str
-        Safe inside ``| ... |`` of a GitHub-flavoured Markdown table.
-    """
-    return (str(text).replace("\\", "\\\\").replace("|", "\\|").replace("<", "&lt;")
-            .replace(">", "&gt;").replace("\r", " ").replace("\n", " "))
 
 
 def render_markdown(
