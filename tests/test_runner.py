@@ -9,6 +9,8 @@ import numpy as np
 import pandas as pd
 import pandas.testing as pdt
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from chunkeval.benchmarks import Results, run
 from chunkeval.benchmarks.results import TIMING_COLUMNS, to_jsonable
@@ -500,11 +502,22 @@ def _tables_without_timings(res):
             res.chunks.reset_index(drop=True))
 
 
-@pytest.mark.parametrize("executor, start", [("processes", "fork"), ("processes", "spawn"), ("dask", "")])
-def test_executors_give_identical_tables(executor, start, monkeypatch):
+@pytest.mark.parametrize("executor, start, partitioned", [
+    ("processes", "fork", False), ("processes", "fork", True), ("processes", "spawn", False),
+    ("dask", "", False), ("dask", "", True),
+])
+def test_executors_give_identical_tables(executor, start, partitioned, monkeypatch):
+    from chunkeval.benchmarks import executors
+
     monkeypatch.setenv("CHUNKEVAL_MP_START", start)
     if executor == "dask":
         pytest.importorskip("distributed", reason="the Dask executor needs 'dask[distributed]'")
+    if partitioned:
+        # every document its own preparation and chunking task, two questions per
+        # retrieval task: the joins of the partitioned stages are what is compared
+        monkeypatch.setattr(executors, "MIN_PARALLEL_PREPARE_CHARS", 1)
+        monkeypatch.setattr(executors, "DOCUMENT_BLOCK_CHARS", 1)
+        monkeypatch.setattr(executors, "QUESTION_BLOCK", 2)
     configs = [FIXED10, "paragraph(max_words=3)", "sentence(max_chars=20)"]
     datasets = [tiny_dataset(), tiny_dataset("tiny2")]
     local = run(datasets, configs, ks=(1, 3), n_resamples=200, budgets=(4, 8))
@@ -537,3 +550,87 @@ def test_executor_and_splitter_options_fail_before_work(tmp_path, capsys, args, 
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and needle in err
     assert not (tmp_path / "o").exists()
+
+
+def test_partition_hand_checked():
+    from chunkeval.benchmarks.stages import partition
+
+    assert partition([5, 5, 20, 1, 1], 10) == [(0, 2), (2, 3), (3, 5)]
+    assert partition([], 10) == []
+    assert partition([3], 1) == [(0, 1)]
+    assert partition([1, 1, 1], 1) == [(0, 1), (1, 2), (2, 3)]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(0, 50), max_size=30), st.integers(1, 60))
+def test_partition_covers_in_order_within_the_limit(sizes, max_size):
+    from chunkeval.benchmarks.stages import partition
+
+    ranges = partition(sizes, max_size)
+    assert [i for lo, hi in ranges for i in range(lo, hi)] == list(range(len(sizes)))
+    for lo, hi in ranges:
+        assert hi > lo
+        assert sum(sizes[lo:hi]) <= max_size or hi - lo == 1
+    # maximal: the next item would not have fitted
+    for (lo, hi), (nlo, _) in zip(ranges, ranges[1:]):
+        assert sum(sizes[lo:hi]) + sizes[nlo] > max_size
+
+
+def test_prepared_from_pieces_equals_prepared_here():
+    from chunkeval.benchmarks.stages import PreparedDataset, prepare_documents, resolve_tokenizer
+
+    ds = tiny_dataset()
+    tok = resolve_tokenizer("regex")
+    here = PreparedDataset(ds).prepare(tok, "regex")
+    texts = [d.text for d in ds.documents]
+    pieces = prepare_documents(texts[:1], "regex") + prepare_documents(texts[1:], "regex")
+    joined = PreparedDataset(ds).prepare(tok, "regex", pieces)
+    for a, b in zip(here.sentences() + here.token_spans(tok, "regex"),
+                    joined.sentences() + joined.token_spans(tok, "regex")):
+        np.testing.assert_array_equal(a, b)
+    # the second document starts one past the first one's end on the global axis
+    assert joined.token_spans(tok, "regex")[0][-1] >= len(D1) + 1
+    with pytest.raises(ValueError, match="pieces holds 1 documents, the dataset 2"):
+        PreparedDataset(ds).prepare(tok, "regex", pieces[:1])
+
+
+def test_join_retrieved_pads_narrow_blocks_with_not_retrieved():
+    from chunkeval.benchmarks.stages import Indexed, Retrieved, join_retrieved
+
+    a = Retrieved(np.array([[3, 1]]), np.array([[3, 1, 0, 2]]), 0.0, 0.5)
+    b = Retrieved(np.array([[2, -1], [0, 1]]), np.array([[2, -1], [0, 1]]), 0.0, 0.25)
+    joined = join_retrieved(Indexed(None, 2.0), [a, b])
+    np.testing.assert_array_equal(joined.ranked, [[3, 1], [2, -1], [0, 1]])
+    np.testing.assert_array_equal(joined.budget_ranked, [[3, 1, 0, 2], [2, -1, -1, -1], [0, 1, -1, -1]])
+    assert (joined.index_seconds, joined.retrieve_seconds) == (2.0, 0.75)
+
+
+def test_known_sentences_match_only_the_same_text_object():
+    from chunkeval.text import known_sentences, sentence_spans
+
+    text = "One. Two."
+    equal = "".join(["One.", " Two."])  # an equal string, another object
+    assert equal == text and equal is not text
+    with known_sentences(text, [(0, 9)]):
+        assert sentence_spans(text) == [(0, 9)]  # reused as given, not split again
+        assert sentence_spans(equal) == [(0, 4), (5, 9)]
+    assert sentence_spans(text) == [(0, 4), (5, 9)]
+
+
+@pytest.mark.parametrize("spec", ["sentence(max_chars=300)", "token_budget(max_tokens=64)",
+                                  "semantic()", "paragraph(max_words=50)"])
+def test_chunk_documents_reusing_sentences_equals_chunking_each_document(spec):
+    from chunkeval.benchmarks.stages import PreparedDataset, chunk_documents, resolve_tokenizer
+    from chunkeval.chunkers import get_chunker
+    from chunkeval.datasets import load
+
+    ds = load("builtin")
+    ctx = PreparedDataset(ds).prepare(resolve_tokenizer("regex"), "regex")
+    chunker = get_chunker(spec)
+    expected = [c for d in ds.documents for c in chunker.chunk_document(d)]
+    chunks, _ = chunk_documents(ctx, chunker)
+    assert chunks == expected
+    # partitions concatenate to the same chunks
+    n = len(ds.documents)
+    halves = chunk_documents(ctx, chunker, 0, n // 2)[0] + chunk_documents(ctx, chunker, n // 2, n)[0]
+    assert halves == expected

@@ -1,10 +1,20 @@
 """Where the runner's work runs: in this process, in a process pool, or on Dask.
 
-Every executor runs the same unit, :func:`chunkeval.benchmarks.stages.evaluate`, on the same
-prepared datasets, and returns the evaluations in job order, so the result tables do not
-depend on the executor (timing columns aside). Prepared datasets go to each worker once:
-inherited by forked pool workers or passed to spawned ones through the pool's initializer
-(:func:`start_method`), or scattered to every Dask worker.
+Every executor runs the same stage functions of :mod:`chunkeval.benchmarks.stages` and
+returns the evaluations in job order, so the result tables do not depend on the executor
+(timing columns aside):
+
+- ``local``: :meth:`~chunkeval.benchmarks.stages.PreparedDataset.prepare`, then
+  :func:`~chunkeval.benchmarks.stages.evaluate` per (dataset, configuration), here.
+- ``processes``: documents are prepared in the pool by partitions
+  (:func:`~chunkeval.benchmarks.stages.prepare_documents`) when the workers are forked, then
+  each (dataset, configuration) is one task. Prepared datasets go to each worker once:
+  inherited by forked workers or passed to spawned ones through the pool's initializer
+  (:func:`start_method`).
+- ``dask``: a task graph. Documents are prepared by partitions, the prepared datasets are
+  scattered to every worker once, and each (dataset, configuration) becomes chunking tasks
+  over partitions of the documents (:data:`DOCUMENT_BLOCK_CHARS`), one indexing task,
+  retrieval tasks over blocks of questions (:data:`QUESTION_BLOCK`) and one scoring task.
 """
 
 from __future__ import annotations
@@ -15,12 +25,37 @@ import sys
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from typing import Any, Callable, Sequence
 
-from chunkeval.benchmarks.stages import PreparedDataset, Settings, evaluate
+from chunkeval.benchmarks.stages import (
+    PreparedDataset,
+    Settings,
+    chunk_documents,
+    chunk_stage,
+    evaluate,
+    index_stage,
+    join_retrieved,
+    partition,
+    prepare_documents,
+    resolve_tokenizer,
+    score_stage,
+    search_stage,
+    tokenizer_key,
+)
 
-__all__ = ["EXECUTORS", "execute", "start_method"]
+__all__ = ["DOCUMENT_BLOCK_CHARS", "EXECUTORS", "QUESTION_BLOCK", "execute", "start_method"]
 
 #: Executor names accepted by :func:`execute` and ``chunkeval run --executor``.
 EXECUTORS = ("local", "processes", "dask")
+
+#: Characters of documents per preparation or chunking task on Dask (a document is never
+#: split: one larger than this is a task of its own).
+DOCUMENT_BLOCK_CHARS = 4_000_000
+
+#: Questions per retrieval task on Dask.
+QUESTION_BLOCK = 2048
+
+#: Below this many characters in all, a process pool prepares the datasets in the parent
+#: process: forking for less costs more than it saves.
+MIN_PARALLEL_PREPARE_CHARS = 200_000
 
 Job = tuple[int, Any, str]  # (dataset index, chunker or spec, configuration label)
 Progress = Callable[[int, int], None] | None
@@ -48,8 +83,31 @@ def _check_picklable(jobs: Sequence[Job]) -> None:
             ) from None
 
 
+def _prepare_here(prepared: Sequence[PreparedDataset], settings: Settings) -> None:
+    tok, key = resolve_tokenizer(settings.tokenizer), tokenizer_key(settings.tokenizer)
+    for ctx in prepared:
+        ctx.prepare(tok, key)
+
+
+def _document_blocks(ctx: PreparedDataset, max_chars: int) -> list[tuple[int, int]]:
+    return partition([len(d.text) for d in ctx.documents], max_chars)
+
+
+def _prepare_with(prepared: Sequence[PreparedDataset], settings: Settings, max_chars: int,
+                  run_blocks: Callable[[list[list[str]]], list[list[Any]]]) -> None:
+    """Prepare every dataset from :func:`prepare_documents` over partitions of its documents;
+    ``run_blocks`` maps it over lists of texts wherever the executor runs it, in order."""
+    tok, key = resolve_tokenizer(settings.tokenizer), tokenizer_key(settings.tokenizer)
+    blocks = [(di, lo, hi) for di, ctx in enumerate(prepared) for lo, hi in _document_blocks(ctx, max_chars)]
+    results = run_blocks([[d.text for d in prepared[di].documents[lo:hi]] for di, lo, hi in blocks])
+    for di, ctx in enumerate(prepared):
+        pieces = [p for (dj, _, _), result in zip(blocks, results) if dj == di for p in result]
+        ctx.prepare(tok, key, pieces)
+
+
 def _local(prepared: Sequence[PreparedDataset], jobs: Sequence[Job], settings: Settings,
            progress: Progress) -> list[dict[str, Any]]:
+    _prepare_here(prepared, settings)
     out = []
     for j, (di, chunker, label) in enumerate(jobs):
         out.append(evaluate(prepared[di], chunker, label, settings))
@@ -80,13 +138,33 @@ def start_method() -> str:
     return "fork" if sys.platform.startswith("linux") and threading.active_count() == 1 else "spawn"
 
 
+def _prepare_in_pool(prepared: Sequence[PreparedDataset], settings: Settings, workers: int,
+                     mp_context: Any) -> None:
+    """Prepare the datasets in a short-lived pool of forked workers, by partitions of the
+    documents; the evaluation pool is forked afterwards, so its workers inherit the result."""
+    total = sum(ctx.n_characters for ctx in prepared)
+    if total < MIN_PARALLEL_PREPARE_CHARS:
+        _prepare_here(prepared, settings)
+        return
+    # several blocks per worker, so that one large document does not leave the others idle
+    max_chars = max(1, -(-total // (4 * workers)))
+    with ProcessPoolExecutor(max_workers=workers, mp_context=mp_context) as pool:
+        _prepare_with(prepared, settings, max_chars,
+                      lambda texts: list(pool.map(prepare_documents, texts, [settings.tokenizer] * len(texts))))
+
+
 def _processes(prepared: Sequence[PreparedDataset], jobs: Sequence[Job], settings: Settings,
                progress: Progress, workers: int) -> list[dict[str, Any]]:
     import multiprocessing
 
     _check_picklable(jobs)
+    method = start_method()
+    ctx = multiprocessing.get_context(method)
+    if method == "fork":
+        _prepare_in_pool(prepared, settings, workers, ctx)
+    else:  # a spawned pool would import everything twice; prepare here instead
+        _prepare_here(prepared, settings)
     outputs: list[dict[str, Any] | None] = [None] * len(jobs)
-    ctx = multiprocessing.get_context(start_method())
     with ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_init_worker,
                              initargs=(list(prepared),)) as pool:
         futures = {pool.submit(_evaluate_here, di, chunker, label, settings): j
@@ -103,28 +181,67 @@ def _processes(prepared: Sequence[PreparedDataset], jobs: Sequence[Job], setting
     return outputs  # type: ignore[return-value]
 
 
-def _dask(prepared: Sequence[PreparedDataset], jobs: Sequence[Job], settings: Settings,
-          progress: Progress, workers: int, scheduler: str | None) -> list[dict[str, Any]]:
+# Task functions of the Dask graph: each calls stages and returns plain data.
+def _index_task(ctx: PreparedDataset, settings: Settings, *pieces: Any) -> tuple[Any, Any]:
+    chunked = chunk_stage(ctx, None, resolve_tokenizer(settings.tokenizer), tokenizer_key(settings.tokenizer),
+                          pieces)
+    return chunked, index_stage(ctx, chunked, settings)
+
+
+def _search_task(ctx: PreparedDataset, indexed: tuple[Any, Any], settings: Settings, lo: int,
+                 hi: int) -> Any:
+    chunked, index = indexed
+    return search_stage(ctx, index, chunked.n_tokens, settings, lo, hi)
+
+
+def _score_task(ctx: PreparedDataset, chunker: Any, label: str, settings: Settings, indexed: tuple[Any, Any],
+                *blocks: Any) -> dict[str, Any]:
+    from chunkeval.chunkers import get_chunker
+
+    chunked, index = indexed
+    chunker = get_chunker(chunker) if isinstance(chunker, str) else chunker
+    return score_stage(ctx, chunker, label, chunked, join_retrieved(index, blocks), settings,
+                       resolve_tokenizer(settings.tokenizer))
+
+
+def _dask_client(workers: int, scheduler: str | None) -> tuple[Any, Any]:
     try:
-        from distributed import Client, LocalCluster, as_completed as dask_completed
+        from distributed import Client, LocalCluster
     except ImportError:
         raise ImportError("--executor dask needs Dask distributed: pip install 'chunkeval[dask]'") from None
-    _check_picklable(jobs)
-    cluster = None
     if scheduler:
         try:
-            client = Client(scheduler, timeout="15s")
+            return Client(scheduler, timeout="15s"), None
         except (OSError, TimeoutError, ValueError) as exc:
             raise OSError(f"cannot reach the Dask scheduler at {scheduler} ({type(exc).__name__}: {exc}); "
                           "check --scheduler (tcp://HOST:PORT) and that the scheduler runs") from None
-    else:
-        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                               dashboard_address=None)
-        client = Client(cluster)
+    cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None)
+    return Client(cluster), cluster
+
+
+def _dask_job(client: Any, ctx_future: Any, ctx: PreparedDataset, chunker: Any, label: str,
+              settings: Settings) -> Any:
+    """Submit one (dataset, configuration) as a graph; return the future of its evaluation."""
+    pieces = [client.submit(chunk_documents, ctx_future, chunker, lo, hi, pure=False)
+              for lo, hi in _document_blocks(ctx, DOCUMENT_BLOCK_CHARS)]
+    indexed = client.submit(_index_task, ctx_future, settings, *pieces, pure=False)
+    blocks = [client.submit(_search_task, ctx_future, indexed, settings, lo, hi, pure=False)
+              for lo, hi in partition([1] * len(ctx.questions), QUESTION_BLOCK) or [(0, 0)]]
+    return client.submit(_score_task, ctx_future, chunker, label, settings, indexed, *blocks, pure=False)
+
+
+def _dask(prepared: Sequence[PreparedDataset], jobs: Sequence[Job], settings: Settings,
+          progress: Progress, workers: int, scheduler: str | None) -> list[dict[str, Any]]:
+    _check_picklable(jobs)
+    client, cluster = _dask_client(workers, scheduler)
+    from distributed import as_completed as dask_completed  # installed: _dask_client checked
+
     try:
+        _prepare_with(prepared, settings, DOCUMENT_BLOCK_CHARS,
+                      lambda texts: client.gather(client.map(prepare_documents, client.scatter(texts),
+                                                             tokenizer=settings.tokenizer, pure=False)))
         shared = client.scatter(list(prepared), broadcast=True)
-        futures = [client.submit(evaluate, shared[di], chunker, label, settings, pure=False)
-                   for di, chunker, label in jobs]
+        futures = [_dask_job(client, shared[di], prepared[di], chunker, label, settings) for di, chunker, label in jobs]
         index = {f.key: j for j, f in enumerate(futures)}
         outputs: list[dict[str, Any] | None] = [None] * len(jobs)
         for done, fut in enumerate(dask_completed(futures), start=1):
@@ -141,12 +258,13 @@ def _dask(prepared: Sequence[PreparedDataset], jobs: Sequence[Job], settings: Se
 def execute(prepared: Sequence[PreparedDataset], jobs: Sequence[Job], settings: Settings, *,
             executor: str = "local", workers: int = 1, scheduler: str | None = None,
             progress: Progress = None) -> list[dict[str, Any]]:
-    """Run :func:`~chunkeval.benchmarks.stages.evaluate` for every job; results in job order.
+    """Prepare the datasets and evaluate every job; results in job order.
 
     Parameters
     ----------
     prepared : sequence of PreparedDataset
-        The run's datasets, prepared once.
+        The run's datasets, not yet prepared: each executor prepares them once, where
+        it runs the work.
     jobs : sequence of (dataset index, chunker or spec, label)
     settings : Settings
     executor : {"local", "processes", "dask"}, default "local"

@@ -26,7 +26,7 @@ import numpy as np
 from chunkeval._limits import MAX_K
 from chunkeval.benchmarks.executors import EXECUTORS, execute
 from chunkeval.benchmarks.results import Results, to_jsonable
-from chunkeval.benchmarks.stages import PreparedDataset, Settings, resolve_tokenizer, summarise, tokenizer_key
+from chunkeval.benchmarks.stages import PreparedDataset, Settings, resolve_tokenizer, summarise
 
 __all__ = ["run", "split_label"]
 
@@ -491,8 +491,7 @@ def run(
     jobs = [(di, payloads[ci], labels[ci]) for di in range(len(loaded)) for ci in range(len(objects))]
     if progress is not None:
         progress(0, len(jobs))
-    key = tokenizer_key(tokenizer)
-    prepared = [PreparedDataset(d).prepare(tok, key) for d in loaded]
+    prepared = [PreparedDataset(d) for d in loaded]  # the executor prepares them, where it runs
     outputs = execute(prepared, jobs, settings, executor=executor, workers=int(workers),
                       scheduler=scheduler, progress=progress)
     summary, per_question, chunk_table, p_best_metric = summarise(outputs, settings)

@@ -1,11 +1,13 @@
 """The runner's stages, each a function over plain data.
 
 A run is: **prepare** each dataset once (evidence arrays, sentence spans, corpus token count:
-:class:`PreparedDataset`), then for each (dataset, configuration) **chunk**
-(:func:`chunk_stage`), **index and retrieve** (:func:`retrieve_stage`) and **score**
+:class:`PreparedDataset`, its per-document part :func:`prepare_documents`), then for each
+(dataset, configuration) **chunk** (:func:`chunk_documents` per partition of the documents,
+measured by :func:`chunk_stage`), **index** (:func:`index_stage`), **retrieve**
+(:func:`search_stage` per block of questions, joined by :func:`join_retrieved`) and **score**
 (:func:`score_stage`), composed by :func:`evaluate`; finally **summarise** the evaluations into
 the result tables (:func:`summarise`). The executors of :mod:`chunkeval.benchmarks.executors`
-(in-process, process pool, Dask) only decide where :func:`evaluate` runs, so their tables are
+(in-process, process pool, Dask) only decide where these functions run, so their tables are
 identical.
 """
 
@@ -24,14 +26,21 @@ from chunkeval.types import Chunk
 
 __all__ = [
     "Chunked",
+    "Indexed",
     "PreparedDataset",
     "Retrieved",
     "Settings",
+    "chunk_documents",
     "chunk_stage",
     "evaluate",
+    "index_stage",
+    "join_retrieved",
+    "partition",
+    "prepare_documents",
     "resolve_tokenizer",
     "retrieve_stage",
     "score_stage",
+    "search_stage",
     "summarise",
     "tokenizer_key",
 ]
@@ -77,7 +86,8 @@ class PreparedDataset:
         self._sentences: tuple[np.ndarray, np.ndarray] | None = None
         self._doc_tokens: dict[str, tuple[np.ndarray, np.ndarray]] = {}
 
-    def prepare(self, tokenizer: Any, key: str) -> "PreparedDataset":
+    def prepare(self, tokenizer: Any, key: str, pieces: Sequence[tuple[np.ndarray, np.ndarray]] | None = None
+                ) -> "PreparedDataset":
         """Compute the shared per-dataset work now: parts, sentences, corpus tokens.
 
         Parameters
@@ -86,16 +96,39 @@ class PreparedDataset:
             The run's tokenizer.
         key : str
             Its cache key (:func:`tokenizer_key`).
+        pieces : sequence of (sentences, tokens), optional
+            Already computed by :func:`prepare_documents` (perhaps in other processes, over
+            partitions of the documents), one pair per document in document order;
+            computed here when omitted.
 
         Returns
         -------
         PreparedDataset
             ``self``.
+
+        Raises
+        ------
+        ValueError
+            When ``pieces`` does not hold one pair per document.
         """
         self.parts()
+        if pieces is not None:
+            if len(pieces) != len(self.documents):
+                raise ValueError(f"pieces holds {len(pieces)} documents, the dataset {len(self.documents)}")
+            self._sentences = self._global([p[0] for p in pieces])
+            self._doc_tokens[key] = self._global([p[1] for p in pieces])
         self.sentences()
         self.token_spans(tokenizer, key)
         return self
+
+    def _global(self, per_document: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+        """Per-document (n, 2) local spans laid on the dataset's global axis: (starts, ends)."""
+        if not per_document:
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+        sizes = np.array([len(a) for a in per_document], dtype=np.int64)
+        spans = np.concatenate([np.asarray(a, dtype=np.int64).reshape(-1, 2) for a in per_document])
+        shift = np.repeat(self.doc_offset, sizes)
+        return spans[:, 0] + shift, spans[:, 1] + shift
 
     def parts(self) -> tuple[np.ndarray, ...]:
         """Evidence parts as arrays (question, doc, start, end), see ``metrics.part_arrays``."""
@@ -108,16 +141,16 @@ class PreparedDataset:
     def sentences(self) -> tuple[np.ndarray, np.ndarray]:
         """Global (start, end) offsets of every sentence of every document."""
         if self._sentences is None:
-            from chunkeval.text import sentence_spans
-
-            starts, ends = [], []
-            for off, d in zip(self.doc_offset.tolist(), self.documents):
-                spans = np.array(sentence_spans(d.text), dtype=np.int64).reshape(-1, 2)
-                starts.append(spans[:, 0] + off)
-                ends.append(spans[:, 1] + off)
-            cat = lambda xs: np.concatenate(xs) if xs else np.zeros(0, dtype=np.int64)  # noqa: E731
-            self._sentences = (cat(starts), cat(ends))
+            self._sentences = self._global([document_sentences(d.text) for d in self.documents])
         return self._sentences
+
+    def document_sentences(self, i: int) -> list[tuple[int, int]]:
+        """Sentence spans of document ``i``, local to its text, as
+        :func:`chunkeval.text.sentence_spans` gives them."""
+        starts, ends = self.sentences()
+        off = int(self.doc_offset[i])
+        lo, hi = np.searchsorted(starts, [off, off + len(self.documents[i].text)])
+        return list(zip((starts[lo:hi] - off).tolist(), (ends[lo:hi] - off).tolist()))
 
     def answerability_ceiling(self) -> float:
         """Share of questions whose evidence parts all lie in one document: no chunk crosses a
@@ -134,18 +167,82 @@ class PreparedDataset:
         chunk text again.
         """
         if key not in self._doc_tokens:
-            starts, ends = [], []
-            for off, d in zip(self.doc_offset.tolist(), self.documents):
-                spans = np.asarray(tokenizer.spans(d.text), dtype=np.int64).reshape(-1, 2)
-                starts.append(spans[:, 0] + off)
-                ends.append(spans[:, 1] + off)
-            cat = lambda xs: np.concatenate(xs) if xs else np.zeros(0, dtype=np.int64)  # noqa: E731
-            self._doc_tokens[key] = (cat(starts), cat(ends))
+            self._doc_tokens[key] = self._global([document_tokens(tokenizer, d.text) for d in self.documents])
         return self._doc_tokens[key]
 
     def document_tokens(self, tokenizer: Any, key: str) -> int:
         """Total tokens over all documents (:meth:`token_spans`)."""
         return int(self.token_spans(tokenizer, key)[0].size)
+
+
+def document_sentences(text: str) -> np.ndarray:
+    """Sentence spans of one document, shape (n, 2), characters (:func:`chunkeval.text.sentence_spans`)."""
+    from chunkeval.text import sentence_spans
+
+    return np.array(sentence_spans(text), dtype=np.int64).reshape(-1, 2)
+
+
+def document_tokens(tokenizer: Any, text: str) -> np.ndarray:
+    """Token spans of one document, shape (n, 2), characters (``tokenizer.spans``)."""
+    return np.asarray(tokenizer.spans(text), dtype=np.int64).reshape(-1, 2)
+
+
+def prepare_documents(texts: Sequence[str], tokenizer: Any) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The per-document part of :meth:`PreparedDataset.prepare`, for any subset of documents.
+
+    Runs wherever an executor puts it (a worker process, a Dask worker); the results,
+    in order, are :meth:`PreparedDataset.prepare`'s ``pieces``.
+
+    Parameters
+    ----------
+    texts : sequence of str
+        Document texts.
+    tokenizer : str or Tokenizer
+        The run's tokenizer or its spec (:func:`resolve_tokenizer`).
+
+    Returns
+    -------
+    list of (sentences, tokens)
+        Per text, its sentence spans and token spans, each an int64 array of shape (n, 2)
+        in characters, local to the text.
+    """
+    tok = resolve_tokenizer(tokenizer)
+    return [(document_sentences(t), document_tokens(tok, t)) for t in texts]
+
+
+def partition(sizes: Sequence[int], max_size: int) -> list[tuple[int, int]]:
+    """Split consecutive items into ranges whose sizes sum to at most ``max_size`` each.
+
+    An item larger than ``max_size`` forms its own range; order is kept, so the ranges'
+    results concatenate back in item order.
+
+    Parameters
+    ----------
+    sizes : sequence of int
+        Size of each item (e.g. characters per document, or 1 per question).
+    max_size : int
+        Largest total size of a range, >= 1.
+
+    Returns
+    -------
+    list of (int, int)
+        Half-open index ranges covering ``range(len(sizes))``; ``[]`` for no items.
+
+    Examples
+    --------
+    >>> partition([5, 5, 20, 1, 1], 10)
+    [(0, 2), (2, 3), (3, 5)]
+    """
+    ranges: list[tuple[int, int]] = []
+    lo, total = 0, 0
+    for i, size in enumerate(sizes):
+        if i > lo and total + size > max_size:
+            ranges.append((lo, i))
+            lo, total = i, 0
+        total += size
+    if len(sizes):
+        ranges.append((lo, len(sizes)))
+    return ranges
 
 
 # Tokenizers resolved in this process, by key (each keeps its count cache).
@@ -271,7 +368,44 @@ def chunk_tokens(token_starts: np.ndarray, token_ends: np.ndarray, chunk_start: 
     return first, np.maximum(stop, first)
 
 
-def chunk_stage(ctx: PreparedDataset, chunker: Any, tok: Any, key: str) -> Chunked:
+def chunk_documents(ctx: PreparedDataset, chunker: Any, lo: int = 0, hi: int | None = None
+                    ) -> tuple[list[Chunk], float]:
+    """Chunk documents ``lo:hi`` of ``ctx`` (all by default), timed.
+
+    The part of :func:`chunk_stage` an executor may spread over partitions of the
+    documents: chunk ids and offsets are per document, so the pieces concatenate to the
+    chunks of the whole dataset.
+
+    Parameters
+    ----------
+    ctx : PreparedDataset
+    chunker : Chunker or str
+        A chunker or its spec.
+    lo, hi : int
+        Document index range, half-open.
+
+    Returns
+    -------
+    chunks : list of Chunk
+    seconds : float
+        Wall-clock seconds spent chunking.
+    """
+    from chunkeval.chunkers import get_chunker
+    from chunkeval.text import known_sentences
+
+    chunker = get_chunker(chunker) if isinstance(chunker, str) else chunker
+    t0 = time.perf_counter()
+    chunks: list[Chunk] = []
+    for i in range(lo, len(ctx.documents) if hi is None else hi):
+        doc = ctx.documents[i]
+        # sentence chunkers reuse the dataset's split instead of splitting again
+        with known_sentences(doc.text, ctx.document_sentences(i)):
+            chunks.extend(chunker.chunk_document(doc))
+    return chunks, time.perf_counter() - t0
+
+
+def chunk_stage(ctx: PreparedDataset, chunker: Any, tok: Any, key: str,
+                pieces: Sequence[tuple[list[Chunk], float]] | None = None) -> Chunked:
     """Chunk every document of ``ctx`` (timed) and measure the chunks.
 
     Parameters
@@ -283,19 +417,22 @@ def chunk_stage(ctx: PreparedDataset, chunker: Any, tok: Any, key: str) -> Chunk
         offsets (:func:`chunk_tokens`).
     key : str
         The tokenizer's key (:func:`tokenizer_key`).
+    pieces : sequence of (chunks, seconds), optional
+        :func:`chunk_documents` over consecutive partitions of the documents, in order;
+        chunked here when omitted.
 
     Returns
     -------
     Chunked
+        ``chunk_seconds`` is the sum of the pieces' seconds.
     """
     from chunkeval.benchmarks.metrics import chunk_arrays
     from chunkeval.text import count_words
 
-    t0 = time.perf_counter()
-    chunks: list[Chunk] = []
-    for doc in ctx.documents:
-        chunks.extend(chunker.chunk_document(doc))
-    chunk_seconds = time.perf_counter() - t0
+    if pieces is None:
+        pieces = [chunk_documents(ctx, chunker)]
+    chunks = [c for part, _ in pieces for c in part]
+    chunk_seconds = float(sum(seconds for _, seconds in pieces))
     texts = [c.text for c in chunks]
     n = len(texts)
     c_doc, c_start, c_end = chunk_arrays(chunks, ctx.doc_index)
@@ -323,8 +460,101 @@ class Retrieved:
     retrieve_seconds: float
 
 
+@dataclass
+class Indexed:
+    """A retriever fitted on one configuration's chunks (``None`` when there is nothing to
+    rank: no chunks or no questions)."""
+
+    retriever: Any
+    index_seconds: float
+
+
+def index_stage(ctx: PreparedDataset, chunked: Chunked, settings: Settings) -> Indexed:
+    """Fit the run's retriever on every chunk of one configuration (timed).
+
+    Parameters
+    ----------
+    ctx : PreparedDataset
+    chunked : Chunked
+    settings : Settings
+
+    Returns
+    -------
+    Indexed
+    """
+    from chunkeval.benchmarks.retrieval import get_retriever
+
+    if not (chunked.chunks and ctx.questions):
+        return Indexed(None, 0.0)
+    retriever = get_retriever(settings.retriever)
+    t0 = time.perf_counter()
+    retriever.fit(chunked.texts)
+    return Indexed(retriever, time.perf_counter() - t0)
+
+
+def search_stage(ctx: PreparedDataset, indexed: Indexed, n_tokens: np.ndarray, settings: Settings,
+                 lo: int = 0, hi: int | None = None) -> Retrieved:
+    """Rank the chunks for questions ``lo:hi`` (all by default), timed.
+
+    Rows depend only on their own question, so an executor may search blocks of
+    questions apart and join them with :func:`join_retrieved`.
+
+    Parameters
+    ----------
+    ctx : PreparedDataset
+    indexed : Indexed
+    n_tokens : ndarray of int, shape (n_chunks,)
+        Tokens per chunk (for the budgets' deeper ranking).
+    settings : Settings
+    lo, hi : int
+        Question index range, half-open.
+
+    Returns
+    -------
+    Retrieved
+        ``ranked`` has shape ``(hi - lo, min(max(ks), n_chunks))``; ``-1`` marks a chunk
+        a lexical retriever did not match; ``index_seconds`` is 0.
+    """
+    queries = [q.text for q in ctx.questions[lo:hi]]
+    if indexed.retriever is None or not queries:
+        return Retrieved(np.zeros((len(queries), 0), dtype=np.int64), None, 0.0, 0.0)
+    t0 = time.perf_counter()
+    ranked = _search(indexed.retriever, queries, max(settings.ks))
+    deep = (_deep_ranking(indexed.retriever, queries, ranked, n_tokens, max(settings.budgets))
+            if settings.budgets else None)
+    return Retrieved(ranked, deep, 0.0, time.perf_counter() - t0)
+
+
+def join_retrieved(indexed: Indexed, blocks: Sequence[Retrieved]) -> Retrieved:
+    """Stack the :func:`search_stage` results of consecutive question blocks.
+
+    Deeper budget rankings may differ in width between blocks; narrower rows are padded
+    with ``-1`` (not retrieved), which no metric counts.
+
+    Parameters
+    ----------
+    indexed : Indexed
+        Gives ``index_seconds``.
+    blocks : sequence of Retrieved
+        In question order.
+
+    Returns
+    -------
+    Retrieved
+        ``retrieve_seconds`` is the sum over blocks.
+    """
+    def stack(arrays: list[np.ndarray]) -> np.ndarray:
+        width = max(a.shape[1] for a in arrays)
+        return np.vstack([np.pad(a, ((0, 0), (0, width - a.shape[1])), constant_values=-1) for a in arrays])
+
+    ranked = stack([b.ranked for b in blocks])
+    deep = None if blocks[0].budget_ranked is None else stack([b.budget_ranked for b in blocks])
+    return Retrieved(ranked, deep, indexed.index_seconds, float(sum(b.retrieve_seconds for b in blocks)))
+
+
 def retrieve_stage(ctx: PreparedDataset, chunked: Chunked, settings: Settings) -> Retrieved:
-    """Index every chunk of the dataset and rank them for every question (timed).
+    """Index every chunk of the dataset and rank them for every question (timed):
+    :func:`index_stage` then :func:`search_stage` over all questions.
 
     Parameters
     ----------
@@ -338,20 +568,8 @@ def retrieve_stage(ctx: PreparedDataset, chunked: Chunked, settings: Settings) -
         ``ranked`` has shape ``(n_questions, min(max(ks), n_chunks))``; ``-1`` marks a
         chunk a lexical retriever did not match.
     """
-    from chunkeval.benchmarks.retrieval import get_retriever
-
-    queries = [q.text for q in ctx.questions]
-    if not (chunked.chunks and queries):
-        return Retrieved(np.zeros((len(queries), 0), dtype=np.int64), None, 0.0, 0.0)
-    retriever = get_retriever(settings.retriever)
-    t0 = time.perf_counter()
-    retriever.fit(chunked.texts)
-    index_seconds = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    ranked = _search(retriever, queries, max(settings.ks))
-    deep = (_deep_ranking(retriever, queries, ranked, chunked.n_tokens, max(settings.budgets))
-            if settings.budgets else None)
-    return Retrieved(ranked, deep, index_seconds, time.perf_counter() - t0)
+    indexed = index_stage(ctx, chunked, settings)
+    return join_retrieved(indexed, [search_stage(ctx, indexed, chunked.n_tokens, settings)])
 
 
 # --------------------------------------------------------------------------- stage 4: score
