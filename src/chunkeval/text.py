@@ -112,6 +112,7 @@ A Long Solved Problem?", COLING 2012 Posters, pp. 985-994.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import re
 from collections.abc import Iterator
@@ -121,6 +122,7 @@ import numpy as np
 __all__ = [
     "count_words",
     "fenced_code_spans",
+    "known_sentences",
     "markdown_block_spans",
     "paragraph_spans",
     "sentence_spans",
@@ -675,6 +677,9 @@ def sentence_spans(text: str) -> list[Span]:
     >>> sentence_spans('He said "Stop." Then he left.')
     [(0, 15), (16, 29)]
     """
+    known = _KNOWN_SENTENCES.get(id(text))
+    if known is not None and known[0] is text:
+        return list(known[1])
     cuts: list[int] = [m.start() for m in _BLANK_LINES.finditer(text)]
     for start, end in _line_spans(_LIST_LINE, text):
         cuts.append(start)
@@ -695,6 +700,37 @@ def sentence_spans(text: str) -> list[Span]:
         cuts.append(end)
     cuts.sort()
     return _stripped_spans(text, cuts)
+
+
+# Sentence spans already computed for a text object, by id (see known_sentences).
+_KNOWN_SENTENCES: dict[int, tuple[str, list[Span]]] = {}
+
+
+@contextlib.contextmanager
+def known_sentences(text: str, spans: list[Span]) -> Iterator[None]:
+    """Within the block, :func:`sentence_spans` of this very ``text`` object returns ``spans``.
+
+    The runner splits each document once per run and every configuration's chunker
+    splits the same document objects again; this lets them reuse the first split. Only
+    the identical object is matched (not an equal string), so a chunker that transforms
+    the text first splits its own text as usual.
+
+    Parameters
+    ----------
+    text : str
+        The text object.
+    spans : list of (int, int)
+        ``sentence_spans(text)``, computed earlier; a copy is returned on each call.
+
+    Yields
+    ------
+    None
+    """
+    _KNOWN_SENTENCES[id(text)] = (text, spans)
+    try:
+        yield
+    finally:
+        _KNOWN_SENTENCES.pop(id(text), None)
 
 
 def split_sentences(text: str) -> list[str]:
