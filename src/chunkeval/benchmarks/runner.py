@@ -339,6 +339,105 @@ def _capped_ks(ks: tuple[int, ...], summary: Any) -> dict[str, Any]:
     return notes
 
 
+def _check_arguments(ks: Any, seed: Any, confidence: Any, n_resamples: Any, workers: Any, executor: Any,
+                     scheduler: Any, retriever: Any, budgets: Any, rank_by: Any
+                     ) -> tuple[tuple[int, ...], int, str, tuple[int, ...]]:
+    """Check :func:`run`'s arguments before any work; return (ks, seed, executor, budgets)."""
+    from chunkeval.benchmarks.metrics import check_budgets
+
+    ks = _check_ks(ks)
+    seed = _check_seed(seed)
+    if not 0.0 < float(confidence) < 1.0:
+        raise ValueError(f"confidence must be in (0, 1), got {confidence!r}")
+    if int(n_resamples) < 1:
+        raise ValueError(f"n_resamples must be >= 1, got {n_resamples!r}")
+    if int(workers) < 1:
+        raise ValueError(f"workers must be >= 1, got {workers!r}")
+    if executor is None:
+        executor = "processes" if int(workers) > 1 else "local"
+    if executor not in EXECUTORS:
+        raise ValueError(f"unknown executor {executor!r}; use one of {', '.join(EXECUTORS)}")
+    if scheduler is not None and executor != "dask":
+        raise ValueError("scheduler= is the address of a Dask scheduler; it needs executor='dask'")
+    if not isinstance(retriever, str) or not retriever:
+        raise ValueError(f"retriever must be a name such as 'tfidf', got {retriever!r}")
+    budgets = tuple(check_budgets(budgets))
+    if rank_by is not None:
+        _check_rank_by(rank_by, ks, budgets)
+    return ks, seed, executor, budgets
+
+
+def _tokenizer_spec(tokenizer: Any) -> tuple[Any, str]:
+    """Resolve the run's tokenizer now (an unknown spec fails before any work); return what
+    travels to workers (a tokenizer object whose name is a spec for an equal tokenizer
+    travels by name) and the name recorded in the manifest."""
+    tok = resolve_tokenizer(tokenizer)
+    name = tokenizer if isinstance(tokenizer, str) else getattr(tok, "name", repr(tok))
+    if not isinstance(tokenizer, str) and isinstance(getattr(tok, "name", None), str):
+        try:
+            from chunkeval.tokenizers import get_tokenizer
+
+            if type(get_tokenizer(tok.name)) is type(tok):
+                tokenizer = tok.name
+        except (ValueError, ImportError, FileNotFoundError, TypeError):
+            pass
+    return tokenizer, name
+
+
+def _manifest(settings: Settings, loaded: list[Any], specs: list[str | None], load_seconds: list[float],
+              objects: list[Any], labels: list[str], summary: Any, outputs: list[dict[str, Any]],
+              facts: dict[str, Any]) -> dict[str, Any]:
+    """The manifest: environment, datasets, configurations, settings, timings; ``facts`` gives
+    ``started_at, retriever_params, p_best_metric, tokenizer, workers, executor, total_seconds``."""
+    manifest: dict[str, Any] = _environment()
+    manifest["started_at"] = facts["started_at"]
+    manifest["datasets"] = {
+        d.name: {
+            "spec": spec,
+            "fingerprint": d.fingerprint,
+            "stats": d.stats(),
+            "provenance": getattr(d, "provenance", {}),
+        }
+        for d, spec in zip(loaded, specs)
+    }
+    manifest["configs"] = [
+        {
+            "config": label,
+            "spec": o.spec,
+            "chunker": o.name,
+            "params": o.describe() if hasattr(o, "describe") else (
+                o.get_params(deep=False) if hasattr(o, "get_params") else {}),
+            "limit": o.size_limit[0],
+            "limit_unit": o.size_limit[1],
+        }
+        for o, label in zip(objects, labels)
+    ]
+    manifest.update({
+        "retriever": settings.retriever,
+        "retriever_params": facts["retriever_params"],
+        "ks": list(settings.ks),
+        "ks_capped": _capped_ks(settings.ks, summary),
+        "budgets": list(settings.budgets),
+        "p_best_metric": facts["p_best_metric"],
+        "rank_by": settings.rank_by,
+        "tokenizer": facts["tokenizer"],
+        "seed": int(settings.seed),
+        "confidence": float(settings.confidence),
+        "n_resamples": int(settings.n_resamples),
+        "workers": facts["workers"],
+        "executor": facts["executor"],
+        "timings": {
+            "total_seconds": facts["total_seconds"],
+            "load_seconds": {d.name: s for d, s in zip(loaded, load_seconds)},
+            "configs": [o["timings"] for o in outputs],
+        },
+        "machine": _machine(),
+        "argv": None,
+        "finished_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+    })
+    return manifest
+
+
 def run(
     datasets: Any,
     chunkers: Any,
@@ -447,42 +546,10 @@ def run(
     """
     started_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
     t_start = time.perf_counter()
-    ks = _check_ks(ks)
-    seed = _check_seed(seed)
-    if not 0.0 < float(confidence) < 1.0:
-        raise ValueError(f"confidence must be in (0, 1), got {confidence!r}")
-    if int(n_resamples) < 1:
-        raise ValueError(f"n_resamples must be >= 1, got {n_resamples!r}")
-    if int(workers) < 1:
-        raise ValueError(f"workers must be >= 1, got {workers!r}")
-    if executor is None:
-        executor = "processes" if int(workers) > 1 else "local"
-    if executor not in EXECUTORS:
-        raise ValueError(f"unknown executor {executor!r}; use one of {', '.join(EXECUTORS)}")
-    if scheduler is not None and executor != "dask":
-        raise ValueError("scheduler= is the address of a Dask scheduler; it needs executor='dask'")
-    if not isinstance(retriever, str) or not retriever:
-        raise ValueError(f"retriever must be a name such as 'tfidf', got {retriever!r}")
-
-    # fail early on an unknown name or a missing embedder, before any work
-    retriever_params = _retriever_params(retriever)
-    tok = resolve_tokenizer(tokenizer)
-    tokenizer_name = tokenizer if isinstance(tokenizer, str) else getattr(tok, "name", repr(tok))
-    if not isinstance(tokenizer, str) and isinstance(getattr(tok, "name", None), str):
-        # a tokenizer object whose name is a spec for an equal tokenizer travels by name
-        try:
-            from chunkeval.tokenizers import get_tokenizer
-
-            if type(get_tokenizer(tok.name)) is type(tok):
-                tokenizer = tok.name
-        except (ValueError, ImportError, FileNotFoundError, TypeError):
-            pass
-
-    from chunkeval.benchmarks.metrics import check_budgets
-
-    budgets = tuple(check_budgets(budgets))
-    if rank_by is not None:
-        _check_rank_by(rank_by, ks, budgets)
+    ks, seed, executor, budgets = _check_arguments(ks, seed, confidence, n_resamples, workers, executor,
+                                                   scheduler, retriever, budgets, rank_by)
+    retriever_params = _retriever_params(retriever)  # fails early on an unknown name or embedder
+    tokenizer, tokenizer_name = _tokenizer_spec(tokenizer)
     loaded, specs, load_seconds = _load_datasets(datasets)
     objects, payloads, labels = _resolve_chunkers(chunkers)
 
@@ -496,54 +563,10 @@ def run(
                       scheduler=scheduler, progress=progress)
     summary, per_question, chunk_table, p_best_metric = summarise(outputs, settings)
 
-    manifest: dict[str, Any] = _environment()
-    manifest["started_at"] = started_at
-    manifest["datasets"] = {
-        d.name: {
-            "spec": spec,
-            "fingerprint": d.fingerprint,
-            "stats": d.stats(),
-            "provenance": getattr(d, "provenance", {}),
-        }
-        for d, spec in zip(loaded, specs)
-    }
-    manifest["configs"] = [
-        {
-            "config": label,
-            "spec": o.spec,
-            "chunker": o.name,
-            "params": o.describe() if hasattr(o, "describe") else (
-                o.get_params(deep=False) if hasattr(o, "get_params") else {}),
-            "limit": o.size_limit[0],
-            "limit_unit": o.size_limit[1],
-        }
-        for o, label in zip(objects, labels)
-    ]
-    manifest.update(
-        {
-            "retriever": retriever,
-            "retriever_params": retriever_params,
-            "ks": list(ks),
-            "ks_capped": _capped_ks(ks, summary),
-            "budgets": list(settings.budgets),
-            "p_best_metric": p_best_metric,
-            "rank_by": rank_by,
-            "tokenizer": tokenizer_name,
-            "seed": int(seed),
-            "confidence": float(confidence),
-            "n_resamples": int(n_resamples),
-            "workers": int(workers),
-            "executor": executor,
-            "timings": {
-                "total_seconds": time.perf_counter() - t_start,
-                "load_seconds": {d.name: s for d, s in zip(loaded, load_seconds)},
-                "configs": [o["timings"] for o in outputs],
-            },
-            "machine": _machine(),
-            "argv": None,
-            "finished_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        }
-    )
+    facts = {"started_at": started_at, "retriever_params": retriever_params, "p_best_metric": p_best_metric,
+             "tokenizer": tokenizer_name, "workers": int(workers), "executor": executor,
+             "total_seconds": time.perf_counter() - t_start}
+    manifest = _manifest(settings, loaded, specs, load_seconds, objects, labels, summary, outputs, facts)
     return Results(
         summary=summary,
         per_question=per_question,
