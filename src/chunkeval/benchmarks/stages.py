@@ -134,11 +134,13 @@ class PreparedDataset:
         chunk text again.
         """
         if key not in self._doc_tokens:
+            from chunkeval.tokenizers import token_span_arrays
+
             starts, ends = [], []
             for off, d in zip(self.doc_offset.tolist(), self.documents):
-                spans = np.asarray(tokenizer.spans(d.text), dtype=np.int64).reshape(-1, 2)
-                starts.append(spans[:, 0] + off)
-                ends.append(spans[:, 1] + off)
+                doc_starts, doc_ends = token_span_arrays(tokenizer, d.text)
+                starts.append(doc_starts + off)
+                ends.append(doc_ends + off)
             cat = lambda xs: np.concatenate(xs) if xs else np.zeros(0, dtype=np.int64)  # noqa: E731
             self._doc_tokens[key] = (cat(starts), cat(ends))
         return self._doc_tokens[key]
@@ -293,8 +295,11 @@ def chunk_stage(ctx: PreparedDataset, chunker: Any, tok: Any, key: str) -> Chunk
 
     t0 = time.perf_counter()
     chunks: list[Chunk] = []
-    for doc in ctx.documents:
-        chunks.extend(chunker.chunk_document(doc))
+    if _windows_of_run_tokens(chunker, tok):
+        chunks = _token_window_chunks(ctx, chunker, *ctx.token_spans(tok, key))
+    else:
+        for doc in ctx.documents:
+            chunks.extend(chunker.chunk_document(doc))
     chunk_seconds = time.perf_counter() - t0
     texts = [c.text for c in chunks]
     n = len(texts)
@@ -310,6 +315,33 @@ def chunk_stage(ctx: PreparedDataset, chunker: Any, tok: Any, key: str) -> Chunk
         first,
         (c_doc, c_start, c_end),
     )
+
+
+def _windows_of_run_tokens(chunker: Any, tok: Any) -> bool:
+    """Whether ``chunker`` cuts fixed windows of the run's own tokens, so that the dataset's
+    token offsets can be cut instead of tokenizing every document again."""
+    from chunkeval.chunkers.fixed import FixedChunker
+
+    if type(chunker) is not FixedChunker or chunker.unit != "tokens":  # a subclass may cut otherwise
+        return False
+    chunker._check_params()  # resolves chunker.tokenizer_
+    return chunker.tokenizer_ == tok
+
+
+def _token_window_chunks(ctx: PreparedDataset, chunker: Any, token_starts: np.ndarray,
+                         token_ends: np.ndarray) -> list[Chunk]:
+    """``chunker.chunk_document(doc)`` for every document, from the dataset's global token offsets."""
+    from chunkeval.chunkers.base import chunks_from_spans
+
+    offsets = ctx.doc_offset.tolist()
+    # a document's tokens start within it and before the next document's offset
+    bounds = np.searchsorted(token_starts, ctx.doc_offset, side="left").tolist() + [token_starts.size]
+    chunks: list[Chunk] = []
+    for i, doc in enumerate(ctx.documents):
+        lo, hi, off = bounds[i], bounds[i + 1], offsets[i]
+        starts, ends = chunker.token_windows(token_starts[lo:hi] - off, token_ends[lo:hi] - off)
+        chunks.extend(chunks_from_spans(doc.text, doc.id, zip(starts.tolist(), ends.tolist())))
+    return chunks
 
 
 # --------------------------------------------------------------------------- stage 3: index and retrieve
