@@ -44,6 +44,56 @@ def test_line_patterns_equal_lookbehind_scans(text):
         T._SETEXT_HEADING, text
     )
     assert T._spans_above(T._TABLE, T._DELIMITER_ROW_SCAN, text) == _line_start_finditer(T._TABLE, text)
+    assert T._line_spans(T._PIPE_ROW, text) == _line_start_finditer(T._PIPE_ROW, text)
+    assert T._line_spans(T._ATX_HEADING, text) == _line_start_finditer(T._ATX_HEADING, text)
+
+
+LINE_PIECES = [*PIECES, "\u0663. ", "\u2022 ", "+ ", "* ", "   #", "\u3000- ", "C. ", "c) ", "D) x", "\r\nB. ",
+               "\f", "\x85", "\u2028", "=", "-"]
+line_texts = st.lists(st.sampled_from(LINE_PIECES), max_size=60).map("".join)
+
+
+def _lettered_list_cuts_by_scan(text):
+    """The lettered-list cuts as computed before the line index: one scan for a break char
+    followed by a run of letter items."""
+    scan = re.compile(r"[\r\n]" + T._LETTER_RUN_BODY)
+    cuts, markers = [], set()
+    first = T._LETTER_RUN_AT_START.match(text)
+    runs = [first] if first else []
+    runs.extend(scan.finditer(text, first.end() if first else 0))
+    for run in runs:
+        lines = [(lm.group(1), lm.start(1), lm.start(), lm.end())
+                 for lm in T._LETTER_LINE.finditer(text, run.start(), run.end())]
+        group = []
+        for line in [*lines, ("", -1, -1, -1)]:
+            if group and line[0] and ord(line[0]) == ord(group[-1][0]) + 1:
+                group.append(line)
+                continue
+            if len(group) >= 2:
+                for _, marker, start, end in group:
+                    markers.add(marker)
+                    cuts.extend((start, end))
+            group = [line]
+    return cuts, markers
+
+
+@settings(max_examples=500, deadline=None)
+@given(line_texts)
+def test_line_index_finds_what_the_scans_find(text):
+    lines = T._Lines(text)
+    expected = [0, *(i + 1 for i, c in enumerate(text) if c in "\r\n" and i + 1 < len(text))] if text else []
+    assert lines.starts.tolist() == expected
+    for start, lead in zip(lines.starts.tolist(), lines.lead.tolist()):
+        rest = text[start:].lstrip(" \t\f\v\x1c\x1d\x1e\x1f\x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004"
+                                   "\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000")
+        assert lead == (ord(rest[0]) if rest else 0)
+    assert T._line_spans(T._LIST_LINE, text, lines) == _line_start_finditer(T._LIST_LINE, text)
+    assert T._line_spans(T._PIPE_ROW, text, lines) == _line_start_finditer(T._PIPE_ROW, text)
+    assert T._line_spans(T._ATX_HEADING, text, lines) == _line_start_finditer(T._ATX_HEADING, text)
+    assert T._spans_above(T._SETEXT_HEADING, T._SETEXT_UNDERLINE, text, lines) == _line_start_finditer(
+        T._SETEXT_HEADING, text)
+    assert T._spans_above(T._TABLE, T._DELIMITER_ROW_SCAN, text, lines) == _line_start_finditer(T._TABLE, text)
+    assert T._lettered_list_cuts(text, lines) == _lettered_list_cuts_by_scan(text)
 
 
 def _fences_by_lookbehind(text: str) -> list[tuple[int, int]]:

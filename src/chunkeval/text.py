@@ -248,9 +248,7 @@ _NEXT_WORD = re.compile(r"[" + _OPENERS + r"]*+([^\W\d_]*+)(\.?)")
 # letters ("A. First\nB. Second", "a) one\nb) two").
 _LETTER_ITEM = r"[^\S\r\n]*[A-Za-z][.)](?!\S)[^\r\n]*"
 _LETTER_RUN_BODY = _LETTER_ITEM + r"(?:" + _BREAK + _LETTER_ITEM + r")+"
-# (Searched as "a break char, then the run" plus a match at the start of the
-# text: a leading character class scans much faster than a lookbehind.)
-_LETTER_RUN = re.compile(r"[\r\n]" + _LETTER_RUN_BODY)
+# (Tried only at the line starts whose first letter can begin it: see _Lines.)
 _LETTER_RUN_AT_START = re.compile(_LETTER_RUN_BODY)
 _LETTER_LINE = re.compile(r"[^\S\r\n]*+([A-Za-z])[.)](?!\S)[^\r\n]*+")
 
@@ -292,35 +290,90 @@ def _line_regexes(body: str) -> tuple[re.Pattern[str], re.Pattern[str]]:
     return re.compile(body), re.compile(r"[\r\n]" + body)
 
 
-def _line_spans(body: str, text: str) -> list[Span]:
+class _Lines:
+    """Where the lines of a text start, and the first character of each after its indentation.
+
+    Built once per text with array operations, so that a line pattern is tried only at the
+    few lines whose first character can begin it (a scan of the whole text for a break
+    character followed by the pattern costs about as much as the regex floor, and sentence
+    splitting needs several).
+    """
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        codes = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+        starts = np.flatnonzero((codes == 10) | (codes == 13)) + 1
+        starts = np.concatenate(([0], starts[starts < codes.size])) if codes.size else starts[:0]
+        lead = codes[starts]
+        table = _space_table()
+        indented = table[np.minimum(lead, table.size - 1)] & (lead != 10) & (lead != 13)
+        for i in np.flatnonzero(indented).tolist():
+            pos = _INDENT.match(text, int(starts[i])).end()
+            lead[i] = ord(text[pos]) if pos < len(text) else 0
+        #: line starts (position 0 and every position after a break character), ascending
+        self.starts = starts
+        #: code point of the first character after each line's indentation (0 at the text end)
+        self.lead = lead
+
+    def starting_with(self, char_class: str) -> list[int]:
+        """Line starts whose first character after indentation matches regex class ``char_class``."""
+        uniques = np.unique(self.lead)
+        pattern = re.compile(char_class)
+        wanted = [c for c in uniques.tolist() if pattern.fullmatch(chr(c))]
+        if not wanted:
+            return []
+        return self.starts[np.isin(self.lead, wanted)].tolist()
+
+
+_INDENT = re.compile(r"[^\S\r\n]*+")
+
+# The characters a line pattern can begin with after its indentation (a necessary
+# condition, checked by _Lines.starting_with before the pattern is tried).
+_LEADS: dict[str, str] = {
+    _LIST_LINE: r"[#\-*+\u2022\d]",
+    _LETTER_RUN_BODY: "[A-Za-z]",
+    _PIPE_ROW: r"\|",
+    _ATX_HEADING: "#",
+    _SETEXT_UNDERLINE: "[=-]",
+    _DELIMITER_ROW_SCAN: "[|:-]",
+}
+
+
+def _line_spans(body: str, text: str, lines: _Lines | None = None) -> list[Span]:
     """Spans of the matches of regex ``body`` that start at a line start.
 
-    Searched as "a break character, then ``body``" (plus a match at the start
-    of the text), which scans about 3x faster than a line-start lookbehind.
-    ``body`` must not match at a break character itself.
+    ``body`` is tried at the line starts whose first character after indentation can
+    begin it (``_LEADS[body]``). ``body`` must not match at a break character itself nor
+    cross a line break, so matches never overlap, as in a ``finditer`` scan.
     """
-    first, rest = _line_regexes(body)
-    m = first.match(text)
-    spans = [m.span()] if m else []
-    spans.extend((r.start() + 1, r.end()) for r in rest.finditer(text, m.end() if m else 0))
+    lines = lines if lines is not None else _Lines(text)
+    first, _ = _line_regexes(body)
+    spans = []
+    for start in lines.starting_with(_LEADS[body]):
+        m = first.match(text, start)
+        if m is not None:
+            spans.append(m.span())
     return spans
 
 
-def _spans_above(body: str, second: str, text: str) -> list[Span]:
+def _spans_above(body: str, second: str, text: str, lines: _Lines | None = None) -> list[Span]:
     """``_line_spans(body, text)`` for a ``body`` whose second line must match ``second``.
 
     The second lines (a setext underline, a table delimiter row) are rare, so
     they are searched for first and ``body`` is tried only at the start of the
     line above each; a candidate starting inside the previous match is
     skipped, as ``finditer`` would. Like ``body``, ``second`` must not match at
-    a break character.
+    a break character nor cross a line break.
     """
+    lines = lines if lines is not None else _Lines(text)
     first, _ = _line_regexes(body)
-    _, below = _line_regexes(second)
+    below, _ = _line_regexes(second)
     spans: list[Span] = []
     last_end = 0
-    for u in below.finditer(text):
-        brk = u.start()  # the break character before the second line (CRLF: its "\n")
+    for line in lines.starting_with(_LEADS[second]):
+        if line == 0 or below.match(text, line) is None:
+            continue  # the first line of the text has no line above
+        brk = line - 1  # the break character before the second line (CRLF: its "\n")
         if text[brk] == "\n" and brk > 0 and text[brk - 1] == "\r":
             brk -= 1
         start = max(text.rfind("\n", 0, brk), text.rfind("\r", 0, brk)) + 1
@@ -434,18 +487,23 @@ def markdown_block_spans(text: str) -> list[Span]:
         a line end (``text[start:end]`` may start with indentation), sorted and
         disjoint.
     """
+    return _markdown_blocks(text, _Lines(text))
+
+
+def _markdown_blocks(text: str, lines: _Lines) -> list[Span]:
+    """:func:`markdown_block_spans`, with the text's line index."""
     # (each scan is skipped when its marker character is absent: plain text pays
     # only for a few substring tests)
     fences = fenced_code_spans(text) if "```" in text or "~~~" in text else []
     headings: set[Span] = set()
     if "#" in text:
-        headings.update(_line_spans(_ATX_HEADING, text))
+        headings.update(_line_spans(_ATX_HEADING, text, lines))
     if "===" in text or "---" in text:
-        headings.update(_spans_above(_SETEXT_HEADING, _SETEXT_UNDERLINE, text))
+        headings.update(_spans_above(_SETEXT_HEADING, _SETEXT_UNDERLINE, text, lines))
     rows: set[Span] = set()
     if "|" in text:
-        rows.update(_line_spans(_PIPE_ROW, text))
-        for start, end in _spans_above(_TABLE, _DELIMITER_ROW_SCAN, text):
+        rows.update(_line_spans(_PIPE_ROW, text, lines))
+        for start, end in _spans_above(_TABLE, _DELIMITER_ROW_SCAN, text, lines):
             rows.update(line.span() for line in _LINES.finditer(text, start, end))
     blocks = list(fences)
     for group in (_disjoint(sorted(headings)), sorted(rows)):
@@ -599,7 +657,7 @@ def _terminated_words(text: str) -> Iterator[re.Match[str]]:
         yield _TERMINATED_WORD.match(text, _word_start(text, run.start()))
 
 
-def _lettered_list_cuts(text: str) -> tuple[list[int], set[int]]:
+def _lettered_list_cuts(text: str, lines: _Lines) -> tuple[list[int], set[int]]:
     """Cuts around the lines of every lettered list in ``text``.
 
     Returns the start and end offsets of the item lines, and the offsets of
@@ -607,9 +665,14 @@ def _lettered_list_cuts(text: str) -> tuple[list[int], set[int]]:
     """
     cuts: list[int] = []
     markers: set[int] = set()
-    first = _LETTER_RUN_AT_START.match(text)
-    runs = [first] if first else []
-    runs.extend(_LETTER_RUN.finditer(text, first.end() if first else 0))
+    runs: list[re.Match[str]] = []
+    # a run starts on a letter-item line; runs do not overlap, as in a finditer scan
+    for start in lines.starting_with(_LEADS[_LETTER_RUN_BODY]):
+        if runs and start < runs[-1].end():
+            continue
+        run = _LETTER_RUN_AT_START.match(text, start)
+        if run is not None:
+            runs.append(run)
     for run in runs:
         lines = [
             (lm.group(1), lm.start(1), lm.start(), lm.end())
@@ -675,11 +738,12 @@ def sentence_spans(text: str) -> list[Span]:
     >>> sentence_spans('He said "Stop." Then he left.')
     [(0, 15), (16, 29)]
     """
+    lines = _Lines(text)
     cuts: list[int] = [m.start() for m in _BLANK_LINES.finditer(text)]
-    for start, end in _line_spans(_LIST_LINE, text):
+    for start, end in _line_spans(_LIST_LINE, text, lines):
         cuts.append(start)
         cuts.append(end)
-    list_cuts, markers = _lettered_list_cuts(text)
+    list_cuts, markers = _lettered_list_cuts(text, lines)
     cuts.extend(list_cuts)
     if any(char in text for char in _CJK_TERMINATORS):  # substring tests: far cheaper than a scan
         cuts.extend(m.end() for m in _CJK_TERMINATOR.finditer(text))
@@ -688,7 +752,7 @@ def sentence_spans(text: str) -> list[Span]:
         for m in _terminated_words(text)
         if m.start() not in markers and _is_sentence_end(text, m)
     )
-    blocks = markdown_block_spans(text)
+    blocks = _markdown_blocks(text, lines)
     cuts = _not_inside(sorted(cuts), blocks)  # a block is never cut inside ...
     for start, end in blocks:  # ... and stands alone
         cuts.append(start)
