@@ -31,9 +31,43 @@ def _line_start_finditer(body: str, text: str) -> list[tuple[int, int]]:
 @settings(max_examples=500, deadline=None)
 @given(texts)
 def test_terminated_words_equal_the_lazy_pattern(text):
-    fast = [(m.span(), m.groupdict()) for m in T._terminated_words(text)]
-    plain = [(m.span(), m.groupdict()) for m in T._TERMINATED_WORD.finditer(text)]
-    assert fast == plain
+    starts, runs, ends = T._terminated_word_bounds(text, T._Lines(text))
+    plain = list(T._TERMINATED_WORD.finditer(text))
+    assert list(zip(starts, runs, ends)) == [(m.start(), m.start("punct"), m.end()) for m in plain]
+
+
+SENTENCE_PIECES = [
+    *PIECES, "Mr", "mr", "Sept", "sept", "Fig", "no", "No", "etc", "Inc", "a.m", "Ph.D", "D.Phil", "M", "J", "v",
+    "vs", "e.g", "12", "1234", "\u0663", "the", "The", "He", "by", "John", "\u00ab", "(", "\"M", "(Q", "x.y",
+    "\u00c9t\u00e9", "\u00e9t\u00e9", "\u2160", " 3", " a", " A", " The",
+]
+sentence_texts = st.lists(st.sampled_from(SENTENCE_PIECES), max_size=60).map("".join)
+
+
+@settings(max_examples=800, deadline=None)
+@given(sentence_texts)
+def test_terminator_cuts_equal_the_rules_on_every_match(text):
+    # the reference: every match of the plain pattern decided by the full rules
+    lines = T._Lines(text)
+    _, markers = T._lettered_list_cuts(text, lines)
+    reference = [m.end() for m in T._TERMINATED_WORD.finditer(text)
+                 if m.start() not in markers and T._is_sentence_end(text, m)]
+    assert T._terminator_cuts(text, lines, markers) == reference
+
+
+@settings(max_examples=800, deadline=None)
+@given(sentence_texts, st.sampled_from(SENTENCE_PIECES), st.sampled_from([" ", "\n", "  ", "\r\n"]))
+def test_period_verdicts_hold_in_any_context(before, word, gap):
+    # a verdict taken from the word alone must be what the rules decide whatever surrounds it
+    core = word.strip()
+    if not core or any(c.isspace() for c in core):
+        return
+    for after in ("the", "The", "7", "\u00e9t\u00e9", "J. Smith", "He", "(x", "- y"):
+        text = f"{before} {core}.{gap}{after}"
+        verdict = T._period_verdict(core)
+        m = T._TERMINATED_WORD.match(text, len(before) + 1)
+        if verdict is not None and m is not None and m.group("punct") == "." and not m.group("close"):
+            assert verdict == T._is_sentence_end(text, m), text
 
 
 @settings(max_examples=500, deadline=None)
@@ -48,7 +82,7 @@ def test_line_patterns_equal_lookbehind_scans(text):
     assert T._line_spans(T._ATX_HEADING, text) == _line_start_finditer(T._ATX_HEADING, text)
 
 
-LINE_PIECES = [*PIECES, "\u0663. ", "\u2022 ", "+ ", "* ", "   #", "\u3000- ", "C. ", "c) ", "D) x", "\r\nB. ",
+LINE_PIECES = [*PIECES, "\n \n", "\r\n\r\n", "\r\r", "\n\r", " \t\r\n", "\u0663. ", "\u2022 ", "+ ", "* ", "   #", "\u3000- ", "C. ", "c) ", "D) x", "\r\nB. ",
                "\f", "\x85", "\u2028", "=", "-"]
 line_texts = st.lists(st.sampled_from(LINE_PIECES), max_size=60).map("".join)
 
@@ -94,6 +128,7 @@ def test_line_index_finds_what_the_scans_find(text):
         T._SETEXT_HEADING, text)
     assert T._spans_above(T._TABLE, T._DELIMITER_ROW_SCAN, text, lines) == _line_start_finditer(T._TABLE, text)
     assert T._lettered_list_cuts(text, lines) == _lettered_list_cuts_by_scan(text)
+    assert lines.blank_line_starts() == [m.start() for m in T._BLANK_LINES.finditer(text)]
 
 
 def _fences_by_lookbehind(text: str) -> list[tuple[int, int]]:

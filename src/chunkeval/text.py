@@ -114,7 +114,6 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterator
 
 import numpy as np
 
@@ -174,7 +173,7 @@ _TERMINATED_WORD = re.compile(
 # runs of punctuation: the terminator run is taken whole, from its start.)
 # Its lazy ``word`` makes the engine try every word of the text character by
 # character, so the matches are found with _TERMINATOR_RUN instead (see
-# _terminated_words): the terminator run and trailers alone, which scans at the
+# _terminated_word_bounds): the terminator run and trailers alone, which scans at the
 # speed of one character class.
 _TERMINATOR_RUN = re.compile(r"[.!?\u2026]++" + _TRAILER + r"*+(?=\s++\S)")
 # Full-width (CJK) terminators end a sentence without following space.
@@ -301,7 +300,7 @@ class _Lines:
 
     def __init__(self, text: str) -> None:
         self.text = text
-        codes = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+        self.codes = codes = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
         starts = np.flatnonzero((codes == 10) | (codes == 13)) + 1
         starts = np.concatenate(([0], starts[starts < codes.size])) if codes.size else starts[:0]
         lead = codes[starts]
@@ -314,6 +313,34 @@ class _Lines:
         self.starts = starts
         #: code point of the first character after each line's indentation (0 at the text end)
         self.lead = lead
+
+    def spaces(self) -> np.ndarray:
+        """Positions of the whitespace characters (``str.isspace``), ascending."""
+        table = _space_table()
+        return np.flatnonzero(table[np.minimum(self.codes, table.size - 1)])
+
+    def blank_line_starts(self) -> list[int]:
+        """Starts of the matches of ``_BLANK_LINES.finditer(text)`` (paragraph separators).
+
+        A separator starts at the break that ends a line, and the next line holds only
+        whitespace up to its own break: so it starts at the break sequence before a
+        line whose first character after indentation is a break character. Only those
+        breaks are tried, in order, skipping any inside the previous separator.
+        """
+        text = self.text
+        found: list[int] = []
+        end = 0
+        for line in self.starts[(self.lead == 10) | (self.lead == 13)].tolist():
+            if line == 0:
+                continue
+            brk = line - 2 if text.startswith("\r\n", line - 2) else line - 1
+            if brk < end:
+                continue
+            m = _BLANK_LINES.match(text, brk)
+            if m is not None:
+                found.append(brk)
+                end = m.end()
+        return found
 
     def starting_with(self, char_class: str) -> list[int]:
         """Line starts whose first character after indentation matches regex class ``char_class``."""
@@ -628,33 +655,81 @@ def _is_sentence_end(text: str, m: re.Match[str]) -> bool:
     return True
 
 
-def _word_start(text: str, pos: int) -> int:
-    """Start of the whitespace-delimited word that ends at ``pos`` (``pos`` itself
-    when whitespace or the text start precedes it)."""
-    width = 32
-    while True:
-        lo = max(0, pos - width)
-        head = text[lo:pos]
-        if not head or head[-1].isspace():
-            return pos
-        parts = head.rsplit(None, 1)
-        if len(parts) == 2 or lo == 0 or head[0].isspace():
-            return pos - len(parts[-1])
-        width *= 4  # a word longer than the window: look further back
-
-
-def _terminated_words(text: str) -> Iterator[re.Match[str]]:
-    """The matches of ``_TERMINATED_WORD.finditer(text)``, found faster.
+def _terminated_word_bounds(text: str, lines: _Lines) -> tuple[list[int], list[int], list[int]]:
+    """Where the matches of ``_TERMINATED_WORD.finditer(text)`` are, found faster.
 
     A match is a whitespace-delimited word, from its start to the end of its
     first terminator run whose trailers reach the end of the word (with
     whitespace and more text after it). ``_TERMINATOR_RUN`` finds exactly
     those runs, in order: a run that fails fails from any of its characters,
-    and a match always ends a word. Matching ``_TERMINATED_WORD`` at the start
-    of each one's word then gives the same match.
+    and a match always ends a word; each word starts after the last whitespace
+    character before its run.
+
+    Returns
+    -------
+    starts, runs, ends : list of int
+        Per match: its start (the word's), the start of its terminator run, its end.
     """
-    for run in _TERMINATOR_RUN.finditer(text):
-        yield _TERMINATED_WORD.match(text, _word_start(text, run.start()))
+    spans = [m.span() for m in _TERMINATOR_RUN.finditer(text)]
+    if not spans:
+        return [], [], []
+    runs, ends = np.array(spans, dtype=np.int64).T
+    space = lines.spaces()
+    before = np.searchsorted(space, runs) - 1
+    starts = np.where(before >= 0, space[np.maximum(before, 0)] + 1, 0)
+    return starts.tolist(), runs.tolist(), ends.tolist()
+
+
+def _period_verdict(word: str) -> bool | None:
+    """What :func:`_is_sentence_end` decides for ``word`` + a lone period, when the context
+    cannot change it: True (a sentence end), False (not one), or None (it depends on the
+    next word, the line or the word before: ask :func:`_is_sentence_end`).
+
+    Most candidates are ordinary words ending a sentence; deciding them from the word alone
+    (once per distinct word) saves a regex match and a rule walk per candidate.
+    """
+    core = word.lstrip(_OPENERS)
+    if not core:
+        return True
+    if len(core) == 1 and core.isupper():
+        return None  # an initial, quoted or not, depends on its neighbours
+    low = core.lower()
+    if low in _ALWAYS:
+        return False
+    if low in _TITLES and core[0].isupper():
+        return False
+    if low in _BEFORE_NUMBER or low in _BEFORE_LOWER or low in _MAY_END or low in _DEGREES:
+        return None
+    if _DOTTED_FORM.fullmatch(core) or (core.isdigit() and len(core) <= 3):
+        return None
+    return True
+
+
+_UNSEEN = object()
+
+
+def _terminator_cuts(text: str, lines: _Lines, markers: set[int]) -> list[int]:
+    """Ends of the ``_TERMINATED_WORD`` matches that end a sentence (rule 1), in order.
+
+    Matches starting at a lettered-list marker (``markers``) never do.
+    """
+    cuts: list[int] = []
+    verdicts: dict[str, object] = {}
+    for start, run, end in zip(*_terminated_word_bounds(text, lines)):
+        if markers and start in markers:
+            continue
+        if end - run == 1 and text[run] == ".":  # a lone period, no trailer
+            word = text[start:run]
+            verdict = verdicts.get(word, _UNSEEN)
+            if verdict is _UNSEEN:
+                verdict = verdicts[word] = _period_verdict(word)
+            if verdict is not None:
+                if verdict:
+                    cuts.append(end)
+                continue
+        if _is_sentence_end(text, _TERMINATED_WORD.match(text, start)):
+            cuts.append(end)
+    return cuts
 
 
 def _lettered_list_cuts(text: str, lines: _Lines) -> tuple[list[int], set[int]]:
@@ -739,7 +814,7 @@ def sentence_spans(text: str) -> list[Span]:
     [(0, 15), (16, 29)]
     """
     lines = _Lines(text)
-    cuts: list[int] = [m.start() for m in _BLANK_LINES.finditer(text)]
+    cuts = lines.blank_line_starts()
     for start, end in _line_spans(_LIST_LINE, text, lines):
         cuts.append(start)
         cuts.append(end)
@@ -747,11 +822,7 @@ def sentence_spans(text: str) -> list[Span]:
     cuts.extend(list_cuts)
     if any(char in text for char in _CJK_TERMINATORS):  # substring tests: far cheaper than a scan
         cuts.extend(m.end() for m in _CJK_TERMINATOR.finditer(text))
-    cuts.extend(
-        m.end()
-        for m in _terminated_words(text)
-        if m.start() not in markers and _is_sentence_end(text, m)
-    )
+    cuts.extend(_terminator_cuts(text, lines, markers))
     blocks = _markdown_blocks(text, lines)
     cuts = _not_inside(sorted(cuts), blocks)  # a block is never cut inside ...
     for start, end in blocks:  # ... and stands alone
