@@ -87,28 +87,14 @@ LINE_PIECES = [*PIECES, "\n \n", "\r\n\r\n", "\r\r", "\n\r", " \t\r\n", "\u0663.
 line_texts = st.lists(st.sampled_from(LINE_PIECES), max_size=60).map("".join)
 
 
-def _lettered_list_cuts_by_scan(text):
-    """The lettered-list cuts as computed before the line index: one scan for a break char
-    followed by a run of letter items."""
-    scan = re.compile(r"[\r\n]" + T._LETTER_RUN_BODY)
-    cuts, markers = [], set()
+def _letter_runs_by_scan(text):
+    """The lettered-list runs as found before the line index: a match at the text start,
+    then one scan for a break character followed by a run of letter items."""
     first = T._LETTER_RUN_AT_START.match(text)
-    runs = [first] if first else []
-    runs.extend(scan.finditer(text, first.end() if first else 0))
-    for run in runs:
-        lines = [(lm.group(1), lm.start(1), lm.start(), lm.end())
-                 for lm in T._LETTER_LINE.finditer(text, run.start(), run.end())]
-        group = []
-        for line in [*lines, ("", -1, -1, -1)]:
-            if group and line[0] and ord(line[0]) == ord(group[-1][0]) + 1:
-                group.append(line)
-                continue
-            if len(group) >= 2:
-                for _, marker, start, end in group:
-                    markers.add(marker)
-                    cuts.extend((start, end))
-            group = [line]
-    return cuts, markers
+    runs = [first.span()] if first else []
+    scan = re.compile(r"[\r\n](" + T._LETTER_RUN_BODY + ")")
+    runs.extend(m.span(1) for m in scan.finditer(text, first.end() if first else 0))
+    return runs
 
 
 @settings(max_examples=500, deadline=None)
@@ -127,7 +113,7 @@ def test_line_index_finds_what_the_scans_find(text):
     assert T._spans_above(T._SETEXT_HEADING, T._SETEXT_UNDERLINE, text, lines) == _line_start_finditer(
         T._SETEXT_HEADING, text)
     assert T._spans_above(T._TABLE, T._DELIMITER_ROW_SCAN, text, lines) == _line_start_finditer(T._TABLE, text)
-    assert T._lettered_list_cuts(text, lines) == _lettered_list_cuts_by_scan(text)
+    assert T._letter_runs(text, lines) == _letter_runs_by_scan(text)
     assert lines.blank_line_starts() == [m.start() for m in T._BLANK_LINES.finditer(text)]
 
 

