@@ -10,9 +10,13 @@ invariants that the chunkers rely on:
 * spans are in order and do not overlap;
 * together they cover every non-whitespace character of the text.
 
-The splitters are regex driven (no per-character Python loop), so they run
-in linear time on long documents; a Python loop runs only over the candidate
-sentence ends (terminators followed by whitespace), which are few.
+The splitters are regex and array driven (no per-character Python loop), so
+they run in linear time on long documents. Line patterns (list items,
+headings, table rows, blank lines) are tried only at the lines whose first
+character can begin them, found with one array pass; a Python loop runs only
+over the candidate sentence ends (terminators followed by whitespace), and
+most of those -- a period after an ordinary word -- are decided once per
+distinct word.
 
 Sentence rules
 --------------
