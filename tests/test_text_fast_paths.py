@@ -8,6 +8,7 @@ on texts drawn from the characters those patterns care about.
 
 from __future__ import annotations
 
+import contextlib
 import re
 
 from hypothesis import given, settings
@@ -28,12 +29,41 @@ def _line_start_finditer(body: str, text: str) -> list[tuple[int, int]]:
     return [m.span() for m in re.finditer(r"(?<![^\r\n])" + body, text)]
 
 
+@contextlib.contextmanager
+def _arrays_for_any_length():
+    """Take the array paths of the line index and the word starts even for short texts."""
+    saved = T._ARRAY_MIN_CHARS, T._FEW_RUNS
+    T._ARRAY_MIN_CHARS, T._FEW_RUNS = 0, -1
+    try:
+        yield
+    finally:
+        T._ARRAY_MIN_CHARS, T._FEW_RUNS = saved
+
+
+def _both_paths(check):
+    check()
+    with _arrays_for_any_length():
+        check()
+
+
 @settings(max_examples=500, deadline=None)
 @given(texts)
 def test_terminated_words_equal_the_lazy_pattern(text):
-    starts, runs, ends = T._terminated_word_bounds(text, T._Lines(text))
-    plain = list(T._TERMINATED_WORD.finditer(text))
-    assert list(zip(starts, runs, ends)) == [(m.start(), m.start("punct"), m.end()) for m in plain]
+    plain = [(m.start(), m.start("punct"), m.end()) for m in T._TERMINATED_WORD.finditer(text)]
+
+    def check():
+        starts, runs, ends = T._terminated_word_bounds(text, T._Lines(text))
+        assert list(zip(starts, runs, ends)) == plain
+
+    _both_paths(check)
+
+
+@settings(max_examples=300, deadline=None)
+@given(texts)
+def test_sentence_spans_equal_on_the_array_paths(text):
+    expected = T.sentence_spans(text)
+    with _arrays_for_any_length():
+        assert T.sentence_spans(text) == expected
 
 
 SENTENCE_PIECES = [
@@ -48,11 +78,14 @@ sentence_texts = st.lists(st.sampled_from(SENTENCE_PIECES), max_size=60).map("".
 @given(sentence_texts)
 def test_terminator_cuts_equal_the_rules_on_every_match(text):
     # the reference: every match of the plain pattern decided by the full rules
-    lines = T._Lines(text)
-    _, markers = T._lettered_list_cuts(text, lines)
-    reference = [m.end() for m in T._TERMINATED_WORD.finditer(text)
-                 if m.start() not in markers and T._is_sentence_end(text, m)]
-    assert T._terminator_cuts(text, lines, markers) == reference
+    def check():
+        lines = T._Lines(text)
+        _, markers = T._lettered_list_cuts(text, lines)
+        reference = [m.end() for m in T._TERMINATED_WORD.finditer(text)
+                     if m.start() not in markers and T._is_sentence_end(text, m)]
+        assert T._terminator_cuts(text, lines, markers) == reference
+
+    _both_paths(check)
 
 
 @settings(max_examples=800, deadline=None)
@@ -100,10 +133,14 @@ def _letter_runs_by_scan(text):
 @settings(max_examples=500, deadline=None)
 @given(line_texts)
 def test_line_index_finds_what_the_scans_find(text):
+    _both_paths(lambda: _check_line_index(text))
+
+
+def _check_line_index(text):
     lines = T._Lines(text)
     expected = [0, *(i + 1 for i, c in enumerate(text) if c in "\r\n" and i + 1 < len(text))] if text else []
-    assert lines.starts.tolist() == expected
-    for start, lead in zip(lines.starts.tolist(), lines.lead.tolist()):
+    assert lines.starts == expected
+    for start, lead in zip(lines.starts, lines.leads):
         rest = text[start:].lstrip(" \t\f\v\x1c\x1d\x1e\x1f\x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004"
                                    "\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000")
         assert lead == (ord(rest[0]) if rest else 0)

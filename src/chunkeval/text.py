@@ -296,27 +296,48 @@ def _line_regexes(body: str) -> tuple[re.Pattern[str], re.Pattern[str]]:
 class _Lines:
     """Where the lines of a text start, and the first character of each after its indentation.
 
-    Built once per text with array operations, so that a line pattern is tried only at the
-    few lines whose first character can begin it (a scan of the whole text for a break
-    character followed by the pattern costs about as much as the regex floor, and sentence
-    splitting needs several).
+    Built once per text, so that a line pattern is tried only at the few lines whose first
+    character can begin it (a scan of the whole text for a break character followed by the
+    pattern costs about as much as the regex floor, and sentence splitting needs several).
+    Long texts are indexed with array operations, short ones with a regex (arrays cost more
+    to set up than a short text takes to scan).
     """
 
     def __init__(self, text: str) -> None:
         self.text = text
-        self.codes = codes = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
-        starts = np.flatnonzero((codes == 10) | (codes == 13)) + 1
-        starts = np.concatenate(([0], starts[starts < codes.size])) if codes.size else starts[:0]
-        lead = codes[starts]
-        table = _space_table()
-        indented = table[np.minimum(lead, table.size - 1)] & (lead != 10) & (lead != 13)
-        for i in np.flatnonzero(indented).tolist():
-            pos = _INDENT.match(text, int(starts[i])).end()
-            lead[i] = ord(text[pos]) if pos < len(text) else 0
+        self._codes: np.ndarray | None = None
+        n = len(text)
+        if n == 0 or n < _ARRAY_MIN_CHARS:
+            starts = [0, *(m.end() for m in _BREAK_CHAR.finditer(text))] if text else []
+            if len(starts) > 1 and starts[-1] == n:
+                starts.pop()  # a final break starts no line
+            leads = []
+            for start in starts:
+                pos = _INDENT.match(text, start).end()
+                leads.append(ord(text[pos]) if pos < n else 0)
+        else:
+            codes = self.codes
+            at = np.flatnonzero((codes == 10) | (codes == 13)) + 1
+            at = np.concatenate(([0], at[at < n]))
+            lead = codes[at]
+            table = _space_table()
+            indented = table[np.minimum(lead, table.size - 1)] & (lead != 10) & (lead != 13)
+            for i in np.flatnonzero(indented).tolist():
+                pos = _INDENT.match(text, int(at[i])).end()
+                lead[i] = ord(text[pos]) if pos < n else 0
+            starts, leads = at.tolist(), lead.tolist()
         #: line starts (position 0 and every position after a break character), ascending
-        self.starts = starts
+        self.starts: list[int] = starts
         #: code point of the first character after each line's indentation (0 at the text end)
-        self.lead = lead
+        self.leads: list[int] = leads
+        self._lead_set = set(leads)
+
+    @property
+    def codes(self) -> np.ndarray:
+        """The code points of the text (uint32), computed on first use."""
+        if self._codes is None:
+            self._codes = np.frombuffer(self.text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+        return self._codes
 
     def spaces(self) -> np.ndarray:
         """Positions of the whitespace characters (``str.isspace``), ascending."""
@@ -334,8 +355,8 @@ class _Lines:
         text = self.text
         found: list[int] = []
         end = 0
-        for line in self.starts[(self.lead == 10) | (self.lead == 13)].tolist():
-            if line == 0:
+        for line, lead in zip(self.starts, self.leads):
+            if (lead != 10 and lead != 13) or line == 0:
                 continue
             brk = line - 2 if text.startswith("\r\n", line - 2) else line - 1
             if brk < end:
@@ -348,14 +369,20 @@ class _Lines:
 
     def starting_with(self, char_class: str) -> list[int]:
         """Line starts whose first character after indentation matches regex class ``char_class``."""
-        uniques = np.unique(self.lead)
-        pattern = re.compile(char_class)
-        wanted = [c for c in uniques.tolist() if pattern.fullmatch(chr(c))]
+        wanted = {code for code in self._lead_set if _lead_matches(char_class, code)}
         if not wanted:
             return []
-        return self.starts[np.isin(self.lead, wanted)].tolist()
+        return [start for start, lead in zip(self.starts, self.leads) if lead in wanted]
 
 
+@functools.lru_cache(maxsize=1 << 16)
+def _lead_matches(char_class: str, code: int) -> bool:
+    return re.fullmatch(char_class, chr(code)) is not None
+
+
+# Below this length a text's lines are indexed with a regex rather than arrays.
+_ARRAY_MIN_CHARS = 4096
+_BREAK_CHAR = re.compile(r"[\r\n]")
 _INDENT = re.compile(r"[^\S\r\n]*+")
 
 # The characters a line pattern can begin with after its indentation (a necessary
@@ -675,13 +702,33 @@ def _terminated_word_bounds(text: str, lines: _Lines) -> tuple[list[int], list[i
         Per match: its start (the word's), the start of its terminator run, its end.
     """
     spans = [m.span() for m in _TERMINATOR_RUN.finditer(text)]
-    if not spans:
-        return [], [], []
-    runs, ends = np.array(spans, dtype=np.int64).T
+    runs = [run for run, _ in spans]
+    ends = [end for _, end in spans]
+    if len(spans) <= _FEW_RUNS:  # arrays cost more to set up than a few look-backs
+        return [_word_start(text, run) for run in runs], runs, ends
     space = lines.spaces()
     before = np.searchsorted(space, runs) - 1
     starts = np.where(before >= 0, space[np.maximum(before, 0)] + 1, 0)
-    return starts.tolist(), runs.tolist(), ends.tolist()
+    return starts.tolist(), runs, ends
+
+
+# Up to this many terminator runs, word starts are found one by one (_word_start).
+_FEW_RUNS = 32
+
+
+def _word_start(text: str, pos: int) -> int:
+    """Start of the whitespace-delimited word that ends at ``pos`` (``pos`` itself
+    when whitespace or the text start precedes it)."""
+    width = 32
+    while True:
+        lo = max(0, pos - width)
+        head = text[lo:pos]
+        if not head or head[-1].isspace():
+            return pos
+        parts = head.rsplit(None, 1)
+        if len(parts) == 2 or lo == 0 or head[0].isspace():
+            return pos - len(parts[-1])
+        width *= 4  # a word longer than the window: look further back
 
 
 def _period_verdict(word: str) -> bool | None:
