@@ -366,12 +366,14 @@ _token_texts = st.one_of(
 def test_regex_span_arrays_equal_the_regex(text):
     # the vectorised classes against the regex itself, one match object per token
     reference = [m.span() for m in tk._regex_token().finditer(text)]
-    starts, ends = RegexTokenizer().span_arrays(text)
-    assert starts.dtype == ends.dtype == np.int64
-    assert list(zip(starts.tolist(), ends.tolist())) == reference
-    # long texts take the array path in spans() too
+    for starts, ends in (tk._class_token_arrays(text), RegexTokenizer().span_arrays(text)):
+        assert starts.dtype == ends.dtype == np.int64
+        assert list(zip(starts.tolist(), ends.tolist())) == reference
+    # long texts take the array path in spans() and span_arrays() too
     long = (text + " ") * (tk._VECTOR_MIN_CHARS // (len(text) + 1) + 1)
-    assert RegexTokenizer().spans(long) == [m.span() for m in tk._regex_token().finditer(long)]
+    long_reference = [m.span() for m in tk._regex_token().finditer(long)]
+    assert RegexTokenizer().spans(long) == long_reference
+    assert list(zip(*(a.tolist() for a in RegexTokenizer().span_arrays(long)))) == long_reference
 
 
 def test_token_span_arrays_falls_back_to_spans_for_external_tokenizers():

@@ -242,21 +242,16 @@ class RegexTokenizer(_CachedTokenizer):
         """
         if len(text) < _VECTOR_MIN_CHARS:
             return [m.span() for m in _regex_token().finditer(text)]
-        starts, ends = self.span_arrays(text)
+        starts, ends = _class_token_arrays(text)
         return list(zip(starts.tolist(), ends.tolist()))
 
     def span_arrays(self, text: str) -> tuple[np.ndarray, np.ndarray]:
         """Token offsets of ``text`` as two arrays, the spans of :meth:`spans`.
 
-        Computed without the regex: each code point is classified once (a
-        lookup table) and token starts and ends are found with array
-        operations, about 20 times faster than one match object per token on
-        long texts. The rule is the regex's, stated on classes:
-        a word character continues the token when the nearest character
-        before it that is not a combining mark is a word character (and only
-        marks lie between them); a combining mark continues any token it
-        follows; CJK characters and other non-space characters always start a
-        token; whitespace ends one.
+        Long texts are tokenized without the regex (:func:`_class_token_arrays`:
+        one class lookup per code point, then array operations), about 20 times
+        faster than one match object per token; short ones with the regex,
+        which costs less to set up.
 
         Parameters
         ----------
@@ -268,33 +263,16 @@ class RegexTokenizer(_CachedTokenizer):
         starts, ends : ndarray of int64, shape (n_tokens,)
             ``(starts[i], ends[i])`` is ``self.spans(text)[i]``.
         """
-        cls = _char_classes(text)
-        n = cls.size
-        if n == 0:
-            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-        token = cls != _SPACE
-        is_mark = cls == _MARK
-        start = cls >= _CJK  # CJK and other symbols start a token of their own
-        if is_mark.any():
-            # the class of the nearest non-mark character at or before each position
-            last = np.where(is_mark, -1, np.arange(n))
-            np.maximum.accumulate(last, out=last)
-            base = np.where(last >= 0, cls[np.maximum(last, 0)], _SPACE)
-            start[1:] |= (cls[1:] == _WORD) & (base[:-1] != _WORD)
-            start[1:] |= is_mark[1:] & ~token[:-1]
-        else:
-            start[1:] |= (cls[1:] == _WORD) & (cls[:-1] != _WORD)
-        start[0] = token[0]
-        end = token.copy()
-        end[:-1] &= start[1:] | ~token[1:]
-        return np.flatnonzero(start).astype(np.int64), np.flatnonzero(end).astype(np.int64) + 1
+        if len(text) < _VECTOR_MIN_CHARS:
+            return _split_pairs([m.span() for m in _regex_token().finditer(text)])
+        return _class_token_arrays(text)
 
     def __repr__(self) -> str:
         return "RegexTokenizer()"
 
 
 # Below this length the regex beats the array set-up cost.
-_VECTOR_MIN_CHARS = 2000
+_VECTOR_MIN_CHARS = 200
 
 # Character classes of the regex tokenizer (order matters: classes >= _CJK always start a token).
 _SPACE, _WORD, _MARK, _CJK, _SYMBOL = 0, 1, 2, 3, 4
@@ -316,6 +294,41 @@ def _fill_page(page: int) -> None:
             classes[m.start()] = cls
     _CLASS_TABLE[lo : lo + classes.size] = classes
     _PAGE_READY[page] = True
+
+
+def _class_token_arrays(text: str) -> tuple[np.ndarray, np.ndarray]:
+    """The regex tokenizer's token offsets, computed from character classes.
+
+    The rule is the regex's, stated on classes: a word character continues the
+    token when the nearest character before it that is not a combining mark is
+    a word character (and only marks lie between them); a combining mark
+    continues any token it follows; CJK characters and other non-space
+    characters always start a token; whitespace ends one.
+
+    Returns
+    -------
+    starts, ends : ndarray of int64, shape (n_tokens,)
+    """
+    cls = _char_classes(text)
+    n = cls.size
+    if n == 0:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    token = cls != _SPACE
+    is_mark = cls == _MARK
+    start = cls >= _CJK  # CJK and other symbols start a token of their own
+    if is_mark.any():
+        # the class of the nearest non-mark character at or before each position
+        last = np.where(is_mark, -1, np.arange(n))
+        np.maximum.accumulate(last, out=last)
+        base = np.where(last >= 0, cls[np.maximum(last, 0)], _SPACE)
+        start[1:] |= (cls[1:] == _WORD) & (base[:-1] != _WORD)
+        start[1:] |= is_mark[1:] & ~token[:-1]
+    else:
+        start[1:] |= (cls[1:] == _WORD) & (cls[:-1] != _WORD)
+    start[0] = token[0]
+    end = token.copy()
+    end[:-1] &= start[1:] | ~token[1:]
+    return np.flatnonzero(start).astype(np.int64), np.flatnonzero(end).astype(np.int64) + 1
 
 
 def _char_classes(text: str) -> np.ndarray:

@@ -142,6 +142,8 @@ class FixedChunker(Chunker):
         n = token_starts.size
         if n == 0:
             return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+        if n <= self.chunk_size:  # one window (most short texts): skip the array work
+            return token_starts[:1].copy(), token_ends[n - 1 :].copy()
         stride = self.chunk_size - self.chunk_overlap
         first = np.arange(0, 1 + math.ceil(max(0, n - self.chunk_size) / stride), dtype=np.int64) * stride
         starts = token_starts[first]
