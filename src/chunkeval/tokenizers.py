@@ -382,9 +382,11 @@ def _byte_to_char_arrays(text: str, byte_lengths: np.ndarray) -> tuple[np.ndarra
     if len(ends) and ends[-1] != len(raw):
         raise RuntimeError("token bytes do not add up to the text's UTF-8 length")
     # a token boundary at byte b is at character b - (continuation bytes before b); continuation
-    # bytes are few in mostly-Latin text, so counting them by bisection beats a prefix sum per byte
+    # bytes are few in mostly-Latin text, so they are placed in their tokens (a bisection per
+    # continuation byte, not per token) and counted per token
     continuation = np.flatnonzero((raw & 0xC0) == 0x80)
-    char_ends = ends - np.searchsorted(continuation, ends)
+    holder = np.searchsorted(ends, continuation, side="right")
+    char_ends = ends - np.cumsum(np.bincount(holder, minlength=ends.size)[: ends.size])
     char_begins = np.empty_like(char_ends)
     if char_ends.size:
         char_begins[0] = 0
