@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import difflib
 import functools
+import itertools
 import os
 import re
 from typing import Any, Callable, Protocol, runtime_checkable
@@ -123,8 +124,9 @@ def token_span_arrays(tokenizer: Tokenizer, text: str) -> tuple[np.ndarray, np.n
 
 
 def _split_pairs(spans: list[Span]) -> tuple[np.ndarray, np.ndarray]:
-    arr = np.asarray(spans, dtype=np.int64).reshape(-1, 2)
-    return np.ascontiguousarray(arr[:, 0]), np.ascontiguousarray(arr[:, 1])
+    # one flat pass (about half the cost of a 2-d array on the short texts this serves)
+    flat = np.fromiter(itertools.chain.from_iterable(spans), dtype=np.int64, count=2 * len(spans))
+    return flat[0::2], flat[1::2]
 
 
 # Count caches by (class, name), shared by equivalent tokenizer instances of this process.
