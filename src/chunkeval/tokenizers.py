@@ -258,12 +258,12 @@ class RegexTokenizer(_CachedTokenizer):
         Parameters
         ----------
         text : str
-            Any text.
+            The text to tokenize, not normalised.
 
         Returns
         -------
         starts, ends : ndarray of int64, shape (n_tokens,)
-            ``(starts[i], ends[i])`` is ``self.spans(text)[i]``.
+            Code-point offsets; zipped, they are :meth:`spans` of the same text.
         """
         if len(text) < _VECTOR_MIN_CHARS:
             return _split_pairs([m.span() for m in _regex_token().finditer(text)])
