@@ -618,19 +618,22 @@ def test_known_sentences_match_only_the_same_text_object():
 
 
 @pytest.mark.parametrize("spec", ["sentence(max_chars=300)", "token_budget(max_tokens=64)",
-                                  "semantic()", "paragraph(max_words=50)"])
+                                  "semantic()", "paragraph(max_words=50)",
+                                  "fixed(chunk_size=50, chunk_overlap=10)"])
 def test_chunk_documents_reusing_sentences_equals_chunking_each_document(spec):
     from chunkeval.benchmarks.stages import PreparedDataset, chunk_documents, resolve_tokenizer
     from chunkeval.chunkers import get_chunker
     from chunkeval.datasets import load
 
     ds = load("builtin")
-    ctx = PreparedDataset(ds).prepare(resolve_tokenizer("regex"), "regex")
+    tok = resolve_tokenizer("regex")
+    ctx = PreparedDataset(ds).prepare(tok, "regex")
     chunker = get_chunker(spec)
     expected = [c for d in ds.documents for c in chunker.chunk_document(d)]
-    chunks, _ = chunk_documents(ctx, chunker)
+    chunks, _ = chunk_documents(ctx, chunker, tok, "regex")
     assert chunks == expected
     # partitions concatenate to the same chunks
     n = len(ds.documents)
-    halves = chunk_documents(ctx, chunker, 0, n // 2)[0] + chunk_documents(ctx, chunker, n // 2, n)[0]
+    halves = (chunk_documents(ctx, chunker, tok, "regex", 0, n // 2)[0]
+              + chunk_documents(ctx, chunker, tok, "regex", n // 2, n)[0])
     assert halves == expected

@@ -8,6 +8,7 @@ on texts drawn from the characters those patterns care about.
 
 from __future__ import annotations
 
+import contextlib
 import re
 
 from hypothesis import given, settings
@@ -28,12 +29,78 @@ def _line_start_finditer(body: str, text: str) -> list[tuple[int, int]]:
     return [m.span() for m in re.finditer(r"(?<![^\r\n])" + body, text)]
 
 
+@contextlib.contextmanager
+def _arrays_for_any_length():
+    """Take the array paths of the line index and the word starts even for short texts."""
+    saved = T._ARRAY_MIN_CHARS, T._FEW_RUNS
+    T._ARRAY_MIN_CHARS, T._FEW_RUNS = 0, -1
+    try:
+        yield
+    finally:
+        T._ARRAY_MIN_CHARS, T._FEW_RUNS = saved
+
+
+def _both_paths(check):
+    check()
+    with _arrays_for_any_length():
+        check()
+
+
 @settings(max_examples=500, deadline=None)
 @given(texts)
 def test_terminated_words_equal_the_lazy_pattern(text):
-    fast = [(m.span(), m.groupdict()) for m in T._terminated_words(text)]
-    plain = [(m.span(), m.groupdict()) for m in T._TERMINATED_WORD.finditer(text)]
-    assert fast == plain
+    plain = [(m.start(), m.start("punct"), m.end()) for m in T._TERMINATED_WORD.finditer(text)]
+
+    def check():
+        starts, runs, ends = T._terminated_word_bounds(text, T._Lines(text))
+        assert list(zip(starts, runs, ends)) == plain
+
+    _both_paths(check)
+
+
+@settings(max_examples=300, deadline=None)
+@given(texts)
+def test_sentence_spans_equal_on_the_array_paths(text):
+    expected = T.sentence_spans(text)
+    with _arrays_for_any_length():
+        assert T.sentence_spans(text) == expected
+
+
+SENTENCE_PIECES = [
+    *PIECES, "Mr", "mr", "Sept", "sept", "Fig", "no", "No", "etc", "Inc", "a.m", "Ph.D", "D.Phil", "M", "J", "v",
+    "vs", "e.g", "12", "1234", "\u0663", "the", "The", "He", "by", "John", "\u00ab", "(", "\"M", "(Q", "x.y",
+    "\u00c9t\u00e9", "\u00e9t\u00e9", "\u2160", " 3", " a", " A", " The",
+]
+sentence_texts = st.lists(st.sampled_from(SENTENCE_PIECES), max_size=60).map("".join)
+
+
+@settings(max_examples=800, deadline=None)
+@given(sentence_texts)
+def test_terminator_cuts_equal_the_rules_on_every_match(text):
+    # the reference: every match of the plain pattern decided by the full rules
+    def check():
+        lines = T._Lines(text)
+        _, markers = T._lettered_list_cuts(text, lines)
+        reference = [m.end() for m in T._TERMINATED_WORD.finditer(text)
+                     if m.start() not in markers and T._is_sentence_end(text, m)]
+        assert T._terminator_cuts(text, lines, markers) == reference
+
+    _both_paths(check)
+
+
+@settings(max_examples=800, deadline=None)
+@given(sentence_texts, st.sampled_from(SENTENCE_PIECES), st.sampled_from([" ", "\n", "  ", "\r\n"]))
+def test_period_verdicts_hold_in_any_context(before, word, gap):
+    # a verdict taken from the word alone must be what the rules decide whatever surrounds it
+    core = word.strip()
+    if not core or any(c.isspace() for c in core):
+        return
+    for after in ("the", "The", "7", "\u00e9t\u00e9", "J. Smith", "He", "(x", "- y"):
+        text = f"{before} {core}.{gap}{after}"
+        verdict = T._period_verdict(core)
+        m = T._TERMINATED_WORD.match(text, len(before) + 1)
+        if verdict is not None and m is not None and m.group("punct") == "." and not m.group("close"):
+            assert verdict == T._is_sentence_end(text, m), text
 
 
 @settings(max_examples=500, deadline=None)
@@ -44,6 +111,47 @@ def test_line_patterns_equal_lookbehind_scans(text):
         T._SETEXT_HEADING, text
     )
     assert T._spans_above(T._TABLE, T._DELIMITER_ROW_SCAN, text) == _line_start_finditer(T._TABLE, text)
+    assert T._line_spans(T._PIPE_ROW, text) == _line_start_finditer(T._PIPE_ROW, text)
+    assert T._line_spans(T._ATX_HEADING, text) == _line_start_finditer(T._ATX_HEADING, text)
+
+
+LINE_PIECES = [*PIECES, "\n \n", "\r\n\r\n", "\r\r", "\n\r", " \t\r\n", "\u0663. ", "\u2022 ", "+ ", "* ", "   #", "\u3000- ", "C. ", "c) ", "D) x", "\r\nB. ",
+               "\f", "\x85", "\u2028", "=", "-"]
+line_texts = st.lists(st.sampled_from(LINE_PIECES), max_size=60).map("".join)
+
+
+def _letter_runs_by_scan(text):
+    """The lettered-list runs as found before the line index: a match at the text start,
+    then one scan for a break character followed by a run of letter items."""
+    first = T._LETTER_RUN_AT_START.match(text)
+    runs = [first.span()] if first else []
+    scan = re.compile(r"[\r\n](" + T._LETTER_RUN_BODY + ")")
+    runs.extend(m.span(1) for m in scan.finditer(text, first.end() if first else 0))
+    return runs
+
+
+@settings(max_examples=500, deadline=None)
+@given(line_texts)
+def test_line_index_finds_what_the_scans_find(text):
+    _both_paths(lambda: _check_line_index(text))
+
+
+def _check_line_index(text):
+    lines = T._Lines(text)
+    expected = [0, *(i + 1 for i, c in enumerate(text) if c in "\r\n" and i + 1 < len(text))] if text else []
+    assert lines.starts == expected
+    for start, lead in zip(lines.starts, lines.leads):
+        rest = text[start:].lstrip(" \t\f\v\x1c\x1d\x1e\x1f\x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004"
+                                   "\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000")
+        assert lead == (ord(rest[0]) if rest else 0)
+    assert T._line_spans(T._LIST_LINE, text, lines) == _line_start_finditer(T._LIST_LINE, text)
+    assert T._line_spans(T._PIPE_ROW, text, lines) == _line_start_finditer(T._PIPE_ROW, text)
+    assert T._line_spans(T._ATX_HEADING, text, lines) == _line_start_finditer(T._ATX_HEADING, text)
+    assert T._spans_above(T._SETEXT_HEADING, T._SETEXT_UNDERLINE, text, lines) == _line_start_finditer(
+        T._SETEXT_HEADING, text)
+    assert T._spans_above(T._TABLE, T._DELIMITER_ROW_SCAN, text, lines) == _line_start_finditer(T._TABLE, text)
+    assert T._letter_runs(text, lines) == _letter_runs_by_scan(text)
+    assert lines.blank_line_starts() == [m.start() for m in T._BLANK_LINES.finditer(text)]
 
 
 def _fences_by_lookbehind(text: str) -> list[tuple[int, int]]:

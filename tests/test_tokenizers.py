@@ -302,11 +302,21 @@ def test_missing_optional_packages_name_the_extra(no_optional_packages, tmp_path
 
 def _per_token_reference_spans(tok: TiktokenTokenizer, text: str) -> list[tuple[int, int]]:
     """The spans as computed before the byte-length table: one decode per token."""
-    from chunkeval.tokenizers import _byte_to_char_spans, _encodable
+    from chunkeval.tokenizers import _encodable
 
     safe = _encodable(text)
-    lengths = [len(b) for b in tok.encoding.decode_tokens_bytes(tok.encoding.encode_ordinary(safe))]
-    return _byte_to_char_spans(safe.encode("utf-8"), np.asarray(lengths, dtype=np.int64))
+    # the character holding each byte: a token's span runs from the character of its first
+    # byte to that of its end, counting only characters whose first byte it holds
+    char_of_byte: list[int] = []
+    for i, char in enumerate(safe):
+        char_of_byte.extend([i] * len(char.encode("utf-8")))
+    is_first = [b == 0 or char_of_byte[b] != char_of_byte[b - 1] for b in range(len(char_of_byte))]
+    spans, pos = [], 0
+    for piece in tok.encoding.decode_tokens_bytes(tok.encoding.encode_ordinary(safe)):
+        start = sum(is_first[:pos])
+        pos += len(piece)
+        spans.append((start, sum(is_first[:pos])))
+    return spans
 
 
 @needs_tiktoken
@@ -324,3 +334,61 @@ def _per_token_reference_spans(tok: TiktokenTokenizer, text: str) -> list[tuple[
 def test_tiktoken_spans_equal_per_token_decoding(text):
     tok = TiktokenTokenizer(TIKTOKEN_NAME)
     assert tok.spans(text) == _per_token_reference_spans(tok, text)
+    starts, ends = tok.span_arrays(text)
+    assert starts.dtype == ends.dtype == np.int64
+    assert list(zip(starts.tolist(), ends.tolist())) == tok.spans(text)
+    assert tok._encode_ids(tk._encodable(text)).tolist() == tok.encode(text)
+
+
+# --------------------------------------------------------------------------- array API
+
+
+# Text pieces around every class boundary of the vectorised regex tokenizer: words, digits,
+# underscores, combining marks after words, CJK, symbols and spaces or at the text start,
+# kana voiced marks (CJK range and marks at once), Devanagari, emoji, lone surrogates.
+_TOKEN_PIECES = st.sampled_from([
+    "a", "Zz", "9", "_", "\u00e9", "e\u0301", "\u0301", "\u0301\u0302", "\u20dd", "\u0903", "\u4e16",
+    "\u3072", "\u3099", "\u309a", "\u30fb", "\uac00", "\u0915\u093f", "\U0001f389", "\u200d", "!", ".",
+    "-", "\u00bf", " ", "\n", "\t", "\u3000", "\u00a0", "\ud800", "\U00020000", "\U000e0100", "\u0660",
+])
+_token_texts = st.one_of(
+    st.text(),
+    st.text(st.characters(codec="utf-8", exclude_categories=("Cs",))),
+    st.lists(_TOKEN_PIECES, max_size=60).map("".join),
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_token_texts)
+@example("")
+@example("\u0301a")
+@example("!\u0301a b\u0301\u0301c \u4e16\u0301d \u3099x")
+def test_regex_span_arrays_equal_the_regex(text):
+    # the vectorised classes against the regex itself, one match object per token
+    reference = [m.span() for m in tk._regex_token().finditer(text)]
+    for starts, ends in (tk._class_token_arrays(text), RegexTokenizer().span_arrays(text)):
+        assert starts.dtype == ends.dtype == np.int64
+        assert list(zip(starts.tolist(), ends.tolist())) == reference
+    # long texts take the array path in spans() and span_arrays() too
+    long = (text + " ") * (tk._VECTOR_MIN_CHARS // (len(text) + 1) + 1)
+    long_reference = [m.span() for m in tk._regex_token().finditer(long)]
+    assert RegexTokenizer().spans(long) == long_reference
+    assert list(zip(*(a.tolist() for a in RegexTokenizer().span_arrays(long)))) == long_reference
+
+
+def test_token_span_arrays_falls_back_to_spans_for_external_tokenizers():
+    class Words:
+        name = "words"
+
+        def count(self, text):
+            return len(text.split())
+
+        def spans(self, text):
+            return [(0, 2), (3, 5)] if text else []
+
+    starts, ends = tk.token_span_arrays(Words(), "ab cd")
+    assert starts.tolist() == [0, 3] and ends.tolist() == [2, 5]
+    starts, ends = tk.token_span_arrays(Words(), "")
+    assert starts.shape == ends.shape == (0,) and starts.dtype == np.int64
+    regex = RegexTokenizer()
+    assert [a.tolist() for a in tk.token_span_arrays(regex, "Hi, you")] == [[0, 2, 4], [2, 3, 7]]

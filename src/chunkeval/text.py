@@ -10,9 +10,13 @@ invariants that the chunkers rely on:
 * spans are in order and do not overlap;
 * together they cover every non-whitespace character of the text.
 
-The splitters are regex driven (no per-character Python loop), so they run
-in linear time on long documents; a Python loop runs only over the candidate
-sentence ends (terminators followed by whitespace), which are few.
+The splitters are regex and array driven (no per-character Python loop), so
+they run in linear time on long documents. Line patterns (list items,
+headings, table rows, blank lines) are tried only at the lines whose first
+character can begin them, found with one array pass; a Python loop runs only
+over the candidate sentence ends (terminators followed by whitespace), and
+most of those -- a period after an ordinary word -- are decided once per
+distinct word.
 
 Sentence rules
 --------------
@@ -176,7 +180,7 @@ _TERMINATED_WORD = re.compile(
 # runs of punctuation: the terminator run is taken whole, from its start.)
 # Its lazy ``word`` makes the engine try every word of the text character by
 # character, so the matches are found with _TERMINATOR_RUN instead (see
-# _terminated_words): the terminator run and trailers alone, which scans at the
+# _terminated_word_bounds): the terminator run and trailers alone, which scans at the
 # speed of one character class.
 _TERMINATOR_RUN = re.compile(r"[.!?\u2026]++" + _TRAILER + r"*+(?=\s++\S)")
 # Full-width (CJK) terminators end a sentence without following space.
@@ -250,9 +254,7 @@ _NEXT_WORD = re.compile(r"[" + _OPENERS + r"]*+([^\W\d_]*+)(\.?)")
 # letters ("A. First\nB. Second", "a) one\nb) two").
 _LETTER_ITEM = r"[^\S\r\n]*[A-Za-z][.)](?!\S)[^\r\n]*"
 _LETTER_RUN_BODY = _LETTER_ITEM + r"(?:" + _BREAK + _LETTER_ITEM + r")+"
-# (Searched as "a break char, then the run" plus a match at the start of the
-# text: a leading character class scans much faster than a lookbehind.)
-_LETTER_RUN = re.compile(r"[\r\n]" + _LETTER_RUN_BODY)
+# (Tried only at the line starts whose first letter can begin it: see _Lines.)
 _LETTER_RUN_AT_START = re.compile(_LETTER_RUN_BODY)
 _LETTER_LINE = re.compile(r"[^\S\r\n]*+([A-Za-z])[.)](?!\S)[^\r\n]*+")
 
@@ -294,35 +296,145 @@ def _line_regexes(body: str) -> tuple[re.Pattern[str], re.Pattern[str]]:
     return re.compile(body), re.compile(r"[\r\n]" + body)
 
 
-def _line_spans(body: str, text: str) -> list[Span]:
+class _Lines:
+    """Where the lines of a text start, and the first character of each after its indentation.
+
+    Built once per text, so that a line pattern is tried only at the few lines whose first
+    character can begin it (a scan of the whole text for a break character followed by the
+    pattern costs about as much as the regex floor, and sentence splitting needs several).
+    Long texts are indexed with array operations, short ones with a regex (arrays cost more
+    to set up than a short text takes to scan).
+    """
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._codes: np.ndarray | None = None
+        n = len(text)
+        if n == 0 or n < _ARRAY_MIN_CHARS:
+            starts = [0, *(m.end() for m in _BREAK_CHAR.finditer(text))] if text else []
+            if len(starts) > 1 and starts[-1] == n:
+                starts.pop()  # a final break starts no line
+            leads = []
+            for start in starts:
+                pos = _INDENT.match(text, start).end()
+                leads.append(ord(text[pos]) if pos < n else 0)
+        else:
+            codes = self.codes
+            at = np.flatnonzero((codes == 10) | (codes == 13)) + 1
+            at = np.concatenate(([0], at[at < n]))
+            lead = codes[at]
+            table = _space_table()
+            indented = table[np.minimum(lead, table.size - 1)] & (lead != 10) & (lead != 13)
+            for i in np.flatnonzero(indented).tolist():
+                pos = _INDENT.match(text, int(at[i])).end()
+                lead[i] = ord(text[pos]) if pos < n else 0
+            starts, leads = at.tolist(), lead.tolist()
+        #: line starts (position 0 and every position after a break character), ascending
+        self.starts: list[int] = starts
+        #: code point of the first character after each line's indentation (0 at the text end)
+        self.leads: list[int] = leads
+        self._lead_set = set(leads)
+
+    @property
+    def codes(self) -> np.ndarray:
+        """The code points of the text (uint32), computed on first use."""
+        if self._codes is None:
+            self._codes = np.frombuffer(self.text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+        return self._codes
+
+    def spaces(self) -> np.ndarray:
+        """Positions of the whitespace characters (``str.isspace``), ascending."""
+        table = _space_table()
+        return np.flatnonzero(table[np.minimum(self.codes, table.size - 1)])
+
+    def blank_line_starts(self) -> list[int]:
+        """Starts of the matches of ``_BLANK_LINES.finditer(text)`` (paragraph separators).
+
+        A separator starts at the break that ends a line, and the next line holds only
+        whitespace up to its own break: so it starts at the break sequence before a
+        line whose first character after indentation is a break character. Only those
+        breaks are tried, in order, skipping any inside the previous separator.
+        """
+        text = self.text
+        found: list[int] = []
+        end = 0
+        for line, lead in zip(self.starts, self.leads):
+            if (lead != 10 and lead != 13) or line == 0:
+                continue
+            brk = line - 2 if text.startswith("\r\n", line - 2) else line - 1
+            if brk < end:
+                continue
+            m = _BLANK_LINES.match(text, brk)
+            if m is not None:
+                found.append(brk)
+                end = m.end()
+        return found
+
+    def starting_with(self, char_class: str) -> list[int]:
+        """Line starts whose first character after indentation matches regex class ``char_class``."""
+        wanted = {code for code in self._lead_set if _lead_matches(char_class, code)}
+        if not wanted:
+            return []
+        return [start for start, lead in zip(self.starts, self.leads) if lead in wanted]
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _lead_matches(char_class: str, code: int) -> bool:
+    return re.fullmatch(char_class, chr(code)) is not None
+
+
+# Below this length a text's lines are indexed with a regex rather than arrays.
+_ARRAY_MIN_CHARS = 4096
+_BREAK_CHAR = re.compile(r"[\r\n]")
+_INDENT = re.compile(r"[^\S\r\n]*+")
+
+# The characters a line pattern can begin with after its indentation (a necessary
+# condition, checked by _Lines.starting_with before the pattern is tried).
+_LEADS: dict[str, str] = {
+    _LIST_LINE: r"[#\-*+\u2022\d]",
+    _LETTER_RUN_BODY: "[A-Za-z]",
+    _PIPE_ROW: r"\|",
+    _ATX_HEADING: "#",
+    _SETEXT_UNDERLINE: "[=-]",
+    _DELIMITER_ROW_SCAN: "[|:-]",
+}
+
+
+def _line_spans(body: str, text: str, lines: _Lines | None = None) -> list[Span]:
     """Spans of the matches of regex ``body`` that start at a line start.
 
-    Searched as "a break character, then ``body``" (plus a match at the start
-    of the text), which scans about 3x faster than a line-start lookbehind.
-    ``body`` must not match at a break character itself.
+    ``body`` is tried at the line starts whose first character after indentation can
+    begin it (``_LEADS[body]``). ``body`` must not match at a break character itself nor
+    cross a line break, so matches never overlap, as in a ``finditer`` scan.
     """
-    first, rest = _line_regexes(body)
-    m = first.match(text)
-    spans = [m.span()] if m else []
-    spans.extend((r.start() + 1, r.end()) for r in rest.finditer(text, m.end() if m else 0))
+    lines = lines if lines is not None else _Lines(text)
+    first, _ = _line_regexes(body)
+    spans = []
+    for start in lines.starting_with(_LEADS[body]):
+        m = first.match(text, start)
+        if m is not None:
+            spans.append(m.span())
     return spans
 
 
-def _spans_above(body: str, second: str, text: str) -> list[Span]:
+def _spans_above(body: str, second: str, text: str, lines: _Lines | None = None) -> list[Span]:
     """``_line_spans(body, text)`` for a ``body`` whose second line must match ``second``.
 
     The second lines (a setext underline, a table delimiter row) are rare, so
     they are searched for first and ``body`` is tried only at the start of the
     line above each; a candidate starting inside the previous match is
     skipped, as ``finditer`` would. Like ``body``, ``second`` must not match at
-    a break character.
+    a break character nor cross a line break.
     """
+    lines = lines if lines is not None else _Lines(text)
     first, _ = _line_regexes(body)
-    _, below = _line_regexes(second)
+    below, _ = _line_regexes(second)
     spans: list[Span] = []
     last_end = 0
-    for u in below.finditer(text):
-        brk = u.start()  # the break character before the second line (CRLF: its "\n")
+    for line in lines.starting_with(_LEADS[second]):
+        if line == 0 or below.match(text, line) is None:
+            continue  # the first line of the text has no line above
+        brk = line - 1  # the break character before the second line (CRLF: its "\n")
         if text[brk] == "\n" and brk > 0 and text[brk - 1] == "\r":
             brk -= 1
         start = max(text.rfind("\n", 0, brk), text.rfind("\r", 0, brk)) + 1
@@ -436,18 +548,23 @@ def markdown_block_spans(text: str) -> list[Span]:
         a line end (``text[start:end]`` may start with indentation), sorted and
         disjoint.
     """
+    return _markdown_blocks(text, _Lines(text))
+
+
+def _markdown_blocks(text: str, lines: _Lines) -> list[Span]:
+    """:func:`markdown_block_spans`, with the text's line index."""
     # (each scan is skipped when its marker character is absent: plain text pays
     # only for a few substring tests)
     fences = fenced_code_spans(text) if "```" in text or "~~~" in text else []
     headings: set[Span] = set()
     if "#" in text:
-        headings.update(_line_spans(_ATX_HEADING, text))
+        headings.update(_line_spans(_ATX_HEADING, text, lines))
     if "===" in text or "---" in text:
-        headings.update(_spans_above(_SETEXT_HEADING, _SETEXT_UNDERLINE, text))
+        headings.update(_spans_above(_SETEXT_HEADING, _SETEXT_UNDERLINE, text, lines))
     rows: set[Span] = set()
     if "|" in text:
-        rows.update(_line_spans(_PIPE_ROW, text))
-        for start, end in _spans_above(_TABLE, _DELIMITER_ROW_SCAN, text):
+        rows.update(_line_spans(_PIPE_ROW, text, lines))
+        for start, end in _spans_above(_TABLE, _DELIMITER_ROW_SCAN, text, lines):
             rows.update(line.span() for line in _LINES.finditer(text, start, end))
     blocks = list(fences)
     for group in (_disjoint(sorted(headings)), sorted(rows)):
@@ -572,6 +689,36 @@ def _is_sentence_end(text: str, m: re.Match[str]) -> bool:
     return True
 
 
+def _terminated_word_bounds(text: str, lines: _Lines) -> tuple[list[int], list[int], list[int]]:
+    """Where the matches of ``_TERMINATED_WORD.finditer(text)`` are, found faster.
+
+    A match is a whitespace-delimited word, from its start to the end of its
+    first terminator run whose trailers reach the end of the word (with
+    whitespace and more text after it). ``_TERMINATOR_RUN`` finds exactly
+    those runs, in order: a run that fails fails from any of its characters,
+    and a match always ends a word; each word starts after the last whitespace
+    character before its run.
+
+    Returns
+    -------
+    starts, runs, ends : list of int
+        Per match: its start (the word's), the start of its terminator run, its end.
+    """
+    spans = [m.span() for m in _TERMINATOR_RUN.finditer(text)]
+    runs = [run for run, _ in spans]
+    ends = [end for _, end in spans]
+    if len(spans) <= _FEW_RUNS:  # arrays cost more to set up than a few look-backs
+        return [_word_start(text, run) for run in runs], runs, ends
+    space = lines.spaces()
+    before = np.searchsorted(space, runs) - 1
+    starts = np.where(before >= 0, space[np.maximum(before, 0)] + 1, 0)
+    return starts.tolist(), runs, ends
+
+
+# Up to this many terminator runs, word starts are found one by one (_word_start).
+_FEW_RUNS = 32
+
+
 def _word_start(text: str, pos: int) -> int:
     """Start of the whitespace-delimited word that ends at ``pos`` (``pos`` itself
     when whitespace or the text start precedes it)."""
@@ -587,21 +734,74 @@ def _word_start(text: str, pos: int) -> int:
         width *= 4  # a word longer than the window: look further back
 
 
-def _terminated_words(text: str) -> Iterator[re.Match[str]]:
-    """The matches of ``_TERMINATED_WORD.finditer(text)``, found faster.
+def _period_verdict(word: str) -> bool | None:
+    """What :func:`_is_sentence_end` decides for ``word`` + a lone period, when the context
+    cannot change it: True (a sentence end), False (not one), or None (it depends on the
+    next word, the line or the word before: ask :func:`_is_sentence_end`).
 
-    A match is a whitespace-delimited word, from its start to the end of its
-    first terminator run whose trailers reach the end of the word (with
-    whitespace and more text after it). ``_TERMINATOR_RUN`` finds exactly
-    those runs, in order: a run that fails fails from any of its characters,
-    and a match always ends a word. Matching ``_TERMINATED_WORD`` at the start
-    of each one's word then gives the same match.
+    Most candidates are ordinary words ending a sentence; deciding them from the word alone
+    (once per distinct word) saves a regex match and a rule walk per candidate.
     """
-    for run in _TERMINATOR_RUN.finditer(text):
-        yield _TERMINATED_WORD.match(text, _word_start(text, run.start()))
+    core = word.lstrip(_OPENERS)
+    if not core:
+        return True
+    if len(core) == 1 and core.isupper():
+        return None  # an initial, quoted or not, depends on its neighbours
+    low = core.lower()
+    if low in _ALWAYS:
+        return False
+    if low in _TITLES and core[0].isupper():
+        return False
+    if low in _BEFORE_NUMBER or low in _BEFORE_LOWER or low in _MAY_END or low in _DEGREES:
+        return None
+    if _DOTTED_FORM.fullmatch(core) or (core.isdigit() and len(core) <= 3):
+        return None
+    return True
 
 
-def _lettered_list_cuts(text: str) -> tuple[list[int], set[int]]:
+_UNSEEN = object()
+
+
+def _terminator_cuts(text: str, lines: _Lines, markers: set[int]) -> list[int]:
+    """Ends of the ``_TERMINATED_WORD`` matches that end a sentence (rule 1), in order.
+
+    Matches starting at a lettered-list marker (``markers``) never do.
+    """
+    cuts: list[int] = []
+    verdicts: dict[str, object] = {}
+    for start, run, end in zip(*_terminated_word_bounds(text, lines)):
+        if markers and start in markers:
+            continue
+        if end - run == 1 and text[run] == ".":  # a lone period, no trailer
+            word = text[start:run]
+            verdict = verdicts.get(word, _UNSEEN)
+            if verdict is _UNSEEN:
+                verdict = verdicts[word] = _period_verdict(word)
+            if verdict is not None:
+                if verdict:
+                    cuts.append(end)
+                continue
+        if _is_sentence_end(text, _TERMINATED_WORD.match(text, start)):
+            cuts.append(end)
+    return cuts
+
+
+def _letter_runs(text: str, lines: _Lines) -> list[Span]:
+    """Spans of the runs of two or more consecutive letter-item lines, as a scan finds them.
+
+    A run starts on a letter-item line; runs do not overlap.
+    """
+    runs: list[Span] = []
+    for start in lines.starting_with(_LEADS[_LETTER_RUN_BODY]):
+        if runs and start < runs[-1][1]:
+            continue
+        run = _LETTER_RUN_AT_START.match(text, start)
+        if run is not None:
+            runs.append(run.span())
+    return runs
+
+
+def _lettered_list_cuts(text: str, lines: _Lines) -> tuple[list[int], set[int]]:
     """Cuts around the lines of every lettered list in ``text``.
 
     Returns the start and end offsets of the item lines, and the offsets of
@@ -609,16 +809,13 @@ def _lettered_list_cuts(text: str) -> tuple[list[int], set[int]]:
     """
     cuts: list[int] = []
     markers: set[int] = set()
-    first = _LETTER_RUN_AT_START.match(text)
-    runs = [first] if first else []
-    runs.extend(_LETTER_RUN.finditer(text, first.end() if first else 0))
-    for run in runs:
-        lines = [
+    for run_start, run_end in _letter_runs(text, lines):
+        items = [
             (lm.group(1), lm.start(1), lm.start(), lm.end())
-            for lm in _LETTER_LINE.finditer(text, run.start(), run.end())
+            for lm in _LETTER_LINE.finditer(text, run_start, run_end)
         ]
         group: list[tuple[str, int, int, int]] = []
-        for line in [*lines, ("", -1, -1, -1)]:
+        for line in [*items, ("", -1, -1, -1)]:
             if group and line[0] and ord(line[0]) == ord(group[-1][0]) + 1:
                 group.append(line)
                 continue
@@ -680,20 +877,17 @@ def sentence_spans(text: str) -> list[Span]:
     known = _KNOWN_SENTENCES.get(id(text))
     if known is not None and known[0] is text:
         return list(known[1])
-    cuts: list[int] = [m.start() for m in _BLANK_LINES.finditer(text)]
-    for start, end in _line_spans(_LIST_LINE, text):
+    lines = _Lines(text)
+    cuts = lines.blank_line_starts()
+    for start, end in _line_spans(_LIST_LINE, text, lines):
         cuts.append(start)
         cuts.append(end)
-    list_cuts, markers = _lettered_list_cuts(text)
+    list_cuts, markers = _lettered_list_cuts(text, lines)
     cuts.extend(list_cuts)
     if any(char in text for char in _CJK_TERMINATORS):  # substring tests: far cheaper than a scan
         cuts.extend(m.end() for m in _CJK_TERMINATOR.finditer(text))
-    cuts.extend(
-        m.end()
-        for m in _terminated_words(text)
-        if m.start() not in markers and _is_sentence_end(text, m)
-    )
-    blocks = markdown_block_spans(text)
+    cuts.extend(_terminator_cuts(text, lines, markers))
+    blocks = _markdown_blocks(text, lines)
     cuts = _not_inside(sorted(cuts), blocks)  # a block is never cut inside ...
     for start, end in blocks:  # ... and stands alone
         cuts.append(start)

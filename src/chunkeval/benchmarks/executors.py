@@ -182,6 +182,11 @@ def _processes(prepared: Sequence[PreparedDataset], jobs: Sequence[Job], setting
 
 
 # Task functions of the Dask graph: each calls stages and returns plain data.
+def _chunk_task(ctx: PreparedDataset, chunker: Any, settings: Settings, lo: int, hi: int) -> Any:
+    return chunk_documents(ctx, chunker, resolve_tokenizer(settings.tokenizer), tokenizer_key(settings.tokenizer),
+                           lo, hi)
+
+
 def _index_task(ctx: PreparedDataset, settings: Settings, *pieces: Any) -> tuple[Any, Any]:
     chunked = chunk_stage(ctx, None, resolve_tokenizer(settings.tokenizer), tokenizer_key(settings.tokenizer),
                           pieces)
@@ -222,7 +227,7 @@ def _dask_client(workers: int, scheduler: str | None) -> tuple[Any, Any]:
 def _dask_job(client: Any, ctx_future: Any, ctx: PreparedDataset, chunker: Any, label: str,
               settings: Settings) -> Any:
     """Submit one (dataset, configuration) as a graph; return the future of its evaluation."""
-    pieces = [client.submit(chunk_documents, ctx_future, chunker, lo, hi, pure=False)
+    pieces = [client.submit(_chunk_task, ctx_future, chunker, settings, lo, hi, pure=False)
               for lo, hi in _document_blocks(ctx, DOCUMENT_BLOCK_CHARS)]
     indexed = client.submit(_index_task, ctx_future, settings, *pieces, pure=False)
     blocks = [client.submit(_search_task, ctx_future, indexed, settings, lo, hi, pure=False)

@@ -183,8 +183,11 @@ def document_sentences(text: str) -> np.ndarray:
 
 
 def document_tokens(tokenizer: Any, text: str) -> np.ndarray:
-    """Token spans of one document, shape (n, 2), characters (``tokenizer.spans``)."""
-    return np.asarray(tokenizer.spans(text), dtype=np.int64).reshape(-1, 2)
+    """Token spans of one document, shape (n, 2), characters
+    (:func:`chunkeval.tokenizers.token_span_arrays`)."""
+    from chunkeval.tokenizers import token_span_arrays
+
+    return np.column_stack(token_span_arrays(tokenizer, text))
 
 
 def prepare_documents(texts: Sequence[str], tokenizer: Any) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -368,7 +371,7 @@ def chunk_tokens(token_starts: np.ndarray, token_ends: np.ndarray, chunk_start: 
     return first, np.maximum(stop, first)
 
 
-def chunk_documents(ctx: PreparedDataset, chunker: Any, lo: int = 0, hi: int | None = None
+def chunk_documents(ctx: PreparedDataset, chunker: Any, tok: Any, key: str, lo: int = 0, hi: int | None = None
                     ) -> tuple[list[Chunk], float]:
     """Chunk documents ``lo:hi`` of ``ctx`` (all by default), timed.
 
@@ -381,6 +384,10 @@ def chunk_documents(ctx: PreparedDataset, chunker: Any, lo: int = 0, hi: int | N
     ctx : PreparedDataset
     chunker : Chunker or str
         A chunker or its spec.
+    tok : Tokenizer
+        The run's tokenizer (the dataset was prepared with it).
+    key : str
+        Its key (:func:`tokenizer_key`).
     lo, hi : int
         Document index range, half-open.
 
@@ -394,9 +401,14 @@ def chunk_documents(ctx: PreparedDataset, chunker: Any, lo: int = 0, hi: int | N
     from chunkeval.text import known_sentences
 
     chunker = get_chunker(chunker) if isinstance(chunker, str) else chunker
+    hi = len(ctx.documents) if hi is None else hi
     t0 = time.perf_counter()
+    if _windows_of_run_tokens(chunker, tok):
+        # fixed windows of the run's own tokens: cut from the dataset's token offsets
+        chunks = _token_window_chunks(ctx, chunker, *ctx.token_spans(tok, key), lo, hi)
+        return chunks, time.perf_counter() - t0
     chunks: list[Chunk] = []
-    for i in range(lo, len(ctx.documents) if hi is None else hi):
+    for i in range(lo, hi):
         doc = ctx.documents[i]
         # sentence chunkers reuse the dataset's split instead of splitting again
         with known_sentences(doc.text, ctx.document_sentences(i)):
@@ -430,7 +442,7 @@ def chunk_stage(ctx: PreparedDataset, chunker: Any, tok: Any, key: str,
     from chunkeval.text import count_words
 
     if pieces is None:
-        pieces = [chunk_documents(ctx, chunker)]
+        pieces = [chunk_documents(ctx, chunker, tok, key)]
     chunks = [c for part, _ in pieces for c in part]
     chunk_seconds = float(sum(seconds for _, seconds in pieces))
     texts = [c.text for c in chunks]
@@ -447,6 +459,34 @@ def chunk_stage(ctx: PreparedDataset, chunker: Any, tok: Any, key: str,
         first,
         (c_doc, c_start, c_end),
     )
+
+
+def _windows_of_run_tokens(chunker: Any, tok: Any) -> bool:
+    """Whether ``chunker`` cuts fixed windows of the run's own tokens, so that the dataset's
+    token offsets can be cut instead of tokenizing every document again."""
+    from chunkeval.chunkers.fixed import FixedChunker
+
+    if type(chunker) is not FixedChunker or chunker.unit != "tokens":  # a subclass may cut otherwise
+        return False
+    chunker._check_params()  # resolves chunker.tokenizer_
+    return chunker.tokenizer_ == tok
+
+
+def _token_window_chunks(ctx: PreparedDataset, chunker: Any, token_starts: np.ndarray,
+                         token_ends: np.ndarray, lo: int, hi: int) -> list[Chunk]:
+    """``chunker.chunk_document(doc)`` for documents ``lo:hi``, from the dataset's global token offsets."""
+    from chunkeval.chunkers.base import chunks_from_spans
+
+    offsets = ctx.doc_offset.tolist()
+    # a document's tokens start within it and before the next document's offset
+    bounds = np.searchsorted(token_starts, ctx.doc_offset, side="left").tolist() + [token_starts.size]
+    chunks: list[Chunk] = []
+    for i in range(lo, hi):
+        doc = ctx.documents[i]
+        first, stop, off = bounds[i], bounds[i + 1], offsets[i]
+        starts, ends = chunker.token_windows(token_starts[first:stop] - off, token_ends[first:stop] - off)
+        chunks.extend(chunks_from_spans(doc.text, doc.id, zip(starts.tolist(), ends.tolist())))
+    return chunks
 
 
 # --------------------------------------------------------------------------- stage 3: index and retrieve

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import inspect
 import numbers
+from collections.abc import Iterable
 from typing import Any
 
 from chunkeval._params import Params
@@ -98,12 +99,7 @@ class Chunker(Params):
         if not isinstance(text, str):
             raise TypeError(f"text must be str, got {type(text).__name__}")
         self._check_params()
-        return [
-            Chunk(doc_id, index, start, end, text[start:end])
-            for index, (start, end) in enumerate(
-                (s, e) for s, e in self.spans(text) if text[s:e].strip()
-            )
-        ]
+        return chunks_from_spans(text, doc_id, self.spans(text))
 
     def chunk_document(self, document: Document) -> list[Chunk]:
         """Chunk ``document.text`` with ``document.id`` as the chunks' ``doc_id``."""
@@ -128,6 +124,29 @@ class Chunker(Params):
 
     def __repr__(self) -> str:
         return self.spec
+
+
+def chunks_from_spans(text: str, doc_id: str, spans: Iterable[tuple[int, int]]) -> list[Chunk]:
+    """The chunks a chunker gives for its ``spans`` of ``text``: whitespace-only spans left out.
+
+    Parameters
+    ----------
+    text : str
+        The document text.
+    doc_id : str
+        Id stored in every chunk.
+    spans : iterable of (int, int)
+        Half-open code-point ranges into ``text``, in order.
+
+    Returns
+    -------
+    list of Chunk
+        Numbered from 0 in order, ``chunk.text == text[chunk.start:chunk.end]``.
+    """
+    return [
+        Chunk(doc_id, index, start, end, text[start:end])
+        for index, (start, end) in enumerate((s, e) for s, e in spans if text[s:e].strip())
+    ]
 
 
 def register_chunker(name: str):

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from chunkeval.chunkers.base import Chunker, check_int, register_chunker
+from chunkeval.tokenizers import token_span_arrays
 
 
 def fixed_stride_spans(n: int, chunk_size: int, chunk_overlap: int = 0) -> list[tuple[int, int]]:
@@ -98,14 +101,58 @@ class FixedChunker(Chunker):
     def spans(self, text: str) -> list[tuple[int, int]]:
         if self.unit == "chars":
             return fixed_stride_spans(len(text), self.chunk_size, self.chunk_overlap)
-        tokens = self._tokenizer().spans(text)
-        windows: list[tuple[int, int]] = []
-        for first, last in fixed_stride_spans(len(tokens), self.chunk_size, self.chunk_overlap):
-            start, end = tokens[first][0], tokens[last - 1][1]
-            if windows and start <= windows[-1][0]:
-                # Byte-level tokens of one multibyte character share a start offset
-                # (tiktoken gives the trailing pieces empty spans): merge, never repeat a start.
-                windows[-1] = (windows[-1][0], max(end, windows[-1][1]))
-            else:
-                windows.append((start, end))
-        return windows
+        starts, ends = self.token_windows(*token_span_arrays(self._tokenizer(), text))
+        return list(zip(starts.tolist(), ends.tolist()))
+
+    def token_windows(self, token_starts: np.ndarray, token_ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The windows of :meth:`spans` (``unit="tokens"``), from a text's token offsets.
+
+        The one place the token-window rule lives: :meth:`spans` feeds it the
+        tokenizer's offsets of the text, and the benchmark runner feeds it the
+        offsets it already computed for a whole document, so both cut the same
+        windows. Window ``k`` covers tokens ``k*S`` to ``min(k*S + chunk_size, n) - 1``
+        (:func:`fixed_stride_spans`), from the first token's start to the last
+        token's end. Byte-level tokens of one multibyte character share a start
+        offset (tiktoken gives the trailing pieces empty spans), so a window whose
+        start does not pass the previous kept window's start is merged into it
+        (ends: the larger), and no start is ever repeated. Whitespace-only
+        windows are still returned (:meth:`chunk` leaves them out).
+
+        Parameters
+        ----------
+        token_starts, token_ends : ndarray of int, shape (n_tokens,)
+            Half-open code-point offsets of the tokens, in order.
+
+        Returns
+        -------
+        starts, ends : ndarray of int64, shape (n_windows,)
+            Half-open code-point ranges of the windows, starts strictly increasing.
+
+        Raises
+        ------
+        ValueError
+            When the parameters are out of range or the two arrays differ in length.
+        """
+        token_starts = np.asarray(token_starts, dtype=np.int64)
+        token_ends = np.asarray(token_ends, dtype=np.int64)
+        if token_starts.shape != token_ends.shape or token_starts.ndim != 1:
+            raise ValueError(f"token starts and ends must be 1-d arrays of one length, got shapes "
+                             f"{token_starts.shape} and {token_ends.shape}")
+        self._check_params()
+        n = token_starts.size
+        if n == 0:
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+        if n <= self.chunk_size:  # one window (most short texts): skip the array work
+            return token_starts[:1].copy(), token_ends[n - 1 :].copy()
+        stride = self.chunk_size - self.chunk_overlap
+        first = np.arange(0, 1 + math.ceil(max(0, n - self.chunk_size) / stride), dtype=np.int64) * stride
+        starts = token_starts[first]
+        ends = token_ends[np.minimum(first + self.chunk_size, n) - 1]
+        # a window opens a new one when its start passes every earlier start (the kept
+        # window's start is the largest so far); otherwise it joins the kept window
+        opens = np.ones(starts.size, dtype=bool)
+        opens[1:] = starts[1:] > np.maximum.accumulate(starts)[:-1]
+        if opens.all():
+            return starts, ends
+        heads = np.flatnonzero(opens)
+        return starts[heads], np.maximum.reduceat(ends, heads)
