@@ -53,6 +53,12 @@ class PreparedDataset:
     ----------
     dataset : Dataset
         Anything with ``name``, ``documents`` and ``questions``.
+
+    Attributes
+    ----------
+    offset_dtype : numpy.dtype
+        Of the global token and sentence offsets: int32 when the documents laid end to end
+        hold fewer than 2**31 characters, else int64.
     """
 
     def __init__(self, dataset: Any) -> None:
@@ -73,6 +79,10 @@ class PreparedDataset:
         # documents laid end to end (with a one-character gap) for global offsets
         lengths = np.array([len(d.text) for d in self.documents], dtype=np.int64)
         self.doc_offset = np.concatenate([[0], np.cumsum(lengths + 1)[:-1]]).astype(np.int64)
+        # token and sentence offsets are the run's largest arrays (20M tokens at 100 MB): int32
+        # halves them while every global offset fits, which needs < 2**31 characters end to end
+        fits = int(lengths.sum() + len(lengths)) < 2**31
+        self.offset_dtype = np.dtype(np.int32 if fits else np.int64)
         self._parts: tuple[np.ndarray, ...] | None = None
         self._sentences: tuple[np.ndarray, np.ndarray] | None = None
         self._doc_tokens: dict[str, tuple[np.ndarray, np.ndarray]] = {}
@@ -106,16 +116,16 @@ class PreparedDataset:
         return self._parts
 
     def sentences(self) -> tuple[np.ndarray, np.ndarray]:
-        """Global (start, end) offsets of every sentence of every document."""
+        """Global (start, end) offsets of every sentence of every document (``offset_dtype``)."""
         if self._sentences is None:
             from chunkeval.text import sentence_spans
 
             starts, ends = [], []
             for off, d in zip(self.doc_offset.tolist(), self.documents):
-                spans = np.array(sentence_spans(d.text), dtype=np.int64).reshape(-1, 2)
+                spans = np.array(sentence_spans(d.text), dtype=self.offset_dtype).reshape(-1, 2)
                 starts.append(spans[:, 0] + off)
                 ends.append(spans[:, 1] + off)
-            cat = lambda xs: np.concatenate(xs) if xs else np.zeros(0, dtype=np.int64)  # noqa: E731
+            cat = lambda xs: np.concatenate(xs) if xs else np.zeros(0, dtype=self.offset_dtype)  # noqa: E731
             self._sentences = (cat(starts), cat(ends))
         return self._sentences
 
@@ -131,15 +141,15 @@ class PreparedDataset:
 
         Each document is tokenized once per run; every configuration's chunk sizes and
         budget cuts come from these offsets (:func:`chunk_tokens`), not from tokenizing
-        chunk text again.
+        chunk text again. Their dtype is ``offset_dtype`` (int32 below 2**31 characters).
         """
         if key not in self._doc_tokens:
             starts, ends = [], []
             for off, d in zip(self.doc_offset.tolist(), self.documents):
-                spans = np.asarray(tokenizer.spans(d.text), dtype=np.int64).reshape(-1, 2)
+                spans = np.asarray(tokenizer.spans(d.text), dtype=self.offset_dtype).reshape(-1, 2)
                 starts.append(spans[:, 0] + off)
                 ends.append(spans[:, 1] + off)
-            cat = lambda xs: np.concatenate(xs) if xs else np.zeros(0, dtype=np.int64)  # noqa: E731
+            cat = lambda xs: np.concatenate(xs) if xs else np.zeros(0, dtype=self.offset_dtype)  # noqa: E731
             self._doc_tokens[key] = (cat(starts), cat(ends))
         return self._doc_tokens[key]
 
@@ -266,8 +276,11 @@ def chunk_tokens(token_starts: np.ndarray, token_ends: np.ndarray, chunk_start: 
         Tokens ``first[i]:stop[i]`` overlap chunk ``i``; its token count is
         ``stop - first`` (0 for a chunk of whitespace only).
     """
-    first = np.searchsorted(token_ends, chunk_start, side="right")
-    stop = np.searchsorted(token_starts, chunk_end, side="left")
+    # the chunk offsets in the tokens' dtype: searchsorted would otherwise cast (copy) the
+    # whole token arrays to the common type on every call; chunk offsets fit whenever token
+    # offsets do (both lie within the corpus)
+    first = np.searchsorted(token_ends, np.asarray(chunk_start).astype(token_ends.dtype, copy=False), side="right")
+    stop = np.searchsorted(token_starts, np.asarray(chunk_end).astype(token_starts.dtype, copy=False), side="left")
     return first, np.maximum(stop, first)
 
 
