@@ -79,7 +79,7 @@ class PreparedDataset:
         # documents laid end to end (with a one-character gap) for global offsets
         lengths = np.array([len(d.text) for d in self.documents], dtype=np.int64)
         self.doc_offset = np.concatenate([[0], np.cumsum(lengths + 1)[:-1]]).astype(np.int64)
-        # token and sentence offsets are the run's largest arrays (20M tokens at 100 MB): int32
+        # token and sentence offsets are the run's largest arrays (26M regex tokens in 103 MB): int32
         # halves them while every global offset fits, which needs < 2**31 characters end to end
         fits = int(lengths.sum() + len(lengths)) < 2**31
         self.offset_dtype = np.dtype(np.int32 if fits else np.int64)
@@ -284,12 +284,20 @@ def chunk_tokens(token_starts: np.ndarray, token_ends: np.ndarray, chunk_start: 
         Tokens ``first[i]:stop[i]`` overlap chunk ``i``; its token count is
         ``stop - first`` (0 for a chunk of whitespace only).
     """
-    # the chunk offsets in the tokens' dtype: searchsorted would otherwise cast (copy) the
-    # whole token arrays to the common type on every call; chunk offsets fit whenever token
-    # offsets do (both lie within the corpus)
-    first = np.searchsorted(token_ends, np.asarray(chunk_start).astype(token_ends.dtype, copy=False), side="right")
-    stop = np.searchsorted(token_starts, np.asarray(chunk_end).astype(token_starts.dtype, copy=False), side="left")
+    first = np.searchsorted(token_ends, _in_dtype_of(token_ends, chunk_start), side="right")
+    stop = np.searchsorted(token_starts, _in_dtype_of(token_starts, chunk_end), side="left")
     return first, np.maximum(stop, first)
+
+
+def _in_dtype_of(sorted_values: np.ndarray, queries: Any) -> np.ndarray:
+    """``queries`` in the dtype of ``sorted_values`` when they fit: ``np.searchsorted`` would
+    otherwise cast (copy) the whole sorted array to the common type on every call."""
+    q = np.asarray(queries)
+    if q.dtype != sorted_values.dtype and np.issubdtype(sorted_values.dtype, np.integer) and (
+            q.size == 0 or (np.issubdtype(q.dtype, np.integer)
+                            and np.iinfo(sorted_values.dtype).min <= q.min() <= q.max() <= np.iinfo(sorted_values.dtype).max)):
+        return q.astype(sorted_values.dtype)
+    return q
 
 
 def chunk_stage(ctx: PreparedDataset, chunker: Any, tok: Any, key: str) -> Chunked:
