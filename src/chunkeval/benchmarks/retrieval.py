@@ -50,8 +50,10 @@ __all__ = [
     "top_k_sparse",
 ]
 
-# queries per block: at most this many (query, chunk) cells (~64 MB if a block is dense)
-_BLOCK_CELLS = 8_000_000
+# queries per block: at most this many (query, chunk) cells (16 MB if a block is dense; the
+# top-k selection holds a few arrays of that size, so this bounds retrieval's peak memory,
+# while blocks stay large enough that per-block costs do not show at 100k chunks)
+_BLOCK_CELLS = 2_000_000
 
 
 def _best_positions(values: np.ndarray, kk: int) -> np.ndarray:
@@ -407,7 +409,9 @@ class TfidfRetriever(_LexicalRetriever):
     Attributes
     ----------
     vectorizer_ : TfidfVectorizer
-    matrix_ : scipy.sparse.csr_matrix, shape (n_chunks, n_terms)
+    matrix_ : scipy.sparse.csr_matrix, shape (n_terms, n_chunks)
+        The chunks' TF-IDF vectors as columns: stored transposed, so that each query
+        block's product is CSR by CSR and converts nothing.
 
     Raises
     ------
@@ -432,7 +436,7 @@ class TfidfRetriever(_LexicalRetriever):
             **self._analysis(), sublinear_tf=self.sublinear_tf, min_df=self.min_df, norm="l2", dtype=np.float64
         )
         try:
-            self.matrix_ = self.vectorizer_.fit_transform(chunk_texts).tocsr()
+            self.matrix_ = self.vectorizer_.fit_transform(chunk_texts).T.tocsr()
         except ValueError:  # empty vocabulary: no chunk has a word -> every score is 0
             self.vectorizer_ = None
             self.matrix_ = None
@@ -440,7 +444,7 @@ class TfidfRetriever(_LexicalRetriever):
     def _score_block(self, queries: list[str]) -> Any:
         if self.vectorizer_ is None:
             return sp.csr_matrix((len(queries), self.n_chunks_))
-        return self.vectorizer_.transform(queries) @ self.matrix_.T
+        return self.vectorizer_.transform(queries) @ self.matrix_
 
 
 class BM25Retriever(_LexicalRetriever):

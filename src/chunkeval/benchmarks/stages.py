@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import dataclass, replace
-from typing import Any, Sequence
+from typing import Any, Iterable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -62,6 +62,12 @@ class PreparedDataset:
     ----------
     dataset : Dataset
         Anything with ``name``, ``documents`` and ``questions``.
+
+    Attributes
+    ----------
+    offset_dtype : numpy.dtype
+        Of the global token and sentence offsets: int32 when the documents laid end to end
+        hold fewer than 2**31 characters, else int64.
     """
 
     def __init__(self, dataset: Any) -> None:
@@ -82,6 +88,10 @@ class PreparedDataset:
         # documents laid end to end (with a one-character gap) for global offsets
         lengths = np.array([len(d.text) for d in self.documents], dtype=np.int64)
         self.doc_offset = np.concatenate([[0], np.cumsum(lengths + 1)[:-1]]).astype(np.int64)
+        # token and sentence offsets are the run's largest arrays (26M regex tokens in 103 MB): int32
+        # halves them while every global offset fits, which needs < 2**31 characters end to end
+        fits = int(lengths.sum() + len(lengths)) < 2**31
+        self.offset_dtype = np.dtype(np.int32 if fits else np.int64)
         self._parts: tuple[np.ndarray, ...] | None = None
         self._sentences: tuple[np.ndarray, np.ndarray] | None = None
         self._doc_tokens: dict[str, tuple[np.ndarray, np.ndarray]] = {}
@@ -121,14 +131,18 @@ class PreparedDataset:
         self.token_spans(tokenizer, key)
         return self
 
-    def _global(self, per_document: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-        """Per-document (n, 2) local spans laid on the dataset's global axis: (starts, ends)."""
-        if not per_document:
-            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-        sizes = np.array([len(a) for a in per_document], dtype=np.int64)
-        spans = np.concatenate([np.asarray(a, dtype=np.int64).reshape(-1, 2) for a in per_document])
-        shift = np.repeat(self.doc_offset, sizes)
-        return spans[:, 0] + shift, spans[:, 1] + shift
+    def _global(self, per_document: Iterable[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+        """Per-document (n, 2) local spans laid on the dataset's global axis: (starts, ends),
+        in ``offset_dtype``. Takes an iterable so that each document's pieces are converted
+        (and may be freed) one at a time."""
+        starts, ends = [], []
+        for off, spans in zip(self.doc_offset.tolist(), per_document):
+            spans = np.asarray(spans).reshape(-1, 2)
+            starts.append((spans[:, 0] + off).astype(self.offset_dtype, copy=False))
+            ends.append((spans[:, 1] + off).astype(self.offset_dtype, copy=False))
+        if not starts:
+            return np.zeros(0, dtype=self.offset_dtype), np.zeros(0, dtype=self.offset_dtype)
+        return np.concatenate(starts), np.concatenate(ends)
 
     def parts(self) -> tuple[np.ndarray, ...]:
         """Evidence parts as arrays (question, doc, start, end), see ``metrics.part_arrays``."""
@@ -139,9 +153,9 @@ class PreparedDataset:
         return self._parts
 
     def sentences(self) -> tuple[np.ndarray, np.ndarray]:
-        """Global (start, end) offsets of every sentence of every document."""
+        """Global (start, end) offsets of every sentence of every document (``offset_dtype``)."""
         if self._sentences is None:
-            self._sentences = self._global([document_sentences(d.text) for d in self.documents])
+            self._sentences = self._global(sentence_array(d.text) for d in self.documents)
         return self._sentences
 
     def document_sentences(self, i: int) -> list[tuple[int, int]]:
@@ -149,7 +163,7 @@ class PreparedDataset:
         :func:`chunkeval.text.sentence_spans` gives them."""
         starts, ends = self.sentences()
         off = int(self.doc_offset[i])
-        lo, hi = np.searchsorted(starts, [off, off + len(self.documents[i].text)])
+        lo, hi = np.searchsorted(starts, _in_dtype_of(starts, [off, off + len(self.documents[i].text)]))
         return list(zip((starts[lo:hi] - off).tolist(), (ends[lo:hi] - off).tolist()))
 
     def answerability_ceiling(self) -> float:
@@ -164,10 +178,10 @@ class PreparedDataset:
 
         Each document is tokenized once per run; every configuration's chunk sizes and
         budget cuts come from these offsets (:func:`chunk_tokens`), not from tokenizing
-        chunk text again.
+        chunk text again. Their dtype is ``offset_dtype`` (int32 below 2**31 characters).
         """
         if key not in self._doc_tokens:
-            self._doc_tokens[key] = self._global([document_tokens(tokenizer, d.text) for d in self.documents])
+            self._doc_tokens[key] = self._global(token_array(tokenizer, d.text) for d in self.documents)
         return self._doc_tokens[key]
 
     def document_tokens(self, tokenizer: Any, key: str) -> int:
@@ -175,19 +189,29 @@ class PreparedDataset:
         return int(self.token_spans(tokenizer, key)[0].size)
 
 
-def document_sentences(text: str) -> np.ndarray:
-    """Sentence spans of one document, shape (n, 2), characters (:func:`chunkeval.text.sentence_spans`)."""
+def _local_dtype(text: str) -> type:
+    # offsets within one document: int32 unless the document alone reaches 2**31 characters
+    return np.int32 if len(text) < 2**31 else np.int64
+
+
+def sentence_array(text: str) -> np.ndarray:
+    """Sentence spans of one text, shape (n, 2), characters (:func:`chunkeval.text.sentence_spans`);
+    int32 unless the text has 2**31 characters or more."""
     from chunkeval.text import sentence_spans
 
-    return np.array(sentence_spans(text), dtype=np.int64).reshape(-1, 2)
+    return np.array(sentence_spans(text), dtype=_local_dtype(text)).reshape(-1, 2)
 
 
-def document_tokens(tokenizer: Any, text: str) -> np.ndarray:
-    """Token spans of one document, shape (n, 2), characters
-    (:func:`chunkeval.tokenizers.token_span_arrays`)."""
+def token_array(tokenizer: Any, text: str) -> np.ndarray:
+    """Token spans of one text, shape (n, 2), characters
+    (:func:`chunkeval.tokenizers.token_span_arrays`); int32 unless the text has 2**31
+    characters or more."""
     from chunkeval.tokenizers import token_span_arrays
 
-    return np.column_stack(token_span_arrays(tokenizer, text))
+    starts, ends = token_span_arrays(tokenizer, text)
+    out = np.empty((len(starts), 2), dtype=_local_dtype(text))
+    out[:, 0], out[:, 1] = starts, ends
+    return out
 
 
 def prepare_documents(texts: Sequence[str], tokenizer: Any) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -206,11 +230,11 @@ def prepare_documents(texts: Sequence[str], tokenizer: Any) -> list[tuple[np.nda
     Returns
     -------
     list of (sentences, tokens)
-        Per text, its sentence spans and token spans, each an int64 array of shape (n, 2)
-        in characters, local to the text.
+        Per text, its sentence spans and token spans (:func:`sentence_array`,
+        :func:`token_array`), local to the text.
     """
     tok = resolve_tokenizer(tokenizer)
-    return [(document_sentences(t), document_tokens(tok, t)) for t in texts]
+    return [(sentence_array(t), token_array(tok, t)) for t in texts]
 
 
 def partition(sizes: Sequence[int], max_size: int) -> list[tuple[int, int]]:
@@ -315,12 +339,20 @@ def _span_within_limit(ctx: PreparedDataset, chunker: Any, limit: Any, unit: str
     if limit is None or not ctx.questions:
         return float("nan")
     texts = {d.id: d.text for d in ctx.documents}
+    # each evidence range is measured once, so tokens are counted past the tokenizer's count
+    # cache: cached, up to 8,192 ranges of a two-fact question (kilobytes each) stayed in memory
+    measure = chunker.measure
+    if unit not in ("chars", "words") and hasattr(chunker, "_tokenizer"):
+        tokenizer = chunker._tokenizer()
+
+        def measure(text: str) -> int:  # a Tokenizer's count is len(spans)
+            return len(tokenizer.spans(text))
     fits = 0
     for q in ctx.questions:
         if len({p.doc_id for p in q.evidence}) != 1:
             continue
         text = texts[q.evidence[0].doc_id][min(p.start for p in q.evidence):max(p.end for p in q.evidence)]
-        size = len(text) if unit == "chars" else count_words(text) if unit == "words" else chunker.measure(text)
+        size = len(text) if unit == "chars" else count_words(text) if unit == "words" else measure(text)
         fits += size <= limit
     return fits / len(ctx.questions)
 
@@ -366,9 +398,20 @@ def chunk_tokens(token_starts: np.ndarray, token_ends: np.ndarray, chunk_start: 
         Tokens ``first[i]:stop[i]`` overlap chunk ``i``; its token count is
         ``stop - first`` (0 for a chunk of whitespace only).
     """
-    first = np.searchsorted(token_ends, chunk_start, side="right")
-    stop = np.searchsorted(token_starts, chunk_end, side="left")
+    first = np.searchsorted(token_ends, _in_dtype_of(token_ends, chunk_start), side="right")
+    stop = np.searchsorted(token_starts, _in_dtype_of(token_starts, chunk_end), side="left")
     return first, np.maximum(stop, first)
+
+
+def _in_dtype_of(sorted_values: np.ndarray, queries: Any) -> np.ndarray:
+    """``queries`` in the dtype of ``sorted_values`` when they fit: ``np.searchsorted`` would
+    otherwise cast (copy) the whole sorted array to the common type on every call."""
+    q = np.asarray(queries)
+    if q.dtype != sorted_values.dtype and np.issubdtype(sorted_values.dtype, np.integer) and (
+            q.size == 0 or (np.issubdtype(q.dtype, np.integer)
+                            and np.iinfo(sorted_values.dtype).min <= q.min() <= q.max() <= np.iinfo(sorted_values.dtype).max)):
+        return q.astype(sorted_values.dtype)
+    return q
 
 
 def chunk_documents(ctx: PreparedDataset, chunker: Any, tok: Any, key: str, lo: int = 0, hi: int | None = None
@@ -479,7 +522,8 @@ def _token_window_chunks(ctx: PreparedDataset, chunker: Any, token_starts: np.nd
 
     offsets = ctx.doc_offset.tolist()
     # a document's tokens start within it and before the next document's offset
-    bounds = np.searchsorted(token_starts, ctx.doc_offset, side="left").tolist() + [token_starts.size]
+    bounds = np.searchsorted(token_starts, _in_dtype_of(token_starts, ctx.doc_offset), side="left").tolist()
+    bounds.append(token_starts.size)
     chunks: list[Chunk] = []
     for i in range(lo, hi):
         doc = ctx.documents[i]
