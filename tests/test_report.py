@@ -216,7 +216,7 @@ def _hand_results():
 
 
 def test_recommend_hand_checked():
-    from chunkeval.reports.verdict import recommend
+    from chunkeval.benchmarks.verdict import recommend
 
     rec = recommend(_hand_results())
     # B and D both answer all 5; B stores less -> best.  Frontier: A (1.0, 0.8), B (1.2, 1.0)
@@ -236,7 +236,7 @@ def test_recommend_hand_checked():
 
 def test_recommendation_exact_on_real_run(report_folder, run_results):
     from chunkeval.benchmarks.stats import paired_bootstrap
-    from chunkeval.reports.verdict import recommend
+    from chunkeval.benchmarks.verdict import recommend
 
     results, _ = run_results
     m = results.manifest
@@ -288,7 +288,7 @@ def test_recommendation_exact_on_real_run(report_folder, run_results):
 
 
 def test_split_section_collapsible_frontier_open(report_folder, run_results):
-    from chunkeval.reports.charts import pareto_frontier
+    from chunkeval.benchmarks.frontier import pareto_frontier
 
     results, _ = run_results
     raw = (report_folder / "report.html").read_text(encoding="utf-8")

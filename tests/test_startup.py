@@ -37,6 +37,8 @@ def _heavy_modules_after(statement: str) -> list[str]:
         "with contextlib.redirect_stdout(io.StringIO()):\n"
         "    assert main(['chunkers']) == 0",
         "import chunkeval.datasets",
+        # the verdict `chunkeval run` prints: computed and worded without the report's charts
+        "import chunkeval.benchmarks.verdict, chunkeval.benchmarks.frontier",
         # the suites module is light, but importing it runs chunkeval/benchmarks/__init__.py
         "import chunkeval.benchmarks.suites",
         # what `chunkeval datasets` runs: the built-in dataset's statistics and the suite names
@@ -53,11 +55,28 @@ def _heavy_modules_after(statement: str) -> list[str]:
         "    except SystemExit as exc:\n"
         "        assert exc.code == 0",
     ],
-    ids=["chunkeval", "chunkeval.chunkers", "chunkeval chunkers", "chunkeval.datasets",
+    ids=["chunkeval", "chunkeval.chunkers", "chunkeval chunkers", "chunkeval.datasets", "verdict",
          "chunkeval.benchmarks.suites", "chunkeval datasets", "chunkeval --help"],
 )
 def test_light_entry_points_load_no_heavy_library(statement):
     assert _heavy_modules_after(statement) == []
+
+
+def test_benchmarks_never_import_reports():
+    # DESIGN.md: computation lives in benchmarks/, reports/ only draws and writes what it is
+    # given, so the dependency runs one way (and computing never loads matplotlib)
+    import ast
+    from pathlib import Path
+
+    import chunkeval.benchmarks
+
+    offenders = []
+    for path in sorted(Path(chunkeval.benchmarks.__file__).parent.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                     else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+            offenders += [f"{path.name}: {n}" for n in names if n.startswith("chunkeval.reports")]
+    assert offenders == []
 
 
 def test_benchmarks_package_exports_resolve_on_first_use():

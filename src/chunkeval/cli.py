@@ -247,7 +247,7 @@ def recommendation_text(results: Any) -> str:
     str
         ``""`` when no dataset has a finite headline metric.
     """
-    from chunkeval.reports.verdict import recommend, recommendation_sentences
+    from chunkeval.benchmarks.verdict import recommend, recommendation_sentences
 
     summary = results.summary
     specs = dict(zip(summary["config"].astype(str), summary.get("spec", summary["config"]).astype(str)))

@@ -21,9 +21,10 @@ from typing import Any, Iterable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from chunkeval.reports.charts import ChartFile, default_k, pareto_frontier
+from chunkeval.benchmarks.frontier import pareto_frontier
+from chunkeval.benchmarks.verdict import default_k, recommend, recommendation_sentences
+from chunkeval.reports.charts import ChartFile
 from chunkeval.reports.style import ConfigStyle, short_label
-from chunkeval.reports.verdict import recommend, recommendation_sentences
 
 __all__ = ["summary_columns", "best_rows", "render_html", "CSP"]
 
@@ -414,7 +415,7 @@ def render_html(
     datasets : mapping name -> (Dataset or None, reason)
         Reloaded datasets (for evidence and question text).
     k : int, optional
-        Headline cut-off (default :func:`~chunkeval.reports.charts.default_k`).
+        Headline cut-off (default :func:`~chunkeval.benchmarks.verdict.default_k`).
     title : str
         Page title (escaped).
     max_examples : int, default 5
