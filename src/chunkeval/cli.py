@@ -45,7 +45,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Iterator, Mapping, Sequence
 
-from chunkeval._display import compact_label, short_label, text_table
+from chunkeval._display import compact_label, percent, short_label, text_table
 from chunkeval._limits import MAX_K
 
 __all__ = ["main", "build_parser"]
@@ -243,8 +243,7 @@ def summary_table(summary: Any, ks: Sequence[int], confidence: float = 0.95, lab
                     cell += f" [{_fmt(lo, 2)}, {_fmt(hi, 2)}]"
                 cells.append(cell)
             cells.append(_fmt(r.get("stored_token_overhead"), 2))
-            p_best = r.get("p_best")
-            cells.append("-" if p_best is None or math.isnan(float(p_best)) else f"{float(p_best):.0%}")
+            cells.append(percent(r.get("p_best")))
             body.append(cells)
         n_q = int(rows["n_questions"].iloc[0]) if len(rows) else 0
         retriever = rows["retriever"].iloc[0] if len(rows) else ""

@@ -33,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from chunkeval._display import percent
 from chunkeval.benchmarks.frontier import pareto_frontier
 
 __all__ = ["Comparison", "MIN_QUESTIONS", "RULED_OUT", "Recommendation", "default_k", "recommend",
@@ -403,7 +404,7 @@ def recommendation_sentences(rec: Recommendation) -> list[tuple[str, list[str]]]
             out.append(("None of them stores less than the best, so choose the best.", []))
     if rec.p_best:
         contenders = [(c, p) for c, p in rec.p_best.items() if p >= RULED_OUT]
-        refs = ", ".join(f"{{{i}}} {p:.0%}" for i, (_, p) in enumerate(contenders))
+        refs = ", ".join(f"{{{i}}} {percent(p)}" for i, (_, p) in enumerate(contenders))
         n_out = len(rec.ruled_out)
         tail = "" if not n_out else (
             f"; {'the other ' if n_out == len(rec.p_best) - len(contenders) else ''}{n_out} "

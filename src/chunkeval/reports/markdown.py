@@ -10,7 +10,7 @@ import pandas as pd
 from chunkeval._display import md_escape
 from chunkeval.benchmarks.verdict import default_k, recommend, recommendation_sentences
 from chunkeval.reports.charts import ChartFile
-from chunkeval.reports.html import _fmt, best_rows, summary_columns
+from chunkeval.reports.html import _fmt, best_rows, format_cell, summary_columns
 from chunkeval.reports.style import ConfigStyle, short_label
 
 __all__ = ["render_markdown", "md_escape"]
@@ -81,7 +81,7 @@ def render_markdown(
             lim = "–" if limit is None or pd.isna(limit) else f"{_fmt(limit)} {r.get('limit_unit') or ''}"
             cells = [str(st.number) if st else "", f"`{md_escape(config)}`", md_escape(lim.strip())]
             for c, _, _d in cols:
-                v = _fmt(r.get(c))
+                v = format_cell(c, r.get(c))
                 if marks[c][i]:
                     v = f"**{v}**"
                 lo, hi = r.get(f"{c}_ci_low"), r.get(f"{c}_ci_high")
