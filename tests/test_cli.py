@@ -400,3 +400,21 @@ def test_cli_module_imports_no_heavy_modules():
             "'chunkeval.reports', 'tqdm') if m in sys.modules]; print(heavy)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+@pytest.mark.skipif(os.name != "posix" or not Path("/bin/sh").exists(), reason="POSIX shell")
+def test_deleted_working_directory_fails_at_once(tiny_folder, tmp_path):
+    # mkdir X && cd X && rmdir X && chunkeval run ...: spawned workers and relative paths need
+    # the directory, so the run must stop before any work, not in the middle
+    gone, out = tmp_path / "gone", tmp_path / "out"
+    gone.mkdir()
+    script = 'cd "$1" && rmdir "$1" && shift && exec "$@"'
+    command = [sys.executable, "-m", "chunkeval", "run", "--dataset", f"jsonl:{tiny_folder}", "--out", str(out),
+               "--quiet", "--no-report", "--workers", "2", "--chunker", FIXED10, "--chunker", "sentence(max_chars=40)"]
+    env = {**os.environ, "CHUNKEVAL_MP_START": "spawn"}  # a pool that starts workers by spawning
+    proc = subprocess.run(["/bin/sh", "-c", script, "sh", str(gone), *command], capture_output=True, text=True,
+                          env=env, timeout=300)
+    assert (proc.returncode, proc.stdout) == (1, "")
+    assert proc.stderr == (f"chunkeval: error: the current directory ({gone}) no longer exists (deleted or "
+                           "moved after this shell entered it); cd to an existing directory and run again\n")
+    assert not out.exists() and not gone.exists()

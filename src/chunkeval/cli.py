@@ -109,6 +109,29 @@ def _writing(path: Path | str, what: str) -> Iterator[None]:
         raise EnvironmentFailure(f"cannot write {what} {path}: {exc.strerror or exc}{inner}") from exc
 
 
+def _check_working_directory() -> None:
+    """Fail at once, exit 1, when the current directory has been deleted.
+
+    Relative paths (the default ``chunkeval-results/...`` folder, ``--out rel``, dataset
+    specs) cannot be resolved then, and neither can a worker process be spawned
+    (:mod:`multiprocessing` records the parent's directory for it), which would fail in the
+    middle of a run; so no command starts.
+
+    Raises
+    ------
+    EnvironmentFailure
+        ``os.getcwd()`` fails because the directory no longer exists.
+    """
+    try:
+        os.getcwd()
+    except FileNotFoundError:
+        # the shell's PWD names the lost directory, unless the caller chose another cwd
+        shell = os.environ.get("PWD", "")
+        was = f" ({shell})" if shell and not os.path.isdir(shell) else ""
+        raise EnvironmentFailure(f"the current directory{was} no longer exists (deleted or moved after "
+                                 "this shell entered it); cd to an existing directory and run again") from None
+
+
 class _Parser(argparse.ArgumentParser):
     """ArgumentParser whose usage errors become :class:`CLIError` (one line, exit 2)."""
 
@@ -1057,6 +1080,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command is None:
             parser.print_help()
             return EXIT_USAGE
+        _check_working_directory()
         if args.command == "run":
             args.suite_given = args.suite is not None
             if args.suite is None:
