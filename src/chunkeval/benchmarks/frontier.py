@@ -1,8 +1,9 @@
 """The quality-versus-cost Pareto frontier of a run's configurations.
 
-Computed here, in :mod:`chunkeval.benchmarks`, for the verdict
-(:func:`chunkeval.benchmarks.verdict.recommend`) and drawn by the report's charts
-(:func:`chunkeval.reports.charts.plot_quality_cost`), which only draw what they are given.
+It lives in :mod:`chunkeval.benchmarks` because the verdict
+(:func:`chunkeval.benchmarks.verdict.recommend`) decides with it; the report's quality-cost
+chart (:func:`chunkeval.reports.charts.plot_quality_cost`) calls the same function to draw
+the frontier on the cost axis it shows.
 """
 
 from __future__ import annotations
