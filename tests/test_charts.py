@@ -9,6 +9,8 @@ import pandas as pd
 import pytest
 
 from chunkeval.benchmarks.compare import Check, compare, metric_deltas
+from chunkeval.benchmarks.frontier import pareto_frontier
+from chunkeval.benchmarks.verdict import default_k, result_ks
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -19,8 +21,6 @@ from chunkeval.reports.charts import (
     COST_AXES,
     SMALL_MULTIPLES_ABOVE,
     config_groups,
-    default_k,
-    pareto_frontier,
     place_labels,
     plot_budget_curve,
     result_budgets,
@@ -31,7 +31,6 @@ from chunkeval.reports.charts import (
     plot_deltas,
     plot_k_curves,
     plot_quality_cost,
-    result_ks,
     save_figure,
 )
 from chunkeval.reports.evidence_map import (

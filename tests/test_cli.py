@@ -304,10 +304,49 @@ def test_out_unwritable_names_path_and_os_error(tiny_folder, tmp_path, capsys):
     target = "/proc/chunkeval-forbidden" if Path("/proc").is_dir() else None
     if target is None or os.access("/proc", os.W_OK) and not Path("/proc/self").exists():
         pytest.skip("no /proc")
-    assert main(_run_args(tiny_folder, Path(target), "--chunker", FIXED10)) == 2
+    assert main(_run_args(tiny_folder, Path(target), "--chunker", FIXED10)) == 1
     err = capsys.readouterr().err
-    _assert_one_line_error(err, target, "cannot create output folder")
+    _assert_one_line_error(err, f"cannot write the output folder {target}: No such file or directory")
     assert err.strip().split(": ")[-1]  # the OS error text
+
+
+@pytest.mark.skipif(os.name != "posix", reason="POSIX paths")
+def test_unwritable_output_locations_exit_1_naming_the_path(tiny_folder, tmp_path, capsys):
+    # README "Command line": an output location the machine refuses is an environment failure
+    # (exit 1, one line naming the path), whichever command writes it
+    results = tmp_path / "results"
+    assert main(_run_args(tiny_folder, results, "--chunker", FIXED10)) == 0
+    prose = tmp_path / "prose"  # draft-questions needs a sentence of 6+ words
+    prose.mkdir()
+    (prose / "harbour.txt").write_text("The harbour master counted eleven blue boats before the storm "
+                                       "reached the northern pier.\n", encoding="utf-8")
+    afile = tmp_path / "afile"
+    afile.write_text("x")
+    locations = {afile / "sub": ("Not a directory", "File exists")}
+    if Path("/proc/self").exists():  # procfs refuses new entries, even to root
+        locations[Path("/proc/chunkeval-forbidden")] = ("No such file or directory",)
+    for bad, reasons in locations.items():
+        commands = {
+            "run": (_run_args(tiny_folder, bad, "--chunker", FIXED10), "the output folder", bad),
+            "charts": (["charts", str(results), "--out", str(bad)], "charts to", bad),
+            "baseline save": (["baseline", "save", str(results), "--to", str(bad)], "the baseline", bad),
+            "baseline save into": (["baseline", "save", str(results), "--to", str(bad / "b.json")],
+                                   "the baseline", bad / "b.json"),
+            "draft-questions": (["draft-questions", f"files:{prose}", "--n", "1", "--out", str(bad)],
+                                "draft questions to", bad),
+        }
+        capsys.readouterr()
+        for name, (args, what, named) in commands.items():
+            assert main(args) == 1, (name, bad)
+            err = capsys.readouterr().err
+            _assert_one_line_error(err, f"cannot write {what} {named}: ")
+            assert any(reason in err for reason in reasons), (name, err)
+        assert not bad.exists()
+    # reading comes first: a results folder that is not there stays bad input (exit 2), even
+    # when the baseline would be written inside it
+    missing = tmp_path / "missing"
+    assert main(["baseline", "save", str(missing), "--to", str(missing / "b.json")]) == 2
+    _assert_one_line_error(capsys.readouterr().err, "results folder not found", str(missing))
 
 
 def test_run_records_argv_and_removes_empty_folder_on_failure(tiny_folder, tmp_path, capsys):
@@ -361,3 +400,21 @@ def test_cli_module_imports_no_heavy_modules():
             "'chunkeval.reports', 'tqdm') if m in sys.modules]; print(heavy)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+@pytest.mark.skipif(os.name != "posix" or not Path("/bin/sh").exists(), reason="POSIX shell")
+def test_deleted_working_directory_fails_at_once(tiny_folder, tmp_path):
+    # mkdir X && cd X && rmdir X && chunkeval run ...: spawned workers and relative paths need
+    # the directory, so the run must stop before any work, not in the middle
+    gone, out = tmp_path / "gone", tmp_path / "out"
+    gone.mkdir()
+    script = 'cd "$1" && rmdir "$1" && shift && exec "$@"'
+    command = [sys.executable, "-m", "chunkeval", "run", "--dataset", f"jsonl:{tiny_folder}", "--out", str(out),
+               "--quiet", "--no-report", "--workers", "2", "--chunker", FIXED10, "--chunker", "sentence(max_chars=40)"]
+    env = {**os.environ, "CHUNKEVAL_MP_START": "spawn"}  # a pool that starts workers by spawning
+    proc = subprocess.run(["/bin/sh", "-c", script, "sh", str(gone), *command], capture_output=True, text=True,
+                          env=env, timeout=300)
+    assert (proc.returncode, proc.stdout) == (1, "")
+    assert proc.stderr == (f"chunkeval: error: the current directory ({gone}) no longer exists (deleted or "
+                           "moved after this shell entered it); cd to an existing directory and run again\n")
+    assert not out.exists() and not gone.exists()

@@ -216,7 +216,7 @@ def _hand_results():
 
 
 def test_recommend_hand_checked():
-    from chunkeval.reports.verdict import recommend
+    from chunkeval.benchmarks.verdict import recommend
 
     rec = recommend(_hand_results())
     # B and D both answer all 5; B stores less -> best.  Frontier: A (1.0, 0.8), B (1.2, 1.0)
@@ -236,7 +236,7 @@ def test_recommend_hand_checked():
 
 def test_recommendation_exact_on_real_run(report_folder, run_results):
     from chunkeval.benchmarks.stats import paired_bootstrap
-    from chunkeval.reports.verdict import recommend
+    from chunkeval.benchmarks.verdict import recommend
 
     results, _ = run_results
     m = results.manifest
@@ -288,7 +288,7 @@ def test_recommendation_exact_on_real_run(report_folder, run_results):
 
 
 def test_split_section_collapsible_frontier_open(report_folder, run_results):
-    from chunkeval.reports.charts import pareto_frontier
+    from chunkeval.benchmarks.frontier import pareto_frontier
 
     results, _ = run_results
     raw = (report_folder / "report.html").read_text(encoding="utf-8")
@@ -356,3 +356,39 @@ def test_report_command_writes_other_formats_on_request(run_results, tmp_path):
     assert main(["report", str(copy), "--format", "svg"]) == 0
     pngs = sorted(p.stem for p in (copy / "charts").glob("*.png"))
     assert pngs and sorted(p.stem for p in (copy / "charts").glob("*.svg")) == pngs
+
+
+def test_p_best_reads_as_a_percent_in_terminal_html_and_markdown(tmp_path):
+    # one format for people (the terminal's whole percent), the raw float in the files
+    from chunkeval._display import percent
+    from chunkeval.cli import summary_table
+    from chunkeval.reports.html import _summary_table
+    from chunkeval.reports.markdown import render_markdown
+    from chunkeval.reports.style import config_styles
+
+    assert [percent(p) for p in (0.98, 0.013, 0.004, 1.0, 0.0)] == ["98%", "1%", "0%", "100%", "0%"]
+    assert [percent(None), percent(float("nan")), percent("x"), percent(None, "–")] == ["-", "-", "-", "–"]
+
+    r = _hand_results()
+    r.summary["p_best"] = [0.004, 0.98, 0.0, 0.016]  # A, B, C, D; B is the best
+    r.summary["n_chunks"] = [10, 12, 10, 15]
+    r.summary["n_questions"] = 5
+    r.manifest["p_best_metric"] = {"d": "answerable@5"}
+    styles = config_styles(r.summary["config"])
+
+    terminal = summary_table(r.summary, [5]).splitlines()
+    assert terminal[2].split()[-1] == "p_best"
+    assert [line.split()[-1] for line in terminal[4:]] == ["0%", "98%", "0%", "2%"]
+
+    body = _summary_table(r.summary, 5, styles).split("<tbody>")[1]
+    cells = [re.findall(r"<td[^>]*>(.*?)</td>", row) for row in body.split("</tr>")[:-1]]
+    at = 3 + [c for c, _, _ in summary_columns(r.summary, 5)].index("p_best")
+    assert [row[at] for row in cells] == ["0%", "98%", "0%", "2%"]
+
+    md = render_markdown(r, [], styles=styles, base=tmp_path, k=5)
+    rows = [ln.split(" | ") for ln in md.splitlines() if re.match(r"^\| \d \| `", ln)]
+    assert [row[at] for row in rows] == ["0%", "**98%**", "0%", "2%"]
+    assert ("Probability of being the best (share of bootstrap resamples of the questions with the top "
+            "answerable@5): #2 `B` 98%; the other 3 configurations are ruled out as the best (top in "
+            "under 2.5% of the resamples; that alone does not make one worse than the best).") in md
+    assert "0.980" not in md and "0.016" not in md

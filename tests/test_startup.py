@@ -36,11 +36,65 @@ def _heavy_modules_after(statement: str) -> list[str]:
         "from chunkeval.cli import main\n"
         "with contextlib.redirect_stdout(io.StringIO()):\n"
         "    assert main(['chunkers']) == 0",
+        "import chunkeval.datasets",
+        # the verdict `chunkeval run` prints: computed and worded without the report's charts
+        "import chunkeval.benchmarks.verdict, chunkeval.benchmarks.frontier",
+        # the suites module is light, but importing it runs chunkeval/benchmarks/__init__.py
+        "import chunkeval.benchmarks.suites",
+        # what `chunkeval datasets` runs: the built-in dataset's statistics and the suite names
+        "import contextlib, io\n"
+        "from chunkeval.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()) as out:\n"
+        "    assert main(['datasets']) == 0\n"
+        "assert 'suites (chunkeval run --suite' in out.getvalue()",
+        "import contextlib, io\n"
+        "from chunkeval.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        "    try:\n"
+        "        main(['--help'])\n"
+        "    except SystemExit as exc:\n"
+        "        assert exc.code == 0",
     ],
-    ids=["chunkeval", "chunkeval.chunkers", "chunkeval chunkers"],
+    ids=["chunkeval", "chunkeval.chunkers", "chunkeval chunkers", "chunkeval.datasets", "verdict",
+         "chunkeval.benchmarks.suites", "chunkeval datasets", "chunkeval --help"],
 )
 def test_light_entry_points_load_no_heavy_library(statement):
     assert _heavy_modules_after(statement) == []
+
+
+def test_benchmarks_never_import_reports():
+    # DESIGN.md: computation lives in benchmarks/, reports/ only draws and writes what it is
+    # given, so the dependency runs one way (and computing never loads matplotlib)
+    import ast
+    from pathlib import Path
+
+    import chunkeval.benchmarks
+
+    offenders = []
+    for path in sorted(Path(chunkeval.benchmarks.__file__).parent.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                     else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+            offenders += [f"{path.name}: {n}" for n in names if n.startswith("chunkeval.reports")]
+    assert offenders == []
+
+
+def test_benchmarks_package_exports_resolve_on_first_use():
+    # the lazy exports hand out the same objects the eager imports did, and the function
+    # `compare` stays bound on the package after its submodule of the same name loads
+    code = (
+        "import chunkeval.benchmarks as B\n"
+        "from chunkeval.benchmarks.compare import compare as f, Comparison\n"
+        "from chunkeval.benchmarks import compare, run, Results, get_suite\n"
+        "from chunkeval.benchmarks.runner import run as r\n"
+        "assert compare is f and B.compare is f and run is r and B.Comparison is Comparison\n"
+        "assert sorted(B.__all__) == B.__all__ and set(B.__all__) <= set(dir(B))\n"
+        "print(sorted(name for name in B.__all__ if not hasattr(B, name)))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+    with pytest.raises(ImportError, match="cannot import name 'nope'"):
+        exec("from chunkeval.benchmarks import nope", {})
 
 
 def test_sklearn_clone_still_works_on_chunkers_and_embedders():

@@ -9,7 +9,7 @@ from chunkeval.benchmarks import run
 from chunkeval.benchmarks.stages import _deep_ranking
 from chunkeval.cli import main
 from chunkeval.datasets import Dataset, save_jsonl
-from chunkeval.reports.verdict import recommend, recommendation_sentences
+from chunkeval.benchmarks.verdict import recommend, recommendation_sentences
 from chunkeval.types import Document, EvidenceSpan, Question
 
 WORDS = ("amber basil cedar delta ember fjord garnet harbor indigo juniper kelp lumen marble nectar "

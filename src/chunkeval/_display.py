@@ -6,9 +6,10 @@ and the comparison code can use them without importing matplotlib or the CLI.
 
 from __future__ import annotations
 
+import math
 import re
 
-__all__ = ["compact_label", "md_escape", "short_label", "text_table"]
+__all__ = ["compact_label", "md_escape", "percent", "short_label", "text_table"]
 
 _KEY = re.compile(r"\b\w+=")
 _QUOTE = re.compile(r"['\"]")
@@ -38,6 +39,34 @@ def short_label(config: str, max_len: int = 34) -> str:
     if len(text) > max_len:
         text = text[: max_len - 1].rstrip() + "…"
     return text
+
+
+def percent(value: object, missing: str = "-") -> str:
+    """A probability or share as a whole percent, as every human-facing table shows ``p_best``.
+
+    The terminal summary, ``report.html``, ``report.md`` and the recommendation's sentences
+    all call this, so one number reads the same everywhere; the CSV and JSON files keep the
+    raw float.
+
+    Parameters
+    ----------
+    value : float or None
+        A probability in [0, 1] (values outside are formatted all the same).
+    missing : str, default "-"
+        Returned for ``None``, NaN or a value that is not a number (the terminal's ASCII
+        tables use ``"-"``, the reports ``"–"``).
+
+    Returns
+    -------
+    str
+        E.g. ``"98%"``; rounded half to even at whole percents, so 0.004 is ``"0%"`` and
+        0.996 is ``"100%"``.
+    """
+    try:
+        v = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return missing
+    return missing if math.isnan(v) else f"{v:.0%}"
 
 
 def text_table(header: list[str], rows: list[list[str]]) -> str:

@@ -4,7 +4,8 @@ draft-questions | chunkers | datasets | inspect``.
 The library never prints; this module does. Every command handler returns an
 exit code. Errors in arguments, specs or data end with one line on stderr,
 ``chunkeval: error: ...``, and exit code 2; a failure of the machine (disk
-full, permission) is one line naming the path and exit code 1 -- never a
+full, permission, an output path that cannot be created) is one line naming
+the path and exit code 1 -- never a
 traceback unless ``--debug`` is given. An invalid
 dataset adds its first 10 problems below that line and the ``chunkeval
 validate SPEC`` command that lists them all.
@@ -44,7 +45,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Iterator, Mapping, Sequence
 
-from chunkeval._display import compact_label, short_label, text_table
+from chunkeval._display import compact_label, percent, short_label, text_table
 from chunkeval._limits import MAX_K
 
 __all__ = ["main", "build_parser"]
@@ -71,20 +72,64 @@ ENVIRONMENT_ERRNOS = frozenset(
 )
 
 
+def _at_output(path: Path | str, filename: Any) -> bool:
+    """Whether an ``OSError`` on ``filename`` is about the output location ``path`` itself.
+
+    That is ``path``, a folder above it that had to exist or be created, anything inside it,
+    or the temporary file an atomic write puts beside it (``.NAME.*``, :mod:`chunkeval._atomic`).
+    An error on any other file (an input read along the way) is not.
+    """
+    if filename is None:
+        return False
+    try:
+        target = Path(os.path.abspath(os.fspath(path)))
+        failed = Path(os.path.abspath(os.fspath(filename)))
+    except (TypeError, ValueError, OSError):  # a file descriptor, a NUL byte, no cwd
+        return False
+    return (failed == target or failed in target.parents or target in failed.parents
+            or (failed.parent == target.parent and failed.name.startswith(f".{target.name}.")))
+
+
 @contextmanager
 def _writing(path: Path | str, what: str) -> Iterator[None]:
-    """Turn an environment failure while writing ``path`` into one line that names it.
+    """Turn a failure to write ``path`` into one line that names it (exit code 1).
 
     A write that fails on a full disk raises ``OSError`` without a file name
-    (``[Errno 27] File too large``); the line names the path being written.
+    (``[Errno 27] File too large``); the line names the path being written.  An output
+    location that cannot exist (``/proc/x``, a path under a regular file) fails with
+    ``ENOENT``, ``ENOTDIR`` or ``EEXIST`` on the location itself: that is the machine
+    refusing the path, not a mistake in the input, so it is reported the same way.
     """
     try:
         yield
     except OSError as exc:
-        if exc.errno not in ENVIRONMENT_ERRNOS:
+        if exc.errno not in ENVIRONMENT_ERRNOS and not _at_output(path, exc.filename):
             raise
         inner = f" ({exc.filename})" if exc.filename and os.fspath(exc.filename) != os.fspath(path) else ""
         raise EnvironmentFailure(f"cannot write {what} {path}: {exc.strerror or exc}{inner}") from exc
+
+
+def _check_working_directory() -> None:
+    """Fail at once, exit 1, when the current directory has been deleted.
+
+    Relative paths (the default ``chunkeval-results/...`` folder, ``--out rel``, dataset
+    specs) cannot be resolved then, and neither can a worker process be spawned
+    (:mod:`multiprocessing` records the parent's directory for it), which would fail in the
+    middle of a run; so no command starts.
+
+    Raises
+    ------
+    EnvironmentFailure
+        ``os.getcwd()`` fails because the directory no longer exists.
+    """
+    try:
+        os.getcwd()
+    except FileNotFoundError:
+        # the shell's PWD names the lost directory, unless the caller chose another cwd
+        shell = os.environ.get("PWD", "")
+        was = f" ({shell})" if shell and not os.path.isdir(shell) else ""
+        raise EnvironmentFailure(f"the current directory{was} no longer exists (deleted or moved after "
+                                 "this shell entered it); cd to an existing directory and run again") from None
 
 
 class _Parser(argparse.ArgumentParser):
@@ -221,8 +266,7 @@ def summary_table(summary: Any, ks: Sequence[int], confidence: float = 0.95, lab
                     cell += f" [{_fmt(lo, 2)}, {_fmt(hi, 2)}]"
                 cells.append(cell)
             cells.append(_fmt(r.get("stored_token_overhead"), 2))
-            p_best = r.get("p_best")
-            cells.append("-" if p_best is None or math.isnan(float(p_best)) else f"{float(p_best):.0%}")
+            cells.append(percent(r.get("p_best")))
             body.append(cells)
         n_q = int(rows["n_questions"].iloc[0]) if len(rows) else 0
         retriever = rows["retriever"].iloc[0] if len(rows) else ""
@@ -247,7 +291,7 @@ def recommendation_text(results: Any) -> str:
     str
         ``""`` when no dataset has a finite headline metric.
     """
-    from chunkeval.reports.verdict import recommend, recommendation_sentences
+    from chunkeval.benchmarks.verdict import recommend, recommendation_sentences
 
     summary = results.summary
     specs = dict(zip(summary["config"].astype(str), summary.get("spec", summary["config"]).astype(str)))
@@ -281,7 +325,8 @@ def _claim_folder(folder: Path, argv: Sequence[str]) -> Any:
     """Claim the results folder before any work (see :mod:`chunkeval._outdir`).
 
     A folder held by another run, or not empty, is a usage error (exit 2); one that
-    cannot be created or written is an environment failure (exit 1).
+    cannot be created or written (including a parent that cannot exist, such as
+    ``/proc/x`` or a path under a regular file) is an environment failure (exit 1).
     """
     from chunkeval._outdir import FolderBusy, claim_folder
 
@@ -290,8 +335,6 @@ def _claim_folder(folder: Path, argv: Sequence[str]) -> Any:
             return claim_folder(folder, {"argv": ["chunkeval", *argv]})
     except FolderBusy as exc:
         raise CLIError(str(exc)) from None
-    except OSError as exc:  # not the machine's fault: e.g. a parent that cannot exist
-        raise CLIError(f"cannot create output folder {folder}: {exc.strerror or exc}") from None
 
 
 #: What a report adds to a results folder (removed again when writing it fails).
@@ -544,9 +587,13 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 def cmd_baseline_save(args: argparse.Namespace) -> int:
     from chunkeval.benchmarks.baseline import save_baseline
+    from chunkeval.benchmarks.results import Results
 
+    # read first, outside _writing: a missing or broken results folder is bad input (exit 2)
+    # even when --to points into it
+    results = Results.load(args.results_folder)
     with _writing(args.to, "the baseline"):
-        path = save_baseline(args.results_folder, args.to)
+        path = save_baseline(results, args.to)
     print(f"baseline: {path} ({path.stat().st_size:,} bytes); commit it and compare with "
           f"'chunkeval compare {path} RESULTS'")
     return EXIT_OK
@@ -748,8 +795,9 @@ def cmd_charts(args: argparse.Namespace) -> int:
     if metric is not None and not any(str(c).startswith(f"{metric}@") for c in results.summary.columns):
         raise CLIError(f"--metric {metric!r}: the run has no {metric}@k column")
     out = Path(args.out) if args.out else Path(args.results_folder) / "charts"
-    files = write_charts(results, out, metric=metric, size=args.size,
-                         formats=args.format or ["png"])
+    with _writing(out, "charts to"):
+        files = write_charts(results, out, metric=metric, size=args.size,
+                             formats=args.format or ["png"])
     for chart in files:
         for path in chart.files.values():
             print(path)
@@ -1032,6 +1080,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command is None:
             parser.print_help()
             return EXIT_USAGE
+        _check_working_directory()
         if args.command == "run":
             args.suite_given = args.suite is not None
             if args.suite is None:

@@ -5,15 +5,43 @@ Entry points: :func:`run` (datasets x chunker configurations -> :class:`Results`
 ``save``/``load``), the named suites :func:`get_suite` /
 :func:`available_suites`, :func:`compare` (a run against a baseline, the CI gate) and
 :func:`save_baseline` / :func:`load_baseline` (committed baseline files).
+
+The names are resolved on first use (PEP 562 module ``__getattr__``): importing a light
+submodule such as :mod:`chunkeval.benchmarks.suites` (what ``chunkeval datasets`` lists)
+runs this file first, and eager imports here would load pandas and the whole runner into
+every such process.
 """
 
-from chunkeval.benchmarks.baseline import load_baseline, save_baseline
-from chunkeval.benchmarks.compare import Check, Comparison, compare, compare_configs
-from chunkeval.benchmarks.results import Results
-from chunkeval.benchmarks.runner import run
-from chunkeval.benchmarks.suites import Suite, available_suites, get_suite
+from __future__ import annotations
 
-__all__ = [
+import importlib
+import sys
+import types
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # what static tools see; at run time the names come from __getattr__
+    from chunkeval.benchmarks.baseline import load_baseline, save_baseline
+    from chunkeval.benchmarks.compare import Check, Comparison, compare, compare_configs
+    from chunkeval.benchmarks.results import Results
+    from chunkeval.benchmarks.runner import run
+    from chunkeval.benchmarks.suites import Suite, available_suites, get_suite
+
+#: Exported name -> submodule that defines it.
+_EXPORTS = {
+    "Check": "compare",
+    "Comparison": "compare",
+    "Results": "results",
+    "Suite": "suites",
+    "available_suites": "suites",
+    "compare": "compare",
+    "compare_configs": "compare",
+    "get_suite": "suites",
+    "load_baseline": "baseline",
+    "run": "runner",
+    "save_baseline": "baseline",
+}
+
+__all__ = [  # spelled out, not sorted(_EXPORTS): linters read the list, not the dict
     "Check",
     "Comparison",
     "Results",
@@ -26,3 +54,43 @@ __all__ = [
     "run",
     "save_baseline",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """Import the submodule that defines ``name`` and return the object.
+
+    Raises
+    ------
+    AttributeError
+        ``name`` is neither an export nor a submodule of this package.
+    """
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value  # later look-ups find it without calling __getattr__
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_EXPORTS))
+
+
+class _Package(types.ModuleType):
+    """This package, keeping the function ``compare`` when the submodule ``compare`` loads.
+
+    Loading a submodule binds it on its package under its own name, after the submodule ran.
+    The function :func:`~chunkeval.benchmarks.compare.compare` is exported under the name of
+    the module that defines it, so after ``from chunkeval.benchmarks.compare import ...``
+    anywhere, ``chunkeval.benchmarks.compare`` would be the module and ``from
+    chunkeval.benchmarks import compare`` would hand out a module instead of the function.
+    The eager imports this file used to make rebound the function last; this keeps that.
+    """
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if isinstance(value, types.ModuleType) and _EXPORTS.get(name) == name:
+            value = getattr(value, name)
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package

@@ -15,10 +15,9 @@ from typing import Any, Sequence
 
 from chunkeval._atomic import atomic_write_text
 from chunkeval.benchmarks.compare import metric_deltas
+from chunkeval.benchmarks.verdict import default_k
 from chunkeval.reports.charts import (
     ChartFile,
-    default_k,
-    pareto_frontier,
     plot_budget_curve,
     plot_chunk_sizes,
     plot_dataset_bars,
@@ -35,7 +34,6 @@ from chunkeval.reports.style import config_styles
 
 __all__ = [
     "write_report",
-    "pareto_frontier",
     "metric_deltas",
     "plot_quality_cost",
     "plot_budget_curve",

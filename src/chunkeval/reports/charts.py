@@ -34,21 +34,20 @@ from matplotlib.lines import Line2D
 from matplotlib.ticker import MaxNLocator
 
 from chunkeval._display import short_label
+from chunkeval.benchmarks.frontier import pareto_frontier
+from chunkeval.benchmarks.verdict import default_k, result_ks
 from chunkeval.reports import style as _style
 from chunkeval.reports.evidence_map import plot_evidence_map
 from chunkeval.reports.style import OKABE_ITO, ConfigStyle, config_styles, new_figure, styled
 
 __all__ = [
-    "pareto_frontier",
     "place_labels",
     "spread_positions",
     "config_groups",
     "SMALL_MULTIPLES_ABOVE",
     "COST_AXES",
-    "result_ks",
     "result_budgets",
     "budget_column",
-    "default_k",
     "plot_quality_cost",
     "plot_chunk_sizes",
     "plot_k_curves",
@@ -62,7 +61,6 @@ __all__ = [
     "write_charts",
 ]
 
-_K_COLUMN = re.compile(r"^recall@(\d+)$")
 _BUDGET_COLUMN = re.compile(r"^[a-z_]+@(\d+)tok$")
 
 #: Human names of metrics for axis labels.
@@ -94,53 +92,6 @@ def _metric_label(metric: str, compact: bool = False) -> str:
             name = {"answerable": "answer-\nable", "recall": "recall\n", "iou": "IoU\n"}[m.group(1)]
             return f"{name}@{m.group(2)}"
     return METRIC_LABELS.get(metric, metric)
-
-
-# --------------------------------------------------------------------------- computations
-
-
-def pareto_frontier(x_cost: Sequence[float], y_quality: Sequence[float]) -> np.ndarray:
-    """Indices of the points no other point beats on both cost and quality.
-
-    Point ``i`` is dominated when some ``j`` has ``x[j] <= x[i]`` and ``y[j] >= y[i]`` with
-    at least one strict inequality (lower cost is better, higher quality is better).
-    Identical points are all kept.  Points with a NaN coordinate are never on the frontier.
-
-    Parameters
-    ----------
-    x_cost : sequence of float, shape (n,)
-        Cost of each point (e.g. stored-token overhead; lower is better).
-    y_quality : sequence of float, shape (n,)
-        Quality of each point (e.g. answerable@k; higher is better).
-
-    Returns
-    -------
-    numpy.ndarray of int, shape (m,)
-        Indices into the inputs of the non-dominated points, by increasing cost (and
-        decreasing quality among equal costs).  Along it quality strictly increases,
-        apart from identical points.
-
-    Raises
-    ------
-    ValueError
-        When the inputs differ in length.
-    """
-    x = np.asarray(x_cost, dtype=float)
-    y = np.asarray(y_quality, dtype=float)
-    if x.shape != y.shape or x.ndim != 1:
-        raise ValueError(f"x_cost and y_quality must be 1-D of equal length, got {x.shape} and {y.shape}")
-    valid = np.flatnonzero(~(np.isnan(x) | np.isnan(y)))
-    order = valid[np.lexsort((-y[valid], x[valid]))]
-    keep: list[int] = []
-    best_y = -np.inf
-    best_x = np.nan
-    for i in order:  # one pass over configurations (few), not over text
-        if y[i] > best_y:
-            keep.append(int(i))
-            best_y, best_x = y[i], x[i]
-        elif y[i] == best_y and x[i] == best_x:
-            keep.append(int(i))
-    return np.asarray(keep, dtype=np.int64)
 
 
 #: Above this many configurations, k curves and dataset bars become small multiples (one
@@ -324,36 +275,6 @@ def config_groups(rows: pd.DataFrame, max_size: int = SMALL_MULTIPLES_ABOVE
     return out
 
 
-def result_ks(results: Any) -> list[int]:
-    """The cut-offs k of a run: ``manifest["ks"]``, else the ``recall@k`` columns of the summary.
-
-    Returns
-    -------
-    list of int
-        Sorted, unique.
-    """
-    ks = (getattr(results, "manifest", None) or {}).get("ks")
-    if not ks:
-        ks = [int(m.group(1)) for c in results.summary.columns if (m := _K_COLUMN.match(str(c)))]
-    return sorted({int(k) for k in ks})
-
-
-def default_k(results: Any) -> int:
-    """The k the report headlines (:func:`chunkeval.benchmarks.metrics.headline_k` of the run's ks).
-
-    Raises
-    ------
-    ValueError
-        When the run has no retrieval cut-offs.
-    """
-    from chunkeval.benchmarks.metrics import headline_k
-
-    ks = result_ks(results)
-    if not ks:
-        raise ValueError("the results have no recall@k columns and no manifest['ks']")
-    return headline_k(ks)
-
-
 def _dataset_rows(results: Any, dataset: str | None) -> tuple[str, pd.DataFrame]:
     summary = results.summary
     names = summary["dataset"].astype(str)
@@ -461,7 +382,7 @@ def plot_quality_cost(
     with fewer, every point carries its short label.  Error
     bars are the bootstrap confidence interval of the quality mean
     (``<metric>@k_ci_low/high``).  The Pareto frontier (highest quality for the least cost,
-    :func:`pareto_frontier` on the chosen cost) is a black dashed step line and its points
+    :func:`~chunkeval.benchmarks.frontier.pareto_frontier` on the chosen cost) is a black dashed step line and its points
     have a black edge; it is not drawn when the quality is 0 for every configuration.
 
     Parameters
@@ -471,7 +392,7 @@ def plot_quality_cost(
     dataset : str, optional
         Dataset to show (default: the summary's first).
     k : int, optional
-        Cut-off (default :func:`default_k`).
+        Cut-off (default :func:`~chunkeval.benchmarks.verdict.default_k`).
     metric : str, default "answerable"
         Quality metric prefix (``answerable``, ``recall``, ``all_parts``, ``iou``, ...); the
         column ``f"{metric}@{k}"`` is plotted.
@@ -943,7 +864,7 @@ def plot_dataset_bars(
     dataset : str, optional
         Only this dataset (default: every dataset, one panel or family row each).
     k : int, optional
-        Cut-off for the ``@k`` metrics (default :func:`default_k`).
+        Cut-off for the ``@k`` metrics (default :func:`~chunkeval.benchmarks.verdict.default_k`).
     metrics : sequence of str, optional
         Summary columns to show (default: evidence_in_one_chunk, answerability, recall@k,
         answerable@k, mrr, iou@k — those present).
@@ -1287,7 +1208,7 @@ def write_charts(
     texts : mapping dataset -> (doc_id -> text), optional
         Document texts for the evidence maps (lengths only).
     k : int, optional
-        Headline cut-off (default :func:`default_k`).
+        Headline cut-off (default :func:`~chunkeval.benchmarks.verdict.default_k`).
     metric : str, optional
         Quality metric prefix of the quality-vs-cost, k-curve and budget charts (one chart
         each); default: answerable and recall against cost, recall and answerable over k,

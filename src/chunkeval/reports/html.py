@@ -21,11 +21,13 @@ from typing import Any, Iterable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from chunkeval.reports.charts import ChartFile, default_k, pareto_frontier
+from chunkeval._display import percent
+from chunkeval.benchmarks.frontier import pareto_frontier
+from chunkeval.benchmarks.verdict import default_k, recommend, recommendation_sentences
+from chunkeval.reports.charts import ChartFile
 from chunkeval.reports.style import ConfigStyle, short_label
-from chunkeval.reports.verdict import recommend, recommendation_sentences
 
-__all__ = ["summary_columns", "best_rows", "render_html", "CSP"]
+__all__ = ["summary_columns", "best_rows", "format_cell", "render_html", "CSP", "PERCENT_COLUMNS"]
 
 #: Content-Security-Policy of the report: inline styles and data: images only.
 CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'"
@@ -127,6 +129,29 @@ def _fmt(value: Any) -> str:
     return f"{v:.3f}"
 
 
+#: Summary columns holding probabilities: shown as whole percents (:func:`chunkeval._display.percent`),
+#: as in the terminal's table, while the CSV and JSON files keep the raw float.
+PERCENT_COLUMNS = frozenset({"p_best"})
+
+
+def format_cell(column: str, value: Any) -> str:
+    """A summary value as the HTML and Markdown tables show it.
+
+    Parameters
+    ----------
+    column : str
+        Summary column name; those in :data:`PERCENT_COLUMNS` become percents (``"98%"``).
+    value : Any
+        The cell; ``None`` and NaN become ``"–"``.
+
+    Returns
+    -------
+    str
+        Unescaped text.
+    """
+    return percent(value, "–") if column in PERCENT_COLUMNS else _fmt(value)
+
+
 _CSS = """
 body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,Helvetica,Arial,sans-serif;margin:0;
 color:#1a1a1a;background:#fff;line-height:1.45}
@@ -197,7 +222,7 @@ def _summary_table(rows: pd.DataFrame, k: int, styles: Mapping[str, ConfigStyle]
                  f"<td>{_e(_fmt(limit))} {_e(unit) if limit is not None and not pd.isna(limit) else ''}</td>"]
         for c, _, d in cols:
             v = r.get(c)
-            txt = _e(_fmt(v))
+            txt = _e(format_cell(c, v))
             lo, hi = r.get(f"{c}_ci_low"), r.get(f"{c}_ci_high")
             if lo is not None and hi is not None and not (pd.isna(lo) or pd.isna(hi)):
                 txt += f'<span class="ci">[{_e(_fmt(lo))}, {_e(_fmt(hi))}]</span>'
@@ -414,7 +439,7 @@ def render_html(
     datasets : mapping name -> (Dataset or None, reason)
         Reloaded datasets (for evidence and question text).
     k : int, optional
-        Headline cut-off (default :func:`~chunkeval.reports.charts.default_k`).
+        Headline cut-off (default :func:`~chunkeval.benchmarks.verdict.default_k`).
     title : str
         Page title (escaped).
     max_examples : int, default 5

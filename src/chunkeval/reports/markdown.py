@@ -7,11 +7,11 @@ from typing import Any, Mapping, Sequence
 
 import pandas as pd
 
-from chunkeval.reports.charts import ChartFile, default_k
-from chunkeval.reports.html import _fmt, best_rows, summary_columns
 from chunkeval._display import md_escape
+from chunkeval.benchmarks.verdict import default_k, recommend, recommendation_sentences
+from chunkeval.reports.charts import ChartFile
+from chunkeval.reports.html import _fmt, best_rows, format_cell, summary_columns
 from chunkeval.reports.style import ConfigStyle, short_label
-from chunkeval.reports.verdict import recommend, recommendation_sentences
 
 __all__ = ["render_markdown", "md_escape"]
 
@@ -28,7 +28,7 @@ def render_markdown(
     """Markdown with one summary table per dataset and links to the chart PNGs.
 
     A "Recommendation" paragraph per dataset comes first
-    (:func:`chunkeval.reports.verdict.recommend`).  The best value per column is bold
+    (:func:`chunkeval.benchmarks.verdict.recommend`).  The best value per column is bold
     (direction-aware, as in the HTML report, and not when shared by more than half of the
     rows); each metric cell carries its 95% confidence interval in brackets.
 
@@ -40,7 +40,7 @@ def render_markdown(
     base : Path
         Folder of ``report.md``; chart links are relative to it.
     k : int, optional
-        Headline cut-off (default :func:`~chunkeval.reports.charts.default_k`).
+        Headline cut-off (default :func:`~chunkeval.benchmarks.verdict.default_k`).
     title : str
 
     Returns
@@ -81,7 +81,7 @@ def render_markdown(
             lim = "–" if limit is None or pd.isna(limit) else f"{_fmt(limit)} {r.get('limit_unit') or ''}"
             cells = [str(st.number) if st else "", f"`{md_escape(config)}`", md_escape(lim.strip())]
             for c, _, _d in cols:
-                v = _fmt(r.get(c))
+                v = format_cell(c, r.get(c))
                 if marks[c][i]:
                     v = f"**{v}**"
                 lo, hi = r.get(f"{c}_ci_low"), r.get(f"{c}_ci_high")

@@ -5,7 +5,7 @@ For one dataset, :func:`recommend` names
 * the configuration with the highest ``answerable@k`` (ties: lower stored-token overhead,
   then summary order);
 * the cheapest configuration on the quality-vs-cost Pareto frontier
-  (:func:`~chunkeval.reports.charts.pareto_frontier` on stored-token overhead and
+  (:func:`~chunkeval.benchmarks.frontier.pareto_frontier` on stored-token overhead and
   ``answerable@k``);
 * the probability that each configuration is the best (``p_best`` of the summary: the share
   of bootstrap resamples of the questions in which it has the top ``answerable@k``), and
@@ -17,22 +17,80 @@ For one dataset, :func:`recommend` names
 
 The bootstrap uses the run's own ``confidence``, ``n_resamples`` and ``seed`` from the
 manifest (defaults 0.95, 1000, 0), so the verdict is reproducible.
+
+:func:`recommendation_sentences` words a :class:`Recommendation` as sentence templates with
+the numbers formatted, which the HTML and Markdown reports and the ``chunkeval run``
+terminal output fill in with their own rendering of configuration names.  It lives here,
+beside the dataclass it reads, rather than in :mod:`chunkeval.reports`, because the terminal
+prints it without drawing anything: importing :mod:`chunkeval.reports` loads matplotlib.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from chunkeval.reports.charts import default_k, pareto_frontier
 
-__all__ = ["Comparison", "RULED_OUT", "Recommendation", "recommend", "recommendation_sentences"]
+from chunkeval._display import percent
+from chunkeval.benchmarks.frontier import pareto_frontier
+
+__all__ = ["Comparison", "MIN_QUESTIONS", "RULED_OUT", "Recommendation", "default_k", "recommend",
+           "recommendation_sentences", "result_ks"]
 
 #: A configuration whose probability of being the best is below this is "ruled out".
 RULED_OUT = 0.025
 #: Below this many questions a verdict carries a small-sample warning.
 MIN_QUESTIONS = 30
+
+_K_COLUMN = re.compile(r"^recall@(\d+)$")
+
+
+def result_ks(results: Any) -> list[int]:
+    """The cut-offs k of a run: ``manifest["ks"]``, else the ``recall@k`` columns of the summary.
+
+    Parameters
+    ----------
+    results : Results
+        Anything with a ``summary`` table and an optional ``manifest`` dict.
+
+    Returns
+    -------
+    list of int
+        Sorted, unique (empty when the run retrieved nothing).
+    """
+    ks = (getattr(results, "manifest", None) or {}).get("ks")
+    if not ks:
+        ks = [int(m.group(1)) for c in results.summary.columns if (m := _K_COLUMN.match(str(c)))]
+    return sorted({int(k) for k in ks})
+
+
+def default_k(results: Any) -> int:
+    """The cut-off the verdict and the report headline.
+
+    Parameters
+    ----------
+    results : Results
+        As for :func:`result_ks`.
+
+    Returns
+    -------
+    int
+        :func:`chunkeval.benchmarks.metrics.headline_k` of :func:`result_ks`: 5 when the run
+        has it, else its largest k.
+
+    Raises
+    ------
+    ValueError
+        When the run has no retrieval cut-offs.
+    """
+    from chunkeval.benchmarks.metrics import headline_k
+
+    ks = result_ks(results)
+    if not ks:
+        raise ValueError("the results have no recall@k columns and no manifest['ks']")
+    return headline_k(ks)
 
 
 @dataclass(frozen=True)
@@ -156,7 +214,7 @@ def recommend(results: Any, dataset: str | None = None, *, k: int | None = None,
         Default: the summary's first dataset.
     k : int, optional
         With ``metric``, the column ``f"{metric}@{k}"`` (default k:
-        :func:`~chunkeval.reports.charts.default_k`).
+        :func:`default_k`).
     metric : str, optional
         Metric prefix such as ``"answerable"`` or ``"all_parts"`` (with ``k``).
     rank_by : str, optional
@@ -346,7 +404,7 @@ def recommendation_sentences(rec: Recommendation) -> list[tuple[str, list[str]]]
             out.append(("None of them stores less than the best, so choose the best.", []))
     if rec.p_best:
         contenders = [(c, p) for c, p in rec.p_best.items() if p >= RULED_OUT]
-        refs = ", ".join(f"{{{i}}} {p:.0%}" for i, (_, p) in enumerate(contenders))
+        refs = ", ".join(f"{{{i}}} {percent(p)}" for i, (_, p) in enumerate(contenders))
         n_out = len(rec.ruled_out)
         tail = "" if not n_out else (
             f"; {'the other ' if n_out == len(rec.p_best) - len(contenders) else ''}{n_out} "
