@@ -75,6 +75,7 @@ class PreparedDataset:
         self.doc_offset = np.concatenate([[0], np.cumsum(lengths + 1)[:-1]]).astype(np.int64)
         self._parts: tuple[np.ndarray, ...] | None = None
         self._sentences: tuple[np.ndarray, np.ndarray] | None = None
+        self._corpus_terms: Any = None
         self._doc_tokens: dict[str, tuple[np.ndarray, np.ndarray]] = {}
 
     def prepare(self, tokenizer: Any, key: str) -> "PreparedDataset":
@@ -118,6 +119,16 @@ class PreparedDataset:
             cat = lambda xs: np.concatenate(xs) if xs else np.zeros(0, dtype=np.int64)  # noqa: E731
             self._sentences = (cat(starts), cat(ends))
         return self._sentences
+
+    def corpus_terms(self) -> Any:
+        """The lexical retrievers' terms of every document, analysed once
+        (:class:`chunkeval.benchmarks.corpus_terms.CorpusTerms`): each configuration's
+        term counts are then assembled from its chunk offsets."""
+        if self._corpus_terms is None:
+            from chunkeval.benchmarks.corpus_terms import CorpusTerms
+
+            self._corpus_terms = CorpusTerms([d.text for d in self.documents])
+        return self._corpus_terms
 
     def answerability_ceiling(self) -> float:
         """Share of questions whose evidence parts all lie in one document: no chunk crosses a
@@ -345,7 +356,11 @@ def retrieve_stage(ctx: PreparedDataset, chunked: Chunked, settings: Settings) -
         return Retrieved(np.zeros((len(queries), 0), dtype=np.int64), None, 0.0, 0.0)
     retriever = get_retriever(settings.retriever)
     t0 = time.perf_counter()
-    retriever.fit(chunked.texts)
+    if retriever.accepts_counts():
+        # the same index, from offsets into the corpus analysed once, not from every chunk's text
+        retriever.fit_counts(*ctx.corpus_terms().counts(*chunked.arrays))
+    else:
+        retriever.fit(chunked.texts)
     index_seconds = time.perf_counter() - t0
     t0 = time.perf_counter()
     ranked = _search(retriever, queries, max(settings.ks))

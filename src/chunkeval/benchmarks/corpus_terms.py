@@ -1,0 +1,250 @@
+"""Term counts of chunks from one analysis of their corpus.
+
+A lexical retriever (``tfidf``, ``bm25``) indexes the terms of every chunk of a configuration,
+and the configurations of a run cut the same documents in many ways (overlapping windows hold
+most words twice). Analysing each chunk's text costs, per configuration, at least as much as
+analysing the whole corpus. :class:`CorpusTerms` analyses the corpus once and assembles each
+configuration's count matrix from the chunks' character ranges with numpy.
+
+Why the result is exactly scikit-learn's: the terms of
+:class:`chunkeval.analysis.UnicodeAnalyzer` never hold an ASCII whitespace character
+(:data:`chunkeval.analysis.SEPARATORS`), and normalisation and case folding neither change such
+a character nor join characters across it (it is a starter that takes part in no canonical
+composition). So the terms of any text are the terms of its maximal runs without ASCII
+whitespace (*blobs*), blob after blob: first all the words, then all the CJK bigrams
+(:meth:`UnicodeAnalyzer.words_and_bigrams`). A chunk's terms are those of the document blobs
+lying wholly inside it, plus those of at most two blobs its edges cut, analysed as strings.
+The count matrix then gets the column order, and the order of the entries within each row,
+that ``CountVectorizer.fit_transform`` gives (``tests/test_corpus_terms.py`` compares them
+array for array), so TF-IDF weights and norms are the same floating-point numbers.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Sequence
+
+import numpy as np
+import scipy.sparse as sp
+
+from chunkeval.analysis import SEPARATORS, UnicodeAnalyzer
+
+__all__ = ["CorpusTerms"]
+
+_SEPARATOR_CODES = np.array([ord(c) for c in SEPARATORS], dtype=np.uint32)
+# [0-9A-Za-z_]: the word characters of the analyzer's ASCII rule
+_ASCII_WORD = np.zeros(128, dtype=bool)
+for _c in "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_":
+    _ASCII_WORD[ord(_c)] = True
+
+
+def _runs(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Start and end (exclusive) of every maximal run of True in a 1-D boolean array."""
+    edges = np.flatnonzero(np.diff(np.concatenate(([False], mask, [False])).astype(np.int8)))
+    return edges[0::2].astype(np.int64), edges[1::2].astype(np.int64)
+
+
+def _cat(arrays: list[np.ndarray]) -> np.ndarray:
+    """``np.concatenate``, also of no array (an empty int64 array)."""
+    return np.concatenate(arrays) if arrays else np.zeros(0, dtype=np.int64)
+
+
+def _expand(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """Concatenation of ``arange(starts[i], starts[i] + lengths[i])`` over ``i``."""
+    total = int(lengths.sum())
+    before = np.cumsum(lengths) - lengths
+    return np.repeat(starts - before, lengths) + np.arange(total, dtype=np.int64)
+
+
+class CorpusTerms:
+    """The :class:`~chunkeval.analysis.UnicodeAnalyzer` terms of a corpus, located by blob.
+
+    Built once per dataset; :meth:`counts` then gives any chunking's count matrix.
+
+    Parameters
+    ----------
+    texts : sequence of str
+        The documents, in the order chunks refer to them by number.
+
+    Attributes
+    ----------
+    terms : list of str
+        Every distinct term of the corpus, sorted (Python string order).
+    """
+
+    def __init__(self, texts: Sequence[str]) -> None:
+        self._texts = list(texts)
+        self._analyzer = UnicodeAnalyzer()
+        lengths = np.array([len(t) for t in self._texts], dtype=np.int64)
+        # documents end to end with a one-character gap, so no blob spans two documents
+        self._offset = np.concatenate([[0], np.cumsum(lengths + 1)[:-1]]).astype(np.int64)
+        blob_start, blob_end, words, bigrams = [], [], [], []
+        n_blobs = 0
+        for off, text in zip(self._offset.tolist(), self._texts):
+            b_start, b_end, w, bg = self._analyse(text)
+            blob_start.append(b_start + off)
+            blob_end.append(b_end + off)
+            words.append((w[0] + n_blobs, w[1]))
+            bigrams.append((bg[0] + n_blobs, bg[1]))
+            n_blobs += b_start.size
+        self._blob_start, self._blob_end = _cat(blob_start), _cat(blob_end)
+        # one vocabulary for both kinds, ids in sorted term order
+        ids: dict[str, int] = {}
+        w_ids = [ids.setdefault(t, len(ids)) for _, terms in words for t in terms]
+        b_ids = [ids.setdefault(t, len(ids)) for _, terms in bigrams for t in terms]
+        self.terms = sorted(ids)
+        rank = np.empty(len(ids), dtype=np.int64)
+        rank[np.fromiter((ids[t] for t in self.terms), dtype=np.int64, count=len(ids))] = np.arange(len(ids))
+        self._ids = {t: i for i, t in enumerate(self.terms)}
+        self._word_terms = rank[np.asarray(w_ids, dtype=np.int64)]
+        self._bigram_terms = rank[np.asarray(b_ids, dtype=np.int64)]
+        # term occurrences of blob k: words[first[k]:first[k + 1]], same for bigrams
+        self._word_first = self._first(_cat([b for b, _ in words]), n_blobs)
+        self._bigram_first = self._first(_cat([b for b, _ in bigrams]), n_blobs)
+
+    @staticmethod
+    def _first(blob_of: np.ndarray, n_blobs: int) -> np.ndarray:
+        return np.concatenate([[0], np.cumsum(np.bincount(blob_of, minlength=n_blobs))]).astype(np.int64)
+
+    def _analyse(self, text: str) -> tuple[np.ndarray, np.ndarray, tuple[np.ndarray, list[str]],
+                                           tuple[np.ndarray, list[str]]]:
+        """Blobs of one document and their terms: (blob start, blob end, (blob of each word,
+        words), (blob of each bigram, bigrams)), terms in analyzer order within each blob."""
+        codes = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+        b_start, b_end = _runs(~np.isin(codes, _SEPARATOR_CODES))
+        # ASCII blobs: the words are the runs of 2+ ASCII word characters (the analyzer's
+        # ASCII rule), found for the whole document at once
+        ascii_word = (codes < 128) & _ASCII_WORD[codes & 127]
+        w_start, w_end = _runs(ascii_word)
+        keep = w_end - w_start >= 2
+        w_start = w_start[keep]
+        words = [text[s:e] for s, e in zip(w_start.tolist(), w_end[keep].tolist())]
+        # one lower() for all words: they are ASCII, so lower-casing keeps each one's length
+        words = "\n".join(words).lower().split("\n") if words else []
+        w_blob = np.searchsorted(b_start, w_start, side="right") - 1
+        other = np.unique(np.searchsorted(b_start, np.flatnonzero(codes >= 128), side="right") - 1)
+        if not other.size:
+            return b_start, b_end, (w_blob, words), (np.zeros(0, dtype=np.int64), [])
+        # blobs with a non-ASCII character: the full analysis, blob by blob
+        ascii_blob = np.ones(b_start.size, dtype=bool)
+        ascii_blob[other] = False
+        keep = ascii_blob[w_blob]
+        blob_of = [w_blob[keep]]
+        words = [w for w, k in zip(words, keep.tolist()) if k]
+        big_blob: list[int] = []
+        bigrams: list[str] = []
+        for k, s, e in zip(other.tolist(), b_start[other].tolist(), b_end[other].tolist()):
+            w, bg = self._analyzer.words_and_bigrams(text[s:e])
+            blob_of.append(np.full(len(w), k, dtype=np.int64))
+            words.extend(w)
+            big_blob.extend([k] * len(bg))
+            bigrams.extend(bg)
+        blob_of_all = np.concatenate(blob_of)
+        order = np.argsort(blob_of_all, kind="stable")  # blob order; text order within a blob
+        return (b_start, b_end, (blob_of_all[order], [words[i] for i in order.tolist()]),
+                (np.asarray(big_blob, dtype=np.int64), bigrams))
+
+    def counts(self, doc: np.ndarray, start: np.ndarray, end: np.ndarray) -> tuple[sp.csr_matrix, list[str]]:
+        """Term counts of chunks given by their character ranges.
+
+        Parameters
+        ----------
+        doc : ndarray of int, shape (n_chunks,)
+            Document number of each chunk (position in ``texts``).
+        start, end : ndarray of int, shape (n_chunks,)
+            Half-open character range of each chunk in its document; the chunk's text is
+            ``texts[doc][start:end]``.
+
+        Returns
+        -------
+        counts : scipy.sparse.csr_matrix of float64, shape (n_chunks, n_terms)
+            What ``CountVectorizer(analyzer=UnicodeAnalyzer(), dtype=np.float64)
+            .fit_transform(chunk_texts)`` returns, with the same entries in the same order
+            within each row (first use of the term in the chunk sequence); ``n_terms`` is 0
+            when no chunk has a term (where ``CountVectorizer`` raises ``ValueError``).
+        terms : list of str, length n_terms
+            The vocabulary, sorted: column ``j`` counts ``terms[j]``.
+        """
+        doc = np.asarray(doc, dtype=np.int64)
+        lo = self._offset[doc] + np.asarray(start, dtype=np.int64)
+        hi = self._offset[doc] + np.asarray(end, dtype=np.int64)
+        n = lo.size
+        n_blobs = self._blob_start.size
+        # blobs [a, b) lie wholly inside a chunk; blob a - 1 may be cut by its start, blob b
+        # by its end
+        a = np.searchsorted(self._blob_start, lo, side="left")
+        b = np.maximum(np.searchsorted(self._blob_end, hi, side="right"), a)
+        cut_lo = cut_hi = np.zeros(n, dtype=bool)
+        if n_blobs:
+            cut_lo = (a > 0) & (self._blob_end[np.maximum(a - 1, 0)] > lo)
+            bb = np.minimum(b, n_blobs - 1)
+            cut_hi = (b < n_blobs) & (self._blob_start[bb] < hi) & (self._blob_end[bb] > hi)
+        # the cut blobs' pieces, analysed as strings; terms not in the corpus get new ids
+        new: dict[str, int] = {}
+        edge: list[int] = []
+        # per chunk: where its edge pieces' words and bigrams sit in `edge` (left, right)
+        piece = np.zeros((n, 4, 2), dtype=np.int64)
+        v = len(self.terms)
+        ids = self._ids
+
+        def ids_of(terms: list[str]) -> list[int]:
+            return [ids[t] if t in ids else new.setdefault(t, v + len(new)) for t in terms]
+
+        texts, offset = self._texts, self._offset
+        for i in np.flatnonzero(cut_lo | cut_hi).tolist():
+            d = int(doc[i])
+            spans = []
+            if cut_lo[i]:
+                spans.append((0, int(lo[i]), min(int(hi[i]), int(self._blob_end[a[i] - 1]))))
+            if cut_hi[i]:
+                spans.append((1, max(int(lo[i]), int(self._blob_start[b[i]])), int(hi[i])))
+            for side, s, e in spans:
+                w, bg = self._analyzer.words_and_bigrams(texts[d][s - offset[d]:e - offset[d]])
+                piece[i, side] = (len(edge), len(w))
+                edge.extend(ids_of(w))
+                piece[i, 2 + side] = (len(edge), len(bg))
+                edge.extend(ids_of(bg))
+        # each chunk's terms in analyzer order: left piece, whole blobs, right piece (words),
+        # then the same for bigrams; as ranges into one pool of term ids
+        n_words, n_bigrams = self._word_terms.size, self._bigram_terms.size
+        pool = np.concatenate([self._word_terms, self._bigram_terms, np.asarray(edge, dtype=np.int64)])
+        w_lo, w_hi = self._word_first[a], self._word_first[b]
+        g_lo, g_hi = self._bigram_first[a], self._bigram_first[b]
+        e0 = n_words + n_bigrams
+        starts = np.stack([piece[:, 0, 0] + e0, w_lo, piece[:, 1, 0] + e0,
+                           piece[:, 2, 0] + e0, g_lo + n_words, piece[:, 3, 0] + e0], axis=1).ravel()
+        lengths = np.stack([piece[:, 0, 1], w_hi - w_lo, piece[:, 1, 1],
+                            piece[:, 2, 1], g_hi - g_lo, piece[:, 3, 1]], axis=1).ravel()
+        seq = pool[_expand(starts, lengths)]
+        row = np.repeat(np.arange(n, dtype=np.int64), lengths.reshape(n, 6).sum(axis=1))
+        n_all = v + len(new)
+        # CountVectorizer numbers terms by first use, sorts each row by that number, then
+        # renumbers the columns in term order: the same here
+        first = np.full(n_all, seq.size, dtype=np.int64)
+        np.minimum.at(first, seq, np.arange(seq.size, dtype=np.int64))
+        present = np.flatnonzero(first < seq.size)
+        by_use = present[np.argsort(first[present], kind="stable")]
+        use_rank = np.empty(n_all, dtype=np.int64)
+        use_rank[by_use] = np.arange(by_use.size)
+        # column of each present term: its place in sorted order; a new term sorts between
+        # the corpus terms around its insertion point, new terms at one point by their text
+        new_terms = sorted(new)
+        key = np.arange(n_all, dtype=np.int64) * 2 + 1
+        key *= len(new) + 1
+        for j, t in enumerate(new_terms):
+            key[new[t]] = 2 * bisect.bisect_left(self.terms, t) * (len(new) + 1) + j
+        in_order = present[np.argsort(key[present], kind="stable")]
+        column = np.empty(n_all, dtype=np.int64)
+        column[in_order] = np.arange(in_order.size)
+        n_terms = in_order.size
+        cell, count = np.unique(row * max(n_terms, 1) + use_rank[seq], return_counts=True)
+        c_row = cell // max(n_terms, 1)
+        indptr = np.concatenate([[0], np.cumsum(np.bincount(c_row, minlength=n))])
+        index_dtype = np.int32 if max(n_terms, cell.size) < np.iinfo(np.int32).max else np.int64
+        indices = column[by_use][cell % max(n_terms, 1)].astype(index_dtype)
+        matrix = sp.csr_matrix((count.astype(np.float64), indices, indptr.astype(index_dtype)),
+                               shape=(n, n_terms))
+        all_terms = self.terms + [None] * len(new)  # type: ignore[list-item]
+        for t, i in new.items():
+            all_terms[i] = t
+        return matrix, [all_terms[i] for i in in_order.tolist()]
