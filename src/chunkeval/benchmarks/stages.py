@@ -410,15 +410,15 @@ def score_stage(ctx: PreparedDataset, chunker: Any, label: str, chunked: Chunked
                             token_ends=token_ends)
     metric_cols = question_metric_columns(settings.ks, settings.budgets)
     ids = [c.id for c in chunks]
+    # one constructor call: adding ~40 columns one by one costs pandas a copy-check each
     per_question = pd.DataFrame({
         "dataset": ctx.name, "config": label, "chunker": chunker.name, "retriever": settings.retriever,
         "question_id": [q.id for q in ctx.questions], "n_parts": pq["n_parts"].to_numpy(dtype=np.int64),
+        **{c: pq[c].to_numpy() for c in metric_cols},
+        "retrieved_chunk_ids": [json.dumps([ids[j] for j in row if 0 <= j < len(ids)])
+                                for row in retrieved.ranked.tolist()],
+        "evidence": ctx.evidence_json,
     })
-    for c in metric_cols:
-        per_question[c] = pq[c].to_numpy()
-    per_question["retrieved_chunk_ids"] = [json.dumps([ids[j] for j in row if 0 <= j < len(ids)])
-                                           for row in retrieved.ranked.tolist()]
-    per_question["evidence"] = ctx.evidence_json
     chunk_end = ctx.doc_offset[c_doc] + c_end if chunks else np.zeros(0, dtype=np.int64)
     row = _summary_row(ctx, chunker, label, chunked, retrieved, settings, tok, per_question[metric_cols],
                        chunk_end)
