@@ -22,6 +22,8 @@ array for array), so TF-IDF weights and norms are the same floating-point number
 from __future__ import annotations
 
 import bisect
+import itertools
+import re
 from collections.abc import Sequence
 
 import numpy as np
@@ -31,6 +33,8 @@ from chunkeval.analysis import SEPARATORS, UnicodeAnalyzer
 
 __all__ = ["CorpusTerms"]
 
+# runs of 2+ ASCII word characters: the analyzer's words in ASCII text
+_ASCII_RUNS = re.compile(r"[0-9A-Za-z_]{2,}")
 _SEPARATOR_CODES = np.array([ord(c) for c in SEPARATORS], dtype=np.uint32)
 # [0-9A-Za-z_]: the word characters of the analyzer's ASCII rule
 _ASCII_WORD = np.zeros(128, dtype=bool)
@@ -88,16 +92,15 @@ class CorpusTerms:
             bigrams.append((bg[0] + n_blobs, bg[1]))
             n_blobs += b_start.size
         self._blob_start, self._blob_end = _cat(blob_start), _cat(blob_end)
-        # one vocabulary for both kinds, ids in sorted term order
-        ids: dict[str, int] = {}
-        w_ids = [ids.setdefault(t, len(ids)) for _, terms in words for t in terms]
-        b_ids = [ids.setdefault(t, len(ids)) for _, terms in bigrams for t in terms]
-        self.terms = sorted(ids)
-        rank = np.empty(len(ids), dtype=np.int64)
-        rank[np.fromiter((ids[t] for t in self.terms), dtype=np.int64, count=len(ids))] = np.arange(len(ids))
-        self._ids = {t: i for i, t in enumerate(self.terms)}
-        self._word_terms = rank[np.asarray(w_ids, dtype=np.int64)]
-        self._bigram_terms = rank[np.asarray(b_ids, dtype=np.int64)]
+        # one vocabulary for both kinds, ids in sorted term order (C-level loops: a corpus
+        # has hundreds of thousands of words)
+        all_words = list(itertools.chain.from_iterable(terms for _, terms in words))
+        all_bigrams = list(itertools.chain.from_iterable(terms for _, terms in bigrams))
+        self.terms = sorted(dict.fromkeys(itertools.chain(all_words, all_bigrams)))
+        self._ids = dict(zip(self.terms, range(len(self.terms))))
+        self._word_terms = np.fromiter(map(self._ids.__getitem__, all_words), dtype=np.int64, count=len(all_words))
+        self._bigram_terms = np.fromiter(map(self._ids.__getitem__, all_bigrams), dtype=np.int64,
+                                         count=len(all_bigrams))
         # term occurrences of blob k: words[first[k]:first[k + 1]], same for bigrams
         self._word_first = self._first(_cat([b for b, _ in words]), n_blobs)
         self._bigram_first = self._first(_cat([b for b, _ in bigrams]), n_blobs)
@@ -118,8 +121,11 @@ class CorpusTerms:
         w_start, w_end = _runs(ascii_word)
         keep = w_end - w_start >= 2
         w_start = w_start[keep]
-        words = [text[s:e] for s, e in zip(w_start.tolist(), w_end[keep].tolist())]
-        # one lower() for all words: they are ASCII, so lower-casing keeps each one's length
+        # the same runs as strings, found by a regex in C; one lower() for all of them: they
+        # are ASCII, so lower-casing keeps each one's length
+        words = _ASCII_RUNS.findall(text)
+        if len(words) != w_start.size:  # pragma: no cover - the two definitions are one rule
+            raise AssertionError("ASCII word runs disagree")
         words = "\n".join(words).lower().split("\n") if words else []
         w_blob = np.searchsorted(b_start, w_start, side="right") - 1
         other = np.unique(np.searchsorted(b_start, np.flatnonzero(codes >= 128), side="right") - 1)
