@@ -113,12 +113,17 @@ def bootstrap_means(values: np.ndarray, n_resamples: int = 1000, seed: int = 0) 
     first = np.argmax(ok, axis=0)
     centre = np.where(ok.any(axis=0), a[first, np.arange(m)], 0.0)
     dev = np.where(ok, a - centre, 0.0)
-    okf = ok.astype(float)
+    gaps = ~ok.all(axis=0)
+    okf = ok[:, gaps].astype(float)
     out = np.empty((b_total, m))
     for b0, w in _resample_weights(n, b_total, seed):
         nb = w.shape[0]
         num = w @ dev
-        den = w @ okf
+        # each resample draws n rows: a column without NaN divides by exactly n (a sum of
+        # integer weights), so only columns with NaN need their counted rows
+        den = np.full((nb, m), float(n))
+        if gaps.any():
+            den[:, gaps] = w @ okf
         with np.errstate(invalid="ignore", divide="ignore"):
             out[b0 : b0 + nb] = centre + num / den
     return out
