@@ -76,6 +76,7 @@ class PreparedDataset:
         self._parts: tuple[np.ndarray, ...] | None = None
         self._sentences: tuple[np.ndarray, np.ndarray] | None = None
         self._corpus_terms: Any = None
+        self._hulls: list[str | None] | None = None
         self._doc_tokens: dict[str, tuple[np.ndarray, np.ndarray]] = {}
 
     def prepare(self, tokenizer: Any, key: str) -> "PreparedDataset":
@@ -129,6 +130,19 @@ class PreparedDataset:
 
             self._corpus_terms = CorpusTerms([d.text for d in self.documents])
         return self._corpus_terms
+
+    def evidence_hulls(self) -> list[str | None]:
+        """Per question, the text from its first part's start to its last part's end, or
+        ``None`` when its parts lie in several documents; built once, so every configuration
+        measures the same string objects (whose hashes the count caches keep)."""
+        if self._hulls is None:
+            texts = {d.id: d.text for d in self.documents}
+            self._hulls = [
+                texts[q.evidence[0].doc_id][min(p.start for p in q.evidence):max(p.end for p in q.evidence)]
+                if len({p.doc_id for p in q.evidence}) == 1 else None
+                for q in self.questions
+            ]
+        return self._hulls
 
     def answerability_ceiling(self) -> float:
         """Share of questions whose evidence parts all lie in one document: no chunk crosses a
@@ -225,15 +239,9 @@ def _span_within_limit(ctx: PreparedDataset, chunker: Any, limit: Any, unit: str
 
     if limit is None or not ctx.questions:
         return float("nan")
-    texts = {d.id: d.text for d in ctx.documents}
-    fits = 0
-    for q in ctx.questions:
-        if len({p.doc_id for p in q.evidence}) != 1:
-            continue
-        text = texts[q.evidence[0].doc_id][min(p.start for p in q.evidence):max(p.end for p in q.evidence)]
-        size = len(text) if unit == "chars" else count_words(text) if unit == "words" else chunker.measure(text)
-        fits += size <= limit
-    return fits / len(ctx.questions)
+    hulls = [h for h in ctx.evidence_hulls() if h is not None]
+    measure = len if unit == "chars" else count_words if unit == "words" else chunker.measure
+    return sum(size <= limit for size in map(measure, hulls)) / len(ctx.questions)
 
 
 def _size_stats(prefix: str, values: np.ndarray) -> dict[str, float]:
