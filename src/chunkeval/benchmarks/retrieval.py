@@ -514,12 +514,28 @@ class TfidfRetriever(_LexicalRetriever):
 
     def accepts_counts(self) -> bool:
         """As :meth:`_LexicalRetriever.accepts_counts`, and only while ``min_df`` prunes
-        no term (an integer <= 1), since the counts hold every term."""
+        no term (an integer <= 1), since the counts hold every term.
+
+        Returns
+        -------
+        bool
+        """
         return super().accepts_counts() and isinstance(self.min_df, numbers.Integral) and self.min_df <= 1
 
     def fit_counts(self, counts: sp.csr_matrix, terms: list[str]) -> TfidfRetriever:
         """As :meth:`Retriever.fit_counts`: the same ``vectorizer_`` vocabulary and idf and
         the same ``matrix_``, float for float, as :meth:`fit` on the chunk texts.
+
+        Parameters
+        ----------
+        counts : scipy.sparse.csr_matrix of float64, shape (n_chunks, n_terms)
+            The chunks' term counts (:meth:`Retriever.fit_counts`); weighted in place.
+        terms : list of str, length n_terms
+            The sorted vocabulary.
+
+        Returns
+        -------
+        self
 
         Raises
         ------
@@ -587,10 +603,13 @@ class BM25Retriever(_LexicalRetriever):
         self.lowercase = lowercase
         self.stop_words = stop_words
 
-    def _fit(self, chunk_texts: list[str]) -> None:
+    def _vectorizer(self) -> CountVectorizer:
         if self.k1 < 0 or not 0 <= self.b <= 1:
             raise ValueError(f"BM25 needs k1 >= 0 and 0 <= b <= 1, got k1={self.k1}, b={self.b}")
-        self.vectorizer_ = CountVectorizer(**self._analysis(), dtype=np.float64)
+        return CountVectorizer(**self._analysis(), dtype=np.float64)
+
+    def _fit(self, chunk_texts: list[str]) -> None:
+        self.vectorizer_ = self._vectorizer()
         try:
             tf = self.vectorizer_.fit_transform(chunk_texts).tocsr()
         except ValueError:  # empty vocabulary
@@ -603,6 +622,17 @@ class BM25Retriever(_LexicalRetriever):
         """As :meth:`Retriever.fit_counts`: the same ``vectorizer_`` vocabulary and
         ``weights_`` as :meth:`fit` on the chunk texts.
 
+        Parameters
+        ----------
+        counts : scipy.sparse.csr_matrix of float64, shape (n_chunks, n_terms)
+            The chunks' term counts (:meth:`Retriever.fit_counts`).
+        terms : list of str, length n_terms
+            The sorted vocabulary.
+
+        Returns
+        -------
+        self
+
         Raises
         ------
         ValueError
@@ -610,9 +640,7 @@ class BM25Retriever(_LexicalRetriever):
         NotImplementedError
             When :meth:`accepts_counts` is False.
         """
-        if self.k1 < 0 or not 0 <= self.b <= 1:
-            raise ValueError(f"BM25 needs k1 >= 0 and 0 <= b <= 1, got k1={self.k1}, b={self.b}")
-        self.vectorizer_ = self._counted(counts, terms, CountVectorizer(**self._analysis(), dtype=np.float64))
+        self.vectorizer_ = self._counted(counts, terms, self._vectorizer())
         self.weights_ = None
         if self.vectorizer_ is not None:
             self._weigh(counts)

@@ -122,9 +122,16 @@ class PreparedDataset:
         return self._sentences
 
     def corpus_terms(self) -> Any:
-        """The lexical retrievers' terms of every document, analysed once
-        (:class:`chunkeval.benchmarks.corpus_terms.CorpusTerms`): each configuration's
-        term counts are then assembled from its chunk offsets."""
+        """The lexical retrievers' terms of every document, analysed once.
+
+        Each configuration's term counts are then assembled from its chunk offsets
+        (:meth:`chunkeval.benchmarks.corpus_terms.CorpusTerms.counts`) instead of analysing
+        every chunk's text. Built on first use in the process that evaluates.
+
+        Returns
+        -------
+        CorpusTerms
+        """
         if self._corpus_terms is None:
             from chunkeval.benchmarks.corpus_terms import CorpusTerms
 
@@ -132,9 +139,17 @@ class PreparedDataset:
         return self._corpus_terms
 
     def evidence_hulls(self) -> list[str | None]:
-        """Per question, the text from its first part's start to its last part's end, or
-        ``None`` when its parts lie in several documents; built once, so every configuration
-        measures the same string objects (whose hashes the count caches keep)."""
+        """The evidence extent of every question, as text.
+
+        Built once, so every configuration measures the same string objects (whose hashes
+        the tokenizers' count caches keep) instead of slicing them again.
+
+        Returns
+        -------
+        list of str or None, length n_questions
+            The text from a question's first part's start to its last part's end; ``None``
+            when its parts lie in several documents.
+        """
         if self._hulls is None:
             texts = {d.id: d.text for d in self.documents}
             self._hulls = [
