@@ -528,14 +528,13 @@ class TfidfRetriever(_LexicalRetriever):
 
         Parameters
         ----------
-        counts : scipy.sparse.csr_matrix of float64, shape (n_chunks, n_terms)
-            The chunks' term counts (:meth:`Retriever.fit_counts`); weighted in place.
-        terms : list of str, length n_terms
-            The sorted vocabulary.
+        counts, terms
+            As for :meth:`Retriever.fit_counts`; ``counts`` becomes the TF-IDF matrix.
 
         Returns
         -------
-        self
+        TfidfRetriever
+            ``self``.
 
         Raises
         ------
@@ -624,14 +623,13 @@ class BM25Retriever(_LexicalRetriever):
 
         Parameters
         ----------
-        counts : scipy.sparse.csr_matrix of float64, shape (n_chunks, n_terms)
-            The chunks' term counts (:meth:`Retriever.fit_counts`).
-        terms : list of str, length n_terms
-            The sorted vocabulary.
+        counts, terms
+            As for :meth:`Retriever.fit_counts` (``counts`` is left unchanged).
 
         Returns
         -------
-        self
+        BM25Retriever
+            ``self``.
 
         Raises
         ------
