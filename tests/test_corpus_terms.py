@@ -150,3 +150,22 @@ def test_chunk_word_counts_from_document_words_are_split_counts(data):
     off = ctx.doc_offset[doc]
     first, stop = chunk_tokens(*ctx.words(), off + start, off + end)
     assert (stop - first).tolist() == [len(texts[d][s:e].split()) for d, s, e in zip(doc, start, end)]
+
+
+@pytest.mark.parametrize("block", [1, 7, 50])
+def test_counts_in_blocks_of_chunks_are_the_same(monkeypatch, block):
+    # chunks are counted in blocks of about _BLOCK_TERMS term occurrences; the first use of a
+    # term, which orders each row, is carried across blocks
+    import chunkeval.benchmarks.corpus_terms as ct
+
+    monkeypatch.setattr(ct, "_BLOCK_TERMS", block)
+    docs = [" ".join(PIECES[i % len(PIECES)] + str(i % 7) for i in range(120)), "zeta eta theta " * 9]
+    rng = np.random.default_rng(block)
+    doc = rng.integers(0, 2, 40)
+    start = np.array([rng.integers(0, len(docs[d]) - 1) for d in doc])
+    end = np.array([rng.integers(s + 1, len(docs[d]) + 1) for s, d in zip(start, doc)])
+    counts, terms = CorpusTerms(docs).counts(doc, start, end)
+    expected, expected_terms = _sklearn([docs[d][s:e] for d, s, e in zip(doc, start, end)])
+    assert terms == expected_terms
+    assert np.array_equal(counts.indptr, expected.indptr) and np.array_equal(counts.indices, expected.indices)
+    assert np.array_equal(counts.data, expected.data)

@@ -33,6 +33,8 @@ from chunkeval.analysis import SEPARATORS, UnicodeAnalyzer
 
 __all__ = ["CorpusTerms"]
 
+# term occurrences per block of chunks in :meth:`CorpusTerms.counts` (a few tens of MB of arrays)
+_BLOCK_TERMS = 1_000_000
 # runs of 2+ ASCII word characters: the analyzer's words in ASCII text
 _ASCII_RUNS = re.compile(r"[0-9A-Za-z_]{2,}")
 _SEPARATOR_CODES = np.array([ord(c) for c in SEPARATORS], dtype=np.uint32)
@@ -48,9 +50,9 @@ def _runs(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return edges[0::2].astype(np.int64), edges[1::2].astype(np.int64)
 
 
-def _cat(arrays: list[np.ndarray]) -> np.ndarray:
-    """``np.concatenate``, also of no array (an empty int64 array)."""
-    return np.concatenate(arrays) if arrays else np.zeros(0, dtype=np.int64)
+def _cat(arrays: list[np.ndarray], dtype: type) -> np.ndarray:
+    """``np.concatenate`` of ``dtype`` arrays, also of no array."""
+    return np.concatenate(arrays) if arrays else np.zeros(0, dtype=dtype)
 
 
 def _expand(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
@@ -82,32 +84,42 @@ class CorpusTerms:
         lengths = np.array([len(t) for t in self._texts], dtype=np.int64)
         # documents end to end with a one-character gap, so no blob spans two documents
         self._offset = np.concatenate([[0], np.cumsum(lengths + 1)[:-1]]).astype(np.int64)
-        blob_start, blob_end, words, bigrams = [], [], [], []
-        n_blobs = 0
-        for off, text in zip(self._offset.tolist(), self._texts):
-            b_start, b_end, w, bg = self._analyse(text)
-            blob_start.append(b_start + off)
-            blob_end.append(b_end + off)
-            words.append((w[0] + n_blobs, w[1]))
-            bigrams.append((bg[0] + n_blobs, bg[1]))
-            n_blobs += b_start.size
-        self._blob_start, self._blob_end = _cat(blob_start), _cat(blob_end)
-        # one vocabulary for both kinds, ids in sorted term order (C-level loops: a corpus
-        # has hundreds of thousands of words)
-        all_words = list(itertools.chain.from_iterable(terms for _, terms in words))
-        all_bigrams = list(itertools.chain.from_iterable(terms for _, terms in bigrams))
-        self.terms = sorted(dict.fromkeys(itertools.chain(all_words, all_bigrams)))
-        self._ids = dict(zip(self.terms, range(len(self.terms))))
-        self._word_terms = np.fromiter(map(self._ids.__getitem__, all_words), dtype=np.int64, count=len(all_words))
-        self._bigram_terms = np.fromiter(map(self._ids.__getitem__, all_bigrams), dtype=np.int64,
-                                         count=len(all_bigrams))
-        # term occurrences of blob k: words[first[k]:first[k + 1]], same for bigrams
-        self._word_first = self._first(_cat([b for b, _ in words]), n_blobs)
-        self._bigram_first = self._first(_cat([b for b, _ in bigrams]), n_blobs)
+        # positions and counts in 32 bits while the corpus allows: the arrays hold about one
+        # entry per word of the corpus
+        self._pos = np.int32 if int(lengths.sum() + lengths.size) < np.iinfo(np.int32).max else np.int64
+        blob_start, blob_end, per_blob, word_ids, bigram_ids = [], [], [], [], []
+        ids: dict[str, int] = {}  # in order of first use; renumbered in term order below
 
-    @staticmethod
-    def _first(blob_of: np.ndarray, n_blobs: int) -> np.ndarray:
-        return np.concatenate([[0], np.cumsum(np.bincount(blob_of, minlength=n_blobs))]).astype(np.int64)
+        def numbered(terms: list[str]) -> np.ndarray:
+            # C-level loops (a document has up to millions of words); its strings are dropped
+            # after this document, only the ids stay
+            ids.update(zip(dict.fromkeys(terms).keys() - ids.keys(), itertools.count(len(ids))))
+            return np.fromiter(map(ids.__getitem__, terms), dtype=np.int32, count=len(terms))
+
+        for off, text in zip(self._offset.tolist(), self._texts):
+            b_start, b_end, (w_blob, words), (g_blob, bigrams) = self._analyse(text)
+            blob_start.append((b_start + off).astype(self._pos))
+            blob_end.append((b_end + off).astype(self._pos))
+            per_blob.append((np.bincount(w_blob, minlength=b_start.size).astype(np.int32),
+                             np.bincount(g_blob, minlength=b_start.size).astype(np.int32)))
+            word_ids.append(numbered(words))
+            bigram_ids.append(numbered(bigrams))
+        self._blob_start, self._blob_end = _cat(blob_start, self._pos), _cat(blob_end, self._pos)
+        self.terms = sorted(ids)
+        rank = np.empty(len(ids), dtype=np.int32)
+        rank[np.fromiter(map(ids.__getitem__, self.terms), dtype=np.int64, count=len(ids))] = np.arange(len(ids))
+        self._ids = dict(zip(self.terms, range(len(self.terms))))
+        # the term ids of every word, then of every bigram, each in blob order
+        self._n_words = sum(w.size for w in word_ids)
+        self._pool = rank[_cat(word_ids + bigram_ids, np.int32)]
+        # term occurrences of blob k: words[first[k]:first[k + 1]], same for bigrams
+        self._word_first = self._first(_cat([w for w, _ in per_blob], np.int32))
+        # most corpora hold no CJK: then no blob has a bigram, and no array says so
+        self._bigram_first = self._first(_cat([g for _, g in per_blob], np.int32)) if bigram_ids and \
+            self._pool.size > self._n_words else None
+
+    def _first(self, per_blob: np.ndarray) -> np.ndarray:
+        return np.concatenate([np.zeros(1, dtype=self._pos), np.cumsum(per_blob, dtype=self._pos)])
 
     def _analyse(self, text: str) -> tuple[np.ndarray, np.ndarray, tuple[np.ndarray, list[str]],
                                            tuple[np.ndarray, list[str]]]:
@@ -172,8 +184,9 @@ class CorpusTerms:
             The vocabulary, sorted: column ``j`` counts ``terms[j]``.
         """
         doc = np.asarray(doc, dtype=np.int64)
-        lo = self._offset[doc] + np.asarray(start, dtype=np.int64)
-        hi = self._offset[doc] + np.asarray(end, dtype=np.int64)
+        # in the blobs' dtype, so searching them does not copy them to a wider one
+        lo = (self._offset[doc] + np.asarray(start, dtype=np.int64)).astype(self._pos)
+        hi = (self._offset[doc] + np.asarray(end, dtype=np.int64)).astype(self._pos)
         n = lo.size
         n_blobs = self._blob_start.size
         # blobs [a, b) lie wholly inside a chunk; blob a - 1 may be cut by its start, blob b
@@ -211,24 +224,44 @@ class CorpusTerms:
                 piece[i, 2 + side] = (len(edge), len(bg))
                 edge.extend(ids_of(bg))
         # each chunk's terms in analyzer order: left piece, whole blobs, right piece (words),
-        # then the same for bigrams; as ranges into one pool of term ids
-        n_words, n_bigrams = self._word_terms.size, self._bigram_terms.size
-        pool = np.concatenate([self._word_terms, self._bigram_terms, np.asarray(edge, dtype=np.int64)])
-        w_lo, w_hi = self._word_first[a], self._word_first[b]
-        g_lo, g_hi = self._bigram_first[a], self._bigram_first[b]
-        e0 = n_words + n_bigrams
-        starts = np.stack([piece[:, 0, 0] + e0, w_lo, piece[:, 1, 0] + e0,
-                           piece[:, 2, 0] + e0, g_lo + n_words, piece[:, 3, 0] + e0], axis=1).ravel()
+        # then the same for bigrams; as ranges into the corpus's term ids (words, then
+        # bigrams) followed by the edge pieces' ids
+        n_words, pool = self._n_words, self._pool.size
+        w_lo, w_hi = self._word_first[a].astype(np.int64), self._word_first[b].astype(np.int64)
+        if self._bigram_first is None:
+            g_lo = g_hi = np.zeros(n, dtype=np.int64)
+        else:
+            g_lo, g_hi = self._bigram_first[a].astype(np.int64), self._bigram_first[b].astype(np.int64)
+        starts = np.stack([piece[:, 0, 0] + pool, w_lo, piece[:, 1, 0] + pool,
+                           piece[:, 2, 0] + pool, g_lo + n_words, piece[:, 3, 0] + pool], axis=1)
         lengths = np.stack([piece[:, 0, 1], w_hi - w_lo, piece[:, 1, 1],
-                            piece[:, 2, 1], g_hi - g_lo, piece[:, 3, 1]], axis=1).ravel()
-        seq = pool[_expand(starts, lengths)]
-        row = np.repeat(np.arange(n, dtype=np.int64), lengths.reshape(n, 6).sum(axis=1))
+                            piece[:, 2, 1], g_hi - g_lo, piece[:, 3, 1]], axis=1)
+        edge_ids = np.asarray(edge, dtype=np.int64)
         n_all = v + len(new)
         # CountVectorizer numbers terms by first use, sorts each row by that number, then
-        # renumbers the columns in term order: the same here
-        first = np.full(n_all, seq.size, dtype=np.int64)
-        np.minimum.at(first, seq, np.arange(seq.size, dtype=np.int64))
-        present = np.flatnonzero(first < seq.size)
+        # renumbers the columns in term order: the same here. Chunks go in blocks of about
+        # _BLOCK_TERMS term occurrences, so the per-occurrence arrays stay small; each block
+        # leaves its (chunk, term, count) cells and lowers each term's first use
+        first = np.full(n_all, np.iinfo(np.int64).max, dtype=np.int64)
+        cells: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        per_chunk = lengths.sum(axis=1)
+        ends = np.cumsum(per_chunk)
+        cut = np.searchsorted(ends, np.arange(_BLOCK_TERMS, int(ends[-1]) if n else 0, _BLOCK_TERMS), "left")
+        bounds = np.unique(np.concatenate([[0], cut + 1, [n]])).clip(0, n)
+        for c0, c1 in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
+            where = _expand(starts[c0:c1].ravel(), lengths[c0:c1].ravel())
+            from_edge = where >= pool
+            seq = np.empty(where.size, dtype=np.int64)
+            seq[~from_edge] = self._pool[where[~from_edge]]
+            seq[from_edge] = edge_ids[where[from_edge] - pool]
+            done = int(ends[c0 - 1]) if c0 else 0
+            np.minimum.at(first, seq, np.arange(done, done + seq.size, dtype=np.int64))
+            row = np.repeat(np.arange(c1 - c0, dtype=np.int64), per_chunk[c0:c1])
+            cell, count = np.unique(row * max(n_all, 1) + seq, return_counts=True)
+            # 32 bits each, as CountVectorizer's own lists: the cells are as many as the matrix's
+            cells.append(((cell // max(n_all, 1) + c0).astype(np.int32), (cell % max(n_all, 1)).astype(np.int32),
+                          count.astype(np.int32)))
+        present = np.flatnonzero(first < np.iinfo(np.int64).max)
         by_use = present[np.argsort(first[present], kind="stable")]
         use_rank = np.empty(n_all, dtype=np.int64)
         use_rank[by_use] = np.arange(by_use.size)
@@ -243,13 +276,15 @@ class CorpusTerms:
         column = np.empty(n_all, dtype=np.int64)
         column[in_order] = np.arange(in_order.size)
         n_terms = in_order.size
-        cell, count = np.unique(row * max(n_terms, 1) + use_rank[seq], return_counts=True)
-        c_row = cell // max(n_terms, 1)
+        c_row = _cat([r for r, _, _ in cells], np.int32)
+        c_term = _cat([t for _, t, _ in cells], np.int32)
         indptr = np.concatenate([[0], np.cumsum(np.bincount(c_row, minlength=n))])
-        index_dtype = np.int32 if max(n_terms, cell.size) < np.iinfo(np.int32).max else np.int64
-        indices = column[by_use][cell % max(n_terms, 1)].astype(index_dtype)
-        matrix = sp.csr_matrix((count.astype(np.float64), indices, indptr.astype(index_dtype)),
+        index_dtype = np.int32 if max(n_terms, c_row.size) < np.iinfo(np.int32).max else np.int64
+        matrix = sp.csr_matrix((_cat([c for _, _, c in cells], np.int32).astype(np.float64),
+                                use_rank[c_term].astype(index_dtype), indptr.astype(index_dtype)),
                                shape=(n, n_terms))
+        matrix.sort_indices()  # by first use within each row, as CountVectorizer leaves them
+        matrix.indices = column[by_use][matrix.indices].astype(index_dtype)
         all_terms = self.terms + [None] * len(new)  # type: ignore[list-item]
         for t, i in new.items():
             all_terms[i] = t
