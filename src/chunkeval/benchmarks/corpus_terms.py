@@ -33,10 +33,11 @@ from chunkeval.analysis import SEPARATORS, UnicodeAnalyzer
 
 __all__ = ["CorpusTerms"]
 
-# term occurrences per block of chunks in :meth:`CorpusTerms.counts` (a few tens of MB of arrays)
-_BLOCK_TERMS = 1_000_000
+# term occurrences per block of chunks in :meth:`CorpusTerms.counts` (about 15 MB of arrays)
+_BLOCK_TERMS = 250_000
 # runs of 2+ ASCII word characters: the analyzer's words in ASCII text
 _ASCII_RUNS = re.compile(r"[0-9A-Za-z_]{2,}")
+_SEPARATOR_RE = re.compile(f"[{re.escape(SEPARATORS)}]")
 _SEPARATOR_CODES = np.array([ord(c) for c in SEPARATORS], dtype=np.uint32)
 # [0-9A-Za-z_]: the word characters of the analyzer's ASCII rule
 _ASCII_WORD = np.zeros(128, dtype=bool)
@@ -80,9 +81,9 @@ class CorpusTerms:
     Notes
     -----
     Holds the texts (shared with the dataset), the vocabulary and, in 32 bits while the corpus
-    has fewer than 2**31 characters, the start and end of every blob, the term id of every
-    term occurrence and where each blob's occurrences begin: about 16 bytes per word, some
-    three times the size of an ASCII corpus.
+    has fewer than 2**31 characters, the start of every blob, the term id of every term
+    occurrence and where each blob's occurrences begin: about 12 bytes per word, some twice
+    the size of an ASCII corpus.
     """
 
     def __init__(self, texts: Sequence[str]) -> None:
@@ -94,7 +95,7 @@ class CorpusTerms:
         # positions and counts in 32 bits while the corpus allows: the arrays hold about one
         # entry per word of the corpus
         self._pos = np.int32 if int(lengths.sum() + lengths.size) < np.iinfo(np.int32).max else np.int64
-        blob_start, blob_end, per_blob, word_ids, bigram_ids = [], [], [], [], []
+        blob_start, per_blob, word_ids, bigram_ids = [], [], [], []
         ids: dict[str, int] = {}  # in order of first use; renumbered in term order below
 
         def numbered(terms: list[str]) -> np.ndarray:
@@ -104,14 +105,13 @@ class CorpusTerms:
             return np.fromiter(map(ids.__getitem__, terms), dtype=np.int32, count=len(terms))
 
         for off, text in zip(self._offset.tolist(), self._texts):
-            b_start, b_end, (w_blob, words), (g_blob, bigrams) = self._analyse(text)
+            b_start, _, (w_blob, words), (g_blob, bigrams) = self._analyse(text)
             blob_start.append((b_start + off).astype(self._pos))
-            blob_end.append((b_end + off).astype(self._pos))
             per_blob.append((np.bincount(w_blob, minlength=b_start.size).astype(np.int32),
                              np.bincount(g_blob, minlength=b_start.size).astype(np.int32)))
             word_ids.append(numbered(words))
             bigram_ids.append(numbered(bigrams))
-        self._blob_start, self._blob_end = _cat(blob_start, self._pos), _cat(blob_end, self._pos)
+        self._blob_start = _cat(blob_start, self._pos)
         self.terms = sorted(ids)
         rank = np.empty(len(ids), dtype=np.int32)
         rank[np.fromiter(map(ids.__getitem__, self.terms), dtype=np.int64, count=len(ids))] = np.arange(len(ids))
@@ -197,16 +197,20 @@ class CorpusTerms:
         lo = (self._offset[doc] + np.asarray(start, dtype=np.int64)).astype(self._pos)
         hi = (self._offset[doc] + np.asarray(end, dtype=np.int64)).astype(self._pos)
         n = lo.size
-        n_blobs = self._blob_start.size
-        # blobs [a, b) lie wholly inside a chunk; blob a - 1 may be cut by its start, blob b
-        # by its end
+        texts, offset = self._texts, self._offset
+        # a chunk edge cuts a blob when the characters on both of its sides belong to one
+        # (blob ends are not stored: they would cost as much memory as the starts)
+        cut_lo = np.zeros(n, dtype=bool)
+        cut_hi = np.zeros(n, dtype=bool)
+        for i, (d, s, e) in enumerate(zip(doc.tolist(), np.asarray(start).tolist(), np.asarray(end).tolist())):
+            t = texts[d]
+            cut_lo[i] = 0 < s and t[s - 1] not in SEPARATORS and t[s] not in SEPARATORS
+            cut_hi[i] = e < len(t) and t[e - 1] not in SEPARATORS and t[e] not in SEPARATORS
+        # blobs [a, b) lie wholly inside a chunk: those starting in it, but for the last one
+        # when its end cuts it; blob a - 1 may be cut by the chunk's start, blob b by its end
         a = np.searchsorted(self._blob_start, lo, side="left")
-        b = np.maximum(np.searchsorted(self._blob_end, hi, side="right"), a)
-        cut_lo = cut_hi = np.zeros(n, dtype=bool)
-        if n_blobs:
-            cut_lo = (a > 0) & (self._blob_end[np.maximum(a - 1, 0)] > lo)
-            bb = np.minimum(b, n_blobs - 1)
-            cut_hi = (b < n_blobs) & (self._blob_start[bb] < hi) & (self._blob_end[bb] > hi)
+        last = np.searchsorted(self._blob_start, hi, side="left") - 1  # the last blob starting in it
+        b = np.maximum(last + 1 - cut_hi, a)
         # the cut blobs' pieces, analysed as strings; terms not in the corpus get new ids
         new: dict[str, int] = {}
         edge: list[int] = []
@@ -218,16 +222,17 @@ class CorpusTerms:
         def ids_of(terms: list[str]) -> list[int]:
             return [ids[t] if t in ids else new.setdefault(t, v + len(new)) for t in terms]
 
-        texts, offset = self._texts, self._offset
         for i in np.flatnonzero(cut_lo | cut_hi).tolist():
             d = int(doc[i])
+            t, s, e = texts[d], int(lo[i]) - offset[d], int(hi[i]) - offset[d]
             spans = []
-            if cut_lo[i]:
-                spans.append((0, int(lo[i]), min(int(hi[i]), int(self._blob_end[a[i] - 1]))))
-            if cut_hi[i]:
-                spans.append((1, max(int(lo[i]), int(self._blob_start[b[i]])), int(hi[i])))
-            for side, s, e in spans:
-                w, bg = self._analyzer.words_and_bigrams(texts[d][s - offset[d]:e - offset[d]])
+            if cut_lo[i]:  # up to the blob's end, or the chunk's when the blob holds it all
+                blob_end = _SEPARATOR_RE.search(t, s)
+                spans.append((0, s, min(e, blob_end.start() if blob_end else len(t))))
+            if cut_hi[i] and last[i] >= a[i]:  # else the left piece holds the chunk's end
+                spans.append((1, int(self._blob_start[last[i]]) - offset[d], e))
+            for side, p_start, p_end in spans:
+                w, bg = self._analyzer.words_and_bigrams(t[p_start:p_end])
                 piece[i, side] = (len(edge), len(w))
                 edge.extend(ids_of(w))
                 piece[i, 2 + side] = (len(edge), len(bg))
