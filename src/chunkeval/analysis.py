@@ -33,7 +33,7 @@ import sys
 import unicodedata
 from typing import Any
 
-__all__ = ["CJK_BIGRAM_CHARS", "UnicodeAnalyzer", "marks_class", "normalize", "word_regex"]
+__all__ = ["CJK_BIGRAM_CHARS", "SEPARATORS", "UnicodeAnalyzer", "marks_class", "normalize", "word_regex"]
 
 #: Scripts the analyzer turns into bigrams: Hangul Jamo, CJK radicals and
 #: symbols' kana, Hiragana, Katakana (and phonetic extensions), Hangul
@@ -127,6 +127,10 @@ def normalize(text: str) -> str:
 # scikit-learn's default token pattern; equal to the analyzer's word rule on ASCII text
 _ASCII_WORDS = re.compile(r"\b\w\w+\b", re.ASCII)
 
+#: ASCII whitespace: no term of :class:`UnicodeAnalyzer` holds one, and the analysis of a text
+#: is the analysis of its pieces between them (:meth:`UnicodeAnalyzer.words_and_bigrams`).
+SEPARATORS = " \t\n\r\x0b\x0c"
+
 
 class UnicodeAnalyzer:
     """Terms of a text for lexical retrieval: normalised words and CJK bigrams.
@@ -171,13 +175,39 @@ class UnicodeAnalyzer:
         list of str
             Its terms, with repeats (term frequency counts them).
         """
+        words, bigrams = self.words_and_bigrams(text)
+        return words + bigrams if bigrams else words
+
+    def words_and_bigrams(self, text: str) -> tuple[list[str], list[str]]:
+        """The terms of ``text`` in two lists: ``self(text) == words + bigrams``.
+
+        Parameters
+        ----------
+        text : str
+            A chunk, a query or a piece of either.
+
+        Returns
+        -------
+        words : list of str
+            Words and lone CJK characters, in text order.
+        bigrams : list of str
+            CJK bigrams, in text order (empty for text without CJK).
+
+        Notes
+        -----
+        Neither kind of term contains an ASCII whitespace character (:data:`SEPARATORS`),
+        and normalisation neither changes one nor joins characters across one, so the
+        terms of ``a + sep + b`` are ``words(a) + words(b)`` and ``bigrams(a) +
+        bigrams(b)``: :mod:`chunkeval.benchmarks.corpus_terms` analyses a corpus once,
+        piece by piece, on that ground.
+        """
         if text.isascii():
             # ASCII needs no normalisation and holds no CJK: lower-casing and scikit-learn's
             # word pattern give the same terms, several times faster (most corpora are ASCII)
-            return _ASCII_WORDS.findall(text.lower())
+            return _ASCII_WORDS.findall(text.lower()), []
         terms, bigrams = _analyzer_regexes()
         norm = normalize(text)
-        return terms.findall(norm) + bigrams.findall(norm)
+        return terms.findall(norm), bigrams.findall(norm)
 
     def describe(self) -> dict[str, Any]:
         """What the analyzer does, for a run's manifest.

@@ -24,12 +24,17 @@ from __future__ import annotations
 import ast
 import difflib
 import inspect
+import numbers
 from typing import Any, Callable
 
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, clone
-from sklearn.feature_extraction.text import CountVectorizer, TfidfVectorizer
+from sklearn.feature_extraction.text import (
+    CountVectorizer,
+    TfidfTransformer,
+    TfidfVectorizer,
+)
 
 from chunkeval._limits import check_spec_length
 from chunkeval._params import Params
@@ -327,6 +332,45 @@ class Retriever(BaseEstimator):
             idx[q0 : q0 + step], val[q0 : q0 + step] = _top_k_block(self._score_block(queries[q0 : q0 + step]), kk)
         return idx, val
 
+    def accepts_counts(self) -> bool:
+        """Whether :meth:`fit_counts` builds the same index as :meth:`fit` (False here).
+
+        Returns
+        -------
+        bool
+            True for a retriever whose index depends on the chunks only through their
+            :class:`chunkeval.analysis.UnicodeAnalyzer` term counts.
+
+        Raises
+        ------
+        ValueError
+            For invalid analysis parameters (as :meth:`fit` would).
+        """
+        return False
+
+    def fit_counts(self, counts: sp.csr_matrix, terms: list[str]) -> Retriever:
+        """Build the index from the chunks' term counts instead of their texts.
+
+        Parameters
+        ----------
+        counts : scipy.sparse.csr_matrix of float64, shape (n_chunks, n_terms)
+            What ``CountVectorizer(analyzer=UnicodeAnalyzer(), dtype=np.float64)
+            .fit_transform(chunk_texts)`` returns, entry order within rows included
+            (:meth:`chunkeval.benchmarks.corpus_terms.CorpusTerms.counts`); modified in place.
+        terms : list of str, length n_terms
+            The sorted vocabulary: column ``j`` counts ``terms[j]``.
+
+        Returns
+        -------
+        self
+
+        Raises
+        ------
+        NotImplementedError
+            When :meth:`accepts_counts` is False.
+        """
+        raise NotImplementedError(f"{type(self).__name__} indexes chunk texts; use fit")
+
     def manifest_params(self) -> dict[str, Any]:
         """Class and constructor parameters, for a run's provenance record.
 
@@ -373,6 +417,34 @@ class _LexicalRetriever(Retriever):
         if self.analyzer == "sklearn":
             return {"lowercase": self.lowercase, "ngram_range": ngram_range, "stop_words": self.stop_words}
         raise ValueError(f"{self.name}: analyzer must be 'unicode' or 'sklearn', got {self.analyzer!r}")
+
+    def accepts_counts(self) -> bool:
+        """True with the ``"unicode"`` analyzer: counts from
+        :class:`chunkeval.benchmarks.corpus_terms.CorpusTerms` are that analyzer's counts.
+
+        Returns
+        -------
+        bool
+
+        Raises
+        ------
+        ValueError
+            For invalid analysis parameters (as :meth:`fit` would).
+        """
+        return "analyzer" in self._analysis()
+
+    def _counted(self, counts: sp.csr_matrix, terms: list[str], vectorizer: Any) -> Any:
+        """``vectorizer`` in the state ``fit_transform`` on the chunk texts leaves it in:
+        the vocabulary ``{term: column}``, learnt rather than given (so ``None`` when
+        ``terms`` is empty, as after the ``ValueError`` of an empty vocabulary)."""
+        if not self.accepts_counts():
+            raise NotImplementedError(f"{self.name}: counts are the 'unicode' analyzer's; use fit")
+        self.n_chunks_ = counts.shape[0]
+        if not terms:
+            return None
+        vectorizer.vocabulary_ = {t: j for j, t in enumerate(terms)}
+        vectorizer.fixed_vocabulary_ = False
+        return vectorizer
 
     def manifest_params(self) -> dict[str, Any]:
         """As :meth:`Retriever.manifest_params`, plus ``"analyzer"``: what the
@@ -431,15 +503,57 @@ class TfidfRetriever(_LexicalRetriever):
         self.min_df = min_df
         self.stop_words = stop_words
 
-    def _fit(self, chunk_texts: list[str]) -> None:
-        self.vectorizer_ = TfidfVectorizer(
+    def _vectorizer(self) -> TfidfVectorizer:
+        return TfidfVectorizer(
             **self._analysis(), sublinear_tf=self.sublinear_tf, min_df=self.min_df, norm="l2", dtype=np.float64
         )
+
+    def _fit(self, chunk_texts: list[str]) -> None:
+        self.vectorizer_ = self._vectorizer()
         try:
             self.matrix_ = self.vectorizer_.fit_transform(chunk_texts).T.tocsr()
         except ValueError:  # empty vocabulary: no chunk has a word -> every score is 0
             self.vectorizer_ = None
             self.matrix_ = None
+
+    def accepts_counts(self) -> bool:
+        """As :meth:`_LexicalRetriever.accepts_counts`, and only while ``min_df`` prunes
+        no term (an integer <= 1), since the counts hold every term.
+
+        Returns
+        -------
+        bool
+        """
+        return super().accepts_counts() and isinstance(self.min_df, numbers.Integral) and self.min_df <= 1
+
+    def fit_counts(self, counts: sp.csr_matrix, terms: list[str]) -> TfidfRetriever:
+        """As :meth:`Retriever.fit_counts`: the same ``vectorizer_`` vocabulary and idf and
+        the same ``matrix_``, float for float, as :meth:`fit` on the chunk texts.
+
+        Parameters
+        ----------
+        counts, terms
+            As for :meth:`Retriever.fit_counts`; ``counts`` becomes the TF-IDF matrix.
+
+        Returns
+        -------
+        TfidfRetriever
+            ``self``.
+
+        Raises
+        ------
+        NotImplementedError
+            When :meth:`accepts_counts` is False (another analyzer, or ``min_df`` pruning).
+        """
+        self.vectorizer_ = self._counted(counts, terms, self._vectorizer())
+        if self.vectorizer_ is None:
+            self.matrix_ = None
+            return self
+        # TfidfVectorizer.fit_transform is CountVectorizer.fit_transform, then this
+        tfidf = TfidfTransformer(norm="l2", use_idf=True, smooth_idf=True, sublinear_tf=self.sublinear_tf)
+        self.matrix_ = tfidf.fit(counts).transform(counts, copy=False).T.tocsr()
+        self.vectorizer_.idf_ = tfidf.idf_
+        return self
 
     def _score_block(self, queries: list[str]) -> Any:
         if self.vectorizer_ is None:
@@ -492,16 +606,50 @@ class BM25Retriever(_LexicalRetriever):
         self.lowercase = lowercase
         self.stop_words = stop_words
 
-    def _fit(self, chunk_texts: list[str]) -> None:
+    def _vectorizer(self) -> CountVectorizer:
         if self.k1 < 0 or not 0 <= self.b <= 1:
             raise ValueError(f"BM25 needs k1 >= 0 and 0 <= b <= 1, got k1={self.k1}, b={self.b}")
-        self.vectorizer_ = CountVectorizer(**self._analysis(), dtype=np.float64)
+        return CountVectorizer(**self._analysis(), dtype=np.float64)
+
+    def _fit(self, chunk_texts: list[str]) -> None:
+        self.vectorizer_ = self._vectorizer()
         try:
             tf = self.vectorizer_.fit_transform(chunk_texts).tocsr()
         except ValueError:  # empty vocabulary
             self.vectorizer_ = None
             self.weights_ = None
             return
+        self._weigh(tf)
+
+    def fit_counts(self, counts: sp.csr_matrix, terms: list[str]) -> BM25Retriever:
+        """As :meth:`Retriever.fit_counts`: the same ``vectorizer_`` vocabulary and
+        ``weights_`` as :meth:`fit` on the chunk texts.
+
+        Parameters
+        ----------
+        counts, terms
+            As for :meth:`Retriever.fit_counts` (``counts`` is left unchanged).
+
+        Returns
+        -------
+        BM25Retriever
+            ``self``.
+
+        Raises
+        ------
+        ValueError
+            For ``k1 < 0`` or ``b`` outside [0, 1].
+        NotImplementedError
+            When :meth:`accepts_counts` is False.
+        """
+        self.vectorizer_ = self._counted(counts, terms, self._vectorizer())
+        self.weights_ = None
+        if self.vectorizer_ is not None:
+            self._weigh(counts)
+        return self
+
+    def _weigh(self, tf: sp.csr_matrix) -> None:
+        """``weights_`` from the term counts ``tf`` (n_chunks, n_terms)."""
         n = tf.shape[0]
         dl = np.asarray(tf.sum(axis=1)).ravel()
         avgdl = dl.mean() if dl.mean() > 0 else 1.0

@@ -94,6 +94,9 @@ class PreparedDataset:
         self.offset_dtype = np.dtype(np.int32 if fits else np.int64)
         self._parts: tuple[np.ndarray, ...] | None = None
         self._sentences: tuple[np.ndarray, np.ndarray] | None = None
+        self._corpus_terms: Any = None
+        self._hulls: list[str | None] | None = None
+        self._words: tuple[np.ndarray, np.ndarray] | None = None
         self._doc_tokens: dict[str, tuple[np.ndarray, np.ndarray]] = {}
 
     def prepare(self, tokenizer: Any, key: str, pieces: Sequence[tuple[np.ndarray, np.ndarray]] | None = None
@@ -165,6 +168,61 @@ class PreparedDataset:
         off = int(self.doc_offset[i])
         lo, hi = np.searchsorted(starts, _in_dtype_of(starts, [off, off + len(self.documents[i].text)]))
         return list(zip((starts[lo:hi] - off).tolist(), (ends[lo:hi] - off).tolist()))
+
+    def corpus_terms(self) -> Any:
+        """The lexical retrievers' terms of every document, analysed once.
+
+        Each configuration's term counts are then assembled from its chunk offsets
+        (:meth:`chunkeval.benchmarks.corpus_terms.CorpusTerms.counts`) instead of analysing
+        every chunk's text. Built on first use in the process that evaluates.
+
+        Returns
+        -------
+        CorpusTerms
+        """
+        if self._corpus_terms is None:
+            from chunkeval.benchmarks.corpus_terms import CorpusTerms
+
+            self._corpus_terms = CorpusTerms([d.text for d in self.documents])
+        return self._corpus_terms
+
+    def evidence_hulls(self) -> list[tuple[str, int, int] | None]:
+        """The evidence extent of every question, found once per dataset.
+
+        Returns
+        -------
+        list of (text, start, end) or None, length n_questions
+            The document text and the range from a question's first part's start to its
+            last part's end (characters); ``None`` when its parts lie in several documents.
+            Kept as ranges, not slices: at 12,288 questions the slices were tens of MB.
+        """
+        if self._hulls is None:
+            texts = {d.id: d.text for d in self.documents}
+            self._hulls = [
+                (texts[q.evidence[0].doc_id], min(p.start for p in q.evidence), max(p.end for p in q.evidence))
+                if len({p.doc_id for p in q.evidence}) == 1 else None
+                for q in self.questions
+            ]
+        return self._hulls
+
+    def words(self) -> tuple[np.ndarray, np.ndarray]:
+        """Global (start, end) offsets of every word (maximal non-whitespace run, as
+        ``str.split``) of every document.
+
+        A chunk's word count is the number of these words it overlaps (:func:`chunk_tokens`),
+        which is ``len(chunk.text.split())``, without splitting every chunk of every
+        configuration.
+
+        Returns
+        -------
+        starts, ends : ndarray of int, shape (n_words,)
+            In ``offset_dtype``.
+        """
+        if self._words is None:
+            from chunkeval.text import word_bounds
+
+            self._words = self._global(np.column_stack(word_bounds(d.text)) for d in self.documents)
+        return self._words
 
     def answerability_ceiling(self) -> float:
         """Share of questions whose evidence parts all lie in one document: no chunk crosses a
@@ -338,23 +396,21 @@ def _span_within_limit(ctx: PreparedDataset, chunker: Any, limit: Any, unit: str
 
     if limit is None or not ctx.questions:
         return float("nan")
-    texts = {d.id: d.text for d in ctx.documents}
-    # each evidence range is measured once, so tokens are counted past the tokenizer's count
-    # cache: cached, up to 8,192 ranges of a two-fact question (kilobytes each) stayed in memory
-    measure = chunker.measure
-    if unit not in ("chars", "words") and hasattr(chunker, "_tokenizer"):
+    if unit == "chars":
+        measure = len
+    elif unit == "words":
+        measure = count_words
+    elif hasattr(chunker, "_tokenizer"):
         tokenizer = chunker._tokenizer()
 
-        def measure(text: str) -> int:  # a Tokenizer's count is len(spans)
+        def measure(text: str) -> int:
+            # a Tokenizer's count is len(spans); past the count cache, which would keep each
+            # evidence range (kilobytes for a two-fact question) for the rest of the run
             return len(tokenizer.spans(text))
-    fits = 0
-    for q in ctx.questions:
-        if len({p.doc_id for p in q.evidence}) != 1:
-            continue
-        text = texts[q.evidence[0].doc_id][min(p.start for p in q.evidence):max(p.end for p in q.evidence)]
-        size = len(text) if unit == "chars" else count_words(text) if unit == "words" else measure(text)
-        fits += size <= limit
-    return fits / len(ctx.questions)
+    else:
+        measure = chunker.measure
+    hulls = [h for h in ctx.evidence_hulls() if h is not None]
+    return sum(measure(text[start:end]) <= limit for text, start, end in hulls) / len(ctx.questions)
 
 
 def _size_stats(prefix: str, values: np.ndarray) -> dict[str, float]:
@@ -482,7 +538,6 @@ def chunk_stage(ctx: PreparedDataset, chunker: Any, tok: Any, key: str,
         ``chunk_seconds`` is the sum of the pieces' seconds.
     """
     from chunkeval.benchmarks.metrics import chunk_arrays
-    from chunkeval.text import count_words
 
     if pieces is None:
         pieces = [chunk_documents(ctx, chunker, tok, key)]
@@ -493,10 +548,11 @@ def chunk_stage(ctx: PreparedDataset, chunker: Any, tok: Any, key: str,
     c_doc, c_start, c_end = chunk_arrays(chunks, ctx.doc_index)
     off = ctx.doc_offset[c_doc]
     first, stop = chunk_tokens(*ctx.token_spans(tok, key), off + c_start, off + c_end)
+    w_first, w_stop = chunk_tokens(*ctx.words(), off + c_start, off + c_end)
     return Chunked(
         chunks, texts,
         np.fromiter((len(t) for t in texts), dtype=np.int64, count=n),
-        np.fromiter((count_words(t) for t in texts), dtype=np.int64, count=n),
+        (w_stop - w_first).astype(np.int64),
         (stop - first).astype(np.int64),
         chunk_seconds,
         first,
@@ -572,7 +628,11 @@ def index_stage(ctx: PreparedDataset, chunked: Chunked, settings: Settings) -> I
         return Indexed(None, 0.0)
     retriever = get_retriever(settings.retriever)
     t0 = time.perf_counter()
-    retriever.fit(chunked.texts)
+    if retriever.accepts_counts():
+        # the same index, from offsets into the corpus analysed once, not from every chunk's text
+        retriever.fit_counts(*ctx.corpus_terms().counts(*chunked.arrays))
+    else:
+        retriever.fit(chunked.texts)
     return Indexed(retriever, time.perf_counter() - t0)
 
 
@@ -697,15 +757,15 @@ def score_stage(ctx: PreparedDataset, chunker: Any, label: str, chunked: Chunked
                             token_ends=token_ends)
     metric_cols = question_metric_columns(settings.ks, settings.budgets)
     ids = [c.id for c in chunks]
+    # one constructor call: adding ~40 columns one by one costs pandas a copy-check each
     per_question = pd.DataFrame({
         "dataset": ctx.name, "config": label, "chunker": chunker.name, "retriever": settings.retriever,
         "question_id": [q.id for q in ctx.questions], "n_parts": pq["n_parts"].to_numpy(dtype=np.int64),
+        **{c: pq[c].to_numpy() for c in metric_cols},
+        "retrieved_chunk_ids": [json.dumps([ids[j] for j in row if 0 <= j < len(ids)])
+                                for row in retrieved.ranked.tolist()],
+        "evidence": ctx.evidence_json,
     })
-    for c in metric_cols:
-        per_question[c] = pq[c].to_numpy()
-    per_question["retrieved_chunk_ids"] = [json.dumps([ids[j] for j in row if 0 <= j < len(ids)])
-                                           for row in retrieved.ranked.tolist()]
-    per_question["evidence"] = ctx.evidence_json
     chunk_end = ctx.doc_offset[c_doc] + c_end if chunks else np.zeros(0, dtype=np.int64)
     row = _summary_row(ctx, chunker, label, chunked, retrieved, settings, tok, per_question[metric_cols],
                        chunk_end)

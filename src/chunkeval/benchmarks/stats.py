@@ -8,8 +8,10 @@ References
 
 from __future__ import annotations
 
+import functools
 import math
 import warnings
+from collections.abc import Iterable, Iterator
 
 import numpy as np
 
@@ -41,6 +43,39 @@ def _check(confidence: float, n_resamples: int) -> None:
         raise ValueError(f"confidence must be in (0, 1), got {confidence!r}")
     if int(n_resamples) < 1:
         raise ValueError(f"n_resamples must be >= 1, got {n_resamples!r}")
+
+
+def _weight_blocks(n: int, b_total: int, seed: int) -> Iterator[tuple[int, np.ndarray]]:
+    """Blocks ``(first resample, weights)``: ``weights[r, i]`` is how many times resample
+    ``first + r`` draws row ``i``, at most ``_BLOCK_CELLS`` weights per block."""
+    rng = np.random.default_rng(seed)
+    block = max(1, _BLOCK_CELLS // n)
+    for b0 in range(0, b_total, block):
+        nb = min(block, b_total - b0)
+        idx = rng.integers(0, n, size=(nb, n))
+        counts = np.bincount((idx + (np.arange(nb) * n)[:, None]).ravel(), minlength=nb * n)
+        yield b0, counts.reshape(nb, n).astype(float)
+
+
+@functools.lru_cache(maxsize=4)
+def _drawn_once(n: int, b_total: int, seed: int) -> tuple[tuple[int, np.ndarray], ...]:
+    blocks = tuple(_weight_blocks(n, b_total, seed))
+    for _, w in blocks:
+        w.setflags(write=False)  # shared by every later call with the same (n, B, seed)
+    return blocks
+
+
+def _resample_weights(n: int, b_total: int, seed: int) -> Iterable[tuple[int, np.ndarray]]:
+    """The resample weights of :func:`bootstrap_means`, block by block.
+
+    They depend only on ``(n, b_total, seed)``, and a run bootstraps every configuration
+    of a dataset over the same questions with the same seed: weights that fit in one block
+    are drawn once and kept (a few MB); larger ones are drawn again, block by block, to
+    bound memory.
+    """
+    if n * b_total <= _BLOCK_CELLS:
+        return _drawn_once(n, b_total, seed)
+    return _weight_blocks(n, b_total, seed)
 
 
 def bootstrap_means(values: np.ndarray, n_resamples: int = 1000, seed: int = 0) -> np.ndarray:
@@ -80,17 +115,17 @@ def bootstrap_means(values: np.ndarray, n_resamples: int = 1000, seed: int = 0) 
     first = np.argmax(ok, axis=0)
     centre = np.where(ok.any(axis=0), a[first, np.arange(m)], 0.0)
     dev = np.where(ok, a - centre, 0.0)
-    okf = ok.astype(float)
-    rng = np.random.default_rng(seed)
+    gaps = ~ok.all(axis=0)
+    okf = ok[:, gaps].astype(float)
     out = np.empty((b_total, m))
-    block = max(1, _BLOCK_CELLS // n)
-    for b0 in range(0, b_total, block):
-        nb = min(block, b_total - b0)
-        idx = rng.integers(0, n, size=(nb, n))
-        counts = np.bincount((idx + (np.arange(nb) * n)[:, None]).ravel(), minlength=nb * n)
-        w = counts.reshape(nb, n).astype(float)
+    for b0, w in _resample_weights(n, b_total, seed):
+        nb = w.shape[0]
         num = w @ dev
-        den = w @ okf
+        # each resample draws n rows: a column without NaN divides by exactly n (a sum of
+        # integer weights), so only columns with NaN need their counted rows
+        den = np.full((nb, m), float(n))
+        if gaps.any():
+            den[:, gaps] = w @ okf
         with np.errstate(invalid="ignore", divide="ignore"):
             out[b0 : b0 + nb] = centre + num / den
     return out
