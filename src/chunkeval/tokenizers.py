@@ -123,6 +123,29 @@ def token_span_arrays(tokenizer: Tokenizer, text: str) -> tuple[np.ndarray, np.n
     return _split_pairs(tokenizer.spans(text))
 
 
+def count_many(tokenizer: Tokenizer, texts: list[str]) -> np.ndarray:
+    """Token counts of many texts, each counted once and not kept in a count cache.
+
+    For texts that are measured once (every chunk of a configuration, every evidence
+    range): the count cache would only push out the texts that do repeat, such as the
+    sentences the token-budget chunkers count.
+
+    Parameters
+    ----------
+    tokenizer : Tokenizer
+        Any object with ``count`` and ``spans``.
+    texts : list of str
+        Any texts.
+
+    Returns
+    -------
+    ndarray of int64, shape (len(texts),)
+        ``tokenizer.count(texts[i])`` for each i.
+    """
+    uncached = getattr(tokenizer, "_count_uncached", tokenizer.count)
+    return np.fromiter((uncached(t) for t in texts), dtype=np.int64, count=len(texts))
+
+
 def _split_pairs(spans: list[Span]) -> tuple[np.ndarray, np.ndarray]:
     # one flat pass (about half the cost of a 2-d array on the short texts this serves)
     flat = np.fromiter(itertools.chain.from_iterable(spans), dtype=np.int64, count=2 * len(spans))

@@ -95,7 +95,9 @@ class PreparedDataset:
         self._parts: tuple[np.ndarray, ...] | None = None
         self._sentences: tuple[np.ndarray, np.ndarray] | None = None
         self._corpus_terms: Any = None
-        self._hulls: list[str | None] | None = None
+        self._hulls: list[tuple[str, int, int] | None] | None = None
+        #: Sizes of the evidence hulls by what measured them (see ``_span_within_limit``).
+        self.hull_sizes: dict[tuple[str, ...], np.ndarray] = {}
         self._words: tuple[np.ndarray, np.ndarray] | None = None
         self._doc_tokens: dict[str, tuple[np.ndarray, np.ndarray]] = {}
 
@@ -392,25 +394,41 @@ def _deep_ranking(retriever: Any, queries: list[str], ranked: np.ndarray, n_toke
 def _span_within_limit(ctx: PreparedDataset, chunker: Any, limit: Any, unit: str) -> float:
     """Share of questions whose evidence (from the first part's start to the last part's end,
     in one document) measures no more than the configuration's limit, in its unit."""
-    from chunkeval.text import count_words
-
     if limit is None or not ctx.questions:
         return float("nan")
-    if unit == "chars":
-        measure = len
-    elif unit == "words":
-        measure = count_words
-    elif hasattr(chunker, "_tokenizer"):
-        tokenizer = chunker._tokenizer()
+    # one measurement per dataset and unit (tokenizer), shared by the configurations that
+    # measure alike; measured past the tokenizer's count cache, which would keep each
+    # evidence range (kilobytes for a two-fact question) for the rest of the run
+    key = _measure_key(chunker, unit)
+    sizes = ctx.hull_sizes.get(key) if key is not None else None
+    if sizes is None:
+        sizes = _measure_many(chunker, [text[a:b] for text, a, b in filter(None, ctx.evidence_hulls())])
+        if key is not None:
+            ctx.hull_sizes[key] = sizes
+    return int((sizes <= limit).sum()) / len(ctx.questions)
 
-        def measure(text: str) -> int:
-            # a Tokenizer's count is len(spans); past the count cache, which would keep each
-            # evidence range (kilobytes for a two-fact question) for the rest of the run
-            return len(tokenizer.spans(text))
-    else:
-        measure = chunker.measure
-    hulls = [h for h in ctx.evidence_hulls() if h is not None]
-    return sum(measure(text[start:end]) <= limit for text, start, end in hulls) / len(ctx.questions)
+
+def _measure_key(chunker: Any, unit: str) -> tuple[str, ...] | None:
+    """What a chunker's :meth:`~chunkeval.chunkers.base.Chunker.measure` depends on, when it
+    is the base rule: the unit, and for tokens the tokenizer's class and name; ``None`` for
+    a chunker that measures its own way."""
+    from chunkeval.chunkers.base import Chunker
+
+    if not isinstance(chunker, Chunker) or type(chunker).measure is not Chunker.measure:
+        return None
+    if unit in ("chars", "words"):
+        return (unit,)
+    tok = chunker._tokenizer()
+    return (unit, type(tok).__qualname__, str(getattr(tok, "name", id(tok))))
+
+
+def _measure_many(chunker: Any, texts: list[str]) -> np.ndarray:
+    """Sizes of ``texts`` in the chunker's own unit (:meth:`Chunker.measure_many`, or
+    ``measure`` per text for a chunker object without it)."""
+    many = getattr(chunker, "measure_many", None)
+    if callable(many):
+        return np.asarray(many(texts), dtype=np.int64)
+    return np.fromiter(map(chunker.measure, texts), dtype=np.int64, count=len(texts))
 
 
 def _size_stats(prefix: str, values: np.ndarray) -> dict[str, float]:
@@ -801,7 +819,7 @@ def _summary_row(ctx: PreparedDataset, chunker: Any, label: str, chunked: Chunke
     elif unit in ("chars", "words"):
         own = chunked.n_chars if unit == "chars" else chunked.n_words  # already measured
     else:  # the chunker's own tokenizer may differ from the run's
-        own = np.fromiter((chunker.measure(t) for t in chunked.texts), dtype=np.int64, count=len(chunked.texts))
+        own = _measure_many(chunker, chunked.texts)
     sent_start, sent_end = ctx.sentences()
     doc_tokens = ctx.document_tokens(tok, tokenizer_key(settings.tokenizer))
     row: dict[str, Any] = {

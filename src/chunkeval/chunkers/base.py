@@ -7,6 +7,8 @@ import numbers
 from collections.abc import Iterable
 from typing import Any
 
+import numpy as np
+
 from chunkeval._params import Params
 from chunkeval.chunkers.registry import Registry, parse_spec
 from chunkeval.text import count_words
@@ -56,6 +58,30 @@ class Chunker(Params):
         if unit == "words":
             return count_words(text)
         return self._tokenizer().count(text)
+
+    def measure_many(self, texts: list[str]) -> np.ndarray:
+        """:meth:`measure` of each text, for texts measured once (nothing is cached).
+
+        Parameters
+        ----------
+        texts : list of str
+
+        Returns
+        -------
+        ndarray of int64, shape (len(texts),)
+            Sizes in this chunker's unit; token counts come from
+            :func:`chunkeval.tokenizers.count_many`.
+        """
+        if type(self).measure is not Chunker.measure:  # a chunker that measures its own way
+            return np.fromiter(map(self.measure, texts), dtype=np.int64, count=len(texts))
+        unit = self.size_limit[1]
+        if unit == "chars":
+            return np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
+        if unit == "words":
+            return np.fromiter(map(count_words, texts), dtype=np.int64, count=len(texts))
+        from chunkeval.tokenizers import count_many
+
+        return count_many(self._tokenizer(), texts)
 
     def _check_tokenizer(self) -> None:
         """Resolve ``self.tokenizer`` (once per value), turning a bad spec into ``ValueError``."""
