@@ -25,6 +25,7 @@ import sys
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from typing import Any, Callable, Sequence
 
+from chunkeval._memory import release_freed_memory
 from chunkeval.benchmarks.stages import (
     PreparedDataset,
     Settings,
@@ -86,7 +87,10 @@ def _one_blas_thread() -> None:
 
 
 def _evaluate_here(dataset_index: int, chunker: Any, label: str, settings: Settings) -> dict[str, Any]:
-    return evaluate(_PREPARED[dataset_index], chunker, label, settings)
+    try:
+        return evaluate(_PREPARED[dataset_index], chunker, label, settings)
+    finally:
+        release_freed_memory()
 
 
 def _check_picklable(jobs: Sequence[Job]) -> None:
@@ -104,6 +108,7 @@ def _prepare_here(prepared: Sequence[PreparedDataset], settings: Settings) -> No
     tok, key = resolve_tokenizer(settings.tokenizer), tokenizer_key(settings.tokenizer)
     for ctx in prepared:
         ctx.prepare(tok, key)
+    release_freed_memory()
 
 
 def _document_blocks(ctx: PreparedDataset, max_chars: int) -> list[tuple[int, int]]:
@@ -128,6 +133,7 @@ def _local(prepared: Sequence[PreparedDataset], jobs: Sequence[Job], settings: S
     out = []
     for j, (di, chunker, label) in enumerate(jobs):
         out.append(evaluate(prepared[di], chunker, label, settings))
+        release_freed_memory()  # the next configuration's arrays differ in size
         if progress is not None:
             progress(j + 1, len(jobs))
     return out
