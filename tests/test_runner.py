@@ -638,20 +638,3 @@ def test_chunk_documents_reusing_sentences_equals_chunking_each_document(spec):
               + chunk_documents(ctx, chunker, tok, "regex", n // 2, n)[0])
     assert halves == expected
 
-
-@settings(max_examples=150, deadline=None)
-@given(st.lists(st.text(alphabet=st.sampled_from("ab \n\t\u3000\xa0\x1c.é"), max_size=40), min_size=1, max_size=4),
-       st.data())
-def test_word_counts_equal_splitting_each_range(texts, data):
-    from chunkeval.benchmarks.stages import PreparedDataset
-
-    ds = Dataset("w", [Document(f"d{i}", t) for i, t in enumerate(texts)], [], {"format": "test"})
-    ctx = PreparedDataset(ds)
-    doc, start, end = [], [], []
-    for _ in range(8):
-        d = data.draw(st.integers(0, len(texts) - 1))
-        s = data.draw(st.integers(0, len(texts[d])))
-        e = data.draw(st.integers(s, len(texts[d])))
-        doc.append(d), start.append(s), end.append(e)
-    counts = ctx.word_counts(np.array(doc), np.array(start), np.array(end))
-    assert counts.tolist() == [len(texts[d][s:e].split()) for d, s, e in zip(doc, start, end)]
