@@ -243,7 +243,8 @@ def _dask_client(workers: int, scheduler: str | None) -> tuple[Any, Any]:
         except (OSError, TimeoutError, ValueError) as exc:
             raise OSError(f"cannot reach the Dask scheduler at {scheduler} ({type(exc).__name__}: {exc}); "
                           "check --scheduler (tcp://HOST:PORT) and that the scheduler runs") from None
-    cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None)
+    # the scheduler's HTTP server on any free port: 8787 may belong to another cluster
+    cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0")
     return Client(cluster), cluster
 
 
