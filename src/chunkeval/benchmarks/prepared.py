@@ -340,7 +340,9 @@ _TOKENIZERS: dict[str, Any] = {}
 
 def tokenizer_key(tokenizer: Any) -> str:
     """A key naming a tokenizer spec or object within this process."""
-    return tokenizer if isinstance(tokenizer, str) else f"{getattr(tokenizer, 'name', type(tokenizer).__name__)}@{id(tokenizer)}"
+    if isinstance(tokenizer, str):
+        return tokenizer
+    return f"{getattr(tokenizer, 'name', type(tokenizer).__name__)}@{id(tokenizer)}"
 
 
 def resolve_tokenizer(tokenizer: Any) -> Any:
@@ -357,8 +359,10 @@ def _in_dtype_of(sorted_values: np.ndarray, queries: Any) -> np.ndarray:
     """``queries`` in the dtype of ``sorted_values`` when they fit: ``np.searchsorted`` would
     otherwise cast (copy) the whole sorted array to the common type on every call."""
     q = np.asarray(queries)
-    if q.dtype != sorted_values.dtype and np.issubdtype(sorted_values.dtype, np.integer) and (
-            q.size == 0 or (np.issubdtype(q.dtype, np.integer)
-                            and np.iinfo(sorted_values.dtype).min <= q.min() <= q.max() <= np.iinfo(sorted_values.dtype).max)):
-        return q.astype(sorted_values.dtype)
+    target = sorted_values.dtype
+    if q.dtype == target or not np.issubdtype(target, np.integer):
+        return q
+    if q.size == 0 or (np.issubdtype(q.dtype, np.integer)
+                       and np.iinfo(target).min <= q.min() <= q.max() <= np.iinfo(target).max):
+        return q.astype(target)
     return q
