@@ -168,3 +168,17 @@ def test_counts_in_blocks_of_chunks_are_the_same(monkeypatch, block):
     assert terms == expected_terms
     assert np.array_equal(counts.indptr, expected.indptr) and np.array_equal(counts.indices, expected.indices)
     assert np.array_equal(counts.data, expected.data)
+
+
+def test_windows_inside_one_long_blob_count_only_their_own_characters():
+    # a text without spaces is one blob; every window cuts it on both sides (their left pieces
+    # are bounded by the window, not searched to the blob's end: linear, not quadratic)
+    docs = ["abcdefghij" * 300 + "東京" * 50, "x y"]
+    starts = np.arange(0, 3100, 7)
+    doc = np.zeros(starts.size, dtype=np.int64)
+    end = np.minimum(starts + 25, len(docs[0]))
+    counts, terms = CorpusTerms(docs).counts(doc, starts, end)
+    expected, expected_terms = _sklearn([docs[0][s:e] for s, e in zip(starts, end)])
+    assert terms == expected_terms
+    assert np.array_equal(counts.indptr, expected.indptr) and np.array_equal(counts.indices, expected.indices)
+    assert np.array_equal(counts.data, expected.data)

@@ -638,3 +638,25 @@ def test_chunk_documents_reusing_sentences_equals_chunking_each_document(spec):
               + chunk_documents(ctx, chunker, tok, "regex", n // 2, n)[0])
     assert halves == expected
 
+
+
+def _blas_threads_while_splitting(text: str) -> list[str]:
+    """A splitter that tells how many BLAS threads numpy may use while the runner works:
+    the whole text as one piece under one thread, else one piece per character."""
+    from threadpoolctl import threadpool_info
+
+    threads = max((p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas"), default=1)
+    return [text] if threads == 1 else list(text)
+
+
+@pytest.mark.parametrize("workers, executor", [(1, "local"), (2, "processes")])
+def test_every_executor_evaluates_with_one_blas_thread(workers, executor):
+    # multi-threaded BLAS sums depend on the thread count: LSA's near-ties ranked differently
+    # in the parent (all cores) than in workers, so every executor evaluates with one thread
+    pytest.importorskip("threadpoolctl")
+    from chunkeval.chunkers import ExternalChunker
+
+    chunker = ExternalChunker(_blas_threads_while_splitting, label="probe")
+    res = run(tiny_dataset(), [chunker, FIXED10], workers=workers, executor=executor, n_resamples=10)
+    probe = res.chunks["config"].str.startswith("probe")
+    assert probe.sum() == 2  # one chunk per document: one thread

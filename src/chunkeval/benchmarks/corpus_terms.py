@@ -227,8 +227,10 @@ class CorpusTerms:
             t, s, e = texts[d], int(lo[i]) - offset[d], int(hi[i]) - offset[d]
             spans = []
             if cut_lo[i]:  # up to the blob's end, or the chunk's when the blob holds it all
-                blob_end = _SEPARATOR_RE.search(t, s)
-                spans.append((0, s, min(e, blob_end.start() if blob_end else len(t))))
+                # searched within the chunk only: a blob of megabytes (text without spaces)
+                # cut by thousands of chunks would otherwise be scanned to its end each time
+                blob_end = _SEPARATOR_RE.search(t, s, e)
+                spans.append((0, s, blob_end.start() if blob_end else e))
             if cut_hi[i] and last[i] >= a[i]:  # else the left piece holds the chunk's end
                 spans.append((1, int(self._blob_start[last[i]]) - offset[d], e))
             for side, p_start, p_end in spans:

@@ -19,6 +19,7 @@ returns the evaluations in job order, so the result tables do not depend on the 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pickle
 import sys
@@ -71,19 +72,27 @@ def _init_worker(prepared: Sequence[PreparedDataset]) -> None:
     _one_blas_thread()
 
 
-def _one_blas_thread() -> None:
-    """Limit numpy's BLAS to one thread in this worker process.
+def _one_blas_thread() -> contextlib.AbstractContextManager[Any]:
+    """Limit numpy's BLAS to one thread, from now on or (used as a context) within a block.
 
-    OpenBLAS starts a thread per core in every process that uses it, and its threads
-    busy-wait: with one worker per core, two workers' BLAS threads fight over the cores
-    and the bootstrap's matrix products took 1.6x as long as in a single process.
-    ``threadpoolctl`` comes with scikit-learn; without it nothing is limited.
+    Every executor evaluates with one BLAS thread, for two reasons. Identical numbers: the
+    floating-point sums of a multi-threaded BLAS depend on its thread count, and the LSA
+    retriever's near-ties then ranked differently in this process (all cores) than in
+    workers. Speed: OpenBLAS starts a thread per core in every process and its threads
+    busy-wait, so two workers on two cores made the bootstrap 1.6x slower. Dask's nanny
+    sets one thread in its workers itself. ``threadpoolctl`` comes with scikit-learn;
+    without it nothing is limited.
+
+    Returns
+    -------
+    context manager
+        Restores the previous limits on exit.
     """
     try:
         from threadpoolctl import threadpool_limits
     except ImportError:  # pragma: no cover - scikit-learn installs it
-        return
-    threadpool_limits(1)
+        return contextlib.nullcontext()
+    return threadpool_limits(1, user_api="blas")
 
 
 def _evaluate_here(dataset_index: int, chunker: Any, label: str, settings: Settings) -> dict[str, Any]:
@@ -131,11 +140,12 @@ def _local(prepared: Sequence[PreparedDataset], jobs: Sequence[Job], settings: S
            progress: Progress) -> list[dict[str, Any]]:
     _prepare_here(prepared, settings)
     out = []
-    for j, (di, chunker, label) in enumerate(jobs):
-        out.append(evaluate(prepared[di], chunker, label, settings))
-        release_freed_memory()  # the next configuration's arrays differ in size
-        if progress is not None:
-            progress(j + 1, len(jobs))
+    with _one_blas_thread():
+        for j, (di, chunker, label) in enumerate(jobs):
+            out.append(evaluate(prepared[di], chunker, label, settings))
+            release_freed_memory()  # the next configuration's arrays differ in size
+            if progress is not None:
+                progress(j + 1, len(jobs))
     return out
 
 
@@ -213,13 +223,15 @@ def _chunk_task(ctx: PreparedDataset, chunker: Any, settings: Settings, lo: int,
 def _index_task(ctx: PreparedDataset, settings: Settings, *pieces: Any) -> tuple[Any, Any]:
     chunked = chunk_stage(ctx, None, resolve_tokenizer(settings.tokenizer), tokenizer_key(settings.tokenizer),
                           pieces)
-    return chunked, index_stage(ctx, chunked, settings)
+    with _one_blas_thread():  # a cluster's workers need not limit BLAS themselves
+        return chunked, index_stage(ctx, chunked, settings)
 
 
 def _search_task(ctx: PreparedDataset, indexed: tuple[Any, Any], settings: Settings, lo: int,
                  hi: int) -> Any:
     chunked, index = indexed
-    return search_stage(ctx, index, chunked.n_tokens, settings, lo, hi)
+    with _one_blas_thread():
+        return search_stage(ctx, index, chunked.n_tokens, settings, lo, hi)
 
 
 def _score_task(ctx: PreparedDataset, chunker: Any, label: str, settings: Settings, indexed: tuple[Any, Any],
@@ -228,8 +240,9 @@ def _score_task(ctx: PreparedDataset, chunker: Any, label: str, settings: Settin
 
     chunked, index = indexed
     chunker = get_chunker(chunker) if isinstance(chunker, str) else chunker
-    return score_stage(ctx, chunker, label, chunked, join_retrieved(index, blocks), settings,
-                       resolve_tokenizer(settings.tokenizer))
+    with _one_blas_thread():
+        return score_stage(ctx, chunker, label, chunked, join_retrieved(index, blocks), settings,
+                           resolve_tokenizer(settings.tokenizer))
 
 
 def _dask_client(workers: int, scheduler: str | None) -> tuple[Any, Any]:
