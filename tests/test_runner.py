@@ -552,6 +552,20 @@ def test_executor_and_splitter_options_fail_before_work(tmp_path, capsys, args, 
     assert not (tmp_path / "o").exists()
 
 
+def test_unreachable_scheduler_is_an_environment_failure(tmp_path, capsys, monkeypatch):
+    pytest.importorskip("distributed", reason="the Dask executor needs 'dask[distributed]'")
+    from chunkeval.benchmarks import executors
+    from chunkeval.cli import main
+
+    monkeypatch.setattr(executors, "SCHEDULER_TIMEOUT", "1s")
+    argv = ["run", "--out", str(tmp_path / "o"), "--quiet", "--chunker", "sentence(max_chars=300)",
+            "--executor", "dask", "--scheduler", "tcp://127.0.0.1:1"]
+    assert main(argv) == 1  # the network, not the input
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "cannot reach the Dask scheduler at tcp://127.0.0.1:1" in err
+    assert not (tmp_path / "o").exists()
+
+
 def test_partition_hand_checked():
     from chunkeval.benchmarks.stages import partition
 

@@ -1115,6 +1115,9 @@ def _report_failure(exc: Exception) -> int:
     if isinstance(exc, EnvironmentFailure):
         _err(f"error: {_one_line(exc)}")
         return EXIT_FAILURE
+    if isinstance(exc, ConnectionError):  # a service that does not answer: not the input's fault
+        _err(f"error: {_one_line(exc)}")
+        return EXIT_FAILURE
     if isinstance(exc, OSError) and exc.errno in ENVIRONMENT_ERRNOS:
         where = f": {exc.filename}" if exc.filename else ""
         _err(f"error: {exc.strerror or exc}{where}")

@@ -55,6 +55,9 @@ DOCUMENT_BLOCK_CHARS = 4_000_000
 #: Questions per retrieval task on Dask.
 QUESTION_BLOCK = 2048
 
+#: How long to wait for the Dask scheduler at ``--scheduler`` before giving up.
+SCHEDULER_TIMEOUT = "15s"
+
 #: Below this many characters in all, a process pool prepares the datasets in the parent
 #: process: preparing takes about 0.07 s per MB (cl100k), and a pool's start and the
 #: offsets' way back cost more than that saves on a smaller corpus.
@@ -252,10 +255,10 @@ def _dask_client(workers: int, scheduler: str | None) -> tuple[Any, Any]:
         raise ImportError("--executor dask needs Dask distributed: pip install 'chunkeval[dask]'") from None
     if scheduler:
         try:
-            return Client(scheduler, timeout="15s"), None
+            return Client(scheduler, timeout=SCHEDULER_TIMEOUT), None
         except (OSError, TimeoutError, ValueError) as exc:
-            raise OSError(f"cannot reach the Dask scheduler at {scheduler} ({type(exc).__name__}: {exc}); "
-                          "check --scheduler (tcp://HOST:PORT) and that the scheduler runs") from None
+            raise ConnectionError(f"cannot reach the Dask scheduler at {scheduler} ({type(exc).__name__}: {exc}); "
+                                  "check --scheduler (tcp://HOST:PORT) and that the scheduler runs") from None
     # the scheduler's HTTP server on any free port: 8787 may belong to another cluster
     cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0")
     return Client(cluster), cluster
@@ -330,6 +333,8 @@ def execute(prepared: Sequence[PreparedDataset], jobs: Sequence[Job], settings: 
         An unknown executor, or a chunker that cannot be sent to another process.
     ImportError
         ``executor="dask"`` without Dask distributed installed.
+    ConnectionError
+        The Dask scheduler at ``scheduler`` does not answer within :data:`SCHEDULER_TIMEOUT`.
     """
     if executor not in EXECUTORS:
         raise ValueError(f"unknown executor {executor!r}; use one of {', '.join(EXECUTORS)}")
