@@ -107,23 +107,32 @@ class CorpusTerms:
         for off, text in zip(self._offset.tolist(), self._texts):
             b_start, _, (w_blob, words), (g_blob, bigrams) = self._analyse(text)
             blob_start.append((b_start + off).astype(self._pos))
+            # a document without CJK has no bigram: no array of zeros per blob for it
             per_blob.append((np.bincount(w_blob, minlength=b_start.size).astype(np.int32),
-                             np.bincount(g_blob, minlength=b_start.size).astype(np.int32)))
+                             np.bincount(g_blob, minlength=b_start.size).astype(np.int32) if g_blob.size else None))
             word_ids.append(numbered(words))
             bigram_ids.append(numbered(bigrams))
+        # each per-document list is freed once joined: at 100 MB of corpus the lists and
+        # their joins held at once made this analysis peak at three times what it keeps
         self._blob_start = _cat(blob_start, self._pos)
+        del blob_start
         self.terms = sorted(ids)
         rank = np.empty(len(ids), dtype=np.int32)
         rank[np.fromiter(map(ids.__getitem__, self.terms), dtype=np.int64, count=len(ids))] = np.arange(len(ids))
         self._ids = dict(zip(self.terms, range(len(self.terms))))
+        del ids
         # the term ids of every word, then of every bigram, each in blob order
         self._n_words = sum(w.size for w in word_ids)
-        self._pool = rank[_cat(word_ids + bigram_ids, np.int32)]
+        has_bigrams = any(g.size for g in bigram_ids)
+        pool = _cat(word_ids + bigram_ids, np.int32)
+        del word_ids, bigram_ids
+        self._pool = rank[pool]
+        del pool
         # term occurrences of blob k: words[first[k]:first[k + 1]], same for bigrams
         self._word_first = self._first(_cat([w for w, _ in per_blob], np.int32))
         # most corpora hold no CJK: then no blob has a bigram, and no array says so
-        self._bigram_first = self._first(_cat([g for _, g in per_blob], np.int32)) if bigram_ids and \
-            self._pool.size > self._n_words else None
+        self._bigram_first = self._first(_cat([np.zeros(w.size, dtype=np.int32) if g is None else g
+                                               for w, g in per_blob], np.int32)) if has_bigrams else None
 
     def _first(self, per_blob: np.ndarray) -> np.ndarray:
         # a CJK-heavy corpus can hold more terms than characters (a bigram per character)
@@ -292,15 +301,21 @@ class CorpusTerms:
         column = np.empty(n_all, dtype=np.int64)
         column[in_order] = np.arange(in_order.size)
         n_terms = in_order.size
+        # the cells go into the matrix one array at a time, each list freed once joined: the
+        # matrix has as many cells as the corpus has words (12 million at 100 MB)
         c_row = _cat([r for r, _, _ in cells], np.int32)
-        c_term = _cat([t for _, t, _ in cells], np.int32)
         indptr = np.concatenate([[0], np.cumsum(np.bincount(c_row, minlength=n))])
         index_dtype = np.int32 if max(n_terms, c_row.size) < np.iinfo(np.int32).max else np.int64
-        matrix = sp.csr_matrix((_cat([c for _, _, c in cells], np.int32).astype(np.float64),
-                                use_rank[c_term].astype(index_dtype), indptr.astype(index_dtype)),
-                               shape=(n, n_terms))
+        del c_row
+        c_term = _cat([t for _, t, c in cells], np.int32)
+        indices = use_rank.astype(index_dtype)[c_term]
+        del c_term
+        data = _cat([c for _, _, c in cells], np.int32).astype(np.float64)
+        del cells
+        matrix = sp.csr_matrix((data, indices, indptr.astype(index_dtype)), shape=(n, n_terms))
+        del data, indices
         matrix.sort_indices()  # by first use within each row, as CountVectorizer leaves them
-        matrix.indices = column[by_use][matrix.indices].astype(index_dtype)
+        matrix.indices = column[by_use].astype(index_dtype)[matrix.indices]
         all_terms = self.terms + [None] * len(new)  # type: ignore[list-item]
         for t, i in new.items():
             all_terms[i] = t
