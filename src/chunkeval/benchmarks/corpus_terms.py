@@ -120,7 +120,6 @@ class CorpusTerms:
         rank = np.empty(len(ids), dtype=np.int32)
         rank[np.fromiter(map(ids.__getitem__, self.terms), dtype=np.int64, count=len(ids))] = np.arange(len(ids))
         self._ids = dict(zip(self.terms, range(len(self.terms))))
-        del ids
         # the term ids of every word, then of every bigram, each in blob order
         self._n_words = sum(w.size for w in word_ids)
         has_bigrams = any(g.size for g in bigram_ids)
