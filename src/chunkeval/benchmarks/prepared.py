@@ -18,6 +18,7 @@ import numpy as np
 
 __all__ = [
     "PreparedDataset",
+    "in_dtype_of",
     "partition",
     "prepare_documents",
     "resolve_tokenizer",
@@ -148,7 +149,7 @@ class PreparedDataset:
         :func:`chunkeval.text.sentence_spans` gives them."""
         starts, ends = self.sentences()
         off = int(self.doc_offset[i])
-        lo, hi = np.searchsorted(starts, _in_dtype_of(starts, [off, off + len(self.documents[i].text)]))
+        lo, hi = np.searchsorted(starts, in_dtype_of(starts, [off, off + len(self.documents[i].text)]))
         return list(zip((starts[lo:hi] - off).tolist(), (ends[lo:hi] - off).tolist()))
 
     def corpus_terms(self) -> Any:
@@ -219,8 +220,8 @@ class PreparedDataset:
         starts = self.word_starts()
         g_start = self.doc_offset[doc] + start
         g_end = self.doc_offset[doc] + end
-        n = (np.searchsorted(starts, _in_dtype_of(starts, g_end), side="left")
-             - np.searchsorted(starts, _in_dtype_of(starts, g_start), side="left"))
+        n = (np.searchsorted(starts, in_dtype_of(starts, g_end), side="left")
+             - np.searchsorted(starts, in_dtype_of(starts, g_start), side="left"))
         texts = [d.text for d in self.documents]
         inside = np.fromiter(
             (0 < s < e and not texts[d][s - 1].isspace() and not texts[d][s].isspace()
@@ -355,9 +356,25 @@ def resolve_tokenizer(tokenizer: Any) -> Any:
     return _TOKENIZERS[key]
 
 
-def _in_dtype_of(sorted_values: np.ndarray, queries: Any) -> np.ndarray:
-    """``queries`` in the dtype of ``sorted_values`` when they fit: ``np.searchsorted`` would
-    otherwise cast (copy) the whole sorted array to the common type on every call."""
+def in_dtype_of(sorted_values: np.ndarray, queries: Any) -> np.ndarray:
+    """``queries`` in the dtype of ``sorted_values`` when they fit, for ``np.searchsorted``.
+
+    ``np.searchsorted`` casts both arrays to their common type, so int64 queries into the
+    int32 offsets of a large corpus would copy the whole offset array on every call.
+
+    Parameters
+    ----------
+    sorted_values : ndarray
+        The array searched (e.g. :meth:`PreparedDataset.token_spans`' starts).
+    queries : array-like
+        Values to look up.
+
+    Returns
+    -------
+    ndarray
+        ``queries`` as an array, cast to ``sorted_values.dtype`` when that is an integer
+        type holding every query; unchanged otherwise.
+    """
     q = np.asarray(queries)
     target = sorted_values.dtype
     if q.dtype == target or not np.issubdtype(target, np.integer):

@@ -24,7 +24,7 @@ import pandas as pd
 from chunkeval.benchmarks.metrics import question_metric_columns
 from chunkeval.benchmarks.prepared import (
     PreparedDataset,
-    _in_dtype_of,
+    in_dtype_of,
     partition,
     prepare_documents,
     resolve_tokenizer,
@@ -175,8 +175,8 @@ def chunk_tokens(token_starts: np.ndarray, token_ends: np.ndarray, chunk_start: 
         Tokens ``first[i]:stop[i]`` overlap chunk ``i``; its token count is
         ``stop - first`` (0 for a chunk of whitespace only).
     """
-    first = np.searchsorted(token_ends, _in_dtype_of(token_ends, chunk_start), side="right")
-    stop = np.searchsorted(token_starts, _in_dtype_of(token_starts, chunk_end), side="left")
+    first = np.searchsorted(token_ends, in_dtype_of(token_ends, chunk_start), side="right")
+    stop = np.searchsorted(token_starts, in_dtype_of(token_starts, chunk_end), side="left")
     return first, np.maximum(stop, first)
 
 
@@ -287,7 +287,7 @@ def _token_window_chunks(ctx: PreparedDataset, chunker: Any, token_starts: np.nd
 
     offsets = ctx.doc_offset.tolist()
     # a document's tokens start within it and before the next document's offset
-    bounds = np.searchsorted(token_starts, _in_dtype_of(token_starts, ctx.doc_offset), side="left").tolist()
+    bounds = np.searchsorted(token_starts, in_dtype_of(token_starts, ctx.doc_offset), side="left").tolist()
     bounds.append(token_starts.size)
     chunks: list[Chunk] = []
     for i in range(lo, hi):
