@@ -1,15 +1,10 @@
-"""Shared test helpers: where the read-only evaluation data lives."""
+"""Test-wide configuration: the markers' meaning and which tests a marker adds automatically.
 
-from pathlib import Path
+Markers (declared in ``pyproject.toml``):
 
-import pytest
-
-SHARED = Path(__file__).resolve().parents[2] / "shared"
-
-
-def shared_path(*parts: str) -> Path:
-    """Path under ../shared (beside the repository); skip the test when it is absent."""
-    path = SHARED.joinpath(*parts)
-    if not path.exists():
-        pytest.skip(f"{path} is absent: the shared evaluation data lives beside the repository as ../shared")
-    return path
+* ``slow``: more than a few seconds; the default selection (``python -m pytest``) leaves
+  them out, CI runs them (``python -m pytest -m "slow or not slow"``).
+* ``needs_shared_data``: reads ``../shared`` (skips with a reason when it is absent).
+* ``needs_extra``: needs an optional extra (skips with a reason when it is not installed).
+* ``browser``: drives a real headless Chromium.
+"""

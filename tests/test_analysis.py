@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from chunkeval.analysis import UnicodeAnalyzer, normalize
-from chunkeval.benchmarks.retrieval import get_retriever
+from chunkeval.retrieval import get_retriever
 from chunkeval.tokenizers import RegexTokenizer
 
 FORMS = ("NFC", "NFD", "NFKC", "NFKD")
@@ -34,7 +34,17 @@ def test_ascii_terms_are_sklearns_default_terms(text):
 
 def test_cjk_runs_give_bigrams():
     a = UnicodeAnalyzer()
-    assert a("東京は日本の首都です。") == ["東京", "京は", "は日", "日本", "本の", "の首", "首都", "都で", "です"]
+    assert a("東京は日本の首都です。") == [
+        "東京",
+        "京は",
+        "は日",
+        "日本",
+        "本の",
+        "の首",
+        "首都",
+        "都で",
+        "です",
+    ]
     assert a("Tokyo 東 한국어") == ["tokyo", "東", "한국", "국어"]  # a lone character is a unigram
     assert a("ｶﾀｶﾅ") == ["カタ", "タカ", "カナ"]  # half-width katakana: NFKC first
 

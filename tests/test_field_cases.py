@@ -5,8 +5,8 @@ import json
 import numpy as np
 import pytest
 
+from _shared import shared_path
 from chunkeval.chunkers import available_chunkers, get_chunker
-from conftest import shared_path
 
 
 def load_cases():
@@ -66,7 +66,7 @@ def test_f06_zero_vector_embedding_is_not_nan():
 
 
 def test_f07_empty_document_every_chunker_and_metrics():
-    from chunkeval.benchmarks.metrics import size_distribution, stored_token_overhead
+    from chunkeval.metrics import size_distribution, stored_token_overhead
 
     c = case("F-07")
     for name in available_chunkers():
@@ -83,7 +83,7 @@ def test_f08_half_open_containment():
     chunks = [Chunk("d", i, s, e, c["text"][s:e]) for i, (s, e) in enumerate(c["chunks"])]
     got = [any(ch.contains(EvidenceSpan("d", s, e)) for ch in chunks) for s, e in c["evidence"]]
     assert got == c["expected"]
-    from chunkeval.benchmarks.metrics import parts_contained
+    from chunkeval.metrics import parts_contained
 
     assert list(parts_contained(chunks, [EvidenceSpan("d", s, e) for s, e in c["evidence"]])) == c["expected"]
 

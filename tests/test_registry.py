@@ -12,7 +12,12 @@ def test_available_names():
 
 def test_spec_string_round_trip():
     chunker = get_chunker("fixed(chunk_size=200, chunk_overlap=0, unit='tokens')")
-    assert chunker.get_params() == {"chunk_size": 200, "chunk_overlap": 0, "unit": "tokens", "tokenizer": "regex"}
+    assert chunker.get_params() == {
+        "chunk_size": 200,
+        "chunk_overlap": 0,
+        "unit": "tokens",
+        "tokenizer": "regex",
+    }
     assert chunker.spec == "fixed(chunk_size=200, chunk_overlap=0, unit='tokens', tokenizer='regex')"
     assert get_chunker(chunker.spec).get_params() == chunker.get_params()
     assert get_chunker("sentence").get_params() == {"max_chars": 1000, "overlap_sentences": 0}
@@ -77,7 +82,9 @@ def test_external_adapter_maps_repeated_text_to_the_right_occurrence():
     text = "Stay calm. Stay calm. Stay calm."
     chunker = ExternalChunker(lambda t: ["Stay calm.", "Stay calm.", "Stay calm."])
     assert [(c.start, c.end) for c in chunker.chunk(text)] == [(0, 10), (11, 21), (22, 32)]
-    overlapping = ExternalChunker(lambda t: ["Stay calm. Stay calm.", "Stay calm. Stay calm."], overlapping=True)
+    overlapping = ExternalChunker(
+        lambda t: ["Stay calm. Stay calm.", "Stay calm. Stay calm."], overlapping=True
+    )
     assert [(c.start, c.end) for c in overlapping.chunk(text)] == [(0, 21), (11, 32)]
 
 
@@ -132,8 +139,13 @@ def test_core_types_and_chunkers_pickle_for_worker_processes():
 
 @pytest.mark.parametrize(
     "spec",
-    ["fixed(tokenizer='nope')", "fixed(tokenizer=5)", "fixed(tokenizer='hf:missing/tokenizer.json')",
-     "token_budget(tokenizer='nope')", "balanced(tokenizer='nope')"],
+    [
+        "fixed(tokenizer='nope')",
+        "fixed(tokenizer=5)",
+        "fixed(tokenizer='hf:missing/tokenizer.json')",
+        "token_budget(tokenizer='nope')",
+        "balanced(tokenizer='nope')",
+    ],
 )
 def test_bad_tokenizer_fails_at_construction(spec):
     with pytest.raises(ValueError, match="tokenizer"):
@@ -152,7 +164,7 @@ def test_numpy_integers_are_accepted_and_bad_specs_are_clear():
 
 def test_semantic_hashing_stays_sparse_on_many_sentences():
     from chunkeval.chunkers.semantic import window_similarities
-    from chunkeval.chunkers.embedders import HashingEmbedder
+    from chunkeval.embedders import HashingEmbedder
 
     vectors = HashingEmbedder().embed(["alpha beta.", "alpha beta.", "gamma.", "gamma delta."])
     assert hasattr(vectors, "tocsr")  # sparse: 1M sentences would not fit densely

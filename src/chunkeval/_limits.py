@@ -9,7 +9,7 @@ This module imports nothing from :mod:`chunkeval`, so any module may use it.
 
 from __future__ import annotations
 
-__all__ = ["MAX_SPEC_CHARS", "MAX_K", "MAX_SYNTHETIC_CHARS", "check_spec_length"]
+__all__ = ["MAX_K", "MAX_SPEC_CHARS", "MAX_SYNTHETIC_CHARS", "check_spec_length"]
 
 #: Longest chunker, retriever, tokenizer or dataset spec string accepted.
 MAX_SPEC_CHARS = 10_000
@@ -35,5 +35,7 @@ def check_spec_length(spec: str, what: str) -> None:
         When ``len(spec) > MAX_SPEC_CHARS``.
     """
     if isinstance(spec, str) and len(spec) > MAX_SPEC_CHARS:
-        raise ValueError(f"{what} spec of {len(spec):,} characters is longer than the {MAX_SPEC_CHARS:,} "
-                         f"accepted (it starts {spec[:40]!r})")
+        raise ValueError(
+            f"{what} spec of {len(spec):,} characters is longer than the {MAX_SPEC_CHARS:,} "
+            f"accepted (it starts {spec[:40]!r})"
+        )

@@ -91,7 +91,7 @@ class Params:
             out[key] = value
         return out
 
-    def set_params(self, **params: Any) -> "Params":
+    def set_params(self, **params: Any) -> Params:
         """Set parameters (``name`` or nested ``name__sub``) and return ``self``.
 
         Raises
@@ -117,20 +117,18 @@ class Params:
             valid[name].set_params(**sub_params)
         return self
 
-    def clone(self) -> "Params":
+    def clone(self) -> Params:
         """A new unfitted object with cloned copies of the same parameters."""
         return type(self)(**{key: clone_param(val) for key, val in self.get_params(deep=False).items()})
 
-    def __sklearn_clone__(self) -> "Params":
+    def __sklearn_clone__(self) -> Params:
         # sklearn.base.clone (>= 1.3) delegates here, so callers such as the runner keep working.
         return self.clone()
 
     def __repr__(self) -> str:
         """``Class(name=value, ...)`` listing the parameters that differ from their defaults
         (sorted), as scikit-learn prints estimators."""
-        defaults = {
-            p.name: p.default for p in inspect.signature(type(self).__init__).parameters.values()
-        }
+        defaults = {p.name: p.default for p in inspect.signature(type(self).__init__).parameters.values()}
         changed = []
         for key, value in self.get_params(deep=False).items():
             default = defaults.get(key, inspect.Parameter.empty)

@@ -12,7 +12,8 @@ Example (pytest)::
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 __all__ = ["assert_no_regression"]
 
@@ -33,7 +34,7 @@ def assert_no_regression(
     baseline : Results, results folder or baseline file
         What it must not fall below (a committed file from ``chunkeval baseline save``).
     checks : str or sequence, optional
-        As in :func:`chunkeval.benchmarks.compare.compare` (``"answerable@5:0.02,..."``);
+        As in :func:`chunkeval.gate.comparison.compare` (``"answerable@5:0.02,..."``);
         default: headline ``answerable@k``, ``recall@k`` and ``stored_token_overhead`` at
         tolerance 0.
     strict : bool, default False
@@ -52,15 +53,25 @@ def assert_no_regression(
     ValueError, FileNotFoundError
         A corrupt or missing side, or a check naming an unknown metric.
     """
-    from chunkeval.benchmarks.compare import compare
+    from chunkeval.gate.comparison import compare
 
     cmp = compare(baseline, results, checks, strict=strict)
     if cmp.exit_code != 0:
         failing = cmp.rows["outcome"].isin(["regressed", "missing", "incomparable"]) & cmp.rows["checked"]
-        shown = type(cmp)(rows=cmp.rows[failing], checks=cmp.checks, reasons=cmp.reasons,
-                          notes=cmp.notes, strict=cmp.strict, confidence=cmp.confidence,
-                          baseline_name=cmp.baseline_name, current_name=cmp.current_name)
-        what = ("chunk quality regressed against the baseline" if cmp.exit_code == 1 else
-                "chunk quality could not be compared with the baseline")
+        shown = type(cmp)(
+            rows=cmp.rows[failing],
+            checks=cmp.checks,
+            reasons=cmp.reasons,
+            notes=cmp.notes,
+            strict=cmp.strict,
+            confidence=cmp.confidence,
+            baseline_name=cmp.baseline_name,
+            current_name=cmp.current_name,
+        )
+        what = (
+            "chunk quality regressed against the baseline"
+            if cmp.exit_code == 1
+            else "chunk quality could not be compared with the baseline"
+        )
         raise AssertionError(what + "\n" + shown.to_text(all_rows=True))
     return cmp

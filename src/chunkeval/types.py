@@ -7,9 +7,10 @@ span's text.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from types import MappingProxyType
-from typing import Any, Mapping
+from typing import Any
 
 
 def _frozen_mapping(value: Mapping[str, Any] | None) -> Mapping[str, Any]:
@@ -69,7 +70,7 @@ class EvidenceSpan:
         """Length of the span in characters."""
         return self.end - self.start
 
-    def trimmed(self, text: str) -> "EvidenceSpan":
+    def trimmed(self, text: str) -> EvidenceSpan:
         """The span without the whitespace at its edges: the extent that is scored.
 
         Chunkers trim whitespace at chunk edges, so a span that keeps a leading or

@@ -15,30 +15,28 @@ every such process.
 from __future__ import annotations
 
 import importlib
-import sys
-import types
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # what static tools see; at run time the names come from __getattr__
-    from chunkeval.benchmarks.baseline import load_baseline, save_baseline
-    from chunkeval.benchmarks.compare import Check, Comparison, compare, compare_configs
-    from chunkeval.benchmarks.results import Results
     from chunkeval.benchmarks.runner import run
     from chunkeval.benchmarks.suites import Suite, available_suites, get_suite
+    from chunkeval.gate.baseline import load_baseline, save_baseline
+    from chunkeval.gate.comparison import Check, Comparison, compare, compare_configs
+    from chunkeval.results.folder import Results
 
-#: Exported name -> submodule that defines it.
+#: Exported name -> module that defines it.
 _EXPORTS = {
-    "Check": "compare",
-    "Comparison": "compare",
-    "Results": "results",
-    "Suite": "suites",
-    "available_suites": "suites",
-    "compare": "compare",
-    "compare_configs": "compare",
-    "get_suite": "suites",
-    "load_baseline": "baseline",
-    "run": "runner",
-    "save_baseline": "baseline",
+    "Check": "chunkeval.gate.comparison",
+    "Comparison": "chunkeval.gate.comparison",
+    "Results": "chunkeval.results",
+    "Suite": "chunkeval.benchmarks.suites",
+    "available_suites": "chunkeval.benchmarks.suites",
+    "compare": "chunkeval.gate.comparison",
+    "compare_configs": "chunkeval.gate.comparison",
+    "get_suite": "chunkeval.benchmarks.suites",
+    "load_baseline": "chunkeval.gate.baseline",
+    "run": "chunkeval.benchmarks.runner",
+    "save_baseline": "chunkeval.gate.baseline",
 }
 
 __all__ = [  # spelled out, not sorted(_EXPORTS): linters read the list, not the dict
@@ -67,30 +65,10 @@ def __getattr__(name: str) -> Any:
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    value = getattr(importlib.import_module(module), name)
     globals()[name] = value  # later look-ups find it without calling __getattr__
     return value
 
 
 def __dir__() -> list[str]:
     return sorted(set(globals()) | set(_EXPORTS))
-
-
-class _Package(types.ModuleType):
-    """This package, keeping the function ``compare`` when the submodule ``compare`` loads.
-
-    Loading a submodule binds it on its package under its own name, after the submodule ran.
-    The function :func:`~chunkeval.benchmarks.compare.compare` is exported under the name of
-    the module that defines it, so after ``from chunkeval.benchmarks.compare import ...``
-    anywhere, ``chunkeval.benchmarks.compare`` would be the module and ``from
-    chunkeval.benchmarks import compare`` would hand out a module instead of the function.
-    The eager imports this file used to make rebound the function last; this keeps that.
-    """
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        if isinstance(value, types.ModuleType) and _EXPORTS.get(name) == name:
-            value = getattr(value, name)
-        super().__setattr__(name, value)
-
-
-sys.modules[__name__].__class__ = _Package

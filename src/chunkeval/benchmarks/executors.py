@@ -23,8 +23,9 @@ import contextlib
 import os
 import pickle
 import sys
+from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from chunkeval._memory import release_freed_memory
 from chunkeval.benchmarks.stages import (
@@ -127,8 +128,12 @@ def _document_blocks(ctx: PreparedDataset, max_chars: int) -> list[tuple[int, in
     return partition([len(d.text) for d in ctx.documents], max_chars)
 
 
-def _prepare_with(prepared: Sequence[PreparedDataset], settings: Settings, max_chars: int,
-                  run_blocks: Callable[[list[list[str]]], list[list[Any]]]) -> None:
+def _prepare_with(
+    prepared: Sequence[PreparedDataset],
+    settings: Settings,
+    max_chars: int,
+    run_blocks: Callable[[list[list[str]]], list[list[Any]]],
+) -> None:
     """Prepare every dataset from :func:`prepare_documents` over partitions of its documents;
     ``run_blocks`` maps it over lists of texts wherever the executor runs it, in order."""
     tok, key = resolve_tokenizer(settings.tokenizer), tokenizer_key(settings.tokenizer)
@@ -139,8 +144,9 @@ def _prepare_with(prepared: Sequence[PreparedDataset], settings: Settings, max_c
         ctx.prepare(tok, key, pieces)
 
 
-def _local(prepared: Sequence[PreparedDataset], jobs: Sequence[Job], settings: Settings,
-           progress: Progress) -> list[dict[str, Any]]:
+def _local(
+    prepared: Sequence[PreparedDataset], jobs: Sequence[Job], settings: Settings, progress: Progress
+) -> list[dict[str, Any]]:
     _prepare_here(prepared, settings)
     out = []
     with _one_blas_thread():
@@ -174,8 +180,9 @@ def start_method() -> str:
     return "fork" if sys.platform.startswith("linux") and threading.active_count() == 1 else "spawn"
 
 
-def _prepare_in_pool(prepared: Sequence[PreparedDataset], settings: Settings, workers: int,
-                     mp_context: Any) -> None:
+def _prepare_in_pool(
+    prepared: Sequence[PreparedDataset], settings: Settings, workers: int, mp_context: Any
+) -> None:
     """Prepare the datasets in a short-lived pool of forked workers, by partitions of the
     documents; the evaluation pool is forked afterwards, so its workers inherit the result."""
     total = sum(ctx.n_characters for ctx in prepared)
@@ -185,12 +192,21 @@ def _prepare_in_pool(prepared: Sequence[PreparedDataset], settings: Settings, wo
     # several blocks per worker, so that one large document does not leave the others idle
     max_chars = max(1, -(-total // (4 * workers)))
     with ProcessPoolExecutor(max_workers=workers, mp_context=mp_context) as pool:
-        _prepare_with(prepared, settings, max_chars,
-                      lambda texts: list(pool.map(prepare_documents, texts, [settings.tokenizer] * len(texts))))
+        _prepare_with(
+            prepared,
+            settings,
+            max_chars,
+            lambda texts: list(pool.map(prepare_documents, texts, [settings.tokenizer] * len(texts))),
+        )
 
 
-def _processes(prepared: Sequence[PreparedDataset], jobs: Sequence[Job], settings: Settings,
-               progress: Progress, workers: int) -> list[dict[str, Any]]:
+def _processes(
+    prepared: Sequence[PreparedDataset],
+    jobs: Sequence[Job],
+    settings: Settings,
+    progress: Progress,
+    workers: int,
+) -> list[dict[str, Any]]:
     import multiprocessing
 
     _check_picklable(jobs)
@@ -201,10 +217,13 @@ def _processes(prepared: Sequence[PreparedDataset], jobs: Sequence[Job], setting
     else:  # a spawned pool would import everything twice; prepare here instead
         _prepare_here(prepared, settings)
     outputs: list[dict[str, Any] | None] = [None] * len(jobs)
-    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_init_worker,
-                             initargs=(list(prepared),)) as pool:
-        futures = {pool.submit(_evaluate_here, di, chunker, label, settings): j
-                   for j, (di, chunker, label) in enumerate(jobs)}
+    with ProcessPoolExecutor(
+        max_workers=workers, mp_context=ctx, initializer=_init_worker, initargs=(list(prepared),)
+    ) as pool:
+        futures = {
+            pool.submit(_evaluate_here, di, chunker, label, settings): j
+            for j, (di, chunker, label) in enumerate(jobs)
+        }
         try:
             for done, fut in enumerate(as_completed(futures), start=1):
                 outputs[futures[fut]] = fut.result()
@@ -219,33 +238,42 @@ def _processes(prepared: Sequence[PreparedDataset], jobs: Sequence[Job], setting
 
 # Task functions of the Dask graph: each calls stages and returns plain data.
 def _chunk_task(ctx: PreparedDataset, chunker: Any, settings: Settings, lo: int, hi: int) -> Any:
-    return chunk_documents(ctx, chunker, resolve_tokenizer(settings.tokenizer), tokenizer_key(settings.tokenizer),
-                           lo, hi)
+    return chunk_documents(
+        ctx, chunker, resolve_tokenizer(settings.tokenizer), tokenizer_key(settings.tokenizer), lo, hi
+    )
 
 
 def _index_task(ctx: PreparedDataset, settings: Settings, *pieces: Any) -> tuple[Any, Any]:
-    chunked = chunk_stage(ctx, None, resolve_tokenizer(settings.tokenizer), tokenizer_key(settings.tokenizer),
-                          pieces)
+    chunked = chunk_stage(
+        ctx, None, resolve_tokenizer(settings.tokenizer), tokenizer_key(settings.tokenizer), pieces
+    )
     with _one_blas_thread():  # a cluster's workers need not limit BLAS themselves
         return chunked, index_stage(ctx, chunked, settings)
 
 
-def _search_task(ctx: PreparedDataset, indexed: tuple[Any, Any], settings: Settings, lo: int,
-                 hi: int) -> Any:
+def _search_task(ctx: PreparedDataset, indexed: tuple[Any, Any], settings: Settings, lo: int, hi: int) -> Any:
     chunked, index = indexed
     with _one_blas_thread():
         return search_stage(ctx, index, chunked.n_tokens, settings, lo, hi)
 
 
-def _score_task(ctx: PreparedDataset, chunker: Any, label: str, settings: Settings, indexed: tuple[Any, Any],
-                *blocks: Any) -> dict[str, Any]:
+def _score_task(
+    ctx: PreparedDataset, chunker: Any, label: str, settings: Settings, indexed: tuple[Any, Any], *blocks: Any
+) -> dict[str, Any]:
     from chunkeval.chunkers import get_chunker
 
     chunked, index = indexed
     chunker = get_chunker(chunker) if isinstance(chunker, str) else chunker
     with _one_blas_thread():
-        return score_stage(ctx, chunker, label, chunked, join_retrieved(index, blocks), settings,
-                           resolve_tokenizer(settings.tokenizer))
+        return score_stage(
+            ctx,
+            chunker,
+            label,
+            chunked,
+            join_retrieved(index, blocks),
+            settings,
+            resolve_tokenizer(settings.tokenizer),
+        )
 
 
 def _dask_client(workers: int, scheduler: str | None) -> tuple[Any, Any]:
@@ -257,36 +285,57 @@ def _dask_client(workers: int, scheduler: str | None) -> tuple[Any, Any]:
         try:
             return Client(scheduler, timeout=SCHEDULER_TIMEOUT), None
         except (OSError, TimeoutError, ValueError) as exc:
-            raise ConnectionError(f"cannot reach the Dask scheduler at {scheduler} ({type(exc).__name__}: {exc}); "
-                                  "check --scheduler (tcp://HOST:PORT) and that the scheduler runs") from None
+            raise ConnectionError(
+                f"cannot reach the Dask scheduler at {scheduler} ({type(exc).__name__}: {exc}); "
+                "check --scheduler (tcp://HOST:PORT) and that the scheduler runs"
+            ) from None
     # the scheduler's HTTP server on any free port: 8787 may belong to another cluster
     cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0")
     return Client(cluster), cluster
 
 
-def _dask_job(client: Any, ctx_future: Any, ctx: PreparedDataset, chunker: Any, label: str,
-              settings: Settings) -> Any:
+def _dask_job(
+    client: Any, ctx_future: Any, ctx: PreparedDataset, chunker: Any, label: str, settings: Settings
+) -> Any:
     """Submit one (dataset, configuration) as a graph; return the future of its evaluation."""
-    pieces = [client.submit(_chunk_task, ctx_future, chunker, settings, lo, hi, pure=False)
-              for lo, hi in _document_blocks(ctx, DOCUMENT_BLOCK_CHARS)]
+    pieces = [
+        client.submit(_chunk_task, ctx_future, chunker, settings, lo, hi, pure=False)
+        for lo, hi in _document_blocks(ctx, DOCUMENT_BLOCK_CHARS)
+    ]
     indexed = client.submit(_index_task, ctx_future, settings, *pieces, pure=False)
-    blocks = [client.submit(_search_task, ctx_future, indexed, settings, lo, hi, pure=False)
-              for lo, hi in partition([1] * len(ctx.questions), QUESTION_BLOCK) or [(0, 0)]]
+    blocks = [
+        client.submit(_search_task, ctx_future, indexed, settings, lo, hi, pure=False)
+        for lo, hi in partition([1] * len(ctx.questions), QUESTION_BLOCK) or [(0, 0)]
+    ]
     return client.submit(_score_task, ctx_future, chunker, label, settings, indexed, *blocks, pure=False)
 
 
-def _dask(prepared: Sequence[PreparedDataset], jobs: Sequence[Job], settings: Settings,
-          progress: Progress, workers: int, scheduler: str | None) -> list[dict[str, Any]]:
+def _dask(
+    prepared: Sequence[PreparedDataset],
+    jobs: Sequence[Job],
+    settings: Settings,
+    progress: Progress,
+    workers: int,
+    scheduler: str | None,
+) -> list[dict[str, Any]]:
     _check_picklable(jobs)
     client, cluster = _dask_client(workers, scheduler)
     from distributed import as_completed as dask_completed  # installed: _dask_client checked
 
     try:
-        _prepare_with(prepared, settings, DOCUMENT_BLOCK_CHARS,
-                      lambda texts: client.gather(client.map(prepare_documents, client.scatter(texts),
-                                                             tokenizer=settings.tokenizer, pure=False)))
+        _prepare_with(
+            prepared,
+            settings,
+            DOCUMENT_BLOCK_CHARS,
+            lambda texts: client.gather(
+                client.map(prepare_documents, client.scatter(texts), tokenizer=settings.tokenizer, pure=False)
+            ),
+        )
         shared = client.scatter(list(prepared), broadcast=True)
-        futures = [_dask_job(client, shared[di], prepared[di], chunker, label, settings) for di, chunker, label in jobs]
+        futures = [
+            _dask_job(client, shared[di], prepared[di], chunker, label, settings)
+            for di, chunker, label in jobs
+        ]
         index = {f.key: j for j, f in enumerate(futures)}
         outputs: list[dict[str, Any] | None] = [None] * len(jobs)
         for done, fut in enumerate(dask_completed(futures), start=1):
@@ -300,9 +349,16 @@ def _dask(prepared: Sequence[PreparedDataset], jobs: Sequence[Job], settings: Se
             cluster.close()
 
 
-def execute(prepared: Sequence[PreparedDataset], jobs: Sequence[Job], settings: Settings, *,
-            executor: str = "local", workers: int = 1, scheduler: str | None = None,
-            progress: Progress = None) -> list[dict[str, Any]]:
+def execute(
+    prepared: Sequence[PreparedDataset],
+    jobs: Sequence[Job],
+    settings: Settings,
+    *,
+    executor: str = "local",
+    workers: int = 1,
+    scheduler: str | None = None,
+    progress: Progress = None,
+) -> list[dict[str, Any]]:
     """Prepare the datasets and evaluate every job; results in job order.
 
     Parameters

@@ -11,8 +11,9 @@ corpus analysed for the lexical retrievers, and the evidence extents. The other 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -58,7 +59,8 @@ class PreparedDataset:
         # evidence is scored on its whitespace-trimmed extent: chunkers trim chunk edges,
         # so a part ending in a newline could never lie inside a chunk
         self.questions = [
-            replace(q, evidence=tuple(p.trimmed(texts[p.doc_id]) for p in q.evidence)) for q in dataset.questions
+            replace(q, evidence=tuple(p.trimmed(texts[p.doc_id]) for p in q.evidence))
+            for q in dataset.questions
         ]
         self.n_characters = sum(len(d.text) for d in self.documents)
         self.evidence_json = [
@@ -82,8 +84,9 @@ class PreparedDataset:
         self._words: np.ndarray | None = None
         self._doc_tokens: dict[str, tuple[np.ndarray, np.ndarray]] = {}
 
-    def prepare(self, tokenizer: Any, key: str, pieces: Sequence[tuple[np.ndarray, np.ndarray]] | None = None
-                ) -> "PreparedDataset":
+    def prepare(
+        self, tokenizer: Any, key: str, pieces: Sequence[tuple[np.ndarray, np.ndarray]] | None = None
+    ) -> PreparedDataset:
         """Compute the shared per-dataset work now: parts, sentences, corpus tokens.
 
         Parameters
@@ -133,7 +136,7 @@ class PreparedDataset:
     def parts(self) -> tuple[np.ndarray, ...]:
         """Evidence parts as arrays (question, doc, start, end), see ``metrics.part_arrays``."""
         if self._parts is None:
-            from chunkeval.benchmarks.metrics import part_arrays
+            from chunkeval.metrics import part_arrays
 
             self._parts = part_arrays(self.questions, self.doc_index)
         return self._parts
@@ -156,7 +159,7 @@ class PreparedDataset:
         """The lexical retrievers' terms of every document, analysed once.
 
         Each configuration's term counts are then assembled from its chunk offsets
-        (:meth:`chunkeval.benchmarks.corpus_terms.CorpusTerms.counts`) instead of analysing
+        (:meth:`chunkeval.retrieval.corpus_terms.CorpusTerms.counts`) instead of analysing
         every chunk's text. Built on first use in the process that evaluates.
 
         Returns
@@ -164,7 +167,7 @@ class PreparedDataset:
         CorpusTerms
         """
         if self._corpus_terms is None:
-            from chunkeval.benchmarks.corpus_terms import CorpusTerms
+            from chunkeval.retrieval.corpus_terms import CorpusTerms
 
             self._corpus_terms = CorpusTerms([d.text for d in self.documents])
         return self._corpus_terms
@@ -182,8 +185,13 @@ class PreparedDataset:
         if self._hulls is None:
             texts = {d.id: d.text for d in self.documents}
             self._hulls = [
-                (texts[q.evidence[0].doc_id], min(p.start for p in q.evidence), max(p.end for p in q.evidence))
-                if len({p.doc_id for p in q.evidence}) == 1 else None
+                (
+                    texts[q.evidence[0].doc_id],
+                    min(p.start for p in q.evidence),
+                    max(p.end for p in q.evidence),
+                )
+                if len({p.doc_id for p in q.evidence}) == 1
+                else None
                 for q in self.questions
             ]
         return self._hulls
@@ -194,8 +202,10 @@ class PreparedDataset:
         if self._words is None:
             from chunkeval.text import word_bounds
 
-            starts = [(word_bounds(d.text)[0] + off).astype(self.offset_dtype)
-                      for off, d in zip(self.doc_offset.tolist(), self.documents)]
+            starts = [
+                (word_bounds(d.text)[0] + off).astype(self.offset_dtype)
+                for off, d in zip(self.doc_offset.tolist(), self.documents)
+            ]
             self._words = np.concatenate(starts) if starts else np.zeros(0, dtype=self.offset_dtype)
         return self._words
 
@@ -220,13 +230,20 @@ class PreparedDataset:
         starts = self.word_starts()
         g_start = self.doc_offset[doc] + start
         g_end = self.doc_offset[doc] + end
-        n = (np.searchsorted(starts, in_dtype_of(starts, g_end), side="left")
-             - np.searchsorted(starts, in_dtype_of(starts, g_start), side="left"))
+        n = np.searchsorted(starts, in_dtype_of(starts, g_end), side="left") - np.searchsorted(
+            starts, in_dtype_of(starts, g_start), side="left"
+        )
         texts = [d.text for d in self.documents]
         inside = np.fromiter(
-            (0 < s < e and not texts[d][s - 1].isspace() and not texts[d][s].isspace()
-             for d, s, e in zip(np.asarray(doc).tolist(), np.asarray(start).tolist(), np.asarray(end).tolist())),
-            dtype=bool, count=len(n))
+            (
+                0 < s < e and not texts[d][s - 1].isspace() and not texts[d][s].isspace()
+                for d, s, e in zip(
+                    np.asarray(doc).tolist(), np.asarray(start).tolist(), np.asarray(end).tolist()
+                )
+            ),
+            dtype=bool,
+            count=len(n),
+        )
         return (n + inside).astype(np.int64)
 
     def answerability_ceiling(self) -> float:
@@ -379,7 +396,9 @@ def in_dtype_of(sorted_values: np.ndarray, queries: Any) -> np.ndarray:
     target = sorted_values.dtype
     if q.dtype == target or not np.issubdtype(target, np.integer):
         return q
-    if q.size == 0 or (np.issubdtype(q.dtype, np.integer)
-                       and np.iinfo(target).min <= q.min() <= q.max() <= np.iinfo(target).max):
+    if q.size == 0 or (
+        np.issubdtype(q.dtype, np.integer)
+        and np.iinfo(target).min <= q.min() <= q.max() <= np.iinfo(target).max
+    ):
         return q.astype(target)
     return q

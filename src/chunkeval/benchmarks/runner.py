@@ -16,17 +16,18 @@ import platform
 import re
 import subprocess
 import time
-from datetime import datetime, timezone
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from datetime import UTC, datetime
 from importlib import metadata as importlib_metadata
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
 from chunkeval._limits import MAX_K
 from chunkeval.benchmarks.executors import EXECUTORS, execute
-from chunkeval.benchmarks.results import Results, to_jsonable
 from chunkeval.benchmarks.stages import PreparedDataset, Settings, resolve_tokenizer, summarise
+from chunkeval.results.folder import Results, to_jsonable
 
 __all__ = ["run", "split_label"]
 
@@ -142,14 +143,16 @@ def _retriever_params(name: str) -> dict[str, Any] | None:
     Raises ``ValueError`` for an unknown or incomplete spec (e.g. ``dense``
     without an embedder), so a run fails before it starts.
     """
-    from chunkeval.benchmarks.retrieval import get_retriever
+    from chunkeval.retrieval import get_retriever
 
     r = get_retriever(name)
     if hasattr(r, "manifest_params"):
         info = r.manifest_params()
     else:  # pragma: no cover - a retriever that is not a chunkeval Retriever
-        info = {"class": f"{type(r).__module__}.{type(r).__qualname__}",
-                "params": r.get_params(deep=False) if hasattr(r, "get_params") else {}}
+        info = {
+            "class": f"{type(r).__module__}.{type(r).__qualname__}",
+            "params": r.get_params(deep=False) if hasattr(r, "get_params") else {},
+        }
     return to_jsonable(info)
 
 
@@ -225,7 +228,7 @@ def split_label(entry: str) -> tuple[str | None, str]:
     m = _LABEL.match(entry)
     if m is None:
         return None, entry.strip()
-    return m.group(1).strip(), entry[m.end():].strip()
+    return m.group(1).strip(), entry[m.end() :].strip()
 
 
 def _resolve_chunkers(chunkers: Any) -> tuple[list[Any], list[Any], list[str]]:
@@ -288,7 +291,9 @@ def _check_ks(ks: Any) -> tuple[int, ...]:
     if isinstance(ks, (str, bytes)) or not isinstance(ks, Iterable):
         raise ValueError(f"ks must be a sequence of positive integers such as (1, 5, 10), got {ks!r}")
     ks = list(ks)
-    bad = [k for k in ks if isinstance(k, (bool, np.bool_)) or not isinstance(k, numbers.Integral) or not k >= 1]
+    bad = [
+        k for k in ks if isinstance(k, (bool, np.bool_)) or not isinstance(k, numbers.Integral) or not k >= 1
+    ]
     if not ks or bad:
         raise ValueError(f"ks must be a sequence of positive integers such as (1, 5, 10), got {ks!r}")
     if max(ks) > MAX_K:
@@ -298,7 +303,7 @@ def _check_ks(ks: Any) -> tuple[int, ...]:
 
 def _check_rank_by(column: Any, ks: Sequence[int], budgets: Sequence[int]) -> None:
     """A ``--rank-by`` value must name a higher-is-better question-level metric column the run has."""
-    from chunkeval.benchmarks.metrics import get_metric
+    from chunkeval.metrics import get_metric
 
     if not isinstance(column, str) or not column.strip():
         raise ValueError(f"--rank-by needs a metric column such as answerable@5, got {column!r}")
@@ -307,8 +312,10 @@ def _check_rank_by(column: Any, ks: Sequence[int], budgets: Sequence[int]) -> No
     except KeyError as exc:
         raise ValueError(f"--rank-by: {exc.args[0]}") from None
     if metric.level != "question" or not metric.higher_is_better or "@k" in column or "@Btok" in column:
-        raise ValueError(f"--rank-by needs a quality column such as answerable@5, all_parts@5, mrr or "
-                         f"recall@512tok, got {column!r}")
+        raise ValueError(
+            f"--rank-by needs a quality column such as answerable@5, all_parts@5, mrr or "
+            f"recall@512tok, got {column!r}"
+        )
     number = int(column.rsplit("@", 1)[1].removesuffix("tok")) if "@" in column else None
     if metric.per_k and number not in ks:
         raise ValueError(f"--rank-by {column}: k={number} is not measured (--k {','.join(map(str, ks))})")
@@ -334,16 +341,25 @@ def _capped_ks(ks: tuple[int, ...], summary: Any) -> dict[str, Any]:
                 "ks": above,
                 "capped_to": int(n_chunks),
                 "note": f"k = {', '.join(map(str, above))} exceed(s) the largest chunk count of dataset "
-                        f"{name} ({int(n_chunks)}); those cut-offs retrieve every chunk",
+                f"{name} ({int(n_chunks)}); those cut-offs retrieve every chunk",
             }
     return notes
 
 
-def _check_arguments(ks: Any, seed: Any, confidence: Any, n_resamples: Any, workers: Any, executor: Any,
-                     scheduler: Any, retriever: Any, budgets: Any, rank_by: Any
-                     ) -> tuple[tuple[int, ...], int, str, tuple[int, ...]]:
+def _check_arguments(
+    ks: Any,
+    seed: Any,
+    confidence: Any,
+    n_resamples: Any,
+    workers: Any,
+    executor: Any,
+    scheduler: Any,
+    retriever: Any,
+    budgets: Any,
+    rank_by: Any,
+) -> tuple[tuple[int, ...], int, str, tuple[int, ...]]:
     """Check :func:`run`'s arguments before any work; return (ks, seed, executor, budgets)."""
-    from chunkeval.benchmarks.metrics import check_budgets
+    from chunkeval.validation import check_budgets
 
     ks = _check_ks(ks)
     seed = _check_seed(seed)
@@ -384,9 +400,17 @@ def _tokenizer_spec(tokenizer: Any) -> tuple[Any, str]:
     return tokenizer, name
 
 
-def _manifest(settings: Settings, loaded: list[Any], specs: list[str | None], load_seconds: list[float],
-              objects: list[Any], labels: list[str], summary: Any, outputs: list[dict[str, Any]],
-              facts: dict[str, Any]) -> dict[str, Any]:
+def _manifest(
+    settings: Settings,
+    loaded: list[Any],
+    specs: list[str | None],
+    load_seconds: list[float],
+    objects: list[Any],
+    labels: list[str],
+    summary: Any,
+    outputs: list[dict[str, Any]],
+    facts: dict[str, Any],
+) -> dict[str, Any]:
     """The manifest: environment, datasets, configurations, settings, timings; ``facts`` gives
     ``started_at, retriever_params, p_best_metric, tokenizer, workers, executor, total_seconds``."""
     manifest: dict[str, Any] = _environment()
@@ -405,36 +429,39 @@ def _manifest(settings: Settings, loaded: list[Any], specs: list[str | None], lo
             "config": label,
             "spec": o.spec,
             "chunker": o.name,
-            "params": o.describe() if hasattr(o, "describe") else (
-                o.get_params(deep=False) if hasattr(o, "get_params") else {}),
+            "params": o.describe()
+            if hasattr(o, "describe")
+            else (o.get_params(deep=False) if hasattr(o, "get_params") else {}),
             "limit": o.size_limit[0],
             "limit_unit": o.size_limit[1],
         }
         for o, label in zip(objects, labels)
     ]
-    manifest.update({
-        "retriever": settings.retriever,
-        "retriever_params": facts["retriever_params"],
-        "ks": list(settings.ks),
-        "ks_capped": _capped_ks(settings.ks, summary),
-        "budgets": list(settings.budgets),
-        "p_best_metric": facts["p_best_metric"],
-        "rank_by": settings.rank_by,
-        "tokenizer": facts["tokenizer"],
-        "seed": int(settings.seed),
-        "confidence": float(settings.confidence),
-        "n_resamples": int(settings.n_resamples),
-        "workers": facts["workers"],
-        "executor": facts["executor"],
-        "timings": {
-            "total_seconds": facts["total_seconds"],
-            "load_seconds": {d.name: s for d, s in zip(loaded, load_seconds)},
-            "configs": [o["timings"] for o in outputs],
-        },
-        "machine": _machine(),
-        "argv": None,
-        "finished_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-    })
+    manifest.update(
+        {
+            "retriever": settings.retriever,
+            "retriever_params": facts["retriever_params"],
+            "ks": list(settings.ks),
+            "ks_capped": _capped_ks(settings.ks, summary),
+            "budgets": list(settings.budgets),
+            "p_best_metric": facts["p_best_metric"],
+            "rank_by": settings.rank_by,
+            "tokenizer": facts["tokenizer"],
+            "seed": int(settings.seed),
+            "confidence": float(settings.confidence),
+            "n_resamples": int(settings.n_resamples),
+            "workers": facts["workers"],
+            "executor": facts["executor"],
+            "timings": {
+                "total_seconds": facts["total_seconds"],
+                "load_seconds": {d.name: s for d, s in zip(loaded, load_seconds)},
+                "configs": [o["timings"] for o in outputs],
+            },
+            "machine": _machine(),
+            "argv": None,
+            "finished_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        }
+    )
     return manifest
 
 
@@ -467,7 +494,7 @@ def run(
         :func:`chunkeval.chunkers.get_chunker`. A configuration is named by
         the chunker's canonical ``spec``; specs must be distinct.
     retriever : str, default "tfidf"
-        Retriever spec for :func:`chunkeval.benchmarks.retrieval.get_retriever`
+        Retriever spec for :func:`chunkeval.retrieval.get_retriever`
         (``"bm25"``, ``"tfidf(analyzer='sklearn')"``, ``"lsa"``,
         ``"hybrid(tfidf, lsa)"`` ...); one index holds every chunk of a dataset.
     ks : sequence of int, default (1, 3, 5, 10)
@@ -480,7 +507,7 @@ def run(
     budgets : sequence of int, default ()
         Token budgets B (in ``tokenizer``'s tokens) of the budget-matched metrics
         ``recall@Btok``, ``all_parts@Btok``, ``answerable@Btok``: the ranked chunks are
-        read in rank order up to B tokens (:func:`chunkeval.benchmarks.metrics.budget_cut`);
+        read in rank order up to B tokens (:func:`chunkeval.metrics.budget_cut`);
         the ranking is deepened as far as a budget needs.
     seed : int, default 0
         Seed of the bootstrap; the same for every configuration.
@@ -501,7 +528,7 @@ def run(
     rank_by : str, optional
         The summary column verdicts rank by and ``p_best`` is computed on (recorded as
         ``manifest["rank_by"]``); default
-        :func:`chunkeval.benchmarks.metrics.choose_rank_metric`'s choice.
+        :func:`chunkeval.metrics.choose_rank_metric`'s choice.
     progress : callable(done, total), optional
         Called with ``(0, total)`` first, then after each finished
         configuration; ``total`` = datasets x configurations.
@@ -544,28 +571,41 @@ def run(
     ``chars_per_second``) are wall-clock and differ between runs; all other
     numbers depend only on the inputs and ``seed``.
     """
-    started_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    started_at = datetime.now(UTC).isoformat(timespec="seconds")
     t_start = time.perf_counter()
-    ks, seed, executor, budgets = _check_arguments(ks, seed, confidence, n_resamples, workers, executor,
-                                                   scheduler, retriever, budgets, rank_by)
+    ks, seed, executor, budgets = _check_arguments(
+        ks, seed, confidence, n_resamples, workers, executor, scheduler, retriever, budgets, rank_by
+    )
     retriever_params = _retriever_params(retriever)  # fails early on an unknown name or embedder
     tokenizer, tokenizer_name = _tokenizer_spec(tokenizer)
     loaded, specs, load_seconds = _load_datasets(datasets)
     objects, payloads, labels = _resolve_chunkers(chunkers)
 
-    settings = Settings(retriever, ks, tokenizer, seed, float(confidence), int(n_resamples),
-                        budgets, rank_by)
+    settings = Settings(retriever, ks, tokenizer, seed, float(confidence), int(n_resamples), budgets, rank_by)
     jobs = [(di, payloads[ci], labels[ci]) for di in range(len(loaded)) for ci in range(len(objects))]
     if progress is not None:
         progress(0, len(jobs))
     prepared = [PreparedDataset(d) for d in loaded]  # the executor prepares them, where it runs
-    outputs = execute(prepared, jobs, settings, executor=executor, workers=int(workers),
-                      scheduler=scheduler, progress=progress)
+    outputs = execute(
+        prepared,
+        jobs,
+        settings,
+        executor=executor,
+        workers=int(workers),
+        scheduler=scheduler,
+        progress=progress,
+    )
     summary, per_question, chunk_table, p_best_metric = summarise(outputs, settings)
 
-    facts = {"started_at": started_at, "retriever_params": retriever_params, "p_best_metric": p_best_metric,
-             "tokenizer": tokenizer_name, "workers": int(workers), "executor": executor,
-             "total_seconds": time.perf_counter() - t_start}
+    facts = {
+        "started_at": started_at,
+        "retriever_params": retriever_params,
+        "p_best_metric": p_best_metric,
+        "tokenizer": tokenizer_name,
+        "workers": int(workers),
+        "executor": executor,
+        "total_seconds": time.perf_counter() - t_start,
+    }
     manifest = _manifest(settings, loaded, specs, load_seconds, objects, labels, summary, outputs, facts)
     return Results(
         summary=summary,

@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from chunkeval.benchmarks.metrics import question_metric_columns
 from chunkeval.benchmarks.prepared import (
     PreparedDataset,
     in_dtype_of,
@@ -30,6 +30,7 @@ from chunkeval.benchmarks.prepared import (
     resolve_tokenizer,
     tokenizer_key,
 )
+from chunkeval.metrics import question_metric_columns
 from chunkeval.types import Chunk
 
 __all__ = [
@@ -79,8 +80,9 @@ def _search(retriever: Any, queries: list[str], k: int) -> np.ndarray:
     return ranked
 
 
-def _deep_ranking(retriever: Any, queries: list[str], ranked: np.ndarray, n_tokens: np.ndarray,
-                  budget: int) -> np.ndarray:
+def _deep_ranking(
+    retriever: Any, queries: list[str], ranked: np.ndarray, n_tokens: np.ndarray, budget: int
+) -> np.ndarray:
     """A ranking deep enough for a token budget: every row reaches ``budget`` tokens, or holds
     every chunk the retriever returns for it. Deepens by doubling, so the result is exact."""
     n_chunks = len(n_tokens)
@@ -135,7 +137,7 @@ def _measure_many(chunker: Any, texts: list[str]) -> np.ndarray:
 
 
 def _size_stats(prefix: str, values: np.ndarray) -> dict[str, float]:
-    from chunkeval.benchmarks.metrics import size_distribution
+    from chunkeval.metrics import size_distribution
 
     return {f"size_{prefix}_{key}": value for key, value in size_distribution(values).items()}
 
@@ -155,8 +157,9 @@ class Chunked:
     arrays: tuple[np.ndarray, np.ndarray, np.ndarray]  # document number, start, end of each chunk
 
 
-def chunk_tokens(token_starts: np.ndarray, token_ends: np.ndarray, chunk_start: np.ndarray,
-                 chunk_end: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def chunk_tokens(
+    token_starts: np.ndarray, token_ends: np.ndarray, chunk_start: np.ndarray, chunk_end: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """Which document tokens each chunk stores: the index range of the tokens it overlaps.
 
     A token is stored by a chunk when they share at least one character, so a word cut by a
@@ -180,8 +183,9 @@ def chunk_tokens(token_starts: np.ndarray, token_ends: np.ndarray, chunk_start: 
     return first, np.maximum(stop, first)
 
 
-def chunk_documents(ctx: PreparedDataset, chunker: Any, tok: Any, key: str, lo: int = 0, hi: int | None = None
-                    ) -> tuple[list[Chunk], float]:
+def chunk_documents(
+    ctx: PreparedDataset, chunker: Any, tok: Any, key: str, lo: int = 0, hi: int | None = None
+) -> tuple[list[Chunk], float]:
     """Chunk documents ``lo:hi`` of ``ctx`` (all by default), timed.
 
     The part of :func:`chunk_stage` an executor may spread over partitions of the
@@ -225,8 +229,13 @@ def chunk_documents(ctx: PreparedDataset, chunker: Any, tok: Any, key: str, lo: 
     return chunks, time.perf_counter() - t0
 
 
-def chunk_stage(ctx: PreparedDataset, chunker: Any, tok: Any, key: str,
-                pieces: Sequence[tuple[list[Chunk], float]] | None = None) -> Chunked:
+def chunk_stage(
+    ctx: PreparedDataset,
+    chunker: Any,
+    tok: Any,
+    key: str,
+    pieces: Sequence[tuple[list[Chunk], float]] | None = None,
+) -> Chunked:
     """Chunk every document of ``ctx`` (timed) and measure the chunks.
 
     Parameters
@@ -247,7 +256,7 @@ def chunk_stage(ctx: PreparedDataset, chunker: Any, tok: Any, key: str,
     Chunked
         ``chunk_seconds`` is the sum of the pieces' seconds.
     """
-    from chunkeval.benchmarks.metrics import chunk_arrays
+    from chunkeval.metrics import chunk_arrays
 
     if pieces is None:
         pieces = [chunk_documents(ctx, chunker, tok, key)]
@@ -259,7 +268,8 @@ def chunk_stage(ctx: PreparedDataset, chunker: Any, tok: Any, key: str,
     off = ctx.doc_offset[c_doc]
     first, stop = chunk_tokens(*ctx.token_spans(tok, key), off + c_start, off + c_end)
     return Chunked(
-        chunks, texts,
+        chunks,
+        texts,
         np.fromiter((len(t) for t in texts), dtype=np.int64, count=n),
         ctx.word_counts(c_doc, c_start, c_end),
         (stop - first).astype(np.int64),
@@ -280,8 +290,9 @@ def _windows_of_run_tokens(chunker: Any, tok: Any) -> bool:
     return chunker.tokenizer_ == tok
 
 
-def _token_window_chunks(ctx: PreparedDataset, chunker: Any, token_starts: np.ndarray,
-                         token_ends: np.ndarray, lo: int, hi: int) -> list[Chunk]:
+def _token_window_chunks(
+    ctx: PreparedDataset, chunker: Any, token_starts: np.ndarray, token_ends: np.ndarray, lo: int, hi: int
+) -> list[Chunk]:
     """``chunker.chunk_document(doc)`` for documents ``lo:hi``, from the dataset's global token offsets."""
     from chunkeval.chunkers.base import chunks_from_spans
 
@@ -331,7 +342,7 @@ def index_stage(ctx: PreparedDataset, chunked: Chunked, settings: Settings) -> I
     -------
     Indexed
     """
-    from chunkeval.benchmarks.retrieval import get_retriever
+    from chunkeval.retrieval import get_retriever
 
     if not (chunked.chunks and ctx.questions):
         return Indexed(None, 0.0)
@@ -345,8 +356,14 @@ def index_stage(ctx: PreparedDataset, chunked: Chunked, settings: Settings) -> I
     return Indexed(retriever, time.perf_counter() - t0)
 
 
-def search_stage(ctx: PreparedDataset, indexed: Indexed, n_tokens: np.ndarray, settings: Settings,
-                 lo: int = 0, hi: int | None = None) -> Retrieved:
+def search_stage(
+    ctx: PreparedDataset,
+    indexed: Indexed,
+    n_tokens: np.ndarray,
+    settings: Settings,
+    lo: int = 0,
+    hi: int | None = None,
+) -> Retrieved:
     """Rank the chunks for questions ``lo:hi`` (all by default), timed.
 
     Rows depend only on their own question, so an executor may search blocks of
@@ -373,8 +390,11 @@ def search_stage(ctx: PreparedDataset, indexed: Indexed, n_tokens: np.ndarray, s
         return Retrieved(np.zeros((len(queries), 0), dtype=np.int64), None, 0.0, 0.0)
     t0 = time.perf_counter()
     ranked = _search(indexed.retriever, queries, max(settings.ks))
-    deep = (_deep_ranking(indexed.retriever, queries, ranked, n_tokens, max(settings.budgets))
-            if settings.budgets else None)
+    deep = (
+        _deep_ranking(indexed.retriever, queries, ranked, n_tokens, max(settings.budgets))
+        if settings.budgets
+        else None
+    )
     return Retrieved(ranked, deep, 0.0, time.perf_counter() - t0)
 
 
@@ -396,6 +416,7 @@ def join_retrieved(indexed: Indexed, blocks: Sequence[Retrieved]) -> Retrieved:
     Retrieved
         ``retrieve_seconds`` is the sum over blocks.
     """
+
     def stack(arrays: list[np.ndarray]) -> np.ndarray:
         width = max(a.shape[1] for a in arrays)
         return np.vstack([np.pad(a, ((0, 0), (0, width - a.shape[1])), constant_values=-1) for a in arrays])
@@ -420,8 +441,15 @@ def retrieve_stage(ctx: PreparedDataset, chunked: Chunked, settings: Settings) -
 
 
 # --------------------------------------------------------------------------- stage 4: score
-def score_stage(ctx: PreparedDataset, chunker: Any, label: str, chunked: Chunked, retrieved: Retrieved,
-                settings: Settings, tok: Any) -> dict[str, Any]:
+def score_stage(
+    ctx: PreparedDataset,
+    chunker: Any,
+    label: str,
+    chunked: Chunked,
+    retrieved: Retrieved,
+    settings: Settings,
+    tok: Any,
+) -> dict[str, Any]:
     """Score one configuration: per-question metrics, the summary row, the chunk table.
 
     Parameters
@@ -442,7 +470,7 @@ def score_stage(ctx: PreparedDataset, chunker: Any, label: str, chunked: Chunked
         ``summary`` (one row as a dict), ``per_question`` and ``chunks`` (DataFrames),
         ``timings`` (dict).
     """
-    from chunkeval.benchmarks import metrics as M
+    from chunkeval import metrics as M
 
     t0 = time.perf_counter()
     chunks = chunked.chunks
@@ -452,50 +480,90 @@ def score_stage(ctx: PreparedDataset, chunker: Any, label: str, chunked: Chunked
     def token_ends(i: int) -> np.ndarray:
         # ends of chunk i's tokens, relative to its start, clipped to its end (a cut word)
         first = chunked.first_token[i]
-        ends = tok_end[first:first + chunked.n_tokens[i]]
+        ends = tok_end[first : first + chunked.n_tokens[i]]
         g_start = ctx.doc_offset[c_doc[i]] + c_start[i]
         return np.minimum(ends, g_start + (c_end[i] - c_start[i])) - g_start
-    pq = M.question_metrics(c_doc, c_start, c_end, *ctx.parts(), retrieved.ranked, chunked.n_tokens,
-                            ks=settings.ks, budgets=settings.budgets, budget_ranked=retrieved.budget_ranked,
-                            token_ends=token_ends)
+
+    pq = M.question_metrics(
+        c_doc,
+        c_start,
+        c_end,
+        *ctx.parts(),
+        retrieved.ranked,
+        chunked.n_tokens,
+        ks=settings.ks,
+        budgets=settings.budgets,
+        budget_ranked=retrieved.budget_ranked,
+        token_ends=token_ends,
+    )
     metric_cols = question_metric_columns(settings.ks, settings.budgets)
     ids = [c.id for c in chunks]
     # one constructor call: adding ~40 columns one by one costs pandas a copy-check each
-    per_question = pd.DataFrame({
-        "dataset": ctx.name, "config": label, "chunker": chunker.name, "retriever": settings.retriever,
-        "question_id": [q.id for q in ctx.questions], "n_parts": pq["n_parts"].to_numpy(dtype=np.int64),
-        **{c: pq[c].to_numpy() for c in metric_cols},
-        "retrieved_chunk_ids": [json.dumps([ids[j] for j in row if 0 <= j < len(ids)])
-                                for row in retrieved.ranked.tolist()],
-        "evidence": ctx.evidence_json,
-    })
+    per_question = pd.DataFrame(
+        {
+            "dataset": ctx.name,
+            "config": label,
+            "chunker": chunker.name,
+            "retriever": settings.retriever,
+            "question_id": [q.id for q in ctx.questions],
+            "n_parts": pq["n_parts"].to_numpy(dtype=np.int64),
+            **{c: pq[c].to_numpy() for c in metric_cols},
+            "retrieved_chunk_ids": [
+                json.dumps([ids[j] for j in row if 0 <= j < len(ids)]) for row in retrieved.ranked.tolist()
+            ],
+            "evidence": ctx.evidence_json,
+        }
+    )
     chunk_end = ctx.doc_offset[c_doc] + c_end if chunks else np.zeros(0, dtype=np.int64)
-    row = _summary_row(ctx, chunker, label, chunked, retrieved, settings, tok, per_question[metric_cols],
-                       chunk_end)
-    chunk_table = pd.DataFrame({
-        "dataset": ctx.name, "config": label, "chunk_id": ids, "doc_id": [c.doc_id for c in chunks],
-        "index": np.array([c.index for c in chunks], dtype=np.int64),
-        "start": np.array([c.start for c in chunks], dtype=np.int64),
-        "end": np.array([c.end for c in chunks], dtype=np.int64),
-        "n_chars": chunked.n_chars, "n_words": chunked.n_words, "n_tokens": chunked.n_tokens,
-    })
-    timings = {"dataset": ctx.name, "config": label, "chunk_seconds": chunked.chunk_seconds,
-               "index_seconds": retrieved.index_seconds, "retrieve_seconds": retrieved.retrieve_seconds,
-               "metrics_seconds": time.perf_counter() - t0}
+    row = _summary_row(
+        ctx, chunker, label, chunked, retrieved, settings, tok, per_question[metric_cols], chunk_end
+    )
+    chunk_table = pd.DataFrame(
+        {
+            "dataset": ctx.name,
+            "config": label,
+            "chunk_id": ids,
+            "doc_id": [c.doc_id for c in chunks],
+            "index": np.array([c.index for c in chunks], dtype=np.int64),
+            "start": np.array([c.start for c in chunks], dtype=np.int64),
+            "end": np.array([c.end for c in chunks], dtype=np.int64),
+            "n_chars": chunked.n_chars,
+            "n_words": chunked.n_words,
+            "n_tokens": chunked.n_tokens,
+        }
+    )
+    timings = {
+        "dataset": ctx.name,
+        "config": label,
+        "chunk_seconds": chunked.chunk_seconds,
+        "index_seconds": retrieved.index_seconds,
+        "retrieve_seconds": retrieved.retrieve_seconds,
+        "metrics_seconds": time.perf_counter() - t0,
+    }
     return {"summary": row, "per_question": per_question, "chunks": chunk_table, "timings": timings}
 
 
-def _summary_row(ctx: PreparedDataset, chunker: Any, label: str, chunked: Chunked, retrieved: Retrieved,
-                 settings: Settings, tok: Any, values: pd.DataFrame, chunk_end: np.ndarray) -> dict[str, Any]:
+def _summary_row(
+    ctx: PreparedDataset,
+    chunker: Any,
+    label: str,
+    chunked: Chunked,
+    retrieved: Retrieved,
+    settings: Settings,
+    tok: Any,
+    values: pd.DataFrame,
+    chunk_end: np.ndarray,
+) -> dict[str, Any]:
     """One summary row: metric means with bootstrap CIs (same seed for every configuration),
     ceilings, storage overhead, size distribution and boundary health (``chunk_end``: global
     end offsets of the chunks), timings."""
-    from chunkeval.benchmarks import metrics as M
-    from chunkeval.benchmarks.stats import bootstrap_ci
+    from chunkeval import metrics as M
+    from chunkeval.stats import bootstrap_ci
 
     arr = values.to_numpy(dtype=np.float64)
-    low, high = bootstrap_ci(arr, confidence=settings.confidence, n_resamples=settings.n_resamples,
-                             seed=settings.seed)
+    low, high = bootstrap_ci(
+        arr, confidence=settings.confidence, n_resamples=settings.n_resamples, seed=settings.seed
+    )
     low, high = np.asarray(low, dtype=np.float64).reshape(-1), np.asarray(high, dtype=np.float64).reshape(-1)
     means = arr.mean(axis=0) if len(arr) else np.full(arr.shape[1], np.nan)
     limit, unit = chunker.size_limit
@@ -508,10 +576,16 @@ def _summary_row(ctx: PreparedDataset, chunker: Any, label: str, chunked: Chunke
     sent_start, sent_end = ctx.sentences()
     doc_tokens = ctx.document_tokens(tok, tokenizer_key(settings.tokenizer))
     row: dict[str, Any] = {
-        "dataset": ctx.name, "config": label, "spec": chunker.spec, "chunker": chunker.name,
-        "retriever": settings.retriever, "n_questions": len(ctx.questions),
-        "n_documents": len(ctx.documents), "n_chunks": len(chunked.chunks),
-        "limit": float("nan") if limit is None else limit, "limit_unit": unit,
+        "dataset": ctx.name,
+        "config": label,
+        "spec": chunker.spec,
+        "chunker": chunker.name,
+        "retriever": settings.retriever,
+        "n_questions": len(ctx.questions),
+        "n_documents": len(ctx.documents),
+        "n_chunks": len(chunked.chunks),
+        "limit": float("nan") if limit is None else limit,
+        "limit_unit": unit,
     }
     for j, c in enumerate(values.columns):
         row[c] = float(means[j])
@@ -529,8 +603,9 @@ def _summary_row(ctx: PreparedDataset, chunker: Any, label: str, chunked: Chunke
     row["chunk_seconds"] = chunked.chunk_seconds
     row["index_seconds"] = retrieved.index_seconds
     row["retrieve_seconds"] = retrieved.retrieve_seconds
-    row["chars_per_second"] = (ctx.n_characters / chunked.chunk_seconds if chunked.chunk_seconds > 0
-                               else float("nan"))
+    row["chars_per_second"] = (
+        ctx.n_characters / chunked.chunk_seconds if chunked.chunk_seconds > 0 else float("nan")
+    )
     return row
 
 
@@ -563,8 +638,9 @@ def evaluate(ctx: PreparedDataset, chunker_in: Any, label: str, settings: Settin
 
 
 # --------------------------------------------------------------------------- stage 5: summarise
-def summarise(outputs: Sequence[dict[str, Any]], settings: Settings) -> tuple[pd.DataFrame, pd.DataFrame,
-                                                                           pd.DataFrame, dict[str, str]]:
+def summarise(
+    outputs: Sequence[dict[str, Any]], settings: Settings
+) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, dict[str, str]]:
     """Gather evaluations into the result tables, in job order, and add ``p_best``.
 
     Parameters
@@ -587,12 +663,13 @@ def summarise(outputs: Sequence[dict[str, Any]], settings: Settings) -> tuple[pd
     return summary, per_question, chunk_table, p_best_metric
 
 
-def _probability_best(summary: pd.DataFrame, per_question: pd.DataFrame,
-                      settings: Settings) -> tuple[np.ndarray, dict[str, str]]:
+def _probability_best(
+    summary: pd.DataFrame, per_question: pd.DataFrame, settings: Settings
+) -> tuple[np.ndarray, dict[str, str]]:
     """``p_best`` per summary row: bootstrap probability of the top ranked metric in its dataset
-    (:func:`chunkeval.benchmarks.metrics.choose_rank_metric`, the verdict's own choice)."""
-    from chunkeval.benchmarks.metrics import choose_rank_metric
-    from chunkeval.benchmarks.stats import probability_best
+    (:func:`chunkeval.metrics.choose_rank_metric`, the verdict's own choice)."""
+    from chunkeval.policy import choose_rank_metric
+    from chunkeval.stats import probability_best
 
     out = np.full(len(summary), np.nan)
     metric_of: dict[str, str] = {}
@@ -605,5 +682,3 @@ def _probability_best(summary: pd.DataFrame, per_question: pd.DataFrame,
         p = probability_best(wide[configs].to_numpy(float), settings.n_resamples, settings.seed)
         out[rows.index.to_numpy()] = p
     return out, metric_of
-
-

@@ -61,19 +61,20 @@ from __future__ import annotations
 import itertools
 import os
 import tomllib
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from chunkeval._limits import check_spec_length
 
 __all__ = [
+    "CHROMA_DEFAULT_PATH",
     "Suite",
     "available_suites",
+    "expand_grid",
     "get_suite",
     "load_suite_file",
-    "expand_grid",
-    "CHROMA_DEFAULT_PATH",
 ]
 
 #: Where the ``chroma`` suite looks for its data, relative to the working directory.
@@ -186,8 +187,7 @@ def expand_grid(grid: Mapping[str, Any]) -> list[str]:
         for x in values:
             if not isinstance(x, (int, float, str, bool)) and x is not None:
                 raise ValueError(
-                    f"chunker grid for {family!r}: value {x!r} of {k!r} must be a number, "
-                    "string or boolean"
+                    f"chunker grid for {family!r}: value {x!r} of {k!r} must be a number, string or boolean"
                 )
         choices.append(values)
     specs: list[str] = []
@@ -239,7 +239,7 @@ def _ks(value: Any, where: str) -> tuple[int, ...]:
 
 
 def _budgets(value: Any, where: str) -> tuple[int, ...]:
-    from chunkeval.benchmarks.metrics import check_budgets
+    from chunkeval.validation import check_budgets
 
     if not isinstance(value, list):
         raise ValueError(f"{where}: 'budgets' must be a list of positive integers (tokens)")
@@ -249,7 +249,9 @@ def _budgets(value: Any, where: str) -> tuple[int, ...]:
         raise ValueError(f"{where}: {exc}") from None
 
 
-def suite_from_mapping(data: Mapping[str, Any], *, default_name: str = "suite", where: str = "suite") -> Suite:
+def suite_from_mapping(
+    data: Mapping[str, Any], *, default_name: str = "suite", where: str = "suite"
+) -> Suite:
     """Build a :class:`Suite` from the ``[suite]`` table of a TOML file.
 
     Parameters
@@ -270,7 +272,9 @@ def suite_from_mapping(data: Mapping[str, Any], *, default_name: str = "suite", 
     known = {"name", "description", "datasets", "chunkers", "retriever", "ks", "tokenizer", "budgets"}
     unknown = sorted(set(data) - known)
     if unknown:
-        raise ValueError(f"{where}: unknown key(s) {', '.join(unknown)} in [suite]; known: {', '.join(sorted(known))}")
+        raise ValueError(
+            f"{where}: unknown key(s) {', '.join(unknown)} in [suite]; known: {', '.join(sorted(known))}"
+        )
     datasets = data.get("datasets")
     if isinstance(datasets, str):
         datasets = [datasets]
@@ -426,7 +430,7 @@ def get_suite(name_or_path: str | os.PathLike) -> Suite:
     if text in _BUILTIN:
         return _BUILTIN[text]()
     if text.startswith("chroma:") and len(text) > len("chroma:"):
-        return _chroma(text[len("chroma:"):])
+        return _chroma(text[len("chroma:") :])
     if text.endswith(".toml") or os.path.sep in text or Path(text).is_file():
         return load_suite_file(text)
     raise ValueError(

@@ -9,7 +9,6 @@ installed packages declare in the ``chunkeval.chunkers`` entry point group.
 
 from chunkeval.chunkers.base import Chunker, available_chunkers, get_chunker, register_chunker
 from chunkeval.chunkers.budget import BalancedChunker, TokenBudgetChunker
-from chunkeval.chunkers.embedders import HashingEmbedder, LSAEmbedder, SentenceTransformerEmbedder, get_embedder
 from chunkeval.chunkers.external import ExternalChunker
 from chunkeval.chunkers.external_specs import SpecChunker
 from chunkeval.chunkers.fixed import FixedChunker, fixed_stride_spans
@@ -17,6 +16,7 @@ from chunkeval.chunkers.greedy import balanced_budget_chunk, budget_chunk, iter_
 from chunkeval.chunkers.paragraph import ParagraphChunker, pack_paragraphs
 from chunkeval.chunkers.semantic import SemanticChunker
 from chunkeval.chunkers.sentence import SentenceChunker, chunk_by_sentences, semantic_chunk
+from chunkeval.embedders import HashingEmbedder, LSAEmbedder, SentenceTransformerEmbedder, get_embedder
 
 __all__ = [
     "BalancedChunker",

@@ -10,12 +10,13 @@ from typing import Any
 import numpy as np
 
 from chunkeval._params import Params
-from chunkeval.chunkers.registry import Registry, parse_spec
+from chunkeval.registry import Registry
+from chunkeval.specs import parse_spec
 from chunkeval.text import count_words
 from chunkeval.tokenizers import Tokenizer, get_tokenizer
 from chunkeval.types import Chunk, Document
 
-CHUNKERS: Registry[type["Chunker"]] = Registry("chunker")
+CHUNKERS: Registry[type[Chunker]] = Registry("chunker")
 
 UNITS = ("chars", "words", "tokens")
 
@@ -243,7 +244,7 @@ def get_chunker(spec: str | Chunker, **params: Any) -> Chunker:
     name, spec_params = parse_spec(spec)
     factories = plugin_factories()  # entry points of installed packages; registers their classes
     if name in factories and name not in CHUNKERS.names():
-        return external_chunker(f"python:{factories[name]}{spec.strip()[len(name):]}", **params)
+        return external_chunker(f"python:{factories[name]}{spec.strip()[len(name) :]}", **params)
     cls = CHUNKERS.get(name)
     spec_params.update(params)
     valid = list(inspect.signature(cls.__init__).parameters)[1:]

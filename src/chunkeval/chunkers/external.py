@@ -26,8 +26,10 @@ def _pieces(splitter: Any, text: str) -> list[tuple[str, int | None]]:
         )
     if isinstance(raw, (str, bytes)) or not hasattr(raw, "__iter__"):
         # iterating a str would chunk the text into one-character pieces
-        raise ValueError(f"splitter {_name(splitter)} returned a {type(raw).__name__}, expected a list of "
-                         "strings (or of objects with .text); wrap its result in a list or fix the splitter")
+        raise ValueError(
+            f"splitter {_name(splitter)} returned a {type(raw).__name__}, expected a list of "
+            "strings (or of objects with .text); wrap its result in a list or fix the splitter"
+        )
     pieces = []
     for item in raw:
         if isinstance(item, str):
@@ -94,7 +96,9 @@ def _gap_free(
     if not items:
         return []
     budget = 20 * len(items) + 100
-    stack: list[tuple[Iterator[tuple[int, int]], int]] = []  # piece i: (its candidates, covered end before it)
+    stack: list[
+        tuple[Iterator[tuple[int, int]], int]
+    ] = []  # piece i: (its candidates, covered end before it)
     spans: list[tuple[int, int]] = []
     covered = i = 0
     while True:
@@ -108,7 +112,9 @@ def _gap_free(
             ink = _INK.search(text, covered)
             limit = ink.start() if ink else len(text)  # starting later would skip text
             cursor = _cursor(spans[-1] if spans else (-1, 0), overlapping, max_overlap)
-            candidates = takewhile(lambda span, limit=limit: span[0] <= limit, _matches(text, piece, reported, cursor))
+            candidates = takewhile(
+                lambda span, limit=limit: span[0] <= limit, _matches(text, piece, reported, cursor)
+            )
             stack.append((candidates, covered))
         budget -= 1
         if budget < 0:
@@ -291,8 +297,15 @@ class ExternalChunker(Chunker):
 
     name = "external"
 
-    def __init__(self, splitter: Callable[[str], list[str]] | Any = None, overlapping=False,
-                 label=None, limit=None, unit="chars", max_overlap=None):
+    def __init__(
+        self,
+        splitter: Callable[[str], list[str]] | Any = None,
+        overlapping=False,
+        label=None,
+        limit=None,
+        unit="chars",
+        max_overlap=None,
+    ):
         self.splitter = splitter
         self.overlapping = overlapping
         self.label = label
@@ -320,8 +333,12 @@ class ExternalChunker(Chunker):
         """The configuration for manifests: the splitter's class and constructor
         parameters (:func:`splitter_params`), never an object repr."""
         params = self.get_params(deep=False)
-        params["splitter"] = {"class": _plain(type(self.splitter)) if not inspect.isroutine(self.splitter)
-                              else _plain(self.splitter), "params": splitter_params(self.splitter)}
+        params["splitter"] = {
+            "class": _plain(type(self.splitter))
+            if not inspect.isroutine(self.splitter)
+            else _plain(self.splitter),
+            "params": splitter_params(self.splitter),
+        }
         return params
 
     def spans(self, text: str) -> list[tuple[int, int]]:

@@ -31,9 +31,9 @@ from typing import Any
 
 from chunkeval.chunkers.base import CHUNKERS, Chunker
 from chunkeval.chunkers.external import ExternalChunker, is_size_param, splitter_params
-from chunkeval.chunkers.registry import parse_spec
+from chunkeval.specs import parse_spec
 
-__all__ = ["SpecChunker", "external_chunker", "is_external_spec", "plugin_factories", "ENTRY_POINT_GROUP"]
+__all__ = ["ENTRY_POINT_GROUP", "SpecChunker", "external_chunker", "is_external_spec", "plugin_factories"]
 
 #: Entry point group through which installed packages add chunkers.
 ENTRY_POINT_GROUP = "chunkeval.chunkers"
@@ -51,7 +51,11 @@ _plugins: dict[str, str] | None = None
 def is_external_spec(spec: str) -> bool:
     """Whether ``spec`` names an external splitter (``langchain:``, ``chonkie:``, ``python:``, ``semchunk``)."""
     head = spec.strip()
-    return head.split("(", 1)[0].strip() == "semchunk" or head.split(":", 1)[0] in ("langchain", "chonkie", "python")
+    return head.split("(", 1)[0].strip() == "semchunk" or head.split(":", 1)[0] in (
+        "langchain",
+        "chonkie",
+        "python",
+    )
 
 
 def _import(module: str, what: str) -> Any:
@@ -63,7 +67,9 @@ def _import(module: str, what: str) -> Any:
                 raise ImportError(
                     f"{what} needs the {library} package, which is not installed: pip install {pip}"
                 ) from None
-        raise ImportError(f"{what}: cannot import module {module!r} ({err}); is its package installed?") from None
+        raise ImportError(
+            f"{what}: cannot import module {module!r} ({err}); is its package installed?"
+        ) from None
 
 
 def plugin_factories() -> dict[str, str]:
@@ -90,7 +96,9 @@ def plugin_factories() -> dict[str, str]:
             try:
                 obj = ep.load()
             except Exception as err:  # a broken plugin: say which one, never skip it silently
-                raise ImportError(f"entry point {ep.name!r} = {ep.value!r} ({ENTRY_POINT_GROUP}): {err}") from None
+                raise ImportError(
+                    f"entry point {ep.name!r} = {ep.value!r} ({ENTRY_POINT_GROUP}): {err}"
+                ) from None
             if isinstance(obj, type) and issubclass(obj, Chunker):
                 if ep.name not in CHUNKERS.names():
                     obj.name = ep.name
@@ -183,13 +191,18 @@ class SpecChunker(Chunker):
             return splitter.spans(text)
         # an overlap counted in characters bounds where the next piece may start
         in_chars = self.size_limit[0] is not None and self.size_limit[1] == "chars"
-        return ExternalChunker(splitter, self._is_overlapping(), max_overlap=self._overlap() if in_chars else None
-                               ).spans(text)
+        return ExternalChunker(
+            splitter, self._is_overlapping(), max_overlap=self._overlap() if in_chars else None
+        ).spans(text)
 
     def describe(self) -> dict[str, Any]:
         """The parameters as given plus the label and overlap rule in use (for manifests)."""
-        return {"target": self.target, "params": dict(self.params or {}), "label": self.display_label,
-                "overlapping": self._is_overlapping()}
+        return {
+            "target": self.target,
+            "params": dict(self.params or {}),
+            "label": self.display_label,
+            "overlapping": self._is_overlapping(),
+        }
 
     @property
     def display_label(self) -> str:
@@ -203,7 +216,7 @@ class SpecChunker(Chunker):
 class _Piece:
     """A piece with the offset its splitter reported (what ExternalChunker reads from chonkie)."""
 
-    __slots__ = ("text", "start_index")
+    __slots__ = ("start_index", "text")
 
     def __init__(self, text: str, start_index: int) -> None:
         self.text, self.start_index = text, start_index
@@ -246,7 +259,9 @@ def _build(target: str, params: dict[str, Any]) -> tuple[Any, tuple[int | None, 
         made = _construct(factory, params, target)
         return made, (made.size_limit if isinstance(made, Chunker) else (None, "chars"))
     if library not in ("langchain", "chonkie"):
-        raise ValueError(f"unknown external splitter {target!r}; use langchain:, chonkie:, semchunk or python:")
+        raise ValueError(
+            f"unknown external splitter {target!r}; use langchain:, chonkie:, semchunk or python:"
+        )
     module = _import(_LIBRARIES[library][0], f"{library}:{rest}")
     cls = getattr(module, rest, None)
     if not isinstance(cls, type):
@@ -255,15 +270,17 @@ def _build(target: str, params: dict[str, Any]) -> tuple[Any, tuple[int | None, 
         names = [n for n in dir(module) if n[:1].isupper() and ("Splitter" in n or "Chunker" in n)]
         close = difflib.get_close_matches(rest, names, n=3)
         hint = f" Did you mean {', '.join(map(repr, close))}?" if close else ""
-        raise ValueError(f"{library} has no splitter class {rest!r}.{hint} Available: {', '.join(sorted(names))}")
+        raise ValueError(
+            f"{library} has no splitter class {rest!r}.{hint} Available: {', '.join(sorted(names))}"
+        )
     splitter = _construct(cls, params, target)
     found = splitter_params(splitter)
     size = found.get("chunk_size")
     # LangChain measures with len() unless given another length function; chonkie's
     # default tokenizer is "character": only then is chunk_size a character count
     in_chars = (library == "langchain" and getattr(splitter, "_length_function", len) is len) or (
-        library == "chonkie" and params.get("tokenizer", params.get("tokenizer_or_token_counter", "character"))
-        == "character"
+        library == "chonkie"
+        and params.get("tokenizer", params.get("tokenizer_or_token_counter", "character")) == "character"
     )
     return splitter, ((size if isinstance(size, int) and in_chars else None), "chars")
 

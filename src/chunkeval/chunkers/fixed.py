@@ -104,7 +104,9 @@ class FixedChunker(Chunker):
         starts, ends = self.token_windows(*token_span_arrays(self._tokenizer(), text))
         return list(zip(starts.tolist(), ends.tolist()))
 
-    def token_windows(self, token_starts: np.ndarray, token_ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def token_windows(
+        self, token_starts: np.ndarray, token_ends: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
         """The windows of :meth:`spans` (``unit="tokens"``), from a text's token offsets.
 
         The one place the token-window rule lives: :meth:`spans` feeds it the
@@ -136,8 +138,10 @@ class FixedChunker(Chunker):
         token_starts = np.asarray(token_starts, dtype=np.int64)
         token_ends = np.asarray(token_ends, dtype=np.int64)
         if token_starts.shape != token_ends.shape or token_starts.ndim != 1:
-            raise ValueError(f"token starts and ends must be 1-d arrays of one length, got shapes "
-                             f"{token_starts.shape} and {token_ends.shape}")
+            raise ValueError(
+                f"token starts and ends must be 1-d arrays of one length, got shapes "
+                f"{token_starts.shape} and {token_ends.shape}"
+            )
         self._check_params()
         n = token_starts.size
         if n == 0:

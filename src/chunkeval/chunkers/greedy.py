@@ -138,9 +138,7 @@ def iter_budget_chunk(
     yield from iter_greedy_groups(_prefix_positions(sizes), max_tokens, rule)
 
 
-def budget_chunk(
-    sizes: Sequence[float], max_tokens: float, overlap_tokens: float = 0
-) -> list[list[int]]:
+def budget_chunk(sizes: Sequence[float], max_tokens: float, overlap_tokens: float = 0) -> list[list[int]]:
     """Group item indices greedily so each chunk's sizes sum to ``<= max_tokens``.
 
     The decision is taken before adding an item; an item larger than the

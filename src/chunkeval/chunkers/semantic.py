@@ -7,8 +7,8 @@ from importlib.util import find_spec
 import numpy as np
 
 from chunkeval.chunkers.base import Chunker, check_int, register_chunker
-from chunkeval.chunkers.embedders import SentenceTransformerEmbedder, cosine_rows, get_embedder
 from chunkeval.chunkers.sentence import pack_spans
+from chunkeval.embedders import SentenceTransformerEmbedder, cosine_rows, get_embedder
 from chunkeval.text import sentence_spans
 
 
@@ -106,8 +106,10 @@ class SemanticChunker(Chunker):
         self._check_params()
 
     def _check_params(self) -> None:
-        if isinstance(self.threshold, bool) or not isinstance(self.threshold, (int, float)) or not (
-            -1.0 <= self.threshold <= 1.0
+        if (
+            isinstance(self.threshold, bool)
+            or not isinstance(self.threshold, (int, float))
+            or not (-1.0 <= self.threshold <= 1.0)
         ):
             raise ValueError(f"threshold must be a number in [-1, 1], got {self.threshold!r}")
         check_int("window_size", self.window_size, 1)

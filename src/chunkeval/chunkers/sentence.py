@@ -36,10 +36,7 @@ def pack_spans(
         Chunk ranges.
     """
     rule = seed_by_count(overlap_sentences) if overlap_sentences else no_seed
-    return [
-        (spans[group[0]][0], spans[group[-1]][1])
-        for group in iter_greedy_groups(spans, max_chars, rule)
-    ]
+    return [(spans[group[0]][0], spans[group[-1]][1]) for group in iter_greedy_groups(spans, max_chars, rule)]
 
 
 def _joined_spans(sentences: Sequence[str]) -> list[tuple[int, int]]:

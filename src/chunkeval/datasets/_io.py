@@ -10,12 +10,13 @@ published offsets were computed on the Python-decoded (``utf-8``) text.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, Callable, Iterator, Protocol
+from typing import Any, Protocol
 
 from chunkeval._atomic import atomic_write_text
 
-__all__ = ["Readable", "read_text", "iter_lines", "atomic_write", "utf8_problem", "BOM"]
+__all__ = ["BOM", "Readable", "atomic_write", "iter_lines", "read_text", "utf8_problem"]
 
 #: The UTF-8 encoding of U+FEFF, stripped from the start of structure files.
 BOM = b"\xef\xbb\xbf"
@@ -49,13 +50,11 @@ def utf8_problem(label: str, data: bytes, err: UnicodeDecodeError, base: int = 0
     offset = base + err.start
     return (
         f"{label}: not valid UTF-8 at byte offset {offset} "
-        f"(byte {data[err.start:err.start + 1]!r}: {err.reason})"
+        f"(byte {data[err.start : err.start + 1]!r}: {err.reason})"
     )
 
 
-def read_text(
-    path: Readable, label: str, strip_bom: bool = False
-) -> tuple[str | None, str | None]:
+def read_text(path: Readable, label: str, strip_bom: bool = False) -> tuple[str | None, str | None]:
     """Read a whole file as UTF-8, keeping every code point (``\\r\\n`` stays ``\\r\\n``).
 
     With ``strip_bom=True`` one leading byte-order mark is dropped
@@ -95,7 +94,7 @@ def iter_lines(path: Readable, label: str) -> Iterator[tuple[int, str | None, st
     with path.open("rb") as f:
         for lineno, raw in enumerate(f, 1):
             if lineno == 1 and raw.startswith(BOM):
-                raw = raw[len(BOM):]
+                raw = raw[len(BOM) :]
                 offset = len(BOM)
             try:
                 text = raw.decode("utf-8")

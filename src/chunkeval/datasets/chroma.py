@@ -53,7 +53,7 @@ from chunkeval.datasets.dataset import (
 )
 from chunkeval.types import Document, EvidenceSpan, Question
 
-__all__ = ["load_chroma", "is_chroma_folder"]
+__all__ = ["is_chroma_folder", "load_chroma"]
 
 QUESTIONS_CSV = "questions_df.csv"
 CORPORA_DIR = "corpora"
@@ -158,9 +158,7 @@ def _parse_questions(csv_text: str, problems: list[str]) -> list[Question]:
         return []
     missing = [c for c in _COLUMNS if c not in header]
     if missing:
-        problems.append(
-            f"{QUESTIONS_CSV}:1: missing column(s) {missing}; header is {header}"
-        )
+        problems.append(f"{QUESTIONS_CSV}:1: missing column(s) {missing}; header is {header}")
         return []
     col = {c: header.index(c) for c in _COLUMNS}
     questions: list[Question] = []
@@ -180,9 +178,7 @@ def _parse_questions(csv_text: str, problems: list[str]) -> list[Question]:
         loc = f"{QUESTIONS_CSV}:{line}"
         qid = f"chroma-{row_no:06d}"
         if len(row) != len(header):
-            problems.append(
-                f"{loc}: row {row_no} ({qid}): expected {len(header)} fields, got {len(row)}"
-            )
+            problems.append(f"{loc}: row {row_no} ({qid}): expected {len(header)} fields, got {len(row)}")
             continue
         corpus_id = row[col["corpus_id"]]
         try:

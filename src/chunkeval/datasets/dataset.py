@@ -23,22 +23,24 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import Counter
-from typing import Any, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
 from chunkeval._json import lone_surrogate
+from chunkeval.errors import UsageError
 from chunkeval.types import Document, EvidenceSpan, Question
 
 __all__ = [
-    "Dataset",
-    "DatasetError",
     "DRAFT_KEY",
     "MAX_LISTED_PROBLEMS",
     "NO_QUESTIONS",
     "QUOTES_KEY",
     "RESERVED_KEYS",
     "SOURCE_KEY",
+    "Dataset",
+    "DatasetError",
     "checked_dataset",
 ]
 
@@ -63,7 +65,7 @@ MAX_LISTED_PROBLEMS = 100
 _FINGERPRINT_VERSION = b"chunkeval-dataset-fingerprint-v1\n"
 
 
-class DatasetError(ValueError):
+class DatasetError(UsageError):
     """A dataset could not be loaded or is invalid.
 
     One error reports every problem found, never only the first.
@@ -95,8 +97,7 @@ class DatasetError(ValueError):
             lines += [f"  - {p}" for p in shown]
             if len(self.problems) > len(shown):
                 lines.append(
-                    f"  ... and {len(self.problems) - len(shown)} more "
-                    "(all listed in DatasetError.problems)"
+                    f"  ... and {len(self.problems) - len(shown)} more (all listed in DatasetError.problems)"
                 )
         super().__init__("\n".join(lines))
 
@@ -113,8 +114,10 @@ def _surrogate_problem(where: str, value: str, what: str = "id") -> list[str]:
     at = lone_surrogate(value)
     if at is None:
         return []
-    return [f"{where}: {what} {value!r} holds a lone surrogate at character {at} "
-            "(an unpaired \\ud800-\\udfff escape); write the character itself"]
+    return [
+        f"{where}: {what} {value!r} holds a lone surrogate at character {at} "
+        "(an unpaired \\ud800-\\udfff escape); write the character itself"
+    ]
 
 
 def _is_int(value: Any) -> bool:
@@ -161,8 +164,7 @@ class Dataset:
 
     def __repr__(self) -> str:
         return (
-            f"Dataset(name={self.name!r}, documents={len(self.documents)}, "
-            f"questions={len(self.questions)})"
+            f"Dataset(name={self.name!r}, documents={len(self.documents)}, questions={len(self.questions)})"
         )
 
     def document(self, doc_id: str) -> Document:
@@ -255,9 +257,7 @@ class Dataset:
                 problems.extend(self._part_problems(where, i, part, quote))
         return problems
 
-    def _part_problems(
-        self, where: str, i: int, part: EvidenceSpan, quote: str | None
-    ) -> list[str]:
+    def _part_problems(self, where: str, i: int, part: EvidenceSpan, quote: str | None) -> list[str]:
         label = f"{where}: evidence part {i}"
         doc = self._by_id.get(part.doc_id)
         if doc is None:
@@ -269,15 +269,17 @@ class Dataset:
             if part.end > n:
                 why = f"past the end of document {part.doc_id!r} (length {n})"
                 if 0 <= part.start < n:  # what the author may have meant
-                    why += f"; the text from {part.start} is {_preview(doc.text[part.start:])}"
+                    why += f"; the text from {part.start} is {_preview(doc.text[part.start :])}"
             elif part.start >= part.end:
                 why = "is empty or reversed (need start < end)"
             else:
                 why = "starts before 0"
             return [f"{label}: span [{part.start}, {part.end}) {why}"]
         if not doc.text[part.start : part.end].strip():
-            return [f"{label}: span [{part.start}, {part.end}) of {part.doc_id!r} is all whitespace "
-                    f"({_preview(doc.text[part.start : part.end])}); point it at the evidence text"]
+            return [
+                f"{label}: span [{part.start}, {part.end}) of {part.doc_id!r} is all whitespace "
+                f"({_preview(doc.text[part.start : part.end])}); point it at the evidence text"
+            ]
         if quote is not None:
             actual = doc.text[part.start : part.end]
             if actual != quote:
@@ -296,7 +298,7 @@ class Dataset:
         more = f", ... ({len(ids)} in all)" if len(ids) > _MAX_LISTED_IDS else ""
         return f"; available document ids: {shown}{more}"
 
-    def validate(self) -> "Dataset":
+    def validate(self) -> Dataset:
         """Check every id, question and evidence span; raise one error listing all problems.
 
         Checks: there is at least one question (:data:`NO_QUESTIONS`);
@@ -321,9 +323,7 @@ class Dataset:
         """
         problems = self.problems()
         if problems:
-            raise DatasetError(
-                f"dataset {self.name!r} is invalid: {len(problems)} problem(s)", problems
-            )
+            raise DatasetError(f"dataset {self.name!r} is invalid: {len(problems)} problem(s)", problems)
         return self
 
     # ------------------------------------------------------------------ statistics
@@ -347,9 +347,7 @@ class Dataset:
         n_q = len(self.questions)
         counts = [len(q.evidence) for q in self.questions]
         dist = Counter(counts)
-        lengths = np.array(
-            [p.end - p.start for q in self.questions for p in q.evidence], dtype=np.int64
-        )
+        lengths = np.array([p.end - p.start for q in self.questions for p in q.evidence], dtype=np.int64)
         multi_doc = sum(1 for q in self.questions if len({p.doc_id for p in q.evidence}) > 1)
         if lengths.size:
             ev = {

@@ -32,7 +32,7 @@ import math
 import random
 import re
 from collections import Counter
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 from chunkeval.datasets.quotes import find_all as _find_all
 from chunkeval.text import paragraph_spans, sentence_spans
@@ -79,7 +79,9 @@ def _part(doc_id: str, text: str, start: int, end: int) -> dict:
     return part
 
 
-def salient_terms(texts: Sequence[str], document_frequency: Counter, n_documents: int, k: int = 3) -> list[str]:
+def salient_terms(
+    texts: Sequence[str], document_frequency: Counter, n_documents: int, k: int = 3
+) -> list[str]:
     """The ``k`` most salient terms of ``texts``, in order of first appearance.
 
     Parameters
@@ -188,7 +190,9 @@ def draft_questions(
         used: set[int] = set()
         for j, k in enumerate(numbers):
             lo, hi = j * len(cands) // len(numbers), (j + 1) * len(cands) // len(numbers)
-            free = [i for i in range(lo, hi) if i not in used] or [i for i in range(len(cands)) if i not in used]
+            free = [i for i in range(lo, hi) if i not in used] or [
+                i for i in range(len(cands)) if i not in used
+            ]
             first = rng.choice(free)
             used.add(first)
             picks = [first]
@@ -207,14 +211,18 @@ def draft_questions(
         if generator is not None:
             question = generator(list(quotes))
             if not isinstance(question, str) or not question.strip():
-                raise ValueError(f"generator returned {question!r} for draft {k}; expected a non-empty string")
+                raise ValueError(
+                    f"generator returned {question!r} for draft {k}; expected a non-empty string"
+                )
         else:
             terms = [salient_terms([q], df, len(docs)) for q in quotes]
             question = _template(terms[0], terms[1] if len(terms) > 1 else None)
-        records.append({
-            "id": f"draft-{k:03d}",
-            "text": question.strip(),
-            "evidence": item["parts"],
-            "draft": True,
-        })
+        records.append(
+            {
+                "id": f"draft-{k:03d}",
+                "text": question.strip(),
+                "evidence": item["parts"],
+                "draft": True,
+            }
+        )
     return records

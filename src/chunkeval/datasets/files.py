@@ -22,7 +22,7 @@ from chunkeval.datasets.dataset import SOURCE_KEY, Dataset, DatasetError, checke
 from chunkeval.datasets.jsonl import QUESTIONS_FILE, evidence_provenance, read_questions
 from chunkeval.types import Document
 
-__all__ = ["load_files", "read_documents", "DEFAULT_SUFFIXES"]
+__all__ = ["DEFAULT_SUFFIXES", "load_files", "read_documents"]
 
 #: File name endings read when no glob is given.
 DEFAULT_SUFFIXES = (".md", ".markdown", ".txt", ".rst")

@@ -61,13 +61,13 @@ from chunkeval.datasets.quotes import QuoteError, QuoteResolver
 from chunkeval.types import Document, EvidenceSpan, Question
 
 __all__ = [
-    "load_jsonl",
-    "save_jsonl",
-    "read_jsonl_folder",
-    "read_questions",
-    "evidence_provenance",
     "DOCUMENTS_FILE",
     "QUESTIONS_FILE",
+    "evidence_provenance",
+    "load_jsonl",
+    "read_jsonl_folder",
+    "read_questions",
+    "save_jsonl",
 ]
 
 DOCUMENTS_FILE = "documents.jsonl"
@@ -142,7 +142,9 @@ def _kind(value: Any) -> str:
     return "null" if value is None else type(value).__name__
 
 
-def _parse_part(i: int, part: Any, resolver: QuoteResolver, bad: list[str]) -> tuple[EvidenceSpan, str | None] | None:
+def _parse_part(
+    i: int, part: Any, resolver: QuoteResolver, bad: list[str]
+) -> tuple[EvidenceSpan, str | None] | None:
     """One evidence object -> (span, quoted text or None when unverified); problems go to ``bad``."""
     if not isinstance(part, dict):
         bad.append(f"evidence[{i}] must be an object, got {_kind(part)}")
@@ -223,7 +225,9 @@ def _parse_question(loc: str, obj: dict, problems: list[str], resolver: QuoteRes
     return Question(qid, text, tuple(parts), {**meta, SOURCE_KEY: loc, QUOTES_KEY: tuple(quotes)})
 
 
-def read_questions(path: Readable, label: str, documents: list[Document], problems: list[str]) -> list[Question]:
+def read_questions(
+    path: Readable, label: str, documents: list[Document], problems: list[str]
+) -> list[Question]:
     """Parse a ``questions.jsonl`` file against already loaded documents.
 
     Quoted evidence is resolved here (see :mod:`chunkeval.datasets.quotes`).
@@ -267,15 +271,16 @@ def evidence_provenance(questions: list[Question]) -> dict[str, int]:
         questions still marked ``"draft": true``.
     """
     unverified = sum(
-        1 for q in questions for quote in q.metadata.get(QUOTES_KEY, (None,) * len(q.evidence)) if quote is None
+        1
+        for q in questions
+        for quote in q.metadata.get(QUOTES_KEY, (None,) * len(q.evidence))
+        if quote is None
     )
     drafts = sum(1 for q in questions if q.metadata.get(DRAFT_KEY))
     return {"unverified_spans": unverified, "draft_questions": drafts}
 
 
-def read_jsonl_folder(
-    folder: Readable, name: str, provenance: dict[str, Any], prefix: str = ""
-) -> Dataset:
+def read_jsonl_folder(folder: Readable, name: str, provenance: dict[str, Any], prefix: str = "") -> Dataset:
     """Load the native format from a folder-like object (Path or package resource).
 
     Parameters

@@ -26,10 +26,11 @@ as ``jsonl`` when it holds ``documents.jsonl`` and as ``chroma`` when it holds
 from __future__ import annotations
 
 import difflib
+from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from chunkeval._limits import check_spec_length
 from chunkeval.datasets.chroma import is_chroma_folder, load_chroma
@@ -40,7 +41,7 @@ from chunkeval.datasets.squad import load_squad
 from chunkeval.datasets.synthetic import SYNTHETIC_DEFAULTS, generate_synthetic
 from chunkeval.types import Document
 
-__all__ = ["load", "load_documents", "available_loaders", "register_loader", "load_builtin", "parse_spec"]
+__all__ = ["available_loaders", "load", "load_builtin", "load_documents", "parse_spec", "register_loader"]
 
 BUILTIN_LICENCE = "MIT (original text written for chunkeval; same licence as the project)"
 
@@ -216,9 +217,7 @@ def _check_options(options: dict[str, str], allowed: dict[str, Any], where: str)
     """Convert option strings to the types of ``allowed``'s defaults."""
     unknown = sorted(set(options) - set(allowed))
     if unknown:
-        raise DatasetError(
-            f"{where}: unknown option(s) {unknown}; valid options: {', '.join(allowed)}"
-        )
+        raise DatasetError(f"{where}: unknown option(s) {unknown}; valid options: {', '.join(allowed)}")
     out: dict[str, Any] = {}
     for key, raw in options.items():
         default = allowed[key]
@@ -255,20 +254,26 @@ def load_builtin() -> Dataset:
     return read_jsonl_folder(
         folder,
         "builtin",
-        {"format": "jsonl", "source": "chunkeval package data: chunkeval/datasets/builtin",
-         "licence": BUILTIN_LICENCE},
+        {
+            "format": "jsonl",
+            "source": "chunkeval package data: chunkeval/datasets/builtin",
+            "licence": BUILTIN_LICENCE,
+        },
         prefix="builtin/",
     )
 
 
-@register_loader("builtin", "the dataset shipped with chunkeval (original text, MIT); no parameters",
-                 takes_path=False)
+@register_loader(
+    "builtin", "the dataset shipped with chunkeval (original text, MIT); no parameters", takes_path=False
+)
 def _builtin(_: str, options: dict[str, str]) -> Dataset:
     _check_options(options, {}, "builtin")
     return load_builtin()
 
 
-@register_loader("jsonl", "jsonl:FOLDER[?name=NAME] - native format: FOLDER/documents.jsonl + questions.jsonl")
+@register_loader(
+    "jsonl", "jsonl:FOLDER[?name=NAME] - native format: FOLDER/documents.jsonl + questions.jsonl"
+)
 def _jsonl(path: str, options: dict[str, str]) -> Dataset:
     opts = _check_options(options, {"name": ""}, f"jsonl:{path}")
     return load_jsonl(path, name=opts.get("name") or None)

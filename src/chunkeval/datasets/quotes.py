@@ -27,8 +27,8 @@ import bisect
 import difflib
 import re
 import unicodedata
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Sequence
 
 from chunkeval.types import Document, EvidenceSpan
 
@@ -80,7 +80,7 @@ class _Normalised:
     same: list[bool]
 
     @classmethod
-    def of(cls, text: str) -> "_Normalised":
+    def of(cls, text: str) -> _Normalised:
         pieces: list[str] = []
         starts, o_start, o_end, same = [], [], [], []
         pos = n = 0
@@ -201,9 +201,7 @@ class QuoteResolver:
         ids = self._scope(doc_id)
         if not quote.strip():
             raise QuoteError("quote is empty")
-        exact = [
-            EvidenceSpan(i, s, s + len(quote)) for i in ids for s in find_all(self._docs[i].text, quote)
-        ]
+        exact = [EvidenceSpan(i, s, s + len(quote)) for i in ids for s in find_all(self._docs[i].text, quote)]
         if exact:
             return exact
         needle = normalise_quote(quote)

@@ -52,7 +52,7 @@ from chunkeval.datasets.dataset import (
 )
 from chunkeval.types import Document, EvidenceSpan, Question
 
-__all__ = ["load_squad", "EVIDENCE_MODES"]
+__all__ = ["EVIDENCE_MODES", "load_squad"]
 
 EVIDENCE_MODES = ("answer", "sentence")
 PARAGRAPH_SEPARATOR = "\n\n"
@@ -151,7 +151,7 @@ def load_squad(
 
     sentence_spans = None
     if evidence == "sentence":
-        from chunkeval.text import sentence_spans  # noqa: PLC0415 (only needed here)
+        from chunkeval.text import sentence_spans
 
     problems: list[str] = []
     docs: list[Document] = []
@@ -258,9 +258,7 @@ def load_squad(
             pieces.append(context)
             offset += len(context)
         text = PARAGRAPH_SEPARATOR.join(pieces)
-        docs.append(
-            Document(doc_id, text, {SOURCE_KEY: aloc, "title": title, "n_paragraphs": len(pieces)})
-        )
+        docs.append(Document(doc_id, text, {SOURCE_KEY: aloc, "title": title, "n_paragraphs": len(pieces)}))
     if not questions and not problems:
         why = f" ({skipped} unanswerable question(s) skipped)" if skipped else ""
         problems.append(f"{label}: no questions{why}")

@@ -29,7 +29,7 @@ from chunkeval._limits import MAX_SYNTHETIC_CHARS
 from chunkeval.datasets.dataset import QUOTES_KEY, Dataset, DatasetError, checked_dataset
 from chunkeval.types import Document, EvidenceSpan, Question
 
-__all__ = ["generate_synthetic", "SYNTHETIC_DEFAULTS"]
+__all__ = ["SYNTHETIC_DEFAULTS", "generate_synthetic"]
 
 #: Default parameters of :func:`generate_synthetic` (also the spec's defaults).
 SYNTHETIC_DEFAULTS: dict[str, Any] = {
@@ -43,39 +43,222 @@ SYNTHETIC_DEFAULTS: dict[str, Any] = {
 }
 
 _TOPICS: dict[str, tuple[str, ...]] = {
-    "astronomy": ("telescope", "orbit", "comet", "nebula", "planet", "observatory", "eclipse",
-                  "spectrum", "galaxy", "satellite", "crater", "meteor"),
-    "botany": ("seedling", "root", "petal", "greenhouse", "pollen", "canopy", "fern", "orchard",
-               "leaf", "moss", "stem", "blossom"),
-    "cooking": ("oven", "broth", "skillet", "recipe", "spice", "dough", "sauce", "kitchen",
-                "pantry", "simmer", "ladle", "crust"),
-    "finance": ("ledger", "invoice", "dividend", "audit", "budget", "loan", "interest",
-                "portfolio", "asset", "revenue", "account", "forecast"),
-    "geology": ("basalt", "fault", "sediment", "quarry", "mineral", "glacier", "canyon",
-                "magma", "fossil", "stratum", "erosion", "granite"),
-    "music": ("melody", "rhythm", "chord", "orchestra", "tempo", "violin", "choir", "score",
-              "harmony", "rehearsal", "drum", "concert"),
-    "railways": ("locomotive", "platform", "signal", "timetable", "carriage", "junction",
-                 "depot", "track", "freight", "conductor", "tunnel", "viaduct"),
-    "medicine": ("clinic", "dosage", "vaccine", "symptom", "ward", "therapy", "diagnosis",
-                 "nurse", "pulse", "scan", "remedy", "surgeon"),
-    "shipping": ("harbour", "cargo", "vessel", "anchor", "dock", "crane", "container", "tide",
-                 "captain", "hull", "route", "pier"),
-    "software": ("compiler", "module", "server", "cache", "thread", "query", "release",
-                 "branch", "kernel", "script", "buffer", "schema"),
+    "astronomy": (
+        "telescope",
+        "orbit",
+        "comet",
+        "nebula",
+        "planet",
+        "observatory",
+        "eclipse",
+        "spectrum",
+        "galaxy",
+        "satellite",
+        "crater",
+        "meteor",
+    ),
+    "botany": (
+        "seedling",
+        "root",
+        "petal",
+        "greenhouse",
+        "pollen",
+        "canopy",
+        "fern",
+        "orchard",
+        "leaf",
+        "moss",
+        "stem",
+        "blossom",
+    ),
+    "cooking": (
+        "oven",
+        "broth",
+        "skillet",
+        "recipe",
+        "spice",
+        "dough",
+        "sauce",
+        "kitchen",
+        "pantry",
+        "simmer",
+        "ladle",
+        "crust",
+    ),
+    "finance": (
+        "ledger",
+        "invoice",
+        "dividend",
+        "audit",
+        "budget",
+        "loan",
+        "interest",
+        "portfolio",
+        "asset",
+        "revenue",
+        "account",
+        "forecast",
+    ),
+    "geology": (
+        "basalt",
+        "fault",
+        "sediment",
+        "quarry",
+        "mineral",
+        "glacier",
+        "canyon",
+        "magma",
+        "fossil",
+        "stratum",
+        "erosion",
+        "granite",
+    ),
+    "music": (
+        "melody",
+        "rhythm",
+        "chord",
+        "orchestra",
+        "tempo",
+        "violin",
+        "choir",
+        "score",
+        "harmony",
+        "rehearsal",
+        "drum",
+        "concert",
+    ),
+    "railways": (
+        "locomotive",
+        "platform",
+        "signal",
+        "timetable",
+        "carriage",
+        "junction",
+        "depot",
+        "track",
+        "freight",
+        "conductor",
+        "tunnel",
+        "viaduct",
+    ),
+    "medicine": (
+        "clinic",
+        "dosage",
+        "vaccine",
+        "symptom",
+        "ward",
+        "therapy",
+        "diagnosis",
+        "nurse",
+        "pulse",
+        "scan",
+        "remedy",
+        "surgeon",
+    ),
+    "shipping": (
+        "harbour",
+        "cargo",
+        "vessel",
+        "anchor",
+        "dock",
+        "crane",
+        "container",
+        "tide",
+        "captain",
+        "hull",
+        "route",
+        "pier",
+    ),
+    "software": (
+        "compiler",
+        "module",
+        "server",
+        "cache",
+        "thread",
+        "query",
+        "release",
+        "branch",
+        "kernel",
+        "script",
+        "buffer",
+        "schema",
+    ),
 }
-_VERBS = ("inspects", "supports", "records", "shapes", "follows", "measures", "outlasts",
-          "replaces", "balances", "reveals", "carries", "improves", "describes", "surrounds")
-_ADJS = ("quiet", "narrow", "ancient", "bright", "heavy", "careful", "distant", "modern",
-         "steady", "hidden", "broad", "fragile", "local", "common")
-_GLUE = ("Meanwhile", "In practice", "Often", "By contrast", "Later", "Usually", "Still",
-         "At first", "In turn", "Eventually")
-_ATTRIBUTES = ("founding year", "serial code", "chief engineer", "home port", "maximum load",
-               "colour code", "patron", "opening hour", "elevation", "membership fee")
-_NAMES = ("Avery", "Blake", "Corin", "Dana", "Elio", "Farah", "Galen", "Hana", "Ivo", "Juno",
-          "Kiran", "Lena", "Milo", "Nia", "Orin", "Pia")
-_SYLLABLES = ("ka", "lo", "mi", "ne", "ru", "sa", "ti", "vo", "ze", "ba", "do", "fe", "gu",
-              "hi", "jo", "pe")
+_VERBS = (
+    "inspects",
+    "supports",
+    "records",
+    "shapes",
+    "follows",
+    "measures",
+    "outlasts",
+    "replaces",
+    "balances",
+    "reveals",
+    "carries",
+    "improves",
+    "describes",
+    "surrounds",
+)
+_ADJS = (
+    "quiet",
+    "narrow",
+    "ancient",
+    "bright",
+    "heavy",
+    "careful",
+    "distant",
+    "modern",
+    "steady",
+    "hidden",
+    "broad",
+    "fragile",
+    "local",
+    "common",
+)
+_GLUE = (
+    "Meanwhile",
+    "In practice",
+    "Often",
+    "By contrast",
+    "Later",
+    "Usually",
+    "Still",
+    "At first",
+    "In turn",
+    "Eventually",
+)
+_ATTRIBUTES = (
+    "founding year",
+    "serial code",
+    "chief engineer",
+    "home port",
+    "maximum load",
+    "colour code",
+    "patron",
+    "opening hour",
+    "elevation",
+    "membership fee",
+)
+_NAMES = (
+    "Avery",
+    "Blake",
+    "Corin",
+    "Dana",
+    "Elio",
+    "Farah",
+    "Galen",
+    "Hana",
+    "Ivo",
+    "Juno",
+    "Kiran",
+    "Lena",
+    "Milo",
+    "Nia",
+    "Orin",
+    "Pia",
+)
+_SYLLABLES = ("ka", "lo", "mi", "ne", "ru", "sa", "ti", "vo", "ze", "ba", "do", "fe", "gu", "hi", "jo", "pe")
 _POOL_PER_TOPIC = 256
 
 
@@ -107,7 +290,9 @@ def _value(attribute: str, rng: np.random.Generator) -> str:
     if attribute == "maximum load":
         return f"{int(rng.integers(2, 900))} tonnes"
     if attribute == "colour code":
-        return ("teal", "amber", "crimson", "ochre", "slate", "ivory")[int(rng.integers(6))] + f" {int(rng.integers(1, 100))}"
+        return ("teal", "amber", "crimson", "ochre", "slate", "ivory")[
+            int(rng.integers(6))
+        ] + f" {int(rng.integers(1, 100))}"
     if attribute == "opening hour":
         return f"{int(rng.integers(5, 12))}:{('00', '15', '30', '45')[int(rng.integers(4))]} a.m."
     if attribute == "elevation":
@@ -125,8 +310,10 @@ def _sentence_pool(rng: np.random.Generator) -> dict[str, list[str]]:
         g = rng.integers(len(_GLUE) * 3, size=_POOL_PER_TOPIC)  # glue word 1/3 of the time
         out = []
         for i in range(_POOL_PER_TOPIC):
-            body = (f"the {_ADJS[a[i, 0]]} {words[w[i, 0]]} {_VERBS[v[i]]} the "
-                    f"{_ADJS[a[i, 1]]} {words[w[i, 1]]} near the {words[w[i, 2]]}.")
+            body = (
+                f"the {_ADJS[a[i, 0]]} {words[w[i, 0]]} {_VERBS[v[i]]} the "
+                f"{_ADJS[a[i, 1]]} {words[w[i, 1]]} near the {words[w[i, 2]]}."
+            )
             if g[i] < len(_GLUE):
                 out.append(f"{_GLUE[g[i]]}, {body}")
             else:
@@ -186,10 +373,20 @@ def generate_synthetic(
         :data:`chunkeval._limits.MAX_SYNTHETIC_CHARS` characters); a subclass of
         :class:`ValueError`.
     """
-    params = dict(n_docs=n_docs, sections=sections, sentences=sentences, doc_chars=doc_chars,
-                  facts_per_section=facts_per_section, two_fact_share=two_fact_share, seed=seed)
-    bad = [f"{k} must be >= 1, got {params[k]}" for k in ("n_docs", "sections", "facts_per_section")
-           if params[k] < 1]
+    params = dict(
+        n_docs=n_docs,
+        sections=sections,
+        sentences=sentences,
+        doc_chars=doc_chars,
+        facts_per_section=facts_per_section,
+        two_fact_share=two_fact_share,
+        seed=seed,
+    )
+    bad = [
+        f"{k} must be >= 1, got {params[k]}"
+        for k in ("n_docs", "sections", "facts_per_section")
+        if params[k] < 1
+    ]
     bad += [f"{k} must be >= 0, got {params[k]}" for k in ("sentences", "doc_chars") if params[k] < 0]
     if not 0.0 <= two_fact_share <= 1.0:
         bad.append(f"two_fact_share must be in [0, 1], got {two_fact_share}")
@@ -198,8 +395,10 @@ def generate_synthetic(
     # about 60 characters a sentence: refuse a corpus that cannot fit in memory before making it
     size = n_docs * (doc_chars if doc_chars > 0 else sections * (sentences + facts_per_section) * 60)
     if not bad and size > MAX_SYNTHETIC_CHARS:
-        bad.append(f"n_docs={n_docs}, sections={sections}, sentences={sentences}, doc_chars={doc_chars} make "
-                   f"about {size:,} characters, more than the {MAX_SYNTHETIC_CHARS:,} chunkeval generates")
+        bad.append(
+            f"n_docs={n_docs}, sections={sections}, sentences={sentences}, doc_chars={doc_chars} make "
+            f"about {size:,} characters, more than the {MAX_SYNTHETIC_CHARS:,} chunkeval generates"
+        )
     if bad:
         why = " (a dataset needs at least one document and one question)" if n_docs < 1 else ""
         raise DatasetError(f"synthetic: invalid parameters: {'; '.join(bad)}{why}", bad)
@@ -263,8 +462,7 @@ def generate_synthetic(
                 other = facts[o_sec * facts_per_section + o_k]
                 used.append(other)
                 parts.append((other[1], other[2]))
-                qtext = (f"What is the {attr} of {entity}, and what is the "
-                         f"{other[4]} of {other[3]}?")
+                qtext = f"What is the {attr} of {entity}, and what is the {other[4]} of {other[3]}?"
                 kind = "two-fact"
             else:
                 qtext = f"What is the {attr} of {entity}?"
@@ -274,10 +472,18 @@ def generate_synthetic(
                 "facts": tuple((u[3], u[4], u[5]) for u in used),
                 QUOTES_KEY: tuple(f"The {u[4]} of {u[3]} is {u[5]}." for u in used),
             }
-            questions.append(Question(
-                f"{doc_id}-q{qi:04d}", qtext,
-                tuple(EvidenceSpan(doc_id, a, b) for a, b in parts), meta,
-            ))
-    provenance = {"format": "synthetic", "generator": "chunkeval.datasets.synthetic", **params,
-                  "sentences_per_section": sentences}
+            questions.append(
+                Question(
+                    f"{doc_id}-q{qi:04d}",
+                    qtext,
+                    tuple(EvidenceSpan(doc_id, a, b) for a, b in parts),
+                    meta,
+                )
+            )
+    provenance = {
+        "format": "synthetic",
+        "generator": "chunkeval.datasets.synthetic",
+        **params,
+        "sentences_per_section": sentences,
+    }
     return checked_dataset(name, docs, questions, provenance)

@@ -10,12 +10,12 @@ in :mod:`chunkeval.reports.style`.
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from chunkeval._atomic import atomic_write_text
-from chunkeval.benchmarks.compare import metric_deltas
-from chunkeval.benchmarks.verdict import default_k
+from chunkeval.gate.comparison import metric_deltas
 from chunkeval.reports.charts import (
     ChartFile,
     plot_budget_curve,
@@ -31,19 +31,20 @@ from chunkeval.reports.evidence_map import plot_evidence_map, reload_dataset, sp
 from chunkeval.reports.html import render_html
 from chunkeval.reports.markdown import render_markdown
 from chunkeval.reports.style import config_styles
+from chunkeval.verdict.recommendation import default_k
 
 __all__ = [
-    "write_report",
+    "config_styles",
     "metric_deltas",
-    "plot_quality_cost",
     "plot_budget_curve",
     "plot_chunk_sizes",
-    "plot_k_curves",
     "plot_dataset_bars",
-    "plot_evidence_map",
     "plot_deltas",
+    "plot_evidence_map",
+    "plot_k_curves",
+    "plot_quality_cost",
     "save_figure",
-    "config_styles",
+    "write_report",
 ]
 
 CHARTS_DIR = "charts"
@@ -53,16 +54,22 @@ def _write_text(path: Path, text: str) -> None:
     atomic_write_text(path, lambda fh: fh.write(text), newline="\n")
 
 
-def write_report(results_folder: str | os.PathLike, out: str | os.PathLike | None = None,
-                 *, results: Any = None, baseline: str | os.PathLike | None = None,
-                 k: int | None = None, max_examples: int = 5,
-                 formats: Sequence[str] = ("png",)) -> Path:
+def write_report(
+    results_folder: str | os.PathLike,
+    out: str | os.PathLike | None = None,
+    *,
+    results: Any = None,
+    baseline: str | os.PathLike | None = None,
+    k: int | None = None,
+    max_examples: int = 5,
+    formats: Sequence[str] = ("png",),
+) -> Path:
     """Write ``report.html``, ``report.md`` and ``charts/`` for a results folder.
 
     Parameters
     ----------
     results_folder : str or path-like
-        A folder written by :meth:`chunkeval.benchmarks.results.Results.save`.
+        A folder written by :meth:`chunkeval.results.folder.Results.save`.
     out : str or path-like, optional
         Output folder (created); default ``results_folder``.
     results : Results, optional
@@ -88,7 +95,7 @@ def write_report(results_folder: str | os.PathLike, out: str | os.PathLike | Non
     FileNotFoundError
         ``results_folder`` is not a results folder.
     """
-    from chunkeval.benchmarks.results import Results
+    from chunkeval.results.folder import Results
 
     folder = Path(results_folder)
     res = results if results is not None else Results.load(folder)
@@ -98,17 +105,22 @@ def write_report(results_folder: str | os.PathLike, out: str | os.PathLike | Non
     k = default_k(res) if k is None else int(k)
     names = list(dict.fromkeys(res.summary["dataset"].astype(str)))
     datasets = {name: reload_dataset(res, name) for name in names}
-    texts = {name: {d.id: d.text for d in ds.documents}
-             for name, (ds, _) in datasets.items() if ds is not None}
+    texts = {
+        name: {d.id: d.text for d in ds.documents} for name, (ds, _) in datasets.items() if ds is not None
+    }
     charts = write_charts(res, dest / CHARTS_DIR, styles=styles, texts=texts, k=k, formats=formats)
     if baseline is not None:
-        from chunkeval.benchmarks.compare import Check, compare
+        from chunkeval.gate.comparison import Check, compare
 
-        checks = [Check(m) for m in (f"answerable@{k}", f"recall@{k}", "mrr", "evidence_in_one_chunk",
-                                     "answerability") if m in res.per_question.columns]
+        checks = [
+            Check(m)
+            for m in (f"answerable@{k}", f"recall@{k}", "mrr", "evidence_in_one_chunk", "answerability")
+            if m in res.per_question.columns
+        ]
         cmp = compare(baseline, res, checks)
-        both = config_styles(list(dict.fromkeys([*res.summary["config"].astype(str),
-                                                 *cmp.rows["config"].astype(str)])))
+        both = config_styles(
+            list(dict.fromkeys([*res.summary["config"].astype(str), *cmp.rows["config"].astype(str)]))
+        )
         drawable = cmp.rows[cmp.rows["ci_low"].notna()]
         shared = [n for n in names if n in set(drawable["dataset"].astype(str))]
         for name in shared:
@@ -117,8 +129,16 @@ def write_report(results_folder: str | os.PathLike, out: str | os.PathLike | Non
             charts.append(ChartFile("deltas", name, f"change against baseline — {name}", files))
     splits = split_questions(res)
     title = f"chunkeval report — {folder.name or folder.resolve().name}"
-    html_text = render_html(res, charts, styles=styles, splits=splits, datasets=datasets, k=k,
-                            title=title, max_examples=max_examples)
+    html_text = render_html(
+        res,
+        charts,
+        styles=styles,
+        splits=splits,
+        datasets=datasets,
+        k=k,
+        title=title,
+        max_examples=max_examples,
+    )
     md_text = render_markdown(res, charts, styles=styles, base=dest, k=k, title=title)
     report = dest / "report.html"
     _write_text(report, html_text)

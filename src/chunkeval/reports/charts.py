@@ -16,12 +16,12 @@ every value is drawn at its true position.
 from __future__ import annotations
 
 import functools
-
 import io
 import re
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any
 
 import matplotlib
 import numpy as np
@@ -33,31 +33,31 @@ from matplotlib.font_manager import FontProperties
 from matplotlib.lines import Line2D
 from matplotlib.ticker import MaxNLocator
 
-from chunkeval._display import short_label
-from chunkeval.benchmarks.frontier import pareto_frontier
-from chunkeval.benchmarks.verdict import default_k, result_ks
+from chunkeval.labels import short_label
 from chunkeval.reports import style as _style
 from chunkeval.reports.evidence_map import plot_evidence_map
 from chunkeval.reports.style import OKABE_ITO, ConfigStyle, config_styles, new_figure, styled
+from chunkeval.verdict.frontier import pareto_frontier
+from chunkeval.verdict.recommendation import default_k, result_ks
 
 __all__ = [
-    "place_labels",
-    "spread_positions",
-    "config_groups",
-    "SMALL_MULTIPLES_ABOVE",
     "COST_AXES",
-    "result_budgets",
-    "budget_column",
-    "plot_quality_cost",
-    "plot_chunk_sizes",
-    "plot_k_curves",
-    "plot_budget_curve",
-    "plot_dataset_bars",
-    "plot_evidence_map",
-    "plot_deltas",
-    "save_figure",
     "FORMATS",
+    "SMALL_MULTIPLES_ABOVE",
     "ChartFile",
+    "budget_column",
+    "config_groups",
+    "place_labels",
+    "plot_budget_curve",
+    "plot_chunk_sizes",
+    "plot_dataset_bars",
+    "plot_deltas",
+    "plot_evidence_map",
+    "plot_k_curves",
+    "plot_quality_cost",
+    "result_budgets",
+    "save_figure",
+    "spread_positions",
     "write_charts",
 ]
 
@@ -97,6 +97,7 @@ def _metric_label(metric: str, compact: bool = False) -> str:
 #: Above this many configurations, k curves and dataset bars become small multiples (one
 #: panel per chunker family, families longer than this split into consecutive parts).
 SMALL_MULTIPLES_ABOVE = 8
+
 
 def place_labels(
     anchors: np.ndarray,
@@ -155,12 +156,12 @@ def place_labels(
         for ring in range(rings):
             r = gap + ring * h
             dx, dy = r + w / 2, r + h / 2
-            for ox, oy in ((dx, 0), (-dx, 0), (0, dy), (0, -dy),
-                           (dx, dy), (-dx, dy), (dx, -dy), (-dx, -dy)):
+            for ox, oy in ((dx, 0), (-dx, 0), (0, dy), (0, -dy), (dx, dy), (-dx, dy), (dx, -dy), (-dx, -dy)):
                 cx, cy = ax_ + ox, ay + oy
                 box = np.array([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2])
-                outside = max(bx0 - box[0], 0) + max(box[2] - bx1, 0) \
-                    + max(by0 - box[1], 0) + max(box[3] - by1, 0)
+                outside = (
+                    max(bx0 - box[0], 0) + max(box[2] - bx1, 0) + max(by0 - box[1], 0) + max(box[3] - by1, 0)
+                )
                 cost = overlap(box) + outside * h * 10
                 if cost < best_cost:
                     best, best_cost = (ox, oy, box), cost
@@ -174,8 +175,9 @@ def place_labels(
     return out
 
 
-def spread_positions(values: Sequence[float], min_gap: float,
-                     bounds: tuple[float, float] | None = None) -> np.ndarray:
+def spread_positions(
+    values: Sequence[float], min_gap: float, bounds: tuple[float, float] | None = None
+) -> np.ndarray:
     """Move 1-D positions apart so that neighbours are at least ``min_gap`` apart.
 
     Used for labels at the ends of curves: each label starts at its curve's last value and
@@ -209,8 +211,7 @@ def spread_positions(values: Sequence[float], min_gap: float,
             (_, na, sa), (_, nb, sb) = clusters[-2], clusters[-1]
             total = sa + sb - nb * na * min_gap
             clusters[-2:] = [[total / (na + nb), na + nb, total]]
-    pos = np.concatenate([c[0] + min_gap * np.arange(c[1]) for c in clusters]) if clusters \
-        else np.array([])
+    pos = np.concatenate([c[0] + min_gap * np.arange(c[1]) for c in clusters]) if clusters else np.array([])
     if bounds is not None and len(pos) and (bounds[1] - bounds[0]) >= min_gap * (len(pos) - 1):
         steps = min_gap * np.arange(len(pos))
         pos = np.minimum(np.maximum(pos, bounds[0] + steps), bounds[1] - steps[::-1])
@@ -234,15 +235,18 @@ def config_family(config: str, chunker: Any = None) -> str:
     -------
     str
     """
-    if chunker is not None and not (isinstance(chunker, float) and np.isnan(chunker)) \
-            and str(chunker) and str(chunker) != "external":
+    if (
+        chunker is not None
+        and not (isinstance(chunker, float) and np.isnan(chunker))
+        and str(chunker)
+        and str(chunker) != "external"
+    ):
         return str(chunker)
     # every external splitter is chunker "external": its spec's name tells them apart
     return _style.config_family(config)
 
 
-def config_groups(rows: pd.DataFrame, max_size: int = SMALL_MULTIPLES_ABOVE
-                  ) -> list[tuple[str, list[str]]]:
+def config_groups(rows: pd.DataFrame, max_size: int = SMALL_MULTIPLES_ABOVE) -> list[tuple[str, list[str]]]:
     """Panels of a small-multiples chart: configurations by chunker family.
 
     Families keep the order of their first configuration; a family with more than
@@ -271,7 +275,7 @@ def config_groups(rows: pd.DataFrame, max_size: int = SMALL_MULTIPLES_ABOVE
         size = -(-len(configs) // parts)
         for p in range(parts):
             title = fam if parts == 1 else f"{fam} ({p + 1}/{parts})"
-            out.append((title, configs[p * size:(p + 1) * size]))
+            out.append((title, configs[p * size : (p + 1) * size]))
     return out
 
 
@@ -302,8 +306,7 @@ def _ci(rows: pd.DataFrame, metric: str) -> tuple[np.ndarray, np.ndarray] | None
     if lo not in rows.columns or hi not in rows.columns:
         return None
     v = rows[metric].to_numpy(float)
-    return (np.clip(v - rows[lo].to_numpy(float), 0, None),
-            np.clip(rows[hi].to_numpy(float) - v, 0, None))
+    return (np.clip(v - rows[lo].to_numpy(float), 0, None), np.clip(rows[hi].to_numpy(float) - v, 0, None))
 
 
 def _new_axes(ax: Axes | None, size: str | tuple[float, float]) -> tuple[Figure, Axes]:
@@ -316,8 +319,15 @@ def _new_axes(ax: Axes | None, size: str | tuple[float, float]) -> tuple[Figure,
 def _legend_outside(ax_or_fig: Any, handles: list, title: str | None = None, ncols: int = 1) -> None:
     if not handles:
         return
-    ax_or_fig.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0),
-                     frameon=False, title=title, ncols=ncols, alignment="left")
+    ax_or_fig.legend(
+        handles=handles,
+        loc="upper left",
+        bbox_to_anchor=(1.01, 1.0),
+        frameon=False,
+        title=title,
+        ncols=ncols,
+        alignment="left",
+    )
 
 
 def _legend_columns(n: int) -> int:
@@ -329,10 +339,11 @@ def _legend_columns(n: int) -> int:
 
 #: Cost axes of :func:`plot_quality_cost`: name -> (summary column, with ``{k}``; axis label).
 COST_AXES: dict[str, tuple[str, str]] = {
-    "retrieved_tokens": ("retrieved_tokens@{k}",
-                         "tokens retrieved per question at k={k} (reading cost)"),
-    "stored_token_overhead": ("stored_token_overhead",
-                              "stored-token overhead (stored tokens / corpus tokens)"),
+    "retrieved_tokens": ("retrieved_tokens@{k}", "tokens retrieved per question at k={k} (reading cost)"),
+    "stored_token_overhead": (
+        "stored_token_overhead",
+        "stored-token overhead (stored tokens / corpus tokens)",
+    ),
     "n_chunks": ("n_chunks", "chunks in the index"),
 }
 
@@ -341,14 +352,16 @@ COST_AXES: dict[str, tuple[str, str]] = {
 FULL_LABELS_MAX = 10
 
 
-def _text_sizes(fig: Figure, texts: Sequence[str], fontsize: float,
-                weights: Sequence[str] | None = None) -> np.ndarray:
+def _text_sizes(
+    fig: Figure, texts: Sequence[str], fontsize: float, weights: Sequence[str] | None = None
+) -> np.ndarray:
     """Width and height in display pixels of each text at ``fontsize`` points."""
     renderer = RendererAgg(1, 1, fig.dpi)
     out = []
     for t, wgt in zip(texts, weights or ["normal"] * len(texts)):
         w, h, _ = renderer.get_text_width_height_descent(
-            t, FontProperties(size=fontsize, weight=wgt), ismath=False)
+            t, FontProperties(size=fontsize, weight=wgt), ismath=False
+        )
         out.append((w + 4, h + 4))
     return np.asarray(out, dtype=float).reshape(-1, 2)
 
@@ -382,7 +395,7 @@ def plot_quality_cost(
     with fewer, every point carries its short label.  Error
     bars are the bootstrap confidence interval of the quality mean
     (``<metric>@k_ci_low/high``).  The Pareto frontier (highest quality for the least cost,
-    :func:`~chunkeval.benchmarks.frontier.pareto_frontier` on the chosen cost) is a black dashed step line and its points
+    :func:`~chunkeval.verdict.frontier.pareto_frontier` on the chosen cost) is a black dashed step line and its points
     have a black edge; it is not drawn when the quality is 0 for every configuration.
 
     Parameters
@@ -392,7 +405,7 @@ def plot_quality_cost(
     dataset : str, optional
         Dataset to show (default: the summary's first).
     k : int, optional
-        Cut-off (default :func:`~chunkeval.benchmarks.verdict.default_k`).
+        Cut-off (default :func:`~chunkeval.verdict.recommendation.default_k`).
     metric : str, default "answerable"
         Quality metric prefix (``answerable``, ``recall``, ``all_parts``, ``iou``, ...); the
         column ``f"{metric}@{k}"`` is plotted.
@@ -442,16 +455,42 @@ def plot_quality_cost(
     for fam in dict.fromkeys(families):
         idx = [i for i, f in enumerate(families) if f == fam]
         idx.sort(key=lambda i: (x[i], y[i]))
-        ax.plot(x[idx], y[idx], color=styles[configs[idx[0]]].color, linewidth=1.6, alpha=0.75,
-                zorder=2, gid=f"family:{fam}", label=fam)
+        ax.plot(
+            x[idx],
+            y[idx],
+            color=styles[configs[idx[0]]].color,
+            linewidth=1.6,
+            alpha=0.75,
+            zorder=2,
+            gid=f"family:{fam}",
+            label=fam,
+        )
     for i, config in enumerate(configs):
         st = styles[config]
         if err is not None:
-            ax.errorbar([x[i]], [y[i]], yerr=[[err[0][i]], [err[1][i]]], fmt="none",
-                        ecolor=st.color, elinewidth=1.0, alpha=0.45, capsize=0, zorder=2)
-        ax.plot([x[i]], [y[i]], linestyle="none", marker=st.marker, color=st.color,
-                markersize=9, markeredgecolor="black" if i in on_front else "white",
-                markeredgewidth=1.8 if i in on_front else 0.8, zorder=4, gid=f"point:{config}")
+            ax.errorbar(
+                [x[i]],
+                [y[i]],
+                yerr=[[err[0][i]], [err[1][i]]],
+                fmt="none",
+                ecolor=st.color,
+                elinewidth=1.0,
+                alpha=0.45,
+                capsize=0,
+                zorder=2,
+            )
+        ax.plot(
+            [x[i]],
+            [y[i]],
+            linestyle="none",
+            marker=st.marker,
+            color=st.color,
+            markersize=9,
+            markeredgecolor="black" if i in on_front else "white",
+            markeredgewidth=1.8 if i in on_front else 0.8,
+            zorder=4,
+            gid=f"point:{config}",
+        )
     # the axis fits the points and their intervals (labels need the room more than 0 and 1 do)
     lo = np.nanmin(y - (err[0] if err is not None else 0)) if len(y) else 0.0
     hi = np.nanmax(y + (err[1] if err is not None else 0)) if len(y) else 1.0
@@ -463,62 +502,103 @@ def plot_quality_cost(
     ax.set_xlabel(cost_label)
     unit = "share of evidence parts" if col.startswith("recall@") else "share of questions"
     ax.set_ylabel(f"{col} ({unit})")
-    ax.set_title(f"{col} against {cost_label.split(' (')[0]} — dataset {dataset}, "
-                 f"retriever {_retriever(rows)}", loc="left")
+    ax.set_title(
+        f"{col} against {cost_label.split(' (')[0]} — dataset {dataset}, retriever {_retriever(rows)}",
+        loc="left",
+    )
     if len(front):
         # a step line: for any cost budget, the best quality reachable within it
         right = ax.get_xlim()[1]
-        ax.step(np.concatenate([x[front], [right]]), np.concatenate([y[front], [y[front][-1]]]),
-                where="post", color=OKABE_ITO["black"], linestyle="--", linewidth=1.3, zorder=3,
-                gid="pareto-frontier", label="Pareto frontier (black-edged points)")
+        ax.step(
+            np.concatenate([x[front], [right]]),
+            np.concatenate([y[front], [y[front][-1]]]),
+            where="post",
+            color=OKABE_ITO["black"],
+            linestyle="--",
+            linewidth=1.3,
+            zorder=3,
+            gid="pareto-frontier",
+            label="Pareto frontier (black-edged points)",
+        )
     elif len(y):
-        ax.text(0.5, 0.5, f"{col} is 0 for every configuration: no frontier", ha="center",
-                transform=ax.transAxes, color="0.25", gid="no-frontier")
+        ax.text(
+            0.5,
+            0.5,
+            f"{col} is 0 for every configuration: no frontier",
+            ha="center",
+            transform=ax.transAxes,
+            color="0.25",
+            gid="no-frontier",
+        )
     handles = [h for h in ax.get_lines() if (h.get_gid() or "").startswith(("family:", "pareto"))]
     if own:  # one row under the plot: the data keep the whole axes
-        fig.legend(handles=handles, loc="outside lower center", ncols=min(len(handles), 7),
-                   frameon=False)
+        fig.legend(handles=handles, loc="outside lower center", ncols=min(len(handles), 7), frameon=False)
     else:
         ax.legend(handles=handles, loc="best", framealpha=0.9)
     full = len(configs) <= FULL_LABELS_MAX
-    texts = [short_label(c) if full else
-             f"{styles[c].family} {styles[c].tag}" if i in on_front else styles[c].tag
-             for i, c in enumerate(configs)]
+    texts = [
+        short_label(c) if full else f"{styles[c].family} {styles[c].tag}" if i in on_front else styles[c].tag
+        for i, c in enumerate(configs)
+    ]
     _label_points(fig, ax, x, y, configs, texts, important=on_front)
     return fig
 
 
-def _label_points(fig: Figure, ax: Axes, x: np.ndarray, y: np.ndarray, configs: Sequence[str],
-                  texts: Sequence[str], important: set[int]) -> None:
+def _label_points(
+    fig: Figure,
+    ax: Axes,
+    x: np.ndarray,
+    y: np.ndarray,
+    configs: Sequence[str],
+    texts: Sequence[str],
+    important: set[int],
+) -> None:
     """Annotate each point with its text (gid ``"label:<config>"``), placed without overlaps."""
     _freeze_layout(fig)
     fontsize = float(matplotlib.rcParams["font.size"]) - 1
     ok = np.flatnonzero(np.isfinite(x) & np.isfinite(y))
     order = sorted(ok, key=lambda i: (i not in important, -y[i], x[i]))
-    anchors = ax.transData.transform(np.column_stack([x, y])[order]) if len(order) else \
-        np.zeros((0, 2))
+    anchors = ax.transData.transform(np.column_stack([x, y])[order]) if len(order) else np.zeros((0, 2))
     weights = ["bold" if i in important else "normal" for i in order]
     sizes = _text_sizes(fig, [texts[i] for i in order], fontsize, weights)
     r = 6 * fig.dpi / 72  # marker radius, pixels
     markers = np.column_stack([anchors - r, anchors + r]) if len(order) else None
     box = ax.get_window_extent()
     legend = ax.get_legend()
-    obstacles = markers if legend is None else np.vstack(
-        [markers if markers is not None else np.zeros((0, 4)), [legend.get_window_extent().extents]])
-    offsets = place_labels(anchors, sizes, bounds=tuple(box.extents), obstacles=obstacles,
-                           gap=r)
+    obstacles = (
+        markers
+        if legend is None
+        else np.vstack(
+            [markers if markers is not None else np.zeros((0, 4)), [legend.get_window_extent().extents]]
+        )
+    )
+    offsets = place_labels(anchors, sizes, bounds=tuple(box.extents), obstacles=obstacles, gap=r)
     to_pt = 72 / fig.dpi
     for i, (ox, oy), (w, h) in zip(order, offsets, sizes):
         far = np.hypot(ox, oy) > 1.6 * (w / 2 + r)
-        ann = ax.annotate(texts[i], (x[i], y[i]), xytext=(ox * to_pt, oy * to_pt),
-                          textcoords="offset points", ha="center", va="center",
-                          fontsize=fontsize, fontweight=weights[order.index(i)], zorder=5,
-                          gid=f"label:{configs[i]}",
-                          bbox={"boxstyle": "square,pad=0.05", "facecolor": "white",
-                                "edgecolor": "none", "alpha": 0.75},
-                          arrowprops={"arrowstyle": "-", "color": "0.45", "linewidth": 0.8,
-                                      "shrinkA": 0, "shrinkB": 4, "patchA": None}
-                          if far else None)
+        ann = ax.annotate(
+            texts[i],
+            (x[i], y[i]),
+            xytext=(ox * to_pt, oy * to_pt),
+            textcoords="offset points",
+            ha="center",
+            va="center",
+            fontsize=fontsize,
+            fontweight=weights[order.index(i)],
+            zorder=5,
+            gid=f"label:{configs[i]}",
+            bbox={"boxstyle": "square,pad=0.05", "facecolor": "white", "edgecolor": "none", "alpha": 0.75},
+            arrowprops={
+                "arrowstyle": "-",
+                "color": "0.45",
+                "linewidth": 0.8,
+                "shrinkA": 0,
+                "shrinkB": 4,
+                "patchA": None,
+            }
+            if far
+            else None,
+        )
         ann.set_in_layout(False)
 
 
@@ -591,9 +671,17 @@ def plot_chunk_sizes(
         group = [i for i in info if i[1] == unit]
         pos = np.arange(len(group))[::-1]
         data = [i[3] if len(i[3]) else np.array([np.nan]) for i in group]
-        bp = a.boxplot(data, positions=pos, orientation="horizontal", widths=0.6, whis=(5, 95),
-                       showfliers=False, patch_artist=True, manage_ticks=False,
-                       medianprops={"color": "black", "linewidth": 1.4})
+        bp = a.boxplot(
+            data,
+            positions=pos,
+            orientation="horizontal",
+            widths=0.6,
+            whis=(5, 95),
+            showfliers=False,
+            patch_artist=True,
+            manage_ticks=False,
+            medianprops={"color": "black", "linewidth": 1.4},
+        )
         for box, (config, _, limit, sizes), p in zip(bp["boxes"], group, pos):
             st = styles[config]
             box.set_facecolor(st.color)
@@ -601,22 +689,55 @@ def plot_chunk_sizes(
             box.set_hatch(st.hatch)
             box.set_gid(f"box:{config}")
             med = np.nanmedian(sizes) if len(sizes) else np.nan
-            a.plot([med], [p], linestyle="none", marker="D", markersize=6, color=st.color,
-                   markeredgecolor="black", zorder=5, gid=f"median:{config}")
+            a.plot(
+                [med],
+                [p],
+                linestyle="none",
+                marker="D",
+                markersize=6,
+                color=st.color,
+                markeredgecolor="black",
+                zorder=5,
+                gid=f"median:{config}",
+            )
             if limit is not None:
-                a.plot([limit, limit], [p - 0.42, p + 0.42], color="black", linewidth=2.2,
-                       zorder=4, gid=f"limit:{config}")
+                a.plot(
+                    [limit, limit],
+                    [p - 0.42, p + 0.42],
+                    color="black",
+                    linewidth=2.2,
+                    zorder=4,
+                    gid=f"limit:{config}",
+                )
         a.set_yticks(pos, [styles[i[0]].compact for i in group])
         a.set_ylim(-0.6, len(group) - 0.4)
         a.grid(axis="y", visible=False)
         a.set_xlabel(f"chunk size ({_UNIT_NAME[unit]})")
         a.set_xlim(left=0)
-    fig.suptitle(f"Chunk sizes per configuration — dataset {dataset}{tok_note} "
-                 f"(box: quartiles, whiskers: 5th–95th percentile)", x=0.01, ha="left")
-    fig.legend(handles=[Line2D([], [], color="black", linewidth=2.2, label="size limit"),
-                        Line2D([], [], color="0.5", marker="D", markeredgecolor="black",
-                               linestyle="-", linewidth=1.4, label="median")],
-               loc="outside lower center", ncols=2, frameon=False)
+    fig.suptitle(
+        f"Chunk sizes per configuration — dataset {dataset}{tok_note} "
+        f"(box: quartiles, whiskers: 5th–95th percentile)",
+        x=0.01,
+        ha="left",
+    )
+    fig.legend(
+        handles=[
+            Line2D([], [], color="black", linewidth=2.2, label="size limit"),
+            Line2D(
+                [],
+                [],
+                color="0.5",
+                marker="D",
+                markeredgecolor="black",
+                linestyle="-",
+                linewidth=1.4,
+                label="median",
+            ),
+        ],
+        loc="outside lower center",
+        ncols=2,
+        frameon=False,
+    )
     return fig
 
 
@@ -630,10 +751,19 @@ def _panel_grid(fig: Figure, n: int, **kw: Any) -> list[Axes]:
     return grid[:n]
 
 
-def _curve_chart(rows: pd.DataFrame, xs: Sequence[float], column: Callable[[float], str], *,
-                 ax: Axes | None, styles: Mapping[str, ConfigStyle],
-                 size: str | tuple[float, float], gid: str, xlabel: str, ylabel: str,
-                 title: str) -> Figure:
+def _curve_chart(
+    rows: pd.DataFrame,
+    xs: Sequence[float],
+    column: Callable[[float], str],
+    *,
+    ax: Axes | None,
+    styles: Mapping[str, ConfigStyle],
+    size: str | tuple[float, float],
+    gid: str,
+    xlabel: str,
+    ylabel: str,
+    title: str,
+) -> Figure:
     """Metric curves over ``xs``, one line per configuration, labelled at its right end.
 
     Above :data:`SMALL_MULTIPLES_ABOVE` configurations (and without ``ax``) there is one
@@ -656,14 +786,32 @@ def _curve_chart(rows: pd.DataFrame, xs: Sequence[float], column: Callable[[floa
         for config in group:
             st, r = styles[config], by_config[config]
             vals = np.array([r.get(col, np.nan) for col in cols], dtype=float)
-            (line,) = a.plot(xs, vals, marker=st.marker, color=st.color, linewidth=1.8,
-                             markersize=7, gid=f"{gid}:{config}", zorder=3)
+            (line,) = a.plot(
+                xs,
+                vals,
+                marker=st.marker,
+                color=st.color,
+                linewidth=1.8,
+                markersize=7,
+                gid=f"{gid}:{config}",
+                zorder=3,
+            )
             lo = np.array([r.get(f"{col}_ci_low", np.nan) for col in cols], dtype=float)
             hi = np.array([r.get(f"{col}_ci_high", np.nan) for col in cols], dtype=float)
             if np.isfinite(lo).any():
-                a.errorbar(xs, vals, yerr=[np.clip(np.nan_to_num(vals - lo), 0, None),
-                                           np.clip(np.nan_to_num(hi - vals), 0, None)],
-                           fmt="none", ecolor=st.color, elinewidth=1.0, alpha=0.4, zorder=2)
+                a.errorbar(
+                    xs,
+                    vals,
+                    yerr=[
+                        np.clip(np.nan_to_num(vals - lo), 0, None),
+                        np.clip(np.nan_to_num(hi - vals), 0, None),
+                    ],
+                    fmt="none",
+                    ecolor=st.color,
+                    elinewidth=1.0,
+                    alpha=0.4,
+                    zorder=2,
+                )
             last = np.flatnonzero(np.isfinite(vals))
             if len(last):
                 ends.append((config, xs[last[-1]], vals[last[-1]]))
@@ -686,8 +834,13 @@ def _curve_chart(rows: pd.DataFrame, xs: Sequence[float], column: Callable[[floa
     return fig
 
 
-def _end_labels(fig: Figure, ax: Axes, ends: Sequence[tuple[str, float, float]],
-                styles: Mapping[str, ConfigStyle], tags: bool) -> None:
+def _end_labels(
+    fig: Figure,
+    ax: Axes,
+    ends: Sequence[tuple[str, float, float]],
+    styles: Mapping[str, ConfigStyle],
+    tags: bool,
+) -> None:
     """Label each curve at its last point; labels are spread vertically so none overlap.
 
     The spacing uses the axes height before layout (the grid's share of the figure; the
@@ -704,11 +857,26 @@ def _end_labels(fig: Figure, ax: Axes, ends: Sequence[tuple[str, float, float]],
     for (config, x, y), ty in zip(ends, ys):
         st = styles[config]
         text = st.tag if tags else short_label(config, 28)
-        ax.annotate(text, (x, y), xytext=(12, ty), textcoords=("offset points", "data"),
-                    ha="left", va="center", fontsize=fontsize, color="black",
-                    gid=f"end-label:{config}", annotation_clip=False,
-                    arrowprops={"arrowstyle": "-", "color": st.color, "linewidth": 1.0,
-                                "patchA": None, "shrinkA": 1, "shrinkB": 2})
+        ax.annotate(
+            text,
+            (x, y),
+            xytext=(12, ty),
+            textcoords=("offset points", "data"),
+            ha="left",
+            va="center",
+            fontsize=fontsize,
+            color="black",
+            gid=f"end-label:{config}",
+            annotation_clip=False,
+            arrowprops={
+                "arrowstyle": "-",
+                "color": st.color,
+                "linewidth": 1.0,
+                "patchA": None,
+                "shrinkA": 1,
+                "shrinkB": 2,
+            },
+        )
 
 
 @styled
@@ -750,11 +918,18 @@ def plot_k_curves(
     dataset, rows = _dataset_rows(results, dataset)
     ks = result_ks(results)
     unit = "evidence parts" if metric == "recall" else "questions"
-    return _curve_chart(rows, ks, lambda k: f"{metric}@{k}", ax=ax, styles=_styles(results, styles),
-                        size=size, gid=f"curve:{metric}", xlabel="k (top-k retrieved chunks)",
-                        ylabel=f"{metric}@k (share of {unit})",
-                        title=f"{metric}@k over k — dataset {dataset}, retriever "
-                              f"{_retriever(rows)} (bars: 95% CI)")
+    return _curve_chart(
+        rows,
+        ks,
+        lambda k: f"{metric}@{k}",
+        ax=ax,
+        styles=_styles(results, styles),
+        size=size,
+        gid=f"curve:{metric}",
+        xlabel="k (top-k retrieved chunks)",
+        ylabel=f"{metric}@k (share of {unit})",
+        title=f"{metric}@k over k — dataset {dataset}, retriever {_retriever(rows)} (bars: 95% CI)",
+    )
 
 
 def result_budgets(results: Any) -> list[int]:
@@ -767,8 +942,7 @@ def result_budgets(results: Any) -> list[int]:
     """
     budgets = (getattr(results, "manifest", None) or {}).get("budgets")
     if not budgets:
-        budgets = [int(m.group(1)) for c in results.summary.columns
-                   if (m := _BUDGET_COLUMN.match(str(c)))]
+        budgets = [int(m.group(1)) for c in results.summary.columns if (m := _BUDGET_COLUMN.match(str(c)))]
     return sorted({int(b) for b in budgets})
 
 
@@ -821,22 +995,29 @@ def plot_budget_curve(
     budgets = result_budgets(results)
     missing = [budget_column(metric, b) for b in budgets if budget_column(metric, b) not in rows]
     if not budgets or len(missing) == len(budgets):
-        raise ValueError(f"the results have no budget-matched {metric} columns "
-                         f"({metric}@<B>tok); run with --budgets")
+        raise ValueError(
+            f"the results have no budget-matched {metric} columns ({metric}@<B>tok); run with --budgets"
+        )
     unit = "evidence parts" if metric == "recall" else "questions"
     tokenizer = (getattr(results, "manifest", None) or {}).get("tokenizer")
-    return _curve_chart(rows, budgets, lambda b: budget_column(metric, b), ax=ax,
-                        styles=_styles(results, styles), size=size, gid=f"budget:{metric}",
-                        xlabel="token budget B (retrieved text cut at B tokens"
-                               + (f", {tokenizer} tokenizer)" if tokenizer else ")"),
-                        ylabel=f"{metric}@B tokens (share of {unit})",
-                        title=f"{metric} at a fixed reading budget — dataset {dataset}, "
-                              f"retriever {_retriever(rows)} (bars: 95% CI)")
+    return _curve_chart(
+        rows,
+        budgets,
+        lambda b: budget_column(metric, b),
+        ax=ax,
+        styles=_styles(results, styles),
+        size=size,
+        gid=f"budget:{metric}",
+        xlabel="token budget B (retrieved text cut at B tokens"
+        + (f", {tokenizer} tokenizer)" if tokenizer else ")"),
+        ylabel=f"{metric}@B tokens (share of {unit})",
+        title=f"{metric} at a fixed reading budget — dataset {dataset}, "
+        f"retriever {_retriever(rows)} (bars: 95% CI)",
+    )
 
 
 def _main_metrics(results: Any, k: int) -> list[str]:
-    cands = ["evidence_in_one_chunk", "answerability", f"recall@{k}", f"answerable@{k}", "mrr",
-             f"iou@{k}"]
+    cands = ["evidence_in_one_chunk", "answerability", f"recall@{k}", f"answerable@{k}", "mrr", f"iou@{k}"]
     return [m for m in cands if m in results.summary.columns]
 
 
@@ -864,7 +1045,7 @@ def plot_dataset_bars(
     dataset : str, optional
         Only this dataset (default: every dataset, one panel or family row each).
     k : int, optional
-        Cut-off for the ``@k`` metrics (default :func:`~chunkeval.benchmarks.verdict.default_k`).
+        Cut-off for the ``@k`` metrics (default :func:`~chunkeval.verdict.recommendation.default_k`).
     metrics : sequence of str, optional
         Summary columns to show (default: evidence_in_one_chunk, answerability, recall@k,
         answerable@k, mrr, iou@k — those present).
@@ -916,43 +1097,72 @@ def plot_dataset_bars(
             st = styles[config]
             row = rows.iloc[[j]]
             vals = np.array([row[m].iloc[0] for m in metrics], dtype=float)
-            lo = np.array([row[f"{m}_ci_low"].iloc[0] if f"{m}_ci_low" in row else np.nan
-                           for m in metrics], dtype=float)
-            hi = np.array([row[f"{m}_ci_high"].iloc[0] if f"{m}_ci_high" in row else np.nan
-                           for m in metrics], dtype=float)
+            lo = np.array(
+                [row[f"{m}_ci_low"].iloc[0] if f"{m}_ci_low" in row else np.nan for m in metrics], dtype=float
+            )
+            hi = np.array(
+                [row[f"{m}_ci_high"].iloc[0] if f"{m}_ci_high" in row else np.nan for m in metrics],
+                dtype=float,
+            )
             yerr = np.vstack([np.clip(vals - lo, 0, None), np.clip(hi - vals, 0, None)])
             yerr = np.nan_to_num(yerr)
-            bars = a.bar(centers - 0.4 + width * (j + 0.5), vals, width=width * 0.92,
-                         color=st.color, hatch=st.hatch, edgecolor="white", linewidth=0.5,
-                         yerr=yerr, ecolor="0.15", error_kw={"elinewidth": 1.0, "capsize": 2},
-                         label=st.label, gid=f"bars:{config}")
+            bars = a.bar(
+                centers - 0.4 + width * (j + 0.5),
+                vals,
+                width=width * 0.92,
+                color=st.color,
+                hatch=st.hatch,
+                edgecolor="white",
+                linewidth=0.5,
+                yerr=yerr,
+                ecolor="0.15",
+                error_kw={"elinewidth": 1.0, "capsize": 2},
+                label=st.label,
+                gid=f"bars:{config}",
+            )
             seen.setdefault(config, bars)
             handles.append(bars)
         a.set_xticks(centers, [_metric_label(m, compact=multiples) for m in metrics])
         a.set_ylim(0, 1.05)
         a.grid(axis="x", visible=False)
         if multiples:
-            a.set_title(f"{title} — {dataset}", loc="left",
-                        color=styles[str(rows["config"].iloc[0])].color,
-                        fontweight="bold")
-            a.legend(handles=handles, labels=[styles[c].tag for c in rows["config"].astype(str)],
-                     loc="upper left", ncols=3, fontsize=matplotlib.rcParams["legend.fontsize"],
-                     frameon=False, handlelength=1.0, columnspacing=0.8, borderaxespad=0.2)
+            a.set_title(
+                f"{title} — {dataset}",
+                loc="left",
+                color=styles[str(rows["config"].iloc[0])].color,
+                fontweight="bold",
+            )
+            a.legend(
+                handles=handles,
+                labels=[styles[c].tag for c in rows["config"].astype(str)],
+                loc="upper left",
+                ncols=3,
+                fontsize=matplotlib.rcParams["legend.fontsize"],
+                frameon=False,
+                handlelength=1.0,
+                columnspacing=0.8,
+                borderaxespad=0.2,
+            )
             a.set_ylim(0, 1.45)  # room for the key above the bars
             a.set_yticks(np.linspace(0, 1, 6))
         else:
             a.set_ylabel("mean over questions (0–1)")
-            a.set_title(f"dataset {dataset} — retriever {_retriever(rows)}, k={k} "
-                        f"({len(rows)} configurations; error bars: 95% CI)", loc="left")
+            a.set_title(
+                f"dataset {dataset} — retriever {_retriever(rows)}, k={k} "
+                f"({len(rows)} configurations; error bars: 95% CI)",
+                loc="left",
+            )
     if multiples:
         retr = _retriever(summary)
-        fig.suptitle(f"Main metrics — retriever {retr}, k={k}, error bars: 95% CI; "
-                     "one panel per chunker family", x=0.01, ha="left")
+        fig.suptitle(
+            f"Main metrics — retriever {retr}, k={k}, error bars: 95% CI; one panel per chunker family",
+            x=0.01,
+            ha="left",
+        )
         fig.supylabel("mean over questions (0–1)", fontsize=matplotlib.rcParams["axes.labelsize"])
     else:
         handles = [seen[c] for c in styles if c in seen]
-        _legend_outside(axes[0], handles, title="configuration",
-                        ncols=_legend_columns(len(handles)))
+        _legend_outside(axes[0], handles, title="configuration", ncols=_legend_columns(len(handles)))
     return fig
 
 
@@ -973,12 +1183,12 @@ def plot_deltas(
     One panel per metric; one row per configuration; the point is ``current − baseline``,
     the bar its paired bootstrap interval.  Filled markers: the interval excludes 0;
     hollow: it does not.  Nothing is computed here: the numbers are the rows of
-    :func:`chunkeval.benchmarks.compare.compare`.
+    :func:`chunkeval.gate.comparison.compare`.
 
     Parameters
     ----------
     comparison : Comparison
-        From :func:`chunkeval.benchmarks.compare.compare`.
+        From :func:`chunkeval.gate.comparison.compare`.
     dataset : str, optional
         Dataset to show (default: the first in the comparison's rows).
     metrics : sequence of str, optional
@@ -1026,9 +1236,9 @@ def plot_deltas(
         fig = new_figure(size)
         grid = fig.subplots(nrows, ncols, squeeze=False)
         axes = grid.ravel().tolist()
-        for extra in axes[len(metrics):]:
+        for extra in axes[len(metrics) :]:
             fig.delaxes(extra)
-        axes = axes[:len(metrics)]
+        axes = axes[: len(metrics)]
         first_col = {id(a) for a in grid[:, 0]}
     else:
         axes = [ax] if isinstance(ax, Axes) else list(ax)
@@ -1045,9 +1255,18 @@ def plot_deltas(
             xerr = None
             if pd.notna(r.ci_low):
                 xerr = [[max(r.delta - r.ci_low, 0)], [max(r.ci_high - r.delta, 0)]]
-            cont = a.errorbar([r.delta], [ypos[r.config]], xerr=xerr, fmt=st.marker,
-                              color=st.color, markerfacecolor=st.color if sig else "white",
-                              markeredgewidth=1.6, markersize=7, capsize=3, elinewidth=1.3)
+            cont = a.errorbar(
+                [r.delta],
+                [ypos[r.config]],
+                xerr=xerr,
+                fmt=st.marker,
+                color=st.color,
+                markerfacecolor=st.color if sig else "white",
+                markeredgewidth=1.6,
+                markersize=7,
+                capsize=3,
+                elinewidth=1.3,
+            )
             cont.lines[0].set_gid(f"delta:{metric}:{r.config}")
         a.axvline(0, color="black", linewidth=1.0)
         a.set_title(_metric_label(metric).replace("\n", " "), loc="left")
@@ -1063,8 +1282,12 @@ def plot_deltas(
         else:
             a.set_yticks([ypos[c] for c in configs], [""] * n)
     pct = f"{comparison.confidence:.0%}"
-    fig.suptitle(f"Change {new_name} − {base_name} — dataset {dataset}\n"
-                 f"({pct} paired bootstrap CI; filled = CI excludes 0)", x=0.01, ha="left")
+    fig.suptitle(
+        f"Change {new_name} − {base_name} — dataset {dataset}\n"
+        f"({pct} paired bootstrap CI; filled = CI excludes 0)",
+        x=0.01,
+        ha="left",
+    )
     return fig
 
 
@@ -1085,15 +1308,17 @@ def _png_bytes(fig: Figure, dpi: float) -> bytes:
     rgba = np.asarray(canvas.buffer_rgba())
     # charts use few colours: a 256-colour palette (no dithering) looks the same and makes
     # the PNGs, and the report that inlines them, about half as large
-    pal = Image.fromarray(rgba[..., :3]).quantize(colors=256, method=Image.Quantize.MEDIANCUT,
-                                                  dither=Image.Dither.NONE)
+    pal = Image.fromarray(rgba[..., :3]).quantize(
+        colors=256, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE
+    )
     buf = io.BytesIO()
     pal.save(buf, format="PNG", compress_level=6, dpi=(dpi, dpi))
     return buf.getvalue()
 
 
-def save_figure(fig: Figure, folder: str | Path, stem: str, *,
-                formats: Sequence[str] = ("png", "svg"), dpi: float = 100) -> dict[str, Path]:
+def save_figure(
+    fig: Figure, folder: str | Path, stem: str, *, formats: Sequence[str] = ("png", "svg"), dpi: float = 100
+) -> dict[str, Path]:
     """Write ``fig`` as ``<folder>/<stem>.<format>`` for each format.
 
     The layout is computed once: the first format lays the figure out and renders it, the
@@ -1208,7 +1433,7 @@ def write_charts(
     texts : mapping dataset -> (doc_id -> text), optional
         Document texts for the evidence maps (lengths only).
     k : int, optional
-        Headline cut-off (default :func:`~chunkeval.benchmarks.verdict.default_k`).
+        Headline cut-off (default :func:`~chunkeval.verdict.recommendation.default_k`).
     metric : str, optional
         Quality metric prefix of the quality-vs-cost, k-curve and budget charts (one chart
         each); default: answerable and recall against cost, recall and answerable over k,
@@ -1237,8 +1462,9 @@ def write_charts(
     has_budgets = bool(result_budgets(results))
     common = {"styles": styles, "size": size}
 
-    def emit(key: str, for_dataset: str | None, title: str, draw: Callable[..., Figure], *args: Any,
-             **kwargs: Any) -> None:
+    def emit(
+        key: str, for_dataset: str | None, title: str, draw: Callable[..., Figure], *args: Any, **kwargs: Any
+    ) -> None:
         tasks.append((key, for_dataset, title, functools.partial(draw, *args, **common, **kwargs)))
 
     def key_for(base: str, m: str, default: str) -> str:
@@ -1246,33 +1472,80 @@ def write_charts(
 
     summary = results.summary
     for dataset in dict.fromkeys(summary["dataset"].astype(str)):
-        ceiling = (summary.loc[summary["dataset"].astype(str) == dataset, "answerability_ceiling"].iloc[0]
-                   if "answerability_ceiling" in summary.columns else 1.0)
+        ceiling = (
+            summary.loc[summary["dataset"].astype(str) == dataset, "answerability_ceiling"].iloc[0]
+            if "answerability_ceiling" in summary.columns
+            else 1.0
+        )
         # most questions can never be answerable from one chunk: draw what can be reached
-        swap = (lambda m: "all_parts" if m == "answerable" else m) if not metric and ceiling < 0.5 \
+        swap = (
+            (lambda m: "all_parts" if m == "answerable" else m)
+            if not metric and ceiling < 0.5
             else (lambda m: m)
+        )
         for m in map(swap, cost_metrics):
-            emit("quality_cost" if m == swap(cost_metrics[0]) else f"{m}_cost", dataset,
-                 f"{m}@{k} vs tokens retrieved per question — {dataset}",
-                 plot_quality_cost, results, dataset=dataset, k=k, metric=m)
+            emit(
+                "quality_cost" if m == swap(cost_metrics[0]) else f"{m}_cost",
+                dataset,
+                f"{m}@{k} vs tokens retrieved per question — {dataset}",
+                plot_quality_cost,
+                results,
+                dataset=dataset,
+                k=k,
+                metric=m,
+            )
         for m in budget_metrics if has_budgets else []:
             if not any(re.fullmatch(rf"{re.escape(m)}@\d+tok", str(c)) for c in summary.columns):
                 continue  # this metric was not measured at budgets
-            emit(key_for("budget_curve", m, budget_metrics[0]), dataset,
-                 f"{m} at a fixed token budget — {dataset}", plot_budget_curve, results, m, dataset=dataset)
+            emit(
+                key_for("budget_curve", m, budget_metrics[0]),
+                dataset,
+                f"{m} at a fixed token budget — {dataset}",
+                plot_budget_curve,
+                results,
+                m,
+                dataset=dataset,
+            )
         for m in map(swap, k_metrics):
-            emit(key_for("k_curves", m, k_metrics[0]), dataset, f"{m}@k over k — {dataset}",
-                 plot_k_curves, results, dataset=dataset, metric=m)
-        emit("chunk_sizes", dataset, f"chunk-size distribution — {dataset}",
-             plot_chunk_sizes, results, dataset=dataset)
+            emit(
+                key_for("k_curves", m, k_metrics[0]),
+                dataset,
+                f"{m}@k over k — {dataset}",
+                plot_k_curves,
+                results,
+                dataset=dataset,
+                metric=m,
+            )
+        emit(
+            "chunk_sizes",
+            dataset,
+            f"chunk-size distribution — {dataset}",
+            plot_chunk_sizes,
+            results,
+            dataset=dataset,
+        )
         # a dataset without evidence has no map: the drawing raises ValueError, and it is left out
-        emit("evidence_map", dataset, f"evidence map of one document — {dataset}",
-             plot_evidence_map, results, dataset=dataset, texts=(texts or {}).get(dataset))
+        emit(
+            "evidence_map",
+            dataset,
+            f"evidence map of one document — {dataset}",
+            plot_evidence_map,
+            results,
+            dataset=dataset,
+            texts=(texts or {}).get(dataset),
+        )
     names = list(dict.fromkeys(results.summary["dataset"].astype(str)))
     if len(results.summary) > SMALL_MULTIPLES_ABOVE and len(names) > 1:
         for dataset in names:  # family panels of several datasets would not fit one slide
-            emit("dataset_bars", dataset, f"main metrics (k={k}) — {dataset}",
-                 plot_dataset_bars, results, dataset=dataset, k=k)
+            emit(
+                "dataset_bars",
+                dataset,
+                f"main metrics (k={k}) — {dataset}",
+                plot_dataset_bars,
+                results,
+                dataset=dataset,
+                k=k,
+            )
     else:
         emit("dataset_bars", None, f"main metrics per dataset (k={k})", plot_dataset_bars, results, k=k)
     return _render(tasks, Path(folder), formats, dpi)
@@ -1294,8 +1567,12 @@ def _render_one(i: int, folder: Path, formats: Sequence[str], dpi: float) -> Cha
     return ChartFile(key, dataset, title, save_figure(fig, folder, stem, formats=formats, dpi=dpi))
 
 
-def _render(tasks: list[tuple[str, str | None, str, Callable[[], Figure]]], folder: Path,
-            formats: Sequence[str], dpi: float) -> list[ChartFile]:
+def _render(
+    tasks: list[tuple[str, str | None, str, Callable[[], Figure]]],
+    folder: Path,
+    formats: Sequence[str],
+    dpi: float,
+) -> list[ChartFile]:
     """Draw and save the charts, in order; on several cores in forked processes.
 
     Rendering (layout, rasterising, the SVG) is most of a report's time and each chart is
@@ -1315,8 +1592,15 @@ def _render(tasks: list[tuple[str, str | None, str, Callable[[], Figure]]], fold
             from concurrent.futures import ProcessPoolExecutor
 
             with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
-                done = list(pool.map(_render_one, range(len(tasks)), [folder] * len(tasks),
-                                     [formats] * len(tasks), [dpi] * len(tasks)))
+                done = list(
+                    pool.map(
+                        _render_one,
+                        range(len(tasks)),
+                        [folder] * len(tasks),
+                        [formats] * len(tasks),
+                        [dpi] * len(tasks),
+                    )
+                )
         else:
             done = [_render_one(i, folder, formats, dpi) for i in range(len(tasks))]
     finally:

@@ -9,7 +9,8 @@ is *scattered*: no single chunk can answer it.
 from __future__ import annotations
 
 import json
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -21,12 +22,12 @@ from matplotlib.patches import Patch
 from chunkeval.reports.style import OKABE_ITO, ConfigStyle, config_styles, new_figure, styled
 
 __all__ = [
+    "document_texts",
     "evidence_parts",
     "part_containment",
-    "split_questions",
-    "document_texts",
-    "reload_dataset",
     "plot_evidence_map",
+    "reload_dataset",
+    "split_questions",
 ]
 
 _PART_COLUMNS = ["dataset", "config", "question_id", "part", "doc_id", "start", "end"]
@@ -94,11 +95,16 @@ def part_containment(chunks: pd.DataFrame, parts: pd.DataFrame) -> pd.DataFrame:
     if len(out) and len(chunks):
         # one integer code per (dataset, configuration, document), shared by chunks and parts
         def keys(df: pd.DataFrame) -> pd.Series:
-            return (df["dataset"].astype(str) + "\x1f" + df["config"].astype(str) + "\x1f"
-                    + df["doc_id"].astype(str))
+            return (
+                df["dataset"].astype(str)
+                + "\x1f"
+                + df["config"].astype(str)
+                + "\x1f"
+                + df["doc_id"].astype(str)
+            )
 
         codes, _ = pd.factorize(pd.concat([keys(chunks), keys(out)], ignore_index=True))
-        c_code, p_code = codes[:len(chunks)], codes[len(chunks):]
+        c_code, p_code = codes[: len(chunks)], codes[len(chunks) :]
         cs_all = chunks["start"].to_numpy(np.int64)
         order = np.lexsort((cs_all, c_code))  # chunks by group, then by start
         c_code, cs_all = c_code[order], cs_all[order]
@@ -109,8 +115,10 @@ def part_containment(chunks: pd.DataFrame, parts: pd.DataFrame) -> pd.DataFrame:
         p_order = np.argsort(p_code, kind="stable")
         groups = np.split(p_order, np.flatnonzero(np.diff(p_code[p_order])) + 1)
         for pos in groups:  # one pass per (dataset, configuration, document)
-            lo, hi = np.searchsorted(c_code, p_code[pos[0]], side="left"), \
-                np.searchsorted(c_code, p_code[pos[0]], side="right")
+            lo, hi = (
+                np.searchsorted(c_code, p_code[pos[0]], side="left"),
+                np.searchsorted(c_code, p_code[pos[0]], side="right"),
+            )
             if lo == hi:
                 continue
             cs, ce, ci = cs_all[lo:hi], ce_all[lo:hi], ci_all[lo:hi]
@@ -153,11 +161,18 @@ def split_questions(results: Any) -> pd.DataFrame:
         return pd.DataFrame(columns=cols)
     keys = ["dataset", "config", "question_id"]
     parts["split"] = ~parts["contained"]
-    agg = parts.groupby(keys, sort=False).agg(
-        n_parts=("part", "size"), n_split=("split", "sum"),
-        n_containers=("container", "nunique"), n_docs=("doc_id", "nunique")).reset_index()
+    agg = (
+        parts.groupby(keys, sort=False)
+        .agg(
+            n_parts=("part", "size"),
+            n_split=("split", "sum"),
+            n_containers=("container", "nunique"),
+            n_docs=("doc_id", "nunique"),
+        )
+        .reset_index()
+    )
     if "answerability" in pq.columns:
-        ans = pq[keys + ["answerability"]].astype({c: str for c in keys})
+        ans = pq[keys + ["answerability"]].astype(dict.fromkeys(keys, str))
         agg = agg.merge(ans.drop_duplicates(keys), on=keys, how="left")
         scattered = (agg["n_parts"] > 1) & (agg["answerability"].fillna(1.0) < 1.0)
     else:
@@ -165,7 +180,8 @@ def split_questions(results: Any) -> pd.DataFrame:
     # a split part is the chunker's doing under any configuration; parts merely kept apart
     # because they lie in different documents are not, and are reported once, apart
     agg["reason"] = np.where(
-        agg["n_split"] > 0, "split",
+        agg["n_split"] > 0,
+        "split",
         np.where(agg["n_docs"] > 1, "multi-document", np.where(scattered, "scattered", "")),
     )
     agg = agg[agg["reason"] != ""].reset_index(drop=True)
@@ -175,8 +191,14 @@ def split_questions(results: Any) -> pd.DataFrame:
     lists: dict[tuple, list[dict]] = {}
     for r in chosen.itertuples(index=False):
         lists.setdefault((r.dataset, r.config, r.question_id), []).append(
-            {"doc_id": r.doc_id, "start": int(r.start), "end": int(r.end),
-             "contained": bool(r.contained), "n_overlapping": int(r.n_overlapping)})
+            {
+                "doc_id": r.doc_id,
+                "start": int(r.start),
+                "end": int(r.end),
+                "contained": bool(r.contained),
+                "n_overlapping": int(r.n_overlapping),
+            }
+        )
     agg["parts"] = [lists[k] for k in zip(agg["dataset"], agg["config"], agg["question_id"])]
     return agg[cols]
 
@@ -207,7 +229,10 @@ def reload_dataset(results: Any, dataset: str) -> tuple[Any | None, str]:
     if not recorded:
         # without a fingerprint to check, a manifest from elsewhere could point the report at any
         # folder on this machine and copy its text into report.html
-        return None, f"the manifest records no fingerprint for dataset {dataset!r}, so its texts are not reloaded"
+        return (
+            None,
+            f"the manifest records no fingerprint for dataset {dataset!r}, so its texts are not reloaded",
+        )
     try:
         from chunkeval.datasets import load
     except ImportError as exc:  # pragma: no cover - depends on the install
@@ -237,21 +262,24 @@ def document_texts(results: Any, dataset: str) -> tuple[dict[str, str] | None, s
     return {d.id: d.text for d in ds.documents}, ""
 
 
-def _doc_length(chunks: pd.DataFrame, parts: pd.DataFrame, doc_id: str,
-                texts: Mapping[str, str] | None) -> int:
+def _doc_length(
+    chunks: pd.DataFrame, parts: pd.DataFrame, doc_id: str, texts: Mapping[str, str] | None
+) -> int:
     if texts is not None and doc_id in texts:
         return len(texts[doc_id])
-    ends = [chunks.loc[chunks["doc_id"].astype(str) == doc_id, "end"].max(),
-            parts.loc[parts["doc_id"] == doc_id, "end"].max()]
+    ends = [
+        chunks.loc[chunks["doc_id"].astype(str) == doc_id, "end"].max(),
+        parts.loc[parts["doc_id"] == doc_id, "end"].max(),
+    ]
     return int(max(e for e in ends if pd.notna(e)))
 
 
 def _pick_document(parts: pd.DataFrame) -> str:
     """Document with the most split (config, part) pairs, then most parts, then smallest id."""
-    stats = parts.groupby("doc_id").agg(n_split=("contained", lambda c: int((~c).sum())),
-                                        n_parts=("start", "size"))
-    stats = stats.reset_index().sort_values(["n_split", "n_parts", "doc_id"],
-                                            ascending=[False, False, True])
+    stats = parts.groupby("doc_id").agg(
+        n_split=("contained", lambda c: int((~c).sum())), n_parts=("start", "size")
+    )
+    stats = stats.reset_index().sort_values(["n_split", "n_parts", "doc_id"], ascending=[False, False, True])
     return str(stats.iloc[0]["doc_id"])
 
 
@@ -333,8 +361,9 @@ def plot_evidence_map(
     # evidence bands (one per distinct span), behind the chunks
     spans = doc_parts[["start", "end"]].drop_duplicates().sort_values("start")
     for s, e in spans.itertuples(index=False):
-        ax.axvspan(s, e, facecolor="0.15", alpha=0.22, edgecolor="black", linewidth=0.9,
-                   zorder=3, gid="evidence")
+        ax.axvspan(
+            s, e, facecolor="0.15", alpha=0.22, edgecolor="black", linewidth=0.9, zorder=3, gid="evidence"
+        )
     for row, config in enumerate(configs):
         st = styles[config]
         g = doc_chunks[doc_chunks["config"].astype(str) == config].sort_values("index")
@@ -344,28 +373,55 @@ def plot_evidence_map(
         y = n - 1 - row
         for mask, y0, alpha in ((even, y, 0.95), (~even, y - 0.36, 0.55)):
             if mask.any():
-                ax.broken_barh(list(zip(starts[mask], widths[mask])), (y0, 0.36),
-                               facecolors=st.color, alpha=alpha, edgecolor="white",
-                               linewidth=0.8, zorder=2, gid=f"chunks:{config}")
+                ax.broken_barh(
+                    list(zip(starts[mask], widths[mask])),
+                    (y0, 0.36),
+                    facecolors=st.color,
+                    alpha=alpha,
+                    edgecolor="white",
+                    linewidth=0.8,
+                    zorder=2,
+                    gid=f"chunks:{config}",
+                )
         bad = doc_parts[(doc_parts["config"] == config) & ~doc_parts["contained"]]
         bad = bad[["start", "end"]].drop_duplicates()
         if len(bad):
             mid = (bad["start"] + bad["end"]).to_numpy() / 2
-            ax.plot(mid, np.full(len(mid), y), linestyle="none", marker="X", markersize=10,
-                    color=OKABE_ITO["black"], markeredgecolor="white", markeredgewidth=1.0,
-                    zorder=4, gid=f"split:{config}")
+            ax.plot(
+                mid,
+                np.full(len(mid), y),
+                linestyle="none",
+                marker="X",
+                markersize=10,
+                color=OKABE_ITO["black"],
+                markeredgecolor="white",
+                markeredgewidth=1.0,
+                zorder=4,
+                gid=f"split:{config}",
+            )
     ax.set_yticks(range(n), [styles[c].compact for c in reversed(configs)])
     ax.set_ylim(-0.7, n - 0.3 if n else 0.5)
     ax.set_xlim(lo, hi)
     ax.grid(axis="y", visible=False)
     ax.set_xlabel("position in document (characters)")
     n_split = int((~doc_parts["contained"]).sum())
-    ax.set_title(f"Evidence map — dataset {dataset}, document {doc_id} ({length:,} characters)\n"
-                 f"chunk boundaries only (no retriever, no k)", loc="left")
+    ax.set_title(
+        f"Evidence map — dataset {dataset}, document {doc_id} ({length:,} characters)\n"
+        f"chunk boundaries only (no retriever, no k)",
+        loc="left",
+    )
     handles = [
         Patch(facecolor="0.15", alpha=0.22, edgecolor="black", label=f"evidence span ({len(spans)})"),
-        Line2D([], [], linestyle="none", marker="X", markersize=9, color="black",
-               markeredgecolor="white", label=f"evidence split across chunks ({n_split})"),
+        Line2D(
+            [],
+            [],
+            linestyle="none",
+            marker="X",
+            markersize=9,
+            color="black",
+            markeredgecolor="white",
+            label=f"evidence split across chunks ({n_split})",
+        ),
         Patch(facecolor="0.4", alpha=0.95, label="chunk (even index, upper half)"),
         Patch(facecolor="0.4", alpha=0.55, label="chunk (odd index, lower half)"),
     ]

@@ -8,26 +8,26 @@ configuration specs, manifest values) goes through :func:`html.escape`.
 
 from __future__ import annotations
 
-import re
-
 import base64
 import html
 import json
 import math
-from datetime import datetime, timezone
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from chunkeval._display import percent
-from chunkeval.benchmarks.frontier import pareto_frontier
-from chunkeval.benchmarks.verdict import default_k, recommend, recommendation_sentences
+from chunkeval.labels import percent
 from chunkeval.reports.charts import ChartFile
 from chunkeval.reports.style import ConfigStyle, short_label
+from chunkeval.verdict.frontier import pareto_frontier
+from chunkeval.verdict.recommendation import default_k, recommend, recommendation_sentences
 
-__all__ = ["summary_columns", "best_rows", "format_cell", "render_html", "CSP", "PERCENT_COLUMNS"]
+__all__ = ["CSP", "PERCENT_COLUMNS", "best_rows", "format_cell", "render_html", "summary_columns"]
 
 #: Content-Security-Policy of the report: inline styles and data: images only.
 CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'"
@@ -129,7 +129,7 @@ def _fmt(value: Any) -> str:
     return f"{v:.3f}"
 
 
-#: Summary columns holding probabilities: shown as whole percents (:func:`chunkeval._display.percent`),
+#: Summary columns holding probabilities: shown as whole percents (:func:`chunkeval.labels.percent`),
 #: as in the terminal's table, while the CSV and JSON files keep the raw float.
 PERCENT_COLUMNS = frozenset({"p_best"})
 
@@ -205,21 +205,24 @@ def _img_tag(png: Path, alt: str) -> str:
 def _summary_table(rows: pd.DataFrame, k: int, styles: Mapping[str, ConfigStyle]) -> str:
     cols = summary_columns(rows, k)
     marks = {c: best_rows(rows[c].to_numpy(float), d) for c, _, d in cols}
-    head = ['<th class="key">#</th>', '<th class="cfg">configuration</th>',
-            '<th>limit</th>']
+    head = ['<th class="key">#</th>', '<th class="cfg">configuration</th>', "<th>limit</th>"]
     for c, h, d in cols:
         hint = {"higher": " (higher is better)", "lower": " (lower is better)"}.get(d or "", "")
-        head.append(f'<th title="{_e(c + hint)}">{_e(h)}{" ↑" if d == _HIGHER else " ↓" if d == _LOWER else ""}</th>')
+        head.append(
+            f'<th title="{_e(c + hint)}">{_e(h)}{" ↑" if d == _HIGHER else " ↓" if d == _LOWER else ""}</th>'
+        )
     body = []
     for i, r in enumerate(rows.to_dict(orient="records")):
         config = str(r["config"])
         st = styles.get(config)
-        sw = (f'<span class="swatch" style="background:{st.color}"></span>' if st else "")
+        sw = f'<span class="swatch" style="background:{st.color}"></span>' if st else ""
         limit = r.get("limit")
         unit = r.get("limit_unit") or ""
-        cells = [f'<td class="key">{sw}{st.number if st else ""}</td>',
-                 f'<td class="cfg"><code title="{_e(config)}">{_e(short_label(config, 44))}</code></td>',
-                 f"<td>{_e(_fmt(limit))} {_e(unit) if limit is not None and not pd.isna(limit) else ''}</td>"]
+        cells = [
+            f'<td class="key">{sw}{st.number if st else ""}</td>',
+            f'<td class="cfg"><code title="{_e(config)}">{_e(short_label(config, 44))}</code></td>',
+            f"<td>{_e(_fmt(limit))} {_e(unit) if limit is not None and not pd.isna(limit) else ''}</td>",
+        ]
         for c, _, d in cols:
             v = r.get(c)
             txt = _e(format_cell(c, v))
@@ -229,8 +232,13 @@ def _summary_table(rows: pd.DataFrame, k: int, styles: Mapping[str, ConfigStyle]
             cls = ' class="best"' if marks[c][i] else ""
             cells.append(f"<td{cls}>{txt}</td>")
         body.append("<tr>" + "".join(cells) + "</tr>")
-    return ('<div class="wide"><table class="summary"><thead><tr>' + "".join(head)
-            + "</tr></thead><tbody>" + "".join(body) + "</tbody></table></div>")
+    return (
+        '<div class="wide"><table class="summary"><thead><tr>'
+        + "".join(head)
+        + "</tr></thead><tbody>"
+        + "".join(body)
+        + "</tbody></table></div>"
+    )
 
 
 def _kv_table(items: Iterable[tuple[Any, Any]]) -> str:
@@ -238,12 +246,18 @@ def _kv_table(items: Iterable[tuple[Any, Any]]) -> str:
     for key, value in items:
         if isinstance(value, (dict, list)):
             value = json.dumps(value, ensure_ascii=False, sort_keys=True)
-        rows.append(f'<tr><th class="key">{_e(key)}</th><td class="key">{_e(_fmt(value) if isinstance(value, (int, float)) else value)}</td></tr>')
+        rows.append(
+            f'<tr><th class="key">{_e(key)}</th><td class="key">{_e(_fmt(value) if isinstance(value, (int, float)) else value)}</td></tr>'
+        )
     return "<table>" + "".join(rows) + "</table>"
 
 
-def render_snippet(text: str, parts: Sequence[tuple[int, int]],
-                   chunk_spans: Sequence[tuple[int, int, int]], context: int = 80) -> str:
+def render_snippet(
+    text: str,
+    parts: Sequence[tuple[int, int]],
+    chunk_spans: Sequence[tuple[int, int, int]],
+    context: int = 80,
+) -> str:
     """HTML of the text around evidence parts, with chunk boundaries marked.
 
     Parameters
@@ -295,10 +309,17 @@ def render_snippet(text: str, parts: Sequence[tuple[int, int]],
     return "".join(out)
 
 
-def _split_section(results: Any, splits: pd.DataFrame, dataset: str, ds: Any, reason: str,
-                   styles: Mapping[str, ConfigStyle], max_examples: int,
-                   open_configs: frozenset[str] = frozenset(),
-                   max_examples_closed: int = 2) -> str:
+def _split_section(
+    results: Any,
+    splits: pd.DataFrame,
+    dataset: str,
+    ds: Any,
+    reason: str,
+    styles: Mapping[str, ConfigStyle],
+    max_examples: int,
+    open_configs: frozenset[str] = frozenset(),
+    max_examples_closed: int = 2,
+) -> str:
     d = splits[splits["dataset"] == dataset] if len(splits) else splits
     n_q = results.per_question[results.per_question["dataset"].astype(str) == dataset]
     out = []
@@ -308,14 +329,24 @@ def _split_section(results: Any, splits: pd.DataFrame, dataset: str, ds: Any, re
     qtexts = {q.id: q.text for q in ds.questions} if ds is not None else {}
     chunks = results.chunks[results.chunks["dataset"].astype(str) == dataset]
     # questions whose parts lie in different documents: a property of the dataset, said once
-    multi = int(n_q.assign(n_docs=[len({p[0] for p in json.loads(e)}) for e in n_q["evidence"]])
-                .drop_duplicates("question_id")["n_docs"].gt(1).sum()) if "evidence" in n_q else 0
+    multi = (
+        int(
+            n_q.assign(n_docs=[len({p[0] for p in json.loads(e)}) for e in n_q["evidence"]])
+            .drop_duplicates("question_id")["n_docs"]
+            .gt(1)
+            .sum()
+        )
+        if "evidence" in n_q
+        else 0
+    )
     if multi:
         n_total = n_q["question_id"].nunique()
-        out.append(f'<p class="note">{multi} of {n_total} questions have evidence parts in different '
-                   "documents, which no chunk can hold together under any configuration. A part split "
-                   "across chunks still counts below; parts merely kept apart in their documents do "
-                   "not.</p>")
+        out.append(
+            f'<p class="note">{multi} of {n_total} questions have evidence parts in different '
+            "documents, which no chunk can hold together under any configuration. A part split "
+            "across chunks still counts below; parts merely kept apart in their documents do "
+            "not.</p>"
+        )
     for config in [c for c in styles if c in set(n_q["config"].astype(str))]:
         st = styles[config]
         g = d[d["config"] == config] if len(d) else d
@@ -325,23 +356,29 @@ def _split_section(results: Any, splits: pd.DataFrame, dataset: str, ds: Any, re
         n_split = int((g["reason"] == "split").sum()) if len(g) else 0
         n_scat = int((g["reason"] == "scattered").sum()) if len(g) else 0
         is_open = config in open_configs
-        out.append(f'<details class="cfg"{" open" if is_open else ""}><summary>'
-                   f'<span class="swatch" style="background:{st.color}"></span>{st.number}. '
-                   f"<code>{_e(short_label(config, 60))}</code>"
-                   f'{" ★ frontier" if is_open else ""} <span class="note">— '
-                   f"{n_split} of {total} questions have an evidence part split across chunks; "
-                   f"{n_scat} more have their parts in different chunks.</span></summary>")
+        out.append(
+            f'<details class="cfg"{" open" if is_open else ""}><summary>'
+            f'<span class="swatch" style="background:{st.color}"></span>{st.number}. '
+            f"<code>{_e(short_label(config, 60))}</code>"
+            f'{" ★ frontier" if is_open else ""} <span class="note">— '
+            f"{n_split} of {total} questions have an evidence part split across chunks; "
+            f"{n_scat} more have their parts in different chunks.</span></summary>"
+        )
         if not len(g):
             out.append("</details>")
             continue
         cap = max_examples if is_open else min(max_examples, max_examples_closed)
         # one example of each kind first (split, then scattered), then the remaining ones
-        g = g.assign(_again=(g.groupby("reason").cumcount() > 0).astype(int),
-                     _order=(g["reason"] != "split").astype(int))
+        g = g.assign(
+            _again=(g.groupby("reason").cumcount() > 0).astype(int),
+            _order=(g["reason"] != "split").astype(int),
+        )
         g = g.sort_values(["_again", "_order"], kind="stable")
         cg = chunks[chunks["config"].astype(str) == config]
-        by_doc = {doc: list(zip(x["index"], x["start"], x["end"]))
-                  for doc, x in cg.groupby(cg["doc_id"].astype(str))}
+        by_doc = {
+            doc: list(zip(x["index"], x["start"], x["end"]))
+            for doc, x in cg.groupby(cg["doc_id"].astype(str))
+        }
         items = []
         for r in g.head(cap).itertuples(index=False):
             q = f"<strong>{_e(r.question_id)}</strong>"
@@ -351,20 +388,28 @@ def _split_section(results: Any, splits: pd.DataFrame, dataset: str, ds: Any, re
             bits = []
             for p in r.parts:
                 state = "kept whole" if p["contained"] else f"split over {p['n_overlapping']} chunks"
-                label = (f'<div class="note">document <code>{_e(p["doc_id"])}</code>, characters '
-                         f'{p["start"]}–{p["end"]}: {state}</div>')
+                label = (
+                    f'<div class="note">document <code>{_e(p["doc_id"])}</code>, characters '
+                    f"{p['start']}–{p['end']}: {state}</div>"
+                )
                 text = texts.get(p["doc_id"])
                 if text is not None and p["end"] <= len(text):
                     spans = by_doc.get(p["doc_id"], [])
-                    bits.append(label + '<div class="snippet">'
-                                + render_snippet(text, [(p["start"], p["end"])], spans) + "</div>")
+                    bits.append(
+                        label
+                        + '<div class="snippet">'
+                        + render_snippet(text, [(p["start"], p["end"])], spans)
+                        + "</div>"
+                    )
                 else:
                     bits.append(label)
             items.append(f"<li>{q}{''.join(bits)}</li>")
         out.append('<ul class="q">' + "".join(items) + "</ul>")
         if len(g) > cap:
-            out.append(f'<p class="note">… and {len(g) - cap} more questions '
-                       f"(see per_question and chunks tables).</p>")
+            out.append(
+                f'<p class="note">… and {len(g) - cap} more questions '
+                f"(see per_question and chunks tables).</p>"
+            )
         out.append("</details>")
     return "".join(out)
 
@@ -375,8 +420,7 @@ def _frontier_configs(summary: pd.DataFrame, dataset: str, k: int) -> frozenset[
     col = f"answerable@{k}"
     if col not in rows.columns or "stored_token_overhead" not in rows.columns:
         return frozenset()
-    front = pareto_frontier(rows["stored_token_overhead"].to_numpy(float),
-                            rows[col].to_numpy(float))
+    front = pareto_frontier(rows["stored_token_overhead"].to_numpy(float), rows[col].to_numpy(float))
     configs = rows["config"].astype(str).tolist()
     return frozenset(configs[i] for i in front)
 
@@ -388,8 +432,7 @@ def _cfg_ref(config: str, styles: Mapping[str, ConfigStyle]) -> str:
     return f'{sw}{num}<code title="{_e(config)}">{_e(short_label(config, 44))}</code>'
 
 
-def _verdict_section(results: Any, names: Sequence[str], k: int,
-                     styles: Mapping[str, ConfigStyle]) -> str:
+def _verdict_section(results: Any, names: Sequence[str], k: int, styles: Mapping[str, ConfigStyle]) -> str:
     """The "Recommendation" block: best, cheapest on the frontier, and what ties with the best."""
     out = ['<section class="verdict"><h2>Recommendation</h2>']
     for name in names:
@@ -406,9 +449,12 @@ def _verdict_section(results: Any, names: Sequence[str], k: int,
                 idx, rest = piece.split("}", 1)
                 text += _cfg_ref(configs[int(idx)], styles) + _e(rest)
             bits.append(text)
-        out.append(f'<p data-dataset="{_e(name)}"><strong>dataset {_e(name)}</strong> '
-                   f"(retriever {_e(rec.retriever)}, k={rec.k}, {rec.n_questions} questions). "
-                   + " ".join(bits) + "</p>")
+        out.append(
+            f'<p data-dataset="{_e(name)}"><strong>dataset {_e(name)}</strong> '
+            f"(retriever {_e(rec.retriever)}, k={rec.k}, {rec.n_questions} questions). "
+            + " ".join(bits)
+            + "</p>"
+        )
     out.append("</section>")
     return "".join(out)
 
@@ -439,7 +485,7 @@ def render_html(
     datasets : mapping name -> (Dataset or None, reason)
         Reloaded datasets (for evidence and question text).
     k : int, optional
-        Headline cut-off (default :func:`~chunkeval.benchmarks.verdict.default_k`).
+        Headline cut-off (default :func:`~chunkeval.verdict.recommendation.default_k`).
     title : str
         Page title (escaped).
     max_examples : int, default 5
@@ -456,7 +502,7 @@ def render_html(
     manifest = getattr(results, "manifest", None) or {}
     names = list(dict.fromkeys(summary["dataset"].astype(str)))
     retr = ", ".join(dict.fromkeys(summary["retriever"].astype(str))) if "retriever" in summary else "?"
-    now = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    now = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     parts = [
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
@@ -486,26 +532,40 @@ def render_html(
     parts.append("<h2>Charts</h2>")
     for c in charts:
         files = ", ".join(f"<code>{_e(p.name)}</code>" for p in c.files.values())
-        parts.append(f"<figure>{_img_tag(c.png, c.title)}<figcaption>{_e(c.title)} ({files})"
-                     "</figcaption></figure>")
+        parts.append(
+            f"<figure>{_img_tag(c.png, c.title)}<figcaption>{_e(c.title)} ({files})</figcaption></figure>"
+        )
     parts.append("<h2>Questions whose evidence the chunking split</h2>")
-    parts.append('<p class="note">Highlighted: the evidence. <span class="cut s">⟦#i</span> '
-                 'marks where chunk i starts, <span class="cut">#i⟧</span> where it ends. '
-                 f"One collapsible section per configuration: frontier configurations (★) start "
-                 f"open with up to {max_examples} examples, the others show up to "
-                 f"{min(max_examples, 2)}.</p>")
+    parts.append(
+        '<p class="note">Highlighted: the evidence. <span class="cut s">⟦#i</span> '
+        'marks where chunk i starts, <span class="cut">#i⟧</span> where it ends. '
+        f"One collapsible section per configuration: frontier configurations (★) start "
+        f"open with up to {max_examples} examples, the others show up to "
+        f"{min(max_examples, 2)}.</p>"
+    )
     for name in names:
         ds, reason = datasets.get(name, (None, "dataset not reloaded"))
         parts.append(f"<h3>dataset {_e(name)}</h3>")
-        parts.append(_split_section(results, splits, name, ds, reason, styles, max_examples,
-                                    open_configs=_frontier_configs(summary, name, k)))
+        parts.append(
+            _split_section(
+                results,
+                splits,
+                name,
+                ds,
+                reason,
+                styles,
+                max_examples,
+                open_configs=_frontier_configs(summary, name, k),
+            )
+        )
     parts.append("<h2>Datasets</h2>")
     info = manifest.get("datasets") or {}
     for name in names:
         d = info.get(name) or {}
         parts.append(f"<h3>{_e(name)}</h3>")
-        parts.append(_kv_table([("spec", d.get("spec", "–")),
-                                ("fingerprint (sha256)", d.get("fingerprint", "–"))]))
+        parts.append(
+            _kv_table([("spec", d.get("spec", "–")), ("fingerprint (sha256)", d.get("fingerprint", "–"))])
+        )
         stats = d.get("stats") or {}
         if stats:
             parts.append(_kv_table(sorted(stats.items())))
@@ -519,10 +579,20 @@ def render_html(
         versions.update({f"dependency {k}": v for k, v in sorted(deps.items())})
     if versions:
         parts.append("<h3>versions</h3>" + _kv_table(versions.items()))
-    skip = {"versions", "datasets", "files", "configs", "dependencies", "timings", "machine",
-            "chunkeval_version", "python", "platform", "git_commit"}
-    top = [(key, v) for key, v in manifest.items()
-           if key not in skip and (not isinstance(v, dict))]
+    skip = {
+        "versions",
+        "datasets",
+        "files",
+        "configs",
+        "dependencies",
+        "timings",
+        "machine",
+        "chunkeval_version",
+        "python",
+        "platform",
+        "git_commit",
+    }
+    top = [(key, v) for key, v in manifest.items() if key not in skip and (not isinstance(v, dict))]
     if top:
         parts.append("<h3>parameters</h3>" + _kv_table(top))
     configs = manifest.get("configs")
@@ -536,15 +606,22 @@ def render_html(
                 limit = f"{_fmt(c.get('limit'))} {c.get('limit_unit') or ''}"
             else:
                 name, st, params, limit = str(c), styles.get(str(c)), "", ""
-            rows.append(f'<tr><td class="key">{st.number if st else ""}</td>'
-                        f'<td class="cfg"><code>{_e(name)}</code></td>'
-                        f'<td class="cfg"><code>{_e(params)}</code></td><td>{_e(limit)}</td></tr>')
-        parts.append('<h3>configurations</h3><div class="wide"><table><thead><tr>'
-                     '<th class="key">#</th><th class="cfg">configuration</th>'
-                     '<th class="cfg">parameters</th><th>limit</th></tr></thead><tbody>'
-                     + "".join(rows) + "</tbody></table></div>")
-    parts.append("<details><summary>full manifest.json</summary><pre class=\"manifest\">"
-                 + _e(json.dumps(manifest, indent=2, ensure_ascii=False, sort_keys=True, default=str))
-                 + "</pre></details>")
+            rows.append(
+                f'<tr><td class="key">{st.number if st else ""}</td>'
+                f'<td class="cfg"><code>{_e(name)}</code></td>'
+                f'<td class="cfg"><code>{_e(params)}</code></td><td>{_e(limit)}</td></tr>'
+            )
+        parts.append(
+            '<h3>configurations</h3><div class="wide"><table><thead><tr>'
+            '<th class="key">#</th><th class="cfg">configuration</th>'
+            '<th class="cfg">parameters</th><th>limit</th></tr></thead><tbody>'
+            + "".join(rows)
+            + "</tbody></table></div>"
+        )
+    parts.append(
+        '<details><summary>full manifest.json</summary><pre class="manifest">'
+        + _e(json.dumps(manifest, indent=2, ensure_ascii=False, sort_keys=True, default=str))
+        + "</pre></details>"
+    )
     parts.append("</main></body></html>")
     return "\n".join(parts)

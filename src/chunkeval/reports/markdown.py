@@ -2,18 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 import pandas as pd
 
-from chunkeval._display import md_escape
-from chunkeval.benchmarks.verdict import default_k, recommend, recommendation_sentences
+from chunkeval.labels import md_escape
 from chunkeval.reports.charts import ChartFile
 from chunkeval.reports.html import _fmt, best_rows, format_cell, summary_columns
 from chunkeval.reports.style import ConfigStyle, short_label
+from chunkeval.verdict.recommendation import default_k, recommend, recommendation_sentences
 
-__all__ = ["render_markdown", "md_escape"]
+__all__ = ["md_escape", "render_markdown"]
 
 
 def render_markdown(
@@ -28,7 +29,7 @@ def render_markdown(
     """Markdown with one summary table per dataset and links to the chart PNGs.
 
     A "Recommendation" paragraph per dataset comes first
-    (:func:`chunkeval.benchmarks.verdict.recommend`).  The best value per column is bold
+    (:func:`chunkeval.verdict.recommendation.recommend`).  The best value per column is bold
     (direction-aware, as in the HTML report, and not when shared by more than half of the
     rows); each metric cell carries its 95% confidence interval in brackets.
 
@@ -40,7 +41,7 @@ def render_markdown(
     base : Path
         Folder of ``report.md``; chart links are relative to it.
     k : int, optional
-        Headline cut-off (default :func:`~chunkeval.benchmarks.verdict.default_k`).
+        Headline cut-off (default :func:`~chunkeval.verdict.recommendation.default_k`).
     title : str
 
     Returns
@@ -62,8 +63,11 @@ def render_markdown(
             return f"{'#' + str(st.number) + ' ' if st else ''}`{md_escape(short_label(config, 44))}`"
 
         text = " ".join(t.format(*[ref(c) for c in cs]) for t, cs in recommendation_sentences(rec))
-        lines += [f"**dataset {md_escape(name)}** (retriever {md_escape(rec.retriever)}, "
-                  f"k={rec.k}, {rec.n_questions} questions). {text}", ""]
+        lines += [
+            f"**dataset {md_escape(name)}** (retriever {md_escape(rec.retriever)}, "
+            f"k={rec.k}, {rec.n_questions} questions). {text}",
+            "",
+        ]
     for name in dict.fromkeys(summary["dataset"].astype(str)):
         rows = summary[summary["dataset"].astype(str) == name].reset_index(drop=True)
         retr = ", ".join(dict.fromkeys(rows["retriever"].astype(str))) if "retriever" in rows else "?"
@@ -71,7 +75,8 @@ def render_markdown(
         marks = {c: best_rows(rows[c].to_numpy(float), d) for c, _, d in cols}
         lines += [f"## dataset {md_escape(name)} — retriever {md_escape(retr)}, k={k}", ""]
         head = ["#", "configuration", "limit"] + [
-            h + (" ↑" if d == "higher" else " ↓" if d == "lower" else "") for _, h, d in cols]
+            h + (" ↑" if d == "higher" else " ↓" if d == "lower" else "") for _, h, d in cols
+        ]
         lines.append("| " + " | ".join(head) + " |")
         lines.append("|" + "|".join(["---:", ":---", "---:"] + ["---:"] * len(cols)) + "|")
         for i, r in enumerate(rows.to_dict(orient="records")):
@@ -90,12 +95,20 @@ def render_markdown(
                 cells.append(v)
             lines.append("| " + " | ".join(cells) + " |")
         lines.append("")
-    lines += ["Bold: best in column (↑ higher is better, ↓ lower is better); nothing is bold "
-              "in a column whose best value is shared by more than half of the rows. "
-              "Brackets: 95% bootstrap confidence interval over questions.", "", "## Charts", ""]
+    lines += [
+        "Bold: best in column (↑ higher is better, ↓ lower is better); nothing is bold "
+        "in a column whose best value is shared by more than half of the rows. "
+        "Brackets: 95% bootstrap confidence interval over questions.",
+        "",
+        "## Charts",
+        "",
+    ]
     for c in charts:
-        rel = Path(c.png).resolve().relative_to(Path(base).resolve()).as_posix() \
-            if Path(c.png).resolve().is_relative_to(Path(base).resolve()) else Path(c.png).as_posix()
+        rel = (
+            Path(c.png).resolve().relative_to(Path(base).resolve()).as_posix()
+            if Path(c.png).resolve().is_relative_to(Path(base).resolve())
+            else Path(c.png).as_posix()
+        )
         lines.append(f"![{md_escape(c.title)}]({rel})")
         lines.append("")
     return "\n".join(lines)

@@ -24,27 +24,28 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Callable, Iterable, TypeVar
+from typing import TypeVar
 
 import matplotlib
 from matplotlib.figure import Figure
 
-from chunkeval._display import short_label
+from chunkeval.labels import short_label
 
 __all__ = [
-    "OKABE_ITO",
     "CONFIG_COLORS",
-    "RC",
-    "ConfigStyle",
-    "config_styles",
-    "config_family",
-    "short_label",
-    "styled",
-    "SIZES",
     "MIN_FONT_PT",
+    "OKABE_ITO",
+    "RC",
+    "SIZES",
+    "ConfigStyle",
+    "config_family",
+    "config_styles",
     "figure_size",
     "new_figure",
+    "short_label",
+    "styled",
 ]
 
 #: The Okabe–Ito palette [1]_, by name.
@@ -72,10 +73,24 @@ CONFIG_COLORS: tuple[str, ...] = (
 
 #: Marker shapes and bar hatches of a family's configurations, in order (a family of more than
 #: 15 configurations repeats them).
-_MARKERS: tuple[str, ...] = ("o", "s", "^", "D", "v", "P", "X", "<", ">", "p", "h", "*", "8",
-                             "d", "H")
-_HATCHES: tuple[str, ...] = ("", "//", "..", "xx", "\\\\", "++", "oo", "--", "||", "**",
-                             "/.", "\\\\.", "x.", "o.", "+.")
+_MARKERS: tuple[str, ...] = ("o", "s", "^", "D", "v", "P", "X", "<", ">", "p", "h", "*", "8", "d", "H")
+_HATCHES: tuple[str, ...] = (
+    "",
+    "//",
+    "..",
+    "xx",
+    "\\\\",
+    "++",
+    "oo",
+    "--",
+    "||",
+    "**",
+    "/.",
+    "\\\\.",
+    "x.",
+    "o.",
+    "+.",
+)
 
 #: Named figure sizes in inches: ``"slide"`` is 16:9 (1280×720 px at 100 dpi), ``"a4"`` is
 #: A4 landscape (297 × 210 mm).
@@ -193,8 +208,7 @@ def _family_tags(configs: list[str]) -> dict[str, str]:
     for c in configs:
         m = _ARGS.match(short_label(c, 200))
         args[c] = [a.strip() for a in m.group(1).split(",")] if m else None
-    if len(configs) < 2 or any(a is None for a in args.values()) \
-            or len({len(a) for a in args.values()}) != 1:
+    if len(configs) < 2 or any(a is None for a in args.values()) or len({len(a) for a in args.values()}) != 1:
         return {c: short_label(c, 24) for c in configs}
     n = len(args[configs[0]])
     vary = [i for i in range(n) if len({tuple(args[c])[i] for c in configs}) > 1] or list(range(n))
@@ -222,8 +236,10 @@ def config_styles(configs: Iterable[str]) -> dict[str, ConfigStyle]:
     for config in names:
         families.setdefault(config_family(config), []).append(config)
     others = [fam for fam in families if fam not in FAMILY_ORDER]
-    fam_index = {fam: FAMILY_ORDER.index(fam) if fam in FAMILY_ORDER else len(FAMILY_ORDER) + others.index(fam)
-                 for fam in families}
+    fam_index = {
+        fam: FAMILY_ORDER.index(fam) if fam in FAMILY_ORDER else len(FAMILY_ORDER) + others.index(fam)
+        for fam in families
+    }
     tags = {c: t for members in families.values() for c, t in _family_tags(members).items()}
     n_colors = len(CONFIG_COLORS)
     styles: dict[str, ConfigStyle] = {}
@@ -272,14 +288,15 @@ def figure_size(size: str | tuple[float, float] = "slide") -> tuple[float, float
             return SIZES[key]
         m = re.fullmatch(r"(\d+(?:\.\d*)?)\s*[x×]\s*(\d+(?:\.\d*)?)", key)
         if not m:
-            raise ValueError(f"unknown chart size {size!r}: use slide, a4 or WxH in inches "
-                             "(e.g. 16x9)")
+            raise ValueError(f"unknown chart size {size!r}: use slide, a4 or WxH in inches (e.g. 16x9)")
         w, h = float(m.group(1)), float(m.group(2))
     else:
         w, h = (float(v) for v in size)
     if not (MIN_INCHES <= w <= 100 and MIN_INCHES <= h <= 100):
-        raise ValueError(f"chart size {w:g}x{h:g} inches is out of range: each side from {MIN_INCHES:g} "
-                         "to 100 inches (a smaller chart cannot hold its text)")
+        raise ValueError(
+            f"chart size {w:g}x{h:g} inches is out of range: each side from {MIN_INCHES:g} "
+            "to 100 inches (a smaller chart cannot hold its text)"
+        )
     return w, h
 
 

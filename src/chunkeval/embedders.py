@@ -1,0 +1,211 @@
+"""Sentence embedders for the ``semantic`` chunker (and the dense retriever).
+
+An embedder has ``fit(texts) -> self`` (learn from a corpus; a no-op when
+nothing is learned), ``transform(texts) -> (n, d)`` vectors (a numpy array,
+or a scipy sparse matrix for the hashing embedder) and ``embed(texts)``,
+which fits on ``texts`` and transforms them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from chunkeval._params import Params
+
+_WORD_PATTERN = r"(?u)\b\w+\b"
+
+
+def cosine_rows(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Row-wise cosine similarity of two ``(n, d)`` arrays; 0.0 where either row is zero.
+
+    Returns
+    -------
+    ndarray of shape (n,)
+        Values in [-1, 1], never NaN.
+    """
+    a = np.asarray(a, dtype=float)
+    b = np.asarray(b, dtype=float)
+    dots = np.einsum("ij,ij->i", a, b)
+    norms = np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1)
+    out = np.zeros(len(dots))
+    np.divide(dots, norms, out=out, where=norms > 0)
+    return np.clip(out, -1.0, 1.0)
+
+
+class Embedder(Params):
+    """Base embedder: ``embed(texts)`` is ``fit(texts).transform(texts)``."""
+
+    def fit(self, texts: Sequence[str]) -> Embedder:
+        """Learn from ``texts`` (a list of n strings); a no-op by default.
+
+        Returns
+        -------
+        Embedder
+            ``self``.
+        """
+        return self
+
+    def transform(self, texts: Sequence[str]) -> np.ndarray:
+        """Vectors of ``texts``.
+
+        Returns
+        -------
+        ndarray or scipy sparse matrix of shape (len(texts), d)
+        """
+        raise NotImplementedError
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """Fit on ``texts`` and return their vectors.
+
+        Returns
+        -------
+        ndarray or scipy sparse matrix of shape (len(texts), d)
+        """
+        return self.fit(texts).transform(texts)
+
+
+class HashingEmbedder(Embedder):
+    """Deterministic bag-of-words vectors by feature hashing; no model, no fitting.
+
+    Lower-cased word unigrams (and bigrams when ``ngram_max=2``) hashed into
+    ``n_features`` buckets with scikit-learn's ``HashingVectorizer``
+    (MurmurHash3, independent of ``PYTHONHASHSEED``), L2-normalised. The
+    signal is lexical overlap, the "hashing trick" of Weinberger et al.,
+    "Feature Hashing for Large Scale Multitask Learning", ICML 2009.
+
+    Parameters
+    ----------
+    n_features : int, default 1024
+    ngram_max : int, default 1
+    """
+
+    def __init__(self, n_features=1024, ngram_max=1):
+        self.n_features = n_features
+        self.ngram_max = ngram_max
+
+    def transform(self, texts: Sequence[str]):
+        """Sparse L2-normalised vectors, a scipy CSR matrix of shape ``(len(texts), n_features)``."""
+        from sklearn.feature_extraction.text import HashingVectorizer
+
+        vectorizer = HashingVectorizer(
+            n_features=self.n_features,
+            ngram_range=(1, self.ngram_max),
+            alternate_sign=False,
+            token_pattern=_WORD_PATTERN,
+        )
+        return vectorizer.transform(list(texts))
+
+
+class LSAEmbedder(Embedder):
+    """Latent semantic analysis: TF-IDF then truncated SVD, fitted on the given texts.
+
+    Deerwester et al., "Indexing by Latent Semantic Analysis", JASIS 1990;
+    scikit-learn ``TfidfVectorizer`` + ``TruncatedSVD`` (fixed
+    ``random_state``, so repeated runs agree). With fewer texts or terms
+    than ``n_components + 1`` the TF-IDF vectors are used as they are.
+
+    Parameters
+    ----------
+    n_components : int, default 64
+    random_state : int, default 0
+    """
+
+    def __init__(self, n_components=64, random_state=0):
+        self.n_components = n_components
+        self.random_state = random_state
+
+    def fit(self, texts: Sequence[str]) -> LSAEmbedder:
+        from sklearn.decomposition import TruncatedSVD
+        from sklearn.feature_extraction.text import TfidfVectorizer
+
+        texts = list(texts)
+        self.vectorizer_ = TfidfVectorizer(token_pattern=_WORD_PATTERN, sublinear_tf=True)
+        try:
+            matrix = self.vectorizer_.fit_transform(texts)
+        except ValueError:  # no words at all in the corpus
+            self.vectorizer_ = None
+            return self
+        k = min(self.n_components, matrix.shape[0] - 1, matrix.shape[1] - 1)
+        self.svd_ = (
+            TruncatedSVD(n_components=k, random_state=self.random_state).fit(matrix) if k >= 2 else None
+        )
+        return self
+
+    def transform(self, texts: Sequence[str]) -> np.ndarray:
+        texts = list(texts)
+        if getattr(self, "vectorizer_", None) is None:
+            return np.zeros((len(texts), 1))
+        matrix = self.vectorizer_.transform(texts)
+        return self.svd_.transform(matrix) if self.svd_ is not None else matrix.toarray()
+
+
+class SentenceTransformerEmbedder(Embedder):
+    """Embeddings from a local sentence-transformers model (extra ``embeddings``).
+
+    Parameters
+    ----------
+    model : str
+        A model name already in the local cache or a path to a saved model;
+        nothing is downloaded (``HF_HUB_OFFLINE`` is honoured by the library).
+
+    Raises
+    ------
+    ImportError
+        When ``sentence-transformers`` is not installed.
+    """
+
+    def __init__(self, model="all-MiniLM-L6-v2"):
+        self.model = model
+
+    def transform(self, texts: Sequence[str]) -> np.ndarray:
+        if getattr(self, "model_", None) is None:
+            try:
+                from sentence_transformers import SentenceTransformer
+            except ImportError:
+                raise ImportError(
+                    "the sentence-transformers embedder needs the package: "
+                    "pip install 'chunkeval[embeddings]'"
+                ) from None
+            self.model_ = SentenceTransformer(self.model, local_files_only=True)
+        return np.asarray(self.model_.encode(list(texts), normalize_embeddings=True))
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state.pop("model_", None)  # reloaded lazily in a worker process
+        return state
+
+
+def get_embedder(spec) -> Embedder:
+    """Embedder from a name or an object.
+
+    Parameters
+    ----------
+    spec : str or object
+        ``"hashing"``, ``"lsa"``, ``"sentence-transformers"`` or
+        ``"sentence-transformers:MODEL"``; an object with ``embed`` is
+        returned unchanged.
+
+    Returns
+    -------
+    Embedder or object
+        An object with ``embed(list[str])``.
+
+    Raises
+    ------
+    ValueError
+        For an unknown name, listing the valid ones.
+    """
+    if not isinstance(spec, str):
+        if not hasattr(spec, "embed"):
+            raise ValueError(f"embedder must be a name or have an embed(texts) method, got {spec!r}")
+        return spec
+    name, _, arg = spec.partition(":")
+    if name == "hashing" and not arg:
+        return HashingEmbedder()
+    if name == "lsa" and not arg:
+        return LSAEmbedder()
+    if name == "sentence-transformers":
+        return SentenceTransformerEmbedder(arg) if arg else SentenceTransformerEmbedder()
+    raise ValueError(f"unknown embedder {spec!r}; use 'hashing', 'lsa' or 'sentence-transformers[:MODEL]'")

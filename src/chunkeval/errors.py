@@ -1,0 +1,81 @@
+"""The exceptions chunkeval raises on purpose, by whose fault they are.
+
+* :class:`UsageError` (a :class:`ValueError`): the input is wrong — an argument, a spec, a
+  data file, a results folder. The message names the problem and the fix. The CLI exits 2.
+  :class:`UnknownNameError` (an unknown registered name, with close matches suggested),
+  :class:`~chunkeval.datasets.DatasetError` (every problem of a dataset at once),
+  :class:`MissingDependency` (an optional extra is not installed) and :class:`FolderBusy`
+  are usage errors.
+* :class:`IncomparableRuns`: two runs measured under different conditions; no difference
+  between them means anything. The CLI exits 2.
+* :class:`EnvironmentFailure`: the machine failed, not the input (disk full, permission, a
+  service that does not answer). The CLI exits 1.
+
+Any other exception is a bug in chunkeval or a plug-in: the CLI exits 1 and asks for a rerun
+with ``--debug``.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+
+__all__ = [
+    "ChunkevalError",
+    "EnvironmentFailure",
+    "FolderBusy",
+    "IncomparableRuns",
+    "MissingDependency",
+    "UnknownNameError",
+    "UsageError",
+]
+
+
+class ChunkevalError(Exception):
+    """Base of every exception chunkeval raises on purpose."""
+
+
+class UsageError(ChunkevalError, ValueError):
+    """The input is wrong (argument, spec, data or results file); the message says how to fix it."""
+
+
+class UnknownNameError(UsageError, KeyError):
+    """A name that no registry holds.
+
+    It is a :class:`KeyError` too, so ``except KeyError`` around a look-up keeps working.
+
+    Parameters
+    ----------
+    kind : str
+        What was looked up ("chunker", "metric", "retriever", ...).
+    name : str
+        The name asked for.
+    available : iterable of str
+        The registered names; the three closest are suggested.
+    """
+
+    def __init__(self, kind: str, name: str, available: Iterable[str]) -> None:
+        self.kind, self.name = kind, name
+        self.available = sorted(available)
+        close = difflib.get_close_matches(name, self.available, n=3, cutoff=0.5)
+        hint = f" Did you mean {', '.join(map(repr, close))}?" if close else ""
+        super().__init__(f"unknown {kind} {name!r}.{hint} Available: {', '.join(self.available)}")
+
+    def __str__(self) -> str:  # KeyError would quote the message
+        return str(self.args[0])
+
+
+class MissingDependency(UsageError, ImportError):
+    """An optional component needs a package that is not installed; the message names the extra."""
+
+
+class FolderBusy(UsageError):
+    """An output folder is claimed by another run or already holds files."""
+
+
+class IncomparableRuns(ChunkevalError):
+    """Two runs were measured under different conditions (dataset, questions, ks, retriever, tokenizer)."""
+
+
+class EnvironmentFailure(ChunkevalError):
+    """A failure of the machine, not of the input (disk full, permission, no answer from a service)."""

@@ -1,0 +1,372 @@
+"""The result object of a benchmark run, and its atomic on-disk form.
+
+A run produces three long tables and a manifest:
+
+``summary``
+    One row per (dataset, chunker configuration): metric means with their
+    bootstrap confidence bounds, chunk-size distribution, boundary health,
+    storage overhead and timings.
+``per_question``
+    One row per (dataset, configuration, question): every question-level
+    metric, the ranked retrieved chunk ids and the evidence spans, so that any
+    score can be traced back to its chunks.
+``chunks``
+    One row per chunk: offsets and sizes in characters, words and tokens.
+``manifest``
+    A JSON-serialisable dict: versions, parameters, dataset fingerprints, seed,
+    timings, machine.
+
+On disk (:meth:`Results.save`) a results folder holds ``summary.csv``,
+``per_question.csv`` and ``chunks.csv`` (``.parquet`` instead of ``.csv`` for
+the two long tables when :mod:`pyarrow` is importable) and ``manifest.json``.
+Every file is first written to a temporary name in the same folder and then
+moved into place with :func:`os.replace`, so an interrupted save never leaves a
+half-written file under a final name; the files get the usual mode
+``0o666 & ~umask`` (see :mod:`chunkeval._atomic`). ``manifest.json`` is written last and
+records the format and column types of every table, which :meth:`Results.load`
+uses to restore the exact dtypes.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+import pandas as pd
+
+from chunkeval._atomic import atomic_write_path
+from chunkeval._json import loads_strict
+from chunkeval.results.outdir import UNFINISHED_MARKER
+from chunkeval.results.safe_csv import neutralise_frame, restore_frame
+from chunkeval.results.schema import check_manifest, check_table, resolve_inside
+
+__all__ = [
+    "Results",
+    "SUMMARY_FILE",
+    "PER_QUESTION_FILE",
+    "CHUNKS_FILE",
+    "MANIFEST_FILE",
+    "TIMING_COLUMNS",
+    "to_jsonable",
+]
+
+SUMMARY_FILE = "summary.csv"
+PER_QUESTION_FILE = "per_question"
+CHUNKS_FILE = "chunks"
+MANIFEST_FILE = "manifest.json"
+
+#: Summary columns that measure wall-clock time; they differ between two runs
+#: of the same benchmark while every other column is identical.
+TIMING_COLUMNS = ("chunk_seconds", "index_seconds", "retrieve_seconds", "chars_per_second")
+
+
+_PANDAS_MAJOR = int(pd.__version__.split(".")[0])
+
+
+def _has_pyarrow() -> bool:
+    try:
+        import pyarrow  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def to_jsonable(value: Any) -> Any:
+    """Convert ``value`` recursively into plain JSON types.
+
+    numpy scalars become Python numbers, tuples/sets become lists (sets
+    sorted), paths become strings, mappings become dicts with string keys, and
+    non-finite floats become ``None`` (strict JSON has no NaN).
+
+    Parameters
+    ----------
+    value : Any
+        Nested structure of dicts, lists, tuples, numbers, strings, numpy
+        scalars/arrays and paths.
+
+    Returns
+    -------
+    Any
+        An equivalent structure accepted by ``json.dumps(..., allow_nan=False)``.
+    """
+    if value is None or isinstance(value, (bool, str)):
+        return value
+    if isinstance(value, (np.bool_,)):
+        return bool(value)
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        v = float(value)
+        return v if math.isfinite(v) else None
+    if isinstance(value, np.ndarray):
+        return [to_jsonable(v) for v in value.tolist()]
+    if isinstance(value, Path):
+        return str(value)
+    if isinstance(value, dict) or hasattr(value, "items"):
+        return {str(k): to_jsonable(v) for k, v in value.items()}
+    if isinstance(value, (set, frozenset)):
+        return [to_jsonable(v) for v in sorted(value, key=repr)]
+    if isinstance(value, (list, tuple)):
+        return [to_jsonable(v) for v in value]
+    return repr(value)
+
+
+def _atomic_write(path: Path, writer: Callable[[Path], None]) -> None:
+    """Write ``path`` through a temporary file in the same folder, then rename it.
+
+    ``writer(tmp_path)`` must create the file at ``tmp_path``. The file gets
+    the mode ``0o666 & ~umask`` (like any newly created file) and the temporary
+    file is removed when ``writer`` fails, so no partial file is ever left
+    behind. See :func:`chunkeval._atomic.atomic_write_path`.
+    """
+    atomic_write_path(path, writer)
+
+
+def _write_table(df: pd.DataFrame, path: Path, fmt: str) -> None:
+    if fmt == "parquet":
+        _atomic_write(path, lambda p: df.to_parquet(p, index=False))
+    else:
+        # pandas writes floats with repr(), the shortest string that
+        # round-trips, so CSV keeps full double precision.
+        # text cells are neutralised against spreadsheet formulas (chunkeval.results.safe_csv)
+        _atomic_write(path, lambda p: neutralise_frame(df).to_csv(p, index=False, lineterminator="\n"))
+
+
+def _read_table(path: Path, fmt: str, dtypes: dict[str, str] | None, neutralised: bool = False) -> pd.DataFrame:
+    try:
+        df = _parse_table(path, fmt, dtypes)
+    except (ValueError, UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
+        # pyarrow's ArrowInvalid is a ValueError; name the file, not the parser internals
+        raise ValueError(f"{path} cannot be read as a {fmt.upper()} results table ({_first_line(exc)})") from None
+    if neutralised and fmt == "csv":
+        restore_frame(df)
+    if dtypes:
+        for col, dtype in dtypes.items():
+            if col in df.columns and str(df[col].dtype) != dtype:
+                try:
+                    df[col] = df[col].astype(dtype)
+                except (TypeError, ValueError):
+                    if _is_numeric_name(dtype) and not pd.api.types.is_numeric_dtype(df[col]):
+                        raise ValueError(f"{path}: column {col!r} holds text where {dtype} numbers belong") from None
+    return df
+
+
+def _is_numeric_name(dtype: str) -> bool:
+    return dtype.lower().startswith(("int", "uint", "float", "bool"))
+
+
+def _first_line(exc: BaseException) -> str:
+    lines = str(exc).strip().splitlines()
+    return lines[0] if lines else type(exc).__name__
+
+
+def _parse_table(path: Path, fmt: str, dtypes: dict[str, str] | None) -> pd.DataFrame:
+    if fmt == "parquet":
+        try:
+            df = pd.read_parquet(path)
+        except ImportError as exc:  # pragma: no cover - depends on the environment
+            raise ImportError(
+                f"reading {path.name} needs the optional package 'pyarrow' (pip install pyarrow)"
+            ) from exc
+    else:
+        str_cols = [c for c, t in (dtypes or {}).items() if t in ("object", "str", "string")]
+        # pandas >= 3 parses floats exactly by default (and deprecates the option)
+        precise = {} if _PANDAS_MAJOR >= 3 else {"float_precision": "round_trip"}
+        df = pd.read_csv(
+            path,
+            dtype={c: str for c in str_cols},
+            keep_default_na=False,
+            na_values=[""],
+            **precise,
+        )
+        for c in str_cols:
+            if c in df.columns:
+                df[c] = df[c].fillna("")
+    return df
+
+
+def _dtypes(df: pd.DataFrame) -> dict[str, str]:
+    return {str(c): str(t) for c, t in df.dtypes.items()}
+
+
+@dataclass
+class Results:
+    """Tables and manifest of one benchmark run.
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        One row per (dataset, config). Columns: ``dataset, config, chunker,
+        retriever, n_questions, n_documents, n_chunks, limit, limit_unit``,
+        for every question-level metric ``<m>, <m>_ci_low, <m>_ci_high``, then
+        ``stored_token_overhead``, ``size_{chars,words,tokens}_{count,mean,std,
+        min,p5,p50,p95,max}``, ``over_limit_share, tiny_share,
+        mid_sentence_end_share, chunk_seconds, index_seconds,
+        retrieve_seconds, chars_per_second``.
+    per_question : pandas.DataFrame
+        One row per (dataset, config, question): ``dataset, config, chunker,
+        retriever, question_id, n_parts, evidence_in_one_chunk,
+        answerability, precision_omega``, per k ``recall@k, answerable@k,
+        span_recall@k, span_precision@k, iou@k, retrieved_tokens@k``, then
+        ``mrr``, ``retrieved_chunk_ids`` (JSON list of chunk ids, best first,
+        top ``max(ks)``) and ``evidence`` (JSON list of ``[doc_id, start,
+        end]``, character offsets, half-open).
+    chunks : pandas.DataFrame
+        One row per chunk: ``dataset, config, chunk_id, doc_id, index, start,
+        end, n_chars, n_words, n_tokens``.
+    manifest : dict
+        JSON-serialisable provenance (see :func:`chunkeval.benchmarks.run`).
+    """
+
+    summary: pd.DataFrame
+    per_question: pd.DataFrame
+    chunks: pd.DataFrame
+    manifest: dict = field(default_factory=dict)
+
+    def __repr__(self) -> str:
+        return (
+            f"Results(summary={self.summary.shape[0]} rows, "
+            f"per_question={self.per_question.shape[0]} rows, "
+            f"chunks={self.chunks.shape[0]} rows)"
+        )
+
+    @property
+    def metric_columns(self) -> list[str]:
+        """Question-level metric names that have CI bounds in ``summary``."""
+        cols = set(self.summary.columns)
+        return [c for c in self.summary.columns if f"{c}_ci_low" in cols and f"{c}_ci_high" in cols]
+
+    def save(self, folder: str | os.PathLike, *, format: str | None = None) -> Path:
+        """Write the results into ``folder`` atomically, file by file.
+
+        Parameters
+        ----------
+        folder : str or path-like
+            Destination; created (with parents) when missing. Existing result
+            files of the same names are replaced; other files are untouched.
+        format : {"csv", "parquet"}, optional
+            Format of ``per_question`` and ``chunks``. Default: ``"parquet"``
+            when :mod:`pyarrow` is importable, else ``"csv"``. ``summary`` is
+            always CSV. The chosen format is recorded in
+            ``manifest["files"]``.
+
+        Returns
+        -------
+        pathlib.Path
+            The folder.
+
+        Notes
+        -----
+        CSV text cells starting with ``=``, ``+``, ``-``, ``@``, a tab, a carriage
+        return or ``'`` get a leading ``'`` (OWASP's defence against CSV
+        injection); :meth:`load` removes it again.
+
+        Raises
+        ------
+        ImportError
+            ``format="parquet"`` without :mod:`pyarrow`.
+        ValueError
+            Unknown ``format``.
+        """
+        if format is None:
+            format = "parquet" if _has_pyarrow() else "csv"
+        if format not in ("csv", "parquet"):
+            raise ValueError(f"unknown results format {format!r}; use 'csv' or 'parquet'")
+        if format == "parquet" and not _has_pyarrow():
+            raise ImportError("saving Parquet needs the optional package 'pyarrow' (pip install pyarrow)")
+        out = Path(folder)
+        out.mkdir(parents=True, exist_ok=True)
+        ext = ".parquet" if format == "parquet" else ".csv"
+        long = {"format": format, "neutralised": format == "csv"}
+        files = {
+            "summary": {"path": SUMMARY_FILE, "format": "csv", "neutralised": True, "dtypes": _dtypes(self.summary)},
+            "per_question": {"path": PER_QUESTION_FILE + ext, **long, "dtypes": _dtypes(self.per_question)},
+            "chunks": {"path": CHUNKS_FILE + ext, **long, "dtypes": _dtypes(self.chunks)},
+        }
+        _write_table(self.summary, out / SUMMARY_FILE, "csv")
+        _write_table(self.per_question, out / files["per_question"]["path"], format)
+        _write_table(self.chunks, out / files["chunks"]["path"], format)
+        self.manifest["files"] = files
+        text = json.dumps(to_jsonable(self.manifest), indent=2, allow_nan=False, ensure_ascii=False)
+
+        def write_manifest(p: Path) -> None:
+            p.write_text(text + "\n", encoding="utf-8")
+
+        _atomic_write(out / MANIFEST_FILE, write_manifest)
+        return out
+
+    @classmethod
+    def load(cls, folder: str | os.PathLike) -> "Results":
+        """Read a results folder written by :meth:`save`.
+
+        Parameters
+        ----------
+        folder : str or path-like
+            Folder containing ``manifest.json`` and the tables it lists.
+
+        Returns
+        -------
+        Results
+            Tables with the column types recorded at save time.
+
+        Raises
+        ------
+        FileNotFoundError
+            The folder or one of its files is missing.
+        ValueError
+            The folder holds the marker of an unfinished run; ``manifest.json`` is
+            not UTF-8, not valid JSON, repeats a key, or has a key of the wrong
+            shape (the error names the key, see
+            :mod:`chunkeval.results.schema`); a listed path leaves the
+            folder; a table cannot be parsed, lacks its key columns or repeats a key row.
+
+        Notes
+        -----
+        Text cells of CSV tables were neutralised against spreadsheet formulas at
+        save time (a leading ``'`` before ``= + - @``, tab, carriage return or ``'``,
+        see :mod:`chunkeval.results.safe_csv`); that prefix is removed here, so ids round-trip exactly.
+        """
+        root = Path(folder)
+        if not root.is_dir():
+            raise FileNotFoundError(f"results folder not found: {root}")
+        if (root / UNFINISHED_MARKER).exists():
+            raise ValueError(f"{root}: the run writing this folder did not finish (see {UNFINISHED_MARKER} in it)")
+        manifest_path = root / MANIFEST_FILE
+        if not manifest_path.is_file():
+            raise FileNotFoundError(f"not a results folder (no {MANIFEST_FILE}): {root}")
+        try:
+            manifest = loads_strict(manifest_path.read_bytes().decode("utf-8"))
+        except UnicodeDecodeError as exc:
+            raise ValueError(f"{manifest_path} is not UTF-8 (byte {exc.start})") from None
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"{manifest_path} is not valid JSON: {exc}") from None
+        except RecursionError:
+            raise ValueError(f"{manifest_path} is nested too deeply to be a chunkeval manifest") from None
+        except ValueError as exc:  # a duplicate key, or an integer longer than Python reads
+            raise ValueError(f"{manifest_path}: {exc}") from None
+        check_manifest(manifest, manifest_path)
+        files = manifest.get("files") or {}
+        tables = {}
+        for key, default in (
+            ("summary", SUMMARY_FILE),
+            ("per_question", PER_QUESTION_FILE + ".csv"),
+            ("chunks", CHUNKS_FILE + ".csv"),
+        ):
+            info = files.get(key) or {}
+            path = resolve_inside(root, info.get("path", default), f"files.{key}.path", manifest_path)
+            if not path.is_file():
+                raise FileNotFoundError(f"results file missing: {path}")
+            tables[key] = _read_table(path, info.get("format", "csv"), info.get("dtypes"),
+                                      bool(info.get("neutralised")))
+            check_table(tables[key], key, path)
+        return cls(
+            summary=tables["summary"],
+            per_question=tables["per_question"],
+            chunks=tables["chunks"],
+            manifest=manifest,
+        )

@@ -1,0 +1,213 @@
+"""Claim an output folder for one run, stage its files, and publish them at the end.
+
+Two ``chunkeval run --out X`` started together must not both write ``X``. The
+folder is claimed by creating a marker file in it with ``O_CREAT | O_EXCL``,
+which the operating system grants to one process only; the marker also says
+that the run has not finished. Results are written into a staging folder inside
+``X`` and moved into place at the end; the marker is removed last. A folder
+therefore holds either a complete result set, or the marker (a run that is still
+going, or was killed). :meth:`chunkeval.results.folder.Results.load` refuses
+a folder with the marker.
+
+This module imports nothing from :mod:`chunkeval`, so any module may use it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import shutil
+from datetime import datetime, timezone
+from pathlib import Path
+
+from chunkeval.errors import FolderBusy
+
+__all__ = ["UNFINISHED_MARKER", "STAGING_DIR", "FolderBusy", "FolderClaim", "claim_folder", "staging_dir",
+           "move_into"]
+
+#: Present while a run writes the folder; left behind when it is killed.
+UNFINISHED_MARKER = "RUN-NOT-FINISHED.json"
+#: Hidden folder inside the output folder where a run writes before publishing.
+STAGING_DIR = ".chunkeval-staging"
+
+
+def claim_folder(folder: str | os.PathLike, note: dict | None = None) -> "FolderClaim":
+    """Claim ``folder`` for one run: create it (or take an existing empty one) and mark it unfinished.
+
+    Parameters
+    ----------
+    folder : str or path-like
+        The output folder; created with its parents when missing. An existing
+        folder must be empty.
+    note : dict, optional
+        JSON-serialisable facts written into the marker (command line ...);
+        the process id and start time are added.
+
+    Returns
+    -------
+    FolderClaim
+        Holding the folder: write into ``staging``, then :meth:`FolderClaim.publish`,
+        or :meth:`FolderClaim.release` on failure.
+
+    Raises
+    ------
+    FolderBusy
+        Another run holds the folder (its marker is named), it is not empty, or it is a file.
+    OSError
+        The folder cannot be created or written (permission, read-only, disk full).
+    """
+    claim = FolderClaim(folder)
+    claim.take(note or {})
+    return claim
+
+
+class FolderClaim:
+    """Exclusive use of an output folder by one run (made by :func:`claim_folder`).
+
+    Parameters
+    ----------
+    folder : str or path-like
+        The output folder.
+
+    Attributes
+    ----------
+    folder : pathlib.Path
+    staging : pathlib.Path
+        ``folder/.chunkeval-staging/<folder name>``: write everything here, then
+        call :meth:`publish`. (The last component keeps the folder's name, so a
+        report that shows its folder's name shows the right one.)
+    """
+
+    def __init__(self, folder: str | os.PathLike) -> None:
+        self.folder = Path(folder)
+        self.marker = self.folder / UNFINISHED_MARKER
+        self.staging = staging_dir(self.folder)
+        self._created = False
+        self._claimed = False
+
+    def take(self, note: dict) -> None:
+        """Create the folder if needed and the marker with ``O_EXCL`` (see :func:`claim_folder`)."""
+        self.folder.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self.folder.mkdir()
+            self._created = True
+        except FileExistsError:
+            if not self.folder.is_dir():
+                raise FolderBusy(f"{self.folder} is an existing file, not a folder; choose another --out") from None
+        info = {**note, "pid": os.getpid(), "host": socket.gethostname(),
+                "started_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+                "meaning": "a chunkeval run is writing this folder, or was killed before it finished; "
+                           "if no such process runs, delete the folder and run again"}
+        try:
+            fd = os.open(self.marker, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        except FileExistsError:
+            if _holder_is_gone(self.marker):
+                raise FolderBusy(f"output folder {self.folder} holds an unfinished run ({_describe(self.marker)}, "
+                                 "no longer running); delete the folder, or choose another --out") from None
+            raise FolderBusy(f"output folder {self.folder} is in use by another chunkeval run "
+                             f"({_describe(self.marker)}); choose another --out") from None
+        except OSError:
+            self._remove_if_created()
+            raise
+        self._claimed = True  # from here on, release() must undo the claim
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                f.write(json.dumps(info, ensure_ascii=False) + "\n")
+            others = [p.name for p in self.folder.iterdir() if p.name != UNFINISHED_MARKER]
+            if others:
+                raise FolderBusy(f"output folder {self.folder} already exists and is not empty "
+                                 f"(it holds {others[0]!r}); choose another --out")
+            self.staging.mkdir(parents=True)
+        except BaseException:
+            self.release()
+            raise
+
+    def publish(self) -> None:
+        """Move every staged file into the folder, then remove the marker.
+
+        ``manifest.json`` moves last among the files, the marker after it; each
+        move is a rename within one file system (no data is copied).
+        """
+        move_into(self.staging, self.folder, last="manifest.json")
+        shutil.rmtree(self.folder / STAGING_DIR, ignore_errors=True)
+        self.marker.unlink()
+        self._claimed = False
+
+    def discard(self, names: tuple[str, ...]) -> None:
+        """Remove staged files or folders ``names`` (e.g. a half-written report)."""
+        for name in names:
+            p = self.staging / name
+            if p.is_dir():
+                shutil.rmtree(p, ignore_errors=True)
+            else:
+                p.unlink(missing_ok=True)
+
+    def release(self) -> None:
+        """Give the folder back after a failure: staged files, marker and (if this run made it) the folder go."""
+        if not self._claimed:
+            return
+        shutil.rmtree(self.folder / STAGING_DIR, ignore_errors=True)
+        try:
+            self.marker.unlink()
+        except OSError:
+            pass
+        self._claimed = False
+        self._remove_if_created()
+
+    def _remove_if_created(self) -> None:
+        if self._created:
+            try:
+                self.folder.rmdir()  # only while empty: never removes someone else's files
+            except OSError:
+                pass
+
+
+def staging_dir(folder: Path) -> Path:
+    """``folder/.chunkeval-staging/<name of folder>``: the last component keeps the
+    folder's name, so a report that shows its folder's name shows the right one."""
+    return folder / STAGING_DIR / (folder.resolve().name or "results")
+
+
+def move_into(source: Path, dest: Path, last: str | None = None) -> None:
+    """Move every entry of ``source`` into ``dest`` by renaming, replacing entries of the same name.
+
+    Parameters
+    ----------
+    source, dest : pathlib.Path
+        Folders on one file system (renames copy no data).
+    last : str, optional
+        An entry moved after all others (``manifest.json``: it says the set is complete).
+    """
+    names = sorted(p.name for p in source.iterdir())
+    names.sort(key=lambda n: n == last)
+    for name in names:
+        target = dest / name
+        if target.is_dir() and not target.is_symlink():
+            shutil.rmtree(target)  # os.replace cannot replace a folder that has files
+        os.replace(source / name, target)
+
+
+def _holder_is_gone(marker: Path) -> bool:
+    """Whether the process named in a marker no longer runs on this machine (False if unsure)."""
+    try:
+        info = json.loads(marker.read_text(encoding="utf-8"))
+        pid = int(info.get("pid"))
+        if info.get("host") not in (None, socket.gethostname()):
+            return False  # another machine's run: cannot tell
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except (OSError, ValueError, TypeError, AttributeError):
+        return False
+    return False
+
+
+def _describe(marker: Path) -> str:
+    """Who holds a marker: its pid, start time and command, as far as it can be read."""
+    try:
+        info = json.loads(marker.read_text(encoding="utf-8"))
+        argv = " ".join(info.get("argv") or [])
+        return f"pid {info.get('pid')}, started {info.get('started_at')}" + (f": {argv}" if argv else "")
+    except (OSError, ValueError, AttributeError):
+        return f"see {marker}"

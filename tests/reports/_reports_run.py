@@ -1,0 +1,96 @@
+"""Small real runs for the report tests (imported by test_charts, test_report, test_report_browser).
+
+A tiny JSONL dataset holds a document whose text contains ``<script>alert(1)</script>``, ``&``
+and ``<b>``; the run combines it with the built-in dataset and four chunker configurations.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+HOSTILE_TEXT = (
+    "Alpha & Omega ferry rules. The parser saw <script>alert(1)</script> in the notice board text. "
+    "Beta gamma delta epsilon are the harbour cranes. Zeta eta theta iota kappa lambda mu. "
+    "Nu xi omicron pi rho sigma tau upsilon. Phi chi psi omega, and <b>bold</b> claims about tides."
+)
+
+FILLER = [
+    "The lighthouse keeper logs the tide every morning at six.",
+    "Fishing boats leave the harbour before dawn in summer.",
+    "The ferry timetable changes on the first of October.",
+    "Storm warnings are raised by the coast guard station.",
+    "Visitors buy tickets at the kiosk beside the pier.",
+    "The harbour master inspects moorings each Friday.",
+]
+
+CONFIGS = [
+    "fixed(chunk_size=40, chunk_overlap=0, unit='tokens')",
+    "fixed(chunk_size=80, chunk_overlap=20, unit='tokens')",
+    "sentence(max_chars=300)",
+    "paragraph(max_words=80)",
+]
+
+
+def write_tiny_dataset(folder: Path) -> str:
+    """Write the tiny JSONL dataset into ``folder``; return its spec."""
+    folder.mkdir(parents=True, exist_ok=True)
+    docs = {"hostile": HOSTILE_TEXT}
+    for d in range(3):
+        sentences = [FILLER[(i + d) % len(FILLER)] for i in range(18)]
+        paragraphs = [" ".join(sentences[i : i + 3]) for i in range(0, 18, 3)]
+        docs[f"harbour-{d}"] = "\n\n".join(paragraphs)
+    questions = []
+    s = HOSTILE_TEXT.index("<script>")
+    questions.append(
+        {
+            "id": "q-script",
+            "text": "What did the <parser> see & where?",
+            "evidence": [
+                {"doc_id": "hostile", "start": s, "end": s + len("<script>alert(1)</script> in the notice")}
+            ],
+        }
+    )
+    a = HOSTILE_TEXT.index("Alpha & Omega")
+    b = HOSTILE_TEXT.index("<b>bold</b>")
+    questions.append(
+        {
+            "id": "q-amp",
+            "text": "Which rules & claims?",
+            "evidence": [
+                {"doc_id": "hostile", "start": a, "end": a + 25},
+                {"doc_id": "hostile", "start": b, "end": b + 28},
+            ],
+        }
+    )
+    for d in range(3):
+        text = docs[f"harbour-{d}"]
+        for j, needle in enumerate(FILLER[:4]):
+            pos = text.find(needle, 100 * j)
+            if pos < 0:
+                pos = text.find(needle)
+            questions.append(
+                {
+                    "id": f"q{d}-{j}",
+                    "text": f"Question {j} about harbour {d}?",
+                    "evidence": [{"doc_id": f"harbour-{d}", "start": pos, "end": pos + len(needle)}],
+                }
+            )
+    with open(folder / "documents.jsonl", "w", encoding="utf-8") as fh:
+        for doc_id, text in docs.items():
+            fh.write(json.dumps({"id": doc_id, "text": text}) + "\n")
+    with open(folder / "questions.jsonl", "w", encoding="utf-8") as fh:
+        for q in questions:
+            fh.write(json.dumps(q) + "\n")
+    return f"jsonl:{folder}?name=tiny"
+
+
+def real_run(tmp: Path, configs=CONFIGS, builtin: bool = True):
+    """Run the benchmark on the tiny dataset (and the built-in one) and save it in ``tmp/run``."""
+    from chunkeval.benchmarks.runner import run
+
+    spec = write_tiny_dataset(tmp / "tiny")
+    datasets = ["builtin", spec] if builtin else [spec]
+    results = run(datasets, list(configs), retriever="tfidf", ks=(1, 3, 5, 10))
+    results.save(tmp / "run")
+    return results, tmp / "run"
