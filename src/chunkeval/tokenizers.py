@@ -33,6 +33,7 @@ import numpy as np
 
 from chunkeval._limits import check_spec_length
 from chunkeval.analysis import marks_class, word_regex
+from chunkeval.caches import memoize, store
 
 __all__ = [
     "DEFAULT_TOKENIZER",
@@ -153,8 +154,14 @@ def _split_pairs(spans: list[Span]) -> tuple[np.ndarray, np.ndarray]:
     return flat[0::2], flat[1::2]
 
 
+def _clear_counts(caches: dict[tuple[type, str], Any]) -> None:
+    # empty each LRU but keep it: instances hold it, and equivalent ones must keep sharing it
+    for cache in caches.values():
+        cache.cache_clear()
+
+
 # Count caches by (class, name), shared by equivalent tokenizer instances of this process.
-_SHARED_COUNT_CACHES: dict[tuple[type, str], Callable[[str], int]] = {}
+_SHARED_COUNT_CACHES: dict[tuple[type, str], Any] = store("tokenizers.count_caches", _clear_counts)
 
 
 class _CachedTokenizer:
@@ -212,7 +219,7 @@ class _CachedTokenizer:
 _CJK_CHARS = "\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f"
 
 
-@functools.cache
+@memoize("tokenizers.regex_token")
 def _regex_token() -> re.Pattern[str]:
     # Compiled on first use: the combining-mark class takes ~0.1 s to build.
     # A combining mark stays with the character before it in every branch.
@@ -426,7 +433,7 @@ def _byte_to_char_arrays(text: str, byte_lengths: np.ndarray) -> tuple[np.ndarra
 
 
 # encoding name -> token byte lengths, built on first use (see TiktokenTokenizer._byte_lengths)
-_TOKEN_BYTE_LENGTHS: dict[str, np.ndarray] = {}
+_TOKEN_BYTE_LENGTHS: dict[str, np.ndarray] = store("tokenizers.byte_lengths")
 
 
 class TiktokenTokenizer(_CachedTokenizer):

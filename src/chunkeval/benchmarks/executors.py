@@ -28,6 +28,7 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from typing import Any
 
 from chunkeval._memory import release_freed_memory
+from chunkeval.caches import store
 from chunkeval.benchmarks.stages import (
     PreparedDataset,
     Settings,
@@ -67,12 +68,14 @@ MIN_PARALLEL_PREPARE_CHARS = 2_000_000
 Job = tuple[int, Any, str]  # (dataset index, chunker or spec, configuration label)
 Progress = Callable[[int, int], None] | None
 
-# The prepared datasets of this worker process (set once by the pool's initializer).
-_PREPARED: list[PreparedDataset] = []
+# The prepared datasets of this worker process, by dataset index (set once by the pool's
+# initializer).
+_PREPARED: dict[int, PreparedDataset] = store("benchmarks.worker_datasets")
 
 
 def _init_worker(prepared: Sequence[PreparedDataset]) -> None:
-    _PREPARED[:] = list(prepared)
+    _PREPARED.clear()
+    _PREPARED.update(enumerate(prepared))
     _one_blas_thread()
 
 

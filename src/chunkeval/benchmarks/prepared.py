@@ -17,6 +17,8 @@ from typing import Any
 
 import numpy as np
 
+from chunkeval.caches import store
+
 __all__ = [
     "PreparedDataset",
     "in_dtype_of",
@@ -353,7 +355,7 @@ def partition(sizes: Sequence[int], max_size: int) -> list[tuple[int, int]]:
 
 
 # Tokenizers resolved in this process, by key (each keeps its count cache).
-_TOKENIZERS: dict[str, Any] = {}
+_TOKENIZERS: dict[str, Any] = store("benchmarks.tokenizers")
 
 
 def tokenizer_key(tokenizer: Any) -> str:
