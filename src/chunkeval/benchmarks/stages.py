@@ -211,7 +211,6 @@ def chunk_documents(
         Wall-clock seconds spent chunking.
     """
     from chunkeval.chunkers import get_chunker
-    from chunkeval.text import known_sentences
 
     chunker = get_chunker(chunker) if isinstance(chunker, str) else chunker
     hi = len(ctx.documents) if hi is None else hi
@@ -221,11 +220,13 @@ def chunk_documents(
         chunks = _token_window_chunks(ctx, chunker, *ctx.token_spans(tok, key), lo, hi)
         return chunks, time.perf_counter() - t0
     chunks: list[Chunk] = []
-    for i in range(lo, hi):
-        doc = ctx.documents[i]
-        # sentence chunkers reuse the dataset's split instead of splitting again
-        with known_sentences(doc.text, ctx.document_sentences(i)):
-            chunks.extend(chunker.chunk_document(doc))
+    if _reads_given_sentences(chunker):
+        # sentence chunkers get the dataset's sentences instead of splitting again
+        for i in range(lo, hi):
+            chunks.extend(chunker.chunk_sentences(ctx.documents[i], ctx.document_sentences(i)))
+    else:
+        for i in range(lo, hi):
+            chunks.extend(chunker.chunk_document(ctx.documents[i]))
     return chunks, time.perf_counter() - t0
 
 
@@ -276,6 +277,22 @@ def chunk_stage(
         chunk_seconds,
         first,
         (c_doc, c_start, c_end),
+    )
+
+
+def _reads_given_sentences(chunker: Any) -> bool:
+    """Whether ``chunker`` chunks a document through its sentence spans alone, so that it can
+    be given the dataset's sentences (:meth:`SentenceSpansChunker.chunk_sentences`) instead
+    of splitting each document again: a subclass that chunks its own way is not."""
+    from chunkeval.chunkers.base import Chunker
+    from chunkeval.chunkers.sentence import SentenceSpansChunker
+
+    kind = type(chunker)
+    return (
+        isinstance(chunker, SentenceSpansChunker)
+        and kind.spans is SentenceSpansChunker.spans
+        and kind.chunk is Chunker.chunk
+        and kind.chunk_document is Chunker.chunk_document
     )
 
 
