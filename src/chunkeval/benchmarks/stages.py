@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,23 +31,31 @@ from chunkeval.benchmarks.prepared import (
     tokenizer_key,
 )
 from chunkeval.metrics import question_metric_columns
+from chunkeval.protocols import ChunkerLike, RetrieverLike, TokenizerLike
 from chunkeval.types import Chunk
 
+#: What :func:`chunk_documents` gives for a block of documents: its chunks and the seconds
+#: spent (an immutable pair; :func:`chunk_stage` joins the blocks).
+ChunkPiece = tuple[list[Chunk], float]
+
 __all__ = [
+    "ChunkPiece",
     "Chunked",
+    "Evaluation",
     "Indexed",
     "PreparedDataset",
     "Retrieved",
     "Settings",
+    "Submit",
     "chunk_documents",
     "chunk_stage",
     "evaluate",
     "index_stage",
     "join_retrieved",
     "partition",
+    "plan_evaluation",
     "prepare_documents",
     "resolve_tokenizer",
-    "retrieve_stage",
     "score_stage",
     "search_stage",
     "summarise",
@@ -143,7 +151,7 @@ def _size_stats(prefix: str, values: np.ndarray) -> dict[str, float]:
 
 
 # --------------------------------------------------------------------------- stage 2: chunk
-@dataclass
+@dataclass(frozen=True)
 class Chunked:
     """The chunks of one configuration and their sizes (characters, words, run tokens)."""
 
@@ -327,7 +335,7 @@ def _token_window_chunks(
 
 
 # --------------------------------------------------------------------------- stage 3: index and retrieve
-@dataclass
+@dataclass(frozen=True)
 class Retrieved:
     """Rankings of one configuration: top ``max(ks)`` and, for budgets, deeper."""
 
@@ -337,13 +345,14 @@ class Retrieved:
     retrieve_seconds: float
 
 
-@dataclass
+@dataclass(frozen=True)
 class Indexed:
     """A retriever fitted on one configuration's chunks (``None`` when there is nothing to
-    rank: no chunks or no questions)."""
+    rank: no chunks or no questions), with those chunks."""
 
-    retriever: Any
+    retriever: RetrieverLike | None
     index_seconds: float
+    chunked: Chunked | None = None
 
 
 def index_stage(ctx: PreparedDataset, chunked: Chunked, settings: Settings) -> Indexed:
@@ -362,7 +371,7 @@ def index_stage(ctx: PreparedDataset, chunked: Chunked, settings: Settings) -> I
     from chunkeval.retrieval import get_retriever
 
     if not (chunked.chunks and ctx.questions):
-        return Indexed(None, 0.0)
+        return Indexed(None, 0.0, chunked)
     retriever = get_retriever(settings.retriever)
     t0 = time.perf_counter()
     if retriever.accepts_counts():
@@ -370,16 +379,11 @@ def index_stage(ctx: PreparedDataset, chunked: Chunked, settings: Settings) -> I
         retriever.fit_counts(*ctx.corpus_terms().counts(*chunked.arrays))
     else:
         retriever.fit(chunked.texts)
-    return Indexed(retriever, time.perf_counter() - t0)
+    return Indexed(retriever, time.perf_counter() - t0, chunked)
 
 
 def search_stage(
-    ctx: PreparedDataset,
-    indexed: Indexed,
-    n_tokens: np.ndarray,
-    settings: Settings,
-    lo: int = 0,
-    hi: int | None = None,
+    ctx: PreparedDataset, indexed: Indexed, settings: Settings, lo: int = 0, hi: int | None = None
 ) -> Retrieved:
     """Rank the chunks for questions ``lo:hi`` (all by default), timed.
 
@@ -390,8 +394,8 @@ def search_stage(
     ----------
     ctx : PreparedDataset
     indexed : Indexed
-    n_tokens : ndarray of int, shape (n_chunks,)
-        Tokens per chunk (for the budgets' deeper ranking).
+        The fitted retriever and its chunks (their token counts deepen the ranking for
+        the budgets).
     settings : Settings
     lo, hi : int
         Question index range, half-open.
@@ -407,11 +411,13 @@ def search_stage(
         return Retrieved(np.zeros((len(queries), 0), dtype=np.int64), None, 0.0, 0.0)
     t0 = time.perf_counter()
     ranked = _search(indexed.retriever, queries, max(settings.ks))
-    deep = (
-        _deep_ranking(indexed.retriever, queries, ranked, n_tokens, max(settings.budgets))
-        if settings.budgets
-        else None
-    )
+    deep = None
+    if settings.budgets:
+        if indexed.chunked is None:
+            raise ValueError("token budgets need the indexed chunks' token counts (Indexed.chunked)")
+        deep = _deep_ranking(
+            indexed.retriever, queries, ranked, indexed.chunked.n_tokens, max(settings.budgets)
+        )
     return Retrieved(ranked, deep, 0.0, time.perf_counter() - t0)
 
 
@@ -443,21 +449,29 @@ def join_retrieved(indexed: Indexed, blocks: Sequence[Retrieved]) -> Retrieved:
     return Retrieved(ranked, deep, indexed.index_seconds, float(sum(b.retrieve_seconds for b in blocks)))
 
 
-def retrieve_stage(ctx: PreparedDataset, chunked: Chunked, settings: Settings) -> Retrieved:
-    """Index every chunk of the dataset and rank them for every question (timed):
-    :func:`index_stage` (same parameters) then :func:`search_stage` over all questions.
-
-    Returns
-    -------
-    Retrieved
-        ``ranked`` has shape ``(n_questions, min(max(ks), n_chunks))``; ``-1`` marks a
-        chunk a lexical retriever did not match.
-    """
-    indexed = index_stage(ctx, chunked, settings)
-    return join_retrieved(indexed, [search_stage(ctx, indexed, chunked.n_tokens, settings)])
-
-
 # --------------------------------------------------------------------------- stage 4: score
+@dataclass(frozen=True)
+class Evaluation:
+    """What scoring one (dataset, configuration) gives: its rows of the result tables.
+
+    Attributes
+    ----------
+    summary : dict
+        Its summary row (column -> value).
+    per_question : pandas.DataFrame
+        One row per question.
+    chunks : pandas.DataFrame
+        One row per chunk.
+    timings : dict
+        ``dataset, config, chunk_seconds, index_seconds, retrieve_seconds, metrics_seconds``.
+    """
+
+    summary: dict[str, Any]
+    per_question: pd.DataFrame
+    chunks: pd.DataFrame
+    timings: dict[str, Any]
+
+
 def score_stage(
     ctx: PreparedDataset,
     chunker: Any,
@@ -483,9 +497,7 @@ def score_stage(
 
     Returns
     -------
-    dict
-        ``summary`` (one row as a dict), ``per_question`` and ``chunks`` (DataFrames),
-        ``timings`` (dict).
+    Evaluation
     """
     from chunkeval import metrics as M
 
@@ -557,7 +569,7 @@ def score_stage(
         "retrieve_seconds": retrieved.retrieve_seconds,
         "metrics_seconds": time.perf_counter() - t0,
     }
-    return {"summary": row, "per_question": per_question, "chunks": chunk_table, "timings": timings}
+    return Evaluation(row, per_question, chunk_table, timings)
 
 
 def _summary_row(
@@ -626,10 +638,91 @@ def _summary_row(
     return row
 
 
-def evaluate(ctx: PreparedDataset, chunker_in: Any, label: str, settings: Settings) -> dict[str, Any]:
-    """One (dataset, configuration): chunk, then index and retrieve, then score.
+# --------------------------------------------------------------------------- the plan of one configuration
+#: ``submit(step, *args)``: run a step of :func:`plan_evaluation` with its arguments, here or
+#: elsewhere; returns the result, or a handle on it that ``submit`` accepts as an argument.
+Submit = Callable[..., Any]
 
-    The unit of work every executor runs (:mod:`chunkeval.benchmarks.executors`).
+
+def _run_tokenizer(settings: Settings) -> tuple[TokenizerLike, str]:
+    return resolve_tokenizer(settings.tokenizer), tokenizer_key(settings.tokenizer)
+
+
+def _chunk_step(ctx: PreparedDataset, chunker: Any, settings: Settings, lo: int, hi: int) -> ChunkPiece:
+    return chunk_documents(ctx, chunker, *_run_tokenizer(settings), lo, hi)
+
+
+def _index_step(ctx: PreparedDataset, settings: Settings, *pieces: ChunkPiece) -> Indexed:
+    return index_stage(ctx, chunk_stage(ctx, None, *_run_tokenizer(settings), pieces), settings)
+
+
+def _score_step(
+    ctx: PreparedDataset, chunker: Any, label: str, settings: Settings, indexed: Indexed, *blocks: Retrieved
+) -> Evaluation:
+    from chunkeval.chunkers import get_chunker
+
+    chunker = get_chunker(chunker) if isinstance(chunker, str) else chunker
+    assert indexed.chunked is not None  # index_stage always keeps the chunks
+    tok = resolve_tokenizer(settings.tokenizer)
+    return score_stage(ctx, chunker, label, indexed.chunked, join_retrieved(indexed, blocks), settings, tok)
+
+
+def plan_evaluation(
+    submit: Submit,
+    ctx: Any,
+    chunker: ChunkerLike | str,
+    label: str,
+    settings: Settings,
+    document_blocks: Sequence[tuple[int, int]],
+    question_blocks: Sequence[tuple[int, int]],
+) -> Any:
+    """The one stage plan of a (dataset, configuration), handed step by step to ``submit``.
+
+    Chunk each block of documents (:func:`chunk_documents`); gather the pieces, measure the
+    chunks and fit the retriever (:func:`chunk_stage`, :func:`index_stage`); rank the
+    chunks for each block of questions (:func:`search_stage`); join the rankings and score
+    (:func:`join_retrieved`, :func:`score_stage`). Every executor runs this plan and only
+    its ``submit`` differs: :func:`evaluate` calls each step at once, in this process (one
+    block of each); the Dask executor submits each step as a task of its graph, over
+    blocks of documents and of questions. Blocks cover their ranges in order, so the
+    joined results do not depend on how the ranges were cut.
+
+    Parameters
+    ----------
+    submit : callable(step, *args)
+        Runs a step; may return a handle (a Dask future) that later steps receive.
+    ctx : PreparedDataset, or a handle ``submit`` resolves to one
+    chunker : Chunker or str
+        A chunker or its spec (resolved where each step runs).
+    label : str
+        The configuration's name in the tables.
+    settings : Settings
+    document_blocks, question_blocks : sequence of (int, int)
+        Consecutive half-open ranges covering ``range(n_documents)`` and
+        ``range(n_questions)`` (:func:`partition`); at least one each.
+
+    Returns
+    -------
+    Evaluation, or ``submit``'s handle on it
+    """
+    pieces = [submit(_chunk_step, ctx, chunker, settings, lo, hi) for lo, hi in document_blocks]
+    indexed = submit(_index_step, ctx, settings, *pieces)
+    blocks = [submit(search_stage, ctx, indexed, settings, lo, hi) for lo, hi in question_blocks]
+    return submit(_score_step, ctx, chunker, label, settings, indexed, *blocks)
+
+
+def _call(step: Callable[..., Any], *args: Any) -> Any:
+    return step(*args)
+
+
+def evaluate(
+    ctx: PreparedDataset, chunker_in: ChunkerLike | str, label: str, settings: Settings
+) -> Evaluation:
+    """One (dataset, configuration), here: :func:`plan_evaluation` with each step run at once,
+    over all documents and all questions.
+
+    The unit of work of the local and process-pool executors
+    (:mod:`chunkeval.benchmarks.executors`).
 
     Parameters
     ----------
@@ -642,27 +735,24 @@ def evaluate(ctx: PreparedDataset, chunker_in: Any, label: str, settings: Settin
 
     Returns
     -------
-    dict
-        As :func:`score_stage`.
+    Evaluation
     """
     from chunkeval.chunkers import get_chunker
 
     chunker = get_chunker(chunker_in) if isinstance(chunker_in, str) else chunker_in
-    tok = resolve_tokenizer(settings.tokenizer)
-    chunked = chunk_stage(ctx, chunker, tok, tokenizer_key(settings.tokenizer))
-    retrieved = retrieve_stage(ctx, chunked, settings)
-    return score_stage(ctx, chunker, label, chunked, retrieved, settings, tok)
+    whole_documents, whole_questions = [(0, len(ctx.documents))], [(0, len(ctx.questions))]
+    return plan_evaluation(_call, ctx, chunker, label, settings, whole_documents, whole_questions)
 
 
 # --------------------------------------------------------------------------- stage 5: summarise
 def summarise(
-    outputs: Sequence[dict[str, Any]], settings: Settings
+    outputs: Sequence[Evaluation], settings: Settings
 ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, dict[str, str]]:
     """Gather evaluations into the result tables, in job order, and add ``p_best``.
 
     Parameters
     ----------
-    outputs : sequence of dict
+    outputs : sequence of Evaluation
         :func:`evaluate` results in (dataset, configuration) order.
     settings : Settings
 
@@ -672,9 +762,9 @@ def summarise(
     p_best_metric : dict of str to str
         The metric ``p_best`` was computed on, per dataset.
     """
-    summary = pd.DataFrame([o["summary"] for o in outputs])
-    per_question = pd.concat([o["per_question"] for o in outputs], ignore_index=True)
-    chunk_table = pd.concat([o["chunks"] for o in outputs], ignore_index=True)
+    summary = pd.DataFrame([o.summary for o in outputs])
+    per_question = pd.concat([o.per_question for o in outputs], ignore_index=True)
+    chunk_table = pd.concat([o.chunks for o in outputs], ignore_index=True)
     p_best, p_best_metric = _probability_best(summary, per_question, settings)
     summary.insert(summary.columns.get_loc("stored_token_overhead") + 1, "p_best", p_best)
     return summary, per_question, chunk_table, p_best_metric
