@@ -42,6 +42,7 @@ from chunkeval.benchmarks.stages import (
     tokenizer_key,
 )
 from chunkeval.caches import store
+from chunkeval.protocols import ChunkerLike
 
 __all__ = ["DOCUMENT_BLOCK_CHARS", "EXECUTORS", "QUESTION_BLOCK", "execute", "start_method"]
 
@@ -63,7 +64,7 @@ SCHEDULER_TIMEOUT = "15s"
 #: offsets' way back cost more than that saves on a smaller corpus.
 MIN_PARALLEL_PREPARE_CHARS = 2_000_000
 
-Job = tuple[int, Any, str]  # (dataset index, chunker or spec, configuration label)
+Job = tuple[int, ChunkerLike | str, str]  # (dataset index, chunker or spec, configuration label)
 Progress = Callable[[int, int], None] | None
 
 # The prepared datasets of this worker process, by dataset index (set once by the pool's
@@ -100,7 +101,9 @@ def _one_blas_thread() -> contextlib.AbstractContextManager[Any]:
     return threadpool_limits(1, user_api="blas")
 
 
-def _evaluate_here(dataset_index: int, chunker: Any, label: str, settings: Settings) -> Evaluation:
+def _evaluate_here(
+    dataset_index: int, chunker: ChunkerLike | str, label: str, settings: Settings
+) -> Evaluation:
     try:
         return evaluate(_PREPARED[dataset_index], chunker, label, settings)
     finally:
@@ -262,7 +265,12 @@ def _dask_client(workers: int, scheduler: str | None) -> tuple[Any, Any]:
 
 
 def _dask_job(
-    client: Any, ctx_future: Any, ctx: PreparedDataset, chunker: Any, label: str, settings: Settings
+    client: Any,
+    ctx_future: Any,
+    ctx: PreparedDataset,
+    chunker: ChunkerLike | str,
+    label: str,
+    settings: Settings,
 ) -> Any:
     """Submit the stage plan of one (dataset, configuration) as tasks; return the future of its
     evaluation. Every step is a task, over blocks of documents and of questions."""

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from chunkeval.caches import store
+from chunkeval.protocols import TokenizerLike
 
 __all__ = [
     "PreparedDataset",
@@ -87,7 +88,10 @@ class PreparedDataset:
         self._doc_tokens: dict[str, tuple[np.ndarray, np.ndarray]] = {}
 
     def prepare(
-        self, tokenizer: Any, key: str, pieces: Sequence[tuple[np.ndarray, np.ndarray]] | None = None
+        self,
+        tokenizer: TokenizerLike,
+        key: str,
+        pieces: Sequence[tuple[np.ndarray, np.ndarray]] | None = None,
     ) -> PreparedDataset:
         """Compute the shared per-dataset work now: parts, sentences, corpus tokens.
 
@@ -255,7 +259,7 @@ class PreparedDataset:
             return float("nan")
         return sum(len({p.doc_id for p in q.evidence}) == 1 for q in self.questions) / len(self.questions)
 
-    def token_spans(self, tokenizer: Any, key: str) -> tuple[np.ndarray, np.ndarray]:
+    def token_spans(self, tokenizer: TokenizerLike, key: str) -> tuple[np.ndarray, np.ndarray]:
         """Global (start, end) offsets of every token of every document, for one tokenizer.
 
         Each document is tokenized once per run; every configuration's chunk sizes and
@@ -266,7 +270,7 @@ class PreparedDataset:
             self._doc_tokens[key] = self._global(token_array(tokenizer, d.text) for d in self.documents)
         return self._doc_tokens[key]
 
-    def document_tokens(self, tokenizer: Any, key: str) -> int:
+    def document_tokens(self, tokenizer: TokenizerLike, key: str) -> int:
         """Total tokens over all documents (:meth:`token_spans`)."""
         return int(self.token_spans(tokenizer, key)[0].size)
 
@@ -284,7 +288,7 @@ def sentence_array(text: str) -> np.ndarray:
     return np.array(sentence_spans(text), dtype=_local_dtype(text)).reshape(-1, 2)
 
 
-def token_array(tokenizer: Any, text: str) -> np.ndarray:
+def token_array(tokenizer: TokenizerLike, text: str) -> np.ndarray:
     """Token spans of one text, shape (n, 2), characters
     (:func:`chunkeval.tokenizers.token_span_arrays`); int32 unless the text has 2**31
     characters or more."""
@@ -296,7 +300,9 @@ def token_array(tokenizer: Any, text: str) -> np.ndarray:
     return out
 
 
-def prepare_documents(texts: Sequence[str], tokenizer: Any) -> list[tuple[np.ndarray, np.ndarray]]:
+def prepare_documents(
+    texts: Sequence[str], tokenizer: str | TokenizerLike
+) -> list[tuple[np.ndarray, np.ndarray]]:
     """The per-document part of :meth:`PreparedDataset.prepare`, for any subset of documents.
 
     Runs wherever an executor puts it (a worker process, a Dask worker); the results,
@@ -358,14 +364,14 @@ def partition(sizes: Sequence[int], max_size: int) -> list[tuple[int, int]]:
 _TOKENIZERS: dict[str, Any] = store("benchmarks.tokenizers")
 
 
-def tokenizer_key(tokenizer: Any) -> str:
+def tokenizer_key(tokenizer: str | TokenizerLike) -> str:
     """A key naming a tokenizer spec or object within this process."""
     if isinstance(tokenizer, str):
         return tokenizer
     return f"{getattr(tokenizer, 'name', type(tokenizer).__name__)}@{id(tokenizer)}"
 
 
-def resolve_tokenizer(tokenizer: Any) -> Any:
+def resolve_tokenizer(tokenizer: str | TokenizerLike) -> TokenizerLike:
     """The tokenizer for a spec or object, built once per process."""
     from chunkeval.tokenizers import get_tokenizer
 

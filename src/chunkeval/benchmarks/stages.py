@@ -17,7 +17,7 @@ import json
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 import numpy as np
 import pandas as pd
@@ -37,6 +37,9 @@ from chunkeval.types import Chunk
 #: What :func:`chunk_documents` gives for a block of documents: its chunks and the seconds
 #: spent (an immutable pair; :func:`chunk_stage` joins the blocks).
 ChunkPiece = tuple[list[Chunk], float]
+
+if TYPE_CHECKING:
+    from chunkeval.chunkers.sentence import SentenceSpansChunker
 
 __all__ = [
     "ChunkPiece",
@@ -70,7 +73,7 @@ class Settings:
 
     retriever: str
     ks: tuple[int, ...]
-    tokenizer: Any
+    tokenizer: str | TokenizerLike
     seed: int
     confidence: float
     n_resamples: int
@@ -78,7 +81,7 @@ class Settings:
     rank_by: str | None = None
 
 
-def _search(retriever: Any, queries: list[str], k: int) -> np.ndarray:
+def _search(retriever: RetrieverLike, queries: list[str], k: int) -> np.ndarray:
     """Top-k chunk indices per query; -1 where a lexical retriever found no shared term."""
     ranked, scores = retriever.search(queries, k)
     ranked = np.asarray(ranked, dtype=np.int64).reshape(len(queries), -1)
@@ -89,7 +92,7 @@ def _search(retriever: Any, queries: list[str], k: int) -> np.ndarray:
 
 
 def _deep_ranking(
-    retriever: Any, queries: list[str], ranked: np.ndarray, n_tokens: np.ndarray, budget: int
+    retriever: RetrieverLike, queries: list[str], ranked: np.ndarray, n_tokens: np.ndarray, budget: int
 ) -> np.ndarray:
     """A ranking deep enough for a token budget: every row reaches ``budget`` tokens, or holds
     every chunk the retriever returns for it. Deepens by doubling, so the result is exact."""
@@ -104,7 +107,7 @@ def _deep_ranking(
         ranked = _search(retriever, queries, min(n_chunks, max(2 * k, k + 1)))
 
 
-def _span_within_limit(ctx: PreparedDataset, chunker: Any, limit: Any, unit: str) -> float:
+def _span_within_limit(ctx: PreparedDataset, chunker: ChunkerLike, limit: int | None, unit: str) -> float:
     """Share of questions whose evidence (from the first part's start to the last part's end,
     in one document) measures no more than the configuration's limit, in its unit."""
     if limit is None or not ctx.questions:
@@ -121,7 +124,7 @@ def _span_within_limit(ctx: PreparedDataset, chunker: Any, limit: Any, unit: str
     return int((sizes <= limit).sum()) / len(ctx.questions)
 
 
-def _measure_key(chunker: Any, unit: str) -> tuple[str, ...] | None:
+def _measure_key(chunker: ChunkerLike, unit: str) -> tuple[str, ...] | None:
     """What a chunker's :meth:`~chunkeval.chunkers.base.Chunker.measure` depends on, when it
     is the base rule: the unit, and for tokens the tokenizer's class and name; ``None`` for
     a chunker that measures its own way."""
@@ -135,7 +138,7 @@ def _measure_key(chunker: Any, unit: str) -> tuple[str, ...] | None:
     return (unit, type(tok).__qualname__, str(getattr(tok, "name", id(tok))))
 
 
-def _measure_many(chunker: Any, texts: list[str]) -> np.ndarray:
+def _measure_many(chunker: ChunkerLike, texts: list[str]) -> np.ndarray:
     """Sizes of ``texts`` in the chunker's own unit (:meth:`Chunker.measure_many`, or
     ``measure`` per text for a chunker object without it)."""
     many = getattr(chunker, "measure_many", None)
@@ -192,13 +195,35 @@ def chunk_tokens(
 
 
 def chunk_documents(
-    ctx: PreparedDataset, chunker: Any, tok: Any, key: str, lo: int = 0, hi: int | None = None
+    ctx: PreparedDataset,
+    chunker: ChunkerLike | str,
+    tok: TokenizerLike,
+    key: str,
+    lo: int = 0,
+    hi: int | None = None,
 ) -> tuple[list[Chunk], float]:
     """Chunk documents ``lo:hi`` of ``ctx`` (all by default), timed.
 
     The part of :func:`chunk_stage` an executor may spread over partitions of the
     documents: chunk ids and offsets are per document, so the pieces concatenate to the
     chunks of the whole dataset.
+
+    Every chunk equals ``chunker.chunk_document(document)``'s; two kinds of chunker get
+    there faster from what the dataset's preparation computed once (each path is proven
+    equal to ``chunk_document`` in ``tests/chunkers/test_chunker_fast_paths.py``):
+
+    * fixed windows of the run's own tokens (:class:`~chunkeval.chunkers.FixedChunker`
+      with ``unit="tokens"`` and the run's tokenizer): the windows are cut from the
+      dataset's token offsets by :meth:`~chunkeval.chunkers.FixedChunker.token_windows`,
+      the rule :meth:`~chunkeval.chunkers.FixedChunker.spans` uses, without tokenizing
+      each document again;
+    * chunkers whose chunks depend on a text only through its sentences
+      (:class:`~chunkeval.chunkers.sentence.SentenceSpansChunker`: ``sentence``,
+      ``token_budget``, ``balanced``, ``semantic``): they get each document's sentence
+      spans (:meth:`PreparedDataset.document_sentences`) through
+      :meth:`~chunkeval.chunkers.sentence.SentenceSpansChunker.chunk_sentences`.
+
+    Any other chunker (or a subclass that chunks its own way) runs ``chunk_document``.
 
     Parameters
     ----------
@@ -223,16 +248,15 @@ def chunk_documents(
     chunker = get_chunker(chunker) if isinstance(chunker, str) else chunker
     hi = len(ctx.documents) if hi is None else hi
     t0 = time.perf_counter()
+    chunks: list[Chunk] = []
     if _windows_of_run_tokens(chunker, tok):
         # fixed windows of the run's own tokens: cut from the dataset's token offsets
         chunks = _token_window_chunks(ctx, chunker, *ctx.token_spans(tok, key), lo, hi)
-        return chunks, time.perf_counter() - t0
-    chunks: list[Chunk] = []
-    if _reads_given_sentences(chunker):
+    elif _reads_given_sentences(chunker):
         # sentence chunkers get the dataset's sentences instead of splitting again
         for i in range(lo, hi):
             chunks.extend(chunker.chunk_sentences(ctx.documents[i], ctx.document_sentences(i)))
-    else:
+    else:  # any other chunker chunks each document itself
         for i in range(lo, hi):
             chunks.extend(chunker.chunk_document(ctx.documents[i]))
     return chunks, time.perf_counter() - t0
@@ -240,8 +264,8 @@ def chunk_documents(
 
 def chunk_stage(
     ctx: PreparedDataset,
-    chunker: Any,
-    tok: Any,
+    chunker: ChunkerLike | None,
+    tok: TokenizerLike,
     key: str,
     pieces: Sequence[tuple[list[Chunk], float]] | None = None,
 ) -> Chunked:
@@ -250,7 +274,8 @@ def chunk_stage(
     Parameters
     ----------
     ctx : PreparedDataset
-    chunker : Chunker
+    chunker : Chunker or None
+        Used only when ``pieces`` is omitted.
     tok : Tokenizer
         The run's tokenizer; chunk sizes in tokens come from the dataset's shared token
         offsets (:func:`chunk_tokens`).
@@ -268,6 +293,8 @@ def chunk_stage(
     from chunkeval.metrics import chunk_arrays
 
     if pieces is None:
+        if chunker is None:
+            raise ValueError("chunk_stage needs a chunker or the pieces chunked already")
         pieces = [chunk_documents(ctx, chunker, tok, key)]
     chunks = [c for part, _ in pieces for c in part]
     chunk_seconds = float(sum(seconds for _, seconds in pieces))
@@ -288,7 +315,7 @@ def chunk_stage(
     )
 
 
-def _reads_given_sentences(chunker: Any) -> bool:
+def _reads_given_sentences(chunker: Any) -> TypeGuard[SentenceSpansChunker]:
     """Whether ``chunker`` chunks a document through its sentence spans alone, so that it can
     be given the dataset's sentences (:meth:`SentenceSpansChunker.chunk_sentences`) instead
     of splitting each document again: a subclass that chunks its own way is not."""
@@ -304,7 +331,7 @@ def _reads_given_sentences(chunker: Any) -> bool:
     )
 
 
-def _windows_of_run_tokens(chunker: Any, tok: Any) -> bool:
+def _windows_of_run_tokens(chunker: Any, tok: TokenizerLike) -> bool:
     """Whether ``chunker`` cuts fixed windows of the run's own tokens, so that the dataset's
     token offsets can be cut instead of tokenizing every document again."""
     from chunkeval.chunkers.fixed import FixedChunker
@@ -474,13 +501,13 @@ class Evaluation:
 
 def score_stage(
     ctx: PreparedDataset,
-    chunker: Any,
+    chunker: ChunkerLike,
     label: str,
     chunked: Chunked,
     retrieved: Retrieved,
     settings: Settings,
-    tok: Any,
-) -> dict[str, Any]:
+    tok: TokenizerLike,
+) -> Evaluation:
     """Score one configuration: per-question metrics, the summary row, the chunk table.
 
     Parameters
@@ -574,12 +601,12 @@ def score_stage(
 
 def _summary_row(
     ctx: PreparedDataset,
-    chunker: Any,
+    chunker: ChunkerLike,
     label: str,
     chunked: Chunked,
     retrieved: Retrieved,
     settings: Settings,
-    tok: Any,
+    tok: TokenizerLike,
     values: pd.DataFrame,
     chunk_end: np.ndarray,
 ) -> dict[str, Any]:
@@ -648,7 +675,9 @@ def _run_tokenizer(settings: Settings) -> tuple[TokenizerLike, str]:
     return resolve_tokenizer(settings.tokenizer), tokenizer_key(settings.tokenizer)
 
 
-def _chunk_step(ctx: PreparedDataset, chunker: Any, settings: Settings, lo: int, hi: int) -> ChunkPiece:
+def _chunk_step(
+    ctx: PreparedDataset, chunker: ChunkerLike | str, settings: Settings, lo: int, hi: int
+) -> ChunkPiece:
     return chunk_documents(ctx, chunker, *_run_tokenizer(settings), lo, hi)
 
 
@@ -657,7 +686,12 @@ def _index_step(ctx: PreparedDataset, settings: Settings, *pieces: ChunkPiece) -
 
 
 def _score_step(
-    ctx: PreparedDataset, chunker: Any, label: str, settings: Settings, indexed: Indexed, *blocks: Retrieved
+    ctx: PreparedDataset,
+    chunker: ChunkerLike | str,
+    label: str,
+    settings: Settings,
+    indexed: Indexed,
+    *blocks: Retrieved,
 ) -> Evaluation:
     from chunkeval.chunkers import get_chunker
 
