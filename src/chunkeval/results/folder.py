@@ -137,16 +137,12 @@ def _write_table(df: pd.DataFrame, path: Path, fmt: str) -> None:
         _atomic_write(path, lambda p: neutralise_frame(df).to_csv(p, index=False, lineterminator="\n"))
 
 
-def _read_table(
-    path: Path, fmt: str, dtypes: dict[str, str] | None, neutralised: bool = False
-) -> pd.DataFrame:
+def _read_table(path: Path, fmt: str, dtypes: dict[str, str] | None, neutralised: bool = False) -> pd.DataFrame:
     try:
         df = _parse_table(path, fmt, dtypes)
     except (ValueError, UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
         # pyarrow's ArrowInvalid is a ValueError; name the file, not the parser internals
-        raise ValueError(
-            f"{path} cannot be read as a {fmt.upper()} results table ({_first_line(exc)})"
-        ) from None
+        raise ValueError(f"{path} cannot be read as a {fmt.upper()} results table ({_first_line(exc)})") from None
     if neutralised and fmt == "csv":
         restore_frame(df)
     if dtypes:
@@ -156,9 +152,7 @@ def _read_table(
                     df[col] = df[col].astype(dtype)
                 except (TypeError, ValueError):
                     if _is_numeric_name(dtype) and not pd.api.types.is_numeric_dtype(df[col]):
-                        raise ValueError(
-                            f"{path}: column {col!r} holds text where {dtype} numbers belong"
-                        ) from None
+                        raise ValueError(f"{path}: column {col!r} holds text where {dtype} numbers belong") from None
     return df
 
 
@@ -290,12 +284,7 @@ class Results:
         ext = ".parquet" if format == "parquet" else ".csv"
         long = {"format": format, "neutralised": format == "csv"}
         files = {
-            "summary": {
-                "path": SUMMARY_FILE,
-                "format": "csv",
-                "neutralised": True,
-                "dtypes": _dtypes(self.summary),
-            },
+            "summary": {"path": SUMMARY_FILE, "format": "csv", "neutralised": True, "dtypes": _dtypes(self.summary)},
             "per_question": {"path": PER_QUESTION_FILE + ext, **long, "dtypes": _dtypes(self.per_question)},
             "chunks": {"path": CHUNKS_FILE + ext, **long, "dtypes": _dtypes(self.chunks)},
         }
@@ -346,9 +335,7 @@ class Results:
         if not root.is_dir():
             raise FileNotFoundError(f"results folder not found: {root}")
         if (root / UNFINISHED_MARKER).exists():
-            raise ValueError(
-                f"{root}: the run writing this folder did not finish (see {UNFINISHED_MARKER} in it)"
-            )
+            raise ValueError(f"{root}: the run writing this folder did not finish (see {UNFINISHED_MARKER} in it)")
         manifest_path = root / MANIFEST_FILE
         if not manifest_path.is_file():
             raise FileNotFoundError(f"not a results folder (no {MANIFEST_FILE}): {root}")
@@ -374,9 +361,8 @@ class Results:
             path = resolve_inside(root, info.get("path", default), f"files.{key}.path", manifest_path)
             if not path.is_file():
                 raise FileNotFoundError(f"results file missing: {path}")
-            tables[key] = _read_table(
-                path, info.get("format", "csv"), info.get("dtypes"), bool(info.get("neutralised"))
-            )
+            tables[key] = _read_table(path, info.get("format", "csv"), info.get("dtypes"),
+                                      bool(info.get("neutralised")))
             check_table(tables[key], key, path)
         return cls(
             summary=tables["summary"],
