@@ -243,7 +243,7 @@ class RegexTokenizer(_CachedTokenizer):
         if len(text) < _VECTOR_MIN_CHARS:
             return [m.span() for m in _regex_token().finditer(text)]
         starts, ends = _class_token_arrays(text)
-        return list(zip(starts.tolist(), ends.tolist()))
+        return list(zip(starts.tolist(), ends.tolist(), strict=False))
 
     def span_arrays(self, text: str) -> tuple[np.ndarray, np.ndarray]:
         """Token offsets of ``text`` as two arrays, the spans of :meth:`spans`.
@@ -490,7 +490,7 @@ class TiktokenTokenizer(_CachedTokenizer):
             whole characters.
         """
         starts, ends = self.span_arrays(text)
-        return list(zip(starts.tolist(), ends.tolist()))
+        return list(zip(starts.tolist(), ends.tolist(), strict=False))
 
     def span_arrays(self, text: str) -> tuple[np.ndarray, np.ndarray]:
         """Code-point offsets of the tiktoken tokens of ``text``, as :meth:`spans` gives them.
@@ -533,7 +533,7 @@ class TiktokenTokenizer(_CachedTokenizer):
             enc = self.encoding
             table = np.zeros(enc.n_vocab, dtype=np.int64)
             for token in range(enc.n_vocab):
-                try:
+                try:  # noqa: SIM105  (suppress() costs a context manager per token of the vocabulary)
                     table[token] = len(enc.decode_single_token_bytes(token))
                 except KeyError:  # ids with no token (gaps before the special tokens)
                     pass
@@ -620,7 +620,7 @@ class HFTokenizer(_CachedTokenizer):
         arr = np.asarray(offsets, dtype=np.int64).reshape(-1, 2)
         starts = np.maximum.accumulate(arr[:, 0])
         ends = np.maximum.accumulate(np.maximum(arr[:, 1], starts))
-        return list(zip(starts.tolist(), ends.tolist()))
+        return list(zip(starts.tolist(), ends.tolist(), strict=False))
 
     def __repr__(self) -> str:
         return f"HFTokenizer({self.path!r})"

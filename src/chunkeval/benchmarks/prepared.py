@@ -131,7 +131,7 @@ class PreparedDataset:
         in ``offset_dtype``. Takes an iterable so that each document's pieces are converted
         (and may be freed) one at a time."""
         starts, ends = [], []
-        for off, spans in zip(self.doc_offset.tolist(), per_document):
+        for off, spans in zip(self.doc_offset.tolist(), per_document, strict=False):
             spans = np.asarray(spans).reshape(-1, 2)
             starts.append((spans[:, 0] + off).astype(self.offset_dtype, copy=False))
             ends.append((spans[:, 1] + off).astype(self.offset_dtype, copy=False))
@@ -159,7 +159,7 @@ class PreparedDataset:
         starts, ends = self.sentences()
         off = int(self.doc_offset[i])
         lo, hi = np.searchsorted(starts, in_dtype_of(starts, [off, off + len(self.documents[i].text)]))
-        return list(zip((starts[lo:hi] - off).tolist(), (ends[lo:hi] - off).tolist()))
+        return list(zip((starts[lo:hi] - off).tolist(), (ends[lo:hi] - off).tolist(), strict=False))
 
     def corpus_terms(self) -> Any:
         """The lexical retrievers' terms of every document, analysed once.
@@ -210,7 +210,7 @@ class PreparedDataset:
 
             starts = [
                 (word_bounds(d.text)[0] + off).astype(self.offset_dtype)
-                for off, d in zip(self.doc_offset.tolist(), self.documents)
+                for off, d in zip(self.doc_offset.tolist(), self.documents, strict=False)
             ]
             self._words = np.concatenate(starts) if starts else np.zeros(0, dtype=self.offset_dtype)
         return self._words
@@ -244,7 +244,10 @@ class PreparedDataset:
             (
                 0 < s < e and not texts[d][s - 1].isspace() and not texts[d][s].isspace()
                 for d, s, e in zip(
-                    np.asarray(doc).tolist(), np.asarray(start).tolist(), np.asarray(end).tolist()
+                    np.asarray(doc).tolist(),
+                    np.asarray(start).tolist(),
+                    np.asarray(end).tolist(),
+                    strict=False,
                 )
             ),
             dtype=bool,
@@ -372,7 +375,8 @@ def tokenizer_key(tokenizer: str | TokenizerLike) -> str:
 
 
 def resolve_tokenizer(tokenizer: str | TokenizerLike) -> TokenizerLike:
-    """The tokenizer for a spec or object, built once per process."""
+    """The tokenizer for a spec or object, built once per process (the cache
+    ``benchmarks.tokenizers`` of :mod:`chunkeval.caches`)."""
     from chunkeval.tokenizers import get_tokenizer
 
     key = tokenizer_key(tokenizer)
