@@ -33,12 +33,8 @@ here is the seed exercises' string-level form, as it always was; the registered 
 of that name is :func:`chunkeval.metrics.containment.evidence_in_one_chunk` (also exported as
 ``evidence_in_one_chunk_rate``).
 
-References
-----------
-.. [1] B. Smith and A. Troynikov, "Evaluating Chunking Strategies for Retrieval",
-   Chroma technical report, July 2024.  Reference implementation:
-   ``chunking_evaluation/evaluation_framework/base_evaluation.py`` in
-   github.com/brandonstarxel/chunking_evaluation.
+The span metrics follow the Chroma chunking report (references in
+:mod:`chunkeval.metrics.spans`).
 """
 
 from __future__ import annotations

@@ -333,6 +333,7 @@ def question_metrics(
         brk = rk if budget_ranked is None else np.asarray(budget_ranked, dtype=np.int64)
         if brk.ndim != 2 or brk.shape[0] != n_q or (brk >= n_c).any():
             raise ValueError(f"budget_ranked must be (n_questions, K) chunk indices < {n_c}")
+        assert token_ends is not None  # checked on entry
         cols.update(_budget_metrics(brk, gcs, gce, tok, pq, gps, gpe, n_parts, budgets, token_ends))
     return pd.DataFrame({c: cols[c] for c in ["n_parts", *question_metric_columns(ks, budgets)]})
 

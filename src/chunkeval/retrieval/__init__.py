@@ -26,14 +26,8 @@ A run records a retriever's class by its path in this package
 (``chunkeval.retrieval.TfidfRetriever``, :func:`chunkeval._names.public_path`), so moving a
 class between the modules above does not change a run's provenance.
 
-References
-----------
-.. [1] S. Robertson and H. Zaragoza, "The Probabilistic Relevance Framework: BM25
-   and Beyond", Foundations and Trends in Information Retrieval 3(4), 2009.
-.. [2] scikit-learn ``TfidfVectorizer``
-   (https://scikit-learn.org/stable/modules/feature_extraction.html#tfidf-term-weighting).
-.. [3] G. V. Cormack, C. L. A. Clarke and S. Büttcher, "Reciprocal Rank Fusion
-   outperforms Condorcet and individual Rank Learning Methods", SIGIR 2009.
+References are in the modules: BM25 in :mod:`~chunkeval.retrieval.lexical`, reciprocal rank
+fusion in :mod:`~chunkeval.retrieval.hybrid`.
 """
 
 from __future__ import annotations

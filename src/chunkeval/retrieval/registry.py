@@ -58,20 +58,18 @@ def parse_retriever_spec(spec: str) -> tuple[str, list[str], dict[str, Any]]:
         tree = ast.parse(text, mode="eval").body
     except (SyntaxError, RecursionError, MemoryError):
         tree = None
-    if not isinstance(tree, (ast.Name, ast.Call)) or (
-        isinstance(tree, ast.Call) and not isinstance(tree.func, ast.Name)
-    ):
+    if isinstance(tree, ast.Name):
+        return tree.id, [], {}
+    if not (isinstance(tree, ast.Call) and isinstance(tree.func, ast.Name)):
         raise ValueError(
             f"cannot parse retriever spec {spec!r}: expected a name or name(key=value, ...), "
             'e.g. "tfidf(analyzer=\'sklearn\')" or "hybrid(tfidf, lsa)"'
         )
-    if isinstance(tree, ast.Name):
-        return tree.id, [], {}
     args = []
     for arg in tree.args:
         if not isinstance(arg, (ast.Name, ast.Call)):
             raise ValueError(f"retriever spec {spec!r}: positional arguments must be retriever specs")
-        args.append(ast.get_source_segment(text, arg))
+        args.append(ast.get_source_segment(text, arg) or ast.unparse(arg))  # None only without source
     keywords = ast.unparse(ast.Call(func=tree.func, args=[], keywords=tree.keywords))
     _, params = parse_spec(keywords)
     return tree.func.id, args, params
