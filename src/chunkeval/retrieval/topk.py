@@ -208,7 +208,21 @@ def top_k_sparse(scores: sp.spmatrix, k: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def top_k_block(block: Any, k: int) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`top_k_sparse` or :func:`top_k`, whichever fits the score block."""
+    """:func:`top_k_sparse` or :func:`top_k`, whichever fits the score block.
+
+    Parameters
+    ----------
+    block : ndarray or scipy.sparse matrix, shape (n_rows, n_cols)
+        Scores of a block of queries against every chunk (sparse: non-negative).
+    k : int
+        Number of results wanted, ``k >= 0``.
+
+    Returns
+    -------
+    indices : ndarray of int64, shape (n_rows, k')
+    values : ndarray of float64, shape (n_rows, k')
+        As :func:`top_k`.
+    """
     if sp.issparse(block):
         return top_k_sparse(block, k)
     return top_k(np.asarray(block, dtype=np.float64), k)
