@@ -1,5 +1,5 @@
-"""The README stays a front page, the site's navigation names only pages that exist, and the
-README's test command is exactly what CI runs."""
+"""The README stays a front page, the site's navigation names only pages that exist, the
+README's test command is exactly what CI runs, and the documented pytest helper runs."""
 
 from __future__ import annotations
 
@@ -88,3 +88,24 @@ def test_readme_test_command_is_the_last_command_of_ci():
     commands = [line for line in lines if line and not line.startswith("#")]
     assert shlex.split(commands[-1]) == shlex.split(_readme_test_command())
     assert "set -euo pipefail" in lines
+
+
+def test_documented_pytest_helper_runs(tmp_path, monkeypatch):
+    # the example of docs/ci-gate.md, run in a user's repository: a corpus and its baseline
+    from chunkeval.benchmarks import run
+    from chunkeval.datasets import load, save_jsonl
+    from chunkeval.gate import save_baseline
+
+    text = (DOCS / "ci-gate.md").read_text(encoding="utf-8")
+    section = text.split("The same gate inside your own test suite", 1)[1]
+    block = re.search(r"```python\n(.*?)```", section, re.S)
+    assert block, "docs/ci-gate.md has no pytest example"
+    monkeypatch.chdir(tmp_path)
+    save_jsonl(load("builtin"), tmp_path / "eval" / "my_corpus")
+    namespace: dict = {}
+    exec(compile(block.group(1), "docs/ci-gate.md", "exec"), namespace)
+    spec = re.search(r'run\("([^"]+)", \["([^"]+)"\]\)', block.group(1))
+    baseline = re.search(r'assert_no_regression\(results, "([^"]+)"', block.group(1))
+    assert spec and baseline, "the example runs no dataset and configuration, or gates on no baseline"
+    save_baseline(run(spec.group(1), [spec.group(2)]), tmp_path / baseline.group(1))
+    namespace["test_chunk_quality"]()  # no regression against its own baseline: passes
