@@ -81,6 +81,8 @@ def _metrics() -> list[Any]:
 
 
 _KNOWN_FIELDS = {"name", "func", "higher_is_better", "level", "per_k", "per_budget"}
+#: How a further field of a registry entry is titled on the page (else its name).
+_FIELD_TITLES = {"computed_by": "computed in a run by"}
 
 
 def _extra_fields(metric: Any) -> dict[str, Any]:
@@ -106,7 +108,8 @@ def metrics_table() -> str:
     """One row per registered metric."""
     metrics = _metrics()
     extra = sorted({key for m in metrics for key in _extra_fields(m)})
-    head = ["metric", "direction", "level", "per k", "per budget", "reference function", *extra]
+    head = ["metric", "direction", "level", "per k", "per budget", "reference function"]
+    head += [_FIELD_TITLES.get(key, key) for key in extra]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for m in metrics:
         cells = [
@@ -174,7 +177,7 @@ def metrics_formulas() -> str:
         )
         for key, value in _extra_fields(m).items():
             if value is not None:
-                out.append(f"`{key}`: `{_dotted(value)}`.\n")
+                out.append(f"{_FIELD_TITLES.get(key, key).capitalize()}: `{_dotted(value)}`.\n")
         out.append(rst_to_markdown(body) + "\n")
         if notes:
             out.append(rst_to_markdown(notes) + "\n")
@@ -280,14 +283,22 @@ def _describe_column(column: str) -> tuple[str, str]:
     return f"`{generic}`", f"[`{metric.name}`](metrics.md#{_anchor(metric.name)}): {rst_to_markdown(summary)}"
 
 
+def _schema_table(schema: Any, name: str) -> dict:
+    """A table of :mod:`chunkeval.results.schema`; its absence fails the build, not the page."""
+    table = getattr(schema, name, None)
+    if not isinstance(table, dict):
+        raise PluginError(f"chunkeval.results.schema has no {name}: update docs/hooks.py to the new schema")
+    return table
+
+
 def table_columns(table: str) -> str:
     """The columns of one results table, in the order a run writes them; per-k columns once, as ``@k``."""
     results = _run()
     frame = getattr(results, table)
     from chunkeval.results import schema
 
-    keys = set(getattr(schema, "_KEY_COLUMNS", {}).get(table, ()))
-    json_columns = getattr(schema, "_JSON_COLUMNS", {})
+    keys = set(_schema_table(schema, "_KEY_COLUMNS").get(table, ()))
+    json_columns = _schema_table(schema, "_JSON_COLUMNS")
     lines, seen = ["| column | meaning |", "|---|---|"], set()
     for column in frame.columns:
         shown, meaning = _describe_column(str(column))
@@ -362,7 +373,7 @@ def manifest_keys() -> str:
     """Every top-level key of a run's manifest, with the shape the schema checks before reading."""
     from chunkeval.results import schema
 
-    checked = {key: what for key, (_, what) in getattr(schema, "_TOP_LEVEL", {}).items()}
+    checked = {key: what for key, (_, what) in _schema_table(schema, "_TOP_LEVEL").items()}
     manifest = _run().manifest
     keys = sorted(set(manifest) | set(checked) | {"files"})
     lines = ["| key | holds | checked on reading |", "|---|---|---|"]
