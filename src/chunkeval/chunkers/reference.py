@@ -6,17 +6,15 @@ semantics of the exercises chunkeval grew from. They are not copies: each is the
 a document-level chunker uses, so there is one implementation of every rule, and this
 module only gathers them (they are also exported by :mod:`chunkeval.chunkers`).
 
-======================================  ===================================================  =========================
-function                                rule                                                 used by the chunker
-======================================  ===================================================  =========================
-:func:`semantic_chunk`                  join sentences with spaces, ``<= max_chunk_chars``   ``sentence``, ``semantic``
-:func:`chunk_by_sentences`              split a text into sentences, then pack them          ``sentence``
-:func:`pack_paragraphs`                 join paragraphs under ``max_words`` words            ``paragraph``
-:func:`budget_chunk`                    greedy token budget with token overlap (indices)     ``token_budget``
-:func:`iter_budget_chunk`               the streaming form of :func:`budget_chunk`           ``token_budget``
-:func:`balanced_budget_chunk`           greedy count, smallest budget that keeps it          ``balanced``
-:func:`fixed_stride_spans`              windows at stride ``chunk_size - chunk_overlap``     ``fixed``
-======================================  ===================================================  =========================
+- :func:`semantic_chunk`: join sentences with single spaces into chunks of at most
+  ``max_chunk_chars`` characters (the rule of ``sentence`` and ``semantic``);
+- :func:`chunk_by_sentences`: split a text into sentences, then pack them so (``sentence``);
+- :func:`pack_paragraphs`: join paragraphs under ``max_words`` words (``paragraph``);
+- :func:`budget_chunk`: greedy token budget with token overlap, as index lists
+  (``token_budget``), and :func:`iter_budget_chunk`, its streaming form;
+- :func:`balanced_budget_chunk`: the greedy chunk count with the smallest budget that keeps
+  it (``balanced``);
+- :func:`fixed_stride_spans`: windows at stride ``chunk_size - chunk_overlap`` (``fixed``).
 
 The string-level forms of the span metrics (``chunk_sizes``, ``evidence_in_one_chunk``,
 ``answerable``) are in :mod:`chunkeval.metrics`.
