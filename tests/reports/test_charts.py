@@ -46,7 +46,7 @@ from chunkeval.reports.style import (
 )
 from chunkeval.types import Chunk, EvidenceSpan
 from chunkeval.verdict.frontier import pareto_frontier
-from chunkeval.verdict.recommendation import default_k, result_ks
+from chunkeval.policy import run_headline_k, run_ks
 
 # ------------------------------------------------------------------------- pure functions
 
@@ -237,8 +237,8 @@ def _lines(fig, prefix):
 
 def test_quality_cost_points_frontier_and_labels(run_results):
     results, _ = run_results
-    k = default_k(results)
-    assert k == 5 and result_ks(results) == [1, 3, 5, 10]
+    k = run_headline_k(results)
+    assert k == 5 and run_ks(results) == [1, 3, 5, 10]
     rows = results.summary[results.summary["dataset"] == "builtin"]
     configs = rows["config"].tolist()
     styles = config_styles(results.summary["config"])
@@ -293,10 +293,12 @@ def test_quality_cost_no_frontier_through_zeros(run_results):
     class R:
         summary, manifest = rows, results.manifest
 
-    fig = plot_quality_cost(R(), dataset="builtin")
+    fig = plot_quality_cost(R(), dataset="builtin", metric="answerable")
     assert not _lines(fig, "pareto-frontier")
     (note,) = [t for t in fig.axes[0].texts if t.get_gid() == "no-frontier"]
     assert note.get_text() == "answerable@5 is 0 for every configuration: no frontier"
+    # by default the chart draws what the verdict ranks by: the all_parts fallback
+    assert plot_quality_cost(R(), dataset="builtin").axes[0].get_ylabel().startswith("all_parts@5")
 
 
 def test_chunk_sizes_boxes_and_limits(run_results):

@@ -34,11 +34,20 @@ from matplotlib.lines import Line2D
 from matplotlib.ticker import MaxNLocator
 
 from chunkeval.labels import short_label
+from chunkeval.policy import (
+    bar_metrics,
+    confidence_label,
+    metric_family,
+    rank_metrics,
+    run_budgets,
+    run_confidence,
+    run_headline_k,
+    run_ks,
+)
 from chunkeval.reports import style as _style
 from chunkeval.reports.evidence_map import plot_evidence_map
 from chunkeval.reports.style import OKABE_ITO, ConfigStyle, config_styles, new_figure, styled
 from chunkeval.verdict.frontier import pareto_frontier
-from chunkeval.verdict.recommendation import default_k, result_ks
 
 __all__ = [
     "COST_AXES",
@@ -60,8 +69,6 @@ __all__ = [
     "spread_positions",
     "write_charts",
 ]
-
-_BUDGET_COLUMN = re.compile(r"^[a-z_]+@(\d+)tok$")
 
 #: Human names of metrics for axis labels.
 METRIC_LABELS: dict[str, str] = {
@@ -379,7 +386,7 @@ def plot_quality_cost(
     *,
     dataset: str | None = None,
     k: int | None = None,
-    metric: str = "answerable",
+    metric: str | None = None,
     cost: str = "retrieved_tokens",
     ax: Axes | None = None,
     styles: Mapping[str, ConfigStyle] | None = None,
@@ -405,10 +412,12 @@ def plot_quality_cost(
     dataset : str, optional
         Dataset to show (default: the summary's first).
     k : int, optional
-        Cut-off (default :func:`~chunkeval.verdict.recommendation.default_k`).
-    metric : str, default "answerable"
+        Cut-off (default :func:`~chunkeval.policy.run_headline_k`).
+    metric : str, optional
         Quality metric prefix (``answerable``, ``recall``, ``all_parts``, ``iou``, ...); the
-        column ``f"{metric}@{k}"`` is plotted.
+        column ``f"{metric}@{k}"`` is plotted. Default: the family of the dataset's ranking
+        metric (:func:`chunkeval.policy.rank_metric`) when it is measured at k, else
+        ``answerable``.
     cost : {"retrieved_tokens", "stored_token_overhead", "n_chunks"}, default "retrieved_tokens"
         Cost axis (:data:`COST_AXES`): tokens the retriever returns per question at k
         (column ``retrieved_tokens@k``), stored tokens over corpus tokens, or index size.
@@ -436,7 +445,10 @@ def plot_quality_cost(
     if cost not in COST_AXES:
         raise ValueError(f"unknown cost {cost!r}; choose one of {sorted(COST_AXES)}")
     dataset, rows = _dataset_rows(results, dataset)
-    k = default_k(results) if k is None else int(k)
+    k = run_headline_k(results) if k is None else int(k)
+    if metric is None:
+        metric = metric_family(rank_metrics(results).get(dataset, "answerable"))
+        metric = metric if f"{metric}@{k}" in rows.columns else "answerable"
     col = f"{metric}@{k}"
     cost_col, cost_label = (t.format(k=k) for t in COST_AXES[cost])
     styles = _styles(results, styles)
@@ -916,7 +928,7 @@ def plot_k_curves(
         and one end label per configuration (gid ``"end-label:<config>"``).
     """
     dataset, rows = _dataset_rows(results, dataset)
-    ks = result_ks(results)
+    ks = run_ks(results)
     unit = "evidence parts" if metric == "recall" else "questions"
     return _curve_chart(
         rows,
@@ -928,22 +940,13 @@ def plot_k_curves(
         gid=f"curve:{metric}",
         xlabel="k (top-k retrieved chunks)",
         ylabel=f"{metric}@k (share of {unit})",
-        title=f"{metric}@k over k — dataset {dataset}, retriever {_retriever(rows)} (bars: 95% CI)",
+        title=f"{metric}@k over k — dataset {dataset}, retriever {_retriever(rows)} "
+        f"(bars: {confidence_label(run_confidence(results))} CI)",
     )
 
 
-def result_budgets(results: Any) -> list[int]:
-    """The token budgets of a run: ``manifest["budgets"]``, else the ``*@<B>tok`` columns.
-
-    Returns
-    -------
-    list of int
-        Sorted, unique; empty when the run has no budget-matched metrics.
-    """
-    budgets = (getattr(results, "manifest", None) or {}).get("budgets")
-    if not budgets:
-        budgets = [int(m.group(1)) for c in results.summary.columns if (m := _BUDGET_COLUMN.match(str(c)))]
-    return sorted({int(b) for b in budgets})
+#: The token budgets of a run (:func:`chunkeval.policy.run_budgets`, kept under its old name).
+result_budgets = run_budgets
 
 
 def budget_column(metric: str, budget: int) -> str:
@@ -992,7 +995,7 @@ def plot_budget_curve(
         When the run has no budgets or no ``<metric>@<B>tok`` column.
     """
     dataset, rows = _dataset_rows(results, dataset)
-    budgets = result_budgets(results)
+    budgets = run_budgets(results)
     missing = [budget_column(metric, b) for b in budgets if budget_column(metric, b) not in rows]
     if not budgets or len(missing) == len(budgets):
         raise ValueError(
@@ -1012,13 +1015,16 @@ def plot_budget_curve(
         + (f", {tokenizer} tokenizer)" if tokenizer else ")"),
         ylabel=f"{metric}@B tokens (share of {unit})",
         title=f"{metric} at a fixed reading budget — dataset {dataset}, "
-        f"retriever {_retriever(rows)} (bars: 95% CI)",
+        f"retriever {_retriever(rows)} (bars: {confidence_label(run_confidence(results))} CI)",
     )
 
 
-def _main_metrics(results: Any, k: int) -> list[str]:
-    cands = ["evidence_in_one_chunk", "answerability", f"recall@{k}", f"answerable@{k}", "mrr", f"iou@{k}"]
-    return [m for m in cands if m in results.summary.columns]
+def _main_metrics(results: Any, k: int, summary: pd.DataFrame) -> list[str]:
+    """:func:`chunkeval.policy.bar_metrics` with the ranking metric of each dataset shown."""
+    names = dict.fromkeys(summary["dataset"].astype(str))
+    ranked = rank_metrics(results)
+    rank = [ranked[d] for d in names if d in ranked] if k == run_headline_k(results) else []
+    return [m for m in bar_metrics(k, rank) if m in summary.columns]
 
 
 @styled
@@ -1045,7 +1051,7 @@ def plot_dataset_bars(
     dataset : str, optional
         Only this dataset (default: every dataset, one panel or family row each).
     k : int, optional
-        Cut-off for the ``@k`` metrics (default :func:`~chunkeval.verdict.recommendation.default_k`).
+        Cut-off for the ``@k`` metrics (default :func:`~chunkeval.policy.run_headline_k`).
     metrics : sequence of str, optional
         Summary columns to show (default: evidence_in_one_chunk, answerability, recall@k,
         answerable@k, mrr, iou@k — those present).
@@ -1062,10 +1068,11 @@ def plot_dataset_bars(
         Each panel holds one ``BarContainer`` per configuration (gid ``"bars:<config>"``)
         with one bar per metric.
     """
-    k = default_k(results) if k is None else int(k)
-    metrics = list(metrics) if metrics is not None else _main_metrics(results, k)
+    k = run_headline_k(results) if k is None else int(k)
     styles = _styles(results, styles)
     summary = results.summary if dataset is None else _dataset_rows(results, dataset)[1]
+    metrics = list(metrics) if metrics is not None else _main_metrics(results, k, summary)
+    pct = confidence_label(run_confidence(results))
     datasets = list(dict.fromkeys(summary["dataset"].astype(str)))
     per_ds = {d: summary[summary["dataset"].astype(str) == d] for d in datasets}
     multiples = ax is None and any(len(r) > SMALL_MULTIPLES_ABOVE for r in per_ds.values())
@@ -1149,13 +1156,13 @@ def plot_dataset_bars(
             a.set_ylabel("mean over questions (0–1)")
             a.set_title(
                 f"dataset {dataset} — retriever {_retriever(rows)}, k={k} "
-                f"({len(rows)} configurations; error bars: 95% CI)",
+                f"({len(rows)} configurations; error bars: {pct} CI)",
                 loc="left",
             )
     if multiples:
         retr = _retriever(summary)
         fig.suptitle(
-            f"Main metrics — retriever {retr}, k={k}, error bars: 95% CI; one panel per chunker family",
+            f"Main metrics — retriever {retr}, k={k}, error bars: {pct} CI; one panel per chunker family",
             x=0.01,
             ha="left",
         )
@@ -1281,7 +1288,7 @@ def plot_deltas(
             a.set_yticks([ypos[c] for c in configs], [styles[c].compact for c in configs])
         else:
             a.set_yticks([ypos[c] for c in configs], [""] * n)
-    pct = f"{comparison.confidence:.0%}"
+    pct = confidence_label(comparison.confidence)
     fig.suptitle(
         f"Change {new_name} − {base_name} — dataset {dataset}\n"
         f"({pct} paired bootstrap CI; filled = CI excludes 0)",
@@ -1433,12 +1440,13 @@ def write_charts(
     texts : mapping dataset -> (doc_id -> text), optional
         Document texts for the evidence maps (lengths only).
     k : int, optional
-        Headline cut-off (default :func:`~chunkeval.verdict.recommendation.default_k`).
+        Headline cut-off (default :func:`~chunkeval.policy.run_headline_k`).
     metric : str, optional
         Quality metric prefix of the quality-vs-cost, k-curve and budget charts (one chart
-        each); default: answerable and recall against cost, recall and answerable over k,
-        recall and all_parts over the budget, with all_parts in place of answerable for a
-        dataset whose ``answerability_ceiling`` is under 0.5.
+        each); default: the dataset's ranking metric (:func:`chunkeval.policy.rank_metric`,
+        e.g. answerable, or all_parts where answerable cannot be reached) and recall against
+        cost and over k, recall and all_parts (and the ranking metric, when it is a budget
+        column) over the budget.
     size : str or (float, float), default "slide"
         Figure size (:func:`chunkeval.reports.style.figure_size`).
     formats : sequence of {"png", "svg", "pdf"}, default ("png", "svg")
@@ -1454,12 +1462,12 @@ def write_charts(
         more than :data:`SMALL_MULTIPLES_ABOVE` rows).
     """
     styles = _styles(results, styles)
-    k = default_k(results) if k is None else int(k)
+    k = run_headline_k(results) if k is None else int(k)
     tasks: list[tuple[str, str | None, str, Callable[[], Figure]]] = []
     cost_metrics = [metric] if metric else ["answerable", "recall"]
     k_metrics = [metric] if metric else ["recall", "answerable"]
     budget_metrics = [metric] if metric else ["recall", "all_parts"]
-    has_budgets = bool(result_budgets(results))
+    has_budgets = bool(run_budgets(results))
     common = {"styles": styles, "size": size}
 
     def emit(
@@ -1471,19 +1479,15 @@ def write_charts(
         return base if m == default else f"{m}_{base}"
 
     summary = results.summary
+    ranked = rank_metrics(results)
     for dataset in dict.fromkeys(summary["dataset"].astype(str)):
-        ceiling = (
-            summary.loc[summary["dataset"].astype(str) == dataset, "answerability_ceiling"].iloc[0]
-            if "answerability_ceiling" in summary.columns
-            else 1.0
-        )
-        # most questions can never be answerable from one chunk: draw what can be reached
-        swap = (
-            (lambda m: "all_parts" if m == "answerable" else m)
-            if not metric and ceiling < 0.5
-            else (lambda m: m)
-        )
-        for m in map(swap, cost_metrics):
+        # the verdict's metric leads (all_parts where answerable cannot be reached)
+        family = metric_family(ranked.get(dataset, "answerable"))
+        if metric or f"{family}@{k}" not in summary.columns:
+            family = "answerable"
+        swap = lambda m, f=family: f if m == "answerable" else m  # noqa: E731
+        budget_extra = [family] if ranked.get(dataset, "").endswith("tok") and not metric else []
+        for m in dict.fromkeys(map(swap, cost_metrics)):
             emit(
                 "quality_cost" if m == swap(cost_metrics[0]) else f"{m}_cost",
                 dataset,
@@ -1494,7 +1498,7 @@ def write_charts(
                 k=k,
                 metric=m,
             )
-        for m in budget_metrics if has_budgets else []:
+        for m in dict.fromkeys(budget_metrics + budget_extra) if has_budgets else []:
             if not any(re.fullmatch(rf"{re.escape(m)}@\d+tok", str(c)) for c in summary.columns):
                 continue  # this metric was not measured at budgets
             emit(
@@ -1506,7 +1510,7 @@ def write_charts(
                 m,
                 dataset=dataset,
             )
-        for m in map(swap, k_metrics):
+        for m in dict.fromkeys(map(swap, k_metrics)):
             emit(
                 key_for("k_curves", m, k_metrics[0]),
                 dataset,

@@ -22,12 +22,21 @@ import numpy as np
 import pandas as pd
 
 from chunkeval.labels import percent
+from chunkeval.policy import confidence_label, rank_metrics, run_confidence, run_headline_k
 from chunkeval.reports.charts import ChartFile
 from chunkeval.reports.style import ConfigStyle, short_label
 from chunkeval.verdict.frontier import pareto_frontier
-from chunkeval.verdict.recommendation import default_k, recommend, recommendation_sentences
+from chunkeval.verdict.recommendation import recommend, recommendation_sentences
 
-__all__ = ["CSP", "PERCENT_COLUMNS", "best_rows", "format_cell", "render_html", "summary_columns"]
+__all__ = [
+    "CSP",
+    "PERCENT_COLUMNS",
+    "best_rows",
+    "format_cell",
+    "ranked_column",
+    "render_html",
+    "summary_columns",
+]
 
 #: Content-Security-Policy of the report: inline styles and data: images only.
 CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'"
@@ -36,7 +45,9 @@ _HIGHER = "higher"
 _LOWER = "lower"
 
 
-def summary_columns(summary: pd.DataFrame, k: int) -> list[tuple[str, str, str | None]]:
+def summary_columns(
+    summary: pd.DataFrame, k: int, rank_column: str | None = None
+) -> list[tuple[str, str, str | None]]:
     """The summary columns the report shows, with their direction.
 
     Parameters
@@ -45,6 +56,9 @@ def summary_columns(summary: pd.DataFrame, k: int) -> list[tuple[str, str, str |
         The run's summary table.
     k : int
         Headline cut-off.
+    rank_column : str, optional
+        The dataset's ranking metric (:func:`chunkeval.policy.rank_metric`), always shown
+        (after the budget columns) when it is not among the others.
 
     Returns
     -------
@@ -63,6 +77,7 @@ def summary_columns(summary: pd.DataFrame, k: int) -> list[tuple[str, str, str |
         (f"all_parts@{k}", f"all parts@{k}", _HIGHER),
         (f"answerable@{k}", f"answerable@{k}", _HIGHER),
         *[(c, c, _HIGHER) for c in budgets],
+        *([(rank_column, rank_column, _HIGHER)] if rank_column else []),
         ("p_best", "P(best)", _HIGHER),
         ("mrr", "MRR", _HIGHER),
         (f"iou@{k}", f"IoU@{k}", _HIGHER),
@@ -73,7 +88,11 @@ def summary_columns(summary: pd.DataFrame, k: int) -> list[tuple[str, str, str |
         ("mid_sentence_end_share", "ends mid-sentence", _LOWER),
         ("chunk_seconds", "chunking (s)", _LOWER),
     ]
-    return [c for c in cands if c[0] in summary.columns]
+    out: dict[str, tuple[str, str, str | None]] = {}
+    for c in cands:
+        if c[0] in summary.columns:
+            out.setdefault(c[0], c)  # the ranking metric may already be listed
+    return list(out.values())
 
 
 def best_rows(values: Sequence[float], direction: str | None) -> np.ndarray:
@@ -202,8 +221,16 @@ def _img_tag(png: Path, alt: str) -> str:
     return f'<img src="data:image/png;base64,{data}" alt="{_e(alt)}">'
 
 
-def _summary_table(rows: pd.DataFrame, k: int, styles: Mapping[str, ConfigStyle]) -> str:
-    cols = summary_columns(rows, k)
+def ranked_column(results: Any, dataset: str) -> str | None:
+    """The dataset's ranking metric (:func:`chunkeval.policy.rank_metric`), ``None`` when
+    the summary cannot tell (the report then shows its other columns)."""
+    return rank_metrics(results).get(str(dataset))
+
+
+def _summary_table(
+    rows: pd.DataFrame, k: int, styles: Mapping[str, ConfigStyle], rank_column: str | None = None
+) -> str:
+    cols = summary_columns(rows, k, rank_column)
     marks = {c: best_rows(rows[c].to_numpy(float), d) for c, _, d in cols}
     head = ['<th class="key">#</th>', '<th class="cfg">configuration</th>', "<th>limit</th>"]
     for c, h, d in cols:
@@ -414,11 +441,13 @@ def _split_section(
     return "".join(out)
 
 
-def _frontier_configs(summary: pd.DataFrame, dataset: str, k: int) -> frozenset[str]:
-    """Configurations on the answerable@k vs stored-token overhead frontier of a dataset."""
+def _frontier_configs(results: Any, dataset: str) -> frozenset[str]:
+    """Configurations on the frontier of the dataset's ranking metric
+    (:func:`chunkeval.policy.rank_metric`) against stored-token overhead."""
+    summary = results.summary
     rows = summary[summary["dataset"].astype(str) == dataset]
-    col = f"answerable@{k}"
-    if col not in rows.columns or "stored_token_overhead" not in rows.columns:
+    col = ranked_column(results, dataset)
+    if col is None or col not in rows.columns or "stored_token_overhead" not in rows.columns:
         return frozenset()
     front = pareto_frontier(rows["stored_token_overhead"].to_numpy(float), rows[col].to_numpy(float))
     configs = rows["config"].astype(str).tolist()
@@ -485,7 +514,7 @@ def render_html(
     datasets : mapping name -> (Dataset or None, reason)
         Reloaded datasets (for evidence and question text).
     k : int, optional
-        Headline cut-off (default :func:`~chunkeval.verdict.recommendation.default_k`).
+        Headline cut-off (default :func:`~chunkeval.policy.run_headline_k`).
     title : str
         Page title (escaped).
     max_examples : int, default 5
@@ -497,7 +526,7 @@ def render_html(
     str
         A complete HTML5 document with no ``<script>`` and no external reference.
     """
-    k = default_k(results) if k is None else int(k)
+    k = run_headline_k(results) if k is None else int(k)
     summary = results.summary
     manifest = getattr(results, "manifest", None) or {}
     names = list(dict.fromkeys(summary["dataset"].astype(str)))
@@ -523,12 +552,13 @@ def render_html(
         "every configuration without overlap) nothing is marked in that column. "
         "Hover a configuration for its full spec; the table scrolls sideways with the "
         "configuration column kept in view. "
-        "Brackets are 95% bootstrap confidence intervals over questions.</p>",
+        f"Brackets are {confidence_label(run_confidence(results))} bootstrap confidence "
+        "intervals over questions.</p>",
     ]
     for name in names:
         rows = summary[summary["dataset"].astype(str) == name].reset_index(drop=True)
         parts.append(f"<h3>dataset {_e(name)}</h3>")
-        parts.append(_summary_table(rows, k, styles))
+        parts.append(_summary_table(rows, k, styles, ranked_column(results, name)))
     parts.append("<h2>Charts</h2>")
     for c in charts:
         files = ", ".join(f"<code>{_e(p.name)}</code>" for p in c.files.values())
@@ -555,7 +585,7 @@ def render_html(
                 reason,
                 styles,
                 max_examples,
-                open_configs=_frontier_configs(summary, name, k),
+                open_configs=_frontier_configs(results, name),
             )
         )
     parts.append("<h2>Datasets</h2>")
