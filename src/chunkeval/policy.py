@@ -32,6 +32,7 @@ __all__ = [
     "choose_rank_metric",
     "comparison_metrics",
     "confidence_label",
+    "dataset_rows",
     "gate_metrics",
     "headline_k",
     "headline_metric",
@@ -381,6 +382,35 @@ def run_confidence(results: Any) -> float:
     return float(_manifest(results).get("confidence") or CONFIDENCE)
 
 
+def dataset_rows(results: Any, dataset: str | None = None) -> tuple[str, pd.DataFrame]:
+    """One dataset's summary rows, as the verdict and the ranking rule read them.
+
+    Parameters
+    ----------
+    results : Results
+    dataset : str, optional
+        Default: the summary's first dataset.
+
+    Returns
+    -------
+    dataset : str
+    rows : pandas.DataFrame
+        Its rows in summary order, indexed from 0.
+
+    Raises
+    ------
+    ValueError
+        No rows for ``dataset``.
+    """
+    summary = results.summary
+    names = summary["dataset"].astype(str)
+    dataset = names.iloc[0] if dataset is None else str(dataset)
+    rows = summary[names == dataset].reset_index(drop=True)
+    if not len(rows):
+        raise ValueError(f"no summary rows for dataset {dataset!r}")
+    return dataset, rows
+
+
 def rank_metric(results: Any, dataset: str | None = None, rank_by: str | None = None) -> RankChoice:
     """The column the verdict ranks one dataset of a run by, the one ``p_best`` was computed on.
 
@@ -405,12 +435,7 @@ def rank_metric(results: Any, dataset: str | None = None, rank_by: str | None = 
     ValueError
         Unknown dataset, no cut-offs, or a ``rank_by`` naming no column.
     """
-    summary = results.summary
-    names = summary["dataset"].astype(str)
-    dataset = names.iloc[0] if dataset is None else str(dataset)
-    rows = summary[names == dataset].reset_index(drop=True)
-    if not len(rows):
-        raise ValueError(f"no summary rows for dataset {dataset!r}")
+    _, rows = dataset_rows(results, dataset)
     manifest = _manifest(results)
     return choose_rank_metric(
         rows,

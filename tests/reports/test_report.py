@@ -127,7 +127,7 @@ def test_report_html_is_self_contained_and_escaped(report_folder, run_results):
         decoded.add(data)
     assert decoded == {p.read_bytes() for p in pngs}
     # manifest facts: dataset fingerprints, versions, parameters
-    for name, info in results.manifest["datasets"].items():
+    for _name, info in results.manifest["datasets"].items():
         assert info["fingerprint"] in text
     assert results.manifest["chunkeval_version"] in text
     assert "tfidf" in text

@@ -51,7 +51,7 @@ import pandas as pd
 
 from chunkeval._names import current_name
 from chunkeval.gate.baseline import RESOLUTION, load_baseline
-from chunkeval.labels import compact_label, md_escape, short_label, text_table
+from chunkeval.labels import compact_display_label, display_label, md_escape, text_table
 from chunkeval.policy import (
     CONFIDENCE,
     comparison_metrics,
@@ -598,7 +598,7 @@ class Comparison:
         if self.mode == "strategy" and not self.reasons:
             rows = self.display_rows()
             better = {o: int((rows["outcome"] == o).sum()) for o in ("improved", "regressed")}
-            a, b = (compact_label(n, n, 40) for n in (self.baseline_name, self.current_name))
+            a, b = (compact_display_label(n, n, 40) for n in (self.baseline_name, self.current_name))
             return (
                 f"{b} is better on {better['improved']}, {a} on {better['regressed']}, and no "
                 f"difference is detectable on {len(rows) - sum(better.values())} of {len(rows)} metrics"
@@ -659,7 +659,7 @@ class Comparison:
 
 
 def _short(label: str, n: int = 40) -> str:
-    return short_label(label, n)
+    return display_label(label, n)
 
 
 def _num(v: Any, signed: bool = False) -> str:
@@ -697,7 +697,7 @@ def _render(cmp: Comparison, all_rows: bool, markdown: bool) -> str:
             [
                 r.outcome.upper() if r.outcome in ("regressed", "missing", "incomparable") else r.outcome,
                 *([str(r.dataset)] if multi else []),
-                compact_label(str(r.config), str(r.spec), 40),
+                compact_display_label(str(r.config), str(r.spec), 40),
                 r.metric,
                 _num(r.baseline),
                 _num(r.current),
@@ -939,7 +939,7 @@ def _find_config(results: Results, name: str) -> str:
     specs = s["spec"].astype(str) if "spec" in s.columns else s["config"].astype(str)
     short = {}
     for label, spec in zip(s["config"].astype(str), specs, strict=True):
-        short.setdefault(compact_label(label, spec, 10**6), []).append(label)
+        short.setdefault(compact_display_label(label, spec, 10**6), []).append(label)
     found = short.get(name, [])
     if len(found) == 1:
         return found[0]
@@ -969,7 +969,7 @@ def compare_configs(
     results : Results or results folder
     config_a, config_b : str
         Configuration labels (``config`` column of the summary), or the short labels of the
-        terminal table (:func:`chunkeval.labels.compact_label`).
+        terminal table (:func:`chunkeval.labels.compact_display_label`).
     metrics : str or sequence, optional
         As ``checks`` of :func:`compare`.
     **kwargs
@@ -1012,7 +1012,7 @@ def strategy_sentences(cmp: Comparison) -> list[str]:
     """
     out = []
     pct = confidence_label(cmp.confidence)
-    a, b = (compact_label(n, n, 40) for n in (cmp.baseline_name, cmp.current_name))
+    a, b = (compact_display_label(n, n, 40) for n in (cmp.baseline_name, cmp.current_name))
     for r in cmp.display_rows().itertuples(index=False):
         has_ci = math.isfinite(r.ci_low)
         ci = f"{pct} CI [{_num(r.ci_low, True)}, {_num(r.ci_high, True)}]" if has_ci else ""

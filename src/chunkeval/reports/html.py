@@ -24,7 +24,7 @@ import pandas as pd
 from chunkeval.labels import percent
 from chunkeval.policy import confidence_label, rank_metrics, run_confidence, run_headline_k
 from chunkeval.reports.charts import ChartFile
-from chunkeval.reports.style import ConfigStyle, short_label
+from chunkeval.reports.style import ConfigStyle, display_label
 from chunkeval.verdict.frontier import pareto_frontier
 from chunkeval.verdict.recommendation import recommend, recommendation_sentences
 
@@ -247,10 +247,10 @@ def _summary_table(
         unit = r.get("limit_unit") or ""
         cells = [
             f'<td class="key">{sw}{st.number if st else ""}</td>',
-            f'<td class="cfg"><code title="{_e(config)}">{_e(short_label(config, 44))}</code></td>',
+            f'<td class="cfg"><code title="{_e(config)}">{_e(display_label(config, 44))}</code></td>',
             f"<td>{_e(_fmt(limit))} {_e(unit) if limit is not None and not pd.isna(limit) else ''}</td>",
         ]
-        for c, _, d in cols:
+        for c, _, _direction in cols:
             v = r.get(c)
             txt = _e(format_cell(c, v))
             lo, hi = r.get(f"{c}_ci_low"), r.get(f"{c}_ci_high")
@@ -319,7 +319,7 @@ def render_snippet(
     out = ["…" if lo > 0 else ""]
     pos = lo
     depth = 0
-    for at, order, tag in events:
+    for at, _order, tag in events:
         out.append(html.escape(text[pos:at]))
         pos = at
         if tag == "<mark>":
@@ -386,7 +386,7 @@ def _split_section(
         out.append(
             f'<details class="cfg"{" open" if is_open else ""}><summary>'
             f'<span class="swatch" style="background:{st.color}"></span>{st.number}. '
-            f"<code>{_e(short_label(config, 60))}</code>"
+            f"<code>{_e(display_label(config, 60))}</code>"
             f'{" ★ frontier" if is_open else ""} <span class="note">— '
             f"{n_split} of {total} questions have an evidence part split across chunks; "
             f"{n_scat} more have their parts in different chunks.</span></summary>"
@@ -403,7 +403,7 @@ def _split_section(
         g = g.sort_values(["_again", "_order"], kind="stable")
         cg = chunks[chunks["config"].astype(str) == config]
         by_doc = {
-            doc: list(zip(x["index"], x["start"], x["end"]))
+            doc: list(zip(x["index"], x["start"], x["end"], strict=False))
             for doc, x in cg.groupby(cg["doc_id"].astype(str))
         }
         items = []
@@ -458,7 +458,7 @@ def _cfg_ref(config: str, styles: Mapping[str, ConfigStyle]) -> str:
     st = styles.get(config)
     sw = f'<span class="swatch" style="background:{st.color}"></span>' if st else ""
     num = f"#{st.number} " if st else ""
-    return f'{sw}{num}<code title="{_e(config)}">{_e(short_label(config, 44))}</code>'
+    return f'{sw}{num}<code title="{_e(config)}">{_e(display_label(config, 44))}</code>'
 
 
 def _verdict_section(results: Any, names: Sequence[str], k: int, styles: Mapping[str, ConfigStyle]) -> str:

@@ -12,7 +12,7 @@ from chunkeval.labels import md_escape
 from chunkeval.policy import confidence_label, run_confidence, run_headline_k
 from chunkeval.reports.charts import ChartFile
 from chunkeval.reports.html import _fmt, best_rows, format_cell, ranked_column, summary_columns
-from chunkeval.reports.style import ConfigStyle, short_label
+from chunkeval.reports.style import ConfigStyle, display_label
 from chunkeval.verdict.recommendation import recommend, recommendation_sentences
 
 __all__ = ["md_escape", "render_markdown"]
@@ -62,7 +62,7 @@ def render_markdown(
 
         def ref(config: str) -> str:
             st = styles.get(config)
-            return f"{'#' + str(st.number) + ' ' if st else ''}`{md_escape(short_label(config, 44))}`"
+            return f"{'#' + str(st.number) + ' ' if st else ''}`{md_escape(display_label(config, 44))}`"
 
         text = " ".join(t.format(*[ref(c) for c in cs]) for t, cs in recommendation_sentences(rec))
         lines += [

@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from chunkeval.labels import percent
-from chunkeval.policy import confidence_label, rank_metric, run_confidence, run_headline_k
+from chunkeval.policy import confidence_label, dataset_rows, rank_metric, run_confidence, run_headline_k
 from chunkeval.verdict.frontier import pareto_frontier
 
 __all__ = [
@@ -189,12 +189,7 @@ def recommend(
     """
     from chunkeval.stats import paired_bootstrap
 
-    summary = results.summary
-    names = summary["dataset"].astype(str)
-    dataset = names.iloc[0] if dataset is None else str(dataset)
-    rows = summary[names == dataset].reset_index(drop=True)
-    if not len(rows):
-        raise ValueError(f"no summary rows for dataset {dataset!r}")
+    dataset, rows = dataset_rows(results, dataset)
     ceiling = (
         float(rows["answerability_ceiling"].iloc[0]) if "answerability_ceiling" in rows else float("nan")
     )

@@ -107,7 +107,7 @@ def plot_dataset_bars(
             raise ValueError(f"need {len(datasets)} axes, got {len(axes)}")
         fig = axes[0].figure
     seen: dict[str, Any] = {}
-    for a, (dataset, title, rows) in zip(axes, panels):
+    for a, (dataset, title, rows) in zip(axes, panels, strict=False):
         n = len(rows)
         width = 0.8 / max(n, 1)
         centers = np.arange(len(metrics))
@@ -137,7 +137,7 @@ def plot_dataset_bars(
                 yerr=yerr,
                 ecolor="0.15",
                 error_kw={"elinewidth": 1.0, "capsize": 2},
-                label=st.label,
+                label=st.legend,
                 gid=f"bars:{config}",
             )
             seen.setdefault(config, bars)

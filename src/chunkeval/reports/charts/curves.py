@@ -13,7 +13,7 @@ import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-from chunkeval.labels import short_label
+from chunkeval.labels import display_label
 from chunkeval.policy import (
     confidence_label,
     run_budgets,
@@ -61,14 +61,14 @@ def _curve_chart(
         fig, axes = ax.figure, [ax]
     cols = [column(x) for x in xs]
     xs = np.asarray(xs, dtype=float)
-    by_config = {str(c): r for c, r in zip(rows["config"].astype(str), rows.to_dict("records"))}
+    by_config = {str(c): r for c, r in zip(rows["config"].astype(str), rows.to_dict("records"), strict=False)}
     panel_ends = []
-    for a, (group_title, group) in zip(axes, groups):
+    for a, (group_title, group) in zip(axes, groups, strict=False):
         ends = []
         for config in group:
             st, r = styles[config], by_config[config]
             vals = np.array([r.get(col, np.nan) for col in cols], dtype=float)
-            (line,) = a.plot(
+            (_line,) = a.plot(
                 xs,
                 vals,
                 marker=st.marker,
@@ -104,8 +104,8 @@ def _curve_chart(
         if group_title:
             a.set_title(group_title, loc="left", color=styles[group[0]].color, fontweight="bold")
         panel_ends.append(ends)
-    for a, ends in zip(axes, panel_ends):
-        _end_labels(fig, a, ends, styles, tags=multiples)
+    for a, ends in zip(axes, panel_ends, strict=False):
+        _end_annotations(fig, a, ends, styles, tags=multiples)
     if multiples:  # one axis title for the whole grid
         fig.supxlabel(xlabel, fontsize=matplotlib.rcParams["axes.labelsize"])
         fig.supylabel(ylabel, fontsize=matplotlib.rcParams["axes.labelsize"])
@@ -116,7 +116,7 @@ def _curve_chart(
     return fig
 
 
-def _end_labels(
+def _end_annotations(
     fig: Figure,
     ax: Axes,
     ends: Sequence[tuple[str, float, float]],
@@ -136,9 +136,9 @@ def _end_labels(
     lo, hi = ax.get_ylim()
     gap = 1.35 * fontsize * fig.dpi / 72 * (hi - lo) / height  # one text line, data units
     ys = spread_positions([e[2] for e in ends], gap, bounds=(lo + gap / 2, hi - gap / 2))
-    for (config, x, y), ty in zip(ends, ys):
+    for (config, x, y), ty in zip(ends, ys, strict=False):
         st = styles[config]
-        text = st.tag if tags else short_label(config, 28)
+        text = st.tag if tags else display_label(config, 28)
         ax.annotate(
             text,
             (x, y),
@@ -148,7 +148,7 @@ def _end_labels(
             va="center",
             fontsize=fontsize,
             color="black",
-            gid=f"end-label:{config}",
+            gid=f"end-annotation:{config}",
             annotation_clip=False,
             arrowprops={
                 "arrowstyle": "-",
@@ -195,7 +195,7 @@ def plot_k_curves(
     -------
     matplotlib.figure.Figure
         One line per configuration (gid ``"curve:<metric>:<config>"``) with one point per k,
-        and one end label per configuration (gid ``"end-label:<config>"``).
+        and one end label per configuration (gid ``"end-annotation:<config>"``).
     """
     dataset, rows = dataset_rows(results, dataset)
     ks = run_ks(results)

@@ -120,7 +120,7 @@ def config_groups(rows: pd.DataFrame, max_size: int = SMALL_MULTIPLES_ABOVE) -> 
     """
     fams: dict[str, list[str]] = {}
     chunkers = rows["chunker"] if "chunker" in rows.columns else [None] * len(rows)
-    for config, chunker in zip(rows["config"].astype(str), chunkers):
+    for config, chunker in zip(rows["config"].astype(str), chunkers, strict=False):
         fams.setdefault(config_family(config, chunker), [])
         if config not in fams[config_family(config, chunker)]:
             fams[config_family(config, chunker)].append(config)

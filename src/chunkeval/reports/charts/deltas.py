@@ -101,7 +101,7 @@ def plot_deltas(
         fig = axes[0].figure
         first_col = {id(a) for a in axes}
     ypos = {c: n - 1 - i for i, c in enumerate(configs)}
-    for a, metric in zip(axes, metrics):
+    for a, metric in zip(axes, metrics, strict=False):
         dm = d[d["metric"] == metric]
         for r in dm.itertuples(index=False):
             st = styles[r.config]
@@ -132,7 +132,7 @@ def plot_deltas(
         a.xaxis.set_major_locator(MaxNLocator(nbins=5, symmetric=True))
         a.set_ylim(-0.6, n - 0.4)
         if id(a) in first_col:
-            a.set_yticks([ypos[c] for c in configs], [styles[c].compact for c in configs])
+            a.set_yticks([ypos[c] for c in configs], [styles[c].compact_legend for c in configs])
         else:
             a.set_yticks([ypos[c] for c in configs], [""] * n)
     pct = confidence_label(comparison.confidence)

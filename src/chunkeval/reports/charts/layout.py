@@ -1,5 +1,5 @@
 """Label and panel geometry of the charts: text sizes, non-overlapping placement of point
-labels (:func:`place_labels`) and curve-end labels (:func:`spread_positions`), legends
+labels (:func:`place_annotations`) and curve-end labels (:func:`spread_positions`), legends
 outside the axes and grids of small-multiple panels.
 """
 
@@ -22,13 +22,13 @@ __all__ = [
     "legend_outside",
     "new_axes",
     "panel_grid",
-    "place_labels",
+    "place_annotations",
     "spread_positions",
     "text_sizes",
 ]
 
 
-def place_labels(
+def place_annotations(
     anchors: np.ndarray,
     sizes: np.ndarray,
     *,
@@ -80,7 +80,7 @@ def place_labels(
         h = np.minimum(box[3], other[:, 3]) - np.maximum(box[1], other[:, 1])
         return float(np.sum(np.clip(w, 0, None) * np.clip(h, 0, None)))
 
-    for i, ((ax_, ay), (w, h)) in enumerate(zip(anchors, sizes)):
+    for i, ((ax_, ay), (w, h)) in enumerate(zip(anchors, sizes, strict=False)):
         best, best_cost = None, np.inf
         for ring in range(rings):
             r = gap + ring * h
@@ -155,7 +155,7 @@ def text_sizes(
     """Width and height in display pixels of each text at ``fontsize`` points."""
     renderer = RendererAgg(1, 1, fig.dpi)
     out = []
-    for t, wgt in zip(texts, weights or ["normal"] * len(texts)):
+    for t, wgt in zip(texts, weights or ["normal"] * len(texts), strict=False):
         w, h, _ = renderer.get_text_width_height_descent(
             t, FontProperties(size=fontsize, weight=wgt), ismath=False
         )

@@ -12,18 +12,18 @@ import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-from chunkeval.labels import short_label
+from chunkeval.labels import display_label
 from chunkeval.policy import (
     metric_family,
     rank_metrics,
     run_headline_k,
 )
 from chunkeval.reports.charts.data import ci_errors, config_family, dataset_rows, retriever_name, styles_for
-from chunkeval.reports.charts.layout import freeze_layout, new_axes, place_labels, text_sizes
+from chunkeval.reports.charts.layout import freeze_layout, new_axes, place_annotations, text_sizes
 from chunkeval.reports.style import OKABE_ITO, ConfigStyle, styled
 from chunkeval.verdict.frontier import pareto_frontier
 
-__all__ = ["COST_AXES", "FULL_LABELS_MAX", "plot_quality_cost"]
+__all__ = ["COST_AXES", "FULL_ANNOTATIONS_MAX", "plot_quality_cost"]
 
 
 #: Cost axes of :func:`plot_quality_cost`: name -> (summary column, with ``{k}``; axis label).
@@ -37,9 +37,9 @@ COST_AXES: dict[str, tuple[str, str]] = {
 }
 
 
-#: Up to this many configurations every point is labelled with its full short label;
+#: Up to this many configurations every point is annotated with its full display label;
 #: above it, points off the frontier carry their family tag (family = colour, in the legend).
-FULL_LABELS_MAX = 10
+FULL_ANNOTATIONS_MAX = 10
 
 
 @styled
@@ -58,10 +58,10 @@ def plot_quality_cost(
 
     Every point sits at its true (cost, quality).  The configurations of one chunker family
     (summary column ``chunker``) are joined by a line in order of cost, in the family's
-    colour; each point is labelled next to it (:func:`place_labels`): frontier points with
+    colour; each point is labelled next to it (:func:`place_annotations`): frontier points with
     family and tag, the others with their tag alone, when there are more than
-    :data:`FULL_LABELS_MAX` configurations (the family is the colour, named in the legend);
-    with fewer, every point carries its short label.  Error
+    :data:`FULL_ANNOTATIONS_MAX` configurations (the family is the colour, named in the legend);
+    with fewer, every point carries its display label.  Error
     bars are the bootstrap confidence interval of the quality mean
     (``<metric>@k_ci_low/high``).  The Pareto frontier (highest quality for the least cost,
     :func:`~chunkeval.verdict.frontier.pareto_frontier` on the chosen cost) is a black dashed step line and its points
@@ -95,7 +95,7 @@ def plot_quality_cost(
     matplotlib.figure.Figure
         Its axes hold one ``Line2D`` per configuration (gid ``"point:<config>"``, data the
         true cost and quality), one per family (gid ``"family:<family>"``, its points by
-        increasing cost), one annotation per configuration (gid ``"label:<config>"``) and
+        increasing cost), one annotation per configuration (gid ``"annotation:<config>"``) and
         the frontier line (gid ``"pareto-frontier"``) whose data are the frontier points
         followed by one point at the right edge of the axes.
 
@@ -122,7 +122,7 @@ def plot_quality_cost(
     front = np.array([], dtype=np.int64) if all_zero else pareto_frontier(x, y)
     on_front = set(front.tolist())
     chunkers = rows["chunker"].tolist() if "chunker" in rows.columns else [None] * len(rows)
-    families = [config_family(c, ch) for c, ch in zip(configs, chunkers)]
+    families = [config_family(c, ch) for c, ch in zip(configs, chunkers, strict=False)]
 
     own = ax is None
     fig, ax = new_axes(ax, size)
@@ -209,16 +209,20 @@ def plot_quality_cost(
         fig.legend(handles=handles, loc="outside lower center", ncols=min(len(handles), 7), frameon=False)
     else:
         ax.legend(handles=handles, loc="best", framealpha=0.9)
-    full = len(configs) <= FULL_LABELS_MAX
+    full = len(configs) <= FULL_ANNOTATIONS_MAX
     texts = [
-        short_label(c) if full else f"{styles[c].family} {styles[c].tag}" if i in on_front else styles[c].tag
+        display_label(c)
+        if full
+        else f"{styles[c].family} {styles[c].tag}"
+        if i in on_front
+        else styles[c].tag
         for i, c in enumerate(configs)
     ]
-    _label_points(fig, ax, x, y, configs, texts, important=on_front)
+    _annotate_points(fig, ax, x, y, configs, texts, important=on_front)
     return fig
 
 
-def _label_points(
+def _annotate_points(
     fig: Figure,
     ax: Axes,
     x: np.ndarray,
@@ -227,7 +231,7 @@ def _label_points(
     texts: Sequence[str],
     important: set[int],
 ) -> None:
-    """Annotate each point with its text (gid ``"label:<config>"``), placed without overlaps."""
+    """Annotate each point with its text (gid ``"annotation:<config>"``), placed without overlaps."""
     freeze_layout(fig)
     fontsize = float(matplotlib.rcParams["font.size"]) - 1
     ok = np.flatnonzero(np.isfinite(x) & np.isfinite(y))
@@ -246,9 +250,9 @@ def _label_points(
             [markers if markers is not None else np.zeros((0, 4)), [legend.get_window_extent().extents]]
         )
     )
-    offsets = place_labels(anchors, sizes, bounds=tuple(box.extents), obstacles=obstacles, gap=r)
+    offsets = place_annotations(anchors, sizes, bounds=tuple(box.extents), obstacles=obstacles, gap=r)
     to_pt = 72 / fig.dpi
-    for i, (ox, oy), (w, h) in zip(order, offsets, sizes):
+    for i, (ox, oy), (w, _h) in zip(order, offsets, sizes, strict=False):
         far = np.hypot(ox, oy) > 1.6 * (w / 2 + r)
         ann = ax.annotate(
             texts[i],
@@ -260,7 +264,7 @@ def _label_points(
             fontsize=fontsize,
             fontweight=weights[order.index(i)],
             zorder=5,
-            gid=f"label:{configs[i]}",
+            gid=f"annotation:{configs[i]}",
             bbox={"boxstyle": "square,pad=0.05", "facecolor": "white", "edgecolor": "none", "alpha": 0.75},
             arrowprops={
                 "arrowstyle": "-",

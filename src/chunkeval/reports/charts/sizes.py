@@ -66,7 +66,7 @@ def plot_chunk_sizes(
     dataset, rows = dataset_rows(results, dataset)
     styles = styles_for(results, styles)
     chunks = results.chunks[results.chunks["dataset"].astype(str) == dataset]
-    by_config = {c: g for c, g in chunks.groupby(chunks["config"].astype(str), sort=False)}
+    by_config = {c: g for c, g in chunks.groupby(chunks["config"].astype(str), sort=False)}  # noqa: C416 (dict() of a groupby calls its .keys)
     info = []
     for r in rows.itertuples(index=False):
         config = str(r.config)
@@ -88,7 +88,7 @@ def plot_chunk_sizes(
         if len(axes) != len(units):
             raise ValueError(f"need {len(units)} axes (units {units}), got {len(axes)}")
         fig = axes[0].figure
-    for a, unit in zip(axes, units):
+    for a, unit in zip(axes, units, strict=False):
         group = [i for i in info if i[1] == unit]
         pos = np.arange(len(group))[::-1]
         data = [i[3] if len(i[3]) else np.array([np.nan]) for i in group]
@@ -103,7 +103,7 @@ def plot_chunk_sizes(
             manage_ticks=False,
             medianprops={"color": "black", "linewidth": 1.4},
         )
-        for box, (config, _, limit, sizes), p in zip(bp["boxes"], group, pos):
+        for box, (config, _, limit, sizes), p in zip(bp["boxes"], group, pos, strict=False):
             st = styles[config]
             box.set_facecolor(st.color)
             box.set_alpha(0.8)
@@ -130,7 +130,7 @@ def plot_chunk_sizes(
                     zorder=4,
                     gid=f"limit:{config}",
                 )
-        a.set_yticks(pos, [styles[i[0]].compact for i in group])
+        a.set_yticks(pos, [styles[i[0]].compact_legend for i in group])
         a.set_ylim(-0.6, len(group) - 0.4)
         a.grid(axis="y", visible=False)
         a.set_xlabel(f"chunk size ({_UNIT_NAME[unit]})")
