@@ -18,12 +18,14 @@ import difflib
 import math
 import re
 from collections.abc import Iterable, Mapping
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
-import pandas as pd
 
 from chunkeval.validation import check_budgets
+
+if TYPE_CHECKING:  # the tables are only read here: the verdict's light import path stays light
+    import pandas as pd
 
 __all__ = [
     "CONFIDENCE",
