@@ -42,7 +42,7 @@ def _readme_ci_job() -> dict:
 
 def test_readme_github_actions_job_runs(tmp_path, monkeypatch, capsys):
     job = _readme_ci_job()
-    ((name, spec),) = job["jobs"].items()
+    ((_name, spec),) = job["jobs"].items()
     steps = spec["steps"]
     assert any(s.get("uses", "").startswith("actions/upload-artifact") for s in steps)
     commands = [s["run"] for s in steps if "run" in s and s["run"].lstrip().startswith("chunkeval")]
