@@ -15,6 +15,7 @@ from collections.abc import Iterable
 import numpy as np
 import pandas as pd
 
+from chunkeval.errors import UsageError
 from chunkeval.validation import check_budgets
 
 __all__ = ["choose_rank_metric", "headline_k", "headline_metric"]
@@ -39,7 +40,7 @@ def headline_k(ks: Iterable[int]) -> int:
     """
     ks = sorted(int(k) for k in ks)
     if not ks:
-        raise ValueError("no retrieval cut-offs k")
+        raise UsageError("no retrieval cut-offs k")
     return 5 if 5 in ks else ks[-1]
 
 
@@ -121,7 +122,7 @@ def choose_rank_metric(
         rank_by = headline_metric(ks, budgets, 1.0 if math.isnan(ceiling) else ceiling)
     if rank_by not in rows.columns:
         close = difflib.get_close_matches(rank_by, [str(c) for c in rows.columns], n=3)
-        raise ValueError(
+        raise UsageError(
             f"cannot rank by {rank_by!r}: no such column in the summary"
             + (f"; did you mean {', '.join(close)}?" if close else "")
         )

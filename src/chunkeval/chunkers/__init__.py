@@ -7,12 +7,13 @@ accepts external splitters (``langchain:``, ``chonkie:``, ``semchunk(...)``,
 installed packages declare in the ``chunkeval.chunkers`` entry point group.
 """
 
-from chunkeval.chunkers.base import Chunker, available_chunkers, get_chunker, register_chunker
+from chunkeval.chunkers.base import Chunker, register_chunker
 from chunkeval.chunkers.budget import BalancedChunker, TokenBudgetChunker
 from chunkeval.chunkers.external import ExternalChunker
 from chunkeval.chunkers.external_specs import SpecChunker
 from chunkeval.chunkers.fixed import FixedChunker, fixed_stride_spans
 from chunkeval.chunkers.greedy import balanced_budget_chunk, budget_chunk, iter_budget_chunk
+from chunkeval.chunkers.lookup import available_chunkers, get_chunker
 from chunkeval.chunkers.paragraph import ParagraphChunker, pack_paragraphs
 from chunkeval.chunkers.semantic import SemanticChunker
 from chunkeval.chunkers.sentence import SentenceChunker, chunk_by_sentences, semantic_chunk

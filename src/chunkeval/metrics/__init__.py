@@ -39,6 +39,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from chunkeval.errors import UsageError
 from chunkeval.types import Chunk, EvidenceSpan, Question
 from chunkeval.validation import check_budgets, check_ks
 
@@ -315,7 +316,7 @@ def _contains(chunk: Chunk, part: EvidenceSpan) -> bool:
 
 def _top(ranked: Sequence[Chunk], k: int) -> Sequence[Chunk]:
     if k < 1:
-        raise ValueError(f"k must be >= 1, got {k}")
+        raise UsageError(f"k must be >= 1, got {k}")
     return ranked[:k]
 
 
@@ -772,7 +773,7 @@ def budget_cut(ranked: Sequence[Chunk], tokenizer: Any, budget: int) -> list[Chu
         If ``budget < 1``.
     """
     if budget < 1:
-        raise ValueError(f"budget must be >= 1 token, got {budget}")
+        raise UsageError(f"budget must be >= 1 token, got {budget}")
     kept: list[Chunk] = []
     used = 0
     for c in ranked:

@@ -33,6 +33,7 @@ from matplotlib.font_manager import FontProperties
 from matplotlib.lines import Line2D
 from matplotlib.ticker import MaxNLocator
 
+from chunkeval.errors import UsageError
 from chunkeval.labels import short_label
 from chunkeval.reports import style as _style
 from chunkeval.reports.evidence_map import plot_evidence_map
@@ -285,7 +286,7 @@ def _dataset_rows(results: Any, dataset: str | None) -> tuple[str, pd.DataFrame]
     dataset = names.iloc[0] if dataset is None else str(dataset)
     rows = summary[names == dataset]
     if not len(rows):
-        raise ValueError(f"no summary rows for dataset {dataset!r}; have {sorted(set(names))}")
+        raise UsageError(f"no summary rows for dataset {dataset!r}; have {sorted(set(names))}")
     return dataset, rows
 
 
@@ -434,7 +435,7 @@ def plot_quality_cost(
         Unknown dataset or cost; ``KeyError`` when a column is missing.
     """
     if cost not in COST_AXES:
-        raise ValueError(f"unknown cost {cost!r}; choose one of {sorted(COST_AXES)}")
+        raise UsageError(f"unknown cost {cost!r}; choose one of {sorted(COST_AXES)}")
     dataset, rows = _dataset_rows(results, dataset)
     k = default_k(results) if k is None else int(k)
     col = f"{metric}@{k}"
@@ -995,7 +996,7 @@ def plot_budget_curve(
     budgets = result_budgets(results)
     missing = [budget_column(metric, b) for b in budgets if budget_column(metric, b) not in rows]
     if not budgets or len(missing) == len(budgets):
-        raise ValueError(
+        raise UsageError(
             f"the results have no budget-matched {metric} columns ({metric}@<B>tok); run with --budgets"
         )
     unit = "evidence parts" if metric == "recall" else "questions"
@@ -1219,7 +1220,7 @@ def plot_deltas(
         metrics = list(dict.fromkeys((checked if len(checked) else rows)["metric"]))
     rows = rows[rows["metric"].isin(list(metrics))]
     if not len(rows):
-        raise ValueError("the comparison has no paired rows with an interval to draw")
+        raise UsageError("the comparison has no paired rows with an interval to draw")
     if dataset is None:
         dataset = str(rows["dataset"].iloc[0])
     d = rows[rows["dataset"].astype(str) == str(dataset)]
@@ -1352,7 +1353,7 @@ def save_figure(
     formats = list(dict.fromkeys(str(f).lower() for f in formats))
     bad = [f for f in formats if f not in FORMATS]
     if bad or not formats:
-        raise ValueError(f"unknown chart format(s) {bad or formats}; choose from {list(FORMATS)}")
+        raise UsageError(f"unknown chart format(s) {bad or formats}; choose from {list(FORMATS)}")
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     paths = {f: folder / f"{stem}.{f}" for f in formats}

@@ -16,6 +16,8 @@ from typing import Any
 
 import pandas as pd
 
+from chunkeval.errors import UsageError
+
 __all__ = ["MAX_DEPTH", "check_manifest", "check_table", "resolve_inside"]
 
 #: Deepest nesting of lists and objects accepted in a manifest (a run writes about 6).
@@ -29,8 +31,8 @@ _KEY_COLUMNS = {
 }
 
 
-def _fail(path: Path, key: str, problem: str) -> ValueError:
-    return ValueError(f"{path}: key {key!r} {problem}; this is not a manifest chunkeval wrote")
+def _fail(path: Path, key: str, problem: str) -> UsageError:
+    return UsageError(f"{path}: key {key!r} {problem}; this is not a manifest chunkeval wrote")
 
 
 def _depth(value: Any, limit: int) -> int:
@@ -91,10 +93,10 @@ def check_manifest(manifest: Any, path: Path) -> None:
         or the nesting depth when it passes :data:`MAX_DEPTH`.
     """
     if not isinstance(manifest, dict):
-        raise ValueError(f"{path} is not a chunkeval manifest (expected a JSON object, got {type(manifest).__name__})")
+        raise UsageError(f"{path} is not a chunkeval manifest (expected a JSON object, got {type(manifest).__name__})")
     depth = _depth(manifest, MAX_DEPTH)
     if depth > MAX_DEPTH:
-        raise ValueError(f"{path} is nested deeper than {MAX_DEPTH} levels; this is not a manifest chunkeval wrote")
+        raise UsageError(f"{path} is nested deeper than {MAX_DEPTH} levels; this is not a manifest chunkeval wrote")
     for key, (ok, what) in _TOP_LEVEL.items():
         if key in manifest and manifest[key] is not None and not ok(manifest[key]):
             raise _fail(path, key, what)
@@ -166,12 +168,12 @@ def check_table(df: pd.DataFrame, name: str, path: Path) -> None:
     if name != "chunks" and all(c in df.columns for c in keys) and df.duplicated(list(keys)).any():
         row = df[df.duplicated(list(keys))].iloc[0]
         what = ", ".join(f"{c}={row[c]!r}" for c in keys)
-        raise ValueError(f"{path}: the row {what} appears twice; a results table has one row per key")
+        raise UsageError(f"{path}: the row {what} appears twice; a results table has one row per key")
     for column, ok in _JSON_COLUMNS.items():
         if column in df.columns:
             for number, cell in enumerate(df[column].tolist()):
                 if not _json_cell_ok(cell, ok):
-                    raise ValueError(f"{path}: row {number + 1}, column {column!r} is not {ok[1]} ({str(cell)[:60]!r})")
+                    raise UsageError(f"{path}: row {number + 1}, column {column!r} is not {ok[1]} ({str(cell)[:60]!r})")
 
 
 def _json_cell_ok(cell: Any, ok: tuple) -> bool:

@@ -41,6 +41,7 @@ from chunkeval._limits import check_spec_length
 from chunkeval._names import public_path
 from chunkeval._params import Params
 from chunkeval.analysis import UnicodeAnalyzer
+from chunkeval.errors import UsageError
 from chunkeval.specs import parse_spec
 
 __all__ = [
@@ -161,7 +162,7 @@ def top_k(scores: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     if s.ndim != 2:
         raise ValueError(f"scores must be 2-D, got shape {s.shape}")
     if k < 0:
-        raise ValueError(f"k must be >= 0, got {k}")
+        raise UsageError(f"k must be >= 0, got {k}")
     n_rows, n_cols = s.shape
     kk = min(int(k), n_cols)
     if kk == 0 or n_rows == 0:
@@ -322,7 +323,7 @@ class Retriever(BaseEstimator):
         if not hasattr(self, "n_chunks_"):
             raise RuntimeError(f"{type(self).__name__}.search called before fit")
         if k < 0:
-            raise ValueError(f"k must be >= 0, got {k}")
+            raise UsageError(f"k must be >= 0, got {k}")
         queries = list(queries)
         kk = min(int(k), self.n_chunks_)
         idx = np.zeros((len(queries), kk), dtype=np.int64)
@@ -413,14 +414,14 @@ class _LexicalRetriever(Retriever):
         ngram_range = tuple(getattr(self, "ngram_range", (1, 1)))
         if self.analyzer == "unicode":
             if (self.lowercase, ngram_range, self.stop_words) != (True, (1, 1), None):
-                raise ValueError(
+                raise UsageError(
                     f"{self.name}: lowercase, ngram_range and stop_words apply only with analyzer='sklearn' "
                     "(the 'unicode' analyzer always case-folds, has no stop words and uses single words)"
                 )
             return {"analyzer": UnicodeAnalyzer()}
         if self.analyzer == "sklearn":
             return {"lowercase": self.lowercase, "ngram_range": ngram_range, "stop_words": self.stop_words}
-        raise ValueError(f"{self.name}: analyzer must be 'unicode' or 'sklearn', got {self.analyzer!r}")
+        raise UsageError(f"{self.name}: analyzer must be 'unicode' or 'sklearn', got {self.analyzer!r}")
 
     def accepts_counts(self) -> bool:
         """True with the ``"unicode"`` analyzer: counts from
@@ -623,7 +624,7 @@ class BM25Retriever(_LexicalRetriever):
 
     def _vectorizer(self) -> CountVectorizer:
         if self.k1 < 0 or not 0 <= self.b <= 1:
-            raise ValueError(f"BM25 needs k1 >= 0 and 0 <= b <= 1, got k1={self.k1}, b={self.b}")
+            raise UsageError(f"BM25 needs k1 >= 0 and 0 <= b <= 1, got k1={self.k1}, b={self.b}")
         return CountVectorizer(**self._analysis(), dtype=np.float64)
 
     def _fit(self, chunk_texts: list[str]) -> None:
@@ -737,7 +738,7 @@ class DenseRetriever(Retriever):
         from chunkeval.embedders import get_embedder
 
         if self.embedder is None:
-            raise ValueError(_NO_EMBEDDER)
+            raise UsageError(_NO_EMBEDDER)
         emb = get_embedder(self.embedder)
         return clone(emb) if isinstance(emb, (BaseEstimator, Params)) else emb
 
@@ -756,7 +757,7 @@ class DenseRetriever(Retriever):
     def _normalise(v: Any) -> np.ndarray:
         a = np.asarray(v.toarray() if hasattr(v, "toarray") else v, dtype=np.float64)
         if a.ndim != 2:
-            raise ValueError(f"embedder returned shape {a.shape}, expected (n, dim)")
+            raise UsageError(f"embedder returned shape {a.shape}, expected (n, dim)")
         norms = np.linalg.norm(a, axis=1, keepdims=True)
         return np.divide(a, norms, out=np.zeros_like(a), where=norms > 0)
 
@@ -845,7 +846,7 @@ def reciprocal_rank_fusion(rankings: list[np.ndarray], n_items: int, k: float = 
        outperforms Condorcet and individual Rank Learning Methods", SIGIR 2009.
     """
     if k < 0:
-        raise ValueError(f"RRF needs k >= 0, got {k}")
+        raise UsageError(f"RRF needs k >= 0, got {k}")
     arrays = [np.atleast_2d(np.asarray(r, dtype=np.int64)) for r in rankings]
     n_q = arrays[0].shape[0] if arrays else 0
     if any(a.shape[0] != n_q for a in arrays):
@@ -902,9 +903,9 @@ class HybridRetriever(Retriever):
 
     def _components(self) -> list[Retriever]:
         if self.first is None or self.second is None:
-            raise ValueError('hybrid needs two retrievers, e.g. --retriever "hybrid(tfidf, lsa)"')
+            raise UsageError('hybrid needs two retrievers, e.g. --retriever "hybrid(tfidf, lsa)"')
         if self.k < 0:
-            raise ValueError(f"hybrid: RRF needs k >= 0, got {self.k}")
+            raise UsageError(f"hybrid: RRF needs k >= 0, got {self.k}")
         return [clone(r) if isinstance(r, Retriever) else get_retriever(r) for r in (self.first, self.second)]
 
     @property
@@ -964,7 +965,7 @@ def _parse_retriever_spec(spec: str) -> tuple[str, list[str], dict[str, Any]]:
     if not isinstance(tree, (ast.Name, ast.Call)) or (
         isinstance(tree, ast.Call) and not isinstance(tree.func, ast.Name)
     ):
-        raise ValueError(
+        raise UsageError(
             f"cannot parse retriever spec {spec!r}: expected a name or name(key=value, ...), "
             'e.g. "tfidf(analyzer=\'sklearn\')" or "hybrid(tfidf, lsa)"'
         )
@@ -973,7 +974,7 @@ def _parse_retriever_spec(spec: str) -> tuple[str, list[str], dict[str, Any]]:
     args = []
     for arg in tree.args:
         if not isinstance(arg, (ast.Name, ast.Call)):
-            raise ValueError(f"retriever spec {spec!r}: positional arguments must be retriever specs")
+            raise UsageError(f"retriever spec {spec!r}: positional arguments must be retriever specs")
         args.append(ast.get_source_segment(text, arg))
     keywords = ast.unparse(ast.Call(func=tree.func, args=[], keywords=tree.keywords))
     _, params = parse_spec(keywords)
@@ -1018,12 +1019,12 @@ def get_retriever(name: str | Retriever, **params: Any) -> Retriever:
             if close
             else f"; available: {', '.join(available_retrievers())}"
         )
-        raise ValueError(f"unknown retriever {name!r}{hint}")
+        raise UsageError(f"unknown retriever {name!r}{hint}")
     factory = _RETRIEVERS[key]
     valid = list(inspect.signature(factory).parameters)
     given = {**spec_params, **params}
     unknown = sorted(set(given) - set(valid))
     if unknown or len(args) > (2 if key == "hybrid" else 0):
         what = f"unknown parameter(s) {', '.join(unknown)}" if unknown else "positional arguments"
-        raise ValueError(f"retriever {key!r}: {what}; it takes {', '.join(valid)}")
+        raise UsageError(f"retriever {key!r}: {what}; it takes {', '.join(valid)}")
     return factory(*args, **given)

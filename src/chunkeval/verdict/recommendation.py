@@ -33,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from chunkeval.errors import UsageError
 from chunkeval.labels import percent
 from chunkeval.verdict.frontier import pareto_frontier
 
@@ -97,7 +98,7 @@ def default_k(results: Any) -> int:
 
     ks = result_ks(results)
     if not ks:
-        raise ValueError("the results have no recall@k columns and no manifest['ks']")
+        raise UsageError("the results have no recall@k columns and no manifest['ks']")
     return headline_k(ks)
 
 
@@ -261,7 +262,7 @@ def recommend(
     dataset = names.iloc[0] if dataset is None else str(dataset)
     rows = summary[names == dataset].reset_index(drop=True)
     if not len(rows):
-        raise ValueError(f"no summary rows for dataset {dataset!r}")
+        raise UsageError(f"no summary rows for dataset {dataset!r}")
     ceiling = (
         float(rows["answerability_ceiling"].iloc[0]) if "answerability_ceiling" in rows else float("nan")
     )
@@ -272,7 +273,7 @@ def recommend(
     overhead = rows["stored_token_overhead"].to_numpy(float)
     ok = np.flatnonzero(np.isfinite(value))
     if not len(ok):
-        raise ValueError(f"no finite {col} for dataset {dataset!r}")
+        raise UsageError(f"no finite {col} for dataset {dataset!r}")
     ob = np.where(np.isnan(overhead), np.inf, overhead)
     best_i = int(min(ok, key=lambda i: (-value[i], ob[i], i)))
     front = pareto_frontier(overhead, value) if signal else np.array([best_i])
