@@ -5,8 +5,9 @@ The library never prints; this module does. Every command handler returns an
 exit code. Errors in arguments, specs or data end with one line on stderr,
 ``chunkeval: error: ...``, and exit code 2; a failure of the machine (disk
 full, permission, an output path that cannot be created) is one line naming
-the path and exit code 1 -- never a
-traceback unless ``--debug`` is given. An invalid
+the path and exit code 1; any other exception is a bug, one line ``unexpected
+TYPE: ... (rerun with --debug for the traceback)`` and exit code 1 -- never a
+traceback unless ``--debug`` is given (:mod:`chunkeval.cli.exit_codes`). An invalid
 dataset adds its first 10 problems below that line and the ``chunkeval
 validate SPEC`` command that lists them all.
 
@@ -117,10 +118,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     Returns
     -------
     int
-        Exit code: 0 success; 1 an environment failure (disk full, permission;
-        one line naming the path), a report that failed after the results were
-        saved, or an unexpected error; 2 an error in arguments, specs, data or
-        results files, or an output folder in use (one line on stderr); 130
+        Exit code (:mod:`chunkeval.cli.exit_codes`): 0 success; 1 an environment
+        failure (disk full, permission, out of memory, a service that does not answer;
+        one line naming the path), a report that failed after the results were saved,
+        or an unexpected error (a bug: "rerun with --debug"); 2 a
+        :class:`~chunkeval.errors.UsageError` (arguments, specs, data or results files,
+        a missing extra, an output folder in use) or incomparable runs (one line on
+        stderr; a dataset adds its problems); 130
         interrupted, 141 (128 + SIGPIPE, what a Unix tool killed by SIGPIPE
         reports) when stdout was closed early, e.g. ``chunkeval inspect ... |
         head``; nothing is printed then. ``--debug`` anywhere in ``argv`` shows the

@@ -16,6 +16,7 @@ from chunkeval.cli.exit_codes import EXIT_FAILURE, EXIT_OK, CLIError, one_line, 
 from chunkeval.cli.options import check_seed_option, parse_ints, parse_ks
 from chunkeval.cli.output import recommendation_text, summary_table
 from chunkeval.cli.report import REPORT_FILES, write_report_if_available
+from chunkeval.validation import check_count
 
 __all__ = ["RESULTS_ROOT", "cmd_run"]
 
@@ -79,8 +80,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     budgets = parse_ints(args.budgets, "--budgets")
     if budgets:
         kwargs["budgets"] = budgets
-    if args.workers < 1:
-        raise CLIError(f"--workers must be >= 1, got {args.workers}")
+    check_count("workers", args.workers)
     baseline = _gate_baseline(args, kwargs)
     folder = _new_results_folder(args.out, name)
     claim = _claim_folder(folder, getattr(args, "argv", []))

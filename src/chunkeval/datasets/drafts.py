@@ -38,6 +38,7 @@ from chunkeval.datasets.quotes import find_all as _find_all
 from chunkeval.errors import UsageError
 from chunkeval.text import paragraph_spans, sentence_spans
 from chunkeval.types import Document
+from chunkeval.validation import check_count
 
 __all__ = ["draft_questions", "salient_terms"]
 
@@ -160,8 +161,7 @@ def draft_questions(
         For ``n < 1``, ``multi_part`` outside [0, 1], a corpus without a
         usable sentence, or a generator that does not return a non-empty string.
     """
-    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-        raise UsageError(f"n must be an integer >= 1, got {n!r}")
+    check_count("n", n)
     if not 0.0 <= multi_part <= 1.0:
         raise UsageError(f"multi_part must be in [0, 1], got {multi_part!r}")
     docs = sorted(documents, key=lambda d: d.id)
