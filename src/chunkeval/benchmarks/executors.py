@@ -281,7 +281,9 @@ def _dask_client(workers: int, scheduler: str | None) -> tuple[Any, Any]:
     try:
         from distributed import Client, LocalCluster
     except ImportError:
-        raise MissingDependency("--executor dask needs Dask distributed: pip install 'chunkeval[dask]'") from None
+        raise MissingDependency(
+            "--executor dask needs Dask distributed: pip install 'chunkeval[dask]'"
+        ) from None
     if scheduler:
         try:
             return Client(scheduler, timeout=SCHEDULER_TIMEOUT), None

@@ -40,7 +40,9 @@ def _matching(folder: Path, glob: str | None, exclude: Path | None) -> list[Path
             key=lambda p: p.relative_to(folder).as_posix(),
         )
     except (NotImplementedError, ValueError) as exc:  # pathlib refuses absolute and empty patterns
-        raise DatasetError(f"{folder}: glob {glob!r} is not a pattern relative to the folder ({exc})") from None
+        raise DatasetError(
+            f"{folder}: glob {glob!r} is not a pattern relative to the folder ({exc})"
+        ) from None
 
 
 def read_documents(

@@ -138,12 +138,16 @@ def _write_table(df: pd.DataFrame, path: Path, fmt: str) -> None:
         _atomic_write(path, lambda p: neutralise_frame(df).to_csv(p, index=False, lineterminator="\n"))
 
 
-def _read_table(path: Path, fmt: str, dtypes: dict[str, str] | None, neutralised: bool = False) -> pd.DataFrame:
+def _read_table(
+    path: Path, fmt: str, dtypes: dict[str, str] | None, neutralised: bool = False
+) -> pd.DataFrame:
     try:
         df = _parse_table(path, fmt, dtypes)
     except (ValueError, UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
         # pyarrow's ArrowInvalid is a ValueError; name the file, not the parser internals
-        raise UsageError(f"{path} cannot be read as a {fmt.upper()} results table ({_first_line(exc)})") from None
+        raise UsageError(
+            f"{path} cannot be read as a {fmt.upper()} results table ({_first_line(exc)})"
+        ) from None
     if neutralised and fmt == "csv":
         restore_frame(df)
     if dtypes:
@@ -153,7 +157,9 @@ def _read_table(path: Path, fmt: str, dtypes: dict[str, str] | None, neutralised
                     df[col] = df[col].astype(dtype)
                 except (TypeError, ValueError):
                     if _is_numeric_name(dtype) and not pd.api.types.is_numeric_dtype(df[col]):
-                        raise UsageError(f"{path}: column {col!r} holds text where {dtype} numbers belong") from None
+                        raise UsageError(
+                            f"{path}: column {col!r} holds text where {dtype} numbers belong"
+                        ) from None
     return df
 
 
@@ -279,13 +285,20 @@ class Results:
         if format not in ("csv", "parquet"):
             raise UsageError(f"unknown results format {format!r}; use 'csv' or 'parquet'")
         if format == "parquet" and not _has_pyarrow():
-            raise MissingDependency("saving Parquet needs the optional package 'pyarrow' (pip install 'chunkeval[parquet]')")
+            raise MissingDependency(
+                "saving Parquet needs the optional package 'pyarrow' (pip install 'chunkeval[parquet]')"
+            )
         out = Path(folder)
         out.mkdir(parents=True, exist_ok=True)
         ext = ".parquet" if format == "parquet" else ".csv"
         long = {"format": format, "neutralised": format == "csv"}
         files = {
-            "summary": {"path": SUMMARY_FILE, "format": "csv", "neutralised": True, "dtypes": _dtypes(self.summary)},
+            "summary": {
+                "path": SUMMARY_FILE,
+                "format": "csv",
+                "neutralised": True,
+                "dtypes": _dtypes(self.summary),
+            },
             "per_question": {"path": PER_QUESTION_FILE + ext, **long, "dtypes": _dtypes(self.per_question)},
             "chunks": {"path": CHUNKS_FILE + ext, **long, "dtypes": _dtypes(self.chunks)},
         }
@@ -336,7 +349,9 @@ class Results:
         if not root.is_dir():
             raise PathNotFound(f"results folder not found: {root}")
         if (root / UNFINISHED_MARKER).exists():
-            raise UsageError(f"{root}: the run writing this folder did not finish (see {UNFINISHED_MARKER} in it)")
+            raise UsageError(
+                f"{root}: the run writing this folder did not finish (see {UNFINISHED_MARKER} in it)"
+            )
         manifest_path = root / MANIFEST_FILE
         if not manifest_path.is_file():
             raise PathNotFound(f"not a results folder (no {MANIFEST_FILE}): {root}")
@@ -362,8 +377,9 @@ class Results:
             path = resolve_inside(root, info.get("path", default), f"files.{key}.path", manifest_path)
             if not path.is_file():
                 raise PathNotFound(f"results file missing: {path}")
-            tables[key] = _read_table(path, info.get("format", "csv"), info.get("dtypes"),
-                                      bool(info.get("neutralised")))
+            tables[key] = _read_table(
+                path, info.get("format", "csv"), info.get("dtypes"), bool(info.get("neutralised"))
+            )
             check_table(tables[key], key, path)
         return cls(
             summary=tables["summary"],
