@@ -21,6 +21,8 @@ SRC = Path(__file__).resolve().parents[2] / "src"
 TOY_CHUNKER = '''
 """A toy chunker: one chunk per line."""
 
+import re
+
 from chunkeval.chunkers import Chunker
 
 
@@ -35,11 +37,8 @@ class Lines(Chunker):
         return None, "chars"
 
     def spans(self, text):
-        out, pos = [], 0
-        for line in text.splitlines(keepends=True):
-            out.append((pos, pos + (len(line) if self.keep_newline else len(line.rstrip("\\n")))))
-            pos += len(line)
-        return out
+        pattern = r"[^\\n]+\\n?" if self.keep_newline else r"[^\\n]+"
+        return [m.span() for m in re.finditer(pattern, text)]
 '''
 
 TOY_FORMAT = '''
