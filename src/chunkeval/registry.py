@@ -100,7 +100,7 @@ class Registry(Generic[T]):
     # ------------------------------------------------------------------ plug-ins
     def _plugins(self) -> dict[str, metadata.EntryPoint]:
         """The entry points not yet loaded, by name (the group is read once)."""
-        if self._pending is None:
+        if self._pending is None and self.entry_point_group is not None:
             from importlib import metadata  # a scan of the installed packages: only when needed
 
             found: dict[str, metadata.EntryPoint] = {}
@@ -109,7 +109,7 @@ class Registry(Generic[T]):
                     found[ep.name] = ep
             self._pending = found
             self._plugin_names = set(found)
-        return self._pending
+        return self._pending or {}
 
     def _load(self, name: str) -> T:
         """Import the entry point ``name``, register what it names and return it.
