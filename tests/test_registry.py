@@ -1,9 +1,11 @@
-"""The chunker registry, spec strings, parameter validation and the external-splitter adapter."""
+"""The generic registry and the chunker registry, spec strings, parameter validation and the external-splitter adapter."""
 
 import pytest
 
 from chunkeval.chunkers import ExternalChunker, available_chunkers, get_chunker
 from chunkeval.chunkers.base import CHUNKERS, register_chunker
+from chunkeval.errors import UnknownNameError, UsageError
+from chunkeval.registry import PluginError, Registry
 
 
 def test_available_names():
@@ -177,3 +179,84 @@ def np_allclose(a, b):
     import numpy as np
 
     return np.allclose(a, b)
+
+
+# --------------------------------------------------------------------------- the generic registry
+
+
+@pytest.fixture
+def installed(tmp_path, monkeypatch):
+    """Install a fake distribution whose entry points are written by the test."""
+
+    def install(entry_points: str, modules: dict[str, str]) -> None:
+        for name, source in modules.items():
+            (tmp_path / f"{name}.py").write_text(source, encoding="utf-8")
+        dist = tmp_path / "fake-0.0.dist-info"
+        dist.mkdir()
+        (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: fake\nVersion: 0.0\n", encoding="utf-8")
+        (dist / "entry_points.txt").write_text(entry_points, encoding="utf-8")
+        monkeypatch.syspath_prepend(str(tmp_path))
+
+    return install
+
+
+def test_registry_refuses_duplicates_and_suggests_names():
+    reg: Registry[int] = Registry("widget")
+    reg.add("alpha", 1)
+    assert reg.register("beta")(2) == 2
+    with pytest.raises(UsageError, match="widget 'alpha' is already registered"):
+        reg.add("alpha", 3)
+    with pytest.raises(UnknownNameError, match="Did you mean 'alpha'") as info:
+        reg.get("alpah")
+    assert isinstance(info.value, KeyError) and isinstance(info.value, ValueError)
+    assert reg.names() == ["alpha", "beta"] and list(reg) == ["alpha", "beta"] and "beta" in reg
+
+
+def test_plugins_are_read_once_and_imported_only_when_asked(installed):
+    installed(
+        "[test.widgets]\nalpha = nowhere:x\ngood = good_widget:make\nbad = missing_widget_module:make\n",
+        {"good_widget": "def make():\n    return 42\n"},
+    )
+    reg: Registry[int] = Registry("widget", "test.widgets", adapt=lambda name, obj, value: obj())
+    reg.add("alpha", 1)
+    # a built-in name wins over an entry point of the same name; names() imports nothing
+    assert reg.names() == ["alpha", "bad", "good"] and reg.plugin_names() == ["bad", "good"]
+    assert reg.get("alpha") == 1 and reg.get("good") == 42
+    with pytest.raises(PluginError, match=r"'bad'.*missing_widget_module:make.*cannot be loaded"):
+        reg.get("bad")
+    with pytest.raises(UnknownNameError, match="Did you mean 'good'"):
+        reg.get("goood")
+    reg.reset_plugins()
+    assert reg.names() == ["alpha", "bad", "good"] and "good" not in list(reg)
+
+
+def test_plugin_of_the_wrong_kind_is_a_plugin_error(installed):
+    installed("[test.widgets]\nodd = odd_widget:VALUE\n", {"odd_widget": "VALUE = 3\n"})
+
+    def adapt(name, obj, value):
+        if not callable(obj):
+            raise TypeError(f"expected a callable, got {obj!r}")
+        return obj
+
+    reg: Registry[object] = Registry("widget", "test.widgets", adapt=adapt)
+    with pytest.raises(PluginError, match=r"odd_widget:VALUE.*expected a callable, got 3"):
+        reg.get("odd")
+
+
+def test_every_kind_has_its_registry_and_group():
+    from chunkeval.benchmarks.suites import SUITES
+    from chunkeval.datasets.loaders import LOADERS
+    from chunkeval.embedders import EMBEDDERS
+    from chunkeval.tokenizers import TOKENIZERS
+
+    groups = {
+        CHUNKERS: "chunkeval.chunkers",
+        LOADERS: "chunkeval.datasets",
+        EMBEDDERS: "chunkeval.embedders",
+        TOKENIZERS: "chunkeval.tokenizers",
+        SUITES: None,  # suites are files or built-ins, not plug-ins
+    }
+    for registry, group in groups.items():
+        assert isinstance(registry, Registry) and registry.entry_point_group == group
+    with pytest.raises(UnknownNameError, match="Did you mean 'hashing'"):
+        EMBEDDERS.get("hashng")

@@ -12,6 +12,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from chunkeval.errors import UsageError
+
 __all__ = ["DuplicateKeyError", "loads_strict", "lone_surrogate"]
 
 
@@ -31,7 +33,7 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 
 def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a number in strict JSON (write null, or a number)")
+    raise UsageError(f"{name} is not a number in strict JSON (write null, or a number)")
 
 
 def loads_strict(text: str | bytes) -> Any:

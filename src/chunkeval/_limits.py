@@ -4,10 +4,13 @@ Values past these bounds are typing mistakes or attacks, never real settings:
 a 100,000-character spec string made the parser run out of memory, and
 ``--k 99999999999999999999999`` ran the whole benchmark and then crashed a chart.
 
-This module imports nothing from :mod:`chunkeval`, so any module may use it.
+This module imports only :mod:`chunkeval.errors` (which imports nothing of chunkeval), so any
+module may use it.
 """
 
 from __future__ import annotations
+
+from chunkeval.errors import UsageError
 
 __all__ = ["MAX_K", "MAX_SPEC_CHARS", "MAX_SYNTHETIC_CHARS", "check_spec_length"]
 
@@ -35,7 +38,7 @@ def check_spec_length(spec: str, what: str) -> None:
         When ``len(spec) > MAX_SPEC_CHARS``.
     """
     if isinstance(spec, str) and len(spec) > MAX_SPEC_CHARS:
-        raise ValueError(
+        raise UsageError(
             f"{what} spec of {len(spec):,} characters is longer than the {MAX_SPEC_CHARS:,} "
             f"accepted (it starts {spec[:40]!r})"
         )

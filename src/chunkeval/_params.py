@@ -15,6 +15,8 @@ import copy
 import inspect
 from typing import Any
 
+from chunkeval.errors import UsageError
+
 __all__ = ["Params", "clone_param"]
 
 
@@ -104,7 +106,7 @@ class Params:
         for key, value in params.items():
             name, delim, sub = key.partition("__")
             if name not in valid:
-                raise ValueError(
+                raise UsageError(
                     f"invalid parameter {name!r} for {type(self).__name__}; "
                     f"valid parameters are: {', '.join(self._get_param_names())}"
                 )

@@ -8,11 +8,14 @@ which fits on ``texts`` and transforms them.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
 from chunkeval._params import Params
+from chunkeval.errors import MissingDependency, UsageError
+from chunkeval.registry import Registry
 
 _WORD_PATTERN = r"(?u)\b\w+\b"
 
@@ -164,7 +167,7 @@ class SentenceTransformerEmbedder(Embedder):
             try:
                 from sentence_transformers import SentenceTransformer
             except ImportError:
-                raise ImportError(
+                raise MissingDependency(
                     "the sentence-transformers embedder needs the package: "
                     "pip install 'chunkeval[embeddings]'"
                 ) from None
@@ -177,6 +180,44 @@ class SentenceTransformerEmbedder(Embedder):
         return state
 
 
+def _no_argument(cls: type[Embedder]) -> Callable[[str | None], Embedder]:
+    def make(argument: str | None) -> Embedder:
+        if argument is not None:
+            raise UsageError(f"embedder {cls.__name__} takes no argument after ':', got {argument!r}")
+        return cls()
+
+    return make
+
+
+def _sentence_transformers(argument: str | None) -> Embedder:
+    return SentenceTransformerEmbedder(argument) if argument else SentenceTransformerEmbedder()
+
+
+def _plugin_embedder(name: str, obj: Any, target: str) -> Callable[[str | None], Any]:
+    """A ``chunkeval.embedders`` entry point names a callable returning an embedder: called
+    with no argument for ``NAME``, with ``ARG`` for ``NAME:ARG``."""
+    if not callable(obj):
+        raise TypeError(f"expected a callable returning an embedder, got {obj!r}")
+
+    def make(argument: str | None) -> Any:
+        made = obj() if argument is None else obj(argument)
+        if not hasattr(made, "embed"):
+            raise UsageError(f"embedder plug-in {name!r} ({target}) returned {made!r}, which has no embed()")
+        return made
+
+    return make
+
+
+#: Embedder families by spec head (``hashing``, ``lsa``, ``sentence-transformers[:MODEL]``, and
+#: plug-ins of the ``chunkeval.embedders`` entry point group).
+EMBEDDERS: Registry[Callable[[str | None], Any]] = Registry(
+    "embedder", "chunkeval.embedders", _plugin_embedder
+)
+EMBEDDERS.add("hashing", _no_argument(HashingEmbedder))
+EMBEDDERS.add("lsa", _no_argument(LSAEmbedder))
+EMBEDDERS.add("sentence-transformers", _sentence_transformers)
+
+
 def get_embedder(spec) -> Embedder:
     """Embedder from a name or an object.
 
@@ -184,8 +225,8 @@ def get_embedder(spec) -> Embedder:
     ----------
     spec : str or object
         ``"hashing"``, ``"lsa"``, ``"sentence-transformers"`` or
-        ``"sentence-transformers:MODEL"``; an object with ``embed`` is
-        returned unchanged.
+        ``"sentence-transformers:MODEL"``, or ``NAME[:ARG]`` of an installed plug-in; an
+        object with ``embed`` is returned unchanged.
 
     Returns
     -------
@@ -194,18 +235,14 @@ def get_embedder(spec) -> Embedder:
 
     Raises
     ------
-    ValueError
-        For an unknown name, listing the valid ones.
+    UnknownNameError
+        For an unknown name (a :class:`ValueError`), suggesting the closest ones.
+    UsageError
+        For an argument the embedder does not take, or an object without ``embed``.
     """
     if not isinstance(spec, str):
         if not hasattr(spec, "embed"):
-            raise ValueError(f"embedder must be a name or have an embed(texts) method, got {spec!r}")
+            raise UsageError(f"embedder must be a name or have an embed(texts) method, got {spec!r}")
         return spec
-    name, _, arg = spec.partition(":")
-    if name == "hashing" and not arg:
-        return HashingEmbedder()
-    if name == "lsa" and not arg:
-        return LSAEmbedder()
-    if name == "sentence-transformers":
-        return SentenceTransformerEmbedder(arg) if arg else SentenceTransformerEmbedder()
-    raise ValueError(f"unknown embedder {spec!r}; use 'hashing', 'lsa' or 'sentence-transformers[:MODEL]'")
+    name, colon, argument = spec.partition(":")
+    return EMBEDDERS.get(name)(argument if colon else None)

@@ -4,8 +4,8 @@
   data file, a results folder. The message names the problem and the fix. The CLI exits 2.
   :class:`UnknownNameError` (an unknown registered name, with close matches suggested),
   :class:`~chunkeval.datasets.DatasetError` (every problem of a dataset at once),
-  :class:`MissingDependency` (an optional extra is not installed) and :class:`FolderBusy`
-  are usage errors.
+  :class:`MissingDependency` (an optional extra is not installed), :class:`PathNotFound` (a
+  path the user gave does not exist) and :class:`FolderBusy` are usage errors.
 * :class:`IncomparableRuns`: two runs measured under different conditions; no difference
   between them means anything. The CLI exits 2.
 * :class:`EnvironmentFailure`: the machine failed, not the input (disk full, permission, a
@@ -26,6 +26,7 @@ __all__ = [
     "FolderBusy",
     "IncomparableRuns",
     "MissingDependency",
+    "PathNotFound",
     "UnknownNameError",
     "UsageError",
 ]
@@ -51,15 +52,25 @@ class UnknownNameError(UsageError, KeyError):
     name : str
         The name asked for.
     available : iterable of str
-        The registered names; the three closest are suggested.
+        The registered names; the three closest are suggested, and at most
+        :data:`MAX_LISTED` are listed (a dataset's document ids can be thousands).
+    hint : str, optional
+        What else would be accepted, appended to the message (``"or give a .toml file"``).
     """
 
-    def __init__(self, kind: str, name: str, available: Iterable[str]) -> None:
+    #: Names listed in the message at most.
+    MAX_LISTED = 30
+
+    def __init__(self, kind: str, name: str, available: Iterable[str], hint: str = "") -> None:
         self.kind, self.name = kind, name
         self.available = sorted(available)
         close = difflib.get_close_matches(name, self.available, n=3, cutoff=0.5)
-        hint = f" Did you mean {', '.join(map(repr, close))}?" if close else ""
-        super().__init__(f"unknown {kind} {name!r}.{hint} Available: {', '.join(self.available)}")
+        suggest = f" Did you mean {', '.join(map(repr, close))}?" if close else ""
+        listed = ", ".join(self.available[: self.MAX_LISTED])
+        if len(self.available) > self.MAX_LISTED:
+            listed += f", ... ({len(self.available):,} in all)"
+        tail = f"; {hint}" if hint else ""
+        super().__init__(f"unknown {kind} {name!r}.{suggest} Available: {listed or 'none'}{tail}")
 
     def __str__(self) -> str:  # KeyError would quote the message
         return str(self.args[0])
@@ -67,6 +78,27 @@ class UnknownNameError(UsageError, KeyError):
 
 class MissingDependency(UsageError, ImportError):
     """An optional component needs a package that is not installed; the message names the extra."""
+
+
+class PathNotFound(UsageError, FileNotFoundError):
+    """A path the user gave (a data folder, a results folder, a suite or tokenizer file) does not exist.
+
+    It is a :class:`FileNotFoundError` too, so ``except FileNotFoundError`` keeps working.
+
+    Parameters
+    ----------
+    message : str
+        What was looked for, naming the path.
+    path : str or os.PathLike, optional
+        The path, kept as :attr:`filename`.
+    """
+
+    def __init__(self, message: str, path: object = None) -> None:
+        super().__init__(message)
+        self.filename = None if path is None else str(path)
+
+    def __str__(self) -> str:
+        return str(self.args[0])
 
 
 class FolderBusy(UsageError):

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
+from chunkeval.errors import UsageError
 from chunkeval.validation import check_budgets
 
 if TYPE_CHECKING:  # the tables are only read here: the verdict's light import path stays light
@@ -108,7 +109,7 @@ def headline_k(ks: Iterable[int]) -> int:
     """
     ks = sorted(int(k) for k in ks)
     if not ks:
-        raise ValueError("no retrieval cut-offs k")
+        raise UsageError("no retrieval cut-offs k")
     return 5 if 5 in ks else ks[-1]
 
 
@@ -187,7 +188,7 @@ def choose_rank_metric(
         rank_by = headline_metric(ks, budgets, 1.0 if math.isnan(ceiling) else ceiling)
     if rank_by not in rows.columns:
         close = difflib.get_close_matches(rank_by, [str(c) for c in rows.columns], n=3)
-        raise ValueError(
+        raise UsageError(
             f"cannot rank by {rank_by!r}: no such column in the summary"
             + (f"; did you mean {', '.join(close)}?" if close else "")
         )

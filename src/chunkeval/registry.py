@@ -5,18 +5,34 @@ Entries are added by a decorator (:meth:`Registry.register`) or directly (:meth:
 duplicate names fail at registration; unknown names fail with one error type,
 :class:`~chunkeval.errors.UnknownNameError`, that suggests the closest registered names (the
 pattern of lm-evaluation-harness's ``lm_eval/api/registry.py``).
+
+Installed packages add entries through an entry point group per kind (``chunkeval.chunkers``,
+``chunkeval.metrics``, ``chunkeval.retrievers``, ``chunkeval.datasets``, ``chunkeval.embedders``,
+``chunkeval.tokenizers``). The group is read once, on the first look-up of a name that is not
+built in or on the first :meth:`Registry.names`; each entry point is imported only when its name
+is asked for, so a broken plug-in fails the runs that use it, never a run of built-in entries.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from chunkeval.errors import UnknownNameError
+from chunkeval.errors import UnknownNameError, UsageError
+
+if TYPE_CHECKING:
+    from importlib import metadata
 
 T = TypeVar("T")
 
-__all__ = ["Registry"]
+__all__ = ["PluginError", "Registry"]
+
+
+class PluginError(UsageError):
+    """An installed plug-in's entry point cannot be loaded or names the wrong kind of object.
+
+    A usage error (exit 2): the fix is in the installed package, not in chunkeval.
+    """
 
 
 class Registry(Generic[T]):
@@ -26,22 +42,44 @@ class Registry(Generic[T]):
     ----------
     kind : str
         What is registered ("chunker", "metric", "retriever", ...), used in error messages.
+    entry_point_group : str, optional
+        The entry point group through which installed packages add entries
+        (e.g. ``"chunkeval.chunkers"``); ``None``: no plug-ins.
+    adapt : callable, optional
+        ``adapt(name, obj, value) -> entry`` turns the object an entry point loads (``value`` is
+        its ``"module:attribute"``) into an entry, raising :class:`ValueError` or
+        :class:`TypeError` when it is not of this kind; default: the object itself.
+
+    Notes
+    -----
+    A built-in name always wins over an entry point of the same name (a plug-in cannot
+    replace a built-in by being installed); two entry points of one name keep the first.
     """
 
-    def __init__(self, kind: str) -> None:
+    def __init__(
+        self,
+        kind: str,
+        entry_point_group: str | None = None,
+        adapt: Callable[[str, Any, str], T] | None = None,
+    ) -> None:
         self.kind = kind
+        self.entry_point_group = entry_point_group
+        self._adapt = adapt
         self._entries: dict[str, T] = {}
+        self._pending: dict[str, metadata.EntryPoint] | None = None if entry_point_group else {}
+        self._plugin_names: set[str] = set()
 
+    # ------------------------------------------------------------------ registering
     def add(self, name: str, entry: T) -> T:
         """Register ``entry`` under ``name`` and return it.
 
         Raises
         ------
-        ValueError
+        UsageError
             If ``name`` is already registered.
         """
         if name in self._entries:
-            raise ValueError(f"{self.kind} {name!r} is already registered")
+            raise UsageError(f"{self.kind} {name!r} is already registered")
         self._entries[name] = entry
         return entry
 
@@ -50,7 +88,7 @@ class Registry(Generic[T]):
 
         Raises
         ------
-        ValueError
+        UsageError
             If ``name`` is already registered.
         """
 
@@ -59,39 +97,103 @@ class Registry(Generic[T]):
 
         return decorate
 
+    # ------------------------------------------------------------------ plug-ins
+    def _plugins(self) -> dict[str, metadata.EntryPoint]:
+        """The entry points not yet loaded, by name (the group is read once)."""
+        if self._pending is None and self.entry_point_group is not None:
+            from importlib import metadata  # a scan of the installed packages: only when needed
+
+            found: dict[str, metadata.EntryPoint] = {}
+            for ep in metadata.entry_points(group=self.entry_point_group):
+                if ep.name not in self._entries and ep.name not in found:
+                    found[ep.name] = ep
+            self._pending = found
+            self._plugin_names = set(found)
+        return self._pending or {}
+
+    def _load(self, name: str) -> T:
+        """Import the entry point ``name``, register what it names and return it.
+
+        Raises
+        ------
+        PluginError
+            The entry point cannot be imported, or ``adapt`` refuses what it names.
+        """
+        ep = self._plugins().pop(name)
+        where = f"{self.kind} plug-in {name!r} (entry point {ep.value!r} in group {self.entry_point_group})"
+        try:
+            obj = ep.load()
+        except Exception as exc:  # any failure to import a third-party module: name the plug-in
+            raise PluginError(f"{where} cannot be loaded: {type(exc).__name__}: {exc}") from exc
+        try:
+            entry = self._adapt(name, obj, ep.value) if self._adapt else obj
+        except (TypeError, ValueError) as exc:
+            raise PluginError(f"{where}: {exc}") from exc
+        self._entries[name] = entry
+        return entry
+
+    def reset_plugins(self) -> None:
+        """Forget the entry points read and the plug-ins loaded, so the group is read again.
+
+        For tests and long-lived processes that install a package after the first look-up.
+        """
+        if self.entry_point_group is None:
+            return
+        for name in self._plugin_names:
+            self._entries.pop(name, None)
+        self._pending, self._plugin_names = None, set()
+
+    def plugin_names(self) -> list[str]:
+        """Names that installed plug-ins add (loaded or not), sorted."""
+        self._plugins()
+        return sorted(self._plugin_names)
+
+    # ------------------------------------------------------------------ looking up
     def names(self) -> list[str]:
-        """Registered names, sorted."""
-        return sorted(self._entries)
+        """Registered names, built-in and from installed plug-ins, sorted (no plug-in is imported)."""
+        return sorted({*self._entries, *self._plugins()})
 
     def get(self, name: str) -> T:
-        """The entry registered under ``name``.
+        """The entry registered under ``name``, loading its plug-in on first use.
 
         Raises
         ------
         UnknownNameError
             For an unknown name (a :class:`ValueError` and a :class:`KeyError`); the message
             lists the closest names and all names.
+        PluginError
+            When ``name`` is an installed plug-in that cannot be loaded.
         """
         try:
             return self._entries[name]
         except KeyError:
-            raise UnknownNameError(self.kind, name, self._entries) from None
+            pass
+        except TypeError:  # an unhashable name
+            raise UnknownNameError(self.kind, repr(name), self.names()) from None
+        if isinstance(name, str) and name in self._plugins():
+            return self._load(name)
+        raise UnknownNameError(self.kind, str(name), self.names())
 
     __getitem__ = get
 
     def __contains__(self, name: object) -> bool:
-        return name in self._entries
+        """Whether :meth:`get` knows ``name``, as a built-in or an installed plug-in."""
+        try:
+            return name in self._entries or name in self._plugins()
+        except TypeError:
+            return False
 
     def __iter__(self) -> Iterator[str]:
+        """The names registered so far, in registration order (plug-ins not yet loaded are not)."""
         return iter(self._entries)
 
     def __len__(self) -> int:
         return len(self._entries)
 
     def items(self) -> list[tuple[str, T]]:
-        """``(name, entry)`` pairs in registration order."""
+        """``(name, entry)`` pairs of the entries registered so far, in registration order."""
         return list(self._entries.items())
 
     def values(self) -> list[T]:
-        """Entries in registration order."""
+        """Entries registered so far, in registration order."""
         return list(self._entries.values())

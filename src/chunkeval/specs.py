@@ -1,16 +1,27 @@
-"""The spec grammars: how a chunker, retriever, embedder or tokenizer is named in one string.
+"""The spec grammars: how a chunker, retriever, dataset or configuration is named in one string.
 
-``name`` or ``name(key=literal, ...)`` (:func:`parse_spec`), with Python literals as values.
+* ``name`` or ``name(key=literal, ...)`` (:func:`parse_spec`), with Python literals as values:
+  chunkers, retrievers, embedders, tokenizers.
+* ``LABEL=SPEC`` (:func:`split_label`): a configuration with a label of its own.
+* ``prefix:path?key=value,...`` and ``prefix:key=value,...`` (:func:`split_path_options`,
+  :func:`parse_options`): datasets (the prefixes are :data:`chunkeval.datasets.loaders.LOADERS`).
+* Suite grids, ``{family = "fixed", chunk_size = [64, 128]}`` (:func:`expand_grid`): the
+  cartesian product of parameter lists as ``name(key=value, ...)`` specs.
 """
 
 from __future__ import annotations
 
 import ast
+import itertools
+import re
+from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from chunkeval._limits import check_spec_length
+from chunkeval.errors import UsageError
 
-__all__ = ["parse_spec"]
+__all__ = ["expand_grid", "parse_options", "parse_spec", "split_label", "split_path_options"]
 
 
 def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
@@ -33,29 +44,170 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
     try:
         tree = ast.parse(text, mode="eval").body
     except (RecursionError, MemoryError):
-        raise ValueError(f"cannot parse spec {spec[:40]!r}...: nested too deeply") from None
+        raise UsageError(f"cannot parse spec {spec[:40]!r}...: nested too deeply") from None
     except SyntaxError as error:
-        raise ValueError(
+        raise UsageError(
             f"cannot parse spec {spec!r}: {error.msg}; expected name(key=value, ...), "
             "e.g. \"fixed(chunk_size=200, chunk_overlap=0, unit='tokens')\""
         ) from None
     if isinstance(tree, ast.Name):
         return tree.id, {}
     if not (isinstance(tree, ast.Call) and isinstance(tree.func, ast.Name)) or tree.args:
-        raise ValueError(
+        raise UsageError(
             f"cannot parse spec {spec!r}: expected name(key=value, ...) with keyword arguments only"
         )
     params: dict[str, Any] = {}
     for keyword in tree.keywords:
         if keyword.arg is None:
-            raise ValueError(f"spec {spec!r}: **kwargs are not allowed")
+            raise UsageError(f"spec {spec!r}: **kwargs are not allowed")
         if keyword.arg in params:
-            raise ValueError(f"spec {spec!r}: parameter {keyword.arg!r} is given twice")
+            raise UsageError(f"spec {spec!r}: parameter {keyword.arg!r} is given twice")
         try:
             params[keyword.arg] = ast.literal_eval(keyword.value)
         except ValueError:
-            raise ValueError(
+            raise UsageError(
                 f"spec {spec!r}: value of {keyword.arg!r} must be a literal "
                 "(number, quoted string, True/False/None)"
             ) from None
     return tree.func.id, params
+
+
+_LABEL = re.compile(r"\s*([^=(\n]*[^=(\s])\s*=(?=\s*\S)")
+
+
+def split_label(entry: str) -> tuple[str | None, str]:
+    """Split a labelled chunker entry ``"LABEL=SPEC"`` into ``(label, spec)``.
+
+    A label names a configuration independently of its parameters, so a
+    pipeline's chunker keeps its name while its parameters change between a
+    baseline and a pull request (``"pipeline=sentence(max_chars=1000)"``).
+    The label is everything before the first ``=`` that comes before any
+    ``(``; a plain spec (``"sentence(max_chars=1000)"``) has no label.
+
+    Parameters
+    ----------
+    entry : str
+        ``"SPEC"`` or ``"LABEL=SPEC"``.
+
+    Returns
+    -------
+    (str or None, str)
+        The label (``None`` when absent) and the spec, both stripped.
+
+    Raises
+    ------
+    ValueError
+        An empty label (``"=sentence(...)"``).
+    """
+    if entry.lstrip().startswith("="):
+        raise UsageError(f"configuration {entry!r} has an empty label before '='; write LABEL=SPEC")
+    m = _LABEL.match(entry)
+    if m is None:
+        return None, entry.strip()
+    return m.group(1).strip(), entry[m.end() :].strip()
+
+
+def split_path_options(rest: str) -> tuple[str, str]:
+    """Split ``path?key=value,...`` (a dataset spec after its prefix) into path and options text.
+
+    The options follow the last ``?``; an argument that is an existing path is all path, even
+    when it holds a ``?``.
+
+    Returns
+    -------
+    path : str
+    options : str
+        ``""`` when there are none.
+    """
+    if "?" in rest and not Path(rest).exists():
+        path, _, options = rest.rpartition("?")
+        return path, options
+    return rest, ""
+
+
+def parse_options(text: str, where: str) -> dict[str, str]:
+    """Parse ``key=value,key=value`` into a dict of strings.
+
+    Parameters
+    ----------
+    text : str
+    where : str
+        The spec, named in the errors.
+
+    Raises
+    ------
+    UsageError
+        An item that is not ``key=value``, or a key given twice (the last would silently win).
+    """
+    options: dict[str, str] = {}
+    for item in filter(None, (t.strip() for t in text.split(","))):
+        key, eq, value = item.partition("=")
+        if not eq or not key.strip():
+            raise UsageError(f"{where}: option {item!r} is not of the form key=value")
+        if key.strip() in options:
+            raise UsageError(f"{where}: option {key.strip()!r} is given twice; give it once")
+        options[key.strip()] = value.strip()
+    return options
+
+
+_OVERLAP_PAIRS = (("chunk_overlap", "chunk_size"), ("overlap_tokens", "max_tokens"))
+
+
+def _format_value(value: Any) -> str:
+    return repr(value)
+
+
+def _spec(family: str, params: Mapping[str, Any]) -> str:
+    inner = ", ".join(f"{k}={_format_value(v)}" for k, v in params.items())
+    return f"{family}({inner})" if inner else family
+
+
+def expand_grid(grid: Mapping[str, Any]) -> list[str]:
+    """Expand one chunker grid into chunker spec strings.
+
+    Parameters
+    ----------
+    grid : mapping
+        ``family`` (a chunker registry name) plus parameters; a list value
+        lists alternatives, any other value is used as is.
+
+    Returns
+    -------
+    list[str]
+        Spec strings ``family(key=value, ...)`` in cartesian-product order
+        (first key slowest), skipping combinations with
+        ``chunk_overlap >= chunk_size`` or ``overlap_tokens >= max_tokens``.
+
+    Raises
+    ------
+    ValueError
+        Missing or non-string ``family``, an empty list of values, or a value
+        that is not a number, string, boolean or list of those.
+    """
+    if "family" not in grid or not isinstance(grid["family"], str) or not grid["family"]:
+        raise UsageError(f"chunker grid {dict(grid)!r} needs a 'family' (a chunker name)")
+    family = grid["family"]
+    keys = [k for k in grid if k != "family"]
+    choices = []
+    for k in keys:
+        v = grid[k]
+        values = list(v) if isinstance(v, list) else [v]
+        if not values:
+            raise UsageError(f"chunker grid for {family!r}: parameter {k!r} has an empty list")
+        for x in values:
+            if not isinstance(x, (int, float, str, bool)) and x is not None:
+                raise UsageError(
+                    f"chunker grid for {family!r}: value {x!r} of {k!r} must be a number, string or boolean"
+                )
+        choices.append(values)
+    specs: list[str] = []
+    for combo in itertools.product(*choices):
+        params = dict(zip(keys, combo, strict=True))
+        if any(
+            o in params and s in params and params[o] >= params[s]
+            for o, s in _OVERLAP_PAIRS
+            if isinstance(params.get(o), (int, float)) and isinstance(params.get(s), (int, float))
+        ):
+            continue
+        specs.append(_spec(family, params))
+    return specs

@@ -15,6 +15,7 @@ from collections.abc import Iterable, Iterator
 import numpy as np
 
 from chunkeval.caches import memoize
+from chunkeval.errors import UsageError
 
 __all__ = [
     "bootstrap_ci",
@@ -41,9 +42,9 @@ def _as_2d(values: np.ndarray) -> tuple[np.ndarray, bool]:
 
 def _check(confidence: float, n_resamples: int) -> None:
     if not 0.0 < confidence < 1.0:
-        raise ValueError(f"confidence must be in (0, 1), got {confidence!r}")
+        raise UsageError(f"confidence must be in (0, 1), got {confidence!r}")
     if int(n_resamples) < 1:
-        raise ValueError(f"n_resamples must be >= 1, got {n_resamples!r}")
+        raise UsageError(f"n_resamples must be >= 1, got {n_resamples!r}")
 
 
 def _weight_blocks(n: int, b_total: int, seed: int) -> Iterator[tuple[int, np.ndarray]]:
@@ -324,7 +325,7 @@ def questions_needed(differences: np.ndarray, confidence: float = 0.95, power: f
     from statistics import NormalDist
 
     if not 0.0 < confidence < 1.0 or not 0.0 < power < 1.0:
-        raise ValueError(f"confidence and power must be in (0, 1), got {confidence!r}, {power!r}")
+        raise UsageError(f"confidence and power must be in (0, 1), got {confidence!r}, {power!r}")
     d = np.asarray(differences, dtype=float).ravel()
     d = d[~np.isnan(d)]
     if d.size < 2:

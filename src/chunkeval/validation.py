@@ -1,53 +1,142 @@
 """Argument validation shared by the library and the CLI: cut-offs, budgets, seeds, counts.
 
-Every check raises :class:`ValueError` naming the parameter and the value it got, so the
-library's message is the same wherever the value came from; the CLI translates parameter
-names to its flags.
+Each rule is written once, here, and called wherever the value enters (the runner, suite
+files, the metric engine, the command line). Every check raises
+:class:`~chunkeval.errors.UsageError` (a :class:`ValueError`) naming the parameter and the value
+it got, so the message is the same wherever the value came from; the CLI translates parameter
+names to its flags (:func:`chunkeval.cli.exit_codes.flag_names`).
 """
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Iterable
+from typing import Any
 
 import numpy as np
 
-__all__ = ["MAX_BUDGET", "check_budgets", "check_ks"]
+from chunkeval._limits import MAX_K
+from chunkeval.errors import UsageError
+
+__all__ = ["MAX_BUDGET", "MAX_SEED", "check_budgets", "check_count", "check_ks", "check_seed"]
 
 
 #: The largest token budget accepted (a budget beyond any corpus only wastes retrieval depth).
 MAX_BUDGET = 100_000_000
+#: Seeds are below this bound (they are stored as signed 64-bit integers).
+MAX_SEED = 2**63
+
+
+def _is_int(value: Any) -> bool:
+    """A whole number that is not a boolean (``True`` is not k = 1)."""
+    return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
 
 
 def check_budgets(budgets: Iterable[int]) -> list[int]:
     """Validate token budgets: distinct positive integers, returned sorted.
 
+    Parameters
+    ----------
+    budgets : iterable of int
+        Token budgets (tokens read from the top of a ranking).
+
+    Returns
+    -------
+    list of int
+        Sorted, distinct.
+
     Raises
     ------
-    ValueError
+    UsageError
         A budget that is not a positive integer (booleans and floats with a fraction
-        included).
+        included), or one above :data:`MAX_BUDGET`.
     """
     if isinstance(budgets, (str, bytes)):
-        raise ValueError(f"budgets must be a list of positive integers, got {budgets!r}")
+        raise UsageError(f"budgets must be a list of positive integers, got {budgets!r}")
     out = []
     for b in budgets:
         if isinstance(b, bool) or not isinstance(b, (int, np.integer)) or b < 1:
-            raise ValueError(f"token budgets must be positive integers, got {b!r}")
+            raise UsageError(f"token budgets must be positive integers, got {b!r}")
         if b > MAX_BUDGET:
-            raise ValueError(f"token budget {b} is larger than {MAX_BUDGET:,} tokens, the largest accepted")
+            raise UsageError(f"token budget {b} is larger than {MAX_BUDGET:,} tokens, the largest accepted")
         out.append(int(b))
     return sorted(dict.fromkeys(out))
 
 
-def check_ks(ks: Iterable[int]) -> list[int]:
-    """Validate retrieval cut-offs: a non-empty list of integers >= 1, returned sorted and distinct.
+def check_ks(ks: Any) -> list[int]:
+    """Validate retrieval cut-offs: integers in ``[1, MAX_K]``, returned sorted and distinct.
+
+    Parameters
+    ----------
+    ks : int or iterable of int
+        One cut-off or several. A string is refused rather than iterated (``"15"`` would be
+        k = 1 and 5), and so is a boolean (``True`` would be k = 1).
+
+    Returns
+    -------
+    list of int
+        Sorted, distinct, non-empty.
 
     Raises
     ------
-    ValueError
-        ``ks`` is empty or holds a value below 1.
+    UsageError
+        ``ks`` is empty, not integers, holds a value below 1 or above
+        :data:`~chunkeval._limits.MAX_K`.
     """
-    out = [int(k) for k in ks]
-    if not out or any(k < 1 for k in out):
-        raise ValueError(f"ks must be a non-empty list of integers >= 1, got {list(ks)!r}")
-    return sorted(dict.fromkeys(out))
+    if _is_int(ks):
+        ks = (int(ks),)
+    if isinstance(ks, (str, bytes)) or not isinstance(ks, Iterable):
+        raise UsageError(f"ks must be a sequence of positive integers such as (1, 5, 10), got {ks!r}")
+    ks = list(ks)
+    if not ks or any(not _is_int(k) or not k >= 1 for k in ks):
+        raise UsageError(f"ks must be a sequence of positive integers such as (1, 5, 10), got {ks!r}")
+    if max(ks) > MAX_K:
+        raise UsageError(f"ks: k = {max(ks)} is larger than {MAX_K:,}, the largest cut-off chunkeval accepts")
+    return sorted({int(k) for k in ks})
+
+
+def check_seed(seed: Any) -> int:
+    """Validate a random seed: an integer in ``[0, 2**63)``.
+
+    Parameters
+    ----------
+    seed : int
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    UsageError
+        ``seed`` is not an integer (booleans included) or out of range.
+    """
+    if not _is_int(seed):
+        raise UsageError(f"seed must be an integer, got {seed!r}")
+    if not 0 <= seed < MAX_SEED:
+        raise UsageError(f"seed must be a non-negative integer below 2**63, got {seed!r}")
+    return int(seed)
+
+
+def check_count(name: str, value: Any, minimum: int = 1) -> int:
+    """Validate a count (workers, resamples, drafts): an integer ``>= minimum``.
+
+    Parameters
+    ----------
+    name : str
+        The parameter's name, used in the message.
+    value : int
+    minimum : int, default 1
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    UsageError
+        ``value`` is not an integer (booleans included) or below ``minimum``.
+    """
+    if not _is_int(value) or value < minimum:
+        raise UsageError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    return int(value)

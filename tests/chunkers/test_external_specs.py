@@ -10,7 +10,7 @@ from _chunk_checks import assert_exact_and_complete
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from chunkeval.chunkers import ExternalChunker, available_chunkers, external_specs, get_chunker
+from chunkeval.chunkers import ExternalChunker, available_chunkers, get_chunker
 from chunkeval.cli import main
 from chunkeval.datasets import load
 
@@ -204,13 +204,12 @@ def plugin_path(tmp_path, monkeypatch):
     (dist / "entry_points.txt").write_text(
         "[chunkeval.chunkers]\nhalves = myplug:halves\nlines_plugin = myplug:Lines\n", encoding="utf-8"
     )
-    monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.setattr(external_specs, "_plugins", None)
-    yield tmp_path
     from chunkeval.chunkers.base import CHUNKERS
 
-    CHUNKERS._entries.pop("lines_plugin", None)
-    external_specs._plugins = None
+    monkeypatch.syspath_prepend(str(tmp_path))
+    CHUNKERS.reset_plugins()
+    yield tmp_path
+    CHUNKERS.reset_plugins()
 
 
 def test_entry_points_register_chunker_classes_and_factories(plugin_path):

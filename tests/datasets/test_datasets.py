@@ -336,7 +336,7 @@ def test_unknown_prefix_names_valid():
     msg = str(info.value)
     for prefix in ("builtin", "chroma", "jsonl", "squad", "synthetic"):
         assert prefix in msg
-    assert "did you mean 'squad'" in msg
+    assert "did you mean 'squad'" in msg.lower()
 
 
 def test_parse_spec():

@@ -18,12 +18,18 @@ from chunkeval.cli import main
 from chunkeval.datasets import Dataset, save_jsonl
 from chunkeval.types import Document, EvidenceSpan, Question
 
-RESULT_FILES = {"summary.csv", "per_question.parquet", "per_question.csv", "chunks.parquet", "chunks.csv",
-                "manifest.json"}
+RESULT_FILES = {
+    "summary.csv",
+    "per_question.parquet",
+    "per_question.csv",
+    "chunks.parquet",
+    "chunks.csv",
+    "manifest.json",
+}
 
 # A splitter that waits until a gate file exists, so a test can hold a run halfway
 # without timing anything: it writes "started" beside the gate, then polls (at most 120 s).
-BLOCKER = '''
+BLOCKER = """
 import time
 from pathlib import Path
 
@@ -38,25 +44,45 @@ def factory(gate=""):
             time.sleep(0.01)
         return [text]
     return split
-'''
+"""
 
 
 @pytest.fixture
 def setup(tmp_path):
     docs = [Document("d1", "aaaa bbbb cccc dddd"), Document("d2", "gggg hhhh")]
-    qs = [Question("q1", "aaaa", (EvidenceSpan("d1", 0, 4),)), Question("q2", "gggg", (EvidenceSpan("d2", 0, 4),))]
+    qs = [
+        Question("q1", "aaaa", (EvidenceSpan("d1", 0, 4),)),
+        Question("q2", "gggg", (EvidenceSpan("d2", 0, 4),)),
+    ]
     data = save_jsonl(Dataset("tiny", docs, qs).validate(), tmp_path / "tiny")
     (tmp_path / "plugins").mkdir()
     (tmp_path / "plugins" / "blocker.py").write_text(BLOCKER, encoding="utf-8")
     gate = tmp_path / "sync" / "gate"
     gate.parent.mkdir()
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path / "plugins"), os.environ.get("PYTHONPATH", "")])}
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(tmp_path / "plugins"), os.environ.get("PYTHONPATH", "")]),
+    }
     return data, gate, env
 
 
 def _command(data: Path, out: Path, chunker: str) -> list[str]:
-    return [sys.executable, "-m", "chunkeval", "run", "--dataset", f"jsonl:{data}", "--chunker", chunker,
-            "--k", "1", "--quiet", "--no-report", "--out", str(out)]
+    return [
+        sys.executable,
+        "-m",
+        "chunkeval",
+        "run",
+        "--dataset",
+        f"jsonl:{data}",
+        "--chunker",
+        chunker,
+        "--k",
+        "1",
+        "--quiet",
+        "--no-report",
+        "--out",
+        str(out),
+    ]
 
 
 def _wait_for(path: Path) -> None:
@@ -76,12 +102,22 @@ def _one_error_line(err: str) -> str:
 def test_second_run_on_the_same_folder_exits_2_at_once(setup, tmp_path):
     data, gate, env = setup
     out = tmp_path / "out"
-    first = subprocess.Popen(_command(data, out, f"python:blocker:factory(gate={str(gate)!r})"),
-                             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    first = subprocess.Popen(
+        _command(data, out, f"python:blocker:factory(gate={str(gate)!r})"),
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         _wait_for(gate.parent / "started")  # the first run holds the folder and is halfway
-        second = subprocess.run(_command(data, out, "fixed(chunk_size=10, unit='chars')"), env=env,
-                                capture_output=True, text=True, timeout=120)
+        second = subprocess.run(
+            _command(data, out, "fixed(chunk_size=10, unit='chars')"),
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         assert second.returncode == 2
         line = _one_error_line(second.stderr)
         assert str(out) in line and "in use by another chunkeval run" in line and f"pid {first.pid}" in line
@@ -100,8 +136,12 @@ def test_second_run_on_the_same_folder_exits_2_at_once(setup, tmp_path):
 def test_sigkill_halfway_leaves_only_the_unfinished_marker(setup, tmp_path, capsys):
     data, gate, env = setup
     out = tmp_path / "out"
-    run = subprocess.Popen(_command(data, out, f"python:blocker:factory(gate={str(gate)!r})"),
-                           env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    run = subprocess.Popen(
+        _command(data, out, f"python:blocker:factory(gate={str(gate)!r})"),
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         _wait_for(gate.parent / "started")
     finally:
@@ -118,8 +158,22 @@ def test_sigkill_halfway_leaves_only_the_unfinished_marker(setup, tmp_path, caps
         Results.load(out)
     assert main(["report", str(out)]) == 2
     assert "did not finish" in _one_error_line(capsys.readouterr().err)
-    assert main(["run", "--dataset", f"jsonl:{data}", "--chunker", "fixed(chunk_size=10, unit='chars')",
-                 "--quiet", "--no-report", "--out", str(out)]) == 2
+    assert (
+        main(
+            [
+                "run",
+                "--dataset",
+                f"jsonl:{data}",
+                "--chunker",
+                "fixed(chunk_size=10, unit='chars')",
+                "--quiet",
+                "--no-report",
+                "--out",
+                str(out),
+            ]
+        )
+        == 2
+    )
     line = _one_error_line(capsys.readouterr().err)
     # the killed run is gone: the message says so instead of calling the folder busy
     assert "holds an unfinished run" in line and f"pid {run.pid}" in line and "no longer running" in line

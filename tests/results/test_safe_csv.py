@@ -14,7 +14,7 @@ from chunkeval.benchmarks.runner import run
 from chunkeval.datasets import Dataset
 from chunkeval.types import Document, EvidenceSpan, Question
 
-HOSTILE = ["=HYPERLINK(\"http://x\",\"y\")", "+1+1", "-2+3", "@SUM(A1)", "=cmd|' /C calc'!A0"]
+HOSTILE = ['=HYPERLINK("http://x","y")', "+1+1", "-2+3", "@SUM(A1)", "=cmd|' /C calc'!A0"]
 
 
 @pytest.mark.parametrize("value", [*HOSTILE, "\tTAB", "\rCR", "'quoted", "''twice"])

@@ -42,6 +42,7 @@ from chunkeval.benchmarks.stages import (
     tokenizer_key,
 )
 from chunkeval.caches import store
+from chunkeval.errors import MissingDependency, UsageError
 from chunkeval.protocols import ChunkerLike
 
 __all__ = ["DOCUMENT_BLOCK_CHARS", "EXECUTORS", "QUESTION_BLOCK", "execute", "start_method"]
@@ -115,7 +116,7 @@ def _check_picklable(jobs: Sequence[Job]) -> None:
         try:
             pickle.dumps(chunker)
         except (pickle.PicklingError, AttributeError, TypeError) as error:
-            raise ValueError(
+            raise UsageError(
                 f"chunker {getattr(chunker, 'spec', chunker)} cannot be sent to worker processes "
                 f"({error}); use workers=1 or a module-level splitter function"
             ) from None
@@ -250,7 +251,9 @@ def _dask_client(workers: int, scheduler: str | None) -> tuple[Any, Any]:
     try:
         from distributed import Client, LocalCluster
     except ImportError:
-        raise ImportError("--executor dask needs Dask distributed: pip install 'chunkeval[dask]'") from None
+        raise MissingDependency(
+            "--executor dask needs Dask distributed: pip install 'chunkeval[dask]'"
+        ) from None
     if scheduler:
         try:
             return Client(scheduler, timeout=SCHEDULER_TIMEOUT), None
@@ -372,7 +375,7 @@ def execute(
         The Dask scheduler at ``scheduler`` does not answer within :data:`SCHEDULER_TIMEOUT`.
     """
     if executor not in EXECUTORS:
-        raise ValueError(f"unknown executor {executor!r}; use one of {', '.join(EXECUTORS)}")
+        raise UsageError(f"unknown executor {executor!r}; use one of {', '.join(EXECUTORS)}")
     if executor == "dask":
         return _dask(prepared, jobs, settings, progress, workers, scheduler)
     if executor == "processes" and workers > 1 and len(jobs) > 1:

@@ -10,25 +10,24 @@ with the run's manifest. Every number except the timings is the same whatever th
 
 from __future__ import annotations
 
-import numbers
 import os
 import platform
-import re
 import subprocess
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from importlib import metadata as importlib_metadata
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
-from chunkeval._limits import MAX_K
 from chunkeval.benchmarks.executors import EXECUTORS, execute
 from chunkeval.benchmarks.stages import Evaluation, PreparedDataset, Settings, resolve_tokenizer, summarise
+from chunkeval.errors import UsageError
+from chunkeval.policy import CONFIDENCE
 from chunkeval.protocols import ChunkerLike, TokenizerLike
 from chunkeval.results.folder import Results, to_jsonable
+from chunkeval.specs import split_label
+from chunkeval.validation import check_budgets, check_ks, check_seed
 
 __all__ = ["run", "split_label"]
 
@@ -186,50 +185,15 @@ def _load_datasets(datasets: Any) -> tuple[list[Any], list[str | None], list[flo
             specs.append(None)
             loaded.append(d)
         else:
-            raise ValueError(f"datasets must be Dataset objects or spec strings, got {type(d).__name__}")
+            raise UsageError(f"datasets must be Dataset objects or spec strings, got {type(d).__name__}")
         seconds.append(time.perf_counter() - t0)
     names = [d.name for d in loaded]
     dup = sorted({n for n in names if names.count(n) > 1})
     if dup:
-        raise ValueError(f"two datasets share the name {dup[0]!r}; result rows would be ambiguous")
+        raise UsageError(f"two datasets share the name {dup[0]!r}; result rows would be ambiguous")
     if not loaded:
-        raise ValueError("no dataset given")
+        raise UsageError("no dataset given")
     return loaded, specs, seconds
-
-
-_LABEL = re.compile(r"\s*([^=(\n]*[^=(\s])\s*=(?=\s*\S)")
-
-
-def split_label(entry: str) -> tuple[str | None, str]:
-    """Split a labelled chunker entry ``"LABEL=SPEC"`` into ``(label, spec)``.
-
-    A label names a configuration independently of its parameters, so a
-    pipeline's chunker keeps its name while its parameters change between a
-    baseline and a pull request (``"pipeline=sentence(max_chars=1000)"``).
-    The label is everything before the first ``=`` that comes before any
-    ``(``; a plain spec (``"sentence(max_chars=1000)"``) has no label.
-
-    Parameters
-    ----------
-    entry : str
-        ``"SPEC"`` or ``"LABEL=SPEC"``.
-
-    Returns
-    -------
-    (str or None, str)
-        The label (``None`` when absent) and the spec, both stripped.
-
-    Raises
-    ------
-    ValueError
-        An empty label (``"=sentence(...)"``).
-    """
-    if entry.lstrip().startswith("="):
-        raise ValueError(f"configuration {entry!r} has an empty label before '='; write LABEL=SPEC")
-    m = _LABEL.match(entry)
-    if m is None:
-        return None, entry.strip()
-    return m.group(1).strip(), entry[m.end() :].strip()
 
 
 def _resolve_chunkers(chunkers: Any) -> tuple[list[ChunkerLike], list[ChunkerLike | str], list[str]]:
@@ -250,12 +214,12 @@ def _resolve_chunkers(chunkers: Any) -> tuple[list[ChunkerLike], list[ChunkerLik
         if isinstance(c, tuple) and len(c) == 2 and isinstance(c[0], str):
             label, c = c
             if not label.strip() or "\n" in label:
-                raise ValueError(f"configuration label {label!r} must be a non-empty single line")
+                raise UsageError(f"configuration label {label!r} must be a non-empty single line")
             label = label.strip()
         if isinstance(c, str):
             own_label, spec = split_label(c)
             if own_label is not None and label is not None:
-                raise ValueError(f"configuration {c!r} is labelled twice ({label!r} and {own_label!r})")
+                raise UsageError(f"configuration {c!r} is labelled twice ({label!r} and {own_label!r})")
             label = label or own_label
             obj = get_chunker(spec)
             payloads.append(spec)
@@ -266,7 +230,7 @@ def _resolve_chunkers(chunkers: Any) -> tuple[list[ChunkerLike], list[ChunkerLik
             except Exception:  # not an sklearn-style estimator: send as is
                 payloads.append(c)
         else:
-            raise ValueError(
+            raise UsageError(
                 f"chunkers must be Chunker objects, spec strings, 'LABEL=SPEC' strings or "
                 f"(label, chunker) pairs, got {c!r}"
             )
@@ -274,34 +238,13 @@ def _resolve_chunkers(chunkers: Any) -> tuple[list[ChunkerLike], list[ChunkerLik
         labels.append(label or obj.spec)
     dup = sorted({s for s in labels if labels.count(s) > 1})
     if dup:
-        raise ValueError(
+        raise UsageError(
             f"chunker configuration {dup[0]} is listed twice"
             " (give configurations distinct labels, e.g. 'small=sentence(max_chars=200)')"
         )
     if not objects:
-        raise ValueError("no chunker given")
+        raise UsageError("no chunker given")
     return objects, payloads, labels
-
-
-def _check_ks(ks: Any) -> tuple[int, ...]:
-    """``ks`` as a sorted tuple of distinct ints in ``[1, MAX_K]``; anything else is refused.
-
-    A string is refused rather than iterated (``"15"`` would be k = 1 and 5), and so
-    is a bool (``True`` would be k = 1).
-    """
-    if isinstance(ks, (int, np.integer)) and not isinstance(ks, (bool, np.bool_)):
-        ks = (int(ks),)
-    if isinstance(ks, (str, bytes)) or not isinstance(ks, Iterable):
-        raise ValueError(f"ks must be a sequence of positive integers such as (1, 5, 10), got {ks!r}")
-    ks = list(ks)
-    bad = [
-        k for k in ks if isinstance(k, (bool, np.bool_)) or not isinstance(k, numbers.Integral) or not k >= 1
-    ]
-    if not ks or bad:
-        raise ValueError(f"ks must be a sequence of positive integers such as (1, 5, 10), got {ks!r}")
-    if max(ks) > MAX_K:
-        raise ValueError(f"ks: k = {max(ks)} is larger than {MAX_K:,}, the largest cut-off chunkeval accepts")
-    return tuple(sorted({int(k) for k in ks}))
 
 
 def _check_rank_by(column: Any, ks: Sequence[int], budgets: Sequence[int]) -> None:
@@ -309,29 +252,21 @@ def _check_rank_by(column: Any, ks: Sequence[int], budgets: Sequence[int]) -> No
     from chunkeval.metrics import get_metric
 
     if not isinstance(column, str) or not column.strip():
-        raise ValueError(f"--rank-by needs a metric column such as answerable@5, got {column!r}")
+        raise UsageError(f"--rank-by needs a metric column such as answerable@5, got {column!r}")
     try:
         metric = get_metric(column)
     except KeyError as exc:
-        raise ValueError(f"--rank-by: {exc.args[0]}") from None
+        raise UsageError(f"--rank-by: {exc.args[0]}") from None
     if metric.level != "question" or not metric.higher_is_better or "@k" in column or "@Btok" in column:
-        raise ValueError(
+        raise UsageError(
             f"--rank-by needs a quality column such as answerable@5, all_parts@5, mrr or "
             f"recall@512tok, got {column!r}"
         )
     number = int(column.rsplit("@", 1)[1].removesuffix("tok")) if "@" in column else None
     if metric.per_k and number not in ks:
-        raise ValueError(f"--rank-by {column}: k={number} is not measured (--k {','.join(map(str, ks))})")
+        raise UsageError(f"--rank-by {column}: k={number} is not measured (--k {','.join(map(str, ks))})")
     if metric.per_budget and number not in budgets:
-        raise ValueError(f"--rank-by {column}: no --budgets {number} in this run")
-
-
-def _check_seed(seed: Any) -> int:
-    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, numbers.Integral):
-        raise ValueError(f"seed must be an integer, got {seed!r}")
-    if not 0 <= seed < 2**63:
-        raise ValueError(f"seed must be a non-negative integer below 2**63, got {seed!r}")
-    return int(seed)
+        raise UsageError(f"--rank-by {column}: no --budgets {number} in this run")
 
 
 def _capped_ks(ks: tuple[int, ...], summary: Any) -> dict[str, Any]:
@@ -362,24 +297,23 @@ def _check_arguments(
     rank_by: Any,
 ) -> tuple[tuple[int, ...], int, str, tuple[int, ...]]:
     """Check :func:`run`'s arguments before any work; return (ks, seed, executor, budgets)."""
-    from chunkeval.validation import check_budgets
 
-    ks = _check_ks(ks)
-    seed = _check_seed(seed)
+    ks = tuple(check_ks(ks))
+    seed = check_seed(seed)
     if not 0.0 < float(confidence) < 1.0:
-        raise ValueError(f"confidence must be in (0, 1), got {confidence!r}")
+        raise UsageError(f"confidence must be in (0, 1), got {confidence!r}")
     if int(n_resamples) < 1:
-        raise ValueError(f"n_resamples must be >= 1, got {n_resamples!r}")
+        raise UsageError(f"n_resamples must be >= 1, got {n_resamples!r}")
     if int(workers) < 1:
-        raise ValueError(f"workers must be >= 1, got {workers!r}")
+        raise UsageError(f"workers must be >= 1, got {workers!r}")
     if executor is None:
         executor = "processes" if int(workers) > 1 else "local"
     if executor not in EXECUTORS:
-        raise ValueError(f"unknown executor {executor!r}; use one of {', '.join(EXECUTORS)}")
+        raise UsageError(f"unknown executor {executor!r}; use one of {', '.join(EXECUTORS)}")
     if scheduler is not None and executor != "dask":
-        raise ValueError("scheduler= is the address of a Dask scheduler; it needs executor='dask'")
+        raise UsageError("scheduler= is the address of a Dask scheduler; it needs executor='dask'")
     if not isinstance(retriever, str) or not retriever:
-        raise ValueError(f"retriever must be a name such as 'tfidf', got {retriever!r}")
+        raise UsageError(f"retriever must be a name such as 'tfidf', got {retriever!r}")
     budgets = tuple(check_budgets(budgets))
     if rank_by is not None:
         _check_rank_by(rank_by, ks, budgets)
@@ -476,7 +410,7 @@ def run(
     tokenizer: Any = "regex",
     budgets: Sequence[int] = (),
     seed: int = 0,
-    confidence: float = 0.95,
+    confidence: float = CONFIDENCE,
     n_resamples: int = 1000,
     workers: int = 1,
     progress: Callable[[int, int], None] | None = None,
@@ -514,7 +448,7 @@ def run(
         the ranking is deepened as far as a budget needs.
     seed : int, default 0
         Seed of the bootstrap; the same for every configuration.
-    confidence : float, default 0.95
+    confidence : float, default :data:`chunkeval.policy.CONFIDENCE`
         Level of the percentile bootstrap intervals, in (0, 1).
     n_resamples : int, default 1000
         Bootstrap resamples over questions.
@@ -531,7 +465,7 @@ def run(
     rank_by : str, optional
         The summary column verdicts rank by and ``p_best`` is computed on (recorded as
         ``manifest["rank_by"]``); default
-        :func:`chunkeval.metrics.choose_rank_metric`'s choice.
+        :func:`chunkeval.policy.choose_rank_metric`'s choice.
     progress : callable(done, total), optional
         Called with ``(0, total)`` first, then after each finished
         configuration; ``total`` = datasets x configurations.

@@ -58,18 +58,22 @@ Retrieval*. Chroma technical report. https://research.trychroma.com/evaluating-c
 
 from __future__ import annotations
 
-import itertools
 import os
 import tomllib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from chunkeval._limits import check_spec_length
+from chunkeval.errors import PathNotFound, UnknownNameError, UsageError
+from chunkeval.registry import Registry
+from chunkeval.specs import expand_grid
+from chunkeval.validation import check_budgets, check_ks
 
 __all__ = [
     "CHROMA_DEFAULT_PATH",
+    "SUITES",
     "Suite",
     "available_suites",
     "expand_grid",
@@ -83,7 +87,6 @@ CHROMA_DEFAULT_PATH = os.path.join("..", "shared", "data", "chroma_general")
 DEFAULT_KS = (1, 3, 5, 10)
 
 # Parameter pairs (overlap, size) a grid never crosses into overlap >= size.
-_OVERLAP_PAIRS = (("chunk_overlap", "chunk_size"), ("overlap_tokens", "max_tokens"))
 
 
 @dataclass(frozen=True)
@@ -143,66 +146,6 @@ class Suite:
         }
 
 
-def _format_value(value: Any) -> str:
-    return repr(value)
-
-
-def _spec(family: str, params: Mapping[str, Any]) -> str:
-    inner = ", ".join(f"{k}={_format_value(v)}" for k, v in params.items())
-    return f"{family}({inner})" if inner else family
-
-
-def expand_grid(grid: Mapping[str, Any]) -> list[str]:
-    """Expand one chunker grid into chunker spec strings.
-
-    Parameters
-    ----------
-    grid : mapping
-        ``family`` (a chunker registry name) plus parameters; a list value
-        lists alternatives, any other value is used as is.
-
-    Returns
-    -------
-    list[str]
-        Spec strings ``family(key=value, ...)`` in cartesian-product order
-        (first key slowest), skipping combinations with
-        ``chunk_overlap >= chunk_size`` or ``overlap_tokens >= max_tokens``.
-
-    Raises
-    ------
-    ValueError
-        Missing or non-string ``family``, an empty list of values, or a value
-        that is not a number, string, boolean or list of those.
-    """
-    if "family" not in grid or not isinstance(grid["family"], str) or not grid["family"]:
-        raise ValueError(f"chunker grid {dict(grid)!r} needs a 'family' (a chunker name)")
-    family = grid["family"]
-    keys = [k for k in grid if k != "family"]
-    choices = []
-    for k in keys:
-        v = grid[k]
-        values = list(v) if isinstance(v, list) else [v]
-        if not values:
-            raise ValueError(f"chunker grid for {family!r}: parameter {k!r} has an empty list")
-        for x in values:
-            if not isinstance(x, (int, float, str, bool)) and x is not None:
-                raise ValueError(
-                    f"chunker grid for {family!r}: value {x!r} of {k!r} must be a number, string or boolean"
-                )
-        choices.append(values)
-    specs: list[str] = []
-    for combo in itertools.product(*choices):
-        params = dict(zip(keys, combo))
-        if any(
-            o in params and s in params and params[o] >= params[s]
-            for o, s in _OVERLAP_PAIRS
-            if isinstance(params.get(o), (int, float)) and isinstance(params.get(s), (int, float))
-        ):
-            continue
-        specs.append(_spec(family, params))
-    return specs
-
-
 def _expand_chunkers(entries: Sequence[Any], where: str) -> tuple[str, ...]:
     specs: list[str] = []
     for entry in entries:
@@ -212,7 +155,7 @@ def _expand_chunkers(entries: Sequence[Any], where: str) -> tuple[str, ...]:
             extra = sorted(set(entry) - {"label", "spec"})
             label, spec = entry.get("label"), entry["spec"]
             if extra or not isinstance(spec, str) or not (label is None or isinstance(label, str)):
-                raise ValueError(
+                raise UsageError(
                     f"{where}: a labelled chunker table takes a string 'spec' and an optional "
                     f"string 'label', got {dict(entry)!r}"
                 )
@@ -220,7 +163,7 @@ def _expand_chunkers(entries: Sequence[Any], where: str) -> tuple[str, ...]:
         elif isinstance(entry, Mapping):
             specs.extend(expand_grid(entry))
         else:
-            raise ValueError(
+            raise UsageError(
                 f"{where}: each entry of 'chunkers' must be a spec string, a {{label, spec}} table "
                 "or a grid table, "
                 f"got {entry!r}"
@@ -229,24 +172,19 @@ def _expand_chunkers(entries: Sequence[Any], where: str) -> tuple[str, ...]:
 
 
 def _ks(value: Any, where: str) -> tuple[int, ...]:
-    if isinstance(value, int) and not isinstance(value, bool):
-        value = [value]
-    if not isinstance(value, list) or not value:
-        raise ValueError(f"{where}: 'ks' must be a non-empty list of positive integers")
-    if any(not isinstance(k, int) or isinstance(k, bool) or k < 1 for k in value):
-        raise ValueError(f"{where}: 'ks' must be positive integers, got {value!r}")
-    return tuple(sorted(set(value)))
+    try:
+        return tuple(check_ks(value))
+    except UsageError as exc:
+        raise UsageError(f"{where}: {exc}") from None
 
 
 def _budgets(value: Any, where: str) -> tuple[int, ...]:
-    from chunkeval.validation import check_budgets
-
     if not isinstance(value, list):
-        raise ValueError(f"{where}: 'budgets' must be a list of positive integers (tokens)")
+        raise UsageError(f"{where}: 'budgets' must be a list of positive integers (tokens)")
     try:
         return tuple(check_budgets(value))
     except ValueError as exc:
-        raise ValueError(f"{where}: {exc}") from None
+        raise UsageError(f"{where}: {exc}") from None
 
 
 def suite_from_mapping(
@@ -272,23 +210,23 @@ def suite_from_mapping(
     known = {"name", "description", "datasets", "chunkers", "retriever", "ks", "tokenizer", "budgets"}
     unknown = sorted(set(data) - known)
     if unknown:
-        raise ValueError(
+        raise UsageError(
             f"{where}: unknown key(s) {', '.join(unknown)} in [suite]; known: {', '.join(sorted(known))}"
         )
     datasets = data.get("datasets")
     if isinstance(datasets, str):
         datasets = [datasets]
     if not isinstance(datasets, list) or not datasets or not all(isinstance(d, str) for d in datasets):
-        raise ValueError(f"{where}: 'datasets' must be a non-empty list of dataset spec strings")
+        raise UsageError(f"{where}: 'datasets' must be a non-empty list of dataset spec strings")
     chunkers = data.get("chunkers")
     if not isinstance(chunkers, list) or not chunkers:
-        raise ValueError(f"{where}: 'chunkers' must be a non-empty list of spec strings or grids")
+        raise UsageError(f"{where}: 'chunkers' must be a non-empty list of spec strings or grids")
     specs = _expand_chunkers(chunkers, where)
     if not specs:
-        raise ValueError(f"{where}: the chunker grids expand to no configuration")
+        raise UsageError(f"{where}: the chunker grids expand to no configuration")
     for key in ("name", "description", "retriever", "tokenizer"):
         if key in data and not isinstance(data[key], str):
-            raise ValueError(f"{where}: {key!r} must be a string")
+            raise UsageError(f"{where}: {key!r} must be a string")
     return Suite(
         name=data.get("name", default_name),
         datasets=tuple(datasets),
@@ -313,16 +251,16 @@ def load_suite_file(path: str | os.PathLike) -> Suite:
     """
     p = Path(path)
     if not p.is_file():
-        raise FileNotFoundError(f"suite file not found: {p}")
+        raise PathNotFound(f"suite file not found: {p}", p)
     try:
         data = tomllib.loads(p.read_text(encoding="utf-8"))
     except UnicodeDecodeError as exc:
-        raise ValueError(f"{p}: not UTF-8 text (byte {exc.start}); save the suite file as UTF-8") from None
+        raise UsageError(f"{p}: not UTF-8 text (byte {exc.start}); save the suite file as UTF-8") from None
     except tomllib.TOMLDecodeError as exc:
-        raise ValueError(f"{p}: invalid TOML: {exc}") from None
+        raise UsageError(f"{p}: invalid TOML: {exc}") from None
     table = data.get("suite")
     if not isinstance(table, dict):
-        raise ValueError(f"{p}: missing [suite] table")
+        raise UsageError(f"{p}: missing [suite] table")
     return suite_from_mapping(table, default_name=p.stem, where=str(p))
 
 
@@ -391,16 +329,16 @@ def _chroma(path: str | None) -> Suite:
     )
 
 
-_BUILTIN = {
-    "quick": _quick,
-    "default": _default,
-    "chroma": lambda: _chroma(None),
-}
+#: The built-in suites by name: factories returning a :class:`Suite`.
+SUITES: Registry[Callable[[], Suite]] = Registry("suite")
+SUITES.add("quick", _quick)
+SUITES.add("default", _default)
+SUITES.add("chroma", lambda: _chroma(None))
 
 
 def available_suites() -> list[str]:
     """Names of the built-in suites, sorted (any TOML file path is also accepted)."""
-    return sorted(_BUILTIN)
+    return SUITES.names()
 
 
 def get_suite(name_or_path: str | os.PathLike) -> Suite:
@@ -419,21 +357,21 @@ def get_suite(name_or_path: str | os.PathLike) -> Suite:
 
     Raises
     ------
-    ValueError
-        Unknown name (the message lists the built-in suites), an invalid
-        suite file, or a name longer than 10,000 characters.
+    UnknownNameError
+        Unknown name (a :class:`ValueError`; the message suggests the closest built-in suites).
+    UsageError
+        An invalid suite file, or a name longer than 10,000 characters.
     FileNotFoundError
         A ``.toml`` path that does not exist.
     """
     text = os.fspath(name_or_path)
     check_spec_length(text, "suite")
-    if text in _BUILTIN:
-        return _BUILTIN[text]()
+    if text in SUITES:
+        return SUITES.get(text)()
     if text.startswith("chroma:") and len(text) > len("chroma:"):
         return _chroma(text[len("chroma:") :])
     if text.endswith(".toml") or os.path.sep in text or Path(text).is_file():
         return load_suite_file(text)
-    raise ValueError(
-        f"unknown suite {text!r}; built-in suites: {', '.join(available_suites())} "
-        "(or give the path of a .toml suite file)"
-    )
+    if text not in SUITES:
+        raise UnknownNameError("suite", text, SUITES.names(), hint="or give the path of a .toml suite file")
+    return SUITES.get(text)()

@@ -9,11 +9,12 @@ accepts external splitters (``langchain:``, ``chonkie:``, ``semchunk(...)``,
 installed packages declare in the ``chunkeval.chunkers`` entry point group.
 """
 
-from chunkeval.chunkers.base import Chunker, available_chunkers, get_chunker, register_chunker
+from chunkeval.chunkers.base import Chunker, register_chunker
 from chunkeval.chunkers.budget import BalancedChunker, TokenBudgetChunker
 from chunkeval.chunkers.external import ExternalChunker
 from chunkeval.chunkers.external_specs import SpecChunker
 from chunkeval.chunkers.fixed import FixedChunker
+from chunkeval.chunkers.lookup import available_chunkers, get_chunker
 from chunkeval.chunkers.paragraph import ParagraphChunker
 from chunkeval.chunkers.reference import (
     balanced_budget_chunk,

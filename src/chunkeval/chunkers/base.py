@@ -1,22 +1,63 @@
-"""The chunker base class and the chunker registry."""
+"""The chunker base class and the chunker registry.
+
+Building a chunker from a spec (:func:`~chunkeval.chunkers.lookup.get_chunker`) lives in
+:mod:`chunkeval.chunkers.lookup`, above this module and the external adapters, so that
+neither imports the other.
+"""
 
 from __future__ import annotations
 
 import inspect
 import numbers
 from collections.abc import Iterable
-from typing import Any, Protocol
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from chunkeval._params import Params
+from chunkeval.errors import UsageError
 from chunkeval.registry import Registry
-from chunkeval.specs import parse_spec
 from chunkeval.text import count_words
 from chunkeval.tokenizers import Tokenizer, get_tokenizer
 from chunkeval.types import Chunk, Document
 
-CHUNKERS: Registry[type[Chunker]] = Registry("chunker")
+#: Entry point group through which installed packages add chunkers.
+ENTRY_POINT_GROUP = "chunkeval.chunkers"
+
+
+@dataclass(frozen=True)
+class PluginFactory:
+    """A plug-in entry point naming a callable that returns a splitter or a chunker.
+
+    ``NAME(arg=1)`` then builds ``python:TARGET(arg=1)`` (see
+    :mod:`chunkeval.chunkers.external_specs`).
+
+    Attributes
+    ----------
+    target : str
+        The entry point's ``"module:attribute"``.
+    """
+
+    target: str
+
+
+def _plugin_entry(name: str, obj: Any, target: str) -> type[Chunker] | PluginFactory:
+    """What a ``chunkeval.chunkers`` entry point registers: a Chunker subclass under its
+    entry point name, or any other callable as a :class:`PluginFactory`."""
+    if isinstance(obj, type) and issubclass(obj, Chunker):
+        obj.name = name
+        return obj
+    if callable(obj):
+        return PluginFactory(target)
+    raise TypeError(
+        f"expected a Chunker subclass or a callable returning a splitter, got {type(obj).__name__}"
+    )
+
+
+CHUNKERS: Registry[type[Chunker] | PluginFactory] = Registry(
+    "chunker", entry_point_group=ENTRY_POINT_GROUP, adapt=_plugin_entry
+)
 
 UNITS = ("chars", "words", "tokens")
 
@@ -92,7 +133,7 @@ class Chunker(Params):
         try:
             self.tokenizer_ = get_tokenizer(spec)
         except (ValueError, TypeError, OSError) as error:
-            raise ValueError(f"tokenizer: {error}") from None
+            raise UsageError(f"tokenizer: {error}") from None
         self._tokenizer_spec_ = spec
 
     def _tokenizer(self) -> Tokenizer:
@@ -192,105 +233,6 @@ def register_chunker(name: str):
     return decorate
 
 
-class ExternalSpecs(Protocol):
-    """What :func:`get_chunker` asks about the specs that name no registered class.
-
-    :mod:`chunkeval.chunkers.external_specs` is it. That module is built on this one, so
-    it hands itself over when imported (:func:`use_external_specs`; importing
-    :mod:`chunkeval.chunkers` imports it) instead of being imported from here: the
-    dependency runs one way only.
-    """
-
-    def is_external_spec(self, spec: str) -> bool: ...
-
-    def external_chunker(self, spec: str, **params: Any) -> Chunker: ...
-
-    def plugin_factories(self) -> dict[str, str]: ...
-
-
-_external_specs: ExternalSpecs | None = None
-
-
-def use_external_specs(module: ExternalSpecs) -> None:
-    """Make :func:`get_chunker` build external splitters and plugin factories with ``module``.
-
-    Parameters
-    ----------
-    module : ExternalSpecs
-        :mod:`chunkeval.chunkers.external_specs`, which calls this when imported.
-    """
-    global _external_specs
-    _external_specs = module
-
-
-def _external() -> ExternalSpecs:
-    if _external_specs is None:  # pragma: no cover - importing chunkeval.chunkers sets it first
-        raise RuntimeError("chunkeval.chunkers.external_specs has not registered itself")
-    return _external_specs
-
-
-def available_chunkers() -> list[str]:
-    """Registered chunker names (entry-point chunker classes included), sorted."""
-    _external().plugin_factories()
-    return CHUNKERS.names()
-
-
-def get_chunker(spec: str | Chunker, **params: Any) -> Chunker:
-    """Build a chunker from a registry name or spec string.
-
-    Parameters
-    ----------
-    spec : str or Chunker
-        ``"sentence"`` (with ``params``), or a spec string such as
-        ``"fixed(chunk_size=200, chunk_overlap=0, unit='tokens')"``, or an
-        external splitter (``"langchain:CLASS(...)"``, ``"chonkie:CLASS(...)"``,
-        ``"semchunk(...)"``, ``"python:MODULE:FACTORY(...)"``, a name from the
-        ``chunkeval.chunkers`` entry point group; see
-        :mod:`chunkeval.chunkers.external_specs`); a
-        :class:`Chunker` is returned unchanged (``params`` must then be empty).
-    **params
-        Keyword parameters, overriding those in the spec string.
-
-    Returns
-    -------
-    Chunker
-
-    Raises
-    ------
-    TypeError
-        When ``spec`` is neither a string nor a chunker.
-    ImportError
-        When a parameter names an optional component whose package is missing,
-        or an external splitter's library is not installed (naming the pip command).
-    ValueError
-        For an unparsable spec, an unknown name (closest names suggested), an
-        unknown parameter (valid ones listed) or a parameter out of range.
-    """
-    if not isinstance(spec, (str, Chunker)):
-        raise TypeError(f"chunker spec must be a string or a Chunker, got {type(spec).__name__}")
-    if isinstance(spec, Chunker):
-        if params:
-            raise ValueError("pass parameters either in the chunker object or as keywords, not both")
-        return spec
-    external = _external()
-    if external.is_external_spec(spec):
-        return external.external_chunker(spec, **params)
-    name, spec_params = parse_spec(spec)
-    factories = external.plugin_factories()  # entry points of installed packages; registers their classes
-    if name in factories and name not in CHUNKERS.names():
-        return external.external_chunker(f"python:{factories[name]}{spec.strip()[len(name) :]}", **params)
-    cls = CHUNKERS.get(name)
-    spec_params.update(params)
-    valid = list(inspect.signature(cls.__init__).parameters)[1:]
-    unknown = sorted(set(spec_params) - set(valid))
-    if unknown:
-        raise ValueError(
-            f"chunker {name!r} has no parameter {', '.join(map(repr, unknown))}; "
-            f"its parameters are: {', '.join(valid)}"
-        )
-    return cls(**spec_params)
-
-
 def check_int(name: str, value: Any, minimum: int, maximum: int | None = None) -> None:
     """Check that a parameter is a whole number in ``[minimum, maximum]``.
 
@@ -311,6 +253,6 @@ def check_int(name: str, value: Any, minimum: int, maximum: int | None = None) -
     """
     allowed = f"in [{minimum}, {maximum}]" if maximum is not None else f">= {minimum}"
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise ValueError(f"{name} must be an integer {allowed}, got {value!r}")
+        raise UsageError(f"{name} must be an integer {allowed}, got {value!r}")
     if value < minimum or (maximum is not None and value > maximum):
-        raise ValueError(f"{name} must be {allowed}, got {value!r}")
+        raise UsageError(f"{name} must be {allowed}, got {value!r}")

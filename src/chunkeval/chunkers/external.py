@@ -9,6 +9,7 @@ from itertools import takewhile
 from typing import Any
 
 from chunkeval.chunkers.base import Chunker
+from chunkeval.errors import UsageError
 
 
 def _pieces(splitter: Any, text: str) -> list[tuple[str, int | None]]:
@@ -20,13 +21,13 @@ def _pieces(splitter: Any, text: str) -> list[tuple[str, int | None]]:
     elif callable(splitter):
         raw = splitter(text)
     else:
-        raise TypeError(
+        raise UsageError(
             "splitter must be callable (str -> list[str]) or have split_text()/chunk(), "
             f"got {type(splitter).__name__}"
         )
     if isinstance(raw, (str, bytes)) or not hasattr(raw, "__iter__"):
         # iterating a str would chunk the text into one-character pieces
-        raise ValueError(
+        raise UsageError(
             f"splitter {_name(splitter)} returned a {type(raw).__name__}, expected a list of "
             "strings (or of objects with .text); wrap its result in a list or fix the splitter"
         )
@@ -37,7 +38,10 @@ def _pieces(splitter: Any, text: str) -> list[tuple[str, int | None]]:
         elif hasattr(item, "text"):
             pieces.append((item.text, getattr(item, "start_index", None)))
         else:
-            raise TypeError(f"splitter returned {type(item).__name__}, expected str or an object with .text")
+            raise UsageError(
+                f"splitter {_name(splitter)} returned a piece of type {type(item).__name__}, "
+                "expected str or an object with .text"
+            )
     return pieces
 
 
@@ -187,7 +191,7 @@ def locate_pieces(
         spans.append(found)
         previous = found
     if missing:
-        raise ValueError(
+        raise UsageError(
             f"{len(missing)} piece(s) returned by the splitter could not be located in the document "
             f"in order: {', '.join(missing[:10])}{' ...' if len(missing) > 10 else ''}. "
             "Does the splitter rewrite text? If its pieces overlap, pass overlapping=True."
@@ -315,9 +319,9 @@ class ExternalChunker(Chunker):
 
     def _check_params(self) -> None:
         if self.splitter is None:
-            raise ValueError("splitter is required: a callable str -> list[str] or a splitter object")
+            raise UsageError("splitter is required: a callable str -> list[str] or a splitter object")
         if self.unit not in ("chars", "words", "tokens"):
-            raise ValueError(f"unit must be 'chars', 'words' or 'tokens', got {self.unit!r}")
+            raise UsageError(f"unit must be 'chars', 'words' or 'tokens', got {self.unit!r}")
 
     @property
     def size_limit(self) -> tuple[int | None, str]:

@@ -18,26 +18,23 @@ never downloads a model. A ``python:`` factory may return anything
 its size parameters), which chunkeval keeps and never passes on.
 
 Third-party packages register chunkers under the entry point group
-``chunkeval.chunkers``: an entry point naming a :class:`Chunker` subclass
-is registered under its name; one naming any other callable is used as a
+``chunkeval.chunkers`` (read by the chunker registry,
+:data:`chunkeval.chunkers.base.CHUNKERS`): an entry point naming a :class:`Chunker`
+subclass is registered under its name; one naming any other callable is used as a
 ``python:`` factory, so ``NAME(arg=1)`` works as a spec.
 """
 
 from __future__ import annotations
 
 import importlib
-import sys
-from importlib import metadata
 from typing import Any
 
-from chunkeval.chunkers.base import CHUNKERS, Chunker, use_external_specs
+from chunkeval.chunkers.base import ENTRY_POINT_GROUP, Chunker
 from chunkeval.chunkers.external import ExternalChunker, is_size_param, splitter_params
+from chunkeval.errors import MissingDependency, UsageError
 from chunkeval.specs import parse_spec
 
-__all__ = ["ENTRY_POINT_GROUP", "SpecChunker", "external_chunker", "is_external_spec", "plugin_factories"]
-
-#: Entry point group through which installed packages add chunkers.
-ENTRY_POINT_GROUP = "chunkeval.chunkers"
+__all__ = ["ENTRY_POINT_GROUP", "SpecChunker", "external_chunker", "is_external_spec"]
 
 # prefix -> (module holding the classes, pip package)
 _LIBRARIES = {
@@ -46,7 +43,6 @@ _LIBRARIES = {
     "semchunk": ("semchunk", "semchunk"),
 }
 _OWN = ("overlapping", "label")  # chunkeval's own keywords, never passed to the splitter
-_plugins: dict[str, str] | None = None
 
 
 def is_external_spec(spec: str) -> bool:
@@ -60,54 +56,19 @@ def is_external_spec(spec: str) -> bool:
 
 
 def _import(module: str, what: str) -> Any:
+    if module.startswith("."):  # importlib would need an anchor package (a TypeError)
+        raise UsageError(f"{what}: module {module!r} is relative; give its full dotted name")
     try:
         return importlib.import_module(module)
     except ImportError as err:
         for library, (name, pip) in _LIBRARIES.items():
             if module == name:
-                raise ImportError(
+                raise MissingDependency(
                     f"{what} needs the {library} package, which is not installed: pip install {pip}"
                 ) from None
-        raise ImportError(
+        raise MissingDependency(
             f"{what}: cannot import module {module!r} ({err}); is its package installed?"
         ) from None
-
-
-def plugin_factories() -> dict[str, str]:
-    """Load the ``chunkeval.chunkers`` entry points (once).
-
-    Chunker subclasses are registered in the chunker registry under the
-    entry point's name (a name already taken is left to its first owner);
-    other callables are returned as factories.
-
-    Returns
-    -------
-    dict[str, str]
-        ``{name: "module:attribute"}`` of the factory entry points.
-
-    Raises
-    ------
-    ImportError
-        When an entry point cannot be loaded, naming it.
-    """
-    global _plugins
-    if _plugins is None:
-        found: dict[str, str] = {}
-        for ep in metadata.entry_points(group=ENTRY_POINT_GROUP):
-            try:
-                obj = ep.load()
-            except Exception as err:  # a broken plugin: say which one, never skip it silently
-                raise ImportError(
-                    f"entry point {ep.name!r} = {ep.value!r} ({ENTRY_POINT_GROUP}): {err}"
-                ) from None
-            if isinstance(obj, type) and issubclass(obj, Chunker):
-                if ep.name not in CHUNKERS.names():
-                    obj.name = ep.name
-                    CHUNKERS.register(ep.name)(obj)
-            else:
-                found[ep.name] = ep.value
-        _plugins = found
-    return _plugins
 
 
 class SpecChunker(Chunker):
@@ -174,9 +135,9 @@ class SpecChunker(Chunker):
 
     def _check_params(self) -> None:
         if not isinstance(self.target, str) or not self.target:
-            raise ValueError("target is required, e.g. 'langchain:RecursiveCharacterTextSplitter'")
+            raise UsageError("target is required, e.g. 'langchain:RecursiveCharacterTextSplitter'")
         if self.params is not None and not isinstance(self.params, dict):
-            raise ValueError(f"params must be a dict of constructor arguments, got {self.params!r}")
+            raise UsageError(f"params must be a dict of constructor arguments, got {self.params!r}")
         self._built()
 
     def _overlap(self) -> int:
@@ -236,7 +197,7 @@ class _Semchunk:
 
     def chunk(self, text: str) -> list[_Piece]:
         pieces, offsets = self._chunker(text, offsets=True)
-        return [_Piece(p, start) for p, (start, _) in zip(pieces, offsets)]
+        return [_Piece(p, start) for p, (start, _) in zip(pieces, offsets, strict=False)]
 
 
 def _build(target: str, params: dict[str, Any]) -> tuple[Any, tuple[int | None, str]]:
@@ -244,23 +205,23 @@ def _build(target: str, params: dict[str, Any]) -> tuple[Any, tuple[int | None, 
     if target == "semchunk":
         unknown = sorted(set(params) - {"chunk_size", "tokenizer"})
         if unknown or "chunk_size" not in params:
-            raise ValueError(f"semchunk takes chunk_size (required) and tokenizer, got {sorted(params)}")
+            raise UsageError(f"semchunk takes chunk_size (required) and tokenizer, got {sorted(params)}")
         size = params["chunk_size"]
         if isinstance(size, bool) or not isinstance(size, int) or size < 1:
-            raise ValueError(f"semchunk: chunk_size must be a positive number of tokens, got {size!r}")
+            raise UsageError(f"semchunk: chunk_size must be a positive number of tokens, got {size!r}")
         return _Semchunk(**params), (params["chunk_size"], "tokens")
     library, _, rest = target.partition(":")
     if library == "python":
         module_name, _, attr = rest.rpartition(":")
         if not module_name or not attr:
-            raise ValueError(f"{target!r}: expected python:package.module:factory(arg=...)")
+            raise UsageError(f"{target!r}: expected python:package.module:factory(arg=...)")
         factory = getattr(_import(module_name, target), attr, None)
         if not callable(factory):
-            raise ValueError(f"{target!r}: module {module_name!r} has no callable {attr!r}")
+            raise UsageError(f"{target!r}: module {module_name!r} has no callable {attr!r}")
         made = _construct(factory, params, target)
         return made, (made.size_limit if isinstance(made, Chunker) else (None, "chars"))
     if library not in ("langchain", "chonkie"):
-        raise ValueError(
+        raise UsageError(
             f"unknown external splitter {target!r}; use langchain:, chonkie:, semchunk or python:"
         )
     module = _import(_LIBRARIES[library][0], f"{library}:{rest}")
@@ -271,7 +232,7 @@ def _build(target: str, params: dict[str, Any]) -> tuple[Any, tuple[int | None, 
         names = [n for n in dir(module) if n[:1].isupper() and ("Splitter" in n or "Chunker" in n)]
         close = difflib.get_close_matches(rest, names, n=3)
         hint = f" Did you mean {', '.join(map(repr, close))}?" if close else ""
-        raise ValueError(
+        raise UsageError(
             f"{library} has no splitter class {rest!r}.{hint} Available: {', '.join(sorted(names))}"
         )
     splitter = _construct(cls, params, target)
@@ -290,9 +251,9 @@ def _construct(factory: Any, params: dict[str, Any], target: str) -> Any:
     try:
         return factory(**params)
     except TypeError as err:
-        raise ValueError(f"{target}: {err}") from None
+        raise UsageError(f"{target}: {err}") from None
     except (ValueError, AssertionError) as err:  # the library's own parameter checks
-        raise ValueError(f"{target}: {err}") from None
+        raise UsageError(f"{target}: {err}") from None
 
 
 def external_chunker(spec: str, **params: Any) -> SpecChunker:
@@ -332,7 +293,3 @@ def external_chunker(spec: str, **params: Any) -> SpecChunker:
     chunker = SpecChunker(target, spec_params, **own)
     chunker._check_params()
     return chunker
-
-
-# get_chunker (in chunkers.base, which this module builds on) resolves external specs here
-use_external_specs(sys.modules[__name__])

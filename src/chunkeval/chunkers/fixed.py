@@ -7,6 +7,7 @@ import math
 import numpy as np
 
 from chunkeval.chunkers.base import Chunker, check_int, register_chunker
+from chunkeval.errors import UsageError
 from chunkeval.tokenizers import token_span_arrays
 
 
@@ -97,7 +98,7 @@ class FixedChunker(Chunker):
         check_int("chunk_size", self.chunk_size, 1)
         check_int("chunk_overlap", self.chunk_overlap, 0, self.chunk_size - 1)
         if self.unit not in ("tokens", "chars"):
-            raise ValueError(f"unit must be 'tokens' or 'chars', got {self.unit!r}")
+            raise UsageError(f"unit must be 'tokens' or 'chars', got {self.unit!r}")
         if self.unit == "tokens":
             self._check_tokenizer()
 

@@ -23,6 +23,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import accumulate
 
+from chunkeval.errors import UsageError
+
 # A seed rule receives the flushed chunk as a list of (index, lo, hi) and
 # returns how many trailing items to carry into the next chunk.
 SeedRule = Callable[[Sequence[tuple[int, float, float]]], int]
@@ -101,7 +103,7 @@ def _prefix_positions(sizes: Iterable[float]) -> Iterator[tuple[float, float]]:
 
 def _check_positive(name: str, value: float) -> None:
     if not value > 0:
-        raise ValueError(f"{name} must be > 0, got {value!r}")
+        raise UsageError(f"{name} must be > 0, got {value!r}")
 
 
 def iter_budget_chunk(
@@ -131,7 +133,7 @@ def iter_budget_chunk(
     """
     _check_positive("max_tokens", max_tokens)
     if not 0 <= overlap_tokens < max_tokens:
-        raise ValueError(
+        raise UsageError(
             f"overlap_tokens must be in [0, max_tokens) = [0, {max_tokens}), got {overlap_tokens!r}"
         )
     rule = seed_by_size(overlap_tokens) if overlap_tokens else no_seed
@@ -195,7 +197,7 @@ def balanced_budget_chunk(sizes: Sequence[float], max_tokens: float) -> list[lis
         For a non-positive or fractional ``max_tokens`` or a negative size.
     """
     if isinstance(max_tokens, bool) or not float(max_tokens).is_integer():
-        raise ValueError(f"max_tokens must be a whole number of tokens, got {max_tokens!r}")
+        raise UsageError(f"max_tokens must be a whole number of tokens, got {max_tokens!r}")
     greedy = budget_chunk(sizes, max_tokens)
     if len(greedy) <= 1:
         return greedy

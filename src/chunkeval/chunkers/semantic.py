@@ -10,6 +10,7 @@ import numpy as np
 from chunkeval.chunkers.base import check_int, register_chunker
 from chunkeval.chunkers.sentence import SentenceSpansChunker, pack_spans
 from chunkeval.embedders import SentenceTransformerEmbedder, cosine_rows, get_embedder
+from chunkeval.errors import MissingDependency, UsageError
 
 Span = tuple[int, int]
 
@@ -115,13 +116,13 @@ class SemanticChunker(SentenceSpansChunker):
             or not isinstance(self.threshold, (int, float))
             or not (-1.0 <= self.threshold <= 1.0)
         ):
-            raise ValueError(f"threshold must be a number in [-1, 1], got {self.threshold!r}")
+            raise UsageError(f"threshold must be a number in [-1, 1], got {self.threshold!r}")
         check_int("window_size", self.window_size, 1)
         check_int("max_chars", self.max_chars, 1)
         check_int("overlap_sentences", self.overlap_sentences, 0)
         embedder = get_embedder(self.embedder)
         if isinstance(embedder, SentenceTransformerEmbedder) and find_spec("sentence_transformers") is None:
-            raise ImportError(
+            raise MissingDependency(
                 "embedder 'sentence-transformers' needs the package: pip install 'chunkeval[embeddings]'"
             )
 

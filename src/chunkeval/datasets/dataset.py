@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from chunkeval._json import lone_surrogate
-from chunkeval.errors import UsageError
+from chunkeval.errors import UnknownNameError, UsageError
 from chunkeval.types import Document, EvidenceSpan, Question
 
 __all__ = [
@@ -172,13 +172,14 @@ class Dataset:
 
         Raises
         ------
-        KeyError
-            If no document has that id.
+        UnknownNameError
+            If no document has that id (a :class:`KeyError` and a usage error; the message
+            suggests the closest ids).
         """
         try:
             return self._by_id[doc_id]
         except KeyError:
-            raise KeyError(f"dataset {self.name!r} has no document {doc_id!r}") from None
+            raise UnknownNameError(f"document of dataset {self.name!r}", doc_id, self._by_id) from None
 
     # ------------------------------------------------------------------ fingerprint
     @property

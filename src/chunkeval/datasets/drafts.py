@@ -35,8 +35,10 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 
 from chunkeval.datasets.quotes import find_all as _find_all
+from chunkeval.errors import UsageError
 from chunkeval.text import paragraph_spans, sentence_spans
 from chunkeval.types import Document
+from chunkeval.validation import check_count
 
 __all__ = ["draft_questions", "salient_terms"]
 
@@ -159,15 +161,14 @@ def draft_questions(
         For ``n < 1``, ``multi_part`` outside [0, 1], a corpus without a
         usable sentence, or a generator that does not return a non-empty string.
     """
-    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-        raise ValueError(f"n must be an integer >= 1, got {n!r}")
+    check_count("n", n)
     if not 0.0 <= multi_part <= 1.0:
-        raise ValueError(f"multi_part must be in [0, 1], got {multi_part!r}")
+        raise UsageError(f"multi_part must be in [0, 1], got {multi_part!r}")
     docs = sorted(documents, key=lambda d: d.id)
     pool = {d.id: _candidates(d) for d in docs}
     order = [d for d in docs if pool[d.id]]
     if not order:
-        raise ValueError(
+        raise UsageError(
             f"no usable sentence ({_MIN_CHARS}-{_MAX_CHARS} characters, {_MIN_WORDS}+ words) in "
             f"{len(docs)} document(s)"
         )
@@ -211,7 +212,7 @@ def draft_questions(
         if generator is not None:
             question = generator(list(quotes))
             if not isinstance(question, str) or not question.strip():
-                raise ValueError(
+                raise UsageError(
                     f"generator returned {question!r} for draft {k}; expected a non-empty string"
                 )
         else:

@@ -34,10 +34,15 @@ def _matching(folder: Path, glob: str | None, exclude: Path | None) -> list[Path
     else:
         paths = (p for p in folder.rglob("*") if p.suffix.lower() in DEFAULT_SUFFIXES)
     skip = exclude.resolve() if exclude is not None else None
-    return sorted(
-        (p for p in paths if p.is_file() and p.resolve() != skip),
-        key=lambda p: p.relative_to(folder).as_posix(),
-    )
+    try:
+        return sorted(
+            (p for p in paths if p.is_file() and p.resolve() != skip),
+            key=lambda p: p.relative_to(folder).as_posix(),
+        )
+    except (NotImplementedError, ValueError) as exc:  # pathlib refuses absolute and empty patterns
+        raise DatasetError(
+            f"{folder}: glob {glob!r} is not a pattern relative to the folder ({exc})"
+        ) from None
 
 
 def read_documents(

@@ -25,7 +25,6 @@ as ``jsonl`` when it holds ``documents.jsonl`` and as ``chroma`` when it holds
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
@@ -39,22 +38,68 @@ from chunkeval.datasets.files import load_files, read_documents
 from chunkeval.datasets.jsonl import DOCUMENTS_FILE, QUESTIONS_FILE, load_jsonl, read_jsonl_folder
 from chunkeval.datasets.squad import load_squad
 from chunkeval.datasets.synthetic import SYNTHETIC_DEFAULTS, generate_synthetic
+from chunkeval.errors import UnknownNameError, UsageError
+from chunkeval.registry import PluginError, Registry
+from chunkeval.specs import parse_options, split_path_options
 from chunkeval.types import Document
 
-__all__ = ["available_loaders", "load", "load_builtin", "load_documents", "parse_spec", "register_loader"]
+__all__ = [
+    "LOADERS",
+    "DatasetFormat",
+    "available_loaders",
+    "load",
+    "load_builtin",
+    "load_documents",
+    "parse_spec",
+    "register_loader",
+]
 
 BUILTIN_LICENCE = "MIT (original text written for chunkeval; same licence as the project)"
 
 
 @dataclass(frozen=True)
-class _Loader:
+class DatasetFormat:
+    """A dataset format behind a spec prefix.
+
+    Parameters
+    ----------
+    prefix : str
+        The spec prefix (before ``:``).
+    description : str
+        One line with the parameters, shown by ``chunkeval datasets``.
+    func : callable
+        ``func(argument, options) -> Dataset``; ``options`` maps option names to their strings.
+    takes_path : bool, default True
+        Whether the argument is a path followed by optional ``?options`` (otherwise the whole
+        argument is ``key=value,...`` options).
+    """
+
     prefix: str
     description: str
     func: Callable[[str, dict[str, str]], Dataset]
-    takes_path: bool
+    takes_path: bool = True
 
 
-_REGISTRY: dict[str, _Loader] = {}
+#: Entry point group through which installed packages add dataset formats.
+ENTRY_POINT_GROUP = "chunkeval.datasets"
+
+
+def _plugin_format(name: str, obj: Any, target: str) -> DatasetFormat:
+    """What a ``chunkeval.datasets`` entry point registers: a :class:`DatasetFormat`, or a
+    function ``func(path, options) -> Dataset`` (described by its docstring's first line;
+    ``func.takes_path = False`` for a format whose argument is all options)."""
+    if isinstance(obj, DatasetFormat):
+        return DatasetFormat(name, obj.description, obj.func, obj.takes_path)
+    if not callable(obj):
+        raise TypeError(f"expected a DatasetFormat or a function (path, options) -> Dataset, got {obj!r}")
+    doc = (getattr(obj, "__doc__", None) or "").strip().splitlines()
+    return DatasetFormat(
+        name, doc[0] if doc else f"plug-in {target}", obj, bool(getattr(obj, "takes_path", True))
+    )
+
+
+#: The dataset formats by spec prefix.
+LOADERS: Registry[DatasetFormat] = Registry("dataset format", ENTRY_POINT_GROUP, _plugin_format)
 
 
 def register_loader(prefix: str, description: str, takes_path: bool = True):
@@ -72,14 +117,12 @@ def register_loader(prefix: str, description: str, takes_path: bool = True):
 
     Raises
     ------
-    ValueError
+    UsageError
         If the prefix is already registered.
     """
 
     def deco(func: Callable[[str, dict[str, str]], Dataset]):
-        if prefix in _REGISTRY:
-            raise ValueError(f"dataset loader {prefix!r} is already registered")
-        _REGISTRY[prefix] = _Loader(prefix, description, func, takes_path)
+        LOADERS.add(prefix, DatasetFormat(prefix, description, func, takes_path))
         return func
 
     return deco
@@ -88,24 +131,28 @@ def register_loader(prefix: str, description: str, takes_path: bool = True):
 def available_loaders() -> dict[str, str]:
     """Spec prefixes and a one-line description of each (with its parameters).
 
+    Installed plug-in formats are listed too (imported to read their description; one that
+    cannot be imported is described by the error).
+
     Returns
     -------
     dict[str, str]
-        ``{prefix: description}`` in registration order.
+        ``{prefix: description}``, built-in formats in registration order, then plug-ins.
     """
-    return {p: loader.description for p, loader in _REGISTRY.items()}
+    out = {p: loader.description for p, loader in LOADERS.items()}
+    for prefix in LOADERS.plugin_names():
+        try:
+            out[prefix] = LOADERS.get(prefix).description
+        except PluginError as exc:
+            out[prefix] = f"(cannot be loaded: {exc})"
+    return out
 
 
 def _parse_options(text: str, where: str) -> dict[str, str]:
-    options: dict[str, str] = {}
-    for item in filter(None, (t.strip() for t in text.split(","))):
-        key, eq, value = item.partition("=")
-        if not eq or not key.strip():
-            raise DatasetError(f"{where}: option {item!r} is not of the form key=value")
-        if key.strip() in options:  # the last one would silently win
-            raise DatasetError(f"{where}: option {key.strip()!r} is given twice; give it once")
-        options[key.strip()] = value.strip()
-    return options
+    try:
+        return parse_options(text, where)
+    except UsageError as exc:  # the one error type of dataset specs
+        raise DatasetError(str(exc)) from None
 
 
 def parse_spec(spec: str) -> tuple[str, str, dict[str, str]]:
@@ -125,26 +172,26 @@ def parse_spec(spec: str) -> tuple[str, str, dict[str, str]]:
         raise DatasetError(str(exc)) from None
     spec = spec.strip()
     as_path = Path(spec)
-    if spec and as_path.is_dir() and spec not in _REGISTRY:
+    if spec and as_path.is_dir() and spec not in LOADERS:
         return _detect(as_path), spec, {}
     prefix, _, rest = spec.partition(":")
-    if prefix not in _REGISTRY:
-        valid = ", ".join(sorted(_REGISTRY))
-        close = difflib.get_close_matches(prefix, list(_REGISTRY), n=1)
-        hint = f" (did you mean {close[0]!r}?)" if close else ""
-        raise DatasetError(
-            f"unknown dataset spec {spec!r}: prefix {prefix!r} is not one of {valid}{hint}; "
-            "or give an existing folder"
-        )
-    loader = _REGISTRY[prefix]
+    loader = _format(prefix, spec)
     if not loader.takes_path:
         return prefix, "", _parse_options(rest, spec)
     if not rest:
         raise DatasetError(f"dataset spec {spec!r}: {prefix} needs a path ({loader.description})")
-    if "?" in rest and not Path(rest).exists():
-        path, _, opts = rest.rpartition("?")
-        return prefix, path, _parse_options(opts, spec)
-    return prefix, rest, {}
+    path, opts = split_path_options(rest)
+    return prefix, path, _parse_options(opts, spec)
+
+
+def _format(prefix: str, spec: str) -> DatasetFormat:
+    """The format of ``prefix``; an unknown one is a :class:`DatasetError` for ``spec``."""
+    try:
+        return LOADERS.get(prefix)
+    except UnknownNameError as exc:  # keep the one error type of dataset specs, with the suggestions
+        raise DatasetError(f"unknown dataset spec {spec!r}: {exc}; or give an existing folder") from exc
+    except PluginError as exc:
+        raise DatasetError(f"dataset spec {spec!r}: {exc}") from exc
 
 
 def _detect(folder: Path) -> str:
@@ -180,7 +227,7 @@ def load(spec: str) -> Dataset:
     """
     try:
         prefix, path, options = parse_spec(spec)
-        return _REGISTRY[prefix].func(path, options)
+        return LOADERS.get(prefix).func(path, options)
     except DatasetError as err:
         err.spec = spec  # so the CLI can name the 'chunkeval validate SPEC' command
         raise

@@ -50,6 +50,7 @@ from chunkeval.datasets.dataset import (
     DatasetError,
     checked_dataset,
 )
+from chunkeval.errors import UsageError
 from chunkeval.types import Document, EvidenceSpan, Question
 
 __all__ = ["EVIDENCE_MODES", "load_squad"]
@@ -120,7 +121,7 @@ def load_squad(
         If ``evidence`` is not one of :data:`EVIDENCE_MODES`.
     """
     if evidence not in EVIDENCE_MODES:
-        raise ValueError(f"evidence must be one of {EVIDENCE_MODES}, got {evidence!r}")
+        raise UsageError(f"evidence must be one of {EVIDENCE_MODES}, got {evidence!r}")
     path = Path(path)
     label = path.name
     name = name or (path.name[:-5] if path.name.endswith(".json") else path.name)

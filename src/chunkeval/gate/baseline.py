@@ -29,6 +29,7 @@ import pandas as pd
 
 from chunkeval._atomic import atomic_write_text
 from chunkeval._json import loads_strict
+from chunkeval.errors import PathNotFound, UsageError
 from chunkeval.results.folder import Results, to_jsonable
 
 __all__ = ["BASELINE_FORMAT", "DECIMALS", "RESOLUTION", "load_baseline", "save_baseline"]
@@ -208,8 +209,8 @@ def save_baseline(results: Results | str | os.PathLike, path: str | os.PathLike)
     return out
 
 
-def _fail(path: Path, why: str) -> ValueError:
-    return ValueError(
+def _fail(path: Path, why: str) -> UsageError:
+    return UsageError(
         f"{path}: not a usable chunkeval baseline ({why}); "
         f"write one with 'chunkeval baseline save RESULTS --to {path}'"
     )
@@ -289,7 +290,7 @@ def load_baseline(path: str | os.PathLike) -> Results:
     """
     p = Path(path)
     if not p.is_file():
-        raise FileNotFoundError(f"baseline file not found: {p}")
+        raise PathNotFound(f"baseline file not found: {p}")
     try:
         data = loads_strict(p.read_bytes().decode("utf-8"))
     except UnicodeDecodeError as exc:

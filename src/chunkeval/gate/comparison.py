@@ -50,6 +50,7 @@ import numpy as np
 import pandas as pd
 
 from chunkeval._names import current_name
+from chunkeval.errors import PathNotFound, UsageError
 from chunkeval.gate.baseline import RESOLUTION, load_baseline
 from chunkeval.labels import compact_display_label, display_label, md_escape, text_table
 from chunkeval.policy import (
@@ -182,35 +183,35 @@ def parse_checks(text: str | Iterable[str], available: Sequence[str]) -> tuple[C
     for item in ",".join(items).split(","):
         item = item.strip()
         if not item:
-            raise ValueError(
+            raise UsageError(
                 "--fail-on has an empty item; write METRIC[:TOLERANCE],... "
                 "e.g. 'answerable@5:0.02,answerability:2%'"
             )
         name, colon, tol = item.partition(":")
         name, tol = name.strip(), tol.strip()
         if colon and not tol:
-            raise ValueError(
+            raise UsageError(
                 f"--fail-on {item!r}: the tolerance after ':' is empty; write {name} "
                 f"(no change allowed) or {name}:0.02"
             )
         tol = tol or "0"
         if name in checks:
-            raise ValueError(f"--fail-on names {name} twice; give it once with one tolerance")
+            raise UsageError(f"--fail-on names {name} twice; give it once with one tolerance")
         if name not in available:
             close = difflib.get_close_matches(name, available, n=3, cutoff=0.5)
             hint = f"; did you mean {', '.join(close)}?" if close else ""
-            raise ValueError(
+            raise UsageError(
                 f"--fail-on: unknown metric {name!r}{hint} "
                 f"(this run has {', '.join(available[:12])}{', ...' if len(available) > 12 else ''})"
             )
         m = _TOLERANCE.match(tol)
         if m is None:
-            raise ValueError(f"--fail-on {item!r}: the tolerance must be a number such as 0.02, 2% or +0.05")
+            raise UsageError(f"--fail-on {item!r}: the tolerance must be a number such as 0.02, 2% or +0.05")
         sign, number, pct = m.groups()
         higher = _higher_is_better(name)
         if (sign == "+" and higher) or (sign == "-" and not higher):
             bad = "drop" if higher else "rise"
-            raise ValueError(
+            raise UsageError(
                 f"--fail-on {item!r}: {name} is {'higher' if higher else 'lower'}-is-better, "
                 f"so its tolerance is an allowed {bad}; write {name}:{number}{pct}"
             )
@@ -271,7 +272,7 @@ def load_side(side: Any) -> Results:
         )
     p = Path(side)
     if not p.exists():
-        raise FileNotFoundError(f"no results folder or baseline file at {p}")
+        raise PathNotFound(f"no results folder or baseline file at {p}")
     res = (
         Results.load(p.parent if p.name == MANIFEST_FILE else p)
         if p.is_dir() or p.name == MANIFEST_FILE
@@ -284,7 +285,7 @@ def load_side(side: Any) -> Results:
     ):
         missing = [c for c in cols if c not in table.columns]
         if missing:
-            raise ValueError(f"{p}: a results table lacks the column(s) {', '.join(missing)}")
+            raise UsageError(f"{p}: a results table lacks the column(s) {', '.join(missing)}")
     return res
 
 
@@ -944,7 +945,7 @@ def _find_config(results: Results, name: str) -> str:
     if len(found) == 1:
         return found[0]
     close = difflib.get_close_matches(name, [*labels, *short], n=3, cutoff=0.3)
-    raise ValueError(
+    raise UsageError(
         f"no configuration {name!r} in these results"
         + (f"; did you mean {', '.join(map(repr, close))}?" if close else "")
     )
@@ -987,7 +988,7 @@ def compare_configs(
     res = load_side(results)
     config_a, config_b = (_find_config(res, c) for c in (config_a, config_b))
     if config_a == config_b:
-        raise ValueError(f"--configs names {config_a!r} twice; give two different configurations")
+        raise UsageError(f"--configs names {config_a!r} twice; give two different configurations")
 
     def one(label: str) -> Results:
         keep = lambda df: df[df["config"].astype(str) == label].assign(config="config")  # noqa: E731

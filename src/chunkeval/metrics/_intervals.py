@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from chunkeval.errors import UsageError
 from chunkeval.types import Chunk, EvidenceSpan
 
 Range = tuple[Any, int, int]
@@ -65,5 +66,5 @@ def contains(chunk: Chunk, part: EvidenceSpan) -> bool:
 def first_k(ranked: Sequence[Any], k: int) -> Sequence[Any]:
     """The first ``k`` retrieved items; ``ValueError`` for ``k < 1``."""
     if k < 1:
-        raise ValueError(f"k must be >= 1, got {k}")
+        raise UsageError(f"k must be >= 1, got {k}")
     return ranked[:k]

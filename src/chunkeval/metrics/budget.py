@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from chunkeval.errors import UsageError
 from chunkeval.metrics.ranking import all_parts_at_k, answerable_at_k, recall_at_k
 from chunkeval.metrics.registry import QUESTION_METRICS, register_metric
 from chunkeval.types import Chunk, EvidenceSpan
@@ -50,7 +51,7 @@ def budget_cut(ranked: Sequence[Chunk], tokenizer: Any, budget: int) -> list[Chu
         If ``budget < 1``.
     """
     if budget < 1:
-        raise ValueError(f"budget must be >= 1 token, got {budget}")
+        raise UsageError(f"budget must be >= 1 token, got {budget}")
     kept: list[Chunk] = []
     used = 0
     for c in ranked:

@@ -31,6 +31,7 @@ from typing import TypeVar
 import matplotlib
 from matplotlib.figure import Figure
 
+from chunkeval.errors import UsageError
 from chunkeval.labels import display_label
 
 __all__ = [
@@ -288,12 +289,12 @@ def figure_size(size: str | tuple[float, float] = "slide") -> tuple[float, float
             return SIZES[key]
         m = re.fullmatch(r"(\d+(?:\.\d*)?)\s*[x×]\s*(\d+(?:\.\d*)?)", key)
         if not m:
-            raise ValueError(f"unknown chart size {size!r}: use slide, a4 or WxH in inches (e.g. 16x9)")
+            raise UsageError(f"unknown chart size {size!r}: use slide, a4 or WxH in inches (e.g. 16x9)")
         w, h = float(m.group(1)), float(m.group(2))
     else:
         w, h = (float(v) for v in size)
     if not (MIN_INCHES <= w <= 100 and MIN_INCHES <= h <= 100):
-        raise ValueError(
+        raise UsageError(
             f"chart size {w:g}x{h:g} inches is out of range: each side from {MIN_INCHES:g} "
             "to 100 inches (a smaller chart cannot hold its text)"
         )

@@ -41,6 +41,7 @@ import pandas as pd
 
 from chunkeval._atomic import atomic_write_path
 from chunkeval._json import loads_strict
+from chunkeval.errors import MissingDependency, PathNotFound, UsageError
 from chunkeval.results.outdir import UNFINISHED_MARKER
 from chunkeval.results.safe_csv import neutralise_frame, restore_frame
 from chunkeval.results.schema import check_manifest, check_table, resolve_inside
@@ -137,12 +138,16 @@ def _write_table(df: pd.DataFrame, path: Path, fmt: str) -> None:
         _atomic_write(path, lambda p: neutralise_frame(df).to_csv(p, index=False, lineterminator="\n"))
 
 
-def _read_table(path: Path, fmt: str, dtypes: dict[str, str] | None, neutralised: bool = False) -> pd.DataFrame:
+def _read_table(
+    path: Path, fmt: str, dtypes: dict[str, str] | None, neutralised: bool = False
+) -> pd.DataFrame:
     try:
         df = _parse_table(path, fmt, dtypes)
     except (ValueError, UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
         # pyarrow's ArrowInvalid is a ValueError; name the file, not the parser internals
-        raise ValueError(f"{path} cannot be read as a {fmt.upper()} results table ({_first_line(exc)})") from None
+        raise UsageError(
+            f"{path} cannot be read as a {fmt.upper()} results table ({_first_line(exc)})"
+        ) from None
     if neutralised and fmt == "csv":
         restore_frame(df)
     if dtypes:
@@ -152,7 +157,9 @@ def _read_table(path: Path, fmt: str, dtypes: dict[str, str] | None, neutralised
                     df[col] = df[col].astype(dtype)
                 except (TypeError, ValueError):
                     if _is_numeric_name(dtype) and not pd.api.types.is_numeric_dtype(df[col]):
-                        raise ValueError(f"{path}: column {col!r} holds text where {dtype} numbers belong") from None
+                        raise UsageError(
+                            f"{path}: column {col!r} holds text where {dtype} numbers belong"
+                        ) from None
     return df
 
 
@@ -170,8 +177,8 @@ def _parse_table(path: Path, fmt: str, dtypes: dict[str, str] | None) -> pd.Data
         try:
             df = pd.read_parquet(path)
         except ImportError as exc:  # pragma: no cover - depends on the environment
-            raise ImportError(
-                f"reading {path.name} needs the optional package 'pyarrow' (pip install pyarrow)"
+            raise MissingDependency(
+                f"reading {path.name} needs the optional package 'pyarrow' (pip install 'chunkeval[parquet]')"
             ) from exc
     else:
         str_cols = [c for c, t in (dtypes or {}).items() if t in ("object", "str", "string")]
@@ -276,15 +283,22 @@ class Results:
         if format is None:
             format = "parquet" if _has_pyarrow() else "csv"
         if format not in ("csv", "parquet"):
-            raise ValueError(f"unknown results format {format!r}; use 'csv' or 'parquet'")
+            raise UsageError(f"unknown results format {format!r}; use 'csv' or 'parquet'")
         if format == "parquet" and not _has_pyarrow():
-            raise ImportError("saving Parquet needs the optional package 'pyarrow' (pip install pyarrow)")
+            raise MissingDependency(
+                "saving Parquet needs the optional package 'pyarrow' (pip install 'chunkeval[parquet]')"
+            )
         out = Path(folder)
         out.mkdir(parents=True, exist_ok=True)
         ext = ".parquet" if format == "parquet" else ".csv"
         long = {"format": format, "neutralised": format == "csv"}
         files = {
-            "summary": {"path": SUMMARY_FILE, "format": "csv", "neutralised": True, "dtypes": _dtypes(self.summary)},
+            "summary": {
+                "path": SUMMARY_FILE,
+                "format": "csv",
+                "neutralised": True,
+                "dtypes": _dtypes(self.summary),
+            },
             "per_question": {"path": PER_QUESTION_FILE + ext, **long, "dtypes": _dtypes(self.per_question)},
             "chunks": {"path": CHUNKS_FILE + ext, **long, "dtypes": _dtypes(self.chunks)},
         }
@@ -333,22 +347,24 @@ class Results:
         """
         root = Path(folder)
         if not root.is_dir():
-            raise FileNotFoundError(f"results folder not found: {root}")
+            raise PathNotFound(f"results folder not found: {root}")
         if (root / UNFINISHED_MARKER).exists():
-            raise ValueError(f"{root}: the run writing this folder did not finish (see {UNFINISHED_MARKER} in it)")
+            raise UsageError(
+                f"{root}: the run writing this folder did not finish (see {UNFINISHED_MARKER} in it)"
+            )
         manifest_path = root / MANIFEST_FILE
         if not manifest_path.is_file():
-            raise FileNotFoundError(f"not a results folder (no {MANIFEST_FILE}): {root}")
+            raise PathNotFound(f"not a results folder (no {MANIFEST_FILE}): {root}")
         try:
             manifest = loads_strict(manifest_path.read_bytes().decode("utf-8"))
         except UnicodeDecodeError as exc:
-            raise ValueError(f"{manifest_path} is not UTF-8 (byte {exc.start})") from None
+            raise UsageError(f"{manifest_path} is not UTF-8 (byte {exc.start})") from None
         except json.JSONDecodeError as exc:
-            raise ValueError(f"{manifest_path} is not valid JSON: {exc}") from None
+            raise UsageError(f"{manifest_path} is not valid JSON: {exc}") from None
         except RecursionError:
-            raise ValueError(f"{manifest_path} is nested too deeply to be a chunkeval manifest") from None
+            raise UsageError(f"{manifest_path} is nested too deeply to be a chunkeval manifest") from None
         except ValueError as exc:  # a duplicate key, or an integer longer than Python reads
-            raise ValueError(f"{manifest_path}: {exc}") from None
+            raise UsageError(f"{manifest_path}: {exc}") from None
         check_manifest(manifest, manifest_path)
         files = manifest.get("files") or {}
         tables = {}
@@ -360,9 +376,10 @@ class Results:
             info = files.get(key) or {}
             path = resolve_inside(root, info.get("path", default), f"files.{key}.path", manifest_path)
             if not path.is_file():
-                raise FileNotFoundError(f"results file missing: {path}")
-            tables[key] = _read_table(path, info.get("format", "csv"), info.get("dtypes"),
-                                      bool(info.get("neutralised")))
+                raise PathNotFound(f"results file missing: {path}")
+            tables[key] = _read_table(
+                path, info.get("format", "csv"), info.get("dtypes"), bool(info.get("neutralised"))
+            )
             check_table(tables[key], key, path)
         return cls(
             summary=tables["summary"],

@@ -16,15 +16,22 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import shutil
+import socket
 from datetime import datetime, timezone
 from pathlib import Path
 
 from chunkeval.errors import FolderBusy
 
-__all__ = ["UNFINISHED_MARKER", "STAGING_DIR", "FolderBusy", "FolderClaim", "claim_folder", "staging_dir",
-           "move_into"]
+__all__ = [
+    "UNFINISHED_MARKER",
+    "STAGING_DIR",
+    "FolderBusy",
+    "FolderClaim",
+    "claim_folder",
+    "staging_dir",
+    "move_into",
+]
 
 #: Present while a run writes the folder; left behind when it is killed.
 UNFINISHED_MARKER = "RUN-NOT-FINISHED.json"
@@ -94,19 +101,29 @@ class FolderClaim:
             self._created = True
         except FileExistsError:
             if not self.folder.is_dir():
-                raise FolderBusy(f"{self.folder} is an existing file, not a folder; choose another --out") from None
-        info = {**note, "pid": os.getpid(), "host": socket.gethostname(),
-                "started_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-                "meaning": "a chunkeval run is writing this folder, or was killed before it finished; "
-                           "if no such process runs, delete the folder and run again"}
+                raise FolderBusy(
+                    f"{self.folder} is an existing file, not a folder; choose another --out"
+                ) from None
+        info = {
+            **note,
+            "pid": os.getpid(),
+            "host": socket.gethostname(),
+            "started_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            "meaning": "a chunkeval run is writing this folder, or was killed before it finished; "
+            "if no such process runs, delete the folder and run again",
+        }
         try:
             fd = os.open(self.marker, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
         except FileExistsError:
             if _holder_is_gone(self.marker):
-                raise FolderBusy(f"output folder {self.folder} holds an unfinished run ({_describe(self.marker)}, "
-                                 "no longer running); delete the folder, or choose another --out") from None
-            raise FolderBusy(f"output folder {self.folder} is in use by another chunkeval run "
-                             f"({_describe(self.marker)}); choose another --out") from None
+                raise FolderBusy(
+                    f"output folder {self.folder} holds an unfinished run ({_describe(self.marker)}, "
+                    "no longer running); delete the folder, or choose another --out"
+                ) from None
+            raise FolderBusy(
+                f"output folder {self.folder} is in use by another chunkeval run "
+                f"({_describe(self.marker)}); choose another --out"
+            ) from None
         except OSError:
             self._remove_if_created()
             raise
@@ -116,8 +133,10 @@ class FolderClaim:
                 f.write(json.dumps(info, ensure_ascii=False) + "\n")
             others = [p.name for p in self.folder.iterdir() if p.name != UNFINISHED_MARKER]
             if others:
-                raise FolderBusy(f"output folder {self.folder} already exists and is not empty "
-                                 f"(it holds {others[0]!r}); choose another --out")
+                raise FolderBusy(
+                    f"output folder {self.folder} already exists and is not empty "
+                    f"(it holds {others[0]!r}); choose another --out"
+                )
             self.staging.mkdir(parents=True)
         except BaseException:
             self.release()

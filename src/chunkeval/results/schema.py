@@ -16,6 +16,8 @@ from typing import Any
 
 import pandas as pd
 
+from chunkeval.errors import UsageError
+
 __all__ = ["MAX_DEPTH", "check_manifest", "check_table", "resolve_inside"]
 
 #: Deepest nesting of lists and objects accepted in a manifest (a run writes about 6).
@@ -29,8 +31,8 @@ _KEY_COLUMNS = {
 }
 
 
-def _fail(path: Path, key: str, problem: str) -> ValueError:
-    return ValueError(f"{path}: key {key!r} {problem}; this is not a manifest chunkeval wrote")
+def _fail(path: Path, key: str, problem: str) -> UsageError:
+    return UsageError(f"{path}: key {key!r} {problem}; this is not a manifest chunkeval wrote")
 
 
 def _depth(value: Any, limit: int) -> int:
@@ -56,14 +58,22 @@ def _is_number(value: Any) -> bool:
 
 # key -> (test, what it must be); a key that is absent is accepted (older or hand-made manifests)
 _TOP_LEVEL = {
-    "ks": (lambda v: isinstance(v, list) and v and all(_is_int(k) and k >= 1 for k in v),
-           "must be a non-empty list of positive integers"),
-    "datasets": (lambda v: isinstance(v, dict) and all(isinstance(d, dict) for d in v.values()),
-                 "must be an object of objects (one per dataset)"),
-    "configs": (lambda v: isinstance(v, list) and all(isinstance(c, dict) for c in v),
-                "must be a list of objects (one per configuration)"),
-    "budgets": (lambda v: isinstance(v, list) and all(_is_int(b) and b >= 1 for b in v),
-                "must be a list of positive integers"),
+    "ks": (
+        lambda v: isinstance(v, list) and v and all(_is_int(k) and k >= 1 for k in v),
+        "must be a non-empty list of positive integers",
+    ),
+    "datasets": (
+        lambda v: isinstance(v, dict) and all(isinstance(d, dict) for d in v.values()),
+        "must be an object of objects (one per dataset)",
+    ),
+    "configs": (
+        lambda v: isinstance(v, list) and all(isinstance(c, dict) for c in v),
+        "must be a list of objects (one per configuration)",
+    ),
+    "budgets": (
+        lambda v: isinstance(v, list) and all(_is_int(b) and b >= 1 for b in v),
+        "must be a list of positive integers",
+    ),
     "dependencies": (lambda v: isinstance(v, dict), "must be an object of package -> version"),
     "files": (lambda v: isinstance(v, dict), "must be an object"),
     "retriever": (lambda v: isinstance(v, str), "must be a string"),
@@ -91,10 +101,14 @@ def check_manifest(manifest: Any, path: Path) -> None:
         or the nesting depth when it passes :data:`MAX_DEPTH`.
     """
     if not isinstance(manifest, dict):
-        raise ValueError(f"{path} is not a chunkeval manifest (expected a JSON object, got {type(manifest).__name__})")
+        raise UsageError(
+            f"{path} is not a chunkeval manifest (expected a JSON object, got {type(manifest).__name__})"
+        )
     depth = _depth(manifest, MAX_DEPTH)
     if depth > MAX_DEPTH:
-        raise ValueError(f"{path} is nested deeper than {MAX_DEPTH} levels; this is not a manifest chunkeval wrote")
+        raise UsageError(
+            f"{path} is nested deeper than {MAX_DEPTH} levels; this is not a manifest chunkeval wrote"
+        )
     for key, (ok, what) in _TOP_LEVEL.items():
         if key in manifest and manifest[key] is not None and not ok(manifest[key]):
             raise _fail(path, key, what)
@@ -108,7 +122,9 @@ def check_manifest(manifest: Any, path: Path) -> None:
         if info.get("format", "csv") not in _TABLE_FORMATS:
             raise _fail(path, f"files.{name}.format", f"must be one of {', '.join(_TABLE_FORMATS)}")
         dtypes = info.get("dtypes")
-        if dtypes is not None and not (isinstance(dtypes, dict) and all(isinstance(t, str) for t in dtypes.values())):
+        if dtypes is not None and not (
+            isinstance(dtypes, dict) and all(isinstance(t, str) for t in dtypes.values())
+        ):
             raise _fail(path, f"files.{name}.dtypes", "must be an object of column name -> type name")
 
 
@@ -166,12 +182,14 @@ def check_table(df: pd.DataFrame, name: str, path: Path) -> None:
     if name != "chunks" and all(c in df.columns for c in keys) and df.duplicated(list(keys)).any():
         row = df[df.duplicated(list(keys))].iloc[0]
         what = ", ".join(f"{c}={row[c]!r}" for c in keys)
-        raise ValueError(f"{path}: the row {what} appears twice; a results table has one row per key")
+        raise UsageError(f"{path}: the row {what} appears twice; a results table has one row per key")
     for column, ok in _JSON_COLUMNS.items():
         if column in df.columns:
             for number, cell in enumerate(df[column].tolist()):
                 if not _json_cell_ok(cell, ok):
-                    raise ValueError(f"{path}: row {number + 1}, column {column!r} is not {ok[1]} ({str(cell)[:60]!r})")
+                    raise UsageError(
+                        f"{path}: row {number + 1}, column {column!r} is not {ok[1]} ({str(cell)[:60]!r})"
+                    )
 
 
 def _json_cell_ok(cell: Any, ok: tuple) -> bool:
@@ -187,8 +205,13 @@ def _json_cell_ok(cell: Any, ok: tuple) -> bool:
 
 
 def _is_part(item: Any) -> bool:
-    return (isinstance(item, list) and len(item) == 3 and isinstance(item[0], str)
-            and _is_int(item[1]) and _is_int(item[2]))
+    return (
+        isinstance(item, list)
+        and len(item) == 3
+        and isinstance(item[0], str)
+        and _is_int(item[1])
+        and _is_int(item[2])
+    )
 
 
 # column -> (test of one list item, what the cell must be): the report and comparisons parse them

@@ -14,6 +14,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 
 from chunkeval._names import public_path
+from chunkeval.errors import UsageError
 from chunkeval.retrieval.topk import top_k_block
 
 __all__ = ["Retriever"]
@@ -86,7 +87,7 @@ class Retriever(BaseEstimator):
         if not hasattr(self, "n_chunks_"):
             raise RuntimeError(f"{type(self).__name__}.search called before fit")
         if k < 0:
-            raise ValueError(f"k must be >= 0, got {k}")
+            raise UsageError(f"k must be >= 0, got {k}")
         queries = list(queries)
         kk = min(int(k), self.n_chunks_)
         idx = np.zeros((len(queries), kk), dtype=np.int64)

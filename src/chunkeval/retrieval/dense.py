@@ -13,6 +13,7 @@ from sklearn.base import BaseEstimator, clone
 
 from chunkeval._names import public_path
 from chunkeval._params import Params
+from chunkeval.errors import UsageError
 from chunkeval.retrieval.base import Retriever
 from chunkeval.retrieval.registry import RETRIEVERS
 
@@ -72,7 +73,7 @@ class DenseRetriever(Retriever):
         from chunkeval.embedders import get_embedder
 
         if self.embedder is None:
-            raise ValueError(_NO_EMBEDDER)
+            raise UsageError(_NO_EMBEDDER)
         emb = get_embedder(self.embedder)
         return clone(emb) if isinstance(emb, (BaseEstimator, Params)) else emb
 
@@ -91,7 +92,7 @@ class DenseRetriever(Retriever):
     def _normalise(v: Any) -> np.ndarray:
         a = np.asarray(v.toarray() if hasattr(v, "toarray") else v, dtype=np.float64)
         if a.ndim != 2:
-            raise ValueError(f"embedder returned shape {a.shape}, expected (n, dim)")
+            raise UsageError(f"embedder returned shape {a.shape}, expected (n, dim)")
         norms = np.linalg.norm(a, axis=1, keepdims=True)
         return np.divide(a, norms, out=np.zeros_like(a), where=norms > 0)
 

@@ -14,6 +14,7 @@ import numpy as np
 from sklearn.base import clone
 
 from chunkeval._names import public_path
+from chunkeval.errors import UsageError
 from chunkeval.retrieval.base import Retriever
 from chunkeval.retrieval.registry import RETRIEVERS, get_retriever
 from chunkeval.retrieval.topk import top_k_block
@@ -55,7 +56,7 @@ def reciprocal_rank_fusion(rankings: list[np.ndarray], n_items: int, k: float = 
        outperforms Condorcet and individual Rank Learning Methods", SIGIR 2009.
     """
     if k < 0:
-        raise ValueError(f"RRF needs k >= 0, got {k}")
+        raise UsageError(f"RRF needs k >= 0, got {k}")
     arrays = [np.atleast_2d(np.asarray(r, dtype=np.int64)) for r in rankings]
     n_q = arrays[0].shape[0] if arrays else 0
     if any(a.shape[0] != n_q for a in arrays):
@@ -113,9 +114,9 @@ class HybridRetriever(Retriever):
 
     def _components(self) -> list[Retriever]:
         if self.first is None or self.second is None:
-            raise ValueError('hybrid needs two retrievers, e.g. --retriever "hybrid(tfidf, lsa)"')
+            raise UsageError('hybrid needs two retrievers, e.g. --retriever "hybrid(tfidf, lsa)"')
         if self.k < 0:
-            raise ValueError(f"hybrid: RRF needs k >= 0, got {self.k}")
+            raise UsageError(f"hybrid: RRF needs k >= 0, got {self.k}")
         return [clone(r) if isinstance(r, Retriever) else get_retriever(r) for r in (self.first, self.second)]
 
     @property

@@ -26,6 +26,7 @@ from sklearn.feature_extraction.text import (
 )
 
 from chunkeval.analysis import UnicodeAnalyzer
+from chunkeval.errors import UsageError
 from chunkeval.retrieval.base import Retriever
 from chunkeval.retrieval.registry import RETRIEVERS
 
@@ -49,14 +50,14 @@ class _LexicalRetriever(Retriever):
         ngram_range = tuple(getattr(self, "ngram_range", (1, 1)))
         if self.analyzer == "unicode":
             if (self.lowercase, ngram_range, self.stop_words) != (True, (1, 1), None):
-                raise ValueError(
+                raise UsageError(
                     f"{self.name}: lowercase, ngram_range and stop_words apply only with analyzer='sklearn' "
                     "(the 'unicode' analyzer always case-folds, has no stop words and uses single words)"
                 )
             return {"analyzer": UnicodeAnalyzer()}
         if self.analyzer == "sklearn":
             return {"lowercase": self.lowercase, "ngram_range": ngram_range, "stop_words": self.stop_words}
-        raise ValueError(f"{self.name}: analyzer must be 'unicode' or 'sklearn', got {self.analyzer!r}")
+        raise UsageError(f"{self.name}: analyzer must be 'unicode' or 'sklearn', got {self.analyzer!r}")
 
     def accepts_counts(self) -> bool:
         """True with the ``"unicode"`` analyzer: counts from
@@ -261,7 +262,7 @@ class BM25Retriever(_LexicalRetriever):
 
     def _vectorizer(self) -> CountVectorizer:
         if self.k1 < 0 or not 0 <= self.b <= 1:
-            raise ValueError(f"BM25 needs k1 >= 0 and 0 <= b <= 1, got k1={self.k1}, b={self.b}")
+            raise UsageError(f"BM25 needs k1 >= 0 and 0 <= b <= 1, got k1={self.k1}, b={self.b}")
         return CountVectorizer(**self._analysis(), dtype=np.float64)
 
     def _fit(self, chunk_texts: list[str]) -> None:

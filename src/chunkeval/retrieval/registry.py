@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from chunkeval._limits import check_spec_length
+from chunkeval.errors import UsageError
 from chunkeval.registry import Registry
 from chunkeval.retrieval.base import Retriever
 from chunkeval.specs import parse_spec
@@ -21,7 +22,9 @@ from chunkeval.specs import parse_spec
 __all__ = ["RETRIEVERS", "available_retrievers", "get_retriever", "parse_retriever_spec"]
 
 #: Retriever classes by registry name; filled by the retriever modules' decorators.
-RETRIEVERS: Registry[Callable[..., Retriever]] = Registry("retriever")
+RETRIEVERS: Registry[Callable[..., Retriever]] = Registry(
+    "retriever", entry_point_group="chunkeval.retrievers"
+)
 
 
 def available_retrievers() -> list[str]:
@@ -61,14 +64,14 @@ def parse_retriever_spec(spec: str) -> tuple[str, list[str], dict[str, Any]]:
     if isinstance(tree, ast.Name):
         return tree.id, [], {}
     if not (isinstance(tree, ast.Call) and isinstance(tree.func, ast.Name)):
-        raise ValueError(
+        raise UsageError(
             f"cannot parse retriever spec {spec!r}: expected a name or name(key=value, ...), "
             'e.g. "tfidf(analyzer=\'sklearn\')" or "hybrid(tfidf, lsa)"'
         )
     args = []
     for arg in tree.args:
         if not isinstance(arg, (ast.Name, ast.Call)):
-            raise ValueError(f"retriever spec {spec!r}: positional arguments must be retriever specs")
+            raise UsageError(f"retriever spec {spec!r}: positional arguments must be retriever specs")
         args.append(ast.get_source_segment(text, arg) or ast.unparse(arg))  # None only without source
     keywords = ast.unparse(ast.Call(func=tree.func, args=[], keywords=tree.keywords))
     _, params = parse_spec(keywords)
@@ -115,5 +118,5 @@ def get_retriever(name: str | Retriever, **params: Any) -> Retriever:
     unknown = sorted(set(given) - set(valid))
     if unknown or len(args) > (2 if key == "hybrid" else 0):
         what = f"unknown parameter(s) {', '.join(unknown)}" if unknown else "positional arguments"
-        raise ValueError(f"retriever {key!r}: {what}; it takes {', '.join(valid)}")
+        raise UsageError(f"retriever {key!r}: {what}; it takes {', '.join(valid)}")
     return factory(*args, **given)

@@ -13,6 +13,8 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
+from chunkeval.errors import UsageError
+
 __all__ = ["top_k", "top_k_block", "top_k_sparse"]
 
 
@@ -114,7 +116,7 @@ def top_k(scores: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     if s.ndim != 2:
         raise ValueError(f"scores must be 2-D, got shape {s.shape}")
     if k < 0:
-        raise ValueError(f"k must be >= 0, got {k}")
+        raise UsageError(f"k must be >= 0, got {k}")
     n_rows, n_cols = s.shape
     kk = min(int(k), n_cols)
     if kk == 0 or n_rows == 0:
@@ -152,7 +154,7 @@ def top_k_sparse(scores: sp.spmatrix, k: int) -> tuple[np.ndarray, np.ndarray]:
         If ``k < 0`` or a stored score is negative.
     """
     if k < 0:
-        raise ValueError(f"k must be >= 0, got {k}")
+        raise UsageError(f"k must be >= 0, got {k}")
     m = sp.csr_matrix(scores, dtype=np.float64)
     n_rows, n_cols = m.shape
     kk = min(int(k), n_cols)

@@ -33,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from chunkeval.errors import UsageError
 from chunkeval.labels import percent
 from chunkeval.policy import confidence_label, dataset_rows, rank_metric, run_confidence, run_headline_k
 from chunkeval.verdict.frontier import pareto_frontier
@@ -202,7 +203,7 @@ def recommend(
     overhead = rows["stored_token_overhead"].to_numpy(float)
     ok = np.flatnonzero(np.isfinite(value))
     if not len(ok):
-        raise ValueError(f"no finite {col} for dataset {dataset!r}")
+        raise UsageError(f"no finite {col} for dataset {dataset!r}")
     ob = np.where(np.isnan(overhead), np.inf, overhead)
     best_i = int(min(ok, key=lambda i: (-value[i], ob[i], i)))
     front = pareto_frontier(overhead, value) if signal else np.array([best_i])

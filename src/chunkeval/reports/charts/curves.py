@@ -13,6 +13,7 @@ import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
+from chunkeval.errors import UsageError
 from chunkeval.labels import display_label
 from chunkeval.policy import (
     confidence_label,
@@ -268,7 +269,7 @@ def plot_budget_curve(
     budgets = run_budgets(results)
     missing = [budget_column(metric, b) for b in budgets if budget_column(metric, b) not in rows]
     if not budgets or len(missing) == len(budgets):
-        raise ValueError(
+        raise UsageError(
             f"the results have no budget-matched {metric} columns ({metric}@<B>tok); run with --budgets"
         )
     unit = "evidence parts" if metric == "recall" else "questions"

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from chunkeval.errors import UsageError
 from chunkeval.reports import style as _style
 from chunkeval.reports.style import ConfigStyle, config_styles
 
@@ -152,7 +153,7 @@ def dataset_rows(results: Any, dataset: str | None) -> tuple[str, pd.DataFrame]:
     dataset = names.iloc[0] if dataset is None else str(dataset)
     rows = summary[names == dataset]
     if not len(rows):
-        raise ValueError(f"no summary rows for dataset {dataset!r}; have {sorted(set(names))}")
+        raise UsageError(f"no summary rows for dataset {dataset!r}; have {sorted(set(names))}")
     return dataset, rows
 
 

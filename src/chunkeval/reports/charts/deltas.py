@@ -11,6 +11,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
+from chunkeval.errors import UsageError
 from chunkeval.policy import (
     confidence_label,
 )
@@ -73,7 +74,7 @@ def plot_deltas(
         metrics = list(dict.fromkeys((checked if len(checked) else rows)["metric"]))
     rows = rows[rows["metric"].isin(list(metrics))]
     if not len(rows):
-        raise ValueError("the comparison has no paired rows with an interval to draw")
+        raise UsageError("the comparison has no paired rows with an interval to draw")
     if dataset is None:
         dataset = str(rows["dataset"].iloc[0])
     d = rows[rows["dataset"].astype(str) == str(dataset)]

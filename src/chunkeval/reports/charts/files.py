@@ -16,6 +16,8 @@ import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
+from chunkeval.errors import UsageError
+
 __all__ = ["FORMATS", "ChartFile", "render_charts", "save_figure"]
 
 
@@ -77,7 +79,7 @@ def save_figure(
     formats = list(dict.fromkeys(str(f).lower() for f in formats))
     bad = [f for f in formats if f not in FORMATS]
     if bad or not formats:
-        raise ValueError(f"unknown chart format(s) {bad or formats}; choose from {list(FORMATS)}")
+        raise UsageError(f"unknown chart format(s) {bad or formats}; choose from {list(FORMATS)}")
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     paths = {f: folder / f"{stem}.{f}" for f in formats}

@@ -12,6 +12,7 @@ import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
+from chunkeval.errors import UsageError
 from chunkeval.labels import display_label
 from chunkeval.policy import (
     metric_family,
@@ -105,7 +106,7 @@ def plot_quality_cost(
         Unknown dataset or cost; ``KeyError`` when a column is missing.
     """
     if cost not in COST_AXES:
-        raise ValueError(f"unknown cost {cost!r}; choose one of {sorted(COST_AXES)}")
+        raise UsageError(f"unknown cost {cost!r}; choose one of {sorted(COST_AXES)}")
     dataset, rows = dataset_rows(results, dataset)
     k = run_headline_k(results) if k is None else int(k)
     if metric is None:

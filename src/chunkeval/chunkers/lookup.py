@@ -1,0 +1,72 @@
+"""Build a chunker from its name or spec string: built-ins, external splitters and plug-ins."""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any
+
+from chunkeval.chunkers.base import CHUNKERS, Chunker, PluginFactory
+from chunkeval.chunkers.external_specs import external_chunker, is_external_spec
+from chunkeval.errors import UsageError
+from chunkeval.specs import parse_spec
+
+__all__ = ["available_chunkers", "get_chunker"]
+
+
+def available_chunkers() -> list[str]:
+    """Registered chunker names, with those of installed plug-ins (none is imported), sorted."""
+    return CHUNKERS.names()
+
+
+def get_chunker(spec: str | Chunker, **params: Any) -> Chunker:
+    """Build a chunker from a registry name or spec string.
+
+    Parameters
+    ----------
+    spec : str or Chunker
+        ``"sentence"`` (with ``params``), or a spec string such as
+        ``"fixed(chunk_size=200, chunk_overlap=0, unit='tokens')"``, or an
+        external splitter (``"langchain:CLASS(...)"``, ``"chonkie:CLASS(...)"``,
+        ``"semchunk(...)"``, ``"python:MODULE:FACTORY(...)"``, a name from the
+        ``chunkeval.chunkers`` entry point group; see
+        :mod:`chunkeval.chunkers.external_specs`); a
+        :class:`Chunker` is returned unchanged (``params`` must then be empty).
+    **params
+        Keyword parameters, overriding those in the spec string.
+
+    Returns
+    -------
+    Chunker
+
+    Raises
+    ------
+    TypeError
+        When ``spec`` is neither a string nor a chunker.
+    ImportError
+        When a parameter names an optional component whose package is missing,
+        or an external splitter's library is not installed (naming the pip command).
+    ValueError
+        For an unparsable spec, an unknown name (closest names suggested), an
+        unknown parameter (valid ones listed) or a parameter out of range.
+    """
+    if not isinstance(spec, (str, Chunker)):
+        raise TypeError(f"chunker spec must be a string or a Chunker, got {type(spec).__name__}")
+    if isinstance(spec, Chunker):
+        if params:
+            raise UsageError("pass parameters either in the chunker object or as keywords, not both")
+        return spec
+    if is_external_spec(spec):
+        return external_chunker(spec, **params)
+    name, spec_params = parse_spec(spec)
+    cls = CHUNKERS.get(name)  # loads an installed plug-in of that name on first use
+    if isinstance(cls, PluginFactory):
+        return external_chunker(f"python:{cls.target}{spec.strip()[len(name) :]}", **params)
+    spec_params.update(params)
+    valid = list(inspect.signature(cls.__init__).parameters)[1:]
+    unknown = sorted(set(spec_params) - set(valid))
+    if unknown:
+        raise UsageError(
+            f"chunker {name!r} has no parameter {', '.join(map(repr, unknown))}; "
+            f"its parameters are: {', '.join(valid)}"
+        )
+    return cls(**spec_params)

@@ -1,0 +1,45 @@
+"""``chunkeval inspect --chunker SPEC [FILE]``: the chunks of one document with their offsets."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from chunkeval.cli.exit_codes import EXIT_OK
+from chunkeval.cli.output import preview
+from chunkeval.errors import PathNotFound, UsageError
+
+__all__ = ["cmd_inspect"]
+
+
+def cmd_inspect(args: argparse.Namespace) -> int:
+    from chunkeval.chunkers import get_chunker
+    from chunkeval.text import count_words
+    from chunkeval.types import Document
+
+    chunker = get_chunker(args.chunker)
+    if args.path:
+        path = Path(args.path)
+        if not path.is_file():
+            raise PathNotFound(f"file not found: {path}", path)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError as exc:
+            raise UsageError(f"{path} is not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+        doc = Document(path.name, text)
+    else:
+        from chunkeval.datasets import load
+
+        dataset = load(args.dataset)
+        if not dataset.documents:
+            raise UsageError(f"dataset {dataset.name!r} has no documents")
+        doc = dataset.document(args.doc) if args.doc else dataset.documents[0]
+    chunks = chunker.chunk_document(doc)
+    limit, unit = chunker.size_limit
+    print(f"document {doc.id!r}: {len(doc.text)} chars, {count_words(doc.text)} words")
+    print(f"chunker {chunker.spec}: {len(chunks)} chunks (limit {limit} {unit})")
+    for c in chunks:
+        size = chunker.measure(c.text)
+        print(f"#{c.index:<4d} [{c.start}, {c.end})  {len(c.text)} chars  {size} {unit}")
+        print(f"      {preview(c.text, 0 if args.full else args.width)}")
+    return EXIT_OK

@@ -1,0 +1,158 @@
+"""What the command line prints about a run: the summary table and the recommendation in words.
+
+:func:`summary_table` and :func:`recommendation_text` are public: the report and notebooks
+print the same text as ``chunkeval run``.
+"""
+
+from __future__ import annotations
+
+import math
+import textwrap
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from chunkeval.labels import compact_display_label, percent, text_table
+from chunkeval.policy import CONFIDENCE, choose_rank_metric, confidence_label, headline_k
+
+__all__ = ["preview", "recommendation_text", "summary_table"]
+
+
+def fmt(value: Any, digits: int = 3) -> str:
+    if value is None:
+        return "-"
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        return str(value)
+    if math.isnan(v):
+        return "-"
+    if v.is_integer() and abs(v) >= 1000:
+        return f"{int(v)}"
+    return f"{v:.{digits}f}"
+
+
+def summary_table(
+    summary: Any,
+    ks: Sequence[int],
+    confidence: float = CONFIDENCE,
+    label_width: int = 24,
+    ranked_by: Mapping[str, str] | None = None,
+) -> str:
+    """Format the compact summary table printed by ``chunkeval run`` (at most 120 columns).
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        ``Results.summary``.
+    ks : sequence of int
+        The run's cut-offs; ``recall@k`` uses
+        :func:`chunkeval.policy.headline_k`.
+    confidence : float, default :data:`chunkeval.policy.CONFIDENCE`
+        Level of the intervals (only used in the heading).
+    label_width : int, default 24
+        Configuration labels are shortened to this many characters
+        (:func:`chunkeval.labels.compact_display_label`); the files keep the full specs.
+    ranked_by : mapping of dataset to column, optional
+        The metric the verdict ranks each dataset by and ``p_best`` is computed on
+        (``manifest["p_best_metric"]``); default ``answerable@k``.
+
+    Returns
+    -------
+    str
+        One block per dataset: config, chunks, in_one_chunk (evidence_in_one_chunk),
+        answerability, fits (span_within_limit: the share of questions whose evidence fits
+        the configuration's limit), recall@k and the ranked metric (each ``mean [low,
+        high]``), stored_token_overhead and p_best; the heading names the answerability
+        ceiling.
+    """
+    k = headline_k(ks)
+    plain = {
+        "evidence_in_one_chunk": "in_one_chunk",
+        "answerability": "answerability",
+        "span_within_limit": "fits",
+    }
+    blocks = []
+    for dataset, rows in summary.groupby("dataset", sort=False):
+        ranked = (ranked_by or {}).get(str(dataset)) or choose_rank_metric(rows, ks).column
+        with_ci = list(dict.fromkeys([f"recall@{k}", ranked]))
+        header = ["config", "chunks", *plain.values(), *with_ci, "overhead", "p_best"]
+        body = []
+        for _, r in rows.iterrows():
+            cells = [
+                compact_display_label(str(r["config"]), str(r.get("spec", r["config"])), label_width),
+                fmt(r["n_chunks"], 0),
+            ]
+            cells += [fmt(r.get(m), 2 if m == "span_within_limit" else 3) for m in plain]
+            for m in with_ci:
+                lo, hi = r.get(f"{m}_ci_low"), r.get(f"{m}_ci_high")
+                cell = fmt(r.get(m))
+                if lo is not None and hi is not None and not (math.isnan(float(lo)) or math.isnan(float(hi))):
+                    cell += f" [{fmt(lo, 2)}, {fmt(hi, 2)}]"
+                cells.append(cell)
+            cells.append(fmt(r.get("stored_token_overhead"), 2))
+            cells.append(percent(r.get("p_best")))
+            body.append(cells)
+        n_q = int(rows["n_questions"].iloc[0]) if len(rows) else 0
+        retriever = rows["retriever"].iloc[0] if len(rows) else ""
+        ceiling = (
+            float(rows["answerability_ceiling"].iloc[0]) if "answerability_ceiling" in rows else math.nan
+        )
+        cap = (
+            ""
+            if math.isnan(ceiling)
+            else f", answerability ceiling {ceiling:.2f}"
+            + (" (not attainable: every question's evidence spans documents)" if ceiling == 0 else "")
+        )
+        blocks.append(
+            f"dataset {dataset}: {n_q} questions, retriever {retriever}{cap}\n"
+            f"(means with {confidence_label(confidence)} CI; p_best: probability of the top {ranked})\n"
+            + text_table(header, body)
+        )
+    return "\n\n".join(blocks)
+
+
+def recommendation_text(results: Any) -> str:
+    """The report's recommendation as plain sentences, one paragraph per dataset.
+
+    Parameters
+    ----------
+    results : Results
+
+    Returns
+    -------
+    str
+        ``""`` when no dataset has a finite headline metric.
+    """
+    from chunkeval.verdict.recommendation import recommend, recommendation_sentences
+
+    summary = results.summary
+    specs = dict(
+        zip(summary["config"].astype(str), summary.get("spec", summary["config"]).astype(str), strict=True)
+    )
+    paragraphs = []
+    for dataset in dict.fromkeys(summary["dataset"].astype(str)):
+        try:
+            rec = recommend(results, dataset)
+        except ValueError:
+            continue
+        text = " ".join(
+            t.format(*(compact_display_label(c, specs.get(c, c), 40) for c in configs))
+            for t, configs in recommendation_sentences(rec)
+        )
+        paragraphs.append(
+            textwrap.fill(
+                f"Recommendation for {dataset}: {text}",
+                width=100,
+                break_on_hyphens=False,
+                break_long_words=False,
+            )
+        )
+    return "\n\n".join(paragraphs)
+
+
+def preview(text: str, width: int) -> str:
+    flat = text.replace("\r", "\\r").replace("\n", "\\n").replace("\t", "\\t")
+    if width <= 0 or len(flat) <= width:
+        return flat
+    half = max(1, (width - 5) // 2)
+    return f"{flat[:half]} ... {flat[-half:]}"

@@ -1,0 +1,263 @@
+"""The argument parser of the ``chunkeval`` command: every command, its flags and its handler."""
+
+from __future__ import annotations
+
+import argparse
+
+from chunkeval.cli.baseline import cmd_baseline_save
+from chunkeval.cli.charts import cmd_charts
+from chunkeval.cli.compare import cmd_compare
+from chunkeval.cli.draft_questions import cmd_draft_questions
+from chunkeval.cli.exit_codes import CLIError
+from chunkeval.cli.inspection import cmd_inspect
+from chunkeval.cli.listing import cmd_chunkers, cmd_datasets
+from chunkeval.cli.report import cmd_report
+from chunkeval.cli.run import RESULTS_ROOT, cmd_run
+from chunkeval.cli.validate import cmd_validate
+
+__all__ = ["build_parser"]
+
+
+class _Parser(argparse.ArgumentParser):
+    """ArgumentParser whose usage errors become :class:`CLIError` (one line, exit 2)."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise CLIError(f"{message} (see '{self.prog} --help')")
+
+
+def _gate_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--fail-on",
+        action="append",
+        metavar="CHECKS",
+        help='metrics and allowed changes, e.g. "answerable@5:0.02,answerability:2%%,'
+        'stored_token_overhead:+0.05" (default: answerable@k, recall@k and '
+        "stored_token_overhead at tolerance 0)",
+    )
+    p.add_argument(
+        "--strict",
+        action="store_true",
+        help="a change beyond the tolerance regresses even when its paired interval includes 0",
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``chunkeval`` command."""
+    parser = _Parser(
+        prog="chunkeval",
+        description="Benchmark how a chunking strategy changes retrieval of known evidence.",
+    )
+    parser.add_argument("--version", action="store_true", help="print the version and exit")
+    parser.add_argument(
+        "--debug",
+        action="store_true",
+        help="show the traceback of an error (also accepted after the command)",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    p = sub.add_parser(
+        "run",
+        help="run a benchmark suite and write results and a report",
+        description="Run a benchmark (default: suite 'default' on the built-in dataset).",
+    )
+    p.add_argument(
+        "--suite", default=None, help="suite name (quick, default, chroma, chroma:PATH) or a .toml file"
+    )
+    p.add_argument(
+        "--dataset",
+        action="append",
+        metavar="SPEC",
+        help="dataset spec, repeatable; replaces the suite's datasets (see 'chunkeval datasets')",
+    )
+    p.add_argument(
+        "--chunker",
+        action="append",
+        metavar="SPEC",
+        help='chunker spec, repeatable; replaces the suite\'s chunkers, e.g. "fixed(chunk_size=200)"',
+    )
+    p.add_argument(
+        "--retriever",
+        default=None,
+        metavar="SPEC",
+        help="retriever: tfidf, bm25, lsa, \"dense(embedder='sentence-transformers:PATH')\", "
+        '"hybrid(tfidf, lsa)", "tfidf(analyzer=\'sklearn\')" (default from the suite: tfidf)',
+    )
+    p.add_argument(
+        "--k",
+        action="append",
+        metavar="K",
+        help="cut-off(s) for @k metrics, repeatable or comma list (e.g. 1,5,10); a k larger than a "
+        "dataset's number of chunks retrieves every chunk (it is capped)",
+    )
+    p.add_argument(
+        "--tokenizer", default=None, help="tokenizer for token counts (default from the suite: regex)"
+    )
+    p.add_argument(
+        "--budgets",
+        action="append",
+        metavar="B",
+        help="token budgets for budget-matched retrieval, e.g. 256,512,1024: the ranked chunks are "
+        "read in order up to B tokens (recall@Btok, all_parts@Btok, answerable@Btok)",
+    )
+    p.add_argument(
+        "--rank-by",
+        default=None,
+        metavar="METRIC",
+        help="metric the recommendation ranks by (default: answerable@<middle budget>tok with "
+        "--budgets, else answerable@5; all_parts when under half the questions can be answerable)",
+    )
+    p.add_argument(
+        "--out",
+        default=None,
+        help=f"results folder (default: {RESULTS_ROOT}/<timestamp>-<suite>); must not exist or be empty",
+    )
+    p.add_argument("--workers", type=int, default=1, help="processes for configurations (default 1)")
+    p.add_argument(
+        "--executor",
+        choices=("local", "processes", "dask"),
+        default=None,
+        help="where configurations run (default: processes when --workers > 1, else local); "
+        "dask needs the 'dask' extra",
+    )
+    p.add_argument(
+        "--scheduler",
+        default=None,
+        metavar="ADDRESS",
+        help="with --executor dask: a running scheduler, e.g. tcp://10.0.0.5:8786 "
+        "(default: a LocalCluster of --workers processes)",
+    )
+    p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--no-report", action="store_true", help="do not write the report")
+    p.add_argument(
+        "--baseline",
+        default=None,
+        metavar="FILE",
+        help="after the run, compare with this baseline file or results folder and exit 1 on a "
+        "regression, 2 when incomparable",
+    )
+    _gate_options(p)
+    p.set_defaults(handler=cmd_run)
+
+    p = sub.add_parser(
+        "compare",
+        help="compare two runs (or two configurations) and gate on regressions",
+        description="Compare CURRENT with BASELINE question by question. Exit codes: 0 no "
+        "regression, 1 regression, 2 usage, data or incomparable runs.",
+    )
+    p.add_argument("baseline", metavar="BASELINE", help="results folder or baseline file")
+    p.add_argument("current", metavar="CURRENT", nargs="?", help="results folder or baseline file")
+    p.add_argument(
+        "--configs",
+        nargs=2,
+        metavar=("A", "B"),
+        help="compare two configurations of one results folder (A as baseline)",
+    )
+    _gate_options(p)
+    p.add_argument("--format", choices=("text", "markdown", "json"), default="text", help="output format")
+    p.add_argument("--all", action="store_true", help="show every metric, not only the checked ones")
+    p.set_defaults(handler=cmd_compare)
+
+    p = sub.add_parser("baseline", help="save a run as a small baseline file to commit")
+    bsub = p.add_subparsers(dest="baseline_command", metavar="ACTION", required=True)
+    q = bsub.add_parser("save", help="write RESULTS_FOLDER as a baseline JSON file")
+    q.add_argument("results_folder", metavar="RESULTS_FOLDER")
+    q.add_argument("--to", required=True, metavar="FILE", help="the baseline file to write")
+    q.set_defaults(handler=cmd_baseline_save)
+
+    p = sub.add_parser("report", help="write the report of a results folder")
+    p.add_argument("results_folder", metavar="RESULTS_FOLDER")
+    p.add_argument(
+        "--format",
+        action="append",
+        choices=("png", "svg", "pdf"),
+        help="chart files besides the PNGs the report inlines, repeatable (e.g. --format svg)",
+    )
+    p.set_defaults(handler=cmd_report)
+
+    p = sub.add_parser(
+        "validate",
+        help="check a dataset and print every problem, or its statistics",
+        description="Load a dataset spec; print every problem (file:line and the text at the "
+        "span), or the statistics and the text of every span given without 'text' or 'quote'. "
+        "Exit 0 when valid, 2 otherwise.",
+    )
+    p.add_argument("spec", metavar="SPEC", help="dataset spec, e.g. files:my-docs (see 'chunkeval datasets')")
+    p.add_argument(
+        "--width", type=int, default=120, help="characters of each unverified span to show (default 120)"
+    )
+    p.set_defaults(handler=cmd_validate)
+
+    p = sub.add_parser(
+        "draft-questions",
+        help="draft questions with quoted evidence for a person to edit",
+        description="Sample evidence sentences (pairs from different paragraphs for multi-part "
+        "questions), spread over documents and positions, and write OUT/questions.jsonl with "
+        'quote evidence and draft questions marked "draft": true. Offline.',
+    )
+    p.add_argument("spec", metavar="SPEC", help="dataset spec; files:FOLDER needs no questions file yet")
+    p.add_argument("--n", type=int, default=50, help="number of drafts (default 50)")
+    p.add_argument("--out", required=True, metavar="FOLDER", help="where questions.jsonl is written")
+    p.add_argument("--multi-part", type=float, default=0.3, help="share of two-part drafts (default 0.3)")
+    p.add_argument("--seed", type=int, default=0, help="sampling seed (default 0)")
+    p.add_argument(
+        "--generator",
+        metavar="MODULE:FUNCTION",
+        default=None,
+        help="a function (list of evidence texts -> question text) that writes each question, "
+        "e.g. with an LLM; default: a template with the evidence's salient terms",
+    )
+    p.add_argument("--force", action="store_true", help="replace an existing OUT/questions.jsonl")
+    p.set_defaults(handler=cmd_draft_questions)
+
+    p = sub.add_parser(
+        "charts",
+        help="redraw the charts of a results folder (a subset of configurations, "
+        "another size or format) without re-running",
+        description="Redraw every chart of RESULTS_FOLDER from its tables.",
+    )
+    p.add_argument("results_folder", metavar="RESULTS_FOLDER")
+    p.add_argument(
+        "--configs",
+        nargs="+",
+        action="extend",
+        metavar="GLOB",
+        help="only configurations whose spec or short label matches a glob, e.g. 'fixed*' 'sentence(600*'",
+    )
+    p.add_argument(
+        "--metric",
+        default=None,
+        metavar="M",
+        help="quality metric of the cost, k and budget charts (answerable, recall, all_parts, ...; "
+        "default: the report's set)",
+    )
+    p.add_argument(
+        "--size",
+        default="slide",
+        metavar="SIZE",
+        help="slide (16:9, 12.8x7.2 in, default), a4 (landscape) or WxH in inches",
+    )
+    p.add_argument(
+        "--format",
+        action="append",
+        choices=("png", "svg", "pdf"),
+        help="file format, repeatable (default png)",
+    )
+    p.add_argument("--out", default=None, metavar="DIR", help="output folder (default RESULTS_FOLDER/charts)")
+    p.set_defaults(handler=cmd_charts)
+
+    p = sub.add_parser("chunkers", help="list chunkers with their parameters and defaults")
+    p.set_defaults(handler=cmd_chunkers)
+
+    p = sub.add_parser("datasets", help="list dataset loaders and the built-in dataset")
+    p.set_defaults(handler=cmd_datasets)
+
+    p = sub.add_parser("inspect", help="chunk one document or file and print the chunks with offsets")
+    p.add_argument("path", nargs="?", help="a UTF-8 text file (default: a document of --dataset)")
+    p.add_argument("--chunker", required=True, metavar="SPEC", help="chunker spec")
+    p.add_argument("--dataset", default="builtin", metavar="SPEC", help="dataset spec (default builtin)")
+    p.add_argument("--doc", default=None, metavar="ID", help="document id (default: the first document)")
+    p.add_argument("--width", type=int, default=100, help="characters of each chunk to show (default 100)")
+    p.add_argument("--full", action="store_true", help="show every chunk's whole text")
+    p.set_defaults(handler=cmd_inspect)
+    return parser

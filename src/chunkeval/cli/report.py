@@ -1,0 +1,54 @@
+"""``chunkeval report RESULTS``: write the report of a results folder."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from chunkeval.cli.exit_codes import EXIT_OK, CLIError, writing
+
+__all__ = ["REPORT_FILES", "cmd_report", "write_report_if_available"]
+
+#: What a report adds to a results folder (removed again when writing it fails).
+REPORT_FILES = ("report.html", "report.md", "charts")
+
+
+def write_report_if_available(folder: Path, **options: Any) -> tuple[Any, str]:
+    """Call ``chunkeval.reports.write_report(folder, **options)`` when it exists."""
+    try:
+        import chunkeval.reports as reports
+    except ImportError as exc:
+        return None, f"report skipped: chunkeval.reports cannot be imported ({exc})"
+    write_report = getattr(reports, "write_report", None)
+    if write_report is None:
+        return None, "report skipped: chunkeval.reports.write_report is not available in this version"
+    return write_report(folder, **options), ""
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    import shutil
+
+    from chunkeval.results.folder import Results
+    from chunkeval.results.outdir import STAGING_DIR, move_into, staging_dir
+
+    folder = Path(args.results_folder)
+    results = Results.load(folder)  # checked against its schema before anything is written
+    staging = staging_dir(folder)
+    try:
+        # written aside and moved into place: a full disk never leaves half a charts/ folder
+        with writing(folder, "the report in"):
+            staging.mkdir(parents=True, exist_ok=True)
+            _, why = write_report_if_available(
+                folder,
+                out=staging,
+                results=results,
+                formats=["png", *dict.fromkeys(f for f in args.format or [] if f != "png")],
+            )
+            if why:
+                raise CLIError(why)
+            move_into(staging, folder)
+    finally:
+        shutil.rmtree(folder / STAGING_DIR, ignore_errors=True)
+    print(f"report: {folder / 'report.html'}")
+    return EXIT_OK

@@ -1,0 +1,248 @@
+"""``chunkeval run``: run a suite into a claimed results folder, print the table and verdict."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import sys
+from collections.abc import Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from chunkeval.cli.compare import emit_comparison
+from chunkeval.cli.exit_codes import EXIT_FAILURE, EXIT_OK, CLIError, one_line, stderr_line, writing
+from chunkeval.cli.options import check_seed_option, parse_ints, parse_ks
+from chunkeval.cli.output import recommendation_text, summary_table
+from chunkeval.cli.report import REPORT_FILES, write_report_if_available
+from chunkeval.policy import rank_metrics, run_confidence, run_ks
+from chunkeval.validation import check_count
+
+__all__ = ["RESULTS_ROOT", "cmd_run"]
+
+RESULTS_ROOT = "chunkeval-results"
+
+
+def _new_results_folder(out: str | None, suite_name: str) -> Path:
+    if out is not None:
+        return Path(out)
+    stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+    safe = "".join(ch if ch.isalnum() or ch in "-_." else "-" for ch in suite_name) or "run"
+    base = Path(RESULTS_ROOT) / f"{stamp}-{safe}"
+    path, n = base, 2
+    while path.exists():
+        path = base.with_name(f"{base.name}-{n}")
+        n += 1
+    return path
+
+
+def _claim_folder(folder: Path, argv: Sequence[str]) -> Any:
+    """Claim the results folder before any work (see :mod:`chunkeval.results.outdir`).
+
+    A folder held by another run, or not empty, is a usage error (exit 2); one that
+    cannot be created or written (including a parent that cannot exist, such as
+    ``/proc/x`` or a path under a regular file) is an environment failure (exit 1).
+    """
+    from chunkeval.results.outdir import FolderBusy, claim_folder
+
+    try:
+        with writing(folder, "the output folder"):
+            return claim_folder(folder, {"argv": ["chunkeval", *argv]})
+    except FolderBusy as exc:
+        raise CLIError(str(exc)) from None
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from chunkeval.benchmarks.suites import CHROMA_DEFAULT_PATH, get_suite
+
+    _check_run_options(args)
+    suite = get_suite(args.suite)
+    if args.suite == "chroma" and not args.dataset and not Path(CHROMA_DEFAULT_PATH).is_dir():
+        raise CLIError(
+            f"the chroma suite reads the Chroma data from {CHROMA_DEFAULT_PATH} relative to the current "
+            f"directory ({os.getcwd()}), which does not exist; give the folder with --suite chroma:PATH"
+        )
+    kwargs = suite.run_kwargs()
+    name = suite.name
+    if args.dataset:
+        kwargs["datasets"] = list(args.dataset)
+    if args.chunker:
+        kwargs["chunkers"] = list(args.chunker)
+        if args.suite == "default" and not args.suite_given:
+            name = "custom"
+    if args.retriever is not None:
+        kwargs["retriever"] = args.retriever
+    ks = parse_ks(args.k)
+    if ks:
+        kwargs["ks"] = ks
+    if args.tokenizer:
+        kwargs["tokenizer"] = args.tokenizer
+    budgets = parse_ints(args.budgets, "--budgets")
+    if budgets:
+        kwargs["budgets"] = budgets
+    check_count("workers", args.workers)
+    baseline = _gate_baseline(args, kwargs)
+    folder = _new_results_folder(args.out, name)
+    claim = _claim_folder(folder, getattr(args, "argv", []))
+    try:
+        code, results, report = _run_into(claim, args, kwargs, suite, name, ks)
+    except BaseException:
+        claim.release()  # the folder can be used again
+        raise
+    print(
+        summary_table(
+            results.summary,
+            run_ks(results),
+            run_confidence(results),
+            ranked_by=rank_metrics(results),
+        )
+    )
+    print(f"\nresults: {folder}")
+    for dataset_name, info in results.manifest["datasets"].items():
+        drafts = info.get("provenance", {}).get("draft_questions", 0)
+        if drafts:
+            stderr_line(
+                f'warning: dataset {dataset_name!r}: {drafts} question(s) are still marked "draft": true; '
+                "review them, then remove the mark"
+            )
+    if report is not None:
+        print(f"report: {report}")
+    recommendation = recommendation_text(results)
+    if recommendation:
+        print(f"\n{recommendation}")
+    if baseline is not None:
+        from chunkeval.gate.comparison import compare
+
+        cmp = compare(baseline, results, args.fail_on, strict=args.strict)
+        cmp.baseline_name, cmp.current_name = args.baseline, str(folder)
+        print()
+        code = max(code, emit_comparison(cmp, "text", all_rows=False))
+    return code
+
+
+def _check_run_options(args: argparse.Namespace) -> None:
+    """Refuse empty option values and a negative seed before any work (an empty
+    ``--retriever ''`` must not fall back to the default)."""
+    if args.scheduler is not None and not re.fullmatch(r"(tcp|tls|ucx)://[^\s:/]+:\d{1,5}", args.scheduler):
+        raise CLIError(f"--scheduler {args.scheduler!r} is not a scheduler address; write tcp://HOST:PORT")
+    if args.scheduler is not None and args.executor != "dask":
+        raise CLIError("--scheduler names a Dask scheduler; it needs --executor dask")
+    for option in ("out", "retriever", "tokenizer", "baseline"):
+        value = getattr(args, option)
+        if value is not None and not value.strip():
+            raise CLIError(f"--{option} is empty; give a value or leave the option out")
+    for option in ("dataset", "chunker"):
+        if any(not v.strip() for v in getattr(args, option) or ()):
+            raise CLIError(f"--{option} is empty; give a spec or leave the option out")
+    check_seed_option(args.seed)
+
+
+def _run_into(
+    claim: Any, args: argparse.Namespace, kwargs: dict, suite: Any, name: str, ks: Any
+) -> tuple[int, Any, Path | None]:
+    """Run the benchmark, save results and report into ``claim.staging``, publish them.
+
+    Returns the exit code (1 when the report failed; the results are published
+    without it), the results, and the path of the report (``None`` when none was written).
+    """
+    from chunkeval.benchmarks.runner import run
+
+    folder = claim.folder
+
+    bars: list[Any] = []
+    progress = None
+    if not args.quiet:
+
+        def progress(done: int, total: int) -> None:
+            # the bar is made on the first call, when the total is known (a bar
+            # made earlier prints a stray "0config [00:00, ?config/s]" line)
+            if not bars:
+                from tqdm.auto import tqdm
+
+                tqdm.monitor_interval = 0  # no monitor thread: a thread makes the pool spawn, not fork
+                bars.append(
+                    tqdm(
+                        total=total,
+                        unit="config",
+                        file=sys.stderr,
+                        desc=f"chunkeval {name}",
+                        dynamic_ncols=True,
+                    )
+                )
+            bar = bars[0]
+            if bar.total != total:
+                bar.total = total
+                bar.refresh()
+            bar.update(done - bar.n)
+
+    try:
+        results = run(
+            seed=args.seed,
+            workers=args.workers,
+            progress=progress,
+            executor=args.executor,
+            scheduler=args.scheduler,
+            rank_by=args.rank_by,
+            **kwargs,
+        )
+    finally:
+        for bar in bars:
+            bar.close()
+    results.manifest["argv"] = ["chunkeval", *getattr(args, "argv", [])]
+    results.manifest["suite"] = {**suite.to_dict(), "name": name}
+    if args.dataset or args.chunker or args.retriever or ks or args.tokenizer:
+        results.manifest["suite"]["overridden"] = {
+            "datasets": bool(args.dataset),
+            "chunkers": bool(args.chunker),
+            "retriever": bool(args.retriever),
+            "ks": bool(ks),
+            "tokenizer": bool(args.tokenizer),
+        }
+    with writing(folder, "results to"):
+        results.save(claim.staging)
+    code, report = EXIT_OK, None
+    if not args.no_report:
+        try:
+            with writing(folder, "the report in"):
+                _, why = write_report_if_available(claim.staging)
+            report = None if why else claim.folder / "report.html"
+            if why:
+                stderr_line(why)
+        except Exception as exc:  # the results are complete without a report; never lose them
+            if getattr(args, "debug", False):
+                raise
+            claim.discard(REPORT_FILES)  # never half a report: the results alone are complete
+            stderr_line(f"error: report failed: {one_line(exc)} (results are saved in {folder})")
+            code = EXIT_FAILURE
+    claim.publish()
+    return code, results, report
+
+
+def _gate_baseline(args: argparse.Namespace, kwargs: dict[str, Any]) -> Any:
+    """Load ``--baseline`` and check ``--fail-on`` and the measuring conditions the run's
+    arguments already fix (ks, retriever, tokenizer) before the run, so that a typo
+    or a mismatch fails in a second instead of after the benchmark (token budgets may differ:
+    they add metrics and change no other)."""
+    if args.baseline is None:
+        if args.fail_on or args.strict:
+            raise CLIError("--fail-on and --strict need --baseline FILE (a baseline to compare against)")
+        return None
+    from chunkeval.gate.comparison import load_side, metric_names, parse_checks
+
+    baseline = load_side(args.baseline)
+    if args.fail_on:
+        parse_checks(args.fail_on, metric_names(baseline))
+    manifest = baseline.manifest or {}
+    planned = {
+        "ks": list(kwargs.get("ks") or (1, 3, 5, 10)),
+        "retriever": kwargs.get("retriever", "tfidf"),
+        "tokenizer": kwargs.get("tokenizer", "regex"),
+    }
+    for key, value in planned.items():
+        if key in manifest and (manifest.get(key) or None) != (value or None):
+            raise CLIError(
+                f"this run cannot be compared with {args.baseline}: its {key} would be {value!r}, "
+                f"the baseline's is {manifest.get(key)!r}; use the baseline's settings or save a new baseline"
+            )
+    return baseline

@@ -1,0 +1,206 @@
+"""Exit codes by whose fault a failure is: the errors hierarchy (``chunkeval.errors``) and
+its one mapping to exit codes (``chunkeval.cli.exit_codes``)."""
+
+from __future__ import annotations
+
+import errno
+import sys
+import textwrap
+
+import pytest
+
+from chunkeval.cli import main
+from chunkeval.cli.exit_codes import EXIT_FAILURE, EXIT_USAGE, exit_code, flag_names, report_failure
+from chunkeval.datasets import DatasetError
+from chunkeval.errors import (
+    EnvironmentFailure,
+    FolderBusy,
+    IncomparableRuns,
+    MissingDependency,
+    PathNotFound,
+    UnknownNameError,
+    UsageError,
+)
+
+
+def _one_line(err: str) -> str:
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert "Traceback" not in err
+    return lines[0]
+
+
+# ------------------------------------------------------------------ the mapping itself
+@pytest.mark.parametrize(
+    "exc, code",
+    [
+        (UsageError("bad"), EXIT_USAGE),
+        (UnknownNameError("chunker", "fixd", ["fixed"]), EXIT_USAGE),
+        (MissingDependency("needs x: pip install 'chunkeval[x]'"), EXIT_USAGE),
+        (PathNotFound("results folder not found: /nope", "/nope"), EXIT_USAGE),
+        (FolderBusy("in use"), EXIT_USAGE),
+        (DatasetError("dataset 'd': 2 problems", ["a", "b"]), EXIT_USAGE),
+        (IncomparableRuns("different ks"), EXIT_USAGE),
+        (EnvironmentFailure("disk full"), EXIT_FAILURE),
+        (ConnectionError("scheduler tcp://1.2.3.4:8786 does not answer"), EXIT_FAILURE),
+        (OSError(errno.ENOSPC, "No space left on device", "/out/x"), EXIT_FAILURE),
+        (MemoryError(), EXIT_FAILURE),
+        # raised by Python, numpy or a plug-in, not on purpose: a bug, never the user's fault
+        (ValueError("boom"), EXIT_FAILURE),
+        (KeyError("boom"), EXIT_FAILURE),
+        (ImportError("boom"), EXIT_FAILURE),
+        (FileNotFoundError(errno.ENOENT, "No such file or directory", "/tmp/x"), EXIT_FAILURE),
+        (TypeError("boom"), EXIT_FAILURE),
+    ],
+    ids=lambda v: type(v).__name__ if isinstance(v, BaseException) else str(v),
+)
+def test_exit_code_by_whose_fault(exc, code):
+    assert exit_code(exc) == code
+
+
+def test_usage_errors_stay_value_errors():
+    # library callers and tests that catch ValueError / KeyError / ImportError keep working
+    assert issubclass(UsageError, ValueError)
+    assert issubclass(UnknownNameError, KeyError) and issubclass(UnknownNameError, ValueError)
+    assert issubclass(MissingDependency, ImportError)
+    assert issubclass(PathNotFound, FileNotFoundError) and issubclass(DatasetError, UsageError)
+
+
+def test_unexpected_exception_asks_for_debug(capsys):
+    assert report_failure(KeyError("column")) == EXIT_FAILURE
+    line = _one_line(capsys.readouterr().err)
+    assert line.startswith("chunkeval: error: unexpected KeyError: column")
+    assert line.endswith("(rerun with --debug for the traceback)")
+
+
+def test_environment_oserror_names_the_path(capsys):
+    assert report_failure(OSError(errno.ENOSPC, "No space left on device", "/out/summary.csv")) == 1
+    line = _one_line(capsys.readouterr().err)
+    assert "No space left on device" in line and "/out/summary.csv" in line and "unexpected" not in line
+
+
+def test_dataset_error_lists_its_problems(capsys):
+    exc = DatasetError("dataset 'd': 3 problems", ["q.jsonl:1: a", "q.jsonl:2: b", "q.jsonl:3: c"])
+    assert report_failure(exc) == EXIT_USAGE
+    err = capsys.readouterr().err
+    assert err.splitlines()[0] == "chunkeval: error: dataset 'd': 3 problems"
+    assert [line.strip() for line in err.splitlines()[1:]] == [
+        "- q.jsonl:1: a",
+        "- q.jsonl:2: b",
+        "- q.jsonl:3: c",
+    ]
+
+
+def test_unknown_name_suggests_and_bounds_its_list():
+    exc = UnknownNameError("document", "doc-7", [f"doc-{i}" for i in range(1000)])
+    assert "Did you mean" in str(exc) and "(1,000 in all)" in str(exc)
+    assert len(str(exc)) < 600
+
+
+@pytest.mark.parametrize(
+    "message, flags",
+    [
+        ("rank_by='nope' is not a column", "--rank-by 'nope' is not a column"),
+        ("ks must be a non-empty list of integers >= 1, got []", "--k must be a non-empty list"),
+        ("seed must be a non-negative integer below 2**63, got -1", "--seed must be"),
+        ("cannot rank: rank_by=answerable@7 needs k=7", "cannot rank: --rank-by answerable@7 needs k=7"),
+        # parameters inside spec strings are the user's words: left alone
+        ("synthetic:seed=0,n_docs=0: n_docs must be >= 1", "synthetic:seed=0,n_docs=0: n_docs must be >= 1"),
+        ("fixed(chunk_size=5, seed=1): unknown parameter", "fixed(chunk_size=5, seed=1): unknown parameter"),
+        ("seeds are fine", "seeds are fine"),
+    ],
+)
+def test_library_parameters_become_flags(message, flags):
+    assert flag_names(message).startswith(flags)
+
+
+# ------------------------------------------------------------------ end to end, through main()
+@pytest.fixture
+def text_file(tmp_path):
+    path = tmp_path / "notes.txt"
+    path.write_text("One sentence here. Another sentence there.\n\nA second paragraph follows.\n")
+    return path
+
+
+@pytest.fixture
+def plugin_module(tmp_path, monkeypatch):
+    """A module ``errplug`` on sys.path with splitters that misbehave in different ways."""
+    folder = tmp_path / "plug"
+    folder.mkdir()
+    (folder / "errplug.py").write_text(
+        textwrap.dedent(
+            """
+            def keyerror():
+                def split(text):
+                    return {}["missing"]  # a bug inside the plug-in
+                return split
+
+            def ints():
+                return lambda text: [1, 2, 3]
+
+            def not_a_splitter():
+                return 42
+            """
+        )
+    )
+    monkeypatch.syspath_prepend(str(folder))
+    yield "errplug"
+    sys.modules.pop("errplug", None)
+
+
+def test_usage_error_exits_2(text_file, capsys):
+    assert main(["inspect", "--chunker", "fixed(chunk_size=0)", str(text_file)]) == 2
+    assert "chunk_size" in _one_line(capsys.readouterr().err)
+
+
+def test_unexpected_keyerror_in_a_plugin_exits_1(plugin_module, text_file, capsys):
+    code = main(["inspect", "--chunker", f"python:{plugin_module}:keyerror()", str(text_file)])
+    line = _one_line(capsys.readouterr().err)
+    assert code == 1
+    assert "unexpected KeyError" in line and "rerun with --debug" in line
+
+
+def test_debug_shows_the_traceback(plugin_module, text_file):
+    with pytest.raises(KeyError):
+        main(["--debug", "inspect", "--chunker", f"python:{plugin_module}:keyerror()", str(text_file)])
+
+
+@pytest.mark.parametrize("factory", ["ints", "not_a_splitter"])
+def test_a_misbehaving_user_splitter_is_bad_input(plugin_module, text_file, capsys, factory):
+    code = main(["inspect", "--chunker", f"python:{plugin_module}:{factory}()", str(text_file)])
+    line = _one_line(capsys.readouterr().err)
+    assert code == 2, line
+    assert "splitter" in line and "unexpected" not in line
+
+
+def test_relative_python_module_is_bad_input(text_file, capsys):
+    assert main(["inspect", "--chunker", "python:..mod:f()", str(text_file)]) == 2
+    assert "relative" in _one_line(capsys.readouterr().err)
+
+
+def test_missing_extra_is_one_line_exit_2(text_file, tmp_path, capsys, monkeypatch):
+    monkeypatch.setitem(sys.modules, "tokenizers", None)  # hide the optional package
+    spec = f"fixed(chunk_size=5, unit='tokens', tokenizer='hf:{tmp_path / 'tokenizer.json'}')"
+    assert main(["inspect", "--chunker", spec, str(text_file)]) == 2
+    line = _one_line(capsys.readouterr().err)
+    assert "tokenizers" in line and "pip install" in line
+
+
+def test_missing_user_path_is_one_line_exit_2(tmp_path, capsys):
+    missing = tmp_path / "no_such_file.txt"
+    assert main(["inspect", "--chunker", "fixed", str(missing)]) == 2
+    assert str(missing) in _one_line(capsys.readouterr().err)
+    assert main(["report", str(tmp_path / "no_results")]) == 2
+    assert str(tmp_path / "no_results") in _one_line(capsys.readouterr().err)
+
+
+def test_unknown_document_is_a_usage_error(capsys):
+    assert main(["inspect", "--chunker", "fixed", "--doc", "no-such-doc"]) == 2
+    line = _one_line(capsys.readouterr().err)
+    assert "no-such-doc" in line and "unexpected" not in line
+
+
+def test_absolute_glob_is_bad_input(tmp_path, capsys):
+    (tmp_path / "a.md").write_text("Some text.\n")
+    assert main(["validate", f"files:{tmp_path}?glob=/etc/*.conf"]) == 2
+    assert "unexpected" not in capsys.readouterr().err
