@@ -15,6 +15,8 @@ every such process.
 from __future__ import annotations
 
 import importlib
+import sys
+import types
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # what static tools see; at run time the names come from __getattr__
@@ -72,3 +74,21 @@ def __getattr__(name: str) -> Any:
 
 def __dir__() -> list[str]:
     return sorted(set(globals()) | set(_EXPORTS))
+
+
+class _Package(types.ModuleType):
+    """This package, keeping the function ``compare`` when the old module path is imported.
+
+    ``chunkeval.benchmarks.compare`` was a module in 0.1 and still imports (see
+    :mod:`chunkeval._names`); the import system then binds that module on this package under
+    its own name, which would hide the exported function :func:`compare`. Binding the function
+    instead keeps ``from chunkeval.benchmarks import compare`` the function in every case.
+    """
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if isinstance(value, types.ModuleType) and name in _EXPORTS and hasattr(value, name):
+            value = getattr(value, name)
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package
