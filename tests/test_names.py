@@ -11,8 +11,8 @@ from chunkeval._names import MOVED, current_name, public_path
 
 @pytest.mark.parametrize("old", sorted(MOVED))
 def test_every_old_module_path_imports_the_new_module_with_a_warning(old):
+    sys.modules.pop(old, None)
     with pytest.warns(DeprecationWarning, match=MOVED[old].replace(".", r"\.")):
-        sys.modules.pop(old, None)
         module = importlib.import_module(old)
     assert module is importlib.import_module(MOVED[old])
 
