@@ -1,8 +1,7 @@
-"""Plug-ins end to end: a toy chunker, a toy dataset format and a toy retriever, each one file in
-a tmp folder, registered through a fake installed distribution (``toy-0.0.dist-info`` with
-``METADATA`` and ``entry_points.txt``) and run through ``chunkeval run`` in a fresh process.
-
-Metrics are computed by the vectorised engine, not by registered functions, so no toy metric.
+"""Plug-ins end to end: a toy chunker, a toy metric, a toy dataset format and a toy retriever,
+each one file in a tmp folder, registered through a fake installed distribution
+(``toy-0.0.dist-info`` with ``METADATA`` and ``entry_points.txt``) and run through
+``chunkeval run`` in a fresh process.
 """
 
 from __future__ import annotations
@@ -89,6 +88,21 @@ class Overlap(Retriever):
         return np.array([[float(len(set(q.lower().split()) & w)) for w in self.words_] for q in queries])
 '''
 
+TOY_METRIC = '''
+"""A toy metric: the share of the top-k chunks that overlap some evidence part."""
+
+from chunkeval.metrics import register_metric
+
+
+@register_metric("touching@k", higher_is_better=True, per_k=True)
+def touching_at_k(ranked, parts, k):
+    """|{c in ranked[:k] : c overlaps a part}| / k."""
+    hits = sum(
+        any(c.doc_id == p.doc_id and c.start < p.end and p.start < c.end for p in parts) for c in ranked[:k]
+    )
+    return hits / k
+'''
+
 #: Every line uses words of its own, so a line's own text retrieves it first.
 CORPUS = """alpha bravo charlie delta
 echo foxtrot golf hotel india
@@ -109,6 +123,9 @@ toy = toy_format:load_toy
 
 [chunkeval.retrievers]
 overlap = toy_retriever:Overlap
+
+[chunkeval.metrics]
+touching@k = toy_metric:touching_at_k
 """
 
 
@@ -121,6 +138,7 @@ def toy(tmp_path):
         ("toy_chunker", TOY_CHUNKER),
         ("toy_format", TOY_FORMAT),
         ("toy_retriever", TOY_RETRIEVER),
+        ("toy_metric", TOY_METRIC),
     ):
         (plugins / f"{name}.py").write_text(textwrap.dedent(source), encoding="utf-8")
     dist = plugins / "toy-0.0.dist-info"
@@ -170,12 +188,27 @@ def test_toy_chunker_and_dataset_format_run_end_to_end(toy, tmp_path):
     assert fixed["evidence_in_one_chunk"] < 1.0
 
 
-def test_toy_retriever_runs_end_to_end(toy, tmp_path):
-    import chunkeval.retrieval as retrieval
+def test_toy_metric_is_computed_summarised_and_gated(toy, tmp_path):
+    plugins, data = toy
+    out = tmp_path / "out"
+    done = _run(plugins, data, out, "--chunker", "toy_lines", "--k", "1,2")
+    assert done.returncode == 0, done.stderr
+    from chunkeval.results import Results
 
-    registry = getattr(retrieval, "RETRIEVERS", None)
-    if getattr(registry, "entry_point_group", None) != "chunkeval.retrievers":
-        pytest.skip("retrieval has no chunkeval.retrievers entry point group yet (the retriever registry)")
+    per_question = Results.load(out).per_question
+    # each question's own line is retrieved first and no other line touches its evidence
+    assert per_question["touching@1"].tolist() == [1.0] * 6
+    assert per_question["touching@2"].tolist() == [0.5] * 6
+    row = pd.read_csv(out / "summary.csv").iloc[0]
+    assert (row["touching@1"], row["touching@2"]) == (1.0, 0.5)
+    assert row["touching@2_ci_low"] == row["touching@2_ci_high"] == 0.5
+    # the gate compares the plug-in's metric like a built-in one
+    done = _chunkeval(plugins, "compare", str(out), str(out), "--fail-on", "touching@2:0", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "touching@2" in done.stdout
+
+
+def test_toy_retriever_runs_end_to_end(toy, tmp_path):
     plugins, data = toy
     out = tmp_path / "out"
     done = _run(plugins, data, out, "--chunker", "toy_lines", "--retriever", "overlap", "--k", "1")

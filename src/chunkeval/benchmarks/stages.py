@@ -552,7 +552,9 @@ def score_stage(
         budget_ranked=retrieved.budget_ranked,
         token_ends=token_ends,
     )
-    metric_cols = question_metric_columns(settings.ks, settings.budgets)
+    pure = _pure_metric_values(chunks, retrieved.ranked, ctx.questions, settings.ks)
+    metric_cols = [*question_metric_columns(settings.ks, settings.budgets), *pure]
+    values = {**{c: pq[c].to_numpy() for c in metric_cols if c not in pure}, **pure}
     ids = [c.id for c in chunks]
     # one constructor call: adding ~40 columns one by one costs pandas a copy-check each
     per_question = pd.DataFrame(
@@ -563,7 +565,7 @@ def score_stage(
             "retriever": settings.retriever,
             "question_id": [q.id for q in ctx.questions],
             "n_parts": pq["n_parts"].to_numpy(dtype=np.int64),
-            **{c: pq[c].to_numpy() for c in metric_cols},
+            **values,
             "retrieved_chunk_ids": [
                 json.dumps([ids[j] for j in row if 0 <= j < len(ids)]) for row in retrieved.ranked.tolist()
             ],
@@ -597,6 +599,32 @@ def score_stage(
         "metrics_seconds": time.perf_counter() - t0,
     }
     return Evaluation(row, per_question, chunk_table, timings)
+
+
+def _pure_metric_values(
+    chunks: Sequence[Chunk], ranked: np.ndarray, questions: Sequence[Any], ks: Sequence[int]
+) -> dict[str, np.ndarray]:
+    """Columns of the metrics computed from their pure function (plug-ins), by column name.
+
+    Each such metric's ``func(ranked_chunks, parts[, k])`` is called once per question, on the
+    question's retrieved chunks in rank order (``ranked``: chunk indices, -1 padded) and its
+    evidence parts (see :func:`chunkeval.metrics.register_metric`).
+    """
+    from chunkeval.metrics import pure_question_metrics
+
+    metrics = pure_question_metrics()
+    if not metrics:
+        return {}
+    lists = [[chunks[j] for j in row if j >= 0] for row in ranked.tolist()]
+    out: dict[str, np.ndarray] = {}
+    for m in metrics:
+        for k in ks if m.per_k else (None,):
+            args = (k,) if k is not None else ()
+            out[m.column(k)] = np.array(
+                [float(m.func(r, q.evidence, *args)) for r, q in zip(lists, questions, strict=True)],
+                dtype=np.float64,
+            )
+    return out
 
 
 def _summary_row(

@@ -62,7 +62,14 @@ from chunkeval.metrics.cost import (
 )
 from chunkeval.metrics.ranking import all_parts_at_k, answerable_at_k, mrr, recall_at_k
 from chunkeval.metrics.reference import answerable, chunk_sizes, evidence_in_one_chunk
-from chunkeval.metrics.registry import METRICS, Metric, get_metric, question_metric_columns, register_metric
+from chunkeval.metrics.registry import (
+    METRICS,
+    Metric,
+    get_metric,
+    pure_question_metrics,
+    question_metric_columns,
+    register_metric,
+)
 from chunkeval.metrics.spans import iou_at_k, span_precision_at_k, span_recall_at_k
 from chunkeval.metrics.vectorised import chunk_arrays, part_arrays, question_metrics
 
@@ -96,6 +103,7 @@ __all__ = [
     "part_arrays",
     "parts_contained",
     "precision_omega",
+    "pure_question_metrics",
     "question_metric_columns",
     "question_metrics",
     "recall_at_budget",

@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from chunkeval.errors import UsageError
 from chunkeval.registry import Registry
 from chunkeval.validation import check_budgets, check_ks
 
@@ -29,6 +30,7 @@ __all__ = [
     "QUESTION_METRICS",
     "Metric",
     "get_metric",
+    "pure_question_metrics",
     "question_metric_columns",
     "register_metric",
 ]
@@ -107,9 +109,31 @@ class Metric:
         return self.name
 
 
+#: The stage that computes a metric with no vectorised path (a plug-in's) from its pure function.
+PURE_FUNCTION_STAGE = "chunkeval.benchmarks.stages.score_stage"
+
+
+def _adapt_plugin(name: str, obj: Any, value: str) -> Metric:
+    """The :class:`Metric` an entry point of group ``chunkeval.metrics`` names.
+
+    The entry point names a function decorated with :func:`register_metric` (importing it
+    registered the metric) or a :class:`Metric`.
+    """
+    if isinstance(obj, Metric):
+        return obj
+    registered = METRICS._entries.get(name)
+    if registered is not None and registered.func is obj:
+        return registered
+    raise TypeError(
+        f"{value} is not a metric: name a function decorated with "
+        f"chunkeval.metrics.register_metric({name!r}, ...) or a chunkeval.metrics.Metric"
+    )
+
+
 #: Registry of metrics by result-table name, in registration order (the order of
-#: :mod:`chunkeval.metrics`'s imports); filled by :func:`register_metric`.
-METRICS: Registry[Metric] = Registry("metric")
+#: :mod:`chunkeval.metrics`'s imports); filled by :func:`register_metric` and by installed
+#: packages through the entry point group ``chunkeval.metrics``.
+METRICS: Registry[Metric] = Registry("metric", entry_point_group="chunkeval.metrics", adapt=_adapt_plugin)
 
 
 def register_metric(
@@ -138,8 +162,24 @@ def register_metric(
     Raises
     ------
     ValueError
-        If ``name`` is already registered or ``level`` is invalid.
+        If ``name`` is already registered or ``level`` is invalid; a metric without
+        ``computed_by`` that is not a per-question, non-budget metric (:class:`UsageError`).
+
+    Notes
+    -----
+    A metric registered without ``computed_by`` (a plug-in's) is computed in a run by
+    :data:`PURE_FUNCTION_STAGE`, calling ``func(ranked, parts)`` (``func(ranked, parts, k)``
+    for a per-k metric) once per question, where ``ranked`` is the question's retrieved
+    chunks in rank order (:class:`~chunkeval.types.Chunk`, down to the run's largest k) and
+    ``parts`` its evidence spans. Its columns follow the built-in ones in the tables, with a
+    mean and a bootstrap interval in the summary, and the gate compares them like any other.
     """
+
+    if computed_by is None and (level != "question" or per_budget):
+        raise UsageError(
+            f"metric {name!r}: a metric without a vectorised path is computed per question from its "
+            "pure function, so it must be level='question' and not per_budget"
+        )
 
     def decorate(func: F) -> F:
         METRICS.add(name, Metric(name, func, higher_is_better, level, per_k, per_budget, computed_by))
@@ -208,3 +248,24 @@ def question_metric_columns(ks: Iterable[int] = (1, 3, 5, 10), budgets: Iterable
     for b in check_budgets(budgets):
         cols += [f"recall@{b}tok", f"all_parts@{b}tok", f"answerable@{b}tok"]
     return cols
+
+
+def pure_question_metrics() -> list[Metric]:
+    """Question-level metrics a run computes from their pure function, in registration order.
+
+    Every registered metric without a vectorised path (``computed_by`` is ``None``): those
+    registered in this process with :func:`register_metric` and those of installed plug-ins
+    (entry point group ``chunkeval.metrics``, imported here).
+
+    Returns
+    -------
+    list of Metric
+
+    Raises
+    ------
+    chunkeval.registry.PluginError
+        An installed metric plug-in cannot be loaded.
+    """
+    for name in METRICS.plugin_names():
+        METRICS.get(name)
+    return [m for m in METRICS.values() if m.computed_by is None]
