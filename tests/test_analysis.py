@@ -120,6 +120,7 @@ def corpus_and_query(draw):
     return texts, unicodedata.normalize(query_form, query), target
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("retriever", ["tfidf", "bm25"])
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(case=corpus_and_query())

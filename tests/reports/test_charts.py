@@ -467,6 +467,7 @@ def _all_texts(fig):
     return [t for t in out if t is not None and t.get_text() and t.get_visible()]
 
 
+@pytest.mark.slow
 def test_twelve_configurations_stay_readable(tmp_path):
     configs = [
         f"fixed(chunk_size={20 + 10 * i}, chunk_overlap={(i % 3) * 5}, unit='tokens')" for i in range(12)

@@ -9,6 +9,7 @@ past the tie-search prefix of the selection so that its widening is exercised.
 from __future__ import annotations
 
 import numpy as np
+import pytest
 import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -47,6 +48,7 @@ def test_dense_top_k_equals_lexsort(case):
     assert idx.tolist() == ref_idx and val.tolist() == ref_val
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None)
 @given(score_matrices(), st.booleans())
 def test_sparse_top_k_equals_lexsort(case, stored_zero):

@@ -11,10 +11,13 @@ from __future__ import annotations
 import contextlib
 import re
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from chunkeval import text as T
+
+pytestmark = pytest.mark.slow  # every test is a hypothesis proof over long texts
 
 PIECES = [
     " ",
