@@ -346,6 +346,7 @@ def _per_token_reference_spans(tok: TiktokenTokenizer, text: str) -> list[tuple[
     return spans
 
 
+@pytest.mark.needs_extra
 @needs_tiktoken
 @settings(max_examples=150, deadline=None)
 @given(
