@@ -119,6 +119,7 @@ def test_regex_kana_and_hangul():
     assert tok.count("\ud55c\uad6d\uc5b4 \ub2e8\uc5b4") == 2
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(unicode_texts)
 @example("0\u0300")  # a digit with a combining mark: one token

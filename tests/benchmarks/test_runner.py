@@ -222,6 +222,7 @@ def test_same_run_twice_identical():
     pdt.assert_frame_equal(a.chunks, b.chunks)
 
 
+@pytest.mark.slow
 def test_workers_one_and_two_identical():
     chunkers = [FIXED10, "paragraph(max_words=3)", "sentence(max_chars=12)"]
     datasets = [tiny_dataset("tiny"), tiny_dataset("tiny2")]
@@ -625,6 +626,7 @@ def test_executor_and_splitter_options_fail_before_work(tmp_path, capsys, args, 
     assert not (tmp_path / "o").exists()
 
 
+@pytest.mark.slow
 def test_unreachable_scheduler_is_an_environment_failure(tmp_path, capsys, monkeypatch):
     pytest.importorskip("distributed", reason="optional extra: pip install 'chunkeval[dask]'")
     from chunkeval.benchmarks import executors

@@ -193,6 +193,7 @@ def test_folder_against_itself_is_unchanged(big_small, capsys):
     assert "no regression: 3 checked value(s), 0 improved" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_big_to_small_regresses_with_the_change_shown(big_small, capsys):
     code = main(
         [
@@ -680,6 +681,7 @@ def test_run_with_a_baseline_of_other_ks_fails_before_the_run(big_small, tmp_pat
     assert not (tmp_path / "o").exists()
 
 
+@pytest.mark.slow
 def test_baseline_of_a_budget_run_compares_with_itself(tmp_path):
     res = run("builtin", {"pipeline": "sentence(max_chars=1000)"}, budgets=(256, 512), n_resamples=50)
     save_baseline(res, tmp_path / "b.json")

@@ -67,6 +67,7 @@ def test_pareto_frontier_edge_cases():
         pareto_frontier([1.0], [1.0, 2.0])
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.tuples(st.integers(0, 6), st.integers(0, 6)), min_size=1, max_size=25))
 def test_pareto_frontier_properties(points):

@@ -163,6 +163,7 @@ def test_the_analysis_splits_at_a_separator(left, sep, right):
     assert a(left + sep + right) == w1 + w2 + b1 + b2
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.data())
 def test_chunk_word_counts_from_document_words_are_split_counts(data):

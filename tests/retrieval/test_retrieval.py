@@ -45,6 +45,7 @@ def test_top_k_ties_go_to_lower_index():
     assert top_k(np.zeros((3, 0)), 4)[0].shape == (3, 0)
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(
     st.lists(st.lists(st.integers(0, 4), min_size=1, max_size=12), min_size=1, max_size=5).filter(

@@ -38,6 +38,7 @@ def score_matrices(draw):
     return dense, k
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None)
 @given(score_matrices())
 def test_dense_top_k_equals_lexsort(case):
