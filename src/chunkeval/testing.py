@@ -669,8 +669,8 @@ def check_retriever(retriever: Any) -> None:
             indices, scores = _search(fitted, RETRIEVER_QUERIES, k)
         except Exception as error:
             raise failed("search", at, error) from error
-        for check in _SEARCH_CHECKS:
+        for search_check in _SEARCH_CHECKS:
             try:
-                check(fitted, indices, scores, k)
+                search_check(fitted, indices, scores, k)
             except Exception as error:
-                raise failed(_check_name(check), at, error) from error
+                raise failed(_check_name(search_check), at, error) from error
