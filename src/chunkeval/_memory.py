@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
-import functools
 import sys
+
+from chunkeval.caches import memoize
 
 __all__ = ["release_freed_memory"]
 
 
-@functools.cache
+@memoize("memory.malloc_trim")
 def _malloc_trim():  # type: ignore[no-untyped-def]
     if not sys.platform.startswith("linux"):
         return None

@@ -27,11 +27,12 @@ References
 
 from __future__ import annotations
 
-import functools
 import re
 import sys
 import unicodedata
 from typing import Any
+
+from chunkeval.caches import memoize
 
 __all__ = ["CJK_BIGRAM_CHARS", "SEPARATORS", "UnicodeAnalyzer", "marks_class", "normalize", "word_regex"]
 
@@ -45,7 +46,7 @@ CJK_BIGRAM_CHARS = (
 )
 
 
-@functools.cache
+@memoize("analysis.marks_class")
 def marks_class() -> str:
     """Body of a regex character class matching every combining mark.
 
@@ -95,7 +96,7 @@ def word_regex(exclude: str = "", min_chars: int = 1) -> str:
     return f"{head}{w}++(?:{m}++{w}*+)*+"
 
 
-@functools.cache
+@memoize("analysis.analyzer_regexes")
 def _analyzer_regexes() -> tuple[re.Pattern[str], re.Pattern[str]]:
     cjk = CJK_BIGRAM_CHARS
     # words outside the CJK scripts, and a lone CJK character (a run of one)

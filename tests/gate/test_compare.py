@@ -128,7 +128,7 @@ def test_parse_checks_and_typos():
     )
     with pytest.raises(ValueError, match="did you mean answerable@5"):
         parse_checks("answerble@5", names)
-    with pytest.raises(ValueError, match="higher-is-better.*answerable@5:0.02"):
+    with pytest.raises(ValueError, match=r"higher-is-better.*answerable@5:0\.02"):
         parse_checks("answerable@5:+0.02", names)
     with pytest.raises(ValueError, match="lower-is-better"):
         parse_checks("stored_token_overhead:-0.05", names)
@@ -160,7 +160,7 @@ def test_labels_pair_missing_new_and_single_configs():
     base = fake_results({"a": [1, 1], "b": [1, 0]})
     cur = fake_results({"a": [1, 1], "c": [1, 0]})
     cmp = compare(base, cur, "answerable@5")
-    outcome = dict(zip(cmp.rows["config"], cmp.rows["outcome"]))
+    outcome = dict(zip(cmp.rows["config"], cmp.rows["outcome"], strict=False))
     assert outcome == {"a": "unchanged", "b": "missing", "c": "new"}
     assert cmp.exit_code == 2 and "lacks 1 baseline configuration(s) (b)" in cmp.verdict()
     one = compare(fake_results({"x": [1, 0]}), fake_results({"y": [1, 0]}), "answerable@5")
@@ -624,7 +624,7 @@ def test_fail_on_that_would_loosen_the_gate_is_refused(big_small, capsys, fail_o
     assert needle in capsys.readouterr().err
 
 
-def test_strategy_mode_wording_short_labels_and_cancelled_differences():
+def test_strategy_mode_wording_display_labels_and_cancelled_differences():
     res = fake_results(
         {
             "fixed(chunk_size=64, chunk_overlap=0, unit='tokens', tokenizer='regex')": [1, 0, 1, 0],

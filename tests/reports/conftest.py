@@ -15,7 +15,7 @@ def report_folder(run_results):
     """The results folder of ``run_results`` with report.html, report.md and charts/ written."""
     from chunkeval.reports import write_report
 
-    results, folder = run_results
+    _results, folder = run_results
     write_report(folder)
     return folder
 

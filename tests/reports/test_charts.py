@@ -14,11 +14,12 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.colors import to_hex
 
 from chunkeval.gate.comparison import Check, compare, metric_deltas
+from chunkeval.policy import run_headline_k, run_ks
 from chunkeval.reports.charts import (
     COST_AXES,
     SMALL_MULTIPLES_ABOVE,
     config_groups,
-    place_labels,
+    place_annotations,
     plot_budget_curve,
     plot_chunk_sizes,
     plot_dataset_bars,
@@ -41,12 +42,11 @@ from chunkeval.reports.style import (
     MIN_FONT_PT,
     OKABE_ITO,
     config_styles,
+    display_label,
     figure_size,
-    short_label,
 )
 from chunkeval.types import Chunk, EvidenceSpan
 from chunkeval.verdict.frontier import pareto_frontier
-from chunkeval.verdict.recommendation import default_k, result_ks
 
 # ------------------------------------------------------------------------- pure functions
 
@@ -86,9 +86,9 @@ def test_pareto_frontier_properties(points):
     assert np.all(np.diff(x[front]) >= 0) and np.all(np.diff(y[front]) >= 0)
 
 
-def test_short_label_and_styles():
-    assert short_label("fixed(chunk_size=200, chunk_overlap=0, unit='tokens')") == "fixed(200, 0, tokens)"
-    assert short_label("x" * 50, max_len=10) == "x" * 9 + "…"
+def test_display_label_and_styles():
+    assert display_label("fixed(chunk_size=200, chunk_overlap=0, unit='tokens')") == "fixed(200, 0, tokens)"
+    assert display_label("x" * 50, max_len=10) == "x" * 9 + "…"
     styles = config_styles([f"c{i}" for i in range(16)] + ["c0"])
     assert list(styles) == [f"c{i}" for i in range(16)]
     # families not built in take the colours after the six built-in ones, in order of appearance
@@ -99,7 +99,7 @@ def test_short_label_and_styles():
     assert styles["c0"].marker != styles["c7"].marker and styles["c0"].hatch != styles["c7"].hatch
     pairs = {(s.color, s.marker) for s in styles.values()}
     assert len(pairs) == 16  # no two configurations look alike
-    assert styles["c10"].label == "11. c10"
+    assert styles["c10"].legend == "11. c10"
     assert OKABE_ITO["black"] not in CONFIG_COLORS
     # one colour per chunker family, shapes apart within it; tags name what varies
     fam = config_styles(
@@ -114,7 +114,7 @@ def test_short_label_and_styles():
     assert a.color == b.color == d.color == CONFIG_COLORS[0] and s.color == CONFIG_COLORS[1]
     assert len({a.marker, b.marker, d.marker}) == 3
     assert (a.family, a.tag, b.tag, d.tag, s.tag) == ("fixed", "64, 0", "64, 16", "128, 0", "sentence(300)")
-    assert b.compact == "2. fixed 64, 16" and s.compact == "3. sentence(300)"
+    assert b.compact_legend == "2. fixed 64, 16" and s.compact_legend == "3. sentence(300)"
     # a built-in family keeps its colour whatever the order of the run
     other = config_styles(["sentence(max_chars=300)", "fixed(chunk_size=64, chunk_overlap=0, unit='tokens')"])
     assert other["fixed(chunk_size=64, chunk_overlap=0, unit='tokens')"].color == CONFIG_COLORS[0]
@@ -134,21 +134,23 @@ def test_figure_size_parsing():
     assert pytest.approx(14) == MIN_FONT_PT * 100 / 72  # 14 px at 1280x720 (100 dpi)
 
 
-def test_place_labels_hand_checked():
+def test_place_annotations_hand_checked():
     # two points 10 px apart, labels 20x10: right of the first would cover the second marker,
     # so it goes left; the second then has its right side free
     anchors = np.array([[100.0, 100.0], [110.0, 100.0]])
     sizes = np.array([[20.0, 10.0], [20.0, 10.0]])
     markers = np.array([[95, 95, 105, 105], [105, 95, 115, 105]], dtype=float)
-    off = place_labels(anchors, sizes, bounds=(0, 0, 500, 500), gap=5, obstacles=markers)
+    off = place_annotations(anchors, sizes, bounds=(0, 0, 500, 500), gap=5, obstacles=markers)
     assert off.tolist() == [[-15.0, 0.0], [15.0, 0.0]]  # centres 5 + 20/2 from the points
     # a third label at the same point as the first: left and right are taken, it goes above
-    off = place_labels(
+    off = place_annotations(
         anchors[[0, 1, 0]], sizes[[0, 1, 0]], bounds=(0, 0, 500, 500), gap=5, obstacles=markers
     )
     assert off[2].tolist() == [0.0, 10.0]
     # bounds are respected: a point at the right edge gets its label on the left
-    off = place_labels(np.array([[495.0, 50.0]]), np.array([[20.0, 10.0]]), bounds=(0, 0, 500, 500), gap=5)
+    off = place_annotations(
+        np.array([[495.0, 50.0]]), np.array([[20.0, 10.0]]), bounds=(0, 0, 500, 500), gap=5
+    )
     assert off.tolist() == [[-15.0, 0.0]]
 
 
@@ -183,7 +185,7 @@ def _mini_results():
         [
             {"dataset": "d", "config": c, "question_id": q, "evidence": json.dumps(e), "answerability": a}
             for c, answers in (("A", (0.0, 0.0, 1.0, 0.0)), ("B", (1.0, 0.0, 1.0, 0.0)))
-            for (q, e), a in zip(ev.items(), answers)
+            for (q, e), a in zip(ev.items(), answers, strict=False)
         ]
     )
     summary = pd.DataFrame({"dataset": ["d", "d"], "config": ["A", "B"]})
@@ -238,8 +240,8 @@ def _lines(fig, prefix):
 
 def test_quality_cost_points_frontier_and_labels(run_results):
     results, _ = run_results
-    k = default_k(results)
-    assert k == 5 and result_ks(results) == [1, 3, 5, 10]
+    k = run_headline_k(results)
+    assert k == 5 and run_ks(results) == [1, 3, 5, 10]
     rows = results.summary[results.summary["dataset"] == "builtin"]
     configs = rows["config"].tolist()
     styles = config_styles(results.summary["config"])
@@ -252,7 +254,7 @@ def test_quality_cost_points_frontier_and_labels(run_results):
         x = rows[col].to_numpy(float)
         y = rows["answerable@5"].to_numpy(float)
         # every point at its true (cost, quality): nothing is shifted
-        for c, xi, yi in zip(configs, x, y):
+        for c, xi, yi in zip(configs, x, y, strict=False):
             assert points[f"point:{c}"].get_xdata()[0] == xi
             assert points[f"point:{c}"].get_ydata()[0] == yi
         # the frontier on the chosen cost
@@ -265,11 +267,11 @@ def test_quality_cost_points_frontier_and_labels(run_results):
         for c in configs:  # frontier points have a black edge
             assert (to_hex(points[f"point:{c}"].get_markeredgecolor()) == "#000000") == (c in on)
         # one label per configuration, at its point (full short labels: 4 configurations)
-        labels = {t.get_gid(): t for t in ax.texts if (t.get_gid() or "").startswith("label:")}
-        assert set(labels) == {f"label:{c}" for c in configs}
-        for c, xi, yi in zip(configs, x, y):
-            assert labels[f"label:{c}"].get_text() == short_label(c)
-            assert labels[f"label:{c}"].xy == (xi, yi)
+        labels = {t.get_gid(): t for t in ax.texts if (t.get_gid() or "").startswith("annotation:")}
+        assert set(labels) == {f"annotation:{c}" for c in configs}
+        for c, xi, yi in zip(configs, x, y, strict=False):
+            assert labels[f"annotation:{c}"].get_text() == display_label(c)
+            assert labels[f"annotation:{c}"].xy == (xi, yi)
         assert ax.get_xlabel() == COST_AXES[cost][1].format(k=5)
     # the family line joins its configurations in order of cost
     fam = _lines(fig, "family:")
@@ -294,10 +296,12 @@ def test_quality_cost_no_frontier_through_zeros(run_results):
     class R:
         summary, manifest = rows, results.manifest
 
-    fig = plot_quality_cost(R(), dataset="builtin")
+    fig = plot_quality_cost(R(), dataset="builtin", metric="answerable")
     assert not _lines(fig, "pareto-frontier")
     (note,) = [t for t in fig.axes[0].texts if t.get_gid() == "no-frontier"]
     assert note.get_text() == "answerable@5 is 0 for every configuration: no frontier"
+    # by default the chart draws what the verdict ranks by: the all_parts fallback
+    assert plot_quality_cost(R(), dataset="builtin").axes[0].get_ylabel().startswith("all_parts@5")
 
 
 def test_chunk_sizes_boxes_and_limits(run_results):
@@ -324,7 +328,7 @@ def test_chunk_sizes_boxes_and_limits(run_results):
         assert medians[f"median:{r.config}"].get_xdata()[0] == pytest.approx(sizes.median())
     ticks = [t.get_text() for ax in fig.axes for t in ax.get_yticklabels()]
     styles = config_styles(results.summary["config"])
-    assert sorted(ticks) == sorted(styles[c].compact for c in rows["config"])
+    assert sorted(ticks) == sorted(styles[c].compact_legend for c in rows["config"])
 
 
 def test_k_curves_one_line_per_config_and_metric(run_results):
@@ -335,7 +339,7 @@ def test_k_curves_one_line_per_config_and_metric(run_results):
         curves = _lines(fig, "curve:")
         assert len(curves) == len(rows)
         ends = {t.get_gid(): t.get_text() for t in fig.axes[0].texts}
-        assert ends == {f"end-label:{c}": short_label(c, 28) for c in rows["config"]}
+        assert ends == {f"end-annotation:{c}": display_label(c, 28) for c in rows["config"]}
         for r in rows.to_dict(orient="records"):
             ln = curves[f"curve:{metric}:{r['config']}"]
             assert ln.get_xdata().tolist() == [1, 3, 5, 10]
@@ -349,7 +353,7 @@ def test_dataset_bars_heights_are_summary_means(run_results):
     fig = plot_dataset_bars(results)
     assert len(fig.axes) == 2  # builtin and tiny
     metrics = ["evidence_in_one_chunk", "answerability", "recall@5", "answerable@5", "mrr", "iou@5"]
-    for ax, dataset in zip(fig.axes, ["builtin", "tiny"]):
+    for ax, dataset in zip(fig.axes, ["builtin", "tiny"], strict=False):
         assert dataset in ax.get_title(loc="left") and "k=5" in ax.get_title(loc="left")
         rows = results.summary[results.summary["dataset"] == dataset]
         bars = _bars(ax)
@@ -505,7 +509,7 @@ def test_twelve_configurations_stay_readable(tmp_path):
     fig = plot_quality_cost(results)
     (legend,) = fig.legends
     assert [t.get_text() for t in legend.get_texts()] == ["fixed", "Pareto frontier (black-edged points)"]
-    labels = [t for t in fig.axes[0].texts if (t.get_gid() or "").startswith("label:")]
+    labels = [t for t in fig.axes[0].texts if (t.get_gid() or "").startswith("annotation:")]
     assert len(labels) == 12
     renderer = _draw(fig)
     boxes = [t.get_window_extent(renderer) for t in labels]
@@ -549,17 +553,17 @@ def test_thirty_configurations_family_panels_and_labels(suite_run):
     assert [t for t, _ in groups] == families
     assert all(
         config_groups(rows)[families.index(ch)][1].count(c) == 1
-        for c, ch in zip(rows["config"], rows["chunker"])
+        for c, ch in zip(rows["config"], rows["chunker"], strict=False)
     )
     # one colour per family, shared by the family line of the quality chart
-    for fam, configs in groups:
+    for _fam, configs in groups:
         assert len({styles[c].color for c in configs}) == 1
     assert len({styles[cs[0]].color for _, cs in groups}) == len(families)
 
     # k curves: one panel per family, each line in its family's panel, tags at the line ends
     kc = plot_k_curves(results)
     assert [a.get_title(loc="left") for a in kc.axes] == families
-    for ax, (fam, configs) in zip(kc.axes, groups):
+    for ax, (_fam, configs) in zip(kc.axes, groups, strict=False):
         got = {ln.get_gid() for ln in ax.get_lines() if (ln.get_gid() or "").startswith("curve:")}
         assert got == {f"curve:recall:{c}" for c in configs}
         for c in configs:
@@ -568,13 +572,13 @@ def test_thirty_configurations_family_panels_and_labels(suite_run):
             assert np.allclose(ln.get_ydata(), [r[f"recall@{k}"] for k in (1, 3, 5, 10)])
             assert to_hex(ln.get_color()) == styles[c].color.lower()
         ends = {t.get_gid(): t.get_text() for t in ax.texts}
-        assert ends == {f"end-label:{c}": styles[c].tag for c in configs}
+        assert ends == {f"end-annotation:{c}": styles[c].tag for c in configs}
 
     # dataset bars: one panel per family, bar heights are the summary means, tags in the key
     bars_fig = plot_dataset_bars(results)
     assert [a.get_title(loc="left") for a in bars_fig.axes] == [f"{f} — tiny" for f in families]
     metrics = ["evidence_in_one_chunk", "answerability", "recall@5", "answerable@5", "mrr", "iou@5"]
-    for ax, (fam, configs) in zip(bars_fig.axes, groups):
+    for ax, (_fam, configs) in zip(bars_fig.axes, groups, strict=False):
         bars = _bars(ax)
         assert set(bars) == {f"bars:{c}" for c in configs}
         assert [t.get_text() for t in ax.get_legend().get_texts()] == [styles[c].tag for c in configs]
@@ -592,10 +596,10 @@ def test_thirty_configurations_family_panels_and_labels(suite_run):
     pts = _lines(fig, "point:")
     assert [pts[f"point:{c}"].get_xdata()[0] for c in rows["config"]] == x.tolist()
     front = set(pareto_frontier(x, y).tolist())
-    labels = {t.get_gid(): t.get_text() for t in ax.texts if (t.get_gid() or "").startswith("label:")}
+    labels = {t.get_gid(): t.get_text() for t in ax.texts if (t.get_gid() or "").startswith("annotation:")}
     for i, c in enumerate(rows["config"]):  # every point identifiable: family colour + tag
         st = styles[c]
-        assert labels[f"label:{c}"] == (f"{st.family} {st.tag}" if i in front else st.tag)
+        assert labels[f"annotation:{c}"] == (f"{st.family} {st.tag}" if i in front else st.tag)
     fam_lines = _lines(fig, "family:")
     assert set(fam_lines) == {f"family:{f}" for f in families}
     for fam, configs in groups:
@@ -776,7 +780,7 @@ def test_charts_command(run_results, tmp_path, capsys):
     )
     text = (svg_out / "quality_cost__builtin.svg").read_text(encoding="utf-8")
     for c in results.summary["config"].unique():
-        assert (short_label(c) in text) == (c in fixed), c
+        assert (display_label(c) in text) == (c in fixed), c
     assert not (svg_out / "recall_cost__builtin.svg").exists()  # one metric asked
     capsys.readouterr()
     for argv, msg in (

@@ -127,7 +127,7 @@ def test_report_html_is_self_contained_and_escaped(report_folder, run_results):
         decoded.add(data)
     assert decoded == {p.read_bytes() for p in pngs}
     # manifest facts: dataset fingerprints, versions, parameters
-    for name, info in results.manifest["datasets"].items():
+    for _name, info in results.manifest["datasets"].items():
         assert info["fingerprint"] in text
     assert results.manifest["chunkeval_version"] in text
     assert "tfidf" in text
@@ -240,7 +240,7 @@ def test_recommend_hand_checked():
     # B and D both answer all 5; B stores less -> best.  Frontier: A (1.0, 0.8), B (1.2, 1.0)
     assert rec.best == "B" and rec.best_value == 1.0 and rec.best_overhead == 1.2
     assert rec.frontier == ["A", "B"] and rec.cheapest_frontier == "A"
-    got = {c.config: (c.delta, c.ci_low, c.ci_high, c.indistinguishable) for c in rec.comparisons}
+    got = {c.config: (c.delta, c.ci_low, c.ci_high, c.indistinguishable) for c in rec.against_best}
     # C misses every question B answers: difference -1 in every resample
     assert got["C"] == (-1.0, -1.0, -1.0, False)
     # D equals B on every question: difference 0 in every resample
@@ -270,7 +270,7 @@ def test_recommendation_exact_on_real_run(report_folder, run_results):
         assert rec.frontier == ["paragraph(max_words=80)"] == [rec.cheapest_frontier]
         d = pq[pq["dataset"] == dataset].pivot(index="question_id", columns="config", values="answerable@5")
         assert rec.best_value == pytest.approx(d[rec.best].mean())
-        for c in rec.comparisons:  # recomputed independently with the run's own bootstrap settings
+        for c in rec.against_best:  # recomputed independently with the run's own bootstrap settings
             want = paired_bootstrap(
                 d[c.config].to_numpy(float),
                 d[rec.best].to_numpy(float),
@@ -283,7 +283,7 @@ def test_recommendation_exact_on_real_run(report_folder, run_results):
     builtin, tiny = recommend(results, "builtin"), recommend(results, "tiny")
     # 208 builtin questions: all three others significantly worse; 14 tiny questions: none is
     assert builtin.tied == [] and builtin.n_questions == 208
-    assert {c.config: round(c.delta, 6) for c in builtin.comparisons} == {
+    assert {c.config: round(c.delta, 6) for c in builtin.against_best} == {
         "fixed(chunk_size=40, chunk_overlap=0, unit='tokens', tokenizer='regex')": round(-94 / 208, 6),
         "fixed(chunk_size=80, chunk_overlap=20, unit='tokens', tokenizer='regex')": round(-36 / 208, 6),
         # 37, not 36: Markdown-aware sentences change the sentence(300) chunks (9 questions change, net -1)

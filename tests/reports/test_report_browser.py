@@ -9,6 +9,7 @@ browser-automation package is needed.  Skipped when no chromium binary is instal
 from __future__ import annotations
 
 import base64
+import contextlib
 import fcntl
 import io
 import json
@@ -65,7 +66,7 @@ class PipeBrowser:
             f"--user-data-dir={profile}",
             "about:blank",
         ]
-        self.stderr = open(profile.parent / "chromium-stderr.log", "wb")
+        self.stderr = open(profile.parent / "chromium-stderr.log", "wb")  # noqa: SIM115 (closed in close())
         self.proc = subprocess.Popen(
             args,
             stdin=subprocess.DEVNULL,
@@ -121,20 +122,16 @@ class PipeBrowser:
                 return ev
 
     def close(self) -> None:
-        try:
+        with contextlib.suppress(Exception):
             self.send("Browser.close")
-        except Exception:
-            pass
         try:
             self.proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait(timeout=10)
         for fd in (self._r, self._w):
-            try:
+            with contextlib.suppress(OSError):
                 os.close(fd)
-            except OSError:
-                pass
         self.stderr.close()
 
 

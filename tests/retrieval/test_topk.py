@@ -18,7 +18,7 @@ from chunkeval.retrieval import top_k, top_k_sparse
 
 
 def reference_top_k(dense: np.ndarray, k: int) -> tuple[list, list]:
-    n_rows, n_cols = dense.shape
+    _, n_cols = dense.shape
     kk = min(k, n_cols)
     idx = [np.lexsort((np.arange(n_cols), -row))[:kk].tolist() for row in dense]
     return idx, [dense[i, cols].tolist() for i, cols in enumerate(idx)]
@@ -86,7 +86,65 @@ def test_all_equal_and_wide_ties():
     far[:, 2500:2520] = 0.5
     far[0, 2990] = 1.0
     for select in (top_k, lambda s, k: top_k_sparse(sp.csr_matrix(s), k)):
-        idx, val = select(far, 5)
+        idx, _ = select(far, 5)
         assert idx.tolist() == [[2990, 2500, 2501, 2502, 2503], [2500, 2501, 2502, 2503, 2504]]
     idx, _ = top_k_sparse(sp.csr_matrix(dense), 12)
     assert idx[1].tolist() == list(range(990, 1000)) + [0, 1]
+
+
+def test_top_k_ties_go_to_lower_index():
+    scores = np.array([[0.5, 0.9, 0.5, 0.9, 0.1], [0, 0, 0, 0, 0]], dtype=float)
+    idx, val = top_k(scores, 3)
+    assert idx.tolist() == [[1, 3, 0], [0, 1, 2]]
+    assert val.tolist() == [[0.9, 0.9, 0.5], [0.0, 0.0, 0.0]]
+    idx, _ = top_k(scores, 10)
+    assert idx.tolist() == [[1, 3, 0, 2, 4], [0, 1, 2, 3, 4]]
+    assert top_k(scores, 0)[0].shape == (2, 0)
+    assert top_k(np.zeros((3, 0)), 4)[0].shape == (3, 0)
+
+
+@pytest.mark.slow
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.lists(st.integers(0, 4), min_size=1, max_size=12), min_size=1, max_size=5).filter(
+        lambda rows: len({len(r) for r in rows}) == 1
+    ),
+    st.integers(0, 14),
+)
+def test_top_k_equals_lexsort(rows, k):
+    s = np.array(rows, dtype=float) / 4.0
+    idx, val = top_k(s, k)
+    kk = min(k, s.shape[1])
+    for i, row in enumerate(s):
+        expected = np.lexsort((np.arange(row.size), -row))[:kk]
+        assert idx[i].tolist() == expected.tolist()
+        assert val[i].tolist() == row[expected].tolist()
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.integers(0, 6),
+    st.integers(0, 15),
+    st.integers(0, 20),
+    st.integers(0, 2**31 - 1),
+)
+def test_top_k_sparse_equals_dense(n_rows, n_cols, k, seed):
+    import scipy.sparse as sp
+
+    rng = np.random.default_rng(seed)
+    dense = rng.integers(0, 4, size=(n_rows, n_cols)).astype(float) / 3.0
+    dense[rng.random(dense.shape) < 0.5] = 0.0
+    m = sp.csr_matrix(dense)
+    if m.nnz:
+        m.data[0] = 0.0  # an explicitly stored zero behaves like an absent one
+        dense = m.toarray()
+    a_idx, a_val = top_k_sparse(m, k)
+    b_idx, b_val = top_k(dense, k)
+    assert a_idx.tolist() == b_idx.tolist() and a_val.tolist() == b_val.tolist()
+
+
+def test_top_k_sparse_rejects_negative_scores():
+    import scipy.sparse as sp
+
+    with pytest.raises(ValueError, match="non-negative"):
+        top_k_sparse(sp.csr_matrix(np.array([[0.0, -1.0]])), 1)

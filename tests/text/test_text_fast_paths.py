@@ -1,4 +1,5 @@
-"""The fast scans of :mod:`chunkeval.text` find exactly what the plain regexes find.
+"""The fast scans of :mod:`chunkeval.text` (its line index :mod:`~chunkeval.text.lines`, its
+sentence scan :mod:`~chunkeval.text.sentences`) find exactly what the plain regexes find.
 
 Sentence splitting avoids some slow whole-text scans (a lazy per-word
 pattern, line-start lookbehinds, two-line patterns tried at every line);
@@ -16,6 +17,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from chunkeval import text as T
+from chunkeval.text import lines as L
+from chunkeval.text import sentences as S
 
 pytestmark = pytest.mark.slow  # every test is a hypothesis proof over long texts
 
@@ -77,12 +80,12 @@ def _line_start_finditer(body: str, text: str) -> list[tuple[int, int]]:
 @contextlib.contextmanager
 def _arrays_for_any_length():
     """Take the array paths of the line index and the word starts even for short texts."""
-    saved = T._ARRAY_MIN_CHARS, T._FEW_RUNS
-    T._ARRAY_MIN_CHARS, T._FEW_RUNS = 0, -1
+    saved = L._ARRAY_MIN_CHARS, S._FEW_RUNS
+    L._ARRAY_MIN_CHARS, S._FEW_RUNS = 0, -1
     try:
         yield
     finally:
-        T._ARRAY_MIN_CHARS, T._FEW_RUNS = saved
+        L._ARRAY_MIN_CHARS, S._FEW_RUNS = saved
 
 
 def _both_paths(check):
@@ -94,11 +97,11 @@ def _both_paths(check):
 @settings(max_examples=500, deadline=None)
 @given(texts)
 def test_terminated_words_equal_the_lazy_pattern(text):
-    plain = [(m.start(), m.start("punct"), m.end()) for m in T._TERMINATED_WORD.finditer(text)]
+    plain = [(m.start(), m.start("punct"), m.end()) for m in S._TERMINATED_WORD.finditer(text)]
 
     def check():
-        starts, runs, ends = T._terminated_word_bounds(text, T._Lines(text))
-        assert list(zip(starts, runs, ends)) == plain
+        starts, runs, ends = S._terminated_word_bounds(text, L._Lines(text))
+        assert list(zip(starts, runs, ends, strict=True)) == plain
 
     _both_paths(check)
 
@@ -159,14 +162,14 @@ sentence_texts = st.lists(st.sampled_from(SENTENCE_PIECES), max_size=60).map("".
 def test_terminator_cuts_equal_the_rules_on_every_match(text):
     # the reference: every match of the plain pattern decided by the full rules
     def check():
-        lines = T._Lines(text)
-        _, markers = T._lettered_list_cuts(text, lines)
+        lines = L._Lines(text)
+        _, markers = S._lettered_list_cuts(text, lines)
         reference = [
             m.end()
-            for m in T._TERMINATED_WORD.finditer(text)
-            if m.start() not in markers and T._is_sentence_end(text, m)
+            for m in S._TERMINATED_WORD.finditer(text)
+            if m.start() not in markers and S._is_sentence_end(text, m)
         ]
-        assert T._terminator_cuts(text, lines, markers) == reference
+        assert S._terminator_cuts(text, lines, markers) == reference
 
     _both_paths(check)
 
@@ -180,22 +183,22 @@ def test_period_verdicts_hold_in_any_context(before, word, gap):
         return
     for after in ("the", "The", "7", "\u00e9t\u00e9", "J. Smith", "He", "(x", "- y"):
         text = f"{before} {core}.{gap}{after}"
-        verdict = T._period_verdict(core)
-        m = T._TERMINATED_WORD.match(text, len(before) + 1)
+        verdict = S._period_verdict(core)
+        m = S._TERMINATED_WORD.match(text, len(before) + 1)
         if verdict is not None and m is not None and m.group("punct") == "." and not m.group("close"):
-            assert verdict == T._is_sentence_end(text, m), text
+            assert verdict == S._is_sentence_end(text, m), text
 
 
 @settings(max_examples=500, deadline=None)
 @given(texts)
 def test_line_patterns_equal_lookbehind_scans(text):
-    assert T._line_spans(T._LIST_LINE, text) == _line_start_finditer(T._LIST_LINE, text)
-    assert T._spans_above(T._SETEXT_HEADING, T._SETEXT_UNDERLINE, text) == _line_start_finditer(
-        T._SETEXT_HEADING, text
+    assert L._line_spans(L._LIST_LINE, text) == _line_start_finditer(L._LIST_LINE, text)
+    assert L._spans_above(L._SETEXT_HEADING, L._SETEXT_UNDERLINE, text) == _line_start_finditer(
+        L._SETEXT_HEADING, text
     )
-    assert T._spans_above(T._TABLE, T._DELIMITER_ROW_SCAN, text) == _line_start_finditer(T._TABLE, text)
-    assert T._line_spans(T._PIPE_ROW, text) == _line_start_finditer(T._PIPE_ROW, text)
-    assert T._line_spans(T._ATX_HEADING, text) == _line_start_finditer(T._ATX_HEADING, text)
+    assert L._spans_above(L._TABLE, L._DELIMITER_ROW_SCAN, text) == _line_start_finditer(L._TABLE, text)
+    assert L._line_spans(L._PIPE_ROW, text) == _line_start_finditer(L._PIPE_ROW, text)
+    assert L._line_spans(L._ATX_HEADING, text) == _line_start_finditer(L._ATX_HEADING, text)
 
 
 LINE_PIECES = [
@@ -227,9 +230,9 @@ line_texts = st.lists(st.sampled_from(LINE_PIECES), max_size=60).map("".join)
 def _letter_runs_by_scan(text):
     """The lettered-list runs as found before the line index: a match at the text start,
     then one scan for a break character followed by a run of letter items."""
-    first = T._LETTER_RUN_AT_START.match(text)
+    first = L._LETTER_RUN_AT_START.match(text)
     runs = [first.span()] if first else []
-    scan = re.compile(r"[\r\n](" + T._LETTER_RUN_BODY + ")")
+    scan = re.compile(r"[\r\n](" + L._LETTER_RUN_BODY + ")")
     runs.extend(m.span(1) for m in scan.finditer(text, first.end() if first else 0))
     return runs
 
@@ -241,30 +244,30 @@ def test_line_index_finds_what_the_scans_find(text):
 
 
 def _check_line_index(text):
-    lines = T._Lines(text)
+    lines = L._Lines(text)
     expected = [0, *(i + 1 for i, c in enumerate(text) if c in "\r\n" and i + 1 < len(text))] if text else []
     assert lines.starts == expected
-    for start, lead in zip(lines.starts, lines.leads):
+    for start, lead in zip(lines.starts, lines.leads, strict=True):
         rest = text[start:].lstrip(
             " \t\f\v\x1c\x1d\x1e\x1f\x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004"
             "\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
         )
         assert lead == (ord(rest[0]) if rest else 0)
-    assert T._line_spans(T._LIST_LINE, text, lines) == _line_start_finditer(T._LIST_LINE, text)
-    assert T._line_spans(T._PIPE_ROW, text, lines) == _line_start_finditer(T._PIPE_ROW, text)
-    assert T._line_spans(T._ATX_HEADING, text, lines) == _line_start_finditer(T._ATX_HEADING, text)
-    assert T._spans_above(T._SETEXT_HEADING, T._SETEXT_UNDERLINE, text, lines) == _line_start_finditer(
-        T._SETEXT_HEADING, text
+    assert L._line_spans(L._LIST_LINE, text, lines) == _line_start_finditer(L._LIST_LINE, text)
+    assert L._line_spans(L._PIPE_ROW, text, lines) == _line_start_finditer(L._PIPE_ROW, text)
+    assert L._line_spans(L._ATX_HEADING, text, lines) == _line_start_finditer(L._ATX_HEADING, text)
+    assert L._spans_above(L._SETEXT_HEADING, L._SETEXT_UNDERLINE, text, lines) == _line_start_finditer(
+        L._SETEXT_HEADING, text
     )
-    assert T._spans_above(T._TABLE, T._DELIMITER_ROW_SCAN, text, lines) == _line_start_finditer(
-        T._TABLE, text
+    assert L._spans_above(L._TABLE, L._DELIMITER_ROW_SCAN, text, lines) == _line_start_finditer(
+        L._TABLE, text
     )
-    assert T._letter_runs(text, lines) == _letter_runs_by_scan(text)
-    assert lines.blank_line_starts() == [m.start() for m in T._BLANK_LINES.finditer(text)]
+    assert S._letter_runs(text, lines) == _letter_runs_by_scan(text)
+    assert lines.blank_line_starts() == [m.start() for m in L._BLANK_LINES.finditer(text)]
 
 
 def _fences_by_lookbehind(text: str) -> list[tuple[int, int]]:
-    opening = re.compile(r"(?<![^\r\n])" + T._FENCE_OPEN)
+    opening = re.compile(r"(?<![^\r\n])" + L._FENCE_OPEN)
     spans, pos = [], 0
     while (m := opening.search(text, pos)) is not None:
         fence = m.group("fence")
@@ -274,7 +277,7 @@ def _fences_by_lookbehind(text: str) -> list[tuple[int, int]]:
             + "{"
             + str(len(fence))
             + r",}+[^\S\r\n]*+"
-            + T._LINE_END
+            + L._LINE_END
         ).search(text, m.end())
         if close is None:
             pos = m.end()
@@ -326,7 +329,7 @@ WHITESPACE_AND_MORE = st.lists(
 @given(WHITESPACE_AND_MORE)
 def test_word_bounds_equal_word_spans(text):
     starts, ends = T.word_bounds(text)
-    assert list(zip(starts.tolist(), ends.tolist())) == T.word_spans(text)
+    assert list(zip(starts.tolist(), ends.tolist(), strict=True)) == T.word_spans(text)
 
 
 def _pack_with_word_spans(text, paragraphs, max_words):

@@ -27,7 +27,7 @@ def multi_hop_dataset(n_docs: int = 8, n_questions: int = 40, seed: int = 3) -> 
         text = " ".join(sents)
         starts = np.cumsum([0] + [len(x) + 1 for x in sents[:-1]])
         docs.append(Document(f"doc{d}", text))
-        sentences.append([(int(s), int(s) + len(x)) for s, x in zip(starts, sents)])
+        sentences.append([(int(s), int(s) + len(x)) for s, x in zip(starts, sents, strict=False)])
     questions = []
     for q in range(n_questions):
         a, b = rng.choice(n_docs, 2, replace=False)
@@ -65,7 +65,7 @@ def test_multi_document_dataset_says_not_attainable_and_ranks_by_all_parts(tmp_p
                 "run",
                 "--dataset",
                 f"jsonl:{folder}",
-                *sum((["--chunker", c] for c in CONFIGS), []),
+                *[arg for c in CONFIGS for arg in ("--chunker", c)],
                 "--out",
                 str(out),
                 "--quiet",

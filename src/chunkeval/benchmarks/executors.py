@@ -1,20 +1,22 @@
 """Where the runner's work runs: in this process, in a process pool, or on Dask.
 
-Every executor runs the same stage functions of :mod:`chunkeval.benchmarks.stages` and
-returns the evaluations in job order, so the result tables do not depend on the executor
-(timing columns aside):
+Every executor runs the one stage plan of :func:`chunkeval.benchmarks.stages.plan_evaluation`
+and returns the evaluations in job order; they differ only in where a step runs, so the
+result tables do not depend on the executor (timing columns aside):
 
 - ``local``: :meth:`~chunkeval.benchmarks.stages.PreparedDataset.prepare`, then
-  :func:`~chunkeval.benchmarks.stages.evaluate` per (dataset, configuration), here.
+  :func:`~chunkeval.benchmarks.stages.evaluate` (the plan, each step called at once) per
+  (dataset, configuration), here.
 - ``processes``: documents are prepared in the pool by partitions
   (:func:`~chunkeval.benchmarks.stages.prepare_documents`) when the workers are forked, then
   each (dataset, configuration) is one task. Prepared datasets go to each worker once:
   inherited by forked workers or passed to spawned ones through the pool's initializer
   (:func:`start_method`).
 - ``dask``: a task graph. Documents are prepared by partitions, the prepared datasets are
-  scattered to every worker once, and each (dataset, configuration) becomes chunking tasks
-  over partitions of the documents (:data:`DOCUMENT_BLOCK_CHARS`), one indexing task,
-  retrieval tasks over blocks of questions (:data:`QUESTION_BLOCK`) and one scoring task.
+  scattered to every worker once, and each step of each (dataset, configuration)'s plan
+  becomes a task: chunking over partitions of the documents (:data:`DOCUMENT_BLOCK_CHARS`),
+  one indexing task, retrieval over blocks of questions (:data:`QUESTION_BLOCK`) and one
+  scoring task.
 """
 
 from __future__ import annotations
@@ -29,20 +31,18 @@ from typing import Any
 
 from chunkeval._memory import release_freed_memory
 from chunkeval.benchmarks.stages import (
+    Evaluation,
     PreparedDataset,
     Settings,
-    chunk_documents,
-    chunk_stage,
     evaluate,
-    index_stage,
-    join_retrieved,
     partition,
+    plan_evaluation,
     prepare_documents,
     resolve_tokenizer,
-    score_stage,
-    search_stage,
     tokenizer_key,
 )
+from chunkeval.caches import store
+from chunkeval.protocols import ChunkerLike
 
 __all__ = ["DOCUMENT_BLOCK_CHARS", "EXECUTORS", "QUESTION_BLOCK", "execute", "start_method"]
 
@@ -64,15 +64,17 @@ SCHEDULER_TIMEOUT = "15s"
 #: offsets' way back cost more than that saves on a smaller corpus.
 MIN_PARALLEL_PREPARE_CHARS = 2_000_000
 
-Job = tuple[int, Any, str]  # (dataset index, chunker or spec, configuration label)
+Job = tuple[int, ChunkerLike | str, str]  # (dataset index, chunker or spec, configuration label)
 Progress = Callable[[int, int], None] | None
 
-# The prepared datasets of this worker process (set once by the pool's initializer).
-_PREPARED: list[PreparedDataset] = []
+# The prepared datasets of this worker process, by dataset index (set once by the pool's
+# initializer).
+_PREPARED: dict[int, PreparedDataset] = store("benchmarks.worker_datasets")
 
 
 def _init_worker(prepared: Sequence[PreparedDataset]) -> None:
-    _PREPARED[:] = list(prepared)
+    _PREPARED.clear()
+    _PREPARED.update(enumerate(prepared))
     _one_blas_thread()
 
 
@@ -99,7 +101,9 @@ def _one_blas_thread() -> contextlib.AbstractContextManager[Any]:
     return threadpool_limits(1, user_api="blas")
 
 
-def _evaluate_here(dataset_index: int, chunker: Any, label: str, settings: Settings) -> dict[str, Any]:
+def _evaluate_here(
+    dataset_index: int, chunker: ChunkerLike | str, label: str, settings: Settings
+) -> Evaluation:
     try:
         return evaluate(_PREPARED[dataset_index], chunker, label, settings)
     finally:
@@ -140,13 +144,13 @@ def _prepare_with(
     blocks = [(di, lo, hi) for di, ctx in enumerate(prepared) for lo, hi in _document_blocks(ctx, max_chars)]
     results = run_blocks([[d.text for d in prepared[di].documents[lo:hi]] for di, lo, hi in blocks])
     for di, ctx in enumerate(prepared):
-        pieces = [p for (dj, _, _), result in zip(blocks, results) if dj == di for p in result]
+        pieces = [p for (dj, _, _), result in zip(blocks, results, strict=False) if dj == di for p in result]
         ctx.prepare(tok, key, pieces)
 
 
 def _local(
     prepared: Sequence[PreparedDataset], jobs: Sequence[Job], settings: Settings, progress: Progress
-) -> list[dict[str, Any]]:
+) -> list[Evaluation]:
     _prepare_here(prepared, settings)
     out = []
     with _one_blas_thread():
@@ -206,7 +210,7 @@ def _processes(
     settings: Settings,
     progress: Progress,
     workers: int,
-) -> list[dict[str, Any]]:
+) -> list[Evaluation]:
     import multiprocessing
 
     _check_picklable(jobs)
@@ -216,7 +220,7 @@ def _processes(
         _prepare_in_pool(prepared, settings, workers, ctx)
     else:  # a spawned pool would import everything twice; prepare here instead
         _prepare_here(prepared, settings)
-    outputs: list[dict[str, Any] | None] = [None] * len(jobs)
+    outputs: list[Evaluation | None] = [None] * len(jobs)
     with ProcessPoolExecutor(
         max_workers=workers, mp_context=ctx, initializer=_init_worker, initargs=(list(prepared),)
     ) as pool:
@@ -236,44 +240,10 @@ def _processes(
     return outputs  # type: ignore[return-value]
 
 
-# Task functions of the Dask graph: each calls stages and returns plain data.
-def _chunk_task(ctx: PreparedDataset, chunker: Any, settings: Settings, lo: int, hi: int) -> Any:
-    return chunk_documents(
-        ctx, chunker, resolve_tokenizer(settings.tokenizer), tokenizer_key(settings.tokenizer), lo, hi
-    )
-
-
-def _index_task(ctx: PreparedDataset, settings: Settings, *pieces: Any) -> tuple[Any, Any]:
-    chunked = chunk_stage(
-        ctx, None, resolve_tokenizer(settings.tokenizer), tokenizer_key(settings.tokenizer), pieces
-    )
-    with _one_blas_thread():  # a cluster's workers need not limit BLAS themselves
-        return chunked, index_stage(ctx, chunked, settings)
-
-
-def _search_task(ctx: PreparedDataset, indexed: tuple[Any, Any], settings: Settings, lo: int, hi: int) -> Any:
-    chunked, index = indexed
+def _with_one_blas_thread(step: Callable[..., Any], *args: Any) -> Any:
+    """Run one step of the plan under one BLAS thread (a cluster's workers need not limit it)."""
     with _one_blas_thread():
-        return search_stage(ctx, index, chunked.n_tokens, settings, lo, hi)
-
-
-def _score_task(
-    ctx: PreparedDataset, chunker: Any, label: str, settings: Settings, indexed: tuple[Any, Any], *blocks: Any
-) -> dict[str, Any]:
-    from chunkeval.chunkers import get_chunker
-
-    chunked, index = indexed
-    chunker = get_chunker(chunker) if isinstance(chunker, str) else chunker
-    with _one_blas_thread():
-        return score_stage(
-            ctx,
-            chunker,
-            label,
-            chunked,
-            join_retrieved(index, blocks),
-            settings,
-            resolve_tokenizer(settings.tokenizer),
-        )
+        return step(*args)
 
 
 def _dask_client(workers: int, scheduler: str | None) -> tuple[Any, Any]:
@@ -295,19 +265,28 @@ def _dask_client(workers: int, scheduler: str | None) -> tuple[Any, Any]:
 
 
 def _dask_job(
-    client: Any, ctx_future: Any, ctx: PreparedDataset, chunker: Any, label: str, settings: Settings
+    client: Any,
+    ctx_future: Any,
+    ctx: PreparedDataset,
+    chunker: ChunkerLike | str,
+    label: str,
+    settings: Settings,
 ) -> Any:
-    """Submit one (dataset, configuration) as a graph; return the future of its evaluation."""
-    pieces = [
-        client.submit(_chunk_task, ctx_future, chunker, settings, lo, hi, pure=False)
-        for lo, hi in _document_blocks(ctx, DOCUMENT_BLOCK_CHARS)
-    ]
-    indexed = client.submit(_index_task, ctx_future, settings, *pieces, pure=False)
-    blocks = [
-        client.submit(_search_task, ctx_future, indexed, settings, lo, hi, pure=False)
-        for lo, hi in partition([1] * len(ctx.questions), QUESTION_BLOCK) or [(0, 0)]
-    ]
-    return client.submit(_score_task, ctx_future, chunker, label, settings, indexed, *blocks, pure=False)
+    """Submit the stage plan of one (dataset, configuration) as tasks; return the future of its
+    evaluation. Every step is a task, over blocks of documents and of questions."""
+
+    def submit(step: Callable[..., Any], *args: Any) -> Any:
+        return client.submit(_with_one_blas_thread, step, *args, pure=False)
+
+    return plan_evaluation(
+        submit,
+        ctx_future,
+        chunker,
+        label,
+        settings,
+        _document_blocks(ctx, DOCUMENT_BLOCK_CHARS) or [(0, 0)],
+        partition([1] * len(ctx.questions), QUESTION_BLOCK) or [(0, 0)],
+    )
 
 
 def _dask(
@@ -317,7 +296,7 @@ def _dask(
     progress: Progress,
     workers: int,
     scheduler: str | None,
-) -> list[dict[str, Any]]:
+) -> list[Evaluation]:
     _check_picklable(jobs)
     client, cluster = _dask_client(workers, scheduler)
     from distributed import as_completed as dask_completed  # installed: _dask_client checked
@@ -337,7 +316,7 @@ def _dask(
             for di, chunker, label in jobs
         ]
         index = {f.key: j for j, f in enumerate(futures)}
-        outputs: list[dict[str, Any] | None] = [None] * len(jobs)
+        outputs: list[Evaluation | None] = [None] * len(jobs)
         for done, fut in enumerate(dask_completed(futures), start=1):
             outputs[index[fut.key]] = fut.result()
             if progress is not None:
@@ -358,7 +337,7 @@ def execute(
     workers: int = 1,
     scheduler: str | None = None,
     progress: Progress = None,
-) -> list[dict[str, Any]]:
+) -> list[Evaluation]:
     """Prepare the datasets and evaluate every job; results in job order.
 
     Parameters
@@ -380,7 +359,7 @@ def execute(
 
     Returns
     -------
-    list of dict
+    list of Evaluation
         One evaluation per job, in job order.
 
     Raises

@@ -17,6 +17,9 @@ from typing import Any
 
 import numpy as np
 
+from chunkeval.caches import store
+from chunkeval.protocols import TokenizerLike
+
 __all__ = [
     "PreparedDataset",
     "in_dtype_of",
@@ -85,7 +88,10 @@ class PreparedDataset:
         self._doc_tokens: dict[str, tuple[np.ndarray, np.ndarray]] = {}
 
     def prepare(
-        self, tokenizer: Any, key: str, pieces: Sequence[tuple[np.ndarray, np.ndarray]] | None = None
+        self,
+        tokenizer: TokenizerLike,
+        key: str,
+        pieces: Sequence[tuple[np.ndarray, np.ndarray]] | None = None,
     ) -> PreparedDataset:
         """Compute the shared per-dataset work now: parts, sentences, corpus tokens.
 
@@ -125,7 +131,7 @@ class PreparedDataset:
         in ``offset_dtype``. Takes an iterable so that each document's pieces are converted
         (and may be freed) one at a time."""
         starts, ends = [], []
-        for off, spans in zip(self.doc_offset.tolist(), per_document):
+        for off, spans in zip(self.doc_offset.tolist(), per_document, strict=False):
             spans = np.asarray(spans).reshape(-1, 2)
             starts.append((spans[:, 0] + off).astype(self.offset_dtype, copy=False))
             ends.append((spans[:, 1] + off).astype(self.offset_dtype, copy=False))
@@ -153,7 +159,7 @@ class PreparedDataset:
         starts, ends = self.sentences()
         off = int(self.doc_offset[i])
         lo, hi = np.searchsorted(starts, in_dtype_of(starts, [off, off + len(self.documents[i].text)]))
-        return list(zip((starts[lo:hi] - off).tolist(), (ends[lo:hi] - off).tolist()))
+        return list(zip((starts[lo:hi] - off).tolist(), (ends[lo:hi] - off).tolist(), strict=False))
 
     def corpus_terms(self) -> Any:
         """The lexical retrievers' terms of every document, analysed once.
@@ -204,7 +210,7 @@ class PreparedDataset:
 
             starts = [
                 (word_bounds(d.text)[0] + off).astype(self.offset_dtype)
-                for off, d in zip(self.doc_offset.tolist(), self.documents)
+                for off, d in zip(self.doc_offset.tolist(), self.documents, strict=False)
             ]
             self._words = np.concatenate(starts) if starts else np.zeros(0, dtype=self.offset_dtype)
         return self._words
@@ -238,7 +244,10 @@ class PreparedDataset:
             (
                 0 < s < e and not texts[d][s - 1].isspace() and not texts[d][s].isspace()
                 for d, s, e in zip(
-                    np.asarray(doc).tolist(), np.asarray(start).tolist(), np.asarray(end).tolist()
+                    np.asarray(doc).tolist(),
+                    np.asarray(start).tolist(),
+                    np.asarray(end).tolist(),
+                    strict=False,
                 )
             ),
             dtype=bool,
@@ -253,7 +262,7 @@ class PreparedDataset:
             return float("nan")
         return sum(len({p.doc_id for p in q.evidence}) == 1 for q in self.questions) / len(self.questions)
 
-    def token_spans(self, tokenizer: Any, key: str) -> tuple[np.ndarray, np.ndarray]:
+    def token_spans(self, tokenizer: TokenizerLike, key: str) -> tuple[np.ndarray, np.ndarray]:
         """Global (start, end) offsets of every token of every document, for one tokenizer.
 
         Each document is tokenized once per run; every configuration's chunk sizes and
@@ -264,7 +273,7 @@ class PreparedDataset:
             self._doc_tokens[key] = self._global(token_array(tokenizer, d.text) for d in self.documents)
         return self._doc_tokens[key]
 
-    def document_tokens(self, tokenizer: Any, key: str) -> int:
+    def document_tokens(self, tokenizer: TokenizerLike, key: str) -> int:
         """Total tokens over all documents (:meth:`token_spans`)."""
         return int(self.token_spans(tokenizer, key)[0].size)
 
@@ -282,7 +291,7 @@ def sentence_array(text: str) -> np.ndarray:
     return np.array(sentence_spans(text), dtype=_local_dtype(text)).reshape(-1, 2)
 
 
-def token_array(tokenizer: Any, text: str) -> np.ndarray:
+def token_array(tokenizer: TokenizerLike, text: str) -> np.ndarray:
     """Token spans of one text, shape (n, 2), characters
     (:func:`chunkeval.tokenizers.token_span_arrays`); int32 unless the text has 2**31
     characters or more."""
@@ -294,7 +303,9 @@ def token_array(tokenizer: Any, text: str) -> np.ndarray:
     return out
 
 
-def prepare_documents(texts: Sequence[str], tokenizer: Any) -> list[tuple[np.ndarray, np.ndarray]]:
+def prepare_documents(
+    texts: Sequence[str], tokenizer: str | TokenizerLike
+) -> list[tuple[np.ndarray, np.ndarray]]:
     """The per-document part of :meth:`PreparedDataset.prepare`, for any subset of documents.
 
     Runs wherever an executor puts it (a worker process, a Dask worker); the results,
@@ -353,18 +364,19 @@ def partition(sizes: Sequence[int], max_size: int) -> list[tuple[int, int]]:
 
 
 # Tokenizers resolved in this process, by key (each keeps its count cache).
-_TOKENIZERS: dict[str, Any] = {}
+_TOKENIZERS: dict[str, Any] = store("benchmarks.tokenizers")
 
 
-def tokenizer_key(tokenizer: Any) -> str:
+def tokenizer_key(tokenizer: str | TokenizerLike) -> str:
     """A key naming a tokenizer spec or object within this process."""
     if isinstance(tokenizer, str):
         return tokenizer
     return f"{getattr(tokenizer, 'name', type(tokenizer).__name__)}@{id(tokenizer)}"
 
 
-def resolve_tokenizer(tokenizer: Any) -> Any:
-    """The tokenizer for a spec or object, built once per process."""
+def resolve_tokenizer(tokenizer: str | TokenizerLike) -> TokenizerLike:
+    """The tokenizer for a spec or object, built once per process (the cache
+    ``benchmarks.tokenizers`` of :mod:`chunkeval.caches`)."""
     from chunkeval.tokenizers import get_tokenizer
 
     key = tokenizer_key(tokenizer)

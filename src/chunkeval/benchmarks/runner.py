@@ -26,7 +26,8 @@ import numpy as np
 
 from chunkeval._limits import MAX_K
 from chunkeval.benchmarks.executors import EXECUTORS, execute
-from chunkeval.benchmarks.stages import PreparedDataset, Settings, resolve_tokenizer, summarise
+from chunkeval.benchmarks.stages import Evaluation, PreparedDataset, Settings, resolve_tokenizer, summarise
+from chunkeval.protocols import ChunkerLike, TokenizerLike
 from chunkeval.results.folder import Results, to_jsonable
 
 __all__ = ["run", "split_label"]
@@ -231,7 +232,7 @@ def split_label(entry: str) -> tuple[str | None, str]:
     return m.group(1).strip(), entry[m.end() :].strip()
 
 
-def _resolve_chunkers(chunkers: Any) -> tuple[list[Any], list[Any], list[str]]:
+def _resolve_chunkers(chunkers: Any) -> tuple[list[ChunkerLike], list[ChunkerLike | str], list[str]]:
     """Build chunkers; return (objects, what to send to workers, configuration labels)."""
     from sklearn.base import clone
 
@@ -241,7 +242,9 @@ def _resolve_chunkers(chunkers: Any) -> tuple[list[Any], list[Any], list[str]]:
         chunkers = [chunkers]
     if isinstance(chunkers, Mapping):
         chunkers = list(chunkers.items())
-    objects, payloads, labels = [], [], []
+    objects: list[ChunkerLike] = []
+    payloads: list[ChunkerLike | str] = []
+    labels: list[str] = []
     for c in chunkers:
         label = None
         if isinstance(c, tuple) and len(c) == 2 and isinstance(c[0], str):
@@ -383,7 +386,7 @@ def _check_arguments(
     return ks, seed, executor, budgets
 
 
-def _tokenizer_spec(tokenizer: Any) -> tuple[Any, str]:
+def _tokenizer_spec(tokenizer: str | TokenizerLike) -> tuple[str | TokenizerLike, str]:
     """Resolve the run's tokenizer now (an unknown spec fails before any work); return what
     travels to workers (a tokenizer object whose name is a spec for an equal tokenizer
     travels by name) and the name recorded in the manifest."""
@@ -405,10 +408,10 @@ def _manifest(
     loaded: list[Any],
     specs: list[str | None],
     load_seconds: list[float],
-    objects: list[Any],
+    objects: list[ChunkerLike],
     labels: list[str],
     summary: Any,
-    outputs: list[dict[str, Any]],
+    outputs: list[Evaluation],
     facts: dict[str, Any],
 ) -> dict[str, Any]:
     """The manifest: environment, datasets, configurations, settings, timings; ``facts`` gives
@@ -422,7 +425,7 @@ def _manifest(
             "stats": d.stats(),
             "provenance": getattr(d, "provenance", {}),
         }
-        for d, spec in zip(loaded, specs)
+        for d, spec in zip(loaded, specs, strict=False)
     }
     manifest["configs"] = [
         {
@@ -435,7 +438,7 @@ def _manifest(
             "limit": o.size_limit[0],
             "limit_unit": o.size_limit[1],
         }
-        for o, label in zip(objects, labels)
+        for o, label in zip(objects, labels, strict=False)
     ]
     manifest.update(
         {
@@ -454,8 +457,8 @@ def _manifest(
             "executor": facts["executor"],
             "timings": {
                 "total_seconds": facts["total_seconds"],
-                "load_seconds": {d.name: s for d, s in zip(loaded, load_seconds)},
-                "configs": [o["timings"] for o in outputs],
+                "load_seconds": {d.name: s for d, s in zip(loaded, load_seconds, strict=False)},
+                "configs": [o.timings for o in outputs],
             },
             "machine": _machine(),
             "argv": None,

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 import numpy as np
 import pandas as pd
@@ -31,23 +31,34 @@ from chunkeval.benchmarks.prepared import (
     tokenizer_key,
 )
 from chunkeval.metrics import question_metric_columns
+from chunkeval.protocols import ChunkerLike, RetrieverLike, TokenizerLike
 from chunkeval.types import Chunk
 
+#: What :func:`chunk_documents` gives for a block of documents: its chunks and the seconds
+#: spent (an immutable pair; :func:`chunk_stage` joins the blocks).
+ChunkPiece = tuple[list[Chunk], float]
+
+if TYPE_CHECKING:
+    from chunkeval.chunkers.sentence import SentenceSpansChunker
+
 __all__ = [
+    "ChunkPiece",
     "Chunked",
+    "Evaluation",
     "Indexed",
     "PreparedDataset",
     "Retrieved",
     "Settings",
+    "Submit",
     "chunk_documents",
     "chunk_stage",
     "evaluate",
     "index_stage",
     "join_retrieved",
     "partition",
+    "plan_evaluation",
     "prepare_documents",
     "resolve_tokenizer",
-    "retrieve_stage",
     "score_stage",
     "search_stage",
     "summarise",
@@ -62,7 +73,7 @@ class Settings:
 
     retriever: str
     ks: tuple[int, ...]
-    tokenizer: Any
+    tokenizer: str | TokenizerLike
     seed: int
     confidence: float
     n_resamples: int
@@ -70,7 +81,7 @@ class Settings:
     rank_by: str | None = None
 
 
-def _search(retriever: Any, queries: list[str], k: int) -> np.ndarray:
+def _search(retriever: RetrieverLike, queries: list[str], k: int) -> np.ndarray:
     """Top-k chunk indices per query; -1 where a lexical retriever found no shared term."""
     ranked, scores = retriever.search(queries, k)
     ranked = np.asarray(ranked, dtype=np.int64).reshape(len(queries), -1)
@@ -81,7 +92,7 @@ def _search(retriever: Any, queries: list[str], k: int) -> np.ndarray:
 
 
 def _deep_ranking(
-    retriever: Any, queries: list[str], ranked: np.ndarray, n_tokens: np.ndarray, budget: int
+    retriever: RetrieverLike, queries: list[str], ranked: np.ndarray, n_tokens: np.ndarray, budget: int
 ) -> np.ndarray:
     """A ranking deep enough for a token budget: every row reaches ``budget`` tokens, or holds
     every chunk the retriever returns for it. Deepens by doubling, so the result is exact."""
@@ -96,7 +107,7 @@ def _deep_ranking(
         ranked = _search(retriever, queries, min(n_chunks, max(2 * k, k + 1)))
 
 
-def _span_within_limit(ctx: PreparedDataset, chunker: Any, limit: Any, unit: str) -> float:
+def _span_within_limit(ctx: PreparedDataset, chunker: ChunkerLike, limit: int | None, unit: str) -> float:
     """Share of questions whose evidence (from the first part's start to the last part's end,
     in one document) measures no more than the configuration's limit, in its unit."""
     if limit is None or not ctx.questions:
@@ -113,7 +124,7 @@ def _span_within_limit(ctx: PreparedDataset, chunker: Any, limit: Any, unit: str
     return int((sizes <= limit).sum()) / len(ctx.questions)
 
 
-def _measure_key(chunker: Any, unit: str) -> tuple[str, ...] | None:
+def _measure_key(chunker: ChunkerLike, unit: str) -> tuple[str, ...] | None:
     """What a chunker's :meth:`~chunkeval.chunkers.base.Chunker.measure` depends on, when it
     is the base rule: the unit, and for tokens the tokenizer's class and name; ``None`` for
     a chunker that measures its own way."""
@@ -127,7 +138,7 @@ def _measure_key(chunker: Any, unit: str) -> tuple[str, ...] | None:
     return (unit, type(tok).__qualname__, str(getattr(tok, "name", id(tok))))
 
 
-def _measure_many(chunker: Any, texts: list[str]) -> np.ndarray:
+def _measure_many(chunker: ChunkerLike, texts: list[str]) -> np.ndarray:
     """Sizes of ``texts`` in the chunker's own unit (:meth:`Chunker.measure_many`, or
     ``measure`` per text for a chunker object without it)."""
     many = getattr(chunker, "measure_many", None)
@@ -143,7 +154,7 @@ def _size_stats(prefix: str, values: np.ndarray) -> dict[str, float]:
 
 
 # --------------------------------------------------------------------------- stage 2: chunk
-@dataclass
+@dataclass(frozen=True)
 class Chunked:
     """The chunks of one configuration and their sizes (characters, words, run tokens)."""
 
@@ -184,13 +195,35 @@ def chunk_tokens(
 
 
 def chunk_documents(
-    ctx: PreparedDataset, chunker: Any, tok: Any, key: str, lo: int = 0, hi: int | None = None
+    ctx: PreparedDataset,
+    chunker: ChunkerLike | str,
+    tok: TokenizerLike,
+    key: str,
+    lo: int = 0,
+    hi: int | None = None,
 ) -> tuple[list[Chunk], float]:
     """Chunk documents ``lo:hi`` of ``ctx`` (all by default), timed.
 
     The part of :func:`chunk_stage` an executor may spread over partitions of the
     documents: chunk ids and offsets are per document, so the pieces concatenate to the
     chunks of the whole dataset.
+
+    Every chunk equals ``chunker.chunk_document(document)``'s; two kinds of chunker get
+    there faster from what the dataset's preparation computed once (each path is proven
+    equal to ``chunk_document`` in ``tests/chunkers/test_chunker_fast_paths.py``):
+
+    * fixed windows of the run's own tokens (:class:`~chunkeval.chunkers.FixedChunker`
+      with ``unit="tokens"`` and the run's tokenizer): the windows are cut from the
+      dataset's token offsets by :meth:`~chunkeval.chunkers.FixedChunker.token_windows`,
+      the rule :meth:`~chunkeval.chunkers.FixedChunker.spans` uses, without tokenizing
+      each document again;
+    * chunkers whose chunks depend on a text only through its sentences
+      (:class:`~chunkeval.chunkers.sentence.SentenceSpansChunker`: ``sentence``,
+      ``token_budget``, ``balanced``, ``semantic``): they get each document's sentence
+      spans (:meth:`PreparedDataset.document_sentences`) through
+      :meth:`~chunkeval.chunkers.sentence.SentenceSpansChunker.chunk_sentences`.
+
+    Any other chunker (or a subclass that chunks its own way) runs ``chunk_document``.
 
     Parameters
     ----------
@@ -211,28 +244,28 @@ def chunk_documents(
         Wall-clock seconds spent chunking.
     """
     from chunkeval.chunkers import get_chunker
-    from chunkeval.text import known_sentences
 
     chunker = get_chunker(chunker) if isinstance(chunker, str) else chunker
     hi = len(ctx.documents) if hi is None else hi
     t0 = time.perf_counter()
+    chunks: list[Chunk] = []
     if _windows_of_run_tokens(chunker, tok):
         # fixed windows of the run's own tokens: cut from the dataset's token offsets
         chunks = _token_window_chunks(ctx, chunker, *ctx.token_spans(tok, key), lo, hi)
-        return chunks, time.perf_counter() - t0
-    chunks: list[Chunk] = []
-    for i in range(lo, hi):
-        doc = ctx.documents[i]
-        # sentence chunkers reuse the dataset's split instead of splitting again
-        with known_sentences(doc.text, ctx.document_sentences(i)):
-            chunks.extend(chunker.chunk_document(doc))
+    elif _reads_given_sentences(chunker):
+        # sentence chunkers get the dataset's sentences instead of splitting again
+        for i in range(lo, hi):
+            chunks.extend(chunker.chunk_sentences(ctx.documents[i], ctx.document_sentences(i)))
+    else:  # any other chunker chunks each document itself
+        for i in range(lo, hi):
+            chunks.extend(chunker.chunk_document(ctx.documents[i]))
     return chunks, time.perf_counter() - t0
 
 
 def chunk_stage(
     ctx: PreparedDataset,
-    chunker: Any,
-    tok: Any,
+    chunker: ChunkerLike | None,
+    tok: TokenizerLike,
     key: str,
     pieces: Sequence[tuple[list[Chunk], float]] | None = None,
 ) -> Chunked:
@@ -241,7 +274,8 @@ def chunk_stage(
     Parameters
     ----------
     ctx : PreparedDataset
-    chunker : Chunker
+    chunker : Chunker or None
+        Used only when ``pieces`` is omitted.
     tok : Tokenizer
         The run's tokenizer; chunk sizes in tokens come from the dataset's shared token
         offsets (:func:`chunk_tokens`).
@@ -259,6 +293,8 @@ def chunk_stage(
     from chunkeval.metrics import chunk_arrays
 
     if pieces is None:
+        if chunker is None:
+            raise ValueError("chunk_stage needs a chunker or the pieces chunked already")
         pieces = [chunk_documents(ctx, chunker, tok, key)]
     chunks = [c for part, _ in pieces for c in part]
     chunk_seconds = float(sum(seconds for _, seconds in pieces))
@@ -279,7 +315,23 @@ def chunk_stage(
     )
 
 
-def _windows_of_run_tokens(chunker: Any, tok: Any) -> bool:
+def _reads_given_sentences(chunker: Any) -> TypeGuard[SentenceSpansChunker]:
+    """Whether ``chunker`` chunks a document through its sentence spans alone, so that it can
+    be given the dataset's sentences (:meth:`SentenceSpansChunker.chunk_sentences`) instead
+    of splitting each document again: a subclass that chunks its own way is not."""
+    from chunkeval.chunkers.base import Chunker
+    from chunkeval.chunkers.sentence import SentenceSpansChunker
+
+    kind = type(chunker)
+    return (
+        isinstance(chunker, SentenceSpansChunker)
+        and kind.spans is SentenceSpansChunker.spans
+        and kind.chunk is Chunker.chunk
+        and kind.chunk_document is Chunker.chunk_document
+    )
+
+
+def _windows_of_run_tokens(chunker: Any, tok: TokenizerLike) -> bool:
     """Whether ``chunker`` cuts fixed windows of the run's own tokens, so that the dataset's
     token offsets can be cut instead of tokenizing every document again."""
     from chunkeval.chunkers.fixed import FixedChunker
@@ -305,12 +357,12 @@ def _token_window_chunks(
         doc = ctx.documents[i]
         first, stop, off = bounds[i], bounds[i + 1], offsets[i]
         starts, ends = chunker.token_windows(token_starts[first:stop] - off, token_ends[first:stop] - off)
-        chunks.extend(chunks_from_spans(doc.text, doc.id, zip(starts.tolist(), ends.tolist())))
+        chunks.extend(chunks_from_spans(doc.text, doc.id, zip(starts.tolist(), ends.tolist(), strict=False)))
     return chunks
 
 
 # --------------------------------------------------------------------------- stage 3: index and retrieve
-@dataclass
+@dataclass(frozen=True)
 class Retrieved:
     """Rankings of one configuration: top ``max(ks)`` and, for budgets, deeper."""
 
@@ -320,13 +372,14 @@ class Retrieved:
     retrieve_seconds: float
 
 
-@dataclass
+@dataclass(frozen=True)
 class Indexed:
     """A retriever fitted on one configuration's chunks (``None`` when there is nothing to
-    rank: no chunks or no questions)."""
+    rank: no chunks or no questions), with those chunks."""
 
-    retriever: Any
+    retriever: RetrieverLike | None
     index_seconds: float
+    chunked: Chunked | None = None
 
 
 def index_stage(ctx: PreparedDataset, chunked: Chunked, settings: Settings) -> Indexed:
@@ -345,7 +398,7 @@ def index_stage(ctx: PreparedDataset, chunked: Chunked, settings: Settings) -> I
     from chunkeval.retrieval import get_retriever
 
     if not (chunked.chunks and ctx.questions):
-        return Indexed(None, 0.0)
+        return Indexed(None, 0.0, chunked)
     retriever = get_retriever(settings.retriever)
     t0 = time.perf_counter()
     if retriever.accepts_counts():
@@ -353,16 +406,11 @@ def index_stage(ctx: PreparedDataset, chunked: Chunked, settings: Settings) -> I
         retriever.fit_counts(*ctx.corpus_terms().counts(*chunked.arrays))
     else:
         retriever.fit(chunked.texts)
-    return Indexed(retriever, time.perf_counter() - t0)
+    return Indexed(retriever, time.perf_counter() - t0, chunked)
 
 
 def search_stage(
-    ctx: PreparedDataset,
-    indexed: Indexed,
-    n_tokens: np.ndarray,
-    settings: Settings,
-    lo: int = 0,
-    hi: int | None = None,
+    ctx: PreparedDataset, indexed: Indexed, settings: Settings, lo: int = 0, hi: int | None = None
 ) -> Retrieved:
     """Rank the chunks for questions ``lo:hi`` (all by default), timed.
 
@@ -373,8 +421,8 @@ def search_stage(
     ----------
     ctx : PreparedDataset
     indexed : Indexed
-    n_tokens : ndarray of int, shape (n_chunks,)
-        Tokens per chunk (for the budgets' deeper ranking).
+        The fitted retriever and its chunks (their token counts deepen the ranking for
+        the budgets).
     settings : Settings
     lo, hi : int
         Question index range, half-open.
@@ -390,11 +438,13 @@ def search_stage(
         return Retrieved(np.zeros((len(queries), 0), dtype=np.int64), None, 0.0, 0.0)
     t0 = time.perf_counter()
     ranked = _search(indexed.retriever, queries, max(settings.ks))
-    deep = (
-        _deep_ranking(indexed.retriever, queries, ranked, n_tokens, max(settings.budgets))
-        if settings.budgets
-        else None
-    )
+    deep = None
+    if settings.budgets:
+        if indexed.chunked is None:
+            raise ValueError("token budgets need the indexed chunks' token counts (Indexed.chunked)")
+        deep = _deep_ranking(
+            indexed.retriever, queries, ranked, indexed.chunked.n_tokens, max(settings.budgets)
+        )
     return Retrieved(ranked, deep, 0.0, time.perf_counter() - t0)
 
 
@@ -426,30 +476,38 @@ def join_retrieved(indexed: Indexed, blocks: Sequence[Retrieved]) -> Retrieved:
     return Retrieved(ranked, deep, indexed.index_seconds, float(sum(b.retrieve_seconds for b in blocks)))
 
 
-def retrieve_stage(ctx: PreparedDataset, chunked: Chunked, settings: Settings) -> Retrieved:
-    """Index every chunk of the dataset and rank them for every question (timed):
-    :func:`index_stage` (same parameters) then :func:`search_stage` over all questions.
-
-    Returns
-    -------
-    Retrieved
-        ``ranked`` has shape ``(n_questions, min(max(ks), n_chunks))``; ``-1`` marks a
-        chunk a lexical retriever did not match.
-    """
-    indexed = index_stage(ctx, chunked, settings)
-    return join_retrieved(indexed, [search_stage(ctx, indexed, chunked.n_tokens, settings)])
-
-
 # --------------------------------------------------------------------------- stage 4: score
+@dataclass(frozen=True)
+class Evaluation:
+    """What scoring one (dataset, configuration) gives: its rows of the result tables.
+
+    Attributes
+    ----------
+    summary : dict
+        Its summary row (column -> value).
+    per_question : pandas.DataFrame
+        One row per question.
+    chunks : pandas.DataFrame
+        One row per chunk.
+    timings : dict
+        ``dataset, config, chunk_seconds, index_seconds, retrieve_seconds, metrics_seconds``.
+    """
+
+    summary: dict[str, Any]
+    per_question: pd.DataFrame
+    chunks: pd.DataFrame
+    timings: dict[str, Any]
+
+
 def score_stage(
     ctx: PreparedDataset,
-    chunker: Any,
+    chunker: ChunkerLike,
     label: str,
     chunked: Chunked,
     retrieved: Retrieved,
     settings: Settings,
-    tok: Any,
-) -> dict[str, Any]:
+    tok: TokenizerLike,
+) -> Evaluation:
     """Score one configuration: per-question metrics, the summary row, the chunk table.
 
     Parameters
@@ -466,9 +524,7 @@ def score_stage(
 
     Returns
     -------
-    dict
-        ``summary`` (one row as a dict), ``per_question`` and ``chunks`` (DataFrames),
-        ``timings`` (dict).
+    Evaluation
     """
     from chunkeval import metrics as M
 
@@ -540,17 +596,17 @@ def score_stage(
         "retrieve_seconds": retrieved.retrieve_seconds,
         "metrics_seconds": time.perf_counter() - t0,
     }
-    return {"summary": row, "per_question": per_question, "chunks": chunk_table, "timings": timings}
+    return Evaluation(row, per_question, chunk_table, timings)
 
 
 def _summary_row(
     ctx: PreparedDataset,
-    chunker: Any,
+    chunker: ChunkerLike,
     label: str,
     chunked: Chunked,
     retrieved: Retrieved,
     settings: Settings,
-    tok: Any,
+    tok: TokenizerLike,
     values: pd.DataFrame,
     chunk_end: np.ndarray,
 ) -> dict[str, Any]:
@@ -609,10 +665,98 @@ def _summary_row(
     return row
 
 
-def evaluate(ctx: PreparedDataset, chunker_in: Any, label: str, settings: Settings) -> dict[str, Any]:
-    """One (dataset, configuration): chunk, then index and retrieve, then score.
+# --------------------------------------------------------------------------- the plan of one configuration
+#: ``submit(step, *args)``: run a step of :func:`plan_evaluation` with its arguments, here or
+#: elsewhere; returns the result, or a handle on it that ``submit`` accepts as an argument.
+Submit = Callable[..., Any]
 
-    The unit of work every executor runs (:mod:`chunkeval.benchmarks.executors`).
+
+def _run_tokenizer(settings: Settings) -> tuple[TokenizerLike, str]:
+    return resolve_tokenizer(settings.tokenizer), tokenizer_key(settings.tokenizer)
+
+
+def _chunk_step(
+    ctx: PreparedDataset, chunker: ChunkerLike | str, settings: Settings, lo: int, hi: int
+) -> ChunkPiece:
+    return chunk_documents(ctx, chunker, *_run_tokenizer(settings), lo, hi)
+
+
+def _index_step(ctx: PreparedDataset, settings: Settings, *pieces: ChunkPiece) -> Indexed:
+    return index_stage(ctx, chunk_stage(ctx, None, *_run_tokenizer(settings), pieces), settings)
+
+
+def _score_step(
+    ctx: PreparedDataset,
+    chunker: ChunkerLike | str,
+    label: str,
+    settings: Settings,
+    indexed: Indexed,
+    *blocks: Retrieved,
+) -> Evaluation:
+    from chunkeval.chunkers import get_chunker
+
+    chunker = get_chunker(chunker) if isinstance(chunker, str) else chunker
+    assert indexed.chunked is not None  # index_stage always keeps the chunks
+    tok = resolve_tokenizer(settings.tokenizer)
+    return score_stage(ctx, chunker, label, indexed.chunked, join_retrieved(indexed, blocks), settings, tok)
+
+
+def plan_evaluation(
+    submit: Submit,
+    ctx: Any,
+    chunker: ChunkerLike | str,
+    label: str,
+    settings: Settings,
+    document_blocks: Sequence[tuple[int, int]],
+    question_blocks: Sequence[tuple[int, int]],
+) -> Any:
+    """The one stage plan of a (dataset, configuration), handed step by step to ``submit``.
+
+    Chunk each block of documents (:func:`chunk_documents`); gather the pieces, measure the
+    chunks and fit the retriever (:func:`chunk_stage`, :func:`index_stage`); rank the
+    chunks for each block of questions (:func:`search_stage`); join the rankings and score
+    (:func:`join_retrieved`, :func:`score_stage`). Every executor runs this plan and only
+    its ``submit`` differs: :func:`evaluate` calls each step at once, in this process (one
+    block of each); the Dask executor submits each step as a task of its graph, over
+    blocks of documents and of questions. Blocks cover their ranges in order, so the
+    joined results do not depend on how the ranges were cut.
+
+    Parameters
+    ----------
+    submit : callable(step, *args)
+        Runs a step; may return a handle (a Dask future) that later steps receive.
+    ctx : PreparedDataset, or a handle ``submit`` resolves to one
+    chunker : Chunker or str
+        A chunker or its spec (resolved where each step runs).
+    label : str
+        The configuration's name in the tables.
+    settings : Settings
+    document_blocks, question_blocks : sequence of (int, int)
+        Consecutive half-open ranges covering ``range(n_documents)`` and
+        ``range(n_questions)`` (:func:`partition`); at least one each.
+
+    Returns
+    -------
+    Evaluation, or ``submit``'s handle on it
+    """
+    pieces = [submit(_chunk_step, ctx, chunker, settings, lo, hi) for lo, hi in document_blocks]
+    indexed = submit(_index_step, ctx, settings, *pieces)
+    blocks = [submit(search_stage, ctx, indexed, settings, lo, hi) for lo, hi in question_blocks]
+    return submit(_score_step, ctx, chunker, label, settings, indexed, *blocks)
+
+
+def _call(step: Callable[..., Any], *args: Any) -> Any:
+    return step(*args)
+
+
+def evaluate(
+    ctx: PreparedDataset, chunker_in: ChunkerLike | str, label: str, settings: Settings
+) -> Evaluation:
+    """One (dataset, configuration), here: :func:`plan_evaluation` with each step run at once,
+    over all documents and all questions.
+
+    The unit of work of the local and process-pool executors
+    (:mod:`chunkeval.benchmarks.executors`).
 
     Parameters
     ----------
@@ -625,27 +769,24 @@ def evaluate(ctx: PreparedDataset, chunker_in: Any, label: str, settings: Settin
 
     Returns
     -------
-    dict
-        As :func:`score_stage`.
+    Evaluation
     """
     from chunkeval.chunkers import get_chunker
 
     chunker = get_chunker(chunker_in) if isinstance(chunker_in, str) else chunker_in
-    tok = resolve_tokenizer(settings.tokenizer)
-    chunked = chunk_stage(ctx, chunker, tok, tokenizer_key(settings.tokenizer))
-    retrieved = retrieve_stage(ctx, chunked, settings)
-    return score_stage(ctx, chunker, label, chunked, retrieved, settings, tok)
+    whole_documents, whole_questions = [(0, len(ctx.documents))], [(0, len(ctx.questions))]
+    return plan_evaluation(_call, ctx, chunker, label, settings, whole_documents, whole_questions)
 
 
 # --------------------------------------------------------------------------- stage 5: summarise
 def summarise(
-    outputs: Sequence[dict[str, Any]], settings: Settings
+    outputs: Sequence[Evaluation], settings: Settings
 ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, dict[str, str]]:
     """Gather evaluations into the result tables, in job order, and add ``p_best``.
 
     Parameters
     ----------
-    outputs : sequence of dict
+    outputs : sequence of Evaluation
         :func:`evaluate` results in (dataset, configuration) order.
     settings : Settings
 
@@ -655,9 +796,9 @@ def summarise(
     p_best_metric : dict of str to str
         The metric ``p_best`` was computed on, per dataset.
     """
-    summary = pd.DataFrame([o["summary"] for o in outputs])
-    per_question = pd.concat([o["per_question"] for o in outputs], ignore_index=True)
-    chunk_table = pd.concat([o["chunks"] for o in outputs], ignore_index=True)
+    summary = pd.DataFrame([o.summary for o in outputs])
+    per_question = pd.concat([o.per_question for o in outputs], ignore_index=True)
+    chunk_table = pd.concat([o.chunks for o in outputs], ignore_index=True)
     p_best, p_best_metric = _probability_best(summary, per_question, settings)
     summary.insert(summary.columns.get_loc("stored_token_overhead") + 1, "p_best", p_best)
     return summary, per_question, chunk_table, p_best_metric

@@ -1,7 +1,9 @@
 """Chunkers: one module per family, the registry, and the list-level cores.
 
 Registered names: ``fixed``, ``sentence``, ``paragraph``, ``token_budget``,
-``balanced``, ``semantic``. Build one with :func:`get_chunker`, which also
+``balanced``, ``semantic``. The seed exercises' list-level functions (``semantic_chunk``,
+``chunk_by_sentences``, ``pack_paragraphs``, ...) are gathered in
+:mod:`chunkeval.chunkers.reference` and exported here too. Build one with :func:`get_chunker`, which also
 accepts external splitters (``langchain:``, ``chonkie:``, ``semchunk(...)``,
 ``python:``; see :mod:`chunkeval.chunkers.external_specs`) and chunkers that
 installed packages declare in the ``chunkeval.chunkers`` entry point group.
@@ -11,11 +13,19 @@ from chunkeval.chunkers.base import Chunker, available_chunkers, get_chunker, re
 from chunkeval.chunkers.budget import BalancedChunker, TokenBudgetChunker
 from chunkeval.chunkers.external import ExternalChunker
 from chunkeval.chunkers.external_specs import SpecChunker
-from chunkeval.chunkers.fixed import FixedChunker, fixed_stride_spans
-from chunkeval.chunkers.greedy import balanced_budget_chunk, budget_chunk, iter_budget_chunk
-from chunkeval.chunkers.paragraph import ParagraphChunker, pack_paragraphs
+from chunkeval.chunkers.fixed import FixedChunker
+from chunkeval.chunkers.paragraph import ParagraphChunker
+from chunkeval.chunkers.reference import (
+    balanced_budget_chunk,
+    budget_chunk,
+    chunk_by_sentences,
+    fixed_stride_spans,
+    iter_budget_chunk,
+    pack_paragraphs,
+    semantic_chunk,
+)
 from chunkeval.chunkers.semantic import SemanticChunker
-from chunkeval.chunkers.sentence import SentenceChunker, chunk_by_sentences, semantic_chunk
+from chunkeval.chunkers.sentence import SentenceChunker, SentenceSpansChunker
 from chunkeval.embedders import HashingEmbedder, LSAEmbedder, SentenceTransformerEmbedder, get_embedder
 
 __all__ = [
@@ -28,6 +38,7 @@ __all__ = [
     "ParagraphChunker",
     "SemanticChunker",
     "SentenceChunker",
+    "SentenceSpansChunker",
     "SentenceTransformerEmbedder",
     "SpecChunker",
     "TokenBudgetChunker",

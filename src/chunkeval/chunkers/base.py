@@ -5,7 +5,7 @@ from __future__ import annotations
 import inspect
 import numbers
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -192,11 +192,46 @@ def register_chunker(name: str):
     return decorate
 
 
+class ExternalSpecs(Protocol):
+    """What :func:`get_chunker` asks about the specs that name no registered class.
+
+    :mod:`chunkeval.chunkers.external_specs` is it. That module is built on this one, so
+    it hands itself over when imported (:func:`use_external_specs`; importing
+    :mod:`chunkeval.chunkers` imports it) instead of being imported from here: the
+    dependency runs one way only.
+    """
+
+    def is_external_spec(self, spec: str) -> bool: ...
+
+    def external_chunker(self, spec: str, **params: Any) -> Chunker: ...
+
+    def plugin_factories(self) -> dict[str, str]: ...
+
+
+_external_specs: ExternalSpecs | None = None
+
+
+def use_external_specs(module: ExternalSpecs) -> None:
+    """Make :func:`get_chunker` build external splitters and plugin factories with ``module``.
+
+    Parameters
+    ----------
+    module : ExternalSpecs
+        :mod:`chunkeval.chunkers.external_specs`, which calls this when imported.
+    """
+    global _external_specs
+    _external_specs = module
+
+
+def _external() -> ExternalSpecs:
+    if _external_specs is None:  # pragma: no cover - importing chunkeval.chunkers sets it first
+        raise RuntimeError("chunkeval.chunkers.external_specs has not registered itself")
+    return _external_specs
+
+
 def available_chunkers() -> list[str]:
     """Registered chunker names (entry-point chunker classes included), sorted."""
-    from chunkeval.chunkers.external_specs import plugin_factories
-
-    plugin_factories()
+    _external().plugin_factories()
     return CHUNKERS.names()
 
 
@@ -237,14 +272,13 @@ def get_chunker(spec: str | Chunker, **params: Any) -> Chunker:
         if params:
             raise ValueError("pass parameters either in the chunker object or as keywords, not both")
         return spec
-    from chunkeval.chunkers.external_specs import external_chunker, is_external_spec, plugin_factories
-
-    if is_external_spec(spec):
-        return external_chunker(spec, **params)
+    external = _external()
+    if external.is_external_spec(spec):
+        return external.external_chunker(spec, **params)
     name, spec_params = parse_spec(spec)
-    factories = plugin_factories()  # entry points of installed packages; registers their classes
+    factories = external.plugin_factories()  # entry points of installed packages; registers their classes
     if name in factories and name not in CHUNKERS.names():
-        return external_chunker(f"python:{factories[name]}{spec.strip()[len(name) :]}", **params)
+        return external.external_chunker(f"python:{factories[name]}{spec.strip()[len(name) :]}", **params)
     cls = CHUNKERS.get(name)
     spec_params.update(params)
     valid = list(inspect.signature(cls.__init__).parameters)[1:]

@@ -2,16 +2,24 @@
 
 from __future__ import annotations
 
-from chunkeval.chunkers.base import Chunker, check_int, register_chunker
+from collections.abc import Sequence
+
+from chunkeval.chunkers.base import check_int, register_chunker
 from chunkeval.chunkers.greedy import balanced_budget_chunk, iter_budget_chunk
-from chunkeval.text import sentence_spans
+from chunkeval.chunkers.sentence import SentenceSpansChunker
+
+Span = tuple[int, int]
 
 
-class _SentenceTokens(Chunker):
-    """Shared plumbing: sentences of a text and their token counts."""
+class _SentenceTokens(SentenceSpansChunker):
+    """Shared plumbing: the token counts of a text's sentences.
 
-    def _sentences(self, text: str) -> tuple[list[tuple[int, int]], list[int]]:
-        """Sentence spans and sizes; a size counts the sentence with the whitespace before it.
+    In a benchmark run the sentences are the ones the run split once per document
+    (see :class:`~chunkeval.chunkers.sentence.SentenceSpansChunker`).
+    """
+
+    def _sizes(self, text: str, spans: Sequence[Span]) -> list[int]:
+        """Sentence sizes; a size counts the sentence with the whitespace before it.
 
         Tokenizers such as tiktoken turn the whitespace between sentences
         (``"\\n\\n"``) into tokens of its own; charging it to the following
@@ -19,10 +27,9 @@ class _SentenceTokens(Chunker):
         sizes, so the budget holds on the chunk text. With the default regex
         tokenizer whitespace is never a token and a size is just the sentence's count.
         """
-        spans = sentence_spans(text)
         tokenizer = self._tokenizer()
         gap_starts = [0, *(end for _, end in spans[:-1])]
-        return spans, [tokenizer.count(text[gap:end]) for gap, (_, end) in zip(gap_starts, spans)]
+        return [tokenizer.count(text[gap:end]) for gap, (_, end) in zip(gap_starts, spans, strict=False)]
 
     @property
     def size_limit(self) -> tuple[int, str]:
@@ -68,10 +75,10 @@ class TokenBudgetChunker(_SentenceTokens):
         check_int("overlap_tokens", self.overlap_tokens, 0, self.max_tokens - 1)
         self._check_tokenizer()
 
-    def spans(self, text: str) -> list[tuple[int, int]]:
-        spans, sizes = self._sentences(text)
+    def spans_from_sentences(self, text: str, sentences: Sequence[Span]) -> list[Span]:
+        sizes = self._sizes(text, sentences)
         return [
-            (spans[group[0]][0], spans[group[-1]][1])
+            (sentences[group[0]][0], sentences[group[-1]][1])
             for group in iter_budget_chunk(sizes, self.max_tokens, self.overlap_tokens)
         ]
 
@@ -105,9 +112,9 @@ class BalancedChunker(_SentenceTokens):
         check_int("max_tokens", self.max_tokens, 1)
         self._check_tokenizer()
 
-    def spans(self, text: str) -> list[tuple[int, int]]:
-        spans, sizes = self._sentences(text)
+    def spans_from_sentences(self, text: str, sentences: Sequence[Span]) -> list[Span]:
+        sizes = self._sizes(text, sentences)
         return [
-            (spans[group[0]][0], spans[group[-1]][1])
+            (sentences[group[0]][0], sentences[group[-1]][1])
             for group in balanced_budget_chunk(sizes, self.max_tokens)
         ]

@@ -26,10 +26,11 @@ is registered under its name; one naming any other callable is used as a
 from __future__ import annotations
 
 import importlib
+import sys
 from importlib import metadata
 from typing import Any
 
-from chunkeval.chunkers.base import CHUNKERS, Chunker
+from chunkeval.chunkers.base import CHUNKERS, Chunker, use_external_specs
 from chunkeval.chunkers.external import ExternalChunker, is_size_param, splitter_params
 from chunkeval.specs import parse_spec
 
@@ -331,3 +332,7 @@ def external_chunker(spec: str, **params: Any) -> SpecChunker:
     chunker = SpecChunker(target, spec_params, **own)
     chunker._check_params()
     return chunker
+
+
+# get_chunker (in chunkers.base, which this module builds on) resolves external specs here
+use_external_specs(sys.modules[__name__])

@@ -63,6 +63,13 @@ class FixedChunker(Chunker):
     ``TokenTextSplitter``, with exact offsets. Windows holding only
     whitespace are left out (they contain no text to lose).
 
+    **Where a run's chunks come from.** With ``unit="tokens"`` and the run's own
+    tokenizer, a benchmark run does not call :meth:`spans`: it tokenizes every document
+    once for the whole run and cuts the windows from those token offsets with
+    :meth:`token_windows`, the rule :meth:`spans` applies to the tokenizer's offsets of
+    the text (:func:`chunkeval.benchmarks.stages.chunk_documents`). The chunks are the
+    same; ``tests/chunkers/test_chunker_fast_paths.py`` checks it.
+
     Parameters
     ----------
     chunk_size : int, default 200
@@ -99,10 +106,12 @@ class FixedChunker(Chunker):
         return self.chunk_size, self.unit
 
     def spans(self, text: str) -> list[tuple[int, int]]:
+        """Window ranges of ``text`` (a run may cut them from shared token offsets instead:
+        see the class docstring)."""
         if self.unit == "chars":
             return fixed_stride_spans(len(text), self.chunk_size, self.chunk_overlap)
         starts, ends = self.token_windows(*token_span_arrays(self._tokenizer(), text))
-        return list(zip(starts.tolist(), ends.tolist()))
+        return list(zip(starts.tolist(), ends.tolist(), strict=False))
 
     def token_windows(
         self, token_starts: np.ndarray, token_ends: np.ndarray

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from importlib.util import find_spec
 
 import numpy as np
 
-from chunkeval.chunkers.base import Chunker, check_int, register_chunker
-from chunkeval.chunkers.sentence import pack_spans
+from chunkeval.chunkers.base import check_int, register_chunker
+from chunkeval.chunkers.sentence import SentenceSpansChunker, pack_spans
 from chunkeval.embedders import SentenceTransformerEmbedder, cosine_rows, get_embedder
-from chunkeval.text import sentence_spans
+
+Span = tuple[int, int]
 
 
 def _window_matrix(n: int, window_size: int, right: bool):
@@ -64,7 +66,7 @@ def window_similarities(embeddings, window_size: int) -> np.ndarray:
 
 
 @register_chunker("semantic")
-class SemanticChunker(Chunker):
+class SemanticChunker(SentenceSpansChunker):
     """Split where neighbouring sentence windows stop being similar, then pack under ``max_chars``.
 
     A boundary is placed between sentences ``i`` and ``i + 1`` when
@@ -73,7 +75,9 @@ class SemanticChunker(Chunker):
     with exact offsets). Each resulting segment is then packed greedily
     under ``max_chars`` as in the ``sentence`` chunker, with
     ``overlap_sentences`` of overlap inside a segment; overlap never crosses
-    a semantic boundary, so a chunk never mixes two topics through overlap.
+    a semantic boundary, so a chunk never mixes two topics through overlap. In a
+    benchmark run the sentences are the ones the run split once per document (see
+    :class:`~chunkeval.chunkers.sentence.SentenceSpansChunker`).
 
     Parameters
     ----------
@@ -125,8 +129,8 @@ class SemanticChunker(Chunker):
     def size_limit(self) -> tuple[int, str]:
         return self.max_chars, "chars"
 
-    def spans(self, text: str) -> list[tuple[int, int]]:
-        sentences = sentence_spans(text)
+    def spans_from_sentences(self, text: str, sentences: Sequence[Span]) -> list[Span]:
+        sentences = list(sentences)
         if not sentences:
             return []
         if getattr(self, "embedder_", None) is None:
@@ -136,6 +140,6 @@ class SemanticChunker(Chunker):
             vectors = np.asarray(vectors, dtype=float)
         cuts = np.flatnonzero(window_similarities(vectors, self.window_size) < self.threshold) + 1
         chunks: list[tuple[int, int]] = []
-        for first, last in zip([0, *cuts.tolist()], [*cuts.tolist(), len(sentences)]):
+        for first, last in zip([0, *cuts.tolist()], [*cuts.tolist(), len(sentences)], strict=False):
             chunks.extend(pack_spans(sentences[first:last], self.max_chars, self.overlap_sentences))
         return chunks

@@ -1,12 +1,85 @@
-"""Greedy sentence packing under a character limit, with optional sentence overlap."""
+"""Greedy sentence packing under a character limit, with optional sentence overlap.
+
+Also the base of every chunker whose chunks depend on a text only through its sentences
+(:class:`SentenceSpansChunker`: ``sentence``, ``token_budget``, ``balanced``, ``semantic``),
+which a benchmark run feeds the sentences it split once per document.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from chunkeval.chunkers.base import Chunker, check_int, register_chunker
+from chunkeval.chunkers.base import Chunker, check_int, chunks_from_spans, register_chunker
 from chunkeval.chunkers.greedy import iter_greedy_groups, no_seed, seed_by_count
 from chunkeval.text import sentence_spans, split_sentences
+from chunkeval.types import Chunk, Document
+
+Span = tuple[int, int]
+
+
+class SentenceSpansChunker(Chunker):
+    """Base of the chunkers whose chunks depend on a text only through its sentence spans.
+
+    The rule lives in :meth:`spans_from_sentences`; :meth:`spans` feeds it
+    :func:`chunkeval.text.sentence_spans` of the text.
+
+    **Where a run's chunks come from.** A benchmark run splits every document into
+    sentences once (:meth:`chunkeval.benchmarks.prepared.PreparedDataset.sentences`, the same
+    :func:`~chunkeval.text.sentence_spans`) and calls :meth:`chunk_sentences` with those
+    spans instead of :meth:`chunk_document`, so its configurations do not split each
+    document again (:func:`chunkeval.benchmarks.stages.chunk_documents`). The two give the
+    same chunks; ``tests/chunkers/test_chunker_fast_paths.py`` checks it for every
+    registered subclass. A subclass that overrides :meth:`spans`, :meth:`chunk` or
+    :meth:`chunk_document` is chunked the ordinary way.
+    """
+
+    def spans(self, text: str) -> list[Span]:
+        """Chunk ranges of ``text``: :meth:`spans_from_sentences` of its sentence spans."""
+        return self.spans_from_sentences(text, sentence_spans(text))
+
+    def spans_from_sentences(self, text: str, sentences: Sequence[Span]) -> list[Span]:
+        """Chunk ranges of ``text``, given its sentences.
+
+        Parameters
+        ----------
+        text : str
+            The text.
+        sentences : sequence of (int, int)
+            ``sentence_spans(text)``, perhaps computed elsewhere.
+
+        Returns
+        -------
+        list of (int, int)
+            Half-open code-point ranges of the chunks, in order.
+        """
+        raise NotImplementedError
+
+    def chunk_sentences(self, document: Document, sentences: Sequence[Span]) -> list[Chunk]:
+        """``chunk_document(document)``, from the document's sentence spans computed elsewhere.
+
+        Parameters
+        ----------
+        document : Document
+        sentences : sequence of (int, int)
+            ``sentence_spans(document.text)``.
+
+        Returns
+        -------
+        list of Chunk
+            Equal to :meth:`chunk_document`'s.
+
+        Raises
+        ------
+        ValueError
+            When a parameter is out of its allowed range.
+        TypeError
+            When ``document.text`` is not a string.
+        """
+        text = document.text
+        if not isinstance(text, str):
+            raise TypeError(f"text must be str, got {type(text).__name__}")
+        self._check_params()
+        return chunks_from_spans(text, document.id, self.spans_from_sentences(text, sentences))
 
 
 def pack_spans(
@@ -132,12 +205,13 @@ def chunk_by_sentences(text: str, max_chunk_size: int = 200, overlap_sentences: 
 
 
 @register_chunker("sentence")
-class SentenceChunker(Chunker):
+class SentenceChunker(SentenceSpansChunker):
     """Greedy sentence packing: whole sentences, at most ``max_chars`` characters per chunk.
 
     Sentences come from :func:`chunkeval.text.sentence_spans`; a chunk is
     the document text from its first sentence to its last, so its length
-    includes the whitespace between them.
+    includes the whitespace between them. In a benchmark run the sentences are
+    the ones the run split once per document (see :class:`SentenceSpansChunker`).
 
     Parameters
     ----------
@@ -165,5 +239,5 @@ class SentenceChunker(Chunker):
     def size_limit(self) -> tuple[int, str]:
         return self.max_chars, "chars"
 
-    def spans(self, text: str) -> list[tuple[int, int]]:
-        return pack_spans(sentence_spans(text), self.max_chars, self.overlap_sentences)
+    def spans_from_sentences(self, text: str, sentences: Sequence[Span]) -> list[Span]:
+        return pack_spans(sentences, self.max_chars, self.overlap_sentences)

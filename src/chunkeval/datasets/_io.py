@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, Protocol
+from typing import IO, Any, Literal, Protocol
 
 from chunkeval._atomic import atomic_write_text
 
@@ -25,11 +25,12 @@ BOM = b"\xef\xbb\xbf"
 class Readable(Protocol):
     """A :class:`pathlib.Path` or an :mod:`importlib.resources` Traversable."""
 
-    name: str
+    @property
+    def name(self) -> str: ...
 
     def is_file(self) -> bool: ...
 
-    def open(self, mode: str = "r", *args: Any, **kwargs: Any) -> Any: ...
+    def open(self, mode: Literal["rb"]) -> IO[bytes]: ...
 
 
 def utf8_problem(label: str, data: bytes, err: UnicodeDecodeError, base: int = 0) -> str:

@@ -128,7 +128,7 @@ def load_files(
     name = name or root.resolve().name
     if not qpath.is_file():
         raise DatasetError(
-            f"{qpath}: questions file not found; write one (see README, 'Your own data'), "
+            f"{qpath}: questions file not found; write one (see docs/datasets.md, 'Your own data'), "
             f"draft one with 'chunkeval draft-questions files:{root} --out {root}', "
             "or name it with ?questions=PATH"
         )

@@ -51,7 +51,15 @@ import pandas as pd
 
 from chunkeval._names import current_name
 from chunkeval.gate.baseline import RESOLUTION, load_baseline
-from chunkeval.labels import compact_label, md_escape, short_label, text_table
+from chunkeval.labels import compact_display_label, display_label, md_escape, text_table
+from chunkeval.policy import (
+    CONFIDENCE,
+    comparison_metrics,
+    confidence_label,
+    gate_metrics,
+    rank_metrics,
+    run_headline_k,
+)
 from chunkeval.results.folder import MANIFEST_FILE, Results, to_jsonable
 from chunkeval.results.schema import check_manifest
 
@@ -211,14 +219,24 @@ def parse_checks(text: str | Iterable[str], available: Sequence[str]) -> tuple[C
     return tuple(checks.values())
 
 
-def default_checks(ks: Sequence[int]) -> tuple[Check, ...]:
-    """The checks used when none are given: headline ``answerable@k`` and ``recall@k``
-    (k from :func:`chunkeval.policy.headline_k`) and ``stored_token_overhead``,
-    all at tolerance 0."""
-    from chunkeval.policy import headline_k
+def default_checks(ks: Sequence[int], rank_columns: Iterable[str] = ()) -> tuple[Check, ...]:
+    """The checks used when none are given, all at tolerance 0.
 
-    k = headline_k(ks)
-    return (Check(f"answerable@{k}"), Check(f"recall@{k}"), Check("stored_token_overhead"))
+    :func:`chunkeval.policy.gate_metrics`: headline ``answerable@k``, the ranking metric of
+    each dataset, ``recall@k`` and ``stored_token_overhead``.
+
+    Parameters
+    ----------
+    ks : sequence of int
+        The run's cut-offs.
+    rank_columns : iterable of str, default ()
+        The ranking metrics of the run's datasets (:func:`chunkeval.policy.rank_metrics`).
+
+    Returns
+    -------
+    tuple of Check
+    """
+    return tuple(Check(m) for m in gate_metrics(ks, rank_columns))
 
 
 # --------------------------------------------------------------------------- sides
@@ -362,7 +380,7 @@ def _question_ids(results: Results, dataset: str) -> set[str]:
 def _specs(results: Results, dataset: str) -> dict[str, str]:
     s = results.summary[results.summary["dataset"].astype(str) == dataset]
     spec = s["spec"] if "spec" in s.columns else s["config"]
-    return dict(zip(s["config"].astype(str), spec.astype(str)))
+    return dict(zip(s["config"].astype(str), spec.astype(str), strict=True))
 
 
 def spec_change(old: str, new: str) -> str:
@@ -552,7 +570,7 @@ class Comparison:
     reasons: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     strict: bool = False
-    confidence: float = 0.95
+    confidence: float = CONFIDENCE
     baseline_name: str = "baseline"
     current_name: str = "current"
     mode: str = "gate"
@@ -580,7 +598,7 @@ class Comparison:
         if self.mode == "strategy" and not self.reasons:
             rows = self.display_rows()
             better = {o: int((rows["outcome"] == o).sum()) for o in ("improved", "regressed")}
-            a, b = (compact_label(n, n, 40) for n in (self.baseline_name, self.current_name))
+            a, b = (compact_display_label(n, n, 40) for n in (self.baseline_name, self.current_name))
             return (
                 f"{b} is better on {better['improved']}, {a} on {better['regressed']}, and no "
                 f"difference is detectable on {len(rows) - sum(better.values())} of {len(rows)} metrics"
@@ -641,7 +659,7 @@ class Comparison:
 
 
 def _short(label: str, n: int = 40) -> str:
-    return short_label(label, n)
+    return display_label(label, n)
 
 
 def _num(v: Any, signed: bool = False) -> str:
@@ -659,7 +677,7 @@ def _needed(v: float) -> str:
 def _render(cmp: Comparison, all_rows: bool, markdown: bool) -> str:
     rows = cmp.display_rows(all_rows)
     multi = rows["dataset"].nunique() > 1
-    pct = f"{cmp.confidence:.0%}"
+    pct = confidence_label(cmp.confidence)
     header = [
         "outcome",
         *(["dataset"] if multi else []),
@@ -679,7 +697,7 @@ def _render(cmp: Comparison, all_rows: bool, markdown: bool) -> str:
             [
                 r.outcome.upper() if r.outcome in ("regressed", "missing", "incomparable") else r.outcome,
                 *([str(r.dataset)] if multi else []),
-                compact_label(str(r.config), str(r.spec), 40),
+                compact_display_label(str(r.config), str(r.spec), 40),
                 r.metric,
                 _num(r.baseline),
                 _num(r.current),
@@ -762,7 +780,8 @@ def compare(
         Count a change beyond the tolerance as a regression even when its paired
         interval includes zero.
     confidence, n_resamples, seed : optional
-        Paired bootstrap settings; default: the current run's manifest (0.95, 1000, 0).
+        Paired bootstrap settings; default: the current run's manifest (else
+        :data:`chunkeval.policy.CONFIDENCE`, 1000 resamples, seed 0).
 
     Returns
     -------
@@ -778,7 +797,7 @@ def compare(
     base, cur = load_side(baseline), load_side(current)
     manifest = cur.manifest or {}
     st = _Stats(
-        float(confidence if confidence is not None else manifest.get("confidence") or 0.95),
+        float(confidence if confidence is not None else manifest.get("confidence") or CONFIDENCE),
         int(n_resamples if n_resamples is not None else manifest.get("n_resamples") or 1000),
         int(seed if seed is not None else manifest.get("seed") or 0),
     )
@@ -849,13 +868,18 @@ def compare(
     )
 
 
+def _rank_columns(results: Results) -> list[str]:
+    """The ranking metrics of a run's datasets, each once."""
+    return list(dict.fromkeys(rank_metrics(results).values()))
+
+
 def _resolve_checks(checks: Any, base: Results, cur: Results) -> tuple[Check, ...]:
     """Checks against the metrics either side has; one only one side has is kept, and the
     comparison reports it as missing (incomparable) instead of silently dropping it."""
     known = list(dict.fromkeys([*metric_names(cur), *metric_names(base)]))
     if checks is None:
         ks = (cur.manifest or {}).get("ks") or (base.manifest or {}).get("ks") or []
-        return default_checks(ks) if ks else ()
+        return default_checks(ks, [m for m in _rank_columns(cur) if m in known]) if ks else ()
     items = [checks] if isinstance(checks, str) else list(checks)
     out: list[Check] = []
     texts = [c for c in items if isinstance(c, str)]
@@ -914,8 +938,8 @@ def _find_config(results: Results, name: str) -> str:
         return name
     specs = s["spec"].astype(str) if "spec" in s.columns else s["config"].astype(str)
     short = {}
-    for label, spec in zip(s["config"].astype(str), specs):
-        short.setdefault(compact_label(label, spec, 10**6), []).append(label)
+    for label, spec in zip(s["config"].astype(str), specs, strict=True):
+        short.setdefault(compact_display_label(label, spec, 10**6), []).append(label)
     found = short.get(name, [])
     if len(found) == 1:
         return found[0]
@@ -945,7 +969,7 @@ def compare_configs(
     results : Results or results folder
     config_a, config_b : str
         Configuration labels (``config`` column of the summary), or the short labels of the
-        terminal table (:func:`chunkeval.labels.compact_label`).
+        terminal table (:func:`chunkeval.labels.compact_display_label`).
     metrics : str or sequence, optional
         As ``checks`` of :func:`compare`.
     **kwargs
@@ -981,13 +1005,14 @@ def compare_configs(
 def strategy_sentences(cmp: Comparison) -> list[str]:
     """One sentence per checked metric of a :func:`compare_configs` result.
 
-    ``"answerable@5: sentence(600) is better by +0.052 (95% CI [+0.020, +0.085])"`` when
+    ``"answerable@5: sentence(600) is better by +0.052 (<level> CI [+0.020, +0.085])"`` (at the
+    comparison's confidence level) when
     the paired interval excludes zero, else ``"no detectable difference ... about N
     questions would be needed ..."`` (or "no finite number" for identical outcomes).
     """
     out = []
-    pct = f"{cmp.confidence:.0%}"
-    a, b = (compact_label(n, n, 40) for n in (cmp.baseline_name, cmp.current_name))
+    pct = confidence_label(cmp.confidence)
+    a, b = (compact_display_label(n, n, 40) for n in (cmp.baseline_name, cmp.current_name))
     for r in cmp.display_rows().itertuples(index=False):
         has_ci = math.isfinite(r.ci_low)
         ci = f"{pct} CI [{_num(r.ci_low, True)}, {_num(r.ci_high, True)}]" if has_ci else ""
@@ -1039,9 +1064,10 @@ def metric_deltas(
     ----------
     base, new : Results, results folder or baseline file
     metrics : sequence of str, optional
-        Default: ``answerable@k, recall@k, mrr, evidence_in_one_chunk, answerability``
-        (those both runs have), k from :func:`~chunkeval.policy.headline_k`
-        unless given.
+        Default: :func:`chunkeval.policy.comparison_metrics` (the ranking metric of each
+        dataset of ``new``, ``recall@k``, ``mrr``, ``evidence_in_one_chunk``,
+        ``answerability``: those both runs have), k from
+        :func:`~chunkeval.policy.run_headline_k` unless given.
     k : int, optional
     **kwargs
         ``confidence``, ``n_resamples``, ``seed`` as in :func:`compare`.
@@ -1052,14 +1078,12 @@ def metric_deltas(
         Columns ``dataset, config, metric, base, new, delta, ci_low, ci_high,
         n_questions`` for paired configurations.
     """
-    from chunkeval.policy import headline_k
-
     b, n = load_side(base), load_side(new)
     if metrics is None:
-        kk = headline_k((n.manifest or {}).get("ks") or [5]) if k is None else int(k)
-        cands = [f"answerable@{kk}", f"recall@{kk}", "mrr", "evidence_in_one_chunk", "answerability"]
         have = set(metric_names(b)) & set(metric_names(n))
-        metrics = [m for m in cands if m in have]
+        kk = run_headline_k(n) if k is None else int(k)
+        rank = _rank_columns(n) if k is None else []
+        metrics = [m for m in comparison_metrics(kk, rank) if m in have]
     cmp = compare(b, n, [Check(m) for m in metrics], **kwargs)
     rows = cmp.rows[cmp.rows["checked"] & ~cmp.rows["outcome"].isin(["missing", "new"])]
     rows = rows.rename(columns={"baseline": "base", "current": "new"})

@@ -16,6 +16,7 @@ from typing import Any
 
 from chunkeval._atomic import atomic_write_text
 from chunkeval.gate.comparison import metric_deltas
+from chunkeval.policy import comparison_metrics, rank_metrics, run_headline_k
 from chunkeval.reports.charts import (
     ChartFile,
     plot_budget_curve,
@@ -31,7 +32,6 @@ from chunkeval.reports.evidence_map import plot_evidence_map, reload_dataset, sp
 from chunkeval.reports.html import render_html
 from chunkeval.reports.markdown import render_markdown
 from chunkeval.reports.style import config_styles
-from chunkeval.verdict.recommendation import default_k
 
 __all__ = [
     "config_styles",
@@ -77,7 +77,8 @@ def write_report(
     baseline : str or path-like, optional
         A second results folder or a baseline file; adds the chart of metric changes (this run − baseline).
     k : int, optional
-        Headline cut-off (default: 5 when the run has it, else its largest k).
+        Headline cut-off (default :func:`chunkeval.policy.run_headline_k`: 5 when the run
+        has it, else its largest k).
     formats : sequence of {"png", "svg", "pdf"}, default ("png",)
         Chart files written beside the report. The report inlines the PNGs; other formats
         cost a second rendering of every chart, so they are written on request
@@ -102,7 +103,7 @@ def write_report(
     dest = Path(out) if out is not None else folder
     dest.mkdir(parents=True, exist_ok=True)
     styles = config_styles(res.summary["config"].astype(str))
-    k = default_k(res) if k is None else int(k)
+    k = run_headline_k(res) if k is None else int(k)
     names = list(dict.fromkeys(res.summary["dataset"].astype(str)))
     datasets = {name: reload_dataset(res, name) for name in names}
     texts = {
@@ -112,11 +113,8 @@ def write_report(
     if baseline is not None:
         from chunkeval.gate.comparison import Check, compare
 
-        checks = [
-            Check(m)
-            for m in (f"answerable@{k}", f"recall@{k}", "mrr", "evidence_in_one_chunk", "answerability")
-            if m in res.per_question.columns
-        ]
+        rank = list(dict.fromkeys(rank_metrics(res).values())) if k == run_headline_k(res) else []
+        checks = [Check(m) for m in comparison_metrics(k, rank) if m in res.per_question.columns]
         cmp = compare(baseline, res, checks)
         both = config_styles(
             list(dict.fromkeys([*res.summary["config"].astype(str), *cmp.rows["config"].astype(str)]))

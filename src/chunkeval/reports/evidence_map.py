@@ -63,7 +63,7 @@ def evidence_parts(per_question: pd.DataFrame) -> pd.DataFrame:
     """
     rows: list[tuple] = []
     keys = per_question[["dataset", "config", "question_id"]].astype(str).itertuples(index=False)
-    for (dataset, config, qid), ev in zip(keys, per_question["evidence"]):
+    for (dataset, config, qid), ev in zip(keys, per_question["evidence"], strict=False):
         for i, (doc_id, start, end) in enumerate(_parse_evidence(ev)):
             rows.append((dataset, config, qid, i, doc_id, start, end))
     out = pd.DataFrame(rows, columns=_PART_COLUMNS)
@@ -199,7 +199,7 @@ def split_questions(results: Any) -> pd.DataFrame:
                 "n_overlapping": int(r.n_overlapping),
             }
         )
-    agg["parts"] = [lists[k] for k in zip(agg["dataset"], agg["config"], agg["question_id"])]
+    agg["parts"] = [lists[k] for k in zip(agg["dataset"], agg["config"], agg["question_id"], strict=False)]
     return agg[cols]
 
 
@@ -374,7 +374,7 @@ def plot_evidence_map(
         for mask, y0, alpha in ((even, y, 0.95), (~even, y - 0.36, 0.55)):
             if mask.any():
                 ax.broken_barh(
-                    list(zip(starts[mask], widths[mask])),
+                    list(zip(starts[mask], widths[mask], strict=False)),
                     (y0, 0.36),
                     facecolors=st.color,
                     alpha=alpha,
@@ -399,7 +399,7 @@ def plot_evidence_map(
                 zorder=4,
                 gid=f"split:{config}",
             )
-    ax.set_yticks(range(n), [styles[c].compact for c in reversed(configs)])
+    ax.set_yticks(range(n), [styles[c].compact_legend for c in reversed(configs)])
     ax.set_ylim(-0.7, n - 0.3 if n else 0.5)
     ax.set_xlim(lo, hi)
     ax.grid(axis="y", visible=False)

@@ -22,12 +22,21 @@ import numpy as np
 import pandas as pd
 
 from chunkeval.labels import percent
+from chunkeval.policy import confidence_label, rank_metrics, run_confidence, run_headline_k
 from chunkeval.reports.charts import ChartFile
-from chunkeval.reports.style import ConfigStyle, short_label
+from chunkeval.reports.style import ConfigStyle, display_label
 from chunkeval.verdict.frontier import pareto_frontier
-from chunkeval.verdict.recommendation import default_k, recommend, recommendation_sentences
+from chunkeval.verdict.recommendation import recommend, recommendation_sentences
 
-__all__ = ["CSP", "PERCENT_COLUMNS", "best_rows", "format_cell", "render_html", "summary_columns"]
+__all__ = [
+    "CSP",
+    "PERCENT_COLUMNS",
+    "best_rows",
+    "format_cell",
+    "ranked_column",
+    "render_html",
+    "summary_columns",
+]
 
 #: Content-Security-Policy of the report: inline styles and data: images only.
 CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'"
@@ -36,7 +45,9 @@ _HIGHER = "higher"
 _LOWER = "lower"
 
 
-def summary_columns(summary: pd.DataFrame, k: int) -> list[tuple[str, str, str | None]]:
+def summary_columns(
+    summary: pd.DataFrame, k: int, rank_column: str | None = None
+) -> list[tuple[str, str, str | None]]:
     """The summary columns the report shows, with their direction.
 
     Parameters
@@ -45,6 +56,9 @@ def summary_columns(summary: pd.DataFrame, k: int) -> list[tuple[str, str, str |
         The run's summary table.
     k : int
         Headline cut-off.
+    rank_column : str, optional
+        The dataset's ranking metric (:func:`chunkeval.policy.rank_metric`), always shown
+        (after the budget columns) when it is not among the others.
 
     Returns
     -------
@@ -63,6 +77,7 @@ def summary_columns(summary: pd.DataFrame, k: int) -> list[tuple[str, str, str |
         (f"all_parts@{k}", f"all parts@{k}", _HIGHER),
         (f"answerable@{k}", f"answerable@{k}", _HIGHER),
         *[(c, c, _HIGHER) for c in budgets],
+        *([(rank_column, rank_column, _HIGHER)] if rank_column else []),
         ("p_best", "P(best)", _HIGHER),
         ("mrr", "MRR", _HIGHER),
         (f"iou@{k}", f"IoU@{k}", _HIGHER),
@@ -73,7 +88,11 @@ def summary_columns(summary: pd.DataFrame, k: int) -> list[tuple[str, str, str |
         ("mid_sentence_end_share", "ends mid-sentence", _LOWER),
         ("chunk_seconds", "chunking (s)", _LOWER),
     ]
-    return [c for c in cands if c[0] in summary.columns]
+    out: dict[str, tuple[str, str, str | None]] = {}
+    for c in cands:
+        if c[0] in summary.columns:
+            out.setdefault(c[0], c)  # the ranking metric may already be listed
+    return list(out.values())
 
 
 def best_rows(values: Sequence[float], direction: str | None) -> np.ndarray:
@@ -202,8 +221,16 @@ def _img_tag(png: Path, alt: str) -> str:
     return f'<img src="data:image/png;base64,{data}" alt="{_e(alt)}">'
 
 
-def _summary_table(rows: pd.DataFrame, k: int, styles: Mapping[str, ConfigStyle]) -> str:
-    cols = summary_columns(rows, k)
+def ranked_column(results: Any, dataset: str) -> str | None:
+    """The dataset's ranking metric (:func:`chunkeval.policy.rank_metric`), ``None`` when
+    the summary cannot tell (the report then shows its other columns)."""
+    return rank_metrics(results).get(str(dataset))
+
+
+def _summary_table(
+    rows: pd.DataFrame, k: int, styles: Mapping[str, ConfigStyle], rank_column: str | None = None
+) -> str:
+    cols = summary_columns(rows, k, rank_column)
     marks = {c: best_rows(rows[c].to_numpy(float), d) for c, _, d in cols}
     head = ['<th class="key">#</th>', '<th class="cfg">configuration</th>', "<th>limit</th>"]
     for c, h, d in cols:
@@ -220,10 +247,10 @@ def _summary_table(rows: pd.DataFrame, k: int, styles: Mapping[str, ConfigStyle]
         unit = r.get("limit_unit") or ""
         cells = [
             f'<td class="key">{sw}{st.number if st else ""}</td>',
-            f'<td class="cfg"><code title="{_e(config)}">{_e(short_label(config, 44))}</code></td>',
+            f'<td class="cfg"><code title="{_e(config)}">{_e(display_label(config, 44))}</code></td>',
             f"<td>{_e(_fmt(limit))} {_e(unit) if limit is not None and not pd.isna(limit) else ''}</td>",
         ]
-        for c, _, d in cols:
+        for c, _, _direction in cols:
             v = r.get(c)
             txt = _e(format_cell(c, v))
             lo, hi = r.get(f"{c}_ci_low"), r.get(f"{c}_ci_high")
@@ -292,7 +319,7 @@ def render_snippet(
     out = ["…" if lo > 0 else ""]
     pos = lo
     depth = 0
-    for at, order, tag in events:
+    for at, _order, tag in events:
         out.append(html.escape(text[pos:at]))
         pos = at
         if tag == "<mark>":
@@ -359,7 +386,7 @@ def _split_section(
         out.append(
             f'<details class="cfg"{" open" if is_open else ""}><summary>'
             f'<span class="swatch" style="background:{st.color}"></span>{st.number}. '
-            f"<code>{_e(short_label(config, 60))}</code>"
+            f"<code>{_e(display_label(config, 60))}</code>"
             f'{" ★ frontier" if is_open else ""} <span class="note">— '
             f"{n_split} of {total} questions have an evidence part split across chunks; "
             f"{n_scat} more have their parts in different chunks.</span></summary>"
@@ -376,7 +403,7 @@ def _split_section(
         g = g.sort_values(["_again", "_order"], kind="stable")
         cg = chunks[chunks["config"].astype(str) == config]
         by_doc = {
-            doc: list(zip(x["index"], x["start"], x["end"]))
+            doc: list(zip(x["index"], x["start"], x["end"], strict=False))
             for doc, x in cg.groupby(cg["doc_id"].astype(str))
         }
         items = []
@@ -414,11 +441,13 @@ def _split_section(
     return "".join(out)
 
 
-def _frontier_configs(summary: pd.DataFrame, dataset: str, k: int) -> frozenset[str]:
-    """Configurations on the answerable@k vs stored-token overhead frontier of a dataset."""
+def _frontier_configs(results: Any, dataset: str) -> frozenset[str]:
+    """Configurations on the frontier of the dataset's ranking metric
+    (:func:`chunkeval.policy.rank_metric`) against stored-token overhead."""
+    summary = results.summary
     rows = summary[summary["dataset"].astype(str) == dataset]
-    col = f"answerable@{k}"
-    if col not in rows.columns or "stored_token_overhead" not in rows.columns:
+    col = ranked_column(results, dataset)
+    if col is None or col not in rows.columns or "stored_token_overhead" not in rows.columns:
         return frozenset()
     front = pareto_frontier(rows["stored_token_overhead"].to_numpy(float), rows[col].to_numpy(float))
     configs = rows["config"].astype(str).tolist()
@@ -429,7 +458,7 @@ def _cfg_ref(config: str, styles: Mapping[str, ConfigStyle]) -> str:
     st = styles.get(config)
     sw = f'<span class="swatch" style="background:{st.color}"></span>' if st else ""
     num = f"#{st.number} " if st else ""
-    return f'{sw}{num}<code title="{_e(config)}">{_e(short_label(config, 44))}</code>'
+    return f'{sw}{num}<code title="{_e(config)}">{_e(display_label(config, 44))}</code>'
 
 
 def _verdict_section(results: Any, names: Sequence[str], k: int, styles: Mapping[str, ConfigStyle]) -> str:
@@ -485,7 +514,7 @@ def render_html(
     datasets : mapping name -> (Dataset or None, reason)
         Reloaded datasets (for evidence and question text).
     k : int, optional
-        Headline cut-off (default :func:`~chunkeval.verdict.recommendation.default_k`).
+        Headline cut-off (default :func:`~chunkeval.policy.run_headline_k`).
     title : str
         Page title (escaped).
     max_examples : int, default 5
@@ -497,7 +526,7 @@ def render_html(
     str
         A complete HTML5 document with no ``<script>`` and no external reference.
     """
-    k = default_k(results) if k is None else int(k)
+    k = run_headline_k(results) if k is None else int(k)
     summary = results.summary
     manifest = getattr(results, "manifest", None) or {}
     names = list(dict.fromkeys(summary["dataset"].astype(str)))
@@ -523,12 +552,13 @@ def render_html(
         "every configuration without overlap) nothing is marked in that column. "
         "Hover a configuration for its full spec; the table scrolls sideways with the "
         "configuration column kept in view. "
-        "Brackets are 95% bootstrap confidence intervals over questions.</p>",
+        f"Brackets are {confidence_label(run_confidence(results))} bootstrap confidence "
+        "intervals over questions.</p>",
     ]
     for name in names:
         rows = summary[summary["dataset"].astype(str) == name].reset_index(drop=True)
         parts.append(f"<h3>dataset {_e(name)}</h3>")
-        parts.append(_summary_table(rows, k, styles))
+        parts.append(_summary_table(rows, k, styles, ranked_column(results, name)))
     parts.append("<h2>Charts</h2>")
     for c in charts:
         files = ", ".join(f"<code>{_e(p.name)}</code>" for p in c.files.values())
@@ -555,7 +585,7 @@ def render_html(
                 reason,
                 styles,
                 max_examples,
-                open_configs=_frontier_configs(summary, name, k),
+                open_configs=_frontier_configs(results, name),
             )
         )
     parts.append("<h2>Datasets</h2>")

@@ -9,10 +9,11 @@ from typing import Any
 import pandas as pd
 
 from chunkeval.labels import md_escape
+from chunkeval.policy import confidence_label, run_confidence, run_headline_k
 from chunkeval.reports.charts import ChartFile
-from chunkeval.reports.html import _fmt, best_rows, format_cell, summary_columns
-from chunkeval.reports.style import ConfigStyle, short_label
-from chunkeval.verdict.recommendation import default_k, recommend, recommendation_sentences
+from chunkeval.reports.html import _fmt, best_rows, format_cell, ranked_column, summary_columns
+from chunkeval.reports.style import ConfigStyle, display_label
+from chunkeval.verdict.recommendation import recommend, recommendation_sentences
 
 __all__ = ["md_escape", "render_markdown"]
 
@@ -31,7 +32,8 @@ def render_markdown(
     A "Recommendation" paragraph per dataset comes first
     (:func:`chunkeval.verdict.recommendation.recommend`).  The best value per column is bold
     (direction-aware, as in the HTML report, and not when shared by more than half of the
-    rows); each metric cell carries its 95% confidence interval in brackets.
+    rows); each metric cell carries its confidence interval in brackets, at the run's level
+    (:func:`chunkeval.policy.run_confidence`).
 
     Parameters
     ----------
@@ -41,14 +43,14 @@ def render_markdown(
     base : Path
         Folder of ``report.md``; chart links are relative to it.
     k : int, optional
-        Headline cut-off (default :func:`~chunkeval.verdict.recommendation.default_k`).
+        Headline cut-off (default :func:`~chunkeval.policy.run_headline_k`).
     title : str
 
     Returns
     -------
     str
     """
-    k = default_k(results) if k is None else int(k)
+    k = run_headline_k(results) if k is None else int(k)
     summary = results.summary
     lines = [f"# {md_escape(title)}", "", "## Recommendation", ""]
     for name in dict.fromkeys(summary["dataset"].astype(str)):
@@ -60,7 +62,7 @@ def render_markdown(
 
         def ref(config: str) -> str:
             st = styles.get(config)
-            return f"{'#' + str(st.number) + ' ' if st else ''}`{md_escape(short_label(config, 44))}`"
+            return f"{'#' + str(st.number) + ' ' if st else ''}`{md_escape(display_label(config, 44))}`"
 
         text = " ".join(t.format(*[ref(c) for c in cs]) for t, cs in recommendation_sentences(rec))
         lines += [
@@ -71,7 +73,7 @@ def render_markdown(
     for name in dict.fromkeys(summary["dataset"].astype(str)):
         rows = summary[summary["dataset"].astype(str) == name].reset_index(drop=True)
         retr = ", ".join(dict.fromkeys(rows["retriever"].astype(str))) if "retriever" in rows else "?"
-        cols = summary_columns(rows, k)
+        cols = summary_columns(rows, k, ranked_column(results, name))
         marks = {c: best_rows(rows[c].to_numpy(float), d) for c, _, d in cols}
         lines += [f"## dataset {md_escape(name)} — retriever {md_escape(retr)}, k={k}", ""]
         head = ["#", "configuration", "limit"] + [
@@ -98,7 +100,8 @@ def render_markdown(
     lines += [
         "Bold: best in column (↑ higher is better, ↓ lower is better); nothing is bold "
         "in a column whose best value is shared by more than half of the rows. "
-        "Brackets: 95% bootstrap confidence interval over questions.",
+        f"Brackets: {confidence_label(run_confidence(results))} bootstrap confidence interval "
+        "over questions.",
         "",
         "## Charts",
         "",

@@ -1,7 +1,7 @@
-"""Colours, markers, labels and text sizes shared by every chart of a report.
+"""Colours, markers, legend entries and text sizes shared by every chart of a report.
 
 Each chunker configuration gets one :class:`ConfigStyle` (number, colour, marker, hatch,
-short label, tag), assigned from the order in which configurations first appear, so one
+legend entry, tag), assigned from the order in which configurations first appear, so one
 configuration looks the same in every chart of a report.  The colour is its chunker
 family's (a design review compares families first); the marker and hatch tell the
 configurations of one family apart.
@@ -31,7 +31,7 @@ from typing import TypeVar
 import matplotlib
 from matplotlib.figure import Figure
 
-from chunkeval.labels import short_label
+from chunkeval.labels import display_label
 
 __all__ = [
     "CONFIG_COLORS",
@@ -42,9 +42,9 @@ __all__ = [
     "ConfigStyle",
     "config_family",
     "config_styles",
+    "display_label",
     "figure_size",
     "new_figure",
-    "short_label",
     "styled",
 ]
 
@@ -152,30 +152,30 @@ class ConfigStyle:
     hatch : str
         Matplotlib hatch for bars (empty for the first configuration of each of the first
         seven families).
-    label : str
-        ``"<number>. <short label>"`` for legends and tick labels.
+    legend : str
+        ``"<number>. <display label>"`` for legends and ticks.
     family : str
         Chunker family (:func:`config_family`).
     tag : str
-        The part of the short label that tells the configuration apart within its family:
+        The part of the display label that tells the configuration apart within its family:
         the arguments that differ between the family's configurations (``"64, 16"`` for
         ``fixed(64, 16, tokens, regex)`` among other ``fixed(…, tokens, regex)``); the whole
-        short label when the family has one configuration.
+        display label when the family has one configuration.
     """
 
     number: int
     color: str
     marker: str
     hatch: str
-    label: str
+    legend: str
     family: str = ""
     tag: str = ""
 
     @property
-    def compact(self) -> str:
-        """``"<number>. <family> <tag>"`` (``"2. fixed 64, 16"``): a short tick or key label."""
-        if not self.family or self.tag == short_label(self.label.split(". ", 1)[-1], 24):
-            return self.label
+    def compact_legend(self) -> str:
+        """``"<number>. <family> <tag>"`` (``"2. fixed 64, 16"``): a short tick or key entry."""
+        if not self.family or self.tag == display_label(self.legend.split(". ", 1)[-1], 24):
+            return self.legend
         return f"{self.number}. {self.family} {self.tag}"
 
 
@@ -206,13 +206,13 @@ def _family_tags(configs: list[str]) -> dict[str, str]:
     """Tags of one family's configurations: the short-label arguments that vary among them."""
     args = {}
     for c in configs:
-        m = _ARGS.match(short_label(c, 200))
+        m = _ARGS.match(display_label(c, 200))
         args[c] = [a.strip() for a in m.group(1).split(",")] if m else None
     if len(configs) < 2 or any(a is None for a in args.values()) or len({len(a) for a in args.values()}) != 1:
-        return {c: short_label(c, 24) for c in configs}
+        return {c: display_label(c, 24) for c in configs}
     n = len(args[configs[0]])
     vary = [i for i in range(n) if len({tuple(args[c])[i] for c in configs}) > 1] or list(range(n))
-    return {c: short_label(", ".join(args[c][i] for i in vary), 24) for c in configs}
+    return {c: display_label(", ".join(args[c][i] for i in vary), 24) for c in configs}
 
 
 def config_styles(configs: Iterable[str]) -> dict[str, ConfigStyle]:
@@ -252,7 +252,7 @@ def config_styles(configs: Iterable[str]) -> dict[str, ConfigStyle]:
             color=CONFIG_COLORS[f % n_colors],
             marker=_MARKERS[shape % len(_MARKERS)],
             hatch=_HATCHES[shape % len(_HATCHES)],
-            label=f"{i + 1}. {short_label(config)}",
+            legend=f"{i + 1}. {display_label(config)}",
             family=fam,
             tag=tags[config],
         )

@@ -16,7 +16,8 @@ For one dataset, :func:`recommend` names
   ``answerable@k`` includes 0.
 
 The bootstrap uses the run's own ``confidence``, ``n_resamples`` and ``seed`` from the
-manifest (defaults 0.95, 1000, 0), so the verdict is reproducible.
+manifest (defaults: :data:`chunkeval.policy.CONFIDENCE`, 1000 resamples, seed 0), so the
+verdict is reproducible.
 
 :func:`recommendation_sentences` words a :class:`Recommendation` as sentence templates with
 the numbers formatted, which the HTML and Markdown reports and the ``chunkeval run``
@@ -27,24 +28,22 @@ prints it without drawing anything: importing :mod:`chunkeval.reports` loads mat
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from chunkeval.labels import percent
+from chunkeval.policy import confidence_label, dataset_rows, rank_metric, run_confidence, run_headline_k
 from chunkeval.verdict.frontier import pareto_frontier
 
 __all__ = [
     "MIN_QUESTIONS",
     "RULED_OUT",
-    "Comparison",
+    "AgainstBest",
     "Recommendation",
-    "default_k",
     "recommend",
     "recommendation_sentences",
-    "result_ks",
 ]
 
 #: A configuration whose probability of being the best is below this is "ruled out".
@@ -52,58 +51,10 @@ RULED_OUT = 0.025
 #: Below this many questions a verdict carries a small-sample warning.
 MIN_QUESTIONS = 30
 
-_K_COLUMN = re.compile(r"^recall@(\d+)$")
-
-
-def result_ks(results: Any) -> list[int]:
-    """The cut-offs k of a run: ``manifest["ks"]``, else the ``recall@k`` columns of the summary.
-
-    Parameters
-    ----------
-    results : Results
-        Anything with a ``summary`` table and an optional ``manifest`` dict.
-
-    Returns
-    -------
-    list of int
-        Sorted, unique (empty when the run retrieved nothing).
-    """
-    ks = (getattr(results, "manifest", None) or {}).get("ks")
-    if not ks:
-        ks = [int(m.group(1)) for c in results.summary.columns if (m := _K_COLUMN.match(str(c)))]
-    return sorted({int(k) for k in ks})
-
-
-def default_k(results: Any) -> int:
-    """The cut-off the verdict and the report headline.
-
-    Parameters
-    ----------
-    results : Results
-        As for :func:`result_ks`.
-
-    Returns
-    -------
-    int
-        :func:`chunkeval.policy.headline_k` of :func:`result_ks`: 5 when the run
-        has it, else its largest k.
-
-    Raises
-    ------
-    ValueError
-        When the run has no retrieval cut-offs.
-    """
-    from chunkeval.policy import headline_k
-
-    ks = result_ks(results)
-    if not ks:
-        raise ValueError("the results have no recall@k columns and no manifest['ks']")
-    return headline_k(ks)
-
 
 @dataclass(frozen=True)
-class Comparison:
-    """One configuration against the best, on the same questions.
+class AgainstBest:
+    """One configuration against the best of its dataset, on the same questions.
 
     Attributes
     ----------
@@ -148,7 +99,7 @@ class Recommendation:
         Pareto-frontier configurations, by increasing overhead.
     cheapest_frontier : str
         ``frontier[0]``.
-    comparisons : list of Comparison
+    against_best : list of AgainstBest
         Every other configuration against the best, in summary order.
     tied : list of str
         Configurations indistinguishable from the best (best excluded), by increasing
@@ -183,7 +134,7 @@ class Recommendation:
     best_overhead: float
     frontier: list[str]
     cheapest_frontier: str
-    comparisons: list[Comparison] = field(default_factory=list)
+    against_best: list[AgainstBest] = field(default_factory=list)
     tied: list[str] = field(default_factory=list)
     cheapest_tied: str = ""
     p_best: dict[str, float] = field(default_factory=dict)
@@ -192,27 +143,9 @@ class Recommendation:
     notes: list[str] = field(default_factory=list)
     no_signal: bool = False
 
-    def comparison(self, config: str) -> Comparison | None:
-        """The comparison of ``config`` with the best (``None`` for the best itself)."""
-        return next((c for c in self.comparisons if c.config == config), None)
-
-
-def _rank_column(
-    results: Any, rows: Any, rank_by: str | None, k: int | None, metric: str | None, ceiling: float
-) -> tuple[str, list[str], bool]:
-    """The column to rank by (:func:`chunkeval.metrics.choose_rank_metric`)."""
-    from chunkeval.policy import choose_rank_metric
-
-    manifest = getattr(results, "manifest", None) or {}
-    if rank_by is None and (k is not None or metric is not None):
-        rank_by = f"{metric or 'answerable'}@{default_k(results) if k is None else int(k)}"
-    return choose_rank_metric(
-        rows,
-        manifest.get("ks") or [default_k(results)],
-        manifest.get("budgets") or (),
-        rank_by=rank_by or manifest.get("rank_by"),
-        explicit=rank_by is not None,
-    )
+    def versus_best(self, config: str) -> AgainstBest | None:
+        """``config`` against the best (``None`` for the best itself)."""
+        return next((c for c in self.against_best if c.config == config), None)
 
 
 def recommend(
@@ -234,14 +167,14 @@ def recommend(
         Default: the summary's first dataset.
     k : int, optional
         With ``metric``, the column ``f"{metric}@{k}"`` (default k:
-        :func:`default_k`).
+        :func:`chunkeval.policy.run_headline_k`).
     metric : str, optional
         Metric prefix such as ``"answerable"`` or ``"all_parts"`` (with ``k``).
     rank_by : str, optional
         A summary column to rank by, e.g. ``"all_parts@5"`` or ``"recall@512tok"``.
-        Default: ``manifest["rank_by"]``, else
-        :func:`chunkeval.policy.headline_metric` of the run's ks, budgets
-        and the dataset's answerability ceiling. A metric that is 0 for every
+        Default: the run's ranking metric (:func:`chunkeval.policy.rank_metric`:
+        ``manifest["rank_by"]``, else the headline metric of the run's ks, budgets and
+        the dataset's answerability ceiling). A metric that is 0 for every
         configuration is replaced by its ``all_parts`` form, or nothing is recommended.
 
     Returns
@@ -256,17 +189,14 @@ def recommend(
     """
     from chunkeval.stats import paired_bootstrap
 
-    summary = results.summary
-    names = summary["dataset"].astype(str)
-    dataset = names.iloc[0] if dataset is None else str(dataset)
-    rows = summary[names == dataset].reset_index(drop=True)
-    if not len(rows):
-        raise ValueError(f"no summary rows for dataset {dataset!r}")
+    dataset, rows = dataset_rows(results, dataset)
     ceiling = (
         float(rows["answerability_ceiling"].iloc[0]) if "answerability_ceiling" in rows else float("nan")
     )
-    col, notes, signal = _rank_column(results, rows, rank_by, k, metric, ceiling)
-    k = default_k(results) if k is None else int(k)
+    if rank_by is None and (k is not None or metric is not None):
+        rank_by = f"{metric or 'answerable'}@{run_headline_k(results) if k is None else int(k)}"
+    k = run_headline_k(results) if k is None else int(k)
+    col, notes, signal = rank_metric(results, dataset, rank_by)
     configs = rows["config"].astype(str).tolist()
     value = rows[col].to_numpy(float)
     overhead = rows["stored_token_overhead"].to_numpy(float)
@@ -278,7 +208,7 @@ def recommend(
     front = pareto_frontier(overhead, value) if signal else np.array([best_i])
 
     manifest = getattr(results, "manifest", None) or {}
-    confidence = float(manifest.get("confidence") or 0.95)
+    confidence = run_confidence(results)
     n_resamples = int(manifest.get("n_resamples") or 1000)
     seed = int(manifest.get("seed") or 0)
 
@@ -292,7 +222,7 @@ def recommend(
         dropna=False,
     )
     best = configs[best_i]
-    comparisons = []
+    against_best = []
     for i, config in enumerate(configs):
         if i == best_i:
             continue
@@ -305,11 +235,11 @@ def recommend(
         b = pair[best].to_numpy(float)
         d, lo, hi = paired_bootstrap(a, b, confidence=confidence, n_resamples=n_resamples, seed=seed)
         d, lo, hi = float(d), float(lo), float(hi)
-        comparisons.append(
-            Comparison(config, float(a.mean()), float(overhead[i]), d, lo, hi, bool(lo <= 0 <= hi))
+        against_best.append(
+            AgainstBest(config, float(a.mean()), float(overhead[i]), d, lo, hi, bool(lo <= 0 <= hi))
         )
     tied = sorted(
-        (c for c in comparisons if c.indistinguishable),
+        (c for c in against_best if c.indistinguishable),
         key=lambda c: (np.inf if np.isnan(c.overhead) else c.overhead, -c.value, configs.index(c.config)),
     )
     candidates = [(ob[best_i], -value[best_i], best)] + [
@@ -341,7 +271,7 @@ def recommend(
         best_overhead=float(overhead[best_i]),
         frontier=[configs[i] for i in front],
         cheapest_frontier=configs[int(front[0])] if len(front) else best,
-        comparisons=comparisons,
+        against_best=against_best,
         tied=[c.config for c in tied],
         cheapest_tied=cheapest_tied,
         p_best=p_best,
@@ -380,7 +310,7 @@ def recommendation_sentences(rec: Recommendation) -> list[tuple[str, list[str]]]
     -------
     list of (template, configs)
     """
-    pct = f"{rec.confidence:.0%}"
+    pct = confidence_label(rec.confidence)
     out: list[tuple[str, list[str]]] = []
     ceiling = rec.answerability_ceiling
     if np.isfinite(ceiling) and ceiling < 1:
@@ -410,7 +340,7 @@ def recommendation_sentences(rec: Recommendation) -> list[tuple[str, list[str]]]
             [rec.best],
         )
     )
-    n_other = len(rec.comparisons)
+    n_other = len(rec.against_best)
     if n_other == 0:
         out.append(("It is the only configuration run, so there is nothing to compare it with.", []))
         return out
@@ -423,7 +353,7 @@ def recommendation_sentences(rec: Recommendation) -> list[tuple[str, list[str]]]
             )
         )
     else:
-        c = rec.comparison(rec.cheapest_frontier)
+        c = rec.versus_best(rec.cheapest_frontier)
         diff = (
             ""
             if c is None
@@ -476,7 +406,7 @@ def recommendation_sentences(rec: Recommendation) -> list[tuple[str, list[str]]]
         )
     if rec.tied:
         if rec.cheapest_tied != rec.best:
-            c = rec.comparison(rec.cheapest_tied)
+            c = rec.versus_best(rec.cheapest_tied)
             out.append(
                 (
                     f"So for the least storage with no measurable loss, choose {{0}} "

@@ -1,0 +1,270 @@
+"""Every process-level cache of chunkeval, declared in one place.
+
+A *process-level cache* is state that outlives the call that filled it and is shared by
+every caller in the process: a memoised function, or a dictionary at module level. Each
+one is declared here, once, in :data:`CATALOGUE` -- what it holds, its key, its bound and
+who fills it -- and is created through this module, so none can exist without its entry:
+
+* :func:`memoize` wraps a function in :func:`functools.lru_cache` with the declared bound;
+* :func:`store` returns a dictionary owned by this module.
+
+:func:`clear_caches` empties every one of them (tests, or a long-lived process that wants
+its memory back); :func:`describe` lists them with their entries. No cache changes a
+result: each returns what recomputing would return, so clearing one only costs time.
+
+The caches (each entry of :data:`CATALOGUE` gives its key, bound and filler too):
+
+- ``text.line_regexes``: a Markdown line pattern, compiled;
+- ``text.lead_matches``: whether a code point can begin a line pattern (LRU, 65,536);
+- ``text.space_table``: the whitespace table of the code points below U+3001;
+- ``text.known_sentences``: sentence spans declared for one text object (0.1 interface;
+  the runner does not use it);
+- ``analysis.marks_class``, ``analysis.analyzer_regexes``: the analyzer's patterns;
+- ``tokenizers.regex_token``: the regex tokenizer's pattern;
+- ``tokenizers.count_caches``: token counts, one LRU of 8,192 texts per tokenizer;
+- ``tokenizers.byte_lengths``: the byte length of every token of a tiktoken encoding;
+- ``stats.bootstrap_weights``: bootstrap resample weights (LRU, 4 draws);
+- ``benchmarks.tokenizers``: the tokenizers the runner resolved, by spec;
+- ``benchmarks.worker_datasets``: the prepared datasets of a pool worker process;
+- ``memory.malloc_trim``: glibc's ``malloc_trim``, or ``None``.
+
+Not here: what lives and dies with one object (a :class:`~chunkeval.benchmarks.prepared.
+PreparedDataset`'s arrays, a chunker's resolved ``tokenizer_``, a retriever's fitted index),
+and the registries of names, which are not caches (clearing them would forget what exists).
+
+A run's fast paths read no cache: the runner hands the precomputed sentences and token
+offsets of a document to the chunkers that can use them (see
+:func:`chunkeval.benchmarks.stages.chunk_documents`).
+
+This module is the bottom layer: it imports nothing of chunkeval.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+__all__ = ["CATALOGUE", "CacheEntry", "clear_caches", "describe", "memoize", "store"]
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+@dataclass(frozen=True)
+class CacheEntry:
+    """The declaration of one process-level cache.
+
+    Parameters
+    ----------
+    name : str
+        ``"package.what"``, as in the module table.
+    holds : str
+        What a value is.
+    key : str
+        What a value is looked up by.
+    bound : str
+        How large it can grow.
+    filled_by : str
+        The function or module that fills it.
+    maxsize : int or None, default None
+        For :func:`memoize`: the LRU bound in entries (``None``: unbounded, for a fixed,
+        small set of keys).
+    """
+
+    name: str
+    holds: str
+    key: str
+    bound: str
+    filled_by: str
+    maxsize: int | None = None
+
+
+def _entries(*entries: CacheEntry) -> dict[str, CacheEntry]:
+    return {e.name: e for e in entries}
+
+
+#: Every process-level cache, by name (the module docstring shows it as a table).
+CATALOGUE: dict[str, CacheEntry] = _entries(
+    CacheEntry(
+        "text.line_regexes",
+        "a line pattern compiled at a line start and after a break character",
+        "the pattern's source",
+        "the dozen patterns of chunkeval.text.lines",
+        "chunkeval.text.lines",
+    ),
+    CacheEntry(
+        "text.lead_matches",
+        "whether a code point can begin a line pattern",
+        "(character class, code point)",
+        "65,536 entries, least recently used",
+        "chunkeval.text.lines.Lines.starting_with",
+        maxsize=1 << 16,
+    ),
+    CacheEntry(
+        "text.space_table",
+        "the str.isspace table of the code points below U+3001",
+        "none",
+        "one boolean array of 12,290 entries",
+        "chunkeval.text.words.word_bounds",
+    ),
+    CacheEntry(
+        "text.known_sentences",
+        "sentence spans a caller declared for one text object (0.1 interface)",
+        "the text object, by identity",
+        "one per open `with known_sentences(...)` block",
+        "chunkeval.text.known_sentences",
+    ),
+    CacheEntry(
+        "analysis.marks_class",
+        "the regex character class of every combining mark",
+        "none",
+        "one string",
+        "chunkeval.analysis.marks_class",
+    ),
+    CacheEntry(
+        "analysis.analyzer_regexes",
+        "the compiled term and CJK-bigram patterns of the analyzer",
+        "none",
+        "two patterns",
+        "chunkeval.analysis",
+    ),
+    CacheEntry(
+        "tokenizers.regex_token",
+        "the compiled token pattern of the regex tokenizer",
+        "none",
+        "one pattern",
+        "chunkeval.tokenizers.RegexTokenizer",
+    ),
+    CacheEntry(
+        "tokenizers.count_caches",
+        "token counts of texts, one LRU per tokenizer",
+        "(tokenizer class, name), then the text",
+        "COUNT_CACHE_SIZE (8,192) texts per tokenizer",
+        "Tokenizer.count",
+    ),
+    CacheEntry(
+        "tokenizers.byte_lengths",
+        "the UTF-8 byte length of every token of a tiktoken encoding",
+        "the encoding name",
+        "one array per encoding used",
+        "chunkeval.tokenizers.TiktokenTokenizer",
+    ),
+    CacheEntry(
+        "stats.bootstrap_weights",
+        "bootstrap resample weights (read-only arrays)",
+        "(n, resamples, seed)",
+        "4 draws of at most _BLOCK_CELLS weights each",
+        "chunkeval.stats.bootstrap_means",
+        maxsize=4,
+    ),
+    CacheEntry(
+        "benchmarks.tokenizers",
+        "tokenizers resolved by the runner (each keeps its count cache)",
+        "the spec string, or name@id of an object (the entry keeps the object alive)",
+        "one per spec or object a run passed",
+        "chunkeval.benchmarks.prepared.resolve_tokenizer",
+    ),
+    CacheEntry(
+        "benchmarks.worker_datasets",
+        "the prepared datasets of a pool worker process",
+        "dataset index",
+        "the run's datasets",
+        "chunkeval.benchmarks.executors (the pool's initializer)",
+    ),
+    CacheEntry(
+        "memory.malloc_trim",
+        "glibc's malloc_trim function, or None",
+        "none",
+        "one handle",
+        "chunkeval._memory.release_freed_memory",
+    ),
+)
+
+# name -> how to empty the live cache of that name (set when its module creates it)
+_CLEARERS: dict[str, Callable[[], None]] = {}
+
+
+def _entry(name: str) -> CacheEntry:
+    try:
+        return CATALOGUE[name]
+    except KeyError:
+        raise KeyError(f"cache {name!r} is not declared in chunkeval.caches.CATALOGUE") from None
+
+
+def memoize(name: str) -> Callable[[F], F]:
+    """Decorator: memoise a function as the declared cache ``name``.
+
+    Parameters
+    ----------
+    name : str
+        A key of :data:`CATALOGUE`; its ``maxsize`` bounds the cache.
+
+    Returns
+    -------
+    callable
+        A decorator returning :func:`functools.lru_cache` of the function (with
+        ``cache_clear`` and ``cache_info``).
+
+    Raises
+    ------
+    KeyError
+        ``name`` is not declared.
+    """
+    entry = _entry(name)
+
+    def decorate(func: F) -> F:
+        cached = functools.lru_cache(maxsize=entry.maxsize)(func)
+        _CLEARERS[name] = cached.cache_clear
+        return cached  # type: ignore[return-value]
+
+    return decorate
+
+
+def store(name: str, clear: Callable[[dict[Any, Any]], None] | None = None) -> dict[Any, Any]:
+    """A dictionary owned by this module, as the declared cache ``name``.
+
+    Parameters
+    ----------
+    name : str
+        A key of :data:`CATALOGUE`.
+    clear : callable(dict), optional
+        How :func:`clear_caches` empties it (default ``dict.clear``); e.g. to empty the
+        LRU caches a dictionary holds while keeping them shared.
+
+    Returns
+    -------
+    dict
+        Empty; the caller fills it.
+
+    Raises
+    ------
+    KeyError
+        ``name`` is not declared.
+    """
+    _entry(name)
+    values: dict[Any, Any] = {}
+    _CLEARERS[name] = (lambda: clear(values)) if clear is not None else values.clear
+    return values
+
+
+def clear_caches() -> None:
+    """Empty every process-level cache created so far (results do not change).
+
+    Returns
+    -------
+    None
+    """
+    for clear in _CLEARERS.values():
+        clear()
+
+
+def describe() -> list[tuple[CacheEntry, bool]]:
+    """Every declared cache and whether it exists in this process yet.
+
+    Returns
+    -------
+    list of (CacheEntry, bool)
+        In :data:`CATALOGUE` order; ``True`` when the module that fills it has created it.
+    """
+    return [(entry, name in _CLEARERS) for name, entry in CATALOGUE.items()]

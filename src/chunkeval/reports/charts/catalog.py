@@ -1,0 +1,169 @@
+"""The charts of a run: which are drawn for each dataset, with which metric (the ranking
+metric of :mod:`chunkeval.policy` leads), in report order (:func:`write_charts`).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from matplotlib.figure import Figure
+
+from chunkeval.policy import (
+    metric_family,
+    rank_metrics,
+    run_budgets,
+    run_headline_k,
+)
+from chunkeval.reports.charts.bars import plot_dataset_bars
+from chunkeval.reports.charts.curves import plot_budget_curve, plot_k_curves
+from chunkeval.reports.charts.data import SMALL_MULTIPLES_ABOVE, styles_for
+from chunkeval.reports.charts.files import ChartFile, render_charts
+from chunkeval.reports.charts.quality_cost import plot_quality_cost
+from chunkeval.reports.charts.sizes import plot_chunk_sizes
+from chunkeval.reports.evidence_map import plot_evidence_map
+from chunkeval.reports.style import ConfigStyle
+
+__all__ = ["write_charts"]
+
+
+def write_charts(
+    results: Any,
+    folder: str | Path,
+    *,
+    styles: Mapping[str, ConfigStyle] | None = None,
+    texts: Mapping[str, Mapping[str, str]] | None = None,
+    k: int | None = None,
+    metric: str | None = None,
+    size: str | tuple[float, float] = "slide",
+    formats: Sequence[str] = ("png", "svg"),
+    dpi: float = 100,
+) -> list[ChartFile]:
+    """Draw every chart of a run and save each in ``folder`` in the given formats.
+
+    Parameters
+    ----------
+    results : Results
+    folder : str or Path
+        Output folder (created).
+    styles : mapping config -> ConfigStyle, optional
+        Shared configuration styles.
+    texts : mapping dataset -> (doc_id -> text), optional
+        Document texts for the evidence maps (lengths only).
+    k : int, optional
+        Headline cut-off (default :func:`~chunkeval.policy.run_headline_k`).
+    metric : str, optional
+        Quality metric prefix of the quality-vs-cost, k-curve and budget charts (one chart
+        each); default: the dataset's ranking metric (:func:`chunkeval.policy.rank_metric`,
+        e.g. answerable, or all_parts where answerable cannot be reached) and recall against
+        cost and over k, recall and all_parts (and the ranking metric, when it is a budget
+        column) over the budget.
+    size : str or (float, float), default "slide"
+        Figure size (:func:`chunkeval.reports.style.figure_size`).
+    formats : sequence of {"png", "svg", "pdf"}, default ("png", "svg")
+    dpi : float, default 100
+        PNG resolution.
+
+    Returns
+    -------
+    list of ChartFile
+        In report order: per dataset quality-vs-cost, budget curves (only when the summary
+        has ``<metric>@<B>tok`` columns), k curves, chunk sizes, evidence map; then the
+        bars of the main metrics (one chart per dataset when there are several datasets and
+        more than :data:`SMALL_MULTIPLES_ABOVE` rows).
+    """
+    styles = styles_for(results, styles)
+    k = run_headline_k(results) if k is None else int(k)
+    tasks: list[tuple[str, str | None, str, Callable[[], Figure]]] = []
+    cost_metrics = [metric] if metric else ["answerable", "recall"]
+    k_metrics = [metric] if metric else ["recall", "answerable"]
+    budget_metrics = [metric] if metric else ["recall", "all_parts"]
+    has_budgets = bool(run_budgets(results))
+    common = {"styles": styles, "size": size}
+
+    def emit(
+        key: str, for_dataset: str | None, title: str, draw: Callable[..., Figure], *args: Any, **kwargs: Any
+    ) -> None:
+        tasks.append((key, for_dataset, title, functools.partial(draw, *args, **common, **kwargs)))
+
+    def key_for(base: str, m: str, default: str) -> str:
+        return base if m == default else f"{m}_{base}"
+
+    summary = results.summary
+    ranked = rank_metrics(results)
+    for dataset in dict.fromkeys(summary["dataset"].astype(str)):
+        # the verdict's metric leads (all_parts where answerable cannot be reached)
+        family = metric_family(ranked.get(dataset, "answerable"))
+        if metric or f"{family}@{k}" not in summary.columns:
+            family = "answerable"
+        swap = lambda m, f=family: f if m == "answerable" else m  # noqa: E731
+        budget_extra = [family] if ranked.get(dataset, "").endswith("tok") and not metric else []
+        for m in dict.fromkeys(map(swap, cost_metrics)):
+            emit(
+                "quality_cost" if m == swap(cost_metrics[0]) else f"{m}_cost",
+                dataset,
+                f"{m}@{k} vs tokens retrieved per question — {dataset}",
+                plot_quality_cost,
+                results,
+                dataset=dataset,
+                k=k,
+                metric=m,
+            )
+        for m in dict.fromkeys(budget_metrics + budget_extra) if has_budgets else []:
+            if not any(re.fullmatch(rf"{re.escape(m)}@\d+tok", str(c)) for c in summary.columns):
+                continue  # this metric was not measured at budgets
+            emit(
+                key_for("budget_curve", m, budget_metrics[0]),
+                dataset,
+                f"{m} at a fixed token budget — {dataset}",
+                plot_budget_curve,
+                results,
+                m,
+                dataset=dataset,
+            )
+        for m in dict.fromkeys(map(swap, k_metrics)):
+            emit(
+                key_for("k_curves", m, k_metrics[0]),
+                dataset,
+                f"{m}@k over k — {dataset}",
+                plot_k_curves,
+                results,
+                dataset=dataset,
+                metric=m,
+            )
+        emit(
+            "chunk_sizes",
+            dataset,
+            f"chunk-size distribution — {dataset}",
+            plot_chunk_sizes,
+            results,
+            dataset=dataset,
+        )
+        # a dataset without evidence has no map: the drawing raises ValueError, and it is left out
+        emit(
+            "evidence_map",
+            dataset,
+            f"evidence map of one document — {dataset}",
+            plot_evidence_map,
+            results,
+            dataset=dataset,
+            texts=(texts or {}).get(dataset),
+        )
+    names = list(dict.fromkeys(results.summary["dataset"].astype(str)))
+    if len(results.summary) > SMALL_MULTIPLES_ABOVE and len(names) > 1:
+        for dataset in names:  # family panels of several datasets would not fit one slide
+            emit(
+                "dataset_bars",
+                dataset,
+                f"main metrics (k={k}) — {dataset}",
+                plot_dataset_bars,
+                results,
+                dataset=dataset,
+                k=k,
+            )
+    else:
+        emit("dataset_bars", None, f"main metrics per dataset (k={k})", plot_dataset_bars, results, k=k)
+    return render_charts(tasks, Path(folder), formats, dpi)

@@ -1,0 +1,181 @@
+"""What a chart reads from a run: one dataset's summary rows, its retriever, the error bars of
+a metric, metric names for axes, and the chunker families that make small-multiple panels.
+Nothing here decides which metric leads: that is :mod:`chunkeval.policy`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from chunkeval.reports import style as _style
+from chunkeval.reports.style import ConfigStyle, config_styles
+
+__all__ = [
+    "COMPACT_METRIC_LABELS",
+    "METRIC_LABELS",
+    "SMALL_MULTIPLES_ABOVE",
+    "ci_errors",
+    "config_family",
+    "config_groups",
+    "dataset_rows",
+    "metric_axis_name",
+    "retriever_name",
+    "styles_for",
+]
+
+
+#: Human names of metrics for axis labels.
+METRIC_LABELS: dict[str, str] = {
+    "evidence_in_one_chunk": "evidence in\none chunk",
+    "answerability": "answerability\n(no retriever)",
+    "mrr": "MRR",
+    "precision_omega": "precision Ω",
+}
+
+
+#: Compact axis labels for the narrow panels of small multiples.
+COMPACT_METRIC_LABELS: dict[str, str] = {
+    "evidence_in_one_chunk": "in one\nchunk",
+    "answerability": "answer-\nability",
+    "mrr": "MRR",
+}
+
+
+def metric_axis_name(metric: str, compact: bool = False) -> str:
+    """A metric's name on an axis: :data:`METRIC_LABELS`, or in narrow panels (``compact``)
+    :data:`COMPACT_METRIC_LABELS` and ``@k`` columns broken over two lines.
+
+    Parameters
+    ----------
+    metric : str
+        A summary column.
+    compact : bool, default False
+
+    Returns
+    -------
+    str
+    """
+    if compact:
+        if metric in COMPACT_METRIC_LABELS:
+            return COMPACT_METRIC_LABELS[metric]
+        m = re.match(r"^(answerable|recall|iou)@(\d+)$", metric)
+        if m:
+            name = {"answerable": "answer-\nable", "recall": "recall\n", "iou": "IoU\n"}[m.group(1)]
+            return f"{name}@{m.group(2)}"
+    return METRIC_LABELS.get(metric, metric)
+
+
+#: Above this many configurations, k curves and dataset bars become small multiples (one
+#: panel per chunker family, families longer than this split into consecutive parts).
+SMALL_MULTIPLES_ABOVE = 8
+
+
+def config_family(config: str, chunker: Any = None) -> str:
+    """Chunker family of a configuration: the ``chunker`` column, else (and for external
+    splitters, which all share ``chunker == "external"``) the spec's name.
+
+    Parameters
+    ----------
+    config : str
+        Configuration spec or label.
+    chunker : str, optional
+        The summary's ``chunker`` value (NaN and empty are ignored).
+
+    Returns
+    -------
+    str
+    """
+    if (
+        chunker is not None
+        and not (isinstance(chunker, float) and np.isnan(chunker))
+        and str(chunker)
+        and str(chunker) != "external"
+    ):
+        return str(chunker)
+    # every external splitter is chunker "external": its spec's name tells them apart
+    return _style.config_family(config)
+
+
+def config_groups(rows: pd.DataFrame, max_size: int = SMALL_MULTIPLES_ABOVE) -> list[tuple[str, list[str]]]:
+    """Panels of a small-multiples chart: configurations by chunker family.
+
+    Families keep the order of their first configuration; a family with more than
+    ``max_size`` configurations is cut into consecutive parts titled ``"family (1/2)"`` ...
+
+    Parameters
+    ----------
+    rows : pandas.DataFrame
+        Summary rows with ``config`` (and optionally ``chunker``).
+    max_size : int, default :data:`SMALL_MULTIPLES_ABOVE`
+        Largest number of configurations per panel.
+
+    Returns
+    -------
+    list of (title, configs)
+    """
+    fams: dict[str, list[str]] = {}
+    chunkers = rows["chunker"] if "chunker" in rows.columns else [None] * len(rows)
+    for config, chunker in zip(rows["config"].astype(str), chunkers, strict=False):
+        fams.setdefault(config_family(config, chunker), [])
+        if config not in fams[config_family(config, chunker)]:
+            fams[config_family(config, chunker)].append(config)
+    out: list[tuple[str, list[str]]] = []
+    for fam, configs in fams.items():
+        parts = -(-len(configs) // max_size)
+        size = -(-len(configs) // parts)
+        for p in range(parts):
+            title = fam if parts == 1 else f"{fam} ({p + 1}/{parts})"
+            out.append((title, configs[p * size : (p + 1) * size]))
+    return out
+
+
+def dataset_rows(results: Any, dataset: str | None) -> tuple[str, pd.DataFrame]:
+    """One dataset's summary rows (default: the summary's first dataset).
+
+    Returns
+    -------
+    dataset : str
+    rows : pandas.DataFrame
+
+    Raises
+    ------
+    ValueError
+        No rows for ``dataset`` (the datasets present are listed).
+    """
+    summary = results.summary
+    names = summary["dataset"].astype(str)
+    dataset = names.iloc[0] if dataset is None else str(dataset)
+    rows = summary[names == dataset]
+    if not len(rows):
+        raise ValueError(f"no summary rows for dataset {dataset!r}; have {sorted(set(names))}")
+    return dataset, rows
+
+
+def retriever_name(rows: pd.DataFrame) -> str:
+    """The retriever(s) of summary rows, for titles (``"unknown retriever"`` without the column)."""
+    if "retriever" not in rows.columns:
+        return "unknown retriever"
+    return ", ".join(dict.fromkeys(rows["retriever"].astype(str)))
+
+
+def styles_for(results: Any, styles: Mapping[str, ConfigStyle] | None) -> dict[str, ConfigStyle]:
+    """``styles`` as a dict, else :func:`~chunkeval.reports.style.config_styles` of the run's
+    configurations (so a chart drawn alone keeps the run's colours)."""
+    if styles is not None:
+        return dict(styles)
+    return config_styles(results.summary["config"].astype(str))
+
+
+def ci_errors(rows: pd.DataFrame, metric: str) -> tuple[np.ndarray, np.ndarray] | None:
+    """Error-bar lengths ``(below, above)``, each shape (n,), of a metric's interval columns;
+    ``None`` when the summary has no ``<metric>_ci_low/high``."""
+    lo, hi = f"{metric}_ci_low", f"{metric}_ci_high"
+    if lo not in rows.columns or hi not in rows.columns:
+        return None
+    v = rows[metric].to_numpy(float)
+    return (np.clip(v - rows[lo].to_numpy(float), 0, None), np.clip(rows[hi].to_numpy(float) - v, 0, None))

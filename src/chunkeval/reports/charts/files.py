@@ -1,0 +1,191 @@
+"""Chart files: PNG (palette-encoded) / SVG / PDF encoding of one figure (:func:`save_figure`),
+the :class:`ChartFile` record, and the writer that draws and saves many charts, on several
+cores in forked processes when it can.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import matplotlib
+import numpy as np
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+
+__all__ = ["FORMATS", "ChartFile", "render_charts", "save_figure"]
+
+
+#: File formats :func:`save_figure` writes.
+FORMATS = ("png", "svg", "pdf")
+
+
+def _png_bytes(fig: Figure, dpi: float) -> bytes:
+    """Render ``fig`` once with Agg at ``dpi`` and encode it as a 256-colour PNG."""
+    from PIL import Image
+
+    fig.set_dpi(dpi)
+    canvas = FigureCanvasAgg(fig)
+    canvas.draw()
+    rgba = np.asarray(canvas.buffer_rgba())
+    # charts use few colours: a 256-colour palette (no dithering) looks the same and makes
+    # the PNGs, and the report that inlines them, about half as large
+    pal = Image.fromarray(rgba[..., :3]).quantize(
+        colors=256, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE
+    )
+    buf = io.BytesIO()
+    pal.save(buf, format="PNG", compress_level=6, dpi=(dpi, dpi))
+    return buf.getvalue()
+
+
+def save_figure(
+    fig: Figure, folder: str | Path, stem: str, *, formats: Sequence[str] = ("png", "svg"), dpi: float = 100
+) -> dict[str, Path]:
+    """Write ``fig`` as ``<folder>/<stem>.<format>`` for each format.
+
+    The layout is computed once: the first format lays the figure out and renders it, the
+    others reuse that layout (the figure's layout engine is paused meanwhile and restored).
+    The PNG is stored with a 256-colour palette (median cut, no dithering): charts have few
+    distinct colours, so it looks the same as the full-colour image at about half the size.
+    SVG keeps text as text.
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+        White background is used; the figure's dpi is set to ``dpi``.
+    folder : str or Path
+        Created when missing.
+    stem : str
+        File name without extension.
+    formats : sequence of {"png", "svg", "pdf"}, default ("png", "svg")
+    dpi : float, default 100
+        PNG resolution (dots per inch): a 12.8 × 7.2 in slide figure is 1280 × 720 pixels.
+
+    Returns
+    -------
+    dict[str, Path]
+        Format -> written path, in the order of ``formats``.
+
+    Raises
+    ------
+    ValueError
+        Unknown or no format.
+    """
+    formats = list(dict.fromkeys(str(f).lower() for f in formats))
+    bad = [f for f in formats if f not in FORMATS]
+    if bad or not formats:
+        raise ValueError(f"unknown chart format(s) {bad or formats}; choose from {list(FORMATS)}")
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = {f: folder / f"{stem}.{f}" for f in formats}
+    png = _png_bytes(fig, dpi)  # lays the figure out and renders it once
+    if "png" in paths:
+        paths["png"].write_bytes(png)
+    engine = fig.get_layout_engine()
+    fig.set_layout_engine("none")  # keep the layout just computed for the vector formats
+    try:
+        with matplotlib.rc_context({"svg.fonttype": "none", "pdf.fonttype": 42}):
+            for f in formats:
+                if f != "png":
+                    fig.savefig(paths[f], format=f, facecolor="white")
+    finally:
+        fig.set_layout_engine(engine)
+    return paths
+
+
+@dataclass(frozen=True)
+class ChartFile:
+    """A chart written by :func:`write_charts`.
+
+    Attributes
+    ----------
+    key : str
+        Chart kind (``quality_cost``, ``recall_cost``, ``budget_curve``, ``k_curves``,
+        ``answerable_k_curves``, ``chunk_sizes``, ``dataset_bars``, ``evidence_map``,
+        ``deltas``).
+    dataset : str or None
+        Dataset shown (``None`` for charts over all datasets).
+    title : str
+        Caption for reports.
+    files : mapping format -> Path
+        Written files (:func:`save_figure`).
+    """
+
+    key: str
+    dataset: str | None
+    title: str
+    files: Mapping[str, Path] = field(default_factory=dict)
+
+    @property
+    def png(self) -> Path | None:
+        """The PNG file, if written."""
+        return self.files.get("png")
+
+    @property
+    def svg(self) -> Path | None:
+        """The SVG file, if written."""
+        return self.files.get("svg")
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "-", text).strip("-") or "dataset"
+
+
+# The charts a forked renderer draws (set before the pool forks; children read it by index).
+_TASKS: list[tuple[str, str | None, str, Callable[[], Figure]]] = []
+
+
+def _render_one(i: int, folder: Path, formats: Sequence[str], dpi: float) -> ChartFile | None:
+    key, dataset, title, draw = _TASKS[i]
+    try:
+        fig = draw()
+    except ValueError:
+        if key == "evidence_map":
+            return None  # no evidence in this dataset: nothing to map
+        raise
+    stem = key if dataset is None else f"{key}__{_slug(dataset)}"
+    return ChartFile(key, dataset, title, save_figure(fig, folder, stem, formats=formats, dpi=dpi))
+
+
+def render_charts(
+    tasks: list[tuple[str, str | None, str, Callable[[], Figure]]],
+    folder: Path,
+    formats: Sequence[str],
+    dpi: float,
+) -> list[ChartFile]:
+    """Draw and save the charts, in order; on several cores in forked processes.
+
+    Rendering (layout, rasterising, the SVG) is most of a report's time and each chart is
+    independent, so with more than one core and a fork-safe process (Linux, no other
+    thread: :func:`chunkeval.benchmarks.executors.start_method`) the charts are drawn by a
+    pool of forked workers that inherit the results; the files are the same either way.
+    """
+    import os
+
+    from chunkeval.benchmarks.executors import start_method
+
+    _TASKS[:] = tasks
+    try:
+        workers = min(len(tasks), os.cpu_count() or 1, 4)
+        if workers > 1 and start_method() == "fork":
+            import multiprocessing
+            from concurrent.futures import ProcessPoolExecutor
+
+            with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
+                done = list(
+                    pool.map(
+                        _render_one,
+                        range(len(tasks)),
+                        [folder] * len(tasks),
+                        [formats] * len(tasks),
+                        [dpi] * len(tasks),
+                    )
+                )
+        else:
+            done = [_render_one(i, folder, formats, dpi) for i in range(len(tasks))]
+    finally:
+        _TASKS.clear()
+    return [c for c in done if c is not None]

@@ -1,0 +1,160 @@
+"""The retriever base class: fit an index on chunk texts, search it in query blocks, record provenance.
+
+Every retriever scores all (query, chunk) pairs of a block of queries as a batched matrix
+product and keeps the top k per query (:mod:`chunkeval.retrieval.topk`), best first, ties
+broken by chunk order.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator
+
+from chunkeval._names import public_path
+from chunkeval.retrieval.topk import top_k_block
+
+__all__ = ["Retriever"]
+
+
+# queries per block: at most this many (query, chunk) cells (16 MB if a block is dense; the
+# top-k selection holds a few arrays of that size, so this bounds retrieval's peak memory,
+# while blocks stay large enough that per-block costs do not show at 100k chunks)
+_BLOCK_CELLS = 2_000_000
+
+
+class Retriever(BaseEstimator):
+    """Base class: ``fit`` an index on chunk texts, then ``search`` it with queries.
+
+    Subclasses implement ``_fit(chunk_texts)`` and ``_score_block(queries) ->
+    (n_queries, n_chunks)`` scores (dense ndarray or sparse matrix); the base class
+    batches queries so that a score block holds at most a few million cells.
+    Constructor parameters are stored unchanged; learned attributes end in ``_``.
+
+    ``lexical = True`` marks retrievers whose score 0 means "no query term in
+    the chunk": the runner does not count such chunks as retrieved, since
+    their order among themselves is only chunk order.
+    """
+
+    name = "base"
+    lexical = False
+
+    def fit(self, chunk_texts: list[str]) -> Retriever:
+        """Build the index.
+
+        Parameters
+        ----------
+        chunk_texts : list of str, length n_chunks
+            Texts of every chunk; position = chunk index in search results.
+
+        Returns
+        -------
+        self
+        """
+        texts = list(chunk_texts)
+        self.n_chunks_ = len(texts)
+        if texts:
+            self._fit(texts)
+        return self
+
+    def search(self, queries: list[str], k: int) -> tuple[np.ndarray, np.ndarray]:
+        """Top-k chunks per query, best first, ties broken by lower chunk index.
+
+        Parameters
+        ----------
+        queries : list of str, length n_queries
+            Query texts.
+        k : int
+            Number of chunks wanted per query (``k >= 0``).
+
+        Returns
+        -------
+        indices : ndarray of int64, shape (n_queries, k')
+            Chunk indices, ``k' = min(k, n_chunks)`` (``(n_queries, 0)`` for an empty index).
+        scores : ndarray of float64, shape (n_queries, k')
+            The matching scores, non-increasing along each row.
+
+        Raises
+        ------
+        RuntimeError
+            If called before :meth:`fit`.
+        ValueError
+            If ``k < 0``.
+        """
+        if not hasattr(self, "n_chunks_"):
+            raise RuntimeError(f"{type(self).__name__}.search called before fit")
+        if k < 0:
+            raise ValueError(f"k must be >= 0, got {k}")
+        queries = list(queries)
+        kk = min(int(k), self.n_chunks_)
+        idx = np.zeros((len(queries), kk), dtype=np.int64)
+        val = np.zeros((len(queries), kk))
+        if kk == 0 or not queries:
+            return idx, val
+        step = max(1, _BLOCK_CELLS // self.n_chunks_)
+        for q0 in range(0, len(queries), step):
+            idx[q0 : q0 + step], val[q0 : q0 + step] = top_k_block(
+                self._score_block(queries[q0 : q0 + step]), kk
+            )
+        return idx, val
+
+    def accepts_counts(self) -> bool:
+        """Whether :meth:`fit_counts` builds the same index as :meth:`fit` (False here).
+
+        Returns
+        -------
+        bool
+            True for a retriever whose index depends on the chunks only through their
+            :class:`chunkeval.analysis.UnicodeAnalyzer` term counts.
+
+        Raises
+        ------
+        ValueError
+            For invalid analysis parameters (as :meth:`fit` would).
+        """
+        return False
+
+    def fit_counts(self, counts: sp.csr_matrix, terms: list[str]) -> Retriever:
+        """Build the index from the chunks' term counts instead of their texts.
+
+        Parameters
+        ----------
+        counts : scipy.sparse.csr_matrix of float64, shape (n_chunks, n_terms)
+            What ``CountVectorizer(analyzer=UnicodeAnalyzer(), dtype=np.float64)
+            .fit_transform(chunk_texts)`` returns, entry order within rows included
+            (:meth:`chunkeval.retrieval.corpus_terms.CorpusTerms.counts`); modified in place.
+        terms : list of str, length n_terms
+            The sorted vocabulary: column ``j`` counts ``terms[j]``.
+
+        Returns
+        -------
+        self
+
+        Raises
+        ------
+        NotImplementedError
+            When :meth:`accepts_counts` is False.
+        """
+        raise NotImplementedError(f"{type(self).__name__} indexes chunk texts; use fit")
+
+    def manifest_params(self) -> dict[str, Any]:
+        """Class and constructor parameters, for a run's provenance record.
+
+        Returns
+        -------
+        dict
+            ``{"class": "module.Class", "params": get_params(deep=False)}``;
+            parameter values are returned as they are (the caller makes them
+            JSON-safe).
+        """
+        cls = type(self)
+        return {"class": public_path(cls), "params": self.get_params(deep=False)}
+
+    # -- subclass hooks
+    def _fit(self, chunk_texts: list[str]) -> None:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _score_block(self, queries: list[str]) -> Any:  # pragma: no cover - abstract
+        raise NotImplementedError

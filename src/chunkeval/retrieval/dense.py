@@ -1,0 +1,147 @@
+"""Embedding retrievers: ``dense`` (any embedder; a neural model must be given) and ``lsa``
+(TF-IDF + truncated SVD fitted on the chunks, no model).
+
+Vectors are l2-normalised, so scores are cosines; a zero vector scores 0 (never NaN).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from sklearn.base import BaseEstimator, clone
+
+from chunkeval._names import public_path
+from chunkeval._params import Params
+from chunkeval.retrieval.base import Retriever
+from chunkeval.retrieval.registry import RETRIEVERS
+
+__all__ = ["DenseRetriever", "LSARetriever"]
+
+
+_NO_EMBEDDER = (
+    "dense retrieval needs an embedder: use --retriever \"dense(embedder='sentence-transformers:PATH')\" "
+    "with a model saved on disk (pip install 'chunkeval[embeddings]'; on a machine with network run "
+    "SentenceTransformer('all-MiniLM-L6-v2').save(PATH) once and copy PATH), or --retriever lsa "
+    "for TF-IDF + SVD with no model"
+)
+
+
+@RETRIEVERS.register("dense")
+class DenseRetriever(Retriever):
+    """Cosine retrieval over embeddings from an embedder with ``.embed(texts)``.
+
+    Vectors are l2-normalised; a zero vector scores 0 against everything (never NaN).
+    When the embedder has a ``fit`` method it is fitted once on the chunk texts (on a
+    ``sklearn.base.clone`` when it is a scikit-learn estimator, so the object passed
+    in is not changed); when it also has ``transform`` (scikit-learn style, like the
+    embedders of :mod:`chunkeval.embedders`, whose ``embed`` refits), chunks
+    and queries are both mapped with ``transform``, i.e. into the space fitted on the
+    chunks.  Otherwise ``embed`` is used for both.
+
+    Parameters
+    ----------
+    embedder : str or object
+        Required. An object with ``.embed(list[str]) -> ndarray (n, dim)`` (and
+        optionally ``.fit(list[str])``), or an embedder spec for
+        :func:`chunkeval.embedders.get_embedder`, e.g.
+        ``"sentence-transformers:PATH"`` (a model saved on disk; nothing is
+        downloaded). There is no default: a neural model cannot be assumed, and
+        TF-IDF + SVD is the separate retriever ``lsa``.
+
+    Attributes
+    ----------
+    embedder_ : object
+        The (fitted) embedder used.
+    vectors_ : ndarray of float64, shape (n_chunks, dim)
+        Normalised chunk embeddings.
+
+    Raises
+    ------
+    ValueError
+        At fit (and in :meth:`manifest_params`) when ``embedder`` is None or an
+        unknown spec; the message says how to get a model offline.
+    """
+
+    name = "dense"
+
+    def __init__(self, embedder=None):
+        self.embedder = embedder
+
+    def _make_embedder(self) -> Any:
+        from chunkeval.embedders import get_embedder
+
+        if self.embedder is None:
+            raise ValueError(_NO_EMBEDDER)
+        emb = get_embedder(self.embedder)
+        return clone(emb) if isinstance(emb, (BaseEstimator, Params)) else emb
+
+    def manifest_params(self) -> dict[str, Any]:
+        """As :meth:`Retriever.manifest_params`, plus ``"embedder"``: the class
+        and (for a scikit-learn style embedder) ``get_params(deep=False)`` of the
+        embedder used."""
+        info = super().manifest_params()
+        emb = self._make_embedder()
+        cls = type(emb)
+        params = emb.get_params(deep=False) if hasattr(emb, "get_params") else None
+        info["embedder"] = {"class": public_path(cls), "params": params}
+        return info
+
+    @staticmethod
+    def _normalise(v: Any) -> np.ndarray:
+        a = np.asarray(v.toarray() if hasattr(v, "toarray") else v, dtype=np.float64)
+        if a.ndim != 2:
+            raise ValueError(f"embedder returned shape {a.shape}, expected (n, dim)")
+        norms = np.linalg.norm(a, axis=1, keepdims=True)
+        return np.divide(a, norms, out=np.zeros_like(a), where=norms > 0)
+
+    def _vectors(self, texts: list[str]) -> np.ndarray:
+        emb = self.embedder_
+        if hasattr(emb, "fit") and hasattr(emb, "transform"):
+            return self._normalise(emb.transform(texts))
+        return self._normalise(emb.embed(texts))
+
+    def _fit(self, chunk_texts: list[str]) -> None:
+        emb = self._make_embedder()
+        if hasattr(emb, "fit"):
+            fitted = emb.fit(chunk_texts)
+            emb = fitted if fitted is not None and hasattr(fitted, "embed") else emb
+        self.embedder_ = emb
+        self.vectors_ = self._vectors(chunk_texts)
+
+    def _score_block(self, queries: list[str]) -> Any:
+        return self._vectors(queries) @ self.vectors_.T
+
+
+@RETRIEVERS.register("lsa")
+class LSARetriever(DenseRetriever):
+    """Latent semantic analysis retrieval: TF-IDF, then truncated SVD, then cosine.
+
+    The :class:`chunkeval.embedders.LSAEmbedder` fitted on the chunks
+    (sublinear TF-IDF over ``\\w+`` words, ``n_components`` SVD dimensions);
+    queries are projected into that space. No model and no download: a
+    lexical method with a little smoothing, not a neural embedding (that is
+    ``dense``). This was the retriever called ``dense`` before.
+
+    Parameters
+    ----------
+    n_components : int, default 64
+        SVD dimensions (fewer when the corpus has fewer chunks or terms).
+    random_state : int, default 0
+        Seed of the randomized SVD, so repeated runs agree.
+
+    References
+    ----------
+    .. [1] Deerwester et al., "Indexing by Latent Semantic Analysis", JASIS 41(6), 1990.
+    """
+
+    name = "lsa"
+
+    def __init__(self, n_components=64, random_state=0):
+        self.n_components = n_components
+        self.random_state = random_state
+
+    def _make_embedder(self) -> Any:
+        from chunkeval.embedders import LSAEmbedder
+
+        return LSAEmbedder(n_components=self.n_components, random_state=self.random_state)

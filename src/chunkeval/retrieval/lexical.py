@@ -1,0 +1,323 @@
+"""Lexical retrievers: ``tfidf`` (TF-IDF cosine) and ``bm25`` (Okapi BM25), over analyzed terms.
+
+Terms come from :class:`chunkeval.analysis.UnicodeAnalyzer` (or, for comparison,
+scikit-learn's default analysis); an index can also be built from the corpus-wide term
+counts of :mod:`chunkeval.retrieval.corpus_terms` (:meth:`Retriever.fit_counts`).
+
+References
+----------
+.. [1] S. Robertson and H. Zaragoza, "The Probabilistic Relevance Framework: BM25
+   and Beyond", Foundations and Trends in Information Retrieval 3(4), 2009.
+.. [2] scikit-learn ``TfidfVectorizer``
+   (https://scikit-learn.org/stable/modules/feature_extraction.html#tfidf-term-weighting).
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.feature_extraction.text import (
+    CountVectorizer,
+    TfidfTransformer,
+    TfidfVectorizer,
+)
+
+from chunkeval.analysis import UnicodeAnalyzer
+from chunkeval.retrieval.base import Retriever
+from chunkeval.retrieval.registry import RETRIEVERS
+
+__all__ = ["BM25Retriever", "TfidfRetriever"]
+
+
+class _LexicalRetriever(Retriever):
+    """Shared analysis of ``tfidf`` and ``bm25``: which terms a text has.
+
+    ``analyzer="unicode"`` (default) is :class:`chunkeval.analysis.UnicodeAnalyzer`
+    (NFKC + case folding, words with their combining marks, CJK bigrams);
+    ``analyzer="sklearn"`` is scikit-learn's default analysis (lower-cased runs of
+    2+ ``\\w`` characters), the behaviour before the Unicode analyzer, kept for
+    comparison; only it reads ``lowercase``, ``ngram_range`` and ``stop_words``.
+    """
+
+    lexical = True
+
+    def _analysis(self) -> dict[str, Any]:
+        """Keyword arguments for a scikit-learn vectorizer; validates the parameters."""
+        ngram_range = tuple(getattr(self, "ngram_range", (1, 1)))
+        if self.analyzer == "unicode":
+            if (self.lowercase, ngram_range, self.stop_words) != (True, (1, 1), None):
+                raise ValueError(
+                    f"{self.name}: lowercase, ngram_range and stop_words apply only with analyzer='sklearn' "
+                    "(the 'unicode' analyzer always case-folds, has no stop words and uses single words)"
+                )
+            return {"analyzer": UnicodeAnalyzer()}
+        if self.analyzer == "sklearn":
+            return {"lowercase": self.lowercase, "ngram_range": ngram_range, "stop_words": self.stop_words}
+        raise ValueError(f"{self.name}: analyzer must be 'unicode' or 'sklearn', got {self.analyzer!r}")
+
+    def accepts_counts(self) -> bool:
+        """True with the ``"unicode"`` analyzer: counts from
+        :class:`chunkeval.retrieval.corpus_terms.CorpusTerms` are that analyzer's counts.
+
+        Returns
+        -------
+        bool
+
+        Raises
+        ------
+        ValueError
+            For invalid analysis parameters (as :meth:`fit` would).
+        """
+        return "analyzer" in self._analysis()
+
+    def _counted(self, counts: sp.csr_matrix, terms: list[str], vectorizer: Any) -> Any:
+        """``vectorizer`` in the state ``fit_transform`` on the chunk texts leaves it in:
+        the vocabulary ``{term: column}``, learnt rather than given (so ``None`` when
+        ``terms`` is empty, as after the ``ValueError`` of an empty vocabulary)."""
+        if not self.accepts_counts():
+            raise NotImplementedError(f"{self.name}: counts are the 'unicode' analyzer's; use fit")
+        self.n_chunks_ = counts.shape[0]
+        if not terms:
+            return None
+        vectorizer.vocabulary_ = {t: j for j, t in enumerate(terms)}
+        vectorizer.fixed_vocabulary_ = False
+        return vectorizer
+
+    def manifest_params(self) -> dict[str, Any]:
+        """As :meth:`Retriever.manifest_params`, plus ``"analyzer"``: what the
+        analyzer does (for ``"unicode"`` including the Unicode version)."""
+        info = super().manifest_params()
+        kwargs = self._analysis()
+        if "analyzer" in kwargs:
+            info["analyzer"] = kwargs["analyzer"].describe()
+        else:
+            info["analyzer"] = {"name": "sklearn", "token_pattern": r"(?u)\b\w\w+\b", **kwargs}
+        return info
+
+
+@RETRIEVERS.register("tfidf")
+class TfidfRetriever(_LexicalRetriever):
+    """TF-IDF cosine retrieval (scikit-learn ``TfidfVectorizer``).
+
+    Chunk and query vectors are l2-normalised, so the sparse product
+    ``Q @ C.T`` is the cosine similarity.  The vocabulary and idf are fitted on the
+    chunks only; terms come from the analyzer (see :class:`_LexicalRetriever`).
+
+    Parameters
+    ----------
+    analyzer : {"unicode", "sklearn"}, default "unicode"
+        ``"unicode"``: :class:`chunkeval.analysis.UnicodeAnalyzer`; ``"sklearn"``:
+        scikit-learn's default word analysis (the behaviour before chunkeval 0.2).
+    lowercase : bool, default True
+    ngram_range : tuple of int, default (1, 1)
+    stop_words : str or list or None, default None
+        Passed to ``TfidfVectorizer``; only with ``analyzer="sklearn"``.
+    sublinear_tf : bool, default False
+    min_df : int or float, default 1
+        Passed unchanged to ``TfidfVectorizer``.
+
+    Attributes
+    ----------
+    vectorizer_ : TfidfVectorizer
+    matrix_ : scipy.sparse.csr_matrix, shape (n_terms, n_chunks)
+        The chunks' TF-IDF vectors as columns: stored transposed, so that each query
+        block's product is CSR by CSR and converts nothing.
+
+    Raises
+    ------
+    ValueError
+        At fit, for an unknown analyzer, or ``lowercase``/``ngram_range``/
+        ``stop_words`` changed with ``analyzer="unicode"``.
+    """
+
+    name = "tfidf"
+
+    def __init__(
+        self,
+        analyzer="unicode",
+        lowercase=True,
+        ngram_range=(1, 1),
+        sublinear_tf=False,
+        min_df=1,
+        stop_words=None,
+    ):
+        self.analyzer = analyzer
+        self.lowercase = lowercase
+        self.ngram_range = ngram_range
+        self.sublinear_tf = sublinear_tf
+        self.min_df = min_df
+        self.stop_words = stop_words
+
+    def _vectorizer(self) -> TfidfVectorizer:
+        return TfidfVectorizer(
+            **self._analysis(),
+            sublinear_tf=self.sublinear_tf,
+            min_df=self.min_df,
+            norm="l2",
+            dtype=np.float64,
+        )
+
+    def _fit(self, chunk_texts: list[str]) -> None:
+        self.vectorizer_ = self._vectorizer()
+        try:
+            self.matrix_ = self.vectorizer_.fit_transform(chunk_texts).T.tocsr()
+        except ValueError:  # empty vocabulary: no chunk has a word -> every score is 0
+            self.vectorizer_ = None
+            self.matrix_ = None
+
+    def accepts_counts(self) -> bool:
+        """As :meth:`_LexicalRetriever.accepts_counts`, and only while ``min_df`` prunes
+        no term (an integer <= 1), since the counts hold every term.
+
+        Returns
+        -------
+        bool
+        """
+        return super().accepts_counts() and isinstance(self.min_df, numbers.Integral) and self.min_df <= 1
+
+    def fit_counts(self, counts: sp.csr_matrix, terms: list[str]) -> TfidfRetriever:
+        """As :meth:`Retriever.fit_counts`: the same ``vectorizer_`` vocabulary and idf and
+        the same ``matrix_``, float for float, as :meth:`fit` on the chunk texts.
+
+        Parameters
+        ----------
+        counts, terms
+            As for :meth:`Retriever.fit_counts`; ``counts`` becomes the TF-IDF matrix.
+
+        Returns
+        -------
+        TfidfRetriever
+            ``self``.
+
+        Raises
+        ------
+        NotImplementedError
+            When :meth:`accepts_counts` is False (another analyzer, or ``min_df`` pruning).
+        """
+        self.vectorizer_ = self._counted(counts, terms, self._vectorizer())
+        if self.vectorizer_ is None:
+            self.matrix_ = None
+            return self
+        # TfidfVectorizer.fit_transform is CountVectorizer.fit_transform, then this
+        tfidf = TfidfTransformer(norm="l2", use_idf=True, smooth_idf=True, sublinear_tf=self.sublinear_tf)
+        self.matrix_ = tfidf.fit(counts).transform(counts, copy=False).T.tocsr()
+        self.vectorizer_.idf_ = tfidf.idf_
+        return self
+
+    def _score_block(self, queries: list[str]) -> Any:
+        if self.vectorizer_ is None:
+            return sp.csr_matrix((len(queries), self.n_chunks_))
+        return self.vectorizer_.transform(queries) @ self.matrix_
+
+
+@RETRIEVERS.register("bm25")
+class BM25Retriever(_LexicalRetriever):
+    """Okapi BM25 on scipy sparse matrices (no extra dependency).
+
+    ``score(q, c) = sum_{t in q} idf(t) * f(t,c) * (k1 + 1) / (f(t,c) + k1 * (1 - b + b * |c| / avgdl))``
+    with ``idf(t) = ln(1 + (N - n_t + 0.5) / (n_t + 0.5))`` (the Lucene variant, never
+    negative), ``f(t,c)`` the count of term ``t`` in chunk ``c``, ``|c|`` its length in
+    terms, ``avgdl`` the mean chunk length and ``N`` the number of chunks.  Each
+    distinct query term counts once.  Terms come from the analyzer (see
+    :class:`_LexicalRetriever`), counted by scikit-learn's ``CountVectorizer``.
+
+    Parameters
+    ----------
+    k1 : float, default 1.5
+    b : float, default 0.75
+    analyzer : {"unicode", "sklearn"}, default "unicode"
+        As for :class:`TfidfRetriever`.
+    lowercase : bool, default True
+    stop_words : str or list or None, default None
+        Only with ``analyzer="sklearn"``.
+
+    Attributes
+    ----------
+    vectorizer_ : CountVectorizer
+    weights_ : scipy.sparse.csr_matrix, shape (n_terms, n_chunks)
+        Term weights ``idf * saturated tf`` (transposed for the query product).
+
+    Raises
+    ------
+    ValueError
+        At fit, for ``k1 < 0``, ``b`` outside [0, 1] or invalid analyzer parameters.
+
+    References
+    ----------
+    .. [1] Robertson & Zaragoza (2009), "The Probabilistic Relevance Framework: BM25 and Beyond".
+    """
+
+    name = "bm25"
+
+    def __init__(self, k1=1.5, b=0.75, analyzer="unicode", lowercase=True, stop_words=None):
+        self.k1 = k1
+        self.b = b
+        self.analyzer = analyzer
+        self.lowercase = lowercase
+        self.stop_words = stop_words
+
+    def _vectorizer(self) -> CountVectorizer:
+        if self.k1 < 0 or not 0 <= self.b <= 1:
+            raise ValueError(f"BM25 needs k1 >= 0 and 0 <= b <= 1, got k1={self.k1}, b={self.b}")
+        return CountVectorizer(**self._analysis(), dtype=np.float64)
+
+    def _fit(self, chunk_texts: list[str]) -> None:
+        self.vectorizer_ = self._vectorizer()
+        try:
+            tf = self.vectorizer_.fit_transform(chunk_texts).tocsr()
+        except ValueError:  # empty vocabulary
+            self.vectorizer_ = None
+            self.weights_ = None
+            return
+        self._weigh(tf)
+
+    def fit_counts(self, counts: sp.csr_matrix, terms: list[str]) -> BM25Retriever:
+        """As :meth:`Retriever.fit_counts`: the same ``vectorizer_`` vocabulary and
+        ``weights_`` as :meth:`fit` on the chunk texts.
+
+        Parameters
+        ----------
+        counts, terms
+            As for :meth:`Retriever.fit_counts` (``counts`` is left unchanged).
+
+        Returns
+        -------
+        BM25Retriever
+            ``self``.
+
+        Raises
+        ------
+        ValueError
+            For ``k1 < 0`` or ``b`` outside [0, 1].
+        NotImplementedError
+            When :meth:`accepts_counts` is False.
+        """
+        self.vectorizer_ = self._counted(counts, terms, self._vectorizer())
+        self.weights_ = None
+        if self.vectorizer_ is not None:
+            self._weigh(counts)
+        return self
+
+    def _weigh(self, tf: sp.csr_matrix) -> None:
+        """``weights_`` from the term counts ``tf`` (n_chunks, n_terms)."""
+        n = tf.shape[0]
+        dl = np.asarray(tf.sum(axis=1)).ravel()
+        avgdl = dl.mean() if dl.mean() > 0 else 1.0
+        df = np.bincount(tf.indices, minlength=tf.shape[1])
+        idf = np.log1p((n - df + 0.5) / (df + 0.5))
+        rows = np.repeat(np.arange(n), np.diff(tf.indptr))
+        f = tf.data
+        denom = f + self.k1 * (1.0 - self.b + self.b * dl[rows] / avgdl)
+        data = idf[tf.indices] * f * (self.k1 + 1.0) / denom
+        w = sp.csr_matrix((data, tf.indices, tf.indptr), shape=tf.shape)
+        self.weights_ = w.T.tocsr()
+
+    def _score_block(self, queries: list[str]) -> Any:
+        if self.vectorizer_ is None:
+            return sp.csr_matrix((len(queries), self.n_chunks_))
+        q = self.vectorizer_.transform(queries)
+        q.data[:] = 1.0  # distinct query terms
+        return q @ self.weights_

@@ -1,0 +1,119 @@
+"""The retriever registry, and how a retriever is named in one string.
+
+:data:`RETRIEVERS` (the generic :class:`chunkeval.registry.Registry`) maps names to retriever
+classes, filled by the ``@RETRIEVERS.register(name)`` decorator of each retriever module;
+:func:`get_retriever` builds one from a name or spec string, ``"bm25(k1=1.2)"`` or
+``"hybrid(tfidf, lsa, k=60)"``; unknown names raise :class:`chunkeval.errors.UnknownNameError`.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+from collections.abc import Callable
+from typing import Any
+
+from chunkeval._limits import check_spec_length
+from chunkeval.registry import Registry
+from chunkeval.retrieval.base import Retriever
+from chunkeval.specs import parse_spec
+
+__all__ = ["RETRIEVERS", "available_retrievers", "get_retriever", "parse_retriever_spec"]
+
+#: Retriever classes by registry name; filled by the retriever modules' decorators.
+RETRIEVERS: Registry[Callable[..., Retriever]] = Registry("retriever")
+
+
+def available_retrievers() -> list[str]:
+    """Registered retriever names, sorted."""
+    return RETRIEVERS.names()
+
+
+def parse_retriever_spec(spec: str) -> tuple[str, list[str], dict[str, Any]]:
+    """Split ``"name"``, ``"name(key=literal, ...)"`` or ``"hybrid(spec, spec, key=literal)"``.
+
+    Positional arguments are themselves retriever specs (names or calls) and are
+    returned as their source text; keywords go through :func:`chunkeval.specs.parse_spec`.
+
+    Parameters
+    ----------
+    spec : str
+
+    Returns
+    -------
+    name : str
+    args : list of str
+        The positional retriever specs, as written.
+    params : dict[str, object]
+        The keyword parameters.
+
+    Raises
+    ------
+    ValueError
+        When the string is not of that form.
+    """
+    check_spec_length(spec, "retriever")
+    text = spec.strip()
+    try:
+        tree = ast.parse(text, mode="eval").body
+    except (SyntaxError, RecursionError, MemoryError):
+        tree = None
+    if isinstance(tree, ast.Name):
+        return tree.id, [], {}
+    if not (isinstance(tree, ast.Call) and isinstance(tree.func, ast.Name)):
+        raise ValueError(
+            f"cannot parse retriever spec {spec!r}: expected a name or name(key=value, ...), "
+            'e.g. "tfidf(analyzer=\'sklearn\')" or "hybrid(tfidf, lsa)"'
+        )
+    args = []
+    for arg in tree.args:
+        if not isinstance(arg, (ast.Name, ast.Call)):
+            raise ValueError(f"retriever spec {spec!r}: positional arguments must be retriever specs")
+        args.append(ast.get_source_segment(text, arg) or ast.unparse(arg))  # None only without source
+    keywords = ast.unparse(ast.Call(func=tree.func, args=[], keywords=tree.keywords))
+    _, params = parse_spec(keywords)
+    return tree.func.id, args, params
+
+
+def get_retriever(name: str | Retriever, **params: Any) -> Retriever:
+    """Make a retriever from a name or spec string.
+
+    Parameters
+    ----------
+    name : str or Retriever
+        Registry name (case-insensitive): ``"tfidf"``, ``"bm25"``, ``"lsa"``,
+        ``"dense"``, ``"hybrid"``; or a spec with literal keyword parameters,
+        ``"tfidf(analyzer='sklearn')"``, ``"dense(embedder='sentence-transformers:PATH')"``;
+        ``hybrid`` takes two retriever specs first: ``"hybrid(tfidf, lsa)"``,
+        ``"hybrid(bm25(k1=1.2), lsa, k=60)"``. A retriever instance is returned
+        as is when no parameters are given.
+    **params
+        Constructor parameters, overriding those of the spec, e.g.
+        ``get_retriever("dense", embedder=emb)`` or ``get_retriever("bm25", k1=1.2)``.
+
+    Returns
+    -------
+    Retriever
+        A new, unfitted retriever.
+
+    Raises
+    ------
+    chunkeval.errors.UnknownNameError
+        For an unknown name (a :class:`ValueError` and a :class:`KeyError`; the message
+        suggests the closest names).
+    ValueError
+        For a spec that does not parse, or an unknown parameter (the message lists the
+        valid ones).
+    """
+    if isinstance(name, Retriever):
+        return name.set_params(**params) if params else name
+    key, args, spec_params = parse_retriever_spec(str(name))
+    key = key.lower()
+    factory = RETRIEVERS.get(key)
+    valid = list(inspect.signature(factory).parameters)
+    given = {**spec_params, **params}
+    unknown = sorted(set(given) - set(valid))
+    if unknown or len(args) > (2 if key == "hybrid" else 0):
+        what = f"unknown parameter(s) {', '.join(unknown)}" if unknown else "positional arguments"
+        raise ValueError(f"retriever {key!r}: {what}; it takes {', '.join(valid)}")
+    return factory(*args, **given)

@@ -1,0 +1,229 @@
+"""Markdown line classes, and an index of a text's lines that finds them fast.
+
+The patterns of the lines that sentence and paragraph splitting treat specially: line
+breaks and blank lines, list items and headings, lettered lists, fence lines, table rows
+and delimiter rows, ATX and setext headings. Each pattern matches one line from a line
+start (after any break character, or at the start of the text) to its end, so a boundary
+they give is always a line boundary. :class:`_Lines` indexes where a text's lines start
+and the first character of each after its indentation, so that a pattern is tried only at
+the few lines that can begin it (:func:`_line_spans`, :func:`_spans_above`).
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from chunkeval.caches import memoize
+from chunkeval.text.words import _space_table
+
+Span = tuple[int, int]
+
+# A line break: CRLF counts as one break, a lone CR or LF as one.
+_BREAK = r"(?:\r\n|\r(?!\n)|\n)"
+# One or more blank lines: a break followed by whitespace-only lines, each
+# closed by a break. The match spans the separator between two paragraphs.
+_BLANK_LINES = re.compile(_BREAK + r"(?:[^\S\r\n]*" + _BREAK + r")+")
+
+# A heading or list-item line (the whole line, without its break), found at
+# line starts by _line_spans.
+_LIST_LINE = r"[^\S\r\n]*(?:#|(?:[-*+\u2022]|\d{1,3}[.)])(?!\S))[^\r\n]*"
+
+
+# A lettered list: two or more consecutive lines labelled with successive
+# letters ("A. First\nB. Second", "a) one\nb) two").
+_LETTER_ITEM = r"[^\S\r\n]*[A-Za-z][.)](?!\S)[^\r\n]*"
+_LETTER_RUN_BODY = _LETTER_ITEM + r"(?:" + _BREAK + _LETTER_ITEM + r")+"
+# (Tried only at the line starts whose first letter can begin it: see _Lines.)
+_LETTER_RUN_AT_START = re.compile(_LETTER_RUN_BODY)
+_LETTER_LINE = re.compile(r"[^\S\r\n]*+([A-Za-z])[.)](?!\S)[^\r\n]*+")
+
+
+# --------------------------------------------------------------------------- Markdown blocks
+# Every pattern starts at a line start (after any break char, or at the start
+# of the text) and ends at a line end, so a block boundary is always a line
+# boundary. "[^\S\r\n]" is a space or tab (whitespace other than a break).
+_LINE_END = r"(?=[\r\n]|\Z)"
+# An opening code fence: 3+ backticks (no backtick in the info string) or 3+ tildes.
+_FENCE_OPEN = r"[^\S\r\n]*+(?P<fence>`{3,}+(?=[^`\r\n]*+" + _LINE_END + r")|~{3,}+)[^\r\n]*+"
+# A table: a header line holding a pipe, a delimiter row ("|---|:--:|", at least
+# one pipe), then every following line that holds a pipe.
+_PIPE_LINE = r"[^\r\n|]*+\|[^\r\n]*+"
+_DELIMITER_ROW = (
+    r"(?=[^\r\n]*\|)[^\S\r\n]*+\|?[^\S\r\n]*+:?-++:?[^\S\r\n]*+"
+    r"(?:\|[^\S\r\n]*+:?-++:?[^\S\r\n]*+)*+\|?[^\S\r\n]*+" + _LINE_END
+)
+_TABLE = _PIPE_LINE + _BREAK + _DELIMITER_ROW + r"(?:" + _BREAK + _PIPE_LINE + r")*+"
+# The delimiter row behind a cheap test of how it must begin, so that a scan for
+# it rejects most lines at their first characters instead of looking for a pipe.
+_DELIMITER_ROW_SCAN = r"(?=[^\S\r\n]*+\|?[^\S\r\n]*+:?-)" + _DELIMITER_ROW
+# A row outside such a table: any line whose first non-blank character is a pipe.
+_PIPE_ROW = r"[^\S\r\n]*+\|[^\r\n]*+"
+_LINES = re.compile(r"[^\r\n]++")
+# ATX heading: 1-6 "#" then a space or the line end.
+_ATX_HEADING = r"[^\S\r\n]{0,3}#{1,6}(?:[^\S\r\n][^\r\n]*+)?" + _LINE_END
+# Setext heading: a text line (not a list item, heading, quote or table row)
+# underlined by 3+ "=" or "-".
+_SETEXT_UNDERLINE = r"[^\S\r\n]{0,3}(?:={3,}+|-{3,}+)[^\S\r\n]*+" + _LINE_END
+_SETEXT_HEADING = (
+    r"(?![^\S\r\n]*+(?:[#>|]|(?:[-*+\u2022]|\d{1,3}[.)])(?!\S)))[^\S\r\n]{0,3}\S[^\r\n]*+"
+    + _BREAK
+    + _SETEXT_UNDERLINE
+)
+
+
+@memoize("text.line_regexes")
+def _line_regexes(body: str) -> tuple[re.Pattern[str], re.Pattern[str]]:
+    return re.compile(body), re.compile(r"[\r\n]" + body)
+
+
+class _Lines:
+    """Where the lines of a text start, and the first character of each after its indentation.
+
+    Built once per text, so that a line pattern is tried only at the few lines whose first
+    character can begin it (a scan of the whole text for a break character followed by the
+    pattern costs about as much as the regex floor, and sentence splitting needs several).
+    Long texts are indexed with array operations, short ones with a regex (arrays cost more
+    to set up than a short text takes to scan).
+    """
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._codes: np.ndarray | None = None
+        n = len(text)
+        if n == 0 or n < _ARRAY_MIN_CHARS:
+            starts = [0, *(m.end() for m in _BREAK_CHAR.finditer(text))] if text else []
+            if len(starts) > 1 and starts[-1] == n:
+                starts.pop()  # a final break starts no line
+            leads = []
+            for start in starts:
+                pos = _INDENT.match(text, start).end()
+                leads.append(ord(text[pos]) if pos < n else 0)
+        else:
+            codes = self.codes
+            at = np.flatnonzero((codes == 10) | (codes == 13)) + 1
+            at = np.concatenate(([0], at[at < n]))
+            lead = codes[at]
+            table = _space_table()
+            indented = table[np.minimum(lead, table.size - 1)] & (lead != 10) & (lead != 13)
+            for i in np.flatnonzero(indented).tolist():
+                pos = _INDENT.match(text, int(at[i])).end()
+                lead[i] = ord(text[pos]) if pos < n else 0
+            starts, leads = at.tolist(), lead.tolist()
+        #: line starts (position 0 and every position after a break character), ascending
+        self.starts: list[int] = starts
+        #: code point of the first character after each line's indentation (0 at the text end)
+        self.leads: list[int] = leads
+        self._lead_set = set(leads)
+
+    @property
+    def codes(self) -> np.ndarray:
+        """The code points of the text (uint32), computed on first use."""
+        if self._codes is None:
+            self._codes = np.frombuffer(self.text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+        return self._codes
+
+    def spaces(self) -> np.ndarray:
+        """Positions of the whitespace characters (``str.isspace``), ascending."""
+        table = _space_table()
+        return np.flatnonzero(table[np.minimum(self.codes, table.size - 1)])
+
+    def blank_line_starts(self) -> list[int]:
+        """Starts of the matches of ``_BLANK_LINES.finditer(text)`` (paragraph separators).
+
+        A separator starts at the break that ends a line, and the next line holds only
+        whitespace up to its own break: so it starts at the break sequence before a
+        line whose first character after indentation is a break character. Only those
+        breaks are tried, in order, skipping any inside the previous separator.
+        """
+        text = self.text
+        found: list[int] = []
+        end = 0
+        for line, lead in zip(self.starts, self.leads, strict=True):
+            if (lead != 10 and lead != 13) or line == 0:
+                continue
+            brk = line - 2 if text.startswith("\r\n", line - 2) else line - 1
+            if brk < end:
+                continue
+            m = _BLANK_LINES.match(text, brk)
+            if m is not None:
+                found.append(brk)
+                end = m.end()
+        return found
+
+    def starting_with(self, char_class: str) -> list[int]:
+        """Line starts whose first character after indentation matches regex class ``char_class``."""
+        wanted = {code for code in self._lead_set if _lead_matches(char_class, code)}
+        if not wanted:
+            return []
+        return [start for start, lead in zip(self.starts, self.leads, strict=True) if lead in wanted]
+
+
+@memoize("text.lead_matches")
+def _lead_matches(char_class: str, code: int) -> bool:
+    return re.fullmatch(char_class, chr(code)) is not None
+
+
+# Below this length a text's lines are indexed with a regex rather than arrays.
+_ARRAY_MIN_CHARS = 4096
+_BREAK_CHAR = re.compile(r"[\r\n]")
+_INDENT = re.compile(r"[^\S\r\n]*+")
+
+# The characters a line pattern can begin with after its indentation (a necessary
+# condition, checked by _Lines.starting_with before the pattern is tried).
+_LEADS: dict[str, str] = {
+    _LIST_LINE: r"[#\-*+\u2022\d]",
+    _LETTER_RUN_BODY: "[A-Za-z]",
+    _PIPE_ROW: r"\|",
+    _ATX_HEADING: "#",
+    _SETEXT_UNDERLINE: "[=-]",
+    _DELIMITER_ROW_SCAN: "[|:-]",
+}
+
+
+def _line_spans(body: str, text: str, lines: _Lines | None = None) -> list[Span]:
+    """Spans of the matches of regex ``body`` that start at a line start.
+
+    ``body`` is tried at the line starts whose first character after indentation can
+    begin it (``_LEADS[body]``). ``body`` must not match at a break character itself nor
+    cross a line break, so matches never overlap, as in a ``finditer`` scan.
+    """
+    lines = lines if lines is not None else _Lines(text)
+    first, _ = _line_regexes(body)
+    spans = []
+    for start in lines.starting_with(_LEADS[body]):
+        m = first.match(text, start)
+        if m is not None:
+            spans.append(m.span())
+    return spans
+
+
+def _spans_above(body: str, second: str, text: str, lines: _Lines | None = None) -> list[Span]:
+    """``_line_spans(body, text)`` for a ``body`` whose second line must match ``second``.
+
+    The second lines (a setext underline, a table delimiter row) are rare, so
+    they are searched for first and ``body`` is tried only at the start of the
+    line above each; a candidate starting inside the previous match is
+    skipped, as ``finditer`` would. Like ``body``, ``second`` must not match at
+    a break character nor cross a line break.
+    """
+    lines = lines if lines is not None else _Lines(text)
+    first, _ = _line_regexes(body)
+    below, _ = _line_regexes(second)
+    spans: list[Span] = []
+    last_end = 0
+    for line in lines.starting_with(_LEADS[second]):
+        if line == 0 or below.match(text, line) is None:
+            continue  # the first line of the text has no line above
+        brk = line - 1  # the break character before the second line (CRLF: its "\n")
+        if text[brk] == "\n" and brk > 0 and text[brk - 1] == "\r":
+            brk -= 1
+        start = max(text.rfind("\n", 0, brk), text.rfind("\r", 0, brk)) + 1
+        if start < last_end:
+            continue
+        m = first.match(text, start)
+        if m is not None:
+            spans.append(m.span())
+            last_end = m.end()
+    return spans

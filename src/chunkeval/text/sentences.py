@@ -1,0 +1,573 @@
+"""Sentence boundaries: abbreviation-, initial-, quote- and Markdown-aware, in linear time.
+
+Sentence rules
+--------------
+A sentence ends
+
+1. after a run of ``.``, ``!``, ``?`` or ``…`` (plus any closing quotes or
+   brackets, which stay with the sentence) that is followed by whitespace,
+   unless the run is
+
+   * a period after a known abbreviation that precedes a name or a number
+     (``Dr.``, ``Mr.``, ``Mrs.``, ``Ms.``, ``Prof.``, ``St.``, ``vs.``,
+     ``e.g.``, ``i.e.``, ``cf.`` ..., and ``No.``, ``Fig.``, ``Jan.`` ...
+     when a digit follows);
+   * a period after a capitalised abbreviation that is not an English word
+     (months ``Jan.`` ... ``Sept.`` ... ``Dec.``, ``Fig.``, ``Vol.``,
+     ``Ch.`` ...) when the next word starts with a lower-case letter
+     (``The Sept. meeting``). The abbreviation must be capitalised because a
+     lower-cased text (``... in 2008. the company``) cannot tell ``sec.``
+     (the SEC) or ``no.`` from a sentence end;
+   * a period after an abbreviation that may also end a sentence (``etc.``,
+     ``Inc.``, ``Ltd.``, ``Jr.``, ``a.m.``, ``p.m.``, ``al.`` ...) when the
+     next word does not start with an upper-case letter;
+   * a period after a dotted form (``U.S.``, ``U.K.``, ``E.U.``, ``Ph.D.``,
+     ``M.Sc.``, ``B.A.``, ``D.Phil.``: letter groups of up to three letters
+     joined by periods, capitalised unless all groups are single letters)
+     unless a line break follows or the next word is a capitalised common
+     sentence starter (a pronoun, determiner, conjunction, preposition or
+     sentence adverb: ``He``, ``The``, ``This``, ``But``, ``However``,
+     ``In`` ...): ``in the U.S. He left`` splits, ``the U.S. Army`` and
+     ``a Ph.D. in physics`` do not;
+   * a period after a single upper-case letter that is an initial: always
+     before a lower-case word or a non-letter (``P. falciparum``) and before
+     another initial (``J. R. R. Tolkien``); before another capitalised
+     word only if that word is not a sentence starter and the word before
+     the letter can precede a name -- nothing, a capitalised word or
+     initial (``John F. Kennedy``), a sentence end, or a function word
+     (``by J. Smith``). So ``Plan B. Then``, ``item B. Item C.`` and
+     ``vitamin C. Next`` split. Unit symbols (``km``, ``kg``) are not
+     abbreviations and take no period, so ``1.5 km. long`` splits;
+   * a list number at the start of a line (``1. First``);
+   * an ellipsis, ``!`` or ``?`` (or a period followed by a closing quote or
+     bracket) when the next word starts with a lower-case letter;
+
+   closing quotes and brackets are ``"`` ``'`` ``)`` ``]`` ``}`` ``«`` ``»``
+   ``„`` ``“`` ``”`` ``‘`` ``’`` ``‹`` ``›`` ``」`` ``』`` ``）`` ``】``
+   (German ``»Hallo.« Er ging.`` and French quotes included);
+
+   decimals such as ``2.5`` never qualify, as no whitespace follows the dot;
+2. right after a full-width terminator ``。``, ``！``, ``？``, ``．`` or ``｡``
+   (plus closing quotes or brackets), with or without following space;
+3. at a blank line (a line holding only whitespace; ``\\n``, ``\\r\\n`` and a
+   lone ``\\r`` all end lines): a hard boundary that no sentence crosses;
+4. at the end of a heading or list-item line (a line starting, after
+   indentation, with ``#``, or with ``-``, ``*``, ``+``, ``•``, ``1.`` or
+   ``1)`` followed by whitespace), and at the end of the line before one.
+   Lines starting with a letter marker (``A.``, ``b)``) are list items only
+   in a lettered list: two or more consecutive lines with successive
+   letters (``A. First option\\nB. Second option``), so a wrapped line
+   starting with an initial stays prose; their marker never ends a sentence.
+   A plain single line break inside a prose paragraph does not end a
+   sentence;
+5. around a Markdown block, which is one unit that no other rule cuts
+   (:func:`markdown_block_spans`):
+
+   * a fenced code block: from an opening line of 3+ backticks (no backtick
+     in its info string) or 3+ tildes to the next line holding only the same
+     character at least as many times. Blank lines, ``#`` lines and
+     terminators inside it cut nothing. An opening fence that is never
+     closed is an ordinary line, so a stray fence cannot swallow a document;
+   * a table row: each line of a table (a line holding ``|`` followed by a
+     delimiter row such as ``|---|:--:|`` with at least one pipe, then every
+     following line holding ``|``) and any line starting with ``|``. Periods
+     inside cells (``| Dr. Smith | 2 p.m. Left |``) end nothing;
+   * a heading: an ATX heading line (``#`` to ``######`` then a space) and a
+     setext heading (a text line underlined by 3+ ``=`` or ``-``; the two
+     lines form one unit; only the line right above the underline is taken).
+
+   Headings and rows inside a fence belong to the fence.
+
+In rule 1, the closing run may also hold Markdown emphasis or strikethrough
+markers and footnote markers, which stay with the sentence:
+``**Note.** The``, ``*Warning!* Save``, ``claim.[1] Next``,
+``fell.[^note] Then`` all end a sentence. A single capital letter in quotes
+or brackets (``Matthew Stephen "M." Ward``, ``John (Q.) Public``) follows the
+initial rule above, so it does not.
+
+Text after the last terminator is the last sentence (nothing is dropped).
+Plain text without these Markdown forms is split exactly as before they
+were added.
+
+References
+----------
+The abbreviation, initial and closing-quote heuristics follow the rule-based
+segmenters surveyed in Read, J. et al. (2012), "Sentence Boundary Detection:
+A Long Solved Problem?", COLING 2012 Posters, pp. 985-994.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+from collections.abc import Iterator
+
+import numpy as np
+
+from chunkeval.caches import store
+from chunkeval.text._spans import _not_inside, _stripped_spans
+from chunkeval.text.lines import (
+    _LEADS,
+    _LETTER_LINE,
+    _LETTER_RUN_AT_START,
+    _LETTER_RUN_BODY,
+    _LIST_LINE,
+    _line_spans,
+    _Lines,
+)
+from chunkeval.text.markdown import _markdown_blocks
+
+__all__ = ["known_sentences", "sentence_spans", "split_sentences"]
+
+Span = tuple[int, int]
+
+# Quotes that may close a quotation: besides the English ones this covers
+# German (»...«, „...“), French («...»), single guillemets (‹...›, ›...‹)
+# and CJK corner brackets. Several of them also open quotations in other
+# languages; as closers they only ever count right after a terminator.
+_CLOSERS = (
+    "\"')\\]}"
+    "\u00ab\u00bb\u201e\u201c\u201d\u2018\u2019\u2039\u203a"  # « » „ “ ” ‘ ’ ‹ ›
+    "\u300d\u300f\uff09\u3011"  # 」 』 ） 】
+)
+_OPENERS = (
+    "\"'([{"
+    "\u00ab\u00bb\u201e\u201c\u201a\u2018\u2039\u203a"  # « » „ “ ‚ ‘ ‹ ›
+    "\u300c\u300e\uff08\u3010"  # 「 『 （ 【
+)
+
+# Markdown emphasis and strikethrough markers that may close a span right
+# after a terminator ("**Note.**", "*Warning!*", "~~Old.~~").
+_EMPHASIS = "*_~"
+# What may follow a terminator and still belong to its sentence: closing
+# quotes/brackets, emphasis markers and footnote markers ("[1]", "[^note]").
+_TRAILER = r"(?:[" + _CLOSERS + _EMPHASIS + r"]|\[\^?[^\]\s]{1,20}\])"
+
+# A whitespace-delimited word that ends with an ASCII terminator run (plus
+# trailers) and is followed by whitespace. ``word`` is what precedes the run.
+_TERMINATED_WORD = re.compile(
+    r"(?<!\S)(?P<word>\S*?)(?<![.!?\u2026])(?P<punct>[.!?\u2026]++)(?P<close>" + _TRAILER + r"*+)"
+    r"(?=\s++(?P<next>\S))"
+)
+# (The lookbehind and possessive quantifiers keep matching linear on long
+# runs of punctuation: the terminator run is taken whole, from its start.)
+# Its lazy ``word`` makes the engine try every word of the text character by
+# character, so the matches are found with _TERMINATOR_RUN instead (see
+# _terminated_word_bounds): the terminator run and trailers alone, which scans at the
+# speed of one character class.
+_TERMINATOR_RUN = re.compile(r"[.!?\u2026]++" + _TRAILER + r"*+(?=\s++\S)")
+# Full-width (CJK) terminators end a sentence without following space.
+_CJK_TERMINATORS = "\u3002\uff01\uff1f\uff0e\uff61"
+_CJK_TERMINATOR = re.compile(r"[" + _CJK_TERMINATORS + r"]++[" + _CLOSERS + r"]*+")
+
+# A dotted form: letter groups of at most three letters joined by periods
+# (the final period is the terminator and is not part of it): "U.S", "e.g",
+# "Ph.D", "M.Sc", "B.A". Single-letter groups make a dotted acronym.
+_DOTTED_FORM = re.compile(r"[^\W\d_]{1,3}(?:\.[^\W\d_]{1,3})+")
+_DOTTED_ACRONYM = re.compile(r"(?:[^\W\d_]\.)+[^\W\d_]")
+# Dotted degrees with a group longer than three letters.
+_DEGREES = frozenset("d.phil m.phil b.phil m.arch b.arch m.eng b.eng m.mus b.mus m.econ".split())
+
+# Abbreviations written before a name or word: never end a sentence.
+# Titles must be capitalised ("Dr.", "DR."), the rest match in any case.
+_TITLES = frozenset(
+    "mr mrs ms messrs mmes mme mlle dr prof rev hon gen col lt capt cmdr sgt cpl "
+    "gov sen rep pres supt insp st mt".split()
+)
+_ALWAYS = frozenset("vs v cf viz e.g i.e eg ie approx ca resp incl esp".split())
+# Abbreviations used before a number: no break when a digit follows.
+_BEFORE_NUMBER = frozenset(
+    "no nos fig figs vol vols p pp ch chap sec sect eq eqs art tab ref refs op "
+    "jan feb mar apr jun jul aug sep sept oct nov dec".split()
+)
+# Abbreviations that are not English words: written capitalised ("Sept.",
+# "Fig.") they continue the sentence before a lower-case word. (Lower-case
+# "sec." or "no." may be the word "no" or an acronym such as the SEC in
+# lower-cased text, so those still end a sentence.)
+_BEFORE_LOWER = frozenset(
+    "jan feb mar apr jun jul aug sep sept oct nov dec fig figs vol vols pp ch chap sect eq eqs".split()
+)
+# Abbreviations that also end sentences: break only before an upper-case word.
+_MAY_END = frozenset(
+    "etc inc ltd co corp llc plc bros jr sr al a.m p.m am pm ft oz lb lbs min max dept est univ".split()
+)
+
+# Capitalised words that commonly start a sentence but rarely continue a
+# name or an acronym: after a dotted acronym or a single capital letter they
+# mark a sentence end ("in the U.S. He", "Plan B. Then").
+_STARTERS = frozenset(
+    """
+    i you he she it we they this that these those there here the a an my your
+    his her its our their some many most much several few all both each every
+    any no none neither either another such what who whom whose which why how
+    where when whenever while if although though because since as after
+    before once until unless but and or nor so yet for however thus hence
+    therefore then meanwhile moreover furthermore nevertheless nonetheless
+    instead also still besides indeed otherwise in on at by from to with
+    without of during under over into about among between within today
+    yesterday tomorrow now later finally first second third next last
+    overall again perhaps maybe only even just let please
+    """.split()
+)
+# Lower-case words that may stand right before a name ("by J. Smith", "and
+# F. Scott"). A single capital letter after any other lower-case word is a
+# label, not an initial ("vitamin C.", "item B.", "grade A.").
+_NAME_LEADERS = frozenset(
+    """
+    by with and or nor of from to for at in on into onto as than via per like
+    about against between among under over after before during without
+    versus vs & the said says wrote dear cc
+    """.split()
+)
+_NEXT_WORD = re.compile(r"[" + _OPENERS + r"]*+([^\W\d_]*+)(\.?)")
+
+
+def _line_start_before(text: str, pos: int) -> bool:
+    """Whether only spaces/tabs separate ``pos`` from the start of its line."""
+    lo = max(0, pos - 64)
+    head = text[lo:pos]
+    cut = max(head.rfind("\n"), head.rfind("\r"))
+    if cut < 0:
+        return lo == 0 and head.strip() == ""
+    return head[cut + 1 :].strip() == ""
+
+
+def _is_starter(text: str, pos: int) -> bool:
+    """Whether the word at ``pos`` is a capitalised common sentence starter.
+
+    A single letter followed by a period ("A.", "I.") is an initial, not a
+    starter.
+    """
+    m = _NEXT_WORD.match(text, pos)
+    word = m.group(1)
+    if not word or not word[0].isupper():
+        return False
+    if len(word) == 1 and m.group(2):
+        return False
+    return word.lower() in _STARTERS
+
+
+def _is_initial(text: str, m: re.Match[str]) -> bool:
+    """Whether a single capital letter plus period (``m``) is an initial.
+
+    Before another initial it is one (``N. H. Ruddle``). Before any other
+    capitalised word it is a name initial when that word is not a common
+    sentence starter (``F. Kennedy``) and the word before the letter can
+    precede a name: nothing (start of text), a capitalised word or an
+    initial (``John F.``, ``J. R.``), a word ending a sentence, or a
+    function word (``by J.``). Before a lower-case word (``P. falciparum``,
+    ``E. coli``) or a non-letter it is always an initial: sentences start
+    with a capital, and lower-cased text has no capital letters to begin
+    with.
+    """
+    pos = m.start("next")
+    nm = _NEXT_WORD.match(text, pos)
+    word = nm.group(1)
+    if not word or word[0].islower():
+        return True
+    if len(word) == 1 and nm.group(2):
+        return True  # a run of initials
+    if word.lower() in _STARTERS:
+        return False
+    start = m.start()
+    head = text[max(0, start - 64) : start].rstrip()
+    if not head:
+        return True
+    prev = head.rsplit(None, 1)[-1].lstrip(_OPENERS).rstrip(",;:")
+    if not prev or prev[0].isupper():
+        return True
+    if prev.rstrip(_CLOSERS + _EMPHASIS)[-1:] in (".", "!", "?", "\u2026"):
+        return True  # the letter starts a sentence
+    return prev.lower() in _NAME_LEADERS
+
+
+def _is_sentence_end(text: str, m: re.Match[str]) -> bool:
+    """Decide whether one ``_TERMINATED_WORD`` match ends a sentence."""
+    punct = m.group("punct")
+    nxt = m.group("next")
+    word = m.group("word")
+    core = word.lstrip(_OPENERS)
+    if (
+        punct == "."
+        and len(core) == 1
+        and core.isupper()
+        and core != word
+        and m.group("close").strip(_CLOSERS) == ""
+        and _is_initial(text, m)
+    ):
+        return False  # a quoted or bracketed initial: Matthew Stephen "M." Ward
+    if punct != "." or m.group("close"):
+        # "!", "?", "...", "…" or a period inside quotes/brackets: a following
+        # lower-case word continues the sentence ("Wait... what?").
+        return not nxt.islower()
+    if not core:
+        return True
+    low = core.lower()
+    if len(core) == 1 and core.isupper() and _is_initial(text, m):
+        return False  # "J. R. R. Tolkien", "John F. Kennedy"
+    if low in _ALWAYS:
+        return False
+    if low in _TITLES and core[0].isupper():
+        return False
+    if low in _BEFORE_NUMBER and nxt.isdigit():
+        return False
+    if low in _BEFORE_LOWER and core.istitle() and nxt.islower():
+        return False  # "The Sept. meeting"
+    if low in _MAY_END:
+        return nxt.isupper()
+    if low in _DEGREES or (
+        _DOTTED_FORM.fullmatch(core) and (core[0].isupper() or _DOTTED_ACRONYM.fullmatch(core))
+    ):
+        # U.S., U.K., Ph.D., M.Sc.: the end of a sentence only before a line
+        # break or a capitalised sentence starter ("in the U.S. He ...");
+        # "the U.S. Army" and "Ph.D. students" continue.
+        gap = text[m.end() : m.start("next")]
+        if "\n" in gap or "\r" in gap:
+            return True
+        return _is_starter(text, m.start("next"))
+    # a list number ("1. First") is no sentence end
+    return not (core.isdigit() and len(core) <= 3 and _line_start_before(text, m.start()))
+
+
+def _terminated_word_bounds(text: str, lines: _Lines) -> tuple[list[int], list[int], list[int]]:
+    """Where the matches of ``_TERMINATED_WORD.finditer(text)`` are, found faster.
+
+    A match is a whitespace-delimited word, from its start to the end of its
+    first terminator run whose trailers reach the end of the word (with
+    whitespace and more text after it). ``_TERMINATOR_RUN`` finds exactly
+    those runs, in order: a run that fails fails from any of its characters,
+    and a match always ends a word; each word starts after the last whitespace
+    character before its run.
+
+    Returns
+    -------
+    starts, runs, ends : list of int
+        Per match: its start (the word's), the start of its terminator run, its end.
+    """
+    spans = [m.span() for m in _TERMINATOR_RUN.finditer(text)]
+    runs = [run for run, _ in spans]
+    ends = [end for _, end in spans]
+    if len(spans) <= _FEW_RUNS:  # arrays cost more to set up than a few look-backs
+        return [_word_start(text, run) for run in runs], runs, ends
+    space = lines.spaces()
+    before = np.searchsorted(space, runs) - 1
+    starts = np.where(before >= 0, space[np.maximum(before, 0)] + 1, 0)
+    return starts.tolist(), runs, ends
+
+
+# Up to this many terminator runs, word starts are found one by one (_word_start).
+_FEW_RUNS = 32
+
+
+def _word_start(text: str, pos: int) -> int:
+    """Start of the whitespace-delimited word that ends at ``pos`` (``pos`` itself
+    when whitespace or the text start precedes it)."""
+    width = 32
+    while True:
+        lo = max(0, pos - width)
+        head = text[lo:pos]
+        if not head or head[-1].isspace():
+            return pos
+        parts = head.rsplit(None, 1)
+        if len(parts) == 2 or lo == 0 or head[0].isspace():
+            return pos - len(parts[-1])
+        width *= 4  # a word longer than the window: look further back
+
+
+def _period_verdict(word: str) -> bool | None:
+    """What :func:`_is_sentence_end` decides for ``word`` + a lone period, when the context
+    cannot change it: True (a sentence end), False (not one), or None (it depends on the
+    next word, the line or the word before: ask :func:`_is_sentence_end`).
+
+    Most candidates are ordinary words ending a sentence; deciding them from the word alone
+    (once per distinct word) saves a regex match and a rule walk per candidate.
+    """
+    core = word.lstrip(_OPENERS)
+    if not core:
+        return True
+    if len(core) == 1 and core.isupper():
+        return None  # an initial, quoted or not, depends on its neighbours
+    low = core.lower()
+    if low in _ALWAYS:
+        return False
+    if low in _TITLES and core[0].isupper():
+        return False
+    if low in _BEFORE_NUMBER or low in _BEFORE_LOWER or low in _MAY_END or low in _DEGREES:
+        return None
+    if _DOTTED_FORM.fullmatch(core) or (core.isdigit() and len(core) <= 3):
+        return None
+    return True
+
+
+_UNSEEN = object()
+
+
+def _terminator_cuts(text: str, lines: _Lines, markers: set[int]) -> list[int]:
+    """Ends of the ``_TERMINATED_WORD`` matches that end a sentence (rule 1), in order.
+
+    Matches starting at a lettered-list marker (``markers``) never do.
+    """
+    cuts: list[int] = []
+    verdicts: dict[str, object] = {}
+    for start, run, end in zip(*_terminated_word_bounds(text, lines), strict=True):
+        if markers and start in markers:
+            continue
+        if end - run == 1 and text[run] == ".":  # a lone period, no trailer
+            word = text[start:run]
+            verdict = verdicts.get(word, _UNSEEN)
+            if verdict is _UNSEEN:
+                verdict = verdicts[word] = _period_verdict(word)
+            if verdict is not None:
+                if verdict:
+                    cuts.append(end)
+                continue
+        if _is_sentence_end(text, _TERMINATED_WORD.match(text, start)):
+            cuts.append(end)
+    return cuts
+
+
+def _letter_runs(text: str, lines: _Lines) -> list[Span]:
+    """Spans of the runs of two or more consecutive letter-item lines, as a scan finds them.
+
+    A run starts on a letter-item line; runs do not overlap.
+    """
+    runs: list[Span] = []
+    for start in lines.starting_with(_LEADS[_LETTER_RUN_BODY]):
+        if runs and start < runs[-1][1]:
+            continue
+        run = _LETTER_RUN_AT_START.match(text, start)
+        if run is not None:
+            runs.append(run.span())
+    return runs
+
+
+def _lettered_list_cuts(text: str, lines: _Lines) -> tuple[list[int], set[int]]:
+    """Cuts around the lines of every lettered list in ``text``.
+
+    Returns the start and end offsets of the item lines, and the offsets of
+    their letter markers (whose period must not end a sentence).
+    """
+    cuts: list[int] = []
+    markers: set[int] = set()
+    for run_start, run_end in _letter_runs(text, lines):
+        items = [
+            (lm.group(1), lm.start(1), lm.start(), lm.end())
+            for lm in _LETTER_LINE.finditer(text, run_start, run_end)
+        ]
+        group: list[tuple[str, int, int, int]] = []
+        for line in [*items, ("", -1, -1, -1)]:
+            if group and line[0] and ord(line[0]) == ord(group[-1][0]) + 1:
+                group.append(line)
+                continue
+            if len(group) >= 2:
+                for _, marker, start, end in group:
+                    markers.add(marker)
+                    cuts.extend((start, end))
+            group = [line]
+    return cuts, markers
+
+
+def sentence_spans(text: str) -> list[Span]:
+    """Split ``text`` into sentences, returning their character spans.
+
+    Parameters
+    ----------
+    text : str
+        Any text; CRLF, CR and LF line endings are all accepted.
+
+    Returns
+    -------
+    list[tuple[int, int]]
+        Half-open ``(start, end)`` code-point spans, one per sentence, in
+        order and non-overlapping. ``text[start:end]`` never starts or ends
+        with whitespace, and the spans together cover every non-whitespace
+        character of ``text``. An empty or whitespace-only text gives ``[]``.
+
+    Notes
+    -----
+    The rules (abbreviations, decimals, initials, ellipses, closing quotes,
+    emphasis and footnote markers, blank lines, headings and list items, CJK
+    terminators, Markdown fences, tables and headings as units) are listed in
+    the module docstring. Runs in linear time.
+
+    Examples
+    --------
+    >>> sentence_spans('He said "Stop." Then he left.')
+    [(0, 15), (16, 29)]
+    """
+    if _KNOWN_SENTENCES:  # only inside a known_sentences block: no hashing otherwise
+        known = _KNOWN_SENTENCES.get(text)
+        if known is not None and known[0] is text:
+            return list(known[1])
+    lines = _Lines(text)
+    cuts = lines.blank_line_starts()
+    for start, end in _line_spans(_LIST_LINE, text, lines):
+        cuts.append(start)
+        cuts.append(end)
+    list_cuts, markers = _lettered_list_cuts(text, lines)
+    cuts.extend(list_cuts)
+    if any(char in text for char in _CJK_TERMINATORS):  # substring tests: far cheaper than a scan
+        cuts.extend(m.end() for m in _CJK_TERMINATOR.finditer(text))
+    cuts.extend(_terminator_cuts(text, lines, markers))
+    blocks = _markdown_blocks(text, lines)
+    cuts = _not_inside(sorted(cuts), blocks)  # a block is never cut inside ...
+    for start, end in blocks:  # ... and stands alone
+        cuts.append(start)
+        cuts.append(end)
+    cuts.sort()
+    return _stripped_spans(text, cuts)
+
+
+# Sentence spans already computed for a text object, by id (see known_sentences).
+# Sentence spans declared for a text object (see known_sentences). Keyed by the text's value
+# and matched by identity: an id() key could name another text once the first is freed.
+_KNOWN_SENTENCES: dict[str, tuple[str, list[Span]]] = store("text.known_sentences")
+
+
+@contextlib.contextmanager
+def known_sentences(text: str, spans: list[Span]) -> Iterator[None]:
+    """Within the block, :func:`sentence_spans` of this very ``text`` object returns ``spans``.
+
+    Kept for callers of chunkeval 0.1; the benchmark runner no longer uses it: it hands the
+    sentences it computed once per document to the sentence chunkers directly
+    (:meth:`chunkeval.chunkers.sentence.SentenceSpansChunker.spans_from_sentences`). Only
+    the identical object is matched (not an equal string), so a chunker that transforms the
+    text first splits its own text as usual. The declaration lives in the documented cache
+    ``text.known_sentences`` of :mod:`chunkeval.caches` while the block runs.
+
+    Parameters
+    ----------
+    text : str
+        The text object.
+    spans : list of (int, int)
+        ``sentence_spans(text)``, computed earlier; a copy is returned on each call.
+
+    Yields
+    ------
+    None
+    """
+    previous = _KNOWN_SENTENCES.get(text)
+    _KNOWN_SENTENCES[text] = (text, spans)
+    try:
+        yield
+    finally:
+        if previous is None:
+            _KNOWN_SENTENCES.pop(text, None)
+        else:
+            _KNOWN_SENTENCES[text] = previous
+
+
+def split_sentences(text: str) -> list[str]:
+    """Split ``text`` into sentence strings.
+
+    Parameters
+    ----------
+    text : str
+        Any text.
+
+    Returns
+    -------
+    list[str]
+        ``[text[s:e] for s, e in sentence_spans(text)]``.
+    """
+    return [text[s:e] for s, e in sentence_spans(text)]

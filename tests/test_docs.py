@@ -1,0 +1,111 @@
+"""The README stays a front page, the site's navigation names only pages that exist, the
+README's test command is exactly what CI runs, and the documented pytest helper runs."""
+
+from __future__ import annotations
+
+import re
+import shlex
+
+import pytest
+
+from _shared import REPO
+
+README = REPO / "README.md"
+DOCS = REPO / "docs"
+MKDOCS = REPO / "mkdocs.yml"
+CI = REPO / ".ci" / "run"
+
+#: The README's two set-up commands, in this order, in its first code block.
+SETUP = (
+    "python3 -m venv .venv && . .venv/bin/activate && pip install . && chunkeval run",
+    "python3 -m venv .venv && . .venv/bin/activate && pip install '.[test]' && python -m pytest -m \"slow or not slow\"",
+)
+
+
+def _first_code_block(text: str) -> list[str]:
+    block = re.search(r"```[a-z]*\n(.*?)```", text, re.S)
+    assert block, "the README has no code block"
+    return [
+        line for line in block.group(1).splitlines() if line.strip() and not line.lstrip().startswith("#")
+    ]
+
+
+def _readme_test_command() -> str:
+    """The test command of the README's second set-up command (after the last ``&&``)."""
+    return _first_code_block(README.read_text(encoding="utf-8"))[1].rsplit("&&", 1)[1].strip()
+
+
+def _nav_pages(node) -> list[str]:
+    """Every page file named in a MkDocs ``nav`` (nested sections included)."""
+    if isinstance(node, str):
+        return [node]
+    if isinstance(node, list):
+        return [page for item in node for page in _nav_pages(item)]
+    if isinstance(node, dict):
+        return [page for value in node.values() for page in _nav_pages(value)]
+    return []
+
+
+def test_readme_is_at_most_12_kb():
+    size = len(README.read_bytes())
+    assert size <= 12 * 1024, f"README.md is {size} bytes; move detail to a page in docs/"
+
+
+def test_readme_starts_with_the_two_setup_commands():
+    text = README.read_text(encoding="utf-8")
+    assert text.index("```") < text.index("\n## "), "the set-up commands come before the first section"
+    assert tuple(_first_code_block(text)) == SETUP
+
+
+def test_every_page_in_the_navigation_exists():
+    yaml = pytest.importorskip("yaml", reason="test extra (pyyaml): pip install 'chunkeval[test]'")
+    # mkdocs.yml may carry tags such as !ENV; the test reads the plain keys only
+    loader = type("Loader", (yaml.SafeLoader,), {})
+    loader.add_multi_constructor("!", lambda loader, suffix, node: None)
+    config = yaml.load(MKDOCS.read_text(encoding="utf-8"), Loader=loader)
+    pages = _nav_pages(config["nav"])
+    assert pages, "mkdocs.yml has no nav"
+    # pages that docs/hooks.py copies from the repository root at build time
+    hooks = (DOCS / "hooks.py").read_text(encoding="utf-8")
+    included = dict(re.findall(r'"([\w-]+\.md)": "([\w-]+\.md)"', hooks))
+    missing = []
+    for page in pages:
+        source = REPO / included[page] if page in included else DOCS / page
+        if not source.is_file():
+            missing.append(page)
+    assert not missing, f"pages named in mkdocs.yml that do not exist: {missing}"
+
+
+def test_readme_links_to_docs_pages_that_exist():
+    text = README.read_text(encoding="utf-8")
+    links = re.findall(r"\]\(((?:docs/)?[\w./-]+\.md)(?:#[\w-]+)?\)", text)
+    assert links, "the README links to no page"
+    assert [link for link in links if not (REPO / link).is_file()] == []
+
+
+def test_readme_test_command_is_the_last_command_of_ci():
+    lines = [line.strip() for line in CI.read_text(encoding="utf-8").splitlines()]
+    commands = [line for line in lines if line and not line.startswith("#")]
+    assert shlex.split(commands[-1]) == shlex.split(_readme_test_command())
+    assert "set -euo pipefail" in lines
+
+
+def test_documented_pytest_helper_runs(tmp_path, monkeypatch):
+    # the example of docs/ci-gate.md, run in a user's repository: a corpus and its baseline
+    from chunkeval.benchmarks import run
+    from chunkeval.datasets import load, save_jsonl
+    from chunkeval.gate import save_baseline
+
+    text = (DOCS / "ci-gate.md").read_text(encoding="utf-8")
+    section = text.split("The same gate inside your own test suite", 1)[1]
+    block = re.search(r"```python\n(.*?)```", section, re.S)
+    assert block, "docs/ci-gate.md has no pytest example"
+    monkeypatch.chdir(tmp_path)
+    save_jsonl(load("builtin"), tmp_path / "eval" / "my_corpus")
+    namespace: dict = {}
+    exec(compile(block.group(1), "docs/ci-gate.md", "exec"), namespace)
+    spec = re.search(r'run\("([^"]+)", \["([^"]+)"\]\)', block.group(1))
+    baseline = re.search(r'assert_no_regression\(results, "([^"]+)"', block.group(1))
+    assert spec and baseline, "the example runs no dataset and configuration, or gates on no baseline"
+    save_baseline(run(spec.group(1), [spec.group(2)]), tmp_path / baseline.group(1))
+    namespace["test_chunk_quality"]()  # no regression against its own baseline: passes
