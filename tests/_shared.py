@@ -1,5 +1,7 @@
-"""Where the repository and the read-only evaluation data (``../shared``) are, for every test."""
+"""Where the repository and the read-only evaluation data (``../shared``) are, for every test;
+and the marks of a test that needs an optional extra."""
 
+import importlib.util
 from pathlib import Path
 
 import pytest
@@ -16,3 +18,23 @@ def shared_path(*parts: str) -> Path:
     if not path.exists():
         pytest.skip(f"{path} is absent: the shared evaluation data lives beside the repository as ../shared")
     return path
+
+
+def requires(module: str, extra: str) -> list[pytest.MarkDecorator]:
+    """The marks of a test, or of one ``pytest.param``, that needs an optional extra.
+
+    Parameters
+    ----------
+    module : str
+        The import name the test needs (``"tiktoken"``, ``"tokenizers"``).
+    extra : str
+        The extra of ``pyproject.toml`` that installs it (``"tiktoken"``, ``"hf"``).
+
+    Returns
+    -------
+    list of MarkDecorator
+        ``needs_extra``, and a skip naming the pip command when ``module`` is not installed.
+    """
+    missing = importlib.util.find_spec(module) is None
+    reason = f"optional extra: pip install 'chunkeval[{extra}]'"
+    return [pytest.mark.needs_extra, pytest.mark.skipif(missing, reason=reason)]

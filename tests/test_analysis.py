@@ -120,6 +120,7 @@ def corpus_and_query(draw):
     return texts, unicodedata.normalize(query_form, query), target
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("retriever", ["tfidf", "bm25"])
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(case=corpus_and_query())
@@ -134,6 +135,7 @@ def test_a_sentence_in_any_form_retrieves_its_document(retriever, case):
         assert again[0, 0] == pytest.approx(scores[0, 0], rel=1e-12)
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(st.text(alphabet=st.characters(max_codepoint=127), max_size=80))
 def test_ascii_fast_path_gives_the_full_analysis(text):

@@ -58,7 +58,7 @@ def test_readme_starts_with_the_two_setup_commands():
 
 
 def test_every_page_in_the_navigation_exists():
-    yaml = pytest.importorskip("yaml", reason="reading mkdocs.yml needs PyYAML (pip install pyyaml)")
+    yaml = pytest.importorskip("yaml", reason="test extra (pyyaml): pip install 'chunkeval[test]'")
     # mkdocs.yml may carry tags such as !ENV; the test reads the plain keys only
     loader = type("Loader", (yaml.SafeLoader,), {})
     loader.add_multi_constructor("!", lambda loader, suffix, node: None)

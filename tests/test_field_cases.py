@@ -8,6 +8,8 @@ import pytest
 from _shared import shared_path
 from chunkeval.chunkers import available_chunkers, get_chunker
 
+pytestmark = pytest.mark.needs_shared_data  # CASES is read from ../shared/cases
+
 
 def load_cases():
     try:

@@ -113,6 +113,7 @@ def assert_one_ranking_metric(results: Results, folder, terminal: str, metric: s
     assert metric in set(metric_deltas(folder, folder)["metric"])
 
 
+@pytest.mark.slow
 def test_quick_suite_names_one_ranking_metric_everywhere(quick_run):
     results, folder, terminal = quick_run
     assert_one_ranking_metric(results, folder, terminal, "answerable@5")
@@ -124,6 +125,7 @@ def test_quick_suite_names_one_ranking_metric_everywhere(quick_run):
     )
 
 
+@pytest.mark.slow
 def test_fallback_to_all_parts_leads_everywhere(two_document_run):
     results, folder, terminal = two_document_run
     assert (results.summary["answerable@5"] == 0).all()
@@ -134,6 +136,7 @@ def test_fallback_to_all_parts_leads_everywhere(two_document_run):
     assert "answerable@5" in [c.metric for c in compare(folder, folder).checks]  # still guarded
 
 
+@pytest.mark.slow
 def test_outputs_print_the_runs_confidence_level(quick_run):
     results, _, _ = quick_run
     from chunkeval.reports.charts import plot_k_curves

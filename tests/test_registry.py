@@ -2,6 +2,7 @@
 
 import pytest
 
+from _shared import requires
 from chunkeval.chunkers import ExternalChunker, available_chunkers, get_chunker
 from chunkeval.chunkers.base import CHUNKERS, register_chunker
 from chunkeval.errors import UnknownNameError, UsageError
@@ -144,7 +145,7 @@ def test_core_types_and_chunkers_pickle_for_worker_processes():
     [
         "fixed(tokenizer='nope')",
         "fixed(tokenizer=5)",
-        "fixed(tokenizer='hf:missing/tokenizer.json')",
+        pytest.param("fixed(tokenizer='hf:missing/tokenizer.json')", marks=requires("tokenizers", "hf")),
         "token_budget(tokenizer='nope')",
         "balanced(tokenizer='nope')",
     ],

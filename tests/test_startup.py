@@ -92,6 +92,7 @@ def test_benchmarks_never_import_reports():
     assert offenders == []
 
 
+@pytest.mark.slow
 def test_benchmarks_package_exports_resolve_on_first_use():
     # the lazy exports hand out the same objects the eager imports did, and the function
     # `compare` stays bound on the package after its submodule of the same name loads

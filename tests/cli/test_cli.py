@@ -262,6 +262,7 @@ def test_inspect_dataset_document(tiny_folder, capsys):
     _assert_one_line_error(capsys.readouterr().err, "zz")
 
 
+@pytest.mark.slow
 def test_python_m_chunkeval_subprocess(tmp_path):
     env = {**os.environ, "PYTHONWARNINGS": "ignore"}
     proc = subprocess.run(
@@ -298,6 +299,7 @@ def _builtin_available() -> bool:
     return True
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not _builtin_available(), reason="the built-in dataset is not available")
 def test_run_without_arguments_runs_default_suite(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
@@ -353,6 +355,7 @@ def test_out_unwritable_names_path_and_os_error(tiny_folder, tmp_path, capsys):
     assert err.strip().split(": ")[-1]  # the OS error text
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(os.name != "posix", reason="POSIX paths")
 def test_unwritable_output_locations_exit_1_naming_the_path(tiny_folder, tmp_path, capsys):
     # README "Command line": an output location the machine refuses is an environment failure
@@ -441,6 +444,7 @@ def test_progress_bar_has_no_stray_zero_line(tiny_folder, tmp_path, capsys):
     assert "1/1" in err
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(os.name != "posix", reason="SIGPIPE semantics")
 def test_inspect_into_closed_pipe_is_quiet(tmp_path):
     text = tmp_path / "long.txt"

@@ -97,6 +97,7 @@ def test_chroma_missing_files(tmp_path):
     assert info.value.problems == ["corpora/: folder not found", "questions_df.csv: file not found"]
 
 
+@pytest.mark.slow
 def test_chroma_real():
     need(CHROMA)
     ds = load(f"chroma:{CHROMA}")
@@ -115,6 +116,7 @@ def test_chroma_real():
     assert len(ds.document("chatlogs").text) == 40_000
 
 
+@pytest.mark.slow
 def test_chroma_real_round_trip(tmp_path):
     need(CHROMA)
     ds = load(f"chroma:{CHROMA}")
@@ -246,6 +248,7 @@ def test_squad_file_errors(tmp_path):
         load_squad(tmp_path / "latin.json")
 
 
+@pytest.mark.slow
 def test_squad_real():
     need(XQUAD)
     ds = load(f"squad:{XQUAD}")
@@ -254,6 +257,7 @@ def test_squad_real():
     assert all(len(d.text) > 2000 for d in ds.documents)
 
 
+@pytest.mark.slow
 def test_squad_real_sentences_round_trip(tmp_path):
     need(XQUAD)
     for spec in (f"squad:{XQUAD}", f"squad:{XQUAD}?evidence=sentence"):

@@ -156,6 +156,7 @@ _WS = st.sampled_from([" ", "  ", "\n", "\t", "\r\n", "\u00a0"])
 _WORDS = st.text(alphabet="abcdeéñﬁ'\"-", min_size=1, max_size=6)
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(
     words=st.lists(_WORDS, min_size=3, max_size=30),

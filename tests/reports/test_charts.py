@@ -67,6 +67,7 @@ def test_pareto_frontier_edge_cases():
         pareto_frontier([1.0], [1.0, 2.0])
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.tuples(st.integers(0, 6), st.integers(0, 6)), min_size=1, max_size=25))
 def test_pareto_frontier_properties(points):
@@ -471,6 +472,7 @@ def _all_texts(fig):
     return [t for t in out if t is not None and t.get_text() and t.get_visible()]
 
 
+@pytest.mark.slow
 def test_twelve_configurations_stay_readable(tmp_path):
     configs = [
         f"fixed(chunk_size={20 + 10 * i}, chunk_overlap={(i % 3) * 5}, unit='tokens')" for i in range(12)

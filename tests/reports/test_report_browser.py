@@ -22,6 +22,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
 CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome", "chrome")
 
 

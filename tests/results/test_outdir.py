@@ -99,6 +99,7 @@ def _one_error_line(err: str) -> str:
     return lines[0]
 
 
+@pytest.mark.slow
 def test_second_run_on_the_same_folder_exits_2_at_once(setup, tmp_path):
     data, gate, env = setup
     out = tmp_path / "out"
@@ -133,6 +134,7 @@ def test_second_run_on_the_same_folder_exits_2_at_once(setup, tmp_path):
     assert Results.load(out).summary["config"].str.startswith("python:blocker").all()
 
 
+@pytest.mark.slow
 def test_sigkill_halfway_leaves_only_the_unfinished_marker(setup, tmp_path, capsys):
     data, gate, env = setup
     out = tmp_path / "out"

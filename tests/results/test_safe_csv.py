@@ -85,7 +85,7 @@ def test_csv_cells_are_neutralised_and_load_restores_ids(hostile_results, tmp_pa
 
 
 def test_summary_csv_is_neutralised_beside_parquet_tables(hostile_results, tmp_path):
-    pytest.importorskip("pyarrow")
+    pytest.importorskip("pyarrow", reason="optional extra: pip install 'chunkeval[parquet]'")
     hostile_results.save(tmp_path, format="parquet")
     header, rows = _cells(tmp_path / "summary.csv")
     assert rows[0][header.index("dataset")] == "'@evil"

@@ -71,6 +71,7 @@ def _chunks(draw, docs):
     return np.array(doc, dtype=np.int64), np.array(start, dtype=np.int64), np.array(end, dtype=np.int64)
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.data())
 def test_counts_are_count_vectorizers_array_for_array(data):
@@ -152,6 +153,7 @@ def test_separators_are_stable_under_normalisation():
             assert not {chr(int(p, 16)) for p in parts} & set(SEPARATORS)
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(TEXT, st.sampled_from(list(SEPARATORS)), TEXT)
 def test_the_analysis_splits_at_a_separator(left, sep, right):
@@ -161,6 +163,7 @@ def test_the_analysis_splits_at_a_separator(left, sep, right):
     assert a(left + sep + right) == w1 + w2 + b1 + b2
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.data())
 def test_chunk_word_counts_from_document_words_are_split_counts(data):

@@ -38,6 +38,7 @@ def score_matrices(draw):
     return dense, k
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None)
 @given(score_matrices())
 def test_dense_top_k_equals_lexsort(case):
@@ -48,6 +49,7 @@ def test_dense_top_k_equals_lexsort(case):
     assert idx.tolist() == ref_idx and val.tolist() == ref_val
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None)
 @given(score_matrices(), st.booleans())
 def test_sparse_top_k_equals_lexsort(case, stored_zero):
@@ -101,6 +103,7 @@ def test_top_k_ties_go_to_lower_index():
     assert top_k(np.zeros((3, 0)), 4)[0].shape == (3, 0)
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(
     st.lists(st.lists(st.integers(0, 4), min_size=1, max_size=12), min_size=1, max_size=5).filter(

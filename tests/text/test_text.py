@@ -337,6 +337,7 @@ def _check_cover(text, spans):
     assert text[prev_end:].isspace() or prev_end == len(text)
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None)
 @given(texts)
 def test_sentence_spans_cover_all_non_whitespace(text):
@@ -346,6 +347,7 @@ def test_sentence_spans_cover_all_non_whitespace(text):
     assert sentence_spans(text) == spans  # deterministic
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None)
 @given(texts)
 def test_paragraph_spans_cover_and_sentences_nest(text):
@@ -363,6 +365,7 @@ def test_paragraph_spans_cover_and_sentences_nest(text):
         assert any(ps <= s and e <= pe for ps, pe in paragraphs)
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(texts)
 def test_words_match_split(text):
@@ -383,6 +386,7 @@ def test_repeated_sentences_get_distinct_offsets(unit, n):
 # --------------------------------------------------------------------------- real corpora
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not CORPORA.is_dir(), reason=f"shared corpora absent: {CORPORA}")
 @pytest.mark.parametrize("name", ["finance.md", "pubmed.md", "chatlogs.md", "wikitexts.md"])
 def test_real_corpora_invariants(name):

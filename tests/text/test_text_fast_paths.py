@@ -12,12 +12,15 @@ from __future__ import annotations
 import contextlib
 import re
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from chunkeval import text as T
 from chunkeval.text import lines as L
 from chunkeval.text import sentences as S
+
+pytestmark = pytest.mark.slow  # every test is a hypothesis proof over long texts
 
 PIECES = [
     " ",

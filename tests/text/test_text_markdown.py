@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -208,6 +209,7 @@ def _strictly_inside(pos, region):
     return region[0] < pos < region[1]
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(doc=markdown_document(), max_chars=st.integers(5, 120))
 def test_no_span_starts_or_ends_inside_a_row_or_fence(doc, max_chars):

@@ -54,6 +54,7 @@ def small_dataset(n_questions: int) -> Dataset:
 CONFIGS = ["sentence(max_chars=200)", "fixed(chunk_size=20, unit='tokens')", "paragraph(max_words=60)"]
 
 
+@pytest.mark.slow
 def test_multi_document_dataset_says_not_attainable_and_ranks_by_all_parts(tmp_path, capsys):
     ds = multi_hop_dataset()
     folder = save_jsonl(ds, tmp_path / "mh")
@@ -112,6 +113,7 @@ def test_a_metric_at_zero_everywhere_falls_back_then_recommends_nothing():
     assert "Highest" not in text and "choose" not in text
 
 
+@pytest.mark.slow
 def test_small_sample_warning_at_12_questions_not_on_builtin():
     res = run(small_dataset(12), CONFIGS, n_resamples=100)
     text = " ".join(t for t, _ in recommendation_sentences(recommend(res)))
@@ -190,6 +192,7 @@ def test_budget_and_rank_by_errors(tmp_path, capsys, args, needle):
     assert not (tmp_path / "o").exists()
 
 
+@pytest.mark.slow
 def test_rank_by_moves_p_best_and_is_checked_before_work(tmp_path, capsys):
     res = run("builtin", CONFIGS, n_resamples=100, rank_by="recall@3")
     assert res.manifest["p_best_metric"] == {"builtin": "recall@3"} and res.manifest["rank_by"] == "recall@3"
