@@ -145,7 +145,7 @@ def peer_splitters() -> dict[str, Factory | str]:
                 chunk = semchunk.chunkerify(encoding, 256)
 
                 def split(text: str) -> list[Piece]:
-                    pieces, offsets = chunk(text, offsets=True)
+                    _pieces, offsets = chunk(text, offsets=True)
                     return [(s, e, text[s:e]) for s, e in offsets]
 
                 return split

@@ -73,7 +73,7 @@ def floor(dataset, tokenizer_name: str, windows: list[tuple[int, int]], k: int =
             top[q0 : q0 + step] = np.argpartition(-scores, kk - 1, axis=1)[:, :kk]
         starts_a, ends_a, docs_a = np.array(starts), np.array(ends), np.array(doc_ids)
         hits = 0
-        for q, row in zip(dataset.questions, top):
+        for q, row in zip(dataset.questions, top, strict=True):
             for p in q.evidence:
                 hits += bool(
                     np.any((docs_a[row] == p.doc_id) & (starts_a[row] <= p.start) & (p.end <= ends_a[row]))

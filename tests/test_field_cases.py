@@ -1,6 +1,7 @@
 """Every case of ../shared/cases/field_faults.jsonl as a test (their kinds are also in the contract battery)."""
 
 import json
+from typing import ClassVar
 
 import numpy as np
 import pytest
@@ -54,7 +55,11 @@ def test_f02_overlap_not_smaller_than_size():
 class TableEmbedder:
     """The embedder described in F-06: a fixed vector per sentence."""
 
-    table = {"Alpha.": [1.0, 0.0], "Beta.": [0.0, 0.0], "Gamma.": [1.0, 0.0]}
+    table: ClassVar[dict[str, list[float]]] = {
+        "Alpha.": [1.0, 0.0],
+        "Beta.": [0.0, 0.0],
+        "Gamma.": [1.0, 0.0],
+    }
 
     def embed(self, texts):
         return np.array([self.table[t] for t in texts])

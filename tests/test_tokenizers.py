@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import builtins
+import itertools
 import pickle
 import unicodedata
 
@@ -46,7 +47,7 @@ unicode_texts = st.one_of(
 
 def _has_tiktoken():
     try:
-        TiktokenTokenizer(TIKTOKEN_NAME).encoding
+        _ = TiktokenTokenizer(TIKTOKEN_NAME).encoding
     except Exception:
         return False
     return True
@@ -188,12 +189,12 @@ def test_tiktoken_multibyte_characters_get_code_point_offsets():
     # each character is attributed to the token holding its first byte:
     # spans are disjoint, monotone and tile the whole text
     assert spans[0][0] == 0 and spans[-1][1] == len(text)
-    for (s0, e0), (s1, e1) in zip(spans, spans[1:]):
+    for (s0, e0), (s1, e1) in itertools.pairwise(spans):
         assert s0 <= e0 == s1 <= e1
     pieces = "".join(text[s:e] for s, e in spans)
     assert pieces == text
     # whole-character tokens slice exactly to their decoded text
-    for (s, e), i in zip(spans, tok.encode(text)):
+    for (s, e), i in zip(spans, tok.encode(text), strict=True):
         raw = tok.encoding.decode_single_token_bytes(i)
         try:
             decoded = raw.decode("utf-8")
@@ -259,7 +260,7 @@ def test_hf_bpe_spans_monotone(hf_bpe_path, text):
     tok = HFTokenizer(hf_bpe_path)
     spans = tok.spans(text)
     assert tok.count(text) == len(spans)
-    for (s0, e0), (s1, e1) in zip(spans, spans[1:]):
+    for (s0, e0), (s1, e1) in itertools.pairwise(spans):
         assert s0 <= s1 and e0 <= e1
     assert all(0 <= s <= e <= len(text) for s, e in spans)
 
@@ -297,7 +298,7 @@ def test_get_tokenizer_unknown_names_valid_choices():
 
 def test_get_tokenizer_missing_hf_file(tmp_path):
     pytest.importorskip("tokenizers", reason="optional extra: pip install 'chunkeval[hf]'")
-    with pytest.raises(FileNotFoundError, match="nope.json"):
+    with pytest.raises(FileNotFoundError, match=r"nope.json"):
         get_tokenizer(f"hf:{tmp_path / 'nope.json'}")
 
 
@@ -379,7 +380,7 @@ def test_tiktoken_spans_equal_per_token_decoding(text):
     assert tok.spans(text) == _per_token_reference_spans(tok, text)
     starts, ends = tok.span_arrays(text)
     assert starts.dtype == ends.dtype == np.int64
-    assert list(zip(starts.tolist(), ends.tolist())) == tok.spans(text)
+    assert list(zip(starts.tolist(), ends.tolist(), strict=True)) == tok.spans(text)
     assert tok._encode_ids(tk._encodable(text)).tolist() == tok.encode(text)
 
 
@@ -443,12 +444,12 @@ def test_regex_span_arrays_equal_the_regex(text):
     reference = [m.span() for m in tk._regex_token().finditer(text)]
     for starts, ends in (tk._class_token_arrays(text), RegexTokenizer().span_arrays(text)):
         assert starts.dtype == ends.dtype == np.int64
-        assert list(zip(starts.tolist(), ends.tolist())) == reference
+        assert list(zip(starts.tolist(), ends.tolist(), strict=True)) == reference
     # long texts take the array path in spans() and span_arrays() too
     long = (text + " ") * (tk._VECTOR_MIN_CHARS // (len(text) + 1) + 1)
     long_reference = [m.span() for m in tk._regex_token().finditer(long)]
     assert RegexTokenizer().spans(long) == long_reference
-    assert list(zip(*(a.tolist() for a in RegexTokenizer().span_arrays(long)))) == long_reference
+    assert list(zip(*(a.tolist() for a in RegexTokenizer().span_arrays(long)), strict=True)) == long_reference
 
 
 def test_token_span_arrays_falls_back_to_spans_for_external_tokenizers():

@@ -11,6 +11,7 @@ This module imports nothing from :mod:`chunkeval`, so any module may use it.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import tempfile
 import threading
@@ -42,10 +43,8 @@ def file_mode() -> int:
 
 
 def _finish(tmp: str, path: Path) -> None:
-    try:
+    with contextlib.suppress(OSError, NotImplementedError):  # pragma: no cover - exotic file systems
         os.chmod(tmp, file_mode())
-    except (OSError, NotImplementedError):  # pragma: no cover - exotic file systems
-        pass
     os.replace(tmp, path)
 
 

@@ -246,7 +246,7 @@ class RegexTokenizer(_CachedTokenizer):
         if len(text) < _VECTOR_MIN_CHARS:
             return [m.span() for m in _regex_token().finditer(text)]
         starts, ends = _class_token_arrays(text)
-        return list(zip(starts.tolist(), ends.tolist(), strict=False))
+        return list(zip(starts.tolist(), ends.tolist(), strict=True))
 
     def span_arrays(self, text: str) -> tuple[np.ndarray, np.ndarray]:
         """Token offsets of ``text`` as two arrays, the spans of :meth:`spans`.
@@ -493,7 +493,7 @@ class TiktokenTokenizer(_CachedTokenizer):
             whole characters.
         """
         starts, ends = self.span_arrays(text)
-        return list(zip(starts.tolist(), ends.tolist(), strict=False))
+        return list(zip(starts.tolist(), ends.tolist(), strict=True))
 
     def span_arrays(self, text: str) -> tuple[np.ndarray, np.ndarray]:
         """Code-point offsets of the tiktoken tokens of ``text``, as :meth:`spans` gives them.
@@ -623,7 +623,7 @@ class HFTokenizer(_CachedTokenizer):
         arr = np.asarray(offsets, dtype=np.int64).reshape(-1, 2)
         starts = np.maximum.accumulate(arr[:, 0])
         ends = np.maximum.accumulate(np.maximum(arr[:, 1], starts))
-        return list(zip(starts.tolist(), ends.tolist(), strict=False))
+        return list(zip(starts.tolist(), ends.tolist(), strict=True))
 
     def __repr__(self) -> str:
         return f"HFTokenizer({self.path!r})"

@@ -172,7 +172,7 @@ def test_chroma_suite_reproduces_precision_omega():
     assert len(specs) == 4
     results = run(suite.datasets, specs, tokenizer=suite.tokenizer, ks=suite.ks, n_resamples=20)
     assert (results.summary["n_questions"] == 472).all()
-    for spec, row in zip(specs, results.summary.itertuples()):
+    for spec, row in zip(specs, results.summary.itertuples(), strict=True):
         c = get_chunker(spec)
         expected = CHROMA_PRECISION_OMEGA[(c.chunk_size, c.chunk_overlap)]
         assert abs(100 * row.precision_omega - expected) <= 0.75, (spec, 100 * row.precision_omega)

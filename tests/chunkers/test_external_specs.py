@@ -163,7 +163,9 @@ def test_missing_package_is_one_line_with_the_pip_command(monkeypatch, tmp_path,
 
 
 def test_bad_specs_are_value_errors():
-    with pytest.raises(ValueError, match="langchain has no splitter class 'RecursiveSplitter'. Did you mean"):
+    with pytest.raises(
+        ValueError, match=r"langchain has no splitter class 'RecursiveSplitter'. Did you mean"
+    ):
         get_chunker("langchain:RecursiveSplitter(chunk_size=5)")
     with pytest.raises(ValueError, match="unexpected keyword argument 'chunk_sise'"):
         get_chunker("chonkie:RecursiveChunker(chunk_sise=5)")

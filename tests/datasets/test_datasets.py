@@ -355,7 +355,7 @@ def test_parse_spec():
 
 
 def test_bad_options():
-    with pytest.raises(DatasetError, match="unknown option.*'n_doc'.*valid options"):
+    with pytest.raises(DatasetError, match=r"unknown option.*'n_doc'.*valid options"):
         load("synthetic:n_doc=3")
     with pytest.raises(DatasetError, match="not a valid int"):
         load("synthetic:n_docs=many")
@@ -377,7 +377,7 @@ def test_synthetic_deterministic_and_valid():
     assert len(a.documents) == 4 and len(a.questions) == 4 * 3 * 2
     a.validate()
     for q in a.questions:
-        for part, (entity, attr, value) in zip(q.evidence, q.metadata["facts"]):
+        for part, (entity, attr, value) in zip(q.evidence, q.metadata["facts"], strict=True):
             assert (
                 a.document(part.doc_id).text[part.start : part.end] == f"The {attr} of {entity} is {value}."
             )

@@ -238,13 +238,13 @@ def test_squad_problems(tmp_path):
 
 
 def test_squad_file_errors(tmp_path):
-    with pytest.raises(DatasetError, match="nope.json: file not found"):
+    with pytest.raises(DatasetError, match=r"nope.json: file not found"):
         load(f"squad:{tmp_path / 'nope.json'}")
     (tmp_path / "bad.json").write_text('{"data": [\n  {"title": }\n]}')
     with pytest.raises(DatasetError, match=r"bad.json:2: invalid JSON"):
         load_squad(tmp_path / "bad.json")
     (tmp_path / "latin.json").write_bytes(b'{"data": ["caf\xe9"]}')
-    with pytest.raises(DatasetError, match="latin.json: not valid UTF-8 at byte offset 14"):
+    with pytest.raises(DatasetError, match=r"latin.json: not valid UTF-8 at byte offset 14"):
         load_squad(tmp_path / "latin.json")
 
 
@@ -266,7 +266,7 @@ def test_squad_real_sentences_round_trip(tmp_path):
         assert load(f"jsonl:{tmp_path / 'rt'}").fingerprint == ds.fingerprint
     sentence = load(f"squad:{XQUAD}?evidence=sentence")
     answer = load(f"squad:{XQUAD}")
-    for qa, qs in zip(answer.questions, sentence.questions):
+    for qa, qs in zip(answer.questions, sentence.questions, strict=True):
         a, s = qa.evidence[0], qs.evidence[0]
         assert s.start <= a.start and a.end <= s.end
 

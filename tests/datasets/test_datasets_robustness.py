@@ -262,7 +262,7 @@ def test_squad_with_bom(tmp_path):
     ds = load_squad(path)
     assert ds.document("Cats").text == "alpha beta gamma"
     (tmp_path / "bad.json").write_bytes(BOM + b'{"data": ["caf\xe9"]}')
-    with pytest.raises(DatasetError, match="bad.json: not valid UTF-8 at byte offset 17"):
+    with pytest.raises(DatasetError, match=r"bad.json: not valid UTF-8 at byte offset 17"):
         load_squad(tmp_path / "bad.json")
 
 
@@ -370,4 +370,4 @@ def test_save_jsonl_files_follow_umask_not_0600(tmp_path):
     assert files
     for p in files:
         assert (p.stat().st_mode & 0o777) == 0o666 & ~mask, (p.name, oct(p.stat().st_mode))
-    assert not [p for p in Path(folder).rglob("*.tmp")]
+    assert not list(Path(folder).rglob("*.tmp"))

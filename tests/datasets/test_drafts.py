@@ -28,8 +28,8 @@ def test_fifty_builtin_drafts_resolve_spread_and_repeat_for_a_seed(tmp_path, cap
     dataset = load(f"jsonl:{out}")  # every quote resolves (else DatasetError)
     builtin = load("builtin")
     assert dataset.provenance["draft_questions"] == 50 and dataset.provenance["unverified_spans"] == 0
-    for draft, question in zip(drafts, dataset.questions):
-        for part, span in zip(draft["evidence"], question.evidence):
+    for draft, question in zip(drafts, dataset.questions, strict=True):
+        for part, span in zip(draft["evidence"], question.evidence, strict=True):
             assert builtin.document(span.doc_id).text[span.start : span.end] == part["quote"]
     again = tmp_path / "again"
     assert main(["draft-questions", "builtin", "--n", "50", "--out", str(again), "--seed", "7"]) == 0
@@ -122,7 +122,7 @@ def test_bad_arguments():
         draft_questions([Document("d", "x")], n=0)
     with pytest.raises(ValueError, match="no usable sentence"):
         draft_questions([Document("d", "Too short.")], n=3)
-    with pytest.raises(DatasetError, match="folder not found"):
-        from chunkeval.datasets import load_documents
+    from chunkeval.datasets import load_documents
 
+    with pytest.raises(DatasetError, match="folder not found"):
         load_documents("files:/nonexistent-folder-xyz")

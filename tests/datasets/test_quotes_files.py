@@ -49,7 +49,7 @@ def test_folder_with_crlf_bom_and_repeats_resolves_normalised_quotes_to_exact_of
     assert [d.id for d in ds.documents] == ["guide.md", "repeat.md", "sub/notes.txt"]
     assert ds.document("guide.md").text == GUIDE  # CRLF kept
     assert ds.document("sub/notes.txt").text == NOTES  # BOM dropped
-    q1, q2, q3, q4 = ds.questions
+    q1, q2, q3, _q4 = ds.questions
     assert q1.evidence == (EvidenceSpan("guide.md", 17, 63),)
     assert GUIDE[17:63] == 'Ferries leave  every\r\n20 minutes from "Pier 3"'
     assert q2.evidence == (EvidenceSpan("sub/notes.txt", 30, 69),)
@@ -126,9 +126,9 @@ def test_glob_and_questions_options_and_missing_questions_file(tmp_path):
     (root / "questions.jsonl").rename(qfile)
     ds = load(f"files:{root}?glob=*.md,questions={qfile}")
     assert [d.id for d in ds.documents] == ["guide.md", "repeat.md"]
-    with pytest.raises(DatasetError, match="questions file not found; .*chunkeval draft-questions"):
+    with pytest.raises(DatasetError, match=r"questions file not found; .*chunkeval draft-questions"):
         load(f"files:{root}")
-    with pytest.raises(DatasetError, match="no file matches glob '\\*.pdf'"):
+    with pytest.raises(DatasetError, match=r"no file matches glob '\\*.pdf'"):
         load(f"files:{root}?glob=*.pdf,questions={qfile}")
 
 
@@ -166,10 +166,12 @@ _WORDS = st.text(alphabet="abcdeéñﬁ'\"-", min_size=1, max_size=6)
 def test_perturbed_quotes_resolve_to_the_original_span(words, seps, data):
     # words are separated by whitespace runs; a quote cut on word boundaries is
     # perturbed in whitespace, quote/dash style and Unicode form, and must map back
-    text = "".join(w + s for w, s in zip(words, seps))
+    text = "".join(w + s for w, s in zip(words, seps, strict=True))
     i = data.draw(st.integers(0, len(words) - 1))
     j = data.draw(st.integers(i + 1, len(words)))
-    starts = [sum(len(w) + len(s) for w, s in zip(words[:k], seps[:k])) for k in range(len(words) + 1)]
+    starts = [
+        sum(len(w) + len(s) for w, s in zip(words[:k], seps[:k], strict=True)) for k in range(len(words) + 1)
+    ]
     start, end = starts[i], starts[j - 1] + len(words[j - 1])
     perturbed = " ".join(words[i:j]).replace("'", "’").replace('"', "”").replace("-", "–").replace("ﬁ", "fi")
     perturbed = unicodedata.normalize(data.draw(st.sampled_from(["NFC", "NFD"])), perturbed)

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from chunkeval.results.outdir import STAGING_DIR, UNFINISHED_MARKER, FolderBusy, claim_folder
 from chunkeval.benchmarks import Results
 from chunkeval.cli import main
 from chunkeval.datasets import Dataset, save_jsonl
+from chunkeval.results.outdir import STAGING_DIR, UNFINISHED_MARKER, FolderBusy, claim_folder
 from chunkeval.types import Document, EvidenceSpan, Question
 
 RESULT_FILES = {
@@ -213,7 +213,7 @@ def test_claim_refuses_a_folder_with_files_or_a_file(tmp_path):
     full = tmp_path / "full"
     full.mkdir()
     (full / "notes.txt").write_text("mine", encoding="utf-8")
-    with pytest.raises(FolderBusy, match="not empty.*notes.txt"):
+    with pytest.raises(FolderBusy, match=r"not empty.*notes.txt"):
         claim_folder(full)
     assert sorted(p.name for p in full.iterdir()) == ["notes.txt"]  # untouched
     (tmp_path / "file").write_text("x", encoding="utf-8")

@@ -8,10 +8,10 @@ import pandas as pd
 import pandas.testing as pdt
 import pytest
 
-from chunkeval.results.safe_csv import neutralise, neutralise_frame, restore, restore_frame
 from chunkeval.benchmarks import Results
 from chunkeval.benchmarks.runner import run
 from chunkeval.datasets import Dataset
+from chunkeval.results.safe_csv import neutralise, neutralise_frame, restore, restore_frame
 from chunkeval.types import Document, EvidenceSpan, Question
 
 HOSTILE = ['=HYPERLINK("http://x","y")', "+1+1", "-2+3", "@SUM(A1)", "=cmd|' /C calc'!A0"]

@@ -78,7 +78,7 @@ def test_counts_are_count_vectorizers_array_for_array(data):
     docs = data.draw(st.lists(TEXT, min_size=1, max_size=4))
     doc, start, end = _chunks(data.draw, docs)
     counts, terms = CorpusTerms(docs).counts(doc, start, end)
-    expected, expected_terms = _sklearn([docs[d][s:e] for d, s, e in zip(doc, start, end)])
+    expected, expected_terms = _sklearn([docs[d][s:e] for d, s, e in zip(doc, start, end, strict=True)])
     assert counts.shape[0] == doc.size
     if expected is None:
         assert counts.shape[1] == 0 and terms == []
@@ -96,7 +96,7 @@ def test_counts_of_overlapping_windows_that_cut_words():
     start = np.array([0, 6, 2, 0, 3, 46])
     end = np.array([12, 30, 44, 9, 18, 57])
     counts, terms = CorpusTerms(docs).counts(doc, start, end)
-    expected, expected_terms = _sklearn([docs[d][s:e] for d, s, e in zip(doc, start, end)])
+    expected, expected_terms = _sklearn([docs[d][s:e] for d, s, e in zip(doc, start, end, strict=True)])
     assert terms == expected_terms and {"ick", "ra", "ap"} <= set(terms)  # cut words
     assert (counts != expected).nnz == 0 and np.array_equal(counts.indices, expected.indices)
 
@@ -111,7 +111,7 @@ def test_retrievers_fitted_on_counts_are_fitted_on_texts(spec):
     doc = np.array([0, 0, 1, 1, 2, 2])
     start = np.array([0, 30, 0, 22, 0, 5])
     end = np.array([40, 70, 40, 63, 8, 17])
-    texts = [docs[d][s:e] for d, s, e in zip(doc, start, end)]
+    texts = [docs[d][s:e] for d, s, e in zip(doc, start, end, strict=True)]
     queries = ["how do solar panels make electricity", "wind turbine", "東京 cafe", "nothing shared"]
     by_text = get_retriever(spec).fit(texts)
     by_counts = get_retriever(spec)
@@ -122,7 +122,7 @@ def test_retrievers_fitted_on_counts_are_fitted_on_texts(spec):
     a, b = getattr(by_counts, index), getattr(by_text, index)
     assert np.array_equal(a.indptr, b.indptr) and np.array_equal(a.indices, b.indices)
     assert np.array_equal(a.data, b.data)
-    for x, y in zip(by_counts.search(queries, 4), by_text.search(queries, 4)):
+    for x, y in zip(by_counts.search(queries, 4), by_text.search(queries, 4), strict=True):
         assert np.array_equal(x, y)
 
 
@@ -185,7 +185,7 @@ def test_chunk_word_counts_from_document_words_are_split_counts(data):
     )
     doc, start, end = _chunks(data.draw, texts)
     counts = ctx.word_counts(np.asarray(doc), np.asarray(start), np.asarray(end))
-    assert counts.tolist() == [len(texts[d][s:e].split()) for d, s, e in zip(doc, start, end)]
+    assert counts.tolist() == [len(texts[d][s:e].split()) for d, s, e in zip(doc, start, end, strict=True)]
 
 
 @pytest.mark.parametrize("block", [1, 7, 50])
@@ -199,9 +199,9 @@ def test_counts_in_blocks_of_chunks_are_the_same(monkeypatch, block):
     rng = np.random.default_rng(block)
     doc = rng.integers(0, 2, 40)
     start = np.array([rng.integers(0, len(docs[d]) - 1) for d in doc])
-    end = np.array([rng.integers(s + 1, len(docs[d]) + 1) for s, d in zip(start, doc)])
+    end = np.array([rng.integers(s + 1, len(docs[d]) + 1) for s, d in zip(start, doc, strict=True)])
     counts, terms = CorpusTerms(docs).counts(doc, start, end)
-    expected, expected_terms = _sklearn([docs[d][s:e] for d, s, e in zip(doc, start, end)])
+    expected, expected_terms = _sklearn([docs[d][s:e] for d, s, e in zip(doc, start, end, strict=True)])
     assert terms == expected_terms
     assert np.array_equal(counts.indptr, expected.indptr) and np.array_equal(counts.indices, expected.indices)
     assert np.array_equal(counts.data, expected.data)
@@ -215,7 +215,7 @@ def test_windows_inside_one_long_blob_count_only_their_own_characters():
     doc = np.zeros(starts.size, dtype=np.int64)
     end = np.minimum(starts + 25, len(docs[0]))
     counts, terms = CorpusTerms(docs).counts(doc, starts, end)
-    expected, expected_terms = _sklearn([docs[0][s:e] for s, e in zip(starts, end)])
+    expected, expected_terms = _sklearn([docs[0][s:e] for s, e in zip(starts, end, strict=True)])
     assert terms == expected_terms
     assert np.array_equal(counts.indptr, expected.indptr) and np.array_equal(counts.indices, expected.indices)
     assert np.array_equal(counts.data, expected.data)

@@ -161,7 +161,7 @@ def markdown_document(draw):
             outer = draw(st.booleans())
             cols = draw(st.integers(1, 3))
 
-            def row(cells):
+            def row(cells, outer=outer, cols=cols):
                 body = " | ".join(cells)
                 return f"| {body} |" if outer or cols == 1 else body
 

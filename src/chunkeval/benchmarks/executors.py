@@ -145,7 +145,7 @@ def _prepare_with(
     blocks = [(di, lo, hi) for di, ctx in enumerate(prepared) for lo, hi in _document_blocks(ctx, max_chars)]
     results = run_blocks([[d.text for d in prepared[di].documents[lo:hi]] for di, lo, hi in blocks])
     for di, ctx in enumerate(prepared):
-        pieces = [p for (dj, _, _), result in zip(blocks, results, strict=False) if dj == di for p in result]
+        pieces = [p for (dj, _, _), result in zip(blocks, results, strict=True) if dj == di for p in result]
         ctx.prepare(tok, key, pieces)
 
 

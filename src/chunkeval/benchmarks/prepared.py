@@ -131,7 +131,7 @@ class PreparedDataset:
         in ``offset_dtype``. Takes an iterable so that each document's pieces are converted
         (and may be freed) one at a time."""
         starts, ends = [], []
-        for off, spans in zip(self.doc_offset.tolist(), per_document, strict=False):
+        for off, spans in zip(self.doc_offset.tolist(), per_document, strict=True):
             spans = np.asarray(spans).reshape(-1, 2)
             starts.append((spans[:, 0] + off).astype(self.offset_dtype, copy=False))
             ends.append((spans[:, 1] + off).astype(self.offset_dtype, copy=False))
@@ -159,7 +159,7 @@ class PreparedDataset:
         starts, ends = self.sentences()
         off = int(self.doc_offset[i])
         lo, hi = np.searchsorted(starts, in_dtype_of(starts, [off, off + len(self.documents[i].text)]))
-        return list(zip((starts[lo:hi] - off).tolist(), (ends[lo:hi] - off).tolist(), strict=False))
+        return list(zip((starts[lo:hi] - off).tolist(), (ends[lo:hi] - off).tolist(), strict=True))
 
     def corpus_terms(self) -> Any:
         """The lexical retrievers' terms of every document, analysed once.
@@ -210,7 +210,7 @@ class PreparedDataset:
 
             starts = [
                 (word_bounds(d.text)[0] + off).astype(self.offset_dtype)
-                for off, d in zip(self.doc_offset.tolist(), self.documents, strict=False)
+                for off, d in zip(self.doc_offset.tolist(), self.documents, strict=True)
             ]
             self._words = np.concatenate(starts) if starts else np.zeros(0, dtype=self.offset_dtype)
         return self._words

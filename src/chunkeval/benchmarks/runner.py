@@ -359,7 +359,7 @@ def _manifest(
             "stats": d.stats(),
             "provenance": getattr(d, "provenance", {}),
         }
-        for d, spec in zip(loaded, specs, strict=False)
+        for d, spec in zip(loaded, specs, strict=True)
     }
     manifest["configs"] = [
         {
@@ -372,7 +372,7 @@ def _manifest(
             "limit": o.size_limit[0],
             "limit_unit": o.size_limit[1],
         }
-        for o, label in zip(objects, labels, strict=False)
+        for o, label in zip(objects, labels, strict=True)
     ]
     manifest.update(
         {
@@ -391,7 +391,7 @@ def _manifest(
             "executor": facts["executor"],
             "timings": {
                 "total_seconds": facts["total_seconds"],
-                "load_seconds": {d.name: s for d, s in zip(loaded, load_seconds, strict=False)},
+                "load_seconds": {d.name: s for d, s in zip(loaded, load_seconds, strict=True)},
                 "configs": [o.timings for o in outputs],
             },
             "machine": _machine(),

@@ -357,7 +357,7 @@ def _token_window_chunks(
         doc = ctx.documents[i]
         first, stop, off = bounds[i], bounds[i + 1], offsets[i]
         starts, ends = chunker.token_windows(token_starts[first:stop] - off, token_ends[first:stop] - off)
-        chunks.extend(chunks_from_spans(doc.text, doc.id, zip(starts.tolist(), ends.tolist(), strict=False)))
+        chunks.extend(chunks_from_spans(doc.text, doc.id, zip(starts.tolist(), ends.tolist(), strict=True)))
     return chunks
 
 

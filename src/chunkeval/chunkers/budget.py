@@ -29,7 +29,7 @@ class _SentenceTokens(SentenceSpansChunker):
         """
         tokenizer = self._tokenizer()
         gap_starts = [0, *(end for _, end in spans[:-1])]
-        return [tokenizer.count(text[gap:end]) for gap, (_, end) in zip(gap_starts, spans, strict=False)]
+        return [tokenizer.count(text[gap:end]) for gap, (_, end) in zip(gap_starts, spans, strict=True)]
 
     @property
     def size_limit(self) -> tuple[int, str]:

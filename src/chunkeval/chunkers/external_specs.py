@@ -197,7 +197,7 @@ class _Semchunk:
 
     def chunk(self, text: str) -> list[_Piece]:
         pieces, offsets = self._chunker(text, offsets=True)
-        return [_Piece(p, start) for p, (start, _) in zip(pieces, offsets, strict=False)]
+        return [_Piece(p, start) for p, (start, _) in zip(pieces, offsets, strict=True)]
 
 
 def _build(target: str, params: dict[str, Any]) -> tuple[Any, tuple[int | None, str]]:

@@ -112,7 +112,7 @@ class FixedChunker(Chunker):
         if self.unit == "chars":
             return fixed_stride_spans(len(text), self.chunk_size, self.chunk_overlap)
         starts, ends = self.token_windows(*token_span_arrays(self._tokenizer(), text))
-        return list(zip(starts.tolist(), ends.tolist(), strict=False))
+        return list(zip(starts.tolist(), ends.tolist(), strict=True))
 
     def token_windows(
         self, token_starts: np.ndarray, token_ends: np.ndarray

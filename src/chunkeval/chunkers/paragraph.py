@@ -43,7 +43,9 @@ def pack_paragraph_spans(
         # start to the end of the piece's last word (the last piece may be shorter)
         starts, ends = word_bounds(text[start:end])
         lasts = np.minimum(np.arange(max_words - 1, len(ends) + max_words - 1, max_words), len(ends) - 1)
-        chunks.extend(zip((starts[::max_words] + start).tolist(), (ends[lasts] + start).tolist()))
+        chunks.extend(
+            zip((starts[::max_words] + start).tolist(), (ends[lasts] + start).tolist(), strict=True)
+        )
     return chunks
 
 

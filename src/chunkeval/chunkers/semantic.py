@@ -141,6 +141,6 @@ class SemanticChunker(SentenceSpansChunker):
             vectors = np.asarray(vectors, dtype=float)
         cuts = np.flatnonzero(window_similarities(vectors, self.window_size) < self.threshold) + 1
         chunks: list[tuple[int, int]] = []
-        for first, last in zip([0, *cuts.tolist()], [*cuts.tolist(), len(sentences)], strict=False):
+        for first, last in zip([0, *cuts.tolist()], [*cuts.tolist(), len(sentences)], strict=True):
             chunks.extend(pack_spans(sentences[first:last], self.max_chars, self.overlap_sentences))
         return chunks

@@ -373,15 +373,15 @@ def generate_synthetic(
         :data:`chunkeval._limits.MAX_SYNTHETIC_CHARS` characters); a subclass of
         :class:`ValueError`.
     """
-    params = dict(
-        n_docs=n_docs,
-        sections=sections,
-        sentences=sentences,
-        doc_chars=doc_chars,
-        facts_per_section=facts_per_section,
-        two_fact_share=two_fact_share,
-        seed=seed,
-    )
+    params = {
+        "n_docs": n_docs,
+        "sections": sections,
+        "sentences": sentences,
+        "doc_chars": doc_chars,
+        "facts_per_section": facts_per_section,
+        "two_fact_share": two_fact_share,
+        "seed": seed,
+    }
     bad = [
         f"{k} must be >= 1, got {params[k]}"
         for k in ("n_docs", "sections", "facts_per_section")
@@ -409,7 +409,7 @@ def generate_synthetic(
     if doc_chars > 0:
         mean_len = float(np.mean([len(s) for p in pool.values() for s in p])) + 1.0
         per_section = doc_chars / sections - 30 - facts_per_section * 50
-        sentences = max(0, int(round(per_section / mean_len)))
+        sentences = max(0, round(per_section / mean_len))
     width = max(5, len(str(n_docs - 1)))
     docs: list[Document] = []
     questions: list[Question] = []

@@ -32,9 +32,10 @@ from __future__ import annotations
 import json
 import math
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -47,12 +48,12 @@ from chunkeval.results.safe_csv import neutralise_frame, restore_frame
 from chunkeval.results.schema import check_manifest, check_table, resolve_inside
 
 __all__ = [
-    "Results",
-    "SUMMARY_FILE",
-    "PER_QUESTION_FILE",
     "CHUNKS_FILE",
     "MANIFEST_FILE",
+    "PER_QUESTION_FILE",
+    "SUMMARY_FILE",
     "TIMING_COLUMNS",
+    "Results",
     "to_jsonable",
 ]
 
@@ -186,7 +187,7 @@ def _parse_table(path: Path, fmt: str, dtypes: dict[str, str] | None) -> pd.Data
         precise = {} if _PANDAS_MAJOR >= 3 else {"float_precision": "round_trip"}
         df = pd.read_csv(
             path,
-            dtype={c: str for c in str_cols},
+            dtype=dict.fromkeys(str_cols, str),
             keep_default_na=False,
             na_values=[""],
             **precise,
@@ -315,7 +316,7 @@ class Results:
         return out
 
     @classmethod
-    def load(cls, folder: str | os.PathLike) -> "Results":
+    def load(cls, folder: str | os.PathLike) -> Results:
         """Read a results folder written by :meth:`save`.
 
         Parameters

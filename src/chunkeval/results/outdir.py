@@ -14,23 +14,24 @@ This module imports nothing from :mod:`chunkeval`, so any module may use it.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
 import socket
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from chunkeval.errors import FolderBusy
 
 __all__ = [
-    "UNFINISHED_MARKER",
     "STAGING_DIR",
+    "UNFINISHED_MARKER",
     "FolderBusy",
     "FolderClaim",
     "claim_folder",
-    "staging_dir",
     "move_into",
+    "staging_dir",
 ]
 
 #: Present while a run writes the folder; left behind when it is killed.
@@ -39,7 +40,7 @@ UNFINISHED_MARKER = "RUN-NOT-FINISHED.json"
 STAGING_DIR = ".chunkeval-staging"
 
 
-def claim_folder(folder: str | os.PathLike, note: dict | None = None) -> "FolderClaim":
+def claim_folder(folder: str | os.PathLike, note: dict | None = None) -> FolderClaim:
     """Claim ``folder`` for one run: create it (or take an existing empty one) and mark it unfinished.
 
     Parameters
@@ -108,7 +109,7 @@ class FolderClaim:
             **note,
             "pid": os.getpid(),
             "host": socket.gethostname(),
-            "started_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            "started_at": datetime.now(UTC).isoformat(timespec="seconds"),
             "meaning": "a chunkeval run is writing this folder, or was killed before it finished; "
             "if no such process runs, delete the folder and run again",
         }
@@ -167,19 +168,15 @@ class FolderClaim:
         if not self._claimed:
             return
         shutil.rmtree(self.folder / STAGING_DIR, ignore_errors=True)
-        try:
+        with contextlib.suppress(OSError):
             self.marker.unlink()
-        except OSError:
-            pass
         self._claimed = False
         self._remove_if_created()
 
     def _remove_if_created(self) -> None:
         if self._created:
-            try:
+            with contextlib.suppress(OSError):
                 self.folder.rmdir()  # only while empty: never removes someone else's files
-            except OSError:
-                pass
 
 
 def staging_dir(folder: Path) -> Path:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-__all__ = ["TRIGGERS", "neutralise", "restore", "neutralise_frame", "restore_frame"]
+__all__ = ["TRIGGERS", "neutralise", "neutralise_frame", "restore", "restore_frame"]
 
 #: First characters that make a spreadsheet evaluate a cell (plus the quote itself, for the round trip).
 TRIGGERS = ("=", "+", "-", "@", "\t", "\r", "'")

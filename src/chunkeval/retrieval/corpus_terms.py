@@ -104,7 +104,7 @@ class CorpusTerms:
             ids.update(zip(dict.fromkeys(terms).keys() - ids.keys(), itertools.count(len(ids))))
             return np.fromiter(map(ids.__getitem__, terms), dtype=np.int32, count=len(terms))
 
-        for off, text in zip(self._offset.tolist(), self._texts):
+        for off, text in zip(self._offset.tolist(), self._texts, strict=True):
             b_start, _, (w_blob, words), (g_blob, bigrams) = self._analyse(text)
             blob_start.append((b_start + off).astype(self._pos))
             # a document without CJK has no bigram: no array of zeros per blob for it
@@ -125,7 +125,7 @@ class CorpusTerms:
         rank[np.fromiter(map(ids.__getitem__, self.terms), dtype=np.int64, count=len(ids))] = np.arange(
             len(ids)
         )
-        self._ids = dict(zip(self.terms, range(len(self.terms))))
+        self._ids = dict(zip(self.terms, range(len(self.terms)), strict=True))
         # the term ids of every word, then of every bigram, each in blob order
         self._n_words = sum(w.size for w in word_ids)
         has_bigrams = any(g.size for g in bigram_ids)
@@ -177,10 +177,10 @@ class CorpusTerms:
         ascii_blob[other] = False
         keep = ascii_blob[w_blob]
         blob_of = [w_blob[keep]]
-        words = [w for w, k in zip(words, keep.tolist()) if k]
+        words = [w for w, k in zip(words, keep.tolist(), strict=True) if k]
         big_blob: list[int] = []
         bigrams: list[str] = []
-        for k, s, e in zip(other.tolist(), b_start[other].tolist(), b_end[other].tolist()):
+        for k, s, e in zip(other.tolist(), b_start[other].tolist(), b_end[other].tolist(), strict=True):
             w, bg = self._analyzer.words_and_bigrams(text[s:e])
             blob_of.append(np.full(len(w), k, dtype=np.int64))
             words.extend(w)
@@ -227,7 +227,7 @@ class CorpusTerms:
         cut_lo = np.zeros(n, dtype=bool)
         cut_hi = np.zeros(n, dtype=bool)
         for i, (d, s, e) in enumerate(
-            zip(doc.tolist(), np.asarray(start).tolist(), np.asarray(end).tolist())
+            zip(doc.tolist(), np.asarray(start).tolist(), np.asarray(end).tolist(), strict=True)
         ):
             t = texts[d]
             cut_lo[i] = s > 0 and t[s - 1] not in SEPARATORS and t[s] not in SEPARATORS
@@ -300,7 +300,7 @@ class CorpusTerms:
         ends = np.cumsum(per_chunk)
         cut = np.searchsorted(ends, np.arange(_BLOCK_TERMS, int(ends[-1]) if n else 0, _BLOCK_TERMS), "left")
         bounds = np.unique(np.concatenate([[0], cut + 1, [n]])).clip(0, n)
-        for c0, c1 in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
+        for c0, c1 in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True):
             where = _expand(starts[c0:c1].ravel(), lengths[c0:c1].ravel())
             from_edge = where >= pool
             seq = np.empty(where.size, dtype=np.int64)
