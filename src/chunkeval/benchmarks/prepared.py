@@ -131,7 +131,9 @@ class PreparedDataset:
         in ``offset_dtype``. Takes an iterable so that each document's pieces are converted
         (and may be freed) one at a time."""
         starts, ends = [], []
-        for off, spans in zip(self.doc_offset.tolist(), per_document, strict=True):
+        for off, spans in zip(
+            self.doc_offset.tolist(), per_document, strict=False
+        ):  # doc_offset is [0] for no documents
             spans = np.asarray(spans).reshape(-1, 2)
             starts.append((spans[:, 0] + off).astype(self.offset_dtype, copy=False))
             ends.append((spans[:, 1] + off).astype(self.offset_dtype, copy=False))
@@ -210,7 +212,7 @@ class PreparedDataset:
 
             starts = [
                 (word_bounds(d.text)[0] + off).astype(self.offset_dtype)
-                for off, d in zip(self.doc_offset.tolist(), self.documents, strict=True)
+                for off, d in zip(self.doc_offset.tolist(), self.documents, strict=False)
             ]
             self._words = np.concatenate(starts) if starts else np.zeros(0, dtype=self.offset_dtype)
         return self._words

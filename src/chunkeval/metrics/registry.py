@@ -175,7 +175,7 @@ def register_metric(
     mean and a bootstrap interval in the summary, and the gate compares them like any other.
     """
 
-    if computed_by is None and (level != "question" or per_budget):
+    if computed_by is None and (level == "configuration" or per_budget):
         raise UsageError(
             f"metric {name!r}: a metric without a vectorised path is computed per question from its "
             "pure function, so it must be level='question' and not per_budget"
