@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from importlib import metadata as importlib_metadata
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from chunkeval.benchmarks.executors import EXECUTORS, execute
 from chunkeval.benchmarks.stages import Evaluation, PreparedDataset, Settings, resolve_tokenizer, summarise
@@ -26,6 +26,7 @@ from chunkeval.errors import UsageError
 from chunkeval.policy import CONFIDENCE
 from chunkeval.protocols import ChunkerLike, TokenizerLike
 from chunkeval.results.folder import Results, to_jsonable
+from chunkeval.results.schema import Manifest
 from chunkeval.specs import split_label
 from chunkeval.validation import check_budgets, check_ks, check_seed
 
@@ -347,10 +348,10 @@ def _manifest(
     summary: Any,
     outputs: list[Evaluation],
     facts: dict[str, Any],
-) -> dict[str, Any]:
-    """The manifest: environment, datasets, configurations, settings, timings; ``facts`` gives
+) -> Manifest:
+    """The manifest (:class:`~chunkeval.results.schema.Manifest`): environment, datasets, configurations, settings, timings; ``facts`` gives
     ``started_at, retriever_params, p_best_metric, tokenizer, workers, executor, total_seconds``."""
-    manifest: dict[str, Any] = _environment()
+    manifest = cast(Manifest, _environment())
     manifest["started_at"] = facts["started_at"]
     manifest["datasets"] = {
         d.name: {

@@ -12,13 +12,52 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 import pandas as pd
 
 from chunkeval.errors import UsageError
 
-__all__ = ["MAX_DEPTH", "check_manifest", "check_table", "resolve_inside"]
+__all__ = ["MAX_DEPTH", "Manifest", "check_manifest", "check_table", "resolve_inside"]
+
+
+class Manifest(TypedDict, total=False):
+    """The keys of ``manifest.json``: a run's provenance, in the order a run writes them.
+
+    :func:`chunkeval.benchmarks.runner.run` writes every key but ``argv``, ``suite`` and
+    ``files``, which the CLI (``argv``, ``suite``) and :meth:`Results.save` (``files``) add;
+    :func:`check_manifest` checks the types of those a reader relies on.
+    """
+
+    chunkeval_version: str | None  #: chunkeval's version
+    python: str  #: Python's version
+    platform: str  #: the operating system and machine
+    dependencies: dict[str, str | None]  #: package -> installed version (None: not installed)
+    git_commit: str | None  #: the commit of the checkout the run was made from, if any
+    git_dirty: bool | None  #: whether that checkout had uncommitted changes
+    started_at: str  #: ISO 8601 time the run started (UTC)
+    datasets: dict[str, dict[str, Any]]  #: name -> spec, fingerprint, stats, provenance
+    configs: list[dict[str, Any]]  #: per configuration: config (label), spec, chunker, params, limit
+    retriever: str  #: the retriever spec
+    retriever_params: dict[str, Any] | None  #: its class (public path) and parameters
+    ks: list[int]  #: retrieval cut-offs
+    ks_capped: dict[str, Any]  #: cut-offs larger than a dataset's number of chunks
+    budgets: list[int]  #: token budgets of the budget-matched metrics
+    p_best_metric: dict[str, str]  #: dataset -> the ranking metric p_best was computed on
+    rank_by: str | None  #: the ranking metric the user asked for
+    tokenizer: str  #: the tokenizer counting tokens
+    seed: int  #: the bootstrap seed
+    confidence: float  #: the confidence level of every interval
+    n_resamples: int  #: bootstrap resamples
+    workers: int  #: worker processes
+    executor: str  #: where the stages ran (local, processes, dask)
+    timings: dict[str, Any]  #: total, loading and per-configuration seconds
+    machine: dict[str, Any]  #: RAM, CPU count, platform
+    argv: list[str] | None  #: the command line (CLI runs)
+    finished_at: str  #: ISO 8601 time the run finished (UTC)
+    suite: dict[str, Any]  #: the suite and what the command line overrode (CLI runs)
+    files: dict[str, dict[str, Any]]  #: table file -> path, format, dtypes (written by save)
+
 
 #: Deepest nesting of lists and objects accepted in a manifest (a run writes about 6).
 MAX_DEPTH = 32
