@@ -186,7 +186,7 @@ def compact_display_label(label: str, spec: str, width: int) -> str:
     return display_label(text, width)
 
 
-# The names before the glossary settled on "display label"; the CLI still imports them.
+# The 0.1 names, kept for code written against them (the glossary settled on "display label").
 short_label = display_label
 compact_label = compact_display_label
 
