@@ -10,27 +10,9 @@ from _chunk_checks import assert_exact_and_complete
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from _chunker_specs import ALL_SPECS, CONFIGS
 from chunkeval.chunkers import available_chunkers, get_chunker
 from chunkeval.text import sentence_spans
-
-# Small limits so that random texts produce many chunks. A new chunker is
-# tested by adding its name here; test_every_registered_chunker_is_covered fails until then.
-CONFIGS = {
-    "fixed": [
-        "fixed(chunk_size=12, chunk_overlap=4, unit='chars')",
-        "fixed(chunk_size=5, chunk_overlap=2, unit='tokens')",
-        "fixed(chunk_size=1, chunk_overlap=0, unit='chars')",
-    ],
-    "sentence": ["sentence(max_chars=40)", "sentence(max_chars=60, overlap_sentences=2)"],
-    "paragraph": ["paragraph(max_words=6)"],
-    "token_budget": ["token_budget(max_tokens=10)", "token_budget(max_tokens=12, overlap_tokens=6)"],
-    "balanced": ["balanced(max_tokens=10)"],
-    "semantic": [
-        "semantic(threshold=0.3, max_chars=50, overlap_sentences=1)",
-        "semantic(embedder='lsa', threshold=0.0, window_size=2, max_chars=80)",
-    ],
-}
-ALL_SPECS = [spec for specs in CONFIGS.values() for spec in specs]
 
 FRAGMENTS = [
     "Stay calm.",

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pandas.testing as pdt
 import pytest
-from test_chunker_contract import ALL_SPECS
 
+from _chunker_specs import ALL_SPECS
 from chunkeval.benchmarks.runner import run
 from chunkeval.datasets import Dataset, DatasetError, load_jsonl, save_jsonl
 from chunkeval.metrics import question_metric_columns
