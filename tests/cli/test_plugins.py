@@ -15,6 +15,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+pytestmark = pytest.mark.slow  # each test runs chunkeval in fresh processes
+
 SRC = Path(__file__).resolve().parents[2] / "src"
 
 TOY_CHUNKER = '''
