@@ -49,7 +49,7 @@ def _one_line(err: str) -> str:
         (ValueError("boom"), EXIT_FAILURE),
         (KeyError("boom"), EXIT_FAILURE),
         (ImportError("boom"), EXIT_FAILURE),
-        (FileNotFoundError(errno.ENOENT, "No such file or directory", "/tmp/x"), EXIT_FAILURE),
+        (FileNotFoundError(errno.ENOENT, "No such file or directory", "missing/x"), EXIT_FAILURE),
         (TypeError("boom"), EXIT_FAILURE),
     ],
     ids=lambda v: type(v).__name__ if isinstance(v, BaseException) else str(v),
