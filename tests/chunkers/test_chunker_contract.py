@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from _chunker_specs import ALL_SPECS, CONFIGS
 from chunkeval.chunkers import available_chunkers, get_chunker
+from chunkeval.testing import check_chunker
 from chunkeval.text import sentence_spans
 
 FRAGMENTS = [
@@ -49,26 +50,8 @@ texts = st.lists(st.one_of(st.sampled_from(FRAGMENTS), st.text(max_size=12)), ma
 
 
 def check_contract(spec, text):
-    chunker = get_chunker(spec)
-    chunks = chunker.chunk(text, "doc")
-    for i, chunk in enumerate(chunks):
-        assert chunk.text == text[chunk.start : chunk.end]
-        assert chunk.doc_id == "doc" and chunk.index == i
-        assert chunk.text.strip(), "empty or whitespace-only chunk"
-    starts = [c.start for c in chunks]
-    assert starts == sorted(set(starts)), "starts must strictly increase"
-    covered = [False] * len(text)
-    for chunk in chunks:
-        covered[chunk.start : chunk.end] = [True] * (chunk.end - chunk.start)
-    lost = [i for i, ch in enumerate(text) if not ch.isspace() and not covered[i]]
-    assert not lost, f"characters not in any chunk: {[text[i] for i in lost[:10]]}"
-    limit, _ = chunker.size_limit
-    sentences = set(sentence_spans(text))
-    for chunk in chunks:
-        if chunker.measure(chunk.text) > limit:
-            assert (chunk.start, chunk.end) in sentences, f"over the limit and not one sentence: {chunk}"
-    assert chunker.chunk(text, "doc") == chunks, "a second call differs"
-    return chunks
+    """The public contract battery (chunkeval.testing.check_chunker) on one text."""
+    check_chunker(get_chunker(spec), [text])
 
 
 def test_every_registered_chunker_is_covered():
