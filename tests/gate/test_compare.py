@@ -695,3 +695,14 @@ def test_baseline_of_a_budget_run_compares_with_itself(tmp_path):
     assert set(cmp.rows.loc[cmp.rows["metric"] == "recall@256tok", "outcome"]) == {"unchanged"}
     missing = compare(tmp_path / "b.json", other, "answerable@512tok")
     assert missing.exit_code == 2 and "answerable@512tok missing from one side" in missing.verdict()
+
+
+def test_default_checks_come_from_the_columns_when_the_manifest_has_no_ks():
+    base = fake_results({"c": [1.0] * 20}, metric="recall@5")
+    cur = fake_results({"c": [0.0] * 20}, metric="recall@5")
+    for side in (base, cur):
+        del side.manifest["ks"]  # hand-built results: the cut-offs are read off the recall@k columns
+    cmp = compare(base, cur)
+    assert "recall@5" in {c.metric for c in cmp.checks}
+    outcome = dict(zip(cmp.rows["metric"], cmp.rows["outcome"], strict=True))
+    assert outcome["recall@5"] == "regressed"

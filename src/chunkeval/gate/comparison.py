@@ -59,7 +59,9 @@ from chunkeval.policy import (
     confidence_label,
     gate_metrics,
     rank_metrics,
+    run_confidence,
     run_headline_k,
+    run_ks,
 )
 from chunkeval.results.folder import MANIFEST_FILE, Results, to_jsonable
 from chunkeval.results.schema import check_manifest
@@ -798,7 +800,7 @@ def compare(
     base, cur = load_side(baseline), load_side(current)
     manifest = cur.manifest or {}
     st = _Stats(
-        float(confidence if confidence is not None else manifest.get("confidence") or CONFIDENCE),
+        float(confidence if confidence is not None else run_confidence(cur)),
         int(n_resamples if n_resamples is not None else manifest.get("n_resamples") or 1000),
         int(seed if seed is not None else manifest.get("seed") or 0),
     )
@@ -879,7 +881,7 @@ def _resolve_checks(checks: Any, base: Results, cur: Results) -> tuple[Check, ..
     comparison reports it as missing (incomparable) instead of silently dropping it."""
     known = list(dict.fromkeys([*metric_names(cur), *metric_names(base)]))
     if checks is None:
-        ks = (cur.manifest or {}).get("ks") or (base.manifest or {}).get("ks") or []
+        ks = run_ks(cur) or run_ks(base)  # the manifest's ks, else the recall@k columns
         return default_checks(ks, [m for m in _rank_columns(cur) if m in known]) if ks else ()
     items = [checks] if isinstance(checks, str) else list(checks)
     out: list[Check] = []
@@ -999,7 +1001,6 @@ def compare_configs(
     cmp.rows["baseline_config"] = config_a
     cmp.baseline_name, cmp.current_name = config_a, config_b
     cmp.mode = "strategy"
-    cmp.notes = [n for n in cmp.notes if "paired although" not in n]
     return cmp
 
 

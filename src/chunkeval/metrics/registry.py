@@ -109,10 +109,6 @@ class Metric:
         return self.name
 
 
-#: The stage that computes a metric with no vectorised path (a plug-in's) from its pure function.
-PURE_FUNCTION_STAGE = "chunkeval.benchmarks.stages.score_stage"
-
-
 def _adapt_plugin(name: str, obj: Any, value: str) -> Metric:
     """The :class:`Metric` an entry point of group ``chunkeval.metrics`` names.
 
@@ -168,7 +164,7 @@ def register_metric(
     Notes
     -----
     A metric registered without ``computed_by`` (a plug-in's) is computed in a run by
-    :data:`PURE_FUNCTION_STAGE`, calling ``func(ranked, parts)`` (``func(ranked, parts, k)``
+    :data:`CONFIGURATION_STAGE` (the score stage), calling ``func(ranked, parts)`` (``func(ranked, parts, k)``
     for a per-k metric) once per question, where ``ranked`` is the question's retrieved
     chunks in rank order (:class:`~chunkeval.types.Chunk`, down to the run's largest k) and
     ``parts`` its evidence spans. Its columns follow the built-in ones in the tables, with a
