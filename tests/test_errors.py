@@ -204,3 +204,18 @@ def test_absolute_glob_is_bad_input(tmp_path, capsys):
     (tmp_path / "a.md").write_text("Some text.\n")
     assert main(["validate", f"files:{tmp_path}?glob=/etc/*.conf"]) == 2
     assert "unexpected" not in capsys.readouterr().err
+
+
+def test_a_results_folder_without_its_key_columns_is_the_users_problem(tmp_path):
+    from chunkeval.benchmarks import run
+    from chunkeval.cli import main
+
+    folder, good = tmp_path / "r", tmp_path / "good"
+    results = run("builtin", ["fixed(chunk_size=128)"], ks=(1,), n_resamples=10)
+    results.save(folder)
+    results.save(good)
+    (folder / "summary.csv").write_text("dataset,foo\nbuiltin,1\n", encoding="utf-8")
+    for command in (["report", str(folder)], ["charts", str(folder)], ["compare", str(folder), str(folder)]):
+        assert main(command) == EXIT_USAGE, command
+    (tmp_path / "dd").mkdir()
+    assert main(["baseline", "save", str(good), "--to", str(tmp_path / "dd")]) == EXIT_USAGE

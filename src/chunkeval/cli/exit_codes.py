@@ -155,6 +155,7 @@ def report_dataset_error(exc: Any) -> None:
 #: Library parameters and the flags that set them, for :func:`flag_names`.
 PARAMETER_FLAGS = {
     "rank_by": "--rank-by",
+    "n": "--n",
     "ks": "--k",
     "budgets": "--budgets",
     "seed": "--seed",

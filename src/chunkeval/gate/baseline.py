@@ -31,6 +31,7 @@ from chunkeval._atomic import atomic_write_text
 from chunkeval._json import loads_strict
 from chunkeval.errors import PathNotFound, UsageError
 from chunkeval.results.folder import Results, to_jsonable
+from chunkeval.results.schema import check_table
 
 __all__ = ["BASELINE_FORMAT", "DECIMALS", "RESOLUTION", "load_baseline", "save_baseline"]
 
@@ -200,9 +201,7 @@ def save_baseline(results: Results | str | os.PathLike, path: str | os.PathLike)
     res = results if isinstance(results, Results) else Results.load(results)
     out = Path(path)
     if out.is_dir():
-        raise IsADirectoryError(
-            f"baseline path {out} is a folder; give a file name such as {out / 'baseline.json'}"
-        )
+        raise UsageError(f"baseline path {out} is a folder; give a file name such as {out / 'baseline.json'}")
     out.parent.mkdir(parents=True, exist_ok=True)
     text = baseline_text(res)
     atomic_write_text(out, lambda f: f.write(text))
@@ -320,4 +319,6 @@ def load_baseline(path: str | os.PathLike) -> Results:
         raise _fail(p, "'questions' repeats a (dataset, config, question_id) row")
     manifest = dict(identity)
     manifest["baseline_file"] = str(p)
+    for name, table in (("summary", summary), ("per_question", questions)):
+        check_table(table, name, Path(path))  # the same shape rules as a results folder
     return Results(summary=summary, per_question=questions, chunks=pd.DataFrame(), manifest=manifest)

@@ -281,13 +281,6 @@ def load_side(side: Any) -> Results:
         else load_baseline(p)
     )
     check_manifest(res.manifest, p)
-    for table, cols in (
-        (res.summary, ("dataset", "config")),
-        (res.per_question, ("dataset", "config", "question_id")),
-    ):
-        missing = [c for c in cols if c not in table.columns]
-        if missing:
-            raise UsageError(f"{p}: a results table lacks the column(s) {', '.join(missing)}")
     return res
 
 

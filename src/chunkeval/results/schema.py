@@ -214,11 +214,14 @@ def check_table(df: pd.DataFrame, name: str, path: Path) -> None:
     Raises
     ------
     ValueError
-        (summary, per_question) a key repeats: the report and comparisons would count it
+        (summary, per_question) a key column is missing, or a key repeats: the report and comparisons would count it
         twice; or a JSON cell does not parse to its shape (the row and column are named).
     """
     keys = _KEY_COLUMNS[name]
-    if name != "chunks" and all(c in df.columns for c in keys) and df.duplicated(list(keys)).any():
+    missing = [c for c in keys if c not in df.columns]
+    if name != "chunks" and missing:
+        raise UsageError(f"{path}: a results table lacks the column(s) {', '.join(missing)}")
+    if name != "chunks" and df.duplicated(list(keys)).any():
         row = df[df.duplicated(list(keys))].iloc[0]
         what = ", ".join(f"{c}={row[c]!r}" for c in keys)
         raise UsageError(f"{path}: the row {what} appears twice; a results table has one row per key")
