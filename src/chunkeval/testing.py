@@ -23,6 +23,7 @@ Example (pytest)::
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from collections.abc import Sequence
 from typing import Any
@@ -79,16 +80,7 @@ def assert_no_regression(
     cmp = compare(baseline, results, checks, strict=strict)
     if cmp.exit_code != 0:
         failing = cmp.rows["outcome"].isin(["regressed", "missing", "incomparable"]) & cmp.rows["checked"]
-        shown = type(cmp)(
-            rows=cmp.rows[failing],
-            checks=cmp.checks,
-            reasons=cmp.reasons,
-            notes=cmp.notes,
-            strict=cmp.strict,
-            confidence=cmp.confidence,
-            baseline_name=cmp.baseline_name,
-            current_name=cmp.current_name,
-        )
+        shown = dataclasses.replace(cmp, rows=cmp.rows[failing])
         what = (
             "chunk quality regressed against the baseline"
             if cmp.exit_code == 1

@@ -204,10 +204,16 @@ def test_toy_metric_is_computed_summarised_and_gated(toy, tmp_path):
     row = pd.read_csv(out / "summary.csv").iloc[0]
     assert (row["touching@1"], row["touching@2"]) == (1.0, 0.5)
     assert row["touching@2_ci_low"] == row["touching@2_ci_high"] == 0.5
-    # the gate compares the plug-in's metric like a built-in one
-    done = _chunkeval(plugins, "compare", str(out), str(out), "--fail-on", "touching@2:0", cwd=tmp_path)
+    # the gate checks the plug-in's metric like a built-in one: 3-token windows put more of the
+    # evidence into the top 2 (a line cut in pieces), so going back to lines regresses touching@2
+    windows = tmp_path / "windows"
+    fixed = "fixed(chunk_size=3, chunk_overlap=0, unit='tokens')"
+    done = _run(plugins, data, windows, "--chunker", fixed, "--k", "1,2")
     assert done.returncode == 0, done.stderr
-    assert "touching@2" in done.stdout
+    assert Results.load(windows).summary["touching@2"].iloc[0] > 0.5
+    done = _chunkeval(plugins, "compare", str(windows), str(out), "--fail-on", "touching@2:0", cwd=tmp_path)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "touching@2" in done.stdout and "REGRESSED" in done.stdout.upper()
 
 
 def test_toy_retriever_runs_end_to_end(toy, tmp_path):

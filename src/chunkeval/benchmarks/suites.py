@@ -86,8 +86,6 @@ CHROMA_DEFAULT_PATH = os.path.join("..", "shared", "data", "chroma_general")
 
 DEFAULT_KS = (1, 3, 5, 10)
 
-# Parameter pairs (overlap, size) a grid never crosses into overlap >= size.
-
 
 @dataclass(frozen=True)
 class Suite:
@@ -372,6 +370,4 @@ def get_suite(name_or_path: str | os.PathLike) -> Suite:
         return _chroma(text[len("chroma:") :])
     if text.endswith(".toml") or os.path.sep in text or Path(text).is_file():
         return load_suite_file(text)
-    if text not in SUITES:
-        raise UnknownNameError("suite", text, SUITES.names(), hint="or give the path of a .toml suite file")
-    return SUITES.get(text)()
+    raise UnknownNameError("suite", text, SUITES.names(), hint="or give the path of a .toml suite file")

@@ -28,8 +28,8 @@ class _SentenceTokens(SentenceSpansChunker):
         tokenizer whitespace is never a token and a size is just the sentence's count.
         """
         tokenizer = self._tokenizer()
-        gap_starts = [0, *(end for _, end in spans[:-1])][: len(spans)]  # none for no sentences
-        return [tokenizer.count(text[gap:end]) for gap, (_, end) in zip(gap_starts, spans, strict=True)]
+        gap_starts = [0, *(end for _, end in spans)]  # one more than spans: the last is unused
+        return [tokenizer.count(text[gap:end]) for gap, (_, end) in zip(gap_starts, spans, strict=False)]
 
     @property
     def size_limit(self) -> tuple[int, str]:

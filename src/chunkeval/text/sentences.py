@@ -518,7 +518,6 @@ def sentence_spans(text: str) -> list[Span]:
     return _stripped_spans(text, cuts)
 
 
-# Sentence spans already computed for a text object, by id (see known_sentences).
 # Sentence spans declared for a text object (see known_sentences). Keyed by the text's value
 # and matched by identity: an id() key could name another text once the first is freed.
 _KNOWN_SENTENCES: dict[str, tuple[str, list[Span]]] = store("text.known_sentences")
