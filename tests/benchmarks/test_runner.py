@@ -293,8 +293,10 @@ def test_default_format_follows_pyarrow(tmp_path, tiny_results):
 def test_save_keeps_full_float_precision(tmp_path):
     values = [0.1 + 0.2, 1 / 3, np.nextafter(1.0, 2.0), float("nan"), 1e-300]
     r = Results(
-        summary=pd.DataFrame({"dataset": ["a"] * 5, "x": values}),
-        per_question=pd.DataFrame({"question_id": ["007", "NA", "", "1", "2"], "y": values}),
+        summary=pd.DataFrame({"dataset": ["a"] * 5, "config": list("vwxyz"), "x": values}),
+        per_question=pd.DataFrame(
+            {"dataset": "a", "config": "c", "question_id": ["007", "NA", "", "1", "2"], "y": values}
+        ),
         chunks=pd.DataFrame({"chunk_id": ["a#0"] * 5, "n": [1, 2, 3, 4, 5]}),
         manifest={"note": "test"},
     )
