@@ -94,16 +94,16 @@ def assert_one_ranking_metric(results: Results, folder, terminal: str, metric: s
     k = policy.run_headline_k(results)
     rows = results.summary
     assert metric in [c for c, _, _ in summary_columns(rows, k, ranked_column(results, dataset))]
-    header = metric.replace("all_parts", "all parts")
+    header = metric if metric.endswith("tok") else metric.replace("all_parts", "all parts")
     for text in (html, md):
         assert f"Highest {metric}" in text
         assert header in text
-    assert f"![{metric} vs tokens retrieved per question" in md
+    # the cost chart draws the ranking metric's family at the headline k
+    at_k = f"{policy.metric_family(metric)}@{k}"
+    assert f"![{at_k} vs tokens retrieved per question" in md
     # the charts' default metric: axis labels, titles and bars
     ax = plot_quality_cost(results).axes[0]
-    assert ax.get_ylabel().startswith(f"{metric} ") and ax.get_title(loc="left").startswith(
-        f"{metric} against"
-    )
+    assert ax.get_ylabel().startswith(f"{at_k} ") and ax.get_title(loc="left").startswith(f"{at_k} against")
     ticks = [t.get_text() for a in plot_dataset_bars(results).axes for t in a.get_xticklabels()]
     assert metric in ticks
     # the gate: default checks of the policy and of a comparison of the run with itself
@@ -116,10 +116,11 @@ def assert_one_ranking_metric(results: Results, folder, terminal: str, metric: s
 @pytest.mark.slow
 def test_quick_suite_names_one_ranking_metric_everywhere(quick_run):
     results, folder, terminal = quick_run
-    assert_one_ranking_metric(results, folder, terminal, "answerable@5")
-    # no ranking metric changes for the quick suite's gate: the committed checks stay
-    assert policy.gate_metrics([1, 3, 5, 10], ["answerable@5"]) == (
+    # budgets are on by default: the verdict ranks at the middle budget, the same reading cost
+    assert_one_ranking_metric(results, folder, terminal, "answerable@512tok")
+    assert policy.gate_metrics([1, 3, 5, 10], ["answerable@512tok"]) == (
         "answerable@5",
+        "answerable@512tok",
         "recall@5",
         "stored_token_overhead",
     )
@@ -130,7 +131,7 @@ def test_fallback_to_all_parts_leads_everywhere(two_document_run):
     results, folder, terminal = two_document_run
     assert (results.summary["answerable@5"] == 0).all()
     assert (results.summary["all_parts@5"] > 0).any()
-    assert_one_ranking_metric(results, folder, terminal, "all_parts@5")
+    assert_one_ranking_metric(results, folder, terminal, "all_parts@512tok")
     bars = [t.get_text() for a in plot_dataset_bars(results).axes for t in a.get_xticklabels()]
     assert "answerable@5" not in bars  # no bar that is 0 by construction
     assert "answerable@5" in [c.metric for c in compare(folder, folder).checks]  # still guarded

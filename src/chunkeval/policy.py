@@ -17,7 +17,7 @@ from __future__ import annotations
 import difflib
 import math
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
@@ -30,27 +30,50 @@ if TYPE_CHECKING:  # the tables are only read here: the verdict's light import p
 
 __all__ = [
     "CONFIDENCE",
+    "DEFAULT_BUDGETS",
+    "MIN_SIGNAL_QUESTIONS",
+    "MIN_SIGNAL_SHARE",
     "RankChoice",
     "bar_metrics",
     "choose_rank_metric",
     "comparison_metrics",
     "confidence_label",
     "dataset_rows",
+    "fallback_chain",
     "gate_metrics",
     "headline_k",
     "headline_metric",
     "metric_family",
     "rank_metric",
     "rank_metrics",
+    "ranking_column",
+    "reading_cost",
     "run_budgets",
     "run_confidence",
     "run_headline_k",
     "run_ks",
+    "scorable_questions",
+    "tie_order",
 ]
 
 #: Confidence level of every interval when a run does not set one (``confidence=``):
 #: bootstrap intervals of means, paired intervals of differences, the verdict and the gate.
 CONFIDENCE = 0.95
+
+#: Token budgets of the budget-matched metrics when a run sets none (``--budgets none`` turns
+#: them off). Fixed values rather than values derived from the dataset, so that a baseline and
+#: a pull request's run of the same suite always measure at the same budgets, even when the
+#: dataset changes between them (the gate refuses to compare different measuring conditions).
+#: The middle one, which the verdict ranks by, is 512 tokens: about five chunks of 100 tokens,
+#: the headline ``k = 5`` at a typical chunk size, and a small share of any generator's
+#: context; 256 and 1024 halve and double it, so the reports show how quality grows with what
+#: is read.
+DEFAULT_BUDGETS: tuple[int, ...] = (256, 512, 1024)
+
+#: A ranking metric has signal when at least this share of the questions can score on it ...
+MIN_SIGNAL_SHARE = 0.10
+#: ... and at least this many questions (:func:`scorable_questions`, :func:`choose_rank_metric`).
+MIN_SIGNAL_QUESTIONS = 10
 
 _K_COLUMN = re.compile(r"^recall@(\d+)$")
 _BUDGET_COLUMN = re.compile(r"^[a-z_]+@(\d+)tok$")
@@ -144,32 +167,159 @@ def headline_metric(
     return f"{family}@{headline_k(ks)}"
 
 
+def fallback_chain(column: str) -> list[str]:
+    """The ranking metric and the metrics the verdict falls back to, in order.
+
+    ``answerable@X`` -> ``all_parts@X`` -> ``recall@X`` (``X`` a cut-off ``k`` or a budget
+    ``Btok``): each asks less of the retrieved text (one chunk holding every part; every part
+    somewhere in what is read; the share of parts read), so each can score on at least the
+    questions the one before it can. Any other column has no fallback.
+
+    Parameters
+    ----------
+    column : str
+        A summary column, e.g. ``"answerable@512tok"``.
+
+    Returns
+    -------
+    list of str
+        Starting with ``column``.
+    """
+    family, _, cut = str(column).partition("@")
+    order = ["answerable", "all_parts", "recall"]
+    if not cut or family not in order:
+        return [column]
+    return [f"{name}@{cut}" for name in order[order.index(family) :]]
+
+
+def _ceiling(rows: pd.DataFrame) -> float:
+    return float(rows["answerability_ceiling"].iloc[0]) if "answerability_ceiling" in rows else math.nan
+
+
+def _n_questions(rows: pd.DataFrame, per_question: pd.DataFrame | None) -> int:
+    if "n_questions" in rows and len(rows):
+        return int(rows["n_questions"].max())
+    if per_question is not None and "question_id" in per_question:
+        return int(per_question["question_id"].nunique())
+    return 0
+
+
+def _dataset_questions(rows: pd.DataFrame, per_question: pd.DataFrame | None) -> pd.DataFrame | None:
+    """The per-question rows of ``rows``' dataset (``None`` when not given)."""
+    if per_question is None or "dataset" not in rows or "dataset" not in per_question:
+        return per_question
+    return per_question[per_question["dataset"].astype(str) == str(rows["dataset"].iloc[0])]
+
+
+def scorable_questions(
+    rows: pd.DataFrame, column: str, per_question: pd.DataFrame | None = None
+) -> tuple[int, str]:
+    """How many questions can score above 0 on ``column`` for some configuration, and the bound.
+
+    The smallest of three counts over one dataset's ``n`` questions:
+
+    * for the ``answerable`` family (one chunk must hold every part), the questions whose
+      evidence can fit one chunk at all: ``max over configurations of span_within_limit * n``
+      (the share of questions whose evidence, from its first part's start to its last part's
+      end, measures no more than the configuration's limit; a configuration without a limit
+      does not bound it), and ``answerability_ceiling * n`` (parts in one document). The
+      maximum over configurations is a lower bound of the questions that fit *some*
+      configuration, read from the summary alone;
+    * the questions whose ``column`` is above 0 for at least one configuration, when the
+      per-question table is given (``per_question``: what the run stores);
+    * 0 when ``column`` is 0 in every summary row.
+
+    Parameters
+    ----------
+    rows : pandas.DataFrame
+        One dataset's summary rows (``n_questions``; optionally ``span_within_limit``,
+        ``answerability_ceiling``).
+    column : str
+        A summary column.
+    per_question : pandas.DataFrame, optional
+        The run's per-question table (``dataset``, ``question_id``, ``column``).
+
+    Returns
+    -------
+    count : int
+        Questions that can score.
+    bound : str
+        What set the count, in words: ``"fit"`` (evidence fits one chunk), ``"ceiling"``
+        (parts in one document), ``"observed"`` (score above 0), ``"zero"`` or ``"all"``.
+    """
+    n = _n_questions(rows, per_question)
+    if column in rows and not np.any(np.nan_to_num(rows[column].to_numpy(float)) > 0):
+        return 0, "zero"
+    bounds: list[tuple[int, str]] = [(n, "all")]
+    if metric_family(column) == "answerable":
+        ceiling = _ceiling(rows)
+        if not math.isnan(ceiling):
+            bounds.append((math.floor(ceiling * n + 1e-9), "ceiling"))
+        fits = rows["span_within_limit"].to_numpy(float) if "span_within_limit" in rows else np.array([])
+        if len(fits) and not np.isnan(fits).any():  # a configuration without a limit: no bound
+            bounds.append((math.floor(float(fits.max()) * n + 1e-9), "fit"))
+    pq = _dataset_questions(rows, per_question)
+    if pq is not None and column in pq and "question_id" in pq:
+        scored = pq.loc[np.nan_to_num(pq[column].to_numpy(float)) > 0, "question_id"]
+        bounds.append((int(scored.nunique()), "observed"))
+    return min(bounds, key=lambda b: b[0])
+
+
+def _enough(count: int, n: int) -> bool:
+    """At least :data:`MIN_SIGNAL_SHARE` of ``n`` and :data:`MIN_SIGNAL_QUESTIONS` (all of them
+    when a dataset has fewer: its small size is the verdict's caution, not a lack of signal)."""
+    return count >= min(MIN_SIGNAL_QUESTIONS, n) and count >= MIN_SIGNAL_SHARE * n
+
+
+def _why_few(column: str, count: int, n: int, bound: str) -> str:
+    if bound == "zero":
+        return f"{column} is 0 for every configuration"
+    if bound == "fit":
+        return (
+            f"the evidence of only {count} of the {n} questions fits one chunk of any configuration "
+            f"(span_within_limit), so at most they can score on {column}"
+        )
+    if bound == "ceiling":
+        return f"only {count} of the {n} questions have all their evidence in one document"
+    return f"only {count} of the {n} questions score above 0 on {column} for any configuration"
+
+
 def choose_rank_metric(
     rows: pd.DataFrame,
     ks: Iterable[int],
     budgets: Iterable[int] = (),
     rank_by: str | None = None,
     explicit: bool = False,
+    *,
+    per_question: pd.DataFrame | None = None,
 ) -> RankChoice:
     """The column a verdict ranks one dataset's configurations by, and why.
 
     ``rank_by`` when given, else :func:`headline_metric` of ``ks``, ``budgets`` and the
-    dataset's ``answerability_ceiling``. A column that is 0 for every configuration carries
-    no signal: it is replaced by its ``all_parts`` form when that is not, else the verdict
-    must recommend nothing. The runner's ``p_best`` and the report's recommendation both
-    use this rule, so they always speak of the same metric.
+    dataset's ``answerability_ceiling``. The column must have signal: at least
+    :data:`MIN_SIGNAL_SHARE` of the questions, and at least :data:`MIN_SIGNAL_QUESTIONS` (every
+    question of a smaller dataset), can score on it (:func:`scorable_questions`: for ``answerable``, only questions whose evidence
+    can fit one chunk count). Otherwise the next column of :func:`fallback_chain` with signal
+    is used (``answerable`` -> ``all_parts`` -> ``recall``, at the same cut-off) and a note
+    says why; when none has enough, the one on which the most questions can score (the
+    earliest of equals); when that is 0, nothing can be recommended (``signal`` False). The
+    runner's ``p_best`` and the verdict both use this rule, so they always speak of the same
+    metric.
 
     Parameters
     ----------
     rows : pandas.DataFrame
         The dataset's summary rows (needs the candidate columns and, optionally,
-        ``answerability_ceiling``).
+        ``n_questions``, ``span_within_limit`` and ``answerability_ceiling``).
     ks, budgets : iterable of int
         The run's cut-offs and token budgets.
     rank_by : str, optional
         A column chosen by the user.
     explicit : bool, default False
         Whether ``rank_by`` was asked for on this call (no note explains the choice then).
+    per_question : pandas.DataFrame, optional
+        The run's per-question table: questions scoring 0 on a column for every
+        configuration do not count as able to score on it.
 
     Returns
     -------
@@ -181,9 +331,7 @@ def choose_rank_metric(
     ValueError
         ``rank_by`` names no column of ``rows`` (the closest names are suggested).
     """
-    ceiling = (
-        float(rows["answerability_ceiling"].iloc[0]) if "answerability_ceiling" in rows else float("nan")
-    )
+    ceiling = _ceiling(rows)
     if rank_by is None:
         rank_by = headline_metric(ks, budgets, 1.0 if math.isnan(ceiling) else ceiling)
     if rank_by not in rows.columns:
@@ -192,36 +340,129 @@ def choose_rank_metric(
             f"cannot rank by {rank_by!r}: no such column in the summary"
             + (f"; did you mean {', '.join(close)}?" if close else "")
         )
+    n = _n_questions(rows, per_question)
+    chain = [c for c in fallback_chain(rank_by) if c in rows.columns]
+    counts = [scorable_questions(rows, c, per_question) for c in chain]
+    pick = next((i for i, (count, _) in enumerate(counts) if _enough(count, n)), None)
+    if pick is None:
+        pick = max(range(len(chain)), key=lambda i: (counts[i][0], -i))
+    column = chain[pick]
     notes = []
     if ceiling == 0:
         notes.append(
             "Answerability and answerable@k are not attainable on this dataset: every question's "
             "evidence lies in more than one document, and no chunk crosses a document; "
-            f"ranked by {rank_by}"
+            f"ranked by {column}"
         )
     elif not explicit and rank_by.startswith("all_parts") and ceiling < 0.5:
         notes.append(
             f"Ranked by {rank_by}: only {ceiling:.0%} of the questions have all their evidence "
             "in one document, so answerability cannot exceed that (its ceiling)"
         )
-
-    def zero(col: str) -> bool:
-        return not np.any(np.nan_to_num(rows[col].to_numpy(float)) > 0)
-
-    if zero(rank_by):
-        fallback = rank_by.replace("answerable", "all_parts") if rank_by.startswith("answerable") else None
-        if fallback in rows.columns and not zero(fallback):
-            notes.append(
-                f"{rank_by} is 0 for every configuration, so the ranking uses {fallback} "
-                "(every evidence part somewhere in what is read)"
-            )
-            return RankChoice(fallback, notes, True)
+    if counts[pick][0] == 0:
         notes.append(
             f"{rank_by} is 0 for every configuration: no configuration retrieves the evidence, "
             "so none is recommended"
         )
         return RankChoice(rank_by, notes, False)
-    return RankChoice(rank_by, notes, True)
+    for skipped, (count, bound) in zip(chain[:pick], counts[:pick], strict=False):
+        if bound == "zero":
+            notes.append(
+                f"{skipped} is 0 for every configuration, so the ranking uses {column} "
+                "(every evidence part somewhere in what is read)"
+                if column.startswith("all_parts")
+                else f"{skipped} is 0 for every configuration, so the ranking uses {column}"
+            )
+        else:
+            notes.append(
+                f"{skipped} has too little signal to rank by: {_why_few(skipped, count, n, bound)} "
+                f"(a ranking metric needs at least {MIN_SIGNAL_QUESTIONS} questions and "
+                f"{MIN_SIGNAL_SHARE:.0%} of them), so the ranking uses {column}, on which "
+                f"{counts[pick][0]} can score"
+            )
+    if not _enough(counts[pick][0], n):
+        count, bound = counts[pick]
+        notes.append(
+            f"Little signal: {_why_few(column, count, n, bound)} (under {MIN_SIGNAL_QUESTIONS} "
+            f"questions or {MIN_SIGNAL_SHARE:.0%} of them), and no fallback has more; "
+            "treat the ranking as a rough guide"
+        )
+    return RankChoice(column, notes, True)
+
+
+def tie_order(
+    labels: Sequence[str],
+    value: Sequence[float],
+    p_best: Sequence[float] | None = None,
+    overhead: Sequence[float] | None = None,
+    reading: Sequence[float] | None = None,
+) -> list[int]:
+    """The verdict's order of configurations: an order-free rule, so the order of ``--chunker``
+    options or suite entries never changes a recommendation.
+
+    By decreasing ``value`` (the ranking metric; values equal up to 1e-12 are a tie), then
+    decreasing ``p_best`` (probability of being the best), then increasing stored-token
+    ``overhead``, then increasing ``reading`` cost (tokens read per question), then label.
+    NaN sorts last on every key.
+
+    Parameters
+    ----------
+    labels : sequence of str, shape (m,)
+        Configuration labels (distinct within a run).
+    value : sequence of float, shape (m,)
+        Ranking metric (higher is better).
+    p_best, overhead, reading : sequence of float, shape (m,), optional
+        Missing keys are left out of the rule.
+
+    Returns
+    -------
+    list of int
+        Indices into the inputs, best first.
+    """
+    m = len(labels)
+
+    def key(seq: Sequence[float] | None, sign: float) -> np.ndarray:
+        a = np.full(m, np.nan) if seq is None else np.asarray(seq, dtype=float)
+        return np.where(np.isnan(a), np.inf, sign * a)
+
+    v = key(value, -1.0)
+    v = np.round(v, 12)  # equal means of the same questions differ only by rounding
+    # probabilities equal up to rounding are equal: a share of resamples, not a measurement
+    keys = [np.round(key(p_best, -1.0), 9), key(overhead, 1.0), key(reading, 1.0)]
+    return sorted(range(m), key=lambda i: (v[i], *(k[i] for k in keys), str(labels[i])))
+
+
+def reading_cost(rows: pd.DataFrame, column: str, ks: Iterable[int] = ()) -> np.ndarray:
+    """Tokens read per question when a configuration is judged on ``column``.
+
+    ``B`` for a budget-matched column ``*@<B>tok`` (every configuration reads at most ``B``
+    tokens: the cost is matched); else the mean ``retrieved_tokens@k`` of the summary, with
+    ``k`` the column's cut-off (``@k``) or :func:`headline_k` of ``ks`` (``mrr``); NaN when
+    the summary lacks it.
+
+    Parameters
+    ----------
+    rows : pandas.DataFrame
+        One dataset's summary rows.
+    column : str
+        The ranking column.
+    ks : iterable of int, default ()
+        The run's cut-offs (for columns without one).
+
+    Returns
+    -------
+    numpy.ndarray of float, shape (len(rows),)
+    """
+    budget = _BUDGET_COLUMN.match(str(column))
+    if budget:
+        return np.full(len(rows), float(budget.group(1)))
+    _, _, cut = str(column).partition("@")
+    ks = list(ks)
+    k = int(cut) if cut.isdigit() else (headline_k(ks) if ks else None)
+    col = f"retrieved_tokens@{k}"
+    if k is None or col not in rows:
+        return np.full(len(rows), np.nan)
+    return rows[col].to_numpy(float)
 
 
 def metric_family(column: str) -> str:
@@ -446,6 +687,7 @@ def rank_metric(results: Any, dataset: str | None = None, rank_by: str | None = 
         manifest.get("budgets") or (),
         rank_by=rank_by or manifest.get("rank_by"),
         explicit=rank_by is not None,
+        per_question=getattr(results, "per_question", None),
     )
 
 
@@ -470,3 +712,25 @@ def rank_metrics(results: Any) -> dict[str, str]:
         except ValueError:
             continue
     return out
+
+
+def ranking_column(results: Any, dataset: str | None = None) -> str:
+    """The column the verdict ranks one dataset of a run by (what the gate must check).
+
+    Parameters
+    ----------
+    results : Results
+    dataset : str, optional
+        Default: the summary's first dataset.
+
+    Returns
+    -------
+    str
+        :func:`rank_metric`'s column, e.g. ``"all_parts@512tok"`` on multi-document data.
+
+    Raises
+    ------
+    ValueError
+        As :func:`rank_metric`.
+    """
+    return rank_metric(results, dataset).column

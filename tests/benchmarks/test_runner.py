@@ -136,7 +136,8 @@ def test_table_columns(tiny_results):
         for m in ("recall", "answerable", "span_recall", "span_precision", "iou", "retrieved_tokens"):
             assert f"{m}@{k}" in r.per_question.columns
             assert {f"{m}@{k}", f"{m}@{k}_ci_low", f"{m}@{k}_ci_high"} <= set(r.summary.columns)
-    assert list(r.per_question.columns[-3:]) == ["mrr", "retrieved_chunk_ids", "evidence"]
+    budget_columns = [f"{m}@{b}tok" for b in (256, 512, 1024) for m in ("recall", "all_parts", "answerable")]
+    assert list(r.per_question.columns[-12:]) == ["mrr", *budget_columns, "retrieved_chunk_ids", "evidence"]
     assert list(r.summary.columns[:10]) == [
         "dataset",
         "config",

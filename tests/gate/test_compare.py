@@ -190,7 +190,8 @@ def test_folder_against_itself_is_unchanged(big_small, capsys):
     assert cmp.exit_code == 0 and set(cmp.rows["outcome"]) == {"unchanged"}
     assert len(cmp.rows) > 20 and (cmp.rows["delta"] == 0).all()
     assert main(["compare", str(big_small / "big"), str(big_small / "big")]) == 0
-    assert "no regression: 3 checked value(s), 0 improved" in capsys.readouterr().out
+    # answerable@5, the ranking metric answerable@512tok (budgets are on by default), recall@5, overhead
+    assert "no regression: 4 checked value(s), 0 improved" in capsys.readouterr().out
 
 
 @pytest.mark.slow
@@ -318,10 +319,11 @@ def test_github_step_summary_and_json(big_small, tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
     assert main(["compare", str(big_small / "big"), str(big_small / "small"), "--format", "json"]) == 1
     data = json.loads(capsys.readouterr().out)
-    assert data["exit_code"] == 1 and data["checked_counts"]["regressed"] == 2
-    assert data["all_counts"]["regressed"] > 2 and data["mode"] == "gate"
+    assert data["exit_code"] == 1 and data["checked_counts"]["regressed"] == 3
+    assert data["all_counts"]["regressed"] > 3 and data["mode"] == "gate"
     assert {r["metric"] for r in data["rows"] if r["checked"] and r["outcome"] == "regressed"} == {
         "answerable@5",
+        "answerable@512tok",
         "recall@5",
     }
     md = summary.read_text(encoding="utf-8")

@@ -175,7 +175,8 @@ def test_report_md(report_folder, run_results):
         "**dataset builtin** (retriever tfidf, k=5, 208 questions). Ceiling: 88% of the questions "
         "have all their evidence in one document; no chunking can make more of them answerable "
         "(no chunk crosses a document). Highest answerable@5: "
-        "#4 `paragraph(80)` with 0.529 [0.466, 0.596] at stored-token overhead 1.000."
+        "#4 `paragraph(80)` with 0.529 [0.466, 0.596] at stored-token overhead 1.000, P(best) 100%. "
+        "Reading cost (mean tokens retrieved per question at k=5): #4 `paragraph(80)` 408."
     ) in md
     assert "No configuration is distinguishable from the best: for every one of the other 3" in md
 
@@ -299,23 +300,29 @@ def test_recommendation_exact_on_real_run(report_folder, run_results):
         "dataset builtin (retriever tfidf, k=5, 208 questions). Ceiling: 88% of the questions "
         "have all their evidence in one document; no chunking can make more of them answerable "
         "(no chunk crosses a document). Highest answerable@5: "
-        "#4 paragraph(80) with 0.529 [0.466, 0.596] at stored-token overhead 1.000. "
+        "#4 paragraph(80) with 0.529 [0.466, 0.596] at stored-token overhead 1.000, P(best) 100%. "
+        "Reading cost (mean tokens retrieved per question at k=5): #4 paragraph(80) 408. "
         "It is also the cheapest configuration on the quality–storage frontier (stored-token overhead). How sure: the "
-        "best is significantly better than all 3 other configurations (every 95% paired "
-        "bootstrap CI of the difference over the same 208 questions lies below 0)."
+        "best is significantly better than all 3 other configurations (the 95% paired "
+        "bootstrap CI of the difference in answerable@5 over the same 208 questions lies below 0), "
+        "so they are ruled out."
     ) in text
     assert (
         "dataset tiny (retriever tfidf, k=5, 14 questions). Caution: only 14 questions back this "
         "verdict (fewer than 30); the intervals are wide, so add questions before choosing. "
-        "Highest answerable@5: #4 paragraph(80) with 0.643"
+        "Highest answerable@5: a 2-way tie at 0.643 between #4 paragraph(80) (P(best) 38%, "
+        "overhead 1.000) and #2 fixed(80, 20, tokens, regex) (P(best) 38%, overhead 1.200)"
     ) in text
     assert (
         "No configuration is distinguishable from the best: for every one of the other 3, the "
         "95% paired bootstrap CI of the difference in answerable@5 over the same 14 "
-        "questions includes 0 (#3 sentence(300, 0), #1 fixed(40, 0, tokens, regex), "
-        "#2 fixed(80, 20, tokens, regex)). None of them stores less than the best, so choose "
-        "the best."
+        "questions includes 0 (#3 sentence(300, 0), #1 fixed(40, 0, tokens, regex) and "
+        "#2 fixed(80, 20, tokens, regex)). To tell #4 paragraph(80) from the closest "
+        "indistinguishable configuration, #3 sentence(300, 0) (difference -0.143, standard "
+        "deviation of the per-question differences 0.770), about 229 questions would be needed, "
+        "against 14 here"
     ) in text
+    assert "None of them stores less than the best, so choose the best." in text
 
 
 def test_split_section_collapsible_frontier_open(report_folder, run_results):
@@ -423,7 +430,6 @@ def test_p_best_reads_as_a_percent_in_terminal_html_and_markdown(tmp_path):
     assert [row[at] for row in rows] == ["0%", "**98%**", "0%", "2%"]
     assert (
         "Probability of being the best (share of bootstrap resamples of the questions with the top "
-        "answerable@5): #2 `B` 98%; the other 3 configurations are ruled out as the best (top in "
-        "under 2.5% of the resamples; that alone does not make one worse than the best)."
+        "answerable@5): #2 `B` 98%; the other 3 are top in under 2.5% of the resamples."
     ) in md
     assert "0.980" not in md and "0.016" not in md

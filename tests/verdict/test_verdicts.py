@@ -78,21 +78,21 @@ def test_multi_document_dataset_says_not_attainable_and_ranks_by_all_parts(tmp_p
         "answerability ceiling 0.00 (not attainable: every question's evidence spans documents)" in terminal
     )
     assert "Answerability and answerable@k are not attainable on this dataset" in terminal
-    assert "Highest all_parts@5:" in terminal
+    assert "Highest all_parts@512tok:" in terminal  # budgets are on by default: reading cost matched
     from chunkeval.benchmarks import Results
 
     res = Results.load(out)
     assert (res.summary["answerability_ceiling"] == 0).all()
     assert (res.summary["answerable@5"] == 0).all() and (res.summary["all_parts@5"] > 0).any()
-    assert res.manifest["p_best_metric"] == {"mh": "all_parts@5"}
+    assert res.manifest["p_best_metric"] == {"mh": "all_parts@512tok"}
     rec = recommend(res)
-    assert rec.metric == "all_parts@5" and not rec.no_signal
-    assert all(res.summary.set_index("config").loc[c, "all_parts@5"] > 0 for c in rec.frontier)
+    assert rec.metric == "all_parts@512tok" and not rec.no_signal
+    assert all(res.summary.set_index("config").loc[c, "all_parts@512tok"] > 0 for c in rec.frontier)
     html = (out / "report.html").read_text(encoding="utf-8")
     md = (out / "report.md").read_text(encoding="utf-8")
     for text in (html, md):
         assert "Answerability and answerable@k are not attainable on this dataset" in text
-        assert "Highest all_parts@5" in text
+        assert "Highest all_parts@512tok" in text
     # the charts draw what can be reached: all_parts, not a metric at 0 everywhere
     charts = {p.name for p in (out / "charts").glob("*.png")}
     assert "quality_cost__mh.png" in charts and "all_parts_k_curves__mh.png" in charts
@@ -105,7 +105,10 @@ def test_a_metric_at_zero_everywhere_falls_back_then_recommends_nothing():
     rec = recommend(res, rank_by="answerable@5")
     assert rec.metric == "all_parts@5" and not rec.no_signal
     assert "answerable@5 is 0 for every configuration, so the ranking uses all_parts@5" in " ".join(rec.notes)
-    res.summary["all_parts@5"] = 0.0
+    res.summary["all_parts@5"] = 0.0  # then recall@5, the last metric of the chain
+    rec = recommend(res, rank_by="answerable@5")
+    assert rec.metric == "recall@5" and "all_parts@5 is 0 for every configuration" in " ".join(rec.notes)
+    res.summary["recall@5"] = 0.0
     rec = recommend(res, rank_by="answerable@5")
     assert rec.no_signal and rec.frontier == [rec.best]
     text = " ".join(t for t, _ in recommendation_sentences(rec))
@@ -179,7 +182,7 @@ def test_deep_ranking_doubles_until_the_budget_is_reached():
         (["--budgets", "0"], "--budgets expects comma-separated positive integers"),
         (["--budgets", "12x"], "--budgets expects comma-separated positive integers"),
         (["--rank-by", "answerable@7"], "k=7 is not measured"),
-        (["--rank-by", "recall@256tok"], "no --budgets 256"),
+        (["--rank-by", "recall@300tok"], "no --budgets 300"),
     ],
 )
 def test_budget_and_rank_by_errors(tmp_path, capsys, args, needle):

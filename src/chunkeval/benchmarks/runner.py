@@ -23,7 +23,7 @@ from typing import Any, cast
 from chunkeval.benchmarks.executors import EXECUTORS, execute
 from chunkeval.benchmarks.stages import Evaluation, PreparedDataset, Settings, resolve_tokenizer, summarise
 from chunkeval.errors import UsageError
-from chunkeval.policy import CONFIDENCE
+from chunkeval.policy import CONFIDENCE, DEFAULT_BUDGETS
 from chunkeval.protocols import ChunkerLike, TokenizerLike
 from chunkeval.results.folder import Results, to_jsonable
 from chunkeval.results.schema import Manifest
@@ -409,7 +409,7 @@ def run(
     retriever: str = "tfidf",
     ks: Sequence[int] = (1, 3, 5, 10),
     tokenizer: Any = "regex",
-    budgets: Sequence[int] = (),
+    budgets: Sequence[int] | None = DEFAULT_BUDGETS,
     seed: int = 0,
     confidence: float = CONFIDENCE,
     n_resamples: int = 1000,
@@ -442,11 +442,14 @@ def run(
         Counts tokens for the chunk-size distribution, ``stored_token_overhead``,
         ``retrieved_tokens@k`` and the token budgets (chunkers keep their own
         tokenizer for their limits).
-    budgets : sequence of int, default ()
+    budgets : sequence of int or None, default :data:`chunkeval.policy.DEFAULT_BUDGETS`
         Token budgets B (in ``tokenizer``'s tokens) of the budget-matched metrics
         ``recall@Btok``, ``all_parts@Btok``, ``answerable@Btok``: the ranked chunks are
         read in rank order up to B tokens (:func:`chunkeval.metrics.budget_cut`);
-        the ranking is deepened as far as a budget needs.
+        the ranking is deepened as far as a budget needs. On by default (256, 512 and
+        1024 tokens, fixed so that every run of a suite measures alike; the verdict ranks
+        by the middle one, so configurations are compared at the same reading cost);
+        ``()`` or ``None`` turns them off.
     seed : int, default 0
         Seed of the bootstrap; the same for every configuration.
     confidence : float, default :data:`chunkeval.policy.CONFIDENCE`
@@ -512,7 +515,7 @@ def run(
     started_at = datetime.now(UTC).isoformat(timespec="seconds")
     t_start = time.perf_counter()
     ks, seed, executor, budgets = _check_arguments(
-        ks, seed, confidence, n_resamples, workers, executor, scheduler, retriever, budgets, rank_by
+        ks, seed, confidence, n_resamples, workers, executor, scheduler, retriever, budgets or (), rank_by
     )
     retriever_params = _retriever_params(retriever)  # fails early on an unknown name or embedder
     tokenizer, tokenizer_name = _tokenizer_spec(tokenizer)

@@ -843,9 +843,11 @@ def _probability_best(
     out = np.full(len(summary), np.nan)
     metric_of: dict[str, str] = {}
     for name, rows in summary.groupby("dataset", sort=False):
-        col, _, _ = choose_rank_metric(rows, settings.ks, settings.budgets, rank_by=settings.rank_by)
-        metric_of[str(name)] = col
         pq = per_question[per_question["dataset"] == rows["dataset"].iloc[0]]
+        col, _, _ = choose_rank_metric(
+            rows, settings.ks, settings.budgets, rank_by=settings.rank_by, per_question=pq
+        )
+        metric_of[str(name)] = col
         wide = pq.pivot(index="question_id", columns="config", values=col)
         configs = rows["config"].tolist()
         p = probability_best(wide[configs].to_numpy(float), settings.n_resamples, settings.seed)

@@ -96,15 +96,17 @@ def build_parser() -> argparse.ArgumentParser:
         "--budgets",
         action="append",
         metavar="B",
-        help="token budgets for budget-matched retrieval, e.g. 256,512,1024: the ranked chunks are "
-        "read in order up to B tokens (recall@Btok, all_parts@Btok, answerable@Btok)",
+        help="token budgets for budget-matched retrieval (default 256,512,1024; 'none' turns them "
+        "off): the ranked chunks are read in order up to B tokens (recall@Btok, all_parts@Btok, "
+        "answerable@Btok), so configurations are compared at the same reading cost",
     )
     p.add_argument(
         "--rank-by",
         default=None,
         metavar="METRIC",
-        help="metric the recommendation ranks by (default: answerable@<middle budget>tok with "
-        "--budgets, else answerable@5; all_parts when under half the questions can be answerable)",
+        help="metric the recommendation ranks by (default: answerable@<middle budget>tok, "
+        "answerable@5 with --budgets none; all_parts when under half the questions can be "
+        "answerable; all_parts, then recall, when too few questions' evidence fits a chunk)",
     )
     p.add_argument(
         "--out",

@@ -78,8 +78,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         kwargs["ks"] = ks
     if args.tokenizer:
         kwargs["tokenizer"] = args.tokenizer
-    budgets = parse_ints(args.budgets, "--budgets")
-    if budgets:
+    if args.budgets and [v.strip().lower() for v in args.budgets] == ["none"]:
+        kwargs["budgets"] = ()  # --budgets none: no budget-matched metrics
+    elif budgets := parse_ints(args.budgets, "--budgets"):
         kwargs["budgets"] = budgets
     check_count("workers", args.workers)
     baseline = _gate_baseline(args, kwargs)

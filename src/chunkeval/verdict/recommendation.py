@@ -1,19 +1,30 @@
-"""The report's recommendation: which configuration, at what storage cost, and how sure.
+"""The report's recommendation: which configuration, at what storage and reading cost, and how sure.
 
 For one dataset, :func:`recommend` names
 
-* the configuration with the highest ``answerable@k`` (ties: lower stored-token overhead,
-  then summary order);
+* the configuration with the highest value of the ranking metric
+  (:func:`chunkeval.policy.rank_metric`: ``answerable@512tok`` by default, its fallback when too
+  few questions can score on it). Configurations with the same top value are a *tie* and are
+  all named; the one named first follows the order-free rule of
+  :func:`chunkeval.policy.tie_order` (``p_best``, then stored-token overhead, then tokens read
+  per question, then label), so the order of ``--chunker`` options or suite entries never
+  changes a recommendation;
 * the cheapest configuration on the quality-vs-cost Pareto frontier
-  (:func:`~chunkeval.verdict.frontier.pareto_frontier` on stored-token overhead and
-  ``answerable@k``);
-* the probability that each configuration is the best (``p_best`` of the summary: the share
-  of bootstrap resamples of the questions in which it has the top ``answerable@k``), and
-  which are *ruled out* (``p_best`` below :data:`RULED_OUT`);
-* which configurations are statistically indistinguishable from the best: the paired
-  bootstrap interval (:func:`chunkeval.stats.paired_bootstrap`, resampling the
-  same questions for both) of ``mean(other) - mean(best)`` over per-question
-  ``answerable@k`` includes 0.
+  (:func:`~chunkeval.verdict.frontier.pareto_frontier` on stored-token overhead and the ranking
+  metric);
+* every other configuration against the best on the same questions: the paired bootstrap
+  interval (:func:`chunkeval.stats.paired_bootstrap`) of ``mean(other) - mean(best)``. Where it
+  lies below 0 the configuration is *ruled out* (significantly worse); otherwise it is
+  *indistinguishable from the best*. The two sets partition the other configurations
+  (:func:`chunkeval.verdict.consistency.check_recommendation` asserts it on every verdict);
+* the probability that each configuration is the best (``p_best`` of the summary), said as
+  information, never as a ruling;
+* each candidate's reading cost (:func:`chunkeval.policy.reading_cost`: tokens read per
+  question), and, when the best cannot be told apart from the runner-up, about how many
+  questions would separate them (:func:`chunkeval.stats.questions_needed`: the normal
+  approximation of a two-sided paired test, ``n = (z_{1-alpha/2} + z_{power})^2 s_d^2 /
+  delta^2`` with ``s_d`` the standard deviation of the per-question paired differences and
+  ``delta`` their mean, power 0.8; Cohen 1988, ch. 2).
 
 The bootstrap uses the run's own ``confidence``, ``n_resamples`` and ``seed`` from the
 manifest (defaults: :data:`chunkeval.policy.CONFIDENCE`, 1000 resamples, seed 0), so the
@@ -28,6 +39,7 @@ prints it without drawing anything: importing :mod:`chunkeval.reports` loads mat
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,11 +47,21 @@ import numpy as np
 
 from chunkeval.errors import UsageError
 from chunkeval.labels import percent
-from chunkeval.policy import confidence_label, dataset_rows, rank_metric, run_confidence, run_headline_k
+from chunkeval.policy import (
+    confidence_label,
+    dataset_rows,
+    rank_metric,
+    reading_cost,
+    run_confidence,
+    run_headline_k,
+    run_ks,
+    tie_order,
+)
 from chunkeval.verdict.frontier import pareto_frontier
 
 __all__ = [
     "MIN_QUESTIONS",
+    "POWER",
     "RULED_OUT",
     "AgainstBest",
     "Recommendation",
@@ -47,10 +69,13 @@ __all__ = [
     "recommendation_sentences",
 ]
 
-#: A configuration whose probability of being the best is below this is "ruled out".
+#: ``p_best`` below this is said as "top in under 2.5% of the resamples" (information only:
+#: whether a configuration is ruled out is decided by its paired interval against the best).
 RULED_OUT = 0.025
 #: Below this many questions a verdict carries a small-sample warning.
 MIN_QUESTIONS = 30
+#: Power of the paired test in the "questions that would separate them" estimate.
+POWER = 0.8
 
 
 @dataclass(frozen=True)
@@ -67,7 +92,17 @@ class AgainstBest:
     delta, ci_low, ci_high : float
         ``mean(config) - mean(best)`` and its paired bootstrap interval.
     indistinguishable : bool
-        ``ci_low <= 0 <= ci_high``.
+        The interval does not lie below 0 (``ci_high >= 0``); else the configuration is
+        ruled out (significantly worse than the best).
+    reading : float
+        Tokens read per question (:func:`chunkeval.policy.reading_cost`).
+    n_pairs : int
+        Questions both were evaluated on.
+    sd : float
+        Sample standard deviation of the per-question differences.
+    questions_needed : float
+        Questions a paired test would need to detect ``delta`` with power :data:`POWER`
+        (:func:`chunkeval.stats.questions_needed`; ``inf`` when ``delta`` is 0).
     """
 
     config: str
@@ -77,6 +112,10 @@ class AgainstBest:
     ci_low: float
     ci_high: float
     indistinguishable: bool
+    reading: float = float("nan")
+    n_pairs: int = 0
+    sd: float = float("nan")
+    questions_needed: float = float("nan")
 
 
 @dataclass(frozen=True)
@@ -87,39 +126,49 @@ class Recommendation:
     ----------
     dataset, retriever : str
     metric : str
-        Column judged, e.g. ``"answerable@5"``.
+        Column judged, e.g. ``"answerable@512tok"``.
     k : int
     confidence : float
     n_questions : int
         Questions the best configuration was evaluated on.
     best : str
-        Highest ``metric``.
+        Highest ``metric``; among equal values, first by :func:`chunkeval.policy.tie_order`.
     best_value, best_ci_low, best_ci_high, best_overhead : float
         Its summary mean, confidence interval and overhead.
     frontier : list of str
-        Pareto-frontier configurations, by increasing overhead.
+        Pareto-frontier configurations, by increasing overhead (then label).
     cheapest_frontier : str
         ``frontier[0]``.
     against_best : list of AgainstBest
-        Every other configuration against the best, in summary order.
+        Every other configuration against the best, in the order of
+        :func:`chunkeval.policy.tie_order`.
     tied : list of str
         Configurations indistinguishable from the best (best excluded), by increasing
-        overhead then decreasing value.
+        overhead, decreasing value, increasing reading cost, then label.
     cheapest_tied : str
-        Cheapest of the best and ``tied`` (overhead, then value).
+        Cheapest of the best and ``tied`` (same order).
     p_best : dict of str to float
-        Probability of being the best, per configuration, highest first (empty when the
-        summary has no ``p_best`` column or it was computed on another metric).
+        Probability of being the best, per configuration, highest first, equal ones in the
+        order of :func:`chunkeval.policy.tie_order` (empty when the summary has no ``p_best``
+        column or it was computed on another metric).
     ruled_out : list of str
-        Configurations with ``p_best < RULED_OUT``, in summary order.
+        Configurations significantly worse than the best (paired interval below 0), in
+        the order of ``against_best``; with ``tied`` they partition the other configurations.
     answerability_ceiling : float
         Share of questions whose parts all lie in one document (NaN when unknown).
     notes : list of str
-        Why the ranked metric was chosen or changed (a metric at 0 for every configuration,
-        an unattainable ceiling).
+        Why the ranked metric was chosen or changed (too little signal, an unattainable
+        ceiling).
     no_signal : bool
         True when every candidate metric is 0 for every configuration: nothing is
         recommended.
+    top : list of str
+        Configurations sharing the top value, best first (``[best]`` when no tie).
+    reading : dict of str to float
+        Tokens read per question of every configuration.
+    runner_up : str
+        The indistinguishable configuration closest to the best with a non-zero difference
+        (``""`` when none), whose :attr:`AgainstBest.questions_needed` the verdict states.
     """
 
     dataset: str
@@ -143,10 +192,81 @@ class Recommendation:
     answerability_ceiling: float = float("nan")
     notes: list[str] = field(default_factory=list)
     no_signal: bool = False
+    top: list[str] = field(default_factory=list)
+    reading: dict[str, float] = field(default_factory=dict)
+    runner_up: str = ""
+
+    def __post_init__(self) -> None:
+        from chunkeval.verdict.consistency import check_recommendation
+
+        check_recommendation(self)  # a contradictory verdict is a bug: never worded
 
     def versus_best(self, config: str) -> AgainstBest | None:
         """``config`` against the best (``None`` for the best itself)."""
         return next((c for c in self.against_best if c.config == config), None)
+
+    @property
+    def recommended(self) -> list[str]:
+        """The configurations the sentences recommend: the top (tied) ones and the cheapest
+        configuration with no measurable loss (empty without signal)."""
+        if self.no_signal:
+            return []
+        return list(dict.fromkeys([*(self.top or [self.best]), self.cheapest_tied or self.best]))
+
+
+def _nan_inf(v: float) -> float:
+    return math.inf if math.isnan(v) else v
+
+
+def _p_best(results: Any, rows: Any, dataset: str, col: str, signal: bool) -> dict[str, float]:
+    """``p_best`` of the summary when it was computed on ``col`` (else empty)."""
+    p_metric = ((getattr(results, "manifest", None) or {}).get("p_best_metric") or {}).get(dataset)
+    if "p_best" not in rows.columns or p_metric != col or not signal:
+        return {}
+    pairs = [
+        (str(c), float(p)) for c, p in zip(rows["config"], rows["p_best"], strict=True) if np.isfinite(p)
+    ]
+    return dict(pairs)
+
+
+def _wide(results: Any, dataset: str, col: str) -> Any:
+    pq = results.per_question
+    pq = pq[pq["dataset"].astype(str) == dataset]
+    return pq.pivot_table(
+        index=pq["question_id"].astype(str),
+        columns=pq["config"].astype(str),
+        values=col,
+        aggfunc="first",
+        dropna=False,
+    )
+
+
+def _against(
+    wide: Any,
+    config: str,
+    best: str,
+    overhead: float,
+    reading: float,
+    confidence: float,
+    draws: tuple[int, int],
+) -> AgainstBest | None:
+    """``config`` against ``best`` on the questions both have (``None`` when they share none)."""
+    from chunkeval.stats import paired_bootstrap, questions_needed
+
+    if config not in wide.columns or best not in wide.columns:
+        return None
+    pair = wide[[config, best]].dropna()
+    if not len(pair):
+        return None
+    a, b = pair[config].to_numpy(float), pair[best].to_numpy(float)
+    n_resamples, seed = draws
+    d, lo, hi = (float(x) for x in paired_bootstrap(a, b, confidence, n_resamples, seed))
+    diff = a - b
+    sd = float(diff.std(ddof=1)) if len(diff) > 1 else float("nan")
+    need = questions_needed(diff, confidence=confidence, power=POWER)
+    return AgainstBest(
+        config, float(a.mean()), overhead, d, lo, hi, bool(hi >= 0), reading, len(diff), sd, need
+    )
 
 
 def recommend(
@@ -157,7 +277,7 @@ def recommend(
     metric: str | None = None,
     rank_by: str | None = None,
 ) -> Recommendation:
-    """Best, cheapest-on-frontier and statistically tied configurations of one dataset.
+    """Best (and tied-best), cheapest-on-frontier and indistinguishable configurations of one dataset.
 
     Parameters
     ----------
@@ -173,10 +293,9 @@ def recommend(
         Metric prefix such as ``"answerable"`` or ``"all_parts"`` (with ``k``).
     rank_by : str, optional
         A summary column to rank by, e.g. ``"all_parts@5"`` or ``"recall@512tok"``.
-        Default: the run's ranking metric (:func:`chunkeval.policy.rank_metric`:
-        ``manifest["rank_by"]``, else the headline metric of the run's ks, budgets and
-        the dataset's answerability ceiling). A metric that is 0 for every
-        configuration is replaced by its ``all_parts`` form, or nothing is recommended.
+        Default: the run's ranking metric (:func:`chunkeval.policy.rank_metric`). A metric
+        on which too few questions can score falls back (``answerable`` -> ``all_parts`` ->
+        ``recall``), and a metric at 0 everywhere recommends nothing.
 
     Returns
     -------
@@ -188,8 +307,6 @@ def recommend(
         Unknown dataset or ``rank_by`` column (close names suggested), or no
         configuration with a finite metric value.
     """
-    from chunkeval.stats import paired_bootstrap
-
     dataset, rows = dataset_rows(results, dataset)
     ceiling = (
         float(rows["answerability_ceiling"].iloc[0]) if "answerability_ceiling" in rows else float("nan")
@@ -201,85 +318,68 @@ def recommend(
     configs = rows["config"].astype(str).tolist()
     value = rows[col].to_numpy(float)
     overhead = rows["stored_token_overhead"].to_numpy(float)
-    ok = np.flatnonzero(np.isfinite(value))
-    if not len(ok):
+    reading = reading_cost(rows, col, run_ks(results))
+    if not np.isfinite(value).any():
         raise UsageError(f"no finite {col} for dataset {dataset!r}")
-    ob = np.where(np.isnan(overhead), np.inf, overhead)
-    best_i = int(min(ok, key=lambda i: (-value[i], ob[i], i)))
-    front = pareto_frontier(overhead, value) if signal else np.array([best_i])
+    p_best = _p_best(results, rows, dataset, col, signal)
+    order = tie_order(configs, value, [p_best.get(c, np.nan) for c in configs], overhead, reading)
+    best_i = order[0]
+    position = {configs[i]: n for n, i in enumerate(order)}
+    p_best = dict(sorted(p_best.items(), key=lambda cp: (-round(cp[1], 9), position[cp[0]])))
+    top = (
+        [i for i in order if np.isclose(value[i], value[best_i], rtol=0.0, atol=1e-12)]
+        if signal
+        else [best_i]
+    )
 
     manifest = getattr(results, "manifest", None) or {}
     confidence = run_confidence(results)
-    n_resamples = int(manifest.get("n_resamples") or 1000)
-    seed = int(manifest.get("seed") or 0)
-
-    pq = results.per_question
-    pq = pq[pq["dataset"].astype(str) == dataset]
-    wide = pq.pivot_table(
-        index=pq["question_id"].astype(str),
-        columns=pq["config"].astype(str),
-        values=col,
-        aggfunc="first",
-        dropna=False,
-    )
+    draws = (int(manifest.get("n_resamples") or 1000), int(manifest.get("seed") or 0))
+    wide = _wide(results, dataset, col)
     best = configs[best_i]
-    against_best = []
-    for i, config in enumerate(configs):
-        if i == best_i:
-            continue
-        if config not in wide.columns or best not in wide.columns:
-            continue
-        pair = wide[[config, best]].dropna()
-        if not len(pair):
-            continue
-        a = pair[config].to_numpy(float)
-        b = pair[best].to_numpy(float)
-        d, lo, hi = paired_bootstrap(a, b, confidence=confidence, n_resamples=n_resamples, seed=seed)
-        d, lo, hi = float(d), float(lo), float(hi)
-        against_best.append(
-            AgainstBest(config, float(a.mean()), float(overhead[i]), d, lo, hi, bool(lo <= 0 <= hi))
-        )
+    against_best = [
+        a
+        for i in order[1:]
+        if (a := _against(wide, configs[i], best, float(overhead[i]), float(reading[i]), confidence, draws))
+    ]
     tied = sorted(
         (c for c in against_best if c.indistinguishable),
-        key=lambda c: (np.inf if np.isnan(c.overhead) else c.overhead, -c.value, configs.index(c.config)),
+        key=lambda c: (_nan_inf(c.overhead), -c.value, _nan_inf(c.reading), c.config),
     )
-    candidates = [(ob[best_i], -value[best_i], best)] + [
-        (np.inf if np.isnan(c.overhead) else c.overhead, -c.value, c.config) for c in tied
-    ]
-    cheapest_tied = min(candidates, key=lambda t: (t[0], t[1], configs.index(t[2])))[2]
-    n_q = int(wide[best].notna().sum()) if best in wide.columns else 0
+    cheapest_tied = min(
+        [(_nan_inf(float(overhead[best_i])), -value[best_i], _nan_inf(float(reading[best_i])), best)]
+        + [(_nan_inf(c.overhead), -c.value, _nan_inf(c.reading), c.config) for c in tied]
+    )[3]
+    close = [c for c in tied if abs(c.delta) > 1e-12]
+    runner_up = min(close, key=lambda c: (abs(c.delta), c.config)).config if close else ""
+    front = pareto_frontier(overhead, value) if signal else np.array([best_i])
+    front_sorted = sorted((int(i) for i in front), key=lambda i: (overhead[i], -value[i], configs[i]))
     lo_col, hi_col = f"{col}_ci_low", f"{col}_ci_high"
-    p_best: dict[str, float] = {}
-    p_metric = ((getattr(results, "manifest", None) or {}).get("p_best_metric") or {}).get(dataset)
-    if "p_best" in rows.columns and p_metric == col and signal:
-        p = rows["p_best"].to_numpy(float)
-        p_best = {
-            configs[i]: float(p[i])
-            for i in np.argsort(-np.nan_to_num(p, nan=-1), kind="stable")
-            if np.isfinite(p[i])
-        }
     return Recommendation(
         dataset=dataset,
         retriever=", ".join(dict.fromkeys(rows["retriever"].astype(str))) if "retriever" in rows else "?",
         metric=col,
         k=k,
         confidence=confidence,
-        n_questions=n_q,
+        n_questions=int(wide[best].notna().sum()) if best in wide.columns else 0,
         best=best,
         best_value=float(value[best_i]),
         best_ci_low=float(rows[lo_col].iloc[best_i]) if lo_col in rows else float("nan"),
         best_ci_high=float(rows[hi_col].iloc[best_i]) if hi_col in rows else float("nan"),
         best_overhead=float(overhead[best_i]),
-        frontier=[configs[i] for i in front],
-        cheapest_frontier=configs[int(front[0])] if len(front) else best,
+        frontier=[configs[i] for i in front_sorted],
+        cheapest_frontier=configs[front_sorted[0]] if front_sorted else best,
         against_best=against_best,
         tied=[c.config for c in tied],
         cheapest_tied=cheapest_tied,
         p_best=p_best,
-        ruled_out=[c for c in configs if c in p_best and p_best[c] < RULED_OUT],
+        ruled_out=[c.config for c in against_best if not c.indistinguishable],
         answerability_ceiling=ceiling,
         notes=notes,
         no_signal=not signal,
+        top=[configs[i] for i in top],
+        reading={c: float(r) for c, r in zip(configs, reading, strict=True)},
+        runner_up=runner_up,
     )
 
 
@@ -294,6 +394,157 @@ def _signed(v: float) -> str:
 def _braces(text: str) -> str:
     """Escape a plain sentence for use as a template (configurations are ``{0}``, ...)."""
     return text.replace("{", "{{").replace("}", "}}")
+
+
+def _refs(n: int, offset: int = 0) -> str:
+    """``"{0}, {1} and {2}"``: references to ``n`` configurations of a template."""
+    refs = [f"{{{offset + i}}}" for i in range(n)]
+    return refs[0] if n == 1 else ", ".join(refs[:-1]) + " and " + refs[-1]
+
+
+def _top_sentence(rec: Recommendation) -> tuple[str, list[str]]:
+    """``Highest ...``: the best, or every configuration tied at the top value."""
+    ci = f"[{_num(rec.best_ci_low)}, {_num(rec.best_ci_high)}]"
+    top = rec.top or [rec.best]
+    if len(top) == 1:
+        p = f", P(best) {percent(rec.p_best[rec.best])}" if rec.best in rec.p_best else ""
+        return (
+            f"Highest {rec.metric}: {{0}} with {_num(rec.best_value)} {ci} at stored-token overhead "
+            f"{_num(rec.best_overhead)}{p}.",
+            [rec.best],
+        )
+    each = []
+    for i, c in enumerate(top):
+        a = rec.versus_best(c)
+        oh = rec.best_overhead if a is None else a.overhead
+        p = f"P(best) {percent(rec.p_best[c])}, " if c in rec.p_best else ""
+        each.append(f"{{{i}}} ({p}overhead {_num(oh)})")
+    return (
+        f"Highest {rec.metric}: a {len(top)}-way tie at {_num(rec.best_value)} between "
+        f"{', '.join(each[:-1])} and {each[-1]}; they are listed by the order-free tie rule "
+        "(P(best), then stored-token overhead, then tokens read per question, then label).",
+        list(top),
+    )
+
+
+def _reading_sentence(rec: Recommendation) -> tuple[str, list[str]] | None:
+    """Each candidate's reading cost: matched by a budget, or tokens retrieved at k."""
+    if rec.metric.endswith("tok") and rec.reading:
+        tokens = next(iter(rec.reading.values()))
+        return (
+            f"Reading cost is matched: every configuration is scored on what it reads within "
+            f"{tokens:.0f} tokens per question.",
+            [],
+        )
+    candidates = list(dict.fromkeys([*rec.recommended, *rec.tied, rec.cheapest_frontier]))
+    known = [c for c in candidates if np.isfinite(rec.reading.get(c, np.nan))]
+    if not known:
+        return None
+    refs = ", ".join(f"{{{i}}} {rec.reading[c]:.0f}" for i, c in enumerate(known))
+    cut = rec.metric.partition("@")[2] if rec.metric.partition("@")[2].isdigit() else str(rec.k)
+    return (f"Reading cost (mean tokens retrieved per question at k={cut}): {refs}.", known)
+
+
+def _frontier_sentence(rec: Recommendation, pct: str) -> tuple[str, list[str]]:
+    if rec.cheapest_frontier == rec.best:
+        return (
+            "It is also the cheapest configuration on the quality–storage frontier (stored-token overhead).",
+            [],
+        )
+    c = rec.versus_best(rec.cheapest_frontier)
+    diff = (
+        ""
+        if c is None
+        else f" ({_signed(c.delta)} against the best, {pct} paired CI [{_signed(c.ci_low)}, {_signed(c.ci_high)}])"
+    )
+    val = c.value if c is not None else float("nan")
+    oh = c.overhead if c is not None else float("nan")
+    return (
+        f"Cheapest on the quality–storage frontier (stored-token overhead): {{0}} with "
+        f"{_num(val)} at overhead {_num(oh)}{diff}.",
+        [rec.cheapest_frontier],
+    )
+
+
+def _partition_sentence(rec: Recommendation, pct: str) -> tuple[str, list[str]]:
+    """The other configurations, split into indistinguishable from the best and ruled out."""
+    n_other, n_tied, n_out = len(rec.against_best), len(rec.tied), len(rec.ruled_out)
+    test = f"the {pct} paired bootstrap CI of the difference in {rec.metric} over the same {rec.n_questions} questions"
+    if n_out == 0:
+        who = "the other configuration" if n_other == 1 else f"every one of the other {n_other}"
+        return (
+            f"No configuration is distinguishable from the best: for {who}, {test} includes 0 "
+            f"({_refs(n_tied)}).",
+            list(rec.tied),
+        )
+    if n_tied == 0:
+        who = "the other configuration" if n_other == 1 else f"all {n_other} other configurations"
+        return (
+            f"How sure: the best is significantly better than {who} ({test} lies below 0), "
+            f"so {'it is' if n_other == 1 else 'they are'} ruled out.",
+            [],
+        )
+    return (
+        f"How sure: {n_tied} of the other {n_other} configurations "
+        f"{'is' if n_tied == 1 else 'are'} statistically indistinguishable from the best ({test} "
+        f"includes 0): {_refs(n_tied)}; the other {n_out} {'is' if n_out == 1 else 'are'} ruled out "
+        "(significantly worse).",
+        list(rec.tied),
+    )
+
+
+def _separation_sentence(rec: Recommendation, pct: str) -> tuple[str, list[str]] | None:
+    """About how many questions would tell the best from its closest indistinguishable rival."""
+    if not rec.tied:
+        return None
+    c = rec.versus_best(rec.runner_up) if rec.runner_up else None
+    if c is None or not np.isfinite(c.questions_needed):
+        return (
+            f"{_refs(len(rec.top))} have the same {rec.metric} on these questions, and no other "
+            "configuration differs measurably; no number of questions separates an observed "
+            "difference of 0.",
+            list(rec.top),
+        )
+    return (
+        f"To tell {{0}} from the closest indistinguishable configuration, {{1}} (difference "
+        f"{_signed(c.delta)}, standard deviation of the per-question differences {_num(c.sd)}), "
+        f"about {c.questions_needed:,.0f} questions would be needed, against {c.n_pairs} here "
+        f"(a two-sided paired test at the {pct} level with {POWER:.0%} power: n ≈ "
+        f"(z_(1−α/2) + z_power)² σ² / δ², the normal approximation; Cohen 1988).",
+        [rec.best, c.config],
+    )
+
+
+def _choice_sentence(rec: Recommendation) -> tuple[str, list[str]] | None:
+    if not rec.tied:
+        return None
+    if rec.cheapest_tied == rec.best:
+        return ("None of them stores less than the best, so choose the best.", [])
+    c = rec.versus_best(rec.cheapest_tied)
+    return (
+        f"So for the least storage with no measurable loss, choose {{0}} "
+        f"(overhead {_num(c.overhead if c else float('nan'))}, "
+        f"{rec.metric} {_num(c.value if c else float('nan'))}).",
+        [rec.cheapest_tied],
+    )
+
+
+def _p_best_sentence(rec: Recommendation) -> tuple[str, list[str]] | None:
+    if not rec.p_best:
+        return None
+    contenders = [(c, p) for c, p in rec.p_best.items() if p >= RULED_OUT]
+    refs = ", ".join(f"{{{i}}} {percent(p)}" for i, (_, p) in enumerate(contenders))
+    rare = len(rec.p_best) - len(contenders)
+    tail = (
+        ""
+        if not rare
+        else f"; the other {rare} {'is' if rare == 1 else 'are'} top in under {RULED_OUT:.1%} of the resamples"
+    )
+    return (
+        f"Probability of being the best (share of bootstrap resamples of the questions with the "
+        f"top {rec.metric}): {refs}{tail}.",
+        [c for c, _ in contenders],
+    )
 
 
 def recommendation_sentences(rec: Recommendation) -> list[tuple[str, list[str]]]:
@@ -333,109 +584,16 @@ def recommendation_sentences(rec: Recommendation) -> list[tuple[str, list[str]]]
                 [],
             )
         )
-    out.append(
-        (
-            f"Highest {rec.metric}: {{0}} with {_num(rec.best_value)} "
-            f"[{_num(rec.best_ci_low)}, {_num(rec.best_ci_high)}] at stored-token overhead "
-            f"{_num(rec.best_overhead)}.",
-            [rec.best],
-        )
-    )
-    n_other = len(rec.against_best)
-    if n_other == 0:
+    out.append(_top_sentence(rec))
+    if not rec.against_best:
         out.append(("It is the only configuration run, so there is nothing to compare it with.", []))
         return out
-    if rec.cheapest_frontier == rec.best:
-        out.append(
-            (
-                "It is also the cheapest configuration on the quality–storage frontier "
-                "(stored-token overhead).",
-                [],
-            )
-        )
-    else:
-        c = rec.versus_best(rec.cheapest_frontier)
-        diff = (
-            ""
-            if c is None
-            else (
-                f" ({_signed(c.delta)} against the best, {pct} paired CI "
-                f"[{_signed(c.ci_low)}, {_signed(c.ci_high)}])"
-            )
-        )
-        val = c.value if c is not None else float("nan")
-        oh = c.overhead if c is not None else float("nan")
-        out.append(
-            (
-                f"Cheapest on the quality–storage frontier (stored-token overhead): {{0}} with "
-                f"{_num(val)} at overhead {_num(oh)}{diff}.",
-                [rec.cheapest_frontier],
-            )
-        )
-    if rec.tied and len(rec.tied) == n_other:
-        refs = ", ".join(f"{{{i}}}" for i in range(len(rec.tied)))
-        who = "the other configuration" if n_other == 1 else f"every one of the other {n_other}"
-        out.append(
-            (
-                f"No configuration is distinguishable from the best: for {who}, the {pct} paired "
-                f"bootstrap CI of the difference in {rec.metric} over "
-                f"the same {rec.n_questions} questions includes 0 ({refs}).",
-                list(rec.tied),
-            )
-        )
-    elif rec.tied:
-        refs = ", ".join(f"{{{i}}}" for i in range(len(rec.tied)))
-        n_worse = n_other - len(rec.tied)
-        out.append(
-            (
-                f"How sure: {len(rec.tied)} of the other {n_other} configurations "
-                f"{'is' if len(rec.tied) == 1 else 'are'} statistically indistinguishable from the "
-                f"best (the {pct} paired bootstrap CI of the difference in {rec.metric} over the same "
-                f"{rec.n_questions} questions includes 0): {refs}; the other {n_worse} "
-                f"{'is' if n_worse == 1 else 'are'} significantly worse.",
-                list(rec.tied),
-            )
-        )
-    else:
-        who = "the other configuration (the" if n_other == 1 else f"all {n_other} other configurations (every"
-        out.append(
-            (
-                f"How sure: the best is significantly better than {who} {pct} paired bootstrap CI "
-                f"of the difference over the same {rec.n_questions} questions lies below 0).",
-                [],
-            )
-        )
-    if rec.tied:
-        if rec.cheapest_tied != rec.best:
-            c = rec.versus_best(rec.cheapest_tied)
-            out.append(
-                (
-                    f"So for the least storage with no measurable loss, choose {{0}} "
-                    f"(overhead {_num(c.overhead if c else float('nan'))}, "
-                    f"{rec.metric} {_num(c.value if c else float('nan'))}).",
-                    [rec.cheapest_tied],
-                )
-            )
-        else:
-            out.append(("None of them stores less than the best, so choose the best.", []))
-    if rec.p_best:
-        contenders = [(c, p) for c, p in rec.p_best.items() if p >= RULED_OUT]
-        refs = ", ".join(f"{{{i}}} {percent(p)}" for i, (_, p) in enumerate(contenders))
-        n_out = len(rec.ruled_out)
-        tail = (
-            ""
-            if not n_out
-            else (
-                f"; {'the other ' if n_out == len(rec.p_best) - len(contenders) else ''}{n_out} "
-                f"configuration{'s are' if n_out != 1 else ' is'} ruled out as the best (top in under "
-                f"{RULED_OUT:.1%} of the resamples; that alone does not make one worse than the best)"
-            )
-        )
-        out.append(
-            (
-                f"Probability of being the best (share of bootstrap resamples of the "
-                f"questions with the top {rec.metric}): {refs}{tail}.",
-                [c for c, _ in contenders],
-            )
-        )
-    return out
+    parts = [
+        _reading_sentence(rec),
+        _frontier_sentence(rec, pct),
+        _partition_sentence(rec, pct),
+        _separation_sentence(rec, pct),
+        _choice_sentence(rec),
+        _p_best_sentence(rec),
+    ]
+    return out + [s for s in parts if s is not None]
