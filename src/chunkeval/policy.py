@@ -721,7 +721,7 @@ def ranking_column(results: Any, dataset: str | None = None) -> str:
     ----------
     results : Results
     dataset : str, optional
-        Default: the summary's first dataset.
+        The dataset's name (the first one of the run when omitted).
 
     Returns
     -------
