@@ -232,3 +232,19 @@ def test_evidence_fitting_for_60_percent_of_questions_keeps_answerable():
 def test_the_gate_reads_the_same_ranking_column(five_percent):
     assert policy.ranking_column(five_percent) == "all_parts@512tok"
     assert "all_parts@512tok" in policy.gate_metrics([5], [policy.ranking_column(five_percent)])
+
+
+@pytest.mark.slow
+def test_budgets_none_turns_the_default_budgets_off(tmp_path):
+    import json
+
+    from chunkeval.cli import main
+
+    args = ["run", "--chunker", "sentence(max_chars=300)", "--quiet", "--no-report"]
+    assert main([*args, "--out", str(tmp_path / "off"), "--budgets", "none"]) == 0
+    off = json.loads((tmp_path / "off" / "manifest.json").read_text(encoding="utf-8"))
+    assert off["budgets"] == [] and off["p_best_metric"] == {"builtin": "answerable@5"}
+    assert main([*args, "--out", str(tmp_path / "on")]) == 0
+    on = json.loads((tmp_path / "on" / "manifest.json").read_text(encoding="utf-8"))
+    assert on["budgets"] == list(policy.DEFAULT_BUDGETS) == [256, 512, 1024]
+    assert on["p_best_metric"] == {"builtin": "answerable@512tok"}
