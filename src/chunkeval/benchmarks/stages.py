@@ -356,7 +356,9 @@ def _token_window_chunks(
     for i in range(lo, hi):
         doc = ctx.documents[i]
         first, stop, off = bounds[i], bounds[i + 1], offsets[i]
-        starts, ends = chunker.token_windows(token_starts[first:stop] - off, token_ends[first:stop] - off)
+        starts, ends = chunker.token_windows(
+            token_starts[first:stop] - off, token_ends[first:stop] - off, text=doc.text
+        )
         chunks.extend(chunks_from_spans(doc.text, doc.id, zip(starts.tolist(), ends.tolist(), strict=True)))
     return chunks
 

@@ -8,6 +8,7 @@ import numpy as np
 
 from chunkeval.chunkers.base import Chunker, check_int, register_chunker
 from chunkeval.errors import UsageError
+from chunkeval.text.graphemes import every_position_is_a_boundary, snap_forward
 from chunkeval.tokenizers import token_span_arrays
 
 
@@ -108,14 +109,19 @@ class FixedChunker(Chunker):
 
     def spans(self, text: str) -> list[tuple[int, int]]:
         """Window ranges of ``text`` (a run may cut them from shared token offsets instead:
-        see the class docstring)."""
+        see the class docstring), each cut moved forward to a grapheme cluster boundary."""
         if self.unit == "chars":
-            return fixed_stride_spans(len(text), self.chunk_size, self.chunk_overlap)
-        starts, ends = self.token_windows(*token_span_arrays(self._tokenizer(), text))
+            spans = fixed_stride_spans(len(text), self.chunk_size, self.chunk_overlap)
+            if every_position_is_a_boundary(text):
+                return spans
+            arr = np.asarray(spans, dtype=np.int64).reshape(-1, 2)
+            starts, ends = on_clusters(text, arr[:, 0], arr[:, 1])
+        else:
+            starts, ends = self.token_windows(*token_span_arrays(self._tokenizer(), text), text=text)
         return list(zip(starts.tolist(), ends.tolist(), strict=True))
 
     def token_windows(
-        self, token_starts: np.ndarray, token_ends: np.ndarray
+        self, token_starts: np.ndarray, token_ends: np.ndarray, text: str | None = None
     ) -> tuple[np.ndarray, np.ndarray]:
         """The windows of :meth:`spans` (``unit="tokens"``), from a text's token offsets.
 
@@ -128,12 +134,16 @@ class FixedChunker(Chunker):
         offset (tiktoken gives the trailing pieces empty spans), so a window whose
         start does not pass the previous kept window's start is merged into it
         (ends: the larger), and no start is ever repeated. Whitespace-only
-        windows are still returned (:meth:`chunk` leaves them out).
+        windows are still returned (:meth:`chunk` leaves them out). Given the ``text``,
+        the windows are then moved onto grapheme cluster boundaries (:func:`on_clusters`):
+        a token boundary inside a flag, a ZWJ sequence or a letter and its marks is no cut.
 
         Parameters
         ----------
         token_starts, token_ends : ndarray of int, shape (n_tokens,)
             Half-open code-point offsets of the tokens, in order.
+        text : str, optional
+            The text the offsets index; without it the windows are not moved.
 
         Returns
         -------
@@ -157,16 +167,62 @@ class FixedChunker(Chunker):
         if n == 0:
             return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
         if n <= self.chunk_size:  # one window (most short texts): skip the array work
-            return token_starts[:1].copy(), token_ends[n - 1 :].copy()
+            starts, ends = token_starts[:1].copy(), token_ends[n - 1 :].copy()
+        else:
+            starts, ends = self._stride_windows(token_starts, token_ends)
+        if text is None or every_position_is_a_boundary(text):
+            return starts, ends
+        return on_clusters(text, starts, ends)
+
+    def _stride_windows(
+        self, token_starts: np.ndarray, token_ends: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The token windows of :meth:`token_windows` before any move onto clusters."""
+        n = token_starts.size
         stride = self.chunk_size - self.chunk_overlap
         first = np.arange(0, 1 + math.ceil(max(0, n - self.chunk_size) / stride), dtype=np.int64) * stride
         starts = token_starts[first]
         ends = token_ends[np.minimum(first + self.chunk_size, n) - 1]
-        # a window opens a new one when its start passes every earlier start (the kept
-        # window's start is the largest so far); otherwise it joins the kept window
-        opens = np.ones(starts.size, dtype=bool)
-        opens[1:] = starts[1:] > np.maximum.accumulate(starts)[:-1]
-        if opens.all():
-            return starts, ends
-        heads = np.flatnonzero(opens)
-        return starts[heads], np.maximum.reduceat(ends, heads)
+        return _merge_repeated_starts(starts, ends)
+
+
+def _merge_repeated_starts(starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Windows whose start does not pass every earlier start merged into the kept one.
+
+    A window opens a new one when its start passes every earlier start (the kept window's
+    start is the largest so far); otherwise it joins the kept window (ends: the larger).
+    """
+    if starts.size == 0:
+        return starts, ends
+    opens = np.ones(starts.size, dtype=bool)
+    opens[1:] = starts[1:] > np.maximum.accumulate(starts)[:-1]
+    if opens.all():
+        return starts, ends
+    heads = np.flatnonzero(opens)
+    return starts[heads], np.maximum.reduceat(ends, heads)
+
+
+def on_clusters(text: str, starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Windows with every cut moved forward onto an extended grapheme cluster boundary.
+
+    Each start and end inside a cluster moves to the cluster's end
+    (:func:`chunkeval.text.graphemes.snap_forward`): a window may so hold up to one cluster
+    more at its end and one less at its start, and the cluster cut lies whole in the earlier
+    window. Windows whose start no longer passes the previous kept start are merged into it
+    (ends: the larger), and windows left empty are dropped, so starts strictly increase and
+    no character is lost.
+
+    Parameters
+    ----------
+    text : str
+    starts, ends : ndarray of int, shape (n_windows,)
+        Half-open code-point ranges, starts increasing.
+
+    Returns
+    -------
+    starts, ends : ndarray of int64
+        The moved windows.
+    """
+    starts, ends = snap_forward(text, starts.tolist()), snap_forward(text, ends.tolist())
+    keep = ends > starts
+    return _merge_repeated_starts(starts[keep], ends[keep])
