@@ -246,3 +246,47 @@ def get_embedder(spec) -> Embedder:
         return spec
     name, colon, argument = spec.partition(":")
     return EMBEDDERS.get(name)(argument if colon else None)
+
+
+def check_finite(vectors: Any, texts: Sequence[str], embedder: Any) -> None:
+    """Raise when an embedder returned a NaN or infinite value, naming the text and the embedder.
+
+    A NaN similarity compares False with every threshold and an infinite one overflows a
+    norm, so chunk boundaries or rankings would be decided by accident; the semantic chunker
+    and the dense retriever call this on every batch, before using it.
+
+    Parameters
+    ----------
+    vectors : ndarray or scipy sparse matrix, shape (len(texts), dim)
+        What ``embedder`` returned for ``texts``.
+    texts : sequence of str
+        The embedded texts, in row order.
+    embedder : object
+        The embedder, named in the message by its ``repr``.
+
+    Raises
+    ------
+    UsageError
+        Naming the first text whose vector is not finite (its first 60 characters), its
+        row, how many rows are affected, and the embedder.
+    """
+    values = vectors.tocsr() if hasattr(vectors, "tocsr") else np.asarray(vectors, dtype=np.float64)
+    if hasattr(values, "tocsr"):
+        bad_entries = ~np.isfinite(values.data)
+        if not bad_entries.any():
+            return
+        rows = np.repeat(np.arange(values.shape[0]), np.diff(values.indptr))
+        bad = np.unique(rows[bad_entries])
+    else:
+        if values.ndim != 2 or np.isfinite(values).all():
+            return
+        bad = np.flatnonzero(~np.isfinite(values).all(axis=1))
+    first = int(bad[0])
+    text = texts[first] if first < len(texts) else ""
+    shown = text[:60] + ("..." if len(text) > 60 else "")
+    raise UsageError(
+        f"embedder {embedder!r} returned a vector with NaN or infinite values for text {first} "
+        f"{shown!r} ({bad.size} of {values.shape[0]} texts affected); a non-finite vector would "
+        "decide chunk boundaries and rankings by accident. Check the model (its files, dtype or "
+        "device) or use another embedder."
+    )
