@@ -8,7 +8,12 @@ import numpy as np
 
 from chunkeval.chunkers.base import Chunker, check_int, register_chunker
 from chunkeval.errors import UsageError
-from chunkeval.text.graphemes import every_position_is_a_boundary, snap_forward
+from chunkeval.text.graphemes import (
+    cluster_at,
+    every_position_is_a_boundary,
+    is_cluster_boundary,
+    snap_forward,
+)
 from chunkeval.tokenizers import token_span_arrays
 
 
@@ -63,7 +68,11 @@ class FixedChunker(Chunker):
     first token's start to its last token's end). This is the "TokenText"
     splitter of the Chroma chunking report and LangChain's
     ``TokenTextSplitter``, with exact offsets. Windows holding only
-    whitespace are left out (they contain no text to lose).
+    whitespace are left out (they contain no text to lose). No window starts or
+    ends inside an extended grapheme cluster (a flag, a ZWJ emoji sequence, a letter
+    and its combining marks, CR LF): a cut inside one moves forward to its end
+    (:func:`on_clusters`), so a window may hold up to one cluster *more* than
+    ``chunk_size`` at its end and one cluster less at its start.
 
     **Where a run's chunks come from.** With ``unit="tokens"`` and the run's own
     tokenizer, a benchmark run does not call :meth:`spans`: it tokenizes every document
@@ -87,6 +96,9 @@ class FixedChunker(Chunker):
     ValueError
         At construction, for parameters out of range or an unknown unit.
     """
+
+    #: Windows may exceed ``chunk_size`` by their last grapheme cluster (see :func:`on_clusters`).
+    cluster_slack = True
 
     def __init__(self, chunk_size=200, chunk_overlap=0, unit="tokens", tokenizer="regex"):
         self.chunk_size = chunk_size
@@ -208,7 +220,8 @@ def on_clusters(text: str, starts: np.ndarray, ends: np.ndarray) -> tuple[np.nda
     Each start and end inside a cluster moves to the cluster's end
     (:func:`chunkeval.text.graphemes.snap_forward`): a window may so hold up to one cluster
     more at its end and one less at its start, and the cluster cut lies whole in the earlier
-    window. Windows whose start no longer passes the previous kept start are merged into it
+    window. The first window's start moves back instead, to the start of its cluster, since
+    no earlier window holds that cluster. Windows whose start no longer passes the previous kept start are merged into it
     (ends: the larger), and windows left empty are dropped, so starts strictly increase and
     no character is lost.
 
@@ -223,6 +236,10 @@ def on_clusters(text: str, starts: np.ndarray, ends: np.ndarray) -> tuple[np.nda
     starts, ends : ndarray of int64
         The moved windows.
     """
+    first = int(starts[0]) if starts.size else 0
     starts, ends = snap_forward(text, starts.tolist()), snap_forward(text, ends.tolist())
+    if starts.size and not is_cluster_boundary(text, first):
+        # nothing before the first window covers the cluster it starts in (" \u0301")
+        starts[0] = cluster_at(text, first)[0]
     keep = ends > starts
     return _merge_repeated_starts(starts[keep], ends[keep])

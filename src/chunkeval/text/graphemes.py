@@ -25,11 +25,17 @@ from collections.abc import Iterable
 import numpy as np
 import regex
 
-__all__ = ["cluster_at", "every_position_is_a_boundary", "is_cluster_boundary", "snap_forward"]
+__all__ = [
+    "cluster_aligned",
+    "cluster_at",
+    "every_position_is_a_boundary",
+    "is_cluster_boundary",
+    "snap_forward",
+]
 
 _CLUSTER = regex.compile(r"\X")
-# A character before which a cluster always starts (rules GB4/GB5 aside), unless the
-# character before it is a Prepend: not one that extends or joins a preceding cluster
+# A character before which a cluster always starts, unless the character before it is a
+# Prepend, an Extend or a ZWJ (see _JOINS_NEXT): not one that extends or joins a preceding cluster
 # (Extend, ZWJ, SpacingMark), not a regional indicator (pairs count from the run's start),
 # not a Hangul jamo or syllable (they join each other), not an emoji (ZWJ sequences), not LF
 # (CR LF). Searched backwards from a position, it gives a safe place to start ``\X``.
@@ -40,7 +46,20 @@ _SAFE_START = regex.compile(
     r"\p{Grapheme_Cluster_Break=LV}\p{Grapheme_Cluster_Break=LVT}\p{Extended_Pictographic}\n]",
     flags=regex.REVERSE,
 )
-_PREPEND = regex.compile(r"\p{Grapheme_Cluster_Break=Prepend}")
+# What may join the character after it into one cluster: a Prepend (GB9b), and the Extend
+# and ZWJ characters that link Indic conjuncts (GB9c: क्ष is one cluster).
+# Every character some rule of UAX #29 may keep together with a neighbour (GB3 and GB6 to
+# GB13): between two characters outside it there is always a boundary.
+_MAY_JOIN = regex.compile(
+    r"[\p{Grapheme_Cluster_Break=Extend}\p{Grapheme_Cluster_Break=ZWJ}"
+    r"\p{Grapheme_Cluster_Break=SpacingMark}\p{Grapheme_Cluster_Break=Prepend}"
+    r"\p{Grapheme_Cluster_Break=Regional_Indicator}\p{Grapheme_Cluster_Break=L}"
+    r"\p{Grapheme_Cluster_Break=V}\p{Grapheme_Cluster_Break=T}\p{Grapheme_Cluster_Break=LV}"
+    r"\p{Grapheme_Cluster_Break=LVT}\p{Extended_Pictographic}\r\n]"
+)
+_JOINS_NEXT = regex.compile(
+    r"[\p{Grapheme_Cluster_Break=Prepend}\p{Grapheme_Cluster_Break=Extend}\p{Grapheme_Cluster_Break=ZWJ}]"
+)
 
 
 def every_position_is_a_boundary(text: str) -> bool:
@@ -76,9 +95,9 @@ def cluster_at(text: str, pos: int) -> tuple[int, int]:
     while True:
         found = _SAFE_START.search(text, 0, lo + 1)
         lo = found.start() if found else 0
-        if lo == 0 or not _PREPEND.match(text, lo - 1):
+        if lo == 0 or not _JOINS_NEXT.match(text, lo - 1):
             break
-        lo -= 1  # a Prepend joins what follows it: start before it
+        lo -= 1  # the character before may join this one: start further back
     for match in _CLUSTER.finditer(text, lo):
         if match.end() > pos:
             return match.span()
@@ -103,6 +122,8 @@ def is_cluster_boundary(text: str, pos: int) -> bool:
     before, after = text[pos - 1], text[pos]
     if before.isascii() and after.isascii():  # every ASCII pair is a boundary but CR LF
         return not (before == "\r" and after == "\n")
+    if not _MAY_JOIN.match(before) and not _MAY_JOIN.match(after):
+        return True  # no rule of UAX #29 keeps these two together
     return cluster_at(text, pos)[0] == pos
 
 
@@ -130,4 +151,38 @@ def snap_forward(text: str, positions: Iterable[int]) -> np.ndarray:
     for i, pos in enumerate(out.tolist()):
         if not is_cluster_boundary(text, pos):
             out[i] = cluster_at(text, pos)[1]
+    return out
+
+
+def cluster_aligned(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Spans widened to whole extended grapheme clusters, overlapping ones merged.
+
+    A start inside a cluster moves back to the cluster's start and an end inside one moves
+    on to its end, so no character is cut and none is lost. Stripped spans need it only
+    where a cluster begins with whitespace (a space and the combining mark or joiner after
+    it: ``" \u0301"``) or where a cut falls between two characters with no space (a
+    terminator and a mark after it); the span then starts with that whitespace.
+
+    Parameters
+    ----------
+    text : str
+    spans : list of (int, int)
+        Half-open code-point ranges, in order and disjoint.
+
+    Returns
+    -------
+    list of (int, int)
+        In order and disjoint; the same list when nothing moves.
+    """
+    if every_position_is_a_boundary(text):
+        return spans
+    out: list[tuple[int, int]] = []
+    for start, end in spans:
+        if not is_cluster_boundary(text, start):
+            start = cluster_at(text, start)[0]
+        if not is_cluster_boundary(text, end):
+            end = cluster_at(text, end)[1]
+        if out and start < out[-1][1]:
+            start = out.pop()[0]  # widened into the span before: one span
+        out.append((start, end))
     return out
