@@ -208,7 +208,7 @@ class UnicodeAnalyzer:
         """The Snowball stemmer of :attr:`stemmer` (built once), with a memo of its stems."""
         stem = self.__dict__.get("_stemmer")
         if stem is None:
-            stem = self._stemmer = _snowball(self.stemmer)
+            stem = self._stemmer = _snowball(str(self.stemmer))
             self._stems: dict[str, str] = {}
         return stem
 

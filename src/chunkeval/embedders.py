@@ -270,23 +270,24 @@ def check_finite(vectors: Any, texts: Sequence[str], embedder: Any) -> None:
         Naming the first text whose vector is not finite (its first 60 characters), its
         row, how many rows are affected, and the embedder.
     """
-    values = vectors.tocsr() if hasattr(vectors, "tocsr") else np.asarray(vectors, dtype=np.float64)
-    if hasattr(values, "tocsr"):
-        bad_entries = ~np.isfinite(values.data)
+    if hasattr(vectors, "tocsr"):
+        sparse = vectors.tocsr()
+        bad_entries = ~np.isfinite(sparse.data)
         if not bad_entries.any():
             return
-        rows = np.repeat(np.arange(values.shape[0]), np.diff(values.indptr))
-        bad = np.unique(rows[bad_entries])
+        rows = np.repeat(np.arange(sparse.shape[0]), np.diff(sparse.indptr))
+        bad, n_rows = np.unique(rows[bad_entries]), sparse.shape[0]
     else:
+        values = np.asarray(vectors, dtype=np.float64)
         if values.ndim != 2 or np.isfinite(values).all():
             return
-        bad = np.flatnonzero(~np.isfinite(values).all(axis=1))
+        bad, n_rows = np.flatnonzero(~np.isfinite(values).all(axis=1)), values.shape[0]
     first = int(bad[0])
     text = texts[first] if first < len(texts) else ""
     shown = text[:60] + ("..." if len(text) > 60 else "")
     raise UsageError(
         f"embedder {embedder!r} returned a vector with NaN or infinite values for text {first} "
-        f"{shown!r} ({bad.size} of {values.shape[0]} texts affected); a non-finite vector would "
+        f"{shown!r} ({bad.size} of {n_rows} texts affected); a non-finite vector would "
         "decide chunk boundaries and rankings by accident. Check the model (its files, dtype or "
         "device) or use another embedder."
     )

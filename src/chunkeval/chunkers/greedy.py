@@ -279,12 +279,18 @@ def iter_checked_budget_chunk(
         return first_sizes[first] + prefix[last + 1] - prefix[first + 1]
 
     n, i, seed = len(first_sizes), 0, []
-    while i < n:
-        group = [*seed, i] if seed and estimate(seed[0], i) <= max_tokens else [i]
+
+    def extended(group: list[int]) -> list[int]:
         while group[-1] + 1 < n and estimate(group[0], group[-1] + 1) <= max_tokens:
             group.append(group[-1] + 1)
+        return group
+
+    while i < n:
+        group = extended([*seed, i] if seed and estimate(seed[0], i) <= max_tokens else [i])
         while measure is not None and len(group) > 1 and measure(group[0], group[-1]) > hard:
-            group = group[:-1] if group[-1] > i else [i]
+            # the last item moves on; when only the seed and one new item are left, the seed
+            # goes (and the chunk grows from the new item alone), so no chunk repeats another
+            group = group[:-1] if group[-1] > i else extended([i])
         yield group
         i = group[-1] + 1
         keep = rule([(k, prefix[k], prefix[k + 1]) for k in group])
