@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from chunkeval.chunkers.base import check_int, register_chunker
 from chunkeval.chunkers.greedy import RunMeasure, checked_balanced_chunk, iter_checked_budget_chunk
@@ -37,25 +38,47 @@ class _SentenceTokens(SentenceSpansChunker):
 
         Returns
         -------
-        first_sizes, next_sizes : list of int
+        first_sizes, next_sizes : sequence of int
+            The first counted when a sentence opens a chunk (only those are: see
+            :class:`_OwnCounts`).
         measure : callable or None
             ``measure(i, j)``: the tokens of ``text[spans[i][0]:spans[j][1]]``.
         """
         tokenizer = self._tokenizer()
-        own = [tokenizer.count(text[start:end]) for start, end in spans]
-        if type(tokenizer) is RegexTokenizer:
-            return own, own, None
         gap_starts = [0, *(end for _, end in spans)]  # one more than spans: the last is unused
         after = [tokenizer.count(text[gap:end]) for gap, (_, end) in zip(gap_starts, spans, strict=False)]
-
+        if type(tokenizer) is RegexTokenizer:
+            return after, after, None
         def measure(first: int, last: int) -> int:
+            # through the count cache: balanced's final packing and repeated runs of a
+            # configuration measure the same chunk texts again
             return tokenizer.count(text[spans[first][0] : spans[last][1]])
 
-        return own, after, measure
+        return _OwnCounts(tokenizer, text, spans), after, measure
 
     @property
     def size_limit(self) -> tuple[int, str]:
         return self.max_tokens, "tokens"
+
+
+class _OwnCounts(Sequence[int]):
+    """Token counts of sentences on their own text, counted when first asked for: only the
+    sentences that open a chunk are ever counted alone."""
+
+    def __init__(self, tokenizer: Any, text: str, spans: Sequence[Span]) -> None:
+        self._tokenizer, self._text, self._spans = tokenizer, text, spans
+        self._counts: dict[int, int] = {}
+
+    def __len__(self) -> int:
+        return len(self._spans)
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        if index not in self._counts:
+            start, end = self._spans[index]
+            self._counts[index] = self._tokenizer.count(self._text[start:end])
+        return self._counts[index]
 
 
 @register_chunker("token_budget")

@@ -269,7 +269,10 @@ def iter_checked_budget_chunk(
         raise UsageError(
             f"overlap_tokens must be in [0, max_tokens) = [0, {max_tokens}), got {overlap_tokens!r}"
         )
-    if any(size < 0 for size in (*first_sizes, *next_sizes)):
+    # (first sizes are read only for the items that open a chunk: a lazy sequence is not forced)
+    if any(size < 0 for size in next_sizes) or (
+        isinstance(first_sizes, list) and min(first_sizes, default=0) < 0
+    ):
         raise ValueError("sizes must be non-negative")
     prefix = [0, *accumulate(next_sizes)]
     rule = seed_by_size(overlap_tokens) if overlap_tokens else no_seed

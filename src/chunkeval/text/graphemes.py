@@ -149,6 +149,9 @@ def snap_forward(text: str, positions: Iterable[int]) -> np.ndarray:
     if every_position_is_a_boundary(text):
         return out
     for i, pos in enumerate(out.tolist()):
+        pair = text[pos - 1 : pos + 1] if pos > 0 else ""
+        if pair.isascii() and pair != "\r\n":  # the common case, decided by one slice
+            continue
         if not is_cluster_boundary(text, pos):
             out[i] = cluster_at(text, pos)[1]
     return out
