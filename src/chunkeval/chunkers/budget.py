@@ -49,6 +49,7 @@ class _SentenceTokens(SentenceSpansChunker):
         after = [tokenizer.count(text[gap:end]) for gap, (_, end) in zip(gap_starts, spans, strict=False)]
         if type(tokenizer) is RegexTokenizer:
             return after, after, None
+
         def measure(first: int, last: int) -> int:
             # through the count cache: balanced's final packing and repeated runs of a
             # configuration measure the same chunk texts again
