@@ -231,7 +231,12 @@ COLUMNS = {
     "end": "one past the last character (half-open)",
     "n_chars": "chunk length in characters",
     "n_words": "chunk length in words (whitespace-separated runs)",
-    "n_tokens": "chunk length in tokens of the run's tokenizer",
+    "n_tokens": "chunk length in tokens of the run's tokenizer *in document context*: the document's "
+    "tokens the chunk shares a character with (a word cut by a boundary counts in both chunks); "
+    "`stored_token_overhead` sums it",
+    "n_tokens_own": "chunk length in tokens of the run's tokenizer *on the chunk's own text* alone (what a "
+    "model given the chunk sees); the summary's `size_tokens_*` columns describe it, and the limit "
+    "checks (`over_limit_share`, `tiny_share`) measure the same way with the chunker's own tokenizer",
     "chunk_seconds": "wall time chunking the dataset (varies between runs; the gate ignores it)",
     "index_seconds": "wall time building the retriever's index (varies between runs)",
     "retrieve_seconds": "wall time ranking chunks for every question (varies between runs)",
@@ -261,7 +266,9 @@ def _describe_column(column: str) -> tuple[str, str]:
     if size:
         return (
             f"`{column}`",
-            f"chunk size in {size.group(1)}: {_STAT[size.group(2)]} over the configuration's chunks",
+            f"chunk size in {size.group(1)}"
+            + (" (the run's tokenizer on each chunk's own text)" if size.group(1) == "tokens" else "")
+            + f": {_STAT[size.group(2)]} over the configuration's chunks",
         )
     base, bound = column, ""
     for suffix, what in (("_ci_low", "lower"), ("_ci_high", "upper")):

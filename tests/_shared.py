@@ -38,3 +38,14 @@ def requires(module: str, extra: str) -> list[pytest.MarkDecorator]:
     missing = importlib.util.find_spec(module) is None
     reason = f"optional extra: pip install 'chunkeval[{extra}]'"
     return [pytest.mark.needs_extra, pytest.mark.skipif(missing, reason=reason)]
+
+
+def shared_cases(name: str) -> dict[str, dict]:
+    """The cases of ``../shared/cases/NAME`` (JSON lines) by id; empty when the folder is absent."""
+    import json
+
+    path = SHARED / "cases" / name
+    if not path.exists():
+        return {}
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return {case["id"]: case for case in map(json.loads, filter(str.strip, lines))}

@@ -184,6 +184,13 @@ class RaisesOnUnicode(Lines):
         return super().spans(text)
 
 
+class CutsCharacters(Lines):
+    """Halves of two code points each: cuts flags, ZWJ sequences and marks off their base."""
+
+    def spans(self, text):
+        return [(i, min(i + 2, len(text))) for i in range(0, len(text), 2) if text[i : i + 2].strip()]
+
+
 def hidden_state():
     chunker = HiddenState()
     chunker.whole = True
@@ -198,6 +205,7 @@ BROKEN_CHUNKERS = {
     "no_loss": DropsTheLastLine,
     "disjoint": OverlapsUnsaid,
     "within_size_limit": OverLimit,
+    "on_cluster_boundaries": CutsCharacters,
     "deterministic": Flickers,
     "same_as_rebuilt": hidden_state,
     "chunk_document_agrees": ForgetsTheDocument,

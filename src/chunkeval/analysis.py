@@ -33,6 +33,7 @@ import unicodedata
 from typing import Any
 
 from chunkeval.caches import memoize
+from chunkeval.errors import MissingDependency, UsageError
 
 __all__ = ["CJK_BIGRAM_CHARS", "SEPARATORS", "UnicodeAnalyzer", "marks_class", "normalize", "word_regex"]
 
@@ -152,16 +153,71 @@ class UnicodeAnalyzer:
        character bigrams (``東京都`` -> ``東京``, ``京都``) and a lone such
        character itself, as Lucene's ``CJKBigramFilter`` does.
 
+    4. optionally (``stemmer="english"``, or another Snowball language), every word
+       is reduced to its Snowball stem, so ``resized`` and ``resize`` are one term
+       (as Lucene's English analyzer, bm25s and Pyserini offer); CJK terms are
+       left as they are. Off by default.
+
     Terms come in no particular order (bag of words): first the words and
     lone CJK characters in text order, then the bigrams in text order.
+
+    Parameters
+    ----------
+    stemmer : str or None, default None
+        A language of the ``snowballstemmer`` package (``"english"``, ``"german"``,
+        ``"french"`` ...: ``snowballstemmer.algorithms()``), or None for no stemming.
+        Needs the ``stemming`` extra.
+
+    Raises
+    ------
+    MissingDependency
+        At first use with a stemmer, when ``snowballstemmer`` is not installed.
+    UsageError
+        At first use, for a language the package does not have.
 
     Examples
     --------
     >>> UnicodeAnalyzer()("Café 東京の")
     ['café', '東京', '京の']
+
+    References
+    ----------
+    .. [1] M. F. Porter, "Snowball: A language for stemming algorithms" (2001),
+       https://snowballstem.org/texts/introduction.html.
     """
 
     name = "unicode"
+
+    def __init__(self, stemmer: str | None = None) -> None:
+        self.stemmer = stemmer
+
+    def check(self) -> UnicodeAnalyzer:
+        """Raise now (not inside a vectorizer, which may swallow a ``ValueError``) for a
+        stemmer that cannot be used; return the analyzer.
+
+        Raises
+        ------
+        MissingDependency, UsageError
+            As the class says.
+        """
+        if self.stemmer is not None:
+            self._stem()
+        return self
+
+    def _stem(self) -> Any:
+        """The Snowball stemmer of :attr:`stemmer` (built once), with a memo of its stems."""
+        stem = self.__dict__.get("_stemmer")
+        if stem is None:
+            stem = self._stemmer = _snowball(str(self.stemmer))
+            self._stems: dict[str, str] = {}
+        return stem
+
+    def _stemmed(self, words: list[str]) -> list[str]:
+        stem, stems = self._stem(), self._stems
+        new = [w for w in dict.fromkeys(words) if w not in stems]
+        if new:
+            stems.update(zip(new, stem.stemWords(new), strict=True))
+        return [stems[w] for w in words]
 
     def __call__(self, text: str) -> list[str]:
         """Terms of ``text``.
@@ -205,10 +261,14 @@ class UnicodeAnalyzer:
         if text.isascii():
             # ASCII needs no normalisation and holds no CJK: lower-casing and scikit-learn's
             # word pattern give the same terms, several times faster (most corpora are ASCII)
-            return _ASCII_WORDS.findall(text.lower()), []
-        terms, bigrams = _analyzer_regexes()
-        norm = normalize(text)
-        return terms.findall(norm), bigrams.findall(norm)
+            words, pairs = _ASCII_WORDS.findall(text.lower()), []
+        else:
+            terms, bigrams = _analyzer_regexes()
+            norm = normalize(text)
+            words, pairs = terms.findall(norm), bigrams.findall(norm)
+        if self.stemmer is not None:
+            words = self._stemmed(words)  # a lone CJK character has no stem: it stays
+        return words, pairs
 
     def describe(self) -> dict[str, Any]:
         """What the analyzer does, for a run's manifest.
@@ -220,7 +280,7 @@ class UnicodeAnalyzer:
             ``unicode_version`` whose mark categories and normalisation
             tables are used.
         """
-        return {
+        info = {
             "name": self.name,
             "normalization": "NFKC",
             "case": "casefold",
@@ -228,12 +288,40 @@ class UnicodeAnalyzer:
             "cjk": "overlapping bigrams of Han, Hiragana, Katakana, Hangul runs; a lone character as unigram",
             "unicode_version": unicodedata.unidata_version,
         }
+        if self.stemmer is not None:  # absent without one: manifests of earlier runs stay equal
+            info["stemmer"] = f"snowball {self.stemmer}"
+        return info
 
     def __repr__(self) -> str:
-        return "UnicodeAnalyzer()"
+        return "UnicodeAnalyzer()" if self.stemmer is None else f"UnicodeAnalyzer(stemmer={self.stemmer!r})"
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"stemmer": self.stemmer}  # the stemmer object is rebuilt where it is used
 
     def __eq__(self, other: object) -> bool:
-        return type(other) is type(self)
+        return type(other) is type(self) and other.stemmer == self.stemmer  # type: ignore[attr-defined]
 
     def __hash__(self) -> int:
-        return hash(type(self).__name__)
+        return hash((type(self).__name__, self.stemmer))
+
+
+def _snowball(language: str) -> Any:
+    """The ``snowballstemmer`` stemmer of ``language``.
+
+    Raises
+    ------
+    MissingDependency
+        When the package is not installed.
+    UsageError
+        For a language it does not have.
+    """
+    try:
+        import snowballstemmer
+    except ImportError:
+        raise MissingDependency(
+            f"stemmer={language!r} needs the snowballstemmer package: pip install 'chunkeval[stemming]'"
+        ) from None
+    languages = snowballstemmer.algorithms()
+    if language not in languages:
+        raise UsageError(f"stemmer must be one of {', '.join(sorted(languages))} or None, got {language!r}")
+    return snowballstemmer.stemmer(language)

@@ -246,3 +246,48 @@ def get_embedder(spec) -> Embedder:
         return spec
     name, colon, argument = spec.partition(":")
     return EMBEDDERS.get(name)(argument if colon else None)
+
+
+def check_finite(vectors: Any, texts: Sequence[str], embedder: Any) -> None:
+    """Raise when an embedder returned a NaN or infinite value, naming the text and the embedder.
+
+    A NaN similarity compares False with every threshold and an infinite one overflows a
+    norm, so chunk boundaries or rankings would be decided by accident; the semantic chunker
+    and the dense retriever call this on every batch, before using it.
+
+    Parameters
+    ----------
+    vectors : ndarray or scipy sparse matrix, shape (len(texts), dim)
+        What ``embedder`` returned for ``texts``.
+    texts : sequence of str
+        The embedded texts, in row order.
+    embedder : object
+        The embedder, named in the message by its ``repr``.
+
+    Raises
+    ------
+    UsageError
+        Naming the first text whose vector is not finite (its first 60 characters), its
+        row, how many rows are affected, and the embedder.
+    """
+    if hasattr(vectors, "tocsr"):
+        sparse = vectors.tocsr()
+        bad_entries = ~np.isfinite(sparse.data)
+        if not bad_entries.any():
+            return
+        rows = np.repeat(np.arange(sparse.shape[0]), np.diff(sparse.indptr))
+        bad, n_rows = np.unique(rows[bad_entries]), sparse.shape[0]
+    else:
+        values = np.asarray(vectors, dtype=np.float64)
+        if values.ndim != 2 or np.isfinite(values).all():
+            return
+        bad, n_rows = np.flatnonzero(~np.isfinite(values).all(axis=1)), values.shape[0]
+    first = int(bad[0])
+    text = texts[first] if first < len(texts) else ""
+    shown = text[:60] + ("..." if len(text) > 60 else "")
+    raise UsageError(
+        f"embedder {embedder!r} returned a vector with NaN or infinite values for text {first} "
+        f"{shown!r} ({bad.size} of {n_rows} texts affected); a non-finite vector would "
+        "decide chunk boundaries and rankings by accident. Check the model (its files, dtype or "
+        "device) or use another embedder."
+    )

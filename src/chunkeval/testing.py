@@ -94,7 +94,8 @@ def assert_no_regression(
 
 #: The texts :func:`check_chunker` uses by default: sentence traps (abbreviations, decimals,
 #: ellipses, quotes), line endings, Markdown, scripts without spaces, emoji, an oversized
-#: sentence, blank-only text, and a long text that gives several chunks at default sizes.
+#: sentence, blank-only text, sentence ends of other scripts, grapheme clusters (flags, ZWJ
+#: sequences, combining marks), and a long text that gives several chunks at default sizes.
 CHUNKER_TEXTS: tuple[str, ...] = (
     "One.",
     'Stay calm. Dr. Smith paid $2.50 at 3 p.m. Wait... what? "Stop." (Yes.) e.g. this. U.S. policy.',
@@ -104,6 +105,9 @@ CHUNKER_TEXTS: tuple[str, ...] = (
     "no punctuation at all " * 40,
     "x" * 3000 + ". Then a short one.",
     "\t  \n \r\n",
+    # other scripts' sentence ends, flags, ZWJ sequences, skin tones, combining marks
+    "नमस्ते दुनिया। यह दूसरा वाक्य है॥ ¿Qué tal? Բարեւ։ ሰላም። 重さは２．５キロです。「はい。」次。",
+    "🇯🇵🇰🇷 flags 👩🏽‍💻👨‍👩‍👧‍👦 and e\u0301 n\u0303o\u0308 x\u20dd; 🏳️‍🌈 ok.\r\nNext line. 🇺🇸🇬🇧🇫🇷",
     (
         "The harbour master signs the papers. Ships leave at dawn, and the tide decides when.\n\n"
         "Charts are printed each spring; the keeper logs every passing ship in a notebook. "
@@ -202,21 +206,52 @@ def _disjoint(chunker: Any, text: str, chunks: list[Any]) -> None:
             )
 
 
+def _without_last_cluster(text: str) -> str:
+    """``text`` without its last extended grapheme cluster."""
+    from chunkeval.text.graphemes import cluster_at
+
+    return text[: cluster_at(text, len(text) - 1)[0]] if text else text
+
+
 def _within_size_limit(chunker: Any, text: str, chunks: list[Any]) -> None:
-    """A chunk over ``size_limit`` (in its unit, by ``measure``) is one sentence that alone exceeds it."""
+    """A chunk over ``size_limit`` (in its unit, by ``measure``) is one sentence that alone exceeds it.
+
+    A chunker with ``cluster_slack = True`` (windows whose cuts move forward to a grapheme
+    cluster boundary: ``fixed``) may also exceed it by its last cluster.
+    """
     limit = getattr(chunker, "size_limit", (None, ""))[0]
     if limit is None or not hasattr(chunker, "measure"):
         return
     from chunkeval.text import sentence_spans
 
     sentences = set(sentence_spans(text))
+    slack = getattr(chunker, "cluster_slack", False)
     for chunk in chunks:
         size = chunker.measure(chunk.text)
+        if size > limit and slack and chunker.measure(_without_last_cluster(chunk.text)) <= limit:
+            continue  # a window whose end moved to the end of a grapheme cluster
         if size > limit and (chunk.start, chunk.end) not in sentences:
             raise AssertionError(
                 f"chunk {chunk.index} [{chunk.start}, {chunk.end}) measures {size} > the limit {limit} "
                 "and is not a single sentence"
             )
+
+
+def _on_cluster_boundaries(chunker: Any, text: str, chunks: list[Any]) -> None:
+    """No chunk starts or ends inside an extended grapheme cluster (Unicode UAX #29): never
+    between the two regional indicators of a flag, next to a joiner inside a ZWJ sequence,
+    before a combining mark or between CR and LF."""
+    from chunkeval.text.graphemes import every_position_is_a_boundary, is_cluster_boundary
+
+    if every_position_is_a_boundary(text):
+        return
+    for chunk in chunks:
+        for name, pos in (("start", chunk.start), ("end", chunk.end)):
+            if not is_cluster_boundary(text, pos):
+                raise AssertionError(
+                    f"chunk {chunk.index} [{chunk.start}, {chunk.end}) has its {name} inside a grapheme "
+                    f"cluster: {text[max(0, pos - 3) : pos]!r} | {text[pos : pos + 3]!r}"
+                )
 
 
 def _deterministic(chunker: Any, text: str, chunks: list[Any]) -> None:
@@ -298,6 +333,7 @@ _TEXT_CHECKS = (
     _in_order,
     _no_loss,
     _within_size_limit,
+    _on_cluster_boundaries,
     _deterministic,
     _same_as_rebuilt,
     _chunk_document_agrees,
@@ -329,7 +365,8 @@ def check_chunker(
     text[start:end]`` (``provenance``); no chunk is blank (``no_blank_chunk``); starts
     strictly increase (``in_order``); every non-whitespace character is in some chunk
     (``no_loss``); without overlap, chunks are disjoint (``disjoint``); a chunk over
-    ``size_limit`` is a single sentence (``within_size_limit``); a second call, a chunker
+    ``size_limit`` is a single sentence (``within_size_limit``); no chunk starts or ends
+    inside an extended grapheme cluster (``on_cluster_boundaries``); a second call, a chunker
     rebuilt from its parameters and ``chunk_document`` give the same chunks
     (``deterministic``, ``same_as_rebuilt``, ``chunk_document_agrees``).
 

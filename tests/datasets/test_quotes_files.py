@@ -132,9 +132,22 @@ def test_glob_and_questions_options_and_missing_questions_file(tmp_path):
         load(f"files:{root}?glob=*.pdf,questions={qfile}")
 
 
-def test_exact_match_wins_over_normalised_matches():
+def test_exact_match_with_a_tolerant_twin_elsewhere_is_ambiguous():
+    # equal under the documented tolerant matching: both places are listed, doc_id chooses
     docs = [Document("a", "say “hi” now"), Document("b", 'say "hi" now')]
-    assert QuoteResolver(docs).resolve('say "hi"') == EvidenceSpan("b", 0, 8)
+    with pytest.raises(QuoteError, match=r"occurs 2 times: \(1\) a line 1 col 1.*\(2\) b line 1 col 1"):
+        QuoteResolver(docs).resolve('say "hi"')
+    assert QuoteResolver(docs).resolve('say "hi"', doc_id="b") == EvidenceSpan("b", 0, 8)
+    # a twin inside the same document (Devanagari, two spaces where the quote has one)
+    one = [Document("d", "नमस्ते  दुनिया | नमस्ते दुनिया")]
+    assert QuoteResolver(one).find("नमस्ते दुनिया") == [EvidenceSpan("d", 0, 14), EvidenceSpan("d", 17, 30)]
+    assert QuoteResolver(one).resolve("नमस्ते दुनिया", occurrence=2) == EvidenceSpan("d", 17, 30)
+
+
+def test_exact_match_wins_when_the_tolerant_matching_finds_no_other_place():
+    docs = [Document("a", "say “hi” now"), Document("b", "nothing here")]
+    assert QuoteResolver(docs).resolve("say “hi”") == EvidenceSpan("a", 0, 8)
+    docs = [Document("a", "say “hi” now"), Document("b", 'say "hi" now')]
     assert QuoteResolver(docs).find("say ‘hi’") == []
     assert QuoteResolver(docs).find("SAY") == []  # case is not normalised
 

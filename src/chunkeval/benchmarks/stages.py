@@ -147,6 +147,17 @@ def _measure_many(chunker: ChunkerLike, texts: list[str]) -> np.ndarray:
     return np.fromiter(map(chunker.measure, texts), dtype=np.int64, count=len(texts))
 
 
+def _tokenizer_of(chunker: ChunkerLike) -> Any:
+    """The tokenizer a built-in chunker measures with, or None (another chunker, another unit)."""
+    from chunkeval.chunkers.base import Chunker
+
+    if not isinstance(chunker, Chunker) or type(chunker).measure is not Chunker.measure:
+        return None
+    if type(chunker).measure_many is not Chunker.measure_many:
+        return None
+    return chunker._tokenizer()
+
+
 def _size_stats(prefix: str, values: np.ndarray) -> dict[str, float]:
     from chunkeval.metrics import size_distribution
 
@@ -156,7 +167,13 @@ def _size_stats(prefix: str, values: np.ndarray) -> dict[str, float]:
 # --------------------------------------------------------------------------- stage 2: chunk
 @dataclass(frozen=True)
 class Chunked:
-    """The chunks of one configuration and their sizes (characters, words, run tokens)."""
+    """The chunks of one configuration and their sizes (characters, words, run tokens).
+
+    ``n_tokens`` counts a chunk's tokens in document context (the run's tokens it shares a
+    character with: what the chunk stores of the document, summed by
+    ``stored_token_overhead``); ``n_tokens_own`` counts them on the chunk's own text alone
+    (what a model given the chunk sees, and what the summary's ``size_tokens_*`` describe).
+    """
 
     chunks: list[Chunk]
     texts: list[str]
@@ -166,6 +183,7 @@ class Chunked:
     chunk_seconds: float
     first_token: np.ndarray  # index of each chunk's first token in the dataset's token offsets
     arrays: tuple[np.ndarray, np.ndarray, np.ndarray]  # document number, start, end of each chunk
+    n_tokens_own: np.ndarray  # tokens of each chunk's own text (the run's tokenizer)
 
 
 def chunk_tokens(
@@ -291,6 +309,7 @@ def chunk_stage(
         ``chunk_seconds`` is the sum of the pieces' seconds.
     """
     from chunkeval.metrics import chunk_arrays
+    from chunkeval.tokenizers import count_many
 
     if pieces is None:
         if chunker is None:
@@ -312,6 +331,7 @@ def chunk_stage(
         chunk_seconds,
         first,
         (c_doc, c_start, c_end),
+        count_many(tok, texts),
     )
 
 
@@ -356,7 +376,9 @@ def _token_window_chunks(
     for i in range(lo, hi):
         doc = ctx.documents[i]
         first, stop, off = bounds[i], bounds[i + 1], offsets[i]
-        starts, ends = chunker.token_windows(token_starts[first:stop] - off, token_ends[first:stop] - off)
+        starts, ends = chunker.token_windows(
+            token_starts[first:stop] - off, token_ends[first:stop] - off, text=doc.text
+        )
         chunks.extend(chunks_from_spans(doc.text, doc.id, zip(starts.tolist(), ends.tolist(), strict=True)))
     return chunks
 
@@ -588,6 +610,7 @@ def score_stage(
             "n_chars": chunked.n_chars,
             "n_words": chunked.n_words,
             "n_tokens": chunked.n_tokens,
+            "n_tokens_own": chunked.n_tokens_own,
         }
     )
     timings = {
@@ -655,6 +678,8 @@ def _summary_row(
         own = np.zeros(0, dtype=np.int64)
     elif unit in ("chars", "words"):
         own = chunked.n_chars if unit == "chars" else chunked.n_words  # already measured
+    elif _tokenizer_of(chunker) == tok:  # counted already, on the same texts
+        own = chunked.n_tokens_own
     else:  # the chunker's own tokenizer may differ from the run's
         own = _measure_many(chunker, chunked.texts)
     sent_start, sent_end = ctx.sentences()
@@ -678,7 +703,12 @@ def _summary_row(
     row["stored_token_overhead"] = M.stored_token_overhead(int(chunked.n_tokens.sum()), doc_tokens)
     row["answerability_ceiling"] = ctx.answerability_ceiling()
     row["span_within_limit"] = _span_within_limit(ctx, chunker, limit, unit)
-    for name, sizes in (("chars", chunked.n_chars), ("words", chunked.n_words), ("tokens", chunked.n_tokens)):
+    # sizes on the chunk's own text, as the limit is defined (n_tokens_own, not n_tokens)
+    for name, sizes in (
+        ("chars", chunked.n_chars),
+        ("words", chunked.n_words),
+        ("tokens", chunked.n_tokens_own),
+    ):
         row.update(_size_stats(name, sizes))
     row["over_limit_share"] = M.over_limit_share(own, limit)
     row["tiny_share"] = M.tiny_share(own, limit)

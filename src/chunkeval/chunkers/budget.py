@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from chunkeval.chunkers.base import check_int, register_chunker
-from chunkeval.chunkers.greedy import balanced_budget_chunk, iter_budget_chunk
+from chunkeval.chunkers.greedy import RunMeasure, checked_balanced_chunk, iter_checked_budget_chunk
 from chunkeval.chunkers.sentence import SentenceSpansChunker
+from chunkeval.tokenizers import RegexTokenizer
 
 Span = tuple[int, int]
 
@@ -18,22 +20,66 @@ class _SentenceTokens(SentenceSpansChunker):
     (see :class:`~chunkeval.chunkers.sentence.SentenceSpansChunker`).
     """
 
-    def _sizes(self, text: str, spans: Sequence[Span]) -> list[int]:
-        """Sentence sizes; a size counts the sentence with the whitespace before it.
+    def _sizes(self, text: str, spans: Sequence[Span]) -> tuple[list[int], list[int], RunMeasure | None]:
+        """Each sentence's count when it opens a chunk and when it follows one, and the exact
+        measure of a run of sentences (``None`` where the sum of counts bounds it).
 
-        Tokenizers such as tiktoken turn the whitespace between sentences
-        (``"\\n\\n"``) into tokens of its own; charging it to the following
-        sentence keeps a chunk's own count within the sum of its sentences'
-        sizes, so the budget holds on the chunk text. With the default regex
-        tokenizer whitespace is never a token and a size is just the sentence's count.
+        A chunk is measured on its own text, as its limit is defined: the first sentence
+        on its own (``"😀 fine."``: 4 cl100k tokens), every later one with the whitespace
+        before it (``" 😀 fine."``: 3, since tiktoken makes tokens of whitespace such as
+        ``"\n\n"``). Subword merges can still make a chunk count differ from that sum, so
+        each packed chunk is measured on its text (see
+        :func:`~chunkeval.chunkers.greedy.iter_checked_budget_chunk`). The default regex
+        tokenizer needs neither: whitespace is never part of a token and a token never
+        spans whitespace, so a sentence counts the same with its gap, and the count of two
+        texts joined is at most the sum of their counts (joining can only merge a word run
+        or attach a mark across the seam): the sum of the sentences is an upper bound of
+        the chunk's own count.
+
+        Returns
+        -------
+        first_sizes, next_sizes : sequence of int
+            The first counted when a sentence opens a chunk (only those are: see
+            :class:`_OwnCounts`).
+        measure : callable or None
+            ``measure(i, j)``: the tokens of ``text[spans[i][0]:spans[j][1]]``.
         """
         tokenizer = self._tokenizer()
         gap_starts = [0, *(end for _, end in spans)]  # one more than spans: the last is unused
-        return [tokenizer.count(text[gap:end]) for gap, (_, end) in zip(gap_starts, spans, strict=False)]
+        after = [tokenizer.count(text[gap:end]) for gap, (_, end) in zip(gap_starts, spans, strict=False)]
+        if type(tokenizer) is RegexTokenizer:
+            return after, after, None
+
+        def measure(first: int, last: int) -> int:
+            # through the count cache: balanced's final packing and repeated runs of a
+            # configuration measure the same chunk texts again
+            return tokenizer.count(text[spans[first][0] : spans[last][1]])
+
+        return _OwnCounts(tokenizer, text, spans), after, measure
 
     @property
     def size_limit(self) -> tuple[int, str]:
         return self.max_tokens, "tokens"
+
+
+class _OwnCounts(Sequence[int]):
+    """Token counts of sentences on their own text, counted when first asked for: only the
+    sentences that open a chunk are ever counted alone."""
+
+    def __init__(self, tokenizer: Any, text: str, spans: Sequence[Span]) -> None:
+        self._tokenizer, self._text, self._spans = tokenizer, text, spans
+        self._counts: dict[int, int] = {}
+
+    def __len__(self) -> int:
+        return len(self._spans)
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        if index not in self._counts:
+            start, end = self._spans[index]
+            self._counts[index] = self._tokenizer.count(self._text[start:end])
+        return self._counts[index]
 
 
 @register_chunker("token_budget")
@@ -44,11 +90,13 @@ class TokenBudgetChunker(_SentenceTokens):
     token counts: decide before adding; a sentence over the budget is its
     own chunk; the next chunk is seeded with trailing sentences whose counts
     sum to ``<= overlap_tokens``, dropped when seed + next sentence exceeds
-    ``max_tokens``. A sentence's size is the token count of the sentence
-    together with the whitespace before it, so a chunk's own token count stays
-    within the budget also for tokenizers that make tokens of whitespace
-    (tiktoken); subword merges across a sentence boundary can still, rarely,
-    change a count by a token.
+    ``max_tokens``. A chunk is measured as its limit is defined, on its own
+    text with the chunker's tokenizer: the first sentence is counted on its own,
+    later ones with the whitespace before them, and every packed chunk of two or
+    more sentences is checked on its text, giving its last sentence to the next
+    chunk while it is over the budget
+    (:func:`~chunkeval.chunkers.greedy.iter_checked_budget_chunk`). So only a
+    sentence alone over the budget is ever a chunk over it.
 
     Parameters
     ----------
@@ -76,11 +124,9 @@ class TokenBudgetChunker(_SentenceTokens):
         self._check_tokenizer()
 
     def spans_from_sentences(self, text: str, sentences: Sequence[Span]) -> list[Span]:
-        sizes = self._sizes(text, sentences)
-        return [
-            (sentences[group[0]][0], sentences[group[-1]][1])
-            for group in iter_budget_chunk(sizes, self.max_tokens, self.overlap_tokens)
-        ]
+        own, after, measure = self._sizes(text, sentences)
+        groups = iter_checked_budget_chunk(own, after, self.max_tokens, self.overlap_tokens, measure)
+        return [(sentences[group[0]][0], sentences[group[-1]][1]) for group in groups]
 
 
 @register_chunker("balanced")
@@ -89,7 +135,10 @@ class BalancedChunker(_SentenceTokens):
 
     The rule is :func:`chunkeval.chunkers.balanced_budget_chunk` over the
     sentences' token counts: same number of chunks as ``token_budget``
-    without overlap, sizes evened out by a binary search on the budget.
+    without overlap, sizes evened out by a binary search on the budget; the final
+    chunks are measured on their own text as in ``token_budget``
+    (:func:`~chunkeval.chunkers.greedy.checked_balanced_chunk`), so a chunk of two or
+    more sentences never exceeds ``max_tokens``.
 
     Parameters
     ----------
@@ -113,8 +162,6 @@ class BalancedChunker(_SentenceTokens):
         self._check_tokenizer()
 
     def spans_from_sentences(self, text: str, sentences: Sequence[Span]) -> list[Span]:
-        sizes = self._sizes(text, sentences)
-        return [
-            (sentences[group[0]][0], sentences[group[-1]][1])
-            for group in balanced_budget_chunk(sizes, self.max_tokens)
-        ]
+        own, after, measure = self._sizes(text, sentences)
+        groups = checked_balanced_chunk(own, after, self.max_tokens, measure)
+        return [(sentences[group[0]][0], sentences[group[-1]][1]) for group in groups]

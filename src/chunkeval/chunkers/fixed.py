@@ -8,6 +8,12 @@ import numpy as np
 
 from chunkeval.chunkers.base import Chunker, check_int, register_chunker
 from chunkeval.errors import UsageError
+from chunkeval.text.graphemes import (
+    cluster_at,
+    every_position_is_a_boundary,
+    is_cluster_boundary,
+    snap_forward,
+)
 from chunkeval.tokenizers import token_span_arrays
 
 
@@ -62,7 +68,11 @@ class FixedChunker(Chunker):
     first token's start to its last token's end). This is the "TokenText"
     splitter of the Chroma chunking report and LangChain's
     ``TokenTextSplitter``, with exact offsets. Windows holding only
-    whitespace are left out (they contain no text to lose).
+    whitespace are left out (they contain no text to lose). No window starts or
+    ends inside an extended grapheme cluster (a flag, a ZWJ emoji sequence, a letter
+    and its combining marks, CR LF): a cut inside one moves forward to its end
+    (:func:`on_clusters`), so a window may hold up to one cluster *more* than
+    ``chunk_size`` at its end and one cluster less at its start.
 
     **Where a run's chunks come from.** With ``unit="tokens"`` and the run's own
     tokenizer, a benchmark run does not call :meth:`spans`: it tokenizes every document
@@ -87,6 +97,9 @@ class FixedChunker(Chunker):
         At construction, for parameters out of range or an unknown unit.
     """
 
+    #: Windows may exceed ``chunk_size`` by their last grapheme cluster (see :func:`on_clusters`).
+    cluster_slack = True
+
     def __init__(self, chunk_size=200, chunk_overlap=0, unit="tokens", tokenizer="regex"):
         self.chunk_size = chunk_size
         self.chunk_overlap = chunk_overlap
@@ -108,14 +121,19 @@ class FixedChunker(Chunker):
 
     def spans(self, text: str) -> list[tuple[int, int]]:
         """Window ranges of ``text`` (a run may cut them from shared token offsets instead:
-        see the class docstring)."""
+        see the class docstring), each cut moved forward to a grapheme cluster boundary."""
         if self.unit == "chars":
-            return fixed_stride_spans(len(text), self.chunk_size, self.chunk_overlap)
-        starts, ends = self.token_windows(*token_span_arrays(self._tokenizer(), text))
+            spans = fixed_stride_spans(len(text), self.chunk_size, self.chunk_overlap)
+            if every_position_is_a_boundary(text):
+                return spans
+            arr = np.asarray(spans, dtype=np.int64).reshape(-1, 2)
+            starts, ends = on_clusters(text, arr[:, 0], arr[:, 1])
+        else:
+            starts, ends = self.token_windows(*token_span_arrays(self._tokenizer(), text), text=text)
         return list(zip(starts.tolist(), ends.tolist(), strict=True))
 
     def token_windows(
-        self, token_starts: np.ndarray, token_ends: np.ndarray
+        self, token_starts: np.ndarray, token_ends: np.ndarray, text: str | None = None
     ) -> tuple[np.ndarray, np.ndarray]:
         """The windows of :meth:`spans` (``unit="tokens"``), from a text's token offsets.
 
@@ -128,12 +146,16 @@ class FixedChunker(Chunker):
         offset (tiktoken gives the trailing pieces empty spans), so a window whose
         start does not pass the previous kept window's start is merged into it
         (ends: the larger), and no start is ever repeated. Whitespace-only
-        windows are still returned (:meth:`chunk` leaves them out).
+        windows are still returned (:meth:`chunk` leaves them out). Given the ``text``,
+        the windows are then moved onto grapheme cluster boundaries (:func:`on_clusters`):
+        a token boundary inside a flag, a ZWJ sequence or a letter and its marks is no cut.
 
         Parameters
         ----------
         token_starts, token_ends : ndarray of int, shape (n_tokens,)
             Half-open code-point offsets of the tokens, in order.
+        text : str, optional
+            The text the offsets index; without it the windows are not moved.
 
         Returns
         -------
@@ -157,16 +179,67 @@ class FixedChunker(Chunker):
         if n == 0:
             return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
         if n <= self.chunk_size:  # one window (most short texts): skip the array work
-            return token_starts[:1].copy(), token_ends[n - 1 :].copy()
+            starts, ends = token_starts[:1].copy(), token_ends[n - 1 :].copy()
+        else:
+            starts, ends = self._stride_windows(token_starts, token_ends)
+        if text is None or every_position_is_a_boundary(text):
+            return starts, ends
+        return on_clusters(text, starts, ends)
+
+    def _stride_windows(
+        self, token_starts: np.ndarray, token_ends: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The token windows of :meth:`token_windows` before any move onto clusters."""
+        n = token_starts.size
         stride = self.chunk_size - self.chunk_overlap
         first = np.arange(0, 1 + math.ceil(max(0, n - self.chunk_size) / stride), dtype=np.int64) * stride
         starts = token_starts[first]
         ends = token_ends[np.minimum(first + self.chunk_size, n) - 1]
-        # a window opens a new one when its start passes every earlier start (the kept
-        # window's start is the largest so far); otherwise it joins the kept window
-        opens = np.ones(starts.size, dtype=bool)
-        opens[1:] = starts[1:] > np.maximum.accumulate(starts)[:-1]
-        if opens.all():
-            return starts, ends
-        heads = np.flatnonzero(opens)
-        return starts[heads], np.maximum.reduceat(ends, heads)
+        return _merge_repeated_starts(starts, ends)
+
+
+def _merge_repeated_starts(starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Windows whose start does not pass every earlier start merged into the kept one.
+
+    A window opens a new one when its start passes every earlier start (the kept window's
+    start is the largest so far); otherwise it joins the kept window (ends: the larger).
+    """
+    if starts.size == 0:
+        return starts, ends
+    opens = np.ones(starts.size, dtype=bool)
+    opens[1:] = starts[1:] > np.maximum.accumulate(starts)[:-1]
+    if opens.all():
+        return starts, ends
+    heads = np.flatnonzero(opens)
+    return starts[heads], np.maximum.reduceat(ends, heads)
+
+
+def on_clusters(text: str, starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Windows with every cut moved forward onto an extended grapheme cluster boundary.
+
+    Each start and end inside a cluster moves to the cluster's end
+    (:func:`chunkeval.text.graphemes.snap_forward`): a window may so hold up to one cluster
+    more at its end and one less at its start, and the cluster cut lies whole in the earlier
+    window. The first window's start moves back instead, to the start of its cluster, since
+    no earlier window holds that cluster. Windows whose start no longer passes the previous kept start are merged into it
+    (ends: the larger), and windows left empty are dropped, so starts strictly increase and
+    no character is lost.
+
+    Parameters
+    ----------
+    text : str
+    starts, ends : ndarray of int, shape (n_windows,)
+        Half-open code-point ranges, starts increasing.
+
+    Returns
+    -------
+    starts, ends : ndarray of int64
+        The moved windows.
+    """
+    first = int(starts[0]) if starts.size else 0
+    starts, ends = snap_forward(text, starts.tolist()), snap_forward(text, ends.tolist())
+    if starts.size and not is_cluster_boundary(text, first):
+        # nothing before the first window covers the cluster it starts in (" \u0301")
+        starts[0] = cluster_at(text, first)[0]
+    keep = ends > starts
+    return _merge_repeated_starts(starts[keep], ends[keep])

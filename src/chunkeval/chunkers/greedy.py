@@ -212,6 +212,137 @@ def balanced_budget_chunk(sizes: Sequence[float], max_tokens: float) -> list[lis
     return budget_chunk(sizes, hi)
 
 
+#: ``measure(first, last)``: the exact size of the run of items ``first..last`` (inclusive).
+RunMeasure = Callable[[int, int], float]
+
+
+def iter_checked_budget_chunk(
+    first_sizes: Sequence[float],
+    next_sizes: Sequence[float],
+    max_tokens: float,
+    overlap_tokens: float = 0,
+    measure: RunMeasure | None = None,
+    hard_limit: float | None = None,
+) -> Iterator[list[int]]:
+    """Greedy budget packing whose estimate counts a chunk's first item apart, checked exactly.
+
+    The rule of :func:`iter_budget_chunk` (decide before adding; an item over the budget
+    alone is a chunk of its own; the overlap seed is the longest tail whose ``next_sizes``
+    sum to ``<= overlap_tokens``, dropped when seed + next item exceeds the budget), with a
+    run ``i..j`` estimated as ``first_sizes[i] + sum(next_sizes[i+1..j])``: an item costs
+    ``next_sizes`` after another item and ``first_sizes`` when it opens a chunk. For
+    sentences counted by a subword tokenizer these are the sentence's count with the
+    whitespace before it and on its own (tiktoken counts ``" 😀 fine."`` as 3 tokens and
+    ``"😀 fine."`` as 4).
+
+    With ``measure``, each chunk of two or more items is then measured exactly (on its own
+    text): while it measures more than ``hard_limit``, its last item moves on to the next
+    chunk (a seeded chunk whose only new item does not fit drops its seed). So no chunk of
+    two or more items exceeds ``hard_limit`` by construction, whatever the estimate.
+
+    Parameters
+    ----------
+    first_sizes, next_sizes : sequence of float
+        Per item, its size when it opens a chunk and when it follows another item,
+        non-negative, of one length.
+    max_tokens : float
+        Budget of the estimate, > 0.
+    overlap_tokens : float, default 0
+        Overlap budget, ``0 <= overlap_tokens < max_tokens``.
+    measure : callable, optional
+        ``measure(first, last)``: the exact size of the run ``first..last``.
+    hard_limit : float, optional
+        What ``measure`` must not exceed; default ``max_tokens``.
+
+    Yields
+    ------
+    list of int
+        Item indices of each chunk, increasing and contiguous.
+
+    Raises
+    ------
+    ValueError
+        For parameters out of range or a negative size.
+    """
+    _check_positive("max_tokens", max_tokens)
+    if not 0 <= overlap_tokens < max_tokens:
+        raise UsageError(
+            f"overlap_tokens must be in [0, max_tokens) = [0, {max_tokens}), got {overlap_tokens!r}"
+        )
+    # (first sizes are read only for the items that open a chunk: a lazy sequence is not forced)
+    if any(size < 0 for size in next_sizes) or (
+        isinstance(first_sizes, list) and min(first_sizes, default=0) < 0
+    ):
+        raise ValueError("sizes must be non-negative")
+    prefix = [0, *accumulate(next_sizes)]
+    rule = seed_by_size(overlap_tokens) if overlap_tokens else no_seed
+    hard = max_tokens if hard_limit is None else hard_limit
+
+    def estimate(first: int, last: int) -> float:
+        return first_sizes[first] + prefix[last + 1] - prefix[first + 1]
+
+    n, i, seed = len(first_sizes), 0, []
+
+    def extended(group: list[int]) -> list[int]:
+        while group[-1] + 1 < n and estimate(group[0], group[-1] + 1) <= max_tokens:
+            group.append(group[-1] + 1)
+        return group
+
+    while i < n:
+        group = extended([*seed, i] if seed and estimate(seed[0], i) <= max_tokens else [i])
+        while measure is not None and len(group) > 1 and measure(group[0], group[-1]) > hard:
+            # the last item moves on; when only the seed and one new item are left, the seed
+            # goes (and the chunk grows from the new item alone), so no chunk repeats another
+            group = group[:-1] if group[-1] > i else extended([i])
+        yield group
+        i = group[-1] + 1
+        keep = rule([(k, prefix[k], prefix[k + 1]) for k in group])
+        seed = group[len(group) - keep :] if keep else []
+
+
+def checked_balanced_chunk(
+    first_sizes: Sequence[float],
+    next_sizes: Sequence[float],
+    max_tokens: int,
+    measure: RunMeasure | None = None,
+) -> list[list[int]]:
+    """:func:`balanced_budget_chunk` over the estimate of :func:`iter_checked_budget_chunk`.
+
+    The binary search for the smallest budget that keeps the greedy chunk count runs on the
+    estimate; the final packing at that budget is checked with ``measure`` against
+    ``max_tokens`` (so a chunk of two or more items never exceeds it on its own text).
+
+    Parameters
+    ----------
+    first_sizes, next_sizes : sequence of float
+        As in :func:`iter_checked_budget_chunk`.
+    max_tokens : int
+        Budget per chunk, a whole number > 0.
+    measure : callable, optional
+        ``measure(first, last)``: the exact size of a run.
+
+    Returns
+    -------
+    list of list of int
+        Item indices per chunk.
+    """
+    if isinstance(max_tokens, bool) or not float(max_tokens).is_integer():
+        raise UsageError(f"max_tokens must be a whole number of tokens, got {max_tokens!r}")
+
+    def count(budget: int) -> int:
+        return sum(1 for _ in iter_checked_budget_chunk(first_sizes, next_sizes, budget))
+
+    target = count(max_tokens)
+    lo, hi = 1, int(max_tokens)  # invariant: budget `hi` gives <= target chunks
+    while target > 1 and lo < hi:
+        mid = (lo + hi) // 2
+        if count(mid) <= target:
+            hi = mid
+        else:
+            lo = mid + 1
+    return list(iter_checked_budget_chunk(first_sizes, next_sizes, hi, 0, measure, max_tokens))
+
+
 def prefix_sums(sizes: Sequence[float]) -> list[float]:
     """Cumulative sums ``[0, s0, s0+s1, ...]`` (length ``len(sizes) + 1``)."""
     return [0, *accumulate(sizes)]

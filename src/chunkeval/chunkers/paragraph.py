@@ -9,6 +9,7 @@ import numpy as np
 from chunkeval.chunkers.base import Chunker, check_int, register_chunker
 from chunkeval.chunkers.greedy import budget_chunk
 from chunkeval.text import count_words, paragraph_spans, word_bounds
+from chunkeval.text.graphemes import cluster_aligned
 
 
 def pack_paragraph_spans(
@@ -43,9 +44,8 @@ def pack_paragraph_spans(
         # start to the end of the piece's last word (the last piece may be shorter)
         starts, ends = word_bounds(text[start:end])
         lasts = np.minimum(np.arange(max_words - 1, len(ends) + max_words - 1, max_words), len(ends) - 1)
-        chunks.extend(
-            zip((starts[::max_words] + start).tolist(), (ends[lasts] + start).tolist(), strict=True)
-        )
+        pieces = zip((starts[::max_words] + start).tolist(), (ends[lasts] + start).tolist(), strict=True)
+        chunks.extend(cluster_aligned(text, list(pieces)))  # a word may start with a mark
     return chunks
 
 

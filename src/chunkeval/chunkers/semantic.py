@@ -9,7 +9,7 @@ import numpy as np
 
 from chunkeval.chunkers.base import check_int, register_chunker
 from chunkeval.chunkers.sentence import SentenceSpansChunker, pack_spans
-from chunkeval.embedders import SentenceTransformerEmbedder, cosine_rows, get_embedder
+from chunkeval.embedders import SentenceTransformerEmbedder, check_finite, cosine_rows, get_embedder
 from chunkeval.errors import MissingDependency, UsageError
 
 Span = tuple[int, int]
@@ -97,7 +97,8 @@ class SemanticChunker(SentenceSpansChunker):
     Raises
     ------
     ValueError
-        At construction, for parameters out of range or an unknown embedder name.
+        At construction, for parameters out of range or an unknown embedder name; when
+        chunking, for an embedder that returns a NaN or infinite value (naming the text).
     ImportError
         At construction, for the sentence-transformers embedder without its package.
     """
@@ -136,9 +137,11 @@ class SemanticChunker(SentenceSpansChunker):
             return []
         if getattr(self, "embedder_", None) is None:
             self.embedder_ = get_embedder(self.embedder)
-        vectors = self.embedder_.embed([text[s:e] for s, e in sentences])
+        pieces = [text[s:e] for s, e in sentences]
+        vectors = self.embedder_.embed(pieces)
         if not hasattr(vectors, "tocsr"):
             vectors = np.asarray(vectors, dtype=float)
+        check_finite(vectors, pieces, self.embedder_)  # before any boundary is decided
         cuts = np.flatnonzero(window_similarities(vectors, self.window_size) < self.threshold) + 1
         chunks: list[tuple[int, int]] = []
         for first, last in zip([0, *cuts.tolist()], [*cuts.tolist(), len(sentences)], strict=True):

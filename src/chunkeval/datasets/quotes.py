@@ -6,13 +6,19 @@ spaces, straight quotes become curly ones, ``é`` arrives decomposed. A quote
 is located in two steps:
 
 1. **exact**: every occurrence of the quote as given (``str.find``);
-2. only when there is none, **tolerant**: the quote and each document are
+2. **tolerant**: the quote and each document are
    compared in a normalised form where every run of whitespace is one
    space, each character is decomposed by Unicode NFKD (so NFC, NFD and
    NFKC spellings and ligatures such as ``ﬁ`` agree), curly quotes, primes
    and guillemets become ``'`` or ``"`` and dashes and the minus sign
    become ``-``. A match is mapped back to exact offsets in the original
    text, so the span's text is the document's own text, never the quote.
+
+The exact matches win when the tolerant matching finds no other place. When it does
+(``"sign here"`` exactly in one document and as ``“sign here”`` in another, or a tolerant
+twin elsewhere in the same document), the places are equal under this matching and the
+quote is ambiguous: it is refused with every place listed, as for two exact matches,
+until ``doc_id`` or ``occurrence`` chooses one.
 
 Offsets are half-open code-point indices into ``Document.text`` as loaded.
 The normalised form of a document is built once, with a regular expression
@@ -191,7 +197,10 @@ class QuoteResolver:
         -------
         list of EvidenceSpan
             In document-id order, then by position; possibly overlapping;
-            empty when there is no match.
+            empty when there is no match. The exact matches alone when the tolerant
+            matching finds no other place; otherwise (an exact match in one place and a
+            tolerant one in another, in the same document or not) both kinds, since
+            they are equal under the documented matching: the quote is then ambiguous.
 
         Raises
         ------
@@ -202,8 +211,16 @@ class QuoteResolver:
         if not quote.strip():
             raise QuoteError("quote is empty")
         exact = [EvidenceSpan(i, s, s + len(quote)) for i in ids for s in find_all(self._docs[i].text, quote)]
-        if exact:
-            return exact
+        tolerant = self._tolerant_matches(quote, ids)
+        if exact and set(tolerant) <= set(exact):
+            return exact  # exact first, when the tolerant matching finds no other place
+        # an exact match and a tolerant twin elsewhere are equal under the documented
+        # matching: the quote is ambiguous, and both places are listed
+        rank = {doc_id: n for n, doc_id in enumerate(ids)}
+        return sorted(dict.fromkeys([*exact, *tolerant]), key=lambda m: (rank[m.doc_id], m.start, m.end))
+
+    def _tolerant_matches(self, quote: str, ids: list[str]) -> list[EvidenceSpan]:
+        """Matches of ``quote`` in the normalised forms of documents ``ids``, in exact offsets."""
         needle = normalise_quote(quote)
         found = []
         for i in ids:

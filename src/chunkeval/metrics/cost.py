@@ -137,7 +137,8 @@ def over_limit_share(sizes: Sequence[float] | np.ndarray, limit: float | None) -
     """Share of chunks whose size exceeds the configured limit.
 
     ``over_limit_share = |{c : size(c) > limit}| / n_chunks`` (size and limit in the
-    chunker's unit).  Lower is better.
+    chunker's unit, a size measured on the chunk's own text, with the chunker's own
+    tokenizer for tokens: as the limit is defined).  Lower is better.
 
     Parameters
     ----------

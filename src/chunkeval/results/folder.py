@@ -226,7 +226,8 @@ class Results:
         end]``, character offsets, half-open).
     chunks : pandas.DataFrame
         One row per chunk: ``dataset, config, chunk_id, doc_id, index, start,
-        end, n_chars, n_words, n_tokens``.
+        end, n_chars, n_words, n_tokens`` (in document context), ``n_tokens_own`` (on the
+        chunk's own text; the summary's ``size_tokens_*`` describe it).
     manifest : dict
         JSON-serialisable provenance (see :func:`chunkeval.benchmarks.run`).
     """

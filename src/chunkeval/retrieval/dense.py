@@ -97,10 +97,12 @@ class DenseRetriever(Retriever):
         return np.divide(a, norms, out=np.zeros_like(a), where=norms > 0)
 
     def _vectors(self, texts: list[str]) -> np.ndarray:
+        from chunkeval.embedders import check_finite
+
         emb = self.embedder_
-        if hasattr(emb, "fit") and hasattr(emb, "transform"):
-            return self._normalise(emb.transform(texts))
-        return self._normalise(emb.embed(texts))
+        raw = emb.transform(texts) if hasattr(emb, "fit") and hasattr(emb, "transform") else emb.embed(texts)
+        check_finite(raw, texts, emb)
+        return self._normalise(raw)
 
     def _fit(self, chunk_texts: list[str]) -> None:
         emb = self._make_embedder()

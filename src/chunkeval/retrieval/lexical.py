@@ -54,7 +54,9 @@ class _LexicalRetriever(Retriever):
                     f"{self.name}: lowercase, ngram_range and stop_words apply only with analyzer='sklearn' "
                     "(the 'unicode' analyzer always case-folds, has no stop words and uses single words)"
                 )
-            return {"analyzer": UnicodeAnalyzer()}
+            return {"analyzer": UnicodeAnalyzer(getattr(self, "stemmer", None)).check()}
+        if getattr(self, "stemmer", None) is not None:
+            raise UsageError(f"{self.name}: stemmer applies only with analyzer='unicode'")
         if self.analyzer == "sklearn":
             return {"lowercase": self.lowercase, "ngram_range": ngram_range, "stop_words": self.stop_words}
         raise UsageError(f"{self.name}: analyzer must be 'unicode' or 'sklearn', got {self.analyzer!r}")
@@ -72,7 +74,9 @@ class _LexicalRetriever(Retriever):
         ValueError
             For invalid analysis parameters (as :meth:`fit` would).
         """
-        return "analyzer" in self._analysis()
+        analysis = self._analysis()
+        # the corpus-wide counts are the unstemmed analyzer's: a stemmer counts its own
+        return "analyzer" in analysis and analysis["analyzer"].stemmer is None
 
     def _counted(self, counts: sp.csr_matrix, terms: list[str], vectorizer: Any) -> Any:
         """``vectorizer`` in the state ``fit_transform`` on the chunk texts leaves it in:
@@ -91,6 +95,8 @@ class _LexicalRetriever(Retriever):
         """As :meth:`Retriever.manifest_params`, plus ``"analyzer"``: what the
         analyzer does (for ``"unicode"`` including the Unicode version)."""
         info = super().manifest_params()
+        if info["params"].get("stemmer", 0) is None:  # unset: manifests of earlier runs stay equal
+            info["params"] = {k: v for k, v in info["params"].items() if k != "stemmer"}
         kwargs = self._analysis()
         if "analyzer" in kwargs:
             info["analyzer"] = kwargs["analyzer"].describe()
@@ -116,6 +122,11 @@ class TfidfRetriever(_LexicalRetriever):
     ngram_range : tuple of int, default (1, 1)
     stop_words : str or list or None, default None
         Passed to ``TfidfVectorizer``; only with ``analyzer="sklearn"``.
+    stemmer : str or None, default None
+        Snowball stemming of the ``"unicode"`` analyzer's words (``"english"``, or any
+        language of ``snowballstemmer.algorithms()``), so ``resized`` matches ``resize``;
+        needs ``pip install 'chunkeval[stemming]'``. Recorded in the manifest when set
+        (``compare`` refuses runs that differ in it); off by default.
     sublinear_tf : bool, default False
     min_df : int or float, default 1
         Passed unchanged to ``TfidfVectorizer``.
@@ -144,6 +155,7 @@ class TfidfRetriever(_LexicalRetriever):
         sublinear_tf=False,
         min_df=1,
         stop_words=None,
+        stemmer=None,
     ):
         self.analyzer = analyzer
         self.lowercase = lowercase
@@ -151,6 +163,7 @@ class TfidfRetriever(_LexicalRetriever):
         self.sublinear_tf = sublinear_tf
         self.min_df = min_df
         self.stop_words = stop_words
+        self.stemmer = stemmer
 
     def _vectorizer(self) -> TfidfVectorizer:
         return TfidfVectorizer(
@@ -234,6 +247,11 @@ class BM25Retriever(_LexicalRetriever):
     lowercase : bool, default True
     stop_words : str or list or None, default None
         Only with ``analyzer="sklearn"``.
+    stemmer : str or None, default None
+        Snowball stemming of the ``"unicode"`` analyzer's words (``"english"``, or any
+        language of ``snowballstemmer.algorithms()``), so ``resized`` matches ``resize``;
+        needs ``pip install 'chunkeval[stemming]'``. Recorded in the manifest when set
+        (``compare`` refuses runs that differ in it); off by default.
 
     Attributes
     ----------
@@ -253,12 +271,13 @@ class BM25Retriever(_LexicalRetriever):
 
     name = "bm25"
 
-    def __init__(self, k1=1.5, b=0.75, analyzer="unicode", lowercase=True, stop_words=None):
+    def __init__(self, k1=1.5, b=0.75, analyzer="unicode", lowercase=True, stop_words=None, stemmer=None):
         self.k1 = k1
         self.b = b
         self.analyzer = analyzer
         self.lowercase = lowercase
         self.stop_words = stop_words
+        self.stemmer = stemmer
 
     def _vectorizer(self) -> CountVectorizer:
         if self.k1 < 0 or not 0 <= self.b <= 1:

@@ -20,23 +20,28 @@ distinct word.
 
 One module per concern: :mod:`~chunkeval.text.sentences` (sentence boundaries; its
 docstring lists the rules), :mod:`~chunkeval.text.paragraphs`, :mod:`~chunkeval.text.words`,
+:mod:`~chunkeval.text.graphemes` (grapheme cluster boundaries, UAX #29),
 :mod:`~chunkeval.text.markdown` (the blocks sentence splitting keeps whole) and
 :mod:`~chunkeval.text.lines` (the Markdown line patterns and the line index they run on);
 this package exports their public functions.
 """
 
+from chunkeval.text.graphemes import cluster_at, is_cluster_boundary, snap_forward
 from chunkeval.text.markdown import fenced_code_spans, markdown_block_spans
 from chunkeval.text.paragraphs import paragraph_spans, split_paragraphs
 from chunkeval.text.sentences import known_sentences, sentence_spans, split_sentences
 from chunkeval.text.words import count_words, word_bounds, word_spans
 
 __all__ = [
+    "cluster_at",
     "count_words",
     "fenced_code_spans",
+    "is_cluster_boundary",
     "known_sentences",
     "markdown_block_spans",
     "paragraph_spans",
     "sentence_spans",
+    "snap_forward",
     "split_paragraphs",
     "split_sentences",
     "word_bounds",

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from chunkeval.text.graphemes import cluster_aligned
+
 Span = tuple[int, int]
 
 
@@ -47,7 +49,8 @@ def _disjoint(spans: list[Span]) -> list[Span]:
 
 
 def _stripped_spans(text: str, cuts: list[int]) -> list[Span]:
-    """Strip each piece between consecutive cut positions; drop blank pieces.
+    """Strip each piece between consecutive cut positions; drop blank pieces; widen the
+    pieces to whole grapheme clusters (:func:`~chunkeval.text.graphemes.cluster_aligned`).
 
     ``cuts`` must be sorted; 0 and ``len(text)`` are added here.
     """
@@ -62,4 +65,4 @@ def _stripped_spans(text: str, cuts: list[int]) -> list[Span]:
             start = prev + len(piece) - len(stripped)
             spans.append((start, prev + len(piece.rstrip())))
         prev = cut
-    return spans
+    return cluster_aligned(text, spans)

@@ -47,8 +47,21 @@ A sentence ends
    (German ``»Hallo.« Er ging.`` and French quotes included);
 
    decimals such as ``2.5`` never qualify, as no whitespace follows the dot;
-2. right after a full-width terminator ``。``, ``！``, ``？``, ``．`` or ``｡``
-   (plus closing quotes or brackets), with or without following space;
+2. after a run of the other sentence terminators of Unicode (the characters of the
+   ``Sentence_Terminal`` property other than ``.``, ``!`` and ``?``, matched with the
+   ``regex`` module's ``\\p{Sentence_Terminal}``, so no script is listed here: the
+   Devanagari danda ``।`` and double danda ``॥``, Armenian ``։``, Arabic ``؟`` and ``۔``,
+   Ethiopic ``።``, Myanmar ``။``, the CJK ``。 ！ ？ ． ｡`` ...), plus any closing
+   punctuation (Unicode ``Pe`` and ``Pf``, and the closers of rule 1), which stays with
+   the sentence:
+
+   * followed by whitespace or the end of the text, always;
+   * followed by other text, only if the terminator is East Asian wide, full-width or
+     half-width (``。``, ``．``, ``｡``: those scripts put no space after a sentence), and
+     then not when it is a single point between two decimal digits of any script
+     (``２．５``, as ASCII ``2.5`` in rule 1). The closing quotes and brackets after
+     it, of any script (``」 』 》 〕 ］ ） ” ’``), end the sentence with it:
+     ``「はい。」次`` splits after ``」``, never between ``。`` and ``」``;
 3. at a blank line (a line holding only whitespace; ``\\n``, ``\\r\\n`` and a
    lone ``\\r`` all end lines): a hard boundary that no sentence crosses;
 4. at the end of a heading or list-item line (a line starting, after
@@ -100,9 +113,11 @@ from __future__ import annotations
 
 import contextlib
 import re
+import unicodedata
 from collections.abc import Iterator
 
 import numpy as np
+import regex
 
 from chunkeval.caches import store
 from chunkeval.text._spans import _not_inside, _stripped_spans
@@ -156,9 +171,39 @@ _TERMINATED_WORD = re.compile(
 # _terminated_word_bounds): the terminator run and trailers alone, which scans at the
 # speed of one character class.
 _TERMINATOR_RUN = re.compile(r"[.!?\u2026]++" + _TRAILER + r"*+(?=\s++\S)")
-# Full-width (CJK) terminators end a sentence without following space.
-_CJK_TERMINATORS = "\u3002\uff01\uff1f\uff0e\uff61"
-_CJK_TERMINATOR = re.compile(r"[" + _CJK_TERMINATORS + r"]++[" + _CLOSERS + r"]*+")
+# Rule 2: the sentence terminators of every other script, by the Unicode property
+# Sentence_Terminal (danda, Arabic and Ethiopic marks, the CJK full stops ...), the ASCII
+# ones left to rule 1, plus any closing punctuation (Unicode Pe, Pf and the closers above).
+# A terminator between two decimal digits (\p{Nd}) is a decimal point ("２．５").
+_OTHER_TERMINATOR = regex.compile(
+    r"(?P<run>(?:(?![.!?])\p{Sentence_Terminal})++)(?P<close>[\p{Pe}\p{Pf}" + regex.escape(_CLOSERS) + r"]*+)"
+)
+_DIGIT = regex.compile(r"\p{Nd}")
+
+
+def _is_wide(char: str) -> bool:
+    """Whether a terminator is East Asian wide, full-width or half-width (``。``, ``．``, ``｡``):
+    such a terminator ends a sentence without following space."""
+    return unicodedata.east_asian_width(char) in ("W", "F", "H")
+
+
+def _other_script_cuts(text: str) -> list[int]:
+    """Ends of the sentences closed by a non-ASCII ``Sentence_Terminal`` (rule 2), in order."""
+    cuts: list[int] = []
+    n = len(text)
+    for m in _OTHER_TERMINATOR.finditer(text):
+        start, end, run, close = m.start(), m.end(), m.group("run"), m.group("close")
+        nxt = text[end] if end < n else ""
+        if not nxt or nxt.isspace():
+            cuts.append(end)  # any terminator followed by space or the text's end
+        elif not any(map(_is_wide, run)):
+            continue  # a narrow terminator inside a word
+        elif len(run) == 1 and not close and start and _DIGIT.match(text, start - 1) and _DIGIT.match(nxt):
+            continue  # a decimal point between digits: "２．５"
+        else:
+            cuts.append(end)  # "。次", "。」次": the closer stays with its sentence
+    return cuts
+
 
 # A dotted form: letter groups of at most three letters joined by periods
 # (the final period is the terminator and is not part of it): "U.S", "e.g",
@@ -506,8 +551,8 @@ def sentence_spans(text: str) -> list[Span]:
         cuts.append(end)
     list_cuts, markers = _lettered_list_cuts(text, lines)
     cuts.extend(list_cuts)
-    if any(char in text for char in _CJK_TERMINATORS):  # substring tests: far cheaper than a scan
-        cuts.extend(m.end() for m in _CJK_TERMINATOR.finditer(text))
+    if not text.isascii():  # rule 2 needs a non-ASCII terminator: one fast scan rules it out
+        cuts.extend(_other_script_cuts(text))
     cuts.extend(_terminator_cuts(text, lines, markers))
     blocks = _markdown_blocks(text, lines)
     cuts = _not_inside(sorted(cuts), blocks)  # a block is never cut inside ...

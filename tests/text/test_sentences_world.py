@@ -1,0 +1,36 @@
+"""Sentence ends of every script (Unicode Sentence_Terminal), decimals of any digits, closers kept."""
+
+import pytest
+
+from chunkeval.text import sentence_spans, split_sentences
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # Bengali danda, Arabic question mark and full stop, Armenian full stop, Ethiopic
+        ("আমি ভাত খাই। তুমি কী খাও?", ["আমি ভাত খাই।", "তুমি কী খাও?"]),
+        ("هل أنت بخير؟ نعم۔ شكرا", ["هل أنت بخير؟", "نعم۔", "شكرا"]),
+        ("Ես գնացի։ Դու մնացիր։", ["Ես գնացի։", "Դու մնացիր։"]),
+        ("ቡና ጠጣሁ። ደህና ነህ፧", ["ቡና ጠጣሁ።", "ደህና ነህ፧"]),
+        ("ကောင်းပါတယ်။ သွားမယ်။", ["ကောင်းပါတယ်။", "သွားမယ်။"]),  # Myanmar
+        # a narrow terminator glued to the next word is no sentence end
+        ("abc।def ghi", ["abc।def ghi"]),
+        # CJK: no space needed; a point between digits of any script is a decimal point
+        ("价格是３．５元。好的！", ["价格是３．５元。", "好的！"]),
+        ("温度は１５．２度｡次です", ["温度は１５．２度｡", "次です"]),
+        ("第２．章を読む", ["第２．", "章を読む"]),  # after a digit, not before one: a full stop
+        # closing brackets of every CJK form stay with their sentence
+        ("《好。》然后〔完。〕再见", ["《好。》", "然后〔完。〕", "再见"]),
+        ("他说：“走吧！”大家笑了。", ["他说：“走吧！”", "大家笑了。"]),
+    ],
+)
+def test_sentence_ends_of_other_scripts(text, expected):
+    assert split_sentences(text) == expected
+
+
+def test_offsets_are_exact_and_markdown_still_holds():
+    text = "# शीर्षक\n\nपहला। दूसरा॥\n\n```\nकोड। नहीं\n```\n"
+    spans = sentence_spans(text)
+    assert [text[s:e] for s, e in spans] == ["# शीर्षक", "पहला।", "दूसरा॥", "```\nकोड। नहीं\n```"]
+    assert spans[1] == (10, 15)
