@@ -82,10 +82,18 @@ def test_delta_interval_and_outcome_hand_checked():
     assert row["n_questions"] == 8
     # differences are -1 on 4 of 8 questions: every resample mean lies in [-1, 0]
     assert -1.0 <= row["ci_low"] < row["delta"] < row["ci_high"] <= 0.0
-    assert row["outcome"] == "regressed" and cmp.exit_code == 1
-    assert list(cmp.regressions["metric"]) == ["answerable@5"]
-    # n = ((1.96 + 0.84) * s_d / 0.5)^2 with s_d = sqrt(8/7 * 0.25) = 0.5345 -> 8.96 -> 9
-    assert row["questions_needed"] == 9
+    # 4 discordant questions, all down: the exact McNemar test decides, p = 2 / 2^4 = 0.125
+    assert row["test"] == "exact" and row["p_value"] == 0.125
+    assert row["outcome"] == "inconclusive" and cmp.exit_code == 0
+    assert (row["n_worse"], row["n_better"], row["worse_questions"]) == (4, 0, ["q0", "q1", "q2", "q3"])
+    # 6 of the 4 discordant-questions-per-8 are needed (2 / 2^6 < 0.05): P(D >= 6) >= 0.8 with
+    # D ~ Binomial(m, 1/2) first at m = 15 (0.849; m = 14 gives 0.788)
+    assert row["questions_needed"] == 15
+    # 8 of 10 down: p = 2 / 2^8 = 0.0078 decides
+    strong = compare(fake_results({"c": [1] * 8 + [0] * 2}), fake_results({"c": [0] * 10}), "answerable@5")
+    row = strong.rows.iloc[0]
+    assert row["p_value"] == pytest.approx(2 / 256) and row["outcome"] == "regressed"
+    assert strong.exit_code == 1 and list(strong.regressions["metric"]) == ["answerable@5"]
 
 
 def test_tolerances_absolute_relative_and_lower_is_better():
@@ -108,8 +116,11 @@ def test_interval_condition_and_strict():
     cmp = compare(base, cur, "answerable@5")
     row = cmp.rows.iloc[0]
     assert row["delta"] == pytest.approx(-0.05) and row["ci_high"] >= 0
-    assert row["outcome"] == "unchanged" and cmp.exit_code == 0
-    assert compare(base, cur, "answerable@5", strict=True).exit_code == 1
+    # beyond the tolerance 0, but not told from noise: inconclusive, never "unchanged"
+    assert row["outcome"] == "inconclusive" and cmp.exit_code == 0
+    strict = compare(base, cur, "answerable@5", strict=True)
+    assert strict.exit_code == 1 and strict.rows.iloc[0]["outcome"] == "inconclusive"
+    assert strict.verdict().startswith("1 inconclusive check(s) fail under --strict")
     up = compare(cur, base, "answerable@5", strict=True).rows.iloc[0]
     assert up["outcome"] == "improved"
 
@@ -143,7 +154,7 @@ def test_conditions_fail_closed_and_environment_is_a_note():
     for cur, why in (
         (fake_results({"c": [1, 0, 1]}, ks=(1, 5)), "ks differ"),
         (fake_results({"c": [1, 0, 1]}, tokenizer="cl100k_base"), "tokenizer differ"),
-        (fake_results({"c": [1, 0, 1]}, fingerprint="f2"), "documents or questions differ"),
+        (fake_results({"c": [1, 0, 1]}, fingerprint="f2"), "the documents or questions differ"),
         (fake_results({"c": [1, 0]}), "question sets differ"),
     ):
         cmp = compare(base, cur, "answerable@5")
@@ -524,7 +535,7 @@ def _nan_values(d):
     "edit, needle",
     [
         (_drop_metrics, "missing from one side"),
-        (_keep_ten, "the question sets differ (0 only in the baseline, 198 only in the current run)"),
+        (_keep_ten, "the question sets differ (0 only in the baseline, 198 only in the current run: q011, q012"),
         (_nan_values, "answerable@5 has 208 missing (NaN) value(s)"),
     ],
 )
