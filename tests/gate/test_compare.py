@@ -20,6 +20,7 @@ from chunkeval.gate.comparison import (
     spec_change,
     strategy_sentences,
 )
+from chunkeval.gate.outcomes import Stats, decide, paired_columns
 from chunkeval.stats import probability_best, questions_needed
 from chunkeval.testing import assert_no_regression
 
@@ -434,22 +435,66 @@ def test_assert_no_regression_message_is_the_table(big_small):
 
 
 # --------------------------------------------------------------------------- statistics of the gate
-def _simulated_flags(rng, n_sims: int, n: int, p_down: float, p_up: float, p_base: float = 0.6) -> np.ndarray:
-    """The gate's decisions (tolerance 0) on n_sims simulated comparisons, one configuration each."""
+def _simulated_sides(rng, n_sims: int, n: int, p_down: float, p_up: float, p_base: float = 0.6):
+    """Baseline and current 0/1 values of n_sims simulated comparisons, shape (n_sims, n)."""
+    assert p_down <= p_base and p_up <= 1 - p_base
     base = (rng.random((n_sims, n)) < p_base).astype(float)
     if p_down == p_up == 0:
         cur = (rng.random((n_sims, n)) < p_base).astype(float)  # same distribution, drawn again
     else:
+        # a share p_down of all questions goes 1 -> 0 and p_up goes 0 -> 1: values stay 0/1
         u = rng.random((n_sims, n))
-        cur = base + np.where(u < p_down, -1.0, np.where(u < p_down + p_up, 1.0, 0.0))
-    cmp = compare(
-        fake_results({f"s{i}": list(v) for i, v in enumerate(base)}),
-        fake_results({f"s{i}": list(v) for i, v in enumerate(cur)}),
-        "answerable@5",
+        down = (base == 1) & (u < p_down / p_base)
+        up = (base == 0) & (u < p_up / (1 - p_base))
+        cur = np.where(down, 0.0, np.where(up, 1.0, base))
+    return base, cur
+
+
+def _simulated_outcomes(base: np.ndarray, cur: np.ndarray) -> np.ndarray:
+    """The gate's outcome (tolerance 0, 95%) of each simulated comparison, all at once: the
+    rows' own computation (paired_columns) and decision (decide), without the tables around them."""
+    rows = paired_columns(base.T.copy(), cur.T.copy(), Stats(0.95, 1000, 0), needed=False)
+    check = Check("answerable@5")
+    return np.array([decide({**r, "metric": "answerable@5"}, check, False, 0.95) for r in rows])
+
+
+def _simulated_flags(rng, n_sims: int, n: int, p_down: float, p_up: float, p_base: float = 0.6) -> np.ndarray:
+    """The gate's decisions (tolerance 0) on n_sims simulated comparisons, one configuration each."""
+    return _simulated_outcomes(*_simulated_sides(rng, n_sims, n, p_down, p_up, p_base)) == "regressed"
+
+
+def test_simulated_outcomes_are_the_gates_own():
+    # the vectorised simulation decides exactly as compare() does, exact and bootstrap rows alike
+    rng = np.random.default_rng(5)
+    for n, p_down, p_up in ((12, 0.08, 0.03), (52, 0.0, 0.0)):  # about 1 and about 25 flips
+        base, cur = _simulated_sides(rng, 20, n, p_down, p_up)
+        cmp = compare(
+            fake_results({f"s{i}": list(v) for i, v in enumerate(base)}),
+            fake_results({f"s{i}": list(v) for i, v in enumerate(cur)}),
+            "answerable@5",
+            confidence=0.95,
+            n_resamples=1000,
+            seed=0,
+        )
+        rows = cmp.rows[cmp.rows["metric"] == "answerable@5"].set_index("config")
+        got = rows.loc[[f"s{i}" for i in range(20)], "outcome"].to_numpy()
+        assert list(got) == list(_simulated_outcomes(base, cur))
+        assert set(rows["test"]) == ({"exact"} if n == 12 else {"exact", "bootstrap"})
+
+
+def test_false_alarm_rate_at_every_size_and_power_at_500():
+    """No-difference comparisons flagged at n = 5 ... 500 (each <= 5%), and the power for a
+    net 5-point drop (8% of questions flip down, 3% up) on 500 questions (>= 80%)."""
+    rng = np.random.default_rng(2024)
+    rates = {n: _simulated_flags(rng, 1000, n, 0.0, 0.0).mean() for n in (5, 10, 20, 50, 100, 200, 500)}
+    power = _simulated_flags(rng, 1000, 500, 0.08, 0.03).mean()
+    print(
+        "\ngate false-alarm rate (1000 no-difference comparisons each): "
+        + ", ".join(f"n={n}: {r:.3f}" for n, r in rates.items())
     )
-    rows = cmp.rows[cmp.rows["metric"] == "answerable@5"]
-    assert len(rows) == n_sims
-    return (rows["outcome"] == "regressed").to_numpy()
+    print(f"gate power, net 5-point drop on 500 questions: {power:.3f}")
+    assert all(r <= 0.05 for r in rates.values()), rates
+    assert power >= 0.80
 
 
 @pytest.mark.slow
@@ -535,7 +580,10 @@ def _nan_values(d):
     "edit, needle",
     [
         (_drop_metrics, "missing from one side"),
-        (_keep_ten, "the question sets differ (0 only in the baseline, 198 only in the current run: q011, q012"),
+        (
+            _keep_ten,
+            "the question sets differ (0 only in the baseline, 198 only in the current run: q011, q012",
+        ),
         (_nan_values, "answerable@5 has 208 missing (NaN) value(s)"),
     ],
 )

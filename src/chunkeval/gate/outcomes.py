@@ -19,9 +19,18 @@ import pandas as pd
 
 from chunkeval.gate.baseline import RESOLUTION
 from chunkeval.gate.checks import Check, higher_is_better
-from chunkeval.gate.paired import EXACT_BELOW, exact_p_value, exact_questions_needed, is_binary
+from chunkeval.gate.paired import EXACT_BELOW, exact_p_value, exact_questions_needed
 
-__all__ = ["FLIP_IDS", "OUTCOMES", "Stats", "by_config", "config_rows", "decide", "question_rows"]
+__all__ = [
+    "FLIP_IDS",
+    "OUTCOMES",
+    "Stats",
+    "by_config",
+    "config_rows",
+    "decide",
+    "paired_columns",
+    "question_rows",
+]
 
 #: Outcomes, in the order tables list them (the worst first). *inconclusive*: changed beyond
 #: the tolerance in the bad direction, but the test cannot tell the change from noise.
@@ -48,6 +57,74 @@ def by_config(frame: pd.DataFrame, index: str | None = None) -> dict[tuple[str, 
     return out
 
 
+def paired_columns(b: np.ndarray, c: np.ndarray, st: Stats, needed: bool = True) -> list[dict[str, Any]]:
+    """The paired change of every column of two value matrices, and the test that decides it.
+
+    The one computation behind every question-level row of the gate (and its simulation
+    test): differences below :data:`~chunkeval.gate.baseline.RESOLUTION` are no change; the
+    paired percentile bootstrap runs on all columns at once; a binary column (every value 0
+    or 1) with fewer than :data:`~chunkeval.gate.paired.EXACT_BELOW` discordant questions is
+    decided by the exact McNemar test.
+
+    Parameters
+    ----------
+    b, c : ndarray, shape (n_questions, n_columns)
+        Baseline and current values; row ``i`` is the same question on both sides.
+    st : Stats
+    needed : bool, default True
+        Whether to compute ``questions_needed`` (the decision does not use it).
+
+    Returns
+    -------
+    list of dict
+        Per column: ``baseline, current, delta, ci_low, ci_high, n_questions, n_missing,
+        n_down, n_up, test, p_value, questions_needed`` (``n_down``/``n_up``: questions
+        whose value fell/rose).
+    """
+    from chunkeval.stats import paired_bootstrap, questions_needed
+
+    diff = c - b
+    diff[np.abs(diff) < RESOLUTION] = 0.0  # the rounding of a baseline file is no change
+    delta, lo, hi = paired_bootstrap(
+        diff, np.zeros_like(diff), confidence=st.confidence, n_resamples=st.n_resamples, seed=st.seed
+    )
+    ok = ~np.isnan(diff)
+    down, up = (diff < 0).sum(axis=0), (diff > 0).sum(axis=0)
+    binary = _binary(b) & _binary(c)
+    out = []
+    for j in range(diff.shape[1]):
+        d = diff[ok[:, j], j]
+        exact = bool(binary[j]) and int(down[j] + up[j]) < EXACT_BELOW
+        if not needed:
+            need = math.nan
+        elif exact:
+            need = exact_questions_needed(int(down[j]), int(up[j]), int(d.size), st.confidence)
+        else:
+            need = questions_needed(d, confidence=st.confidence)
+        out.append(
+            {
+                "baseline": _nanmean(b[ok[:, j], j]),
+                "current": _nanmean(c[ok[:, j], j]),
+                "delta": float(delta[j]),
+                "ci_low": float(lo[j]),
+                "ci_high": float(hi[j]),
+                "n_questions": int(d.size),
+                "n_missing": int((~ok[:, j]).sum()),
+                "n_down": int(down[j]),
+                "n_up": int(up[j]),
+                "test": "exact" if exact else "bootstrap",
+                "p_value": exact_p_value(int(down[j]), int(up[j])) if exact else math.nan,
+                "questions_needed": need,
+            }
+        )
+    return out
+
+
+def _binary(values: np.ndarray) -> np.ndarray:
+    """Per column: whether every finite value is 0 or 1."""
+    return np.all(~np.isfinite(values) | (values == 0.0) | (values == 1.0), axis=0)
+
+
 def question_rows(tb: pd.DataFrame, tc: pd.DataFrame, metrics: list[str], st: Stats) -> list[dict[str, Any]]:
     """Rows of question-level metrics for one paired configuration.
 
@@ -62,66 +139,31 @@ def question_rows(tb: pd.DataFrame, tc: pd.DataFrame, metrics: list[str], st: St
     Returns
     -------
     list of dict
-        One row per metric both tables have (see :class:`~chunkeval.gate.comparison.Comparison`).
+        One row per metric both tables have: :func:`paired_columns` with the metric's name
+        and the counts and first ids of the questions that got worse and better.
     """
-    from chunkeval.stats import paired_bootstrap
-
     shared = [q for q in tc.index if q in tb.index]
     metrics = [m for m in metrics if m in tb.columns and m in tc.columns]
     if not shared or not metrics:
         return []
-    b = tb.loc[shared, metrics].to_numpy(float).reshape(len(shared), len(metrics))
-    c = tc.loc[shared, metrics].to_numpy(float).reshape(len(shared), len(metrics))
-    diff = c - b
-    diff[np.abs(diff) < RESOLUTION] = 0.0  # the rounding of a baseline file is no change
-    delta, lo, hi = paired_bootstrap(
-        diff, np.zeros_like(diff), confidence=st.confidence, n_resamples=st.n_resamples, seed=st.seed
-    )
+    same = tb.index.equals(tc.index)  # the usual case: no reindexing
+    b = (tb[metrics] if same else tb.loc[shared, metrics]).to_numpy(float).reshape(len(shared), len(metrics))
+    c = (tc[metrics] if same else tc.loc[shared, metrics]).to_numpy(float).reshape(len(shared), len(metrics))
     ids = np.asarray(shared, dtype=object)
     rows = []
-    for j, m in enumerate(metrics):
-        ok = ~np.isnan(diff[:, j])
-        row = {
-            "metric": m,
-            "baseline": _nanmean(b[ok, j]),
-            "current": _nanmean(c[ok, j]),
-            "delta": float(delta[j]),
-            "ci_low": float(lo[j]),
-            "ci_high": float(hi[j]),
-            "n_questions": int(ok.sum()),
-            "n_missing": int((~ok).sum()),
-        }
-        row.update(_flips(diff[:, j], ids, higher_is_better(m)))
-        row.update(_test(diff[ok, j], is_binary(b[:, j], c[:, j]), st.confidence))
+    for j, (m, row) in enumerate(zip(metrics, paired_columns(b, c, st), strict=True)):
+        d = c[:, j] - b[:, j]
+        d[np.abs(d) < RESOLUTION] = 0.0
+        worse, better = ((d < 0), (d > 0)) if higher_is_better(m) else ((d > 0), (d < 0))
+        row.update(
+            metric=m,
+            n_worse=int(worse.sum()),
+            n_better=int(better.sum()),
+            worse_questions=[str(q) for q in ids[worse][:FLIP_IDS]],
+            better_questions=[str(q) for q in ids[better][:FLIP_IDS]],
+        )
         rows.append(row)
     return rows
-
-
-def _flips(d: np.ndarray, ids: np.ndarray, higher: bool) -> dict[str, Any]:
-    """Counts and first ids of the questions that got worse and better."""
-    worse = (d < 0) if higher else (d > 0)
-    better = (d > 0) if higher else (d < 0)
-    return {
-        "n_worse": int(worse.sum()),
-        "n_better": int(better.sum()),
-        "worse_questions": [str(q) for q in ids[worse][:FLIP_IDS]],
-        "better_questions": [str(q) for q in ids[better][:FLIP_IDS]],
-    }
-
-
-def _test(d: np.ndarray, binary: bool, confidence: float) -> dict[str, Any]:
-    """The deciding test of one metric's differences ``d`` (NaN left out) and the questions
-    it would need: exact for a binary metric with few discordant questions."""
-    from chunkeval.stats import questions_needed
-
-    down, up = int((d < 0).sum()), int((d > 0).sum())
-    if binary and down + up < EXACT_BELOW:
-        return {
-            "test": "exact",
-            "p_value": exact_p_value(down, up),
-            "questions_needed": exact_questions_needed(down, up, d.size, confidence),
-        }
-    return {"test": "bootstrap", "p_value": math.nan, "questions_needed": questions_needed(d, confidence)}
 
 
 def _nanmean(values: np.ndarray) -> float:

@@ -25,25 +25,17 @@ References
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
 
-__all__ = ["EXACT_BELOW", "exact_p_value", "exact_questions_needed", "is_binary"]
+__all__ = ["EXACT_BELOW", "exact_p_value", "exact_questions_needed"]
 
 #: Fewer discordant pairs than this: the exact test decides instead of the bootstrap interval.
 EXACT_BELOW = 25
-_MAX_QUESTIONS = 1_000_000
-
-
-def is_binary(*values: np.ndarray) -> bool:
-    """Whether every finite value of the arrays is 0 or 1 (a binary per-question metric)."""
-    for v in values:
-        v = np.asarray(v, dtype=float)
-        v = v[np.isfinite(v)]
-        if not np.all((v == 0.0) | (v == 1.0)):
-            return False
-    return True
+#: Beyond this many questions the exact search stops and the normal approximation answers.
+_EXACT_SEARCH_LIMIT = 20_000
 
 
 def exact_p_value(n_down: int, n_up: int) -> float:
@@ -71,17 +63,47 @@ def exact_p_value(n_down: int, n_up: int) -> float:
     return min(1.0, 2.0 * tail / 2.0**d)
 
 
+def _critical(d: np.ndarray, alpha: float) -> np.ndarray:
+    """Smallest ``k`` with ``P(X >= k) <= alpha / 2`` for ``X ~ Binomial(d, 1/2)``, per ``d``
+    (``d + 1`` when no ``k`` is small enough: the test cannot reject with ``d`` flips)."""
+    from scipy.special import bdtrc  # bdtrc(k, n, p) = P(X > k)
+
+    k = np.ceil(d / 2 + 0.5 * np.sqrt(d) * _z(alpha)).astype(np.int64)
+    k = np.clip(k, 0, d + 1)
+    for _ in range(64):  # the normal guess is off by a few at most; step to the exact value
+        up = (k <= d) & (bdtrc(k - 1, d, 0.5) > alpha / 2)
+        down = (k >= 1) & (bdtrc(k - 2, d, 0.5) <= alpha / 2)
+        if not (up.any() or down.any()):
+            break
+        k = k + up.astype(np.int64) - down.astype(np.int64)
+    return np.where(bdtrc(k - 1, d, 0.5) <= alpha / 2, k, d + 1)
+
+
+@functools.lru_cache(maxsize=8)
+def _critical_table(alpha: float, size: int) -> np.ndarray:
+    """:func:`_critical` of ``d = 0 .. size - 1`` (read only), computed once per size."""
+    table = _critical(np.arange(size, dtype=np.int64), alpha)
+    table.setflags(write=False)
+    return table
+
+
+def _z(alpha: float) -> float:
+    from statistics import NormalDist
+
+    return NormalDist().inv_cdf(1 - alpha / 2)
+
+
 def _exact_power(m: int, p_discordant: float, q_major: float, alpha: float) -> float:
     """Power of the two-sided exact test at ``m`` questions for the given flip rates."""
-    from scipy.stats import binom
+    from scipy.special import bdtr, bdtrc
 
-    d = np.arange(m + 1)
-    # reject when the majority direction holds k or more of the d flips, P(X >= k | 1/2) <= alpha/2
-    k = binom.isf(alpha / 2, d, 0.5) + 1
-    reject = binom.sf(k - 1, d, q_major)
-    return float(np.sum(binom.pmf(d, m, p_discordant) * reject))
+    d = np.arange(m + 1, dtype=np.int64)
+    pmf = np.diff(bdtr(d, m, p_discordant), prepend=0.0)  # P(D = d)
+    reject = bdtrc(_critical_table(alpha, 1 << int(m).bit_length())[: m + 1] - 1, d, q_major)
+    return float(np.sum(pmf * reject))
 
 
+@functools.lru_cache(maxsize=4096)
 def exact_questions_needed(
     n_down: int, n_up: int, n: int, confidence: float = 0.95, power: float = 0.8
 ) -> float:
@@ -106,8 +128,9 @@ def exact_questions_needed(
     Returns
     -------
     float
-        A whole number of questions, ``inf`` when ``n_down == n_up`` (no difference to
-        detect) or beyond a million questions.
+        A whole number of questions; ``inf`` when ``n_down == n_up`` (no difference to
+        detect). Beyond 20,000 questions the normal approximation of
+        :func:`chunkeval.stats.questions_needed` answers instead (it is accurate there).
 
     References
     ----------
@@ -123,9 +146,19 @@ def exact_questions_needed(
     lo, hi = 1, max(2, int(n))
     while _exact_power(hi, p_d, q, alpha) < power:
         lo, hi = hi, hi * 2
-        if hi > _MAX_QUESTIONS:
-            return math.inf
+        if hi > _EXACT_SEARCH_LIMIT:  # large samples: the normal approximation is good there
+            return _normal_needed(n_down, n_up, n, confidence, power)
     while hi - lo > 1:
         mid = (lo + hi) // 2
         lo, hi = (lo, mid) if _exact_power(mid, p_d, q, alpha) >= power else (mid, hi)
     return float(hi)
+
+
+def _normal_needed(n_down: int, n_up: int, n: int, confidence: float, power: float) -> float:
+    """:func:`chunkeval.stats.questions_needed` of ``n_down`` differences of -1, ``n_up`` of +1
+    and the rest 0, from the counts."""
+    from chunkeval.stats import questions_needed
+
+    return questions_needed(
+        np.repeat([-1.0, 1.0, 0.0], [n_down, n_up, max(0, n - n_down - n_up)]), confidence, power
+    )
