@@ -30,6 +30,8 @@ import math
 
 import numpy as np
 
+from chunkeval.policy import CONFIDENCE
+
 __all__ = ["EXACT_BELOW", "exact_p_value", "exact_questions_needed"]
 
 #: Fewer discordant pairs than this: the exact test decides instead of the bootstrap interval.
@@ -105,7 +107,7 @@ def _exact_power(m: int, p_discordant: float, q_major: float, alpha: float) -> f
 
 @functools.lru_cache(maxsize=4096)
 def exact_questions_needed(
-    n_down: int, n_up: int, n: int, confidence: float = 0.95, power: float = 0.8
+    n_down: int, n_up: int, n: int, confidence: float = CONFIDENCE, power: float = 0.8
 ) -> float:
     """Questions the exact paired test needs to detect the observed flip rates at ``power``.
 

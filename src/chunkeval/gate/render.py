@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 import textwrap
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -21,8 +21,8 @@ from chunkeval.gate.paired import EXACT_BELOW
 from chunkeval.labels import compact_display_label, display_label, md_escape, text_table
 from chunkeval.policy import confidence_label
 
-if TYPE_CHECKING:
-    from chunkeval.gate.comparison import Comparison
+#: A :class:`~chunkeval.gate.comparison.Comparison` (not imported: it imports this module).
+Comparison = Any
 
 __all__ = ["render", "strategy_sentences"]
 
@@ -100,7 +100,7 @@ def inconclusive_sentence(r: Any, confidence: float) -> str:
     """Why an inconclusive row did not decide, and about how many questions would.
 
     ``"answerable@5 (pipeline): inconclusive — about 347 questions would decide (−0.100 is
-    beyond the tolerance, but the 95% paired interval [−0.250, +0.026] includes 0; 40
+    beyond the tolerance, but the <level> paired interval [−0.250, +0.026] includes 0; 40
     questions compared)"``; the count is ``questions_needed`` (the power calculation of the
     deciding test at 80% power, at least one more than the questions compared).
     """
@@ -223,7 +223,8 @@ def render(cmp: Comparison, all_rows: bool, markdown: bool) -> str:
     also_title = "Also worse, but not checked (no effect on the exit code; --all shows them)"
     more = f"… and {also_more} more" if also_more else ""
     if markdown:
-        lines = [f"### {md_escape(title)}", "", f"**{md_escape(cmp.verdict())}**", ""]
+        verdict = "incomparable (exit code 2): no difference means anything" if cmp.reasons else cmp.verdict()
+        lines = [f"### {md_escape(title)}", "", f"**{md_escape(verdict)}**", ""]
         lines += [f"- {md_escape(r)}" for r in cmp.reasons]
         lines += [f"- `{md_escape(_short(config, 60))}`: {md_escape(change)}" for config, change in changes]
         lines += [f"- {md_escape(n)}" for n in cmp.notes]
