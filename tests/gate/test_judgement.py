@@ -176,3 +176,17 @@ def test_default_checks_include_the_ranking_metric_of_either_side():
     base.manifest["p_best_metric"] = {"d": "all_parts@5"}  # what the runner ranked by
     checks = [c.metric for c in compare(base, cur).checks]
     assert "all_parts@5" in checks
+
+
+def test_run_with_a_mismatched_baseline_writes_the_reason_to_the_step_summary(tmp_path, monkeypatch, capsys):
+    from chunkeval.gate.baseline import save_baseline
+
+    save_baseline(fake_results({"pipeline": [1, 0]}, ks=(5,)), tmp_path / "b.json")
+    summary = tmp_path / "summary.md"
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    argv = ["run", "--chunker", "pipeline=sentence(max_chars=200)", "--out", str(tmp_path / "o")]
+    assert main([*argv, "--quiet", "--baseline", str(tmp_path / "b.json")]) == 2
+    md = summary.read_text(encoding="utf-8")
+    assert "could not compare (exit code 2)" in md and "the baseline's is [5]" in md
+    assert not (tmp_path / "o").exists()
+    capsys.readouterr()

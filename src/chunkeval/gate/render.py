@@ -57,6 +57,18 @@ def _test(r: Any) -> str:
     return "bootstrap" if getattr(r, "test", "") == "bootstrap" else "–"
 
 
+def _values(r: Any) -> list[str]:
+    """A row's configuration, metric, values, change and interval, as table cells."""
+    return [
+        compact_display_label(str(r.config), str(r.spec), 40),
+        r.metric,
+        _num(r.baseline),
+        _num(r.current),
+        _num(r.delta, True),
+        _ci(r),
+    ]
+
+
 def _main_table(cmp: Comparison, rows: pd.DataFrame) -> tuple[list[str], list[list[str]]]:
     multi = rows["dataset"].nunique() > 1
     exact = "test" in rows.columns and bool((rows["test"] == "exact").any())
@@ -77,12 +89,7 @@ def _main_table(cmp: Comparison, rows: pd.DataFrame) -> tuple[list[str], list[li
         [
             r.outcome.upper() if r.outcome in _LOUD else r.outcome,
             *([str(r.dataset)] if multi else []),
-            compact_display_label(str(r.config), str(r.spec), 40),
-            r.metric,
-            _num(r.baseline),
-            _num(r.current),
-            _num(r.delta, True),
-            _ci(r),
+            *_values(r),
             *([_test(r)] if exact else []),
             _needed(r.questions_needed),
             r.check or "–",
@@ -150,17 +157,7 @@ def _also_worse(cmp: Comparison, all_rows: bool) -> tuple[list[str], list[list[s
         return [], [], 0
     worse = cmp.rows[~cmp.rows["checked"] & (cmp.rows["outcome"] == "regressed")]
     header = ["config", "metric", "baseline", "current", "delta", f"{confidence_label(cmp.confidence)} CI"]
-    body = [
-        [
-            compact_display_label(str(r.config), str(r.spec), 40),
-            r.metric,
-            _num(r.baseline),
-            _num(r.current),
-            _num(r.delta, True),
-            _ci(r),
-        ]
-        for r in worse.head(ALSO_WORSE_ROWS).itertuples(index=False)
-    ]
+    body = [_values(r) for r in worse.head(ALSO_WORSE_ROWS).itertuples(index=False)]
     return header, body, max(0, len(worse) - ALSO_WORSE_ROWS)
 
 
