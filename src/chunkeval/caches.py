@@ -26,7 +26,9 @@ The caches (each entry of :data:`CATALOGUE` gives its key, bound and filler too)
 - ``stats.bootstrap_weights``: bootstrap resample weights (LRU, 4 draws);
 - ``benchmarks.tokenizers``: the tokenizers the runner resolved, by spec;
 - ``benchmarks.worker_datasets``: the prepared datasets of a pool worker process;
-- ``memory.malloc_trim``: glibc's ``malloc_trim``, or ``None``.
+- ``memory.malloc_trim``: glibc's ``malloc_trim``, or ``None``;
+- ``gate.exact_critical``: the exact McNemar test's critical counts (LRU, 8 tables);
+- ``gate.exact_needed``: the exact test's questions needed (LRU, 4,096 flip counts).
 
 Not here: what lives and dies with one object (a :class:`~chunkeval.benchmarks.prepared.
 PreparedDataset`'s arrays, a chunker's resolved ``tokenizer_``, a retriever's fitted index),
@@ -178,6 +180,22 @@ CATALOGUE: dict[str, CacheEntry] = _entries(
         "none",
         "one handle",
         "chunkeval._memory.release_freed_memory",
+    ),
+    CacheEntry(
+        "gate.exact_critical",
+        "per number of discordant questions d, the smallest count that rejects (read-only array)",
+        "(alpha, table size)",
+        "8 tables, least recently used",
+        "chunkeval.gate.paired",
+        maxsize=8,
+    ),
+    CacheEntry(
+        "gate.exact_needed",
+        "the questions the exact McNemar test needs at 80% power",
+        "(n_down, n_up, n, confidence, power)",
+        "4,096 entries, least recently used",
+        "chunkeval.gate.paired.exact_questions_needed",
+        maxsize=4096,
     ),
 )
 

@@ -79,7 +79,8 @@ def assert_no_regression(
 
     cmp = compare(baseline, results, checks, strict=strict)
     if cmp.exit_code != 0:
-        failing = cmp.rows["outcome"].isin(["regressed", "missing", "incomparable"]) & cmp.rows["checked"]
+        loud = ["regressed", "missing", "incomparable", *(["inconclusive"] if strict else [])]
+        failing = cmp.rows["outcome"].isin(loud) & cmp.rows["checked"]
         shown = dataclasses.replace(cmp, rows=cmp.rows[failing])
         what = (
             "chunk quality regressed against the baseline"

@@ -20,6 +20,7 @@ from chunkeval.gate.comparison import (
     spec_change,
     strategy_sentences,
 )
+from chunkeval.gate.outcomes import Stats, decide, paired_columns
 from chunkeval.stats import probability_best, questions_needed
 from chunkeval.testing import assert_no_regression
 
@@ -82,10 +83,18 @@ def test_delta_interval_and_outcome_hand_checked():
     assert row["n_questions"] == 8
     # differences are -1 on 4 of 8 questions: every resample mean lies in [-1, 0]
     assert -1.0 <= row["ci_low"] < row["delta"] < row["ci_high"] <= 0.0
-    assert row["outcome"] == "regressed" and cmp.exit_code == 1
-    assert list(cmp.regressions["metric"]) == ["answerable@5"]
-    # n = ((1.96 + 0.84) * s_d / 0.5)^2 with s_d = sqrt(8/7 * 0.25) = 0.5345 -> 8.96 -> 9
-    assert row["questions_needed"] == 9
+    # 4 discordant questions, all down: the exact McNemar test decides, p = 2 / 2^4 = 0.125
+    assert row["test"] == "exact" and row["p_value"] == 0.125
+    assert row["outcome"] == "inconclusive" and cmp.exit_code == 0
+    assert (row["n_worse"], row["n_better"], row["worse_questions"]) == (4, 0, ["q0", "q1", "q2", "q3"])
+    # 6 of the 4 discordant-questions-per-8 are needed (2 / 2^6 < 0.05): P(D >= 6) >= 0.8 with
+    # D ~ Binomial(m, 1/2) first at m = 15 (0.849; m = 14 gives 0.788)
+    assert row["questions_needed"] == 15
+    # 8 of 10 down: p = 2 / 2^8 = 0.0078 decides
+    strong = compare(fake_results({"c": [1] * 8 + [0] * 2}), fake_results({"c": [0] * 10}), "answerable@5")
+    row = strong.rows.iloc[0]
+    assert row["p_value"] == pytest.approx(2 / 256) and row["outcome"] == "regressed"
+    assert strong.exit_code == 1 and list(strong.regressions["metric"]) == ["answerable@5"]
 
 
 def test_tolerances_absolute_relative_and_lower_is_better():
@@ -108,8 +117,11 @@ def test_interval_condition_and_strict():
     cmp = compare(base, cur, "answerable@5")
     row = cmp.rows.iloc[0]
     assert row["delta"] == pytest.approx(-0.05) and row["ci_high"] >= 0
-    assert row["outcome"] == "unchanged" and cmp.exit_code == 0
-    assert compare(base, cur, "answerable@5", strict=True).exit_code == 1
+    # beyond the tolerance 0, but not told from noise: inconclusive, never "unchanged"
+    assert row["outcome"] == "inconclusive" and cmp.exit_code == 0
+    strict = compare(base, cur, "answerable@5", strict=True)
+    assert strict.exit_code == 1 and strict.rows.iloc[0]["outcome"] == "inconclusive"
+    assert strict.verdict().startswith("1 inconclusive check(s) fail under --strict")
     up = compare(cur, base, "answerable@5", strict=True).rows.iloc[0]
     assert up["outcome"] == "improved"
 
@@ -143,7 +155,7 @@ def test_conditions_fail_closed_and_environment_is_a_note():
     for cur, why in (
         (fake_results({"c": [1, 0, 1]}, ks=(1, 5)), "ks differ"),
         (fake_results({"c": [1, 0, 1]}, tokenizer="cl100k_base"), "tokenizer differ"),
-        (fake_results({"c": [1, 0, 1]}, fingerprint="f2"), "documents or questions differ"),
+        (fake_results({"c": [1, 0, 1]}, fingerprint="f2"), "the documents or questions differ"),
         (fake_results({"c": [1, 0]}), "question sets differ"),
     ):
         cmp = compare(base, cur, "answerable@5")
@@ -425,22 +437,66 @@ def test_assert_no_regression_message_is_the_table(big_small):
 
 
 # --------------------------------------------------------------------------- statistics of the gate
-def _simulated_flags(rng, n_sims: int, n: int, p_down: float, p_up: float, p_base: float = 0.6) -> np.ndarray:
-    """The gate's decisions (tolerance 0) on n_sims simulated comparisons, one configuration each."""
+def _simulated_sides(rng, n_sims: int, n: int, p_down: float, p_up: float, p_base: float = 0.6):
+    """Baseline and current 0/1 values of n_sims simulated comparisons, shape (n_sims, n)."""
+    assert p_down <= p_base and p_up <= 1 - p_base
     base = (rng.random((n_sims, n)) < p_base).astype(float)
     if p_down == p_up == 0:
         cur = (rng.random((n_sims, n)) < p_base).astype(float)  # same distribution, drawn again
     else:
+        # a share p_down of all questions goes 1 -> 0 and p_up goes 0 -> 1: values stay 0/1
         u = rng.random((n_sims, n))
-        cur = base + np.where(u < p_down, -1.0, np.where(u < p_down + p_up, 1.0, 0.0))
-    cmp = compare(
-        fake_results({f"s{i}": list(v) for i, v in enumerate(base)}),
-        fake_results({f"s{i}": list(v) for i, v in enumerate(cur)}),
-        "answerable@5",
+        down = (base == 1) & (u < p_down / p_base)
+        up = (base == 0) & (u < p_up / (1 - p_base))
+        cur = np.where(down, 0.0, np.where(up, 1.0, base))
+    return base, cur
+
+
+def _simulated_outcomes(base: np.ndarray, cur: np.ndarray) -> np.ndarray:
+    """The gate's outcome (tolerance 0, 95%) of each simulated comparison, all at once: the
+    rows' own computation (paired_columns) and decision (decide), without the tables around them."""
+    rows = paired_columns(base.T.copy(), cur.T.copy(), Stats(0.95, 1000, 0), needed=False)
+    check = Check("answerable@5")
+    return np.array([decide({**r, "metric": "answerable@5"}, check, False, 0.95) for r in rows])
+
+
+def _simulated_flags(rng, n_sims: int, n: int, p_down: float, p_up: float, p_base: float = 0.6) -> np.ndarray:
+    """The gate's decisions (tolerance 0) on n_sims simulated comparisons, one configuration each."""
+    return _simulated_outcomes(*_simulated_sides(rng, n_sims, n, p_down, p_up, p_base)) == "regressed"
+
+
+def test_simulated_outcomes_are_the_gates_own():
+    # the vectorised simulation decides exactly as compare() does, exact and bootstrap rows alike
+    rng = np.random.default_rng(5)
+    for n, p_down, p_up in ((12, 0.08, 0.03), (52, 0.0, 0.0)):  # about 1 and about 25 flips
+        base, cur = _simulated_sides(rng, 20, n, p_down, p_up)
+        cmp = compare(
+            fake_results({f"s{i}": list(v) for i, v in enumerate(base)}),
+            fake_results({f"s{i}": list(v) for i, v in enumerate(cur)}),
+            "answerable@5",
+            confidence=0.95,
+            n_resamples=1000,
+            seed=0,
+        )
+        rows = cmp.rows[cmp.rows["metric"] == "answerable@5"].set_index("config")
+        got = rows.loc[[f"s{i}" for i in range(20)], "outcome"].to_numpy()
+        assert list(got) == list(_simulated_outcomes(base, cur))
+        assert set(rows["test"]) == ({"exact"} if n == 12 else {"exact", "bootstrap"})
+
+
+def test_false_alarm_rate_at_every_size_and_power_at_500():
+    """No-difference comparisons flagged at n = 5 ... 500 (each <= 5%), and the power for a
+    net 5-point drop (8% of questions flip down, 3% up) on 500 questions (>= 80%)."""
+    rng = np.random.default_rng(2024)
+    rates = {n: _simulated_flags(rng, 1000, n, 0.0, 0.0).mean() for n in (5, 10, 20, 50, 100, 200, 500)}
+    power = _simulated_flags(rng, 1000, 500, 0.08, 0.03).mean()
+    print(
+        "\ngate false-alarm rate (1000 no-difference comparisons each): "
+        + ", ".join(f"n={n}: {r:.3f}" for n, r in rates.items())
     )
-    rows = cmp.rows[cmp.rows["metric"] == "answerable@5"]
-    assert len(rows) == n_sims
-    return (rows["outcome"] == "regressed").to_numpy()
+    print(f"gate power, net 5-point drop on 500 questions: {power:.3f}")
+    assert all(r <= 0.05 for r in rates.values()), rates
+    assert power >= 0.80
 
 
 @pytest.mark.slow
@@ -526,7 +582,10 @@ def _nan_values(d):
     "edit, needle",
     [
         (_drop_metrics, "missing from one side"),
-        (_keep_ten, "the question sets differ (0 only in the baseline, 198 only in the current run)"),
+        (
+            _keep_ten,
+            "the question sets differ (0 only in the baseline, 198 only in the current run: q011, q012",
+        ),
         (_nan_values, "answerable@5 has 208 missing (NaN) value(s)"),
     ],
 )

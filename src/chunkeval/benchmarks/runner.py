@@ -357,6 +357,7 @@ def _manifest(
         d.name: {
             "spec": spec,
             "fingerprint": d.fingerprint,
+            "digests": d.content_digests() if hasattr(d, "content_digests") else {},
             "stats": d.stats(),
             "provenance": getattr(d, "provenance", {}),
         }

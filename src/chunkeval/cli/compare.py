@@ -1,14 +1,66 @@
-"""``chunkeval compare BASELINE CURRENT``: the gate, question by question."""
+"""``chunkeval compare BASELINE CURRENT``: the gate, question by question.
+
+Every outcome of the gate reaches ``$GITHUB_STEP_SUMMARY`` when it is set (GitHub Actions'
+job summary): the comparison's Markdown, and, when the runs cannot be compared at all (a
+corrupt baseline, settings that differ before a run starts: exit code 2), the reason.
+"""
 
 from __future__ import annotations
 
 import argparse
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from chunkeval.cli.exit_codes import EXIT_OK, EXIT_USAGE, CLIError, one_line, stderr_line
+from chunkeval.errors import IncomparableRuns, UsageError
 
-__all__ = ["cmd_compare", "emit_comparison"]
+__all__ = ["append_step_summary", "cmd_compare", "emit_comparison", "summarised_failure"]
+
+
+def append_step_summary(markdown: str) -> None:
+    """Append ``markdown`` to the file ``$GITHUB_STEP_SUMMARY`` names, when it is set.
+
+    A file that cannot be written is a warning on stderr, never a failure of the gate.
+    """
+    step_summary = os.environ.get("GITHUB_STEP_SUMMARY")
+    if not step_summary:
+        return
+    try:
+        with open(step_summary, "a", encoding="utf-8") as f:
+            f.write(markdown.rstrip("\n") + "\n\n")
+    except OSError as exc:
+        stderr_line(f"warning: cannot append to GITHUB_STEP_SUMMARY ({one_line(exc)})")
+
+
+@contextmanager
+def summarised_failure(baseline: Any, current: Any) -> Iterator[None]:
+    """Write the reason of a comparison that cannot be made (exit code 2) to the step summary.
+
+    Parameters
+    ----------
+    baseline, current : path-like or str
+        The two sides, named in the summary's heading; no baseline (None): nothing is
+        compared, so nothing is written.
+
+    Raises
+    ------
+    UsageError, IncomparableRuns
+        Re-raised unchanged after the summary is written (the CLI turns them into exit 2).
+    """
+    try:
+        yield
+    except (UsageError, IncomparableRuns) as exc:
+        from chunkeval.labels import md_escape
+
+        if baseline is None:
+            raise
+        append_step_summary(
+            f"### {md_escape(f'chunkeval compare: {baseline} → {current}')}\n\n"
+            f"**could not compare (exit code {EXIT_USAGE}): {md_escape(one_line(exc))}**\n"
+        )
+        raise
 
 
 def emit_comparison(cmp: Any, fmt: str, all_rows: bool) -> int:
@@ -19,13 +71,7 @@ def emit_comparison(cmp: Any, fmt: str, all_rows: bool) -> int:
         print(cmp.to_markdown(all_rows), end="")
     else:
         print(cmp.to_text(all_rows), end="")
-    step_summary = os.environ.get("GITHUB_STEP_SUMMARY")
-    if step_summary:
-        try:
-            with open(step_summary, "a", encoding="utf-8") as f:
-                f.write(cmp.to_markdown(all_rows) + "\n")
-        except OSError as exc:
-            stderr_line(f"warning: cannot append to GITHUB_STEP_SUMMARY ({one_line(exc)})")
+    append_step_summary(cmp.to_markdown(all_rows))
     if cmp.exit_code == EXIT_USAGE:
         stderr_line(f"error: {cmp.verdict()}")
     return cmp.exit_code
@@ -54,5 +100,6 @@ def cmd_compare(args: argparse.Namespace) -> int:
             "compare needs BASELINE and CURRENT (result folders or baseline files), "
             "or one RESULTS folder with --configs A B"
         )
-    cmp = compare(args.baseline, args.current, args.fail_on, strict=args.strict)
+    with summarised_failure(args.baseline, args.current):
+        cmp = compare(args.baseline, args.current, args.fail_on, strict=args.strict)
     return emit_comparison(cmp, args.format, args.all)

@@ -37,7 +37,7 @@ def _gate_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--strict",
         action="store_true",
-        help="a change beyond the tolerance regresses even when its paired interval includes 0",
+        help="fail (exit 1) on a change beyond the tolerance even when it is inconclusive (its test cannot tell it from noise)",
     )
 
 

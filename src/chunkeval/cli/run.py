@@ -11,7 +11,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from chunkeval.cli.compare import emit_comparison
+from chunkeval.cli.compare import emit_comparison, summarised_failure
 from chunkeval.cli.exit_codes import EXIT_FAILURE, EXIT_OK, CLIError, one_line, stderr_line, writing
 from chunkeval.cli.options import check_seed_option, parse_ints, parse_ks
 from chunkeval.cli.output import recommendation_text, summary_table
@@ -83,7 +83,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     elif budgets := parse_ints(args.budgets, "--budgets"):
         kwargs["budgets"] = budgets
     check_count("workers", args.workers)
-    baseline = _gate_baseline(args, kwargs)
+    with summarised_failure(args.baseline, "this run"):  # an exit 2 reaches the CI step summary too
+        baseline = _gate_baseline(args, kwargs)
     folder = _new_results_folder(args.out, name)
     claim = _claim_folder(folder, getattr(args, "argv", []))
     try:

@@ -205,6 +205,31 @@ class Dataset:
             self._fingerprint = h.hexdigest()
         return self._fingerprint
 
+    def content_digests(self) -> dict[str, dict[str, str]]:
+        """A short digest of every question and document, to name what changed between runs.
+
+        The record :attr:`fingerprint` hashes, one at a time: a document's text, a
+        question's text and evidence parts ``(doc_id, start, end)``, each the first 12 hex
+        digits of the SHA-256 of its canonical JSON line. Two runs whose fingerprints
+        differ compare these to say which questions and documents were added, removed or
+        edited (:func:`chunkeval.gate.conditions.dataset_changes`).
+
+        Returns
+        -------
+        dict
+            ``{"questions": {question id: digest}, "documents": {document id: digest}}``,
+            ids sorted.
+        """
+
+        def short(record: list[Any]) -> str:
+            return hashlib.sha256(_canon(record)).hexdigest()[:12]
+
+        questions = {
+            q.id: short([q.text, [[p.doc_id, int(p.start), int(p.end)] for p in q.evidence]])
+            for q in sorted(self.questions, key=lambda q: q.id)
+        }
+        return {"questions": questions, "documents": {d.id: short([d.text]) for d in self.documents}}
+
     # ------------------------------------------------------------------ validation
     def problems(self) -> list[str]:
         """Every problem :meth:`validate` would report (empty when valid).

@@ -1,8 +1,12 @@
 """The regression gate: paired comparison of two runs, and committed baseline files.
 
 :mod:`~chunkeval.gate.comparison` pairs questions by id and configurations by label and
-sorts every metric change into an outcome; :mod:`~chunkeval.gate.baseline` writes and reads
-the small, diff-friendly JSON form of a run that a repository commits to compare against.
+sorts every metric change into an outcome, from the parts in :mod:`~chunkeval.gate.checks`
+(what is checked), :mod:`~chunkeval.gate.conditions` (comparable runs, changed datasets,
+configuration pairs), :mod:`~chunkeval.gate.outcomes` (rows and outcomes),
+:mod:`~chunkeval.gate.paired` (the exact McNemar test) and :mod:`~chunkeval.gate.render`
+(terminal and Markdown); :mod:`~chunkeval.gate.baseline` writes and reads the small,
+diff-friendly JSON form of a run that a repository commits to compare against.
 """
 
 from __future__ import annotations

@@ -2,7 +2,8 @@
 
 A baseline file keeps what :func:`chunkeval.gate.comparison` needs and nothing else:
 
-* ``identity``: the manifest's measuring conditions (datasets with fingerprints, ks,
+* ``identity``: the manifest's measuring conditions (datasets with fingerprints and the
+  per-question and per-document digests that name what changed, ks,
   retriever and its parameters, tokenizer, configurations with labels and specs) and its
   environment (chunkeval and dependency versions, Python, git commit);
 * ``summary``: one line per (dataset, configuration) with the metric means and the
@@ -124,6 +125,8 @@ def baseline_text(results: Results) -> str:
             "spec": info.get("spec"),
             "fingerprint": info.get("fingerprint"),
             "n_questions": (info.get("stats") or {}).get("n_questions"),
+            # per question and document, so a later comparison can name what changed
+            **({"digests": info["digests"]} if isinstance(info.get("digests"), dict) else {}),
         }
         for name, info in (manifest.get("datasets") or {}).items()
     }

@@ -22,42 +22,55 @@ baseline file and a run, or two :class:`~chunkeval.results.folder.Results`):
    (:func:`~chunkeval.stats.questions_needed`). Configuration-level metrics
    (``stored_token_overhead`` ...) are deterministic given the chunks, so they get no
    interval.
-4. **Outcome.** With a :class:`Check` of tolerance ``t`` (absolute, or relative to the
-   baseline value), a row is *regressed* when the change in the bad direction exceeds
-   ``t`` and its paired interval excludes zero (``strict=True`` drops the interval
-   condition); *improved* when it changed in the good direction with an interval that
-   excludes zero (or any change, when strict); otherwise *unchanged*. Changes smaller
-   than :data:`~chunkeval.gate.baseline.RESOLUTION` are no change.
+4. **Outcome** (:func:`~chunkeval.gate.outcomes.decide`). With a :class:`Check` of
+   tolerance ``t`` (absolute, or relative to the baseline value), a row is *regressed* when
+   the change in the bad direction exceeds ``t`` and the deciding test tells it from noise:
+   its paired interval excludes zero or, for a binary (0/1) per-question metric with fewer
+   than :data:`~chunkeval.gate.paired.EXACT_BELOW` questions that changed, the exact
+   McNemar test (:mod:`chunkeval.gate.paired`) gives ``p <= 1 − confidence``. A change
+   beyond ``t`` that the test cannot tell from noise is *inconclusive*, with about how many
+   questions would decide (exit code 0, 1 with ``strict=True``); a change in the good
+   direction the test is sure of is *improved* (any, when strict); otherwise *unchanged*.
+   Changes smaller than :data:`~chunkeval.gate.baseline.RESOLUTION` are no change.
 
 The sorting into improved / regressed / unchanged / not comparable, and failing once after
-listing every failure, follows asv's ``compare`` command.
+listing every failure, follows asv's ``compare`` command. The parts live in focused modules:
+:mod:`~chunkeval.gate.checks` (what is checked), :mod:`~chunkeval.gate.conditions` (whether
+the runs are comparable, what changed, how configurations pair),
+:mod:`~chunkeval.gate.outcomes` (rows and outcomes), :mod:`~chunkeval.gate.paired` (the
+exact test) and :mod:`~chunkeval.gate.render` (text and Markdown); their public names are
+importable from here too.
 """
 
 from __future__ import annotations
 
 import difflib
 import json
-import math
 import os
-import re
-import textwrap
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
-from chunkeval._names import current_name
 from chunkeval.errors import PathNotFound, UsageError
-from chunkeval.gate.baseline import RESOLUTION, load_baseline
-from chunkeval.labels import compact_display_label, display_label, md_escape, text_table
+from chunkeval.gate.baseline import load_baseline
+from chunkeval.gate.checks import Check, default_checks, higher_is_better, metric_names, parse_checks
+from chunkeval.gate.conditions import (
+    conditions,
+    config_pairs,
+    datasets_of,
+    describe_changes,
+    spec_change,
+    specs_of,
+)
+from chunkeval.gate.outcomes import OUTCOMES, Stats, by_config, config_rows, decide, question_rows
+from chunkeval.gate.render import inconclusive_sentence, render, strategy_sentences
+from chunkeval.labels import compact_display_label, display_label
 from chunkeval.policy import (
     CONFIDENCE,
     comparison_metrics,
-    confidence_label,
-    gate_metrics,
     rank_metrics,
     run_confidence,
     run_headline_k,
@@ -73,6 +86,7 @@ __all__ = [
     "compare",
     "compare_configs",
     "default_checks",
+    "describe_changes",
     "load_side",
     "metric_deltas",
     "metric_names",
@@ -81,165 +95,7 @@ __all__ = [
     "strategy_sentences",
 ]
 
-#: Outcomes, in the order tables list them (the worst first).
-OUTCOMES = ("regressed", "missing", "incomparable", "improved", "new", "unchanged")
 EXIT_OK, EXIT_REGRESSION, EXIT_UNUSABLE = 0, 1, 2
-_ENVIRONMENT_KEYS = ("chunkeval_version", "python", "platform", "git_commit")
-_TOLERANCE = re.compile(r"^([+-]?)(\d+(?:\.\d*)?|\.\d+)(%?)$")
-
-
-# --------------------------------------------------------------------------- checks
-@dataclass(frozen=True)
-class Check:
-    """A metric the gate checks, with the change in the bad direction it allows.
-
-    Attributes
-    ----------
-    metric : str
-        Result column, e.g. ``"answerable@5"`` or ``"stored_token_overhead"``.
-    tolerance : float, default 0.0
-        Allowed change in the bad direction (a drop for higher-is-better metrics, a rise
-        for lower-is-better ones): in the metric's units, or as a fraction of the
-        baseline value when ``relative``.
-    relative : bool, default False
-        Whether ``tolerance`` is relative to ``|baseline value|``.
-    """
-
-    metric: str
-    tolerance: float = 0.0
-    relative: bool = False
-
-    def allowed(self, baseline_value: float) -> float:
-        """The allowed bad-direction change at this baseline value (metric units)."""
-        return self.tolerance * abs(baseline_value) if self.relative else self.tolerance
-
-    def __str__(self) -> str:
-        tol = f"{self.tolerance * 100:g}%" if self.relative else f"{self.tolerance:g}"
-        return f"{self.metric}:{tol}"
-
-
-def _higher_is_better(metric: str) -> bool:
-    from chunkeval.metrics import get_metric
-
-    return get_metric(metric).higher_is_better
-
-
-def metric_names(results: Results) -> list[str]:
-    """Metrics of a run that can be compared and checked.
-
-    Parameters
-    ----------
-    results : Results
-
-    Returns
-    -------
-    list of str
-        Question-level metric columns of ``per_question`` and configuration-level metric
-        columns of ``summary`` (registered in :data:`chunkeval.metrics.METRICS`),
-        in table order.
-    """
-    from chunkeval.metrics import METRICS, get_metric
-
-    out = []
-    for col in results.per_question.columns:
-        try:
-            if get_metric(str(col)).level == "question":
-                out.append(str(col))
-        except KeyError:
-            continue
-    out += [
-        m for m, info in METRICS.items() if info.level == "configuration" and m in results.summary.columns
-    ]
-    return out
-
-
-def parse_checks(text: str | Iterable[str], available: Sequence[str]) -> tuple[Check, ...]:
-    """Parse ``--fail-on`` checks such as ``"answerable@5:0.02,answerability:2%,stored_token_overhead:+0.05"``.
-
-    Each item is ``METRIC`` (tolerance 0) or ``METRIC:TOL``. ``TOL`` is an absolute allowed
-    change in the bad direction (``0.02``), a relative one (``2%`` of the baseline value),
-    or, for a lower-is-better metric, an allowed rise written with a plus sign (``+0.05``);
-    a higher-is-better metric may write its allowed drop with a minus sign (``-0.02``).
-
-    Parameters
-    ----------
-    text : str or iterable of str
-        Comma-separated items; an iterable of such strings is joined.
-    available : sequence of str
-        Metric names the runs have (:func:`metric_names`).
-
-    Returns
-    -------
-    tuple of Check
-        In the order given.
-
-    Raises
-    ------
-    ValueError
-        An empty item or tolerance, a metric named twice, a malformed tolerance, a sign
-        against the metric's direction, or a metric name the runs do not have (the closest
-        names are suggested).
-    """
-    items = [text] if isinstance(text, str) else list(text)
-    checks: dict[str, Check] = {}
-    for item in ",".join(items).split(","):
-        item = item.strip()
-        if not item:
-            raise UsageError(
-                "--fail-on has an empty item; write METRIC[:TOLERANCE],... "
-                "e.g. 'answerable@5:0.02,answerability:2%'"
-            )
-        name, colon, tol = item.partition(":")
-        name, tol = name.strip(), tol.strip()
-        if colon and not tol:
-            raise UsageError(
-                f"--fail-on {item!r}: the tolerance after ':' is empty; write {name} "
-                f"(no change allowed) or {name}:0.02"
-            )
-        tol = tol or "0"
-        if name in checks:
-            raise UsageError(f"--fail-on names {name} twice; give it once with one tolerance")
-        if name not in available:
-            close = difflib.get_close_matches(name, available, n=3, cutoff=0.5)
-            hint = f"; did you mean {', '.join(close)}?" if close else ""
-            raise UsageError(
-                f"--fail-on: unknown metric {name!r}{hint} "
-                f"(this run has {', '.join(available[:12])}{', ...' if len(available) > 12 else ''})"
-            )
-        m = _TOLERANCE.match(tol)
-        if m is None:
-            raise UsageError(f"--fail-on {item!r}: the tolerance must be a number such as 0.02, 2% or +0.05")
-        sign, number, pct = m.groups()
-        higher = _higher_is_better(name)
-        if (sign == "+" and higher) or (sign == "-" and not higher):
-            bad = "drop" if higher else "rise"
-            raise UsageError(
-                f"--fail-on {item!r}: {name} is {'higher' if higher else 'lower'}-is-better, "
-                f"so its tolerance is an allowed {bad}; write {name}:{number}{pct}"
-            )
-        value = float(number) / (100.0 if pct else 1.0)
-        checks[name] = Check(name, value, bool(pct))
-    return tuple(checks.values())
-
-
-def default_checks(ks: Sequence[int], rank_columns: Iterable[str] = ()) -> tuple[Check, ...]:
-    """The checks used when none are given, all at tolerance 0.
-
-    :func:`chunkeval.policy.gate_metrics`: headline ``answerable@k``, the ranking metric of
-    each dataset, ``recall@k`` and ``stored_token_overhead``.
-
-    Parameters
-    ----------
-    ks : sequence of int
-        The run's cut-offs.
-    rank_columns : iterable of str, default ()
-        The ranking metrics of the run's datasets (:func:`chunkeval.policy.rank_metrics`).
-
-    Returns
-    -------
-    tuple of Check
-    """
-    return tuple(Check(m) for m in gate_metrics(ks, rank_columns))
 
 
 # --------------------------------------------------------------------------- sides
@@ -290,246 +146,6 @@ def _side_name(side: Any, results: Results) -> str:
     return str((results.manifest or {}).get("baseline_file") or "results")
 
 
-# --------------------------------------------------------------------------- conditions
-def _canonical(value: Any) -> str:
-    return json.dumps(_current_classes(to_jsonable(value)), sort_keys=True)
-
-
-def _current_classes(value: Any) -> Any:
-    """``value`` with every ``"class"`` entry at today's path, so a move of code is no change."""
-    if isinstance(value, dict):
-        return {
-            k: current_name(v) if k == "class" and isinstance(v, str) else _current_classes(v)
-            for k, v in value.items()
-        }
-    if isinstance(value, list):
-        return [_current_classes(v) for v in value]
-    return value
-
-
-def _conditions(base: Results, cur: Results) -> tuple[list[str], dict[str, str], list[str]]:
-    """Reasons the runs are incomparable: (global, per dataset), and environment notes."""
-    bm, cm = base.manifest or {}, cur.manifest or {}
-    reasons = []
-    for key, what in (
-        ("ks", "retrieval cut-offs ks differ"),
-        ("retriever", "retriever differs"),
-        ("retriever_params", "retriever parameters differ"),
-        ("tokenizer", "tokenizer differs"),
-    ):
-        if _canonical(bm.get(key) or None) != _canonical(cm.get(key) or None):
-            reasons.append(f"the {what}: baseline {_brief(bm.get(key))}, current {_brief(cm.get(key))}")
-    bb, cb = bm.get("budgets") or [], cm.get("budgets") or []
-    if bb != cb:  # extra metrics, not other conditions: the metrics both sides have compare as usual
-        notes = [
-            f"token budgets: baseline {bb or 'none'}, current {cb or 'none'}; a budget metric is "
-            "compared only where both runs measured it"
-        ]
-    else:
-        notes = []
-    per_dataset: dict[str, str] = {}
-    bd, cd = bm.get("datasets") or {}, cm.get("datasets") or {}
-    for name in _datasets(base):
-        if name not in _datasets(cur):
-            per_dataset[name] = (
-                f"dataset {name} of the baseline is not in the current run "
-                f"(it has {', '.join(_datasets(cur))})"
-            )
-            continue
-        fb, fc = (bd.get(name) or {}).get("fingerprint"), (cd.get(name) or {}).get("fingerprint")
-        qb, qc = _question_ids(base, name), _question_ids(cur, name)
-        if fb != fc:
-            per_dataset[name] = (
-                f"dataset {name}: the documents or questions differ "
-                f"(fingerprint {str(fb)[:12]} in the baseline, {str(fc)[:12]} now)"
-            )
-        elif qb != qc:
-            per_dataset[name] = (
-                f"dataset {name}: the question sets differ ({len(qb - qc)} only in the "
-                f"baseline, {len(qc - qb)} only in the current run)"
-            )
-    for key in _ENVIRONMENT_KEYS:
-        if bm.get(key) != cm.get(key) and (bm.get(key) or cm.get(key)):
-            notes.append(f"{key.replace('_', ' ')}: {bm.get(key)} → {cm.get(key)}")
-    bdeps, cdeps = bm.get("dependencies") or {}, cm.get("dependencies") or {}
-    for dep in sorted(set(bdeps) | set(cdeps)):
-        if bdeps.get(dep) != cdeps.get(dep):
-            notes.append(f"{dep}: {bdeps.get(dep)} → {cdeps.get(dep)}")
-    return reasons, per_dataset, notes
-
-
-def _brief(value: Any) -> str:
-    text = _canonical(value)
-    return text if len(text) <= 80 else text[:77] + "..."
-
-
-def _datasets(results: Results) -> list[str]:
-    return list(dict.fromkeys(results.summary["dataset"].astype(str)))
-
-
-def _question_ids(results: Results, dataset: str) -> set[str]:
-    pq = results.per_question
-    return set(pq.loc[pq["dataset"].astype(str) == dataset, "question_id"].astype(str))
-
-
-# --------------------------------------------------------------------------- matching
-def _specs(results: Results, dataset: str) -> dict[str, str]:
-    s = results.summary[results.summary["dataset"].astype(str) == dataset]
-    spec = s["spec"] if "spec" in s.columns else s["config"]
-    return dict(zip(s["config"].astype(str), spec.astype(str), strict=True))
-
-
-def spec_change(old: str, new: str) -> str:
-    """Describe how a chunker spec changed, e.g. ``"max_chars 1000 → 200"``.
-
-    Parameters
-    ----------
-    old, new : str
-        Chunker spec strings.
-
-    Returns
-    -------
-    str
-        ``""`` when equal; the changed parameters when the chunker is the same; else
-        ``"OLD → NEW"``.
-    """
-    from chunkeval.specs import parse_spec
-
-    if old == new:
-        return ""
-    try:
-        (fo, po), (fn, pn) = parse_spec(old), parse_spec(new)
-    except ValueError:
-        fo = fn = None
-    if fo is None or fo != fn:
-        return f"{old} → {new}"
-    keys = [k for k in dict.fromkeys([*po, *pn]) if po.get(k, "default") != pn.get(k, "default")]
-    return (
-        ", ".join(f"{k} {po.get(k, 'default')!r} → {pn.get(k, 'default')!r}".replace("'", "") for k in keys)
-        or f"{old} → {new}"
-    )
-
-
-def _pairs(
-    base: Results, cur: Results, dataset: str, notes: list[str]
-) -> list[tuple[str | None, str | None]]:
-    """(baseline label, current label) pairs of one dataset; None marks missing/new."""
-    bs, cs = list(_specs(base, dataset)), list(_specs(cur, dataset))
-    if len(bs) == 1 and len(cs) == 1:
-        if bs[0] != cs[0]:
-            notes.append(
-                f"dataset {dataset}: one configuration on each side, paired although "
-                f"their labels differ ({bs[0]} → {cs[0]})"
-            )
-        return [(bs[0], cs[0])]
-    pairs: list[tuple[str | None, str | None]] = [(b, b if b in cs else None) for b in bs]
-    pairs += [(None, c) for c in cs if c not in bs]
-    return pairs
-
-
-# --------------------------------------------------------------------------- rows
-@dataclass(frozen=True)
-class _Stats:
-    confidence: float
-    n_resamples: int
-    seed: int
-
-
-def _by_config(frame: pd.DataFrame, index: str | None = None) -> dict[tuple[str, str], pd.DataFrame]:
-    """Split a table by (dataset, config) once; optionally index each part by a column."""
-    keys = [frame["dataset"].astype(str), frame["config"].astype(str)]
-    out = {}
-    for key, part in frame.groupby(keys, sort=False):
-        out[key] = part.set_index(part[index].astype(str)) if index else part
-    return out
-
-
-def _question_rows(
-    tb: pd.DataFrame, tc: pd.DataFrame, metrics: list[str], st: _Stats
-) -> list[dict[str, Any]]:
-    """Rows of question-level metrics for one paired configuration (tables indexed by question id)."""
-    from chunkeval.stats import paired_bootstrap, questions_needed
-
-    shared = [q for q in tc.index if q in tb.index]
-    if not shared:
-        return []
-    metrics = [m for m in metrics if m in tb.columns and m in tc.columns]
-    if not metrics:
-        return []
-    b = tb.loc[shared, metrics].to_numpy(float).reshape(len(shared), len(metrics))
-    c = tc.loc[shared, metrics].to_numpy(float).reshape(len(shared), len(metrics))
-    diff = c - b
-    diff[np.abs(diff) < RESOLUTION] = 0.0  # the rounding of a baseline file is no change
-    delta, lo, hi = paired_bootstrap(
-        diff, np.zeros_like(diff), confidence=st.confidence, n_resamples=st.n_resamples, seed=st.seed
-    )
-    rows = []
-    for j, m in enumerate(metrics):
-        ok = ~np.isnan(diff[:, j])
-        rows.append(
-            {
-                "metric": m,
-                "baseline": _nanmean(b[ok, j]),
-                "current": _nanmean(c[ok, j]),
-                "delta": float(delta[j]),
-                "ci_low": float(lo[j]),
-                "ci_high": float(hi[j]),
-                "n_questions": int(ok.sum()),
-                "questions_needed": questions_needed(diff[:, j], confidence=st.confidence),
-                "n_missing": int((~ok).sum()),
-            }
-        )
-    return rows
-
-
-def _nanmean(values: np.ndarray) -> float:
-    return float(values.mean()) if values.size else float("nan")
-
-
-def _config_rows(rb: pd.Series, rc: pd.Series, metrics: list[str]) -> list[dict[str, Any]]:
-    """Rows of configuration-level metrics from the two summary rows (no interval)."""
-    out = []
-    for m in metrics:
-        if m not in rb.index or m not in rc.index:
-            continue
-        vb, vc = float(rb[m]), float(rc[m])
-        d = vc - vb
-        d = 0.0 if abs(d) < RESOLUTION else d
-        out.append(
-            {
-                "metric": m,
-                "baseline": vb,
-                "current": vc,
-                "delta": d,
-                "ci_low": math.nan,
-                "ci_high": math.nan,
-                "n_questions": int(np.nan_to_num(float(rc.get("n_questions", 0) or 0))),
-                "questions_needed": math.nan,
-                "n_missing": int(not math.isfinite(d)),
-            }
-        )
-    return out
-
-
-def _outcome(row: dict[str, Any], check: Check | None, strict: bool) -> str:
-    d = row["delta"]
-    if not math.isfinite(d) or row.get("n_missing"):
-        return "incomparable"  # a missing value could hide any change
-    higher = _higher_is_better(row["metric"])
-    worse = -d if higher else d  # > 0: changed in the bad direction
-    lo, hi = row["ci_low"], row["ci_high"]
-    has_ci = math.isfinite(lo) and math.isfinite(hi)
-    # the interval excludes zero on the bad / good side (no interval: deterministic)
-    bad_sure = strict or not has_ci or (hi < 0 if higher else lo > 0)
-    good_sure = strict or not has_ci or (lo > 0 if higher else hi < 0)
-    allowed = check.allowed(row["baseline"]) if check is not None else 0.0
-    if worse > allowed + RESOLUTION and bad_sure:
-        return "regressed"
-    if worse < -RESOLUTION and good_sure:
-        return "improved"
-    return "unchanged"
-
-
 # --------------------------------------------------------------------------- the result
 @dataclass
 class Comparison:
@@ -539,18 +155,27 @@ class Comparison:
     ----------
     rows : pandas.DataFrame
         Columns ``dataset, config, baseline_config, spec, change, metric, higher_is_better,
-        checked, check, baseline, current, delta, ci_low, ci_high, n_questions,
-        questions_needed, outcome``. ``config`` is the current label (the baseline's for a
-        missing configuration), ``change`` the spec change (``"max_chars 1000 → 200"``),
-        ``check`` the check's text for checked metrics; ``ci_low``/``ci_high`` are the
-        paired bootstrap interval of ``delta`` (NaN for configuration-level metrics),
-        ``questions_needed`` the questions a paired test needs to detect ``delta`` at 80%
-        power (``inf`` for no difference). Rows are sorted by :data:`OUTCOMES` order.
+        checked, check, baseline, current, delta, ci_low, ci_high, n_questions, test,
+        p_value, questions_needed, n_worse, n_better, worse_questions, better_questions,
+        outcome``. ``config`` is the current label (the baseline's for a missing
+        configuration), ``change`` the spec change (``"max_chars 1000 → 200"``), ``check``
+        the check's text for checked metrics; ``ci_low``/``ci_high`` are the paired
+        bootstrap interval of ``delta`` (NaN for configuration-level metrics); ``test`` the
+        test that decided (``"exact"``: the exact McNemar test, whose ``p_value`` is given;
+        ``"bootstrap"``: the interval; ``"none"``: a deterministic configuration-level
+        metric); ``questions_needed`` the questions that test needs to detect ``delta`` at
+        80% power (``inf`` for no difference); ``n_worse``/``n_better`` the questions whose
+        value got worse/better and ``worse_questions``/``better_questions`` the first
+        :data:`~chunkeval.gate.outcomes.FLIP_IDS` of their ids. A *new* configuration's
+        rows carry its ``current`` values. Rows are sorted by :data:`OUTCOMES` order.
     checks : tuple of Check
     reasons : list of str
         Why the runs are incomparable (empty when comparable).
     notes : list of str
         Environment differences, label pairings and new configurations.
+    dataset_changes : dict of str to dict
+        Dataset -> the questions and documents added, removed and edited
+        (:func:`~chunkeval.gate.conditions.dataset_changes`), for changed datasets.
     strict : bool
     confidence : float
     baseline_name, current_name : str
@@ -565,6 +190,7 @@ class Comparison:
     checks: tuple[Check, ...] = ()
     reasons: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    dataset_changes: dict[str, dict[str, list[str]]] = field(default_factory=dict)
     strict: bool = False
     confidence: float = CONFIDENCE
     baseline_name: str = "baseline"
@@ -582,11 +208,18 @@ class Comparison:
         return self.rows[self.rows["checked"] & (self.rows["outcome"] == "missing")]
 
     @property
+    def inconclusive(self) -> pd.DataFrame:
+        """Checked rows whose outcome is ``"inconclusive"`` (beyond the tolerance, not told from noise)."""
+        return self.rows[self.rows["checked"] & (self.rows["outcome"] == "inconclusive")]
+
+    @property
     def exit_code(self) -> int:
-        """2 when incomparable or a checked configuration is missing, 1 on a regression, else 0."""
+        """2 when incomparable or a checked configuration is missing, 1 on a regression (or,
+        when strict, an inconclusive check), else 0."""
         if self.reasons or len(self.missing):
             return EXIT_UNUSABLE
-        return EXIT_REGRESSION if len(self.regressions) else EXIT_OK
+        failing = len(self.regressions) + (len(self.inconclusive) if self.strict else 0)
+        return EXIT_REGRESSION if failing else EXIT_OK
 
     def verdict(self) -> str:
         """One sentence: what the gate decided and why (for a strategy comparison: which
@@ -607,10 +240,22 @@ class Comparison:
                 f"incomparable: the current run lacks {len(gone)} baseline configuration(s) "
                 f"({', '.join(gone)}); run them again or update the baseline"
             )
-        reg = self.regressions
+        reg, undecided = self.regressions, self.inconclusive
         if len(reg):
-            what = ", ".join(dict.fromkeys(f"{r.metric} ({_short(r.config)})" for r in reg.itertuples()))
-            return f"{len(reg)} regression(s): {what}"
+            what = ", ".join(
+                dict.fromkeys(f"{r.metric} ({display_label(str(r.config), 40)})" for r in reg.itertuples())
+            )
+            return f"{len(reg)} regression(s): {what}" + (
+                f"; {len(undecided)} inconclusive" if len(undecided) else ""
+            )
+        if len(undecided):
+            first = inconclusive_sentence(next(undecided.itertuples()), self.confidence)
+            head = (
+                f"{len(undecided)} inconclusive check(s) fail under --strict"
+                if self.strict
+                else f"no regression, but {len(undecided)} check(s) inconclusive"
+            )
+            return f"{head}: {first}" + ("; ..." if len(undecided) > 1 else "")
         checked = self.rows[self.rows["checked"]]
         return (
             f"no regression: {len(checked)} checked value(s), "
@@ -623,11 +268,11 @@ class Comparison:
 
     def to_text(self, all_rows: bool = False) -> str:
         """A terminal table, regressions first, with notes and the verdict."""
-        return _render(self, all_rows, markdown=False)
+        return render(self, all_rows, markdown=False)
 
     def to_markdown(self, all_rows: bool = False) -> str:
         """A Markdown section for a pull-request comment or a CI step summary."""
-        return _render(self, all_rows, markdown=True)
+        return render(self, all_rows, markdown=True)
 
     def to_dict(self) -> dict[str, Any]:
         """The comparison as plain JSON types (``rows`` as a list of records)."""
@@ -642,6 +287,7 @@ class Comparison:
                 "checks": [str(c) for c in self.checks],
                 "reasons": self.reasons,
                 "notes": self.notes,
+                "dataset_changes": self.dataset_changes,
                 "mode": self.mode,
                 "checked_counts": {o: int((self.display_rows()["outcome"] == o).sum()) for o in OUTCOMES},
                 "all_counts": {o: int((self.rows["outcome"] == o).sum()) for o in OUTCOMES},
@@ -652,103 +298,6 @@ class Comparison:
     def to_json(self) -> str:
         """:meth:`to_dict` as JSON text (NaN and infinity as ``null``)."""
         return json.dumps(self.to_dict(), indent=2, ensure_ascii=False, allow_nan=False)
-
-
-def _short(label: str, n: int = 40) -> str:
-    return display_label(label, n)
-
-
-def _num(v: Any, signed: bool = False) -> str:
-    if v is None or not isinstance(v, (int, float, np.floating)) or not math.isfinite(float(v)):
-        return "–"
-    return f"{float(v):+.3f}" if signed else f"{float(v):.3f}"
-
-
-def _needed(v: float) -> str:
-    if not isinstance(v, (int, float)) or math.isnan(v):
-        return "–"
-    return "∞" if math.isinf(v) else f"{int(v)}"
-
-
-def _render(cmp: Comparison, all_rows: bool, markdown: bool) -> str:
-    rows = cmp.display_rows(all_rows)
-    multi = rows["dataset"].nunique() > 1
-    pct = confidence_label(cmp.confidence)
-    header = [
-        "outcome",
-        *(["dataset"] if multi else []),
-        "config",
-        "metric",
-        "baseline",
-        "current",
-        "delta",
-        f"{pct} CI",
-        "q. needed",
-        "check",
-    ]
-    body = []
-    for r in rows.itertuples(index=False):
-        ci = "–" if not math.isfinite(r.ci_low) else f"[{_num(r.ci_low, True)}, {_num(r.ci_high, True)}]"
-        body.append(
-            [
-                r.outcome.upper() if r.outcome in ("regressed", "missing", "incomparable") else r.outcome,
-                *([str(r.dataset)] if multi else []),
-                compact_display_label(str(r.config), str(r.spec), 40),
-                r.metric,
-                _num(r.baseline),
-                _num(r.current),
-                _num(r.delta, True),
-                ci,
-                _needed(r.questions_needed),
-                r.check or "–",
-            ]
-        )
-    worse = cmp.rows[~cmp.rows["checked"] & (cmp.rows["outcome"] == "regressed")]
-    also = ", ".join(dict.fromkeys(worse["metric"])) if not all_rows and cmp.mode == "gate" else ""
-    also = also and (f"Also worse, but not checked (no effect on the exit code; --all shows them): {also}.")
-    lines = []
-    title = f"chunkeval compare: {cmp.baseline_name} → {cmp.current_name}"
-    changes = rows.drop_duplicates(["dataset", "config"])
-    changes = [(r.config, r.baseline_config, r.change) for r in changes.itertuples() if r.change]
-    if markdown:
-        lines += [f"### {md_escape(title)}", "", f"**{md_escape(cmp.verdict())}**", ""]
-        for config, _, change in changes:
-            lines.append(f"- `{md_escape(_short(config, 60))}`: {md_escape(change)}")
-        lines += [f"- {md_escape(n)}" for n in cmp.notes]
-        if changes or cmp.notes:
-            lines.append("")
-        if body:
-            lines.append("| " + " | ".join(header) + " |")
-            lines.append("|" + "|".join("---" if i < 3 + multi else "---:" for i in range(len(header))) + "|")
-            lines += ["| " + " | ".join(md_escape(c) for c in r) + " |" for r in body]
-        lines.append("")
-        if also:
-            lines += [md_escape(also), ""]
-        if cmp.mode == "gate":
-            lines.append(
-                f"Regression: a change beyond the check's tolerance in the bad direction"
-                f"{'' if cmp.strict else f' whose {pct} paired bootstrap interval excludes 0'}."
-                " q. needed: questions a paired test needs to detect the change at 80% power."
-            )
-        else:
-            lines.append(
-                f"improved: {md_escape(cmp.current_name)} is better, regressed: {md_escape(cmp.baseline_name)} "
-                f"is better (the {pct} paired bootstrap interval excludes 0)."
-            )
-    else:
-        lines += [title]
-        for config, _, change in changes:
-            lines.append(f"  {_short(config, 60)}: {change}")
-        lines += [f"  note: {n}" for n in cmp.notes]
-        if body:
-            lines += ["", text_table(header, body)]
-        hidden = len(cmp.rows) - len(rows)
-        if hidden:
-            lines.append(f"({hidden} unchecked row(s) not shown; --all shows them)")
-        if also:
-            lines += ["", textwrap.fill(also, width=100)]
-        lines += ["", cmp.verdict()]
-    return "\n".join(lines) + "\n"
 
 
 # --------------------------------------------------------------------------- entry points
@@ -773,8 +322,9 @@ def compare(
         :func:`parse_checks`), or :class:`Check` objects. Default
         :func:`default_checks` of the current run's ks.
     strict : bool, default False
-        Count a change beyond the tolerance as a regression even when its paired
-        interval includes zero.
+        Fail (exit code 1) on a change beyond the tolerance even when the test cannot tell
+        it from noise (an *inconclusive* row), and count any change in the good direction
+        as improved.
     confidence, n_resamples, seed : optional
         Paired bootstrap settings; default: the current run's manifest (else
         :data:`chunkeval.policy.CONFIDENCE`, 1000 resamples, seed 0).
@@ -792,71 +342,30 @@ def compare(
     """
     base, cur = load_side(baseline), load_side(current)
     manifest = cur.manifest or {}
-    st = _Stats(
+    st = Stats(
         float(confidence if confidence is not None else run_confidence(cur)),
         int(n_resamples if n_resamples is not None else manifest.get("n_resamples") or 1000),
         int(seed if seed is not None else manifest.get("seed") or 0),
     )
-    available = [m for m in metric_names(cur) if m in set(metric_names(base))]
     check_list = _resolve_checks(checks, base, cur)
-    reasons, bad_datasets, notes = _conditions(base, cur)
-    by_metric = {c.metric: c for c in check_list}
-    q_metrics = [m for m in available if m in cur.per_question.columns]
-    c_metrics = [m for m in available if m not in q_metrics]
-    qb, qc = _by_config(base.per_question, "question_id"), _by_config(cur.per_question, "question_id")
-    sb, sc = _by_config(base.summary), _by_config(cur.summary)
+    found = conditions(base, cur)
+    pairing = _Pairing(base, cur, [m for m in metric_names(cur) if m in set(metric_names(base))], st)
     records = []
-    for dataset in dict.fromkeys([*_datasets(base), *_datasets(cur)]):
-        if dataset not in _datasets(base):
-            notes.append(f"dataset {dataset} is new (not in the baseline)")
-        bspec, cspec = _specs(base, dataset), _specs(cur, dataset)
-        for b_label, c_label in _pairs(base, cur, dataset, notes):
-            label = c_label if c_label is not None else b_label
-            common = {
-                "dataset": dataset,
-                "config": label,
-                "baseline_config": b_label or "",
-                "spec": cspec[c_label] if c_label is not None else bspec[b_label],
-                "change": spec_change(bspec[b_label], cspec[c_label]) if b_label and c_label else "",
-            }
-            if b_label is None or c_label is None:
-                outcome = "missing" if c_label is None else "new"
-                if outcome == "new" and dataset in _datasets(base):
-                    notes.append(f"dataset {dataset}: configuration {label} is new (not in the baseline)")
-                records += [{**common, "metric": c.metric, "outcome": outcome} for c in check_list]
-                continue
-            empty = pd.DataFrame()
-            tb, tc = qb.get((dataset, b_label), empty), qc.get((dataset, c_label), empty)
-            if set(tb.index) != set(tc.index) and dataset not in bad_datasets:
-                # every configuration must be paired on the same, whole question set
-                bad_datasets[dataset] = (
-                    f"dataset {dataset}, configuration {label}: {len(tb)} questions in the "
-                    f"baseline, {len(tc)} in the current run, {len(set(tb.index) & set(tc.index))} "
-                    "shared"
-                )
-            found = _question_rows(tb, tc, q_metrics, st) + _config_rows(
-                sb[(dataset, b_label)].iloc[0], sc[(dataset, c_label)].iloc[0], c_metrics
-            )
-            for r in found:
-                if reasons or dataset in bad_datasets:
-                    r["outcome"] = "incomparable"
-                else:
-                    r["outcome"] = _outcome(r, by_metric.get(r["metric"]), strict)
-                    if r["outcome"] == "incomparable" and r["metric"] in by_metric:
-                        reasons.append(
-                            f"dataset {dataset}, configuration {label}: {r['metric']} has "
-                            f"{r['n_missing']} missing (NaN) value(s)"
-                        )
-                records.append({**common, **r})
-    unmeasured = [c.metric for c in check_list if c.metric not in set(q_metrics) | set(c_metrics)]
+    for dataset in dict.fromkeys([*datasets_of(base), *datasets_of(cur)]):
+        if dataset not in datasets_of(base):
+            found.notes.append(f"dataset {dataset} is new (not in the baseline)")
+        for b_label, c_label in config_pairs(base, cur, dataset, found.notes):
+            records += pairing.records(dataset, b_label, c_label, check_list, strict, found)
+    measured = set(pairing.q_metrics) | set(pairing.c_metrics)
+    unmeasured = [c.metric for c in check_list if c.metric not in measured]
     if unmeasured:
-        reasons.append(f"checked metric(s) {', '.join(unmeasured)} missing from one side")
-    rows = _frame(records, by_metric)
+        found.reasons.append(f"checked metric(s) {', '.join(unmeasured)} missing from one side")
     return Comparison(
-        rows=rows,
+        rows=_frame(records, {c.metric: c for c in check_list}),
         checks=check_list,
-        reasons=reasons + list(bad_datasets.values()),
-        notes=notes,
+        reasons=found.reasons + list(found.per_dataset.values()),
+        notes=found.notes,
+        dataset_changes=found.changes,
         strict=strict,
         confidence=st.confidence,
         baseline_name=_side_name(baseline, base),
@@ -864,9 +373,93 @@ def compare(
     )
 
 
-def _rank_columns(results: Results) -> list[str]:
-    """The ranking metrics of a run's datasets, each once."""
-    return list(dict.fromkeys(rank_metrics(results).values()))
+class _Pairing:
+    """The rows of one (baseline configuration, current configuration) pair at a time."""
+
+    def __init__(self, base: Results, cur: Results, available: list[str], st: Stats) -> None:
+        self.base, self.cur, self.st = base, cur, st
+        self.q_metrics = [m for m in available if m in cur.per_question.columns]
+        self.c_metrics = [m for m in available if m not in self.q_metrics]
+        self.qb = by_config(base.per_question, "question_id")
+        self.qc = by_config(cur.per_question, "question_id")
+        self.sb, self.sc = by_config(base.summary), by_config(cur.summary)
+
+    def _common(self, dataset: str, b_label: str | None, c_label: str | None) -> dict[str, Any]:
+        bspec, cspec = specs_of(self.base, dataset), specs_of(self.cur, dataset)
+        return {
+            "dataset": dataset,
+            "config": c_label if c_label is not None else b_label,
+            "baseline_config": b_label or "",
+            "spec": cspec[c_label] if c_label is not None else bspec[str(b_label)],
+            "change": spec_change(bspec[b_label], cspec[c_label]) if b_label and c_label else "",
+        }
+
+    def _unpaired(self, common: dict[str, Any], side: str, checks: Sequence[Check]) -> list[dict[str, Any]]:
+        """Rows of a missing or new configuration: its own values, no change."""
+        key, table = ("current", self.sc) if side == "new" else ("baseline", self.sb)
+        row = table.get((common["dataset"], common["config"]), pd.DataFrame())
+        value = lambda m: float(row[m].iloc[0]) if m in row.columns and len(row) else float("nan")  # noqa: E731
+        n = int(row["n_questions"].iloc[0]) if "n_questions" in row.columns and len(row) else 0
+        return [
+            {**common, "metric": c.metric, key: value(c.metric), "n_questions": n, "outcome": side}
+            for c in checks
+        ]
+
+    def records(
+        self,
+        dataset: str,
+        b_label: str | None,
+        c_label: str | None,
+        checks: Sequence[Check],
+        strict: bool,
+        found: Any,
+    ) -> list[dict[str, Any]]:
+        """The rows of one pair; records why the pair is incomparable in ``found``."""
+        common = self._common(dataset, b_label, c_label)
+        label = common["config"]
+        if b_label is None or c_label is None:
+            side = "missing" if c_label is None else "new"
+            if side == "new" and dataset in datasets_of(self.base):
+                found.notes.append(f"dataset {dataset}: configuration {label} is new (not in the baseline)")
+            return self._unpaired(common, side, checks)
+        empty = pd.DataFrame()
+        tb, tc = self.qb.get((dataset, b_label), empty), self.qc.get((dataset, c_label), empty)
+        if set(tb.index) != set(tc.index) and dataset not in found.per_dataset:
+            # every configuration must be paired on the same, whole question set
+            found.per_dataset[dataset] = (
+                f"dataset {dataset}, configuration {label}: {len(tb)} questions in the "
+                f"baseline, {len(tc)} in the current run, {len(set(tb.index) & set(tc.index))} shared"
+            )
+        rows = question_rows(tb, tc, self.q_metrics, self.st) + config_rows(
+            self.sb[(dataset, b_label)].iloc[0], self.sc[(dataset, c_label)].iloc[0], self.c_metrics
+        )
+        by_metric = {c.metric: c for c in checks}
+        for r in rows:
+            if found.reasons or dataset in found.per_dataset:
+                r["outcome"] = "incomparable"
+                continue
+            r["outcome"] = decide(r, by_metric.get(r["metric"]), strict, self.st.confidence)
+            if r["outcome"] == "incomparable" and r["metric"] in by_metric:
+                found.reasons.append(
+                    f"dataset {dataset}, configuration {label}: {r['metric']} has "
+                    f"{r['n_missing']} missing (NaN) value(s)"
+                )
+        return [{**common, **r} for r in rows]
+
+
+def _rank_columns(*runs: Results) -> list[str]:
+    """The ranking metrics the verdict uses on the runs' datasets, each once.
+
+    :func:`chunkeval.policy.rank_metrics` of each run (the rule, with its fallback when a
+    metric has no signal) and the ``p_best_metric`` its manifest records (what the runner
+    chose), so the gate checks the metric the verdict ranks by on either side.
+    """
+    out: list[str] = []
+    for res in runs:
+        out += list(rank_metrics(res).values())
+        recorded = (res.manifest or {}).get("p_best_metric") or {}
+        out += [str(v) for v in recorded.values()] if isinstance(recorded, dict) else []
+    return list(dict.fromkeys(out))
 
 
 def _resolve_checks(checks: Any, base: Results, cur: Results) -> tuple[Check, ...]:
@@ -875,7 +468,7 @@ def _resolve_checks(checks: Any, base: Results, cur: Results) -> tuple[Check, ..
     known = list(dict.fromkeys([*metric_names(cur), *metric_names(base)]))
     if checks is None:
         ks = run_ks(cur) or run_ks(base)  # the manifest's ks, else the recall@k columns
-        return default_checks(ks, [m for m in _rank_columns(cur) if m in known]) if ks else ()
+        return default_checks(ks, [m for m in _rank_columns(cur, base) if m in known]) if ks else ()
     items = [checks] if isinstance(checks, str) else list(checks)
     out: list[Check] = []
     texts = [c for c in items if isinstance(c, str)]
@@ -905,7 +498,13 @@ _COLUMNS = [
     "ci_low",
     "ci_high",
     "n_questions",
+    "test",
+    "p_value",
     "questions_needed",
+    "n_worse",
+    "n_better",
+    "worse_questions",
+    "better_questions",
     "outcome",
 ]
 
@@ -914,12 +513,16 @@ def _frame(records: list[dict[str, Any]], by_metric: dict[str, Check]) -> pd.Dat
     rows = pd.DataFrame(records).reindex(columns=_COLUMNS)
     if not len(rows):
         return rows
-    rows["higher_is_better"] = [_higher_is_better(m) for m in rows["metric"]]
+    rows["higher_is_better"] = [higher_is_better(m) for m in rows["metric"]]
     rows["checked"] = rows["metric"].isin(list(by_metric))
     rows["check"] = [str(by_metric[m]) if m in by_metric else "" for m in rows["metric"]]
-    for c in ("baseline", "current", "delta", "ci_low", "ci_high", "questions_needed"):
+    for c in ("baseline", "current", "delta", "ci_low", "ci_high", "p_value", "questions_needed"):
         rows[c] = rows[c].astype(float)
-    rows["n_questions"] = rows["n_questions"].fillna(0).astype(int)
+    for c in ("n_questions", "n_worse", "n_better"):
+        rows[c] = rows[c].fillna(0).astype(int)
+    rows["test"] = [v if isinstance(v, str) else "none" for v in rows["test"]]
+    for c in ("worse_questions", "better_questions"):
+        rows[c] = [v if isinstance(v, list) else [] for v in rows[c]]
     order = {o: i for i, o in enumerate(OUTCOMES)}
     rows["_order"] = rows["outcome"].map(order)
     rows = rows.sort_values(["_order"], kind="stable").drop(columns="_order")
@@ -995,56 +598,6 @@ def compare_configs(
     cmp.baseline_name, cmp.current_name = config_a, config_b
     cmp.mode = "strategy"
     return cmp
-
-
-def strategy_sentences(cmp: Comparison) -> list[str]:
-    """One sentence per checked metric of a :func:`compare_configs` result.
-
-    ``"answerable@5: sentence(600) is better by +0.052 (<level> CI [+0.020, +0.085])"`` (at the
-    comparison's confidence level) when
-    the paired interval excludes zero, else ``"no detectable difference ... about N
-    questions would be needed ..."`` (or "no finite number" for identical outcomes).
-    """
-    out = []
-    pct = confidence_label(cmp.confidence)
-    a, b = (compact_display_label(n, n, 40) for n in (cmp.baseline_name, cmp.current_name))
-    for r in cmp.display_rows().itertuples(index=False):
-        has_ci = math.isfinite(r.ci_low)
-        ci = f"{pct} CI [{_num(r.ci_low, True)}, {_num(r.ci_high, True)}]" if has_ci else ""
-        sure = (r.ci_low > 0 or r.ci_high < 0) if has_ci else abs(r.delta) > RESOLUTION
-        if sure:
-            winner = b if (r.delta > 0) == bool(r.higher_is_better) else a
-            out.append(
-                f"{r.metric}: {winner} is better ({b} − {a} = {_num(r.delta, True)}"
-                f"{', ' + ci if ci else ''})."
-            )
-        elif not has_ci:
-            out.append(f"{r.metric}: the same for both ({_num(r.current)}).")
-        elif math.isinf(r.questions_needed) and r.ci_low == r.ci_high == 0:
-            out.append(
-                f"{r.metric}: no detectable difference (identical on every question; "
-                "no finite number of questions would show one)."
-            )
-        elif math.isinf(r.questions_needed):
-            out.append(
-                f"{r.metric}: no detectable difference ({ci}, over {r.n_questions} questions; the "
-                "gains and losses cancel out exactly, so no number of questions would show a "
-                "difference in the mean)."
-            )
-        else:
-            need = (
-                ""
-                if math.isnan(r.questions_needed)
-                else (
-                    f"; about {_needed(r.questions_needed)} questions would be needed to detect a "
-                    "difference of this size at 80% power"
-                )
-            )
-            out.append(
-                f"{r.metric}: no detectable difference ({_num(r.delta, True)}, {ci}, over "
-                f"{r.n_questions} questions{need})."
-            )
-    return out
 
 
 def metric_deltas(

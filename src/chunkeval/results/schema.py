@@ -36,7 +36,7 @@ class Manifest(TypedDict, total=False):
     git_commit: str | None  #: the commit of the checkout the run was made from, if any
     git_dirty: bool | None  #: whether that checkout had uncommitted changes
     started_at: str  #: ISO 8601 time the run started (UTC)
-    datasets: dict[str, dict[str, Any]]  #: name -> spec, fingerprint, stats, provenance
+    datasets: dict[str, dict[str, Any]]  #: name -> spec, fingerprint, digests, stats, provenance
     configs: list[dict[str, Any]]  #: per configuration: config (label), spec, chunker, params, limit
     retriever: str  #: the retriever spec
     retriever_params: dict[str, Any] | None  #: its class (public path) and parameters

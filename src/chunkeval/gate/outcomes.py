@@ -1,0 +1,248 @@
+"""One comparison row per (configuration, metric): the paired change, its test, and its outcome.
+
+For a question-level metric the row holds ``delta = mean(current − baseline)`` over the
+shared questions, its paired percentile bootstrap interval, the questions that got worse
+and better (counts and the first ids), and the test that decides: the exact McNemar test
+(:mod:`chunkeval.gate.paired`) for a binary metric with fewer than
+:data:`~chunkeval.gate.paired.EXACT_BELOW` discordant questions, else the bootstrap
+interval. :func:`decide` sorts the row into an outcome (see :data:`OUTCOMES`).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from chunkeval.gate.baseline import RESOLUTION
+from chunkeval.gate.checks import Check, higher_is_better
+from chunkeval.gate.paired import EXACT_BELOW, exact_p_value, exact_questions_needed
+
+__all__ = [
+    "FLIP_IDS",
+    "OUTCOMES",
+    "Stats",
+    "by_config",
+    "config_rows",
+    "decide",
+    "paired_columns",
+    "question_rows",
+]
+
+#: Outcomes, in the order tables list them (the worst first). *inconclusive*: changed beyond
+#: the tolerance in the bad direction, but the test cannot tell the change from noise.
+OUTCOMES = ("regressed", "missing", "incomparable", "inconclusive", "improved", "new", "unchanged")
+#: Question ids kept per row and direction (``worse_questions``, ``better_questions``).
+FLIP_IDS = 10
+
+
+@dataclass(frozen=True)
+class Stats:
+    """Settings of the paired tests: confidence level, bootstrap resamples and seed."""
+
+    confidence: float
+    n_resamples: int
+    seed: int
+
+
+def by_config(frame: pd.DataFrame, index: str | None = None) -> dict[tuple[str, str], pd.DataFrame]:
+    """Split a table by (dataset, config) once; optionally index each part by a column."""
+    keys = [frame["dataset"].astype(str), frame["config"].astype(str)]
+    out = {}
+    for key, part in frame.groupby(keys, sort=False):
+        out[key] = part.set_index(part[index].astype(str)) if index else part
+    return out
+
+
+def paired_columns(b: np.ndarray, c: np.ndarray, st: Stats, needed: bool = True) -> list[dict[str, Any]]:
+    """The paired change of every column of two value matrices, and the test that decides it.
+
+    The one computation behind every question-level row of the gate (and its simulation
+    test): differences below :data:`~chunkeval.gate.baseline.RESOLUTION` are no change; the
+    paired percentile bootstrap runs on all columns at once; a binary column (every value 0
+    or 1) with fewer than :data:`~chunkeval.gate.paired.EXACT_BELOW` discordant questions is
+    decided by the exact McNemar test.
+
+    Parameters
+    ----------
+    b, c : ndarray, shape (n_questions, n_columns)
+        Baseline and current values; row ``i`` is the same question on both sides.
+    st : Stats
+    needed : bool, default True
+        Whether to compute ``questions_needed`` (the decision does not use it).
+
+    Returns
+    -------
+    list of dict
+        Per column: ``baseline, current, delta, ci_low, ci_high, n_questions, n_missing,
+        n_down, n_up, test, p_value, questions_needed`` (``n_down``/``n_up``: questions
+        whose value fell/rose).
+    """
+    from chunkeval.stats import paired_bootstrap, questions_needed
+
+    diff = c - b
+    diff[np.abs(diff) < RESOLUTION] = 0.0  # the rounding of a baseline file is no change
+    delta, lo, hi = paired_bootstrap(
+        diff, np.zeros_like(diff), confidence=st.confidence, n_resamples=st.n_resamples, seed=st.seed
+    )
+    ok = ~np.isnan(diff)
+    down, up = (diff < 0).sum(axis=0), (diff > 0).sum(axis=0)
+    binary = _binary(b) & _binary(c)
+    out = []
+    for j in range(diff.shape[1]):
+        d = diff[ok[:, j], j]
+        exact = bool(binary[j]) and int(down[j] + up[j]) < EXACT_BELOW
+        if not needed:
+            need = math.nan
+        elif exact:
+            need = exact_questions_needed(int(down[j]), int(up[j]), int(d.size), st.confidence)
+        else:
+            need = questions_needed(d, confidence=st.confidence)
+        out.append(
+            {
+                "baseline": _nanmean(b[ok[:, j], j]),
+                "current": _nanmean(c[ok[:, j], j]),
+                "delta": float(delta[j]),
+                "ci_low": float(lo[j]),
+                "ci_high": float(hi[j]),
+                "n_questions": int(d.size),
+                "n_missing": int((~ok[:, j]).sum()),
+                "n_down": int(down[j]),
+                "n_up": int(up[j]),
+                "test": "exact" if exact else "bootstrap",
+                "p_value": exact_p_value(int(down[j]), int(up[j])) if exact else math.nan,
+                "questions_needed": need,
+            }
+        )
+    return out
+
+
+def _binary(values: np.ndarray) -> np.ndarray:
+    """Per column: whether every finite value is 0 or 1."""
+    return np.all(~np.isfinite(values) | (values == 0.0) | (values == 1.0), axis=0)
+
+
+def question_rows(tb: pd.DataFrame, tc: pd.DataFrame, metrics: list[str], st: Stats) -> list[dict[str, Any]]:
+    """Rows of question-level metrics for one paired configuration.
+
+    Parameters
+    ----------
+    tb, tc : pandas.DataFrame
+        The configuration's ``per_question`` rows of the baseline and the current run,
+        indexed by question id.
+    metrics : list of str
+    st : Stats
+
+    Returns
+    -------
+    list of dict
+        One row per metric both tables have: :func:`paired_columns` with the metric's name
+        and the counts and first ids of the questions that got worse and better.
+    """
+    shared = [q for q in tc.index if q in tb.index]
+    metrics = [m for m in metrics if m in tb.columns and m in tc.columns]
+    if not shared or not metrics:
+        return []
+    same = tb.index.equals(tc.index)  # the usual case: no reindexing
+    b = (tb[metrics] if same else tb.loc[shared, metrics]).to_numpy(float).reshape(len(shared), len(metrics))
+    c = (tc[metrics] if same else tc.loc[shared, metrics]).to_numpy(float).reshape(len(shared), len(metrics))
+    ids = np.asarray(shared, dtype=object)
+    rows = []
+    for j, (m, row) in enumerate(zip(metrics, paired_columns(b, c, st), strict=True)):
+        d = c[:, j] - b[:, j]
+        d[np.abs(d) < RESOLUTION] = 0.0
+        worse, better = ((d < 0), (d > 0)) if higher_is_better(m) else ((d > 0), (d < 0))
+        row.update(
+            metric=m,
+            n_worse=int(worse.sum()),
+            n_better=int(better.sum()),
+            worse_questions=[str(q) for q in ids[worse][:FLIP_IDS]],
+            better_questions=[str(q) for q in ids[better][:FLIP_IDS]],
+        )
+        rows.append(row)
+    return rows
+
+
+def _nanmean(values: np.ndarray) -> float:
+    return float(values.mean()) if values.size else float("nan")
+
+
+def config_rows(rb: pd.Series, rc: pd.Series, metrics: list[str]) -> list[dict[str, Any]]:
+    """Rows of configuration-level metrics from the two summary rows (no interval)."""
+    out = []
+    for m in metrics:
+        if m not in rb.index or m not in rc.index:
+            continue
+        vb, vc = float(rb[m]), float(rc[m])
+        d = vc - vb
+        d = 0.0 if abs(d) < RESOLUTION else d
+        out.append(
+            {
+                "metric": m,
+                "baseline": vb,
+                "current": vc,
+                "delta": d,
+                "ci_low": math.nan,
+                "ci_high": math.nan,
+                "n_questions": int(np.nan_to_num(float(rc.get("n_questions", 0) or 0))),
+                "questions_needed": math.nan,
+                "n_missing": int(not math.isfinite(d)),
+                "test": "none",
+            }
+        )
+    return out
+
+
+def _sure(row: dict[str, Any], confidence: float) -> tuple[bool, bool]:
+    """Whether the test tells the change from noise, on the bad and on the good side."""
+    higher = higher_is_better(row["metric"])
+    if row.get("test") == "exact":
+        sure = row["p_value"] <= 1.0 - confidence + 1e-12
+        worse = -row["delta"] if higher else row["delta"]
+        return sure and worse > 0, sure and worse < 0
+    lo, hi = row["ci_low"], row["ci_high"]
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        return True, True  # a configuration-level metric: deterministic, no noise
+    # the interval excludes zero on the bad / good side
+    return (hi < 0, lo > 0) if higher else (lo > 0, hi < 0)
+
+
+def decide(row: dict[str, Any], check: Check | None, strict: bool, confidence: float) -> str:
+    """The outcome of one row.
+
+    *regressed*: the change in the bad direction exceeds the check's allowed change and the
+    test tells it from noise; *inconclusive*: it exceeds the allowed change but the test
+    cannot tell (the interval includes 0, or the exact test's p-value is above
+    ``1 − confidence``); *improved*: a change in the good direction the test tells from
+    noise (with ``strict``, any change in the good direction); *unchanged* otherwise;
+    *incomparable* when a value is missing. ``strict`` does not relabel an inconclusive
+    row: it makes it fail the gate (:attr:`Comparison.exit_code`).
+
+    Parameters
+    ----------
+    row : dict
+        A row of :func:`question_rows` or :func:`config_rows`.
+    check : Check or None
+        The row's check (None: unchecked, tolerance 0).
+    strict : bool
+    confidence : float
+
+    Returns
+    -------
+    str
+        One of :data:`OUTCOMES`.
+    """
+    d = row["delta"]
+    if not math.isfinite(d) or row.get("n_missing"):
+        return "incomparable"  # a missing value could hide any change
+    worse = -d if higher_is_better(row["metric"]) else d  # > 0: changed in the bad direction
+    bad_sure, good_sure = _sure(row, confidence)
+    allowed = check.allowed(row["baseline"]) if check is not None else 0.0
+    if worse > allowed + RESOLUTION:
+        return "regressed" if bad_sure else "inconclusive"
+    if worse < -RESOLUTION and (good_sure or strict):
+        return "improved"
+    return "unchanged"
