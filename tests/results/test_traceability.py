@@ -1,0 +1,115 @@
+"""Every stored per-question score can be traced to its chunks.
+
+A real run with ``--budgets`` over the built-in dataset and a multi-document one is saved and
+read back; then every metric column of ``per_question`` (budget metrics included) is computed
+again by the metrics' pure functions from nothing but ``per_question`` (the stored ranking and
+evidence), ``chunks`` (the offsets) and the documents' texts (a chunk's text is its document's
+``text[start:end]``; the budget metrics need it to cut the last chunk read at the budget).
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from _multidoc import write_multidoc_dataset
+
+from chunkeval.metrics.budget import all_parts_at_budget, answerable_at_budget, recall_at_budget
+from chunkeval.metrics.containment import answerability, evidence_in_one_chunk, precision_omega
+from chunkeval.metrics.cost import retrieved_tokens_at_k
+from chunkeval.metrics.ranking import all_parts_at_k, answerable_at_k, mrr, recall_at_k
+from chunkeval.metrics.spans import iou_at_k, span_precision_at_k, span_recall_at_k
+from chunkeval.types import Chunk, EvidenceSpan
+
+KS = (1, 3, 5)
+BUDGETS = (64, 300)
+CONFIGS = [
+    "fixed(chunk_size=48, chunk_overlap=16, unit='tokens')",
+    "sentence(max_chars=300)",
+    "paragraph(max_words=60)",
+]
+
+
+@pytest.fixture(scope="module")
+def saved_run(tmp_path_factory):
+    from chunkeval.benchmarks.runner import run
+    from chunkeval.results.folder import Results
+
+    tmp = tmp_path_factory.mktemp("trace")
+    spec = write_multidoc_dataset(tmp / "multidoc")
+    results = run(["builtin", spec], CONFIGS, retriever="tfidf", ks=KS, budgets=BUDGETS)
+    results.save(tmp / "run")
+    return Results.load(tmp / "run")
+
+
+def _pure(ranked, chunks, tokens, parts, tokenizer, ks, budgets):
+    """Every per-question metric of one (question, configuration) from its pure function."""
+    top = ranked[: max(ks)]  # the @k metrics and mrr read the first max(ks)
+    chunk_list = list(chunks.values())
+    out = {
+        "n_parts": len(parts),
+        "evidence_in_one_chunk": evidence_in_one_chunk(chunk_list, parts),
+        "answerability": answerability(chunk_list, parts),
+        "precision_omega": precision_omega(chunk_list, parts),
+        "mrr": mrr(top, parts),
+    }
+    for k in ks:
+        out[f"recall@{k}"] = recall_at_k(top, parts, k)
+        out[f"all_parts@{k}"] = all_parts_at_k(top, parts, k)
+        out[f"answerable@{k}"] = answerable_at_k(top, parts, k)
+        out[f"span_recall@{k}"] = span_recall_at_k(top, parts, k)
+        out[f"span_precision@{k}"] = span_precision_at_k(top, parts, k)
+        out[f"iou@{k}"] = iou_at_k(top, parts, k)
+        out[f"retrieved_tokens@{k}"] = retrieved_tokens_at_k(range(len(top)), [tokens[c] for c in top], k)
+    for b in budgets:
+        out[f"recall@{b}tok"] = recall_at_budget(ranked, parts, tokenizer, b)
+        out[f"all_parts@{b}tok"] = all_parts_at_budget(ranked, parts, tokenizer, b)
+        out[f"answerable@{b}tok"] = answerable_at_budget(ranked, parts, tokenizer, b)
+    return out
+
+
+@pytest.mark.slow
+def test_every_stored_metric_recomputes_from_per_question_and_chunks(saved_run):
+    from chunkeval.datasets import load
+    from chunkeval.metrics import question_metric_columns
+    from chunkeval.tokenizers import get_tokenizer
+
+    res = saved_run
+    manifest = res.manifest
+    ks, budgets = tuple(manifest["ks"]), tuple(manifest["budgets"])
+    assert (ks, budgets) == (KS, BUDGETS)
+    tokenizer = get_tokenizer(manifest["tokenizer"])
+    stored = ["n_parts", *question_metric_columns(ks, budgets)]
+    assert set(stored) <= set(res.per_question.columns)
+    checked = 0
+    deeper = 0
+    for dataset, info in manifest["datasets"].items():
+        texts = {d.id: d.text for d in load(info["spec"]).documents}
+        pq_d = res.per_question[res.per_question["dataset"] == dataset]
+        ch_d = res.chunks[res.chunks["dataset"] == dataset]
+        for config, pq in pq_d.groupby("config", sort=False):
+            rows = ch_d[ch_d["config"] == config]
+            chunks = {
+                r.chunk_id: Chunk(r.doc_id, int(r.index), int(r.start), int(r.end), texts[r.doc_id][r.start : r.end])
+                for r in rows.itertuples(index=False)
+            }
+            tokens = {chunks[c]: int(n) for c, n in zip(rows["chunk_id"], rows["n_tokens"], strict=True)}
+            for r in pq.to_dict(orient="records"):
+                ids = json.loads(r["retrieved_chunk_ids"])
+                deeper += len(ids) > max(ks)
+                ranked = [chunks[i] for i in ids]
+                parts = [EvidenceSpan(d, s, e) for d, s, e in json.loads(r["evidence"])]
+                expected = _pure(ranked, chunks, tokens, parts, tokenizer, ks, budgets)
+                assert set(expected) == set(stored)  # a new metric column must be traced here too
+                for col, value in expected.items():
+                    assert np.isclose(r[col], value, rtol=0, atol=1e-12), (dataset, config, r["question_id"], col)
+                # stored no deeper than the largest budget read (its last chunk may be cut)
+                before = sum(tokens[c] for c in ranked[:-1])
+                assert len(ids) <= max(ks) or before < max(budgets)
+                checked += 1
+    assert checked == len(res.per_question) > 100
+    assert deeper > 0  # the budgets read beyond the top max(ks) for some questions
+    multi = res.per_question[res.per_question["dataset"] == "multidoc"]
+    n_docs = multi["evidence"].map(lambda e: len({p[0] for p in json.loads(e)}))
+    assert (n_docs > 1).any() and (n_docs == 1).any()
