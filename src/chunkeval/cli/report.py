@@ -44,6 +44,7 @@ def cmd_report(args: argparse.Namespace) -> int:
                 out=staging,
                 results=results,
                 formats=["png", *dict.fromkeys(f for f in args.format or [] if f != "png")],
+                doc=getattr(args, "doc", None),
             )
             if why:
                 raise CLIError(why)
