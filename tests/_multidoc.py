@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 
 
-def write_multidoc_dataset(folder: Path, seed: int = 3) -> str:
+def write_multidoc_dataset(folder: Path, seed: int = 3, single_every: int = 3) -> str:
     """Write the dataset as native JSONL into ``folder``; return its spec (name ``multidoc``).
 
     Parameters
@@ -21,6 +21,9 @@ def write_multidoc_dataset(folder: Path, seed: int = 3) -> str:
         Created when missing.
     seed : int, default 3
         Seed of the synthetic generator.
+    single_every : int, default 3
+        Every ``single_every``-th question keeps its own evidence; 0: every question joins
+        two documents (the answerability ceiling is 0).
 
     Returns
     -------
@@ -29,7 +32,9 @@ def write_multidoc_dataset(folder: Path, seed: int = 3) -> str:
     """
     from chunkeval.datasets.synthetic import generate_synthetic
 
-    ds = generate_synthetic(n_docs=6, sections=3, sentences=5, facts_per_section=2, two_fact_share=0.4, seed=seed)
+    ds = generate_synthetic(
+        n_docs=6, sections=3, sentences=5, facts_per_section=2, two_fact_share=0.4, seed=seed
+    )
     folder.mkdir(parents=True, exist_ok=True)
     by_doc: dict[str, list] = {}
     for q in ds.questions:
@@ -39,7 +44,7 @@ def write_multidoc_dataset(folder: Path, seed: int = 3) -> str:
     for i, q in enumerate(ds.questions):
         parts = [{"doc_id": p.doc_id, "start": p.start, "end": p.end} for p in q.evidence]
         text = q.text
-        if i % 3:  # join with a fact of the next document
+        if not single_every or i % single_every:  # join with a fact of the next document
             doc = q.evidence[0].doc_id
             other = by_doc[docs[(docs.index(doc) + 1) % len(docs)]][i % len(by_doc[doc])]
             p = other.evidence[0]

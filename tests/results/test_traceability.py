@@ -13,8 +13,8 @@ import json
 
 import numpy as np
 import pytest
-from _multidoc import write_multidoc_dataset
 
+from _multidoc import write_multidoc_dataset
 from chunkeval.metrics.budget import all_parts_at_budget, answerable_at_budget, recall_at_budget
 from chunkeval.metrics.containment import answerability, evidence_in_one_chunk, precision_omega
 from chunkeval.metrics.cost import retrieved_tokens_at_k
@@ -91,7 +91,9 @@ def test_every_stored_metric_recomputes_from_per_question_and_chunks(saved_run):
         for config, pq in pq_d.groupby("config", sort=False):
             rows = ch_d[ch_d["config"] == config]
             chunks = {
-                r.chunk_id: Chunk(r.doc_id, int(r.index), int(r.start), int(r.end), texts[r.doc_id][r.start : r.end])
+                r.chunk_id: Chunk(
+                    r.doc_id, int(r.index), int(r.start), int(r.end), texts[r.doc_id][r.start : r.end]
+                )
                 for r in rows.itertuples(index=False)
             }
             tokens = {chunks[c]: int(n) for c, n in zip(rows["chunk_id"], rows["n_tokens"], strict=True)}
@@ -103,7 +105,12 @@ def test_every_stored_metric_recomputes_from_per_question_and_chunks(saved_run):
                 expected = _pure(ranked, chunks, tokens, parts, tokenizer, ks, budgets)
                 assert set(expected) == set(stored)  # a new metric column must be traced here too
                 for col, value in expected.items():
-                    assert np.isclose(r[col], value, rtol=0, atol=1e-12), (dataset, config, r["question_id"], col)
+                    assert np.isclose(r[col], value, rtol=0, atol=1e-12), (
+                        dataset,
+                        config,
+                        r["question_id"],
+                        col,
+                    )
                 # stored no deeper than the largest budget read (its last chunk may be cut)
                 before = sum(tokens[c] for c in ranked[:-1])
                 assert len(ids) <= max(ks) or before < max(budgets)

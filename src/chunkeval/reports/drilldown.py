@@ -397,10 +397,13 @@ def _misses_html(
         )
         bits = _miss_bits(detail, parts, spans, texts)
         items.append(f'<li class="miss">{head}{"".join(bits)}</li>')
-    out = ['<ul class="q misses">' + "".join(items) + "</ul>"]
     n = first["question_id"].nunique()
-    if n > max_misses:
-        out.append(f'<p class="note">{max_misses} of {n} missed questions explained.</p>')
+    shown = min(n, max_misses)
+    out = [
+        f'<details class="misses"><summary>{shown} missed question{"s" if shown > 1 else ""} explained'
+        f"{f' (of {n})' if n > shown else ''}: where the evidence was, and what ranked first instead"
+        '</summary><ul class="q misses">' + "".join(items) + "</ul></details>"
+    ]
     return "".join(out)
 
 

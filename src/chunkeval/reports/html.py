@@ -267,6 +267,7 @@ table.questions tr.count td,table.questions tr.count th{background:#f7f7f7;font-
 .qm{background:#f8d3cf;color:#7f1d1d}.qf{background:#e5e5e5;color:#444}
 span.qh,span.qs,span.qm,span.qf{padding:0 .25em;border-radius:2px}
 li.miss{margin-bottom:.9rem}
+details.misses>summary{cursor:pointer;font-weight:600;padding:.25rem 0}
 """
 
 
@@ -347,7 +348,7 @@ def _summary_table(
         [f"◆ {_e(rank_column)}: the metric the recommendation and P(best) rank by."] if rank_column else []
     )
     for reason in dict.fromkeys(na.values()):
-        named = ", ".join(c for c in na if na[c] == reason)
+        named = ", ".join(c for c, _, _ in cols if na.get(c) == reason)  # as the table shows them
         notes.append(f"n/a: {_e(named)} — {_e(reason)}.")
     return (
         '<div class="wide"><table class="summary"><thead><tr>'

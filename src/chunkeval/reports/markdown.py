@@ -115,7 +115,7 @@ def render_markdown(
         if rank:
             lines += [f"◆ {md_escape(rank)}: the metric the recommendation and P(best) rank by.", ""]
         for reason in dict.fromkeys(na.values()):
-            named = ", ".join(c for c in na if na[c] == reason)
+            named = ", ".join(c for c, _, _ in cols if na.get(c) == reason)
             lines += [f"n/a: {md_escape(named)} — {md_escape(reason)}.", ""]
     lines += [
         "Bold: best in column, every value that reads the same included (↑ higher is better, "
