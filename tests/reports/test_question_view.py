@@ -11,7 +11,16 @@ import pandas as pd
 import pytest
 
 from _multidoc import write_multidoc_dataset
-from chunkeval.reports.drilldown import HIT, MISSED, NO_FIT, SPLIT, hit_rank, miss_detail, question_states
+from chunkeval.reports.drilldown import (
+    HIT,
+    MISSED,
+    NO_FIT,
+    SPLIT,
+    chunk_spans,
+    hit_rank,
+    miss_detail,
+    question_states,
+)
 
 # one configuration "c": chunks d#0 [0, 10), d#1 [10, 20), d#2 [20, 30) and e#0 [0, 10)
 _CHUNKS = [("d", 0, 0, 10), ("d", 1, 10, 20), ("d", 2, 20, 30), ("e", 0, 0, 10)]
@@ -84,12 +93,14 @@ def test_question_states_hand_checked():
 def test_hit_rank_and_miss_detail_hand_checked():
     r = _hand()
     chunks = r.chunks.set_index(r.chunks["chunk_id"])
+    spans = chunk_spans(r.chunks)
+    assert spans["d#1"] == ("d", 10, 20)
     rows = r.per_question.set_index("question_id")
-    assert hit_rank(rows.loc["hit"], chunks, one_chunk=False) == 2
-    assert hit_rank(rows.loc["two-docs"], chunks, one_chunk=False) == 2  # both parts by rank 2
-    assert hit_rank(rows.loc["two-docs"], chunks, one_chunk=True) is None
-    assert hit_rank(rows.loc["apart"], chunks, one_chunk=False) == 2
-    assert hit_rank(rows.loc["low"], chunks, one_chunk=False) == 3  # the rank it reached
+    assert hit_rank(rows.loc["hit"], spans, one_chunk=False) == 2
+    assert hit_rank(rows.loc["two-docs"], spans, one_chunk=False) == 2  # both parts by rank 2
+    assert hit_rank(rows.loc["two-docs"], spans, one_chunk=True) is None
+    assert hit_rank(rows.loc["apart"], spans, one_chunk=False) == 2
+    assert hit_rank(rows.loc["low"], spans, one_chunk=False) == 3  # the rank it reached
     d = miss_detail(rows.loc["low"], chunks)
     assert (d.holders, d.first, d.depth) == ([(0, "d#2", 3)], "d#0", 3)
     d = miss_detail(rows.loc["cut"], chunks)

@@ -34,7 +34,20 @@ from chunkeval.policy import metric_family
 from chunkeval.reports.evidence_map import evidence_parts, part_containment
 from chunkeval.reports.style import display_label
 
-__all__ = ["HIT", "MISSED", "NO_FIT", "SPLIT", "STATES", "MissDetail", "miss_detail", "question_states"]
+__all__ = [
+    "HIT",
+    "MISSED",
+    "NO_FIT",
+    "SPLIT",
+    "STATES",
+    "MissDetail",
+    "chunk_spans",
+    "excerpt",
+    "hit_rank",
+    "miss_detail",
+    "question_states",
+    "render_question_view",
+]
 
 HIT, SPLIT, MISSED, NO_FIT = "hit", "split", "missed", "cannot fit"
 #: The states in the order the question view counts them.
@@ -75,8 +88,9 @@ def question_states(results: Any, dataset: str, column: str) -> pd.DataFrame:
     parts["too_long"] = (parts["end"] - parts["start"]).to_numpy() > parts["config"].map(longest).fillna(
         -1
     ).to_numpy()
+    parts["cut"] = ~parts["contained"]
     agg = parts.groupby(keys, sort=False).agg(
-        split=("contained", lambda c: bool((~c).any())),
+        split=("cut", "any"),
         too_long=("too_long", "any"),
         n_docs=("doc_id", "nunique"),
         n_containers=("container", "nunique"),
@@ -149,7 +163,7 @@ def miss_detail(row: Mapping[str, Any], chunks: pd.DataFrame) -> MissDetail:
     """
     ids = json.loads(row["retrieved_chunk_ids"]) if row.get("retrieved_chunk_ids") else []
     ranks = _ranks(ids)
-    holders = []
+    holders: list[tuple[int, str | None, int | None]] = []
     for i, (doc, s, e) in enumerate(json.loads(row["evidence"])):
         c = chunks[(chunks["doc_id"].astype(str) == str(doc)) & (chunks["start"] <= s) & (chunks["end"] >= e)]
         found = [(ranks.get(str(cid)), str(cid)) for cid in c["chunk_id"]]
@@ -161,15 +175,25 @@ def miss_detail(row: Mapping[str, Any], chunks: pd.DataFrame) -> MissDetail:
     return MissDetail(holders, ids[0] if ids else None, len(ids))
 
 
-def hit_rank(row: Mapping[str, Any], chunks: pd.DataFrame, one_chunk: bool) -> int | None:
+def chunk_spans(chunks: pd.DataFrame) -> dict[str, tuple[str, int, int]]:
+    """``chunk_id -> (doc_id, start, end)`` of a chunk table (one configuration's)."""
+    ids, docs = chunks["chunk_id"].astype(str).tolist(), chunks["doc_id"].astype(str).tolist()
+    return dict(
+        zip(ids, zip(docs, chunks["start"].tolist(), chunks["end"].tolist(), strict=True), strict=True)
+    )
+
+
+def hit_rank(
+    row: Mapping[str, Any], spans: Mapping[str, tuple[str, int, int]], one_chunk: bool
+) -> int | None:
     """The rank at which a question's evidence was complete (``None`` when never).
 
     Parameters
     ----------
     row : mapping
         A ``per_question`` row.
-    chunks : pandas.DataFrame
-        The configuration's chunks of the dataset, indexed by ``chunk_id`` (``doc_id, start, end``).
+    spans : mapping chunk_id -> (doc_id, start, end)
+        The configuration's chunks of the dataset (:func:`chunk_spans`).
     one_chunk : bool
         ``answerable``-family metric: the first rank of one chunk holding every part;
         otherwise the rank at which the last part was reached.
@@ -180,13 +204,12 @@ def hit_rank(row: Mapping[str, Any], chunks: pd.DataFrame, one_chunk: bool) -> i
         1-based.
     """
     ids = json.loads(row["retrieved_chunk_ids"]) if row.get("retrieved_chunk_ids") else []
-    spans = chunks[["doc_id", "start", "end"]]
     parts = json.loads(row["evidence"])
-    firsts = [None] * len(parts)
+    firsts: list[int | None] = [None] * len(parts)
     for r, cid in enumerate(ids, start=1):
-        if cid not in spans.index:
+        if cid not in spans:
             continue
-        doc, cs, ce = spans.loc[cid]
+        doc, cs, ce = spans[cid]
         inside = [str(d) == str(doc) and cs <= s and e <= ce for d, s, e in parts]
         if one_chunk and all(inside):
             return r
@@ -310,6 +333,11 @@ def render_question_view(
     one_chunk = metric_family(column) == "answerable"
     order = _order_questions(states)
     shown = order[:max_rows]
+    spans = {c: chunk_spans(g) for c, g in by_config.items()}
+    picked = pq[pq.index.get_level_values(1).isin(shown)]
+    records = dict(
+        zip(picked.index, picked[["retrieved_chunk_ids", "evidence"]].to_dict("records"), strict=True)
+    )
 
     def head(c: str) -> str:
         st = styles[c]
@@ -319,17 +347,18 @@ def render_question_view(
 
     counts = []
     for s in STATES:
-        cells = "".join(f"<td>{int((grid[c] == s).sum())}</td>" for c in configs)
-        counts.append(f'<tr class="count"><th class="key">{_e(s)}</th><td class="cfg"></td>{cells}</tr>')
+        total = "".join(f"<td>{int((grid[c] == s).sum())}</td>" for c in configs)
+        counts.append(f'<tr class="count"><th class="key">{_e(s)}</th><td class="cfg"></td>{total}</tr>')
     body = []
     for q in shown:
-        cells = []
+        cells: list[str] = []
         for c in configs:
             s = grid.at[q, c]
             text = {SPLIT: "split", NO_FIT: "–"}.get(s, "")
             if s in (HIT, MISSED):
-                r = hit_rank(pq.loc[(c, q)], by_config.get(c, chunks.iloc[:0]), one_chunk)
-                text = f"#{r}" if s == HIT and r else f"miss{f' #{r}' if r else ''}"
+                r = hit_rank(records[(c, q)], spans.get(c, {}), one_chunk)
+                at = f" #{r}" if r else ""
+                text = (f"#{r}" if r else "hit") if s == HIT else f"miss{at}"
             title = f"{c}: {s}" + (f" — {why.at[q, c]}" if why.at[q, c] else "")
             cells.append(f'<td class="{_CELL[s]}" title="{_e(title)}">{_e(text)}</td>')
         qt = (questions or {}).get(q, "")
