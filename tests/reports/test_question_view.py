@@ -284,3 +284,30 @@ def test_doc_chooses_the_evidence_map_document(budget_run, monkeypatch, tmp_path
     assert seen == [("builtin", None), ("multidoc", "syn-00004"), ("spread", "syn-00004")]
     assert main(["charts", str(folder), "--doc", "nope", "--out", str(tmp_path / "d")]) == 2
     assert main(["report", str(folder), "--doc", "nope"]) == 2
+
+
+def test_question_section_on_hand_results_and_without_rankings():
+    from types import SimpleNamespace
+
+    from chunkeval.reports.html import _question_section
+    from chunkeval.reports.style import config_styles
+
+    r = _hand()
+    styles = config_styles(["c"])
+    verdict = SimpleNamespace(metric="all_parts@2", frontier=["c"], best="c")
+    page = _question_section(r, ["x"], styles, {}, {"x": verdict})
+    # misses first, in question order (one cut, one missed whose evidence reached rank 3, one
+    # too long), then the three hits; no texts: no excerpts
+    assert re.findall(r'<td class="(q[hsmf])"[^>]*>([^<]*)</td>', page) == [
+        ("qs", "split"),
+        ("qm", "miss #3"),
+        ("qf", "–"),
+        ("qh", "#2"),
+        ("qh", "#2"),
+        ("qh", "#2"),
+    ]
+    assert "part 1: held by chunk <code>d#2</code>, which reached <strong>rank 3</strong>" in page
+    assert "retrieved first instead: chunk <code>d#0</code>" in page
+    r.per_question = r.per_question.drop(columns="retrieved_chunk_ids")
+    page = _question_section(r, ["x"], styles, {}, {"x": verdict})
+    assert "No question view: per_question lacks retrieved_chunk_ids." in page

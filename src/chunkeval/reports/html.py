@@ -626,8 +626,10 @@ def _question_section(
     for name in names:
         column = ranked_column(results, name, verdicts.get(name))
         out.append(f'<h3 data-dataset="{_e(name)}">dataset {_e(name)}</h3>')
-        if column is None or column not in results.per_question.columns:
-            out.append(f'<p class="note">No per-question column {_e(column)} to show.</p>')
+        need = {str(column), "evidence", "retrieved_chunk_ids"}
+        if column is None or not need <= set(map(str, results.per_question.columns)):
+            missing = ", ".join(sorted(need - set(map(str, results.per_question.columns))))
+            out.append(f'<p class="note">No question view: per_question lacks {_e(missing)}.</p>')
             continue
         ds, _ = datasets.get(name, (None, ""))
         rec = verdicts.get(name)
