@@ -119,3 +119,28 @@ def test_every_stored_metric_recomputes_from_per_question_and_chunks(saved_run):
     multi = res.per_question[res.per_question["dataset"] == "multidoc"]
     n_docs = multi["evidence"].map(lambda e: len({p[0] for p in json.loads(e)}))
     assert (n_docs > 1).any() and (n_docs == 1).any()
+
+
+@pytest.mark.parametrize(
+    "tokens, budget, expected",
+    [
+        ([5, 10, 20, 7], 15, 2),  # 5 + 10 fill the budget exactly: nothing after is read
+        ([5, 10, 20, 7], 16, 3),  # the third chunk is read for one token, then cut
+        ([5, 10, 0, 7], 15, 3),  # an empty chunk still fits a full budget, as budget_cut keeps it
+        ([50, 1, 1, 1], 8, 1),  # the first chunk alone passes the budget
+    ],
+)
+def test_traced_depth_hand_checked(tokens, budget, expected):
+    from chunkeval.benchmarks.stages import Retrieved, traced_depth
+    from chunkeval.metrics.budget import budget_cut
+    from chunkeval.tokenizers import get_tokenizer
+
+    deep = np.array([[0, 1, 2, 3], [3, -1, -1, -1]])
+    retrieved = Retrieved(deep[:, :1], deep, 0.0, 0.0)
+    got = traced_depth(retrieved, np.array(tokens), [budget, 1])
+    assert got.tolist() == [expected, 1]  # never shallower than the @k ranking (width 1)
+    assert traced_depth(Retrieved(deep[:, :1], None, 0.0, 0.0), np.array(tokens), ()).tolist() == [1, 1]
+    # the depth is what budget_cut reads, on chunks of the same token counts
+    tok = get_tokenizer("regex")
+    chunks = [Chunk("d", i, 0, 2 * n, " ".join(["w"] * n)) for i, n in enumerate(tokens)]
+    assert len(budget_cut(chunks, tok, budget)) == expected
