@@ -221,7 +221,9 @@ COLUMNS = {
     "in one document) fits the configuration's limit in its own unit",
     "question_id": "the question's id",
     "n_parts": "evidence parts of the question",
-    "retrieved_chunk_ids": "JSON list of the retrieved chunk ids, best first, top max(k) (deeper with budgets)",
+    "retrieved_chunk_ids": "JSON list of the retrieved chunk ids, best first, to the depth every stored metric "
+    "read: the first max(k) are what the @k metrics and `mrr` score; with budgets the list goes on until the "
+    "largest budget is read (the last chunk possibly cut), which the @Btok metrics score",
     "evidence": "JSON list of `[doc_id, start, end]`: the parts as scored (whitespace-trimmed), half-open "
     "code-point offsets",
     "chunk_id": "`doc_id#index`, the id `retrieved_chunk_ids` uses",

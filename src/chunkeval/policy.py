@@ -35,6 +35,7 @@ __all__ = [
     "MIN_SIGNAL_SHARE",
     "RankChoice",
     "bar_metrics",
+    "by_construction",
     "choose_rank_metric",
     "comparison_metrics",
     "confidence_label",
@@ -734,3 +735,51 @@ def ranking_column(results: Any, dataset: str | None = None) -> str:
         As :func:`rank_metric`.
     """
     return rank_metric(results, dataset).column
+
+
+# ------------------------------------------------------------------- columns fixed by the data
+
+#: Metric families that need one chunk holding every part of a question: 0 for every
+#: configuration when no question has all its parts in one document.
+_ONE_CHUNK_FAMILIES = ("answerability", "answerable", "mrr", "span_within_limit")
+
+
+def by_construction(rows: pd.DataFrame) -> dict[str, str]:
+    """Summary columns whose value one dataset fixes whatever the chunking, with the reason.
+
+    Such a column says nothing about the configurations, so the report and the terminal
+    show it as n/a with the reason rather than as a column of zeros. Today's rule: when
+    ``answerability_ceiling == 0`` (no question has all its evidence in one document, and
+    no chunk crosses a document), ``answerability``, ``answerable@k``, ``answerable@Btok``,
+    ``mrr`` (the rank of a chunk holding every part) and ``span_within_limit`` (measured on
+    one document's evidence) are 0 by construction. A column is listed only when every row
+    is indeed 0 (or NaN), so a computing error is never hidden behind an n/a.
+
+    Parameters
+    ----------
+    rows : pandas.DataFrame
+        One dataset's summary rows (``answerability_ceiling`` and the metric columns).
+
+    Returns
+    -------
+    dict of str to str
+        Column -> reason (one sentence, e.g. ``"0 by construction: ..."``); empty when no
+        column is fixed by the data (or the ceiling is unknown).
+    """
+    if "answerability_ceiling" not in rows or not len(rows):
+        return {}
+    ceiling = float(rows["answerability_ceiling"].iloc[0])
+    if ceiling != 0:
+        return {}
+    reason = (
+        "0 by construction: no question has all its evidence in one document, and no chunk crosses a document"
+    )
+    out = {}
+    for column in map(str, rows.columns):
+        if metric_family(column) not in _ONE_CHUNK_FAMILIES or column.endswith(("_ci_low", "_ci_high")):
+            continue
+        values = np.nan_to_num(rows[column].to_numpy(float))
+        if not np.any(values != 0):
+            out[column] = reason
+    return out
+

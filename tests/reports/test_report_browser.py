@@ -276,3 +276,56 @@ def test_report_renders_in_chromium(chromium, report_folder, tmp_path):
     # frontier; collapsed text is hidden until opened
     assert lay["details"] == 8 and 0 < lay["openDetails"] < 8
     assert "<script>alert(1)</script>" not in lay["closedText"]
+
+
+def _question_view(binary: str, page: Path, tmp: Path) -> dict:
+    """Open the report at its question view and read what a reader finds there."""
+    browser = PipeBrowser(binary, tmp / "profile-q")
+    try:
+        target = browser.send("Target.createTarget", {"url": "about:blank"})["targetId"]
+        session = browser.send("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
+        browser.send("Page.enable", session=session)
+        browser.send("Page.navigate", {"url": page.resolve().as_uri() + "#questions"}, session=session)
+        browser.wait_event("Page.loadEventFired")
+        res = browser.send(
+            "Runtime.evaluate",
+            {
+                "expression": "(() => {"
+                " const h = document.getElementById('questions');"
+                " const m = document.querySelector('table.questions');"
+                " document.querySelectorAll('details.misses').forEach(d => { d.open = true; });"
+                " const miss = document.querySelector('li.miss');"
+                " const box = miss.getBoundingClientRect();"
+                " return {headTop: h.getBoundingClientRect().top,"
+                "  missCells: m.querySelectorAll('td.qm').length,"
+                "  hitCells: m.querySelectorAll('td.qh').length,"
+                "  cellTitle: m.querySelector('td.qm').title,"
+                "  missText: miss.innerText,"
+                "  missMarks: miss.querySelectorAll('.snippet mark').length,"
+                "  missSnippets: miss.querySelectorAll('.snippet').length,"
+                "  missVisible: box.height > 0 && box.width > 0,"
+                "  scripts: document.getElementsByTagName('script').length}; })()",
+                "returnByValue": True,
+            },
+            session=session,
+        )
+        return res["result"]["value"]
+    finally:
+        browser.close()
+
+
+def test_question_view_shows_a_missed_question_and_its_competing_chunk(chromium, report_folder, tmp_path):
+    got = _question_view(chromium, report_folder / "report.html", tmp_path)
+    assert got["scripts"] == 0
+    # the fragment link lands on the question view
+    assert abs(got["headTop"]) < 5
+    # the matrix shows hits and misses, each miss says why on hover
+    assert got["missCells"] > 0 and got["hitCells"] > 0
+    assert "ranked too low" in got["cellTitle"]
+    # a missed question: the chunk that held its evidence, the rank it reached, and the chunk
+    # retrieved first instead, both excerpts shown with the evidence highlighted
+    assert got["missVisible"]
+    assert "missed by #" in got["missText"]
+    assert "held by chunk" in got["missText"] and "which reached" in got["missText"]
+    assert "retrieved first instead: chunk" in got["missText"]
+    assert got["missSnippets"] >= 2 and got["missMarks"] >= 1

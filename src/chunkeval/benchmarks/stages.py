@@ -63,6 +63,7 @@ __all__ = [
     "search_stage",
     "summarise",
     "tokenizer_key",
+    "traced_depth",
 ]
 
 
@@ -467,7 +468,47 @@ def search_stage(
         deep = _deep_ranking(
             indexed.retriever, queries, ranked, indexed.chunked.n_tokens, max(settings.budgets)
         )
+        # one ranking per question: the @k metrics read its first max(ks) entries, the @Btok
+        # ones as deep as the budget, so the stored list traces both (a retriever whose
+        # deeper search reorders the top would otherwise disagree with itself)
+        ranked = deep[:, : ranked.shape[1]]
     return Retrieved(ranked, deep, 0.0, time.perf_counter() - t0)
+
+
+def traced_depth(retrieved: Retrieved, n_tokens: np.ndarray, budgets: Sequence[int]) -> np.ndarray:
+    """How many ranked chunks of each question some stored metric read.
+
+    The @k metrics read the first ``max(ks)`` (the width of ``retrieved.ranked``); the
+    @Btok metrics read, at the largest budget ``B``, every chunk ``j`` of the deep ranking
+    with ``tokens before j < B`` (the last one possibly cut) or ``tokens up to j <= B``
+    (:func:`~chunkeval.metrics.budget.budget_cut`). ``retrieved_chunk_ids`` stores the
+    ranking to this depth, so every stored score can be recomputed from it.
+
+    Parameters
+    ----------
+    retrieved : Retrieved
+    n_tokens : numpy.ndarray of int, shape (n_chunks,)
+        Token count of every chunk of the configuration.
+    budgets : sequence of int
+        The run's token budgets (empty: no budget metrics).
+
+    Returns
+    -------
+    numpy.ndarray of int64, shape (n_questions,)
+        Entries to keep of each row of ``retrieved.budget_ranked`` (or ``ranked``).
+    """
+    ranked = retrieved.ranked
+    depth = np.full(ranked.shape[0], ranked.shape[1], dtype=np.int64)
+    deep = retrieved.budget_ranked
+    if not budgets or deep is None or not deep.size:
+        return depth
+    valid = deep >= 0
+    tokens = np.where(valid, np.asarray(n_tokens, dtype=np.int64)[np.where(valid, deep, 0)], 0)
+    through = np.cumsum(tokens, axis=1)
+    before = through - tokens
+    budget = max(budgets)
+    read = valid & ((before < budget) | (through <= budget))  # a prefix of each row
+    return np.maximum(depth, read.sum(axis=1))
 
 
 def join_retrieved(indexed: Indexed, blocks: Sequence[Retrieved]) -> Retrieved:
@@ -588,9 +629,7 @@ def score_stage(
             "question_id": [q.id for q in ctx.questions],
             "n_parts": pq["n_parts"].to_numpy(dtype=np.int64),
             **values,
-            "retrieved_chunk_ids": [
-                json.dumps([ids[j] for j in row if 0 <= j < len(ids)]) for row in retrieved.ranked.tolist()
-            ],
+            "retrieved_chunk_ids": _traced_ids(retrieved, chunked.n_tokens, settings.budgets, ids),
             "evidence": ctx.evidence_json,
         }
     )
@@ -622,6 +661,19 @@ def score_stage(
         "metrics_seconds": time.perf_counter() - t0,
     }
     return Evaluation(row, per_question, chunk_table, timings)
+
+
+def _traced_ids(
+    retrieved: Retrieved, n_tokens: np.ndarray, budgets: Sequence[int], ids: Sequence[str]
+) -> list[str]:
+    """``retrieved_chunk_ids`` of every question: a JSON list of chunk ids, best first, to
+    the depth :func:`traced_depth` (every chunk some stored metric read)."""
+    rows = retrieved.ranked if retrieved.budget_ranked is None or not budgets else retrieved.budget_ranked
+    depth = traced_depth(retrieved, n_tokens, budgets).tolist()
+    return [
+        json.dumps([ids[j] for j in row[:d] if 0 <= j < len(ids)])
+        for row, d in zip(rows.tolist(), depth, strict=True)
+    ]
 
 
 def _pure_metric_values(

@@ -62,6 +62,7 @@ def _select_configs(results: Any, patterns: Sequence[str]) -> Any:
 def cmd_charts(args: argparse.Namespace) -> int:
     """Redraw every chart of a results folder, optionally for a subset of configurations."""
     from chunkeval.reports.charts import write_charts
+    from chunkeval.reports.evidence_map import evidence_documents
     from chunkeval.reports.style import figure_size
     from chunkeval.results.folder import Results
 
@@ -75,9 +76,12 @@ def cmd_charts(args: argparse.Namespace) -> int:
     metric = args.metric
     if metric is not None and not any(str(c).startswith(f"{metric}@") for c in results.summary.columns):
         raise CLIError(f"--metric {metric!r}: the run has no {metric}@k column")
+    docs = evidence_documents(results, getattr(args, "doc", None))
     out = Path(args.out) if args.out else Path(args.results_folder) / "charts"
     with writing(out, "charts to"):
-        files = write_charts(results, out, metric=metric, size=args.size, formats=args.format or ["png"])
+        files = write_charts(
+            results, out, metric=metric, size=args.size, formats=args.format or ["png"], evidence_docs=docs
+        )
     for chart in files:
         for path in chart.files.values():
             print(path)

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from chunkeval.labels import compact_display_label, percent, text_table
-from chunkeval.policy import CONFIDENCE, choose_rank_metric, confidence_label, headline_k
+from chunkeval.policy import CONFIDENCE, by_construction, choose_rank_metric, confidence_label, headline_k
 
 __all__ = ["preview", "recommendation_text", "summary_table"]
 
@@ -75,6 +75,7 @@ def summary_table(
     for dataset, rows in summary.groupby("dataset", sort=False):
         ranked = (ranked_by or {}).get(str(dataset)) or choose_rank_metric(rows, ks).column
         with_ci = list(dict.fromkeys([f"recall@{k}", ranked]))
+        na = by_construction(rows)  # 0 whatever the chunking: printed as n/a
         header = ["config", "chunks", *plain.values(), *with_ci, "overhead", "p_best"]
         body = []
         for _, r in rows.iterrows():
@@ -82,7 +83,9 @@ def summary_table(
                 compact_display_label(str(r["config"]), str(r.get("spec", r["config"])), label_width),
                 fmt(r["n_chunks"], 0),
             ]
-            cells += [fmt(r.get(m), 2 if m == "span_within_limit" else 3) for m in plain]
+            cells += [
+                "n/a" if m in na else fmt(r.get(m), 2 if m == "span_within_limit" else 3) for m in plain
+            ]
             for m in with_ci:
                 lo, hi = r.get(f"{m}_ci_low"), r.get(f"{m}_ci_high")
                 cell = fmt(r.get(m))

@@ -175,6 +175,12 @@ def build_parser() -> argparse.ArgumentParser:
         choices=("png", "svg", "pdf"),
         help="chart files besides the PNGs the report inlines, repeatable (e.g. --format svg)",
     )
+    p.add_argument(
+        "--doc",
+        default=None,
+        metavar="ID",
+        help="document of the evidence map (default: the one with the most split evidence)",
+    )
     p.set_defaults(handler=cmd_report)
 
     p = sub.add_parser(
@@ -244,6 +250,12 @@ def build_parser() -> argparse.ArgumentParser:
         action="append",
         choices=("png", "svg", "pdf"),
         help="file format, repeatable (default png)",
+    )
+    p.add_argument(
+        "--doc",
+        default=None,
+        metavar="ID",
+        help="document of the evidence map (default: the one with the most split evidence)",
     )
     p.add_argument("--out", default=None, metavar="DIR", help="output folder (default RESULTS_FOLDER/charts)")
     p.set_defaults(handler=cmd_charts)

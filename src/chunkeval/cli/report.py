@@ -44,6 +44,7 @@ def cmd_report(args: argparse.Namespace) -> int:
                 out=staging,
                 results=results,
                 formats=["png", *dict.fromkeys(f for f in args.format or [] if f != "png")],
+                **({"doc": args.doc} if getattr(args, "doc", None) else {}),
             )
             if why:
                 raise CLIError(why)

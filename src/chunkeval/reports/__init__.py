@@ -28,7 +28,12 @@ from chunkeval.reports.charts import (
     save_figure,
     write_charts,
 )
-from chunkeval.reports.evidence_map import plot_evidence_map, reload_dataset, split_questions
+from chunkeval.reports.evidence_map import (
+    evidence_documents,
+    plot_evidence_map,
+    reload_dataset,
+    split_questions,
+)
 from chunkeval.reports.html import render_html
 from chunkeval.reports.markdown import render_markdown
 from chunkeval.reports.style import config_styles
@@ -63,6 +68,7 @@ def write_report(
     k: int | None = None,
     max_examples: int = 5,
     formats: Sequence[str] = ("png",),
+    doc: str | None = None,
 ) -> Path:
     """Write ``report.html``, ``report.md`` and ``charts/`` for a results folder.
 
@@ -85,6 +91,9 @@ def write_report(
         (``chunkeval report --format svg``, or ``chunkeval charts --format svg`` later).
     max_examples : int, default 5
         Split-evidence questions shown per configuration in the HTML.
+    doc : str, optional
+        Document id of the evidence map (``chunkeval report --doc ID``), in every dataset
+        that has it; default each dataset's document with the most split evidence.
 
     Returns
     -------
@@ -95,12 +104,15 @@ def write_report(
     ------
     FileNotFoundError
         ``results_folder`` is not a results folder.
+    UsageError
+        ``doc`` names no document of the run.
     """
     from chunkeval.results.folder import Results
 
     folder = Path(results_folder)
     res = results if results is not None else Results.load(folder)
     dest = Path(out) if out is not None else folder
+    evidence_docs = evidence_documents(res, doc)  # checked before anything is drawn
     dest.mkdir(parents=True, exist_ok=True)
     styles = config_styles(res.summary["config"].astype(str))
     k = run_headline_k(res) if k is None else int(k)
@@ -109,7 +121,9 @@ def write_report(
     texts = {
         name: {d.id: d.text for d in ds.documents} for name, (ds, _) in datasets.items() if ds is not None
     }
-    charts = write_charts(res, dest / CHARTS_DIR, styles=styles, texts=texts, k=k, formats=formats)
+    charts = write_charts(
+        res, dest / CHARTS_DIR, styles=styles, texts=texts, evidence_docs=evidence_docs, k=k, formats=formats
+    )
     if baseline is not None:
         from chunkeval.gate.comparison import Check, compare
 

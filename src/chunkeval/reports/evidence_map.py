@@ -19,10 +19,12 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
+from chunkeval.errors import UsageError
 from chunkeval.reports.style import OKABE_ITO, ConfigStyle, config_styles, new_figure, styled
 
 __all__ = [
     "document_texts",
+    "evidence_documents",
     "evidence_parts",
     "part_containment",
     "plot_evidence_map",
@@ -260,6 +262,44 @@ def document_texts(results: Any, dataset: str) -> tuple[dict[str, str] | None, s
     if ds is None:
         return None, reason
     return {d.id: d.text for d in ds.documents}, ""
+
+
+def evidence_documents(results: Any, doc_id: str | None) -> dict[str, str]:
+    """The document each dataset's evidence map shows when one is asked for (``--doc ID``).
+
+    Parameters
+    ----------
+    results : Results
+        Needs ``chunks``.
+    doc_id : str or None
+        A document id; ``None`` keeps every dataset's default (the document with the most
+        split evidence).
+
+    Returns
+    -------
+    dict of str to str
+        Dataset -> ``doc_id``, for every dataset that has chunks of that document (the
+        others keep their default).
+
+    Raises
+    ------
+    UsageError
+        No dataset of the run has a document ``doc_id`` (the closest ids are named).
+    """
+    if doc_id is None:
+        return {}
+    import difflib
+
+    chunks = results.chunks
+    docs = chunks["doc_id"].astype(str)
+    hits = chunks.loc[docs == str(doc_id), "dataset"].astype(str)
+    if not len(hits):
+        close = difflib.get_close_matches(str(doc_id), sorted(set(docs)), n=3)
+        raise UsageError(
+            f"--doc {doc_id!r}: no document of that id has chunks in this run"
+            + (f"; did you mean {', '.join(close)}?" if close else " (see chunks.csv, column doc_id)")
+        )
+    return dict.fromkeys(dict.fromkeys(hits), str(doc_id))
 
 
 def _doc_length(

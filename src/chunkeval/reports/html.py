@@ -22,8 +22,9 @@ import numpy as np
 import pandas as pd
 
 from chunkeval.labels import percent
-from chunkeval.policy import confidence_label, rank_metrics, run_confidence, run_headline_k
+from chunkeval.policy import by_construction, confidence_label, rank_metrics, run_confidence, run_headline_k
 from chunkeval.reports.charts import ChartFile
+from chunkeval.reports.drilldown import render_question_view
 from chunkeval.reports.style import ConfigStyle, display_label
 from chunkeval.verdict.frontier import pareto_frontier
 from chunkeval.verdict.recommendation import recommend, recommendation_sentences
@@ -32,8 +33,11 @@ __all__ = [
     "CSP",
     "PERCENT_COLUMNS",
     "best_rows",
+    "dataset_verdicts",
     "format_cell",
+    "marked_cells",
     "ranked_column",
+    "readable",
     "render_html",
     "summary_columns",
 ]
@@ -57,8 +61,10 @@ def summary_columns(
     k : int
         Headline cut-off.
     rank_column : str, optional
-        The dataset's ranking metric (:func:`chunkeval.policy.rank_metric`), always shown
-        (after the budget columns) when it is not among the others.
+        The dataset's ranking metric (the verdict's, :func:`chunkeval.policy.rank_metric`),
+        always shown (after the budget columns) when it is not among the others; in a
+        budget run its family is shown at every budget (``all_parts@Btok`` where the verdict
+        ranks by ``all_parts@512tok``), else ``answerable@Btok``.
 
     Returns
     -------
@@ -67,7 +73,8 @@ def summary_columns(
         boundary faults, time) or ``None`` (descriptive, never marked best).  Only columns
         present in ``summary`` are listed.
     """
-    budgets = [c for c in summary.columns if re.fullmatch(r"answerable@\d+tok", str(c))]
+    family = str(rank_column).partition("@")[0] if str(rank_column).endswith("tok") else "answerable"
+    budgets = [c for c in summary.columns if re.fullmatch(rf"{re.escape(family)}@\d+tok", str(c))]
     cands = [
         ("n_chunks", "chunks", None),
         ("evidence_in_one_chunk", "evidence in one chunk", _HIGHER),
@@ -122,6 +129,43 @@ def best_rows(values: Sequence[float], direction: str | None) -> np.ndarray:
     if len(v) > 1 and 2 * int(mask.sum()) > len(v):
         return np.zeros(v.shape, dtype=bool)  # shared by most rows: nothing stands out
     return mask
+
+
+def marked_cells(
+    rows: pd.DataFrame, cols: Sequence[tuple[str, str, str | None]], na: Mapping[str, str] | None = None
+) -> dict[str, np.ndarray]:
+    """Which cells of a summary table are marked best: :func:`best_rows` of each column, with
+    every cell that reads the same as a best one marked too (``0.5294`` and ``0.5291`` both
+    show ``0.529``: a reader sees a tie, so both are bold), and nothing in a column that is
+    n/a by construction.
+
+    Parameters
+    ----------
+    rows : pandas.DataFrame
+        One dataset's summary rows.
+    cols : sequence of (column, header, direction)
+        From :func:`summary_columns`.
+    na : mapping column -> reason, optional
+        Columns shown as n/a (:func:`chunkeval.policy.by_construction`).
+
+    Returns
+    -------
+    dict of str to numpy.ndarray of bool, shape (n_rows,)
+    """
+    out = {}
+    for c, _, direction in cols:
+        values = rows[c].to_numpy(float)
+        mask = best_rows(values, direction)
+        if c in (na or {}) or not mask.any():
+            out[c] = np.zeros(len(rows), dtype=bool)
+            continue
+        shown = [format_cell(c, v) for v in values]
+        best = {shown[i] for i in np.flatnonzero(mask)}
+        mask = np.array([t in best for t in shown], dtype=bool)
+        if len(mask) > 1 and 2 * int(mask.sum()) > len(mask):
+            mask = np.zeros(len(rows), dtype=bool)  # shared by most rows, as in best_rows
+        out[c] = mask
+    return out
 
 
 def _e(value: Any) -> str:
@@ -213,6 +257,17 @@ pre.manifest{font-size:.8rem;background:#f7f7f7;border:1px solid #e2e2e2;padding
 overflow:auto;max-height:40rem;white-space:pre-wrap;word-break:break-word}
 details{margin:.4rem 0}
 ul.q{padding-left:1.2rem}
+td.na{color:#666;font-style:italic}
+th.rank{background:#e4eef6}
+table.questions td{text-align:center;white-space:nowrap;padding:.15rem .35rem}
+table.questions td.qtext{text-align:left;white-space:nowrap;max-width:22rem;overflow:hidden;
+text-overflow:ellipsis;color:#444}
+table.questions tr.count td,table.questions tr.count th{background:#f7f7f7;font-weight:600}
+.qh{background:#d7eddc;color:#14532d}.qs{background:#fde7c7;color:#7a3e00}
+.qm{background:#f8d3cf;color:#7f1d1d}.qf{background:#e5e5e5;color:#444}
+span.qh,span.qs,span.qm,span.qf{padding:0 .25em;border-radius:2px}
+li.miss{margin-bottom:.9rem}
+details.misses>summary{cursor:pointer;font-weight:600;padding:.25rem 0}
 """
 
 
@@ -221,23 +276,50 @@ def _img_tag(png: Path, alt: str) -> str:
     return f'<img src="data:image/png;base64,{data}" alt="{_e(alt)}">'
 
 
-def ranked_column(results: Any, dataset: str) -> str | None:
-    """The dataset's ranking metric (:func:`chunkeval.policy.rank_metric`), ``None`` when
-    the summary cannot tell (the report then shows its other columns)."""
-    return rank_metrics(results).get(str(dataset))
+def dataset_verdicts(results: Any, names: Sequence[str]) -> dict[str, Any]:
+    """The verdict of every dataset, computed once for every part of the report.
+
+    Parameters
+    ----------
+    results : Results
+    names : sequence of str
+        Datasets.
+
+    Returns
+    -------
+    dict of str to Recommendation or Exception
+        :func:`chunkeval.verdict.recommendation.recommend` of each dataset, or the
+        ``ValueError``/``KeyError`` saying why there is none.
+    """
+    out: dict[str, Any] = {}
+    for name in names:
+        try:
+            out[name] = recommend(results, name)
+        except (ValueError, KeyError) as exc:
+            out[name] = exc
+    return out
+
+
+def ranked_column(results: Any, dataset: str, verdict: Any = None) -> str | None:
+    """The dataset's ranking metric: the verdict's (``verdict.metric``) when given, else
+    :func:`chunkeval.policy.rank_metric`; ``None`` when the summary cannot tell (the report
+    then shows its other columns)."""
+    metric = getattr(verdict, "metric", None)
+    return str(metric) if metric else rank_metrics(results).get(str(dataset))
 
 
 def _summary_table(
     rows: pd.DataFrame, k: int, styles: Mapping[str, ConfigStyle], rank_column: str | None = None
 ) -> str:
     cols = summary_columns(rows, k, rank_column)
-    marks = {c: best_rows(rows[c].to_numpy(float), d) for c, _, d in cols}
+    na = by_construction(rows)
+    marks = marked_cells(rows, cols, na)
     head = ['<th class="key">#</th>', '<th class="cfg">configuration</th>', "<th>limit</th>"]
     for c, h, d in cols:
         hint = {"higher": " (higher is better)", "lower": " (lower is better)"}.get(d or "", "")
-        head.append(
-            f'<th title="{_e(c + hint)}">{_e(h)}{" ↑" if d == _HIGHER else " ↓" if d == _LOWER else ""}</th>'
-        )
+        arrow = " ↑" if d == _HIGHER else " ↓" if d == _LOWER else ""
+        lead = ' class="rank"' if c == rank_column else ""
+        head.append(f'<th{lead} title="{_e(c + hint)}">{_e(h)}{arrow}{" ◆" if lead else ""}</th>')
     body = []
     for i, r in enumerate(rows.to_dict(orient="records")):
         config = str(r["config"])
@@ -251,6 +333,9 @@ def _summary_table(
             f"<td>{_e(_fmt(limit))} {_e(unit) if limit is not None and not pd.isna(limit) else ''}</td>",
         ]
         for c, _, _direction in cols:
+            if c in na:
+                cells.append(f'<td class="na" title="{_e(na[c])}">n/a</td>')
+                continue
             v = r.get(c)
             txt = _e(format_cell(c, v))
             lo, hi = r.get(f"{c}_ci_low"), r.get(f"{c}_ci_high")
@@ -259,23 +344,57 @@ def _summary_table(
             cls = ' class="best"' if marks[c][i] else ""
             cells.append(f"<td{cls}>{txt}</td>")
         body.append("<tr>" + "".join(cells) + "</tr>")
+    notes = (
+        [f"◆ {_e(rank_column)}: the metric the recommendation and P(best) rank by."] if rank_column else []
+    )
+    for reason in dict.fromkeys(na.values()):
+        named = ", ".join(c for c, _, _ in cols if na.get(c) == reason)  # as the table shows them
+        notes.append(f"n/a: {_e(named)} — {_e(reason)}.")
     return (
         '<div class="wide"><table class="summary"><thead><tr>'
         + "".join(head)
         + "</tr></thead><tbody>"
         + "".join(body)
         + "</tbody></table></div>"
+        + "".join(f'<p class="note">{n}</p>' for n in notes)
     )
 
 
+def readable(value: Any) -> str:
+    """A manifest value as a person reads it, not as Python prints it.
+
+    ``True``/``False`` -> ``yes``/``no``, ``None`` -> ``–`` (not set), numbers as the tables
+    show them, a list -> its items joined by commas, a mapping -> ``key: value`` pairs
+    joined by semicolons (nested values alike), anything else as text.
+
+    Parameters
+    ----------
+    value : Any
+        A JSON-like value.
+
+    Returns
+    -------
+    str
+        Unescaped text.
+    """
+    if value is None:
+        return "–"
+    if isinstance(value, (bool, np.bool_)):
+        return "yes" if value else "no"
+    if isinstance(value, (int, float, np.integer, np.floating)):
+        return _fmt(value)
+    if isinstance(value, Mapping):
+        return "; ".join(f"{k}: {readable(v)}" for k, v in value.items()) if value else "–"
+    if isinstance(value, (list, tuple)):
+        return ", ".join(readable(v) for v in value) if value else "–"
+    return str(value)
+
+
 def _kv_table(items: Iterable[tuple[Any, Any]]) -> str:
-    rows = []
-    for key, value in items:
-        if isinstance(value, (dict, list)):
-            value = json.dumps(value, ensure_ascii=False, sort_keys=True)
-        rows.append(
-            f'<tr><th class="key">{_e(key)}</th><td class="key">{_e(_fmt(value) if isinstance(value, (int, float)) else value)}</td></tr>'
-        )
+    rows = [
+        f'<tr><th class="key">{_e(key)}</th><td class="key">{_e(readable(value))}</td></tr>'
+        for key, value in items
+    ]
     return "<table>" + "".join(rows) + "</table>"
 
 
@@ -441,9 +560,12 @@ def _split_section(
     return "".join(out)
 
 
-def _frontier_configs(results: Any, dataset: str) -> frozenset[str]:
-    """Configurations on the frontier of the dataset's ranking metric
-    (:func:`chunkeval.policy.rank_metric`) against stored-token overhead."""
+def _frontier_configs(results: Any, dataset: str, verdict: Any = None) -> frozenset[str]:
+    """The configurations the report stars: the verdict's frontier (``verdict.frontier``,
+    on its ranking metric against stored-token overhead) when given, else the frontier of
+    :func:`chunkeval.policy.rank_metric` against stored-token overhead."""
+    if getattr(verdict, "frontier", None) is not None:
+        return frozenset(map(str, verdict.frontier))
     summary = results.summary
     rows = summary[summary["dataset"].astype(str) == dataset]
     col = ranked_column(results, dataset)
@@ -461,14 +583,12 @@ def _cfg_ref(config: str, styles: Mapping[str, ConfigStyle]) -> str:
     return f'{sw}{num}<code title="{_e(config)}">{_e(display_label(config, 44))}</code>'
 
 
-def _verdict_section(results: Any, names: Sequence[str], k: int, styles: Mapping[str, ConfigStyle]) -> str:
+def _verdict_section(verdicts: Mapping[str, Any], styles: Mapping[str, ConfigStyle]) -> str:
     """The "Recommendation" block: best, cheapest on the frontier, and what ties with the best."""
     out = ['<section class="verdict"><h2>Recommendation</h2>']
-    for name in names:
-        try:
-            rec = recommend(results, name)
-        except (ValueError, KeyError) as exc:
-            out.append(f'<p class="note">dataset {_e(name)}: no recommendation ({_e(exc)}).</p>')
+    for name, rec in verdicts.items():
+        if isinstance(rec, Exception):
+            out.append(f'<p class="note">dataset {_e(name)}: no recommendation ({_e(rec)}).</p>')
             continue
         bits = []
         for template, configs in recommendation_sentences(rec):
@@ -485,6 +605,46 @@ def _verdict_section(results: Any, names: Sequence[str], k: int, styles: Mapping
             + "</p>"
         )
     out.append("</section>")
+    return "".join(out)
+
+
+def _question_section(
+    results: Any,
+    names: Sequence[str],
+    styles: Mapping[str, ConfigStyle],
+    datasets: Mapping[str, tuple[Any, str]],
+    verdicts: Mapping[str, Any],
+) -> str:
+    """The question view (:mod:`chunkeval.reports.drilldown`) of every dataset, under its
+    ranking metric; the recommended configuration's misses are explained first."""
+    out = [
+        '<h2 id="questions">Questions × configurations</h2>',
+        '<p class="note">What became of each question under each configuration, on the metric '
+        "the recommendation ranks by; then, for missed questions, the chunk that held the "
+        "evidence (highlighted), the rank it reached and the chunk retrieved first instead.</p>",
+    ]
+    for name in names:
+        column = ranked_column(results, name, verdicts.get(name))
+        out.append(f'<h3 data-dataset="{_e(name)}">dataset {_e(name)}</h3>')
+        need = {str(column), "evidence", "retrieved_chunk_ids"}
+        if column is None or not need <= set(map(str, results.per_question.columns)):
+            missing = ", ".join(sorted(need - set(map(str, results.per_question.columns))))
+            out.append(f'<p class="note">No question view: per_question lacks {_e(missing)}.</p>')
+            continue
+        ds, _ = datasets.get(name, (None, ""))
+        rec = verdicts.get(name)
+        lead = [] if isinstance(rec, Exception) or rec is None else [rec.best, *rec.frontier]
+        out.append(
+            render_question_view(
+                results,
+                name,
+                column,
+                styles,
+                texts={d.id: d.text for d in ds.documents} if ds is not None else None,
+                questions={q.id: q.text for q in ds.questions} if ds is not None else None,
+                lead=lead,
+            )
+        )
     return "".join(out)
 
 
@@ -542,7 +702,8 @@ def render_html(
         f'<p class="lead">{len(names)} dataset(s): {_e(", ".join(names))} · retriever {_e(retr)} · '
         f"headline k = {k} · {summary['config'].nunique()} configuration(s) · generated {now}</p>",
     ]
-    parts.append(_verdict_section(results, names, k, styles))
+    verdicts = dataset_verdicts(results, names)
+    parts.append(_verdict_section(verdicts, styles))
     parts += [
         "<h2>Summary</h2>",
         '<p class="note">Each configuration keeps its number and colour in every table and chart. '
@@ -558,7 +719,7 @@ def render_html(
     for name in names:
         rows = summary[summary["dataset"].astype(str) == name].reset_index(drop=True)
         parts.append(f"<h3>dataset {_e(name)}</h3>")
-        parts.append(_summary_table(rows, k, styles, ranked_column(results, name)))
+        parts.append(_summary_table(rows, k, styles, ranked_column(results, name, verdicts[name])))
     parts.append("<h2>Charts</h2>")
     for c in charts:
         files = ", ".join(f"<code>{_e(p.name)}</code>" for p in c.files.values())
@@ -585,9 +746,10 @@ def render_html(
                 reason,
                 styles,
                 max_examples,
-                open_configs=_frontier_configs(results, name),
+                open_configs=_frontier_configs(results, name, verdicts[name]),
             )
         )
+    parts.append(_question_section(results, names, styles, datasets, verdicts))
     parts.append("<h2>Datasets</h2>")
     info = manifest.get("datasets") or {}
     for name in names:
@@ -622,7 +784,7 @@ def render_html(
         "platform",
         "git_commit",
     }
-    top = [(key, v) for key, v in manifest.items() if key not in skip and (not isinstance(v, dict))]
+    top = [(key, v) for key, v in manifest.items() if key not in skip]
     if top:
         parts.append("<h3>parameters</h3>" + _kv_table(top))
     configs = manifest.get("configs")
@@ -632,7 +794,7 @@ def render_html(
             if isinstance(c, dict):
                 name = str(c.get("config", ""))
                 st = styles.get(name)
-                params = json.dumps(c.get("params", {}), ensure_ascii=False, sort_keys=True)
+                params = readable(c.get("params") or {})
                 limit = f"{_fmt(c.get('limit'))} {c.get('limit_unit') or ''}"
             else:
                 name, st, params, limit = str(c), styles.get(str(c)), "", ""

@@ -9,11 +9,18 @@ from typing import Any
 import pandas as pd
 
 from chunkeval.labels import md_escape
-from chunkeval.policy import confidence_label, run_confidence, run_headline_k
+from chunkeval.policy import by_construction, confidence_label, run_confidence, run_headline_k
 from chunkeval.reports.charts import ChartFile
-from chunkeval.reports.html import _fmt, best_rows, format_cell, ranked_column, summary_columns
+from chunkeval.reports.html import (
+    _fmt,
+    dataset_verdicts,
+    format_cell,
+    marked_cells,
+    ranked_column,
+    summary_columns,
+)
 from chunkeval.reports.style import ConfigStyle, display_label
-from chunkeval.verdict.recommendation import recommend, recommendation_sentences
+from chunkeval.verdict.recommendation import recommendation_sentences
 
 __all__ = ["md_escape", "render_markdown"]
 
@@ -31,8 +38,11 @@ def render_markdown(
 
     A "Recommendation" paragraph per dataset comes first
     (:func:`chunkeval.verdict.recommendation.recommend`).  The best value per column is bold
-    (direction-aware, as in the HTML report, and not when shared by more than half of the
-    rows); each metric cell carries its confidence interval in brackets, at the run's level
+    (direction-aware, as in the HTML report: every value that reads the same as the best is
+    bold, and nothing when shared by more than half of the rows); the ranking metric's
+    header carries ◆, and a column that is 0 by construction
+    (:func:`chunkeval.policy.by_construction`) reads n/a, its reason under the table; each
+    metric cell carries its confidence interval in brackets, at the run's level
     (:func:`chunkeval.policy.run_confidence`).
 
     Parameters
@@ -53,11 +63,10 @@ def render_markdown(
     k = run_headline_k(results) if k is None else int(k)
     summary = results.summary
     lines = [f"# {md_escape(title)}", "", "## Recommendation", ""]
-    for name in dict.fromkeys(summary["dataset"].astype(str)):
-        try:
-            rec = recommend(results, name)
-        except (ValueError, KeyError) as exc:
-            lines += [f"dataset {md_escape(name)}: no recommendation ({md_escape(exc)}).", ""]
+    verdicts = dataset_verdicts(results, list(dict.fromkeys(summary["dataset"].astype(str))))
+    for name, rec in verdicts.items():
+        if isinstance(rec, Exception):
+            lines += [f"dataset {md_escape(name)}: no recommendation ({md_escape(rec)}).", ""]
             continue
 
         def ref(config: str) -> str:
@@ -73,11 +82,14 @@ def render_markdown(
     for name in dict.fromkeys(summary["dataset"].astype(str)):
         rows = summary[summary["dataset"].astype(str) == name].reset_index(drop=True)
         retr = ", ".join(dict.fromkeys(rows["retriever"].astype(str))) if "retriever" in rows else "?"
-        cols = summary_columns(rows, k, ranked_column(results, name))
-        marks = {c: best_rows(rows[c].to_numpy(float), d) for c, _, d in cols}
+        rank = ranked_column(results, name, verdicts.get(name))
+        cols = summary_columns(rows, k, rank)
+        na = by_construction(rows)
+        marks = marked_cells(rows, cols, na)
         lines += [f"## dataset {md_escape(name)} — retriever {md_escape(retr)}, k={k}", ""]
         head = ["#", "configuration", "limit"] + [
-            h + (" ↑" if d == "higher" else " ↓" if d == "lower" else "") for _, h, d in cols
+            h + (" ↑" if d == "higher" else " ↓" if d == "lower" else "") + (" ◆" if c == rank else "")
+            for c, h, d in cols
         ]
         lines.append("| " + " | ".join(head) + " |")
         lines.append("|" + "|".join(["---:", ":---", "---:"] + ["---:"] * len(cols)) + "|")
@@ -88,6 +100,9 @@ def render_markdown(
             lim = "–" if limit is None or pd.isna(limit) else f"{_fmt(limit)} {r.get('limit_unit') or ''}"
             cells = [str(st.number) if st else "", f"`{md_escape(config)}`", md_escape(lim.strip())]
             for c, _, _d in cols:
+                if c in na:
+                    cells.append("n/a")
+                    continue
                 v = format_cell(c, r.get(c))
                 if marks[c][i]:
                     v = f"**{v}**"
@@ -97,9 +112,15 @@ def render_markdown(
                 cells.append(v)
             lines.append("| " + " | ".join(cells) + " |")
         lines.append("")
+        if rank:
+            lines += [f"◆ {md_escape(rank)}: the metric the recommendation and P(best) rank by.", ""]
+        for reason in dict.fromkeys(na.values()):
+            named = ", ".join(c for c, _, _ in cols if na.get(c) == reason)
+            lines += [f"n/a: {md_escape(named)} — {md_escape(reason)}.", ""]
     lines += [
-        "Bold: best in column (↑ higher is better, ↓ lower is better); nothing is bold "
-        "in a column whose best value is shared by more than half of the rows. "
+        "Bold: best in column, every value that reads the same included (↑ higher is better, "
+        "↓ lower is better); nothing is bold in a column whose best value is shared by more "
+        "than half of the rows. "
         f"Brackets: {confidence_label(run_confidence(results))} bootstrap confidence interval "
         "over questions.",
         "",

@@ -222,8 +222,11 @@ class Results:
         answerability, precision_omega``, per k ``recall@k, answerable@k,
         span_recall@k, span_precision@k, iou@k, retrieved_tokens@k``, then
         ``mrr``, ``retrieved_chunk_ids`` (JSON list of chunk ids, best first,
-        top ``max(ks)``) and ``evidence`` (JSON list of ``[doc_id, start,
-        end]``, character offsets, half-open).
+        to the depth every stored metric read: the first ``max(ks)`` are what
+        the @k metrics and ``mrr`` score; with budgets the list continues
+        until the largest budget is read, as the @Btok metrics score it) and
+        ``evidence`` (JSON list of ``[doc_id, start, end]``, character
+        offsets, half-open).
     chunks : pandas.DataFrame
         One row per chunk: ``dataset, config, chunk_id, doc_id, index, start,
         end, n_chars, n_words, n_tokens`` (in document context), ``n_tokens_own`` (on the

@@ -36,6 +36,7 @@ def write_charts(
     *,
     styles: Mapping[str, ConfigStyle] | None = None,
     texts: Mapping[str, Mapping[str, str]] | None = None,
+    evidence_docs: Mapping[str, str] | None = None,
     k: int | None = None,
     metric: str | None = None,
     size: str | tuple[float, float] = "slide",
@@ -53,6 +54,10 @@ def write_charts(
         Shared configuration styles.
     texts : mapping dataset -> (doc_id -> text), optional
         Document texts for the evidence maps (lengths only).
+    evidence_docs : mapping dataset -> doc_id, optional
+        The document of a dataset's evidence map (``--doc``,
+        :func:`chunkeval.reports.evidence_map.evidence_documents`); default the one with the
+        most split evidence.
     k : int, optional
         Headline cut-off (default :func:`~chunkeval.policy.run_headline_k`).
     metric : str, optional
@@ -151,6 +156,7 @@ def write_charts(
             results,
             dataset=dataset,
             texts=(texts or {}).get(dataset),
+            doc_id=(evidence_docs or {}).get(dataset),
         )
     names = list(dict.fromkeys(results.summary["dataset"].astype(str)))
     if len(results.summary) > SMALL_MULTIPLES_ABOVE and len(names) > 1:
