@@ -204,7 +204,7 @@ def fit_label(text: str, width: int) -> str:
 
 
 def _fit_middle(text: str, width: int) -> str:
-    """Like :func:`_fit`, but keeping both ends of the name (``langchain:Re…Json(800, 0)``):
+    """Like :func:`fit_label`, but keeping both ends of the name (``langchain:Re…Json(800, 0)``):
     what tells two classes with one beginning apart is at the end of their names."""
     if len(text) <= width:
         return text
@@ -313,9 +313,7 @@ def _params_with_defaults(spec: str) -> dict[str, object] | None:
     return {**BUILTIN_DEFAULTS.get(name, {}), **params}
 
 
-def family_tags(
-    labels: Iterable[str], specs: Iterable[str] | None = None, width: int = 28
-) -> dict[str, str]:
+def family_tags(labels: Iterable[str], specs: Iterable[str] | None = None, width: int = 28) -> dict[str, str]:
     """What tells each configuration apart within its family: the parameters that differ.
 
     Among the configurations of one family (:func:`config_family` of the spec), the

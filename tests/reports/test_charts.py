@@ -87,20 +87,16 @@ def test_pareto_frontier_properties(points):
 
 
 def test_display_label_and_styles():
-    assert display_label("fixed(chunk_size=200, chunk_overlap=0, unit='tokens')") == "fixed(200, 0, tokens)"
+    assert display_label("fixed(chunk_size=200, chunk_overlap=0, unit='tokens')") == "fixed(200)"
     assert display_label("x" * 50, max_len=10) == "x" * 9 + "…"
     styles = config_styles([f"c{i}" for i in range(16)] + ["c0"])
     assert list(styles) == [f"c{i}" for i in range(16)]
-    # families not built in take the colours after the six built-in ones, in order of appearance
-    assert (
-        styles["c0"].color == styles["c7"].color == CONFIG_COLORS[6]
-        and styles["c1"].color == CONFIG_COLORS[0]
-    )
-    assert styles["c0"].marker != styles["c7"].marker and styles["c0"].hatch != styles["c7"].hatch
+    # sixteen families not built in: twelve colours, then the leftovers differ by marker
+    assert len({s.color for s in styles.values()}) == 12
     pairs = {(s.color, s.marker) for s in styles.values()}
     assert len(pairs) == 16  # no two configurations look alike
-    assert styles["c10"].legend == "11. c10"
-    assert OKABE_ITO["black"] not in CONFIG_COLORS
+    assert styles["c10"].legend == "11. c10" and styles["c10"].label == "c10"
+    assert OKABE_ITO["black"] not in CONFIG_COLORS and OKABE_ITO["yellow"] not in CONFIG_COLORS
     # one colour per chunker family, shapes apart within it; tags name what varies
     fam = config_styles(
         [
@@ -112,13 +108,23 @@ def test_display_label_and_styles():
     )
     a, b, s, d = fam.values()
     assert a.color == b.color == d.color == CONFIG_COLORS[0] and s.color == CONFIG_COLORS[1]
-    assert len({a.marker, b.marker, d.marker}) == 3
-    assert (a.family, a.tag, b.tag, d.tag, s.tag) == ("fixed", "64, 0", "64, 16", "128, 0", "sentence(300)")
-    assert b.compact_legend == "2. fixed 64, 16" and s.compact_legend == "3. sentence(300)"
+    assert len({a.marker, b.marker, d.marker}) == 3 and a.hatch == "" != b.hatch
+    assert (a.family, a.tag, b.tag, d.tag, s.tag) == (
+        "fixed",
+        "size=64, overlap=0",
+        "size=64, overlap=16",
+        "size=128, overlap=0",
+        "sentence(300)",
+    )
+    assert (a.label, b.label, d.label) == ("fixed(64)", "fixed(64, 16)", "fixed(128)")
+    assert b.compact_legend == b.legend == "2. fixed(64, 16)" and s.legend == "3. sentence(300)"
     # a built-in family keeps its colour whatever the order of the run
     other = config_styles(["sentence(max_chars=300)", "fixed(chunk_size=64, chunk_overlap=0, unit='tokens')"])
     assert other["fixed(chunk_size=64, chunk_overlap=0, unit='tokens')"].color == CONFIG_COLORS[0]
     assert other["sentence(max_chars=300)"].color == CONFIG_COLORS[1]
+    # a user's label does not hide the family: the spec names it
+    mine = config_styles(["small", "big"], ["fixed(chunk_size=64)", "fixed(chunk_size=512)"])
+    assert {s.family for s in mine.values()} == {"fixed"} and mine["small"].label == "small"
 
 
 def test_figure_size_parsing():
@@ -574,32 +580,46 @@ def test_thirty_configurations_family_panels_and_labels(suite_run):
         ends = {t.get_gid(): t.get_text() for t in ax.texts}
         assert ends == {f"end-annotation:{c}": styles[c].tag for c in configs}
 
-    # dataset bars: one panel per family, bar heights are the summary means, tags in the key
+    # dataset bars: one panel per metric, one bar per configuration (its legend entry on the
+    # left), bar lengths the summary means
     bars_fig = plot_dataset_bars(results)
-    assert [a.get_title(loc="left") for a in bars_fig.axes] == [f"{f} — tiny" for f in families]
     metrics = ["evidence_in_one_chunk", "answerability", "recall@5", "answerable@5", "mrr", "iou@5"]
-    for ax, (_fam, configs) in zip(bars_fig.axes, groups, strict=False):
-        bars = _bars(ax)
-        assert set(bars) == {f"bars:{c}" for c in configs}
-        assert [t.get_text() for t in ax.get_legend().get_texts()] == [styles[c].tag for c in configs]
-        for c in configs:
-            r = rows[rows["config"] == c].iloc[0]
-            heights = [p.get_height() for p in sorted(bars[f"bars:{c}"], key=lambda p: p.get_x())]
-            assert np.allclose(heights, [r[m] for m in metrics])
+    assert len(bars_fig.axes) == len(metrics)
+    assert [t.get_text() for t in bars_fig.axes[0].get_yticklabels()] == [
+        styles[c].legend for c in rows["config"]
+    ]
+    titles = [
+        "evidence in\none chunk",
+        "answerability\n(no retriever)",
+        "recall\n@5",
+        "answerable\n@5",
+        "MRR",
+        "iou\n@5",
+    ]
+    assert [a.get_title(loc="left") for a in bars_fig.axes] == titles
+    for ax, m in zip(bars_fig.axes, metrics, strict=True):
+        widths = {p.get_gid(): p.get_width() for p in ax.patches if (p.get_gid() or "").startswith("bar:")}
+        assert widths == pytest.approx(
+            {f"bar:{m}:{c}": r for c, r in zip(rows["config"], rows[m], strict=True)}
+        )
+        for p in ax.patches:
+            if (p.get_gid() or "").startswith("bar:"):
+                c = p.get_gid().split(":", 2)[2]
+                assert to_hex(p.get_facecolor()) == styles[c].color.lower() and p.get_hatch() in (
+                    styles[c].hatch,
+                    None,
+                )
 
     # quality vs stored-token overhead: 20+ configurations share overhead 1.0 and stay there
     fig = plot_quality_cost(results, cost="stored_token_overhead")
     ax = fig.axes[0]
     x = rows["stored_token_overhead"].to_numpy(float)
-    y = rows["answerable@5"].to_numpy(float)
     assert int(np.sum(x == 1.0)) >= 20
     pts = _lines(fig, "point:")
     assert [pts[f"point:{c}"].get_xdata()[0] for c in rows["config"]] == x.tolist()
-    front = set(pareto_frontier(x, y).tolist())
     labels = {t.get_gid(): t.get_text() for t in ax.texts if (t.get_gid() or "").startswith("annotation:")}
-    for i, c in enumerate(rows["config"]):  # every point identifiable: family colour + tag
-        st = styles[c]
-        assert labels[f"annotation:{c}"] == (f"{st.family} {st.tag}" if i in front else st.tag)
+    for c in rows["config"]:  # every point identifiable: family and parameters
+        assert labels[f"annotation:{c}"] == styles[c].label
     fam_lines = _lines(fig, "family:")
     assert set(fam_lines) == {f"family:{f}" for f in families}
     for fam, configs in groups:

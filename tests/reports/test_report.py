@@ -312,8 +312,8 @@ def test_recommendation_exact_on_real_run(report_folder, run_results):
     assert (
         "No configuration is distinguishable from the best: for every one of the other 3, the "
         "95% paired bootstrap CI of the difference in answerable@5 over the same 14 "
-        "questions includes 0 (#3 sentence(300, 0), #1 fixed(40, 0, tokens, regex), "
-        "#2 fixed(80, 20, tokens, regex)). None of them stores less than the best, so choose "
+        "questions includes 0 (#3 sentence(300), #1 fixed(40), "
+        "#2 fixed(80, 20)). None of them stores less than the best, so choose "
         "the best."
     ) in text
 

@@ -261,6 +261,10 @@ def family_colors(families: Iterable[str]) -> dict[str, int]:
     return {f: index[f] for f in names}
 
 
+#: Share of its brightness :func:`text_color` takes from a colour per step.
+_DARKEN_STEP = 0.05
+
+
 def text_color(color: str, min_contrast: float = 4.5) -> str:
     """``color`` darkened until text in it reads on white (contrast ratio >= ``min_contrast``).
 
@@ -284,7 +288,7 @@ def text_color(color: str, min_contrast: float = 4.5) -> str:
         linear = np.where(rgb <= 0.04045, rgb / 12.92, ((rgb + 0.055) / 1.055) ** 2.4)
         if 1.05 / (float(linear @ [0.2126, 0.7152, 0.0722]) + 0.05) >= min_contrast:
             break
-        rgb = rgb * 0.95
+        rgb = rgb * (1 - _DARKEN_STEP)
     return to_hex(rgb)
 
 

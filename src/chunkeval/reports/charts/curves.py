@@ -28,7 +28,13 @@ from chunkeval.reports.charts.data import (
     retriever_name,
     styles_for,
 )
-from chunkeval.reports.charts.layout import fit_panel_titles, fit_text, panel_grid, spread_positions, thin_ticks
+from chunkeval.reports.charts.layout import (
+    fit_panel_titles,
+    fit_text,
+    panel_grid,
+    spread_positions,
+    thin_ticks,
+)
 from chunkeval.reports.style import ConfigStyle, new_figure, styled, text_color
 
 __all__ = ["budget_column", "plot_budget_curve", "plot_k_curves", "result_budgets"]
@@ -133,7 +139,9 @@ def _curve_chart(
         axes[0].set_xlabel(xlabel)
         axes[0].set_ylabel(ylabel)
     width = fig.get_figwidth() * fig.dpi * 0.97
-    fig.suptitle(fit_text(fig, title, width, float(matplotlib.rcParams["figure.titlesize"])), x=0.01, ha="left")
+    fig.suptitle(
+        fit_text(fig, title, width, float(matplotlib.rcParams["figure.titlesize"])), x=0.01, ha="left"
+    )
     if multiples:
         fit_panel_titles(fig, axes)  # last: every other text is in place
     return fig

@@ -5,7 +5,6 @@ Nothing here decides which metric leads: that is :mod:`chunkeval.policy`.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Any
 
