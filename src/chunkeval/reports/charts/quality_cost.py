@@ -11,6 +11,7 @@ import matplotlib
 import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
 
 from chunkeval.errors import UsageError
 from chunkeval.labels import display_label, family_name
@@ -209,7 +210,12 @@ def plot_quality_cost(
             color="0.25",
             gid="no-frontier",
         )
-    handles = [h for h in ax.get_lines() if (h.get_gid() or "").startswith(("family:", "pareto"))]
+    # a family's key shows its colour unfaded and its first configuration's marker
+    first = {fam: configs[families.index(fam)] for fam in dict.fromkeys(families)}
+    handles = [
+        Line2D([], [], color=styles[c].color, marker=styles[c].marker, linewidth=2.0, label=family_name(fam))
+        for fam, c in first.items()
+    ] + [h for h in ax.get_lines() if h.get_gid() == "pareto-frontier"]
     if own:  # rows under the plot, as many columns as fit: the data keep the whole axes
         legend_below(fig, handles)
     else:
