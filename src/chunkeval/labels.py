@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterable
 
 from chunkeval.specs import parse_spec
 
@@ -23,7 +24,12 @@ __all__ = [
     "BUILTIN_DEFAULTS",
     "compact_display_label",
     "compact_label",
+    "config_family",
     "display_label",
+    "display_labels",
+    "family_name",
+    "family_tags",
+    "fit_label",
     "md_escape",
     "percent",
     "short_label",
@@ -48,17 +54,189 @@ BUILTIN_DEFAULTS: dict[str, dict[str, object]] = {
     },
 }
 
-_KEY = re.compile(r"\b\w+=")
+#: Libraries whose splitter classes a display label names without the class-name ending
+#: (``langchain:RecursiveCharacterTextSplitter`` -> ``langchain:RecursiveCharacter``):
+#: the prefixes of :func:`chunkeval.chunkers.external_specs.is_external_spec`.
+EXTERNAL_PREFIXES = ("langchain", "chonkie", "python")
+
+#: Class-name endings left out of an external splitter's display name (the library prefix
+#: already says it is a splitter); the first that leaves something is dropped.
+_CLASS_SUFFIXES = ("TextSplitter", "Splitter", "Chunker")
+
 _QUOTE = re.compile(r"['\"]")
 _SPACE = re.compile(r"\s+")
 
 
-def display_label(label: str, max_len: int = 34) -> str:
-    """A configuration's display label for charts and reports.
+def config_family(config: str) -> str:
+    """Chunker family of a configuration spec: the name before its ``(``.
 
-    Parameter names and quotes are dropped (``"fixed(chunk_size=200, chunk_overlap=0,
-    unit='tokens')"`` becomes ``"fixed(200, 0, tokens)"``); what is still longer than
-    ``max_len`` characters is cut and ends with an ellipsis.
+    Parameters
+    ----------
+    config : str
+        Configuration spec (``"fixed(chunk_size=64, ...)"``,
+        ``"langchain:MarkdownTextSplitter(chunk_size=800)"``) or any label.
+
+    Returns
+    -------
+    str
+        ``"fixed"``, ``"langchain:MarkdownTextSplitter"``; the whole stripped string when it
+        has no ``(``.
+    """
+    return str(config).split("(", 1)[0].strip() or str(config)
+
+
+def family_name(family: str) -> str:
+    """A family's display name: an external splitter's class without its ending.
+
+    ``"langchain:RecursiveCharacterTextSplitter"`` becomes ``"langchain:RecursiveCharacter"``,
+    ``"chonkie:SentenceChunker"`` ``"chonkie:Sentence"`` and ``"python:pkg.mod:factory"``
+    ``"python:factory"``; every other name (built-in chunkers, ``semchunk``, plug-ins, users'
+    labels) is returned unchanged.
+
+    Parameters
+    ----------
+    family : str
+        A family, as :func:`config_family` gives it.
+
+    Returns
+    -------
+    str
+    """
+    lib, sep, cls = str(family).rpartition(":")
+    head = lib.split(":", 1)[0]
+    if not sep or head not in EXTERNAL_PREFIXES or not cls:
+        return str(family)
+    for suffix in _CLASS_SUFFIXES:
+        if cls.endswith(suffix) and len(cls) > len(suffix):
+            cls = cls[: -len(suffix)]
+            break
+    return f"{head}:{cls}"
+
+
+def _call(spec: str) -> tuple[str, dict[str, object]] | None:
+    """``(name, params)`` of ``name(key=literal, ...)`` (the name may hold ``:`` and ``.``);
+    ``None`` when ``spec`` is not of that form."""
+    name, paren, rest = str(spec).strip().partition("(")
+    name = name.strip()
+    if not name or any(ch.isspace() for ch in name):
+        return None
+    if not paren:
+        return name, {}
+    try:
+        return name, parse_spec("x(" + rest)[1]
+    except ValueError:
+        return None
+
+
+def _value(value: object) -> str:
+    """A parameter value as a display label shows it: without quotes."""
+    return _QUOTE.sub("", value if isinstance(value, str) else repr(value))
+
+
+def _is_known(name: str) -> bool:
+    """Whether ``name`` is a built-in chunker or an external splitter display labels know."""
+    return name in BUILTIN_DEFAULTS or name == "semchunk" or name.split(":", 1)[0] in EXTERNAL_PREFIXES
+
+
+def _unwrapped(name: str, params: dict[str, object]) -> tuple[str, dict[str, object]]:
+    """A spec splitter's generic form ``external(target='semchunk', params={...})`` as
+    ``semchunk`` and its parameters (what the splitter's own spec says)."""
+    inner = params.get("params")
+    if name == "external" and isinstance(params.get("target"), str):
+        extra = {k: params[k] for k in ("label",) if params.get(k) is not None}
+        return str(params["target"]), {**(inner if isinstance(inner, dict) else {}), **extra}
+    return name, params
+
+
+def _natural(spec: str) -> str:
+    """The display form of a spec, uncut: values in order without names, built-in defaults
+    at the end left out (:func:`_without_defaults`), an external class without its ending;
+    a string that is no known spec comes back as given."""
+    call = _call(spec)
+    if call is None:
+        return str(spec).strip()
+    name, params = _unwrapped(*call)
+    if not _is_known(name):
+        return str(spec).strip()
+    if isinstance(params.get("label"), str) and params["label"]:
+        return str(params["label"])  # an external spec's own label= names it
+    defaults = BUILTIN_DEFAULTS.get(name)
+    if defaults is not None and set(params) <= set(defaults):
+        return _without_defaults(name, params, defaults)
+    values = ", ".join(_value(v) for v in params.values())
+    return f"{family_name(name)}({values})" if params else family_name(name)
+
+
+def _named(spec: str) -> str:
+    """The longer display form shown when two configurations' :func:`_natural` forms
+    coincide: every parameter that is not a default with its name, without quotes."""
+    call = _call(spec)
+    if call is None or not _is_known(_unwrapped(*call)[0]):
+        return str(spec).strip()
+    name, params = _unwrapped(*call)
+    defaults = BUILTIN_DEFAULTS.get(name, {})
+    shown = [f"{k}={_value(v)}" for k, v in params.items() if k not in defaults or defaults[k] != v]
+    return f"{family_name(name)}({', '.join(shown)})"
+
+
+def fit_label(text: str, width: int) -> str:
+    """``text`` in at most ``width`` characters: a name is cut before the values that tell
+    configurations apart (``langchain:Recur…(800, 0)``), anything else at its end.
+
+    Parameters
+    ----------
+    text : str
+        A display label or any text.
+    width : int
+        Maximum length in characters (>= 1).
+
+    Returns
+    -------
+    str
+        ``text`` when it fits, else a shortened form ending in or holding ``…``.
+    """
+    if len(text) <= width:
+        return text
+    name, paren, args = text.partition("(")
+    if paren and len(args) + 3 <= width // 2:
+        return name[: width - len(args) - 2] + "…(" + args
+    return text[: max(width - 1, 1)].rstrip() + "…"
+
+
+def _fit_middle(text: str, width: int) -> str:
+    """Like :func:`fit_label`, but keeping both ends of the name (``langchain:Re…Json(800, 0)``):
+    what tells two classes with one beginning apart is at the end of their names."""
+    if len(text) <= width:
+        return text
+    name, paren, args = text.partition("(")
+    tail = paren + args if paren and len(args) + 3 <= width // 2 else ""
+    room = width - len(tail) - 1
+    if room < 2:
+        return fit_label(text, width)
+    head = room // 3
+    return name[:head] + "…" + name[len(name) - (room - head) :] + tail
+
+
+def _colliding(labels: dict[str, str]) -> list[str]:
+    """The keys whose value another key shares, in key order."""
+    seen: dict[str, int] = {}
+    for text in labels.values():
+        seen[text] = seen.get(text, 0) + 1
+    return [c for c, text in labels.items() if seen[text] > 1]
+
+
+def display_label(label: str, max_len: int = 34) -> str:
+    """A configuration's display label, from its label alone (a spec when no label was given).
+
+    The same form as :func:`compact_display_label` (and :func:`display_labels`, the form every
+    output of a run shows): a built-in chunker's values in constructor order without trailing
+    defaults (``"fixed(chunk_size=200, chunk_overlap=0, unit='tokens')"`` becomes
+    ``"fixed(200)"``), an external splitter's values after its class without its ending
+    (``"semchunk(chunk_size=200)"`` becomes ``"semchunk(200)"``,
+    ``"langchain:MarkdownTextSplitter(chunk_size=800, chunk_overlap=0)"``
+    ``"langchain:Markdown(800, 0)"``); any other label is kept as given. What is longer than
+    ``max_len`` characters is cut and marked with an ellipsis, in the name before the values
+    when they fit.
 
     Parameters
     ----------
@@ -72,10 +250,114 @@ def display_label(label: str, max_len: int = 34) -> str:
     str
         The display label, ``len(result) <= max_len``.
     """
-    text = _SPACE.sub(" ", _QUOTE.sub("", _KEY.sub("", str(label)))).strip()
-    if len(text) > max_len:
-        text = text[: max_len - 1].rstrip() + "…"
-    return text
+    return compact_display_label(str(label), str(label), max_len)
+
+
+def display_labels(
+    labels: Iterable[str], specs: Iterable[str] | None = None, width: int = 40
+) -> dict[str, str]:
+    """The display labels of a run's configurations, no two alike.
+
+    Each is :func:`compact_display_label` of the label and spec. Where two distinct
+    configurations would read alike, both show more: first the names of their parameters
+    that are not defaults (``semantic(window_size=300, max_chars=1)``), then the label
+    itself; where cutting to ``width`` makes two alike, their names are cut in the middle
+    instead of at the end (``langchain:Re…Json(800)`` and ``langchain:Re…Character(800)``), and
+    as a last resort each carries its position in the run (``" #3"``).
+
+    Parameters
+    ----------
+    labels : iterable of str
+        The run's configuration labels (the ``config`` column), in run order; duplicates
+        are ignored.
+    specs : iterable of str, optional
+        Their chunker specs, in the same order (default: the labels themselves).
+    width : int, default 40
+        Maximum length of each display label in characters (>= 8).
+
+    Returns
+    -------
+    dict of str to str
+        Label -> display label, in first-appearance order; the values are distinct.
+    """
+    labels = [str(c) for c in labels]
+    spec_of = dict(zip(labels, map(str, specs), strict=True)) if specs is not None else {}
+    names = list(dict.fromkeys(labels))
+    full = {c: compact_display_label(c, spec_of.get(c, c), 10**6) for c in names}
+    for c in _colliding(full):
+        full[c] = _named(spec_of.get(c, c)) if c == spec_of.get(c, c) else c
+    for c in _colliding(full):
+        full[c] = c  # labels are unique keys
+    out = {c: fit_label(text, width) for c, text in full.items()}
+    for c in _colliding(out):
+        out[c] = _fit_middle(full[c], width)
+    for c in _colliding(out):
+        mark = f" #{names.index(c) + 1}"
+        out[c] = fit_label(full[c], width - len(mark)) + mark
+    return out
+
+
+def _short_key(key: str) -> str:
+    """A parameter name in a tag: without a ``chunk_`` prefix (``size=64, overlap=16``)."""
+    return key.removeprefix("chunk_") or key
+
+
+def _params_with_defaults(spec: str) -> dict[str, object] | None:
+    """A known spec's parameters, built-in defaults filled in; ``None`` for anything else."""
+    call = _call(spec)
+    if call is None:
+        return None
+    name, params = _unwrapped(*call)
+    if not _is_known(name):
+        return None
+    return {**BUILTIN_DEFAULTS.get(name, {}), **params}
+
+
+def family_tags(labels: Iterable[str], specs: Iterable[str] | None = None, width: int = 28) -> dict[str, str]:
+    """What tells each configuration apart within its family: the parameters that differ.
+
+    Among the configurations of one family (:func:`config_family` of the spec), the
+    parameters whose values differ, with their names (``"size=64, overlap=16"`` among
+    ``fixed`` configurations of several sizes and overlaps; a ``chunk_`` prefix is left
+    out). A family of one configuration, a configuration with a user's label, or specs that
+    cannot be read take their :func:`display_labels` instead.
+
+    Parameters
+    ----------
+    labels : iterable of str
+        The run's configuration labels, in run order.
+    specs : iterable of str, optional
+        Their chunker specs (default: the labels).
+    width : int, default 28
+        Maximum length of a tag.
+
+    Returns
+    -------
+    dict of str to str
+        Label -> tag, in first-appearance order; distinct within each family.
+    """
+    labels = [str(c) for c in labels]
+    specs = [str(s) for s in specs] if specs is not None else list(labels)
+    spec_of = dict(zip(labels, specs, strict=True))
+    names = list(dict.fromkeys(labels))
+    shown = display_labels(names, [spec_of[c] for c in names], width)
+    families: dict[str, list[str]] = {}
+    for c in names:
+        families.setdefault(config_family(spec_of[c]), []).append(c)
+    tags = dict(shown)
+    for members in families.values():
+        params = {c: _params_with_defaults(spec_of[c]) for c in members if c == spec_of[c]}
+        if len(members) < 2 or len(params) != len(members) or any(p is None for p in params.values()):
+            continue
+        keys = list(dict.fromkeys(k for p in params.values() for k in p))  # type: ignore[union-attr]
+        vary = [k for k in keys if len({repr(p.get(k)) for p in params.values()}) > 1]  # type: ignore[union-attr]
+        got = {
+            c: fit_label(", ".join(f"{_short_key(k)}={_value(p.get(k))}" for k in vary), width)  # type: ignore[union-attr]
+            for c, p in params.items()
+        }
+        if vary and len(set(got.values())) == len(got):
+            tags.update(got)
+    return tags
 
 
 def percent(value: object, missing: str = "-") -> str:
@@ -131,22 +413,13 @@ def text_table(header: list[str], rows: list[list[str]]) -> str:
     return "\n".join([line(header), "  ".join("-" * w for w in widths), *(line(r) for r in rows)])
 
 
-def _without_defaults(spec: str) -> str:
-    """A built-in chunker's spec as ``name(values)`` without trailing defaults; else ``spec``."""
-    name = spec.partition("(")[0].strip()
-    defaults = BUILTIN_DEFAULTS.get(name)
-    if defaults is None:
-        return spec  # an external splitter or a plugin: shortened as it is
-    try:
-        _, params = parse_spec(spec)
-    except ValueError:
-        return spec
-    if not set(params) <= set(defaults):
-        return spec
+def _without_defaults(name: str, params: dict[str, object], defaults: dict[str, object]) -> str:
+    """A built-in chunker's ``name(values)`` without trailing defaults, a run of two or more
+    leading defaults shown as ``…``."""
     pairs = [(params.get(key, default), default) for key, default in defaults.items()]
     while len(pairs) > 1 and pairs[-1][0] == pairs[-1][1]:
         pairs.pop()
-    values = [repr(v) for v, _ in pairs]
+    values = [_value(v) for v, _ in pairs]
     lead = next((i for i, (v, d) in enumerate(pairs) if v != d), 0)
     if lead >= 2:
         values = ["…", *values[lead:]]
@@ -154,14 +427,17 @@ def _without_defaults(spec: str) -> str:
 
 
 def compact_display_label(label: str, spec: str, width: int) -> str:
-    """A configuration's display label for terminal tables, at most ``width`` characters.
+    """A configuration's display label, at most ``width`` characters.
 
     A user's label is kept as given. A built-in chunker's spec becomes its parameter values
     in constructor order without trailing default values, a run of two or more leading
     default values shown as ``…`` (``semantic(…, 300, 1)``), so that the display labels of a
-    grid stay distinct and short. What is still too long is cut in its name, not in the
-    values that tell configurations apart (``langchain:Recursi…(800, 0)``). Computed from
-    the strings alone (:data:`BUILTIN_DEFAULTS`), without building a chunker.
+    grid stay distinct and short; an external splitter's spec its values after its class
+    without the class's ending (:func:`family_name`: ``semchunk(200)``,
+    ``langchain:RecursiveCharacter(800, 0)``). What is still too long is cut in its name, not
+    in the values that tell configurations apart (``langchain:Recursi…(800, 0)``). Computed
+    from the strings alone (:data:`BUILTIN_DEFAULTS`), without building a chunker. Within a
+    run, :func:`display_labels` makes sure no two configurations read alike.
 
     Parameters
     ----------
@@ -176,14 +452,8 @@ def compact_display_label(label: str, spec: str, width: int) -> str:
     -------
     str
     """
-    if label == spec:
-        label = _without_defaults(spec)
-    text = display_label(label, 10**6)
-    name, paren, args = text.partition("(")
-    if len(text) > width and paren and len(args) + 3 <= width // 2:
-        # cut the name, not the values that tell configurations apart
-        return name[: width - len(args) - 2] + "…(" + args
-    return display_label(text, width)
+    text = _natural(spec) if label == spec else str(label)
+    return fit_label(_SPACE.sub(" ", text).strip(), width)
 
 
 # The 0.1 names, kept for code written against them (the glossary settled on "display label").

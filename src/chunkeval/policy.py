@@ -782,4 +782,3 @@ def by_construction(rows: pd.DataFrame) -> dict[str, str]:
         if not np.any(values != 0):
             out[column] = reason
     return out
-

@@ -87,20 +87,16 @@ def test_pareto_frontier_properties(points):
 
 
 def test_display_label_and_styles():
-    assert display_label("fixed(chunk_size=200, chunk_overlap=0, unit='tokens')") == "fixed(200, 0, tokens)"
+    assert display_label("fixed(chunk_size=200, chunk_overlap=0, unit='tokens')") == "fixed(200)"
     assert display_label("x" * 50, max_len=10) == "x" * 9 + "…"
     styles = config_styles([f"c{i}" for i in range(16)] + ["c0"])
     assert list(styles) == [f"c{i}" for i in range(16)]
-    # families not built in take the colours after the six built-in ones, in order of appearance
-    assert (
-        styles["c0"].color == styles["c7"].color == CONFIG_COLORS[6]
-        and styles["c1"].color == CONFIG_COLORS[0]
-    )
-    assert styles["c0"].marker != styles["c7"].marker and styles["c0"].hatch != styles["c7"].hatch
+    # sixteen families not built in: twelve colours, then the leftovers differ by marker
+    assert len({s.color for s in styles.values()}) == 12
     pairs = {(s.color, s.marker) for s in styles.values()}
     assert len(pairs) == 16  # no two configurations look alike
-    assert styles["c10"].legend == "11. c10"
-    assert OKABE_ITO["black"] not in CONFIG_COLORS
+    assert styles["c10"].legend == "11. c10" and styles["c10"].label == "c10"
+    assert OKABE_ITO["black"] not in CONFIG_COLORS and OKABE_ITO["yellow"] not in CONFIG_COLORS
     # one colour per chunker family, shapes apart within it; tags name what varies
     fam = config_styles(
         [
@@ -112,13 +108,23 @@ def test_display_label_and_styles():
     )
     a, b, s, d = fam.values()
     assert a.color == b.color == d.color == CONFIG_COLORS[0] and s.color == CONFIG_COLORS[1]
-    assert len({a.marker, b.marker, d.marker}) == 3
-    assert (a.family, a.tag, b.tag, d.tag, s.tag) == ("fixed", "64, 0", "64, 16", "128, 0", "sentence(300)")
-    assert b.compact_legend == "2. fixed 64, 16" and s.compact_legend == "3. sentence(300)"
+    assert len({a.marker, b.marker, d.marker}) == 3 and a.hatch == "" != b.hatch
+    assert (a.family, a.tag, b.tag, d.tag, s.tag) == (
+        "fixed",
+        "size=64, overlap=0",
+        "size=64, overlap=16",
+        "size=128, overlap=0",
+        "sentence(300)",
+    )
+    assert (a.label, b.label, d.label) == ("fixed(64)", "fixed(64, 16)", "fixed(128)")
+    assert b.compact_legend == b.legend == "2. fixed(64, 16)" and s.legend == "3. sentence(300)"
     # a built-in family keeps its colour whatever the order of the run
     other = config_styles(["sentence(max_chars=300)", "fixed(chunk_size=64, chunk_overlap=0, unit='tokens')"])
     assert other["fixed(chunk_size=64, chunk_overlap=0, unit='tokens')"].color == CONFIG_COLORS[0]
     assert other["sentence(max_chars=300)"].color == CONFIG_COLORS[1]
+    # a user's label does not hide the family: the spec names it
+    mine = config_styles(["small", "big"], ["fixed(chunk_size=64)", "fixed(chunk_size=512)"])
+    assert {s.family for s in mine.values()} == {"fixed"} and mine["small"].label == "small"
 
 
 def test_figure_size_parsing():
@@ -574,32 +580,46 @@ def test_thirty_configurations_family_panels_and_labels(suite_run):
         ends = {t.get_gid(): t.get_text() for t in ax.texts}
         assert ends == {f"end-annotation:{c}": styles[c].tag for c in configs}
 
-    # dataset bars: one panel per family, bar heights are the summary means, tags in the key
+    # dataset bars: one panel per metric, one bar per configuration (its legend entry on the
+    # left), bar lengths the summary means
     bars_fig = plot_dataset_bars(results)
-    assert [a.get_title(loc="left") for a in bars_fig.axes] == [f"{f} — tiny" for f in families]
     metrics = ["evidence_in_one_chunk", "answerability", "recall@5", "answerable@5", "mrr", "iou@5"]
-    for ax, (_fam, configs) in zip(bars_fig.axes, groups, strict=False):
-        bars = _bars(ax)
-        assert set(bars) == {f"bars:{c}" for c in configs}
-        assert [t.get_text() for t in ax.get_legend().get_texts()] == [styles[c].tag for c in configs]
-        for c in configs:
-            r = rows[rows["config"] == c].iloc[0]
-            heights = [p.get_height() for p in sorted(bars[f"bars:{c}"], key=lambda p: p.get_x())]
-            assert np.allclose(heights, [r[m] for m in metrics])
+    assert len(bars_fig.axes) == len(metrics)
+    assert [t.get_text() for t in bars_fig.axes[0].get_yticklabels()] == [
+        styles[c].legend for c in rows["config"]
+    ]
+    titles = [
+        "evidence in\none chunk",
+        "answerability\n(no retriever)",
+        "recall\n@5",
+        "answerable\n@5",
+        "MRR",
+        "iou\n@5",
+    ]
+    assert [a.get_title(loc="left") for a in bars_fig.axes] == titles
+    for ax, m in zip(bars_fig.axes, metrics, strict=True):
+        widths = {p.get_gid(): p.get_width() for p in ax.patches if (p.get_gid() or "").startswith("bar:")}
+        assert widths == pytest.approx(
+            {f"bar:{m}:{c}": r for c, r in zip(rows["config"], rows[m], strict=True)}
+        )
+        for p in ax.patches:
+            if (p.get_gid() or "").startswith("bar:"):
+                c = p.get_gid().split(":", 2)[2]
+                assert to_hex(p.get_facecolor()) == styles[c].color.lower() and p.get_hatch() in (
+                    styles[c].hatch,
+                    None,
+                )
 
     # quality vs stored-token overhead: 20+ configurations share overhead 1.0 and stay there
     fig = plot_quality_cost(results, cost="stored_token_overhead")
     ax = fig.axes[0]
     x = rows["stored_token_overhead"].to_numpy(float)
-    y = rows["answerable@5"].to_numpy(float)
     assert int(np.sum(x == 1.0)) >= 20
     pts = _lines(fig, "point:")
     assert [pts[f"point:{c}"].get_xdata()[0] for c in rows["config"]] == x.tolist()
-    front = set(pareto_frontier(x, y).tolist())
     labels = {t.get_gid(): t.get_text() for t in ax.texts if (t.get_gid() or "").startswith("annotation:")}
-    for i, c in enumerate(rows["config"]):  # every point identifiable: family colour + tag
-        st = styles[c]
-        assert labels[f"annotation:{c}"] == (f"{st.family} {st.tag}" if i in front else st.tag)
+    for c in rows["config"]:  # every point identifiable: family and parameters
+        assert labels[f"annotation:{c}"] == styles[c].label
     fam_lines = _lines(fig, "family:")
     assert set(fam_lines) == {f"family:{f}" for f in families}
     for fam, configs in groups:
@@ -792,3 +812,177 @@ def test_charts_command(run_results, tmp_path, capsys):
         assert main(["charts", str(folder), *argv, "--out", str(tmp_path / "bad")]) == 2
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and err.startswith("chunkeval: error: ") and msg in err, err
+
+
+# ------------------------------------------- a real review's size: 12 configurations, long names
+
+#: Twelve configurations of nine families, external splitters with their real long names.
+REVIEW_CONFIGS = [
+    "fixed(chunk_size=32, chunk_overlap=0, unit='tokens')",
+    "fixed(chunk_size=64, chunk_overlap=16, unit='tokens')",
+    "fixed(chunk_size=128, chunk_overlap=0, unit='tokens')",
+    "sentence(max_chars=200)",
+    "sentence(max_chars=400)",
+    "paragraph(max_words=60)",
+    "semantic(max_chars=300)",
+    "langchain:RecursiveCharacterTextSplitter(chunk_size=300, chunk_overlap=0)",
+    "langchain:MarkdownTextSplitter(chunk_size=300, chunk_overlap=0)",
+    "chonkie:RecursiveChunker(chunk_size=128)",
+    "chonkie:SentenceChunker(chunk_size=128)",
+    "semchunk(chunk_size=64)",
+]
+
+
+@pytest.fixture(scope="module")
+def review_run(tmp_path_factory):
+    """A real run of :data:`REVIEW_CONFIGS` on the tiny dataset, with token budgets."""
+    for module in ("langchain_text_splitters", "chonkie", "semchunk"):
+        pytest.importorskip(module, reason=f"the 12-configuration review run needs {module}")
+    from _reports_run import write_tiny_dataset
+
+    from chunkeval.benchmarks.runner import run
+
+    spec = write_tiny_dataset(tmp_path_factory.mktemp("review") / "tiny")
+    return run([spec], REVIEW_CONFIGS, retriever="tfidf", ks=(1, 3, 5, 10), budgets=(32, 64, 128))
+
+
+def _text_boxes(fig, renderer):
+    """(text, box) of every visible text of a drawn figure: titles, axis labels, ticks drawn,
+    legends, point and end labels (an annotation's text without its leader line)."""
+    from matplotlib.text import Text
+
+    out = []
+    for t in _all_texts(fig):
+        out.append((t.get_text(), Text.get_window_extent(t, renderer)))
+    return out
+
+
+def _review_figures(results):
+    yield "quality_cost", plot_quality_cost(results)
+    yield "recall_cost", plot_quality_cost(results, metric="recall")
+    yield "k_curves", plot_k_curves(results)
+    yield "answerable_k_curves", plot_k_curves(results, metric="answerable")
+    yield "budget_curve", plot_budget_curve(results)
+    yield "all_parts_budget_curve", plot_budget_curve(results, "all_parts")
+    yield "chunk_sizes", plot_chunk_sizes(results)
+    yield "dataset_bars", plot_dataset_bars(results)
+    yield "evidence_map", plot_evidence_map(results)
+
+
+@pytest.mark.slow
+def test_review_size_charts_keep_every_text_inside_and_apart(review_run):
+    """At 12 configurations with real external names no text leaves the slide or touches
+    another (ticks, titles of small multiples, legends, point and end labels)."""
+    results = review_run
+    styles = config_styles(results.summary["config"], results.summary["spec"])
+    assert len({s.color for s in styles.values()}) == 9  # nine families, nine colours
+    labels = [s.label for s in styles.values()]
+    assert len(set(labels)) == 12 and "semchunk(64)" in labels
+    assert "langchain:RecursiveCharacter(300, 0)" in labels and "langchain:Markdown(300, 0)" in labels
+    problems = []
+    for key, fig in _review_figures(results):
+        renderer = _draw(fig)
+        fw, fh = fig.canvas.get_width_height()
+        boxes = _text_boxes(fig, renderer)
+        assert len(boxes) > 10, key
+        for text, bb in boxes:
+            if not (bb.x0 >= -1 and bb.y0 >= -1 and bb.x1 <= fw + 1 and bb.y1 <= fh + 1):
+                problems.append((key, "outside", text))
+        for i, (ta, a) in enumerate(boxes):
+            for tb, b in boxes[i + 1 :]:
+                if a.overlaps(b) and a.intersection(a, b).width > 1 and a.intersection(a, b).height > 1:
+                    problems.append((key, "overlap", ta, tb))
+        # no point label says only numbers: each names its family
+        for t in fig.axes[0].texts if key.endswith("cost") else []:
+            assert any(ch.isalpha() for ch in t.get_text()), t.get_text()
+    assert problems == []
+
+
+@pytest.mark.slow
+def test_review_size_titles_in_readable_colours(review_run):
+    from matplotlib.colors import to_rgb
+
+    def contrast(color):
+        c = np.asarray(to_rgb(color))
+        lin = np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
+        return 1.05 / (float(lin @ [0.2126, 0.7152, 0.0722]) + 0.05)
+
+    for fig in (plot_k_curves(review_run), plot_budget_curve(review_run)):
+        titles = [a._left_title for a in fig.axes if a.get_title(loc="left")]
+        assert len(titles) == 9
+        assert all(contrast(t.get_color()) >= 4.5 for t in titles), [t.get_color() for t in titles]
+
+
+def test_family_colours_do_not_depend_on_the_run():
+    from chunkeval.reports.style import N_COLORS, family_colors, text_color
+
+    full = [
+        "fixed(chunk_size=64)",
+        "langchain:MarkdownTextSplitter(chunk_size=800, chunk_overlap=0)",
+        "sentence(max_chars=600)",
+        "chonkie:SentenceChunker(chunk_size=512)",
+        "paragraph(max_words=200)",
+        "semchunk(chunk_size=200)",
+    ]
+    styles = config_styles(full)
+    color = {c: s.color for c, s in styles.items()}
+    # the families the issue saw share colours now differ
+    assert color[full[0]] != color[full[1]] and color[full[2]] != color[full[3]]
+    assert color[full[4]] != color[full[5]]
+    # the same in any order, and in any subset
+    assert {c: s.color for c, s in config_styles(full[::-1]).items()} == color
+    for sub in (full[1::2], full[3:], [full[5]]):
+        assert all(s.color == color[c] for c, s in config_styles(sub).items())
+    # twelve families of one run never share a colour, however their names hash
+    names = [f"plugin{i}" for i in range(12)]
+    assert sorted(family_colors(names).values()) == list(range(N_COLORS))
+    assert family_colors(names) == family_colors(names[::-1])
+    assert family_colors(["plugin3"]) == {"plugin3": family_colors(["plugin3"])["plugin3"]}
+    # beyond twelve, same-coloured families differ by marker
+    many = config_styles([f"plugin{i}(a=1)" for i in range(15)])
+    assert len({(s.color, s.marker) for s in many.values()}) == 15
+    assert text_color(CONFIG_COLORS[1]) != CONFIG_COLORS[1].lower()  # orange text is darkened
+    assert text_color("#332288") == "#332288"  # indigo reads on white as it is
+
+
+@pytest.mark.slow
+def test_a_subset_chart_keeps_each_familys_colour(review_run, tmp_path):
+    """`chunkeval charts --configs` draws the subset in the colours of the whole run."""
+    from chunkeval.cli import main
+
+    review_run.save(tmp_path / "run")
+    full = config_styles(review_run.summary["config"], review_run.summary["spec"])
+    assert (
+        main(
+            [
+                "charts",
+                str(tmp_path / "run"),
+                "--configs",
+                "chonkie*",
+                "--configs",
+                "semchunk*",
+                "--configs",
+                "paragraph*",
+                "--format",
+                "svg",
+                "--out",
+                str(tmp_path / "sub"),
+            ]
+        )
+        == 0
+    )
+    from chunkeval.cli.charts import _select_configs
+    from chunkeval.results.folder import Results
+
+    sub = _select_configs(Results.load(tmp_path / "run"), ["chonkie*", "semchunk*", "paragraph*"])
+    assert sub.summary["config"].nunique() == 4
+    fig = plot_quality_cost(sub, styles=full)
+    for c in sub.summary["config"]:
+        (pt,) = [ln for ln in fig.axes[0].get_lines() if ln.get_gid() == f"point:{c}"]
+        assert to_hex(pt.get_color()) == full[c].color.lower()
+    # drawn alone, a subset's built-in and known families keep their colours as well
+    alone = config_styles(sub.summary["config"], sub.summary["spec"])
+    assert {c: s.color for c, s in alone.items()} == {c: full[c].color for c in alone}
+    svg = (tmp_path / "sub" / "quality_cost__tiny.svg").read_text(encoding="utf-8")
+    for c in sub.summary["config"]:
+        assert full[c].color.lower() in svg.lower(), c

@@ -7,8 +7,17 @@ import subprocess
 import sys
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from chunkeval.labels import BUILTIN_DEFAULTS, compact_display_label, display_label
+from chunkeval.labels import (
+    BUILTIN_DEFAULTS,
+    compact_display_label,
+    display_label,
+    display_labels,
+    family_name,
+    family_tags,
+)
 
 
 def test_builtin_defaults_match_the_chunkers_signatures():
@@ -42,9 +51,116 @@ def test_compact_display_label(spec, expected):
     assert compact_display_label(spec, spec, 24) == expected
 
 
-def test_a_users_label_is_kept_and_display_label_drops_names():
+def test_a_users_label_is_kept_and_display_label_is_the_compact_form():
     assert compact_display_label("mine", "fixed(chunk_size=64)", 24) == "mine"
-    assert display_label("fixed(chunk_size=200, chunk_overlap=0, unit='tokens')") == "fixed(200, 0, tokens)"
+    assert display_label("mine") == "mine" and display_label("small chunks (v2)") == "small chunks (v2)"
+    # one form everywhere: the reports' display_label is the terminal's compact label
+    assert display_label("fixed(chunk_size=200, chunk_overlap=0, unit='tokens')") == "fixed(200)"
+    assert display_label("fixed(chunk_size=80, chunk_overlap=20, unit='chars')") == "fixed(80, 20, chars)"
+
+
+@pytest.mark.parametrize(
+    ("spec", "expected"),
+    [
+        ("semchunk(chunk_size=200)", "semchunk(200)"),
+        ("semchunk(chunk_size=256, tokenizer='cl100k_base')", "semchunk(256, cl100k_base)"),
+        # a spec splitter's generic form reads like its own spec, never "external(semchunk, {chu…"
+        ("external(target='semchunk', params={'chunk_size': 200})", "semchunk(200)"),
+        (
+            "langchain:RecursiveCharacterTextSplitter(chunk_size=800, chunk_overlap=0)",
+            "langchain:RecursiveCharacter(800, 0)",
+        ),
+        ("langchain:MarkdownTextSplitter(chunk_size=800, chunk_overlap=0)", "langchain:Markdown(800, 0)"),
+        ("chonkie:SentenceChunker(chunk_size=512)", "chonkie:Sentence(512)"),
+        ("chonkie:RecursiveChunker(chunk_size=512, label='rc')", "rc"),
+        ("python:my_pkg.splitters:halves(n=2)", "python:halves(2)"),
+    ],
+)
+def test_external_splitters_one_display_label(spec, expected):
+    assert display_label(spec, 60) == expected
+    assert compact_display_label(spec, spec, 60) == expected
+    assert display_labels([spec], width=60) == {spec: expected}
+
+
+def test_display_labels_of_a_run_are_distinct():
+    lc = [
+        "langchain:RecursiveCharacterTextSplitter(chunk_size=800, chunk_overlap=0)",
+        "langchain:RecursiveJsonSplitter(max_chunk_size=800, chunk_overlap=0)",
+    ]
+    # cut at the end both would read "langchain:Recur…(800, 0)": the middle of the name goes instead
+    assert compact_display_label(lc[0], lc[0], 24) == compact_display_label(lc[1], lc[1], 24)
+    assert display_labels(lc, width=24) == {
+        lc[0]: "langc…eCharacter(800, 0)",
+        lc[1]: "langc…ursiveJson(800, 0)",
+    }
+    # leading defaults shown as "…" can coincide: both then name their parameters
+    sem = [
+        "semantic(embedder='hashing', threshold=0.1, window_size=300, max_chars=1, overlap_sentences=0)",
+        "semantic(embedder='hashing', threshold=0.1, window_size=3, max_chars=300, overlap_sentences=1)",
+    ]
+    assert (
+        compact_display_label(sem[0], sem[0], 60)
+        == compact_display_label(sem[1], sem[1], 60)
+        == "semantic(…, 300, 1)"
+    )
+    assert display_labels(sem, width=60) == {
+        sem[0]: "semantic(window_size=300, max_chars=1)",
+        sem[1]: "semantic(max_chars=300, overlap_sentences=1)",
+    }
+    # without a collision the run's label is the terminal's and the reports' label
+    run = ["fixed(chunk_size=64, chunk_overlap=16)", "semchunk(chunk_size=200)", "mine"]
+    specs = ["fixed(chunk_size=64, chunk_overlap=16)", "semchunk(chunk_size=200)", "sentence(max_chars=300)"]
+    assert (
+        display_labels(run, specs, 24)
+        == {c: compact_display_label(c, s, 24) for c, s in zip(run, specs, strict=True)}
+        == {run[0]: "fixed(64, 16)", run[1]: "semchunk(200)", "mine": "mine"}
+    )
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                "fixed(chunk_size={a}, chunk_overlap={b})",
+                "langchain:RecursiveCharacterTextSplitter(chunk_size={a}, chunk_overlap={b})",
+                "langchain:RecursiveJsonSplitter(max_chunk_size={a})",
+                "chonkie:RecursiveChunker(chunk_size={a})",
+                "semchunk(chunk_size={a})",
+                "semantic(window_size={a}, max_chars={b})",
+                "lbl{a}x{b}",
+            ]
+        ).flatmap(lambda t: st.tuples(st.just(t), st.integers(0, 3), st.integers(0, 3))),
+        min_size=1,
+        max_size=12,
+    ),
+    st.integers(8, 40),
+)
+def test_display_labels_never_coincide(picks, width):
+    labels = list(dict.fromkeys(t.format(a=a, b=b) for t, a, b in picks))
+    out = display_labels(labels, width=width)
+    assert list(out) == labels
+    assert len(set(out.values())) == len(labels)
+    assert all(len(v) <= width for v in out.values())
+
+
+def test_family_tags_name_the_parameters_that_differ():
+    run = [
+        "fixed(chunk_size=32, chunk_overlap=0, unit='tokens', tokenizer='regex')",
+        "fixed(chunk_size=128, chunk_overlap=32, unit='tokens', tokenizer='regex')",
+        "sentence(max_chars=600, overlap_sentences=0)",
+        "sentence(max_chars=1200, overlap_sentences=0)",
+        "semchunk(chunk_size=200)",
+    ]
+    assert family_tags(run) == {
+        run[0]: "size=32, overlap=0",
+        run[1]: "size=128, overlap=32",
+        run[2]: "max_chars=600",
+        run[3]: "max_chars=1200",
+        run[4]: "semchunk(200)",  # alone in its family: its display label
+    }
+    assert family_name("langchain:RecursiveCharacterTextSplitter") == "langchain:RecursiveCharacter"
+    assert family_name("fixed") == "fixed" and family_name("my:FastChunker") == "my:FastChunker"
 
 
 def test_labels_import_no_chunker():

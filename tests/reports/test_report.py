@@ -316,9 +316,9 @@ def test_recommendation_exact_on_real_run(report_folder, run_results):
     assert (
         "No configuration is distinguishable from the best: for every one of the other 3, the "
         "95% paired bootstrap CI of the difference in answerable@5 over the same 14 "
-        "questions includes 0 (#3 sentence(300, 0), #1 fixed(40, 0, tokens, regex) and "
-        "#2 fixed(80, 20, tokens, regex)). To tell #4 paragraph(80) from the closest "
-        "indistinguishable configuration, #3 sentence(300, 0) (difference -0.143, standard "
+        "questions includes 0 (#3 sentence(300), #1 fixed(40) and "
+        "#2 fixed(80, 20)). To tell #4 paragraph(80) from the closest "
+        "indistinguishable configuration, #3 sentence(300) (difference -0.143, standard "
         "deviation of the per-question differences 0.770), about 229 questions would be needed, "
         "against 14 here"
     ) in text

@@ -62,6 +62,7 @@ def _select_configs(results: Any, patterns: Sequence[str]) -> Any:
 def cmd_charts(args: argparse.Namespace) -> int:
     """Redraw every chart of a results folder, optionally for a subset of configurations."""
     from chunkeval.reports.charts import write_charts
+    from chunkeval.reports.charts.data import styles_for
     from chunkeval.reports.evidence_map import evidence_documents
     from chunkeval.reports.style import figure_size
     from chunkeval.results.folder import Results
@@ -71,8 +72,11 @@ def cmd_charts(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise CLIError(f"--size: {exc}") from None
     results = Results.load(args.results_folder)
-    if args.configs:
+    styles = None
+    if args.configs:  # the subset is drawn in the whole run's colours, numbers and labels
+        styles = styles_for(results, None)
         results = _select_configs(results, args.configs)
+        styles = {c: styles[c] for c in results.summary["config"].astype(str).unique()}
     metric = args.metric
     if metric is not None and not any(str(c).startswith(f"{metric}@") for c in results.summary.columns):
         raise CLIError(f"--metric {metric!r}: the run has no {metric}@k column")
@@ -80,7 +84,13 @@ def cmd_charts(args: argparse.Namespace) -> int:
     out = Path(args.out) if args.out else Path(args.results_folder) / "charts"
     with writing(out, "charts to"):
         files = write_charts(
-            results, out, metric=metric, size=args.size, formats=args.format or ["png"], evidence_docs=docs
+            results,
+            out,
+            styles=styles,
+            metric=metric,
+            size=args.size,
+            formats=args.format or ["png"],
+            evidence_docs=docs,
         )
     for chart in files:
         for path in chart.files.values():

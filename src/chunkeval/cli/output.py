@@ -11,7 +11,7 @@ import textwrap
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from chunkeval.labels import compact_display_label, percent, text_table
+from chunkeval.labels import compact_display_label, display_labels, percent, text_table
 from chunkeval.policy import CONFIDENCE, by_construction, choose_rank_metric, confidence_label, headline_k
 
 __all__ = ["preview", "recommendation_text", "summary_table"]
@@ -51,7 +51,7 @@ def summary_table(
         Level of the intervals (only used in the heading).
     label_width : int, default 24
         Configuration labels are shortened to this many characters
-        (:func:`chunkeval.labels.compact_display_label`); the files keep the full specs.
+        (:func:`chunkeval.labels.display_labels`, no two alike); the files keep the full specs.
     ranked_by : mapping of dataset to column, optional
         The metric the verdict ranks each dataset by and ``p_best`` is computed on
         (``manifest["p_best_metric"]``); default ``answerable@k``.
@@ -78,9 +78,11 @@ def summary_table(
         na = by_construction(rows)  # 0 whatever the chunking: printed as n/a
         header = ["config", "chunks", *plain.values(), *with_ci, "overhead", "p_best"]
         body = []
+        specs = rows["spec"] if "spec" in rows.columns else rows["config"]
+        shown = display_labels(rows["config"].astype(str), specs.astype(str), label_width)
         for _, r in rows.iterrows():
             cells = [
-                compact_display_label(str(r["config"]), str(r.get("spec", r["config"])), label_width),
+                shown[str(r["config"])],
                 fmt(r["n_chunks"], 0),
             ]
             cells += [
@@ -132,6 +134,7 @@ def recommendation_text(results: Any) -> str:
     specs = dict(
         zip(summary["config"].astype(str), summary.get("spec", summary["config"]).astype(str), strict=True)
     )
+    shown = display_labels(specs, specs.values(), 40)
     paragraphs = []
     for dataset in dict.fromkeys(summary["dataset"].astype(str)):
         try:
@@ -139,7 +142,7 @@ def recommendation_text(results: Any) -> str:
         except ValueError:
             continue
         text = " ".join(
-            t.format(*(compact_display_label(c, specs.get(c, c), 40) for c in configs))
+            t.format(*(shown.get(c) or compact_display_label(c, specs.get(c, c), 40) for c in configs))
             for t, configs in recommendation_sentences(rec)
         )
         paragraphs.append(

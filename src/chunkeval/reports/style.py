@@ -1,14 +1,21 @@
 """Colours, markers, legend entries and text sizes shared by every chart of a report.
 
 Each chunker configuration gets one :class:`ConfigStyle` (number, colour, marker, hatch,
-legend entry, tag), assigned from the order in which configurations first appear, so one
-configuration looks the same in every chart of a report.  The colour is its chunker
-family's (a design review compares families first); the marker and hatch tell the
-configurations of one family apart.
+display label, legend entry, family, tag), so one configuration looks the same in every
+chart of a report. The colour is its chunker family's (a design review compares families
+first) and depends on the family's name, not on the order of the run
+(:func:`family_colors`): the built-in families and the splitters of the known external
+libraries have fixed colours (:data:`FAMILY_COLORS`), any other family a stable hash of its
+name into the palette, moved to the next free colour when a family of the run already has
+it. So a family keeps its colour in every chart, in every run and in a subset of a run, and
+up to :data:`N_COLORS` families of one run never share one. The marker and hatch tell the
+configurations of one colour apart; beyond :data:`N_COLORS` families, the families sharing a
+colour take different markers and hatches.
 
-The palette is the colour-blind-safe set of Okabe and Ito (black is kept for frontier and
-reference lines).  From the eighth family on, colours repeat with a shifted marker shape and
-bar hatch, so two configurations never share colour *and* shape.
+The palette is the colour-blind-safe set of Okabe and Ito [1]_ (black kept for frontier and
+reference lines, yellow left out: it cannot be read on white) extended by dark colours of
+Tol's [2]_ muted scheme, a brown, a grey and a dark teal; text drawn in a family's colour
+uses :func:`text_color`, darkened to a contrast of at least 4.5:1 on white [3]_.
 
 Charts are landscape 16:9 by default (:data:`SIZES`, :func:`figure_size`), sized so that at
 1280×720 pixels no text is smaller than 14 px (:data:`MIN_FONT_PT`).
@@ -18,25 +25,34 @@ References
 .. [1] M. Okabe and K. Ito, "Color Universal Design (CUD): How to make figures and
    presentations that are friendly to colorblind people", 2008.
    https://jfly.uni-koeln.de/color/
+.. [2] P. Tol, "Colour schemes", SRON technical note SRON/EPS/TN/09-002, 2021.
+   https://personal.sron.nl/~pault/
+.. [3] W3C, "Web Content Accessibility Guidelines (WCAG) 2.1", success criterion 1.4.3
+   (contrast ratio), 2018. https://www.w3.org/TR/WCAG21/#contrast-minimum
 """
 
 from __future__ import annotations
 
 import functools
 import re
+import zlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TypeVar
 
 import matplotlib
+import numpy as np
+from matplotlib.colors import to_hex, to_rgb
 from matplotlib.figure import Figure
 
 from chunkeval.errors import UsageError
-from chunkeval.labels import display_label
+from chunkeval.labels import config_family, display_label, display_labels, family_name, family_tags
 
 __all__ = [
     "CONFIG_COLORS",
+    "FAMILY_COLORS",
     "MIN_FONT_PT",
+    "N_COLORS",
     "OKABE_ITO",
     "RC",
     "SIZES",
@@ -44,9 +60,11 @@ __all__ = [
     "config_family",
     "config_styles",
     "display_label",
+    "family_colors",
     "figure_size",
     "new_figure",
     "styled",
+    "text_color",
 ]
 
 #: The Okabe–Ito palette [1]_, by name.
@@ -61,7 +79,8 @@ OKABE_ITO: dict[str, str] = {
     "reddish_purple": "#CC79A7",
 }
 
-#: Colours given to configurations, in order (black is reserved for reference lines).
+#: The palette of chunker families: Okabe–Ito [1]_ without black and yellow, then Tol's [2]_
+#: indigo, wine and olive, a brown, a grey and a dark teal (black is kept for reference lines).
 CONFIG_COLORS: tuple[str, ...] = (
     OKABE_ITO["blue"],
     OKABE_ITO["orange"],
@@ -69,8 +88,34 @@ CONFIG_COLORS: tuple[str, ...] = (
     OKABE_ITO["vermillion"],
     OKABE_ITO["reddish_purple"],
     OKABE_ITO["sky_blue"],
-    OKABE_ITO["yellow"],
+    "#332288",  # indigo
+    "#882255",  # wine
+    "#999933",  # olive
+    "#8C564B",  # brown
+    "#666666",  # grey
+    "#005F60",  # dark teal
 )
+
+#: Number of families one run can tell apart by colour alone.
+N_COLORS = len(CONFIG_COLORS)
+
+#: Fixed colours (indices into :data:`CONFIG_COLORS`) of the built-in families and the
+#: splitters of the known external libraries, all distinct; any other family hashes its name
+#: (:func:`family_colors`).
+FAMILY_COLORS: dict[str, int] = {
+    "fixed": 0,
+    "sentence": 1,
+    "paragraph": 2,
+    "token_budget": 3,
+    "balanced": 4,
+    "semantic": 5,
+    "langchain:RecursiveCharacterTextSplitter": 6,
+    "langchain:MarkdownTextSplitter": 7,
+    "chonkie:RecursiveChunker": 8,
+    "semchunk": 9,
+    "chonkie:SentenceChunker": 10,
+    "chonkie:TokenChunker": 11,
+}
 
 #: Marker shapes and bar hatches of a family's configurations, in order (a family of more than
 #: 15 configurations repeats them).
@@ -147,21 +192,23 @@ class ConfigStyle:
     number : int
         1-based key number shown in legends and tables.
     color : str
-        Hex colour from :data:`CONFIG_COLORS`.
+        Hex colour from :data:`CONFIG_COLORS`, its family's (:func:`family_colors`).
     marker : str
         Matplotlib marker for scatter and line charts.
     hatch : str
-        Matplotlib hatch for bars (empty for the first configuration of each of the first
-        seven families).
+        Matplotlib hatch for bars (empty for the first configuration of each colour).
     legend : str
-        ``"<number>. <display label>"`` for legends and ticks.
+        ``"<number>. <label>"`` for legends and ticks.
     family : str
         Chunker family (:func:`config_family`).
     tag : str
-        The part of the display label that tells the configuration apart within its family:
-        the arguments that differ between the family's configurations (``"64, 16"`` for
-        ``fixed(64, 16, tokens, regex)`` among other ``fixed(…, tokens, regex)``); the whole
-        display label when the family has one configuration.
+        What tells the configuration apart within its family: the parameters that differ
+        between the family's configurations of the run, with their names (``"size=64,
+        overlap=16"``, :func:`chunkeval.labels.family_tags`); the display label when the family
+        has one configuration.
+    label : str
+        The display label, unique within the run (:func:`chunkeval.labels.display_labels`):
+        what the terminal, the reports and the charts call the configuration.
     """
 
     number: int
@@ -171,91 +218,124 @@ class ConfigStyle:
     legend: str
     family: str = ""
     tag: str = ""
+    label: str = ""
 
     @property
     def compact_legend(self) -> str:
-        """``"<number>. <family> <tag>"`` (``"2. fixed 64, 16"``): a short tick or key entry."""
-        if not self.family or self.tag == display_label(self.legend.split(". ", 1)[-1], 24):
-            return self.legend
-        return f"{self.number}. {self.family} {self.tag}"
+        """The legend entry (``"2. fixed(64, 16)"``), the name of ticks and keys (kept for old code)."""
+        return self.legend
+
+    @property
+    def family_label(self) -> str:
+        """The family's display name (:func:`chunkeval.labels.family_name`)."""
+        return family_name(self.family)
 
 
-#: Built-in chunker families in colour order, so that each keeps its colour in every chart.
-FAMILY_ORDER = ("fixed", "sentence", "paragraph", "token_budget", "balanced", "semantic")
+def family_colors(families: Iterable[str]) -> dict[str, int]:
+    """The colour index (into :data:`CONFIG_COLORS`) of each family of a run.
 
-
-def config_family(config: str) -> str:
-    """Chunker family of a configuration spec: the name before its ``(``.
+    A family in :data:`FAMILY_COLORS` has its fixed colour. Every other family, in order of
+    name, takes the colour a stable hash of its name (CRC-32) points to, or when a family of
+    the run already has it, the next free one in palette order; so the colours depend on
+    the names alone, never on the order of the run, and up to :data:`N_COLORS` families
+    never share one. Beyond, the families left over take their hashed colour again.
 
     Parameters
     ----------
-    config : str
-        Configuration spec (``"fixed(chunk_size=64, ...)"``) or any label.
+    families : iterable of str
+        The run's families (duplicates ignored).
+
+    Returns
+    -------
+    dict of str to int
+        Family -> colour index, in first-appearance order.
+    """
+    names = list(dict.fromkeys(str(f) for f in families))
+    index = {f: FAMILY_COLORS[f] for f in names if f in FAMILY_COLORS}
+    taken = set(index.values())
+    for fam in sorted(f for f in names if f not in index):
+        want = zlib.crc32(fam.encode("utf-8")) % N_COLORS
+        free = [c for c in (*range(want, N_COLORS), *range(want)) if c not in taken]
+        index[fam] = free[0] if free else want
+        taken.add(index[fam])
+    return {f: index[f] for f in names}
+
+
+#: Share of its brightness :func:`text_color` takes from a colour per step.
+_DARKEN_STEP = 0.05
+
+
+def text_color(color: str, min_contrast: float = 4.5) -> str:
+    """``color`` darkened until text in it reads on white (contrast ratio >= ``min_contrast``).
+
+    The contrast ratio of WCAG 2.1 [3]_: ``(L_white + 0.05) / (L + 0.05)`` with ``L`` the
+    relative luminance; 4.5 is the level for normal text. The colour is scaled towards black
+    in steps of 5% (its hue kept) until it reaches that ratio.
+
+    Parameters
+    ----------
+    color : str
+        A Matplotlib colour.
+    min_contrast : float, default 4.5
 
     Returns
     -------
     str
-        ``"fixed"``; the whole stripped string when it has no ``(``.
+        Hex colour (``color`` itself when it is dark enough).
     """
-    return str(config).split("(", 1)[0].strip() or str(config)
+    rgb = np.asarray(to_rgb(color), dtype=float)
+    for _ in range(40):
+        linear = np.where(rgb <= 0.04045, rgb / 12.92, ((rgb + 0.055) / 1.055) ** 2.4)
+        if 1.05 / (float(linear @ [0.2126, 0.7152, 0.0722]) + 0.05) >= min_contrast:
+            break
+        rgb = rgb * (1 - _DARKEN_STEP)
+    return to_hex(rgb)
 
 
-_ARGS = re.compile(r"^[^(]*\((.*)\)$")
-
-
-def _family_tags(configs: list[str]) -> dict[str, str]:
-    """Tags of one family's configurations: the short-label arguments that vary among them."""
-    args = {}
-    for c in configs:
-        m = _ARGS.match(display_label(c, 200))
-        args[c] = [a.strip() for a in m.group(1).split(",")] if m else None
-    if len(configs) < 2 or any(a is None for a in args.values()) or len({len(a) for a in args.values()}) != 1:
-        return {c: display_label(c, 24) for c in configs}
-    n = len(args[configs[0]])
-    vary = [i for i in range(n) if len({tuple(args[c])[i] for c in configs}) > 1] or list(range(n))
-    return {c: display_label(", ".join(args[c][i] for i in vary), 24) for c in configs}
-
-
-def config_styles(configs: Iterable[str]) -> dict[str, ConfigStyle]:
+def config_styles(configs: Iterable[str], specs: Iterable[str] | None = None) -> dict[str, ConfigStyle]:
     """Assign a stable style to each configuration.
 
     Parameters
     ----------
     configs : iterable of str
-        Configuration names; duplicates are ignored, the first appearance fixes the order.
+        Configuration labels; duplicates are ignored, the first appearance fixes the numbers.
+    specs : iterable of str, optional
+        Their chunker specs, in the same order (default: the labels), which name the
+        families and the tags of configurations with a user's label.
 
     Returns
     -------
     dict[str, ConfigStyle]
-        In first-appearance order.  The built-in families keep one colour in every run
-        (:data:`FAMILY_ORDER`); other families take the following colours in order of first
-        appearance. The configuration at position ``j`` within the family of colour index
-        ``f`` gets colour ``CONFIG_COLORS[f % 7]`` and marker/hatch number ``j + f // 7``.
+        In first-appearance order. The colour is the family's (:func:`family_colors`); the
+        configurations of one colour (one family, or beyond :data:`N_COLORS` families several)
+        take the markers and hatches in turn, starting from the colour's own marker (so
+        families differ by shape as well), and no two configurations share colour and marker
+        (up to 15 of one colour).
     """
-    names = list(dict.fromkeys(str(c) for c in configs))
-    families: dict[str, list[str]] = {}
-    for config in names:
-        families.setdefault(config_family(config), []).append(config)
-    others = [fam for fam in families if fam not in FAMILY_ORDER]
-    fam_index = {
-        fam: FAMILY_ORDER.index(fam) if fam in FAMILY_ORDER else len(FAMILY_ORDER) + others.index(fam)
-        for fam in families
-    }
-    tags = {c: t for members in families.values() for c, t in _family_tags(members).items()}
-    n_colors = len(CONFIG_COLORS)
+    labels = [str(c) for c in configs]
+    spec_list = [str(s) for s in specs] if specs is not None else list(labels)
+    spec_of = dict(zip(labels, spec_list, strict=True))
+    names = list(dict.fromkeys(labels))
+    family = {c: config_family(spec_of[c]) for c in names}
+    colors = family_colors(family.values())
+    shown = display_labels(names, [spec_of[c] for c in names])
+    tags = family_tags(names, [spec_of[c] for c in names])
+    per_color: dict[int, int] = {}
     styles: dict[str, ConfigStyle] = {}
     for i, config in enumerate(names):
-        fam = config_family(config)
-        f = fam_index[fam]
-        shape = families[fam].index(config) + f // n_colors
+        f = colors[family[config]]
+        shape = per_color.get(f, 0)
+        per_color[f] = shape + 1
         styles[config] = ConfigStyle(
             number=i + 1,
-            color=CONFIG_COLORS[f % n_colors],
-            marker=_MARKERS[shape % len(_MARKERS)],
+            color=CONFIG_COLORS[f],
+            # each colour starts at its own shape: families differ by shape too
+            marker=_MARKERS[(f + shape) % len(_MARKERS)],
             hatch=_HATCHES[shape % len(_HATCHES)],
-            legend=f"{i + 1}. {display_label(config)}",
-            family=fam,
+            legend=f"{i + 1}. {shown[config]}",
+            family=family[config],
             tag=tags[config],
+            label=shown[config],
         )
     return styles
 

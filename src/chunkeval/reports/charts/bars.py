@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -14,30 +15,52 @@ from matplotlib.figure import Figure
 from chunkeval.policy import (
     bar_metrics,
     confidence_label,
+    metric_family,
     rank_metrics,
     run_confidence,
     run_headline_k,
 )
 from chunkeval.reports.charts.data import (
     SMALL_MULTIPLES_ABOVE,
-    config_groups,
+    ci_errors,
     dataset_rows,
     metric_axis_name,
     retriever_name,
     styles_for,
 )
-from chunkeval.reports.charts.layout import legend_columns, legend_outside, panel_grid
+from chunkeval.reports.charts.layout import (
+    fit_panel_titles,
+    fit_text,
+    legend_columns,
+    legend_outside,
+    panel_grid,
+)
 from chunkeval.reports.style import ConfigStyle, new_figure, styled
 
 __all__ = ["plot_dataset_bars"]
 
 
+#: Metrics that are 0 by construction when no question has all its evidence in one document
+#: (``answerability_ceiling == 0``: no chunk crosses a document).
+_ONE_DOCUMENT = re.compile(r"^(answerability|evidence_in_one_chunk|answerable@\d+(tok)?)$")
+
+
 def _main_metrics(results: Any, k: int, summary: pd.DataFrame) -> list[str]:
-    """:func:`chunkeval.policy.bar_metrics` with the ranking metric of each dataset shown."""
+    """:func:`chunkeval.policy.bar_metrics` with the ranking metric of each dataset shown (at
+    ``k``: ``all_parts@k`` where the ranking metric is an ``all_parts`` one), and without the
+    metrics that are 0 by construction on every dataset shown (:data:`_ONE_DOCUMENT`)."""
     names = dict.fromkeys(summary["dataset"].astype(str))
     ranked = rank_metrics(results)
-    rank = [ranked[d] for d in names if d in ranked] if k == run_headline_k(results) else []
-    return [m for m in bar_metrics(k, rank) if m in summary.columns]
+    rank = [ranked[d] for d in names if d in ranked]
+    if k != run_headline_k(results):  # the ranking metric's family, at the k drawn
+        rank = [f"{metric_family(m)}@{k}" for m in rank if not m.endswith("tok")]
+    ceiling = summary["answerability_ceiling"] if "answerability_ceiling" in summary.columns else None
+    unreachable = ceiling is not None and bool((ceiling.fillna(1.0) == 0).all())
+    return [
+        m
+        for m in bar_metrics(k, rank)
+        if m in summary.columns and not (unreachable and _ONE_DOCUMENT.match(m))
+    ]
 
 
 @styled
@@ -54,8 +77,9 @@ def plot_dataset_bars(
     """Grouped bars of the main metrics per dataset, with confidence intervals.
 
     One panel per dataset; metrics along the x axis, one bar per configuration in each group.
-    Above :data:`SMALL_MULTIPLES_ABOVE` configurations, one panel per dataset and chunker
-    family, each with a key of family tags above its bars.
+    Above :data:`SMALL_MULTIPLES_ABOVE` configurations, one panel per metric (and dataset),
+    one horizontal bar per configuration, named by its legend entry on the left, so a run of
+    12 or 30 configurations with long names stays readable.
 
     Parameters
     ----------
@@ -79,7 +103,9 @@ def plot_dataset_bars(
     -------
     matplotlib.figure.Figure
         Each panel holds one ``BarContainer`` per configuration (gid ``"bars:<config>"``)
-        with one bar per metric.
+        with one bar per metric; above :data:`SMALL_MULTIPLES_ABOVE` configurations each
+        panel holds one ``BarContainer`` (gid ``"bars:<dataset>:<metric>"``) whose bars have
+        gid ``"bar:<metric>:<config>"``.
     """
     k = run_headline_k(results) if k is None else int(k)
     styles = styles_for(results, styles)
@@ -89,15 +115,9 @@ def plot_dataset_bars(
     datasets = list(dict.fromkeys(summary["dataset"].astype(str)))
     per_ds = {d: summary[summary["dataset"].astype(str) == d] for d in datasets}
     multiples = ax is None and any(len(r) > SMALL_MULTIPLES_ABOVE for r in per_ds.values())
-    # one panel per (dataset, chunker family) above the threshold, else one per dataset
-    panels: list[tuple[str, str, pd.DataFrame]] = []
-    for d in datasets:
-        rows = per_ds[d]
-        if multiples:
-            for title, group in config_groups(rows):
-                panels.append((d, title, rows[rows["config"].astype(str).isin(group)]))
-        else:
-            panels.append((d, "", rows))
+    if multiples:  # one panel per metric, one bar per configuration
+        return _metric_panels(per_ds, metrics, styles, size, k, pct)
+    panels = [(d, per_ds[d]) for d in datasets]
     if ax is None:
         fig = new_figure(size)
         axes = panel_grid(fig, len(panels), sharey=True)
@@ -107,7 +127,7 @@ def plot_dataset_bars(
             raise ValueError(f"need {len(datasets)} axes, got {len(axes)}")
         fig = axes[0].figure
     seen: dict[str, Any] = {}
-    for a, (dataset, title, rows) in zip(axes, panels, strict=False):
+    for a, (dataset, rows) in zip(axes, panels, strict=False):
         n = len(rows)
         width = 0.8 / max(n, 1)
         centers = np.arange(len(metrics))
@@ -142,45 +162,81 @@ def plot_dataset_bars(
             )
             seen.setdefault(config, bars)
             handles.append(bars)
-        a.set_xticks(centers, [metric_axis_name(m, compact=multiples) for m in metrics])
+        a.set_xticks(centers, [metric_axis_name(m) for m in metrics])
         a.set_ylim(0, 1.05)
         a.grid(axis="x", visible=False)
-        if multiples:
-            a.set_title(
-                f"{title} — {dataset}",
-                loc="left",
-                color=styles[str(rows["config"].iloc[0])].color,
-                fontweight="bold",
-            )
-            a.legend(
-                handles=handles,
-                labels=[styles[c].tag for c in rows["config"].astype(str)],
-                loc="upper left",
-                ncols=3,
-                fontsize=matplotlib.rcParams["legend.fontsize"],
-                frameon=False,
-                handlelength=1.0,
-                columnspacing=0.8,
-                borderaxespad=0.2,
-            )
-            a.set_ylim(0, 1.45)  # room for the key above the bars
-            a.set_yticks(np.linspace(0, 1, 6))
-        else:
-            a.set_ylabel("mean over questions (0–1)")
-            a.set_title(
-                f"dataset {dataset} — retriever {retriever_name(rows)}, k={k} "
-                f"({len(rows)} configurations; error bars: {pct} CI)",
-                loc="left",
-            )
-    if multiples:
-        retr = retriever_name(summary)
-        fig.suptitle(
-            f"Main metrics — retriever {retr}, k={k}, error bars: {pct} CI; one panel per chunker family",
-            x=0.01,
-            ha="left",
+        a.set_ylabel("mean over questions (0–1)")
+        a.set_title(
+            f"dataset {dataset} — retriever {retriever_name(rows)}, k={k} "
+            f"({len(rows)} configurations; error bars: {pct} CI)",
+            loc="left",
         )
-        fig.supylabel("mean over questions (0–1)", fontsize=matplotlib.rcParams["axes.labelsize"])
-    else:
-        handles = [seen[c] for c in styles if c in seen]
-        legend_outside(axes[0], handles, title="configuration", ncols=legend_columns(len(handles)))
+    handles = [seen[c] for c in styles if c in seen]
+    legend_outside(axes[0], handles, title="configuration", ncols=legend_columns(len(handles)))
+    return fig
+
+
+def _metric_panels(
+    per_ds: Mapping[str, pd.DataFrame],
+    metrics: Sequence[str],
+    styles: Mapping[str, ConfigStyle],
+    size: str | tuple[float, float],
+    k: int,
+    pct: str,
+) -> Figure:
+    """Many configurations: one panel per (dataset, metric), one horizontal bar per
+    configuration in run order, named once per row by its legend entry (number and display
+    label) on the left; bars coloured by family, hatched apart within it."""
+    datasets = list(per_ds)
+    fig = new_figure(size)
+    grid = fig.subplots(len(datasets), max(len(metrics), 1), squeeze=False, sharex=True)
+    fig.get_layout_engine().set(wspace=0.06)  # a panel's "1" and the next one's "0" apart
+    title_size = float(matplotlib.rcParams["axes.titlesize"])
+    for row_axes, d in zip(grid, datasets, strict=True):
+        rows = per_ds[d]
+        configs = rows["config"].astype(str).tolist()
+        pos = np.arange(len(configs))[::-1]
+        for a, m in zip(row_axes, metrics, strict=False):
+            vals = rows[m].to_numpy(float)
+            err = ci_errors(rows, m)
+            bars = a.barh(
+                pos,
+                np.nan_to_num(vals),
+                height=0.78,
+                color=[styles[c].color for c in configs],
+                hatch=None,
+                edgecolor="white",
+                linewidth=0.5,
+                xerr=None if err is None else np.nan_to_num(np.vstack(err)),
+                ecolor="0.15",
+                error_kw={"elinewidth": 1.0, "capsize": 2},
+                gid=f"bars:{d}:{m}",
+            )
+            for patch, c in zip(bars.patches, configs, strict=True):
+                patch.set_hatch(styles[c].hatch)
+                patch.set_gid(f"bar:{m}:{c}")
+            a.set_xlim(0, 1.05)
+            a.set_xticks([0, 0.5, 1], ["0", "0.5", "1"])
+            a.set_ylim(-0.6, len(configs) - 0.4)
+            a.grid(axis="y", visible=False)
+            name = metric_axis_name(m).replace("@", "\n@")  # narrow panels: the cut-off below
+            a.set_title(name if len(datasets) == 1 else f"{name}\n{d}", loc="left", fontsize=title_size)
+            labels = [styles[c].legend for c in configs] if a is row_axes[0] else [""] * len(configs)
+            a.set_yticks(pos, labels)
+        for extra in row_axes[len(metrics) :]:
+            fig.delaxes(extra)
+    retr = retriever_name(pd.concat(list(per_ds.values())))
+    where = f"dataset {datasets[0]}, " if len(datasets) == 1 else ""
+    width = fig.get_figwidth() * fig.dpi * 0.97
+    fig.suptitle(
+        fit_text(
+            fig,
+            f"Main metrics — {where}retriever {retr}, k={k}; mean over questions, error bars: {pct} CI",
+            width,
+            float(matplotlib.rcParams["figure.titlesize"]),
+        ),
+        x=0.01,
+        ha="left",
+    )
+    fit_panel_titles(fig, list(fig.axes), gap=8.0)
     return fig

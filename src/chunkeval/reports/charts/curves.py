@@ -28,8 +28,14 @@ from chunkeval.reports.charts.data import (
     retriever_name,
     styles_for,
 )
-from chunkeval.reports.charts.layout import panel_grid, spread_positions
-from chunkeval.reports.style import ConfigStyle, new_figure, styled
+from chunkeval.reports.charts.layout import (
+    fit_panel_titles,
+    fit_text,
+    panel_grid,
+    spread_positions,
+    thin_ticks,
+)
+from chunkeval.reports.style import ConfigStyle, new_figure, styled, text_color
 
 __all__ = ["budget_column", "plot_budget_curve", "plot_k_curves", "result_budgets"]
 
@@ -50,8 +56,12 @@ def _curve_chart(
     """Metric curves over ``xs``, one line per configuration, labelled at its right end.
 
     Above :data:`SMALL_MULTIPLES_ABOVE` configurations (and without ``ax``) there is one
-    panel per chunker family (:func:`config_groups`); end labels are then the family tags.
-    Error bars are the ``<column>_ci_low/high`` intervals when present.
+    panel per chunker family (:func:`config_groups`), its title in the family's colour
+    (darkened to read on white); end labels are then the family tags (the parameters that
+    differ), and a family of one configuration is named in full by its panel's title. An x
+    axis spanning a factor of 4 or more is logarithmic, so cut-offs (1, 3, 5, 10) and
+    budgets (256 ... 1024) do not crowd at its left; tick labels that would touch are left
+    out (:func:`thin_ticks`). Error bars are the ``<column>_ci_low/high`` intervals when present.
     """
     multiples = ax is None and len(rows) > SMALL_MULTIPLES_ABOVE
     groups = config_groups(rows) if multiples else [("", rows["config"].astype(str).tolist())]
@@ -62,6 +72,9 @@ def _curve_chart(
         fig, axes = ax.figure, [ax]
     cols = [column(x) for x in xs]
     xs = np.asarray(xs, dtype=float)
+    ncols = axes[0].get_subplotspec().get_gridspec().ncols if multiples else 1
+    panel_px = fig.get_figwidth() * fig.dpi / ncols  # a panel's share of the width, before layout
+    fontsize = float(matplotlib.rcParams["xtick.labelsize"])
     by_config = {str(c): r for c, r in zip(rows["config"].astype(str), rows.to_dict("records"), strict=False)}
     panel_ends = []
     for a, (group_title, group) in zip(axes, groups, strict=False):
@@ -99,11 +112,23 @@ def _curve_chart(
             if len(last):
                 ends.append((config, xs[last[-1]], vals[last[-1]]))
         a.set_ylim(-0.03, 1.05)
-        a.set_xticks(xs)
-        a.set_xticklabels([f"{x:g}" for x in xs])
+        if len(xs) and xs.min() > 0 and xs.max() >= 4 * xs.min():
+            a.set_xscale("log")  # cut-offs 1, 3, 5, 10 and budgets 256 ... 1024 spread evenly
+            a.set_xlim(xs.min() / 1.15, xs.max() * 1.15)
+        thin_ticks(fig, a, xs, panel_px * (0.55 if multiples else 0.7), fontsize)
         a.tick_params(labelleft=True, labelbottom=True)  # every panel keeps its numbers
         if group_title:
-            a.set_title(group_title, loc="left", color=styles[group[0]].color, fontweight="bold")
+            # a family of one is named in full by its title, and needs no label at its end
+            name = group_title if len(group) > 1 else styles[group[0]].label or group_title
+            room = panel_px * 0.94 - 50  # the title starts where the axes do, after the y ticks
+            a.set_title(
+                fit_text(fig, name, room, float(matplotlib.rcParams["axes.titlesize"]), "bold"),
+                loc="left",
+                color=text_color(styles[group[0]].color),
+                fontweight="bold",
+            )
+            if len(group) == 1:
+                ends = []
         panel_ends.append(ends)
     for a, ends in zip(axes, panel_ends, strict=False):
         _end_annotations(fig, a, ends, styles, tags=multiples)
@@ -113,7 +138,12 @@ def _curve_chart(
     else:
         axes[0].set_xlabel(xlabel)
         axes[0].set_ylabel(ylabel)
-    fig.suptitle(title, x=0.01, ha="left")
+    width = fig.get_figwidth() * fig.dpi * 0.97
+    fig.suptitle(
+        fit_text(fig, title, width, float(matplotlib.rcParams["figure.titlesize"])), x=0.01, ha="left"
+    )
+    if multiples:
+        fit_panel_titles(fig, axes)  # last: every other text is in place
     return fig
 
 
@@ -139,7 +169,7 @@ def _end_annotations(
     ys = spread_positions([e[2] for e in ends], gap, bounds=(lo + gap / 2, hi - gap / 2))
     for (config, x, y), ty in zip(ends, ys, strict=False):
         st = styles[config]
-        text = st.tag if tags else display_label(config, 28)
+        text = st.tag if tags else st.label or display_label(config, 28)
         ax.annotate(
             text,
             (x, y),
@@ -156,6 +186,7 @@ def _end_annotations(
                 "color": st.color,
                 "linewidth": 1.0,
                 "patchA": None,
+                "relpos": (0.0, 0.5),  # from the label's left end, not through its middle
                 "shrinkA": 1,
                 "shrinkB": 2,
             },

@@ -5,7 +5,6 @@ Nothing here decides which metric leads: that is :mod:`chunkeval.policy`.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -13,6 +12,7 @@ import numpy as np
 import pandas as pd
 
 from chunkeval.errors import UsageError
+from chunkeval.labels import family_name
 from chunkeval.reports import style as _style
 from chunkeval.reports.style import ConfigStyle, config_styles
 
@@ -26,6 +26,7 @@ __all__ = [
     "dataset_rows",
     "metric_axis_name",
     "retriever_name",
+    "row_families",
     "styles_for",
 ]
 
@@ -47,9 +48,14 @@ COMPACT_METRIC_LABELS: dict[str, str] = {
 }
 
 
+#: Compact names of ``@k`` metrics (before their cut-off) in narrow panels.
+_COMPACT_PREFIX = {"answerable": "answer-\nable", "all_parts": "all\nparts", "iou": "IoU"}
+
+
 def metric_axis_name(metric: str, compact: bool = False) -> str:
     """A metric's name on an axis: :data:`METRIC_LABELS`, or in narrow panels (``compact``)
-    :data:`COMPACT_METRIC_LABELS` and ``@k`` columns broken over two lines.
+    :data:`COMPACT_METRIC_LABELS` and ``@k`` and ``@Btok`` columns broken before their
+    cut-off (``"recall\n@5"``, ``"answer-\nable\n@512tok"``).
 
     Parameters
     ----------
@@ -64,10 +70,9 @@ def metric_axis_name(metric: str, compact: bool = False) -> str:
     if compact:
         if metric in COMPACT_METRIC_LABELS:
             return COMPACT_METRIC_LABELS[metric]
-        m = re.match(r"^(answerable|recall|iou)@(\d+)$", metric)
-        if m:
-            name = {"answerable": "answer-\nable", "recall": "recall\n", "iou": "IoU\n"}[m.group(1)]
-            return f"{name}@{m.group(2)}"
+        name, at, cut = metric.partition("@")
+        if at:  # the cut-off on a line of its own: answerable@512tok is three short lines
+            return f"{_COMPACT_PREFIX.get(name, name)}\n@{cut}"
     return METRIC_LABELS.get(metric, metric)
 
 
@@ -102,11 +107,20 @@ def config_family(config: str, chunker: Any = None) -> str:
     return _style.config_family(config)
 
 
+def row_families(rows: pd.DataFrame) -> list[str]:
+    """The chunker family of each summary row (:func:`config_family` of its ``spec``, else
+    its ``config``, and its ``chunker``), in row order: a user's label does not hide it."""
+    names = rows["spec"] if "spec" in rows.columns else rows["config"]
+    chunkers = rows["chunker"] if "chunker" in rows.columns else [None] * len(rows)
+    return [config_family(str(n), ch) for n, ch in zip(names, chunkers, strict=True)]
+
+
 def config_groups(rows: pd.DataFrame, max_size: int = SMALL_MULTIPLES_ABOVE) -> list[tuple[str, list[str]]]:
     """Panels of a small-multiples chart: configurations by chunker family.
 
-    Families keep the order of their first configuration; a family with more than
-    ``max_size`` configurations is cut into consecutive parts titled ``"family (1/2)"`` ...
+    Families keep the order of their first configuration and are titled by their display
+    name (:func:`chunkeval.labels.family_name`); a family with more than ``max_size``
+    configurations is cut into consecutive parts titled ``"family (1/2)"`` ...
 
     Parameters
     ----------
@@ -120,17 +134,16 @@ def config_groups(rows: pd.DataFrame, max_size: int = SMALL_MULTIPLES_ABOVE) -> 
     list of (title, configs)
     """
     fams: dict[str, list[str]] = {}
-    chunkers = rows["chunker"] if "chunker" in rows.columns else [None] * len(rows)
-    for config, chunker in zip(rows["config"].astype(str), chunkers, strict=False):
-        fams.setdefault(config_family(config, chunker), [])
-        if config not in fams[config_family(config, chunker)]:
-            fams[config_family(config, chunker)].append(config)
+    for config, fam in zip(rows["config"].astype(str), row_families(rows), strict=True):
+        if config not in fams.setdefault(fam, []):
+            fams[fam].append(config)
     out: list[tuple[str, list[str]]] = []
     for fam, configs in fams.items():
         parts = -(-len(configs) // max_size)
         size = -(-len(configs) // parts)
         for p in range(parts):
-            title = fam if parts == 1 else f"{fam} ({p + 1}/{parts})"
+            name = family_name(fam)
+            title = name if parts == 1 else f"{name} ({p + 1}/{parts})"
             out.append((title, configs[p * size : (p + 1) * size]))
     return out
 
@@ -166,10 +179,13 @@ def retriever_name(rows: pd.DataFrame) -> str:
 
 def styles_for(results: Any, styles: Mapping[str, ConfigStyle] | None) -> dict[str, ConfigStyle]:
     """``styles`` as a dict, else :func:`~chunkeval.reports.style.config_styles` of the run's
-    configurations (so a chart drawn alone keeps the run's colours)."""
+    configurations and specs (so a chart drawn alone keeps the run's colours and labels)."""
     if styles is not None:
         return dict(styles)
-    return config_styles(results.summary["config"].astype(str))
+    summary = results.summary
+    configs = summary["config"].astype(str)
+    specs = summary["spec"].astype(str) if "spec" in summary.columns else configs
+    return config_styles(configs, specs)
 
 
 def ci_errors(rows: pd.DataFrame, metric: str) -> tuple[np.ndarray, np.ndarray] | None:

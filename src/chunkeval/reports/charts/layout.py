@@ -13,18 +13,25 @@ from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import RendererAgg
 from matplotlib.figure import Figure
 from matplotlib.font_manager import FontProperties
+from matplotlib.ticker import NullLocator
 
+from chunkeval.labels import fit_label
 from chunkeval.reports.style import new_figure
 
 __all__ = [
+    "fit_panel_titles",
+    "fit_text",
     "freeze_layout",
+    "legend_below",
     "legend_columns",
+    "legend_fit",
     "legend_outside",
     "new_axes",
     "panel_grid",
     "place_annotations",
     "spread_positions",
     "text_sizes",
+    "thin_ticks",
 ]
 
 
@@ -206,3 +213,142 @@ def panel_grid(fig: Figure, n: int, **kw: Any) -> list[Axes]:
     for extra in grid[n:]:
         fig.delaxes(extra)
     return grid[:n]
+
+
+def fit_text(fig: Figure, text: str, max_px: float, fontsize: float, weight: str = "normal") -> str:
+    """``text`` shortened (:func:`chunkeval.labels.fit_label`: a configuration's name before its
+    values, anything else at its end) to at most ``max_px`` display pixels at ``fontsize``.
+
+    Each line of a multi-line text is fitted on its own. Used for titles whose room is
+    known before the layout (a panel's share of the figure), so no text runs into the next.
+
+    Parameters
+    ----------
+    fig : Figure
+        Gives the dpi.
+    text : str
+    max_px : float
+        Widest allowed line, in display pixels.
+    fontsize : float
+        In points.
+    weight : str, default "normal"
+
+    Returns
+    -------
+    str
+        ``text`` when it fits.
+    """
+    lines = []
+    for line in str(text).split("\n"):
+        if text_sizes(fig, [line], fontsize, [weight])[0, 0] > max_px:
+            lo, hi = 1, len(line)  # the most characters whose shortened form fits
+            while lo < hi:
+                mid = (lo + hi + 1) // 2
+                if text_sizes(fig, [fit_label(line, mid)], fontsize, [weight])[0, 0] <= max_px:
+                    lo = mid
+                else:
+                    hi = mid - 1
+            line = fit_label(line, lo)
+        lines.append(line)
+    return "\n".join(lines)
+
+
+def legend_fit(widths: np.ndarray, room: float) -> int:
+    """The most legend columns whose total width fits ``room``.
+
+    Matplotlib fills a legend's columns top to bottom, each as wide as its widest entry:
+    with ``n`` columns and ``rows, large = divmod(len, n)``, the first ``large`` columns hold
+    ``rows + 1`` entries and the others ``rows``.
+
+    Parameters
+    ----------
+    widths : numpy.ndarray, shape (n_entries,)
+        Width of each entry (handle, text and spacing), in the unit of ``room``.
+    room : float
+
+    Returns
+    -------
+    int
+        At least 1.
+    """
+    widths = np.asarray(widths, dtype=float)
+    for n in range(len(widths), 1, -1):
+        rows, large = divmod(len(widths), n)
+        ends = np.cumsum([rows + 1] * large + [rows] * (n - large))
+        starts = np.concatenate([[0], ends[:-1]])
+        if sum(float(np.max(widths[i:j])) for i, j in zip(starts, ends, strict=True) if j > i) <= room:
+            return n
+    return 1
+
+
+def legend_below(fig: Figure, handles: list, labels: Sequence[str] | None = None) -> None:
+    """A legend centred under the axes, in as many columns as the figure's width holds.
+
+    Entries are never cut off at the figure's edges: the number of columns is the largest
+    whose widest row (handle, text and spacing of each entry, by the rc font size) fits in
+    the figure; nothing is drawn without handles.
+    """
+    if not handles:
+        return
+    import matplotlib
+
+    labels = [h.get_label() for h in handles] if labels is None else list(labels)
+    size = FontProperties(size=matplotlib.rcParams["legend.fontsize"]).get_size_in_points()
+    em = size * fig.dpi / 72
+    widths = text_sizes(fig, labels, size)[:, 0] + em * (2.0 + 0.8 + 2.0)  # handle, pad, spacing
+    room = fig.get_figwidth() * fig.dpi - 2 * em
+    ncols = legend_fit(widths, room)
+    fig.legend(handles=handles, labels=labels, loc="outside lower center", ncols=ncols, frameon=False)
+
+
+def thin_ticks(fig: Figure, ax: Axes, xs: Sequence[float], axes_px: float, fontsize: float) -> None:
+    """Ticks at ``xs`` labelled ``"%g"``, leaving out labels that would touch a neighbour.
+
+    The positions are read from the axes' scale (linear or log) and an axes width of
+    ``axes_px`` display pixels (an estimate before layout); the first and last tick keep
+    their labels, the ones between are kept left to right while they leave a gap.
+    """
+    xs = np.asarray(xs, dtype=float)
+    texts = [f"{x:g}" for x in xs]
+    ax.xaxis.set_minor_locator(NullLocator())  # a log axis would label its minor ticks
+    ax.set_xticks(xs)
+    if len(xs) < 2:
+        ax.set_xticklabels(texts)
+        return
+    t = ax.xaxis.get_transform()
+    lo, hi = (t.transform(v) for v in ax.get_xlim())
+    px = (np.asarray(t.transform(xs), dtype=float) - lo) / ((hi - lo) or 1.0) * axes_px
+    half = text_sizes(fig, texts, fontsize)[:, 0] / 2
+    keep = np.zeros(len(xs), dtype=bool)
+    keep[[0, -1]] = True
+    last = px[0] + half[0]
+    for i in range(1, len(xs) - 1):
+        if px[i] - half[i] > last and px[i] + half[i] < px[-1] - half[-1]:
+            keep[i] = True
+            last = px[i] + half[i]
+    if px[-1] - half[-1] <= px[0] + half[0]:
+        keep[-1] = False  # two ticks on one spot: the first speaks for both
+    ax.set_xticklabels([s if k else "" for s, k in zip(texts, keep, strict=True)])
+
+
+def fit_panel_titles(fig: Figure, axes: Sequence[Axes], gap: float = 50.0) -> None:
+    """Shorten the left titles of a grid's panels so none runs into the next panel or off the figure.
+
+    The layout is run once (:func:`freeze_layout`); each title may then reach from its axes'
+    left edge to ``gap`` pixels before the next panel's axes in its row (the room of that
+    panel's tick labels), or to the figure's right edge; a longer title is cut with ``…``
+    (:func:`fit_text`). Cutting only ever narrows a title, so the layout holds.
+    """
+    titled = [a for a in axes if a.get_title(loc="left")]
+    if not titled:
+        return
+    freeze_layout(fig)
+    width = fig.get_figwidth() * fig.dpi
+    boxes = {id(a): a.get_position().transformed(fig.transFigure) for a in axes}
+    for a in titled:
+        box = boxes[id(a)]
+        right = [b.x0 - gap for b in boxes.values() if b.x0 > box.x0 + 1 and b.y0 < box.y1 and b.y1 > box.y0]
+        room = min(right, default=width - 6) - box.x0
+        title = a._left_title  # the text object of loc="left"
+        text = fit_text(fig, title.get_text(), room, title.get_fontsize(), str(title.get_fontweight()))
+        title.set_text(text)

@@ -11,20 +11,30 @@ import matplotlib
 import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
 
 from chunkeval.errors import UsageError
-from chunkeval.labels import display_label
+from chunkeval.labels import display_label, family_name
 from chunkeval.policy import (
+    confidence_label,
     metric_family,
     rank_metrics,
+    run_confidence,
     run_headline_k,
 )
-from chunkeval.reports.charts.data import ci_errors, config_family, dataset_rows, retriever_name, styles_for
-from chunkeval.reports.charts.layout import freeze_layout, new_axes, place_annotations, text_sizes
+from chunkeval.reports.charts.data import ci_errors, dataset_rows, retriever_name, row_families, styles_for
+from chunkeval.reports.charts.layout import (
+    fit_text,
+    freeze_layout,
+    legend_below,
+    new_axes,
+    place_annotations,
+    text_sizes,
+)
 from chunkeval.reports.style import OKABE_ITO, ConfigStyle, styled
 from chunkeval.verdict.frontier import pareto_frontier
 
-__all__ = ["COST_AXES", "FULL_ANNOTATIONS_MAX", "plot_quality_cost"]
+__all__ = ["COST_AXES", "plot_quality_cost"]
 
 
 #: Cost axes of :func:`plot_quality_cost`: name -> (summary column, with ``{k}``; axis label).
@@ -36,11 +46,6 @@ COST_AXES: dict[str, tuple[str, str]] = {
     ),
     "n_chunks": ("n_chunks", "chunks in the index"),
 }
-
-
-#: Up to this many configurations every point is annotated with its full display label;
-#: above it, points off the frontier carry their family tag (family = colour, in the legend).
-FULL_ANNOTATIONS_MAX = 10
 
 
 @styled
@@ -59,10 +64,9 @@ def plot_quality_cost(
 
     Every point sits at its true (cost, quality).  The configurations of one chunker family
     (summary column ``chunker``) are joined by a line in order of cost, in the family's
-    colour; each point is labelled next to it (:func:`place_annotations`): frontier points with
-    family and tag, the others with their tag alone, when there are more than
-    :data:`FULL_ANNOTATIONS_MAX` configurations (the family is the colour, named in the legend);
-    with fewer, every point carries its display label.  Error
+    colour; each point is labelled next to it with its display label, family and the
+    parameters that differ (:attr:`ConfigStyle.label`), placed so that no two labels overlap
+    (:func:`place_annotations`); frontier labels are bold.  Error
     bars are the bootstrap confidence interval of the quality mean
     (``<metric>@k_ci_low/high``).  The Pareto frontier (highest quality for the least cost,
     :func:`~chunkeval.verdict.frontier.pareto_frontier` on the chosen cost) is a black dashed step line and its points
@@ -122,8 +126,7 @@ def plot_quality_cost(
     all_zero = not np.any(np.nan_to_num(y) > 0)
     front = np.array([], dtype=np.int64) if all_zero else pareto_frontier(x, y)
     on_front = set(front.tolist())
-    chunkers = rows["chunker"].tolist() if "chunker" in rows.columns else [None] * len(rows)
-    families = [config_family(c, ch) for c, ch in zip(configs, chunkers, strict=False)]
+    families = row_families(rows)
 
     own = ax is None
     fig, ax = new_axes(ax, size)
@@ -138,7 +141,7 @@ def plot_quality_cost(
             alpha=0.75,
             zorder=2,
             gid=f"family:{fam}",
-            label=fam,
+            label=family_name(fam),
         )
     for i, config in enumerate(configs):
         st = styles[config]
@@ -177,10 +180,12 @@ def plot_quality_cost(
     ax.set_xlabel(cost_label)
     unit = "share of evidence parts" if col.startswith("recall@") else "share of questions"
     ax.set_ylabel(f"{col} ({unit})")
-    ax.set_title(
-        f"{col} against {cost_label.split(' (')[0]} — dataset {dataset}, retriever {retriever_name(rows)}",
-        loc="left",
+    title = (
+        f"{col} against {cost_label.split(' (')[0]} — dataset {dataset}, retriever {retriever_name(rows)}"
+        + (f" (bars: {confidence_label(run_confidence(results))} CI)" if err is not None else "")
     )
+    width = fig.get_figwidth() * fig.dpi * (0.92 if own else 0.45)
+    ax.set_title(fit_text(fig, title, width, float(matplotlib.rcParams["axes.titlesize"])), loc="left")
     if len(front):
         # a step line: for any cost budget, the best quality reachable within it
         right = ax.get_xlim()[1]
@@ -205,20 +210,17 @@ def plot_quality_cost(
             color="0.25",
             gid="no-frontier",
         )
-    handles = [h for h in ax.get_lines() if (h.get_gid() or "").startswith(("family:", "pareto"))]
-    if own:  # one row under the plot: the data keep the whole axes
-        fig.legend(handles=handles, loc="outside lower center", ncols=min(len(handles), 7), frameon=False)
+    # a family's key shows its colour unfaded and its first configuration's marker
+    first = {fam: configs[families.index(fam)] for fam in dict.fromkeys(families)}
+    handles = [
+        Line2D([], [], color=styles[c].color, marker=styles[c].marker, linewidth=2.0, label=family_name(fam))
+        for fam, c in first.items()
+    ] + [h for h in ax.get_lines() if h.get_gid() == "pareto-frontier"]
+    if own:  # rows under the plot, as many columns as fit: the data keep the whole axes
+        legend_below(fig, handles)
     else:
         ax.legend(handles=handles, loc="best", framealpha=0.9)
-    full = len(configs) <= FULL_ANNOTATIONS_MAX
-    texts = [
-        display_label(c)
-        if full
-        else f"{styles[c].family} {styles[c].tag}"
-        if i in on_front
-        else styles[c].tag
-        for i, c in enumerate(configs)
-    ]
+    texts = [styles[c].label or display_label(c) for c in configs]
     _annotate_points(fig, ax, x, y, configs, texts, important=on_front)
     return fig
 

@@ -5,13 +5,16 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import matplotlib
 import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
+from matplotlib.patches import Patch
 
 from chunkeval.reports.charts.data import dataset_rows, styles_for
+from chunkeval.reports.charts.layout import fit_text, legend_below
 from chunkeval.reports.style import ConfigStyle, new_figure, styled
 
 __all__ = ["plot_chunk_sizes"]
@@ -35,7 +38,8 @@ def plot_chunk_sizes(
     """Distribution of chunk sizes per configuration, each in its own unit, with its limit.
 
     One horizontal box per configuration (whiskers at the 5th and 95th percentile, no
-    outlier points); a black ``|`` marks the configuration's size limit.  Configurations
+    outlier points, explained in the legend under the panels); a black ``|`` marks the
+    configuration's size limit. Boxes are not hatched: each is named by its tick label.  Configurations
     are grouped into one panel per unit (characters, words, tokens), side by side.
 
     Parameters
@@ -106,8 +110,7 @@ def plot_chunk_sizes(
         for box, (config, _, limit, sizes), p in zip(bp["boxes"], group, pos, strict=False):
             st = styles[config]
             box.set_facecolor(st.color)
-            box.set_alpha(0.8)
-            box.set_hatch(st.hatch)
+            box.set_alpha(0.8)  # no hatch: the tick label names each box
             box.set_gid(f"box:{config}")
             med = np.nanmedian(sizes) if len(sizes) else np.nan
             a.plot(
@@ -136,13 +139,20 @@ def plot_chunk_sizes(
         a.set_xlabel(f"chunk size ({_UNIT_NAME[unit]})")
         a.set_xlim(left=0)
     fig.suptitle(
-        f"Chunk sizes per configuration — dataset {dataset}{tok_note} "
-        f"(box: quartiles, whiskers: 5th–95th percentile)",
+        fit_text(
+            fig,
+            f"Chunk sizes per configuration — dataset {dataset}{tok_note}",
+            fig.get_figwidth() * fig.dpi * 0.97,
+            float(matplotlib.rcParams["figure.titlesize"]),
+        ),
         x=0.01,
         ha="left",
     )
-    fig.legend(
-        handles=[
+    legend_below(
+        fig,
+        [
+            Patch(facecolor="0.6", edgecolor="black", label="box: quartiles"),
+            Line2D([], [], color="black", linewidth=1.0, label="whiskers: 5th–95th percentile"),
             Line2D([], [], color="black", linewidth=2.2, label="size limit"),
             Line2D(
                 [],
@@ -155,8 +165,5 @@ def plot_chunk_sizes(
                 label="median",
             ),
         ],
-        loc="outside lower center",
-        ncols=2,
-        frameon=False,
     )
     return fig
