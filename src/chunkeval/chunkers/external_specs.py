@@ -30,14 +30,13 @@ subclass is registered under its name; one naming any other callable is used as 
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
 
 from chunkeval.chunkers.base import ENTRY_POINT_GROUP, Chunker
 from chunkeval.chunkers.external import ExternalChunker, NamesDocument, is_size_param, splitter_params
 from chunkeval.chunkers.llamaindex import LlamaIndexSplitter, embedding_model
 from chunkeval.errors import MissingDependency, UsageError
-from chunkeval.specs import parse_spec
+from chunkeval.specs import import_user_module, parse_spec
 
 __all__ = ["ENTRY_POINT_GROUP", "SpecChunker", "external_chunker", "is_external_spec"]
 
@@ -66,7 +65,7 @@ def _import(module: str, what: str) -> Any:
     if module.startswith("."):  # importlib would need an anchor package (a TypeError)
         raise UsageError(f"{what}: module {module!r} is relative; give its full dotted name")
     try:
-        return importlib.import_module(module)
+        return import_user_module(module)  # a module in the current directory too, as python -m
     except ImportError as err:
         for library, (name, pip) in _LIBRARIES.items():
             if module == name:

@@ -106,7 +106,8 @@ def summary_table(
         blocks.append(
             f"dataset {dataset}: {n_q} questions, retriever {retriever}{cap}\n"
             f"(means with {confidence_label(confidence)} CI; p_best: probability of the top {ranked})\n"
-            + text_table(header, body)
+            "(in_one_chunk: parts inside one chunk; fits: evidence within the size limit; "
+            "overhead: stored / corpus tokens)\n" + text_table(header, body)
         )
     return "\n\n".join(blocks)
 
