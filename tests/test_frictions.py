@@ -43,10 +43,13 @@ def test_pytest_helper_hides_its_own_frames():
     assert "__tracebackhide__" in assert_no_regression.__code__.co_varnames
 
 
-def test_terminal_table_has_a_legend():
-    from chunkeval.benchmarks import run
-    from chunkeval.cli.output import summary_table
+def test_terminal_table_has_a_legend(tmp_path, capsys):
+    from chunkeval.cli import main
 
-    results = run("builtin", {"s": "sentence(max_chars=1000)"}, ks=(1, 5))
-    text = summary_table(results.summary, ks=(1, 5))
-    assert "fits: evidence within the size limit" in text
+    out = tmp_path / "out"
+    args = ["run", "--chunker", "sentence(max_chars=1000)", "--k", "1,5", "--out", str(out), "--no-report"]
+    assert main(args) == 0
+    printed = capsys.readouterr().out
+    table = printed.split("\nresults:")[0]
+    assert table.splitlines()[-1].startswith("(in_one_chunk: parts inside one chunk; fits: evidence")
+    assert max(len(line) for line in table.splitlines()) <= 120
