@@ -359,6 +359,8 @@ MANIFEST = {
     "finished_at": "end time (UTC, ISO 8601)",
     "git_commit": "commit of the working tree chunkeval ran in, when it is a git checkout",
     "git_dirty": "whether that working tree had uncommitted changes",
+    "project": "the evaluated project's `commit`, `ref` and their `source`: `GITHUB_SHA`/`GITHUB_REF` "
+    "in GitHub Actions (`GITHUB_SHA`), else the git commit of the working directory (`git`), else null",
     "ks": "retrieval cut-offs",
     "ks_capped": "per dataset, the cut-offs above its number of chunks (capped)",
     "machine": "RAM, CPU count, platform, architecture, Python implementation",

@@ -29,6 +29,7 @@ __all__ = [
     "PathNotFound",
     "UnknownNameError",
     "UsageError",
+    "close_names",
 ]
 
 
@@ -64,7 +65,7 @@ class UnknownNameError(UsageError, KeyError):
     def __init__(self, kind: str, name: str, available: Iterable[str], hint: str = "") -> None:
         self.kind, self.name = kind, name
         self.available = sorted(available)
-        close = difflib.get_close_matches(name, self.available, n=3, cutoff=0.5)
+        close = close_names(name, self.available)
         suggest = f" Did you mean {', '.join(map(repr, close))}?" if close else ""
         listed = ", ".join(self.available[: self.MAX_LISTED])
         if len(self.available) > self.MAX_LISTED:
@@ -74,6 +75,30 @@ class UnknownNameError(UsageError, KeyError):
 
     def __str__(self) -> str:  # KeyError would quote the message
         return str(self.args[0])
+
+
+def close_names(name: str, available: Iterable[str], n: int = 3) -> list[str]:
+    """The names most likely meant by ``name``: case-insensitive equals first, then close spellings.
+
+    Parameters
+    ----------
+    name : str
+        The name asked for.
+    available : iterable of str
+        The names that exist.
+    n : int, default 3
+        At most this many.
+
+    Returns
+    -------
+    list of str
+        Names equal to ``name`` but for case (in ``available``'s order), then
+        :func:`difflib.get_close_matches` (cut-off 0.5) of the others, without repeats.
+    """
+    names = list(available)
+    same_case = [a for a in names if a.casefold() == name.casefold() and a != name]
+    close = difflib.get_close_matches(name, names, n=n, cutoff=0.5)
+    return list(dict.fromkeys([*same_case, *close]))[:n]
 
 
 class MissingDependency(UsageError, ImportError):

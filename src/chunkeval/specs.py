@@ -21,7 +21,14 @@ from typing import Any
 from chunkeval._limits import check_spec_length
 from chunkeval.errors import UsageError
 
-__all__ = ["expand_grid", "parse_options", "parse_spec", "split_label", "split_path_options"]
+__all__ = [
+    "expand_grid",
+    "import_user_module",
+    "parse_options",
+    "parse_spec",
+    "split_label",
+    "split_path_options",
+]
 
 
 def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
@@ -211,3 +218,39 @@ def expand_grid(grid: Mapping[str, Any]) -> list[str]:
             continue
         specs.append(_spec(family, params))
     return specs
+
+
+def import_user_module(name: str) -> Any:
+    """Import the module a ``python:`` spec or ``--generator`` names, from the current directory too.
+
+    As ``python -m`` would, a module in the current working directory is importable without
+    ``PYTHONPATH=.``: when the import finds no such module, the current directory is appended to
+    :data:`sys.path` (last, so it never shadows an installed package) and the import is tried again.
+
+    Parameters
+    ----------
+    name : str
+        Dotted module name.
+
+    Returns
+    -------
+    module
+
+    Raises
+    ------
+    ImportError
+        The module is not found there either, or fails while importing.
+    """
+    import importlib
+    import os
+    import sys
+
+    try:
+        return importlib.import_module(name)
+    except ModuleNotFoundError as exc:
+        cwd = os.getcwd()
+        top = name.split(".", 1)[0]
+        if exc.name != top or cwd in sys.path or "" in sys.path:
+            raise
+        sys.path.append(cwd)
+        return importlib.import_module(name)

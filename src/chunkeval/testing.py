@@ -75,6 +75,7 @@ def assert_no_regression(
     ValueError, FileNotFoundError
         A corrupt or missing side, or a check naming an unknown metric.
     """
+    __tracebackhide__ = True  # pytest shows the caller's line and the message, not this function
     from chunkeval.gate.comparison import compare
 
     cmp = compare(baseline, results, checks, strict=strict)

@@ -349,7 +349,7 @@ def test_unknown_corpus_id_lists_available(tmp_path):
     p = problems_of(load_chroma, folder)
     assert p == [
         "questions_df.csv:2: question 'chroma-000001': evidence part 0: unknown document "
-        "id 'c99'; available document ids: 'c00', 'c01', 'c02', 'c03', 'c04', 'c05', "
+        "id 'c99' (did you mean 'c09'?); available document ids: 'c00', 'c01', 'c02', 'c03', 'c04', 'c05', "
         "'c06', 'c07', 'c08', 'c09', ... (12 in all)"
     ]
 

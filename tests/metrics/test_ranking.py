@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 
 import pytest
 from _metric_cases import F, ch, ev
 
-from chunkeval.metrics.ranking import all_parts_at_k, answerable_at_k, mrr, recall_at_k
+from chunkeval.metrics.ranking import all_parts_at_k, answerable_at_k, map_at_k, mrr, ndcg_at_k, recall_at_k
 from chunkeval.types import Chunk
 
 
@@ -38,3 +39,27 @@ def test_all_parts_at_k_hand_checked():
     assert answerable_at_k([a, b], parts, 2) == 0  # no one chunk holds both
     assert all_parts_at_k([a, b], parts, 1) == 0
     assert all_parts_at_k([b, a], [ev("d", 9, 11)], 2) == 0  # straddles the boundary
+
+
+def test_ndcg_and_map_hand_computed():
+    # index: r0 holds part p (relevant), x is not relevant, r1 holds p and q, r2 holds q
+    r0, x, r1, r2 = ch("d", 0, 10), ch("d", 10, 20, 1), ch("d", 0, 40, 2), ch("d", 25, 40, 3)
+    index = [r0, x, r1, r2]
+    parts = [ev("d", 2, 5), ev("d", 30, 33)]
+    ranked = [x, r0, r2]  # ranks 2 and 3 relevant; r1 (relevant) not retrieved
+    # DCG@3 = 1/log2(3) + 1/log2(4); IDCG@3 = 1 + 1/log2(3) + 1/log2(4) (three relevant chunks)
+    dcg = 1 / math.log2(3) + 0.5
+    assert ndcg_at_k(ranked, parts, 3, index) == pytest.approx(dcg / (1 + 1 / math.log2(3) + 0.5), abs=1e-15)
+    assert ndcg_at_k(ranked, parts, 1, index) == 0.0
+    # graded: gains x=0, r0=1, r2=1; ideal r1=2, r0=1, r2=1
+    ideal = 2 + 1 / math.log2(3) + 0.5
+    assert ndcg_at_k(ranked, parts, 3, index, graded=True) == pytest.approx(dcg / ideal, abs=1e-15)
+    assert ndcg_at_k([r1, r0, r2], parts, 3, index, graded=True) == 1.0
+    # AP@3 = (1/|Rel|) * (P@2 + P@3) = (1/3) * (1/2 + 2/3) = 7/18
+    assert F(map_at_k(ranked, parts, 3, index)) == Fraction(7, 18)
+    assert F(map_at_k(ranked, parts, 2, index)) == Fraction(1, 6)
+    assert map_at_k([r1, r0, r2], parts, 10, index) == 1.0
+    # no relevant chunk in the index: 0, never a division by zero
+    assert ndcg_at_k([x], [ev("d", 15, 25)], 5, [x]) == 0.0 == map_at_k([x], [ev("d", 15, 25)], 5, [x])
+    with pytest.raises(ValueError, match="evidence part"):
+        ndcg_at_k(ranked, [], 1, index)

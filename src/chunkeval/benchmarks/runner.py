@@ -112,6 +112,25 @@ def _git_info(package_dir: str | os.PathLike | None = None) -> dict[str, Any]:
     return {"git_commit": commit, "git_dirty": None if status is None else bool(status)}
 
 
+def _project_info(cwd: str | os.PathLike | None = None) -> dict[str, Any]:
+    """The commit of the project being evaluated (not chunkeval's): ``{"commit", "ref", "source"}``.
+
+    ``GITHUB_SHA`` and ``GITHUB_REF`` when set (a GitHub Actions job: the pull request's
+    commit), else ``git rev-parse HEAD`` and the branch of the working directory ``cwd``
+    (default: the current directory), else all ``None``. ``source`` says which:
+    ``"GITHUB_SHA"``, ``"git"`` or ``None``.
+    """
+    sha = os.environ.get("GITHUB_SHA", "").strip()
+    if sha:
+        return {"commit": sha, "ref": os.environ.get("GITHUB_REF") or None, "source": "GITHUB_SHA"}
+    where = Path(cwd) if cwd is not None else Path.cwd()
+    commit = _git(where, "rev-parse", "HEAD")
+    if not commit or len(commit) < 7:
+        return {"commit": None, "ref": None, "source": None}
+    branch = _git(where, "rev-parse", "--abbrev-ref", "HEAD")
+    return {"commit": commit, "ref": None if branch in (None, "HEAD") else branch, "source": "git"}
+
+
 def _environment() -> dict[str, Any]:
     import chunkeval
 
@@ -126,6 +145,7 @@ def _environment() -> dict[str, Any]:
         "platform": platform.platform(),
         "dependencies": deps,
         **_git_info(),
+        "project": _project_info(),
     }
 
 
@@ -481,7 +501,8 @@ def run(
         ``summary`` (one row per dataset x configuration, in input order),
         ``per_question``, ``chunks`` and ``manifest`` with keys
         ``chunkeval_version, python, platform, dependencies, git_commit,
-        git_dirty, started_at, datasets {name: {spec, fingerprint, stats,
+        git_dirty, project {commit, ref, source} (the evaluated project's commit:
+        ``GITHUB_SHA``/``GITHUB_REF``, else the working directory's git commit), started_at, datasets {name: {spec, fingerprint, stats,
         provenance}}, configs [{config, chunker, params, limit, limit_unit}],
         retriever, retriever_params {class, params[, analyzer][, embedder
         {class, params}][, components]}, ks, tokenizer, seed, confidence, n_resamples, workers,

@@ -12,6 +12,22 @@ from chunkeval.chunkers.base import Chunker
 from chunkeval.errors import UsageError
 
 
+class LocateError(UsageError):
+    """Pieces of an external splitter that are not the document's text (see :func:`locate_pieces`)."""
+
+
+class NamesDocument:
+    """Mixin of the external chunkers: a :class:`LocateError` names the document being chunked."""
+
+    def chunk(self, text: str, doc_id: str = "") -> list[Any]:
+        try:
+            return super().chunk(text, doc_id)  # type: ignore[misc]
+        except LocateError as exc:
+            if not doc_id:
+                raise
+            raise LocateError(f"document {doc_id!r}: {exc}") from None
+
+
 def _pieces(splitter: Any, text: str) -> list[tuple[str, int | None]]:
     """Call the splitter; return (piece text, start offset if the splitter reported one)."""
     if hasattr(splitter, "split_text"):  # LangChain text splitters
@@ -35,12 +51,15 @@ def _pieces(splitter: Any, text: str) -> list[tuple[str, int | None]]:
     for item in raw:
         if isinstance(item, str):
             pieces.append((item, None))
+        elif hasattr(item, "page_content"):  # a LangChain Document (start_index with add_start_index=True)
+            start = (getattr(item, "metadata", None) or {}).get("start_index")
+            pieces.append((item.page_content, start if isinstance(start, int) else None))
         elif hasattr(item, "text"):
             pieces.append((item.text, getattr(item, "start_index", None)))
         else:
             raise UsageError(
                 f"splitter {_name(splitter)} returned a piece of type {type(item).__name__}, "
-                "expected str or an object with .text"
+                "expected str, a LangChain Document or an object with .text"
             )
     return pieces
 
@@ -191,7 +210,7 @@ def locate_pieces(
         spans.append(found)
         previous = found
     if missing:
-        raise UsageError(
+        raise LocateError(
             f"{len(missing)} piece(s) returned by the splitter could not be located in the document "
             f"in order: {', '.join(missing[:10])}{' ...' if len(missing) > 10 else ''}. "
             "Does the splitter rewrite text? If its pieces overlap, pass overlapping=True."
@@ -269,7 +288,7 @@ def default_label(splitter: Any) -> str:
     return f"{type(splitter).__name__}({sizes})"
 
 
-class ExternalChunker(Chunker):
+class ExternalChunker(NamesDocument, Chunker):
     """Wrap an external splitter as a chunker with exact offsets.
 
     Parameters

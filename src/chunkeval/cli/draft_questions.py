@@ -14,13 +14,13 @@ __all__ = ["cmd_draft_questions"]
 
 def _load_generator(target: str) -> Any:
     """Import ``module:function`` for ``draft-questions --generator``."""
-    import importlib
+    from chunkeval.specs import import_user_module
 
     module_name, _, attr = target.partition(":")
     if not module_name or not attr:
         raise CLIError(f"--generator expects module:function, got {target!r}")
     try:
-        module = importlib.import_module(module_name)
+        module = import_user_module(module_name)
     except ImportError as exc:
         raise CLIError(f"--generator: cannot import {module_name!r} ({exc})") from None
     function = getattr(module, attr, None)

@@ -14,6 +14,7 @@ __all__ = ["cmd_inspect"]
 
 def cmd_inspect(args: argparse.Namespace) -> int:
     from chunkeval.chunkers import get_chunker
+    from chunkeval.datasets.readers import page_of, reader_for
     from chunkeval.text import count_words
     from chunkeval.types import Document
 
@@ -22,11 +23,16 @@ def cmd_inspect(args: argparse.Namespace) -> int:
         path = Path(args.path)
         if not path.is_file():
             raise PathNotFound(f"file not found: {path}", path)
-        try:
-            text = path.read_text(encoding="utf-8")
-        except UnicodeDecodeError as exc:
-            raise UsageError(f"{path} is not UTF-8 text ({exc.reason} at byte {exc.start})") from None
-        doc = Document(path.name, text)
+        reader = reader_for(path)
+        if reader is not None:  # PDF, Word, HTML: the text the files: loader would read
+            text, metadata = reader(path)
+            doc = Document(path.name, text, metadata)
+        else:
+            try:
+                text = path.read_text(encoding="utf-8")
+            except UnicodeDecodeError as exc:
+                raise UsageError(f"{path} is not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+            doc = Document(path.name, text)
     else:
         from chunkeval.datasets import load
 
@@ -39,7 +45,10 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     print(f"document {doc.id!r}: {len(doc.text)} chars, {count_words(doc.text)} words")
     print(f"chunker {chunker.spec}: {len(chunks)} chunks (limit {limit} {unit})")
     for c in chunks:
-        size = chunker.measure(c.text)
-        print(f"#{c.index:<4d} [{c.start}, {c.end})  {len(c.text)} chars  {size} {unit}")
+        # each size once: the chunker's own unit only when it is not characters
+        size = "" if unit == "chars" else f"  {chunker.measure(c.text)} {unit}"
+        page = page_of(doc.metadata, c.start)
+        where = "" if page is None else f"  page {page}"
+        print(f"#{c.index:<4d} [{c.start}, {c.end})  {len(c.text)} chars{size}{where}")
         print(f"      {preview(c.text, 0 if args.full else args.width)}")
     return EXIT_OK

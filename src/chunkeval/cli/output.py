@@ -14,7 +14,13 @@ from typing import Any
 from chunkeval.labels import compact_display_label, display_labels, percent, text_table
 from chunkeval.policy import CONFIDENCE, by_construction, choose_rank_metric, confidence_label, headline_k
 
-__all__ = ["preview", "recommendation_text", "summary_table"]
+__all__ = ["COLUMN_LEGEND", "preview", "recommendation_text", "summary_table"]
+
+#: One line under the terminal table: what its abbreviated columns mean.
+COLUMN_LEGEND = (
+    "(in_one_chunk: parts inside one chunk; fits: evidence within the size limit; "
+    "overhead: stored / corpus tokens)"
+)
 
 
 def fmt(value: Any, digits: int = 3) -> str:

@@ -9,6 +9,7 @@ from chunkeval.cli.charts import cmd_charts
 from chunkeval.cli.compare import cmd_compare
 from chunkeval.cli.draft_questions import cmd_draft_questions
 from chunkeval.cli.exit_codes import CLIError
+from chunkeval.cli.export import cmd_export
 from chunkeval.cli.inspection import cmd_inspect
 from chunkeval.cli.listing import cmd_chunkers, cmd_datasets
 from chunkeval.cli.report import cmd_report
@@ -182,6 +183,17 @@ def build_parser() -> argparse.ArgumentParser:
         help="document of the evidence map (default: the one with the most split evidence)",
     )
     p.set_defaults(handler=cmd_report)
+
+    p = sub.add_parser(
+        "export",
+        help="write a results folder in another tool's format (TREC run files and qrels)",
+        description="Write a TREC run file per dataset x configuration and its chunk-level qrels "
+        "(chunks containing an evidence part), so trec_eval, ir_measures or ranx score the same run.",
+    )
+    p.add_argument("results_folder", metavar="RESULTS_FOLDER")
+    p.add_argument("--format", choices=("trec",), default="trec", help="output format (default trec)")
+    p.add_argument("--out", metavar="FOLDER", help="where to write (default RESULTS_FOLDER/trec)")
+    p.set_defaults(handler=cmd_export)
 
     p = sub.add_parser(
         "validate",

@@ -14,7 +14,7 @@ from typing import Any
 from chunkeval.cli.compare import emit_comparison, summarised_failure
 from chunkeval.cli.exit_codes import EXIT_FAILURE, EXIT_OK, CLIError, one_line, stderr_line, writing
 from chunkeval.cli.options import check_seed_option, parse_ints, parse_ks
-from chunkeval.cli.output import recommendation_text, summary_table
+from chunkeval.cli.output import COLUMN_LEGEND, recommendation_text, summary_table
 from chunkeval.cli.report import REPORT_FILES, write_report_if_available
 from chunkeval.policy import rank_metrics, run_confidence, run_ks
 from chunkeval.validation import check_count
@@ -100,6 +100,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             ranked_by=rank_metrics(results),
         )
     )
+    print(COLUMN_LEGEND)
     print(f"\nresults: {folder}")
     for dataset_name, info in results.manifest["datasets"].items():
         drafts = info.get("provenance", {}).get("draft_questions", 0)

@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from chunkeval._json import lone_surrogate
-from chunkeval.errors import UnknownNameError, UsageError
+from chunkeval.errors import UnknownNameError, UsageError, close_names
 from chunkeval.types import Document, EvidenceSpan, Question
 
 __all__ = [
@@ -287,7 +287,7 @@ class Dataset:
         label = f"{where}: evidence part {i}"
         doc = self._by_id.get(part.doc_id)
         if doc is None:
-            return [f"{label}: unknown document id {part.doc_id!r}{self._known_ids()}"]
+            return [f"{label}: unknown document id {part.doc_id!r}{self._known_ids(part.doc_id)}"]
         if not (_is_int(part.start) and _is_int(part.end)):
             return [f"{label}: start and end must be integers, got {part.start!r}, {part.end!r}"]
         n = len(doc.text)
@@ -316,10 +316,13 @@ class Dataset:
                 ]
         return []
 
-    def _known_ids(self) -> str:
+    def _known_ids(self, wanted: str = "") -> str:
         ids = sorted(self._by_id)
         if not ids:
             return " (the dataset has no documents)"
+        close = close_names(str(wanted), ids)
+        if close:
+            return f" (did you mean {', '.join(map(repr, close))}?){self._known_ids()}"
         shown = ", ".join(repr(i) for i in ids[:_MAX_LISTED_IDS])
         more = f", ... ({len(ids)} in all)" if len(ids) > _MAX_LISTED_IDS else ""
         return f"; available document ids: {shown}{more}"

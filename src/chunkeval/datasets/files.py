@@ -1,12 +1,17 @@
 """A folder of text files as a dataset: ``files:FOLDER``.
 
 Every matching file is one document (by default ``.md``, ``.markdown``,
-``.txt`` and ``.rst`` files at any depth; ``?glob=PATTERN`` chooses others,
+``.txt``, ``.rst``, ``.pdf``, ``.docx``, ``.html`` and ``.htm`` files at any
+depth; ``?glob=PATTERN`` chooses others,
 relative to FOLDER, e.g. ``glob=docs/**/*.md``). A document's id is its
 path relative to FOLDER with forward slashes (``guides/setup.md``). Its
 text is the file decoded as UTF-8 with one leading byte-order mark dropped;
 line endings are kept as they are (``\\r\\n`` stays two characters), so
-offsets index the text exactly as loaded. Files are read in id order.
+offsets index the text exactly as loaded. PDF, Word and HTML files are read
+by :mod:`chunkeval.datasets.readers` (optional extras ``pdf``, ``docx``,
+``html``): their extracted text is the document's text, a PDF's page starts
+are kept in ``metadata["page_starts"]``, and the libraries' versions are
+recorded as the dataset's ``readers`` provenance. Files are read in id order.
 
 Questions come from ``FOLDER/questions.jsonl`` (or ``?questions=PATH``) in
 the native JSONL question format, usually with ``quote`` evidence (see
@@ -20,12 +25,14 @@ from pathlib import Path
 from chunkeval.datasets._io import read_text
 from chunkeval.datasets.dataset import SOURCE_KEY, Dataset, DatasetError, checked_dataset
 from chunkeval.datasets.jsonl import QUESTIONS_FILE, evidence_provenance, read_questions
+from chunkeval.datasets.readers import reader_for, reader_versions
+from chunkeval.errors import MissingDependency
 from chunkeval.types import Document
 
 __all__ = ["DEFAULT_SUFFIXES", "load_files", "read_documents"]
 
 #: File name endings read when no glob is given.
-DEFAULT_SUFFIXES = (".md", ".markdown", ".txt", ".rst")
+DEFAULT_SUFFIXES = (".md", ".markdown", ".txt", ".rst", ".pdf", ".docx", ".html", ".htm")
 
 
 def _matching(folder: Path, glob: str | None, exclude: Path | None) -> list[Path]:
@@ -43,6 +50,21 @@ def _matching(folder: Path, glob: str | None, exclude: Path | None) -> list[Path
         raise DatasetError(
             f"{folder}: glob {glob!r} is not a pattern relative to the folder ({exc})"
         ) from None
+
+
+def _read(path: Path, doc_id: str) -> tuple[str, dict, str | None]:
+    """(text, extra metadata, problem) of one file: a PDF, Word or HTML reader, else UTF-8 text."""
+    reader = reader_for(path)
+    if reader is None:
+        text, problem = read_text(path, doc_id, strip_bom=True)
+        return text, {}, (None if problem is None else f"{problem}; save the file as UTF-8")
+    try:
+        text, extra = reader(path)
+    except MissingDependency:
+        raise
+    except Exception as exc:  # each library has its own errors for a damaged file
+        return "", {}, f"{doc_id}: cannot be read as {path.suffix.lower()} ({type(exc).__name__}: {exc})"
+    return text, extra, None
 
 
 def read_documents(
@@ -83,11 +105,11 @@ def read_documents(
     documents, problems = [], []
     for path in paths:
         doc_id = path.relative_to(root).as_posix()
-        text, problem = read_text(path, doc_id, strip_bom=True)
+        text, extra, problem = _read(path, doc_id)
         if problem is not None:
-            problems.append(f"{problem}; save the file as UTF-8")
+            problems.append(problem)
             continue
-        documents.append(Document(doc_id, text, {"path": str(path), SOURCE_KEY: doc_id}))
+        documents.append(Document(doc_id, text, {"path": str(path), SOURCE_KEY: doc_id, **extra}))
     if problems:
         raise DatasetError(f"{root}: {len(problems)} file(s) cannot be read", problems)
     return documents
@@ -145,6 +167,7 @@ def load_files(
         "source": str(root),
         "glob": glob,
         "questions": str(qpath),
+        "readers": reader_versions([d.metadata for d in documents]),
         **evidence_provenance(found),
     }
     return checked_dataset(name, documents, found, provenance, problems)

@@ -5,7 +5,7 @@ Spec syntax (one string, as used on the command line)::
     builtin                                  the dataset shipped with chunkeval
     jsonl:FOLDER                             native JSONL format
     chroma:FOLDER                            Chroma chunking-evaluation layout
-    files:FOLDER                             a folder of .md/.markdown/.txt/.rst files + questions.jsonl
+    files:FOLDER                             a folder of .md/.txt/.rst/.pdf/.docx/.html files + questions.jsonl
     files:FOLDER?glob=**/*.html,questions=q.jsonl
     squad:FILE                               SQuAD-format JSON
     squad:FILE?evidence=sentence,skip_impossible=true
@@ -340,8 +340,8 @@ _FILES_OPTIONS = {"glob": "", "questions": "", "name": ""}
 
 @register_loader(
     "files",
-    "files:FOLDER[?glob=PATTERN,questions=PATH,name=NAME] - one document per .md/.markdown/.txt/.rst "
-    "file (any depth; id = relative path) + FOLDER/questions.jsonl, evidence by quote or offsets",
+    "files:FOLDER[?glob=PATTERN,questions=PATH,name=NAME] - one document per .md/.markdown/.txt/.rst/"
+    ".pdf/.docx/.html file (any depth; id = relative path) + FOLDER/questions.jsonl, evidence by quote or offsets",
 )
 def _files(path: str, options: dict[str, str]) -> Dataset:
     opts = _check_options(options, _FILES_OPTIONS, f"files:{path}")

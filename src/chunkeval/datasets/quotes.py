@@ -36,6 +36,7 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from chunkeval.errors import close_names
 from chunkeval.types import Document, EvidenceSpan
 
 __all__ = ["QuoteError", "QuoteResolver", "find_all", "normalise_quote"]
@@ -179,8 +180,11 @@ class QuoteResolver:
         if doc_id is None:
             return list(self._docs)
         if doc_id not in self._docs:
+            close = close_names(doc_id, self._docs)
+            meant = f"did you mean {', '.join(map(repr, close))}? " if close else ""
             shown = ", ".join(map(repr, list(self._docs)[:10]))
-            raise QuoteError(f"unknown document id {doc_id!r}; available document ids: {shown}")
+            more = f", ... ({len(self._docs)} in all)" if len(self._docs) > 10 else ""
+            raise QuoteError(f"unknown document id {doc_id!r}; {meant}available document ids: {shown}{more}")
         return [doc_id]
 
     def find(self, quote: str, doc_id: str | None = None) -> list[EvidenceSpan]:

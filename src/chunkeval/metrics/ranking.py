@@ -1,4 +1,5 @@
-"""Retrieval metrics at a cut-off k: containment of the evidence in the top-k retrieved chunks.
+"""Retrieval metrics at a cut-off k: containment of the evidence in the top-k retrieved chunks,
+and the IR metrics nDCG@k and MAP@k with chunks judged relevant by the evidence they contain.
 
 ``R_k`` is the first ``min(k, len(ranked))`` chunks of the ranking; ``contained(c, p)`` as in
 :mod:`chunkeval.metrics.containment`.
@@ -6,13 +7,14 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 from chunkeval.metrics._intervals import contains, first_k, need_parts
 from chunkeval.metrics.registry import QUESTION_METRICS, register_metric
 from chunkeval.types import Chunk, EvidenceSpan
 
-__all__ = ["all_parts_at_k", "answerable_at_k", "mrr", "recall_at_k"]
+__all__ = ["all_parts_at_k", "answerable_at_k", "map_at_k", "mrr", "ndcg_at_k", "recall_at_k"]
 
 
 @register_metric("recall@k", higher_is_better=True, per_k=True, computed_by=QUESTION_METRICS)
@@ -139,3 +141,124 @@ def mrr(ranked: Sequence[Chunk], parts: Sequence[EvidenceSpan]) -> float:
         if all(contains(c, p) for p in parts):
             return 1.0 / r
     return 0.0
+
+
+def _gain(chunk: Chunk, parts: Sequence[EvidenceSpan], graded: bool) -> int:
+    """``rel(c)``: the number of parts ``chunk`` contains (graded) or whether it contains one."""
+    contained = sum(contains(chunk, p) for p in parts)
+    return contained if graded else int(contained > 0)
+
+
+@register_metric("ndcg@k", higher_is_better=True, per_k=True, computed_by=QUESTION_METRICS)
+def ndcg_at_k(
+    ranked: Sequence[Chunk],
+    parts: Sequence[EvidenceSpan],
+    k: int,
+    index: Sequence[Chunk],
+    graded: bool = False,
+) -> float:
+    """Normalised discounted cumulative gain of the top-k chunks, chunks judged by the evidence.
+
+    ``ndcg@k = DCG@k / IDCG@k`` with ``DCG@k = sum_{r=1..min(k, |ranked|)} rel(ranked[r-1]) /
+    log2(r + 1)``; ``IDCG@k`` is the same sum over the ``k`` largest ``rel(c)`` of all chunks
+    ``c`` of ``index`` (the ideal ranking), and ``ndcg@k = 0`` when no chunk of the index is
+    relevant (``IDCG@k = 0``).  Binary relevance (the ``ndcg@k`` column):
+    ``rel(c) = 1[exists p in P: contained(c, p)]``, a chunk is relevant when it contains an
+    evidence part.  Graded (``graded=True``): ``rel(c) = |{p in P: contained(c, p)}|``, the
+    number of parts it contains, as a linear gain.  Higher is better.
+
+    These are the judgements of the chunk-level qrels ``chunkeval export --format trec``
+    writes, and the values equal trec_eval's ``ndcg_cut.k`` (ir_measures ``nDCG@k``) on that
+    run, per question with at least one relevant chunk.
+
+    Parameters
+    ----------
+    ranked : sequence of Chunk
+        Retrieved chunks, best first.
+    parts : sequence of EvidenceSpan
+        Evidence parts of one question (at least one).
+    k : int
+        Cut-off, ``k >= 1``.
+    index : sequence of Chunk
+        Every chunk of the index the ranking comes from (for the ideal ranking).
+    graded : bool, default False
+        Gain by the number of contained parts instead of 0/1.
+
+    Returns
+    -------
+    float
+        In ``[0, 1]``.
+
+    Raises
+    ------
+    ValueError
+        If ``parts`` is empty or ``k < 1``.
+
+    References
+    ----------
+    K. Järvelin and J. Kekäläinen, "Cumulated gain-based evaluation of IR techniques",
+    ACM TOIS 20(4), 2002.
+    """
+    need_parts(parts)
+    ideal = sorted((_gain(c, parts, graded) for c in index), reverse=True)[:k]
+    idcg = _discounted(ideal)
+    if idcg == 0:
+        return 0.0
+    return _discounted([_gain(c, parts, graded) for c in first_k(ranked, k)]) / idcg
+
+
+def _discounted(gains: Sequence[int]) -> float:
+    """``sum_r gains[r-1] / log2(r + 1)``, added rank by rank (not ``sum()``, which compensates
+    rounding on Python >= 3.12), so the vectorised path reproduces it bit for bit."""
+    total = 0.0
+    for r, g in enumerate(gains, start=1):
+        total += g / math.log2(r + 1)
+    return total
+
+
+@register_metric("map@k", higher_is_better=True, per_k=True, computed_by=QUESTION_METRICS)
+def map_at_k(ranked: Sequence[Chunk], parts: Sequence[EvidenceSpan], k: int, index: Sequence[Chunk]) -> float:
+    """Average precision of the top-k chunks (its mean over questions is MAP@k).
+
+    ``ap@k = (1 / |Rel|) * sum_{r=1..min(k, |ranked|)} rel(ranked[r-1]) * P@r`` with
+    ``P@r = (1/r) * sum_{i<=r} rel(ranked[i-1])``, binary ``rel(c) = 1[exists p in P:
+    contained(c, p)]`` and ``Rel = {c in index : rel(c) = 1}`` (every relevant chunk of the
+    index, as trec_eval's ``map_cut.k`` divides, not ``min(k, |Rel|)``); ``ap@k = 0`` when
+    ``Rel`` is empty.  Higher is better.
+
+    Parameters
+    ----------
+    ranked : sequence of Chunk
+        Retrieved chunks, best first.
+    parts : sequence of EvidenceSpan
+        Evidence parts of one question (at least one).
+    k : int
+        Cut-off, ``k >= 1``.
+    index : sequence of Chunk
+        Every chunk of the index the ranking comes from (for ``|Rel|``).
+
+    Returns
+    -------
+    float
+        In ``[0, 1]``.
+
+    Raises
+    ------
+    ValueError
+        If ``parts`` is empty or ``k < 1``.
+
+    References
+    ----------
+    C. Buckley and E. M. Voorhees, "Evaluating evaluation measure stability", SIGIR 2000
+    (trec_eval's ``map`` and ``map_cut``).
+    """
+    need_parts(parts)
+    n_relevant = sum(_gain(c, parts, False) for c in index)
+    if n_relevant == 0:
+        return 0.0
+    hits = total = 0.0
+    for r, c in enumerate(first_k(ranked, k), start=1):
+        if _gain(c, parts, False):
+            hits += 1
+            total += hits / r
+    return total / n_relevant

@@ -11,6 +11,7 @@ intersected per question with numpy, with no loop over questions or chunks.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
@@ -274,6 +275,10 @@ def question_metrics(
     pair_chunk = np.repeat(lo_idx, cnt) + (np.arange(int(cnt.sum())) - np.repeat(np.cumsum(cnt) - cnt, cnt))
     hit = e_sorted[pair_chunk] > gps[pair_part]
     pair_part, pair_chunk = pair_part[hit], pair_chunk[hit]
+    # the index's relevant chunks per question (those containing a part), for nDCG and MAP
+    inside = (s_sorted[pair_chunk] <= gps[pair_part]) & (gpe[pair_part] <= e_sorted[pair_chunk])
+    relevant_pairs = np.unique(pq[pair_part[inside]] * max(n_c, 1) + pair_chunk[inside])
+    n_relevant = np.bincount(relevant_pairs // max(n_c, 1), minlength=n_q)
     cov = _merge_grouped(pq[pair_part], s_sorted[pair_chunk], e_sorted[pair_chunk])
     cov_inter = _grouped_intersection(n_q, ev, cov)
     cov_len = _group_length(n_q, *cov)
@@ -329,6 +334,11 @@ def question_metrics(
         cols["mrr"] = np.where(holds_all.any(axis=1), 1.0 / (first + 1), 0.0)
     else:
         cols["mrr"] = np.zeros(n_q)
+    relevant_rank = (
+        np.bincount((pq[:, None] * kk + np.arange(kk)[None, :])[in_rank], minlength=n_q * kk).reshape(n_q, kk)
+        > 0
+    )
+    cols.update(_ideal_ranking_metrics(relevant_rank, n_relevant, ks))
     if budgets:
         brk = rk if budget_ranked is None else np.asarray(budget_ranked, dtype=np.int64)
         if brk.ndim != 2 or brk.shape[0] != n_q or (brk >= n_c).any():
@@ -336,6 +346,38 @@ def question_metrics(
         assert token_ends is not None  # checked on entry
         cols.update(_budget_metrics(brk, gcs, gce, tok, pq, gps, gpe, n_parts, budgets, token_ends))
     return pd.DataFrame({c: cols[c] for c in ["n_parts", *question_metric_columns(ks, budgets)]})
+
+
+def _ideal_ranking_metrics(
+    relevant: np.ndarray, n_relevant: np.ndarray, ks: list[int]
+) -> dict[str, np.ndarray]:
+    """The ``ndcg@k`` and ``map@k`` columns from the binary relevance of every ranked slot.
+
+    ``relevant`` is (n_questions, K) booleans, ``n_relevant`` the number of relevant chunks of
+    the index per question. The sums run rank by rank in the order of the pure functions
+    (:func:`~chunkeval.metrics.ranking.ndcg_at_k`, :func:`~chunkeval.metrics.ranking.map_at_k`)
+    with the same scalar discounts, so both give bit-identical floats.
+    """
+    n_q, kk = relevant.shape
+    # IDCG of m relevant chunks, summed as the pure function sums: ideal[m] for m = 0..max(ks)
+    ideal = [0.0]
+    for r in range(1, max(ks) + 1):
+        ideal.append(ideal[-1] + 1 / math.log2(r + 1))
+    gain = relevant.astype(np.float64)
+    out: dict[str, np.ndarray] = {}
+    dcg, hits, precision_sum = np.zeros(n_q), np.zeros(n_q), np.zeros(n_q)
+    done = 0
+    for k in sorted(ks):
+        for r in range(done, min(k, kk)):
+            dcg = dcg + gain[:, r] / math.log2(r + 2)
+            hits = hits + gain[:, r]
+            precision_sum = precision_sum + np.where(relevant[:, r], hits / (r + 1), 0.0)
+        done = max(done, min(k, kk))
+        idcg = np.array(ideal)[np.minimum(n_relevant, k)]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out[f"ndcg@{k}"] = np.where(idcg > 0, dcg / np.where(idcg > 0, idcg, 1.0), 0.0)
+            out[f"map@{k}"] = np.where(n_relevant > 0, precision_sum / np.maximum(n_relevant, 1), 0.0)
+    return out
 
 
 def _budget_metrics(

@@ -455,6 +455,14 @@ def render_snippet(
     return "".join(out)
 
 
+def _page_note(metadata: Mapping[str, Any], offset: int) -> str:
+    """``", page N"`` for an offset of a PDF document (its ``page_starts``), else nothing."""
+    from chunkeval.datasets.readers import page_of
+
+    page = page_of(metadata, int(offset))
+    return "" if page is None else f", page {page}"
+
+
 def _split_section(
     results: Any,
     splits: pd.DataFrame,
@@ -473,6 +481,7 @@ def _split_section(
         out.append(f'<p class="note">Evidence text not shown: {_e(reason)}.</p>')
     texts = {doc.id: doc.text for doc in ds.documents} if ds is not None else {}
     qtexts = {q.id: q.text for q in ds.questions} if ds is not None else {}
+    metas = {doc.id: doc.metadata for doc in ds.documents} if ds is not None else {}
     chunks = results.chunks[results.chunks["dataset"].astype(str) == dataset]
     # questions whose parts lie in different documents: a property of the dataset, said once
     multi = (
@@ -535,7 +544,8 @@ def _split_section(
             for p in r.parts:
                 state = "kept whole" if p["contained"] else f"split over {p['n_overlapping']} chunks"
                 label = (
-                    f'<div class="note">document <code>{_e(p["doc_id"])}</code>, characters '
+                    f'<div class="note">document <code>{_e(p["doc_id"])}</code>'
+                    f"{_page_note(metas.get(p['doc_id'], {}), p['start'])}, characters "
                     f"{p['start']}–{p['end']}: {state}</div>"
                 )
                 text = texts.get(p["doc_id"])

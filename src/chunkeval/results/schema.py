@@ -35,6 +35,7 @@ class Manifest(TypedDict, total=False):
     dependencies: dict[str, str | None]  #: package -> installed version (None: not installed)
     git_commit: str | None  #: the commit of the checkout the run was made from, if any
     git_dirty: bool | None  #: whether that checkout had uncommitted changes
+    project: dict[str, str | None]  #: the evaluated project's commit, ref and source (GITHUB_SHA or git)
     started_at: str  #: ISO 8601 time the run started (UTC)
     datasets: dict[str, dict[str, Any]]  #: name -> spec, fingerprint, digests, stats, provenance
     configs: list[dict[str, Any]]  #: per configuration: config (label), spec, chunker, params, limit

@@ -1,0 +1,22 @@
+"""``chunkeval export RESULTS --format trec``: a results folder in another tool's format."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from chunkeval.cli.exit_codes import EXIT_OK
+
+__all__ = ["cmd_export"]
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from chunkeval.results.folder import Results
+    from chunkeval.results.trec import write_trec
+
+    results = Results.load(args.results_folder)  # checked against its schema first
+    out = Path(args.out) if args.out else Path(args.results_folder) / "trec"
+    written = write_trec(results, out)
+    runs = sum(p.suffix == ".run" for p in written)
+    print(f"wrote {runs} TREC run file(s) with their qrels to {out} (index.json names each configuration)")
+    return EXIT_OK
