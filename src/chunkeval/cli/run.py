@@ -201,6 +201,7 @@ def _run_into(
         }
     with writing(folder, "results to"):
         results.save(claim.staging)
+    results.check_reads_back(claim.staging)  # never publish a folder that cannot be read back
     code, report = EXIT_OK, None
     if not args.no_report:
         try:
