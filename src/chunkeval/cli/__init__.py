@@ -40,15 +40,21 @@ The package holds one module per command (``run``, ``report``, ``charts``, ``com
 from __future__ import annotations
 
 import os
+import signal
 import sys
+import threading
+import time
 from collections.abc import Sequence
+from typing import Any
 
 from chunkeval.cli.exit_codes import (
     EXIT_BROKEN_PIPE,
     EXIT_INTERRUPTED,
     EXIT_OK,
+    EXIT_TERMINATED,
     EXIT_USAGE,
     CLIError,
+    Terminated,
     exit_code,
     failure_line,
     flag_names,
@@ -107,7 +113,100 @@ def _silence_stdout() -> None:
         pass
 
 
+#: The stop signal received by this command, if any (see :func:`_stop_once`).
+_STOPPED: list[int] = []
+
+
+#: Seconds after a stop signal before it is raised again, unless the run has acknowledged it.
+RERAISE_SECONDS = 2.0
+
+_REPEAT: list[bool] = []
+
+
+def _stop_once(signum: int, frame: Any) -> None:
+    """The first SIGINT or SIGTERM ends the command; later ones are ignored, so that a second
+    Ctrl-C cannot break the (bounded) clean-up into a traceback.
+
+    Python drops an exception raised in a weak-reference callback or ``__del__``, so the
+    first one can vanish; a watch thread raises it again every :data:`RERAISE_SECONDS` until
+    the run acknowledges it (:func:`chunkeval.benchmarks.lifetime.acknowledge_stop`).
+    """
+    if _STOPPED and not _REPEAT:
+        return  # a second Ctrl-C while the run ends
+    _REPEAT.clear()
+    if not _STOPPED:
+        _STOPPED.append(signum)
+        threading.Thread(target=_raise_again, args=(signum,), name="chunkeval-stop", daemon=True).start()
+    raise Terminated() if signum == signal.SIGTERM else KeyboardInterrupt()
+
+
+def _raise_again(signum: int) -> None:
+    import _thread
+
+    from chunkeval.benchmarks.lifetime import stop_acknowledged
+
+    for _ in range(10):
+        time.sleep(RERAISE_SECONDS)
+        if stop_acknowledged():
+            return
+        _REPEAT.append(True)
+        _thread.interrupt_main(signum)
+
+
+def _handle_stop_signals() -> dict[int, Any]:
+    """Install :func:`_stop_once` for SIGINT and SIGTERM (main thread only); the previous handlers."""
+    if threading.current_thread() is not threading.main_thread():
+        return {}
+    from chunkeval.benchmarks.lifetime import reset_stop
+
+    previous = {}
+    _STOPPED.clear()
+    reset_stop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        previous[sig] = signal.getsignal(sig)
+        if previous[sig] is not signal.SIG_IGN:  # a run started with Ctrl-C ignored (nohup, &) keeps it so
+            signal.signal(sig, _stop_once)
+    return previous
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run the ``chunkeval`` command (see :func:`_run_command`), ending on SIGINT or SIGTERM.
+
+    Parameters
+    ----------
+    argv : sequence of str, optional
+        Arguments without the program name (default: ``sys.argv[1:]``).
+
+    Returns
+    -------
+    int
+        The exit code of :func:`_run_command`.
+    """
+    previous = _handle_stop_signals()
+    try:
+        if hasattr(signal, "pthread_sigmask"):  # ``python -m chunkeval`` held them back while importing
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
+        return _run_command(argv)
+    except KeyboardInterrupt:  # the signal came before _run_command's own handler
+        return _interrupted()
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+def _interrupted() -> int:
+    """Say that the command was stopped (one line) and return 143 after SIGTERM, else 130."""
+    from chunkeval.benchmarks.lifetime import acknowledge_stop
+
+    acknowledge_stop()
+    if _STOPPED and _STOPPED[0] == signal.SIGTERM:
+        stderr_line("terminated")
+        return EXIT_TERMINATED
+    stderr_line("interrupted")
+    return EXIT_INTERRUPTED
+
+
+def _run_command(argv: Sequence[str] | None = None) -> int:
     """Run the ``chunkeval`` command.
 
     Parameters
@@ -127,7 +226,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         stderr; a dataset adds its problems); 130
         interrupted, 141 (128 + SIGPIPE, what a Unix tool killed by SIGPIPE
         reports) when stdout was closed early, e.g. ``chunkeval inspect ... |
-        head``; nothing is printed then. ``--debug`` anywhere in ``argv`` shows the
+        head``; nothing is printed then; 143 (128 + SIGTERM) terminated. An interrupted
+        run ends its worker processes and Dask cluster and gives its output folder back. ``--debug`` anywhere in ``argv`` shows the
         traceback instead of the one line.
     """
     parser = build_parser()
@@ -157,13 +257,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         _silence_stdout()
         return EXIT_BROKEN_PIPE
-    except KeyboardInterrupt:
-        stderr_line("interrupted")
-        return EXIT_INTERRUPTED
+    except KeyboardInterrupt:  # Ctrl-C, or SIGTERM (Terminated)
+        return _interrupted()
     except CLIError as exc:  # the command line itself: never a traceback, even with --debug
         stderr_line(f"error: {exc}")
         return EXIT_USAGE
     except Exception as exc:
+        if _STOPPED:  # an interrupt that a library turned into another error (numpy's ImportError)
+            return _interrupted()
         if debug:
             raise
         return report_failure(exc)
