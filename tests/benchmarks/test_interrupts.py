@@ -76,7 +76,7 @@ def test_a_silent_scheduler_fails_within_the_deadline_naming_it(monkeypatch):
     with Listener(None) as server:
         start = time.monotonic()
         err = _connect(server.address)
-        assert time.monotonic() - start < 5
+        assert time.monotonic() - start < 10  # 1 s, and the import of distributed on a loaded machine
     assert server.address in str(err) and "did not answer within 1 s" in str(err)
     assert exit_code(err) == EXIT_FAILURE and server.address in failure_line(err)
 
@@ -160,7 +160,7 @@ def test_workers_die_with_their_parent_after_kill_9(tmp_path, method):
     assert len(workers) == 2 and all(_alive(p) for p in workers)
     parent.kill()
     parent.wait(10)
-    deadline = time.monotonic() + 5
+    deadline = time.monotonic() + 20  # a spawned worker still importing checks its parent after
     while any(_alive(p) for p in workers) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not any(_alive(p) for p in workers)

@@ -31,7 +31,13 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from typing import Any
 
 from chunkeval._memory import release_freed_memory
-from chunkeval.benchmarks.lifetime import acknowledge_stop, interrupts_deferred, stop_pool, worker_started
+from chunkeval.benchmarks.lifetime import (
+    acknowledge_stop,
+    children_ignore_interrupts,
+    interrupts_deferred,
+    stop_pool,
+    worker_started,
+)
 from chunkeval.benchmarks.stages import (
     Evaluation,
     PreparedDataset,
@@ -396,10 +402,10 @@ def _dask(
     _check_picklable(jobs)
     made: list[Any] = []
     try:
-        # a local cluster's processes and Dask's event loop thread start with Ctrl-C blocked,
-        # so it reaches this process only (no traceback from a worker); it is delivered after.
+        # a local cluster's processes start with Ctrl-C ignored, so it reaches this process
+        # only (no traceback from a worker); one sent meanwhile is delivered after.
         # (Connecting to --scheduler starts no process and stays interruptible.)
-        with interrupts_deferred() if scheduler is None else contextlib.nullcontext():
+        with children_ignore_interrupts() if scheduler is None else contextlib.nullcontext():
             made.extend(_dask_client(workers, scheduler))
         client = made[0]
         from distributed import as_completed as dask_completed  # installed: _dask_client checked

@@ -33,6 +33,7 @@ from typing import Any
 __all__ = [
     "PARENT_POLL_SECONDS",
     "acknowledge_stop",
+    "children_ignore_interrupts",
     "interrupts_deferred",
     "stop_acknowledged",
     "stop_pool",
@@ -161,3 +162,27 @@ def interrupts_deferred(*signals: int) -> Iterator[None]:
         yield
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
+@contextlib.contextmanager
+def children_ignore_interrupts() -> Iterator[None]:
+    """Processes started within the block ignore Ctrl-C for good; this process gets it after.
+
+    :mod:`multiprocessing` clears the blocked-signal mask in the processes it starts (so
+    :func:`interrupts_deferred` alone does not protect them while they import), but it keeps
+    an *ignored* SIGINT, and Python installs no KeyboardInterrupt handler in a process that
+    starts with SIGINT ignored. So SIGINT is ignored within the block, and also blocked in
+    this thread: Linux never discards a blocked signal as ignored, so a Ctrl-C sent meanwhile
+    stays pending and reaches this process's own handler, restored before the block ends.
+    Off the main thread, or without ``pthread_sigmask``, the block changes nothing.
+    """
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    handler = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, handler)
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)

@@ -13,36 +13,64 @@ from chunkeval.errors import UsageError
 
 
 def _pieces(splitter: Any, text: str) -> list[tuple[str, int | None]]:
-    """Call the splitter; return (piece text, start offset if the splitter reported one)."""
-    if hasattr(splitter, "split_text"):  # LangChain text splitters
-        raw = splitter.split_text(text)
-    elif hasattr(splitter, "chunk"):  # chonkie chunkers: objects with .text / .start_index
-        raw = splitter.chunk(text)
-    elif callable(splitter):
-        raw = splitter(text)
-    else:
+    """Call the splitter; return (piece text, start offset if the splitter reported one).
+
+    Whatever goes wrong inside the user's splitter, or in what it returns, is bad input (a
+    UsageError naming the splitter, exit 2), not a bug of chunkeval.
+    """
+    try:
+        raw = _call(splitter, text)
+    except (UsageError, MemoryError, KeyboardInterrupt):
+        raise
+    except Exception as exc:
         raise UsageError(
-            "splitter must be callable (str -> list[str]) or have split_text()/chunk(), "
-            f"got {type(splitter).__name__}"
-        )
+            f"splitter {_name(splitter)} raised {type(exc).__name__}: {str(exc)[:200]}; fix the splitter"
+        ) from None
     if isinstance(raw, (str, bytes)) or not hasattr(raw, "__iter__"):
         # iterating a str would chunk the text into one-character pieces
         raise UsageError(
             f"splitter {_name(splitter)} returned a {type(raw).__name__}, expected a list of "
             "strings (or of objects with .text); wrap its result in a list or fix the splitter"
         )
+    try:
+        raw = list(raw)  # a generator runs the user's code here
+    except Exception as exc:
+        raise UsageError(
+            f"splitter {_name(splitter)} raised {type(exc).__name__}: {str(exc)[:200]}; fix the splitter"
+        ) from None
     pieces = []
     for item in raw:
         if isinstance(item, str):
             pieces.append((item, None))
-        elif hasattr(item, "text"):
-            pieces.append((item.text, getattr(item, "start_index", None)))
+        elif isinstance(getattr(item, "text", None), str):
+            start = getattr(item, "start_index", None)
+            pieces.append(
+                (item.text, start if isinstance(start, int) and not isinstance(start, bool) else None)
+            )
         else:
+            what = (
+                type(item).__name__
+                if not hasattr(item, "text")
+                else f"{type(item).__name__} whose .text is a {type(item.text).__name__}"
+            )
             raise UsageError(
-                f"splitter {_name(splitter)} returned a piece of type {type(item).__name__}, "
+                f"splitter {_name(splitter)} returned a piece of type {what}, "
                 "expected str or an object with .text"
             )
     return pieces
+
+
+def _call(splitter: Any, text: str) -> Any:
+    if hasattr(splitter, "split_text"):  # LangChain text splitters
+        return splitter.split_text(text)
+    if hasattr(splitter, "chunk"):  # chonkie chunkers: objects with .text / .start_index
+        return splitter.chunk(text)
+    if callable(splitter):
+        return splitter(text)
+    raise UsageError(
+        "splitter must be callable (str -> list[str]) or have split_text()/chunk(), "
+        f"got {type(splitter).__name__}"
+    )
 
 
 def _name(splitter: Any) -> str:

@@ -169,6 +169,25 @@ def _handle_stop_signals() -> dict[int, Any]:
     return previous
 
 
+def _show_plugin_warnings() -> Any:
+    """Show a :class:`~chunkeval.registry.PluginWarning` as one ``chunkeval: warning:`` line; the
+    previous :func:`warnings.showwarning`, to restore."""
+    import warnings
+
+    from chunkeval.registry import PluginWarning
+
+    previous = warnings.showwarning
+
+    def show(message: Any, category: Any, *args: Any, **kwargs: Any) -> None:
+        if isinstance(message, PluginWarning) or category is PluginWarning:
+            stderr_line(f"warning: {message}")
+        else:
+            previous(message, category, *args, **kwargs)
+
+    warnings.showwarning = show
+    return previous
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``chunkeval`` command (see :func:`_run_command`), ending on SIGINT or SIGTERM.
 
@@ -182,7 +201,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     int
         The exit code of :func:`_run_command`.
     """
+    import warnings
+
     previous = _handle_stop_signals()
+    shown = _show_plugin_warnings()
     try:
         if hasattr(signal, "pthread_sigmask"):  # ``python -m chunkeval`` held them back while importing
             signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
@@ -190,6 +212,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:  # the signal came before _run_command's own handler
         return _interrupted()
     finally:
+        warnings.showwarning = shown
         for sig, handler in previous.items():
             signal.signal(sig, handler)
 
