@@ -54,7 +54,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     from chunkeval.benchmarks.suites import CHROMA_DEFAULT_PATH, get_suite
 
     _check_run_options(args)
-    suite = get_suite(args.suite)
+    check_count("max_configs", args.max_configs)
+    suite = get_suite(args.suite, args.max_configs)
     if args.suite == "chroma" and not args.dataset and not Path(CHROMA_DEFAULT_PATH).is_dir():
         raise CLIError(
             f"the chroma suite reads the Chroma data from {CHROMA_DEFAULT_PATH} relative to the current "
