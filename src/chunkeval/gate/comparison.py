@@ -85,7 +85,11 @@ __all__ = [
 OUTCOMES = ("regressed", "missing", "incomparable", "improved", "new", "unchanged")
 EXIT_OK, EXIT_REGRESSION, EXIT_UNUSABLE = 0, 1, 2
 _ENVIRONMENT_KEYS = ("chunkeval_version", "python", "platform", "git_commit")
-_TOLERANCE = re.compile(r"^([+-]?)(\d+(?:\.\d*)?|\.\d+)(%?)$")
+# a tolerance is any Python float literal (0.02, .5, 1e-3, 2E+1, 1_000), optionally signed or a percentage
+_DIGITS = r"\d(?:_?\d)*"
+_TOLERANCE = re.compile(
+    rf"^([+-]?)((?:{_DIGITS}(?:\.(?:{_DIGITS})?)?|\.{_DIGITS})(?:[eE][+-]?{_DIGITS})?)(%?)$"
+)
 
 
 # --------------------------------------------------------------------------- checks
@@ -218,6 +222,8 @@ def parse_checks(text: str | Iterable[str], available: Sequence[str]) -> tuple[C
                 f"so its tolerance is an allowed {bad}; write {name}:{number}{pct}"
             )
         value = float(number) / (100.0 if pct else 1.0)
+        if not math.isfinite(value):
+            raise UsageError(f"--fail-on {item!r}: the tolerance {number} is too large to be a number")
         checks[name] = Check(name, value, bool(pct))
     return tuple(checks.values())
 

@@ -46,7 +46,7 @@ from chunkeval._json import loads_strict
 from chunkeval.errors import MissingDependency, PathNotFound, UsageError
 from chunkeval.results.outdir import UNFINISHED_MARKER
 from chunkeval.results.safe_csv import neutralise_frame, restore_frame
-from chunkeval.results.schema import check_manifest, check_table, resolve_inside
+from chunkeval.results.schema import check_manifest, check_table, check_values, resolve_inside
 
 __all__ = [
     "CHUNKS_FILE",
@@ -420,6 +420,7 @@ class Results:
                 path, info.get("format", "csv"), info.get("dtypes"), bool(info.get("neutralised"))
             )
             check_table(tables[key], key, path)
+        check_values(tables, root)
         return cls(
             summary=tables["summary"],
             per_question=tables["per_question"],
