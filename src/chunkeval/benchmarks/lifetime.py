@@ -166,23 +166,35 @@ def interrupts_deferred(*signals: int) -> Iterator[None]:
 
 @contextlib.contextmanager
 def children_ignore_interrupts() -> Iterator[None]:
-    """Processes started within the block ignore Ctrl-C for good; this process gets it after.
+    """Processes started within the block ignore Ctrl-C for good; this process still gets it.
 
-    :mod:`multiprocessing` clears the blocked-signal mask in the processes it starts (so
-    :func:`interrupts_deferred` alone does not protect them while they import), but it keeps
-    an *ignored* SIGINT, and Python installs no KeyboardInterrupt handler in a process that
-    starts with SIGINT ignored. So SIGINT is ignored within the block, and also blocked in
-    this thread: Linux never discards a blocked signal as ignored, so a Ctrl-C sent meanwhile
-    stays pending and reaches this process's own handler, restored before the block ends.
-    Off the main thread, or without ``pthread_sigmask``, the block changes nothing.
+    :mod:`multiprocessing` clears the blocked-signal mask of the processes it starts, but it
+    keeps an *ignored* SIGINT, and Python installs no KeyboardInterrupt handler in a process
+    that starts with SIGINT ignored: so SIGINT is ignored within the block. A Ctrl-C typed
+    meanwhile would be lost for this process (native threads, such as BLAS's, take and drop
+    it), so a canary watches for it: a ``sleep`` process started just before, in this
+    process group, with the default disposition, which a Ctrl-C kills. When it died of
+    SIGINT, KeyboardInterrupt is raised as the block ends. Off the main thread, or off
+    POSIX, the block changes nothing.
     """
-    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "pthread_sigmask"):
+    import shutil as _shutil
+    import subprocess
+
+    sleep = _shutil.which("sleep")
+    if threading.current_thread() is not threading.main_thread() or os.name != "posix" or sleep is None:
         yield
         return
-    mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    canary = subprocess.Popen(
+        [sleep, "3600"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     handler = signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         yield
     finally:
         signal.signal(signal.SIGINT, handler)
-        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+        interrupted = canary.poll() == -signal.SIGINT
+        with contextlib.suppress(OSError):
+            canary.kill()
+        canary.wait()
+    if interrupted:
+        raise KeyboardInterrupt
