@@ -150,7 +150,7 @@ def _raise_again(signum: int) -> None:
         if stop_acknowledged():
             return
         _REPEAT.append(True)
-        _thread.interrupt_main(signum)
+        _thread.interrupt_main(signal.Signals(signum))
 
 
 def _handle_stop_signals() -> dict[int, Any]:
@@ -159,7 +159,7 @@ def _handle_stop_signals() -> dict[int, Any]:
         return {}
     from chunkeval.benchmarks.lifetime import reset_stop
 
-    previous = {}
+    previous: dict[int, Any] = {}
     _STOPPED.clear()
     reset_stop()
     for sig in (signal.SIGINT, signal.SIGTERM):

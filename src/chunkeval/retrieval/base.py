@@ -50,7 +50,8 @@ def check_number(
     wanted = numbers.Integral if integer else numbers.Real
     if isinstance(value, bool) or not isinstance(value, wanted) or not math.isfinite(value):
         raise UsageError(f"{retriever}: {name} must be {kind} {allowed}, got {value!r}")
-    if value < minimum or (maximum is not None and value > maximum):
+    number = float(value)
+    if number < minimum or (maximum is not None and number > maximum):
         raise UsageError(f"{retriever}: {name} must be {allowed}, got {value!r}")
 
 
