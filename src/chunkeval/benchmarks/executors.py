@@ -353,10 +353,20 @@ def _first(exc: BaseException) -> str:
     return text.splitlines()[0] if text else "no message"
 
 
+def _quiet_dask_logs() -> None:
+    """Silence what Dask, tornado and asyncio log while a cluster is torn down mid-run
+    (cancelled tasks, "Task exception was never retrieved"): the run ends with its own one line."""
+    import logging
+
+    for name in ("distributed", "asyncio", "tornado"):
+        logging.getLogger(name).setLevel(logging.CRITICAL + 1)
+
+
 def _close_dask(client: Any, cluster: Any) -> None:
     """Close the client and the local cluster, each within a bounded time, come what may."""
     if sys.exc_info()[0] is not None:
         acknowledge_stop()  # leaving on an exception: an interrupt has reached its clean-up
+        _quiet_dask_logs()
     with interrupts_deferred(signal.SIGINT, signal.SIGTERM):
         if client is not None:
             with contextlib.suppress(Exception):

@@ -169,6 +169,18 @@ def _handle_stop_signals() -> dict[int, Any]:
     return previous
 
 
+def _drop_interrupts(previous: Any) -> Any:
+    """An unraisable-exception hook that drops a KeyboardInterrupt raised where Python cannot
+    propagate it (a weak-reference callback, ``__del__``): :func:`_stop_once` raises it again."""
+
+    def hook(unraisable: Any) -> None:
+        if isinstance(unraisable.exc_value, KeyboardInterrupt):
+            return
+        previous(unraisable)
+
+    return hook
+
+
 def _show_plugin_warnings() -> Any:
     """Show a :class:`~chunkeval.registry.PluginWarning` as one ``chunkeval: warning:`` line; the
     previous :func:`warnings.showwarning`, to restore."""
@@ -205,6 +217,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     previous = _handle_stop_signals()
     shown = _show_plugin_warnings()
+    unraisable = sys.unraisablehook
+    sys.unraisablehook = _drop_interrupts(unraisable)
     try:
         if hasattr(signal, "pthread_sigmask"):  # ``python -m chunkeval`` held them back while importing
             signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
@@ -212,6 +226,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:  # the signal came before _run_command's own handler
         return _interrupted()
     finally:
+        sys.unraisablehook = unraisable
         warnings.showwarning = shown
         for sig, handler in previous.items():
             signal.signal(sig, handler)
