@@ -40,8 +40,6 @@ BEHAVIOURS = {
     "mixed": lambda t: [t[:5], 3],
     "text_int": lambda t: [Piece(3)],
     "text_bytes": lambda t: [Piece(t.encode())],
-    "raises": lambda t: t + 1,
-    "generator_raises": lambda t: (1 / 0 for _ in [t]),
     "one_str": lambda t: t,
     "none": lambda t: None,
 }
@@ -65,10 +63,11 @@ def user_module(tmp_path, monkeypatch):
 
 
 @pytest.mark.parametrize(
-    "kind", ["ints", "bytes", "floats", "mixed", "text_int", "text_bytes", "raises", "generator_raises"]
+    "kind", ["ints", "bytes", "floats", "mixed", "text_int", "text_bytes", "one_str", "none"]
 )
 def test_a_misbehaving_python_splitter_is_exit_2_naming_the_spec(user_module, capsys, kind):
-    """Findings 3-1 (ints, bytes, floats), and the same kind for other wrong returns and raises."""
+    """Findings 3-1 (ints, bytes, floats), and the same kind for other wrong returns. (A splitter
+    that raises is a bug of the plug-in: exit 1 with the --debug hint, tests/test_errors.py.)"""
     spec = f"python:user_splitters:make(kind='{kind}')"
     assert main(["inspect", "--chunker", spec, "doc.txt"]) == EXIT_USAGE
     err = capsys.readouterr().err
