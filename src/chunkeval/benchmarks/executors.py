@@ -22,6 +22,7 @@ result tables do not depend on the executor (timing columns aside):
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import pickle
 import signal
@@ -304,7 +305,15 @@ def _dask_client(workers: int, scheduler: str | None) -> tuple[Any, Any]:
     if scheduler:
         return _connect(Client, scheduler), None
     # the scheduler's HTTP server on any free port: 8787 may belong to another cluster
-    cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0")
+    # its workers log at CRITICAL only: an interrupted run ends with one line, not their
+    # teardown errors (a task's own failure still reaches the run through its future)
+    cluster = LocalCluster(
+        n_workers=workers,
+        threads_per_worker=1,
+        processes=True,
+        dashboard_address=":0",
+        silence_logs=logging.CRITICAL,
+    )
     return Client(cluster), cluster
 
 
@@ -356,8 +365,6 @@ def _first(exc: BaseException) -> str:
 def _quiet_dask_logs() -> None:
     """Silence what Dask, tornado and asyncio log while a cluster is torn down mid-run
     (cancelled tasks, "Task exception was never retrieved"): the run ends with its own one line."""
-    import logging
-
     for name in ("distributed", "asyncio", "tornado"):
         logging.getLogger(name).setLevel(logging.CRITICAL + 1)
 
