@@ -245,28 +245,20 @@ def _interrupted() -> int:
 
 
 def _run_command(argv: Sequence[str] | None = None) -> int:
-    """Run the ``chunkeval`` command.
+    """Run the ``chunkeval`` command on ``argv`` (as for :func:`main`) and return its exit code.
 
-    Parameters
-    ----------
-    argv : sequence of str, optional
-        Arguments without the program name (default: ``sys.argv[1:]``).
-
-    Returns
-    -------
-    int
-        Exit code (:mod:`chunkeval.cli.exit_codes`): 0 success; 1 an environment
-        failure (disk full, permission, out of memory, a service that does not answer;
-        one line naming the path), a report that failed after the results were saved,
-        or an unexpected error (a bug: "rerun with --debug"); 2 a
-        :class:`~chunkeval.errors.UsageError` (arguments, specs, data or results files,
-        a missing extra, an output folder in use) or incomparable runs (one line on
-        stderr; a dataset adds its problems); 130
-        interrupted, 141 (128 + SIGPIPE, what a Unix tool killed by SIGPIPE
-        reports) when stdout was closed early, e.g. ``chunkeval inspect ... |
-        head``; nothing is printed then; 143 (128 + SIGTERM) terminated. An interrupted
-        run ends its worker processes and Dask cluster and gives its output folder back. ``--debug`` anywhere in ``argv`` shows the
-        traceback instead of the one line.
+    Notes
+    -----
+    Exit code (:mod:`chunkeval.cli.exit_codes`): 0 success; 1 an environment failure (disk full,
+    permission, out of memory, a service that does not answer; one line naming the path), a
+    report that failed after the results were saved, or an unexpected error (a bug: "rerun with
+    --debug"); 2 a :class:`~chunkeval.errors.UsageError` (arguments, specs, data or results
+    files, a missing extra, an output folder in use) or incomparable runs (one line on stderr; a
+    dataset adds its problems); 130 interrupted, 141 (128 + SIGPIPE, what a Unix tool killed by
+    SIGPIPE reports) when stdout was closed early, e.g. ``chunkeval inspect ... | head``;
+    nothing is printed then; 143 (128 + SIGTERM) terminated. An interrupted run ends its worker
+    processes and Dask cluster and gives its output folder back. ``--debug`` anywhere in
+    ``argv`` shows the traceback instead of the one line.
     """
     parser = build_parser()
     argv = list(sys.argv[1:] if argv is None else argv)
