@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 
-__all__ = ["PluginError", "Registry"]
+__all__ = ["PluginError", "PluginWarning", "Registry"]
 
 
 class PluginError(UsageError):
@@ -33,6 +33,11 @@ class PluginError(UsageError):
 
     A usage error (exit 2): the fix is in the installed package, not in chunkeval.
     """
+
+
+class PluginWarning(UserWarning):
+    """An installed plug-in that cannot be loaded was left out of something that did not ask
+    for it by name (the metrics every run computes); the command line shows it as one line."""
 
 
 class Registry(Generic[T]):
@@ -104,7 +109,19 @@ class Registry(Generic[T]):
             from importlib import metadata  # a scan of the installed packages: only when needed
 
             found: dict[str, metadata.EntryPoint] = {}
-            for ep in metadata.entry_points(group=self.entry_point_group):
+            try:
+                declared = list(metadata.entry_points(group=self.entry_point_group))
+            except Exception as exc:  # a distribution with unreadable metadata: no plug-ins, said once
+                import warnings
+
+                warnings.warn(
+                    f"the {self.entry_point_group} entry points cannot be read ({type(exc).__name__}: "
+                    f"{exc}); installed {self.kind} plug-ins are ignored",
+                    PluginWarning,
+                    stacklevel=2,
+                )
+                declared = []
+            for ep in declared:
                 if ep.name not in self._entries and ep.name not in found:
                     found[ep.name] = ep
             self._pending = found
@@ -123,7 +140,9 @@ class Registry(Generic[T]):
         where = f"{self.kind} plug-in {name!r} (entry point {ep.value!r} in group {self.entry_point_group})"
         try:
             obj = ep.load()
-        except Exception as exc:  # any failure to import a third-party module: name the plug-in
+        except KeyboardInterrupt:
+            raise
+        except BaseException as exc:  # any failure to import a third-party module (even sys.exit): name it
             raise PluginError(f"{where} cannot be loaded: {type(exc).__name__}: {exc}") from exc
         try:
             entry = self._adapt(name, obj, ep.value) if self._adapt else obj

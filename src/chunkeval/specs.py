@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import itertools
+import math
 import re
 from collections.abc import Mapping
 from pathlib import Path
@@ -22,6 +23,7 @@ from chunkeval._limits import check_spec_length
 from chunkeval.errors import UsageError
 
 __all__ = [
+    "MAX_CONFIGS",
     "expand_grid",
     "import_user_module",
     "parse_options",
@@ -169,7 +171,26 @@ def _spec(family: str, params: Mapping[str, Any]) -> str:
     return f"{family}({inner})" if inner else family
 
 
-def expand_grid(grid: Mapping[str, Any]) -> list[str]:
+#: The most configurations a suite may expand to unless ``max_configs`` (``--max-configs``) raises it.
+MAX_CONFIGS = 1000
+
+
+def check_config_count(count: int, where: str, max_configs: int = MAX_CONFIGS) -> None:
+    """Refuse ``count`` configurations above ``max_configs`` (each is a whole chunk-index-retrieve run).
+
+    Raises
+    ------
+    UsageError
+        Naming the count and the bound, and how to raise it.
+    """
+    if count > max_configs:
+        raise UsageError(
+            f"{where} expands to {count:,} configurations, more than the bound of {max_configs:,}; "
+            f"shrink its lists, or raise the bound with max_configs={count}"
+        )
+
+
+def expand_grid(grid: Mapping[str, Any], max_configs: int = MAX_CONFIGS) -> list[str]:
     """Expand one chunker grid into chunker spec strings.
 
     Parameters
@@ -184,12 +205,15 @@ def expand_grid(grid: Mapping[str, Any]) -> list[str]:
         Spec strings ``family(key=value, ...)`` in cartesian-product order
         (first key slowest), skipping combinations with
         ``chunk_overlap >= chunk_size`` or ``overlap_tokens >= max_tokens``.
+    max_configs : int, default :data:`MAX_CONFIGS`
+        The most combinations the grid may have (counted before any is built).
 
     Raises
     ------
     ValueError
-        Missing or non-string ``family``, an empty list of values, or a value
-        that is not a number, string, boolean or list of those.
+        Missing or non-string ``family``, an empty list of values, a value
+        that is not a number, string, boolean or list of those, or more than
+        ``max_configs`` combinations.
     """
     if "family" not in grid or not isinstance(grid["family"], str) or not grid["family"]:
         raise UsageError(f"chunker grid {dict(grid)!r} needs a 'family' (a chunker name)")
@@ -207,6 +231,7 @@ def expand_grid(grid: Mapping[str, Any]) -> list[str]:
                     f"chunker grid for {family!r}: value {x!r} of {k!r} must be a number, string or boolean"
                 )
         choices.append(values)
+    check_config_count(math.prod(len(c) for c in choices), f"chunker grid for {family!r}", max_configs)
     specs: list[str] = []
     for combo in itertools.product(*choices):
         params = dict(zip(keys, combo, strict=True))

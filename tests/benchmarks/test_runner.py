@@ -298,7 +298,7 @@ def test_save_keeps_full_float_precision(tmp_path):
     r = Results(
         summary=pd.DataFrame({"dataset": ["a"] * 5, "config": list("vwxyz"), "x": values}),
         per_question=pd.DataFrame(
-            {"dataset": "a", "config": "c", "question_id": ["007", "NA", "", "1", "2"], "y": values}
+            {"dataset": "a", "config": "v", "question_id": ["007", "NA", "", "1", "2"], "y": values}
         ),
         chunks=pd.DataFrame({"chunk_id": ["a#0"] * 5, "n": [1, 2, 3, 4, 5]}),
         manifest={"note": "test"},

@@ -22,14 +22,23 @@ result tables do not depend on the executor (timing columns aside):
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import pickle
+import signal
 import sys
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from typing import Any
 
 from chunkeval._memory import release_freed_memory
+from chunkeval.benchmarks.lifetime import (
+    acknowledge_stop,
+    children_ignore_interrupts,
+    interrupts_deferred,
+    stop_pool,
+    worker_started,
+)
 from chunkeval.benchmarks.stages import (
     Evaluation,
     PreparedDataset,
@@ -57,8 +66,14 @@ DOCUMENT_BLOCK_CHARS = 4_000_000
 #: Questions per retrieval task on Dask.
 QUESTION_BLOCK = 2048
 
-#: How long to wait for the Dask scheduler at ``--scheduler`` before giving up.
+#: How long Dask itself tries to open the connection to the scheduler at ``--scheduler``.
 SCHEDULER_TIMEOUT = "15s"
+
+#: The one deadline of connecting to ``--scheduler``, handshake included, in seconds.
+SCHEDULER_DEADLINE_SECONDS = 15.0
+
+#: How long closing the Dask client, and then the local cluster, may take, in seconds.
+DASK_CLOSE_SECONDS = 5
 
 #: Below this many characters in all, a process pool prepares the datasets in the parent
 #: process: preparing takes about 0.07 s per MB (cl100k), and a pool's start and the
@@ -71,6 +86,45 @@ Progress = Callable[[int, int], None] | None
 # The prepared datasets of this worker process, by dataset index (set once by the pool's
 # initializer).
 _PREPARED: dict[int, PreparedDataset] = store("benchmarks.worker_datasets")
+
+
+def _start_worker(parent: int, init: Callable[..., None] | None, initargs: tuple) -> None:
+    """The initializer of every pool worker: live no longer than ``parent``, ignore Ctrl-C
+    (:func:`~chunkeval.benchmarks.lifetime.worker_started`), then run ``init(*initargs)``."""
+    worker_started(parent)
+    if init is not None:
+        init(*initargs)
+
+
+#: Signals held back while a pool starts its workers (they arrive once the workers run).
+_STARTING = (signal.SIGINT, signal.SIGTERM)
+
+
+@contextlib.contextmanager
+def _pool(
+    workers: int, mp_context: Any, init: Callable[..., None] | None = None, initargs: tuple = ()
+) -> Any:
+    """A process pool that ends at once, workers and all, when its block is left by an exception
+    (Ctrl-C, SIGTERM, a failed task), and is shut down normally otherwise."""
+    pool = ProcessPoolExecutor(
+        max_workers=workers,
+        mp_context=mp_context,
+        initializer=_start_worker,
+        initargs=(os.getpid(), init, initargs),
+    )
+    try:
+        yield pool
+    except BaseException:
+        stop_pool(pool)
+        raise
+    pool.shutdown(wait=True)
+
+
+def _submit_all(pool: Any, fn: Callable[..., Any], calls: Sequence[tuple]) -> list[Any]:
+    """Submit ``fn(*args)`` for every ``args`` of ``calls``, with interrupts held back while the
+    pool forks its workers (a worker that got a Ctrl-C before it ignores them prints a traceback)."""
+    with interrupts_deferred(*_STARTING):
+        return [pool.submit(fn, *args) for args in calls]
 
 
 def _init_worker(prepared: Sequence[PreparedDataset]) -> None:
@@ -196,12 +250,15 @@ def _prepare_in_pool(
         return
     # several blocks per worker, so that one large document does not leave the others idle
     max_chars = max(1, -(-total // (4 * workers)))
-    with ProcessPoolExecutor(max_workers=workers, mp_context=mp_context) as pool:
+    with _pool(workers, mp_context) as pool:
         _prepare_with(
             prepared,
             settings,
             max_chars,
-            lambda texts: list(pool.map(prepare_documents, texts, [settings.tokenizer] * len(texts))),
+            lambda texts: [
+                f.result()
+                for f in _submit_all(pool, prepare_documents, [(t, settings.tokenizer) for t in texts])
+            ],
         )
 
 
@@ -222,22 +279,13 @@ def _processes(
     else:  # a spawned pool would import everything twice; prepare here instead
         _prepare_here(prepared, settings)
     outputs: list[Evaluation | None] = [None] * len(jobs)
-    with ProcessPoolExecutor(
-        max_workers=workers, mp_context=ctx, initializer=_init_worker, initargs=(list(prepared),)
-    ) as pool:
-        futures = {
-            pool.submit(_evaluate_here, di, chunker, label, settings): j
-            for j, (di, chunker, label) in enumerate(jobs)
-        }
-        try:
-            for done, fut in enumerate(as_completed(futures), start=1):
-                outputs[futures[fut]] = fut.result()
-                if progress is not None:
-                    progress(done, len(jobs))
-        except BaseException:
-            for f in futures:
-                f.cancel()
-            raise
+    with _pool(workers, ctx, _init_worker, (list(prepared),)) as pool:
+        submitted = _submit_all(pool, _evaluate_here, [(di, c, label, settings) for di, c, label in jobs])
+        futures = {f: j for j, f in enumerate(submitted)}
+        for done, fut in enumerate(as_completed(futures), start=1):
+            outputs[futures[fut]] = fut.result()
+            if progress is not None:
+                progress(done, len(jobs))
     return outputs  # type: ignore[return-value]
 
 
@@ -255,16 +303,84 @@ def _dask_client(workers: int, scheduler: str | None) -> tuple[Any, Any]:
             "--executor dask needs Dask distributed: pip install 'chunkeval[dask]'"
         ) from None
     if scheduler:
-        try:
-            return Client(scheduler, timeout=SCHEDULER_TIMEOUT), None
-        except (OSError, TimeoutError, ValueError) as exc:
-            raise ConnectionError(
-                f"cannot reach the Dask scheduler at {scheduler} ({type(exc).__name__}: {exc}); "
-                "check --scheduler (tcp://HOST:PORT) and that the scheduler runs"
-            ) from None
+        return _connect(Client, scheduler), None
     # the scheduler's HTTP server on any free port: 8787 may belong to another cluster
-    cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0")
+    # its workers log at CRITICAL only: an interrupted run ends with one line, not their
+    # teardown errors (a task's own failure still reaches the run through its future)
+    cluster = LocalCluster(
+        n_workers=workers,
+        threads_per_worker=1,
+        processes=True,
+        dashboard_address=":0",
+        silence_logs=logging.CRITICAL,
+    )
     return Client(cluster), cluster
+
+
+def _connect(client_class: Any, scheduler: str) -> Any:
+    """A client of the scheduler at ``scheduler``, or ConnectionError naming it, within one deadline.
+
+    Dask's own ``timeout`` bounds the TCP connection only: an endpoint that accepts it and
+    never answers the handshake hung forever, one that answers garbage failed deep in the
+    protocol (a huge frame length), and a half-made client then spent 30 s closing itself.
+    So the address is first asked who it is (Dask's ``identity`` call) under one deadline,
+    :data:`SCHEDULER_DEADLINE_SECONDS`, handshake included; only a Dask scheduler gets a client.
+    """
+    import asyncio
+
+    advice = "check --scheduler (tcp://HOST:PORT) and that a Dask scheduler runs there"
+    try:
+        identity = asyncio.run(asyncio.wait_for(_identity(scheduler), SCHEDULER_DEADLINE_SECONDS))
+    except TimeoutError:
+        raise ConnectionError(
+            f"the Dask scheduler at {scheduler} did not answer within {SCHEDULER_DEADLINE_SECONDS:g} s "
+            f"(handshake included); {advice}"
+        ) from None
+    except Exception as exc:  # anything the address sends back is its fault, not the input's
+        raise ConnectionError(
+            f"cannot reach the Dask scheduler at {scheduler} ({type(exc).__name__}: {_first(exc)}); {advice}"
+        ) from None
+    if not (isinstance(identity, dict) and identity.get("type") == "Scheduler"):
+        raise ConnectionError(f"{scheduler} answered, but not as a Dask scheduler; {advice}")
+    return client_class(scheduler, timeout=SCHEDULER_TIMEOUT, set_as_default=False)
+
+
+async def _identity(address: str) -> Any:
+    """What the server at ``address`` says it is (``{"type": "Scheduler", ...}`` for Dask's)."""
+    from distributed.comm import connect
+
+    comm = await connect(address, timeout=SCHEDULER_DEADLINE_SECONDS)
+    try:
+        await comm.write({"op": "identity", "reply": True})
+        return await comm.read()
+    finally:
+        comm.abort()
+
+
+def _first(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else "no message"
+
+
+def _quiet_dask_logs() -> None:
+    """Silence what Dask, tornado and asyncio log while a cluster is torn down mid-run
+    (cancelled tasks, "Task exception was never retrieved"): the run ends with its own one line."""
+    for name in ("distributed", "asyncio", "tornado"):
+        logging.getLogger(name).setLevel(logging.CRITICAL + 1)
+
+
+def _close_dask(client: Any, cluster: Any) -> None:
+    """Close the client and the local cluster, each within a bounded time, come what may."""
+    if sys.exc_info()[0] is not None:
+        acknowledge_stop()  # leaving on an exception: an interrupt has reached its clean-up
+        _quiet_dask_logs()
+    with interrupts_deferred(signal.SIGINT, signal.SIGTERM):
+        if client is not None:
+            with contextlib.suppress(Exception):
+                client.close(timeout=DASK_CLOSE_SECONDS)
+        if cluster is not None:
+            with contextlib.suppress(Exception):
+                cluster.close(timeout=DASK_CLOSE_SECONDS)
 
 
 def _dask_job(
@@ -301,10 +417,16 @@ def _dask(
     scheduler: str | None,
 ) -> list[Evaluation]:
     _check_picklable(jobs)
-    client, cluster = _dask_client(workers, scheduler)
-    from distributed import as_completed as dask_completed  # installed: _dask_client checked
-
+    made: list[Any] = []
     try:
+        # a local cluster's processes start with Ctrl-C ignored, so it reaches this process
+        # only (no traceback from a worker); one sent meanwhile is delivered after.
+        # (Connecting to --scheduler starts no process and stays interruptible.)
+        with children_ignore_interrupts() if scheduler is None else contextlib.nullcontext():
+            made.extend(_dask_client(workers, scheduler))
+        client = made[0]
+        from distributed import as_completed as dask_completed  # installed: _dask_client checked
+
         _prepare_with(
             prepared,
             settings,
@@ -326,9 +448,7 @@ def _dask(
                 progress(done, len(jobs))
         return outputs  # type: ignore[return-value]
     finally:
-        client.close()
-        if cluster is not None:
-            cluster.close()
+        _close_dask(*(made or [None, None]))
 
 
 def execute(

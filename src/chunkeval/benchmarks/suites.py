@@ -68,7 +68,7 @@ from typing import Any
 from chunkeval._limits import check_spec_length
 from chunkeval.errors import PathNotFound, UnknownNameError, UsageError
 from chunkeval.registry import Registry
-from chunkeval.specs import expand_grid
+from chunkeval.specs import MAX_CONFIGS, check_config_count, expand_grid
 from chunkeval.validation import check_budgets, check_ks
 
 __all__ = [
@@ -144,7 +144,7 @@ class Suite:
         }
 
 
-def _expand_chunkers(entries: Sequence[Any], where: str) -> tuple[str, ...]:
+def _expand_chunkers(entries: Sequence[Any], where: str, max_configs: int = MAX_CONFIGS) -> tuple[str, ...]:
     specs: list[str] = []
     for entry in entries:
         if isinstance(entry, str):
@@ -159,7 +159,8 @@ def _expand_chunkers(entries: Sequence[Any], where: str) -> tuple[str, ...]:
                 )
             specs.append(f"{label.strip()}={spec.strip()}" if label else spec.strip())
         elif isinstance(entry, Mapping):
-            specs.extend(expand_grid(entry))
+            specs.extend(expand_grid(entry, max_configs))
+            check_config_count(len(specs), f"{where}: the suite", max_configs)
         else:
             raise UsageError(
                 f"{where}: each entry of 'chunkers' must be a spec string, a {{label, spec}} table "
@@ -186,7 +187,11 @@ def _budgets(value: Any, where: str) -> tuple[int, ...]:
 
 
 def suite_from_mapping(
-    data: Mapping[str, Any], *, default_name: str = "suite", where: str = "suite"
+    data: Mapping[str, Any],
+    *,
+    default_name: str = "suite",
+    where: str = "suite",
+    max_configs: int = MAX_CONFIGS,
 ) -> Suite:
     """Build a :class:`Suite` from the ``[suite]`` table of a TOML file.
 
@@ -199,11 +204,14 @@ def suite_from_mapping(
         Name when ``data`` has none.
     where : str
         Location used in error messages (e.g. the file path).
+    max_configs : int, default :data:`chunkeval.specs.MAX_CONFIGS`
+        The most configurations the chunkers may expand to.
 
     Raises
     ------
     ValueError
-        Unknown keys, missing ``datasets``/``chunkers`` or malformed values.
+        Unknown keys, missing ``datasets``/``chunkers``, malformed values, or
+        more than ``max_configs`` configurations (the count is named).
     """
     known = {"name", "description", "datasets", "chunkers", "retriever", "ks", "tokenizer", "budgets"}
     unknown = sorted(set(data) - known)
@@ -219,7 +227,7 @@ def suite_from_mapping(
     chunkers = data.get("chunkers")
     if not isinstance(chunkers, list) or not chunkers:
         raise UsageError(f"{where}: 'chunkers' must be a non-empty list of spec strings or grids")
-    specs = _expand_chunkers(chunkers, where)
+    specs = _expand_chunkers(chunkers, where, max_configs)
     if not specs:
         raise UsageError(f"{where}: the chunker grids expand to no configuration")
     for key in ("name", "description", "retriever", "tokenizer"):
@@ -237,8 +245,9 @@ def suite_from_mapping(
     )
 
 
-def load_suite_file(path: str | os.PathLike) -> Suite:
-    """Read a suite from a TOML file (format in the module docstring).
+def load_suite_file(path: str | os.PathLike, max_configs: int = MAX_CONFIGS) -> Suite:
+    """Read a suite from a TOML file (format in the module docstring); at most ``max_configs``
+    configurations (:func:`suite_from_mapping`).
 
     Raises
     ------
@@ -259,7 +268,7 @@ def load_suite_file(path: str | os.PathLike) -> Suite:
     table = data.get("suite")
     if not isinstance(table, dict):
         raise UsageError(f"{p}: missing [suite] table")
-    return suite_from_mapping(table, default_name=p.stem, where=str(p))
+    return suite_from_mapping(table, default_name=p.stem, where=str(p), max_configs=max_configs)
 
 
 # --------------------------------------------------------------------------- built-in suites
@@ -339,7 +348,7 @@ def available_suites() -> list[str]:
     return SUITES.names()
 
 
-def get_suite(name_or_path: str | os.PathLike) -> Suite:
+def get_suite(name_or_path: str | os.PathLike, max_configs: int = MAX_CONFIGS) -> Suite:
     """Return a built-in suite by name or read one from a TOML file.
 
     Parameters
@@ -348,6 +357,8 @@ def get_suite(name_or_path: str | os.PathLike) -> Suite:
         ``"quick"``, ``"default"``, ``"chroma"``, ``"chroma:PATH"`` (the
         Chroma suite on the data folder ``PATH``), or the path of a ``.toml``
         suite file.
+    max_configs : int, default :data:`chunkeval.specs.MAX_CONFIGS`
+        The most configurations a suite file may expand to.
 
     Returns
     -------
@@ -369,5 +380,5 @@ def get_suite(name_or_path: str | os.PathLike) -> Suite:
     if text.startswith("chroma:") and len(text) > len("chroma:"):
         return _chroma(text[len("chroma:") :])
     if text.endswith(".toml") or os.path.sep in text or Path(text).is_file():
-        return load_suite_file(text)
+        return load_suite_file(text, max_configs)
     raise UnknownNameError("suite", text, SUITES.names(), hint="or give the path of a .toml suite file")

@@ -29,18 +29,13 @@ class NamesDocument:
 
 
 def _pieces(splitter: Any, text: str) -> list[tuple[str, int | None]]:
-    """Call the splitter; return (piece text, start offset if the splitter reported one)."""
-    if hasattr(splitter, "split_text"):  # LangChain text splitters
-        raw = splitter.split_text(text)
-    elif hasattr(splitter, "chunk"):  # chonkie chunkers: objects with .text / .start_index
-        raw = splitter.chunk(text)
-    elif callable(splitter):
-        raw = splitter(text)
-    else:
-        raise UsageError(
-            "splitter must be callable (str -> list[str]) or have split_text()/chunk(), "
-            f"got {type(splitter).__name__}"
-        )
+    """Call the splitter; return (piece text, start offset if the splitter reported one).
+
+    What it returns is checked: a result of the wrong shape or type is bad input (a
+    UsageError naming the splitter, exit 2). An exception raised inside the splitter is left
+    alone: it is a bug of the plug-in, whose traceback ``--debug`` shows.
+    """
+    raw = _call(splitter, text)
     if isinstance(raw, (str, bytes)) or not hasattr(raw, "__iter__"):
         # iterating a str would chunk the text into one-character pieces
         raise UsageError(
@@ -53,15 +48,38 @@ def _pieces(splitter: Any, text: str) -> list[tuple[str, int | None]]:
             pieces.append((item, None))
         elif hasattr(item, "page_content"):  # a LangChain Document (start_index with add_start_index=True)
             start = (getattr(item, "metadata", None) or {}).get("start_index")
-            pieces.append((item.page_content, start if isinstance(start, int) else None))
-        elif hasattr(item, "text"):
-            pieces.append((item.text, getattr(item, "start_index", None)))
+            pieces.append(
+                (item.page_content, start if isinstance(start, int) and not isinstance(start, bool) else None)
+            )
+        elif isinstance(getattr(item, "text", None), str):
+            start = getattr(item, "start_index", None)
+            pieces.append(
+                (item.text, start if isinstance(start, int) and not isinstance(start, bool) else None)
+            )
         else:
+            what = (
+                type(item).__name__
+                if not hasattr(item, "text")
+                else f"{type(item).__name__} whose .text is a {type(item.text).__name__}"
+            )
             raise UsageError(
-                f"splitter {_name(splitter)} returned a piece of type {type(item).__name__}, "
+                f"splitter {_name(splitter)} returned a piece of type {what}, "
                 "expected str, a LangChain Document or an object with .text"
             )
     return pieces
+
+
+def _call(splitter: Any, text: str) -> Any:
+    if hasattr(splitter, "split_text"):  # LangChain text splitters
+        return splitter.split_text(text)
+    if hasattr(splitter, "chunk"):  # chonkie chunkers: objects with .text / .start_index
+        return splitter.chunk(text)
+    if callable(splitter):
+        return splitter(text)
+    raise UsageError(
+        "splitter must be callable (str -> list[str]) or have split_text()/chunk(), "
+        f"got {type(splitter).__name__}"
+    )
 
 
 def _name(splitter: Any) -> str:

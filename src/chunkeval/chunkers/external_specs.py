@@ -160,9 +160,12 @@ class SpecChunker(NamesDocument, Chunker):
             return splitter.spans(text)
         # an overlap counted in characters bounds where the next piece may start
         in_chars = self.size_limit[0] is not None and self.size_limit[1] == "chars"
-        return ExternalChunker(
-            splitter, self._is_overlapping(), max_overlap=self._overlap() if in_chars else None
-        ).spans(text)
+        try:
+            return ExternalChunker(
+                splitter, self._is_overlapping(), max_overlap=self._overlap() if in_chars else None
+            ).spans(text)
+        except UsageError as exc:  # what the splitter did wrong, said with the spec the user wrote
+            raise UsageError(f"{self.spec}: {exc}") from None
 
     def describe(self) -> dict[str, Any]:
         """The parameters as given plus the label and overlap rule in use (for manifests)."""
@@ -226,6 +229,11 @@ def _build(target: str, params: dict[str, Any]) -> tuple[Any, tuple[int | None, 
         if not callable(factory):
             raise UsageError(f"{target!r}: module {module_name!r} has no callable {attr!r}")
         made = _construct(factory, params, target)
+        if not (callable(made) or hasattr(made, "split_text") or hasattr(made, "chunk")):
+            raise UsageError(
+                f"{target}: the factory returned a {type(made).__name__}, not a splitter; it must return "
+                "a callable str -> list[str], an object with split_text() or chunk(), or a Chunker"
+            )
         return made, (made.size_limit if isinstance(made, Chunker) else (None, "chars"))
     if library not in ("langchain", "chonkie", "llama_index"):
         raise UsageError(

@@ -40,15 +40,21 @@ The package holds one module per command (``run``, ``report``, ``charts``, ``com
 from __future__ import annotations
 
 import os
+import signal
 import sys
+import threading
+import time
 from collections.abc import Sequence
+from typing import Any
 
 from chunkeval.cli.exit_codes import (
     EXIT_BROKEN_PIPE,
     EXIT_INTERRUPTED,
     EXIT_OK,
+    EXIT_TERMINATED,
     EXIT_USAGE,
     CLIError,
+    Terminated,
     exit_code,
     failure_line,
     flag_names,
@@ -107,8 +113,95 @@ def _silence_stdout() -> None:
         pass
 
 
+#: The stop signal received by this command, if any (see :func:`_stop_once`).
+_STOPPED: list[int] = []
+
+
+#: Seconds after a stop signal before it is raised again, unless the run has acknowledged it.
+RERAISE_SECONDS = 2.0
+
+_REPEAT: list[bool] = []
+
+
+def _stop_once(signum: int, frame: Any) -> None:
+    """The first SIGINT or SIGTERM ends the command; later ones are ignored, so that a second
+    Ctrl-C cannot break the (bounded) clean-up into a traceback.
+
+    Python drops an exception raised in a weak-reference callback or ``__del__``, so the
+    first one can vanish; a watch thread raises it again every :data:`RERAISE_SECONDS` until
+    the run acknowledges it (:func:`chunkeval.benchmarks.lifetime.acknowledge_stop`).
+    """
+    if _STOPPED and not _REPEAT:
+        return  # a second Ctrl-C while the run ends
+    _REPEAT.clear()
+    if not _STOPPED:
+        _STOPPED.append(signum)
+        threading.Thread(target=_raise_again, args=(signum,), name="chunkeval-stop", daemon=True).start()
+    raise Terminated() if signum == signal.SIGTERM else KeyboardInterrupt()
+
+
+def _raise_again(signum: int) -> None:
+    import _thread
+
+    from chunkeval.benchmarks.lifetime import stop_acknowledged
+
+    for _ in range(10):
+        time.sleep(RERAISE_SECONDS)
+        if stop_acknowledged():
+            return
+        _REPEAT.append(True)
+        _thread.interrupt_main(signal.Signals(signum))
+
+
+def _handle_stop_signals() -> dict[int, Any]:
+    """Install :func:`_stop_once` for SIGINT and SIGTERM (main thread only); the previous handlers."""
+    if threading.current_thread() is not threading.main_thread():
+        return {}
+    from chunkeval.benchmarks.lifetime import reset_stop
+
+    previous: dict[int, Any] = {}
+    _STOPPED.clear()
+    reset_stop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        previous[sig] = signal.getsignal(sig)
+        if previous[sig] is not signal.SIG_IGN:  # a run started with Ctrl-C ignored (nohup, &) keeps it so
+            signal.signal(sig, _stop_once)
+    return previous
+
+
+def _drop_interrupts(previous: Any) -> Any:
+    """An unraisable-exception hook that drops a KeyboardInterrupt raised where Python cannot
+    propagate it (a weak-reference callback, ``__del__``): :func:`_stop_once` raises it again."""
+
+    def hook(unraisable: Any) -> None:
+        if isinstance(unraisable.exc_value, KeyboardInterrupt):
+            return
+        previous(unraisable)
+
+    return hook
+
+
+def _show_plugin_warnings() -> Any:
+    """Show a :class:`~chunkeval.registry.PluginWarning` as one ``chunkeval: warning:`` line; the
+    previous :func:`warnings.showwarning`, to restore."""
+    import warnings
+
+    from chunkeval.registry import PluginWarning
+
+    previous = warnings.showwarning
+
+    def show(message: Any, category: Any, *args: Any, **kwargs: Any) -> None:
+        if isinstance(message, PluginWarning) or category is PluginWarning:
+            stderr_line(f"warning: {message}")
+        else:
+            previous(message, category, *args, **kwargs)
+
+    warnings.showwarning = show
+    return previous
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the ``chunkeval`` command.
+    """Run the ``chunkeval`` command (see :func:`_run_command`), ending on SIGINT or SIGTERM.
 
     Parameters
     ----------
@@ -118,17 +211,54 @@ def main(argv: Sequence[str] | None = None) -> int:
     Returns
     -------
     int
-        Exit code (:mod:`chunkeval.cli.exit_codes`): 0 success; 1 an environment
-        failure (disk full, permission, out of memory, a service that does not answer;
-        one line naming the path), a report that failed after the results were saved,
-        or an unexpected error (a bug: "rerun with --debug"); 2 a
-        :class:`~chunkeval.errors.UsageError` (arguments, specs, data or results files,
-        a missing extra, an output folder in use) or incomparable runs (one line on
-        stderr; a dataset adds its problems); 130
-        interrupted, 141 (128 + SIGPIPE, what a Unix tool killed by SIGPIPE
-        reports) when stdout was closed early, e.g. ``chunkeval inspect ... |
-        head``; nothing is printed then. ``--debug`` anywhere in ``argv`` shows the
-        traceback instead of the one line.
+        The exit code of :func:`_run_command`.
+    """
+    import warnings
+
+    previous = _handle_stop_signals()
+    shown = _show_plugin_warnings()
+    unraisable = sys.unraisablehook
+    sys.unraisablehook = _drop_interrupts(unraisable)
+    try:
+        if hasattr(signal, "pthread_sigmask"):  # ``python -m chunkeval`` held them back while importing
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
+        return _run_command(argv)
+    except KeyboardInterrupt:  # the signal came before _run_command's own handler
+        return _interrupted()
+    finally:
+        sys.unraisablehook = unraisable
+        warnings.showwarning = shown
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+def _interrupted() -> int:
+    """Say that the command was stopped (one line) and return 143 after SIGTERM, else 130."""
+    from chunkeval.benchmarks.lifetime import acknowledge_stop
+
+    acknowledge_stop()
+    if _STOPPED and _STOPPED[0] == signal.SIGTERM:
+        stderr_line("terminated")
+        return EXIT_TERMINATED
+    stderr_line("interrupted")
+    return EXIT_INTERRUPTED
+
+
+def _run_command(argv: Sequence[str] | None = None) -> int:
+    """Run the ``chunkeval`` command on ``argv`` (as for :func:`main`) and return its exit code.
+
+    Notes
+    -----
+    Exit code (:mod:`chunkeval.cli.exit_codes`): 0 success; 1 an environment failure (disk full,
+    permission, out of memory, a service that does not answer; one line naming the path), a
+    report that failed after the results were saved, or an unexpected error (a bug: "rerun with
+    --debug"); 2 a :class:`~chunkeval.errors.UsageError` (arguments, specs, data or results
+    files, a missing extra, an output folder in use) or incomparable runs (one line on stderr; a
+    dataset adds its problems); 130 interrupted, 141 (128 + SIGPIPE, what a Unix tool killed by
+    SIGPIPE reports) when stdout was closed early, e.g. ``chunkeval inspect ... | head``;
+    nothing is printed then; 143 (128 + SIGTERM) terminated. An interrupted run ends its worker
+    processes and Dask cluster and gives its output folder back. ``--debug`` anywhere in
+    ``argv`` shows the traceback instead of the one line.
     """
     parser = build_parser()
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -157,13 +287,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         _silence_stdout()
         return EXIT_BROKEN_PIPE
-    except KeyboardInterrupt:
-        stderr_line("interrupted")
-        return EXIT_INTERRUPTED
+    except KeyboardInterrupt:  # Ctrl-C, or SIGTERM (Terminated)
+        return _interrupted()
     except CLIError as exc:  # the command line itself: never a traceback, even with --debug
         stderr_line(f"error: {exc}")
         return EXIT_USAGE
     except Exception as exc:
+        if _STOPPED:  # an interrupt that a library turned into another error (numpy's ImportError)
+            return _interrupted()
         if debug:
             raise
         return report_failure(exc)

@@ -81,7 +81,10 @@ def cmd_charts(args: argparse.Namespace) -> int:
     if metric is not None and not any(str(c).startswith(f"{metric}@") for c in results.summary.columns):
         raise CLIError(f"--metric {metric!r}: the run has no {metric}@k column")
     docs = evidence_documents(results, getattr(args, "doc", None))
+    from chunkeval.results.outdir import refuse_symlink
+
     out = Path(args.out) if args.out else Path(args.results_folder) / "charts"
+    refuse_symlink(out, "charts")  # it would overwrite same-named files wherever it points
     with writing(out, "charts to"):
         files = write_charts(
             results,

@@ -31,8 +31,10 @@ __all__ = [
     "EXIT_FAILURE",
     "EXIT_INTERRUPTED",
     "EXIT_OK",
+    "EXIT_TERMINATED",
     "EXIT_USAGE",
     "CLIError",
+    "Terminated",
     "exit_code",
     "failure_line",
     "flag_names",
@@ -47,6 +49,12 @@ EXIT_FAILURE = 1
 EXIT_USAGE = 2
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, as a shell reports for a tool killed by SIGPIPE
 EXIT_INTERRUPTED = 130  # 128 + SIGINT
+EXIT_TERMINATED = 143  # 128 + SIGTERM
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised in the main thread like Ctrl-C's KeyboardInterrupt, so that every
+    clean-up path of an interrupted run (pools, Dask, the claimed output folder) runs for it too."""
 
 
 class CLIError(UsageError):

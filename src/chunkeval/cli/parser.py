@@ -116,6 +116,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--workers", type=int, default=1, help="processes for configurations (default 1)")
     p.add_argument(
+        "--max-configs",
+        type=int,
+        default=1000,
+        metavar="N",
+        help="refuse a suite whose grids expand to more than N configurations (default 1000)",
+    )
+    p.add_argument(
         "--executor",
         choices=("local", "processes", "dask"),
         default=None,

@@ -30,15 +30,16 @@ def cmd_report(args: argparse.Namespace) -> int:
     import shutil
 
     from chunkeval.results.folder import Results
-    from chunkeval.results.outdir import STAGING_DIR, move_into, staging_dir
+    from chunkeval.results.outdir import move_into, new_staging_dir
 
     folder = Path(args.results_folder)
     results = Results.load(folder)  # checked against its schema before anything is written
-    staging = staging_dir(folder)
+    top = None
     try:
-        # written aside and moved into place: a full disk never leaves half a charts/ folder
+        # written aside and moved into place: a full disk never leaves half a charts/ folder;
+        # each report has a staging folder of its own, so the last one to finish wins whole
         with writing(folder, "the report in"):
-            staging.mkdir(parents=True, exist_ok=True)
+            top, staging = new_staging_dir(folder)
             _, why = write_report_if_available(
                 folder,
                 out=staging,
@@ -50,6 +51,7 @@ def cmd_report(args: argparse.Namespace) -> int:
                 raise CLIError(why)
             move_into(staging, folder)
     finally:
-        shutil.rmtree(folder / STAGING_DIR, ignore_errors=True)
+        if top is not None:
+            shutil.rmtree(top, ignore_errors=True)
     print(f"report: {folder / 'report.html'}")
     return EXIT_OK

@@ -24,31 +24,28 @@ __all__ = ["RESULTS_ROOT", "cmd_run"]
 RESULTS_ROOT = "chunkeval-results"
 
 
-def _new_results_folder(out: str | None, suite_name: str) -> Path:
+def _new_results_folder(out: str | None, suite_name: str) -> tuple[Path, bool]:
+    """The output folder, and whether it is a default name (claimed as the next free one)."""
     if out is not None:
-        return Path(out)
+        return Path(out), False
     stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
     safe = "".join(ch if ch.isalnum() or ch in "-_." else "-" for ch in suite_name) or "run"
-    base = Path(RESULTS_ROOT) / f"{stamp}-{safe}"
-    path, n = base, 2
-    while path.exists():
-        path = base.with_name(f"{base.name}-{n}")
-        n += 1
-    return path
+    return Path(RESULTS_ROOT) / f"{stamp}-{safe}", True
 
 
-def _claim_folder(folder: Path, argv: Sequence[str]) -> Any:
+def _claim_folder(folder: Path, argv: Sequence[str], default: bool = False) -> Any:
     """Claim the results folder before any work (see :mod:`chunkeval.results.outdir`).
 
     A folder held by another run, or not empty, is a usage error (exit 2); one that
     cannot be created or written (including a parent that cannot exist, such as
     ``/proc/x`` or a path under a regular file) is an environment failure (exit 1).
     """
-    from chunkeval.results.outdir import FolderBusy, claim_folder
+    from chunkeval.results.outdir import FolderBusy, claim_folder, claim_new_folder
 
+    claim = claim_new_folder if default else claim_folder  # a default name: the next free suffix
     try:
         with writing(folder, "the output folder"):
-            return claim_folder(folder, {"argv": ["chunkeval", *argv]})
+            return claim(folder, {"argv": ["chunkeval", *argv]})
     except FolderBusy as exc:
         raise CLIError(str(exc)) from None
 
@@ -57,7 +54,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     from chunkeval.benchmarks.suites import CHROMA_DEFAULT_PATH, get_suite
 
     _check_run_options(args)
-    suite = get_suite(args.suite)
+    check_count("max_configs", args.max_configs)
+    suite = get_suite(args.suite, args.max_configs)
     if args.suite == "chroma" and not args.dataset and not Path(CHROMA_DEFAULT_PATH).is_dir():
         raise CLIError(
             f"the chroma suite reads the Chroma data from {CHROMA_DEFAULT_PATH} relative to the current "
@@ -85,8 +83,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     check_count("workers", args.workers)
     with summarised_failure(args.baseline, "this run"):  # an exit 2 reaches the CI step summary too
         baseline = _gate_baseline(args, kwargs)
-    folder = _new_results_folder(args.out, name)
-    claim = _claim_folder(folder, getattr(args, "argv", []))
+    folder, default = _new_results_folder(args.out, name)
+    claim = _claim_folder(folder, getattr(args, "argv", []), default)
+    folder = claim.folder
     try:
         code, results, report = _run_into(claim, args, kwargs, suite, name, ks)
     except BaseException:
@@ -204,6 +203,7 @@ def _run_into(
         }
     with writing(folder, "results to"):
         results.save(claim.staging)
+    results.check_reads_back(claim.staging)  # never publish a folder that cannot be read back
     code, report = EXIT_OK, None
     if not args.no_report:
         try:

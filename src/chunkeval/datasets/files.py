@@ -35,21 +35,52 @@ __all__ = ["DEFAULT_SUFFIXES", "load_files", "read_documents"]
 DEFAULT_SUFFIXES = (".md", ".markdown", ".txt", ".rst", ".pdf", ".docx", ".html", ".htm")
 
 
-def _matching(folder: Path, glob: str | None, exclude: Path | None) -> list[Path]:
+def _matching(folder: Path, glob: str | None, exclude: Path | None, skipped: list[str]) -> list[Path]:
+    """The files of ``folder`` that are documents, in id order (see :func:`read_documents`)."""
+    if glob and (Path(glob).is_absolute() or ".." in Path(glob).parts):
+        raise DatasetError(
+            f"{folder}: glob {glob!r} leaves the folder; give a pattern inside it, e.g. glob=docs/**/*.md"
+        )
     if glob:
         paths = folder.glob(glob)
     else:
         paths = (p for p in folder.rglob("*") if p.suffix.lower() in DEFAULT_SUFFIXES)
     skip = exclude.resolve() if exclude is not None else None
+    inside = folder.resolve()
+    results = _result_folders(folder, skipped)
     try:
-        return sorted(
-            (p for p in paths if p.is_file() and p.resolve() != skip),
-            key=lambda p: p.relative_to(folder).as_posix(),
-        )
+        chosen = [
+            p
+            for p in paths
+            if p.is_file() and p.resolve() != skip and not any(r in p.parents for r in results)
+        ]
     except (NotImplementedError, ValueError) as exc:  # pathlib refuses absolute and empty patterns
         raise DatasetError(
             f"{folder}: glob {glob!r} is not a pattern relative to the folder ({exc})"
         ) from None
+    for p in chosen:
+        target = p.resolve()
+        if target != inside and inside not in target.parents:
+            raise DatasetError(
+                f"{p}: resolves to {target}, outside the folder {folder}; files: reads only files "
+                "inside its folder (remove the link, or copy the file in)"
+            )
+    return sorted(chosen, key=lambda p: p.relative_to(folder).as_posix())
+
+
+def _result_folders(folder: Path, skipped: list[str]) -> list[Path]:
+    """Folders under ``folder`` that hold a chunkeval results ``manifest.json`` (never documents:
+    a run's report would become a document of the next run); their relative paths go to ``skipped``."""
+    found = []
+    for manifest in sorted(folder.rglob("manifest.json")):
+        try:
+            head = manifest.read_bytes()[:4096]
+        except OSError:
+            continue
+        if b'"chunkeval_version"' in head or b'"files"' in head:
+            found.append(manifest.parent)
+            skipped.append(manifest.parent.relative_to(folder).as_posix() or ".")
+    return found
 
 
 def _read(path: Path, doc_id: str) -> tuple[str, dict, str | None]:
@@ -68,7 +99,10 @@ def _read(path: Path, doc_id: str) -> tuple[str, dict, str | None]:
 
 
 def read_documents(
-    folder: str | Path, glob: str | None = None, exclude: str | Path | None = None
+    folder: str | Path,
+    glob: str | None = None,
+    exclude: str | Path | None = None,
+    skipped: list[str] | None = None,
 ) -> list[Document]:
     """Read every matching file of ``folder`` as a document.
 
@@ -81,6 +115,9 @@ def read_documents(
         (default: files ending in one of :data:`DEFAULT_SUFFIXES`, any case).
     exclude : str or Path, optional
         A file never read as a document (the questions file).
+    skipped : list of str, optional
+        Filled with the folders skipped because they hold a chunkeval results
+        ``manifest.json`` (relative paths).
 
     Returns
     -------
@@ -92,13 +129,16 @@ def read_documents(
     Raises
     ------
     DatasetError
-        When the folder does not exist, no file matches, or a file is not
-        UTF-8 (naming every such file with the byte offset and line).
+        When the folder does not exist, no file matches, a file is not
+        UTF-8 (naming every such file with the byte offset and line), the glob
+        leaves the folder, or a matching file resolves outside it (a symbolic link).
     """
     root = Path(folder)
     if not root.is_dir():
         raise DatasetError(f"{root}: folder not found")
-    paths = _matching(root, glob, Path(exclude) if exclude is not None else None)
+    paths = _matching(
+        root, glob, Path(exclude) if exclude is not None else None, [] if skipped is None else skipped
+    )
     if not paths:
         what = f"matches glob {glob!r}" if glob else f"ends in {', '.join(DEFAULT_SUFFIXES)}"
         raise DatasetError(f"{root}: no file {what}; choose files with files:{root}?glob=PATTERN")
@@ -151,7 +191,8 @@ def load_files(
     """
     root = Path(folder)
     qpath = Path(questions) if questions else root / QUESTIONS_FILE
-    documents = read_documents(root, glob, exclude=qpath)
+    skipped: list[str] = []
+    documents = read_documents(root, glob, exclude=qpath, skipped=skipped)
     name = name or root.resolve().name
     if not qpath.is_file():
         raise DatasetError(
@@ -168,6 +209,7 @@ def load_files(
         "glob": glob,
         "questions": str(qpath),
         "readers": reader_versions([d.metadata for d in documents]),
+        "skipped_result_folders": skipped,
         **evidence_provenance(found),
     }
     return checked_dataset(name, documents, found, provenance, problems)

@@ -53,7 +53,13 @@ _FOLD = str.maketrans(
 _SPECIAL = re.compile(r"\s{2,}|[^\S ]|[^\x00-\x7f]")
 _WORD = re.compile(r"\w+")
 #: How many candidate passages the closest-passage search scores at most.
-_MAX_CANDIDATES = 400
+_MAX_CANDIDATES = 3
+#: A word occurring more often than this in a document does not vote for a passage start.
+_MAX_WORD_HITS = 50
+#: Passage starts are voted for in buckets of this many characters.
+_BUCKET = 64
+#: How many of a quote's words (the longest) vote for where its closest passage is.
+_ANCHORS = 200
 _CONTEXT = 30
 
 
@@ -230,10 +236,11 @@ class QuoteResolver:
         for i in ids:
             norm = self._normalised(i)
             for s in find_all(norm.text, needle):
-                after = s + len(needle)
-                if after < len(norm.text) and unicodedata.combining(norm.text[after]):
-                    continue  # "cafe" is not "café": the match would end inside a character
-                a, b = norm.original(s, after)
+                a, b = norm.original(s, s + len(needle))
+                if normalise_quote(self._docs[i].text[a:b]) != needle:
+                    # exact or refused: "cafe" is not "café", "서울에 가" not "서울에 갑" and
+                    # "inal" not "ﬁnal" (the match would end or start inside a character)
+                    continue
                 found.append(EvidenceSpan(i, a, b))
         return list(dict.fromkeys(found))  # two normalised matches can map to one span
 
@@ -302,26 +309,40 @@ class QuoteResolver:
         return listed + (f"; ... and {len(spans) - shown} more" if len(spans) > shown else "")
 
     def _closest(self, quote: str, doc_id: str | None) -> str:
-        """Describe the passage most similar to ``quote`` (anchored on its longest words)."""
+        """Describe the passage most similar to ``quote``.
+
+        Linear in the corpus: the quote's :data:`_ANCHORS` longest words are looked up
+        (``str.find``); each one rare in a document (at most :data:`_MAX_WORD_HITS`
+        occurrences) votes for the passage start its occurrences imply, and the few starts
+        with most votes are compared word by word. (Scoring hundreds of character windows
+        with difflib was quadratic: a mistyped 20,000-character quote took minutes.)
+        """
         needle = normalise_quote(quote)
-        words = sorted(set(_WORD.findall(needle)), key=lambda w: (-len(w), w))[:8]
-        candidates: dict[tuple[str, int], None] = {}
+        first: dict[str, int] = {}
+        for m in _WORD.finditer(needle):
+            first.setdefault(m.group(), m.start())
+        anchors = sorted(first.items(), key=lambda w: (-len(w[0]), w[1]))[:_ANCHORS]
+        votes: dict[tuple[str, int], int] = {}
         for i in self._scope(doc_id):
-            norm = self._normalised(i).text
-            for word in words:
-                offset = needle.find(word)
-                for pos in find_all(norm, word)[:50]:
-                    candidates[(i, max(0, pos - offset))] = None
-                if len(candidates) >= _MAX_CANDIDATES:
-                    break
-        if not candidates:
-            return "no passage of the corpus shares a word with it"
+            text = self._normalised(i).text
+            for word, offset in anchors:
+                hits = _find_capped(text, word, _MAX_WORD_HITS + 1)
+                if len(hits) > _MAX_WORD_HITS:
+                    continue  # a common word says little about where the passage is
+                for pos in hits:
+                    key = (i, max(0, pos - offset) // _BUCKET)
+                    votes[key] = votes.get(key, 0) + 1
+        if not votes:
+            return "no passage of the corpus shares a rare word with it"
+        quote_words = needle.split()
         best_score, best = -1.0, None
-        for i, start in candidates:
+        for i, bucket in sorted(votes, key=lambda k: (-votes[k], k))[:_MAX_CANDIDATES]:
+            start = self._aligned_start(i, bucket * _BUCKET, needle)
             window = self._normalised(i).text[start : start + len(needle)]
-            score = difflib.SequenceMatcher(None, needle, window, autojunk=False).ratio()
+            score = difflib.SequenceMatcher(None, quote_words, window.split(), autojunk=False).ratio()
             if score > best_score:
                 best_score, best = score, (i, start, window)
+        assert best is not None
         i, start, window = best
         a, b = self._normalised(i).original(start, start + max(1, len(window)))
         span = EvidenceSpan(i, a, b)
@@ -329,6 +350,25 @@ class QuoteResolver:
             f"closest passage ({best_score:.0%} similar): {self.location(span)}; "
             f"differences: {_differences(needle, window)}"
         )
+
+    def _aligned_start(self, doc_id: str, near: int, needle: str) -> int:
+        """The start within ``_BUCKET`` characters after ``near`` where the quote's first word is, else ``near``."""
+        text = self._normalised(doc_id).text
+        first = _WORD.search(needle)
+        if first is None:
+            return near
+        lead = first.start()
+        pos = text.find(first.group(), near, near + _BUCKET + lead + len(first.group()))
+        return max(0, pos - lead) if pos >= 0 else near
+
+
+def _find_capped(haystack: str, needle: str, cap: int) -> list[int]:
+    """The first ``cap`` starts of ``needle`` in ``haystack`` (``str.find``, overlapping)."""
+    found, pos = [], haystack.find(needle)
+    while pos >= 0 and len(found) < cap:
+        found.append(pos)
+        pos = haystack.find(needle, pos + 1)
+    return found
 
 
 def _differences(quote: str, passage: str, limit: int = 3) -> str:

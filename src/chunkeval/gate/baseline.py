@@ -32,7 +32,7 @@ from chunkeval._atomic import atomic_write_text
 from chunkeval._json import loads_strict
 from chunkeval.errors import PathNotFound, UsageError
 from chunkeval.results.folder import Results, to_jsonable
-from chunkeval.results.schema import check_table
+from chunkeval.results.schema import check_table, check_values
 
 __all__ = ["BASELINE_FORMAT", "DECIMALS", "RESOLUTION", "load_baseline", "save_baseline"]
 
@@ -324,4 +324,5 @@ def load_baseline(path: str | os.PathLike) -> Results:
     manifest["baseline_file"] = str(p)
     for name, table in (("summary", summary), ("per_question", questions)):
         check_table(table, name, Path(path))  # the same shape rules as a results folder
+    check_values({"summary": summary, "per_question": questions}, Path(path))  # ranges, agreement
     return Results(summary=summary, per_question=questions, chunks=pd.DataFrame(), manifest=manifest)

@@ -4,6 +4,7 @@ and the default checks of :func:`chunkeval.policy.gate_metrics`."""
 from __future__ import annotations
 
 import difflib
+import math
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -14,7 +15,11 @@ from chunkeval.results.folder import Results
 
 __all__ = ["Check", "default_checks", "higher_is_better", "metric_names", "parse_checks"]
 
-_TOLERANCE = re.compile(r"^([+-]?)(\d+(?:\.\d*)?|\.\d+)(%?)$")
+# a tolerance is any Python float literal (0.02, .5, 1e-3, 2E+1, 1_000), optionally signed or a percentage
+_DIGITS = r"\d(?:_?\d)*"
+_TOLERANCE = re.compile(
+    rf"^([+-]?)((?:{_DIGITS}(?:\.(?:{_DIGITS})?)?|\.{_DIGITS})(?:[eE][+-]?{_DIGITS})?)(%?)$"
+)
 
 
 @dataclass(frozen=True)
@@ -147,6 +152,8 @@ def parse_checks(text: str | Iterable[str], available: Sequence[str]) -> tuple[C
                 f"so its tolerance is an allowed {bad}; write {name}:{number}{pct}"
             )
         value = float(number) / (100.0 if pct else 1.0)
+        if not math.isfinite(value):
+            raise UsageError(f"--fail-on {item!r}: the tolerance {number} is too large to be a number")
         checks[name] = Check(name, value, bool(pct))
     return tuple(checks.values())
 

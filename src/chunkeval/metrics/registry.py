@@ -260,11 +260,19 @@ def pure_question_metrics() -> list[Metric]:
     -------
     list of Metric
 
-    Raises
-    ------
-    chunkeval.registry.PluginError
-        An installed metric plug-in cannot be loaded.
+    Warns
+    -----
+    chunkeval.registry.PluginWarning
+        An installed metric plug-in cannot be loaded: it is left out (a broken plug-in must not
+        fail runs that never asked for it).
     """
+    import warnings
+
+    from chunkeval.registry import PluginError, PluginWarning
+
     for name in METRICS.plugin_names():
-        METRICS.get(name)
+        try:
+            METRICS.get(name)
+        except PluginError as exc:
+            warnings.warn(f"{exc}; its metric is not computed", PluginWarning, stacklevel=2)
     return [m for m in METRICS.values() if m.computed_by is None]

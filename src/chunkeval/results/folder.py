@@ -29,6 +29,7 @@ uses to restore the exact dtypes.
 
 from __future__ import annotations
 
+import csv
 import json
 import math
 import os
@@ -45,7 +46,7 @@ from chunkeval._json import loads_strict
 from chunkeval.errors import MissingDependency, PathNotFound, UsageError
 from chunkeval.results.outdir import UNFINISHED_MARKER
 from chunkeval.results.safe_csv import neutralise_frame, restore_frame
-from chunkeval.results.schema import check_manifest, check_table, resolve_inside
+from chunkeval.results.schema import check_manifest, check_table, check_values, resolve_inside
 
 __all__ = [
     "CHUNKS_FILE",
@@ -136,7 +137,14 @@ def _write_table(df: pd.DataFrame, path: Path, fmt: str) -> None:
         # pandas writes floats with repr(), the shortest string that
         # round-trips, so CSV keeps full double precision.
         # text cells are neutralised against spreadsheet formulas (chunkeval.results.safe_csv)
-        _atomic_write(path, lambda p: neutralise_frame(df).to_csv(p, index=False, lineterminator="\n"))
+        # and every one is quoted by the csv module: with minimal quoting a lone "\r" (not
+        # part of the "\n" line terminator) was written bare and split the row on reading
+        _atomic_write(
+            path,
+            lambda p: neutralise_frame(df).to_csv(
+                p, index=False, lineterminator="\n", quoting=csv.QUOTE_NONNUMERIC
+            ),
+        )
 
 
 def _read_table(
@@ -319,6 +327,36 @@ class Results:
         _atomic_write(out / MANIFEST_FILE, write_manifest)
         return out
 
+    def check_reads_back(self, folder: str | os.PathLike) -> None:
+        """Read ``folder`` back with :meth:`load` and check that every table equals this one.
+
+        A run calls it on its staging folder before publishing: a folder that
+        :meth:`load` cannot read back exactly is never published.
+
+        Parameters
+        ----------
+        folder : str or path-like
+            A folder this object was just saved to.
+
+        Raises
+        ------
+        RuntimeError
+            Naming the table and what differs (a bug in chunkeval's writer or reader).
+        ValueError
+            The folder cannot be read at all (as raised by :meth:`load`).
+        """
+        back = Results.load(folder)
+        for name in ("summary", "per_question", "chunks"):
+            try:
+                pd.testing.assert_frame_equal(
+                    getattr(back, name), getattr(self, name), check_exact=True, check_index_type=False
+                )
+            except AssertionError as exc:
+                raise RuntimeError(
+                    f"{folder}: the {name} table does not read back as written ({_first_line(exc)}); "
+                    "nothing was published"
+                ) from None
+
     @classmethod
     def load(cls, folder: str | os.PathLike) -> Results:
         """Read a results folder written by :meth:`save`.
@@ -386,6 +424,7 @@ class Results:
                 path, info.get("format", "csv"), info.get("dtypes"), bool(info.get("neutralised"))
             )
             check_table(tables[key], key, path)
+        check_values(tables, root)
         return cls(
             summary=tables["summary"],
             per_question=tables["per_question"],

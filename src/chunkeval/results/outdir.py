@@ -19,10 +19,11 @@ import json
 import os
 import shutil
 import socket
+import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
 
-from chunkeval.errors import FolderBusy
+from chunkeval.errors import FolderBusy, UsageError
 
 __all__ = [
     "STAGING_DIR",
@@ -30,7 +31,10 @@ __all__ = [
     "FolderBusy",
     "FolderClaim",
     "claim_folder",
+    "claim_new_folder",
     "move_into",
+    "new_staging_dir",
+    "refuse_symlink",
     "staging_dir",
 ]
 
@@ -70,6 +74,42 @@ def claim_folder(folder: str | os.PathLike, note: dict | None = None) -> FolderC
     return claim
 
 
+#: How many suffixes :func:`claim_new_folder` tries (``NAME``, ``NAME-2`` ... ``NAME-1000``).
+MAX_SUFFIX = 1000
+
+
+def claim_new_folder(base: str | os.PathLike, note: dict | None = None) -> FolderClaim:
+    """Claim a folder that this call creates: ``base``, or the next free ``base-2``, ``base-3`` ...
+
+    For default output folder names: two runs started in the same second each get a folder
+    of their own, because creating a folder succeeds for one process only.
+
+    Parameters
+    ----------
+    base : str or path-like
+    note : dict, optional
+        As for :func:`claim_folder`.
+
+    Returns
+    -------
+    FolderClaim
+
+    Raises
+    ------
+    FolderBusy
+        :data:`MAX_SUFFIX` names are all taken.
+    """
+    base = Path(base)
+    for n in range(1, MAX_SUFFIX + 1):
+        claim = FolderClaim(base if n == 1 else base.with_name(f"{base.name}-{n}"))
+        try:
+            claim.take(note or {}, new=True)
+        except FileExistsError:
+            continue
+        return claim
+    raise FolderBusy(f"{base} and {MAX_SUFFIX - 1} numbered variants of it exist; choose --out")
+
+
 class FolderClaim:
     """Exclusive use of an output folder by one run (made by :func:`claim_folder`).
 
@@ -94,13 +134,16 @@ class FolderClaim:
         self._created = False
         self._claimed = False
 
-    def take(self, note: dict) -> None:
-        """Create the folder if needed and the marker with ``O_EXCL`` (see :func:`claim_folder`)."""
+    def take(self, note: dict, new: bool = False) -> None:
+        """Create the folder if needed and the marker with ``O_EXCL`` (see :func:`claim_folder`);
+        with ``new``, a folder that exists already raises FileExistsError (nothing is claimed)."""
         self.folder.parent.mkdir(parents=True, exist_ok=True)
         try:
             self.folder.mkdir()
             self._created = True
         except FileExistsError:
+            if new:
+                raise
             if not self.folder.is_dir():
                 raise FolderBusy(
                     f"{self.folder} is an existing file, not a folder; choose another --out"
@@ -199,9 +242,48 @@ def move_into(source: Path, dest: Path, last: str | None = None) -> None:
     names.sort(key=lambda n: n == last)
     for name in names:
         target = dest / name
-        if target.is_dir() and not target.is_symlink():
+        if target.is_symlink():
+            target.unlink()  # replace the link itself, never what it points to
+        elif target.is_dir():
             shutil.rmtree(target)  # os.replace cannot replace a folder that has files
         os.replace(source / name, target)
+
+
+def new_staging_dir(folder: Path) -> tuple[Path, Path]:
+    """A staging folder of this process only, inside ``folder``: ``(top, inner)``.
+
+    ``top`` is created fresh (``mkdtemp``, never an existing folder or a link planted at a
+    fixed name), so two commands writing into one results folder at once never share it; write
+    into ``inner`` (which keeps ``folder``'s name, see :func:`staging_dir`), move its entries
+    into ``folder``, then remove ``top``.
+
+    Parameters
+    ----------
+    folder : pathlib.Path
+
+    Returns
+    -------
+    tuple of pathlib.Path
+    """
+    top = Path(tempfile.mkdtemp(prefix=f"{STAGING_DIR}-", dir=folder))
+    inner = top / (folder.resolve().name or "results")
+    inner.mkdir()
+    return top, inner
+
+
+def refuse_symlink(path: Path, what: str) -> None:
+    """Refuse to write ``what`` into ``path`` when it is a symbolic link.
+
+    Raises
+    ------
+    UsageError
+        Naming the path and where it points.
+    """
+    if path.is_symlink():
+        raise UsageError(
+            f"{path} is a symbolic link (to {os.readlink(path)}); chunkeval never writes {what} "
+            "through a link: remove it, or choose another output folder"
+        )
 
 
 def _holder_is_gone(marker: Path) -> bool:

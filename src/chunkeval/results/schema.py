@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from pathlib import Path
 from typing import Any, TypedDict
 
@@ -18,7 +19,7 @@ import pandas as pd
 
 from chunkeval.errors import UsageError
 
-__all__ = ["MAX_DEPTH", "Manifest", "check_manifest", "check_table", "resolve_inside"]
+__all__ = ["MAX_DEPTH", "Manifest", "check_manifest", "check_table", "check_values", "resolve_inside"]
 
 
 class Manifest(TypedDict, total=False):
@@ -262,3 +263,84 @@ _JSON_COLUMNS = {
     "evidence": (_is_part, "a JSON list of [doc_id, start, end]"),
     "retrieved_chunk_ids": (lambda item: isinstance(item, str), "a JSON list of chunk ids"),
 }
+
+
+# Columns whose values a run can only write in a range: shares and probabilities in [0, 1]
+# (with their interval bounds), counts and sizes >= 0. A value outside is an edited or
+# corrupted file: a baseline saying answerable@5 = 7.5 would make every run "regress".
+_PROPORTION = re.compile(
+    r"(evidence_in_one_chunk|answerability|precision_omega|mrr|p_best|over_limit_share|tiny_share"
+    r"|mid_sentence_end_share|(recall|answerable|all_parts|span_recall|span_precision|iou)@\d+(tok)?)"
+    r"(_ci_low|_ci_high)?"
+)
+_NON_NEGATIVE = re.compile(
+    r"n_\w+|size_\w+|retrieved_tokens@\d+|stored_token_overhead(_ci_low|_ci_high)?|start|end|index"
+    r"|limit|\w+_seconds|chars_per_second"
+)
+
+
+def _out_of_range(column: str, values: pd.Series) -> pd.Series | None:
+    """The values of a known column outside its range (missing values are allowed), or None."""
+    if _PROPORTION.fullmatch(column):
+        low, high = 0.0, 1.0
+    elif _NON_NEGATIVE.fullmatch(column):
+        low, high = 0.0, math.inf
+    else:
+        return None
+    numbers = pd.to_numeric(values, errors="coerce")
+    bad = numbers.notna() & ((numbers < low) | (numbers > high) | ~numbers.apply(_finite))
+    return values[bad] if bad.any() else None
+
+
+def _finite(x: Any) -> bool:
+    return bool(math.isfinite(x)) if isinstance(x, (int, float)) else True
+
+
+def check_values(tables: dict[str, pd.DataFrame], path: Path) -> None:
+    """Check value ranges and that the tables agree with one another.
+
+    Shares and probabilities (``answerable@k``, ``recall@k``, ``mrr``, ``p_best`` ... and
+    their interval bounds) must lie in [0, 1]; counts, sizes, offsets and timings must be
+    ``>= 0``; every (dataset, config) of ``per_question`` (and of ``chunks``) must have its
+    row in ``summary``.
+
+    Parameters
+    ----------
+    tables : dict of str to pandas.DataFrame
+        ``summary`` and, when present, ``per_question`` and ``chunks``, as read.
+    path : pathlib.Path
+        The results folder or baseline file, named in the error.
+
+    Raises
+    ------
+    UsageError
+        Naming the table, column, row and value, or the configuration missing from the summary.
+    """
+    for name, df in tables.items():
+        for column in df.columns:
+            bad = _out_of_range(str(column), df[column])
+            if bad is not None:
+                row = int(bad.index[0])
+                where = ", ".join(f"{c}={df.at[row, c]!r}" for c in ("dataset", "config") if c in df.columns)
+                allowed = "[0, 1]" if _PROPORTION.fullmatch(str(column)) else ">= 0"
+                raise UsageError(
+                    f"{path}: {name} column {column!r} holds {bad.iloc[0]!r} ({where}), outside {allowed}; "
+                    "this is not a value chunkeval writes (an edited or damaged file)"
+                )
+    summary = tables.get("summary")
+    if summary is None or not {"dataset", "config"} <= set(summary.columns):
+        return
+    known = set(zip(summary["dataset"].astype(str), summary["config"].astype(str), strict=True))
+    for name in ("per_question", "chunks"):
+        df = tables.get(name)
+        if df is None or not len(df) or not {"dataset", "config"} <= set(df.columns):
+            continue
+        pairs = dict.fromkeys(zip(df["dataset"].astype(str), df["config"].astype(str), strict=True))
+        missing = [p for p in pairs if p not in known]
+        if missing:
+            dataset, config = missing[0]
+            raise UsageError(
+                f"{path}: {name} has rows of configuration {config!r} (dataset {dataset!r}) that the "
+                f"summary lacks{f' (and {len(missing) - 1} more)' if len(missing) > 1 else ''}; "
+                "the tables do not belong together"
+            )

@@ -144,7 +144,16 @@ class LSARetriever(DenseRetriever):
         self.n_components = n_components
         self.random_state = random_state
 
+    def check_params(self) -> None:
+        """``n_components`` a whole number >= 1 (0, -5 or 1.5 silently meant plain TF-IDF
+        cosine under the LSA label); ``random_state`` a whole number >= 0."""
+        from chunkeval.retrieval.base import check_number
+
+        check_number("lsa", "n_components", self.n_components, 1, integer=True)
+        check_number("lsa", "random_state", self.random_state, 0, integer=True)
+
     def _make_embedder(self) -> Any:
         from chunkeval.embedders import LSAEmbedder
 
+        self.check_params()
         return LSAEmbedder(n_components=self.n_components, random_state=self.random_state)

@@ -112,6 +112,12 @@ class HybridRetriever(Retriever):
         self.second = second
         self.k = k
 
+    def check_params(self) -> None:
+        """``k`` (the RRF constant) a number >= 0."""
+        from chunkeval.retrieval.base import check_number
+
+        check_number("hybrid", "k", self.k, 0)
+
     def _components(self) -> list[Retriever]:
         if self.first is None or self.second is None:
             raise UsageError('hybrid needs two retrievers, e.g. --retriever "hybrid(tfidf, lsa)"')

@@ -271,6 +271,13 @@ class BM25Retriever(_LexicalRetriever):
 
     name = "bm25"
 
+    def check_params(self) -> None:
+        """``k1`` a number >= 0, ``b`` a number in [0, 1]."""
+        from chunkeval.retrieval.base import check_number
+
+        check_number("bm25", "k1", self.k1, 0)
+        check_number("bm25", "b", self.b, 0, 1)
+
     def __init__(self, k1=1.5, b=0.75, analyzer="unicode", lowercase=True, stop_words=None, stemmer=None):
         self.k1 = k1
         self.b = b

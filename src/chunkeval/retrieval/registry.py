@@ -119,4 +119,6 @@ def get_retriever(name: str | Retriever, **params: Any) -> Retriever:
     if unknown or len(args) > (2 if key == "hybrid" else 0):
         what = f"unknown parameter(s) {', '.join(unknown)}" if unknown else "positional arguments"
         raise UsageError(f"retriever {key!r}: {what}; it takes {', '.join(valid)}")
-    return factory(*args, **given)
+    made = factory(*args, **given)
+    made.check_params()  # type and range, as for chunkers: before any work
+    return made

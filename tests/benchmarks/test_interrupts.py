@@ -1,0 +1,267 @@
+"""Every interrupt ends (issue 20, kind 2): SIGINT and SIGTERM end a run with its pool or Dask
+cluster within seconds, one line, no traceback; workers die with their parent; a scheduler
+address that is silent or answers garbage fails with exit 1 naming it.
+
+Listeners are local (127.0.0.1), bounded in time, and stop by themselves.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from _shared import REPO
+from chunkeval.benchmarks import executors
+from chunkeval.cli.exit_codes import EXIT_FAILURE, exit_code, failure_line
+
+ENV = {**os.environ, "PYTHONPATH": str(REPO / "src")}
+
+
+class Listener:
+    """A TCP server on 127.0.0.1 that accepts connections and sends ``reply`` (or nothing)."""
+
+    def __init__(self, reply: bytes | None, close: bool = False) -> None:
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(8)
+        self.sock.settimeout(0.2)
+        self.address = f"tcp://127.0.0.1:{self.sock.getsockname()[1]}"
+        self.reply, self.close, self.conns, self.stop = reply, close, [], False
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+
+    def _serve(self) -> None:
+        end = time.monotonic() + 60  # stops by itself
+        while not self.stop and time.monotonic() < end:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                continue
+            if self.reply:
+                conn.sendall(self.reply)
+            if self.close:
+                conn.close()
+            else:
+                self.conns.append(conn)
+
+    def __enter__(self) -> Listener:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop = True
+        self.thread.join(2)
+        for c in self.conns:
+            c.close()
+        self.sock.close()
+
+
+def _connect(address: str) -> ConnectionError:
+    distributed = pytest.importorskip("distributed")
+    with pytest.raises(ConnectionError) as info:
+        executors._connect(distributed.Client, address)
+    return info.value
+
+
+def test_a_silent_scheduler_fails_within_the_deadline_naming_it(monkeypatch):
+    """Finding 2-3: accepts the connection and never answers."""
+    monkeypatch.setattr(executors, "SCHEDULER_DEADLINE_SECONDS", 1.0)
+    with Listener(None) as server:
+        start = time.monotonic()
+        err = _connect(server.address)
+        assert time.monotonic() - start < 10  # 1 s, and the import of distributed on a loaded machine
+    assert server.address in str(err) and "did not answer within 1 s" in str(err)
+    assert exit_code(err) == EXIT_FAILURE and server.address in failure_line(err)
+
+
+@pytest.mark.parametrize(
+    "reply, close",
+    [
+        (b"\xff" * 64, False),  # finding 2-4: a frame length too large to allocate
+        (b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n", False),
+        (b"\x00" * 8 + b"\x01\x02\x03", True),
+        (b"", True),  # closes at once
+        (os.urandom(256), True),
+    ],
+)
+def test_a_garbage_endpoint_fails_with_exit_1_naming_it(monkeypatch, reply, close):
+    monkeypatch.setattr(executors, "SCHEDULER_DEADLINE_SECONDS", 2.0)
+    with Listener(reply, close) as server:
+        err = _connect(server.address)
+    assert server.address in str(err)
+    assert exit_code(err) == EXIT_FAILURE
+
+
+def _sleep(seconds: float) -> float:
+    time.sleep(seconds)
+    return seconds
+
+
+def test_stop_pool_ends_running_workers_at_once():
+    import multiprocessing
+
+    processes, futures, raised = [], [], []
+
+    def interrupted_run() -> None:
+        with executors._pool(2, multiprocessing.get_context("spawn")) as pool:
+            futures.extend(executors._submit_all(pool, _sleep, [(30,), (30,)]))
+            time.sleep(1.5)
+            processes.extend(pool._processes.values())
+            raised.append(time.monotonic())
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        interrupted_run()
+    assert time.monotonic() - raised[0] < 5  # STOP_GRACE_SECONDS and a kill
+    assert processes and not any(p.is_alive() for p in processes)
+    deadline = time.monotonic() + 10  # the pool's manager thread fails the pending futures
+    while not all(f.done() for f in futures) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert all(f.done() for f in futures)
+
+
+_ORPHAN = """
+import multiprocessing, sys, time
+from chunkeval.benchmarks import executors
+def nap(s):
+    time.sleep(s)
+if __name__ == "__main__":
+    with executors._pool(2, multiprocessing.get_context(sys.argv[1])) as pool:
+        futures = executors._submit_all(pool, nap, [(60,), (60,)])
+        time.sleep(2)
+        print(" ".join(str(p.pid) for p in pool._processes.values()), flush=True)
+        time.sleep(60)
+"""
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split(")")[-1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+@pytest.mark.parametrize("method", ["fork", "spawn"])
+def test_workers_die_with_their_parent_after_kill_9(tmp_path, method):
+    """Finding 2-5: the out-of-memory killer's ``kill -9`` of the main process."""
+    script = tmp_path / "orphan.py"
+    script.write_text(_ORPHAN, encoding="utf-8")
+    parent = subprocess.Popen(
+        [sys.executable, str(script), method], env=ENV, stdout=subprocess.PIPE, text=True, cwd=tmp_path
+    )
+    workers = [int(p) for p in parent.stdout.readline().split()]
+    assert len(workers) == 2 and all(_alive(p) for p in workers)
+    parent.kill()
+    parent.wait(10)
+    deadline = time.monotonic() + 20  # a spawned worker still importing checks its parent after
+    while any(_alive(p) for p in workers) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not any(_alive(p) for p in workers)
+
+
+def _start_run(folder: Path, *extra: str) -> subprocess.Popen:
+    argv = [sys.executable, "-m", "chunkeval", "run", "--dataset", "synthetic:n_docs=12", "--k", "1,3"]
+    argv += ["--chunker", "fixed(chunk_size=32)", "--chunker", "fixed(chunk_size=64)"]
+    argv += ["--chunker", "sentence(max_chars=300)", "--chunker", "sentence(max_chars=600)"]
+    argv += ["--out", str(folder / "R"), "--no-report", "--quiet", *extra]
+    return subprocess.Popen(
+        argv,
+        cwd=folder,
+        env=ENV,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,  # its own process group: the signal goes to it all, as from a terminal
+    )
+
+
+def _group_left(pgid: int) -> list[str]:
+    ps = subprocess.run(["ps", "-eo", "pgid=,stat=,pid=,args="], capture_output=True, text=True).stdout
+    return [
+        line
+        for line in ps.splitlines()
+        if line.split()[0] == str(pgid) and not line.split()[1].startswith("Z")
+    ]
+
+
+def _interrupt(folder: Path, delay: float, sig: int, *extra: str) -> tuple[int, str, float]:
+    run = _start_run(folder, *extra)
+    time.sleep(delay)
+    with_signal = run.poll() is None
+    if with_signal:
+        os.killpg(run.pid, sig)
+    start = time.monotonic()
+    try:
+        _, err = run.communicate(timeout=10)
+    except subprocess.TimeoutExpired:
+        os.killpg(run.pid, signal.SIGKILL)
+        run.communicate()
+        pytest.fail(f"the run did not end within 10 s of the signal sent at {delay:.2f} s")
+    took = time.monotonic() - start
+    deadline = time.monotonic() + 5
+    while _group_left(run.pid) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not _group_left(run.pid), _group_left(run.pid)
+    return (run.returncode if with_signal else -1), err, took
+
+
+def _check_interrupted(code: int, err: str, folder: Path, expected: int, word: str) -> None:
+    if code == -1:  # the run ended before the signal: nothing to check
+        return
+    if (folder / "R" / "manifest.json").is_file() and code in (0, -signal.SIGINT, -signal.SIGTERM):
+        return  # the run had finished: the signal came while Python was exiting
+    assert code == expected, err
+    assert err.strip().splitlines() == [f"chunkeval: {word}"], err
+    assert "Traceback" not in err
+    out = folder / "R"
+    given_back = not out.exists() or not any(out.iterdir())
+    published = (out / "manifest.json").is_file() and not (out / "RUN-NOT-FINISHED.json").exists()
+    assert given_back or published, sorted(p.name for p in out.iterdir())  # never half a folder
+
+
+def _moments(extra: tuple[str, ...]) -> list[float]:
+    """20 moments spread over the length of one uninterrupted run."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as d:
+        start = time.monotonic()
+        run = _start_run(Path(d), *extra)
+        run.communicate(timeout=300)
+        length = time.monotonic() - start
+    return [1.0 + i * length / 20 for i in range(20)]  # from 1 s: after Python itself has started
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "extra", [("--workers", "2"), ("--executor", "dask", "--workers", "2")], ids=["processes", "dask"]
+)
+def test_sigint_at_20_moments_ends_the_run(tmp_path, extra):
+    """Findings 2-1, 2-2: Ctrl-C under --workers 2 and under Dask, at 20 moments of a run."""
+    if "dask" in extra:
+        pytest.importorskip("distributed")
+    for i, delay in enumerate(_moments(extra)):
+        folder = tmp_path / str(i)
+        folder.mkdir()
+        code, err, took = _interrupt(folder, delay, signal.SIGINT, *extra)
+        _check_interrupted(code, err, folder, 130, "interrupted")
+        assert took < 10
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("extra", [("--workers", "2"), ("--executor", "dask")], ids=["processes", "dask"])
+@pytest.mark.parametrize("delay", [1.5, 3.0])  # after Python's start: SIGTERM before it kills outright
+def test_sigterm_ends_the_run_with_143(tmp_path, extra, delay):
+    if "dask" in extra:
+        pytest.importorskip("distributed")
+    code, err, _ = _interrupt(tmp_path, delay, signal.SIGTERM, *extra)
+    _check_interrupted(code, err, tmp_path, 143, "terminated")
