@@ -409,17 +409,28 @@ def test_default_folders_started_in_the_same_second_get_the_next_free_name(tmp_p
 
 
 def test_concurrent_reports_use_their_own_staging_folders(tmp_path):
-    """Finding 7-2: two reports on one folder shared the staging folder."""
+    """Finding 7-2: two reports on one folder shared the staging folder.
+
+    Separate processes, as two ``chunkeval report`` commands are (matplotlib's pyplot is
+    not thread-safe, so threads of one process would test matplotlib, not the staging).
+    """
+    import os
+    import subprocess
+
     results = _tiny_results(tmp_path / "R")
-    codes: list[int] = []
-    threads = [
-        threading.Thread(target=lambda: codes.append(main(["report", str(results)]))) for _ in range(3)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(Path(__file__).parents[1] / "src"), *sys.path])}
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-m", "chunkeval", "report", str(results)],
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(3)
     ]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert codes == [0, 0, 0]
+    outcomes = [(p.wait(timeout=300), p.stderr.read() if p.stderr else "") for p in procs]
+    assert [code for code, _ in outcomes] == [0, 0, 0], outcomes
     assert (results / "report.html").is_file() and (results / "charts").is_dir()
     assert not [p for p in results.iterdir() if p.name.startswith(".chunkeval-staging")]
 
