@@ -26,6 +26,8 @@ The caches (each entry of :data:`CATALOGUE` gives its key, bound and filler too)
 - ``stats.bootstrap_weights``: bootstrap resample weights (LRU, 4 draws);
 - ``benchmarks.tokenizers``: the tokenizers the runner resolved, by spec;
 - ``benchmarks.worker_datasets``: the prepared datasets of a pool worker process;
+- ``encoders.models``, ``encoders.vectors``, ``encoders.disk_loaded``: loaded BERT models,
+  the embedding cache, and which on-disk caches were read;
 - ``memory.malloc_trim``: glibc's ``malloc_trim``, or ``None``.
 
 Not here: what lives and dies with one object (a :class:`~chunkeval.benchmarks.prepared.
@@ -171,6 +173,27 @@ CATALOGUE: dict[str, CacheEntry] = _entries(
         "dataset index",
         "the run's datasets",
         "chunkeval.benchmarks.executors (the pool's initializer)",
+    ),
+    CacheEntry(
+        "encoders.models",
+        "a BERT encoder's weights and tokenizers, loaded",
+        "(weights sha256, max_seq_length)",
+        "one per model a process uses (about 90 MB for MiniLM)",
+        "chunkeval.encoders.embedder",
+    ),
+    CacheEntry(
+        "encoders.vectors",
+        "sentence vectors (float32 rows)",
+        "(weights sha256, sha256 of prefix and text)",
+        "MAX_VECTORS (131,072) vectors, first in first out",
+        "chunkeval.encoders.cache.cached_vectors",
+    ),
+    CacheEntry(
+        "encoders.disk_loaded",
+        "whether an on-disk embedding cache folder was read into memory",
+        "(folder, weights sha256)",
+        "one per folder and model",
+        "chunkeval.encoders.cache",
     ),
     CacheEntry(
         "memory.malloc_trim",
