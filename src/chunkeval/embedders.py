@@ -175,7 +175,7 @@ class SentenceTransformerEmbedder(Embedder):
                     "pip install 'chunkeval[embeddings]'"
                 ) from None
             self.model_ = SentenceTransformer(self.model, local_files_only=True)
-        return np.asarray(self.model_.encode(list(texts), normalize_embeddings=True))
+        return np.asarray(self.model_.encode(list(texts), normalize_embeddings=True, show_progress_bar=False))
 
     def __getstate__(self):
         state = dict(self.__dict__)

@@ -642,6 +642,13 @@ def _pure_metric_values(
     return out
 
 
+def _window_columns(ctx: PreparedDataset, chunked: Chunked, settings: Settings) -> dict[str, float]:
+    """Dense runs: the shares of chunks and evidence past the model's window."""
+    from chunkeval.retrieval.window import window_shares
+
+    return window_shares(settings.build_retriever(), chunked.texts, chunked.arrays, ctx.parts())
+
+
 def _summary_row(
     ctx: PreparedDataset,
     chunker: ChunkerLike,
@@ -699,6 +706,7 @@ def _summary_row(
     row["tiny_share"] = M.tiny_share(own, limit)
     # boundary health: a chunk end strictly inside a sentence
     row["mid_sentence_end_share"] = M.mid_sentence_end_share(chunk_end, sent_end, sent_start)
+    row.update(_window_columns(ctx, chunked, settings))
     row["chunk_seconds"] = chunked.chunk_seconds
     row["index_seconds"] = retrieved.index_seconds
     row["retrieve_seconds"] = retrieved.retrieve_seconds

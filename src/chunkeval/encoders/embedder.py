@@ -168,6 +168,23 @@ class BertEmbedder(Params):
         enc = counter.encode_batch([self.passage_prefix + t for t in texts])
         return np.array([len(e.ids) for e in enc], dtype=np.int64)
 
+    def visible_chars(self, texts: Sequence[str]) -> np.ndarray:
+        """How many leading characters of each passage the model reads, int64 (n,).
+
+        ``len(text)`` when the passage fits the window, else the end of its last wordpiece
+        kept by truncation (what lies past it is invisible to dense retrieval).
+        """
+        loaded = self._loaded()
+        n = len(self.passage_prefix)
+        out = np.array([len(t) for t in texts], dtype=np.int64)
+        over = np.flatnonzero(self.token_counts(texts) > loaded.window)
+        if len(over):
+            enc = loaded.tokenizer.encode_batch([self.passage_prefix + texts[i] for i in over])
+            for i, e in zip(over, enc, strict=True):
+                ends = [end for (start, end), special in zip(e.offsets, e.special_tokens_mask, strict=True) if not special]
+                out[i] = max(0, max(ends, default=n) - n)
+        return out
+
     def _vectors(self, texts: Sequence[str], prefix: str) -> np.ndarray:
         loaded = self._loaded()
         return cached_vectors(self._folder().digest, prefix, list(texts), lambda new: self._compute(loaded, new))
