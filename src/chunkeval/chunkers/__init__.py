@@ -25,18 +25,22 @@ from chunkeval.chunkers.reference import (
     pack_paragraphs,
     semantic_chunk,
 )
+from chunkeval.chunkers.cluster import ClusterChunker
+from chunkeval.chunkers.kamradt import KamradtChunker
 from chunkeval.chunkers.semantic import SemanticChunker
 from chunkeval.chunkers.sentence import SentenceChunker, SentenceSpansChunker
 from chunkeval.embedders import HashingEmbedder, LSAEmbedder, SentenceTransformerEmbedder, get_embedder
 
 __all__ = [
     "BalancedChunker",
+    "ClusterChunker",
     "Chunker",
     "ExternalChunker",
     "FixedChunker",
     "HashingEmbedder",
     "LSAEmbedder",
     "ParagraphChunker",
+    "KamradtChunker",
     "SemanticChunker",
     "SentenceChunker",
     "SentenceSpansChunker",
