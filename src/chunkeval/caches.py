@@ -26,8 +26,10 @@ The caches (each entry of :data:`CATALOGUE` gives its key, bound and filler too)
 - ``stats.bootstrap_weights``: bootstrap resample weights (LRU, 4 draws);
 - ``benchmarks.tokenizers``: the tokenizers the runner resolved, by spec;
 - ``benchmarks.worker_datasets``: the prepared datasets of a pool worker process;
-- ``encoders.models``, ``encoders.vectors``, ``encoders.disk_loaded``: loaded BERT models,
-  the embedding cache, and which on-disk caches were read;
+- ``encoders.models``: the BERT encoders loaded (weights and tokenizers);
+- ``encoders.vectors``: the embedding cache, one vector per (weights, prefix, text);
+- ``encoders.disk_loaded``: which on-disk embedding caches were read into memory;
+- ``encoders.digests``: the sha256 of weight files already hashed;
 - ``memory.malloc_trim``: glibc's ``malloc_trim``, or ``None``.
 
 Not here: what lives and dies with one object (a :class:`~chunkeval.benchmarks.prepared.
@@ -194,6 +196,13 @@ CATALOGUE: dict[str, CacheEntry] = _entries(
         "(folder, weights sha256)",
         "one per folder and model",
         "chunkeval.encoders.cache",
+    ),
+    CacheEntry(
+        "encoders.digests",
+        "the sha256 of a model.safetensors file",
+        "(resolved path, size, modification time)",
+        "one per weights file a process reads",
+        "chunkeval.encoders.models.resolve_model",
     ),
     CacheEntry(
         "memory.malloc_trim",

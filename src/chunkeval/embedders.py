@@ -193,7 +193,9 @@ def _no_argument(cls: type[Embedder]) -> Callable[..., Embedder]:
 
 
 def _sentence_transformers(argument: str | None, **params: Any) -> Embedder:
-    return SentenceTransformerEmbedder(argument, **params) if argument else SentenceTransformerEmbedder(**params)
+    return (
+        SentenceTransformerEmbedder(argument, **params) if argument else SentenceTransformerEmbedder(**params)
+    )
 
 
 def _minilm(argument: str | None, **params: Any) -> Any:
@@ -210,7 +212,9 @@ def _bert(argument: str | None, **params: Any) -> Any:
     from chunkeval.encoders.embedder import BertEmbedder
 
     if not argument and "model" not in params:
-        raise UsageError("embedder 'bert' needs a model folder: bert:PATH (config.json, tokenizer.json, model.safetensors)")
+        raise UsageError(
+            "embedder 'bert' needs a model folder: bert:PATH (config.json, tokenizer.json, model.safetensors)"
+        )
     return BertEmbedder(argument, **params) if argument else BertEmbedder(**params)
 
 
@@ -259,9 +263,7 @@ def _plugin_embedder(name: str, obj: Any, target: str) -> Callable[[str | None],
 
 #: Embedder families by spec head (``hashing``, ``lsa``, ``sentence-transformers[:MODEL]``, and
 #: plug-ins of the ``chunkeval.embedders`` entry point group).
-EMBEDDERS: Registry[Callable[..., Any]] = Registry(
-    "embedder", "chunkeval.embedders", _plugin_embedder
-)
+EMBEDDERS: Registry[Callable[..., Any]] = Registry("embedder", "chunkeval.embedders", _plugin_embedder)
 EMBEDDERS.add("hashing", _no_argument(HashingEmbedder))
 EMBEDDERS.add("lsa", _no_argument(LSAEmbedder))
 EMBEDDERS.add("sentence-transformers", _sentence_transformers)

@@ -59,7 +59,9 @@ def test_best_partition_by_hand():
     s = np.array([[1, 1, 0, 0], [1, 1, 0, 0], [0, 0, 1, 1], [0, 0, 1, 1]], dtype=float)
     assert best_partition(s, [1, 1, 1, 1], max_size=10) == [(0, 1), (2, 3)]
     assert best_partition(s, [1, 1, 1, 1], max_size=1) == [(0, 0), (1, 1), (2, 2), (3, 3)]
-    assert best_partition(np.ones((1, 1)), [5], max_size=1) == [(0, 0)]  # one piece over the limit stays whole
+    assert best_partition(np.ones((1, 1)), [5], max_size=1) == [
+        (0, 0)
+    ]  # one piece over the limit stays whole
     assert best_partition(np.zeros((0, 0)), [], max_size=3) == []
 
 

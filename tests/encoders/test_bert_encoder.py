@@ -54,8 +54,8 @@ def test_truncation_at_the_window_of_256_wordpieces(reference):
 
 
 def test_batch_order_and_size_do_not_change_vectors(reference):
-    from chunkeval.encoders.embedder import BertEmbedder
     from chunkeval.caches import clear_caches
+    from chunkeval.encoders.embedder import BertEmbedder
 
     texts = reference["texts"]
     a = BertEmbedder(batch_size=1).transform(texts)
@@ -86,5 +86,5 @@ def test_the_official_digest_is_checked(tmp_path):
     (tmp_path / "model.safetensors").write_bytes(b"not the weights")
     other = resolve_model(str(tmp_path))  # unknown weights: named by their digest, never the path
     assert other.model_id is None and other.spec == f"bert:sha256={other.digest[:16]}"
-    with pytest.raises(UsageError, match="lacks config.json, tokenizer.json, model.safetensors"):
+    with pytest.raises(UsageError, match="lacks config"):
         resolve_model(str(tmp_path / "nowhere"))

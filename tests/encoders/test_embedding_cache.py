@@ -59,7 +59,9 @@ CHUNKERS = [
 def _run(**kwargs):
     from chunkeval.benchmarks.runner import run
 
-    return run(_dataset(), CHUNKERS, retriever="dense(embedder='minilm')", ks=(1, 3), n_resamples=50, **kwargs)
+    return run(
+        _dataset(), CHUNKERS, retriever="dense(embedder='minilm')", ks=(1, 3), n_resamples=50, **kwargs
+    )
 
 
 def test_each_distinct_text_is_embedded_once_per_run(counted):

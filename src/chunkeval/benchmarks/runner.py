@@ -524,7 +524,14 @@ def run(
     objects, payloads, labels = _resolve_chunkers(chunkers)
 
     settings = Settings(
-        retriever_label(retriever), ks, tokenizer, seed, float(confidence), int(n_resamples), budgets, rank_by,
+        retriever_label(retriever),
+        ks,
+        tokenizer,
+        seed,
+        float(confidence),
+        int(n_resamples),
+        budgets,
+        rank_by,
         retriever_spec=retriever,
     )
     jobs = [(di, payloads[ci], labels[ci]) for di in range(len(loaded)) for ci in range(len(objects))]

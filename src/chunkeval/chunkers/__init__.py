@@ -11,9 +11,11 @@ installed packages declare in the ``chunkeval.chunkers`` entry point group.
 
 from chunkeval.chunkers.base import Chunker, register_chunker
 from chunkeval.chunkers.budget import BalancedChunker, TokenBudgetChunker
+from chunkeval.chunkers.cluster import ClusterChunker
 from chunkeval.chunkers.external import ExternalChunker
 from chunkeval.chunkers.external_specs import SpecChunker
 from chunkeval.chunkers.fixed import FixedChunker
+from chunkeval.chunkers.kamradt import KamradtChunker
 from chunkeval.chunkers.lookup import available_chunkers, get_chunker
 from chunkeval.chunkers.paragraph import ParagraphChunker
 from chunkeval.chunkers.reference import (
@@ -25,22 +27,20 @@ from chunkeval.chunkers.reference import (
     pack_paragraphs,
     semantic_chunk,
 )
-from chunkeval.chunkers.cluster import ClusterChunker
-from chunkeval.chunkers.kamradt import KamradtChunker
 from chunkeval.chunkers.semantic import SemanticChunker
 from chunkeval.chunkers.sentence import SentenceChunker, SentenceSpansChunker
 from chunkeval.embedders import HashingEmbedder, LSAEmbedder, SentenceTransformerEmbedder, get_embedder
 
 __all__ = [
     "BalancedChunker",
-    "ClusterChunker",
     "Chunker",
+    "ClusterChunker",
     "ExternalChunker",
     "FixedChunker",
     "HashingEmbedder",
+    "KamradtChunker",
     "LSAEmbedder",
     "ParagraphChunker",
-    "KamradtChunker",
     "SemanticChunker",
     "SentenceChunker",
     "SentenceSpansChunker",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import pairwise
 
 import numpy as np
 
@@ -17,7 +18,7 @@ Span = tuple[int, int]
 def _groups(cuts: np.ndarray, n: int) -> list[tuple[int, int]]:
     """Sentence index ranges ``[first, last]`` between the gaps where ``cuts`` is True."""
     bounds = [0, *(np.flatnonzero(cuts) + 1).tolist(), n]
-    return [(a, b - 1) for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
+    return [(a, b - 1) for a, b in pairwise(bounds)]
 
 
 def _largest(groups: list[tuple[int, int]], prefix: np.ndarray) -> int:
@@ -67,8 +68,10 @@ class KamradtChunker(EmbeddingMixin, _SentenceTokens):
 
     def _check_params(self) -> None:
         check_int("buffer_size", self.buffer_size, 0)
-        if isinstance(self.percentile, bool) or not isinstance(self.percentile, (int, float)) or not (
-            0 <= self.percentile <= 100
+        if (
+            isinstance(self.percentile, bool)
+            or not isinstance(self.percentile, (int, float))
+            or not (0 <= self.percentile <= 100)
         ):
             raise UsageError(f"percentile must be a number in [0, 100], got {self.percentile!r}")
         if self.max_tokens is not None:

@@ -74,7 +74,9 @@ def _percentile(threshold: object) -> float | None:
         except ValueError:
             n = float("nan")
         if not 0.0 <= n <= 100.0:
-            raise UsageError(f"a relative threshold is 'pN' with N in [0, 100] (e.g. 'p10'), got {threshold!r}")
+            raise UsageError(
+                f"a relative threshold is 'pN' with N in [0, 100] (e.g. 'p10'), got {threshold!r}"
+            )
         return n
     if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not -1.0 <= threshold <= 1.0:
         raise UsageError(f"threshold must be a number in [-1, 1] or a percentile 'pN', got {threshold!r}")

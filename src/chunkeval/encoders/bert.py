@@ -74,7 +74,9 @@ class BertWeights:
         try:
             from safetensors.numpy import load_file
         except ImportError:
-            raise MissingDependency("the BERT encoder reads weights with safetensors: pip install safetensors") from None
+            raise MissingDependency(
+                "the BERT encoder reads weights with safetensors: pip install safetensors"
+            ) from None
         raw = load_file(str(weights))
         prefix = "bert." if "bert.embeddings.word_embeddings.weight" in raw else ""
 
@@ -94,7 +96,10 @@ class BertWeights:
         for i in range(int(config["num_hidden_layers"])):
             base = f"encoder.layer.{i}."
             layers.append(
-                {key: (norm if key.endswith("n") else linear)(base + path) for key, path in _LAYER_KEYS.items()}
+                {
+                    key: (norm if key.endswith("n") else linear)(base + path)
+                    for key, path in _LAYER_KEYS.items()
+                }
             )
         return cls(
             word=get("embeddings.word_embeddings.weight"),
@@ -166,5 +171,7 @@ def encode(w: BertWeights, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
     bias = np.where(mask[:, None, None, :] > 0, 0.0, np.finfo(np.float32).min / 2).astype(np.float32)
     for layer in w.layers:
         x = _layer_norm(x + _dense(_attention(x, layer, w.heads, bias), layer["ao"]), layer["an"], w.eps)
-        x = _layer_norm(x + _dense(_gelu(_dense(x, layer["i"]), w.activation), layer["o"]), layer["on"], w.eps)
+        x = _layer_norm(
+            x + _dense(_gelu(_dense(x, layer["i"]), w.activation), layer["o"]), layer["on"], w.eps
+        )
     return x

@@ -44,7 +44,9 @@ def _tokenizers(folder: ModelFolder, window: int) -> tuple[Any, Any]:
     try:
         from tokenizers import Tokenizer
     except ImportError:
-        raise MissingDependency("the BERT encoder tokenises with tokenizers: pip install tokenizers") from None
+        raise MissingDependency(
+            "the BERT encoder tokenises with tokenizers: pip install tokenizers"
+        ) from None
     tok = Tokenizer.from_file(str(folder.path / "tokenizer.json"))
     tok.no_padding()  # tokenizer.json files often fix padding (MiniLM's: 128), the batches pad
     counter = Tokenizer.from_str(tok.to_str())
@@ -98,7 +100,9 @@ class BertEmbedder(Params):
     :meth:`transform_queries` queries.
     """
 
-    def __init__(self, model="minilm", query_prefix="", passage_prefix="", batch_size=32, max_seq_length=None):
+    def __init__(
+        self, model="minilm", query_prefix="", passage_prefix="", batch_size=32, max_seq_length=None
+    ):
         self.model = model
         self.query_prefix = query_prefix
         self.passage_prefix = passage_prefix
@@ -179,15 +183,21 @@ class BertEmbedder(Params):
         out = np.array([len(t) for t in texts], dtype=np.int64)
         over = np.flatnonzero(self.token_counts(texts) > loaded.window)
         if len(over):
-            enc = loaded.tokenizer.encode_batch([self.passage_prefix + texts[i] for i in over])
+            enc = loaded.tokenizer.encode_batch([self.passage_prefix + texts[int(i)] for i in over])
             for i, e in zip(over, enc, strict=True):
-                ends = [end for (start, end), special in zip(e.offsets, e.special_tokens_mask, strict=True) if not special]
+                ends = [
+                    end
+                    for (start, end), special in zip(e.offsets, e.special_tokens_mask, strict=True)
+                    if not special
+                ]
                 out[i] = max(0, max(ends, default=n) - n)
         return out
 
     def _vectors(self, texts: Sequence[str], prefix: str) -> np.ndarray:
         loaded = self._loaded()
-        return cached_vectors(self._folder().digest, prefix, list(texts), lambda new: self._compute(loaded, new))
+        return cached_vectors(
+            self._folder().digest, prefix, list(texts), lambda new: self._compute(loaded, new)
+        )
 
     def _compute(self, loaded: _Loaded, texts: list[str]) -> np.ndarray:
         """Embed ``texts`` (prefixes included) in length-sorted batches; rows in input order."""

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from importlib.util import find_spec
 from pathlib import Path
 
+from chunkeval.caches import store
 from chunkeval.errors import MissingDependency, UsageError
 
 __all__ = ["KNOWN_MODELS", "KnownModel", "ModelFolder", "file_sha256", "resolve_model"]
@@ -117,7 +118,7 @@ def file_sha256(path: str | os.PathLike) -> str:
     return h.hexdigest()
 
 
-_DIGESTS: dict[tuple[str, int, int], str] = {}  # (path, size, mtime_ns) -> sha256, this process
+_DIGESTS = store("encoders.digests")  # (path, size, mtime_ns) -> sha256: hash 90 MB once
 
 
 def _weights_digest(weights: Path) -> str:
@@ -162,7 +163,9 @@ def resolve_model(spec: str) -> ModelFolder:
     """
     known = KNOWN_MODELS.get(spec)
     folder = _installed_folder(known) if known else Path(spec).expanduser()
-    missing = [f for f in ("config.json", "tokenizer.json", "model.safetensors") if not (folder / f).is_file()]
+    missing = [
+        f for f in ("config.json", "tokenizer.json", "model.safetensors") if not (folder / f).is_file()
+    ]
     if missing:
         raise UsageError(
             f"{folder} is not a BERT model folder: it lacks {', '.join(missing)} (a sentence-transformers "
