@@ -130,18 +130,23 @@ def _gelu(x: np.ndarray, activation: str) -> np.ndarray:
 
 
 def _dense(x: np.ndarray, wb: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
-    return x @ wb[0] + wb[1]
+    # one 2-d product: a stacked (batch, n, h) product is many small ones
+    out = x.reshape(-1, x.shape[-1]) @ wb[0]
+    out += wb[1]
+    return out.reshape(*x.shape[:-1], wb[0].shape[1])
 
 
 def _attention(x: np.ndarray, layer: dict, heads: int, bias: np.ndarray) -> np.ndarray:
     b, n, h = x.shape
     d = h // heads
 
-    def split(t: np.ndarray) -> np.ndarray:  # (b, n, h) -> (b, heads, n, d)
-        return t.reshape(b, n, heads, d).transpose(0, 2, 1, 3)
+    def split(t: np.ndarray) -> np.ndarray:  # (b, n, h) -> (b, heads, n, d), contiguous for BLAS
+        return np.ascontiguousarray(t.reshape(b, n, heads, d).transpose(0, 2, 1, 3))
 
     q, k, v = (split(_dense(x, layer[key])) for key in ("q", "k", "v"))
-    scores = q @ k.transpose(0, 1, 3, 2) / np.float32(np.sqrt(d)) + bias
+    scores = q @ np.ascontiguousarray(k.transpose(0, 1, 3, 2))
+    scores *= np.float32(1.0 / np.sqrt(d))
+    scores += bias
     scores -= scores.max(axis=-1, keepdims=True)
     np.exp(scores, out=scores)
     scores /= scores.sum(axis=-1, keepdims=True)
@@ -164,6 +169,15 @@ def encode(w: BertWeights, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
     ndarray of float32, shape (batch, length, hidden)
         Rows at padded positions are meaningless (pool them with ``mask``).
     """
+    from threadpoolctl import threadpool_limits
+
+    # one BLAS thread: OpenBLAS threads on the many small per-head products of attention cost
+    # 20x more than they gain on a busy machine; worker processes parallelise instead
+    with threadpool_limits(limits=1, user_api="blas"):
+        return _encode(w, ids, mask)
+
+
+def _encode(w: BertWeights, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
     n = ids.shape[1]
     x = w.word[ids] + w.position[:n] + w.token_type[0]
     x = _layer_norm(x, w.norm, w.eps)
