@@ -1,6 +1,6 @@
 """Dense retrieval with chunkeval's own MiniLM encoder: path-free provenance (the same weights
 in two folders compare as the same run), retriever and embedder objects and ``python:``
-embedder specs in :func:`run`, the truncation shares, and end to end on the built-in dataset."""
+embedder specs in :func:`run`, the truncation shares."""
 
 from __future__ import annotations
 
@@ -9,15 +9,17 @@ import json
 import numpy as np
 import pytest
 
+from chunkeval.datasets import Dataset
 from chunkeval.embedders import get_embedder
 from chunkeval.retrieval import DenseRetriever, retriever_label
-
-from chunkeval.datasets import Dataset
 from chunkeval.types import Document, EvidenceSpan, Question
 
 
 def _dataset() -> Dataset:
-    docs = [Document("a", "Cats sleep most of the day. They hunt at night."), Document("b", "Rice grows well here.")]
+    docs = [
+        Document("a", "Cats sleep most of the day. They hunt at night."),
+        Document("b", "Rice grows well here."),
+    ]
     qs = [
         Question("q1", "When do cats hunt?", (EvidenceSpan("a", 28, 47),)),
         Question("q2", "What grows well?", (EvidenceSpan("b", 0, 21),)),
