@@ -86,7 +86,8 @@ class DenseRetriever(Retriever):
         info = super().manifest_params()
         emb = self._make_embedder()
         info["embedder"] = embedder_identity(emb)
-        info["params"] = {**info.get("params", {}), "embedder": self._embedder_label(emb)}
+        if "embedder" in info.get("params", {}):  # lsa has no embedder parameter
+            info["params"] = {**info["params"], "embedder": self._embedder_label(emb)}
         return info
 
     def _embedder_label(self, emb: Any) -> str:
