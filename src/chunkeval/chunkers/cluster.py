@@ -66,7 +66,7 @@ def best_partition(similarity: np.ndarray, sizes: Sequence[int], max_size: int) 
 class ClusterChunker(EmbeddingMixin, _SentenceTokens):
     """Pieces of about ``piece_tokens`` tokens, grouped into chunks of at most ``max_tokens``.
 
-    Sentences are packed greedily into pieces of at most ``piece_tokens`` tokens (a longer
+    Sentences are packed greedily into pieces of at most ``min(piece_tokens, max_tokens)`` tokens (a longer
     sentence is its own piece); the pieces are embedded, and :func:`best_partition` groups
     consecutive pieces so that the total pairwise similarity inside chunks, above the
     document's mean, is largest -- the ClusterSemanticChunker of the Chroma report, written
@@ -104,7 +104,9 @@ class ClusterChunker(EmbeddingMixin, _SentenceTokens):
         if not sentences:
             return []
         sizes = self._sizes(text, sentences)
-        pieces = [(g[0], g[-1]) for g in iter_budget_chunk(sizes, self.piece_tokens, 0)]
+        # a piece never outgrows a chunk: only a single oversized sentence may exceed max_tokens
+        piece_limit = min(self.piece_tokens, self.max_tokens)
+        pieces = [(g[0], g[-1]) for g in iter_budget_chunk(sizes, piece_limit, 0)]
         v = self._unit_vectors([text[sentences[a][0] : sentences[b][1]] for a, b in pieces])
         piece_sizes = [sum(sizes[a : b + 1]) for a, b in pieces]
         groups = best_partition(v @ v.T, piece_sizes, self.max_tokens)
