@@ -16,6 +16,12 @@ CONFIGS = {
     "semantic": [
         "semantic(threshold=0.3, max_chars=50, overlap_sentences=1)",
         "semantic(embedder='lsa', threshold=0.0, window_size=2, max_chars=80)",
+        "semantic(threshold='p30', max_chars=60)",
+    ],
+    "kamradt": ["kamradt(percentile=70)", "kamradt(buffer_size=0, max_tokens=12)"],
+    "cluster": [
+        "cluster(max_tokens=20, piece_tokens=6)",
+        "cluster(embedder='lsa', max_tokens=12, piece_tokens=3)",
     ],
 }
 ALL_SPECS = [spec for specs in CONFIGS.values() for spec in specs]

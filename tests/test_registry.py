@@ -10,7 +10,16 @@ from chunkeval.registry import PluginError, Registry
 
 
 def test_available_names():
-    assert available_chunkers() == ["balanced", "fixed", "paragraph", "semantic", "sentence", "token_budget"]
+    assert available_chunkers() == [
+        "balanced",
+        "cluster",
+        "fixed",
+        "kamradt",
+        "paragraph",
+        "semantic",
+        "sentence",
+        "token_budget",
+    ]
 
 
 def test_spec_string_round_trip():

@@ -26,6 +26,10 @@ The caches (each entry of :data:`CATALOGUE` gives its key, bound and filler too)
 - ``stats.bootstrap_weights``: bootstrap resample weights (LRU, 4 draws);
 - ``benchmarks.tokenizers``: the tokenizers the runner resolved, by spec;
 - ``benchmarks.worker_datasets``: the prepared datasets of a pool worker process;
+- ``encoders.models``: the BERT encoders loaded (weights and tokenizers);
+- ``encoders.vectors``: the embedding cache, one vector per (weights, prefix, text);
+- ``encoders.disk_loaded``: which on-disk embedding caches were read into memory;
+- ``encoders.digests``: the sha256 of weight files already hashed;
 - ``memory.malloc_trim``: glibc's ``malloc_trim``, or ``None``;
 - ``gate.exact_critical``: the exact McNemar test's critical counts (LRU, 8 tables);
 - ``gate.exact_needed``: the exact test's questions needed (LRU, 4,096 flip counts).
@@ -173,6 +177,34 @@ CATALOGUE: dict[str, CacheEntry] = _entries(
         "dataset index",
         "the run's datasets",
         "chunkeval.benchmarks.executors (the pool's initializer)",
+    ),
+    CacheEntry(
+        "encoders.models",
+        "a BERT encoder's weights and tokenizers, loaded",
+        "(weights sha256, max_seq_length)",
+        "one per model a process uses (about 90 MB for MiniLM)",
+        "chunkeval.encoders.embedder",
+    ),
+    CacheEntry(
+        "encoders.vectors",
+        "sentence vectors (float32 rows)",
+        "(weights sha256, sha256 of prefix and text)",
+        "MAX_VECTORS (131,072) vectors, first in first out",
+        "chunkeval.encoders.cache.cached_vectors",
+    ),
+    CacheEntry(
+        "encoders.disk_loaded",
+        "whether an on-disk embedding cache folder was read into memory",
+        "(folder, weights sha256)",
+        "one per folder and model",
+        "chunkeval.encoders.cache",
+    ),
+    CacheEntry(
+        "encoders.digests",
+        "the sha256 of a model.safetensors file",
+        "(resolved path, size, modification time)",
+        "one per weights file a process reads",
+        "chunkeval.encoders.models.resolve_model",
     ),
     CacheEntry(
         "memory.malloc_trim",

@@ -1,5 +1,8 @@
 """Sentence embedders for the ``semantic`` chunker (and the dense retriever).
 
+The neural encoder of BERT-family models (``minilm``, ``bert:PATH``) lives in
+:mod:`chunkeval.encoders`; this module names it in the spec grammar.
+
 An embedder has ``fit(texts) -> self`` (learn from a corpus; a no-op when
 nothing is learned), ``transform(texts) -> (n, d)`` vectors (a numpy array,
 or a scipy sparse matrix for the hashing embedder) and ``embed(texts)``,
@@ -172,7 +175,7 @@ class SentenceTransformerEmbedder(Embedder):
                     "pip install 'chunkeval[embeddings]'"
                 ) from None
             self.model_ = SentenceTransformer(self.model, local_files_only=True)
-        return np.asarray(self.model_.encode(list(texts), normalize_embeddings=True))
+        return np.asarray(self.model_.encode(list(texts), normalize_embeddings=True, show_progress_bar=False))
 
     def __getstate__(self):
         state = dict(self.__dict__)
@@ -180,17 +183,67 @@ class SentenceTransformerEmbedder(Embedder):
         return state
 
 
-def _no_argument(cls: type[Embedder]) -> Callable[[str | None], Embedder]:
-    def make(argument: str | None) -> Embedder:
+def _no_argument(cls: type[Embedder]) -> Callable[..., Embedder]:
+    def make(argument: str | None, **params: Any) -> Embedder:
         if argument is not None:
             raise UsageError(f"embedder {cls.__name__} takes no argument after ':', got {argument!r}")
-        return cls()
+        return cls(**params)
 
     return make
 
 
-def _sentence_transformers(argument: str | None) -> Embedder:
-    return SentenceTransformerEmbedder(argument) if argument else SentenceTransformerEmbedder()
+def _sentence_transformers(argument: str | None, **params: Any) -> Embedder:
+    return (
+        SentenceTransformerEmbedder(argument, **params) if argument else SentenceTransformerEmbedder(**params)
+    )
+
+
+def _minilm(argument: str | None, **params: Any) -> Any:
+    """all-MiniLM-L6-v2 from its installed weights package (see :mod:`chunkeval.encoders`)."""
+    from chunkeval.encoders.embedder import BertEmbedder
+
+    if argument is not None:
+        raise UsageError(f"embedder 'minilm' takes no argument after ':', got {argument!r}; use bert:PATH")
+    return BertEmbedder("minilm", **params)
+
+
+def _bert(argument: str | None, **params: Any) -> Any:
+    """A BERT-family model folder, ``bert:PATH``, run by chunkeval's numpy encoder."""
+    from chunkeval.encoders.embedder import BertEmbedder
+
+    if not argument and "model" not in params:
+        raise UsageError(
+            "embedder 'bert' needs a model folder: bert:PATH (config.json, tokenizer.json, model.safetensors)"
+        )
+    return BertEmbedder(argument, **params) if argument else BertEmbedder(**params)
+
+
+def _python_embedder(target: str, params: dict[str, Any]) -> Any:
+    """``python:package.module:factory(...)``: the factory called with the parameters."""
+    import importlib
+
+    module_name, _, attr = target.rpartition(":")
+    if not module_name or not attr:
+        raise UsageError(f"embedder 'python:{target}': expected python:package.module:factory(arg=...)")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as error:
+        raise UsageError(f"embedder 'python:{target}': cannot import {module_name!r} ({error})") from None
+    factory = getattr(module, attr, None)
+    if not callable(factory):
+        raise UsageError(f"embedder 'python:{target}': module {module_name!r} has no callable {attr!r}")
+    return factory(**params)
+
+
+def _split_params(spec: str) -> tuple[str, dict[str, Any]]:
+    """``"head(k=v, ...)"`` -> ``("head", {k: v})``; a head may contain ':' (a path, a module)."""
+    from chunkeval.specs import parse_spec
+
+    text = spec.strip()
+    if not text.endswith(")") or "(" not in text:
+        return text, {}
+    head, _, args = text.partition("(")
+    return head, parse_spec(f"f({args}")[1]
 
 
 def _plugin_embedder(name: str, obj: Any, target: str) -> Callable[[str | None], Any]:
@@ -210,23 +263,26 @@ def _plugin_embedder(name: str, obj: Any, target: str) -> Callable[[str | None],
 
 #: Embedder families by spec head (``hashing``, ``lsa``, ``sentence-transformers[:MODEL]``, and
 #: plug-ins of the ``chunkeval.embedders`` entry point group).
-EMBEDDERS: Registry[Callable[[str | None], Any]] = Registry(
-    "embedder", "chunkeval.embedders", _plugin_embedder
-)
+EMBEDDERS: Registry[Callable[..., Any]] = Registry("embedder", "chunkeval.embedders", _plugin_embedder)
 EMBEDDERS.add("hashing", _no_argument(HashingEmbedder))
 EMBEDDERS.add("lsa", _no_argument(LSAEmbedder))
 EMBEDDERS.add("sentence-transformers", _sentence_transformers)
+EMBEDDERS.add("minilm", _minilm)
+EMBEDDERS.add("bert", _bert)
 
 
 def get_embedder(spec) -> Embedder:
-    """Embedder from a name or an object.
+    """Embedder from a spec or an object.
 
     Parameters
     ----------
     spec : str or object
-        ``"hashing"``, ``"lsa"``, ``"sentence-transformers"`` or
-        ``"sentence-transformers:MODEL"``, or ``NAME[:ARG]`` of an installed plug-in; an
-        object with ``embed`` is returned unchanged.
+        ``NAME[:ARG][(key=value, ...)]``: ``"hashing"``, ``"lsa"``, ``"minilm"`` (all-MiniLM-L6-v2
+        from its installed weights package), ``"bert:PATH"`` (a BERT-family model folder),
+        ``"sentence-transformers[:MODEL]"``, an installed plug-in, or
+        ``"python:package.module:factory(key=value)"``; keyword parameters go to the
+        embedder (``"minilm(query_prefix='query: ', batch_size=16)"``). An object with
+        ``embed`` is returned unchanged.
 
     Returns
     -------
@@ -244,8 +300,18 @@ def get_embedder(spec) -> Embedder:
         if not hasattr(spec, "embed"):
             raise UsageError(f"embedder must be a name or have an embed(texts) method, got {spec!r}")
         return spec
-    name, colon, argument = spec.partition(":")
-    return EMBEDDERS.get(name)(argument if colon else None)
+    head, params = _split_params(spec)
+    if head.startswith("python:"):
+        made = _python_embedder(head[len("python:") :], params)
+        if not hasattr(made, "embed"):
+            raise UsageError(f"embedder {spec!r} returned {made!r}, which has no embed(texts)")
+        return made
+    name, colon, argument = head.partition(":")
+    factory = EMBEDDERS.get(name)
+    try:
+        return factory(argument if colon else None, **params)
+    except TypeError as error:
+        raise UsageError(f"embedder {spec!r}: {error}") from None
 
 
 def check_finite(vectors: Any, texts: Sequence[str], embedder: Any) -> None:
@@ -291,3 +357,28 @@ def check_finite(vectors: Any, texts: Sequence[str], embedder: Any) -> None:
         "decide chunk boundaries and rankings by accident. Check the model (its files, dtype or "
         "device) or use another embedder."
     )
+
+
+def embedder_identity(embedder: Any) -> dict[str, Any]:
+    """What names an embedder in a manifest: its class and parameters, never its ``repr``.
+
+    Parameters
+    ----------
+    embedder : object
+        A chunkeval embedder, or any object with ``embed``.
+
+    Returns
+    -------
+    dict
+        ``{"class": dotted path, "params": ...}``; a neural encoder gives its path-free
+        ``describe()`` (model id, revision, weights sha256, ...) as ``"model"`` and drops its
+        folder from ``"params"``.
+    """
+    from chunkeval._names import public_path
+
+    params = embedder.get_params(deep=False) if hasattr(embedder, "get_params") else None
+    info: dict[str, Any] = {"class": public_path(type(embedder)), "params": params}
+    if hasattr(embedder, "describe") and hasattr(embedder, "spec"):
+        info["model"] = embedder.describe()
+        info["params"] = {**(params or {}), "model": embedder.spec}
+    return info

@@ -473,7 +473,8 @@ def test_dense_without_embedder_fails_before_work():
         run(tiny_dataset(), ["fixed(chunk_size=10, chunk_overlap=0, unit='chars')"], retriever="dense")
 
 
-def test_retriever_object_params_become_repr():
+def test_retriever_object_params_are_recorded_by_class_and_parameters_not_repr():
+    from chunkeval._names import public_path
     from chunkeval.benchmarks.runner import _retriever_params
     from chunkeval.retrieval import get_retriever
 
@@ -482,10 +483,10 @@ def test_retriever_object_params_become_repr():
             return np.ones((len(texts), 2))
 
         def __repr__(self):
-            return "Emb()"
+            return "Emb() at 0x7f00"
 
     info = to_jsonable(get_retriever("dense", embedder=Emb()).manifest_params())
-    assert info["params"] == {"embedder": "Emb()"}
+    assert info["params"] == {"embedder": f"{public_path(Emb)}()"}
     assert info["embedder"] == {"class": f"{Emb.__module__}.{Emb.__qualname__}", "params": None}
     assert _retriever_params("bm25")["params"]["k1"] == 1.5
 

@@ -181,7 +181,14 @@ def _sentence_chunker_names() -> list[str]:
 
 
 def test_the_sentence_path_serves_exactly_the_sentence_chunkers():
-    assert _sentence_chunker_names() == ["balanced", "semantic", "sentence", "token_budget"]
+    assert _sentence_chunker_names() == [
+        "balanced",
+        "cluster",
+        "kamradt",
+        "semantic",
+        "sentence",
+        "token_budget",
+    ]
 
 
 class _OwnSpans(SentenceChunker):

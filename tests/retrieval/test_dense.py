@@ -59,7 +59,7 @@ def test_lsa_is_tfidf_plus_svd():
 
 def test_dense_needs_an_embedder():
     with pytest.raises(
-        ValueError, match=r"dense retrieval needs an embedder: .*sentence-transformers:PATH.*lsa"
+        ValueError, match=r"dense retrieval needs an embedder: .*dense\(embedder='minilm'\).*bert:PATH.*lsa"
     ):
         get_retriever("dense").fit(CORPUS)
     with pytest.raises(ValueError, match="dense retrieval needs an embedder"):

@@ -333,8 +333,8 @@ def _check_arguments(
         raise UsageError(f"unknown executor {executor!r}; use one of {', '.join(EXECUTORS)}")
     if scheduler is not None and executor != "dask":
         raise UsageError("scheduler= is the address of a Dask scheduler; it needs executor='dask'")
-    if not isinstance(retriever, str) or not retriever:
-        raise UsageError(f"retriever must be a name such as 'tfidf', got {retriever!r}")
+    if (not isinstance(retriever, str) or not retriever) and not hasattr(retriever, "search"):
+        raise UsageError(f"retriever must be a spec such as 'tfidf' or a retriever object, got {retriever!r}")
     budgets = tuple(check_budgets(budgets))
     if rank_by is not None:
         _check_rank_by(rank_by, ks, budgets)
@@ -427,7 +427,7 @@ def _manifest(
 def run(
     datasets: Any,
     chunkers: Any,
-    retriever: str = "tfidf",
+    retriever: Any = "tfidf",
     ks: Sequence[int] = (1, 3, 5, 10),
     tokenizer: Any = "regex",
     budgets: Sequence[int] | None = DEFAULT_BUDGETS,
@@ -452,10 +452,12 @@ def run(
         Chunker objects or spec strings for
         :func:`chunkeval.chunkers.get_chunker`. A configuration is named by
         the chunker's canonical ``spec``; specs must be distinct.
-    retriever : str, default "tfidf"
+    retriever : str or Retriever, default "tfidf"
         Retriever spec for :func:`chunkeval.retrieval.get_retriever`
-        (``"bm25"``, ``"tfidf(analyzer='sklearn')"``, ``"lsa"``,
-        ``"hybrid(tfidf, lsa)"`` ...); one index holds every chunk of a dataset.
+        (``"bm25"``, ``"tfidf(analyzer='sklearn')"``, ``"lsa"``, ``"dense(embedder='minilm')"``,
+        ``"hybrid(tfidf, lsa)"`` ...) or a retriever object (cloned for each configuration,
+        recorded by its parameters: :func:`chunkeval.retrieval.retriever_label`); one index
+        holds every chunk of a dataset.
     ks : sequence of int, default (1, 3, 5, 10)
         Cut-offs of the ``@k`` metrics; the top ``max(ks)`` chunks are
         retrieved per question.
@@ -539,12 +541,24 @@ def run(
     ks, seed, executor, budgets = _check_arguments(
         ks, seed, confidence, n_resamples, workers, executor, scheduler, retriever, budgets or (), rank_by
     )
+    from chunkeval.retrieval import retriever_label
+
     retriever_params = _retriever_params(retriever)  # fails early on an unknown name or embedder
     tokenizer, tokenizer_name = _tokenizer_spec(tokenizer)
     loaded, specs, load_seconds = _load_datasets(datasets)
     objects, payloads, labels = _resolve_chunkers(chunkers)
 
-    settings = Settings(retriever, ks, tokenizer, seed, float(confidence), int(n_resamples), budgets, rank_by)
+    settings = Settings(
+        retriever_label(retriever),
+        ks,
+        tokenizer,
+        seed,
+        float(confidence),
+        int(n_resamples),
+        budgets,
+        rank_by,
+        retriever_spec=retriever,
+    )
     jobs = [(di, payloads[ci], labels[ci]) for di in range(len(loaded)) for ci in range(len(objects))]
     if progress is not None:
         progress(0, len(jobs))

@@ -70,7 +70,11 @@ __all__ = [
 # --------------------------------------------------------------------------- run settings
 @dataclass(frozen=True)
 class Settings:
-    """What every configuration of a run is measured with (plain, picklable data)."""
+    """What every configuration of a run is measured with (plain, picklable data).
+
+    ``retriever`` is the recorded, path-free name (:func:`chunkeval.retrieval.retriever_label`);
+    ``retriever_spec``, when set, is what the retriever is built from (a spec naming a folder,
+    or a retriever object, cloned for each configuration)."""
 
     retriever: str
     ks: tuple[int, ...]
@@ -80,6 +84,19 @@ class Settings:
     n_resamples: int
     budgets: tuple[int, ...] = ()
     rank_by: str | None = None
+    retriever_spec: Any = None
+
+    def build_retriever(self) -> Any:
+        """A new, unfitted retriever of the run."""
+        from sklearn.base import clone
+
+        from chunkeval.retrieval import get_retriever
+
+        if self.retriever_spec is None:
+            return get_retriever(self.retriever)
+        if isinstance(self.retriever_spec, str):
+            return get_retriever(self.retriever_spec)
+        return clone(self.retriever_spec)
 
 
 def _search(retriever: RetrieverLike, queries: list[str], k: int) -> np.ndarray:
@@ -418,11 +435,9 @@ def index_stage(ctx: PreparedDataset, chunked: Chunked, settings: Settings) -> I
     -------
     Indexed
     """
-    from chunkeval.retrieval import get_retriever
-
     if not (chunked.chunks and ctx.questions):
         return Indexed(None, 0.0, chunked)
-    retriever = get_retriever(settings.retriever)
+    retriever = settings.build_retriever()
     t0 = time.perf_counter()
     if retriever.accepts_counts():
         # the same index, from offsets into the corpus analysed once, not from every chunk's text
@@ -702,6 +717,13 @@ def _pure_metric_values(
     return out
 
 
+def _window_columns(ctx: PreparedDataset, chunked: Chunked, settings: Settings) -> dict[str, float]:
+    """Dense runs: the shares of chunks and evidence past the model's window."""
+    from chunkeval.retrieval.window import window_shares
+
+    return window_shares(settings.build_retriever(), chunked.texts, chunked.arrays, ctx.parts())
+
+
 def _summary_row(
     ctx: PreparedDataset,
     chunker: ChunkerLike,
@@ -766,6 +788,7 @@ def _summary_row(
     row["tiny_share"] = M.tiny_share(own, limit)
     # boundary health: a chunk end strictly inside a sentence
     row["mid_sentence_end_share"] = M.mid_sentence_end_share(chunk_end, sent_end, sent_start)
+    row.update(_window_columns(ctx, chunked, settings))
     row["chunk_seconds"] = chunked.chunk_seconds
     row["index_seconds"] = retrieved.index_seconds
     row["retrieve_seconds"] = retrieved.retrieve_seconds

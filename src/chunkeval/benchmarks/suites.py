@@ -284,6 +284,8 @@ def _quick() -> Suite:
             "token_budget(max_tokens=128, overlap_tokens=0)",
             "balanced(max_tokens=128)",
             "semantic(max_chars=600)",
+            "kamradt(max_tokens=128)",
+            "cluster(max_tokens=128)",
         ),
     )
 
@@ -306,6 +308,9 @@ def _default() -> Suite:
     for size in (300, 600, 1200):
         for overlap in (0, 1):
             specs.append(f"semantic(max_chars={size}, overlap_sentences={overlap})")
+    for size in (64, 128, 256):
+        specs.append(f"kamradt(max_tokens={size})")
+        specs.append(f"cluster(max_tokens={size})")
     return Suite(
         name="default",
         description="built-in dataset, each family at three sizes, with and without overlap",

@@ -11,9 +11,11 @@ installed packages declare in the ``chunkeval.chunkers`` entry point group.
 
 from chunkeval.chunkers.base import Chunker, register_chunker
 from chunkeval.chunkers.budget import BalancedChunker, TokenBudgetChunker
+from chunkeval.chunkers.cluster import ClusterChunker
 from chunkeval.chunkers.external import ExternalChunker
 from chunkeval.chunkers.external_specs import SpecChunker
 from chunkeval.chunkers.fixed import FixedChunker
+from chunkeval.chunkers.kamradt import KamradtChunker
 from chunkeval.chunkers.lookup import available_chunkers, get_chunker
 from chunkeval.chunkers.paragraph import ParagraphChunker
 from chunkeval.chunkers.reference import (
@@ -32,9 +34,11 @@ from chunkeval.embedders import HashingEmbedder, LSAEmbedder, SentenceTransforme
 __all__ = [
     "BalancedChunker",
     "Chunker",
+    "ClusterChunker",
     "ExternalChunker",
     "FixedChunker",
     "HashingEmbedder",
+    "KamradtChunker",
     "LSAEmbedder",
     "ParagraphChunker",
     "SemanticChunker",

@@ -66,6 +66,32 @@ def window_similarities(embeddings, window_size: int) -> np.ndarray:
     return np.clip(out, -1.0, 1.0)
 
 
+def _percentile(threshold: object) -> float | None:
+    """The N of a relative threshold ``"pN"``, None for an absolute one; raises when malformed."""
+    if isinstance(threshold, str):
+        try:
+            n = float(threshold[1:]) if threshold[:1] == "p" else float("nan")
+        except ValueError:
+            n = float("nan")
+        if not 0.0 <= n <= 100.0:
+            raise UsageError(
+                f"a relative threshold is 'pN' with N in [0, 100] (e.g. 'p10'), got {threshold!r}"
+            )
+        return n
+    if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not -1.0 <= threshold <= 1.0:
+        raise UsageError(f"threshold must be a number in [-1, 1] or a percentile 'pN', got {threshold!r}")
+    return None
+
+
+def _cut_below(similarities: np.ndarray, threshold: float | str) -> float:
+    """The similarity under which a gap becomes a boundary (linear-interpolated percentile,
+    as ``numpy.percentile``, for ``"pN"``; no boundary in a document without gaps)."""
+    n = _percentile(threshold)
+    if n is None:
+        return float(threshold)  # type: ignore[arg-type]
+    return float(np.percentile(similarities, n)) if len(similarities) else -np.inf
+
+
 @register_chunker("semantic")
 class SemanticChunker(SentenceSpansChunker):
     """Split where neighbouring sentence windows stop being similar, then pack under ``max_chars``.
@@ -86,8 +112,14 @@ class SemanticChunker(SentenceSpansChunker):
         ``"hashing"``, ``"lsa"`` (fitted on the document's sentences),
         ``"sentence-transformers[:MODEL]"`` or an object with
         ``embed(list[str]) -> ndarray (n, d)``.
-    threshold : float, default 0.1
-        Cosine similarity in [-1, 1] under which a boundary is placed.
+    threshold : float or str, default 0.1
+        A number in [-1, 1]: the cosine similarity under which a boundary is placed (0.1
+        suits the hashing embedder). A string ``"pN"`` (``"p10"``, N in [0, 100]): a
+        relative threshold, the N-th percentile of the document's own gap similarities, so
+        the least similar N% of gaps become boundaries whatever the model's scale -- the
+        ``breakpoint_threshold_type="percentile"`` of LangChain's and LlamaIndex's semantic
+        splitters. With a neural model (``embedder='minilm'``) use a relative threshold:
+        MiniLM's similarities between neighbouring windows are rarely below 0.1.
     window_size : int, default 3
         Sentences per side of a gap, >= 1.
     max_chars : int, default 1000
@@ -112,12 +144,7 @@ class SemanticChunker(SentenceSpansChunker):
         self._check_params()
 
     def _check_params(self) -> None:
-        if (
-            isinstance(self.threshold, bool)
-            or not isinstance(self.threshold, (int, float))
-            or not (-1.0 <= self.threshold <= 1.0)
-        ):
-            raise UsageError(f"threshold must be a number in [-1, 1], got {self.threshold!r}")
+        _percentile(self.threshold)  # raises for a malformed threshold
         check_int("window_size", self.window_size, 1)
         check_int("max_chars", self.max_chars, 1)
         check_int("overlap_sentences", self.overlap_sentences, 0)
@@ -142,7 +169,8 @@ class SemanticChunker(SentenceSpansChunker):
         if not hasattr(vectors, "tocsr"):
             vectors = np.asarray(vectors, dtype=float)
         check_finite(vectors, pieces, self.embedder_)  # before any boundary is decided
-        cuts = np.flatnonzero(window_similarities(vectors, self.window_size) < self.threshold) + 1
+        similarities = window_similarities(vectors, self.window_size)
+        cuts = np.flatnonzero(similarities < _cut_below(similarities, self.threshold)) + 1
         chunks: list[tuple[int, int]] = []
         for first, last in zip([0, *cuts.tolist()], [*cuts.tolist(), len(sentences)], strict=True):
             chunks.extend(pack_spans(sentences[first:last], self.max_chars, self.overlap_sentences))

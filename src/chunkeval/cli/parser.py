@@ -138,6 +138,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument(
+        "--cache",
+        default=None,
+        metavar="DIR",
+        help="keep neural embeddings in DIR between runs (safe for concurrent runs; bounded by "
+        "CHUNKEVAL_EMBEDDING_CACHE_BYTES, default 1 GiB)",
+    )
     p.add_argument("--no-report", action="store_true", help="do not write the report")
     p.add_argument(
         "--baseline",

@@ -151,6 +151,10 @@ def _run_into(
     from chunkeval.benchmarks.runner import run
 
     folder = claim.folder
+    if getattr(args, "cache", None):
+        from chunkeval.encoders.cache import CACHE_ENV
+
+        os.environ[CACHE_ENV] = os.path.abspath(args.cache)  # the environment reaches pool workers
 
     bars: list[Any] = []
     progress = None

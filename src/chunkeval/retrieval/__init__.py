@@ -39,7 +39,7 @@ from chunkeval.retrieval.base import Retriever
 from chunkeval.retrieval.dense import DenseRetriever, LSARetriever
 from chunkeval.retrieval.hybrid import HybridRetriever, reciprocal_rank_fusion
 from chunkeval.retrieval.lexical import BM25Retriever, TfidfRetriever
-from chunkeval.retrieval.registry import RETRIEVERS, available_retrievers, get_retriever
+from chunkeval.retrieval.registry import RETRIEVERS, available_retrievers, get_retriever, retriever_label
 from chunkeval.retrieval.topk import top_k, top_k_sparse
 
 __all__ = [
@@ -53,6 +53,7 @@ __all__ = [
     "available_retrievers",
     "get_retriever",
     "reciprocal_rank_fusion",
+    "retriever_label",
     "top_k",
     "top_k_sparse",
 ]

