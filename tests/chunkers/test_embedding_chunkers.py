@@ -45,7 +45,7 @@ def test_kamradt_percentile_breakpoints():
 def test_kamradt_max_tokens_fits_the_fewest_breakpoints():
     k = KamradtChunker(TopicEmbedder(), buffer_size=0, max_tokens=1000)
     assert k.spans(TEXT) == [(0, 33)]  # everything fits: threshold 1, no cut
-    sizes = k._sizes(TEXT, [(0, 6), (7, 15), (16, 24), (25, 33)])
+    _, sizes, _ = k._sizes(TEXT, [(0, 6), (7, 15), (16, 24), (25, 33)])  # counts after the gap
     half = sizes[0] + sizes[1]
     assert KamradtChunker(TopicEmbedder(), buffer_size=0, max_tokens=half).spans(TEXT) == TOPICS
     # under one topic's size: every gap cuts, each sentence alone

@@ -103,7 +103,9 @@ class ClusterChunker(EmbeddingMixin, _SentenceTokens):
         sentences = list(sentences)
         if not sentences:
             return []
-        sizes = self._sizes(text, sentences)
+        # each sentence counted with the whitespace before it: with the regex tokenizer the
+        # sum bounds a chunk's own count (see _SentenceTokens._sizes)
+        sizes = list(self._sizes(text, sentences)[1])
         # a piece never outgrows a chunk: only a single oversized sentence may exceed max_tokens
         piece_limit = min(self.piece_tokens, self.max_tokens)
         pieces = [(g[0], g[-1]) for g in iter_budget_chunk(sizes, piece_limit, 0)]

@@ -93,7 +93,9 @@ class KamradtChunker(EmbeddingMixin, _SentenceTokens):
         if self.max_tokens is None:
             groups = _groups(d > np.percentile(d, self.percentile), len(sentences))
         else:
-            groups = self._fitting_groups(d, self._sizes(text, sentences))
+            # each sentence counted with the whitespace before it: with the regex tokenizer the
+            # sum bounds a chunk's own count (see _SentenceTokens._sizes)
+            groups = self._fitting_groups(d, list(self._sizes(text, sentences)[1]))
         return [(sentences[a][0], sentences[b][1]) for a, b in groups]
 
     def _fitting_groups(self, d: np.ndarray, sizes: list[int]) -> list[tuple[int, int]]:
