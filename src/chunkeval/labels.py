@@ -52,12 +52,20 @@ BUILTIN_DEFAULTS: dict[str, dict[str, object]] = {
         "max_chars": 1000,
         "overlap_sentences": 0,
     },
+    "kamradt": {
+        "embedder": "hashing",
+        "buffer_size": 1,
+        "percentile": 95,
+        "max_tokens": None,
+        "tokenizer": "regex",
+    },
+    "cluster": {"embedder": "hashing", "max_tokens": 400, "piece_tokens": 50, "tokenizer": "regex"},
 }
 
 #: Libraries whose splitter classes a display label names without the class-name ending
 #: (``langchain:RecursiveCharacterTextSplitter`` -> ``langchain:RecursiveCharacter``):
 #: the prefixes of :func:`chunkeval.chunkers.external_specs.is_external_spec`.
-EXTERNAL_PREFIXES = ("langchain", "chonkie", "python")
+EXTERNAL_PREFIXES = ("langchain", "chonkie", "llama_index", "python")
 
 #: Class-name endings left out of an external splitter's display name (the library prefix
 #: already says it is a splitter); the first that leaves something is dropped.
