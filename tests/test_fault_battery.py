@@ -437,7 +437,7 @@ def test_disk_full_while_saving_results_exits_1_and_gives_the_folder_back(world)
 def test_disk_full_while_writing_the_report_keeps_complete_results(world):
     args = [a for a in _run_args(world) if a != "--no-report"]
     before = _snapshot(world.root, world.out)
-    done = _shell(args, 16, world.root)  # the results (under 16 KB each) fit, the charts do not
+    done = _shell(args, 48, world.root)  # the results (under 48 KB each) fit, the charts do not
     assert done.returncode == 1
     _assert_one_line(done.stderr, ["report failed", str(world.out), "File too large", "results are saved"])
     assert sorted(p.name for p in world.out.iterdir()) == sorted(

@@ -25,6 +25,7 @@ from chunkeval.benchmarks.stages import (
     tokenizer_key,
 )
 from chunkeval.chunkers import FixedChunker, SentenceChunker, fixed_stride_spans
+from chunkeval.chunkers.fixed import on_clusters
 from chunkeval.datasets import Dataset, load
 from chunkeval.tokenizers import RegexTokenizer, TiktokenTokenizer
 from chunkeval.types import Document
@@ -67,6 +68,18 @@ def reference_token_windows(tokens: list[tuple[int, int]], size: int, overlap: i
     return windows
 
 
+def reference_text_windows(
+    text: str, tokens: list[tuple[int, int]], size: int, overlap: int
+) -> list[tuple[int, int]]:
+    """The windows of a text: the one-window-at-a-time rule, then every cut moved onto a
+    grapheme cluster boundary (the move itself is proven in tests/text/test_graphemes.py)."""
+    windows = reference_token_windows(tokens, size, overlap)
+    starts = np.array([s for s, _ in windows], dtype=np.int64)
+    ends = np.array([e for _, e in windows], dtype=np.int64)
+    moved = on_clusters(text, starts, ends)
+    return list(zip(moved[0].tolist(), moved[1].tolist(), strict=True))
+
+
 sizes = st.integers(1, 12).flatmap(lambda size: st.tuples(st.just(size), st.integers(0, size - 1)))
 
 
@@ -77,7 +90,7 @@ sizes = st.integers(1, 12).flatmap(lambda size: st.tuples(st.just(size), st.inte
 def test_fixed_token_windows_equal_the_reference_regex(text, size_overlap):
     size, overlap = size_overlap
     chunker = FixedChunker(size, overlap)
-    assert chunker.spans(text) == reference_token_windows(RegexTokenizer().spans(text), size, overlap)
+    assert chunker.spans(text) == reference_text_windows(text, RegexTokenizer().spans(text), size, overlap)
 
 
 @pytest.mark.needs_extra
@@ -91,7 +104,7 @@ def test_fixed_token_windows_equal_the_reference_tiktoken(text, size_overlap):
     size, overlap = size_overlap
     chunker = FixedChunker(size, overlap, tokenizer=TIKTOKEN_NAME)
     tokens = TiktokenTokenizer(TIKTOKEN_NAME).spans(text)
-    assert chunker.spans(text) == reference_token_windows(tokens, size, overlap)
+    assert chunker.spans(text) == reference_text_windows(text, tokens, size, overlap)
 
 
 @pytest.mark.slow

@@ -310,7 +310,7 @@ def test_run_without_arguments_runs_default_suite(tmp_path, monkeypatch, capsys)
     manifest = json.loads((folder / "manifest.json").read_text())
     assert manifest["suite"]["name"] == "default"
     assert list(manifest["datasets"]) == ["builtin"]
-    assert len(manifest["configs"]) == 30
+    assert len(manifest["configs"]) == 36  # 30 of the six first families, kamradt and cluster at 3 sizes
 
 
 # --------------------------------------------------------------------------- new-user review fixes

@@ -549,12 +549,21 @@ def test_save_figure_formats_and_single_layout(run_results, tmp_path):
 # ---------------------------------------------------------------- many configurations
 
 
-def test_thirty_configurations_family_panels_and_labels(suite_run):
+def test_the_default_suites_family_panels_and_labels(suite_run):
     results, _ = suite_run
     rows = results.summary
-    assert len(rows) == 30 > SMALL_MULTIPLES_ABOVE
+    assert len(rows) == 36 > SMALL_MULTIPLES_ABOVE
     styles = config_styles(rows["config"])
-    families = ["fixed", "sentence", "paragraph", "token_budget", "balanced", "semantic"]
+    families = [
+        "fixed",
+        "sentence",
+        "paragraph",
+        "token_budget",
+        "balanced",
+        "semantic",
+        "kamradt",
+        "cluster",
+    ]
     groups = config_groups(rows)
     assert [t for t, _ in groups] == families
     assert all(

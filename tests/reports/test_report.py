@@ -311,7 +311,7 @@ def test_recommendation_exact_on_real_run(report_folder, run_results):
         "dataset tiny (retriever tfidf, k=5, 14 questions). Caution: only 14 questions back this "
         "verdict (fewer than 30); the intervals are wide, so add questions before choosing. "
         "Highest answerable@5: a 2-way tie at 0.643 between #4 paragraph(80) (P(best) 38%, "
-        "overhead 1.000) and #2 fixed(80, 20, tokens, regex) (P(best) 38%, overhead 1.200)"
+        "overhead 1.000) and #2 fixed(80, 20) (P(best) 38%, overhead 1.200)"
     ) in text
     assert (
         "No configuration is distinguishable from the best: for every one of the other 3, the "

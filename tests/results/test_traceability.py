@@ -48,6 +48,7 @@ def _pure(ranked, chunks, tokens, parts, tokenizer, ks, budgets):
     top = ranked[: max(ks)]  # the @k metrics and mrr read the first max(ks)
     given = {
         "chunks": list(chunks.values()),  # configuration-wide: every chunk of the index
+        "index": list(chunks.values()),  # map@k divides by every relevant chunk of the index
         "parts": parts,
         "chunk_tokens": [tokens[c] for c in top],
         "tokenizer": tokenizer,
@@ -57,7 +58,9 @@ def _pure(ranked, chunks, tokens, parts, tokenizer, ks, budgets):
         metric = METRICS.get(name)
         if metric.level != "question" or metric.computed_by is None:
             continue
-        params = list(inspect.signature(metric.func).parameters)
+        signature = inspect.signature(metric.func).parameters
+        # parameters with a default (ndcg's graded=False) keep it: the columns are the defaults
+        params = [p for p, v in signature.items() if v.default is inspect.Parameter.empty]
         for cut in budgets if metric.per_budget else ks if metric.per_k else [None]:
             args = {**given, "ranked": ranked if metric.per_budget else top, "k": cut, "budget": cut}
             if "chunk_tokens" in params:  # counts by position in the ranking, not chunks

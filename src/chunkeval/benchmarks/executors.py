@@ -317,6 +317,32 @@ def _dask_client(workers: int, scheduler: str | None) -> tuple[Any, Any]:
     return Client(cluster), cluster
 
 
+def _refuse_closed_port(scheduler: str, advice: str) -> None:
+    """ConnectionError at once when nothing listens at a ``tcp://HOST:PORT`` address.
+
+    Dask's connect retries a refused connection until its deadline, so a closed port would
+    read as "did not answer within 15 s"; one plain TCP connection tells the two apart.
+    Other address forms are left to Dask.
+    """
+    import socket
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(scheduler if "://" in scheduler else f"tcp://{scheduler}")
+    try:
+        host, port = parts.hostname, parts.port
+    except ValueError:  # a port that is not a number: Dask's own message names it
+        return
+    if parts.scheme != "tcp" or not host or port is None:
+        return
+    try:
+        with socket.create_connection((host, port), timeout=SCHEDULER_DEADLINE_SECONDS):
+            pass
+    except OSError as exc:
+        raise ConnectionError(
+            f"cannot reach the Dask scheduler at {scheduler} ({type(exc).__name__}: {exc}); {advice}"
+        ) from None
+
+
 def _connect(client_class: Any, scheduler: str) -> Any:
     """A client of the scheduler at ``scheduler``, or ConnectionError naming it, within one deadline.
 
@@ -329,6 +355,7 @@ def _connect(client_class: Any, scheduler: str) -> Any:
     import asyncio
 
     advice = "check --scheduler (tcp://HOST:PORT) and that a Dask scheduler runs there"
+    _refuse_closed_port(scheduler, advice)
     try:
         identity = asyncio.run(asyncio.wait_for(_identity(scheduler), SCHEDULER_DEADLINE_SECONDS))
     except TimeoutError:

@@ -279,6 +279,10 @@ _NON_NEGATIVE = re.compile(
 )
 
 
+#: How far outside its range a written value may lie by floating-point rounding alone.
+_ROUNDING_SLACK = 1e-9
+
+
 def _out_of_range(column: str, values: pd.Series) -> pd.Series | None:
     """The values of a known column outside its range (missing values are allowed), or None."""
     if _PROPORTION.fullmatch(column):
@@ -288,8 +292,15 @@ def _out_of_range(column: str, values: pd.Series) -> pd.Series | None:
     else:
         return None
     numbers = pd.to_numeric(values, errors="coerce")
-    bad = numbers.notna() & ((numbers < low) | (numbers > high) | ~numbers.apply(_finite))
+    # a mean or interval bound is a float sum: a bound of 0 can be written as -2.8e-17
+    slack = _ROUNDING_SLACK
+    bad = numbers.notna() & ((numbers < low - slack) | (numbers > high + slack) | ~numbers.apply(_finite))
     return values[bad] if bad.any() else None
+
+
+def _plain(x: Any) -> str:
+    """A value as the file shows it (``7.5``, not ``np.float64(7.5)``)."""
+    return repr(x.item()) if hasattr(x, "item") else repr(x)
 
 
 def _finite(x: Any) -> bool:
@@ -324,7 +335,7 @@ def check_values(tables: dict[str, pd.DataFrame], path: Path) -> None:
                 where = ", ".join(f"{c}={df.at[row, c]!r}" for c in ("dataset", "config") if c in df.columns)
                 allowed = "[0, 1]" if _PROPORTION.fullmatch(str(column)) else ">= 0"
                 raise UsageError(
-                    f"{path}: {name} column {column!r} holds {bad.iloc[0]!r} ({where}), outside {allowed}; "
+                    f"{path}: {name} column {column!r} holds {_plain(bad.iloc[0])} ({where}), outside {allowed}; "
                     "this is not a value chunkeval writes (an edited or damaged file)"
                 )
     summary = tables.get("summary")
