@@ -35,6 +35,7 @@ __all__ = [
     "acknowledge_stop",
     "children_ignore_interrupts",
     "interrupts_deferred",
+    "quiet_resource_tracker",
     "stop_acknowledged",
     "stop_pool",
     "worker_started",
@@ -198,3 +199,22 @@ def children_ignore_interrupts() -> Iterator[None]:
         canary.wait()
     if interrupted:
         raise KeyboardInterrupt
+
+
+#: The warning filter :func:`quiet_resource_tracker` adds (``PYTHONWARNINGS`` syntax).
+_TRACKER_FILTER = "ignore::UserWarning:multiprocessing.resource_tracker"
+
+
+def quiet_resource_tracker() -> None:
+    """Keep multiprocessing's resource tracker from printing after an interrupted run.
+
+    The tracker is a separate process, started on first use with this process's
+    environment. When a run ends on SIGINT or SIGTERM its pools are stopped, not joined, and
+    the tracker then warns about "leaked semaphore objects" (loky's and the pool's) on the
+    run's stderr, after the run's one line. The warning says nothing the user can act on,
+    so it is filtered through ``PYTHONWARNINGS``, the only setting the tracker reads; a
+    user's own filters are kept (the new one is appended).
+    """
+    current = os.environ.get("PYTHONWARNINGS", "")
+    if _TRACKER_FILTER not in current.split(","):
+        os.environ["PYTHONWARNINGS"] = f"{current},{_TRACKER_FILTER}" if current else _TRACKER_FILTER

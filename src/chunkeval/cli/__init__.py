@@ -215,6 +215,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     import warnings
 
+    from chunkeval.benchmarks.lifetime import quiet_resource_tracker
+
+    quiet_resource_tracker()  # before any pool starts the tracker with this environment
     previous = _handle_stop_signals()
     shown = _show_plugin_warnings()
     unraisable = sys.unraisablehook
