@@ -270,6 +270,55 @@ class RegexTokenizer(_CachedTokenizer):
             return _split_pairs([m.span() for m in _regex_token().finditer(text)])
         return _class_token_arrays(text)
 
+    def range_counts(self, text: str, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+        """Token counts of many ranges of one text, each as if the range were tokenized alone.
+
+        ``text`` is tokenized once (:meth:`span_arrays`); the count of ``text[lo[i]:hi[i]]``
+        is the number of the text's tokens that share a character with the range, found by
+        bisection on the token offsets, unless the range begins strictly inside a token
+        (then that range alone is tokenized: it is rare, since sentences begin after
+        whitespace or punctuation).
+
+        Why the counts are exact: whether a character starts a token depends only on the
+        characters before it, back to the nearest one that is not a combining mark (see
+        :func:`_class_token_arrays`), and cutting the text before a character only ever
+        turns a continuation into a start, never a start into a continuation. Let ``a`` be
+        a range start that is not strictly inside a token (it is a token start, whitespace,
+        or the text's start). A token of the text that begins at ``s >= a`` began there
+        because of characters at or after ``s``, or because the look-back from ``s``
+        found no word character, so it also begins at ``s`` in ``text[a:b]``; each of its
+        later characters continues it in the range too, for the look-back of a
+        continuation stops inside the token. So the range's tokens are the text's tokens
+        that overlap it, the last one cut at ``b``; a prefix of a token is one token (a
+        word run stays a word run, a symbol or ideograph keeps its marks). A range that
+        begins inside a token is where a suffix may split in two (``"e" + U+0301 + "x"``
+        cut after the ``e``: a lone mark, then a word), so those ranges are counted alone.
+
+        Parameters
+        ----------
+        text : str
+            The whole text.
+        lo, hi : ndarray of int, shape (n,)
+            Range starts and ends, code points, ``0 <= lo[i] <= hi[i] <= len(text)``.
+
+        Returns
+        -------
+        ndarray of int64, shape (n,)
+            ``self.count(text[lo[i]:hi[i]])`` for each i.
+        """
+        starts, ends = self.span_arrays(text)
+        lo, hi = np.asarray(lo, dtype=np.int64), np.asarray(hi, dtype=np.int64)
+        # tokens overlapping [lo, hi): those starting before hi minus those ending by lo
+        first = np.searchsorted(ends, lo, side="right")  # first token ending after lo
+        counts = np.searchsorted(starts, hi, side="left") - first
+        counts[hi <= lo] = 0
+        inside = first < starts.size
+        inside[inside] &= starts[first[inside]] < lo[inside]
+        inside &= hi > lo
+        for i in np.flatnonzero(inside).tolist():
+            counts[i] = self._count_uncached(text[lo[i] : hi[i]])
+        return counts
+
     def __repr__(self) -> str:
         return "RegexTokenizer()"
 
@@ -459,7 +508,10 @@ class TiktokenTokenizer(_CachedTokenizer):
         return enc
 
     def _count_uncached(self, text: str) -> int:
-        return len(self.encoding.encode_ordinary(_encodable(text)))
+        # the token-budget chunkers count every sentence: no property call, and ASCII
+        # (most sentences) needs no check for lone surrogates
+        encoding = self.__dict__.get("_encoding") or self.encoding
+        return len(encoding.encode_ordinary(text if text.isascii() else _encodable(text)))
 
     def encode(self, text: str) -> list[int]:
         """Token ids of ``text`` (special-token text encoded as ordinary text).

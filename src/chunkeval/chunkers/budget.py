@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
+import numpy as np
+
+from chunkeval.chunkers._seams import SeamCounts, splits_cleanly
 from chunkeval.chunkers.base import check_int, register_chunker
 from chunkeval.chunkers.greedy import RunMeasure, checked_balanced_chunk, iter_checked_budget_chunk
 from chunkeval.chunkers.sentence import SentenceSpansChunker
@@ -45,17 +48,31 @@ class _SentenceTokens(SentenceSpansChunker):
             ``measure(i, j)``: the tokens of ``text[spans[i][0]:spans[j][1]]``.
         """
         tokenizer = self._tokenizer()
+        if type(tokenizer) is RegexTokenizer:
+            # one pass over the whole text, not one per sentence: the counts are the same
+            # (RegexTokenizer.range_counts says why)
+            bounds = np.asarray(spans, dtype=np.int64).reshape(-1, 2)
+            ends = bounds[:, 1]
+            gaps = np.concatenate(([0], ends[:-1]))[: ends.size]
+            regex_after: list[int] = tokenizer.range_counts(text, gaps, ends).tolist()
+            return regex_after, regex_after, None
+        if splits_cleanly(tokenizer):
+            # cl100k: the text encoded once, and exact counts of runs from the sentences'
+            # counts and short windows at the seams (chunkeval.chunkers._seams)
+            seams = SeamCounts(tokenizer, text, spans)
+            return _OwnCounts(seams.own, len(spans)), seams.after, seams.run
         gap_starts = [0, *(end for _, end in spans)]  # one more than spans: the last is unused
         after = [tokenizer.count(text[gap:end]) for gap, (_, end) in zip(gap_starts, spans, strict=False)]
-        if type(tokenizer) is RegexTokenizer:
-            return after, after, None
+
+        def own(i: int) -> int:
+            return tokenizer.count(text[spans[i][0] : spans[i][1]])
 
         def measure(first: int, last: int) -> int:
             # through the count cache: balanced's final packing and repeated runs of a
             # configuration measure the same chunk texts again
             return tokenizer.count(text[spans[first][0] : spans[last][1]])
 
-        return _OwnCounts(tokenizer, text, spans), after, measure
+        return _OwnCounts(own, len(spans)), after, measure
 
     @property
     def size_limit(self) -> tuple[int, str]:
@@ -66,19 +83,20 @@ class _OwnCounts(Sequence[int]):
     """Token counts of sentences on their own text, counted when first asked for: only the
     sentences that open a chunk are ever counted alone."""
 
-    def __init__(self, tokenizer: Any, text: str, spans: Sequence[Span]) -> None:
-        self._tokenizer, self._text, self._spans = tokenizer, text, spans
+    def __init__(self, count: Callable[[int], int], n: int) -> None:
+        self._count_of, self._n = count, n
         self._counts: dict[int, int] = {}
 
     def __len__(self) -> int:
-        return len(self._spans)
+        return self._n
 
     def __getitem__(self, index: Any) -> Any:
         if isinstance(index, slice):
             return [self[i] for i in range(*index.indices(len(self)))]
+        if index < 0:
+            index += self._n
         if index not in self._counts:
-            start, end = self._spans[index]
-            self._counts[index] = self._tokenizer.count(self._text[start:end])
+            self._counts[index] = self._count_of(index)
         return self._counts[index]
 
 

