@@ -32,12 +32,22 @@ class _SentenceTokens(SentenceSpansChunker):
         before it (``" 😀 fine."``: 3, since tiktoken makes tokens of whitespace such as
         ``"\n\n"``). Subword merges can still make a chunk count differ from that sum, so
         each packed chunk is measured on its text (see
-        :func:`~chunkeval.chunkers.greedy.iter_checked_budget_chunk`). The default regex
-        tokenizer needs neither: whitespace is never part of a token and a token never
-        spans whitespace, so a sentence counts the same with its gap, and the count of two
-        texts joined is at most the sum of their counts (joining can only merge a word run
-        or attach a mark across the seam): the sum of the sentences is an upper bound of
-        the chunk's own count.
+        :func:`~chunkeval.chunkers.greedy.iter_checked_budget_chunk`); for cl100k that
+        measure is exact without encoding the chunk again (:mod:`chunkeval.chunkers._seams`:
+        the document is encoded once, and only short texts at the seams where a tiktoken
+        piece may cross are encoded).
+
+        The default regex tokenizer needs no measure. Its sentence counts come from one
+        tokenization of the whole text (:meth:`~chunkeval.tokenizers.RegexTokenizer.range_counts`,
+        equal to counting each sentence with its gap alone), and their sum bounds the
+        chunk's own count: whitespace is never part of a token, so a sentence counts the
+        same with or without the whitespace before it (sentences never start or end with
+        whitespace and cover all the rest); and the count of two texts joined is at most
+        the sum of their counts, because whether a character starts a token depends only
+        on the characters before it, and in the joined text a character of the second part
+        has more of them, which can turn a token start into a continuation (a mark or word
+        character after a word) but never a continuation into a start (every start of the
+        joined text is a start in its part alone).
 
         Returns
         -------
