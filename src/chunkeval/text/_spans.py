@@ -109,36 +109,43 @@ def _space_runs(n: int, starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarra
     return lo[keep], hi[keep]
 
 
-def _stripped_array_spans(n: int, cuts: list[int], codes: np.ndarray) -> list[Span]:
+def _stripped_array_spans(
+    n: int, cuts: list[int], codes: np.ndarray, words: tuple[np.ndarray, np.ndarray] | None = None
+) -> list[Span]:
     """The stripped, non-blank pieces between ``cuts`` (sorted) of a text of length ``n``
-    given by its ``codes``, found with array operations: what the loop of
-    :func:`_stripped_spans` finds, before the cluster alignment."""
-    bounds = np.unique(np.asarray([0, *cuts, n], dtype=np.int64))
+    given by its ``codes`` (and its :func:`_word_runs`, when known), found with array
+    operations: what :func:`_stripped_pieces` finds."""
+    bounds = np.asarray([0, *cuts, n], dtype=np.int64)
+    bounds = bounds[np.concatenate(([True], bounds[1:] != bounds[:-1]))]  # (sorted: no repeats)
     lo, hi = bounds[:-1], bounds[1:]
-    a, b = _space_runs(n, *_word_runs(codes))
+    a, b = _space_runs(n, *(_word_runs(codes) if words is None else words))
     a, b = np.append(a, n + 1), np.append(b, n + 1)  # a run past the end: never empty
     # a piece start inside a whitespace run moves to the run's end, a piece end right
     # after whitespace moves back to the run's start; a blank piece ends up empty
-    i = np.searchsorted(a, lo, side="right") - 1
-    ii = np.maximum(i, 0)
-    start = np.where((i >= 0) & (lo < b[ii]), b[ii], lo)
-    j = np.searchsorted(a, hi - 1, side="right") - 1
-    jj = np.maximum(j, 0)
-    end = np.where((j >= 0) & (hi - 1 < b[jj]), a[jj], hi)
+    i = np.maximum(a.searchsorted(lo, side="right") - 1, 0)
+    start = np.where((a[i] <= lo) & (lo < b[i]), b[i], lo)
+    j = np.maximum(a.searchsorted(hi - 1, side="right") - 1, 0)
+    end = np.where((a[j] <= hi - 1) & (hi - 1 < b[j]), a[j], hi)
     keep = start < end
     return list(zip(start[keep].tolist(), end[keep].tolist(), strict=True))
 
 
-def _stripped_spans(text: str, cuts: list[int], codes: np.ndarray | None = None) -> list[Span]:
+def _stripped_spans(
+    text: str,
+    cuts: list[int],
+    codes: np.ndarray | None = None,
+    words: tuple[np.ndarray, np.ndarray] | None = None,
+) -> list[Span]:
     """Strip each piece between consecutive cut positions; drop blank pieces; widen the
     pieces to whole grapheme clusters (:func:`~chunkeval.text.graphemes.cluster_aligned`).
 
-    ``cuts`` must be sorted; 0 and ``len(text)`` are added here. ``codes``, the text's
-    code points when the caller has them, saves recomputing them on a long text.
+    ``cuts`` must be sorted; 0 and ``len(text)`` are added here. ``codes`` and ``words``,
+    the text's code points and word runs when the caller has them, save recomputing them
+    on a long text.
     """
     if len(text) >= _ARRAY_MIN_CHARS and len(cuts) >= _ARRAY_MIN_CUTS:
         codes = _codes(text) if codes is None else codes
-        return cluster_aligned(text, _stripped_array_spans(len(text), cuts, codes), codes)
+        return cluster_aligned(text, _stripped_array_spans(len(text), cuts, codes, words), codes)
     return cluster_aligned(text, _stripped_pieces(text, cuts))
 
 

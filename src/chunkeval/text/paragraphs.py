@@ -9,7 +9,7 @@ import numpy as np
 from chunkeval.text import _spans
 from chunkeval.text._spans import _codes, _not_inside, _stripped_spans, _word_runs
 from chunkeval.text.graphemes import cluster_aligned
-from chunkeval.text.lines import _BLANK_LINES
+from chunkeval.text.lines import _BLANK_LINES, _blank_line_runs
 from chunkeval.text.markdown import fenced_code_spans
 from chunkeval.text.words import count_words
 
@@ -109,24 +109,13 @@ def _separators(text: str) -> list[int]:
 
 def _separator_runs(text: str, codes: np.ndarray, ends: np.ndarray) -> np.ndarray:
     """Per paragraph separator of a long text (:func:`_separators`), the number of words
-    ending before it, from the text's code points and word ends.
-
-    A ``_BLANK_LINES`` match is two or more line breaks (``\r\n`` one break) with only
-    other whitespace between them, and takes all the breaks of its whitespace run: so the
-    separators are the first breaks of the whitespace runs that hold at least two.
-    """
-    breaks = np.flatnonzero((codes == 10) | (codes == 13))
-    lf_of_crlf = (codes[breaks] == 10) & (breaks > 0) & (codes[np.maximum(breaks - 1, 0)] == 13)
-    breaks = breaks[~lf_of_crlf]
-    # the whitespace run of each break: the one after the last word ending at or before it
-    run = ends.searchsorted(breaks, side="right")
-    _, first, count = np.unique(run, return_index=True, return_counts=True)
-    first = first[count >= 2]
+    ending before it, from the text's code points and word ends."""
+    starts, run = _blank_line_runs(codes, ends)
     fences = fenced_code_spans(text)
     if fences:  # no cut inside a fence
-        kept = set(_not_inside(breaks[first].tolist(), fences))
-        first = first[[pos in kept for pos in breaks[first].tolist()]]
-    return run[first]
+        kept = set(_not_inside(starts.tolist(), fences))
+        run = run[[pos in kept for pos in starts.tolist()]]
+    return run
 
 
 def split_paragraphs(text: str) -> list[str]:

@@ -120,6 +120,7 @@ import numpy as np
 import regex
 
 from chunkeval.caches import store
+from chunkeval.text import lines as _lines
 from chunkeval.text._spans import _not_inside, _stripped_spans
 from chunkeval.text.lines import (
     _LEADS,
@@ -452,6 +453,8 @@ def _terminator_cuts(text: str, lines: _Lines, markers: set[int]) -> list[int]:
 
     Matches starting at a lettered-list marker (``markers``) never do.
     """
+    if len(text) >= _lines._ARRAY_MIN_CHARS:
+        return _terminator_cuts_array(text, lines, markers)
     cuts: list[int] = []
     verdicts: dict[str, object] = {}
     for start, run, end in zip(*_terminated_word_bounds(text, lines), strict=True):
@@ -471,6 +474,81 @@ def _terminator_cuts(text: str, lines: _Lines, markers: set[int]) -> list[int]:
     return cuts
 
 
+_TRAILER_STARTS = np.array(sorted({ord(c) for c in _CLOSERS + _EMPHASIS + "["}))
+
+
+def _terminator_cuts_array(text: str, lines: _Lines, markers: set[int]) -> list[int]:
+    """:func:`_terminator_cuts` of a long text, with array operations for the common cases.
+
+    The candidates are the terminator runs (maximal runs of ``.!?…``) followed by
+    whitespace and more text, found on the code points; a run followed by a trailer
+    character (closer, emphasis, ``[``) is matched with ``_TERMINATOR_RUN`` as before. Two
+    common kinds are decided without the full rules: a lone period after a word decided by
+    :func:`_period_verdict` (once per distinct word), and a run that is not a lone period,
+    with no trailer, which :func:`_is_sentence_end` decides by the next word alone (a
+    sentence end unless it starts with a lower-case letter). Everything else goes through
+    :func:`_is_sentence_end` as in :func:`_terminator_cuts`.
+    """
+    codes = lines.codes
+    word_starts, word_ends = lines.word_runs()
+    n = len(text)
+    if not word_starts.size:
+        return []
+    is_term = (codes == 46) | (codes == 33) | (codes == 63)
+    if codes.dtype != np.uint8:  # (an ASCII text has no "…")
+        is_term |= codes == 0x2026
+    at = np.flatnonzero(is_term)
+    if not at.size:
+        return []
+    run_starts = at[(at == 0) | ~is_term[np.maximum(at - 1, 0)]]
+    run_ends = at[(at == n - 1) | ~is_term[np.minimum(at + 1, n - 1)]] + 1
+    word = word_starts.searchsorted(run_starts, side="right") - 1  # the word holding the run
+    inside = run_ends < n
+    # a run ending its word (so whitespace follows) with another word after it: a candidate
+    plain = inside & (run_ends == word_ends[word]) & (run_ends < word_starts[-1])
+    trailer = inside & np.isin(codes[np.minimum(run_ends, n - 1)], _TRAILER_STARTS)
+    starts, runs, ends = word_starts[word[plain]], run_starts[plain], run_ends[plain]
+    following = word_starts[np.minimum(word[plain] + 1, word_starts.size - 1)]
+    if markers:
+        keep = np.isin(starts, np.fromiter(markers, dtype=np.int64), invert=True)
+        starts, runs, ends, following = starts[keep], runs[keep], ends[keep], following[keep]
+    cuts: list[int] = []
+    lone = (ends - runs == 1) & (codes[runs] == 46)
+    # lone periods: decided per distinct word where the word alone decides
+    words = [text[a:b] for a, b in zip(starts[lone].tolist(), runs[lone].tolist(), strict=True)]
+    verdicts = {word: _VERDICT_CODES[_period_verdict(word)] for word in set(words)}
+    verdict = np.fromiter(map(verdicts.__getitem__, words), dtype=np.int8, count=len(words))
+    lone_ends, lone_starts = ends[lone], starts[lone]
+    cuts.extend(lone_ends[verdict == 1].tolist())
+    undecided = lone_starts[verdict == 2].tolist()
+    # other runs without a trailer ("!", "?", "...", "…"): the next word decides
+    other_ends = ends[~lone].tolist()
+    for end, nxt in zip(other_ends, following[~lone].tolist(), strict=True):
+        if not text[nxt].islower():
+            cuts.append(end)
+    # runs with trailers: matched and decided one by one
+    last_end = -1
+    for run_start in run_starts[trailer].tolist():
+        if run_start < last_end:
+            continue  # inside the trailers of the previous match
+        m = _TERMINATOR_RUN.match(text, run_start)
+        if m is None:
+            continue
+        last_end = m.end()
+        start = _word_start(text, run_start)
+        if not (markers and start in markers):
+            undecided.append(start)
+    for start in undecided:
+        word_match = _TERMINATED_WORD.match(text, start)
+        if word_match is not None and _is_sentence_end(text, word_match):
+            cuts.append(word_match.end())
+    cuts.sort()
+    return cuts
+
+
+_VERDICT_CODES = {True: 1, False: 0, None: 2}
+
+
 def _letter_runs(text: str, lines: _Lines) -> list[Span]:
     """Spans of the runs of two or more consecutive letter-item lines, as a scan finds them.
 
@@ -480,6 +558,9 @@ def _letter_runs(text: str, lines: _Lines) -> list[Span]:
     for start in lines.starting_with(_LEADS[_LETTER_RUN_BODY]):
         if runs and start < runs[-1][1]:
             continue
+        marker = text[start + 1 : start + 2]
+        if marker != "." and marker != ")" and not text[start].isspace():
+            continue  # an unindented line whose letter is not followed by "." or ")"
         run = _LETTER_RUN_AT_START.match(text, start)
         if run is not None:
             runs.append(run.span())
@@ -560,6 +641,8 @@ def sentence_spans(text: str) -> list[Span]:
         cuts.append(start)
         cuts.append(end)
     cuts.sort()
+    if len(text) >= _lines._ARRAY_MIN_CHARS:
+        return _stripped_spans(text, cuts, lines.codes, lines.word_runs())
     return _stripped_spans(text, cuts)
 
 
