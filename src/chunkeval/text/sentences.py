@@ -60,8 +60,19 @@ A sentence ends
      half-width (``。``, ``．``, ``｡``: those scripts put no space after a sentence), and
      then not when it is a single point between two decimal digits of any script
      (``２．５``, as ASCII ``2.5`` in rule 1). The closing quotes and brackets after
-     it, of any script (``」 』 》 〕 ］ ） ” ’``), end the sentence with it:
-     ``「はい。」次`` splits after ``」``, never between ``。`` and ``」``;
+     it, of any script (Unicode ``Pe`` and ``Pf``: ``」 』 》 〕 ］ ） ” ’`` ..., and the
+     ASCII ``"`` and ``'``), end the sentence with it: ``「はい。」次`` splits after ``」``,
+     never between ``。`` and ``」``; an opening quote after them starts the next sentence
+     (``「はい。」「いいえ。」`` is two);
+   * but a quoted sentence whose closers are followed directly by text that continues the
+     sentence holding the quotation is not a sentence end: Hiragana (the Japanese
+     quotative and particles: ``「はい。」と言った。`` is one sentence), a lower-case
+     letter, a dash (``“走吧！”——他喊道。``) or punctuation that never starts a sentence
+     (any ``Po`` character that is neither a sentence terminator nor a quotation mark:
+     ``、`` ``，`` ``：`` ...). So a new sentence starting in Hiragana right after a
+     closing bracket, with no line break (``「はい。」それから``), stays joined: running
+     Japanese text that starts a sentence after a quotation almost always has a line
+     break or kanji there;
 3. at a blank line (a line holding only whitespace; ``\\n``, ``\\r\\n`` and a
    lone ``\\r`` all end lines): a hard boundary that no sentence crosses;
 4. at the end of a heading or list-item line (a line starting, after
@@ -177,7 +188,14 @@ _TERMINATOR_RUN = re.compile(r"[.!?\u2026]++" + _TRAILER + r"*+(?=\s++\S)")
 # ones left to rule 1, plus any closing punctuation (Unicode Pe, Pf and the closers above).
 # A terminator between two decimal digits (\p{Nd}) is a decimal point ("２．５").
 _OTHER_TERMINATOR = regex.compile(
-    r"(?P<run>(?:(?![.!?])\p{Sentence_Terminal})++)(?P<close>[\p{Pe}\p{Pf}" + regex.escape(_CLOSERS) + r"]*+)"
+    r"(?P<run>(?:(?![.!?])\p{Sentence_Terminal})++)(?P<close>[\p{Pe}\p{Pf}\"']*+)"
+)
+# What, right after the closing bracket or quote of a quoted sentence, continues the sentence
+# that holds the quotation (rule 2): a Japanese particle or quotative in hiragana (「はい。」と
+# 言った), a lower-case letter, a dash, or punctuation that never starts a sentence
+# (、，：； ...: any other punctuation that is neither a terminator nor a quotation mark).
+_CONTINUES = regex.compile(
+    r"\p{Script=Hiragana}|\p{Ll}|\p{Pd}|(?![\p{Sentence_Terminal}\p{Quotation_Mark}])\p{Po}"
 )
 _DIGIT = regex.compile(r"\p{Nd}")
 
@@ -201,6 +219,8 @@ def _other_script_cuts(text: str) -> list[int]:
             continue  # a narrow terminator inside a word
         elif len(run) == 1 and not close and start and _DIGIT.match(text, start - 1) and _DIGIT.match(nxt):
             continue  # a decimal point between digits: "２．５"
+        elif close and _CONTINUES.match(nxt):
+            continue  # 「はい。」と言った: the quotation's sentence goes on after its closer
         else:
             cuts.append(end)  # "。次", "。」次": the closer stays with its sentence
     return cuts
