@@ -65,14 +65,13 @@ A sentence ends
      never between ``。`` and ``」``; an opening quote after them starts the next sentence
      (``「はい。」「いいえ。」`` is two);
    * but a quoted sentence whose closers are followed directly by text that continues the
-     sentence holding the quotation is not a sentence end: Hiragana (the Japanese
-     quotative and particles: ``「はい。」と言った。`` is one sentence), a lower-case
-     letter, a dash (``“走吧！”——他喊道。``) or punctuation that never starts a sentence
-     (any ``Po`` character that is neither a sentence terminator nor a quotation mark:
-     ``、`` ``，`` ``：`` ...). So a new sentence starting in Hiragana right after a
-     closing bracket, with no line break (``「はい。」それから``), stays joined: running
-     Japanese text that starts a sentence after a quotation almost always has a line
-     break or kanji there;
+     sentence holding the quotation is not a sentence end: the Japanese quotative
+     particle ``と`` or its spoken form ``って`` (``「はい。」と言った。`` is one sentence,
+     ``『はい！』そう`` two), a lower-case letter, a dash (``“走吧！”——他喊道。``) or
+     punctuation that never starts a sentence (any ``Po`` character that is neither a
+     sentence terminator nor a quotation mark: ``、`` ``，`` ``：`` ...). Other text
+     (``“好。”是回答。``) starts a new sentence: Chinese marks no attribution after a
+     quotation in a way a rule can see;
 3. at a blank line (a line holding only whitespace; ``\\n``, ``\\r\\n`` and a
    lone ``\\r`` all end lines): a hard boundary that no sentence crosses;
 4. at the end of a heading or list-item line (a line starting, after
@@ -132,7 +131,7 @@ import regex
 
 from chunkeval.caches import store
 from chunkeval.text import lines as _lines
-from chunkeval.text._spans import _not_inside, _stripped_spans
+from chunkeval.text._spans import _not_inside, _stripped_spans, _word_mask
 from chunkeval.text.lines import (
     _LEADS,
     _LETTER_LINE,
@@ -191,11 +190,12 @@ _OTHER_TERMINATOR = regex.compile(
     r"(?P<run>(?:(?![.!?])\p{Sentence_Terminal})++)(?P<close>[\p{Pe}\p{Pf}\"']*+)"
 )
 # What, right after the closing bracket or quote of a quoted sentence, continues the sentence
-# that holds the quotation (rule 2): a Japanese particle or quotative in hiragana (「はい。」と
-# 言った), a lower-case letter, a dash, or punctuation that never starts a sentence
-# (、，：； ...: any other punctuation that is neither a terminator nor a quotation mark).
+# that holds the quotation (rule 2): the Japanese quotative particle と or its spoken form って
+# (「はい。」と言った), a lower-case letter, a dash, or punctuation that never starts a
+# sentence (、，：； ...: any other punctuation that is neither a terminator nor a quotation
+# mark).
 _CONTINUES = regex.compile(
-    r"\p{Script=Hiragana}|\p{Ll}|\p{Pd}|(?![\p{Sentence_Terminal}\p{Quotation_Mark}])\p{Po}"
+    r"[\u3068\u3063]|\p{Ll}|\p{Pd}|(?![\p{Sentence_Terminal}\p{Quotation_Mark}])\p{Po}"
 )
 _DIGIT = regex.compile(r"\p{Nd}")
 
@@ -575,16 +575,28 @@ def _letter_runs(text: str, lines: _Lines) -> list[Span]:
     A run starts on a letter-item line; runs do not overlap.
     """
     runs: list[Span] = []
-    for start in lines.starting_with(_LEADS[_LETTER_RUN_BODY]):
+    for start in _letter_line_candidates(text, lines):
         if runs and start < runs[-1][1]:
             continue
-        marker = text[start + 1 : start + 2]
-        if marker != "." and marker != ")" and not text[start].isspace():
-            continue  # an unindented line whose letter is not followed by "." or ")"
         run = _LETTER_RUN_AT_START.match(text, start)
         if run is not None:
             runs.append(run.span())
     return runs
+
+
+def _letter_line_candidates(text: str, lines: _Lines) -> list[int]:
+    """The line starts where a letter item may begin: a letter lead, and, on an unindented
+    line, ``.`` or ``)`` right after the letter (so most prose lines are left out)."""
+    starts = lines.starting_with(_LEADS[_LETTER_RUN_BODY])
+    if len(text) < _lines._ARRAY_MIN_CHARS or not starts:
+        return [
+            start for start in starts if text[start + 1 : start + 2] in (".", ")") or text[start].isspace()
+        ]
+    codes, at = lines.codes, np.asarray(starts, dtype=np.int64)
+    marker = codes[np.minimum(at + 1, len(text) - 1)]
+    lead = codes[at]
+    keep = (marker == 46) | (marker == 41) | (lead == 32) | (lead == 9) | ~_word_mask(lead)
+    return at[keep].tolist()
 
 
 def _lettered_list_cuts(text: str, lines: _Lines) -> tuple[list[int], set[int]]:
