@@ -34,3 +34,39 @@ def test_offsets_are_exact_and_markdown_still_holds():
     spans = sentence_spans(text)
     assert [text[s:e] for s, e in spans] == ["# शीर्षक", "पहला।", "दूसरा॥", "```\nकोड। नहीं\n```"]
     assert spans[1] == (10, 15)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # Japanese: the quotative after the closing bracket continues the sentence
+        ("「はい。」と言った。", ["「はい。」と言った。"]),
+        (
+            "「行こう！」って彼女が言った。次の日は雨だった。",
+            ["「行こう！」って彼女が言った。", "次の日は雨だった。"],
+        ),
+        ("『本当？』、と聞いた。", ["『本当？』、と聞いた。"]),
+        # ... an opening bracket or kanji after it starts the next sentence
+        ("「はい。」「いいえ。」", ["「はい。」", "「いいえ。」"]),
+        ("「終わり。」次の章。", ["「終わり。」", "次の章。"]),
+        # Chinese: a dash or a comma-like mark continues; other text starts a sentence
+        ("“走吧！”——他喊道。", ["“走吧！”——他喊道。"]),
+        ("“好。”、“不好。”，都可以。", ["“好。”、“不好。”，都可以。"]),
+        ("“好。”是回答。", ["“好。”", "是回答。"]),  # Han after the closer: not told apart
+        ("“好。”“不好。”", ["“好。”", "“不好。”"]),  # an opening quote is no closer
+        ("他说：“走吧！”大家笑了。", ["他说：“走吧！”", "大家笑了。"]),
+        # closers by category, not a list: 〉 (Pe) and ⸥ (Pe) after a full stop
+        ("〈终。〉然后⸤完。⸥再见", ["〈终。〉", "然后⸤完。⸥", "再见"]),
+        # Devanagari: a closer after a danda stays with its sentence (Pf, Pe)
+        ("उसने कहा “चलो।” फिर वह गया।", ["उसने कहा “चलो।”", "फिर वह गया।"]),
+        ("(पहला।) दूसरा।", ["(पहला।)", "दूसरा।"]),
+    ],
+)
+def test_closers_stay_with_their_sentence_and_a_quotation_continues(text, expected):
+    assert split_sentences(text) == expected
+
+
+def test_a_continued_quotation_keeps_exact_offsets():
+    text = "前文。「はい。」と言った。後文。"
+    assert sentence_spans(text) == [(0, 3), (3, 13), (13, 16)]
+    assert text[3:13] == "「はい。」と言った。"

@@ -10,6 +10,7 @@ on texts drawn from the characters those patterns care about.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import re
 
 import pytest
@@ -17,8 +18,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from chunkeval import text as T
+from chunkeval.chunkers.greedy import greedy_runs, iter_greedy_groups
+from chunkeval.chunkers.paragraph import pack_paragraph_spans
+from chunkeval.text import _spans as P
 from chunkeval.text import lines as L
+from chunkeval.text import paragraphs as G
 from chunkeval.text import sentences as S
+from chunkeval.text.graphemes import cluster_aligned
 
 pytestmark = pytest.mark.slow  # every test is a hypothesis proof over long texts
 
@@ -80,12 +86,12 @@ def _line_start_finditer(body: str, text: str) -> list[tuple[int, int]]:
 @contextlib.contextmanager
 def _arrays_for_any_length():
     """Take the array paths of the line index and the word starts even for short texts."""
-    saved = L._ARRAY_MIN_CHARS, S._FEW_RUNS
-    L._ARRAY_MIN_CHARS, S._FEW_RUNS = 0, -1
+    saved = L._ARRAY_MIN_CHARS, S._FEW_RUNS, P._ARRAY_MIN_CHARS, P._ARRAY_MIN_CUTS
+    L._ARRAY_MIN_CHARS, S._FEW_RUNS, P._ARRAY_MIN_CHARS, P._ARRAY_MIN_CUTS = 0, -1, 0, 0
     try:
         yield
     finally:
-        L._ARRAY_MIN_CHARS, S._FEW_RUNS = saved
+        L._ARRAY_MIN_CHARS, S._FEW_RUNS, P._ARRAY_MIN_CHARS, P._ARRAY_MIN_CUTS = saved
 
 
 def _both_paths(check):
@@ -360,3 +366,73 @@ def test_paragraph_pieces_equal_word_span_packing(text, max_words):
     assert pack_paragraph_spans(text, paragraphs, max_words) == _pack_with_word_spans(
         text, paragraphs, max_words
     )
+
+
+WORLD_PIECES = [
+    *PIECES,
+    "\u0301",
+    " \u0301",
+    "\u00e9",
+    "\u4e2d",
+    "\U0001f1fa\U0001f1f8",
+    "\u2028",
+    "\x85",
+    "\u3000",
+    "\x0b",
+]
+world_texts = st.lists(st.sampled_from(WORLD_PIECES), max_size=80).map("".join)
+
+
+@settings(max_examples=400, deadline=None)
+@given(world_texts, st.lists(st.integers(0, 400), max_size=30))
+def test_stripped_pieces_equal_on_the_array_path(text, cuts):
+    cuts = sorted(c for c in cuts if c <= len(text))
+    expected = P._stripped_pieces(text, cuts)
+    assert P._stripped_array_spans(len(text), cuts, P._codes(text)) == expected
+    assert P._stripped_spans(text, cuts, P._codes(text)) == cluster_aligned(text, expected)
+
+
+@settings(max_examples=400, deadline=None)
+@given(world_texts)
+def test_word_runs_are_the_words(text):
+    starts, ends = P._word_runs(P._codes(text))
+    assert list(zip(starts.tolist(), ends.tolist(), strict=True)) == T.word_spans(text)
+
+
+@settings(max_examples=400, deadline=None)
+@given(world_texts, st.integers(1, 6))
+def test_paragraphs_equal_on_the_array_path(text, max_words):
+    blank = [m.start() for m in L._BLANK_LINES.finditer(text)]
+    spans = cluster_aligned(text, P._stripped_pieces(text, P._not_inside(blank, T.fenced_code_spans(text))))
+    words = [T.count_words(text[s:e]) for s, e in spans]
+    # the chunks as the generic greedy rule and the per-slice word split give them
+    expected_chunks = pack_paragraph_spans(text, spans, max_words)
+
+    def check():
+        index = G.paragraphs_and_words(text)
+        assert (index.spans, index.words) == (spans, words)
+        assert pack_paragraph_spans(text, index.spans, max_words, index.words, index) == expected_chunks
+
+    _both_paths(check)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.integers(0, 9), max_size=40), st.integers(1, 20))
+def test_greedy_runs_are_the_greedy_groups(sizes, limit):
+    prefix = [0]
+    for size in sizes:
+        prefix.append(prefix[-1] + size)
+    groups = [(g[0], g[-1]) for g in iter_greedy_groups(itertools.pairwise(prefix), limit)]
+    assert list(greedy_runs(prefix, prefix[1:], limit)) == groups
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 5), st.integers(1, 9)), max_size=40), st.integers(1, 30))
+def test_greedy_runs_are_the_greedy_groups_of_spans(gaps_and_lengths, limit):
+    spans, position = [], 0
+    for gap, length in gaps_and_lengths:
+        spans.append((position + gap, position + gap + length))
+        position += gap + length
+    groups = [(g[0], g[-1]) for g in iter_greedy_groups(spans, limit)]
+    starts, ends = [s for s, _ in spans], [e for _, e in spans]
+    assert list(greedy_runs(starts, ends, limit)) == groups

@@ -93,6 +93,33 @@ def iter_greedy_groups(
         yield [i for i, _, _ in group]
 
 
+def greedy_runs(lo: Sequence[float], hi: Sequence[float], limit: float) -> Iterator[tuple[int, int]]:
+    """The chunks of ``iter_greedy_groups(zip(lo, hi), limit)`` (no seed), as ``(first, last)``.
+
+    With ``hi`` non-decreasing (prefix sums of non-negative sizes, or the ends of ordered
+    spans), the items joining a chunk that starts at item ``i`` are those with
+    ``hi[k] <= lo[i] + limit``, a prefix found by bisection: one step per chunk instead of
+    one per item. Exact for whole-number positions (sizes, offsets).
+
+    Parameters
+    ----------
+    lo, hi : sequence of float
+        Item positions (see the module docstring), ``hi`` non-decreasing.
+    limit : float
+        Largest run size of a chunk.
+
+    Yields
+    ------
+    (int, int)
+        First and last item index of each chunk, in order.
+    """
+    i, n = 0, len(hi)
+    while i < n:
+        last = max(bisect_right(hi, lo[i] + limit, i) - 1, i)
+        yield i, last
+        i = last + 1
+
+
 def _prefix_positions(sizes: Iterable[float]) -> Iterator[tuple[float, float]]:
     total = 0
     for size in sizes:

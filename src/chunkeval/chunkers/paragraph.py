@@ -3,17 +3,23 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import accumulate
 
 import numpy as np
 
 from chunkeval.chunkers.base import Chunker, check_int, register_chunker
-from chunkeval.chunkers.greedy import budget_chunk
-from chunkeval.text import count_words, paragraph_spans, word_bounds
+from chunkeval.chunkers.greedy import greedy_runs
+from chunkeval.text import count_words, word_bounds
 from chunkeval.text.graphemes import cluster_aligned
+from chunkeval.text.paragraphs import Paragraphs, paragraphs_and_words
 
 
 def pack_paragraph_spans(
-    text: str, paragraphs: Sequence[tuple[int, int]], max_words: int
+    text: str,
+    paragraphs: Sequence[tuple[int, int]],
+    max_words: int,
+    sizes: Sequence[int] | None = None,
+    index: Paragraphs | None = None,
 ) -> list[tuple[int, int]]:
     """Pack paragraph ranges of ``text`` into chunks of at most ``max_words`` words.
 
@@ -28,25 +34,45 @@ def pack_paragraph_spans(
         Paragraph ranges in order.
     max_words : int
         Limit in words (runs of non-whitespace), >= 1.
+    sizes : sequence of int, optional
+        The word count of each paragraph, when known (counted here otherwise).
+    index : Paragraphs, optional
+        What :func:`~chunkeval.text.paragraphs.paragraphs_and_words` gave for ``text``
+        and ``paragraphs``: its word index saves finding the words of a long paragraph again.
 
     Returns
     -------
     list of (int, int)
     """
-    sizes = [count_words(text[start:end]) for start, end in paragraphs]
+    if sizes is None:
+        sizes = [count_words(text[start:end]) for start, end in paragraphs]
+    prefix = [0, *accumulate(sizes)]
     chunks: list[tuple[int, int]] = []
-    for group in budget_chunk(sizes, max_words):
-        start, end = paragraphs[group[0]][0], paragraphs[group[-1]][1]
-        if sizes[group[0]] <= max_words:
+    for first, last in greedy_runs(prefix, prefix[1:], max_words):
+        start, end = paragraphs[first][0], paragraphs[last][1]
+        if sizes[first] <= max_words:
             chunks.append((start, end))
             continue
-        # consecutive pieces of max_words words: from every max_words-th word's
-        # start to the end of the piece's last word (the last piece may be shorter)
-        starts, ends = word_bounds(text[start:end])
-        lasts = np.minimum(np.arange(max_words - 1, len(ends) + max_words - 1, max_words), len(ends) - 1)
-        pieces = zip((starts[::max_words] + start).tolist(), (ends[lasts] + start).tolist(), strict=True)
-        chunks.extend(cluster_aligned(text, list(pieces)))  # a word may start with a mark
+        chunks.extend(_word_pieces(text, start, end, max_words, index))
     return chunks
+
+
+def _word_pieces(
+    text: str, start: int, end: int, max_words: int, index: Paragraphs | None
+) -> list[tuple[int, int]]:
+    """Consecutive pieces of ``max_words`` words of ``text[start:end]``: from every
+    ``max_words``-th word's start to the end of the piece's last word (the last piece may
+    be shorter), widened to whole grapheme clusters (a word may start with a mark)."""
+    codes = None
+    if index is not None and index.word_starts is not None and index.word_ends is not None:
+        i, j = index.word_starts.searchsorted([start, end]).tolist()
+        starts, ends, codes = index.word_starts[i:j], index.word_ends[i:j], index.codes
+    else:
+        starts, ends = word_bounds(text[start:end])
+        starts, ends = starts + start, ends + start
+    lasts = np.minimum(np.arange(max_words - 1, len(ends) + max_words - 1, max_words), len(ends) - 1)
+    pieces = list(zip(starts[::max_words].tolist(), ends[lasts].tolist(), strict=True))
+    return cluster_aligned(text, pieces, codes)
 
 
 def pack_paragraphs(paragraphs: Sequence[str], max_words: int) -> list[str]:
@@ -111,4 +137,5 @@ class ParagraphChunker(Chunker):
         return self.max_words, "words"
 
     def spans(self, text: str) -> list[tuple[int, int]]:
-        return pack_paragraph_spans(text, paragraph_spans(text), self.max_words)
+        index = paragraphs_and_words(text)
+        return pack_paragraph_spans(text, index.spans, self.max_words, index.words, index)

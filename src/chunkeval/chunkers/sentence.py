@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from chunkeval.chunkers.base import Chunker, check_int, chunks_from_spans, register_chunker
-from chunkeval.chunkers.greedy import iter_greedy_groups, no_seed, seed_by_count
+from chunkeval.chunkers.greedy import greedy_runs, iter_greedy_groups, seed_by_count
 from chunkeval.text import sentence_spans, split_sentences
 from chunkeval.types import Chunk, Document
 
@@ -108,7 +108,11 @@ def pack_spans(
     list of (int, int)
         Chunk ranges.
     """
-    rule = seed_by_count(overlap_sentences) if overlap_sentences else no_seed
+    if not overlap_sentences:  # one bisection per chunk (the same groups)
+        starts = [start for start, _ in spans]
+        ends = [end for _, end in spans]
+        return [(starts[first], ends[last]) for first, last in greedy_runs(starts, ends, max_chars)]
+    rule = seed_by_count(overlap_sentences)
     return [(spans[group[0]][0], spans[group[-1]][1]) for group in iter_greedy_groups(spans, max_chars, rule)]
 
 

@@ -157,7 +157,21 @@ def snap_forward(text: str, positions: Iterable[int]) -> np.ndarray:
     return out
 
 
-def cluster_aligned(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+def _surely_boundaries(codes: np.ndarray, positions: np.ndarray) -> np.ndarray:
+    """Per position, whether it is a cluster boundary by the ASCII rule alone (both neighbours
+    ASCII and not CR LF, or a text end); False means "look it up" (:func:`is_cluster_boundary`)."""
+    n = codes.size
+    inner = (positions > 0) & (positions < n)
+    last = max(n - 1, 0)
+    before = codes[np.minimum(np.maximum(positions - 1, 0), last)]
+    after = codes[np.minimum(positions, last)]
+    ascii_pair = (before < 128) & (after < 128) & ~((before == 13) & (after == 10))
+    return ~inner | ascii_pair
+
+
+def cluster_aligned(
+    text: str, spans: list[tuple[int, int]], codes: np.ndarray | None = None
+) -> list[tuple[int, int]]:
     """Spans widened to whole extended grapheme clusters, overlapping ones merged.
 
     A start inside a cluster moves back to the cluster's start and an end inside one moves
@@ -176,9 +190,19 @@ def cluster_aligned(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, 
     -------
     list of (int, int)
         In order and disjoint; the same list when nothing moves.
+
+    Notes
+    -----
+    ``codes``, the text's code points (uint32, as ``_Lines.codes``), lets many spans be
+    checked at once: only the ends with a non-ASCII neighbour (or CR LF) are looked up.
     """
     if every_position_is_a_boundary(text):
         return spans
+    if codes is not None and len(spans) > 64:  # (arrays cost more than a few look-ups)
+        ends = np.asarray(spans, dtype=np.int64).ravel()
+        unsure = np.flatnonzero(~_surely_boundaries(codes, ends))
+        if all(is_cluster_boundary(text, pos) for pos in ends[unsure].tolist()):
+            return spans
     out: list[tuple[int, int]] = []
     for start, end in spans:
         if not is_cluster_boundary(text, start):

@@ -16,6 +16,7 @@ import re
 import numpy as np
 
 from chunkeval.caches import memoize
+from chunkeval.text._spans import _codes, _word_mask, _word_runs
 from chunkeval.text.words import _space_table
 
 Span = tuple[int, int]
@@ -91,6 +92,7 @@ class _Lines:
     def __init__(self, text: str) -> None:
         self.text = text
         self._codes: np.ndarray | None = None
+        self._words: tuple[np.ndarray, np.ndarray] | None = None
         n = len(text)
         if n == 0 or n < _ARRAY_MIN_CHARS:
             starts = [0, *(m.end() for m in _BREAK_CHAR.finditer(text))] if text else []
@@ -104,7 +106,7 @@ class _Lines:
             codes = self.codes
             at = np.flatnonzero((codes == 10) | (codes == 13)) + 1
             at = np.concatenate(([0], at[at < n]))
-            lead = codes[at]
+            lead = codes[at].astype(np.int64)
             table = _space_table()
             indented = table[np.minimum(lead, table.size - 1)] & (lead != 10) & (lead != 13)
             for i in np.flatnonzero(indented).tolist():
@@ -119,15 +121,20 @@ class _Lines:
 
     @property
     def codes(self) -> np.ndarray:
-        """The code points of the text (uint32), computed on first use."""
+        """The code points of the text (uint8 for ASCII, else uint32), computed on first use."""
         if self._codes is None:
-            self._codes = np.frombuffer(self.text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+            self._codes = _codes(self.text)
         return self._codes
+
+    def word_runs(self) -> tuple[np.ndarray, np.ndarray]:
+        """Starts and ends of the words (maximal non-whitespace runs), computed on first use."""
+        if self._words is None:
+            self._words = _word_runs(self.codes)
+        return self._words
 
     def spaces(self) -> np.ndarray:
         """Positions of the whitespace characters (``str.isspace``), ascending."""
-        table = _space_table()
-        return np.flatnonzero(table[np.minimum(self.codes, table.size - 1)])
+        return np.flatnonzero(~_word_mask(self.codes))
 
     def blank_line_starts(self) -> list[int]:
         """Starts of the matches of ``_BLANK_LINES.finditer(text)`` (paragraph separators).
@@ -138,6 +145,8 @@ class _Lines:
         breaks are tried, in order, skipping any inside the previous separator.
         """
         text = self.text
+        if len(text) >= _ARRAY_MIN_CHARS:
+            return _blank_line_array(self.codes, self.word_runs()[1]).tolist()
         found: list[int] = []
         end = 0
         for line, lead in zip(self.starts, self.leads, strict=True):
@@ -158,6 +167,29 @@ class _Lines:
         if not wanted:
             return []
         return [start for start, lead in zip(self.starts, self.leads, strict=True) if lead in wanted]
+
+
+def _blank_line_array(codes: np.ndarray, word_ends: np.ndarray) -> np.ndarray:
+    """The starts of the ``_BLANK_LINES`` matches of a text, from its code points and the ends
+    of its words, as an int64 array; and, at the same index, the number of words before each.
+
+    A match is two or more line breaks (``\r\n`` one break) with only other whitespace
+    between them, and takes all the breaks of its whitespace run: so the matches start at
+    the first breaks of the whitespace runs that hold at least two.
+    """
+    return _blank_line_runs(codes, word_ends)[0]
+
+
+def _blank_line_runs(codes: np.ndarray, word_ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_blank_line_array`, with the number of words ending before each match."""
+    breaks = np.flatnonzero((codes == 10) | (codes == 13))
+    lf_of_crlf = (codes[breaks] == 10) & (breaks > 0) & (codes[np.maximum(breaks - 1, 0)] == 13)
+    breaks = breaks[~lf_of_crlf]
+    # the whitespace run of each break: the one after the last word ending at or before it
+    run = word_ends.searchsorted(breaks, side="right")
+    _, first, count = np.unique(run, return_index=True, return_counts=True)
+    first = first[count >= 2]
+    return breaks[first], run[first]
 
 
 @memoize("text.lead_matches")

@@ -53,6 +53,8 @@ def fenced_code_spans(text: str) -> list[Span]:
     [(7, 22)]
     """
     spans: list[Span] = []
+    if "```" not in text and "~~~" not in text:
+        return spans  # no fence can open: one substring search instead of a line scan
     pos = 0
     at_start, after_break = _line_regexes(_FENCE_OPEN)
     while True:

@@ -60,8 +60,18 @@ A sentence ends
      half-width (``。``, ``．``, ``｡``: those scripts put no space after a sentence), and
      then not when it is a single point between two decimal digits of any script
      (``２．５``, as ASCII ``2.5`` in rule 1). The closing quotes and brackets after
-     it, of any script (``」 』 》 〕 ］ ） ” ’``), end the sentence with it:
-     ``「はい。」次`` splits after ``」``, never between ``。`` and ``」``;
+     it, of any script (Unicode ``Pe`` and ``Pf``: ``」 』 》 〕 ］ ） ” ’`` ..., and the
+     ASCII ``"`` and ``'``), end the sentence with it: ``「はい。」次`` splits after ``」``,
+     never between ``。`` and ``」``; an opening quote after them starts the next sentence
+     (``「はい。」「いいえ。」`` is two);
+   * but a quoted sentence whose closers are followed directly by text that continues the
+     sentence holding the quotation is not a sentence end: the Japanese quotative
+     particle ``と`` or its spoken form ``って`` (``「はい。」と言った。`` is one sentence,
+     ``『はい！』そう`` two), a lower-case letter, a dash (``“走吧！”——他喊道。``) or
+     punctuation that never starts a sentence (any ``Po`` character that is neither a
+     sentence terminator nor a quotation mark: ``、`` ``，`` ``：`` ...). Other text
+     (``“好。”是回答。``) starts a new sentence: Chinese marks no attribution after a
+     quotation in a way a rule can see;
 3. at a blank line (a line holding only whitespace; ``\\n``, ``\\r\\n`` and a
    lone ``\\r`` all end lines): a hard boundary that no sentence crosses;
 4. at the end of a heading or list-item line (a line starting, after
@@ -120,7 +130,8 @@ import numpy as np
 import regex
 
 from chunkeval.caches import store
-from chunkeval.text._spans import _not_inside, _stripped_spans
+from chunkeval.text import lines as _lines
+from chunkeval.text._spans import _not_inside, _stripped_spans, _word_mask
 from chunkeval.text.lines import (
     _LEADS,
     _LETTER_LINE,
@@ -176,7 +187,15 @@ _TERMINATOR_RUN = re.compile(r"[.!?\u2026]++" + _TRAILER + r"*+(?=\s++\S)")
 # ones left to rule 1, plus any closing punctuation (Unicode Pe, Pf and the closers above).
 # A terminator between two decimal digits (\p{Nd}) is a decimal point ("２．５").
 _OTHER_TERMINATOR = regex.compile(
-    r"(?P<run>(?:(?![.!?])\p{Sentence_Terminal})++)(?P<close>[\p{Pe}\p{Pf}" + regex.escape(_CLOSERS) + r"]*+)"
+    r"(?P<run>(?:(?![.!?])\p{Sentence_Terminal})++)(?P<close>[\p{Pe}\p{Pf}\"']*+)"
+)
+# What, right after the closing bracket or quote of a quoted sentence, continues the sentence
+# that holds the quotation (rule 2): the Japanese quotative particle と or its spoken form って
+# (「はい。」と言った), a lower-case letter, a dash, or punctuation that never starts a
+# sentence (、，：； ...: any other punctuation that is neither a terminator nor a quotation
+# mark).
+_CONTINUES = regex.compile(
+    r"[\u3068\u3063]|\p{Ll}|\p{Pd}|(?![\p{Sentence_Terminal}\p{Quotation_Mark}])\p{Po}"
 )
 _DIGIT = regex.compile(r"\p{Nd}")
 
@@ -200,6 +219,8 @@ def _other_script_cuts(text: str) -> list[int]:
             continue  # a narrow terminator inside a word
         elif len(run) == 1 and not close and start and _DIGIT.match(text, start - 1) and _DIGIT.match(nxt):
             continue  # a decimal point between digits: "２．５"
+        elif close and _CONTINUES.match(nxt):
+            continue  # 「はい。」と言った: the quotation's sentence goes on after its closer
         else:
             cuts.append(end)  # "。次", "。」次": the closer stays with its sentence
     return cuts
@@ -452,6 +473,8 @@ def _terminator_cuts(text: str, lines: _Lines, markers: set[int]) -> list[int]:
 
     Matches starting at a lettered-list marker (``markers``) never do.
     """
+    if len(text) >= _lines._ARRAY_MIN_CHARS:
+        return _terminator_cuts_array(text, lines, markers)
     cuts: list[int] = []
     verdicts: dict[str, object] = {}
     for start, run, end in zip(*_terminated_word_bounds(text, lines), strict=True):
@@ -471,19 +494,109 @@ def _terminator_cuts(text: str, lines: _Lines, markers: set[int]) -> list[int]:
     return cuts
 
 
+_TRAILER_STARTS = np.array(sorted({ord(c) for c in _CLOSERS + _EMPHASIS + "["}))
+
+
+def _terminator_cuts_array(text: str, lines: _Lines, markers: set[int]) -> list[int]:
+    """:func:`_terminator_cuts` of a long text, with array operations for the common cases.
+
+    The candidates are the terminator runs (maximal runs of ``.!?…``) followed by
+    whitespace and more text, found on the code points; a run followed by a trailer
+    character (closer, emphasis, ``[``) is matched with ``_TERMINATOR_RUN`` as before. Two
+    common kinds are decided without the full rules: a lone period after a word decided by
+    :func:`_period_verdict` (once per distinct word), and a run that is not a lone period,
+    with no trailer, which :func:`_is_sentence_end` decides by the next word alone (a
+    sentence end unless it starts with a lower-case letter). Everything else goes through
+    :func:`_is_sentence_end` as in :func:`_terminator_cuts`.
+    """
+    codes = lines.codes
+    word_starts, word_ends = lines.word_runs()
+    n = len(text)
+    if not word_starts.size:
+        return []
+    is_term = (codes == 46) | (codes == 33) | (codes == 63)
+    if codes.dtype != np.uint8:  # (an ASCII text has no "…")
+        is_term |= codes == 0x2026
+    at = np.flatnonzero(is_term)
+    if not at.size:
+        return []
+    run_starts = at[(at == 0) | ~is_term[np.maximum(at - 1, 0)]]
+    run_ends = at[(at == n - 1) | ~is_term[np.minimum(at + 1, n - 1)]] + 1
+    word = word_starts.searchsorted(run_starts, side="right") - 1  # the word holding the run
+    inside = run_ends < n
+    # a run ending its word (so whitespace follows) with another word after it: a candidate
+    plain = inside & (run_ends == word_ends[word]) & (run_ends < word_starts[-1])
+    trailer = inside & np.isin(codes[np.minimum(run_ends, n - 1)], _TRAILER_STARTS)
+    starts, runs, ends = word_starts[word[plain]], run_starts[plain], run_ends[plain]
+    following = word_starts[np.minimum(word[plain] + 1, word_starts.size - 1)]
+    if markers:
+        keep = np.isin(starts, np.fromiter(markers, dtype=np.int64), invert=True)
+        starts, runs, ends, following = starts[keep], runs[keep], ends[keep], following[keep]
+    cuts: list[int] = []
+    lone = (ends - runs == 1) & (codes[runs] == 46)
+    # lone periods: decided per distinct word where the word alone decides
+    words = [text[a:b] for a, b in zip(starts[lone].tolist(), runs[lone].tolist(), strict=True)]
+    verdicts = {word: _VERDICT_CODES[_period_verdict(word)] for word in set(words)}
+    verdict = np.fromiter(map(verdicts.__getitem__, words), dtype=np.int8, count=len(words))
+    lone_ends, lone_starts = ends[lone], starts[lone]
+    cuts.extend(lone_ends[verdict == 1].tolist())
+    undecided = lone_starts[verdict == 2].tolist()
+    # other runs without a trailer ("!", "?", "...", "…"): the next word decides
+    other_ends = ends[~lone].tolist()
+    for end, nxt in zip(other_ends, following[~lone].tolist(), strict=True):
+        if not text[nxt].islower():
+            cuts.append(end)
+    # runs with trailers: matched and decided one by one
+    last_end = -1
+    for run_start in run_starts[trailer].tolist():
+        if run_start < last_end:
+            continue  # inside the trailers of the previous match
+        m = _TERMINATOR_RUN.match(text, run_start)
+        if m is None:
+            continue
+        last_end = m.end()
+        start = _word_start(text, run_start)
+        if not (markers and start in markers):
+            undecided.append(start)
+    for start in undecided:
+        word_match = _TERMINATED_WORD.match(text, start)
+        if word_match is not None and _is_sentence_end(text, word_match):
+            cuts.append(word_match.end())
+    cuts.sort()
+    return cuts
+
+
+_VERDICT_CODES = {True: 1, False: 0, None: 2}
+
+
 def _letter_runs(text: str, lines: _Lines) -> list[Span]:
     """Spans of the runs of two or more consecutive letter-item lines, as a scan finds them.
 
     A run starts on a letter-item line; runs do not overlap.
     """
     runs: list[Span] = []
-    for start in lines.starting_with(_LEADS[_LETTER_RUN_BODY]):
+    for start in _letter_line_candidates(text, lines):
         if runs and start < runs[-1][1]:
             continue
         run = _LETTER_RUN_AT_START.match(text, start)
         if run is not None:
             runs.append(run.span())
     return runs
+
+
+def _letter_line_candidates(text: str, lines: _Lines) -> list[int]:
+    """The line starts where a letter item may begin: a letter lead, and, on an unindented
+    line, ``.`` or ``)`` right after the letter (so most prose lines are left out)."""
+    starts = lines.starting_with(_LEADS[_LETTER_RUN_BODY])
+    if len(text) < _lines._ARRAY_MIN_CHARS or not starts:
+        return [
+            start for start in starts if text[start + 1 : start + 2] in (".", ")") or text[start].isspace()
+        ]
+    codes, at = lines.codes, np.asarray(starts, dtype=np.int64)
+    marker = codes[np.minimum(at + 1, len(text) - 1)]
+    lead = codes[at]
+    keep = (marker == 46) | (marker == 41) | (lead == 32) | (lead == 9) | ~_word_mask(lead)
+    return at[keep].tolist()
 
 
 def _lettered_list_cuts(text: str, lines: _Lines) -> tuple[list[int], set[int]]:
@@ -560,6 +673,8 @@ def sentence_spans(text: str) -> list[Span]:
         cuts.append(start)
         cuts.append(end)
     cuts.sort()
+    if len(text) >= _lines._ARRAY_MIN_CHARS:
+        return _stripped_spans(text, cuts, lines.codes, lines.word_runs())
     return _stripped_spans(text, cuts)
 
 
