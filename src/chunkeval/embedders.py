@@ -11,6 +11,7 @@ which fits on ``texts`` and transforms them.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -41,7 +42,17 @@ def cosine_rows(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 class Embedder(Params):
-    """Base embedder: ``embed(texts)`` is ``fit(texts).transform(texts)``."""
+    """Base embedder: ``embed(texts)`` is ``fit(texts).transform(texts)``.
+
+    Attributes
+    ----------
+    rows_independent : bool
+        True when ``fit`` learns nothing and each row of ``transform`` depends on its own
+        text alone, bit for bit, so that the texts of many documents may be embedded in one
+        call (the ``semantic`` chunker's batches); False (the default) otherwise.
+    """
+
+    rows_independent: bool = False
 
     def fit(self, texts: Sequence[str]) -> Embedder:
         """Learn from ``texts`` (a list of n strings); a no-op by default.
@@ -91,17 +102,205 @@ class HashingEmbedder(Embedder):
         self.n_features = n_features
         self.ngram_max = ngram_max
 
-    def transform(self, texts: Sequence[str]):
-        """Sparse L2-normalised vectors, a scipy CSR matrix of shape ``(len(texts), n_features)``."""
-        from sklearn.feature_extraction.text import HashingVectorizer
+    #: Fitting learns nothing, and a text's hashed, L2-normalised row depends on that text alone.
+    rows_independent = True
 
-        vectorizer = HashingVectorizer(
-            n_features=self.n_features,
-            ngram_range=(1, self.ngram_max),
-            alternate_sign=False,
-            token_pattern=_WORD_PATTERN,
-        )
-        return vectorizer.transform(list(texts))
+    def transform(self, texts: Sequence[str]):
+        """Sparse L2-normalised vectors, a scipy CSR matrix of shape ``(len(texts), n_features)``.
+
+        Word unigrams are hashed by :func:`hash_words` (the vectorizer's matrix, bit for bit,
+        without a Python step per token); bigrams go through scikit-learn's
+        ``HashingVectorizer``.
+        """
+        texts = list(texts)
+        if self.ngram_max != 1 or not texts:
+            return self._vectorizer().transform(texts)
+        return hash_words(texts, self.n_features, self._vectorizer())
+
+    def _vectorizer(self) -> Any:
+        """The ``HashingVectorizer`` of the current parameters, built (and validated) once: a
+        new one per call cost more than hashing a short document's sentences."""
+        key = (self.n_features, self.ngram_max)
+        cached = getattr(self, "vectorizer_", None)
+        if cached is None or cached[0] != key:
+            from sklearn.feature_extraction.text import HashingVectorizer
+
+            vectorizer = HashingVectorizer(
+                n_features=self.n_features,
+                ngram_range=(1, self.ngram_max),
+                alternate_sign=False,
+                token_pattern=_WORD_PATTERN,
+            )
+            cached = self.vectorizer_ = (key, vectorizer)
+        return cached[1]
+
+
+# The vectorizer's view of each code point, filled one 4096-code-point page at a time on first
+# sight (as the regex tokenizer's class table; 4.4 MB for the life of the process): its lower
+# case when that is a regex word character (``\w``), a space when it is not, _UNSURE when
+# lower-casing it depends on its neighbours (capital sigma) or gives several characters.
+_PAGE = 12
+_UNSURE = np.uint32(0xFFFFFFFF)
+_TOKEN_CODE = np.zeros(0x110000, dtype=np.uint32)
+_PAGE_READY = np.zeros(0x110000 >> _PAGE, dtype=bool)
+_JOINER = 10  # between two texts: a byte no token or space can be
+
+
+def _token_codes(codes: np.ndarray) -> np.ndarray:
+    """``_TOKEN_CODE[codes]``, first filling every page up to the highest code point's (so that
+    the next call checks one slice: about 0.1 s once for a text with emoji, page 0x1F)."""
+    top = int(codes.max(initial=0)) >> _PAGE
+    if not _PAGE_READY[: top + 1].all():
+        for page in np.flatnonzero(~_PAGE_READY[: top + 1]).tolist():
+            lo = page << _PAGE
+            for c in range(lo, lo + (1 << _PAGE)):
+                low = chr(c).lower()
+                sure = c != 0x3A3 and len(low) == 1
+                _TOKEN_CODE[c] = (ord(low) if _WORD.match(low) else 32) if sure else _UNSURE
+            _PAGE_READY[page] = True
+    return _TOKEN_CODE[codes]
+
+
+_WORD = re.compile(r"\w")
+
+
+def _rotl(x: np.ndarray, r: int) -> np.ndarray:
+    return (x << np.uint32(r)) | (x >> np.uint32(32 - r))
+
+
+def _mix(k: np.ndarray) -> np.ndarray:
+    return _rotl(k * np.uint32(0xCC9E2D51), 15) * np.uint32(0x1B873593)
+
+
+def murmur3_runs(data: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """MurmurHash3 (x86, 32 bits, seed 0) of each byte run ``data[starts[i]:ends[i]]``, at once.
+
+    The hash scikit-learn's ``FeatureHasher`` applies to a feature's UTF-8 bytes
+    (``sklearn.utils.murmurhash3_32``), computed for every run together with uint32 array
+    arithmetic, which wraps modulo 2**32 as the C code does; block ``k`` is mixed into the
+    runs still that long.
+
+    Parameters
+    ----------
+    data : ndarray of uint8
+    starts, ends : ndarray of int64, shape (n,)
+        Half-open byte ranges into ``data``.
+
+    Returns
+    -------
+    ndarray of int32, shape (n,)
+        The signed hashes, as ``murmurhash3_32(bytes, seed=0)`` returns them.
+
+    References
+    ----------
+    .. [1] A. Appleby, "MurmurHash3", SMHasher, 2011 (``MurmurHash3_x86_32``).
+    """
+    # quads[o]: the 4 bytes from offset o (a view, nothing copied); a word is 4 of them, little-endian
+    quads = np.lib.stride_tricks.sliding_window_view(np.concatenate([data, np.zeros(4, dtype=np.uint8)]), 4)
+
+    def word(at: np.ndarray) -> np.ndarray:
+        return quads[at].view("<u4").ravel()
+
+    size = ends - starts
+    blocks = size // 4
+    h = np.zeros(len(starts), dtype=np.uint32)
+    live = np.flatnonzero(blocks > 0)
+    k = 0
+    while len(live):
+        x = h[live] ^ _mix(word(starts[live] + 4 * k))
+        h[live] = _rotl(x, 13) * np.uint32(5) + np.uint32(0xE6546B64)
+        k += 1
+        live = live[blocks[live] > k]
+    tail = np.flatnonzero(size % 4)
+    if len(tail):
+        keep = (np.uint32(1) << (8 * (size[tail] % 4)).astype(np.uint32)) - np.uint32(1)
+        h[tail] ^= _mix(word(starts[tail] + 4 * blocks[tail]) & keep)
+    h ^= size.astype(np.uint32)
+    h ^= h >> np.uint32(16)
+    h *= np.uint32(0x85EBCA6B)
+    h ^= h >> np.uint32(13)
+    h *= np.uint32(0xC2B2AE35)
+    h ^= h >> np.uint32(16)
+    return h.view(np.int32)
+
+
+def hash_words(texts: list[str], n_features: int, vectorizer: Any):
+    r"""Hashed, L2-normalised word counts of ``texts``: ``vectorizer.transform(texts)``, bit for bit,
+    for ``vectorizer = HashingVectorizer(n_features=n_features, alternate_sign=False,
+    token_pattern=r"(?u)\b\w+\b")``.
+
+    The vectorizer lower-cases each text, takes its maximal runs of ``\w`` characters as
+    tokens, hashes each token's UTF-8 bytes into a column, and builds a CSR matrix whose
+    duplicates it sums and whose rows it L2-normalises. Here the tokens of all the texts are
+    found at once with array operations (each code point looked up once in
+    ``_TOKEN_CODE``: its lower case when that is a word character, else a space) and hashed
+    by :func:`murmur3_runs`, without a Python step per token; the matrix is then finished
+    by the same scipy and scikit-learn calls as the vectorizer's. The rare texts holding a
+    character whose lower case depends on its neighbours (capital sigma) or is several
+    characters (U+0130) are given to the vectorizer itself.
+
+    Parameters
+    ----------
+    texts : list of str, non-empty
+    n_features : int
+        Number of hash buckets (columns), >= 1.
+    vectorizer : sklearn.feature_extraction.text.HashingVectorizer
+        As above, for the rare texts.
+
+    Returns
+    -------
+    scipy.sparse.csr_matrix of shape (len(texts), n_features)
+        float64, sorted column indices.
+    """
+    from scipy.sparse import csr_matrix
+
+    lengths = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
+    ends = np.cumsum(lengths + 1) - 1  # where each text ends in the texts joined by spaces
+    masked = _token_codes(
+        np.frombuffer(" ".join(texts).encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    )
+    unsure = np.unique(np.searchsorted(ends, np.flatnonzero(masked == _UNSURE), side="right")).tolist()
+    for i in unsure:  # hashed below by the vectorizer
+        masked[ends[i] - lengths[i] : ends[i]] = 32
+    masked[ends[:-1]] = _JOINER
+    if int(masked.max(initial=0)) < 128:
+        data = masked.astype(np.uint8)
+    else:
+        data = np.frombuffer(masked.tobytes().decode("utf-32-le").encode("utf-8"), dtype=np.uint8)
+    inside = np.concatenate([[False], (data != 32) & (data != _JOINER), [False]])
+    edges = np.flatnonzero(inside[1:] != inside[:-1])
+    starts, stops = edges[0::2], edges[1::2]
+    h = murmur3_runs(data, starts, stops).astype(np.int64)
+    # FeatureHasher's column: abs(h) % n_features, abs(-2**31) taken as 2**31 - 1 - (n_features - 1)
+    cols = np.where(h == -(2**31), 2**31 - 1 - (n_features - 1), np.abs(h)) % n_features
+    indptr = np.concatenate([[0], np.searchsorted(starts, np.flatnonzero(data == _JOINER)), [len(starts)]])
+    matrix = csr_matrix(
+        (np.ones(len(cols)), cols.astype(np.int32), indptr.astype(np.int32)), shape=(len(texts), n_features)
+    )
+    matrix.sum_duplicates()  # also sorts the indices, as FeatureHasher does
+    # sklearn's L2 normalisation, without its per-call validation: the counts are whole
+    # numbers, so their squares sum exactly in any order, and each entry is divided by the
+    # square root of that sum as scikit-learn's loop does
+    sizes = np.diff(matrix.indptr)
+    squares = np.bincount(np.repeat(np.arange(len(texts)), sizes), matrix.data**2, minlength=len(texts))
+    matrix.data /= np.repeat(np.sqrt(squares), sizes)
+    return _with_rows(matrix, unsure, vectorizer.transform([texts[i] for i in unsure])) if unsure else matrix
+
+
+def _with_rows(matrix: Any, rows: list[int], replacement: Any) -> Any:
+    """``matrix`` (CSR) with its rows ``rows`` (increasing, empty in ``matrix``) taken from
+    the rows of ``replacement`` (CSR, one per entry of ``rows``), entries copied unchanged."""
+    from scipy.sparse import csr_matrix
+
+    n = matrix.shape[0]
+    sizes, first = np.diff(matrix.indptr).astype(np.int64), matrix.indptr[:-1].astype(np.int64)
+    sizes[rows] = np.diff(replacement.indptr)
+    first[rows] = replacement.indptr[:-1].astype(np.int64) + matrix.nnz
+    indptr = np.concatenate([[0], np.cumsum(sizes)])
+    take = np.repeat(first - indptr[:-1], sizes) + np.arange(indptr[-1])
+    data = np.concatenate([matrix.data, replacement.data])[take]
+    indices = np.concatenate([matrix.indices, replacement.indices])[take]
+    return csr_matrix((data, indices.astype(np.int32), indptr.astype(np.int32)), shape=(n, matrix.shape[1]))
 
 
 class LSAEmbedder(Embedder):

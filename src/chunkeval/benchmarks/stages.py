@@ -289,9 +289,14 @@ def chunk_documents(
         # fixed windows of the run's own tokens: cut from the dataset's token offsets
         chunks = _token_window_chunks(ctx, chunker, *ctx.token_spans(tok, key), lo, hi)
     elif _reads_given_sentences(chunker):
-        # sentence chunkers get the dataset's sentences instead of splitting again
-        for i in range(lo, hi):
-            chunks.extend(chunker.chunk_sentences(ctx.documents[i], ctx.document_sentences(i)))
+        # sentence chunkers get the dataset's sentences instead of splitting again; one that
+        # chunks many documents at once (semantic: windows embedded in batches) gets them all
+        many = getattr(chunker, "chunk_sentences_many", None)
+        if many is not None:
+            chunks = many(ctx.documents[lo:hi], [ctx.document_sentences(i) for i in range(lo, hi)])
+        else:
+            for i in range(lo, hi):
+                chunks.extend(chunker.chunk_sentences(ctx.documents[i], ctx.document_sentences(i)))
     else:  # any other chunker chunks each document itself
         for i in range(lo, hi):
             chunks.extend(chunker.chunk_document(ctx.documents[i]))

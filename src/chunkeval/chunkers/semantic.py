@@ -7,27 +7,42 @@ from importlib.util import find_spec
 
 import numpy as np
 
-from chunkeval.chunkers.base import check_int, register_chunker
+from chunkeval.chunkers.base import check_int, chunks_from_spans, register_chunker
 from chunkeval.chunkers.sentence import SentenceSpansChunker, pack_spans
 from chunkeval.embedders import SentenceTransformerEmbedder, check_finite, cosine_rows, get_embedder
 from chunkeval.errors import MissingDependency, UsageError
+from chunkeval.types import Chunk, Document
 
 Span = tuple[int, int]
 
 
-def _window_matrix(n: int, window_size: int, right: bool):
-    """Sparse (n - 1, n) 0/1 matrix whose row i selects the window on one side of gap i."""
+def _window_matrix(lengths: np.ndarray, window_size: int, right: bool):
+    """Sparse block-diagonal 0/1 matrix, one row per gap between consecutive sentences of a
+    document, selecting the window on one side of the gap within that document.
+
+    ``lengths`` are the sentence counts of documents stacked one after the other: the matrix
+    has shape ``(sum(max(n - 1, 0)), sum(n))``, and for a single document of ``n``
+    sentences it is the ``(n - 1, n)`` band of row ``i`` selecting sentences ``i - w + 1 ..
+    i`` (left) or ``i + 1 .. i + w`` (right), cut at the document's ends.
+    """
     from scipy.sparse import csr_matrix
 
-    gaps = np.arange(n - 1)
+    starts = np.cumsum(lengths) - lengths
+    n_gaps = np.maximum(lengths - 1, 0)
+    first_gap = np.cumsum(n_gaps) - n_gaps
+    owner = np.repeat(np.arange(len(lengths)), n_gaps)  # document of each gap
+    lo = starts[owner]
+    gaps = lo + np.arange(len(owner)) - first_gap[owner]  # sentence (row) before each gap
     offsets = np.arange(window_size)
     cols = (gaps[:, None] + 1 + offsets) if right else (gaps[:, None] - offsets)
-    rows = np.broadcast_to(gaps[:, None], cols.shape)
-    keep = (cols >= 0) & (cols < n)
-    return csr_matrix((np.ones(int(keep.sum())), (rows[keep], cols[keep])), shape=(n - 1, n))
+    rows = np.broadcast_to(np.arange(len(gaps))[:, None], cols.shape)
+    keep = (cols >= lo[:, None]) & (cols < (lo + lengths[owner])[:, None])
+    return csr_matrix(
+        (np.ones(int(keep.sum())), (rows[keep], cols[keep])), shape=(len(gaps), int(lengths.sum()))
+    )
 
 
-def window_similarities(embeddings, window_size: int) -> np.ndarray:
+def window_similarities(embeddings, window_size: int, lengths: Sequence[int] | None = None) -> np.ndarray:
     """Cosine similarity across each gap between consecutive sentences.
 
     For the gap after sentence ``i``, the left window is the sum of the
@@ -37,23 +52,35 @@ def window_similarities(embeddings, window_size: int) -> np.ndarray:
     hashing embedder's) never become dense: memory stays proportional to
     their non-zeros times ``window_size``.
 
+    With ``lengths`` the rows are the sentences of several documents one after the other,
+    and the windows stop at each document's ends: the result is the documents' own
+    similarities end to end, bit for bit (every value is computed within its row of
+    the block-diagonal window matrices, the same arithmetic in the same order as for
+    the document alone), from a few matrix products for all of them.
+
     Parameters
     ----------
     embeddings : ndarray or scipy sparse matrix of shape (n, d)
     window_size : int, >= 1
+    lengths : sequence of int, optional
+        Sentence counts of consecutive documents, summing to ``n``; one document by default.
 
     Returns
     -------
-    ndarray of shape (max(n - 1, 0),)
+    ndarray of shape (sum(max(n_doc - 1, 0)),)
         Similarities in [-1, 1]; 0.0 where a window sums to the zero vector.
     """
     from scipy import sparse
 
     n = embeddings.shape[0]
-    if n < 2:
+    sizes = np.asarray([n] if lengths is None else lengths, dtype=np.int64)
+    if int(sizes.sum()) != n:
+        raise ValueError(f"lengths sum to {int(sizes.sum())} sentences, the embeddings have {n} rows")
+    n_gaps = int(np.maximum(sizes - 1, 0).sum())
+    if n_gaps == 0:
         return np.zeros(0)
-    left = _window_matrix(n, window_size, right=False) @ embeddings
-    right = _window_matrix(n, window_size, right=True) @ embeddings
+    left = _window_matrix(sizes, window_size, right=False) @ embeddings
+    right = _window_matrix(sizes, window_size, right=True) @ embeddings
     if not sparse.issparse(left):
         return cosine_rows(left, right)
     dots = np.asarray(left.multiply(right).sum(axis=1)).ravel()
@@ -61,7 +88,7 @@ def window_similarities(embeddings, window_size: int) -> np.ndarray:
         np.asarray(left.multiply(left).sum(axis=1)).ravel()
         * np.asarray(right.multiply(right).sum(axis=1)).ravel()
     )
-    out = np.zeros(n - 1)
+    out = np.zeros(n_gaps)
     np.divide(dots, norms, out=out, where=norms > 0)
     return np.clip(out, -1.0, 1.0)
 
@@ -159,19 +186,135 @@ class SemanticChunker(SentenceSpansChunker):
         return self.max_chars, "chars"
 
     def spans_from_sentences(self, text: str, sentences: Sequence[Span]) -> list[Span]:
-        sentences = list(sentences)
-        if not sentences:
-            return []
+        return self.spans_many([text], [sentences])[0]
+
+    def spans_many(self, texts: Sequence[str], sentences: Sequence[Sequence[Span]]) -> list[list[Span]]:
+        """:meth:`spans_from_sentences` of many documents, their windows embedded together.
+
+        With an embedder whose vectors of a text do not depend on the other texts of the call
+        (``rows_independent``, the hashing embedder's), the sentences of about
+        :data:`BATCH_SENTENCES` sentences' worth of documents are embedded in one call and
+        their gap similarities computed by one set of matrix products
+        (:func:`window_similarities` with ``lengths``); any other embedder (``lsa`` fits on
+        each document) embeds each document alone. Either way every document's spans are
+        the ones it gets alone.
+
+        Parameters
+        ----------
+        texts : sequence of str, length n_documents
+        sentences : sequence of sequences of (int, int), length n_documents
+            ``sentence_spans(texts[i])`` for each ``i``.
+
+        Returns
+        -------
+        list of list of (int, int)
+            Per document, half-open code-point ranges of its chunks, in order.
+
+        Raises
+        ------
+        ValueError
+            For an embedder that returns a NaN or infinite value (naming the text).
+        """
         if getattr(self, "embedder_", None) is None:
             self.embedder_ = get_embedder(self.embedder)
-        pieces = [text[s:e] for s, e in sentences]
+        lists = [list(s) for s in sentences]
+        together = getattr(self.embedder_, "rows_independent", False)
+        out: list[list[Span]] = []
+        for lo, hi in _batches([len(s) for s in lists], BATCH_SENTENCES if together else 0):
+            similarities = self._similarities(texts[lo:hi], lists[lo:hi])
+            gap = 0
+            for doc_sentences in lists[lo:hi]:
+                n_gaps = max(len(doc_sentences) - 1, 0)
+                out.append(self._pack(doc_sentences, similarities[gap : gap + n_gaps]))
+                gap += n_gaps
+        return out
+
+    def chunk_sentences_many(
+        self, documents: Sequence[Document], sentences: Sequence[Sequence[Span]]
+    ) -> list[Chunk]:
+        """``chunk_sentences`` of each document, end to end, through :meth:`spans_many`.
+
+        The run's entry point (:func:`chunkeval.benchmarks.stages.chunk_documents`): the
+        windows of many documents are embedded together.
+
+        Parameters
+        ----------
+        documents : sequence of Document
+        sentences : sequence of sequences of (int, int)
+            ``sentence_spans(documents[i].text)`` for each ``i``.
+
+        Returns
+        -------
+        list of Chunk
+            The chunks of every document in order, equal to ``chunk_document``'s.
+
+        Raises
+        ------
+        ValueError
+            When a parameter is out of its allowed range, or for an embedder that returns a
+            NaN or infinite value.
+        TypeError
+            When a document's text is not a string.
+        """
+        for document in documents:
+            if not isinstance(document.text, str):
+                raise TypeError(f"text must be str, got {type(document.text).__name__}")
+        self._check_params()
+        texts = [d.text for d in documents]
+        spans = self.spans_many(texts, sentences)
+        return [c for d, s in zip(documents, spans, strict=True) for c in chunks_from_spans(d.text, d.id, s)]
+
+    def _similarities(self, texts: Sequence[str], sentences: list[list[Span]]) -> np.ndarray:
+        """Gap similarities of the documents end to end, their sentences embedded in one call."""
+        pieces = [text[s:e] for text, spans in zip(texts, sentences, strict=True) for s, e in spans]
+        if not pieces:
+            return np.zeros(0)
         vectors = self.embedder_.embed(pieces)
         if not hasattr(vectors, "tocsr"):
             vectors = np.asarray(vectors, dtype=float)
-        check_finite(vectors, pieces, self.embedder_)  # before any boundary is decided
-        similarities = window_similarities(vectors, self.window_size)
+        lengths = [len(spans) for spans in sentences]
+        _check_each(vectors, pieces, lengths, self.embedder_)  # before any boundary is decided
+        return window_similarities(vectors, self.window_size, lengths)
+
+    def _pack(self, sentences: list[Span], similarities: np.ndarray) -> list[Span]:
+        """One document's chunks: cut below the threshold, then each segment packed."""
+        if not sentences:
+            return []
         cuts = np.flatnonzero(similarities < _cut_below(similarities, self.threshold)) + 1
-        chunks: list[tuple[int, int]] = []
+        chunks: list[Span] = []
         for first, last in zip([0, *cuts.tolist()], [*cuts.tolist(), len(sentences)], strict=True):
             chunks.extend(pack_spans(sentences[first:last], self.max_chars, self.overlap_sentences))
         return chunks
+
+
+#: About how many sentences a batch of :meth:`SemanticChunker.spans_many` embeds at once: enough
+#: that the per-call costs of the vectorizer and of scipy vanish, few enough that a batch's
+#: window sums (about ``window_size`` times its vectors' non-zeros) stay small.
+BATCH_SENTENCES = 4096
+
+
+def _batches(lengths: Sequence[int], limit: int) -> list[tuple[int, int]]:
+    """Consecutive document ranges ``(lo, hi)`` of about ``limit`` sentences each; every range holds
+    at least one document, and ``limit`` 0 gives one range per document."""
+    ranges, lo, total = [], 0, 0
+    for i, n in enumerate(lengths):
+        total += n
+        if total >= limit:
+            ranges.append((lo, i + 1))
+            lo, total = i + 1, 0
+    if lo < len(lengths):
+        ranges.append((lo, len(lengths)))
+    return ranges
+
+
+def _check_each(vectors, pieces: list[str], lengths: list[int], embedder: object) -> None:
+    """:func:`check_finite` of a batch; on a failure, of each document's rows, so that the error
+    names the text by its row in its own document, as when the document is embedded alone."""
+    try:
+        check_finite(vectors, pieces, embedder)
+    except UsageError:
+        start = 0
+        for n in lengths:
+            check_finite(vectors[start : start + n], pieces[start : start + n], embedder)
+            start += n
+        raise
