@@ -168,16 +168,20 @@ class PreparedDataset:
 
         Each configuration's term counts are then assembled from its chunk offsets
         (:meth:`chunkeval.retrieval.corpus_terms.CorpusTerms.counts`) instead of analysing
-        every chunk's text. Built on first use in the process that evaluates.
+        every chunk's text. Built on first use in the process that evaluates; it shares
+        :meth:`word_starts` as its blob starts when they are the same numbers.
 
         Returns
         -------
         CorpusTerms
         """
         if self._corpus_terms is None:
-            from chunkeval.retrieval.corpus_terms import CorpusTerms
+            from chunkeval.retrieval.corpus_terms import CorpusTerms, blobs_are_words
 
-            self._corpus_terms = CorpusTerms([d.text for d in self.documents])
+            texts = [d.text for d in self.documents]
+            # the word starts are the blob starts in most corpora: one array, shared
+            blobs = self.word_starts() if blobs_are_words(texts) else None
+            self._corpus_terms = CorpusTerms(texts, blob_starts=blobs)
         return self._corpus_terms
 
     def evidence_hulls(self) -> list[tuple[str, int, int] | None]:
