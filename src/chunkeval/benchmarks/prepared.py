@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from chunkeval._memory import release_freed_memory
 from chunkeval.caches import store
 from chunkeval.protocols import TokenizerLike
 
@@ -182,6 +183,7 @@ class PreparedDataset:
             # the word starts are the blob starts in most corpora: one array, shared
             blobs = self.word_starts() if blobs_are_words(texts) else None
             self._corpus_terms = CorpusTerms(texts, blob_starts=blobs)
+            release_freed_memory()  # the analysis's per-document pieces, before indexing
         return self._corpus_terms
 
     def evidence_hulls(self) -> list[tuple[str, int, int] | None]:
