@@ -30,7 +30,8 @@ from pathlib import Path
 
 import numpy as np
 
-# (query, chunk) cells per block of the floor's dense scores: 16 MB, as chunkeval's retrievers
+# (query, chunk) cells per block of the floor's dense scores: 16 MB (chunkeval's retrievers
+# score blocks of half this size, to bound their peak memory)
 FLOOR_BLOCK_CELLS = 2_000_000
 
 

@@ -13,7 +13,7 @@ from sklearn.feature_extraction.text import CountVectorizer
 
 from chunkeval.analysis import SEPARATORS, UnicodeAnalyzer
 from chunkeval.retrieval import get_retriever
-from chunkeval.retrieval.corpus_terms import CorpusTerms
+from chunkeval.retrieval.corpus_terms import CorpusTerms, blobs_are_words
 
 # pieces that stress the analysis: marks, CJK runs, NFKC and case folding that change lengths,
 # Unicode spaces that are not separators, every separator, a lone surrogate
@@ -219,3 +219,56 @@ def test_windows_inside_one_long_blob_count_only_their_own_characters():
     assert terms == expected_terms
     assert np.array_equal(counts.indptr, expected.indptr) and np.array_equal(counts.indices, expected.indices)
     assert np.array_equal(counts.data, expected.data)
+
+
+def test_shared_word_starts_give_the_same_counts_and_wrong_ones_are_refused():
+    from chunkeval.text import word_bounds
+
+    docs = ["The quick brown fox\n\njumps over   the lazy dog.", "zebra apple\tzebra café"]
+    assert blobs_are_words(docs)
+    assert not blobs_are_words(["a\xa0b"]) and not blobs_are_words(["x", "a\u2003b"])
+    offset = [0, len(docs[0]) + 1]
+    starts = np.concatenate([word_bounds(t)[0] + o for t, o in zip(docs, offset, strict=True)]).astype(
+        np.int32
+    )
+    doc, start, end = np.array([0, 0, 1]), np.array([0, 5, 2]), np.array([20, 44, 22])
+    shared = CorpusTerms(docs, blob_starts=starts)
+    assert shared._blob_start is starts  # kept, not copied
+    own_counts, own_terms = CorpusTerms(docs).counts(doc, start, end)
+    counts, terms = shared.counts(doc, start, end)
+    assert terms == own_terms and (counts != own_counts).nnz == 0
+    assert np.array_equal(counts.indices, own_counts.indices)
+    with pytest.raises(ValueError, match="not the blobs"):
+        CorpusTerms(docs, blob_starts=starts[1:])
+    with pytest.raises(ValueError, match="not the blobs"):
+        CorpusTerms(docs, blob_starts=starts + 1)
+
+
+def test_term_ids_are_16_bits_for_a_small_vocabulary():
+    terms = CorpusTerms(["one two three two one", "four"])
+    assert terms._pool.dtype == np.uint16
+    assert [terms.terms[i] for i in terms._pool.tolist()] == ["one", "two", "three", "two", "one", "four"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.integers(0, 5000), max_size=300),
+    st.sampled_from([64, 128, 1 << 20]),
+    st.sampled_from([0, 3, 15, 1000, 5000]),
+)
+def test_prefix_sums_are_the_cumulative_sums(counts, slice_size, cap):
+    from chunkeval.retrieval import corpus_terms
+
+    c = np.minimum(np.array(counts, dtype=np.int32), cap)
+    old = corpus_terms._PrefixSums._SLICE
+    corpus_terms._PrefixSums._SLICE = slice_size
+    try:
+        sums = corpus_terms._PrefixSums(c, np.int32)
+    finally:
+        corpus_terms._PrefixSums._SLICE = old
+    expected = np.concatenate([[0], np.cumsum(c, dtype=np.int64)])
+    k = np.arange(c.size + 1)
+    assert np.array_equal(sums[k], expected) and sums[k].dtype == np.int64
+    assert np.array_equal(sums[k[::-1]], expected[::-1])
+    # narrow layouts where the counts allow it
+    assert (sums._rise is None) == (int(c.max(initial=0)) * 64 > 65535)

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from chunkeval._memory import release_freed_memory
 from chunkeval.caches import store
 from chunkeval.protocols import TokenizerLike
 
@@ -168,16 +169,21 @@ class PreparedDataset:
 
         Each configuration's term counts are then assembled from its chunk offsets
         (:meth:`chunkeval.retrieval.corpus_terms.CorpusTerms.counts`) instead of analysing
-        every chunk's text. Built on first use in the process that evaluates.
+        every chunk's text. Built on first use in the process that evaluates; it shares
+        :meth:`word_starts` as its blob starts when they are the same numbers.
 
         Returns
         -------
         CorpusTerms
         """
         if self._corpus_terms is None:
-            from chunkeval.retrieval.corpus_terms import CorpusTerms
+            from chunkeval.retrieval.corpus_terms import CorpusTerms, blobs_are_words
 
-            self._corpus_terms = CorpusTerms([d.text for d in self.documents])
+            texts = [d.text for d in self.documents]
+            # the word starts are the blob starts in most corpora: one array, shared
+            blobs = self.word_starts() if blobs_are_words(texts) else None
+            self._corpus_terms = CorpusTerms(texts, blob_starts=blobs)
+            release_freed_memory()  # the analysis's per-document pieces, before indexing
         return self._corpus_terms
 
     def evidence_hulls(self) -> list[tuple[str, int, int] | None]:

@@ -15,13 +15,14 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeGuard
 
 import numpy as np
 import pandas as pd
 
+from chunkeval._memory import release_freed_memory
 from chunkeval.benchmarks.prepared import (
     PreparedDataset,
     in_dtype_of,
@@ -136,10 +137,33 @@ def _span_within_limit(ctx: PreparedDataset, chunker: ChunkerLike, limit: int | 
     key = _measure_key(chunker, unit)
     sizes = ctx.hull_sizes.get(key) if key is not None else None
     if sizes is None:
-        sizes = _measure_many(chunker, [text[a:b] for text, a, b in filter(None, ctx.evidence_hulls())])
+        sizes = _measure_hulls(chunker, filter(None, ctx.evidence_hulls()))
         if key is not None:
             ctx.hull_sizes[key] = sizes
     return int((sizes <= limit).sum()) / len(ctx.questions)
+
+
+# characters of evidence extents measured at a time: a run's extents laid side by side were
+# 120 MB of slices at 12,288 questions (two facts of a section apart each)
+_HULL_BATCH_CHARS = 4_000_000
+
+
+def _measure_hulls(chunker: ChunkerLike, hulls: Iterable[tuple[str, int, int]]) -> np.ndarray:
+    """Sizes of the ranges ``text[a:b]`` of ``hulls`` in the chunker's unit
+    (:func:`_measure_many`), sliced and measured in batches of about
+    ``_HULL_BATCH_CHARS`` characters."""
+    sizes: list[np.ndarray] = []
+    batch: list[str] = []
+    chars = 0
+    for text, a, b in hulls:
+        batch.append(text[a:b])
+        chars += b - a
+        if chars >= _HULL_BATCH_CHARS:
+            sizes.append(_measure_many(chunker, batch))
+            batch, chars = [], 0
+    if batch:
+        sizes.append(_measure_many(chunker, batch))
+    return np.concatenate(sizes) if sizes else np.zeros(0, dtype=np.int64)
 
 
 def _measure_key(chunker: ChunkerLike, unit: str) -> tuple[str, ...] | None:
@@ -191,10 +215,17 @@ class Chunked:
     character with: what the chunk stores of the document, summed by
     ``stored_token_overhead``); ``n_tokens_own`` counts them on the chunk's own text alone
     (what a model given the chunk sees, and what the summary's ``size_tokens_*`` describe).
+
+    The chunks are kept as offsets (``arrays`` and ``index``) when each one's text is its
+    document's slice and it has no metadata (every built-in chunker): :attr:`chunks` and
+    :attr:`texts` rebuild them when asked. At 100 MB of corpus the ``Chunk`` objects and
+    their texts were over 100 MB held through retrieval. A chunker whose chunks are not
+    slices keeps its own objects in ``kept``.
     """
 
-    chunks: list[Chunk]
-    texts: list[str]
+    documents: Sequence[Any]  # the dataset's documents, which ``arrays`` number
+    kept: list[Chunk] | None  # the chunker's own chunks, when offsets cannot rebuild them
+    index: np.ndarray  # each chunk's number among its document's chunks
     n_chars: np.ndarray
     n_words: np.ndarray
     n_tokens: np.ndarray
@@ -202,6 +233,49 @@ class Chunked:
     first_token: np.ndarray  # index of each chunk's first token in the dataset's token offsets
     arrays: tuple[np.ndarray, np.ndarray, np.ndarray]  # document number, start, end of each chunk
     n_tokens_own: np.ndarray  # tokens of each chunk's own text (the run's tokenizer)
+
+    @property
+    def n_chunks(self) -> int:
+        """Number of chunks."""
+        return int(self.index.size)
+
+    @property
+    def texts(self) -> list[str]:
+        """Every chunk's text, in chunk order (rebuilt from the offsets unless ``kept``)."""
+        if self.kept is not None:
+            return [c.text for c in self.kept]
+        docs = self.documents
+        return [docs[d].text[a:b] for d, a, b in zip(*(x.tolist() for x in self.arrays), strict=True)]
+
+    @property
+    def chunks(self) -> list[Chunk]:
+        """Every chunk as a :class:`~chunkeval.types.Chunk`, equal to the chunker's own."""
+        if self.kept is not None:
+            return self.kept
+        docs = self.documents
+        return [
+            Chunk(docs[d].id, i, a, b, docs[d].text[a:b])
+            for d, i, a, b in zip(
+                *(x.tolist() for x in (self.arrays[0], self.index, *self.arrays[1:])), strict=True
+            )
+        ]
+
+    def ids(self) -> list[str]:
+        """``Chunk.id`` of every chunk (``"<doc_id>#<index>"``), in chunk order."""
+        docs = self.documents
+        return [
+            f"{docs[d].id}#{i}" for d, i in zip(self.arrays[0].tolist(), self.index.tolist(), strict=True)
+        ]
+
+
+def _slices_of_documents(ctx: PreparedDataset, chunks: Sequence[Chunk], doc: np.ndarray) -> bool:
+    """Whether every chunk's text is its document's slice ``text[start:end]`` and it has no
+    metadata, so that offsets rebuild it (compared in place: no slice is made)."""
+    docs = ctx.documents
+    return all(
+        not c.metadata and len(c.text) == c.end - c.start and docs[d].text.startswith(c.text, c.start)
+        for c, d in zip(chunks, doc.tolist(), strict=True)
+    )
 
 
 def chunk_tokens(
@@ -340,21 +414,22 @@ def chunk_stage(
         pieces = [chunk_documents(ctx, chunker, tok, key)]
     chunks = [c for part, _ in pieces for c in part]
     chunk_seconds = float(sum(seconds for _, seconds in pieces))
-    texts = [c.text for c in chunks]
-    n = len(texts)
+    n = len(chunks)
     c_doc, c_start, c_end = chunk_arrays(chunks, ctx.doc_index)
+    index = np.fromiter((c.index for c in chunks), dtype=np.int64, count=n)
     off = ctx.doc_offset[c_doc]
     first, stop = chunk_tokens(*ctx.token_spans(tok, key), off + c_start, off + c_end)
     return Chunked(
-        chunks,
-        texts,
-        np.fromiter((len(t) for t in texts), dtype=np.int64, count=n),
+        ctx.documents,
+        None if _slices_of_documents(ctx, chunks, c_doc) else chunks,
+        index,
+        np.fromiter((len(c.text) for c in chunks), dtype=np.int64, count=n),
         ctx.word_counts(c_doc, c_start, c_end),
         (stop - first).astype(np.int64),
         chunk_seconds,
         first,
         (c_doc, c_start, c_end),
-        count_many(tok, texts),
+        count_many(tok, [c.text for c in chunks]),
     )
 
 
@@ -440,7 +515,7 @@ def index_stage(ctx: PreparedDataset, chunked: Chunked, settings: Settings) -> I
     -------
     Indexed
     """
-    if not (chunked.chunks and ctx.questions):
+    if not (chunked.n_chunks and ctx.questions):
         return Indexed(None, 0.0, chunked)
     retriever = settings.build_retriever()
     t0 = time.perf_counter()
@@ -612,7 +687,6 @@ def score_stage(
     from chunkeval import metrics as M
 
     t0 = time.perf_counter()
-    chunks = chunked.chunks
     c_doc, c_start, c_end = chunked.arrays
     _, tok_end = ctx.token_spans(tok, tokenizer_key(settings.tokenizer))
 
@@ -635,10 +709,10 @@ def score_stage(
         budget_ranked=retrieved.budget_ranked,
         token_ends=token_ends,
     )
-    pure = _pure_metric_values(chunks, retrieved.ranked, ctx.questions, settings.ks)
+    pure = _pure_metric_values(chunked, retrieved.ranked, ctx.questions, settings.ks)
     metric_cols = [*question_metric_columns(settings.ks, settings.budgets), *pure]
     values = {**{c: pq[c].to_numpy() for c in metric_cols if c not in pure}, **pure}
-    ids = [c.id for c in chunks]
+    ids = chunked.ids()
     # one constructor call: adding ~40 columns one by one costs pandas a copy-check each
     per_question = pd.DataFrame(
         {
@@ -653,7 +727,7 @@ def score_stage(
             "evidence": ctx.evidence_json,
         }
     )
-    chunk_end = ctx.doc_offset[c_doc] + c_end if chunks else np.zeros(0, dtype=np.int64)
+    chunk_end = ctx.doc_offset[c_doc] + c_end if chunked.n_chunks else np.zeros(0, dtype=np.int64)
     row = _summary_row(
         ctx, chunker, label, chunked, retrieved, settings, tok, per_question[metric_cols], chunk_end
     )
@@ -662,10 +736,10 @@ def score_stage(
             "dataset": ctx.name,
             "config": label,
             "chunk_id": ids,
-            "doc_id": [c.doc_id for c in chunks],
-            "index": np.array([c.index for c in chunks], dtype=np.int64),
-            "start": np.array([c.start for c in chunks], dtype=np.int64),
-            "end": np.array([c.end for c in chunks], dtype=np.int64),
+            "doc_id": [ctx.documents[d].id for d in c_doc.tolist()],
+            "index": chunked.index.astype(np.int64),
+            "start": np.asarray(c_start, dtype=np.int64),
+            "end": np.asarray(c_end, dtype=np.int64),
             "n_chars": chunked.n_chars,
             "n_words": chunked.n_words,
             "n_tokens": chunked.n_tokens,
@@ -697,7 +771,7 @@ def _traced_ids(
 
 
 def _pure_metric_values(
-    chunks: Sequence[Chunk], ranked: np.ndarray, questions: Sequence[Any], ks: Sequence[int]
+    chunked: Chunked, ranked: np.ndarray, questions: Sequence[Any], ks: Sequence[int]
 ) -> dict[str, np.ndarray]:
     """Columns of the metrics computed from their pure function (plug-ins), by column name.
 
@@ -710,6 +784,7 @@ def _pure_metric_values(
     metrics = pure_question_metrics()
     if not metrics:
         return {}
+    chunks = chunked.chunks  # as Chunk objects only for them
     lists = [[chunks[j] for j in row if j >= 0] for row in ranked.tolist()]
     out: dict[str, np.ndarray] = {}
     for m in metrics:
@@ -726,7 +801,7 @@ def _window_columns(ctx: PreparedDataset, chunked: Chunked, settings: Settings) 
     """Dense runs: the shares of chunks and evidence past the model's window."""
     from chunkeval.retrieval.window import window_shares
 
-    return window_shares(settings.build_retriever(), chunked.texts, chunked.arrays, ctx.parts())
+    return window_shares(settings.build_retriever(), lambda: chunked.texts, chunked.arrays, ctx.parts())
 
 
 def _summary_row(
@@ -771,7 +846,7 @@ def _summary_row(
         "retriever": settings.retriever,
         "n_questions": len(ctx.questions),
         "n_documents": len(ctx.documents),
-        "n_chunks": len(chunked.chunks),
+        "n_chunks": chunked.n_chunks,
         "limit": float("nan") if limit is None else limit,
         "limit_unit": unit,
     }
@@ -836,6 +911,7 @@ def _score_step(
     chunker = get_chunker(chunker) if isinstance(chunker, str) else chunker
     assert indexed.chunked is not None  # index_stage always keeps the chunks
     tok = resolve_tokenizer(settings.tokenizer)
+    release_freed_memory()  # the query blocks' heap memory, before scoring allocates its own
     return score_stage(ctx, chunker, label, indexed.chunked, join_retrieved(indexed, blocks), settings, tok)
 
 
@@ -879,6 +955,11 @@ def plan_evaluation(
     """
     pieces = [submit(_chunk_step, ctx, chunker, settings, lo, hi) for lo, hi in document_blocks]
     indexed = submit(_index_step, ctx, settings, *pieces)
+    # the pieces' Chunk objects and texts are no longer needed once measured and indexed:
+    # kept here they would be held through retrieval (the chunks live on as offsets); their
+    # heap memory goes back to the system before the query blocks need theirs
+    del pieces
+    release_freed_memory()
     blocks = [submit(search_stage, ctx, indexed, settings, lo, hi) for lo, hi in question_blocks]
     return submit(_score_step, ctx, chunker, label, settings, indexed, *blocks)
 

@@ -218,8 +218,9 @@ def mid_sentence_end_share(
     s_start = _int_array(sentence_starts)
     if s_start.shape != s_end.shape:
         raise ValueError("sentence_starts and sentence_ends must have the same length")
-    order = np.argsort(s_start, kind="stable")
-    s_start, s_end = s_start[order], s_end[order]
+    if (s_start[1:] < s_start[:-1]).any():  # a run's sentences come sorted: no copies then
+        order = np.argsort(s_start, kind="stable")
+        s_start, s_end = s_start[order], s_end[order]
     j = np.searchsorted(s_start, ends, side="left") - 1  # last sentence starting before `end`
     inside = np.zeros(ends.shape, dtype=bool)
     ok = j >= 0

@@ -55,10 +55,11 @@ def check_number(
         raise UsageError(f"{retriever}: {name} must be {allowed}, got {value!r}")
 
 
-# queries per block: at most this many (query, chunk) cells (16 MB if a block is dense; the
-# top-k selection holds a few arrays of that size, so this bounds retrieval's peak memory,
-# while blocks stay large enough that per-block costs do not show at 100k chunks)
-_BLOCK_CELLS = 2_000_000
+# queries per block: at most this many (query, chunk) cells (8 MB if a block is dense; the
+# sparse product and the top-k selection hold about three arrays of that size, so this
+# bounds retrieval's peak memory: 2 million cells were 55 MB at the peak of a 100 MB run;
+# blocks stay large enough that per-block costs do not show at 100k chunks)
+_BLOCK_CELLS = 1_000_000
 
 
 class Retriever(BaseEstimator):

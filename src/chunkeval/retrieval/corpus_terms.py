@@ -31,7 +31,7 @@ import scipy.sparse as sp
 
 from chunkeval.analysis import SEPARATORS, UnicodeAnalyzer
 
-__all__ = ["CorpusTerms"]
+__all__ = ["CorpusTerms", "blobs_are_words"]
 
 # term occurrences per block of chunks in :meth:`CorpusTerms.counts` (about 15 MB of arrays)
 _BLOCK_TERMS = 250_000
@@ -63,6 +63,73 @@ def _expand(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     return np.repeat(starts - before, lengths) + np.arange(total, dtype=np.int64)
 
 
+# a whitespace character that is not a separator: then words (str.split) are not blobs
+_OTHER_SPACE = re.compile(f"[^\\S{re.escape(SEPARATORS)}]")
+
+
+def blobs_are_words(texts: Sequence[str]) -> bool:
+    """Whether the blobs of ``texts`` are their words (the maximal runs without whitespace
+    of ``str.split``): when no whitespace character of them is other than a separator.
+
+    Parameters
+    ----------
+    texts : sequence of str
+
+    Returns
+    -------
+    bool
+        True when :class:`CorpusTerms` may be given the word starts as its ``blob_starts``.
+    """
+    return not any(_OTHER_SPACE.search(t) for t in texts)
+
+
+class _PrefixSums:
+    """``sum(counts[:k])`` for every ``k`` in ``0..n``, in one or two bytes per entry.
+
+    The sums at every ``step``-th entry are stored in ``dtype``; the others as their rise
+    since the last stored one, in 8 or 16 bits, chosen so that ``step`` times the largest
+    count fits (checked; else every sum is stored in ``dtype``). A corpus has about one blob
+    per word and a blob holds a few words, so this is a quarter to a half of the sums.
+
+    Parameters
+    ----------
+    counts : ndarray of int, shape (n,)
+        Non-negative counts.
+    dtype : numpy dtype
+        An integer type holding ``counts.sum()``.
+    """
+
+    # (type of the rises, entries per stored sum), narrowest first
+    _LAYOUTS = ((np.uint8, 16), (np.uint16, 64))
+    _SLICE = 1 << 20  # entries summed at a time: no 64-bit array of all the sums
+
+    def __init__(self, counts: np.ndarray, dtype: type) -> None:
+        n = counts.size
+        top = int(counts.max()) if n else 0
+        narrow, self._step = next(((t, k) for t, k in self._LAYOUTS if top * k <= np.iinfo(t).max), (None, 1))
+        self._base: np.ndarray = np.empty((n + self._step) // self._step, dtype=dtype)  # at 0, step, ...
+        self._rise: np.ndarray | None = None if narrow is None else np.empty(n + 1, dtype=narrow)
+        carry = 0
+        for s in range(0, n + 1, self._SLICE):  # a multiple of step: slices start on a stored sum
+            e = min(s + self._SLICE, n + 1)
+            sums = np.empty(e - s, dtype=np.int64)  # sums[j] = sum(counts[: s + j])
+            sums[0] = carry
+            np.cumsum(counts[s : e - 1], out=sums[1:])
+            sums[1:] += carry
+            carry = int(sums[-1]) + (int(counts[e - 1]) if e - 1 < n else 0)
+            self._base[s // self._step : (e + self._step - 1) // self._step] = sums[:: self._step]
+            if self._rise is not None:
+                self._rise[s:e] = sums - np.repeat(sums[:: self._step], self._step)[: e - s]
+
+    def __getitem__(self, k: np.ndarray) -> np.ndarray:
+        """The sums at positions ``k`` (ndarray of int), as int64."""
+        k = np.asarray(k)
+        out = self._base[k // self._step].astype(np.int64)
+        if self._rise is not None:
+            out += self._rise[k]
+        return out
+
+
 class CorpusTerms:
     """The :class:`~chunkeval.analysis.UnicodeAnalyzer` terms of a corpus, located by blob.
 
@@ -72,6 +139,13 @@ class CorpusTerms:
     ----------
     texts : sequence of str
         The documents, in the order chunks refer to them by number.
+    blob_starts : ndarray of int, shape (n_blobs,), optional
+        The start of every blob on the documents laid end to end with a one-character gap,
+        when the caller holds them already: the word starts of
+        :meth:`chunkeval.benchmarks.prepared.PreparedDataset.word_starts` are these when
+        every whitespace character of the texts is a separator
+        (:func:`blobs_are_words`). Kept (not copied) instead of a second array of the same
+        numbers; checked against the blobs found, document by document.
 
     Attributes
     ----------
@@ -82,11 +156,16 @@ class CorpusTerms:
     -----
     Holds the texts (shared with the dataset), the vocabulary and, in 32 bits while the corpus
     has fewer than 2**31 characters, the start of every blob, the term id of every term
-    occurrence and where each blob's occurrences begin: about 12 bytes per word, some twice
-    the size of an ASCII corpus.
+    occurrence (16 bits while the vocabulary has at most 65,536 terms) and where each blob's
+    occurrences begin: about 10 bytes per word, 6 when the blob starts are shared.
+
+    Raises
+    ------
+    ValueError
+        When ``blob_starts`` are not the blobs of ``texts``.
     """
 
-    def __init__(self, texts: Sequence[str]) -> None:
+    def __init__(self, texts: Sequence[str], blob_starts: np.ndarray | None = None) -> None:
         self._texts = list(texts)
         self._analyzer = UnicodeAnalyzer()
         lengths = np.array([len(t) for t in self._texts], dtype=np.int64)
@@ -104,9 +183,15 @@ class CorpusTerms:
             ids.update(zip(dict.fromkeys(terms).keys() - ids.keys(), itertools.count(len(ids))))
             return np.fromiter(map(ids.__getitem__, terms), dtype=np.int32, count=len(terms))
 
+        given = None if blob_starts is None else np.asarray(blob_starts)
+        seen = 0
         for off, text in zip(self._offset.tolist(), self._texts, strict=True):
             b_start, _, (w_blob, words), (g_blob, bigrams) = self._analyse(text)
-            blob_start.append((b_start + off).astype(self._pos))
+            if given is None:
+                blob_start.append((b_start + off).astype(self._pos))
+            elif not np.array_equal(given[seen : seen + b_start.size], b_start + off):
+                raise ValueError("blob_starts are not the blobs of these texts; leave them out")
+            seen += b_start.size
             # a document without CJK has no bigram: no array of zeros per blob for it
             per_blob.append(
                 (
@@ -118,7 +203,9 @@ class CorpusTerms:
             bigram_ids.append(numbered(bigrams))
         # each per-document list is freed once joined: at 100 MB of corpus the lists and
         # their joins held at once made this analysis peak at three times what it keeps
-        self._blob_start = _cat(blob_start, self._pos)
+        if given is not None and given.size != seen:
+            raise ValueError("blob_starts are not the blobs of these texts; leave them out")
+        self._blob_start = _cat(blob_start, self._pos) if given is None else given
         del blob_start
         self.terms = sorted(ids)
         rank = np.empty(len(ids), dtype=np.int32)
@@ -131,7 +218,11 @@ class CorpusTerms:
         has_bigrams = any(g.size for g in bigram_ids)
         pool = _cat(word_ids + bigram_ids, np.int32)
         del word_ids, bigram_ids
-        self._pool = rank[pool]
+        # one id per word of the corpus: 16 bits while the vocabulary allows, mapped in
+        # slices so that no second array of 64-bit ids exists meanwhile
+        self._pool = np.empty(pool.size, dtype=np.uint16 if len(ids) <= 2**16 else np.int32)
+        for s in range(0, pool.size, _BLOCK_TERMS):
+            self._pool[s : s + _BLOCK_TERMS] = rank[pool[s : s + _BLOCK_TERMS]]
         del pool
         # term occurrences of blob k: words[first[k]:first[k + 1]], same for bigrams
         self._word_first = self._first(_cat([w for w, _ in per_blob], np.int32))
@@ -144,10 +235,10 @@ class CorpusTerms:
             else None
         )
 
-    def _first(self, per_blob: np.ndarray) -> np.ndarray:
+    def _first(self, per_blob: np.ndarray) -> _PrefixSums:
         # a CJK-heavy corpus can hold more terms than characters (a bigram per character)
         dtype = self._pos if self._pool.size < np.iinfo(np.int32).max else np.int64
-        return np.concatenate([np.zeros(1, dtype=dtype), np.cumsum(per_blob, dtype=dtype)])
+        return _PrefixSums(per_blob, dtype)
 
     def _analyse(
         self, text: str
@@ -218,8 +309,8 @@ class CorpusTerms:
         """
         doc = np.asarray(doc, dtype=np.int64)
         # in the blobs' dtype, so searching them does not copy them to a wider one
-        lo = (self._offset[doc] + np.asarray(start, dtype=np.int64)).astype(self._pos)
-        hi = (self._offset[doc] + np.asarray(end, dtype=np.int64)).astype(self._pos)
+        lo = (self._offset[doc] + np.asarray(start, dtype=np.int64)).astype(self._blob_start.dtype)
+        hi = (self._offset[doc] + np.asarray(end, dtype=np.int64)).astype(self._blob_start.dtype)
         n = lo.size
         texts, offset = self._texts, self._offset
         # a chunk edge cuts a blob when the characters on both of its sides belong to one

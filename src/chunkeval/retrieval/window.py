@@ -14,6 +14,7 @@ Both are lower-is-better and exist only for a dense retriever whose embedder has
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -35,7 +36,7 @@ def _windowed_embedder(retriever: Any) -> Any:
 
 def window_shares(
     retriever: Any,
-    texts: list[str],
+    texts: Sequence[str] | Callable[[], Sequence[str]],
     chunk_arrays: tuple[np.ndarray, np.ndarray, np.ndarray],
     part_arrays: tuple[np.ndarray, ...],
 ) -> dict[str, float]:
@@ -45,7 +46,9 @@ def window_shares(
     ----------
     retriever : object
         The run's (unfitted) retriever.
-    texts : list of str, length n_chunks
+    texts : list of str, length n_chunks, or a callable returning it
+        The chunks' texts; a callable is called only for a windowed embedder (so that a
+        run's chunk texts, held as offsets, are rebuilt only when measured here).
     chunk_arrays : (doc, start, end) ndarrays of shape (n_chunks,)
         Each chunk's document number and character range.
     part_arrays : (question, doc, start, end) ndarrays of shape (n_parts,)
@@ -62,6 +65,8 @@ def window_shares(
         return {}
     c_doc, c_start, c_end = (np.asarray(a, dtype=np.int64) for a in chunk_arrays)
     _, p_doc, p_start, p_end = (np.asarray(a, dtype=np.int64) for a in part_arrays)
+    if callable(texts):
+        texts = texts()
     if not texts:
         return dict.fromkeys(WINDOW_COLUMNS, float("nan"))
     seen_end = c_start + emb.visible_chars(texts)
