@@ -243,7 +243,9 @@ def _moments(extra: tuple[str, ...]) -> list[float]:
 
 @pytest.mark.slow
 @pytest.mark.parametrize(
-    "extra", [("--workers", "2"), ("--executor", "dask", "--workers", "2")], ids=["processes", "dask"]
+    "extra",
+    [("--executor", "processes", "--workers", "2"), ("--executor", "dask", "--workers", "2")],
+    ids=["processes", "dask"],
 )
 def test_sigint_at_20_moments_ends_the_run(tmp_path, extra):
     """Findings 2-1, 2-2: Ctrl-C under --workers 2 and under Dask, at 20 moments of a run."""
@@ -258,7 +260,11 @@ def test_sigint_at_20_moments_ends_the_run(tmp_path, extra):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("extra", [("--workers", "2"), ("--executor", "dask")], ids=["processes", "dask"])
+@pytest.mark.parametrize(
+    "extra",
+    [("--executor", "processes", "--workers", "2"), ("--executor", "dask")],
+    ids=["processes", "dask"],
+)
 @pytest.mark.parametrize("delay", [1.5, 3.0])  # after Python's start: SIGTERM before it kills outright
 def test_sigterm_ends_the_run_with_143(tmp_path, extra, delay):
     if "dask" in extra:

@@ -231,7 +231,7 @@ def test_workers_one_and_two_identical():
     chunkers = [FIXED10, "paragraph(max_words=3)", "sentence(max_chars=12)"]
     datasets = [tiny_dataset("tiny"), tiny_dataset("tiny2")]
     a = run(datasets, chunkers, n_resamples=100, workers=1)
-    b = run(datasets, chunkers, n_resamples=100, workers=2)
+    b = run(datasets, chunkers, n_resamples=100, workers=2, executor="processes")  # 2 as asked
     pdt.assert_frame_equal(_without_timings(a.summary), _without_timings(b.summary))
     pdt.assert_frame_equal(a.per_question, b.per_question)
     pdt.assert_frame_equal(a.chunks, b.chunks)

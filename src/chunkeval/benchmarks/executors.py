@@ -8,10 +8,13 @@ result tables do not depend on the executor (timing columns aside):
   :func:`~chunkeval.benchmarks.stages.evaluate` (the plan, each step called at once) per
   (dataset, configuration), here.
 - ``processes``: documents are prepared in the pool by partitions
-  (:func:`~chunkeval.benchmarks.stages.prepare_documents`) when the workers are forked, then
-  each (dataset, configuration) is one task. Prepared datasets go to each worker once:
-  inherited by forked workers or passed to spawned ones through the pool's initializer
-  (:func:`start_method`).
+  (:func:`~chunkeval.benchmarks.stages.prepare_documents`) when the workers are forked; the
+  parent then evaluates the first configuration of each dataset itself, which builds what
+  the configurations share on first use, and each other (dataset, configuration) is one task
+  of a pool started after. Prepared datasets go to each worker once: inherited by forked
+  workers (copy-on-write, with the collector kept off them) or passed to spawned ones through
+  the pool's initializer (:func:`start_method`); a task carries only its configuration and
+  the settings (about 400 bytes). How many workers: :mod:`chunkeval.benchmarks.workers`.
 - ``dask``: a task graph. Documents are prepared by partitions, the prepared datasets are
   scattered to every worker once, and each step of each (dataset, configuration)'s plan
   becomes a task: chunking over partitions of the documents (:data:`DOCUMENT_BLOCK_CHARS`),
@@ -54,7 +57,7 @@ from chunkeval.caches import store
 from chunkeval.errors import MissingDependency, UsageError
 from chunkeval.protocols import ChunkerLike
 
-__all__ = ["DOCUMENT_BLOCK_CHARS", "EXECUTORS", "QUESTION_BLOCK", "execute", "start_method"]
+__all__ = ["DOCUMENT_BLOCK_CHARS", "EXECUTORS", "QUESTION_BLOCK", "check_sendable", "execute", "start_method"]
 
 #: Executor names accepted by :func:`execute` and ``chunkeval run --executor``.
 EXECUTORS = ("local", "processes", "dask")
@@ -165,7 +168,18 @@ def _evaluate_here(
         release_freed_memory()
 
 
-def _check_picklable(jobs: Sequence[Job]) -> None:
+def check_sendable(jobs: Sequence[Job]) -> None:
+    """Refuse a configuration that cannot be pickled to a worker process.
+
+    Parameters
+    ----------
+    jobs : sequence of (dataset index, chunker or spec, label)
+
+    Raises
+    ------
+    UsageError
+        Naming the configuration, and the fix.
+    """
     for _, chunker, _ in jobs:
         try:
             pickle.dumps(chunker)
@@ -271,7 +285,7 @@ def _processes(
 ) -> list[Evaluation]:
     import multiprocessing
 
-    _check_picklable(jobs)
+    check_sendable(jobs)
     method = start_method()
     ctx = multiprocessing.get_context(method)
     if method == "fork":
@@ -279,14 +293,58 @@ def _processes(
     else:  # a spawned pool would import everything twice; prepare here instead
         _prepare_here(prepared, settings)
     outputs: list[Evaluation | None] = [None] * len(jobs)
-    with _pool(workers, ctx, _init_worker, (list(prepared),)) as pool:
-        submitted = _submit_all(pool, _evaluate_here, [(di, c, label, settings) for di, c, label in jobs])
-        futures = {f: j for j, f in enumerate(submitted)}
-        for done, fut in enumerate(as_completed(futures), start=1):
+    here = _first_of_each_dataset(jobs)
+    with _one_blas_thread():
+        for done, j in enumerate(here, start=1):
+            di, chunker, label = jobs[j]
+            outputs[j] = evaluate(prepared[di], chunker, label, settings)
+            if progress is not None:
+                progress(done, len(jobs))
+    rest = [j for j in range(len(jobs)) if outputs[j] is None]
+    if not rest:
+        return outputs  # type: ignore[return-value]
+    with _pool(min(workers, len(rest)), ctx, _init_worker, (list(prepared),)) as pool:
+        with _frozen_heap():
+            submitted = _submit_all(pool, _evaluate_here, [(*jobs[j], settings) for j in rest])
+        futures = {f: j for j, f in zip(rest, submitted, strict=True)}
+        for done, fut in enumerate(as_completed(futures), start=len(here) + 1):
             outputs[futures[fut]] = fut.result()
             if progress is not None:
                 progress(done, len(jobs))
     return outputs  # type: ignore[return-value]
+
+
+def _first_of_each_dataset(jobs: Sequence[Job]) -> list[int]:
+    """The job numbers the parent evaluates before a pool starts: the first of each dataset.
+
+    Evaluating one configuration builds what every configuration of the dataset shares and
+    builds on first use (the corpus analysis of the lexical retrievers, the evidence extents
+    measured in a chunker's unit, word starts, the analyser's character classes, loaded
+    encodings); forked workers then inherit it instead of each building it again. On a busy
+    machine those duplicates made two workers slower than one.
+    """
+    seen: dict[int, int] = {}
+    for j, (di, _, _) in enumerate(jobs):
+        seen.setdefault(di, j)
+    return list(seen.values())
+
+
+@contextlib.contextmanager
+def _frozen_heap() -> Any:
+    """Keep the garbage collector off the objects that exist now while workers are forked.
+
+    A forked worker shares the parent's memory until a page is written; a collection walking
+    the inherited objects writes to every one of them (its bookkeeping lives in each
+    object's header) and copies the prepared datasets into each worker. ``gc.freeze`` moves
+    them out of the collector's reach (Python documents it for exactly this, before a fork).
+    """
+    import gc
+
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
 
 
 def _with_one_blas_thread(step: Callable[..., Any], *args: Any) -> Any:
@@ -443,7 +501,7 @@ def _dask(
     workers: int,
     scheduler: str | None,
 ) -> list[Evaluation]:
-    _check_picklable(jobs)
+    check_sendable(jobs)
     made: list[Any] = []
     try:
         # a local cluster's processes start with Ctrl-C ignored, so it reaches this process

@@ -22,6 +22,7 @@ from typing import Any, cast
 
 from chunkeval.benchmarks.executors import EXECUTORS, execute
 from chunkeval.benchmarks.stages import Evaluation, PreparedDataset, Settings, resolve_tokenizer, summarise
+from chunkeval.benchmarks.workers import check_workers, plan_workers
 from chunkeval.errors import UsageError
 from chunkeval.policy import CONFIDENCE, DEFAULT_BUDGETS
 from chunkeval.protocols import ChunkerLike, TokenizerLike
@@ -316,7 +317,7 @@ def _check_arguments(
     retriever: Any,
     budgets: Any,
     rank_by: Any,
-) -> tuple[tuple[int, ...], int, str, tuple[int, ...]]:
+) -> tuple[tuple[int, ...], int, str | None, tuple[int, ...]]:
     """Check :func:`run`'s arguments before any work; return (ks, seed, executor, budgets)."""
 
     ks = tuple(check_ks(ks))
@@ -325,11 +326,8 @@ def _check_arguments(
         raise UsageError(f"confidence must be in (0, 1), got {confidence!r}")
     if int(n_resamples) < 1:
         raise UsageError(f"n_resamples must be >= 1, got {n_resamples!r}")
-    if int(workers) < 1:
-        raise UsageError(f"workers must be >= 1, got {workers!r}")
-    if executor is None:
-        executor = "processes" if int(workers) > 1 else "local"
-    if executor not in EXECUTORS:
+    check_workers(workers)
+    if executor is not None and executor not in EXECUTORS:
         raise UsageError(f"unknown executor {executor!r}; use one of {', '.join(EXECUTORS)}")
     if scheduler is not None and executor != "dask":
         raise UsageError("scheduler= is the address of a Dask scheduler; it needs executor='dask'")
@@ -410,6 +408,7 @@ def _manifest(
             "confidence": float(settings.confidence),
             "n_resamples": int(settings.n_resamples),
             "workers": facts["workers"],
+            "workers_decision": facts["workers_decision"],
             "executor": facts["executor"],
             "timings": {
                 "total_seconds": facts["total_seconds"],
@@ -434,7 +433,7 @@ def run(
     seed: int = 0,
     confidence: float = CONFIDENCE,
     n_resamples: int = 1000,
-    workers: int = 1,
+    workers: int | str = 1,
     progress: Callable[[int, int], None] | None = None,
     executor: str | None = None,
     scheduler: str | None = None,
@@ -479,11 +478,16 @@ def run(
         Level of the percentile bootstrap intervals, in (0, 1).
     n_resamples : int, default 1000
         Bootstrap resamples over questions.
-    workers : int, default 1
-        Worker processes for configurations; 1 runs in this process.
+    workers : int or "auto", default 1
+        Worker processes for configurations, at most; 1 runs in this process. With the
+        default executor the number used is decided from the work and the free cores, and
+        only ever lowered (:mod:`chunkeval.benchmarks.workers`): small work or busy cores
+        run in fewer processes, as that is faster; ``"auto"`` allows every usable core.
+        ``manifest["workers"]`` is the number used, ``manifest["workers_decision"]`` why.
     executor : {"local", "processes", "dask"}, optional
         Where configurations run (:func:`chunkeval.benchmarks.executors.execute`).
-        Default: ``"processes"`` when ``workers > 1``, else ``"local"``. ``"dask"`` runs
+        Default: ``"processes"`` when more than one worker is decided, else ``"local"``;
+        ``"processes"`` given explicitly uses ``workers`` processes as asked. ``"dask"`` runs
         on Dask distributed: a ``LocalCluster`` of ``workers`` processes, or the cluster at
         ``scheduler`` (extra ``dask``).
     scheduler : str, optional
@@ -508,7 +512,7 @@ def run(
         provenance}}, configs [{config, chunker, params, limit, limit_unit}],
         retriever, retriever_params {class, params[, analyzer][, embedder
         {class, params}][, components]}, ks, tokenizer, seed, confidence, n_resamples, workers,
-        timings, machine {ram_bytes, cpu_count, ...}, argv, finished_at``.
+        workers_decision, timings, machine {ram_bytes, cpu_count, ...}, argv, finished_at``.
         ``git_commit``/``git_dirty`` are set only when chunkeval is imported
         from its own git checkout (``src/chunkeval`` of a repository whose
         ``pyproject.toml`` names ``chunkeval``), else ``None``; ``git_dirty``
@@ -563,12 +567,15 @@ def run(
     if progress is not None:
         progress(0, len(jobs))
     prepared = [PreparedDataset(d) for d in loaded]  # the executor prepares them, where it runs
+    executor, decision = plan_workers(
+        check_workers(workers), executor, [p.n_characters for p in prepared], jobs
+    )
     outputs = execute(
         prepared,
         jobs,
         settings,
         executor=executor,
-        workers=int(workers),
+        workers=decision.workers,
         scheduler=scheduler,
         progress=progress,
     )
@@ -579,7 +586,8 @@ def run(
         "retriever_params": retriever_params,
         "p_best_metric": p_best_metric,
         "tokenizer": tokenizer_name,
-        "workers": int(workers),
+        "workers": decision.workers,
+        "workers_decision": decision.to_dict(),
         "executor": executor,
         "total_seconds": time.perf_counter() - t_start,
     }

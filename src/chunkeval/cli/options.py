@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from chunkeval.cli.exit_codes import CLIError
 from chunkeval.validation import check_ks, check_seed
 
-__all__ = ["check_seed_option", "parse_ints", "parse_ks"]
+__all__ = ["check_seed_option", "parse_ints", "parse_ks", "worker_count"]
 
 
 def parse_ints(values: Sequence[str] | None, option: str) -> tuple[int, ...]:
@@ -66,3 +66,30 @@ def parse_ks(values: Sequence[str] | None) -> tuple[int, ...] | None:
 def check_seed_option(seed: int) -> None:
     """Refuse a ``--seed`` out of range before any work (:func:`chunkeval.validation.check_seed`)."""
     check_seed(seed)
+
+
+def worker_count(text: str) -> int | str:
+    """The value of ``--workers``: a whole number, or ``auto`` (as many as the run can use).
+
+    Parameters
+    ----------
+    text : str
+
+    Returns
+    -------
+    int or "auto"
+        The number as given (its range is checked with the library's other arguments).
+
+    Raises
+    ------
+    argparse.ArgumentTypeError
+        Neither a number nor ``auto``.
+    """
+    import argparse
+
+    value = text.strip().lower()
+    if value == "auto":
+        return value
+    if value.isascii() and value.isdigit():
+        return int(value)
+    raise argparse.ArgumentTypeError(f"expects a number of processes or 'auto', got {text!r}")

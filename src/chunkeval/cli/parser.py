@@ -12,6 +12,7 @@ from chunkeval.cli.exit_codes import CLIError
 from chunkeval.cli.export import cmd_export
 from chunkeval.cli.inspection import cmd_inspect
 from chunkeval.cli.listing import cmd_chunkers, cmd_datasets
+from chunkeval.cli.options import worker_count
 from chunkeval.cli.report import cmd_report
 from chunkeval.cli.run import RESULTS_ROOT, cmd_run
 from chunkeval.cli.validate import cmd_validate
@@ -114,7 +115,14 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help=f"results folder (default: {RESULTS_ROOT}/<timestamp>-<suite>); must not exist or be empty",
     )
-    p.add_argument("--workers", type=int, default=1, help="processes for configurations (default 1)")
+    p.add_argument(
+        "--workers",
+        type=worker_count,
+        default=1,
+        metavar="N",
+        help="at most N processes for configurations, fewer when the work is small or cores are busy; "
+        "'auto': up to every core (default 1)",
+    )
     p.add_argument(
         "--max-configs",
         type=int,

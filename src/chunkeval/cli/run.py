@@ -11,6 +11,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from chunkeval.benchmarks.workers import check_workers
 from chunkeval.cli.compare import emit_comparison, summarised_failure
 from chunkeval.cli.exit_codes import EXIT_FAILURE, EXIT_OK, CLIError, one_line, stderr_line, writing
 from chunkeval.cli.options import check_seed_option, parse_ints, parse_ks
@@ -80,7 +81,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         kwargs["budgets"] = ()  # --budgets none: no budget-matched metrics
     elif budgets := parse_ints(args.budgets, "--budgets"):
         kwargs["budgets"] = budgets
-    check_count("workers", args.workers)
+    check_workers(args.workers)
     with summarised_failure(args.baseline, "this run"):  # an exit 2 reaches the CI step summary too
         baseline = _gate_baseline(args, kwargs)
     folder, default = _new_results_folder(args.out, name)
@@ -101,6 +102,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     )
     print(COLUMN_LEGEND)
     print(f"\nresults: {folder}")
+    if args.workers != 1 and not args.quiet:  # the pool may be smaller than asked: say why
+        print(f"workers: {results.manifest['workers_decision']['reason']}")
     for dataset_name, info in results.manifest["datasets"].items():
         drafts = info.get("provenance", {}).get("draft_questions", 0)
         if drafts:

@@ -51,7 +51,8 @@ class Manifest(TypedDict, total=False):
     seed: int  #: the bootstrap seed
     confidence: float  #: the confidence level of every interval
     n_resamples: int  #: bootstrap resamples
-    workers: int  #: worker processes
+    workers: int  #: worker processes used
+    workers_decision: dict[str, Any]  #: how many workers and why (benchmarks.workers.WorkerDecision)
     executor: str  #: where the stages ran (local, processes, dask)
     timings: dict[str, Any]  #: total, loading and per-configuration seconds
     machine: dict[str, Any]  #: RAM, CPU count, platform
