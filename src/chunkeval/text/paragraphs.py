@@ -97,7 +97,8 @@ def paragraphs_and_words(text: str) -> Paragraphs:
     first, past = first[keep], past[keep]
     spans = list(zip(starts[first].tolist(), ends[past - 1].tolist(), strict=True))
     aligned = cluster_aligned(text, spans, codes)
-    if aligned is not spans:  # a cluster began with whitespace: count the widened spans
+    if aligned is not spans and aligned != spans:  # a cluster began with whitespace:
+        # count the widened spans
         return Paragraphs(aligned, [count_words(text[s:e]) for s, e in aligned])
     return Paragraphs(spans, (past - first).tolist(), codes, starts, ends)
 

@@ -541,10 +541,14 @@ def _terminator_cuts_array(text: str, lines: _Lines, markers: set[int]) -> list[
     lone_ends, lone_starts = ends[lone], starts[lone]
     cuts.extend(lone_ends[verdict == 1].tolist())
     undecided = lone_starts[verdict == 2].tolist()
-    # other runs without a trailer ("!", "?", "...", "…"): the next word decides
-    other_ends = ends[~lone].tolist()
-    for end, nxt in zip(other_ends, following[~lone].tolist(), strict=True):
-        if not text[nxt].islower():
+    # other runs without a trailer ("!", "?", "...", "…"): a sentence end unless the next
+    # word starts with a lower-case letter (read from the codes when ASCII)
+    other_ends, nxt = ends[~lone], following[~lone]
+    first = codes[nxt]
+    ascii_first = first < 128
+    cuts.extend(other_ends[ascii_first & ~((first >= 97) & (first <= 122))].tolist())
+    for end, pos in zip(other_ends[~ascii_first].tolist(), nxt[~ascii_first].tolist(), strict=True):
+        if not text[pos].islower():
             cuts.append(end)
     # runs with trailers: matched and decided one by one
     last_end = -1
