@@ -279,3 +279,15 @@ def test_repeated_text_in_overlapping_pieces_is_placed_so_nothing_is_skipped():
     text = "Stay calm. Stay calm. Stay calm. Stay calm."
     pieces = [("Stay calm. Stay calm. Stay calm. Stay", None), ("Stay calm.", None)]
     assert locate_pieces(text, pieces, True, 10) == [(0, 37), (33, 43)]
+
+
+def test_an_overlapping_piece_may_start_where_the_previous_one_did_if_it_reaches_further():
+    from chunkeval.chunkers.external import locate_pieces
+
+    # LangChain's recursive splitter (chunk_size=40, chunk_overlap=10) returns 'word' and then a
+    # longer piece starting with the same 'word' (found by hypothesis).
+    text = "\r\n \r\n word \r\n Stay calm. Dr. Smith said so."
+    pieces = [("word", None), ("word \r\n Stay calm. Dr. Smith said so.", None)]
+    assert locate_pieces(text, pieces, True, 10) == [(6, 10), (6, 43)]
+    # The same piece twice is not placed twice on the same range: the second is the next one.
+    assert locate_pieces("word word", [("word", None), ("word", None)], True, 10) == [(0, 4), (5, 9)]

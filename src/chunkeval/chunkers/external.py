@@ -92,12 +92,30 @@ def _flexible_pattern(piece: str) -> re.Pattern[str] | None:
     return re.compile(r"\s+".join(map(re.escape, words))) if words else None
 
 
-def _cursor(previous: tuple[int, int], overlapping: bool, max_overlap: int | None) -> int:
-    """Where the search for the piece after ``previous`` (start, end) begins."""
+def _placements(
+    text: str,
+    piece: str,
+    reported: int | None,
+    previous: tuple[int, int],
+    overlapping: bool,
+    max_overlap: int | None,
+) -> Iterator[tuple[int, int]]:
+    """Admissible ranges of the piece after ``previous`` (start, end), in order.
+
+    Disjoint pieces start at or after the previous end. Overlapping pieces
+    start at or after the previous start (no earlier than ``max_overlap``
+    before its end); one starting at the same place must reach further,
+    because LangChain's recursive splitter can return a piece and then a
+    longer piece that begins with it ('word', 'word Stay calm.').
+    """
     start, end = previous
     if not overlapping:
-        return end
-    return start + 1 if max_overlap is None else max(start + 1, end - max_overlap)
+        yield from _matches(text, piece, reported, end)
+        return
+    cursor = start if max_overlap is None else max(start, end - max_overlap)
+    for span in _matches(text, piece, reported, max(cursor, 0)):
+        if span[0] > start or span[1] > end:
+            yield span
 
 
 def _matches(text: str, piece: str, reported: int | None, cursor: int) -> Iterator[tuple[int, int]]:
@@ -152,9 +170,10 @@ def _gap_free(
             _, piece, reported = items[i]
             ink = _INK.search(text, covered)
             limit = ink.start() if ink else len(text)  # starting later would skip text
-            cursor = _cursor(spans[-1] if spans else (-1, 0), overlapping, max_overlap)
+            previous = spans[-1] if spans else (-1, 0)
             candidates = takewhile(
-                lambda span, limit=limit: span[0] <= limit, _matches(text, piece, reported, cursor)
+                lambda span, limit=limit: span[0] <= limit,
+                _placements(text, piece, reported, previous, overlapping, max_overlap),
             )
             stack.append((candidates, covered))
         budget -= 1
@@ -221,7 +240,7 @@ def locate_pieces(
     missing: list[str] = []
     previous = (-1, 0)
     for number, piece, reported in items:
-        found = next(_matches(text, piece, reported, _cursor(previous, overlapping, max_overlap)), None)
+        found = next(_placements(text, piece, reported, previous, overlapping, max_overlap), None)
         if found is None:
             missing.append(f"#{number} {piece[:40]!r}")
             continue
