@@ -36,7 +36,7 @@ sum of the sentences' counts plus ``delta_i = count(T[l:f]) - count(T[l:e]) - co
 (``e`` the seam), a property of the document alone, counted once. A seam without ``l`` or ``f``
 (a one-word sentence on either side) is not split: the run is encoded whole. Likewise a
 sentence's own count is its count with its gap, minus ``count(G_i + S_i[:f])``, plus
-``count(S_i[:f])``. ``tests/chunkers/test_seam_counts.py`` checks the split rule and the run
+``count(S_i[:f])``. ``tests/chunkers/test_budget_counts.py`` checks the split rule and the run
 counts against full encoding on random text mixing scripts, emoji, marks and whitespace.
 """
 

@@ -297,12 +297,30 @@ def iter_checked_budget_chunk(
         raise UsageError(
             f"overlap_tokens must be in [0, max_tokens) = [0, {max_tokens}), got {overlap_tokens!r}"
         )
-    # (first sizes are read only for the items that open a chunk: a lazy sequence is not forced)
+    _check_sizes(first_sizes, next_sizes)
+    hard = max_tokens if hard_limit is None else hard_limit
+    yield from _checked_groups(
+        first_sizes, [0, *accumulate(next_sizes)], max_tokens, overlap_tokens, measure, hard
+    )
+
+
+def _check_sizes(first_sizes: Sequence[float], next_sizes: Sequence[float]) -> None:
+    # first sizes are read only for the items that open a chunk: a lazy sequence is not forced
     if min(next_sizes, default=0) < 0 or (isinstance(first_sizes, list) and min(first_sizes, default=0) < 0):
         raise ValueError("sizes must be non-negative")
-    prefix = [0, *accumulate(next_sizes)]
+
+
+def _checked_groups(
+    first_sizes: Sequence[float],
+    prefix: list[float],
+    max_tokens: float,
+    overlap_tokens: float,
+    measure: RunMeasure | None,
+    hard: float,
+) -> Iterator[list[int]]:
+    """:func:`iter_checked_budget_chunk` on checked parameters and the prefix sums of
+    ``next_sizes`` (balanced's search packs the same sizes at many budgets)."""
     rule = seed_by_size(overlap_tokens) if overlap_tokens else no_seed
-    hard = max_tokens if hard_limit is None else hard_limit
 
     def estimate(first: int, last: int) -> float:
         return first_sizes[first] + prefix[last + 1] - prefix[first + 1]
@@ -364,8 +382,12 @@ def checked_balanced_chunk(
     if isinstance(max_tokens, bool) or not float(max_tokens).is_integer():
         raise UsageError(f"max_tokens must be a whole number of tokens, got {max_tokens!r}")
 
+    _check_positive("max_tokens", max_tokens)
+    _check_sizes(first_sizes, next_sizes)
+    prefix = [0, *accumulate(next_sizes)]
+
     def count(budget: int) -> int:
-        return sum(1 for _ in iter_checked_budget_chunk(first_sizes, next_sizes, budget))
+        return sum(1 for _ in _checked_groups(first_sizes, prefix, budget, 0, None, budget))
 
     target = count(max_tokens)
     lo, hi = 1, int(max_tokens)  # invariant: budget `hi` gives <= target chunks
@@ -375,7 +397,7 @@ def checked_balanced_chunk(
             hi = mid
         else:
             lo = mid + 1
-    return list(iter_checked_budget_chunk(first_sizes, next_sizes, hi, 0, measure, max_tokens))
+    return list(_checked_groups(first_sizes, prefix, hi, 0, measure, max_tokens))
 
 
 def prefix_sums(sizes: Sequence[float]) -> list[float]:
