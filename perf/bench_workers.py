@@ -123,8 +123,9 @@ def main() -> None:
     chroma = load(suite.datasets[0])
     asked = {"--workers 1": {"workers": 1}, f"--workers {n}": {"workers": n}}
     asked[f"--executor processes --workers {n}"] = {"workers": n, "executor": "processes"}
-    load_before = os.getloadavg()[0]
-    rows: list[list[str]] = []
+    header = ["case", "--workers 1 s", "other side", "its s", "workers used", "speed-up"]
+    print(f"min / median / max over {args.repeat} alternating rounds; usable cores {usable_cores()}")
+    print(f"1-minute load {os.getloadavg()[0]:.2f} at the start", flush=True)
     with tempfile.TemporaryDirectory() as tmp:
         if "command" in cases:
             flags = {
@@ -133,7 +134,8 @@ def main() -> None:
             sides = {
                 name: (lambda f=f: command_side(args.data, f, Path(tmp) / "out")) for name, f in flags.items()
             }
-            rows += table_rows("command, chroma", rounds(sides, args.repeat))
+            rows = table_rows("command, chroma", rounds(sides, args.repeat))
+            print(text_table(header, rows), flush=True)  # each case as it ends: a slow case loses nothing
         for case, spec in (("run", None), ("large", LARGE)):
             if case not in cases:
                 continue
@@ -143,11 +145,8 @@ def main() -> None:
                 name: (lambda kw=kw, ds=dataset: library_side(ds, suite, kw)) for name, kw in asked.items()
             }
             label = "run(), chroma" if spec is None else f"run(), {dataset.name} 12.8 MB"
-            rows += table_rows(label, rounds(sides, args.repeat))
-    header = ["case", "--workers 1 s", "other side", "its s", "workers used", "speed-up"]
-    print(f"min / median / max over {args.repeat} alternating rounds; usable cores {usable_cores()},")
-    print(f"1-minute load {load_before:.2f} before, {os.getloadavg()[0]:.2f} after")
-    print(text_table(header, rows))
+            print(text_table(header, table_rows(label, rounds(sides, args.repeat))), flush=True)
+    print(f"1-minute load {os.getloadavg()[0]:.2f} at the end")
 
 
 if __name__ == "__main__":

@@ -9,9 +9,9 @@ result tables do not depend on the executor (timing columns aside):
   (dataset, configuration), here.
 - ``processes``: documents are prepared in the pool by partitions
   (:func:`~chunkeval.benchmarks.stages.prepare_documents`) when the workers are forked; the
-  parent then evaluates the first configuration of each dataset itself, which builds what
-  the configurations share on first use, and each other (dataset, configuration) is one task
-  of a pool started after. Prepared datasets go to each worker once: inherited by forked
+  parent then builds what the configurations share and the datasets build on first use
+  (the corpus analysis, the evidence extents, the word starts), and each (dataset,
+  configuration) is one task of a pool started after. Prepared datasets go to each worker once: inherited by forked
   workers (copy-on-write, with the collector kept off them) or passed to spawned ones through
   the pool's initializer (:func:`start_method`); a task carries only its configuration and
   the settings (about 400 bytes). How many workers: :mod:`chunkeval.benchmarks.workers`.
@@ -292,41 +292,35 @@ def _processes(
         _prepare_in_pool(prepared, settings, workers, ctx)
     else:  # a spawned pool would import everything twice; prepare here instead
         _prepare_here(prepared, settings)
+    _build_shared(prepared, settings)
     outputs: list[Evaluation | None] = [None] * len(jobs)
-    here = _first_of_each_dataset(jobs)
-    with _one_blas_thread():
-        for done, j in enumerate(here, start=1):
-            di, chunker, label = jobs[j]
-            outputs[j] = evaluate(prepared[di], chunker, label, settings)
-            if progress is not None:
-                progress(done, len(jobs))
-    rest = [j for j in range(len(jobs)) if outputs[j] is None]
-    if not rest:
-        return outputs  # type: ignore[return-value]
-    with _pool(min(workers, len(rest)), ctx, _init_worker, (list(prepared),)) as pool:
+    with _pool(workers, ctx, _init_worker, (list(prepared),)) as pool:
         with _frozen_heap():
-            submitted = _submit_all(pool, _evaluate_here, [(*jobs[j], settings) for j in rest])
-        futures = {f: j for j, f in zip(rest, submitted, strict=True)}
-        for done, fut in enumerate(as_completed(futures), start=len(here) + 1):
+            submitted = _submit_all(pool, _evaluate_here, [(di, c, label, settings) for di, c, label in jobs])
+        futures = {f: j for j, f in enumerate(submitted)}
+        for done, fut in enumerate(as_completed(futures), start=1):
             outputs[futures[fut]] = fut.result()
             if progress is not None:
                 progress(done, len(jobs))
     return outputs  # type: ignore[return-value]
 
 
-def _first_of_each_dataset(jobs: Sequence[Job]) -> list[int]:
-    """The job numbers the parent evaluates before a pool starts: the first of each dataset.
+def _build_shared(prepared: Sequence[PreparedDataset], settings: Settings) -> None:
+    """Build here, before a pool starts, what every configuration of a dataset shares and
+    the datasets build on first use: the lexical retrievers' corpus analysis (with the
+    analyser's character classes), the evidence extents and the word starts.
 
-    Evaluating one configuration builds what every configuration of the dataset shares and
-    builds on first use (the corpus analysis of the lexical retrievers, the evidence extents
-    measured in a chunker's unit, word starts, the analyser's character classes, loaded
-    encodings); forked workers then inherit it instead of each building it again. On a busy
-    machine those duplicates made two workers slower than one.
+    Forked workers then inherit them instead of each building them again (about a second of
+    the Chroma suite's first configuration; on a busy machine those duplicates made two
+    workers slower than one); spawned ones receive them with the datasets.
     """
-    seen: dict[int, int] = {}
-    for j, (di, _, _) in enumerate(jobs):
-        seen.setdefault(di, j)
-    return list(seen.values())
+    counts = settings.build_retriever().accepts_counts()
+    for ctx in prepared:
+        if ctx.questions:
+            ctx.evidence_hulls()
+            if counts:
+                ctx.corpus_terms()
+        ctx.word_starts()
 
 
 @contextlib.contextmanager

@@ -11,8 +11,7 @@ The rule, for ``workers=N`` (``--workers N``) with the default executor:
    (:func:`usable_cores`: the CPU affinity of this process, else ``os.cpu_count()``).
 2. No more workers than (dataset, configuration) jobs.
 3. One worker when the work to share is small: the characters of the datasets times the
-   configurations after the first of each dataset (the parent evaluates those itself, see
-   :mod:`chunkeval.benchmarks.executors`) below :data:`MIN_PARALLEL_WORK_CHARS`.
+   configurations below :data:`MIN_PARALLEL_WORK_CHARS`.
 4. No more workers than free cores (:func:`free_cores`: the lower of the per-CPU idle time
    over :data:`IDLE_SAMPLE_SECONDS` and the cores minus the load average), counting a core
    as free from :data:`FREE_CORE_SHARE` of it idle. Workers on busy cores only share the
@@ -52,8 +51,7 @@ __all__ = [
 #: The ``workers`` value that lets :func:`decide_workers` choose up to every usable core.
 AUTO = "auto"
 
-#: Characters x configurations (after the first per dataset) below which one process runs
-#: the work: about 0.2-0.4 s per MB and configuration, so below this a pool saves less than
+#: Characters x configurations below which one process runs the work: about 0.2-0.4 s per MB and configuration, so below this a pool saves less than
 #: a second, which forking, the results' way back and one worker's idle tail can cost.
 MIN_PARALLEL_WORK_CHARS = 8_000_000
 
@@ -295,9 +293,7 @@ def plan_workers(
 
     if workers != 1 and executor != "local":
         check_sendable(jobs)
-    n_configs = len(jobs) // max(1, len(dataset_chars))
-    # the parent evaluates the first configuration of each dataset before the pool starts
-    work = sum(dataset_chars) * max(0, n_configs - 1)
+    work = sum(dataset_chars) * (len(jobs) // max(1, len(dataset_chars)))
     cores = usable_cores()
     if executor == "dask":
         n = cores if workers == AUTO else int(workers)
