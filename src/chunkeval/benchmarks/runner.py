@@ -597,4 +597,5 @@ def run(
         per_question=per_question,
         chunks=chunk_table,
         manifest=to_jsonable(manifest),
+        datasets={d.name: d for d in loaded},  # the report of the run reads their texts here
     )

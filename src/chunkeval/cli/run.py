@@ -215,7 +215,8 @@ def _run_into(
     if not args.no_report:
         try:
             with writing(folder, "the report in"):
-                _, why = write_report_if_available(claim.staging)
+                # the results and datasets in memory: the report reads nothing back from disk
+                _, why = write_report_if_available(claim.staging, results=results)
             report = None if why else claim.folder / "report.html"
             if why:
                 stderr_line(why)

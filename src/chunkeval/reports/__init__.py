@@ -134,7 +134,8 @@ def write_report(
             list(dict.fromkeys([*res.summary["config"].astype(str), *cmp.rows["config"].astype(str)]))
         )
         drawable = cmp.rows[cmp.rows["ci_low"].notna()]
-        shared = [n for n in names if n in set(drawable["dataset"].astype(str))]
+        drawn = set(drawable["dataset"].astype(str))
+        shared = [n for n in names if n in drawn]
         for name in shared:
             fig = plot_deltas(cmp, dataset=name, styles=both, base_name="baseline", new_name="this run")
             files = save_figure(fig, dest / CHARTS_DIR, f"deltas__{name}", formats=formats)

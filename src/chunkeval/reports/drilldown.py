@@ -318,7 +318,8 @@ def render_question_view(
         Escaped HTML.
     """
     states = question_states(results, dataset, column)
-    configs = [c for c in styles if c in set(states["config"])]
+    present = set(states["config"])
+    configs = [c for c in styles if c in present]
     if not configs:
         return '<p class="note">No per-question rows for this dataset.</p>'
     grid = states.pivot(index="question_id", columns="config", values="state")

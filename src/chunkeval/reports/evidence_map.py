@@ -208,6 +208,11 @@ def split_questions(results: Any) -> pd.DataFrame:
 def reload_dataset(results: Any, dataset: str) -> tuple[Any | None, str]:
     """Reload one dataset from the spec recorded in the manifest, checking its fingerprint.
 
+    The results of a run still in memory hold the datasets it measured
+    (:attr:`Results.datasets <chunkeval.results.folder.Results>`): one of those is returned
+    instead of loading the spec again, under the same conditions (a recorded spec, and the
+    recorded fingerprint).
+
     Parameters
     ----------
     results : Results
@@ -235,6 +240,9 @@ def reload_dataset(results: Any, dataset: str) -> tuple[Any | None, str]:
             None,
             f"the manifest records no fingerprint for dataset {dataset!r}, so its texts are not reloaded",
         )
+    held = (getattr(results, "datasets", None) or {}).get(dataset)
+    if held is not None and getattr(held, "fingerprint", None) == recorded:
+        return held, ""  # the run's own dataset: nothing to read again
     try:
         from chunkeval.datasets import load
     except ImportError as exc:  # pragma: no cover - depends on the install
@@ -390,7 +398,8 @@ def plot_evidence_map(
     length = _doc_length(doc_chunks, doc_parts, doc_id, texts)
     lo, hi = (0, length) if window is None else (int(window[0]), int(window[1]))
 
-    configs = [c for c in styles if c in set(doc_chunks["config"].astype(str))]
+    present = set(doc_chunks["config"].astype(str))
+    configs = [c for c in styles if c in present]
     n = len(configs)
     if ax is None:
         fig = new_figure(size)

@@ -502,7 +502,8 @@ def _split_section(
             "across chunks still counts below; parts merely kept apart in their documents do "
             "not.</p>"
         )
-    for config in [c for c in styles if c in set(n_q["config"].astype(str))]:
+    present = set(n_q["config"].astype(str))  # once: a set per configuration iterated every row
+    for config in [c for c in styles if c in present]:
         st = styles[config]
         g = d[d["config"] == config] if len(d) else d
         total = int((n_q["config"].astype(str) == config).sum())

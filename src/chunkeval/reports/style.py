@@ -157,6 +157,10 @@ RC: dict[str, object] = {
     "legend.fontsize": 11,
     "legend.title_fontsize": 11,
     "figure.titlesize": 15,
+    # titles at the top of their axes, as matplotlib's automatic placement puts them when no
+    # tick labels are on top (none are here); the automatic placement measured every axes'
+    # ticks again at each layout pass and each drawing
+    "axes.titley": 1.0,
     "axes.grid": True,
     "grid.alpha": 0.3,
     "grid.linewidth": 0.6,

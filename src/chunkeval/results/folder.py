@@ -241,12 +241,18 @@ class Results:
         chunk's own text; the summary's ``size_tokens_*`` describe it).
     manifest : dict
         JSON-serialisable provenance (see :func:`chunkeval.benchmarks.run`).
+    datasets : dict, optional
+        Name -> the :class:`~chunkeval.datasets.Dataset` the run measured, in memory only:
+        :func:`chunkeval.benchmarks.run` fills it, :meth:`save` never writes it and :meth:`load`
+        leaves it empty. The report of the run reads its texts from here instead of loading
+        every dataset again (:func:`chunkeval.reports.evidence_map.reload_dataset`).
     """
 
     summary: pd.DataFrame
     per_question: pd.DataFrame
     chunks: pd.DataFrame
     manifest: dict = field(default_factory=dict)
+    datasets: dict = field(default_factory=dict, repr=False, compare=False)
 
     def __repr__(self) -> str:
         return (

@@ -83,7 +83,8 @@ def plot_deltas(
     if styles is None:
         styles = config_styles(list(dict.fromkeys(d["config"].astype(str))))
     metrics = list(dict.fromkeys(d["metric"]))
-    configs = [c for c in styles if c in set(d["config"])]
+    present = set(d["config"])
+    configs = [c for c in styles if c in present]
     n = len(configs)
     if ax is None:
         ncols = min(3, len(metrics))

@@ -22,6 +22,7 @@ __all__ = [
     "fit_panel_titles",
     "fit_text",
     "freeze_layout",
+    "layout_is_frozen",
     "legend_below",
     "legend_columns",
     "legend_fit",
@@ -170,11 +171,28 @@ def text_sizes(
     return np.asarray(out, dtype=float).reshape(-1, 2)
 
 
+#: Attribute a figure carries after :func:`freeze_layout`: the dpi its layout was computed at.
+FROZEN_AT = "_chunkeval_layout_dpi"
+
+
 def freeze_layout(fig: Figure) -> None:
-    """Run the figure's layout engine now, so axes positions are final for label placement."""
+    """Run the figure's layout engine now, so axes positions are final for label placement.
+
+    The layout then counts as final: :func:`~chunkeval.reports.charts.files.save_figure`
+    renders the figure at that dpi without running the engine a second time (the layout is
+    about half of a chart's time). So call it once everything that takes room is in place;
+    afterwards only texts that shrink, and artists out of the layout
+    (``set_in_layout(False)``), may be added.
+    """
     engine = fig.get_layout_engine()
     if engine is not None:
         engine.execute(fig)
+        setattr(fig, FROZEN_AT, fig.dpi)
+
+
+def layout_is_frozen(fig: Figure, dpi: float) -> bool:
+    """Whether :func:`freeze_layout` laid ``fig`` out at ``dpi`` (so drawing it needs no new layout)."""
+    return getattr(fig, FROZEN_AT, None) == dpi
 
 
 def new_axes(ax: Axes | None, size: str | tuple[float, float]) -> tuple[Figure, Axes]:
