@@ -375,7 +375,8 @@ MANIFEST = {
     "started_at": "start time (UTC, ISO 8601)",
     "timings": "wall time of the run, of loading each dataset, and of each configuration's stages",
     "tokenizer": "tokenizer of the token counts",
-    "workers": "worker processes",
+    "workers": "worker processes used",
+    "workers_decision": "how the number of workers was decided: asked, usable and free cores, work size, reason",
     "files": "per table: file name, format (`csv` or `parquet`) and column types",
 }
 
