@@ -303,7 +303,7 @@ def _builtin_available() -> bool:
 @pytest.mark.skipif(not _builtin_available(), reason="the built-in dataset is not available")
 def test_run_without_arguments_runs_default_suite(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(chunkeval.reports, "write_report", lambda folder: None, raising=False)
+    monkeypatch.setattr(chunkeval.reports, "write_report", lambda folder, **held: None, raising=False)
     assert main(["run", "--quiet", "--workers", "2"]) == 0
     (folder,) = list((tmp_path / "chunkeval-results").iterdir())
     assert folder.name.endswith("-default")

@@ -363,9 +363,11 @@ def test_chart_pngs_are_palette_images_and_smaller(report_folder, run_results, t
     full = io.BytesIO()
     fig.savefig(full, format="png", dpi=100, facecolor="white")
     assert png.stat().st_size < 0.6 * len(full.getvalue())
-    with Image.open(png) as a, Image.open(full) as b:  # same picture, channel error tiny
+    # Same picture, channel error tiny: with the fast octree palette (chosen for speed in
+    # issue 23) the mean error on this chart is about 1.1 levels of 255.
+    with Image.open(png) as a, Image.open(full) as b:
         diff = np.abs(np.asarray(a.convert("RGB"), dtype=int) - np.asarray(b.convert("RGB"), dtype=int))
-        assert a.size == b.size and diff.mean() < 1.0
+        assert a.size == b.size and diff.mean() < 1.5
 
 
 def test_report_files_are_readable_by_others(tmp_path):
