@@ -513,3 +513,20 @@ def test_measure_many_equals_measure_in_every_unit():
             return 2 * len(text)
 
     assert Doubled(chunk_size=5, unit="chars").measure_many(texts).tolist() == [2 * len(t) for t in texts]
+
+
+@needs_tiktoken
+def test_token_byte_lengths_from_the_tables_equal_decoding_each_id():
+    # the fast table (the encoding's rank and special-token maps) against the reference of
+    # decoding every id, as an encoding without those private maps is decoded
+    encoding = TiktokenTokenizer(TIKTOKEN_NAME).encoding
+
+    class Decoding:  # only the public API: no _mergeable_ranks, no _special_tokens
+        n_vocab = encoding.n_vocab
+        decode_single_token_bytes = staticmethod(encoding.decode_single_token_bytes)
+
+    fast, slow = tk._token_byte_lengths(encoding), tk._token_byte_lengths(Decoding())
+    assert fast.shape == slow.shape == (100277,)
+    assert np.array_equal(fast, slow)
+    assert fast[encoding.encode_ordinary(" hello")[0]] == 6
+    assert fast[encoding.eot_token] == len("<|endoftext|>")

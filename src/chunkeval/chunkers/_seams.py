@@ -42,14 +42,15 @@ counts against full encoding on random text mixing scripts, emoji, marks and whi
 
 from __future__ import annotations
 
-import re
-from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from itertools import accumulate
 from typing import Any
 
 import numpy as np
 
+from chunkeval.caches import store
+from chunkeval.text._spans import _codes
+from chunkeval.text.words import _space_table
 from chunkeval.tokenizers import _encodable
 
 Span = tuple[int, int]
@@ -65,9 +66,6 @@ CL100K_PATTERNS = frozenset(
     }
 )
 
-# the clean points used inside a sentence: a space or tab after a non-space (the other kind,
-# a newline after a letter or digit, is used only at seams)
-_INNER = re.compile(r"(?<=\S)[ \t]")
 _ALNUM = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
 
 
@@ -87,10 +85,18 @@ def is_clean(text: str, y: int) -> bool:
 class SeamCounts:
     """Exact own-text counts of the sentences of one text and of runs of them (module docstring).
 
-    The text is encoded once; each sentence's count with the gap before it (``after``) is
-    the number of the text's tokens between its two ends where both are clean points, and
-    is completed by one short text (the sentence's first word with the gap, or its last
-    word) at an end that is not.
+    Every clean point the rule uses is found with array operations over the code points.
+    The text is then cut at clean points into *segments*: each sentence's part between its
+    two clean ends (from the seam before it, or from its first clean point when that seam
+    is not clean, to the seam after it, or to its last clean point), and the window across
+    each seam that is not clean. A segment's count is read from a memo of distinct segment
+    texts (:func:`segment_counts`), and the segments not in it are counted by encoding each
+    maximal stretch of them once: fresh text is encoded about once, repeated text (a
+    boilerplate line, a benchmark text repeated to size, the same documents chunked by
+    another configuration) not again. A sentence's count with the gap before it (``after``)
+    is its part plus, at an end that is not clean, one short text (its last word, or its
+    gap and first word); the window minus those two short texts is the seam's correction,
+    so that a run is counted with prefix sums.
 
     Parameters
     ----------
@@ -109,119 +115,239 @@ class SeamCounts:
     """
 
     def __init__(self, tokenizer: Any, text: str, spans: Sequence[Span]) -> None:
-        self._tokenizer, self._count, self._text, self._spans = tokenizer, tokenizer.count, text, spans
-        self._own: dict[int, int] = {}
-        self._delta: dict[int, int | None] = {}
-        self._firsts: dict[int, int | None] = {}  # sentence -> its first clean point
-        n = len(text)
-        # is each sentence's end a clean point (is_clean, inline: once per sentence) or the end?
-        self._clean_end = [
-            end == n
-            or ((at := text[end]) in " \t" and not text[end - 1].isspace())
-            or (at in "\r\n" and text[end - 1] in _ALNUM)
-            for _, end in spans
-        ]
-        # seams (by the index of the sentence after them) that are not clean
-        self._unclean = [i for i in range(1, len(spans)) if not self._clean_end[i - 1]]
-        self.after = self._gap_counts()
-        self._prefix = [0, *accumulate(self.after)]
+        self._count, self._text, self._spans = tokenizer.count, text, spans
+        bounds = np.asarray(spans, dtype=np.int64).reshape(-1, 2)
+        starts, ends = bounds[:, 0], bounds[:, 1]
+        first, last, clean_end = _clean_points(text, starts, ends)
+        self._firsts = first.tolist()
+        self._own = [-1] * ends.size  # -1: not counted yet
+        self.after, corrections, unsplit = self._gap_counts(tokenizer, starts, ends, first, last, clean_end)
+        # run(i, j) adds the counts after i and the corrections of the seams up to j; a seam
+        # with no clean point on one side (unsplit) makes the run be encoded whole
+        self._prefix = [0, *accumulate(a + c for a, c in zip(self.after, corrections, strict=True))]
+        self._unsplit = [0, *accumulate(unsplit)]
 
-    def _gap_counts(self) -> list[int]:
-        spans, text = self._spans, self._text
-        if not spans:
-            return []
-        safe = _encodable(text)
-        tok = self._tokenizer
-        token_ends = np.cumsum(tok._byte_lengths()[tok._encode_ids(safe)])
-        gaps = [0, *(end for _, end in spans[:-1])]
-        # the part of each sentence (with its gap) between clean points, and the short texts
-        # before and after it at an end that is not clean
-        lo, hi, extra = list(gaps), [end for _, end in spans], [0] * len(spans)
-        whole = [False] * len(spans)  # encoded on its own, with no clean point to split at
-        for k, clean in enumerate(self._clean_end):
-            if clean:
-                continue
-            # the end of sentence k is not a clean point: it keeps its last word apart, and
-            # the next sentence its gap and first word
-            last = self._last_clean(k)
-            first = self._first_clean(k + 1) if k + 1 < len(spans) else hi[k]
-            if last is None or last < lo[k] or first is None:
-                whole[k] = True
-                if k + 1 < len(spans):
-                    whole[k + 1] = True
-                continue
-            extra[k] += self._count(text[last : hi[k]])
-            hi[k] = last
-            if k + 1 < len(spans):
-                extra[k + 1] += self._count(text[gaps[k + 1] : first])
-                lo[k + 1] = first
-        bounds = _byte_offsets(safe, np.array([*lo, *hi], dtype=np.int64))
-        cut = np.searchsorted(token_ends, bounds, side="right")  # tokens ending by each bound
-        inner = (cut[len(spans) :] - cut[: len(spans)]).tolist()
-        return [
-            self._count(text[gaps[k] : spans[k][1]]) if whole[k] else inner[k] + extra[k]
-            for k in range(len(spans))
+    def _gap_counts(
+        self,
+        tokenizer: Any,
+        starts: np.ndarray,
+        ends: np.ndarray,
+        first: np.ndarray,
+        last: np.ndarray,
+        clean_end: np.ndarray,
+    ) -> tuple[list[int], list[int], list[int]]:
+        """``after``; per sentence the correction of the seam before it; and per sentence
+        whether that seam has no clean point on one side (1) or not (0)."""
+        text, m = self._text, ends.size
+        if not m:
+            self._heads = []
+            return [], [], []
+        # seams that are not clean, by the sentence after them; split: a clean point on both sides
+        seams = np.flatnonzero(~clean_end[:-1]) + 1
+        split = (last[seams - 1] >= 0) & (first[seams] >= 0)
+        unsplit = np.zeros(m, dtype=np.int64)
+        unsplit[seams[~split]] = 1
+        # a sentence at such a seam, or ending the text at an end that is not clean with no
+        # clean point before it, has no part between clean points: it is counted whole
+        whole = unsplit.astype(bool)
+        whole[seams[~split] - 1] = True
+        if not clean_end[-1] and last[-1] < 0:
+            whole[-1] = True
+        i = seams[split]
+        # the short texts at ends that are not clean: a sentence's last word (before each split
+        # seam, and at the end of the text) and the next one's gap and first word
+        tail_of = np.zeros(m, dtype=bool)
+        tail_of[i - 1] = True
+        tail_of[-1] |= (not clean_end[-1]) and last[-1] >= 0
+        head_of = np.zeros(m, dtype=bool)
+        head_of[i] = True
+        count = self._count
+        tails = np.zeros(m, dtype=np.int64)
+        tails[tail_of] = [
+            count(text[a:b]) for a, b in zip(last[tail_of].tolist(), ends[tail_of].tolist(), strict=True)
         ]
+        gaps = np.concatenate(([0], ends[:-1]))
+        heads = np.zeros(m, dtype=np.int64)
+        heads[head_of] = [
+            count(text[a:b]) for a, b in zip(gaps[head_of].tolist(), first[head_of].tolist(), strict=True)
+        ]
+        self._heads = np.where(head_of, heads, -1).tolist()  # own() reads them
+        # the segments in text order: the parts of the sentences not counted whole, and the
+        # windows of the split seams (from the last clean point before to the first one after)
+        parts = np.flatnonzero(~whole)
+        lo = np.where(head_of, first, gaps)[parts]
+        hi = np.where(tail_of, last, ends)[parts]
+        seg_lo = np.concatenate((lo, last[i - 1]))
+        seg_hi = np.concatenate((hi, first[i]))
+        order = np.argsort(seg_lo, kind="stable")
+        counted = np.empty(seg_lo.size, dtype=np.int64)
+        counted[order] = segment_counts(tokenizer, text, seg_lo[order], seg_hi[order])
+        part = np.zeros(m, dtype=np.int64)
+        part[parts] = (
+            counted[: parts.size] + np.where(tail_of, tails, 0)[parts] + np.where(head_of, heads, 0)[parts]
+        )
+        after = part.tolist()
+        for k in np.flatnonzero(whole).tolist():
+            after[k] = count(text[gaps[k] : ends[k]])
+        # the correction of a split seam: its window minus the two short texts the sentences
+        # beside it were given
+        correction = np.zeros(m, dtype=np.int64)
+        correction[i] = counted[parts.size :] - tails[i - 1] - heads[i]
+        return after, correction.tolist(), unsplit.tolist()
 
     def own(self, i: int) -> int:
         """Tokens of sentence ``i`` on its own text."""
-        if i not in self._own:
+        known = self._own[i]
+        if known < 0:
             start, end = self._spans[i]
             gap = self._spans[i - 1][1] if i else 0
-            f = self._first_clean(i)
+            f = self._firsts[i]
             if gap == start:
-                self._own[i] = self.after[i]
-            elif f is None:
-                self._own[i] = self._count(self._text[start:end])
+                known = self.after[i]
+            elif f < 0:
+                known = self._count(self._text[start:end])
             else:
+                # its count with the gap, less the gap and first word (counted already at a
+                # seam that is not clean), plus the first word alone
+                head = self._heads[i]
                 text = self._text
-                self._own[i] = self.after[i] - self._count(text[gap:f]) + self._count(text[start:f])
-        return self._own[i]
+                known = (
+                    self.after[i]
+                    - (head if head >= 0 else self._count(text[gap:f]))
+                    + self._count(text[start:f])
+                )
+            self._own[i] = known
+        return known
 
     def run(self, first: int, last: int) -> int:
         """Tokens of ``text[spans[first][0]:spans[last][1]]``, its own text."""
-        total = self.own(first) + self._prefix[last + 1] - self._prefix[first + 1]
-        unclean = self._unclean
-        lo, hi = bisect_left(unclean, first + 1), bisect_right(unclean, last)
-        for k in range(lo, hi):
-            delta = self._seam_delta(unclean[k])
-            if delta is None:  # no clean point to split at: the whole run is encoded
-                return self._count(self._text[self._spans[first][0] : self._spans[last][1]])
-            total += delta
-        return total
+        if self._unsplit[last + 1] != self._unsplit[first + 1]:  # a seam with nothing to split at
+            return self._count(self._text[self._spans[first][0] : self._spans[last][1]])
+        return self.own(first) + self._prefix[last + 1] - self._prefix[first + 1]
 
-    def _seam_delta(self, i: int) -> int | None:
-        if i not in self._delta:
-            last = self._last_clean(i - 1)
-            first = self._first_clean(i)
-            if last is None or first is None:
-                self._delta[i] = None
-            else:
-                text, seam = self._text, self._spans[i - 1][1]
-                self._delta[i] = (
-                    self._count(text[last:first])
-                    - self._count(text[last:seam])
-                    - self._count(text[seam:first])
-                )
-        return self._delta[i]
 
-    def _first_clean(self, i: int) -> int | None:
-        first = self._firsts.get(i, -1)
-        if first == -1:
-            start, end = self._spans[i]
-            match = _INNER.search(self._text, start + 1, end)
-            first = self._firsts[i] = None if match is None else match.start()
-        return first
+def _clean_points(
+    text: str, starts: np.ndarray, ends: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per sentence ``text[starts[k]:ends[k]]``: its first and last inner clean point (a
+    space or tab after a non-space, strictly after its start; -1 for none), and whether its
+    end is a clean point or the end of the text (:func:`is_clean`, for every end at once)."""
+    n = len(text)
+    if not ends.size:
+        return ends, ends, ends.astype(bool)
+    codes = _codes(text)
+    table = _space_table()  # whitespace below U+3001; its last entry stands for all above
+    spaces = np.flatnonzero((codes == 32) | (codes == 9))
+    spaces = spaces[spaces > 0]
+    # only the character before each space or tab is looked up (not a mask of every character)
+    inner = spaces[~table[np.minimum(codes[spaces - 1].astype(np.int64), table.size - 1)]]
+    at = codes[np.minimum(ends, n - 1)].astype(np.int64)
+    before = codes[ends - 1].astype(np.int64)
+    clean_end = (
+        (ends == n)
+        | (((at == 32) | (at == 9)) & ~table[np.minimum(before, table.size - 1)])
+        | (((at == 10) | (at == 13)) & _ascii_alnum(before))
+    )
+    inner = np.append(inner, n + 1)  # past the end: every search below finds a point
+    first = inner[np.searchsorted(inner, starts + 1, side="left")]
+    first = np.where(first < ends, first, -1)
+    j = np.searchsorted(inner, ends, side="left") - 1
+    last = np.where(j >= 0, inner[np.maximum(j, 0)], -1)
+    last = np.where(last > starts, last, -1)
+    return first, last, clean_end
 
-    def _last_clean(self, i: int) -> int | None:
-        # the last match of _INNER in the sentence (both ends use _INNER, so first <= last)
-        start, end = self._spans[i]
-        text = self._text
-        while (y := max(text.rfind(" ", start + 1, end), text.rfind("\t", start + 1, end))) > start:
-            if not text[y - 1].isspace():
-                return y
-            end = y
-        return None
+
+#: Segments whose count :func:`segment_counts` keeps, per encoding, before it starts over.
+SEGMENT_MEMO_SIZE = 32_768
+
+# encoding name -> {segment text: its count}
+_SEGMENT_MEMO: dict[str, dict[str, int]] = store("chunkers.seam_segments")
+
+
+def segment_counts(tokenizer: Any, text: str, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """Own-text counts of the segments ``text[lo[j]:hi[j]]``, ends at clean points.
+
+    Segments are in text order and do not overlap; each end is a clean point of ``text``
+    (or its start or end). A count is taken from the memo of segment texts when it is there;
+    each maximal stretch of consecutive, touching segments not in it is encoded once, and
+    its segments' counts are its tokens between their ends (clean points are token
+    boundaries, and the tokens between two of them are those of the text between them:
+    module docstring). The memo keeps up to :data:`SEGMENT_MEMO_SIZE` texts per encoding and
+    is emptied when full (bounded memory, no bookkeeping per hit).
+
+    Returns
+    -------
+    ndarray of int64, shape (len(lo),)
+    """
+    memo = _SEGMENT_MEMO.setdefault(tokenizer.encoding_name, {})
+    keys = [text[a:b] for a, b in zip(lo.tolist(), hi.tolist(), strict=True)]
+    counts = [memo.get(key, -1) for key in keys]
+    absent = [j for j, c in enumerate(counts) if c < 0]
+    if not absent:
+        return np.asarray(counts, dtype=np.int64)
+    # each text not in the memo is counted at its first occurrence; later ones copy it
+    firsts: dict[str, int] = {}
+    for j in absent:
+        firsts.setdefault(keys[j], j)
+    missing = list(firsts.values())  # in text order, as ``absent``
+    los, his = lo.tolist(), hi.tolist()
+    for j0, j1 in _stretches(los, his, missing):
+        counts[j0 : j1 + 1] = _stretch_counts(tokenizer, text, los, his, j0, j1)
+    if len(missing) < len(absent):
+        for j in absent:
+            counts[j] = counts[firsts[keys[j]]]
+    if len(memo) + len(missing) > SEGMENT_MEMO_SIZE:
+        memo.clear()
+    memo.update((keys[j], counts[j]) for j in missing[:SEGMENT_MEMO_SIZE])
+    return np.asarray(counts, dtype=np.int64)
+
+
+#: Known text (characters) a stretch may carry between two segments it must count: less
+#: costs less to encode again than a stretch of its own (about 0.1 us a character against
+#: tens of microseconds a call).
+_KNOWN_CHARS_CARRIED = 1_000
+
+
+def _stretches(lo: list[int], hi: list[int], missing: list[int]) -> list[tuple[int, int]]:
+    """First and last index of each stretch of touching segments to encode: from a missing
+    segment to the last missing one before the text breaks (a segment that does not touch
+    the one before it) or before more than :data:`_KNOWN_CHARS_CARRIED` of known text."""
+    wanted = [False] * len(lo)
+    for j in missing:
+        wanted[j] = True
+    out: list[tuple[int, int]] = []
+    start = end = -1  # the open stretch (-1: none)
+    known = 0
+    for j, want in enumerate(wanted):
+        if start >= 0 and (lo[j] != hi[j - 1] or known > _KNOWN_CHARS_CARRIED):
+            out.append((start, end))
+            start = -1
+        if want:
+            start, end, known = (j if start < 0 else start), j, 0
+        elif start >= 0:
+            known += hi[j] - lo[j]
+    if start >= 0:
+        out.append((start, end))
+    return out
+
+
+def _stretch_counts(tokenizer: Any, text: str, lo: list[int], hi: list[int], j0: int, j1: int) -> list[int]:
+    """Counts of the touching segments ``j0..j1`` (indices into ``lo``/``hi``), from one
+    encoding of the text they cover."""
+    if j0 == j1:
+        return [tokenizer.count(text[lo[j0] : hi[j0]])]
+    start = lo[j0]
+    piece = _encodable(text[start : hi[j1]])
+    token_ends = np.cumsum(tokenizer._byte_lengths()[tokenizer._encode_ids(piece)])
+    bounds = np.asarray([start, *hi[j0 : j1 + 1]], dtype=np.int64) - start
+    cut = np.searchsorted(token_ends, _byte_offsets(piece, bounds), side="right")
+    return np.diff(cut).tolist()
+
+
+def _ascii_alnum(codes: np.ndarray) -> np.ndarray:
+    """Per code point, whether it is an ASCII letter or digit."""
+    folded = codes | 32  # an upper-case ASCII letter to its lower case
+    return ((codes >= 48) & (codes <= 57)) | ((folded >= 97) & (folded <= 122))
 
 
 def _byte_offsets(text: str, positions: np.ndarray) -> np.ndarray:

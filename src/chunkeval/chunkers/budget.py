@@ -34,8 +34,9 @@ class _SentenceTokens(SentenceSpansChunker):
         each packed chunk is measured on its text (see
         :func:`~chunkeval.chunkers.greedy.iter_checked_budget_chunk`); for cl100k that
         measure is exact without encoding the chunk again (:mod:`chunkeval.chunkers._seams`:
-        the document is encoded once, and only short texts at the seams where a tiktoken
-        piece may cross are encoded).
+        the text is cut at clean points into segments, each distinct segment is encoded
+        once, and only short texts at the seams where a tiktoken piece may cross are
+        encoded besides).
 
         The default regex tokenizer needs no measure. Its sentence counts come from one
         tokenization of the whole text (:meth:`~chunkeval.tokenizers.RegexTokenizer.range_counts`,
@@ -67,8 +68,9 @@ class _SentenceTokens(SentenceSpansChunker):
             regex_after: list[int] = tokenizer.range_counts(text, gaps, ends).tolist()
             return regex_after, regex_after, None
         if splits_cleanly(tokenizer):
-            # cl100k: the text encoded once, and exact counts of runs from the sentences'
-            # counts and short windows at the seams (chunkeval.chunkers._seams)
+            # cl100k: each distinct segment between clean points encoded once, and exact
+            # counts of runs from the sentences' counts and short windows at the seams
+            # (chunkeval.chunkers._seams)
             seams = SeamCounts(tokenizer, text, spans)
             return _OwnCounts(seams.own, len(spans)), seams.after, seams.run
         gap_starts = [0, *(end for _, end in spans)]  # one more than spans: the last is unused
@@ -95,19 +97,18 @@ class _OwnCounts(Sequence[int]):
 
     def __init__(self, count: Callable[[int], int], n: int) -> None:
         self._count_of, self._n = count, n
-        self._counts: dict[int, int] = {}
+        self._counts = [-1] * n  # -1: not counted yet
 
     def __len__(self) -> int:
         return self._n
 
     def __getitem__(self, index: Any) -> Any:
-        if isinstance(index, slice):
+        if type(index) is slice:
             return [self[i] for i in range(*index.indices(len(self)))]
-        if index < 0:
-            index += self._n
-        if index not in self._counts:
-            self._counts[index] = self._count_of(index)
-        return self._counts[index]
+        known = self._counts[index]  # (the packers read this ~10^5 times per MB: one list look-up)
+        if known < 0:
+            known = self._counts[index] = self._count_of(index if index >= 0 else index + self._n)
+        return known
 
 
 @register_chunker("token_budget")
