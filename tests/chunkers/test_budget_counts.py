@@ -273,3 +273,32 @@ def test_balanced_packing_is_unchanged_by_the_jump(max_tokens):
     # the budget balanced settles on packs item by item into the same groups
     budgets = [b for b in range(1, max_tokens + 1) if item_by_item(first, after, b, 0) == groups]
     assert budgets
+
+
+def balanced_item_by_item(first, after, max_tokens, measure=None):
+    """Balanced's rule with every packing item by item: the smallest budget keeping the greedy
+    chunk count (binary search), then the checked packing at it."""
+    target = len(item_by_item(first, after, max_tokens, 0))
+    lo, hi = 1, max_tokens
+    while target > 1 and lo < hi:
+        mid = (lo + hi) // 2
+        if len(item_by_item(first, after, mid, 0)) <= target:
+            hi = mid
+        else:
+            lo = mid + 1
+    return item_by_item(first, after, hi, 0, measure, hard=max_tokens)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    sizes=st.lists(st.tuples(st.integers(0, 12), st.integers(0, 12)), max_size=40),
+    max_tokens=st.integers(1, 30),
+)
+def test_balanced_search_counts_chunks_as_the_item_by_item_rule(sizes, max_tokens):
+    # the search counts chunks without building them; its budget and packing are the rule's
+    first, after = [a for a, _ in sizes], [b for _, b in sizes]
+    measure = lambda i, j: first[i] + sum(after[i + 1 : j + 1]) + (j - i) % 3  # noqa: E731
+    assert checked_balanced_chunk(first, after, max_tokens, measure) == balanced_item_by_item(
+        first, after, max_tokens, measure
+    )
+    assert checked_balanced_chunk(first, after, max_tokens) == balanced_item_by_item(first, after, max_tokens)

@@ -328,17 +328,7 @@ def _checked_groups(
     n, i, seed = len(first_sizes), 0, []
 
     def extended(group: list[int]) -> list[int]:
-        # the estimate grows with the last item (sizes are non-negative), so the furthest
-        # item that fits is found by bisection on the prefix sums, then confirmed with the
-        # estimate itself (the same comparison an item-by-item loop makes)
-        # (estimate inlined with its operands read once: balanced's search calls this ~10^5 times)
-        first = group[0]
-        opening, before = first_sizes[first], prefix[first + 1]
-        last = min(n - 1, bisect_right(prefix, max_tokens - opening + before) - 2)
-        while last > group[-1] and opening + prefix[last + 1] - before > max_tokens:
-            last -= 1
-        while last + 1 < n and opening + prefix[last + 2] - before <= max_tokens:
-            last += 1
+        last = _furthest(first_sizes, prefix, n, max_tokens, group[0], group[-1])
         if last > group[-1]:
             group.extend(range(group[-1] + 1, last + 1))
         return group
@@ -353,6 +343,27 @@ def _checked_groups(
         i = group[-1] + 1
         keep = rule([(k, prefix[k], prefix[k + 1]) for k in group]) if overlap_tokens else 0
         seed = group[len(group) - keep :] if keep else []
+
+
+def _furthest(
+    first_sizes: Sequence[float], prefix: list[float], n: int, budget: float, first: int, held: int
+) -> int:
+    """The last item of a chunk opened by item ``first`` (of ``n``) that holds items up to
+    ``held`` already: the furthest item whose estimate (``first_sizes[first]`` plus the prefix sums of
+    the items after it) fits ``budget``, and at least ``held``.
+
+    The estimate grows with the last item (sizes are non-negative), so the furthest item is
+    found by bisection on the prefix sums, then confirmed with the estimate itself (the same
+    comparison an item-by-item loop makes). Balanced's search calls this ~10^5 times per MB,
+    so the estimate is inlined with its operands read once.
+    """
+    opening, before = first_sizes[first], prefix[first + 1]
+    last = min(n - 1, bisect_right(prefix, budget - opening + before) - 2)
+    while last > held and opening + prefix[last + 1] - before > budget:
+        last -= 1
+    while last + 1 < n and opening + prefix[last + 2] - before <= budget:
+        last += 1
+    return max(last, held)
 
 
 def checked_balanced_chunk(
@@ -389,7 +400,13 @@ def checked_balanced_chunk(
     prefix = [0, *accumulate(next_sizes)]
 
     def count(budget: int) -> int:
-        return sum(1 for _ in _checked_groups(first_sizes, prefix, budget, 0, None, budget))
+        # the number of chunks _checked_groups makes at this budget without overlap or measure
+        # (each chunk is the furthest run its first item opens), without building the chunks
+        chunks, i, n = 0, 0, len(first_sizes)
+        while i < n:
+            i = _furthest(first_sizes, prefix, n, budget, i, i) + 1
+            chunks += 1
+        return chunks
 
     target = count(max_tokens)
     lo, hi = 1, int(max_tokens)  # invariant: budget `hi` gives <= target chunks
