@@ -52,6 +52,9 @@ SPECS = [
     "cluster()",
 ]
 
+#: The benchmark texts, by name (as in bench_chunkers.py).
+TEXTS = ("chroma", "chroma-flat", "prose")
+
 # The child: argv = text file, spec. Prints "cpu_seconds chunks", or "unknown" for a spec
 # the code does not register.
 CHILD = """
@@ -74,14 +77,18 @@ print(time.process_time() - start, len(chunks))
 
 def child(src: Path, text_path: Path, spec: str) -> tuple[float, int] | None:
     """CPU seconds and chunk count of one fresh-process run of ``spec`` with the code under
-    ``src`` (``None``: that code has no such chunker). Raises CalledProcessError on failure."""
-    out = subprocess.run(
+    ``src`` (``None``: that code has no such chunker). Raises SystemExit naming the spec and
+    the child's last error line when the run fails."""
+    done = subprocess.run(
         [sys.executable, "-c", CHILD, str(text_path), spec],
         env={"PYTHONPATH": str(src), "PATH": "/usr/bin:/bin", "HOME": str(Path.home())},
         capture_output=True,
         text=True,
-        check=True,
-    ).stdout.split()
+    )
+    if done.returncode:
+        last = (done.stderr.strip().splitlines() or ["(no message)"])[-1]
+        raise SystemExit(f"{spec} failed with the code under {src}: {last}")
+    out = done.stdout.split()
     return None if out == ["unknown"] else (float(out[0]), int(out[1]))
 
 
@@ -132,7 +139,19 @@ def main() -> None:
         "--tolerance", type=float, default=0.10, help="allowed slow-down of the median (0.10: 10%%)"
     )
     args = parser.parse_args()
+    wanted = args.texts.split(",")
+    if unknown := [name for name in wanted if name not in TEXTS]:
+        parser.error(f"unknown text(s) {', '.join(unknown)}: choose from {', '.join(TEXTS)}")
+    revision = subprocess.run(
+        ["git", "-C", str(REPO), "rev-parse", "--verify", "--quiet", f"{args.against}^{{commit}}"],
+        capture_output=True,
+        text=True,
+    )
+    if revision.returncode:
+        parser.error(f"--against {args.against!r} is not a commit of {REPO} (try a hash, a tag or HEAD~3)")
     specs = [s for s in SPECS if not args.only or any(part in s for part in args.only.split(","))]
+    if not specs:
+        parser.error(f"--only {args.only!r} matches none of the specs: {'; '.join(SPECS)}")
     with tempfile.TemporaryDirectory(prefix="chunkeval-before-") as tmp:
         folder = Path(tmp)
         tree = folder / "before"
@@ -141,7 +160,7 @@ def main() -> None:
             check=True,
         )
         try:
-            paths = texts(int(args.mb * 1_000_000), args.texts.split(","), folder)
+            paths = texts(int(args.mb * 1_000_000), wanted, folder)
             report(paths, specs, tree / "src", args)
         finally:
             subprocess.run(["git", "-C", str(REPO), "worktree", "remove", "--force", str(tree)], check=False)

