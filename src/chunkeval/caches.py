@@ -19,11 +19,15 @@ The caches (each entry of :data:`CATALOGUE` gives its key, bound and filler too)
 - ``text.space_table``: the whitespace table of the code points below U+3001;
 - ``text.known_sentences``: sentence spans declared for one text object (0.1 interface;
   the runner does not use it);
+- ``text.last_arrays``: the code points and words of the last long text split or measured;
+- ``text.other_terminators``: which code points end a sentence of another script;
 - ``analysis.marks_class``, ``analysis.analyzer_regexes``: the analyzer's patterns;
 - ``tokenizers.regex_token``: the regex tokenizer's pattern;
 - ``tokenizers.count_caches``: token counts, one LRU of 8,192 texts per tokenizer;
 - ``chunkers.seam_segments``: cl100k counts of the text segments the budget chunkers measure
   (32,768 texts per encoding);
+- ``chunkers.seam_openings``: what the whitespace before a sentence adds to the cl100k count
+  of its first word (32,768 texts per encoding);
 - ``tokenizers.byte_lengths``: the byte length of every token of a tiktoken encoding;
 - ``stats.bootstrap_weights``: bootstrap resample weights (LRU, 4 draws);
 - ``benchmarks.tokenizers``: the tokenizers the runner resolved, by spec;
@@ -43,8 +47,9 @@ and the registries of names, which are not caches (clearing them would forget wh
 A run's fast paths read no cache for what the dataset's preparation computed: the runner
 hands the precomputed sentences and token offsets of a document to the chunkers that can use
 them (see :func:`chunkeval.benchmarks.stages.chunk_documents`). The token counts of the budget
-chunkers are cached (``tokenizers.count_caches``, ``chunkers.seam_segments``), so that the
-configurations of a run that measure the same sentences with one tokenizer count each once.
+chunkers are cached (``tokenizers.count_caches``, ``chunkers.seam_segments``,
+``chunkers.seam_openings``), so that the configurations of a run that measure the same
+sentences with one tokenizer count each once.
 
 This module is the bottom layer: it imports nothing of chunkeval.
 """
@@ -126,6 +131,20 @@ CATALOGUE: dict[str, CacheEntry] = _entries(
         "chunkeval.text.known_sentences",
     ),
     CacheEntry(
+        "text.last_arrays",
+        "the code points and word runs of the last text of 4,096 characters or more",
+        "the text object, by identity",
+        "one text",
+        "chunkeval.text._spans.text_arrays",
+    ),
+    CacheEntry(
+        "text.other_terminators",
+        "per code point below U+20000, whether it is a Sentence_Terminal other than .!?",
+        "none",
+        "one boolean array of 131,072 entries",
+        "chunkeval.text.sentence_spans",
+    ),
+    CacheEntry(
         "analysis.marks_class",
         "the regex character class of every combining mark",
         "none",
@@ -159,6 +178,13 @@ CATALOGUE: dict[str, CacheEntry] = _entries(
         "the encoding name, then the segment text",
         "SEGMENT_MEMO_SIZE (32,768) texts per encoding, emptied when full",
         "chunkeval.chunkers._seams.segment_counts",
+    ),
+    CacheEntry(
+        "chunkers.seam_openings",
+        "cl100k count of a sentence's gap and first word less that of the word alone",
+        "the encoding name, then the gap and first word",
+        "SEGMENT_MEMO_SIZE (32,768) texts per encoding, emptied when full",
+        "chunkeval.chunkers._seams.opening_effects",
     ),
     CacheEntry(
         "tokenizers.byte_lengths",

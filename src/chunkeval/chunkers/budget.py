@@ -53,8 +53,9 @@ class _SentenceTokens(SentenceSpansChunker):
         Returns
         -------
         first_sizes, next_sizes : sequence of int
-            The first counted when a sentence opens a chunk (only those are: see
-            :class:`_OwnCounts`).
+            The first a list for cl100k (each from a memo: :class:`~chunkeval.chunkers.
+            _seams.SeamCounts`), for other tokenizers counted when a sentence opens a chunk
+            (only those are: see :class:`_OwnCounts`).
         measure : callable or None
             ``measure(i, j)``: the tokens of ``text[spans[i][0]:spans[j][1]]``.
         """
@@ -72,7 +73,7 @@ class _SentenceTokens(SentenceSpansChunker):
             # counts of runs from the sentences' counts and short windows at the seams
             # (chunkeval.chunkers._seams)
             seams = SeamCounts(tokenizer, text, spans)
-            return _OwnCounts(seams.own, len(spans)), seams.after, seams.run
+            return seams.owns, seams.after, seams.run
         gap_starts = [0, *(end for _, end in spans)]  # one more than spans: the last is unused
         after = [tokenizer.count(text[gap:end]) for gap, (_, end) in zip(gap_starts, spans, strict=False)]
 
@@ -92,8 +93,9 @@ class _SentenceTokens(SentenceSpansChunker):
 
 
 class _OwnCounts(Sequence[int]):
-    """Token counts of sentences on their own text, counted when first asked for: only the
-    sentences that open a chunk are ever counted alone."""
+    """Token counts of sentences on their own text, counted when first asked for:
+    ``token_budget`` counts alone only the sentences that open a chunk (``balanced``'s
+    search reads them all)."""
 
     def __init__(self, count: Callable[[int], int], n: int) -> None:
         self._count_of, self._n = count, n

@@ -24,6 +24,8 @@ from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import accumulate
 
+import numpy as np
+
 from chunkeval.errors import UsageError
 
 # A seed rule receives the flushed chunk as a list of (index, lo, hi) and
@@ -366,6 +368,21 @@ def _furthest(
     return max(last, held)
 
 
+def _furthest_all(opening: np.ndarray, prefix: np.ndarray, budget: float) -> np.ndarray:
+    """:func:`_furthest` for every item as the opener (``held`` = the opener itself), as an
+    array: the same bisection on the prefix sums and the same confirming comparisons,
+    elementwise (they change nothing on whole-number sizes, where the bisection is exact)."""
+    n = opening.size
+    items = np.arange(n)
+    before = prefix[1:]
+    last = np.minimum(n - 1, np.searchsorted(prefix, budget - opening + before, side="right") - 2)
+    while (over := (last > items) & (opening + prefix[last + 1] - before > budget)).any():
+        last[over] -= 1
+    while (room := (last + 1 < n) & (opening + prefix[np.minimum(last + 2, n)] - before <= budget)).any():
+        last[room] += 1
+    return np.maximum(last, items)
+
+
 def checked_balanced_chunk(
     first_sizes: Sequence[float],
     next_sizes: Sequence[float],
@@ -375,8 +392,10 @@ def checked_balanced_chunk(
     """:func:`balanced_budget_chunk` over the estimate of :func:`iter_checked_budget_chunk`.
 
     The binary search for the smallest budget that keeps the greedy chunk count runs on the
-    estimate; the final packing at that budget is checked with ``measure`` against
-    ``max_tokens`` (so a chunk of two or more items never exceeds it on its own text).
+    estimate, with the furthest run of every item found at once for each budget it tries
+    (so every first size is read: a lazy sequence is counted whole); the final packing at
+    that budget is checked with ``measure`` against ``max_tokens`` (so a chunk of two or
+    more items never exceeds it on its own text).
 
     Parameters
     ----------
@@ -391,6 +410,13 @@ def checked_balanced_chunk(
     -------
     list of list of int
         Item indices per chunk.
+
+    Raises
+    ------
+    UsageError
+        For a non-positive or fractional ``max_tokens``.
+    ValueError
+        For a negative size.
     """
     if isinstance(max_tokens, bool) or not float(max_tokens).is_integer():
         raise UsageError(f"max_tokens must be a whole number of tokens, got {max_tokens!r}")
@@ -399,12 +425,17 @@ def checked_balanced_chunk(
     _check_sizes(first_sizes, next_sizes)
     prefix = [0, *accumulate(next_sizes)]
 
+    # every item's opening size is read (a lazy sequence is counted whole): the search
+    # then finds the furthest run of every item at once, for each budget it tries
+    opening, sums = np.asarray(list(first_sizes)), np.asarray(prefix)
+
     def count(budget: int) -> int:
         # the number of chunks _checked_groups makes at this budget without overlap or measure
         # (each chunk is the furthest run its first item opens), without building the chunks
-        chunks, i, n = 0, 0, len(first_sizes)
+        following = (_furthest_all(opening, sums, budget) + 1).tolist()
+        chunks, i, n = 0, 0, len(following)
         while i < n:
-            i = _furthest(first_sizes, prefix, n, budget, i, i) + 1
+            i = following[i]
             chunks += 1
         return chunks
 

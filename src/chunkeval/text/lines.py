@@ -16,7 +16,7 @@ import re
 import numpy as np
 
 from chunkeval.caches import memoize
-from chunkeval.text._spans import _codes, _word_mask, _word_runs
+from chunkeval.text._spans import _word_mask, text_arrays
 from chunkeval.text.words import _space_table
 
 Span = tuple[int, int]
@@ -91,8 +91,7 @@ class _Lines:
 
     def __init__(self, text: str) -> None:
         self.text = text
-        self._codes: np.ndarray | None = None
-        self._words: tuple[np.ndarray, np.ndarray] | None = None
+        self._arrays = text_arrays(text)
         n = len(text)
         if n == 0 or n < _ARRAY_MIN_CHARS:
             starts = [0, *(m.end() for m in _BREAK_CHAR.finditer(text))] if text else []
@@ -122,15 +121,11 @@ class _Lines:
     @property
     def codes(self) -> np.ndarray:
         """The code points of the text (uint8 for ASCII, else uint32), computed on first use."""
-        if self._codes is None:
-            self._codes = _codes(self.text)
-        return self._codes
+        return self._arrays.codes
 
     def word_runs(self) -> tuple[np.ndarray, np.ndarray]:
         """Starts and ends of the words (maximal non-whitespace runs), computed on first use."""
-        if self._words is None:
-            self._words = _word_runs(self.codes)
-        return self._words
+        return self._arrays.word_runs()
 
     def spaces(self) -> np.ndarray:
         """Positions of the whitespace characters (``str.isspace``), ascending."""

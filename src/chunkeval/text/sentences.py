@@ -129,7 +129,7 @@ from collections.abc import Iterator
 import numpy as np
 import regex
 
-from chunkeval.caches import store
+from chunkeval.caches import memoize, store
 from chunkeval.text import lines as _lines
 from chunkeval.text._spans import _not_inside, _stripped_spans, _word_mask
 from chunkeval.text.lines import (
@@ -224,6 +224,39 @@ def _other_script_cuts(text: str) -> list[int]:
         else:
             cuts.append(end)  # "。次", "。」次": the closer stays with its sentence
     return cuts
+
+
+#: Code points below this have a rule-2 table (:func:`_other_terminator_table`); a text with
+#: a code point at or above it is scanned whole.
+_TERMINATOR_TABLE_SIZE = 0x20000
+
+
+@memoize("text.other_terminators")
+def _other_terminator_table() -> np.ndarray:
+    """Per code point below :data:`_TERMINATOR_TABLE_SIZE`, whether ``_OTHER_TERMINATOR``'s
+    terminator run matches it (a ``Sentence_Terminal`` other than ``.!?``), as a bool array:
+    the regex module's property read once (a few ms), not a list written here."""
+    points = np.arange(0x80, _TERMINATOR_TABLE_SIZE, dtype=np.uint32)
+    points = points[(points < 0xD800) | (points > 0xDFFF)]  # no lone surrogates
+    chars = points.tobytes().decode("utf-32-le")
+    table = np.zeros(_TERMINATOR_TABLE_SIZE, dtype=bool)
+    for m in _OTHER_TERMINATOR.finditer(chars):
+        table[points[m.start("run") : m.end("run")]] = True
+    return table
+
+
+def _may_hold_other_terminators(text: str, lines: _Lines) -> bool:
+    """Whether rule 2 may cut ``text``: it is not ASCII and, when long, one of its code points
+    is a rule-2 terminator or lies past the table (its code points are at hand, and most
+    non-ASCII text of the benchmarks holds none: the scan costs ~8 ms a MB)."""
+    if text.isascii():
+        return False
+    if len(text) < _lines._ARRAY_MIN_CHARS:
+        return True
+    codes = lines.codes
+    wide = codes[codes >= 0x80]
+    table = _other_terminator_table()
+    return bool((wide >= table.size).any() or table[np.minimum(wide, table.size - 1)].any())
 
 
 # A dotted form: letter groups of at most three letters joined by periods
@@ -668,7 +701,7 @@ def sentence_spans(text: str) -> list[Span]:
         cuts.append(end)
     list_cuts, markers = _lettered_list_cuts(text, lines)
     cuts.extend(list_cuts)
-    if not text.isascii():  # rule 2 needs a non-ASCII terminator: one fast scan rules it out
+    if _may_hold_other_terminators(text, lines):  # rule 2 needs a non-ASCII terminator
         cuts.extend(_other_script_cuts(text))
     cuts.extend(_terminator_cuts(text, lines, markers))
     blocks = _markdown_blocks(text, lines)
