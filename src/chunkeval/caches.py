@@ -182,7 +182,7 @@ CATALOGUE: dict[str, CacheEntry] = _entries(
     CacheEntry(
         "chunkers.seam_openings",
         "cl100k count of a sentence's gap and first word less that of the word alone",
-        "the encoding name, then the gap and first word",
+        "the encoding name, then (the gap and first word, where the sentence starts in it)",
         "SEGMENT_MEMO_SIZE (32,768) texts per encoding, emptied when full",
         "chunkeval.chunkers._seams.opening_effects",
     ),

