@@ -42,7 +42,7 @@ import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from bench_chunkers import CL100K, corpus_text, prose_text
+from bench_chunkers import CL100K, corpus_text, prose_text, without_line_breaks
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -141,7 +141,7 @@ def texts(n_chars: int, wanted: list[str], folder: Path) -> dict[str, Path]:
     if {"chroma", "chroma-flat"} & set(wanted):
         chroma, _spec = corpus_text(n_chars)
         made["chroma"] = chroma
-        made["chroma-flat"] = re.sub(r"[^\S\r\n]*[\r\n]+[^\S\r\n]*", " ", chroma)
+        made["chroma-flat"] = without_line_breaks(chroma)
     if "prose" in wanted:
         made["prose"] = prose_text(n_chars)
     paths = {}

@@ -194,6 +194,12 @@ _VOCABULARY = (
 ).split()
 
 
+def without_line_breaks(text: str) -> str:
+    """``text`` with every line break (and the spaces around it) made one space: the
+    "chroma-flat" benchmark text, one long paragraph."""
+    return re.sub(r"[^\S\r\n]*[\r\n]+[^\S\r\n]*", " ", text)
+
+
 def prose_text(n_chars: int, seed: int = 23) -> str:
     """Synthetic prose: paragraphs of 1-3 sentences of 4-14 words, ``n_chars`` characters."""
     rng = random.Random(seed)
@@ -301,8 +307,7 @@ def main() -> None:
         if "chroma" in wanted:
             run("chroma", text, peers, kinds, args.repeat)
         if "chroma-flat" in wanted:
-            flat = re.sub(r"[^\S\r\n]*[\r\n]+[^\S\r\n]*", " ", text)
-            run("chroma, no line breaks", flat, peers, kinds, args.repeat)
+            run("chroma, no line breaks", without_line_breaks(text), peers, kinds, args.repeat)
     if "prose" in wanted:
         run("prose (short paragraphs and sentences)", prose_text(n_chars), peers, kinds, args.repeat)
 

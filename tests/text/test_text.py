@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 
+import numpy as np
 import pytest
 import regex
 from hypothesis import example, given, settings
@@ -420,3 +421,21 @@ def test_known_sentences_match_only_the_same_text_object():
     from chunkeval.text import sentences
 
     assert sentences._KNOWN_SENTENCES == {}  # nothing is kept after the blocks
+
+
+def test_the_arrays_of_a_long_text_are_kept_for_that_very_object_only():
+    from chunkeval.text._spans import _codes, _word_runs, text_arrays
+
+    long = "One two.\tThree. " * 300
+    twin = "".join(list(long))  # equal, another object
+    assert len(long) >= 4096 and twin == long and twin is not long
+    kept = text_arrays(long)
+    assert text_arrays(long) is kept  # the split and the seam counts share them
+    other = text_arrays(twin)  # an equal text is not matched: its arrays are its own
+    assert other is not kept and other.text is twin and text_arrays(twin) is other
+    assert np.array_equal(other.codes, _codes(twin))
+    for got, want in zip(other.word_runs(), _word_runs(_codes(twin)), strict=True):
+        assert np.array_equal(got, want)
+    short = "One two."
+    assert text_arrays(short) is not text_arrays(short)  # short texts are not kept
+    assert text_arrays(twin) is other  # ... and do not replace the long one

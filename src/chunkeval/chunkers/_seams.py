@@ -127,9 +127,10 @@ class SeamCounts:
         self._count, self._text, self._spans = tokenizer.count, text, spans
         bounds = np.asarray(spans, dtype=np.int64).reshape(-1, 2)
         starts, ends = bounds[:, 0], bounds[:, 1]
+        gaps = np.concatenate(([0], ends[:-1]))[: ends.size]  # where each sentence's gap starts
         first, last, clean_end = _clean_points(text, starts, ends)
-        self.after, corrections, unsplit = self._gap_counts(tokenizer, starts, ends, first, last, clean_end)
-        self.owns = self._own_counts(tokenizer, starts, ends, first)
+        self.after, corrections, unsplit = self._gap_counts(tokenizer, gaps, ends, first, last, clean_end)
+        self.owns = self._own_counts(tokenizer, gaps, starts, ends, first)
         # run(i, j) adds the counts after i and the corrections of the seams up to j; a seam
         # with no clean point on one side (unsplit) makes the run be encoded whole
         self._prefix = [0, *accumulate(a + c for a, c in zip(self.after, corrections, strict=True))]
@@ -138,7 +139,7 @@ class SeamCounts:
     def _gap_counts(
         self,
         tokenizer: Any,
-        starts: np.ndarray,
+        gaps: np.ndarray,
         ends: np.ndarray,
         first: np.ndarray,
         last: np.ndarray,
@@ -173,7 +174,6 @@ class SeamCounts:
         tails[tail_of] = [
             count(text[a:b]) for a, b in zip(last[tail_of].tolist(), ends[tail_of].tolist(), strict=True)
         ]
-        gaps = np.concatenate(([0], ends[:-1]))
         heads = np.zeros(m, dtype=np.int64)
         heads[head_of] = [
             count(text[a:b]) for a, b in zip(gaps[head_of].tolist(), first[head_of].tolist(), strict=True)
@@ -202,14 +202,13 @@ class SeamCounts:
         return after, correction.tolist(), unsplit.tolist()
 
     def _own_counts(
-        self, tokenizer: Any, starts: np.ndarray, ends: np.ndarray, first: np.ndarray
+        self, tokenizer: Any, gaps: np.ndarray, starts: np.ndarray, ends: np.ndarray, first: np.ndarray
     ) -> list[int]:
         """``owns``: a sentence with no whitespace before it counts as ``after``; one with no
         clean point inside is counted whole; any other is ``after`` less the *opening
         effect* of its gap on its first word (:func:`opening_effects`), since the count
         splits at its first clean point ``f`` both with and without the gap."""
         text, counts = self._text, np.asarray(self.after, dtype=np.int64)
-        gaps = np.concatenate(([0], ends[:-1]))[: ends.size]
         spaced = gaps != starts
         for k in np.flatnonzero(spaced & (first < 0)).tolist():
             counts[k] = self._count(text[starts[k] : ends[k]])
@@ -297,7 +296,7 @@ def _remembered(
 ) -> list[int]:
     """``memo[key]`` for each of ``keys``, with the keys not in ``memo`` counted by
     ``count_missing(indices)`` (the index of each one's first occurrence, ascending) and
-    remembered. The memo keeps up to :data:`SEGMENT_MEMO_SIZE` texts and is emptied when
+    remembered. The memo keeps up to :data:`SEGMENT_MEMO_SIZE` keys and is emptied when
     full (bounded memory, no bookkeeping per hit)."""
     counts = list(map(memo.get, keys))  # None: not in the memo
     absent = [j for j, count in enumerate(counts) if count is None]
@@ -321,18 +320,19 @@ def opening_effects(
     tokenizer: Any, text: str, gaps: np.ndarray, starts: np.ndarray, firsts: np.ndarray
 ) -> list[int]:
     """Per sentence, what the whitespace before it adds to the count of its first word:
-        ``count(text[gaps[j]:firsts[j]]) - count(text[starts[j]:firsts[j]])``.
+    ``count(text[gaps[j]:firsts[j]]) - count(text[starts[j]:firsts[j]])``.
 
     ``firsts[j]`` is a clean point, so the effect is a property of the text from the gap to
-        it and of where the sentence starts in it (``" The"`` 0, ``"\\n\\n#"`` 1); it is read
-        from a memo keyed by both (:func:`_remembered`: a sentence may start with whitespace, the
-        space before a combining mark that stays with it, and a caller's gaps may hold any
-        text), which repeat across sentences far more than the sentences do (about 2,000
-        distinct ones among the 33,638 sentences of the 5 MB Chroma benchmark text).
+    it and of where the sentence starts in it (``" The"`` 0, ``"\\n\\n#"`` 1). It is read
+    from a memo keyed by both (:func:`_remembered`; the start is part of the key because a
+    sentence may start with whitespace, the space a combining mark keeps, and a caller's
+    gaps may hold any text). The keys repeat across sentences far more than the sentences
+    do: about 2,000 distinct ones among the 33,638 sentences of the 5 MB Chroma benchmark
+    text.
 
-        Returns
-        -------
-        list of int, length ``len(gaps)``
+    Returns
+    -------
+    list of int, length ``len(gaps)``
     """
     texts = [text[gap:f] for gap, f in zip(gaps.tolist(), firsts.tolist(), strict=True)]
     keys = list(zip(texts, (starts - gaps).tolist(), strict=True))

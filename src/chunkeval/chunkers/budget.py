@@ -43,8 +43,8 @@ class _SentenceTokens(SentenceSpansChunker):
         equal to counting each sentence with its gap alone), and their sum bounds the
         chunk's own count: whitespace is never part of a token, so a sentence counts the
         same with or without the whitespace before it (the text between two sentences is
-        whitespace: they cover every other character); and the count of two texts joined is at most
-        the sum of their counts, because whether a character starts a token depends only
+        whitespace: they cover every other character); and the count of two texts joined
+        is at most the sum of their counts, because whether a character starts a token depends only
         on the characters before it, and in the joined text a character of the second part
         has more of them, which can turn a token start into a continuation (a mark or word
         character after a word) but never a continuation into a start (every start of the
@@ -53,9 +53,9 @@ class _SentenceTokens(SentenceSpansChunker):
         Returns
         -------
         first_sizes, next_sizes : sequence of int
-            The first a list for cl100k (each from a memo: :class:`~chunkeval.chunkers.
-            _seams.SeamCounts`), for other tokenizers counted when a sentence opens a chunk
-            (only those are: see :class:`_OwnCounts`).
+            The first is a list for cl100k (every sentence's, from
+            :class:`~chunkeval.chunkers._seams.SeamCounts`); for other tokenizers each is
+            counted when a sentence opens a chunk (only those are: see :class:`_OwnCounts`).
         measure : callable or None
             ``measure(i, j)``: the tokens of ``text[spans[i][0]:spans[j][1]]``.
         """

@@ -676,7 +676,7 @@ def sentence_spans(text: str) -> list[Span]:
         Half-open ``(start, end)`` code-point spans, one per sentence, in
         order and non-overlapping. ``text[start:end]`` never starts or ends
         with whitespace, except whitespace that a combining mark after it
-        keeps in its grapheme cluster (``" \u0301b"``: spans are whole clusters),
+        keeps in its grapheme cluster (``" \\u0301b"``: spans are whole clusters),
         and the spans together cover every non-whitespace character of
         ``text``. An empty or whitespace-only text gives ``[]``.
 
