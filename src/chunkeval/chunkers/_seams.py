@@ -43,11 +43,13 @@ counts against full encoding on random text mixing scripts, emoji, marks and whi
 from __future__ import annotations
 
 import itertools
+import re
 from collections.abc import Callable, Sequence
 from itertools import accumulate
 from typing import Any, TypeVar
 
 import numpy as np
+import regex
 
 from chunkeval.caches import store
 from chunkeval.text._spans import text_arrays
@@ -255,6 +257,76 @@ def _clean_points(
     last = np.where(j >= 0, inner[np.maximum(j, 0)], -1)
     last = np.where(last > starts, last, -1)
     return first, last, clean_end
+
+
+def window_counts(
+    tokenizer: Any, text: str, token_ends: np.ndarray, starts: np.ndarray, ends: np.ndarray
+) -> np.ndarray:
+    """Own-text counts of windows ``text[starts[k]:ends[k]]``, from the text's own tokens.
+
+    A window's start, when it is not a clean point of the text (nor its start), is replaced
+    by the window's first inner clean point, and its end likewise by its last one; the
+    window's count is then the text's tokens between the two (both are clean points of the
+    window and of the text, so those are the tokens of the text between them: module
+    docstring), plus the counts of the head and the tail cut off, short texts counted once
+    each (the tokenizer's count cache). A window whose ends are both clean needs no
+    encoding; one with no inner clean point where it needs one is encoded whole.
+
+    Parameters
+    ----------
+    tokenizer : TiktokenTokenizer
+        A tokenizer for which :func:`splits_cleanly` holds.
+    text : str
+        The text the windows and the tokens index.
+    token_ends : ndarray of int, shape (n_tokens,)
+        Code-point ends of ``text``'s tokens by ``tokenizer``, in order
+        (:func:`~chunkeval.tokenizers.token_span_arrays`).
+    starts, ends : ndarray of int, shape (n_windows,)
+        Half-open code-point ranges, none empty.
+
+    Returns
+    -------
+    ndarray of int64, shape (n_windows,)
+        ``tokenizer.count(text[starts[k]:ends[k]])`` for each k.
+    """
+    count, n, clean_at = tokenizer.count, len(text), _CLEAN_AT.match
+    lows, highs, extra = [], [], []
+    for a, b in zip(np.asarray(starts).tolist(), np.asarray(ends).tolist(), strict=True):
+        lo = a if a == 0 or clean_at(text, a) else _inner_clean(text, a, b, last=False)
+        hi = b if b == n or clean_at(text, b) else _inner_clean(text, a, b, last=True)
+        if lo < 0 or hi < 0:  # no clean point to count from: the window itself
+            lows.append(0)
+            highs.append(0)
+            extra.append(count(text[a:b]))
+        else:
+            lows.append(lo)
+            highs.append(hi)
+            extra.append((count(text[a:lo]) if lo > a else 0) + (count(text[hi:b]) if hi < b else 0))
+    lo_array, hi_array = np.asarray(lows, dtype=np.int64), np.asarray(highs, dtype=np.int64)
+    # a token lies between two clean points when its end is in (lo, hi]: an empty span of a
+    # character's trailing bytes sits at that character's end, so counting by ends keeps it
+    # with the token that began the character
+    middle = np.searchsorted(token_ends, hi_array, side="right") - np.searchsorted(
+        token_ends, lo_array, side="right"
+    )
+    return middle + np.asarray(extra, dtype=np.int64)
+
+
+# is_clean as a pattern matched at a position (re's \s is str.isspace)
+_CLEAN_AT = re.compile(r"(?<=\S)[ \t]|(?<=[A-Za-z0-9])[\r\n]")
+# a space or tab after a non-space: the first case of is_clean, searched forward with re and
+# backward with the regex module (whose \s is not str.isspace: its class spells those out)
+_INNER_CLEAN = re.compile(r"(?<=\S)[ \t]")
+_LAST_INNER_CLEAN = regex.compile(
+    "(?r)(?<=[^" + "".join(chr(c) for c in range(0x3001) if chr(c).isspace()) + "])[ \t]"
+)
+
+
+def _inner_clean(text: str, a: int, b: int, last: bool) -> int:
+    """The first (or last) clean point ``y`` with ``a < y < b`` that is a space or tab
+    after a non-space, or -1."""
+    found = (_LAST_INNER_CLEAN if last else _INNER_CLEAN).search(text, a + 1, b)
+    return found.start() if found else -1
 
 
 #: Segments whose count :func:`segment_counts` keeps, per encoding, before it starts over.

@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 
+from chunkeval.chunkers._seams import splits_cleanly, window_counts
 from chunkeval.chunkers.base import Chunker, check_int, register_chunker
 from chunkeval.errors import UsageError
 from chunkeval.text.graphemes import (
@@ -14,7 +15,7 @@ from chunkeval.text.graphemes import (
     is_cluster_boundary,
     snap_forward,
 )
-from chunkeval.tokenizers import token_span_arrays
+from chunkeval.tokenizers import RegexTokenizer, count_many, token_span_arrays
 
 
 def fixed_stride_spans(n: int, chunk_size: int, chunk_overlap: int = 0) -> list[tuple[int, int]]:
@@ -73,6 +74,17 @@ class FixedChunker(Chunker):
     and its combining marks, CR LF): a cut inside one moves forward to its end
     (:func:`on_clusters`), so a window may hold up to one cluster *more* than
     ``chunk_size`` at its end and one cluster less at its start.
+
+    **Token windows hold their limit on their own text.** A window's text encoded alone
+    can take more tokens than it spans in the document: with cl100k, a cut inside a
+    pre-tokenizer piece changes the piece's byte-pair merges (``"丁Html\u200d"`` spans 3
+    tokens of ``"一一丁Html\u200d"`` and is 5 alone). Every window is measured on its own
+    text with the tokenizer (for cl100k cheaply: :func:`chunkeval.chunkers._seams.window_counts`;
+    the regex tokenizer's windows need no measuring, their tokens are whole runs), and a
+    window over ``chunk_size`` is shortened at its end a token at a time until it fits, the
+    windows after it following on at the same stride (:meth:`token_windows`). On text where
+    no window is over (the Chroma corpora: none of about 5,000 windows), the windows are the
+    stride windows above.
 
     **Where a run's chunks come from.** With ``unit="tokens"`` and the run's own
     tokenizer, a benchmark run does not call :meth:`spans`: it tokenizes every document
@@ -149,13 +161,19 @@ class FixedChunker(Chunker):
         windows are still returned (:meth:`chunk` leaves them out). Given the ``text``,
         the windows are then moved onto grapheme cluster boundaries (:func:`on_clusters`):
         a token boundary inside a flag, a ZWJ sequence or a letter and its marks is no cut.
+        Given the ``text``, each window is also measured on its own text; when one holds more
+        than ``chunk_size`` tokens there (and did before its end moved onto a cluster), the
+        windows are cut again one after another, each shortened at its end until it fits
+        (:meth:`_fitted_windows`).
 
         Parameters
         ----------
         token_starts, token_ends : ndarray of int, shape (n_tokens,)
-            Half-open code-point offsets of the tokens, in order.
+            Half-open code-point offsets of the tokens of ``text`` by this chunker's
+            tokenizer, in order (:func:`~chunkeval.tokenizers.token_span_arrays`).
         text : str, optional
-            The text the offsets index; without it the windows are not moved.
+            The text the offsets index; without it the windows are neither moved nor
+            measured.
 
         Returns
         -------
@@ -178,24 +196,126 @@ class FixedChunker(Chunker):
         n = token_starts.size
         if n == 0:
             return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-        if n <= self.chunk_size:  # one window (most short texts): skip the array work
+        if n <= self.chunk_size:  # one window, the whole text: its own tokens are those n
             starts, ends = token_starts[:1].copy(), token_ends[n - 1 :].copy()
+            return (starts, ends) if text is None else _on_clusters_of(text, starts, ends)
+        starts, ends = self._stride_windows(token_starts, token_ends)
+        if text is None:
+            return _merge_repeated_starts(starts, ends)
+        moved_starts, moved_ends = _moved(text, starts, ends)
+        too_long = np.flatnonzero(self._too_long(text, token_ends, moved_starts, moved_ends, ends))
+        if too_long.size:
+            return self._fitted_windows(text, token_starts, token_ends, int(too_long[0]))
+        # the moves of on_clusters, made once: moving and merging commute here (starts do
+        # not decrease, and the moves are monotone)
+        keep = moved_ends > moved_starts
+        return _merge_repeated_starts(moved_starts[keep], moved_ends[keep])
+
+    def _too_long(
+        self,
+        text: str,
+        token_ends: np.ndarray,
+        moved_starts: np.ndarray,
+        moved_ends: np.ndarray,
+        cuts: np.ndarray,
+    ) -> np.ndarray:
+        """Per stride window (before any merge), moved onto clusters (:func:`_moved`),
+        whether its own text counts more than ``chunk_size`` tokens (:meth:`_fits`; ``cuts``:
+        the ends before the move)."""
+        tokenizer = self._tokenizer()
+        if type(tokenizer) is RegexTokenizer:
+            # its tokens are maximal runs of one class (a word with its marks, one ideograph,
+            # one symbol): a window cut at token boundaries holds the text's own tokens, a
+            # start moved onto a cluster's end drops some, an end moved adds its last cluster
+            return np.zeros(moved_starts.size, dtype=bool)
+        kept = np.flatnonzero(moved_ends > moved_starts)
+        lo, hi = moved_starts[kept], moved_ends[kept]
+        if splits_cleanly(tokenizer):
+            counts = window_counts(tokenizer, text, token_ends, lo, hi)
         else:
-            starts, ends = self._stride_windows(token_starts, token_ends)
-        if text is None or every_position_is_a_boundary(text):
-            return starts, ends
-        return on_clusters(text, starts, ends)
+            counts = count_many(tokenizer, [text[a:b] for a, b in zip(lo.tolist(), hi.tolist(), strict=True)])
+        too_long = np.zeros(moved_starts.size, dtype=bool)
+        for k in kept[counts > self.chunk_size].tolist():
+            too_long[k] = not self._fits(text, int(moved_starts[k]), int(moved_ends[k]), int(cuts[k]))
+        return too_long
+
+    def _fits(self, text: str, start: int, end: int, cut: int) -> bool:
+        """Whether window ``text[start:end]``, cut at ``cut`` before its end moved onto a
+        cluster's end, holds at most ``chunk_size`` tokens on its own text, or did before
+        the move (the one cluster more a window may hold)."""
+        tokenizer = self._tokenizer()
+
+        def count(window: str) -> int:  # windows are not kept in the count cache
+            return int(count_many(tokenizer, [window])[0])
+
+        return (
+            end <= start
+            or count(text[start:end]) <= self.chunk_size
+            or (cut < end and count(text[start:cut]) <= self.chunk_size)
+        )
+
+    def _fitted_windows(
+        self, text: str, token_starts: np.ndarray, token_ends: np.ndarray, k: int
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The windows of :meth:`token_windows` when stride window ``k`` is the first whose
+        own text is too long.
+
+        From token ``i`` on: the stride windows, up to the first too long one; that window,
+        of tokens ``i`` to ``j - 1`` (``j = min(i + chunk_size, n)``), shortened at its end
+        a token at a time until its own text fits (:meth:`_fits`, as moved onto clusters; a
+        one-token window always does); and the next ``i`` is ``chunk_overlap`` tokens
+        before its end (at least one token after its start), so the windows after it follow
+        on at the same stride and no text is lost. The stride windows are checked a block at
+        a time, the block growing while none is too long (text with many short windows
+        would otherwise be checked window by window).
+        """
+        size, overlap, n = self.chunk_size, self.chunk_overlap, token_starts.size
+        stride = size - overlap
+        grid = np.arange(k, dtype=np.int64) * stride
+        parts = [(token_starts[grid], token_ends[np.minimum(grid + size, n) - 1])]
+        i, block = k * stride, 16
+        while True:
+            firsts = i + np.arange(block, dtype=np.int64) * stride
+            firsts = firsts[: 1 + int(np.searchsorted(firsts + size, n, side="left"))]
+            starts, ends = token_starts[firsts], token_ends[np.minimum(firsts + size, n) - 1]
+            moved_starts, moved_ends = _moved(text, starts, ends, first=i == 0)
+            over = np.flatnonzero(self._too_long(text, token_ends, moved_starts, moved_ends, ends))
+            if not over.size:
+                parts.append((starts, ends))
+                if firsts[-1] + size >= n:
+                    break
+                i, block = int(firsts[-1]) + stride, min(2 * block, 4096)
+                continue
+            m = int(over[0])
+            parts.append((starts[:m], ends[:m]))
+            i, j = int(firsts[m]), self._fitted_end(text, token_starts, token_ends, int(firsts[m]))
+            parts.append((token_starts[i : i + 1], token_ends[j - 1 : j]))
+            if j == n:
+                break
+            i, block = max(j - overlap, i + 1), 16
+        starts = np.concatenate([p[0] for p in parts])
+        ends = np.concatenate([p[1] for p in parts])
+        return _on_clusters_of(text, *_merge_repeated_starts(starts, ends))
+
+    def _fitted_end(self, text: str, token_starts: np.ndarray, token_ends: np.ndarray, i: int) -> int:
+        """One past the last token of the longest window from token ``i`` (at most
+        ``chunk_size`` tokens) whose own text fits, or ``i + 1``."""
+        j = min(i + self.chunk_size, token_starts.size)
+        while j > i + 1:
+            start, end = _moved(text, token_starts[i : i + 1], token_ends[j - 1 : j], first=i == 0)
+            if self._fits(text, int(start[0]), int(end[0]), int(token_ends[j - 1])):
+                break
+            j -= 1
+        return j
 
     def _stride_windows(
         self, token_starts: np.ndarray, token_ends: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray]:
-        """The token windows of :meth:`token_windows` before any move onto clusters."""
+        """The stride windows of :meth:`token_windows`, before any merge or move onto clusters."""
         n = token_starts.size
         stride = self.chunk_size - self.chunk_overlap
         first = np.arange(0, 1 + math.ceil(max(0, n - self.chunk_size) / stride), dtype=np.int64) * stride
-        starts = token_starts[first]
-        ends = token_ends[np.minimum(first + self.chunk_size, n) - 1]
-        return _merge_repeated_starts(starts, ends)
+        return token_starts[first], token_ends[np.minimum(first + self.chunk_size, n) - 1]
 
 
 def _merge_repeated_starts(starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -212,6 +332,11 @@ def _merge_repeated_starts(starts: np.ndarray, ends: np.ndarray) -> tuple[np.nda
         return starts, ends
     heads = np.flatnonzero(opens)
     return starts[heads], np.maximum.reduceat(ends, heads)
+
+
+def _on_clusters_of(text: str, starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`on_clusters`, skipped for a text whose every position is a cluster boundary."""
+    return (starts, ends) if every_position_is_a_boundary(text) else on_clusters(text, starts, ends)
 
 
 def on_clusters(text: str, starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -236,10 +361,22 @@ def on_clusters(text: str, starts: np.ndarray, ends: np.ndarray) -> tuple[np.nda
     starts, ends : ndarray of int64
         The moved windows.
     """
-    first = int(starts[0]) if starts.size else 0
-    starts, ends = snap_forward(text, starts.tolist()), snap_forward(text, ends.tolist())
-    if starts.size and not is_cluster_boundary(text, first):
-        # nothing before the first window covers the cluster it starts in (" \u0301")
-        starts[0] = cluster_at(text, first)[0]
+    starts, ends = _moved(text, starts, ends)
     keep = ends > starts
     return _merge_repeated_starts(starts[keep], ends[keep])
+
+
+def _moved(
+    text: str, starts: np.ndarray, ends: np.ndarray, first: bool = True
+) -> tuple[np.ndarray, np.ndarray]:
+    """The cuts of :func:`on_clusters`, before empty windows are dropped and repeated starts
+    merged; with ``first=False`` the windows come after the text's first one, so their first
+    start moves forward like every later one."""
+    if every_position_is_a_boundary(text):
+        return starts, ends
+    moved_starts, moved_ends = snap_forward(text, starts.tolist()), snap_forward(text, ends.tolist())
+    head = int(starts[0]) if starts.size else 0
+    if first and starts.size and not is_cluster_boundary(text, head):
+        # nothing before the first window covers the cluster it starts in (" \u0301")
+        moved_starts[0] = cluster_at(text, head)[0]
+    return moved_starts, moved_ends
