@@ -439,3 +439,27 @@ def test_the_arrays_of_a_long_text_are_kept_for_that_very_object_only():
     short = "One two."
     assert text_arrays(short) is not text_arrays(short)  # short texts are not kept
     assert text_arrays(twin) is other  # ... and do not replace the long one
+
+
+@pytest.mark.parametrize(
+    ("text", "dtype"),
+    [
+        ("plain ASCII", np.uint8),
+        ("café ‡ 世界 \ud800 x", np.uint16),  # a lone surrogate is one UTF-16 unit too
+        ("emoji 😀 past U+FFFF", np.uint32),
+        ("\ud83d\ude00", np.uint16),  # two lone surrogates, not one emoji: two code points
+    ],
+)
+def test_code_points_in_the_narrowest_width_that_holds_them(text, dtype):
+    from chunkeval.text._spans import _codes
+
+    codes = _codes(text)
+    assert codes.dtype == dtype and codes.tolist() == [ord(c) for c in text]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=40))
+def test_code_points_are_ord_of_each_character(text):
+    from chunkeval.text._spans import _codes
+
+    assert _codes(text).tolist() == [ord(c) for c in text]

@@ -55,10 +55,14 @@ def _disjoint(spans: list[Span]) -> list[Span]:
 
 
 def _codes(text: str) -> np.ndarray:
-    """The code points of ``text``, one per ``str`` index: uint8 for an ASCII text (a copy
-    of CPython's own one-byte storage, four times smaller), uint32 otherwise."""
+    """The code points of ``text``, one per ``str`` index, in the narrowest of CPython's own
+    storage widths that holds them: uint8 for an ASCII text, uint16 for a text without a
+    character past U+FFFF (its UTF-16 is then one unit per character), uint32 otherwise."""
     if text.isascii():
         return np.frombuffer(text.encode("ascii"), dtype=np.uint8)
+    narrow = text.encode("utf-16-le", "surrogatepass")
+    if len(narrow) == 2 * len(text):  # no surrogate pair: every unit is a code point
+        return np.frombuffer(narrow, dtype=np.uint16)
     return np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
 
 

@@ -193,7 +193,7 @@ def cluster_aligned(
 
     Notes
     -----
-    ``codes``, the text's code points (uint32, as ``_Lines.codes``), lets many spans be
+    ``codes``, the text's code points (as ``_Lines.codes``), lets many spans be
     checked at once: only the ends with a non-ASCII neighbour (or CR LF) are looked up.
     """
     if every_position_is_a_boundary(text):

@@ -120,7 +120,7 @@ class _Lines:
 
     @property
     def codes(self) -> np.ndarray:
-        """The code points of the text (uint8 for ASCII, else uint32), computed on first use."""
+        """The code points of the text (uint8 for ASCII, uint16 up to U+FFFF, else uint32)."""
         return self._arrays.codes
 
     def word_runs(self) -> tuple[np.ndarray, np.ndarray]:

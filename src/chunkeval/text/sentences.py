@@ -256,7 +256,9 @@ def _may_hold_other_terminators(text: str, lines: _Lines) -> bool:
     codes = lines.codes
     wide = codes[codes >= 0x80]
     table = _other_terminator_table()
-    return bool((wide >= table.size).any() or table[np.minimum(wide, table.size - 1)].any())
+    if wide.size and int(wide.max()) >= table.size:  # past the table: scan (no minimum with
+        return True  # the table's size, which a uint16 array cannot hold)
+    return bool(table[wide].any())
 
 
 # A dotted form: letter groups of at most three letters joined by periods
