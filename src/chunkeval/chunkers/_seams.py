@@ -101,9 +101,10 @@ class SeamCounts:
     is its part plus, at an end that is not clean, one short text (its last word, or its
     gap and first word); the window minus those two short texts is the seam's correction,
     so that a run is counted with prefix sums. A sentence's count on its own text
-    (``owns``) is ``after`` less what its gap does to its first word, read from a second
-    memo (:func:`opening_effects`): every sentence's is known at once, for one dictionary
-    look-up each.
+    (:meth:`own`, or :attr:`owns` for every sentence at once) is ``after`` less what its
+    gap does to its first word, read from a second memo (:func:`opening_effects`), one
+    dictionary look-up each: ``token_budget`` asks only for the sentences that open a
+    chunk, ``balanced``'s search for all.
 
     Parameters
     ----------
@@ -120,23 +121,49 @@ class SeamCounts:
     after : list of int
         ``after[i]``: ``tokenizer.count(text[spans[i-1][1]:spans[i][1]])`` (from 0 for the
         first sentence).
-    owns : list of int
-        ``owns[i]``: ``tokenizer.count(text[spans[i][0]:spans[i][1]])``, the sentence on its
-        own text.
     """
 
     def __init__(self, tokenizer: Any, text: str, spans: Sequence[Span]) -> None:
-        self._count, self._text, self._spans = tokenizer.count, text, spans
-        bounds = np.asarray(spans, dtype=np.int64).reshape(-1, 2)
-        starts, ends = bounds[:, 0], bounds[:, 1]
+        self._tokenizer, self._count, self._text, self._spans = tokenizer, tokenizer.count, text, spans
+        flat = np.fromiter(itertools.chain.from_iterable(spans), dtype=np.int64, count=2 * len(spans))
+        starts, ends = flat[0::2], flat[1::2]
         gaps = np.concatenate(([0], ends[:-1]))[: ends.size]  # where each sentence's gap starts
         first, last, clean_end = _clean_points(text, starts, ends)
         self.after, corrections, unsplit = self._gap_counts(tokenizer, gaps, ends, first, last, clean_end)
-        self.owns = self._own_counts(tokenizer, gaps, starts, ends, first)
+        self._gaps, self._starts, self._ends, self._first = gaps, starts, ends, first
+        self._owns: list[int] | None = None
         # run(i, j) adds the counts after i and the corrections of the seams up to j; a seam
         # with no clean point on one side (unsplit) makes the run be encoded whole
-        self._prefix = [0, *accumulate(a + c for a, c in zip(self.after, corrections, strict=True))]
+        self._prefix = [0, *np.cumsum(np.asarray(self.after, dtype=np.int64) + corrections).tolist()]
         self._unsplit = [0, *accumulate(unsplit)]
+
+    @property
+    def owns(self) -> list[int]:
+        """``owns[i]``: :meth:`own` of every sentence, found at once."""
+        if self._owns is None:
+            self._owns = self._own_counts(self._tokenizer, self._gaps, self._starts, self._ends, self._first)
+        return self._owns
+
+    def own(self, i: int) -> int:
+        """``tokenizer.count(text[spans[i][0]:spans[i][1]])``: sentence ``i`` on its own text."""
+        if self._owns is not None:
+            return self._owns[i]
+        gap, start, end, first = (int(a[i]) for a in (self._gaps, self._starts, self._ends, self._first))
+        if gap == start:  # no whitespace before it: its count after its gap is its own
+            return self.after[i]
+        if first < 0:  # no clean point to split at: the sentence itself
+            return self._count(self._text[start:end])
+        memo = _OPENING_MEMO.get(self._tokenizer.encoding_name, {})
+        effect = memo.get((self._text[gap:first], start - gap))  # (the key of opening_effects)
+        if effect is None:
+            effect = opening_effects(
+                self._tokenizer,
+                self._text,
+                self._gaps[i : i + 1],
+                self._starts[i : i + 1],
+                self._first[i : i + 1],
+            )[0]
+        return self.after[i] - effect
 
     def _gap_counts(
         self,
@@ -223,7 +250,7 @@ class SeamCounts:
         """Tokens of ``text[spans[first][0]:spans[last][1]]``, its own text."""
         if self._unsplit[last + 1] != self._unsplit[first + 1]:  # a seam with nothing to split at
             return self._count(self._text[self._spans[first][0] : self._spans[last][1]])
-        return self.owns[first] + self._prefix[last + 1] - self._prefix[first + 1]
+        return self.own(first) + self._prefix[last + 1] - self._prefix[first + 1]
 
 
 def _clean_points(

@@ -211,10 +211,10 @@ def chunks_from_spans(text: str, doc_id: str, spans: Iterable[tuple[int, int]]) 
     list of Chunk
         Numbered from 0 in order, ``chunk.text == text[chunk.start:chunk.end]``.
     """
-    return [
-        Chunk(doc_id, index, start, end, text[start:end])
-        for index, (start, end) in enumerate((s, e) for s, e in spans if text[s:e].strip())
-    ]
+    # each span's text sliced once; "not piece.isspace()" is "piece.strip()" without its copy
+    pieces = ((s, e, text[s:e]) for s, e in spans)
+    kept = ((s, e, piece) for s, e, piece in pieces if piece and not piece.isspace())
+    return [Chunk(doc_id, index, start, end, piece) for index, (start, end, piece) in enumerate(kept)]
 
 
 def register_chunker(name: str):

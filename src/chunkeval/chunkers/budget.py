@@ -23,9 +23,13 @@ class _SentenceTokens(SentenceSpansChunker):
     (see :class:`~chunkeval.chunkers.sentence.SentenceSpansChunker`).
     """
 
-    def _sizes(self, text: str, spans: Sequence[Span]) -> tuple[list[int], list[int], RunMeasure | None]:
+    def _sizes(
+        self, text: str, spans: Sequence[Span], every_first: bool = False
+    ) -> tuple[Sequence[int], list[int], RunMeasure | None]:
         """Each sentence's count when it opens a chunk and when it follows one, and the exact
-        measure of a run of sentences (``None`` where the sum of counts bounds it).
+        measure of a run of sentences (``None`` where the sum of counts bounds it);
+        ``every_first``: the caller reads every sentence's first count (``balanced``'s
+        search), so for cl100k they are found at once.
 
         A chunk is measured on its own text, as its limit is defined: the first sentence
         on its own (``"😀 fine."``: 4 cl100k tokens), every later one with the whitespace
@@ -53,9 +57,9 @@ class _SentenceTokens(SentenceSpansChunker):
         Returns
         -------
         first_sizes, next_sizes : sequence of int
-            The first is a list for cl100k (every sentence's, from
-            :class:`~chunkeval.chunkers._seams.SeamCounts`); for other tokenizers each is
-            counted when a sentence opens a chunk (only those are: see :class:`_OwnCounts`).
+            The first is counted when a sentence opens a chunk (only those are: see
+            :class:`_OwnCounts`), or with ``every_first`` and cl100k a list of every
+            sentence's (:class:`~chunkeval.chunkers._seams.SeamCounts`).
         measure : callable or None
             ``measure(i, j)``: the tokens of ``text[spans[i][0]:spans[j][1]]``.
         """
@@ -73,7 +77,7 @@ class _SentenceTokens(SentenceSpansChunker):
             # counts of runs from the sentences' counts and short windows at the seams
             # (chunkeval.chunkers._seams)
             seams = SeamCounts(tokenizer, text, spans)
-            return seams.owns, seams.after, seams.run
+            return (seams.owns if every_first else _OwnCounts(seams.own, len(spans))), seams.after, seams.run
         gap_starts = [0, *(end for _, end in spans)]  # one more than spans: the last is unused
         after = [tokenizer.count(text[gap:end]) for gap, (_, end) in zip(gap_starts, spans, strict=False)]
 
@@ -193,6 +197,6 @@ class BalancedChunker(_SentenceTokens):
         self._check_tokenizer()
 
     def spans_from_sentences(self, text: str, sentences: Sequence[Span]) -> list[Span]:
-        own, after, measure = self._sizes(text, sentences)
+        own, after, measure = self._sizes(text, sentences, every_first=True)
         groups = checked_balanced_chunk(own, after, self.max_tokens, measure)
         return [(sentences[group[0]][0], sentences[group[-1]][1]) for group in groups]
