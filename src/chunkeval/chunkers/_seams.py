@@ -45,6 +45,7 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Callable, Sequence
+from functools import partial
 from itertools import accumulate
 from typing import Any, TypeVar
 
@@ -70,8 +71,6 @@ CL100K_PATTERNS = frozenset(
     }
 )
 
-_ALNUM = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
-
 
 def splits_cleanly(tokenizer: Any) -> bool:
     """Whether ``tokenizer`` is a tiktoken encoding with a cl100k pre-tokenizer, for which
@@ -82,8 +81,11 @@ def splits_cleanly(tokenizer: Any) -> bool:
 
 def is_clean(text: str, y: int) -> bool:
     """Whether position ``y`` of ``text`` is a clean point (``0 < y < len(text)``)."""
-    before, at = text[y - 1], text[y]
-    return (at in " \t" and not before.isspace()) or (at in "\r\n" and before in _ALNUM)
+    return _CLEAN_AT.match(text, y) is not None
+
+
+# the clean-point rule as a pattern matched at a position (re's \s is str.isspace)
+_CLEAN_AT = re.compile(r"(?<=\S)[ \t]|(?<=[A-Za-z0-9])[\r\n]")
 
 
 class SeamCounts:
@@ -154,7 +156,7 @@ class SeamCounts:
         if first < 0:  # no clean point to split at: the sentence itself
             return self._count(self._text[start:end])
         memo = _OPENING_MEMO.get(self._tokenizer.encoding_name, {})
-        effect = memo.get((self._text[gap:first], start - gap))  # (the key of opening_effects)
+        effect = memo.get(_opening_key(self._text, gap, start, first))
         if effect is None:
             effect = opening_effects(
                 self._tokenizer,
@@ -339,13 +341,11 @@ def window_counts(
     return middle + np.asarray(extra, dtype=np.int64)
 
 
-# is_clean as a pattern matched at a position (re's \s is str.isspace)
-_CLEAN_AT = re.compile(r"(?<=\S)[ \t]|(?<=[A-Za-z0-9])[\r\n]")
 # a space or tab after a non-space: the first case of is_clean, searched forward with re and
 # backward with the regex module (whose \s is not str.isspace: its class spells those out)
 _INNER_CLEAN = re.compile(r"(?<=\S)[ \t]")
 _LAST_INNER_CLEAN = regex.compile(
-    "(?r)(?<=[^" + "".join(chr(c) for c in range(0x3001) if chr(c).isspace()) + "])[ \t]"
+    "(?r)(?<=[^" + "".join(map(chr, np.flatnonzero(_space_table()[:-1]).tolist())) + "])[ \t]"
 )
 
 
@@ -415,6 +415,12 @@ def _remembered(
 _OPENING_MEMO: dict[str, dict[tuple[str, int], int]] = store("chunkers.seam_openings")
 
 
+def _opening_key(text: str, gap: int, start: int, first: int) -> tuple[str, int]:
+    """The memo key of a sentence's opening effect: its gap and first word, and where the
+    sentence starts in them."""
+    return text[gap:first], start - gap
+
+
 def opening_effects(
     tokenizer: Any, text: str, gaps: np.ndarray, starts: np.ndarray, firsts: np.ndarray
 ) -> list[int]:
@@ -433,8 +439,7 @@ def opening_effects(
     -------
     list of int, length ``len(gaps)``
     """
-    texts = [text[gap:f] for gap, f in zip(gaps.tolist(), firsts.tolist(), strict=True)]
-    keys = list(zip(texts, (starts - gaps).tolist(), strict=True))
+    keys = list(map(partial(_opening_key, text), gaps.tolist(), starts.tolist(), firsts.tolist()))
     count = tokenizer.count
 
     def count_missing(missing: np.ndarray) -> list[int]:

@@ -198,7 +198,7 @@ class FixedChunker(Chunker):
             return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
         if n <= self.chunk_size:  # one window, the whole text: its own tokens are those n
             starts, ends = token_starts[:1].copy(), token_ends[n - 1 :].copy()
-            return (starts, ends) if text is None else _on_clusters_of(text, starts, ends)
+            return (starts, ends) if text is None else on_clusters(text, starts, ends)
         starts, ends = self._stride_windows(token_starts, token_ends)
         if text is None:
             return _merge_repeated_starts(starts, ends)
@@ -208,8 +208,7 @@ class FixedChunker(Chunker):
             return self._fitted_windows(text, token_starts, token_ends, int(too_long[0]))
         # the moves of on_clusters, made once: moving and merging commute here (starts do
         # not decrease, and the moves are monotone)
-        keep = moved_ends > moved_starts
-        return _merge_repeated_starts(moved_starts[keep], moved_ends[keep])
+        return _kept(moved_starts, moved_ends)
 
     def _too_long(
         self,
@@ -295,7 +294,7 @@ class FixedChunker(Chunker):
             i, block = max(j - overlap, i + 1), 16
         starts = np.concatenate([p[0] for p in parts])
         ends = np.concatenate([p[1] for p in parts])
-        return _on_clusters_of(text, *_merge_repeated_starts(starts, ends))
+        return on_clusters(text, *_merge_repeated_starts(starts, ends))
 
     def _fitted_end(self, text: str, token_starts: np.ndarray, token_ends: np.ndarray, i: int) -> int:
         """One past the last token of the longest window from token ``i`` (at most
@@ -334,11 +333,6 @@ def _merge_repeated_starts(starts: np.ndarray, ends: np.ndarray) -> tuple[np.nda
     return starts[heads], np.maximum.reduceat(ends, heads)
 
 
-def _on_clusters_of(text: str, starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`on_clusters`, skipped for a text whose every position is a cluster boundary."""
-    return (starts, ends) if every_position_is_a_boundary(text) else on_clusters(text, starts, ends)
-
-
 def on_clusters(text: str, starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Windows with every cut moved forward onto an extended grapheme cluster boundary.
 
@@ -361,7 +355,11 @@ def on_clusters(text: str, starts: np.ndarray, ends: np.ndarray) -> tuple[np.nda
     starts, ends : ndarray of int64
         The moved windows.
     """
-    starts, ends = _moved(text, starts, ends)
+    return _kept(*_moved(text, starts, ends))
+
+
+def _kept(starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Moved windows without the ones left empty, repeated starts merged."""
     keep = ends > starts
     return _merge_repeated_starts(starts[keep], ends[keep])
 

@@ -89,7 +89,7 @@ class _TextArrays:
 
 # The arrays of the last long text asked for, matched by identity (the held text keeps its
 # id from being reused): a budget chunker's seam counts read the text its sentence split
-# has just read, and 5 MB of text is about 20 MB of code points and 10 ms to rebuild.
+# has just read, and 5 MB of text is 5 to 20 MB of code points and 10 ms to rebuild.
 _LAST_ARRAYS: dict[str, _TextArrays] = store("text.last_arrays")
 
 
