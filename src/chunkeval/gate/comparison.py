@@ -131,13 +131,9 @@ def load_side(side: Any) -> Results:
     p = Path(side)
     if not p.exists():
         raise PathNotFound(f"no results folder or baseline file at {p}")
-    res = (
-        Results.load(p.parent if p.name == MANIFEST_FILE else p)
-        if p.is_dir() or p.name == MANIFEST_FILE
-        else load_baseline(p)
-    )
-    check_manifest(res.manifest, p)
-    return res
+    if p.is_dir() or p.name == MANIFEST_FILE:  # both loaders check the manifest's shape
+        return Results.load(p.parent if p.name == MANIFEST_FILE else p)
+    return load_baseline(p)
 
 
 def _side_name(side: Any, results: Results) -> str:
@@ -274,6 +270,30 @@ class Comparison:
         """A Markdown section for a pull-request comment or a CI step summary."""
         return render(self, all_rows, markdown=True)
 
+    def spec_changes(self) -> list[dict[str, str]]:
+        """Every paired configuration whose chunker spec changed, whether or not a row is shown.
+
+        Returns
+        -------
+        list of dict
+            ``{"dataset", "config", "baseline_config", "old_spec", "new_spec", "change"}`` per
+            configuration, in row order; ``change`` names the parameters that moved
+            (:func:`~chunkeval.gate.conditions.spec_change`). The configuration is still compared:
+            a pull request that changes chunk sizes is what the gate is for.
+        """
+        moved = self.rows[self.rows["change"].astype(bool)].drop_duplicates(["dataset", "config"])
+        return [
+            {
+                "dataset": str(r.dataset),
+                "config": str(r.config),
+                "baseline_config": str(r.baseline_config),
+                "old_spec": str(r.baseline_spec),
+                "new_spec": str(r.spec),
+                "change": str(r.change),
+            }
+            for r in moved.itertuples()
+        ]
+
     def to_dict(self) -> dict[str, Any]:
         """The comparison as plain JSON types (``rows`` as a list of records)."""
         return to_jsonable(
@@ -288,6 +308,7 @@ class Comparison:
                 "reasons": self.reasons,
                 "notes": self.notes,
                 "dataset_changes": self.dataset_changes,
+                "spec_changes": self.spec_changes(),
                 "mode": self.mode,
                 "checked_counts": {o: int((self.display_rows()["outcome"] == o).sum()) for o in OUTCOMES},
                 "all_counts": {o: int((self.rows["outcome"] == o).sum()) for o in OUTCOMES},
@@ -391,6 +412,7 @@ class _Pairing:
             "config": c_label if c_label is not None else b_label,
             "baseline_config": b_label or "",
             "spec": cspec[c_label] if c_label is not None else bspec[str(b_label)],
+            "baseline_spec": bspec[b_label] if b_label is not None else "",
             "change": spec_change(bspec[b_label], cspec[c_label]) if b_label and c_label else "",
         }
 
@@ -487,6 +509,7 @@ _COLUMNS = [
     "config",
     "baseline_config",
     "spec",
+    "baseline_spec",
     "change",
     "metric",
     "higher_is_better",

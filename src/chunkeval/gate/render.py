@@ -209,14 +209,20 @@ def _sections(cmp: Comparison, rows: pd.DataFrame) -> list[tuple[str, list[str]]
     return parts
 
 
+def _spec_line(change: dict[str, str]) -> str:
+    """``chunk_size 128 → 64 (spec OLD → NEW)``: what moved, then both specs in full."""
+    full = f"{change['old_spec']} → {change['new_spec']}"
+    return change["change"] if change["change"] == full else f"{change['change']} (spec {full})"
+
+
 def render(cmp: Comparison, all_rows: bool, markdown: bool) -> str:
     """A comparison as terminal text or Markdown (see the module docstring)."""
     rows = cmp.display_rows(all_rows)
     header, body = _main_table(cmp, rows)
     also_header, also_body, also_more = _also_worse(cmp, all_rows)
     title = f"chunkeval compare: {cmp.baseline_name} → {cmp.current_name}"
-    changes = rows.drop_duplicates(["dataset", "config"])
-    changes = [(r.config, r.change) for r in changes.itertuples() if r.change]
+    # from every row, not the shown ones: a changed spec is named even when nothing moved
+    changes = [(c["config"], _spec_line(c)) for c in cmp.spec_changes()]
     also_title = "Also worse, but not checked (no effect on the exit code; --all shows them)"
     more = f"… and {also_more} more" if also_more else ""
     if markdown:
