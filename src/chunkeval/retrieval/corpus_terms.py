@@ -179,8 +179,10 @@ class CorpusTerms:
 
         def numbered(terms: list[str]) -> np.ndarray:
             # C-level loops (a document has up to millions of words); its strings are dropped
-            # after this document, only the ids stay
-            ids.update(zip(dict.fromkeys(terms).keys() - ids.keys(), itertools.count(len(ids))))
+            # after this document, only the ids stay. set.difference walks this document's terms
+            # (keys() - keys() walked the whole vocabulary: quadratic over many small documents);
+            # the order of new ids is free, as they are renumbered in term order below
+            ids.update(zip(set(terms).difference(ids), itertools.count(len(ids))))
             return np.fromiter(map(ids.__getitem__, terms), dtype=np.int32, count=len(terms))
 
         given = None if blob_starts is None else np.asarray(blob_starts)
