@@ -421,6 +421,9 @@ def test_strategy_comparison_names_a_winner_only_when_sure(tmp_path, capsys):
     ]
     assert main(["compare", str(tmp_path / "r"), "--configs", "big", "small"]) == 0
     assert "big is better" in capsys.readouterr().out
+    # the JSON states the exit code the process returns
+    assert main(["compare", str(tmp_path / "r"), "--configs", "big", "small", "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["exit_code"] == 0
     assert main(["compare", str(tmp_path / "r"), "--configs", "big", "smal"]) == 2
     assert "did you mean 'small'" in capsys.readouterr().err
 
@@ -481,7 +484,7 @@ def test_simulated_outcomes_are_the_gates_own():
         rows = cmp.rows[cmp.rows["metric"] == "answerable@5"].set_index("config")
         got = rows.loc[[f"s{i}" for i in range(20)], "outcome"].to_numpy()
         assert list(got) == list(_simulated_outcomes(base, cur))
-        assert set(rows["test"]) == ({"exact"} if n == 12 else {"exact", "bootstrap"})
+        assert set(rows["test"]) == ({"exact"} if n == 12 else {"exact", "permutation"})
 
 
 def test_false_alarm_rate_at_every_size_and_power_at_500():

@@ -25,9 +25,10 @@ baseline file and a run, or two :class:`~chunkeval.results.folder.Results`):
 4. **Outcome** (:func:`~chunkeval.gate.outcomes.decide`). With a :class:`Check` of
    tolerance ``t`` (absolute, or relative to the baseline value), a row is *regressed* when
    the change in the bad direction exceeds ``t`` and the deciding test tells it from noise:
-   its paired interval excludes zero or, for a binary (0/1) per-question metric with fewer
-   than :data:`~chunkeval.gate.paired.EXACT_BELOW` questions that changed, the exact
-   McNemar test (:mod:`chunkeval.gate.paired`) gives ``p <= 1 − confidence``. A change
+   the paired sign-flip test on the questions that changed (:mod:`chunkeval.gate.paired`;
+   exact up to :data:`~chunkeval.gate.paired.EXACT_UP_TO` of them, the exact McNemar test for
+   a 0/1 metric) gives ``p <= 1 − confidence``, for every metric and every number of changed
+   questions; the paired interval is shown beside it. A change
    beyond ``t`` that the test cannot tell from noise is *inconclusive*, with about how many
    questions would decide (exit code 0, 1 with ``strict=True``); a change in the good
    direction the test is sure of is *improved* (any, when strict); otherwise *unchanged*.
@@ -157,9 +158,9 @@ class Comparison:
         configuration), ``change`` the spec change (``"max_chars 1000 → 200"``), ``check``
         the check's text for checked metrics; ``ci_low``/``ci_high`` are the paired
         bootstrap interval of ``delta`` (NaN for configuration-level metrics); ``test`` the
-        test that decided (``"exact"``: the exact McNemar test, whose ``p_value`` is given;
-        ``"bootstrap"``: the interval; ``"none"``: a deterministic configuration-level
-        metric); ``questions_needed`` the questions that test needs to detect ``delta`` at
+        test that decided, with its two-sided ``p_value`` (``"exact"``: the sign-flip test over
+        every sign pattern; ``"permutation"``: over random patterns; ``"none"``: a
+        deterministic configuration-level metric); ``questions_needed`` the questions that test needs to detect ``delta`` at
         80% power (``inf`` for no difference); ``n_worse``/``n_better`` the questions whose
         value got worse/better and ``worse_questions``/``better_questions`` the first
         :data:`~chunkeval.gate.outcomes.FLIP_IDS` of their ids. A *new* configuration's
@@ -211,9 +212,12 @@ class Comparison:
     @property
     def exit_code(self) -> int:
         """2 when incomparable or a checked configuration is missing, 1 on a regression (or,
-        when strict, an inconclusive check), else 0."""
+        when strict, an inconclusive check), else 0. A strategy comparison (``--configs``) names
+        the better configuration and never fails: 0 unless incomparable."""
         if self.reasons or len(self.missing):
             return EXIT_UNUSABLE
+        if self.mode == "strategy":
+            return EXIT_OK
         failing = len(self.regressions) + (len(self.inconclusive) if self.strict else 0)
         return EXIT_REGRESSION if failing else EXIT_OK
 
