@@ -17,8 +17,6 @@ The caches (each entry of :data:`CATALOGUE` gives its key, bound and filler too)
 - ``text.line_regexes``: a Markdown line pattern, compiled;
 - ``text.lead_matches``: whether a code point can begin a line pattern (LRU, 65,536);
 - ``text.space_table``: the whitespace table of the code points below U+3001;
-- ``text.known_sentences``: sentence spans declared for one text object (0.1 interface;
-  the runner does not use it);
 - ``text.last_arrays``: the code points and words of the last long text split or measured;
 - ``text.other_terminators``: which code points end a sentence of another script;
 - ``analysis.marks_class``, ``analysis.analyzer_regexes``: the analyzer's patterns;
@@ -122,13 +120,6 @@ CATALOGUE: dict[str, CacheEntry] = _entries(
         "none",
         "one boolean array of 12,290 entries",
         "chunkeval.text.words.word_bounds",
-    ),
-    CacheEntry(
-        "text.known_sentences",
-        "sentence spans a caller declared for one text object (0.1 interface)",
-        "the text object, by identity",
-        "one per open `with known_sentences(...)` block",
-        "chunkeval.text.known_sentences",
     ),
     CacheEntry(
         "text.last_arrays",

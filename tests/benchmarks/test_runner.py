@@ -13,8 +13,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from chunkeval.benchmarks import Results, run
+from chunkeval.benchmarks import run
 from chunkeval.datasets import Dataset
+from chunkeval.results import Results
 from chunkeval.results.folder import TIMING_COLUMNS, to_jsonable
 from chunkeval.types import Document, EvidenceSpan, Question
 
@@ -474,7 +475,7 @@ def test_dense_without_embedder_fails_before_work():
 
 
 def test_retriever_object_params_are_recorded_by_class_and_parameters_not_repr():
-    from chunkeval._names import public_path
+    from chunkeval._params import public_path
     from chunkeval.benchmarks.runner import _retriever_params
     from chunkeval.retrieval import get_retriever
 

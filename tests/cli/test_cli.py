@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 import chunkeval.reports
-from chunkeval.benchmarks import Results
 from chunkeval.chunkers import available_chunkers
 from chunkeval.cli import main
 from chunkeval.datasets import Dataset, load, save_jsonl
+from chunkeval.results import Results
 from chunkeval.types import Document, EvidenceSpan, Question
 
 FIXED10 = "fixed(chunk_size=10, chunk_overlap=0, unit='chars')"

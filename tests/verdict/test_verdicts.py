@@ -79,7 +79,7 @@ def test_multi_document_dataset_says_not_attainable_and_ranks_by_all_parts(tmp_p
     )
     assert "Answerability and answerable@k are not attainable on this dataset" in terminal
     assert "Highest all_parts@512tok:" in terminal  # budgets are on by default: reading cost matched
-    from chunkeval.benchmarks import Results
+    from chunkeval.results import Results
 
     res = Results.load(out)
     assert (res.summary["answerability_ceiling"] == 0).all()

@@ -58,13 +58,8 @@ def _git(cwd: Path, *args: str) -> str | None:
 
 
 def _project_name(pyproject: Path) -> str | None:
-    try:
-        import tomllib
-    except ImportError:  # pragma: no cover - Python < 3.11
-        try:
-            import tomli as tomllib  # type: ignore[no-redef]
-        except ImportError:
-            return None
+    import tomllib
+
     try:
         with open(pyproject, "rb") as fh:
             data = tomllib.load(fh)
