@@ -17,6 +17,7 @@ from chunkeval.errors import UsageError
 from chunkeval.labels import display_label
 from chunkeval.policy import (
     confidence_label,
+    dataset_rows,
     run_budgets,
     run_confidence,
     run_ks,
@@ -24,7 +25,6 @@ from chunkeval.policy import (
 from chunkeval.reports.charts.data import (
     SMALL_MULTIPLES_ABOVE,
     config_groups,
-    dataset_rows,
     retriever_name,
     styles_for,
 )
