@@ -340,8 +340,9 @@ def choose_rank_metric(
     if rank_by not in rows.columns:
         close = difflib.get_close_matches(rank_by, [str(c) for c in rows.columns], n=3)
         raise UsageError(
-            f"cannot rank by {rank_by!r}: no such column in the summary"
-            + (f"; did you mean {', '.join(close)}?" if close else "")
+            f"rank_by={rank_by!r} names no column of the summary"
+            + (f"; did you mean {', '.join(close)}?" if close else ""),
+            parameter="rank_by",
         )
     n = _n_questions(rows, per_question)
     chain = [c for c in fallback_chain(rank_by) if c in rows.columns]

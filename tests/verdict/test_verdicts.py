@@ -181,8 +181,14 @@ def test_deep_ranking_doubles_until_the_budget_is_reached():
     [
         (["--budgets", "0"], "--budgets expects comma-separated positive integers"),
         (["--budgets", "12x"], "--budgets expects comma-separated positive integers"),
-        (["--rank-by", "answerable@7"], "k=7 is not measured"),
-        (["--rank-by", "recall@300tok"], "no --budgets 300"),
+        (
+            ["--rank-by", "answerable@7"],
+            "--rank-by 'answerable@7' needs k=7, which this run does not measure",
+        ),
+        (
+            ["--rank-by", "recall@300tok"],
+            "needs the token budget 300, which this run does not have (its budgets:",
+        ),
     ],
 )
 def test_budget_and_rank_by_errors(tmp_path, capsys, args, needle):
@@ -205,7 +211,7 @@ def test_rank_by_moves_p_best_and_is_checked_before_work(tmp_path, capsys):
         "builtin": "mrr"
     }
     for bad, needle in (
-        ("", "needs a metric column"),
+        ("", "is not a metric column"),
         ("stored_token_overhead", "quality column"),
         ("recall@k", "quality column"),
     ):
