@@ -213,7 +213,8 @@ def test_budget_report_shows_the_ranking_metric_n_a_and_the_runs_confidence(budg
 
 @pytest.mark.slow
 def test_budget_report_frontier_and_question_view(budget_run):
-    from chunkeval.reports.html import _frontier_configs, dataset_verdicts
+    from chunkeval.reports.html import _frontier_configs
+    from chunkeval.verdict.recommendation import dataset_verdicts
 
     results, folder = budget_run
     html_text = (folder / "report.html").read_text(encoding="utf-8")
