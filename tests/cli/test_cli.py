@@ -536,9 +536,7 @@ def test_a_run_with_its_report_computes_each_verdict_once(tiny_folder, tmp_path,
 
     monkeypatch.setattr(recommendation, "recommend", counting)
     out = tmp_path / "o"
-    args = [
-        a for a in _run_args(tiny_folder, out, "--chunker", FIXED10, "--chunker", "sentence(max_chars=40)")
-    ]
+    args = list(_run_args(tiny_folder, out, "--chunker", FIXED10, "--chunker", "sentence(max_chars=40)"))
     assert main([a for a in args if a != "--no-report"]) == 0
     assert (out / "report.html").is_file() and (out / "report.md").is_file()
     assert "Recommendation for" in capsys.readouterr().out
