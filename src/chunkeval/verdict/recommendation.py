@@ -42,7 +42,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -59,6 +59,9 @@ from chunkeval.policy import (
     tie_order,
 )
 from chunkeval.verdict.frontier import pareto_frontier
+
+if TYPE_CHECKING:  # read only here: the verdict's import stays free of the results package
+    from chunkeval.results import Results
 
 __all__ = [
     "MIN_QUESTIONS",
@@ -272,7 +275,7 @@ def _against(
 
 
 def recommend(
-    results: Any,
+    results: Results,
     dataset: str | None = None,
     *,
     k: int | None = None,
@@ -609,8 +612,8 @@ def dataset_verdicts(
     Parameters
     ----------
     results : Results
-    names : sequence of str
-        Datasets.
+    names : sequence of str, optional
+        Datasets; default every dataset of the summary, in summary order.
 
     Returns
     -------
