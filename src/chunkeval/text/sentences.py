@@ -121,13 +121,13 @@ A Long Solved Problem?", COLING 2012 Posters, pp. 985-994.
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 
 import numpy as np
 import regex
 
-from chunkeval.caches import memoize
 from chunkeval.text import lines as _lines
 from chunkeval.text._spans import _not_inside, _stripped_spans, _word_mask
 from chunkeval.text.lines import (
@@ -229,7 +229,7 @@ def _other_script_cuts(text: str) -> list[int]:
 _TERMINATOR_TABLE_SIZE = 0x20000
 
 
-@memoize("text.other_terminators")
+@functools.cache
 def _other_terminator_table() -> np.ndarray:
     """Per code point below :data:`_TERMINATOR_TABLE_SIZE`, whether ``_OTHER_TERMINATOR``'s
     terminator run matches it (a ``Sentence_Terminal`` other than ``.!?``), as a bool array:
