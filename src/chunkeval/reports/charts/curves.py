@@ -37,7 +37,7 @@ from chunkeval.reports.charts.layout import (
 )
 from chunkeval.reports.style import ConfigStyle, new_figure, styled, text_color
 
-__all__ = ["budget_column", "plot_budget_curve", "plot_k_curves", "result_budgets"]
+__all__ = ["budget_column", "plot_budget_curve", "plot_k_curves"]
 
 
 def _curve_chart(
@@ -245,10 +245,6 @@ def plot_k_curves(
         title=f"{metric}@k over k — dataset {dataset}, retriever {retriever_name(rows)} "
         f"(bars: {confidence_label(run_confidence(results))} CI)",
     )
-
-
-#: The token budgets of a run (:func:`chunkeval.policy.run_budgets`, kept under its old name).
-result_budgets = run_budgets
 
 
 def budget_column(metric: str, budget: int) -> str:

@@ -134,7 +134,7 @@ def plot_chunk_sizes(
                     zorder=4,
                     gid=f"limit:{config}",
                 )
-        a.set_yticks(pos, [styles[i[0]].compact_legend for i in group])
+        a.set_yticks(pos, [styles[i[0]].legend for i in group])
         a.set_ylim(-0.6, len(group) - 0.4)
         a.grid(axis="y", visible=False)
         a.set_xlabel(f"chunk size ({_UNIT_NAME[unit]})")
