@@ -119,3 +119,19 @@ def test_sign_flip_hand_checked_graded_and_sampled():
     assert p1[0] == pytest.approx(exact_p_value(20, 4), abs=0.003)
     assert sign_flip_p_values(diff, seed=1)[0][0] == p1[0]
     assert sign_flip_p_values(np.zeros((5, 2)))[0].tolist() == [1.0, 1.0]
+
+
+def test_checks_on_metrics_fixed_by_the_data_are_left_out_with_one_line(tmp_path):
+    from _multidoc import write_multidoc_dataset
+    from chunkeval.benchmarks import run
+    from chunkeval.gate import compare
+
+    spec = write_multidoc_dataset(tmp_path / "data", single_every=0)  # every question joins two documents
+    base = run(spec, {"a": "fixed(chunk_size=48)"}, ks=(5,), n_resamples=50)
+    cur = run(spec, {"a": "fixed(chunk_size=32)"}, ks=(5,), n_resamples=50)
+    cmp = compare(base, cur, "answerable@5,recall@5")
+    rows = cmp.rows.set_index("metric")
+    assert not rows.loc["answerable@5", "checked"] and rows.loc["recall@5", "checked"]
+    (note,) = [n for n in cmp.notes if "not checked" in n]
+    assert note.startswith("dataset multidoc: answerable@5 not checked, n/a: 0 by construction")
+    assert f"  note: {note}" in cmp.to_text().splitlines()

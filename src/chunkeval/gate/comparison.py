@@ -385,8 +385,10 @@ def compare(
     unmeasured = [c.metric for c in check_list if c.metric not in measured]
     if unmeasured:
         found.reasons.append(f"checked metric(s) {', '.join(unmeasured)} missing from one side")
+    rows = _frame(records, {c.metric: c for c in check_list})
+    found.notes += _unchecked_by_construction(rows, base, cur)
     return Comparison(
-        rows=_frame(records, {c.metric: c for c in check_list}),
+        rows=rows,
         checks=check_list,
         reasons=found.reasons + list(found.per_dataset.values()),
         notes=found.notes,
@@ -554,6 +556,28 @@ def _frame(records: list[dict[str, Any]], by_metric: dict[str, Check]) -> pd.Dat
     rows["_order"] = rows["outcome"].map(order)
     rows = rows.sort_values(["_order"], kind="stable").drop(columns="_order")
     return rows.reset_index(drop=True)
+
+
+def _unchecked_by_construction(rows: pd.DataFrame, base: Results, cur: Results) -> list[str]:
+    """Uncheck the rows of metrics a dataset fixes whatever the chunking; one note per dataset.
+
+    A check on such a metric (``answerable@5`` where no question has all its evidence in one
+    document) can never fail, so it would only pretend to guard (:func:`chunkeval.policy.by_construction`).
+    """
+    from chunkeval.policy import by_construction
+
+    notes = []
+    for dataset in dict.fromkeys(rows["dataset"].astype(str)) if len(rows) else ():
+        fixed: dict[str, str] = {}
+        for side in (base, cur):
+            fixed.update(by_construction(side.summary[side.summary["dataset"].astype(str) == dataset]))
+        hit = rows["checked"] & (rows["dataset"].astype(str) == dataset) & rows["metric"].isin(list(fixed))
+        if hit.any():
+            metrics = list(dict.fromkeys(rows.loc[hit, "metric"]))
+            rows.loc[hit, "checked"] = False
+            rows.loc[hit, "check"] = ""
+            notes.append(f"dataset {dataset}: {', '.join(metrics)} not checked, n/a: {fixed[metrics[0]]}")
+    return notes
 
 
 def _find_config(results: Results, name: str) -> str:
