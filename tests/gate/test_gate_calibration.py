@@ -20,7 +20,7 @@ from chunkeval.gate.outcomes import Stats, decide, paired_columns
 from chunkeval.gate.paired import EXACT_UP_TO, exact_p_value, sign_flip_p_values
 
 NOMINAL = 0.025
-STATS = Stats(0.95, 200, 0)  # the bootstrap interval is only shown: few resamples will do
+STATS = Stats(0.95, 20, 0)  # the bootstrap interval is only shown: few resamples will do
 LEVELS = {"recall@5": (0.0, 0.5, 1.0), "answerable@5": (0.0, 1.0)}
 
 
@@ -61,21 +61,31 @@ def _rate(metric: str, n: int, k: int, rng, sims: int) -> tuple[float, bool]:
 
 
 def _check_grid(ns, ks, sims):
+    """Every exact rate at most the nominal one; every sampled rate within 4 standard errors of
+    it (over a few hundred cells, 3 would be passed by chance alone) and their pooled mean within
+    3 standard errors of the pooled sample."""
     rng = np.random.default_rng(33)
-    lines, over = [], []
+    lines, over, sampled = [], [], []
     for metric in LEVELS:
         for n in ns:
             cells = []
             for k in (k for k in ks if k <= n):
                 rate, exact = _rate(metric, n, k, rng, sims)
                 cells.append(f"{k}:{rate:.3f}{'' if exact else '~'}")
-                # exact rates must not pass the nominal one; sampled ones within their noise
-                bound = NOMINAL if exact else NOMINAL + 3 * math.sqrt(NOMINAL * (1 - NOMINAL) / sims)
+                bound = NOMINAL if exact else NOMINAL + 4 * math.sqrt(NOMINAL * (1 - NOMINAL) / sims)
                 if rate > bound + 1e-12:
                     over.append((metric, n, k, rate))
+                if not exact:
+                    sampled.append(rate)
             lines.append(f"{metric} n={n}: " + " ".join(cells))
-    print("\ngate false-alarm rate by changed questions (~: sampled):\n" + "\n".join(lines))
+    pooled = float(np.mean(sampled)) if sampled else 0.0
+    print(
+        "\ngate false-alarm rate by changed questions (~: sampled):\n"
+        + "\n".join(lines)
+        + f"\npooled over the {len(sampled)} sampled cells: {pooled:.4f}"
+    )
     assert not over, over
+    assert pooled <= NOMINAL + 3 * math.sqrt(NOMINAL * (1 - NOMINAL) / (sims * max(1, len(sampled))))
 
 
 def test_false_alarms_at_nominal_rate_for_few_changed_questions():
@@ -84,7 +94,7 @@ def test_false_alarms_at_nominal_rate_for_few_changed_questions():
 
 @pytest.mark.slow
 def test_false_alarms_at_nominal_rate_for_1_to_30_changed_questions_and_n_5_to_500():
-    _check_grid(ns=(5, 10, 20, 50, 100, 200, 500), ks=range(1, 31), sims=1000)
+    _check_grid(ns=(5, 10, 20, 50, 100, 200, 500), ks=range(1, 31), sims=500)
 
 
 def test_the_issue_case_4_worse_0_better_is_not_a_regression():
@@ -121,6 +131,7 @@ def test_sign_flip_hand_checked_graded_and_sampled():
     assert sign_flip_p_values(np.zeros((5, 2)))[0].tolist() == [1.0, 1.0]
 
 
+@pytest.mark.slow
 def test_checks_on_metrics_fixed_by_the_data_are_left_out_with_one_line(tmp_path):
     from _multidoc import write_multidoc_dataset
     from chunkeval.benchmarks import run
