@@ -144,3 +144,15 @@ def test_a_changed_spec_under_its_label_is_compared_and_named_everywhere(saved, 
     assert f"  {line}" in cmp.to_text().splitlines()
     assert f"- `a`: chunk_size 20 → 30 (spec {old} → {new})" in cmp.to_markdown().splitlines()
     assert json.loads(cmp.to_json())["spec_changes"][0]["old_spec"] == old
+
+
+def test_an_identical_rerun_shows_the_baselines_values(saved):
+    # the baseline file rounds to 4 decimals; the rerun's own means are not rounded
+    root, _ = saved
+    rerun = run(
+        _dataset(), {"a": "fixed(chunk_size=20, unit='chars')", "b": "sentence(max_chars=40)"}, ks=(1, 5)
+    )
+    cmp = compare(root / "baseline.json", rerun)
+    assert len(cmp.rows) > 20
+    assert (cmp.rows["current"] == cmp.rows["baseline"]).all() and (cmp.rows["delta"] == 0).all()
+    assert set(cmp.rows["outcome"]) == {"unchanged"}

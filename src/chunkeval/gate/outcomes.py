@@ -78,7 +78,8 @@ def paired_columns(b: np.ndarray, c: np.ndarray, st: Stats, needed: bool = True)
         Per column: ``baseline, current, delta, ci_low, ci_high, n_questions, n_missing,
         n_down, n_up, test, p_value, questions_needed`` (``n_down``/``n_up``: questions
         whose value fell/rose; ``test``: ``"exact"`` or ``"permutation"``, the sign-flip test
-        enumerated or drawn; ``p_value`` two-sided).
+        enumerated or drawn; ``p_value`` two-sided; ``current`` as compared: ``baseline + delta``,
+        changes below :data:`~chunkeval.gate.baseline.RESOLUTION` counted as none).
     """
     from chunkeval.stats import paired_bootstrap, questions_needed
 
@@ -103,7 +104,9 @@ def paired_columns(b: np.ndarray, c: np.ndarray, st: Stats, needed: bool = True)
         out.append(
             {
                 "baseline": _nanmean(b[ok[:, j], j]),
-                "current": _nanmean(c[ok[:, j], j]),
+                # as compared: a change below RESOLUTION (a baseline's rounding) is none, so an
+                # identical rerun shows the baseline's value, not one a rounding away from it
+                "current": _nanmean(b[ok[:, j], j]) + float(delta[j]),
                 "delta": float(delta[j]),
                 "ci_low": float(lo[j]),
                 "ci_high": float(hi[j]),
@@ -183,7 +186,7 @@ def _config_rows(rb: pd.Series, rc: pd.Series, metrics: list[str]) -> list[dict[
             {
                 "metric": m,
                 "baseline": vb,
-                "current": vc,
+                "current": vb + d,  # as compared (see paired_columns)
                 "delta": d,
                 "ci_low": math.nan,
                 "ci_high": math.nan,
