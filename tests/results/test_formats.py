@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import sys
 
+import pandas as pd
 import pandas.testing as pdt
 import pytest
 
@@ -87,3 +88,15 @@ def test_the_run_flag_offers_the_formats_save_writes():
     run = build_parser()._subparsers._group_actions[0].choices["run"]  # type: ignore[union-attr]
     (action,) = [a for a in run._actions if "--format" in a.option_strings]
     assert tuple(action.choices) == RESULT_FORMATS and action.default == RESULT_FORMATS[0] == "csv"
+
+
+@pytest.mark.parametrize("fmt", RESULT_FORMATS)
+def test_a_table_without_columns_reads_back_in_either_format(tmp_path, fmt):
+    if fmt == "parquet":
+        pytest.importorskip("pyarrow", reason="optional extra: pip install 'chunkeval[parquet]'")
+    summary = pd.DataFrame({"dataset": ["d"], "config": ["c"], "n_questions": [1]})
+    per_question = pd.DataFrame({"dataset": ["d"], "config": ["c"], "question_id": ["q0"], "mrr": [1.0]})
+    Results(summary, per_question, pd.DataFrame(), {}).save(tmp_path, format=fmt)
+    back = Results.load(tmp_path)
+    assert back.chunks.shape == (0, 0)
+    pdt.assert_frame_equal(back.per_question, per_question)

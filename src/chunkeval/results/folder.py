@@ -220,6 +220,10 @@ def _parse_table(path: Path, fmt: str, dtypes: dict[str, str] | None) -> pd.Data
             raise MissingDependency(
                 f"reading {path.name} needs the optional package 'pyarrow' (pip install 'chunkeval[parquet]')"
             ) from exc
+    elif dtypes == {} and not path.read_text(encoding="utf-8").strip():
+        # a table saved without columns (as a hand-made Results may have): to_csv wrote a
+        # blank line, which read_csv refuses as empty
+        df = pd.DataFrame()
     else:
         str_cols = [c for c, t in (dtypes or {}).items() if t in ("object", "str", "string")]
         # pandas >= 3 parses floats exactly by default (and deprecates the option)

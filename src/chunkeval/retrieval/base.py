@@ -11,9 +11,9 @@ from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator
 
 from chunkeval._names import public_path
+from chunkeval._params import Params
 from chunkeval.errors import UsageError
 from chunkeval.retrieval.topk import top_k_block
 
@@ -62,13 +62,17 @@ def check_number(
 _BLOCK_CELLS = 1_000_000
 
 
-class Retriever(BaseEstimator):
+class Retriever(Params):
     """Base class: ``fit`` an index on chunk texts, then ``search`` it with queries.
 
     Subclasses implement ``_fit(chunk_texts)`` and ``_score_block(queries) ->
     (n_queries, n_chunks)`` scores (dense ndarray or sparse matrix); the base class
     batches queries so that a score block holds at most a few million cells.
     Constructor parameters are stored unchanged; learned attributes end in ``_``.
+    The parameter protocol (``get_params``, ``set_params``, ``clone``; ``sklearn.base.clone``
+    works too) is :class:`chunkeval._params.Params`, not scikit-learn's ``BaseEstimator``:
+    importing ``sklearn.base`` costs about 60 MiB (it loads ``scipy.stats``), which only
+    the retrievers that fit a scikit-learn model pay, when they fit it.
 
     ``lexical = True`` marks retrievers whose score 0 means "no query term in
     the chunk": the runner does not count such chunks as retrieved, since

@@ -15,20 +15,18 @@ References
 from __future__ import annotations
 
 import numbers
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.feature_extraction.text import (
-    CountVectorizer,
-    TfidfTransformer,
-    TfidfVectorizer,
-)
 
 from chunkeval.analysis import UnicodeAnalyzer
 from chunkeval.errors import UsageError
 from chunkeval.retrieval.base import Retriever
 from chunkeval.retrieval.registry import RETRIEVERS
+
+if TYPE_CHECKING:
+    from sklearn.feature_extraction.text import CountVectorizer, TfidfVectorizer
 
 __all__ = ["BM25Retriever", "TfidfRetriever"]
 
@@ -44,6 +42,10 @@ class _LexicalRetriever(Retriever):
     """
 
     lexical = True
+    # set by the subclasses' constructors (declared for the type checker)
+    analyzer: str
+    lowercase: bool
+    stop_words: Any
 
     def _analysis(self) -> dict[str, Any]:
         """Keyword arguments for a scikit-learn vectorizer; validates the parameters."""
@@ -166,6 +168,10 @@ class TfidfRetriever(_LexicalRetriever):
         self.stemmer = stemmer
 
     def _vectorizer(self) -> TfidfVectorizer:
+        # imported here, not at the top: scikit-learn loads scipy.stats (about 60 MiB), which
+        # a process that imports the retrievers without fitting one does not need
+        from sklearn.feature_extraction.text import TfidfVectorizer
+
         return TfidfVectorizer(
             **self._analysis(),
             sublinear_tf=self.sublinear_tf,
@@ -215,6 +221,8 @@ class TfidfRetriever(_LexicalRetriever):
         if self.vectorizer_ is None:
             self.matrix_ = None
             return self
+        from sklearn.feature_extraction.text import TfidfTransformer
+
         # TfidfVectorizer.fit_transform is CountVectorizer.fit_transform, then this
         tfidf = TfidfTransformer(norm="l2", use_idf=True, smooth_idf=True, sublinear_tf=self.sublinear_tf)
         self.matrix_ = tfidf.fit(counts).transform(counts, copy=False).T.tocsr()
@@ -289,6 +297,8 @@ class BM25Retriever(_LexicalRetriever):
     def _vectorizer(self) -> CountVectorizer:
         if self.k1 < 0 or not 0 <= self.b <= 1:
             raise UsageError(f"BM25 needs k1 >= 0 and 0 <= b <= 1, got k1={self.k1}, b={self.b}")
+        from sklearn.feature_extraction.text import CountVectorizer  # see TfidfRetriever._vectorizer
+
         return CountVectorizer(**self._analysis(), dtype=np.float64)
 
     def _fit(self, chunk_texts: list[str]) -> None:

@@ -30,12 +30,14 @@ class Settings:
 
     def build_retriever(self) -> Any:
         """A new, unfitted retriever of the run."""
-        from sklearn.base import clone
-
-        from chunkeval.retrieval import get_retriever
+        from chunkeval.retrieval import Retriever, get_retriever
 
         if self.retriever_spec is None:
             return get_retriever(self.retriever)
         if isinstance(self.retriever_spec, str):
             return get_retriever(self.retriever_spec)
+        if isinstance(self.retriever_spec, Retriever):
+            return self.retriever_spec.clone()
+        from sklearn.base import clone  # another retriever object: scikit-learn's protocol
+
         return clone(self.retriever_spec)
