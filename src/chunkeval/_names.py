@@ -29,7 +29,6 @@ __all__ = ["MOVED", "current_name", "public_path"]
 MOVED: dict[str, str] = {
     "chunkeval.benchmarks.baseline": "chunkeval.gate.baseline",
     "chunkeval.benchmarks.compare": "chunkeval.gate.comparison",
-    "chunkeval.benchmarks.corpus_terms": "chunkeval.retrieval.corpus_terms",
     "chunkeval.benchmarks.frontier": "chunkeval.verdict.frontier",
     "chunkeval.benchmarks.metrics": "chunkeval.metrics",
     "chunkeval.benchmarks.results": "chunkeval.results.folder",

@@ -10,7 +10,6 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
 
 from chunkeval._names import public_path
 from chunkeval._params import Params
@@ -144,45 +143,6 @@ class Retriever(Params):
                 self._score_block(queries[q0 : q0 + step]), kk
             )
         return idx, val
-
-    def accepts_counts(self) -> bool:
-        """Whether :meth:`fit_counts` builds the same index as :meth:`fit` (False here).
-
-        Returns
-        -------
-        bool
-            True for a retriever whose index depends on the chunks only through their
-            :class:`chunkeval.analysis.UnicodeAnalyzer` term counts.
-
-        Raises
-        ------
-        ValueError
-            For invalid analysis parameters (as :meth:`fit` would).
-        """
-        return False
-
-    def fit_counts(self, counts: sp.csr_matrix, terms: list[str]) -> Retriever:
-        """Build the index from the chunks' term counts instead of their texts.
-
-        Parameters
-        ----------
-        counts : scipy.sparse.csr_matrix of float64, shape (n_chunks, n_terms)
-            What ``CountVectorizer(analyzer=UnicodeAnalyzer(), dtype=np.float64)
-            .fit_transform(chunk_texts)`` returns, entry order within rows included
-            (:meth:`chunkeval.retrieval.corpus_terms.CorpusTerms.counts`); modified in place.
-        terms : list of str, length n_terms
-            The sorted vocabulary: column ``j`` counts ``terms[j]``.
-
-        Returns
-        -------
-        self
-
-        Raises
-        ------
-        NotImplementedError
-            When :meth:`accepts_counts` is False.
-        """
-        raise NotImplementedError(f"{type(self).__name__} indexes chunk texts; use fit")
 
     def manifest_params(self) -> dict[str, Any]:
         """Class and constructor parameters, for a run's provenance record.

@@ -85,11 +85,7 @@ def index_stage(ctx: PreparedDataset, chunked: Chunked, settings: Settings) -> I
         return Indexed(None, 0.0, chunked)
     retriever = settings.build_retriever()
     t0 = time.perf_counter()
-    if retriever.accepts_counts():
-        # the same index, from offsets into the corpus analysed once, not from every chunk's text
-        retriever.fit_counts(*ctx.corpus_terms().counts(*chunked.arrays))
-    else:
-        retriever.fit(chunked.texts)
+    retriever.fit(chunked.texts)
     return Indexed(retriever, time.perf_counter() - t0, chunked)
 
 
