@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from chunkeval._names import public_path
+from chunkeval._params import public_path
 from chunkeval.errors import UsageError
 from chunkeval.retrieval.base import Retriever
 from chunkeval.retrieval.registry import RETRIEVERS, get_retriever
