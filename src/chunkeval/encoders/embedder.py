@@ -57,7 +57,7 @@ def _pooling(folder: ModelFolder) -> str:
         return "cls"
     if cfg.get("pooling_mode_mean_tokens"):
         return "mean"
-    raise UsageError(f"{folder.spec}: pooling {cfg} is not supported (mean or cls)")
+    raise UsageError(f"{folder.path / '1_Pooling/config.json'}: pooling {cfg} is not supported (mean or cls)")
 
 
 def _load(folder: ModelFolder, max_seq_length: int | None) -> _Loaded:
@@ -71,9 +71,10 @@ def _load(folder: ModelFolder, max_seq_length: int | None) -> _Loaded:
         normalize = modules is None or any(
             isinstance(m, dict) and str(m.get("type", "")).endswith("Normalize") for m in modules
         )
+        pooling = _pooling(folder)
         weights = BertWeights.load(folder.path / "model.safetensors", checked.config)
         tok, counter = _tokenizers(checked.tokenizer, window)
-        _MODELS[key] = _Loaded(weights, tok, counter, window, _pooling(folder), normalize)
+        _MODELS[key] = _Loaded(weights, tok, counter, window, pooling, normalize)
     return _MODELS[key]
 
 
