@@ -208,6 +208,11 @@ CASES: list[tuple[str, Callable[[Path], None], str]] = [
         "float weights (F16, F32, F64)",
     ),
     (
+        "an unused tensor of a dtype numpy cannot read",
+        lambda d: _with_bfloat16_pooler(d),
+        "{d}/model.safetensors: tensor pooler.dense.bias is BF16, a dtype numpy cannot read; save it as F32",
+    ),
+    (
         "a tokenizer with ids beyond the embeddings",
         lambda d: _write(d / "tokenizer.json", tokenizer_json(vocabulary(extra=7))),
         f"{{d}}/tokenizer.json: the vocabulary has ids up to {V + 6}, but the word embeddings have "
@@ -265,6 +270,18 @@ HEADERS: list[tuple[str, Callable[[bytes], bytes]]] = [
     ("header length beyond the file", lambda b: struct.pack("<Q", len(b) + 1) + b[8:]),
     ("header not an object", lambda b: struct.pack("<Q", 2) + b"[]"),
 ]
+
+
+def _with_bfloat16_pooler(d: Path) -> None:
+    """The tiny folder with one more tensor, ``pooler.dense.bias`` in BF16 (numpy has no
+    bfloat16, so it is written by hand: a header entry and its 16 bytes)."""
+    weights = d / "model.safetensors"
+    b = weights.read_bytes()
+    n = struct.unpack("<Q", b[:8])[0]
+    header, data = json.loads(b[8 : 8 + n]), b[8 + n :]
+    header["pooler.dense.bias"] = {"dtype": "BF16", "shape": [8], "data_offsets": [len(data), len(data) + 16]}
+    text = json.dumps(header).encode()
+    weights.write_bytes(struct.pack("<Q", len(text)) + text + data + bytes(16))
 
 
 @pytest.mark.parametrize(("case", "breaks", "message"), CASES, ids=[c[0] for c in CASES])

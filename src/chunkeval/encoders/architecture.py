@@ -11,7 +11,7 @@ that architecture. :func:`check_model_folder` reads the three once, at load, and
 * ``model.safetensors`` has no valid safetensors header (truncated, garbage, a header length
   beyond the file: the ``safetensors`` library's own checks), lacks a tensor of
   :meth:`BertArchitecture.tensor_shapes`, holds one of another shape or a non-float dtype,
-  or holds more layers than the config declares;
+  any tensor of a dtype numpy cannot read, or more layers than the config declares;
 * ``tokenizer.json`` cannot be read by the ``tokenizers`` library, or names ids beyond the rows
   of the word embeddings (it is another model's vocabulary);
 * the window (``max_seq_length``) is not a positive integer, exceeds the position table, or
@@ -39,6 +39,7 @@ __all__ = [
     "EMBEDDING_TENSORS",
     "FLOAT_DTYPES",
     "LAYER_TENSORS",
+    "NUMPY_DTYPES",
     "SHAPE_KEYS",
     "BertArchitecture",
     "CheckedModel",
@@ -51,6 +52,10 @@ ACTIVATIONS = ("gelu", "gelu_new", "gelu_pytorch_tanh")
 #: safetensors dtypes of weights the encoder reads (converted to float32). BF16 has no numpy
 #: type, and an integer tensor under a weight's name is not a weight.
 FLOAT_DTYPES = ("F16", "F32", "F64")
+
+#: safetensors dtypes numpy reads: every tensor of the file is read, the unused ones too
+#: (``embeddings.position_ids`` is often I64), so none may have another (BF16, F8_*).
+NUMPY_DTYPES = FLOAT_DTYPES + ("C64", "BOOL", "I8", "U8", "I16", "U16", "I32", "U32", "I64", "U64")
 
 #: The keys of ``config.json`` that fix the tensors' shapes: each a positive integer.
 SHAPE_KEYS = (
@@ -262,6 +267,9 @@ def _check_weights(path: str, arch: BertArchitecture) -> None:
         raise UsageError(
             f"{path}: tensor {_first(dtypes)}; the encoder reads float weights ({', '.join(FLOAT_DTYPES)})"
         )
+    unreadable = [f"{name} is {dtype}" for name, (dtype, _) in header.items() if dtype not in NUMPY_DTYPES]
+    if unreadable:
+        raise UsageError(f"{path}: tensor {_first(unreadable)}, a dtype numpy cannot read; save it as F32")
     layers = {int(m.group(1)) for name in header if (m := _LAYER_INDEX.match(name))}
     if layers and max(layers) >= arch.num_hidden_layers:
         raise UsageError(
