@@ -1,0 +1,107 @@
+"""Invisible format characters: the one table that quote matching and term analysis ignore.
+
+A document may hold characters that no reader sees: a soft hyphen (U+00AD) that marks where a
+word may break, a zero-width space (U+200B) that marks where a line may break, a zero-width
+joiner or non-joiner (U+200D, U+200C), a word joiner (U+2060), a byte-order mark (U+FEFF)
+inside the text, variation selectors, bidirectional marks ... A quote typed from what a reader
+sees lacks them, and a query never holds them; so tolerant quote matching
+(:mod:`chunkeval.datasets.quotes`) and the lexical analyzer (:mod:`chunkeval.analysis`, used by
+``tfidf`` and ``bm25``) ignore them, both by this one table. Nothing here changes a text:
+offsets keep indexing the original text, characters and all.
+
+The table is Unicode's ``Default_Ignorable_Code_Point`` property (``DerivedCoreProperties.txt``:
+"code points that should be ignored in rendering unless explicitly supported"), read from the
+``regex`` module's ``\\p{Default_Ignorable_Code_Point}``, so no list is kept here. It is also
+what Unicode's ``NFKC_Casefold`` mapping removes. The Unicode version is the ``regex``
+module's, whose version the dataset provenance and the run manifest record.
+
+References
+----------
+.. [1] Unicode Standard, section 5.21 "Ignoring Characters in Processing", and
+   ``DerivedCoreProperties.txt``, property ``Default_Ignorable_Code_Point``.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import sys
+
+import numpy as np
+import regex
+
+__all__ = ["IGNORABLE_SOURCE", "ignorable_class", "ignorable_ranges", "is_ignorable", "strip_ignorable"]
+
+_PROPERTY = regex.compile(r"\p{Default_Ignorable_Code_Point}++")
+
+#: Where the table comes from: the Unicode property and the module (and its Unicode version).
+IGNORABLE_SOURCE = (
+    "Unicode Default_Ignorable_Code_Point (DerivedCoreProperties.txt), "
+    "read as the regex module's \\p{Default_Ignorable_Code_Point}"
+)
+
+
+@functools.cache
+def ignorable_ranges() -> tuple[tuple[int, int], ...]:
+    """The default-ignorable code points, as inclusive ``(first, last)`` ranges.
+
+    Returns
+    -------
+    tuple of (int, int)
+        Ascending, disjoint ranges of every code point with Unicode's
+        ``Default_Ignorable_Code_Point`` property (the ``regex`` module's table), e.g.
+        ``(0xAD, 0xAD)`` for the soft hyphen and ``(0x200B, 0x200F)``. Built once, on first use
+        (a scan of every code point, a few ms): for documentation and tests; matching and
+        analysis ask the property itself.
+    """
+    points = np.arange(sys.maxunicode + 1, dtype=np.uint32)
+    points = points[(points < 0xD800) | (points > 0xDFFF)]  # no lone surrogates (none ignorable)
+    every = points.tobytes().decode("utf-32-le")
+    return tuple((ord(m.group()[0]), ord(m.group()[-1])) for m in _PROPERTY.finditer(every))
+
+
+@functools.cache
+def ignorable_class() -> str:
+    """Body of a :mod:`re` character class matching every default-ignorable code point.
+
+    Returns
+    -------
+    str
+        The ranges of :func:`ignorable_ranges` as escaped ``a-b`` pairs, for use inside
+        ``[...]`` (for a pattern of the :mod:`re` module, whose ``\\s`` is ``str.isspace``).
+    """
+    return "".join(f"{re.escape(chr(a))}-{re.escape(chr(b))}" for a, b in ignorable_ranges())
+
+
+def is_ignorable(char: str) -> bool:
+    """Whether ``char`` (one character) is a default-ignorable code point.
+
+    Parameters
+    ----------
+    char : str
+        One character.
+
+    Returns
+    -------
+    bool
+    """
+    return _PROPERTY.fullmatch(char) is not None
+
+
+def strip_ignorable(text: str) -> str:
+    """``text`` without its default-ignorable code points.
+
+    Parameters
+    ----------
+    text : str
+        Any text.
+
+    Returns
+    -------
+    str
+        ``text`` itself when it holds none (always for ASCII text, which holds none), else
+        a copy without them: ``"com\\u00adpany"`` -> ``"company"``.
+    """
+    if text.isascii() or _PROPERTY.search(text) is None:
+        return text
+    return _PROPERTY.sub("", text)
