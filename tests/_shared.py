@@ -47,5 +47,7 @@ def shared_cases(name: str) -> dict[str, dict]:
     path = SHARED / "cases" / name
     if not path.exists():
         return {}
-    lines = path.read_text(encoding="utf-8").splitlines()
+    # JSON lines end at "\n" only: str.splitlines would also cut at a U+2028 or U+2029 that a
+    # case holds inside a string
+    lines = path.read_text(encoding="utf-8").split("\n")
     return {case["id"]: case for case in map(json.loads, filter(str.strip, lines))}
