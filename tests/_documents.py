@@ -17,7 +17,8 @@ NAMESPACES = (
     'xmlns:mc="http://schemas.openxmlformats.org/markup-compatibility/2006" '
     'xmlns:wp="http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing" '
     'xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main" '
-    'xmlns:wps="http://schemas.microsoft.com/office/word/2010/wordprocessingShape"'
+    'xmlns:wps="http://schemas.microsoft.com/office/word/2010/wordprocessingShape" '
+    'xmlns:m="http://schemas.openxmlformats.org/officeDocument/2006/math"'
 )
 _MAIN = "application/vnd.openxmlformats-officedocument.wordprocessingml"
 _REL = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"

@@ -114,6 +114,21 @@ def test_docx_revisions_are_accepted_moves_included(tmp_path):
 
 
 @needs("docx", "docx")
+def test_docx_equation_text_and_a_field_spanning_paragraphs(tmp_path):
+    body = (
+        f"<w:p>{run('Area is ')}<m:oMath><m:r><m:t>A=</m:t></m:r><m:r><m:t>\u03c0r</m:t></m:r></m:oMath>"
+        f"{run('.')}</w:p>"
+        # a table-of-contents field: its code in the first paragraph, its result in the next two
+        '<w:p><w:r><w:fldChar w:fldCharType="begin"/></w:r><w:r><w:instrText>TOC \\o "1-3"</w:instrText></w:r>'
+        f'<w:r><w:fldChar w:fldCharType="separate"/></w:r>{run("Contents")}</w:p>'
+        f'<w:p>{run("1 Safety")}<w:r><w:fldChar w:fldCharType="end"/></w:r></w:p>'
+    )
+    text, metadata = read_docx(write_docx(tmp_path / "m.docx", body))
+    assert text == "Area is A=\u03c0r.\n\nContents\n\n1 Safety"
+    assert "dropped" not in metadata
+
+
+@needs("docx", "docx")
 def test_docx_external_entity_is_never_resolved_and_is_named(tmp_path):
     secret = tmp_path / "secret.txt"
     secret.write_text("TOPSECRET", encoding="utf-8")

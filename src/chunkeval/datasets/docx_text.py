@@ -11,7 +11,7 @@ element by element in document order, with these rules (ECMA-376 Part 1, section
   block-level content controls (``w:sdt``/``w:sdtContent``) and custom XML
   (``w:customXml``), each a block; a table is a row per line, its cells joined by `` | ``
   (rows and cells inside content controls too, a merged cell once);
-* **runs**: text (``w:t``), tabs (``\\t``), line, page and column breaks and carriage returns
+* **runs**: text (``w:t``; an equation's ``m:t`` in order), tabs (``\\t``), line, page and column breaks and carriage returns
   (``\\n``), non-breaking hyphens (U+2011), soft hyphens (U+00AD), symbols (``w:sym``:
   the character it names), inside hyperlinks, smart tags, run-level content controls and
   custom XML alike;
@@ -46,6 +46,7 @@ __all__ = ["docx_text"]
 
 _W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 _MC = "{http://schemas.openxmlformats.org/markup-compatibility/2006}"
+_M = "{http://schemas.openxmlformats.org/officeDocument/2006/math}"
 _FOOTNOTES = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/footnotes"
 _ENDNOTES = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/endnotes"
 
@@ -140,7 +141,7 @@ class _Reader:
                 continue
             if tag in _PROPERTIES:
                 continue
-            if tag == _W + "t":
+            if tag == _W + "t" or tag == _M + "t":  # text, and an equation's text in order
                 if not (fields and fields[-1]):
                     pieces.append(self.text_of(child))
             elif tag == _W + "fldChar":

@@ -139,7 +139,8 @@ _PRE_ELEMENTS = frozenset({"pre", "textarea", "listing", "xmp", "plaintext"})
 _PRE_VALUES = {"pre": "pre", "pre-wrap": "pre", "break-spaces": "pre", "pre-line": "pre-line"}
 _WHITESPACE = re.compile(r"[ \t\n\r\f\xa0]+")  # HTML's ASCII whitespace, and a no-break space
 _CONTROLS = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f]")
-_LINE, _BLOCK, _CELL = 1, 2, 3
+# the kinds of a walk's tokens: collapsible text, verbatim text, and the marks between them
+_TEXT, _LINE, _BLOCK, _CELL, _VERBATIM = 0, 1, 2, 3, 4
 
 
 def _style(tag: Any) -> dict[str, str]:
@@ -153,19 +154,21 @@ def _style(tag: Any) -> dict[str, str]:
     return declarations
 
 
+def _hidden_by(tag: Any, style: dict[str, str]) -> str | None:
+    """Why an element and all it holds is not displayed, or None."""
+    if tag.has_attr("hidden"):
+        return "hidden element (hidden attribute)"
+    if style.get("display") == "none":
+        return "hidden element (display: none)"
+    return None
+
+
 class _Walk:
     """One page's walk: the pieces of its text and what it left out."""
 
     def __init__(self) -> None:
-        self.tokens: list[tuple[int, str]] = []  # (0 text | 4 verbatim | 5 pre-line, text) or a mark
+        self.tokens: list[tuple[int, str]] = []  # (kind, text): _TEXT, _VERBATIM or a mark
         self.dropped: Counter[str] = Counter()
-
-    def hidden_by(self, tag: Any, style: dict[str, str]) -> str | None:
-        if tag.has_attr("hidden"):
-            return "hidden element (hidden attribute)"
-        if style.get("display") == "none":
-            return "hidden element (display: none)"
-        return None
 
     def walk(self, node: Any, mode: str = "normal", visible: bool = True) -> None:
         from bs4 import Comment, Doctype, NavigableString, ProcessingInstruction
@@ -181,7 +184,7 @@ class _Walk:
             if name in _SKIPPED:
                 continue
             style = _style(child)
-            why = self.hidden_by(child, style)
+            why = _hidden_by(child, style)
             if why is not None:
                 if visible and child.get_text().strip():
                     self.dropped[why] += 1
@@ -223,14 +226,14 @@ class _Walk:
             self.dropped["C0 control character (never displayed)"] += len(removed)
             value = _CONTROLS.sub("", value)
         if mode == "pre":
-            self.tokens.append((4, value))
+            self.tokens.append((_VERBATIM, value))
         elif mode == "pre-line":
             for n, line in enumerate(value.split("\n")):
                 if n:
                     self.tokens.append((_LINE, ""))
-                self.tokens.append((0, line))
+                self.tokens.append((_TEXT, line))
         else:
-            self.tokens.append((0, value))
+            self.tokens.append((_TEXT, value))
 
 
 def _assemble(tokens: list[tuple[int, str]]) -> str:
@@ -249,7 +252,7 @@ def _assemble(tokens: list[tuple[int, str]]) -> str:
             cell = line_has_text and not pending
             space = False
             continue
-        if kind == 0:
+        if kind == _TEXT:
             collapsed = _WHITESPACE.sub(" ", value)
             if collapsed.startswith(" "):
                 space = True
