@@ -40,6 +40,17 @@ def requires(module: str, extra: str) -> list[pytest.MarkDecorator]:
     return [pytest.mark.needs_extra, pytest.mark.skipif(missing, reason=reason)]
 
 
+def needs(module: str, extra: str):
+    """Decorator form of :func:`requires`: mark a test that needs an optional extra."""
+
+    def apply(test):
+        for mark in requires(module, extra):
+            test = mark(test)
+        return test
+
+    return apply
+
+
 def shared_cases(name: str) -> dict[str, dict]:
     """The cases of ``../shared/cases/NAME`` (JSON lines) by id; empty when the folder is absent."""
     import json

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from _documents import body_from_json, write_docx
-from _shared import requires, shared_cases
+from _shared import needs, requires, shared_cases
 from chunkeval.chunkers import get_chunker
 from chunkeval.datasets.quotes import QuoteResolver
 from chunkeval.datasets.readers import read_docx, read_html
@@ -46,17 +46,6 @@ def test_d03_quote_without_soft_hyphens():
     span = QuoteResolver([Document("d", c["input"]["text"], {})]).resolve(c["input"]["quote"])
     assert (span.start, span.end) == (c["expected"]["start"], c["expected"]["end"])
     assert c["input"]["text"][span.start : span.end] == c["expected"]["span_text"]
-
-
-def needs(module: str, extra: str):
-    """Decorate a test with the marks of :func:`_shared.requires`."""
-
-    def apply(func):
-        for mark in requires(module, extra):
-            func = mark(func)
-        return func
-
-    return apply
 
 
 @needs("bs4", "html")

@@ -12,22 +12,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from _documents import run, write_docx
-from _shared import requires
+from _shared import needs
 from chunkeval.cli import main
 from chunkeval.datasets import DatasetError, load
 from chunkeval.datasets.readers import page_of, read_docx, read_html, read_pdf
-
-
-def needs(module: str, extra: str):
-    """Decorate a test with the marks of :func:`_shared.requires`."""
-
-    def apply(func):
-        for mark in requires(module, extra):
-            func = mark(func)
-        return func
-
-    return apply
-
 
 ONE_SHOT = settings(
     max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
