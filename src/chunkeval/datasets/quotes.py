@@ -153,7 +153,9 @@ def normalise_quote(text: str) -> str:
     Returns
     -------
     str
-        Whitespace runs as one space, each character NFKD-decomposed,
+        Invisible format characters (:mod:`chunkeval.text.ignorable`) removed,
+        whitespace runs (with any such characters among them) as one space,
+        each character NFKD-decomposed,
         typographic quotes and dashes as ASCII, leading and trailing
         whitespace removed.
     """
