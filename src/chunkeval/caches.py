@@ -21,6 +21,8 @@ The caches (each entry of :data:`CATALOGUE` gives its key, bound and filler too)
   the runner does not use it);
 - ``text.last_arrays``: the code points and words of the last long text split or measured;
 - ``text.other_terminators``: which code points end a sentence of another script;
+- ``text.ignorable``: the default-ignorable code points (ranges and patterns);
+- ``datasets.quote_pattern``: what tolerant quote matching normalises;
 - ``analysis.marks_class``, ``analysis.analyzer_regexes``: the analyzer's patterns;
 - ``tokenizers.regex_token``: the regex tokenizer's pattern;
 - ``tokenizers.count_caches``: token counts, one LRU of 8,192 texts per tokenizer;
@@ -143,6 +145,20 @@ CATALOGUE: dict[str, CacheEntry] = _entries(
         "none",
         "one boolean array of 131,072 entries",
         "chunkeval.text.sentence_spans",
+    ),
+    CacheEntry(
+        "text.ignorable",
+        "the default-ignorable code points: their ranges, re class and run pattern",
+        "none",
+        "17 ranges and two patterns",
+        "chunkeval.text.ignorable",
+    ),
+    CacheEntry(
+        "datasets.quote_pattern",
+        "the pattern of what tolerant quote matching normalises",
+        "none",
+        "one pattern",
+        "chunkeval.datasets.quotes",
     ),
     CacheEntry(
         "analysis.marks_class",

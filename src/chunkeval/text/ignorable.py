@@ -23,12 +23,14 @@ References
 
 from __future__ import annotations
 
-import functools
 import re
 import sys
+from typing import NamedTuple
 
 import numpy as np
 import regex
+
+from chunkeval.caches import memoize
 
 __all__ = ["IGNORABLE_SOURCE", "ignorable_class", "ignorable_ranges", "is_ignorable", "strip_ignorable"]
 
@@ -41,7 +43,25 @@ IGNORABLE_SOURCE = (
 )
 
 
-@functools.cache
+class _Table(NamedTuple):
+    ranges: tuple[tuple[int, int], ...]
+    class_body: str
+    run: re.Pattern[str]
+
+
+@memoize("text.ignorable")
+def _table() -> _Table:
+    """The property's ranges, read once (one scan of every code point, about 0.1 s), and the
+    :mod:`re` forms quote matching and the analyzer match: a call of a ``re`` pattern costs a
+    third of the ``regex`` module's, and the analyzer calls it once per non-ASCII piece."""
+    points = np.arange(sys.maxunicode + 1, dtype=np.uint32)
+    points = points[(points < 0xD800) | (points > 0xDFFF)]  # no lone surrogates (none ignorable)
+    every = points.tobytes().decode("utf-32-le")
+    ranges = tuple((ord(m.group()[0]), ord(m.group()[-1])) for m in _PROPERTY.finditer(every))
+    body = "".join(f"{re.escape(chr(a))}-{re.escape(chr(b))}" for a, b in ranges)
+    return _Table(ranges, body, re.compile(f"[{body}]+"))
+
+
 def ignorable_ranges() -> tuple[tuple[int, int], ...]:
     """The default-ignorable code points, as inclusive ``(first, last)`` ranges.
 
@@ -50,17 +70,11 @@ def ignorable_ranges() -> tuple[tuple[int, int], ...]:
     tuple of (int, int)
         Ascending, disjoint ranges of every code point with Unicode's
         ``Default_Ignorable_Code_Point`` property (the ``regex`` module's table), e.g.
-        ``(0xAD, 0xAD)`` for the soft hyphen and ``(0x200B, 0x200F)``. Built once, on first use
-        (one scan of every code point, about 0.1 s); quote matching and the analyzer match
-        these ranges (:func:`ignorable_class`).
+        ``(0xAD, 0xAD)`` for the soft hyphen and ``(0x200B, 0x200F)``.
     """
-    points = np.arange(sys.maxunicode + 1, dtype=np.uint32)
-    points = points[(points < 0xD800) | (points > 0xDFFF)]  # no lone surrogates (none ignorable)
-    every = points.tobytes().decode("utf-32-le")
-    return tuple((ord(m.group()[0]), ord(m.group()[-1])) for m in _PROPERTY.finditer(every))
+    return _table().ranges
 
 
-@functools.cache
 def ignorable_class() -> str:
     """Body of a :mod:`re` character class matching every default-ignorable code point.
 
@@ -70,7 +84,7 @@ def ignorable_class() -> str:
         The ranges of :func:`ignorable_ranges` as escaped ``a-b`` pairs, for use inside
         ``[...]`` (for a pattern of the :mod:`re` module, whose ``\\s`` is ``str.isspace``).
     """
-    return "".join(f"{re.escape(chr(a))}-{re.escape(chr(b))}" for a, b in ignorable_ranges())
+    return _table().class_body
 
 
 def is_ignorable(char: str) -> bool:
@@ -85,7 +99,7 @@ def is_ignorable(char: str) -> bool:
     -------
     bool
     """
-    return len(char) == 1 and _ignorable_run().fullmatch(char) is not None
+    return len(char) == 1 and _table().run.fullmatch(char) is not None
 
 
 def strip_ignorable(text: str) -> str:
@@ -104,12 +118,5 @@ def strip_ignorable(text: str) -> str:
     """
     if text.isascii():
         return text
-    pattern = _ignorable_run()
+    pattern = _table().run
     return text if pattern.search(text) is None else pattern.sub("", text)
-
-
-@functools.cache
-def _ignorable_run() -> re.Pattern[str]:
-    # a re pattern of the property's ranges: a call costs a third of the regex module's, and
-    # the analyzer calls this once per non-ASCII piece of a corpus
-    return re.compile(f"[{ignorable_class()}]+")
