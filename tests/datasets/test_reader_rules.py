@@ -117,6 +117,25 @@ def test_docx_equation_text_and_a_field_spanning_paragraphs(tmp_path):
 
 
 @needs("docx", "docx")
+def test_docx_hidden_text_and_headers_are_named_not_read(tmp_path):
+    import docx
+
+    document = docx.Document()
+    document.sections[0].header.paragraphs[0].text = "Confidential draft"
+    paragraph = document.add_paragraph("Visible ")
+    paragraph.add_run("secret").font.hidden = True
+    paragraph.add_run("end.")
+    document.add_paragraph("Shown again.").runs[0].font.hidden = False
+    document.save(tmp_path / "h.docx")
+    text, metadata = read_docx(tmp_path / "h.docx")
+    assert text == "Visible end.\n\nShown again."
+    assert metadata["dropped"] == {
+        "header (page furniture, not body text)": 1,
+        "hidden text (run formatted w:vanish)": 1,
+    }
+
+
+@needs("docx", "docx")
 def test_docx_external_entity_is_never_resolved_and_is_named(tmp_path):
     secret = tmp_path / "secret.txt"
     secret.write_text("TOPSECRET", encoding="utf-8")

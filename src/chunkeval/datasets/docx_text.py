@@ -27,8 +27,10 @@ element by element in document order, with these rules (ECMA-376 Part 1, section
 * **entities**: an internal entity (declared with its text in the part's own DTD) is its
   text; an external one (``SYSTEM``/``PUBLIC``) is never resolved: dropped and counted
   by name;
-* **dropped and counted**: comments (``w:commentReference``), embedded objects and
-  documents (``w:object``, ``w:altChunk``), and the revisions and entities above.
+* **dropped and counted**: hidden text (a run formatted ``w:vanish``, which Word does not
+  show), comments (``w:commentReference``), embedded objects and documents (``w:object``,
+  ``w:altChunk``), headers and footers holding text (page furniture repeated on every page),
+  and the revisions and entities above.
 
 References
 ----------
@@ -49,6 +51,10 @@ _MC = "{http://schemas.openxmlformats.org/markup-compatibility/2006}"
 _M = "{http://schemas.openxmlformats.org/officeDocument/2006/math}"
 _FOOTNOTES = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/footnotes"
 _ENDNOTES = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/endnotes"
+_PAGE_FURNITURE = {
+    "http://schemas.openxmlformats.org/officeDocument/2006/relationships/header": "header",
+    "http://schemas.openxmlformats.org/officeDocument/2006/relationships/footer": "footer",
+}
 
 #: Containers whose children are read as if they stood in the container's place.
 _TRANSPARENT = frozenset(
@@ -176,6 +182,8 @@ class _Reader:
                     self.runs(choice, pieces, after)
             elif tag in _DROPPED:
                 self.drop(child)
+            elif tag == _W + "r" and _vanished(child):
+                self.dropped["hidden text (run formatted w:vanish)"] += 1
             elif tag == _W + "sdt" or tag in _TRANSPARENT or not tag.startswith(_W):
                 # content controls, insertions, hyperlinks ... and drawings (their text
                 # boxes lie deep inside DrawingML or VML elements)
@@ -201,6 +209,15 @@ class _Reader:
 
     def drop(self, node: Any) -> None:
         self.dropped[_DROPPED[node.tag]] += 1
+
+
+def _vanished(r: Any) -> bool:
+    """Whether a run is hidden text (its own ``w:rPr/w:vanish``, not turned off) holding text."""
+    props = r.find(_W + "rPr")
+    vanish = None if props is None else props.find(_W + "vanish")
+    if vanish is None or vanish.get(_W + "val") in ("0", "false", "off"):
+        return False
+    return any((t.text or "").strip() for t in r.iter(_W + "t"))
 
 
 def _descendants_through(node: Any, wanted: str, stop: str) -> list[Any]:
@@ -239,6 +256,20 @@ def _notes(document: Any) -> dict[tuple[str, str], Any]:
     return notes
 
 
+def _furniture(document: Any, dropped: Counter[str]) -> None:
+    """Count the headers and footers that hold text: page furniture, repeated on every page,
+    not body text (read neither here nor by python-docx's paragraphs)."""
+    from docx.oxml.parser import parse_xml
+
+    for rel in document.part.rels.values():
+        kind = _PAGE_FURNITURE.get(rel.reltype)
+        if kind is None or rel.is_external:
+            continue
+        root = parse_xml(rel.target_part.blob)
+        if any((t.text or "").strip() for t in root.iter(_W + "t")):
+            dropped[f"{kind} (page furniture, not body text)"] += 1
+
+
 def docx_text(document: Any) -> tuple[list[str], Counter[str]]:
     """The text blocks of an open python-docx ``Document`` and what was dropped on purpose.
 
@@ -258,4 +289,6 @@ def docx_text(document: Any) -> tuple[list[str], Counter[str]]:
     """
     body = document.element.body
     reader = _Reader(_notes(document), _entities(document.element))
-    return reader.blocks(body), reader.dropped
+    blocks = reader.blocks(body)
+    _furniture(document, reader.dropped)
+    return blocks, reader.dropped
