@@ -35,12 +35,12 @@ from __future__ import annotations
 
 import bisect
 import difflib
+import functools
 import re
 import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from chunkeval.caches import memoize
 from chunkeval.errors import close_names
 from chunkeval.text.ignorable import ignorable_class, strip_ignorable
 from chunkeval.types import Document, EvidenceSpan
@@ -57,7 +57,7 @@ _FOLD = str.maketrans(
 )
 
 
-@memoize("datasets.quote_pattern")
+@functools.cache
 def _special() -> re.Pattern[str]:
     """What the normalisation may change: a run of whitespace and invisible format characters
     other than one plain space, and any non-ASCII character."""

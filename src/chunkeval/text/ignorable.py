@@ -23,14 +23,13 @@ References
 
 from __future__ import annotations
 
+import functools
 import re
 import sys
 from typing import NamedTuple
 
 import numpy as np
 import regex
-
-from chunkeval.caches import memoize
 
 __all__ = ["IGNORABLE_SOURCE", "ignorable_class", "ignorable_ranges", "is_ignorable", "strip_ignorable"]
 
@@ -49,7 +48,7 @@ class _Table(NamedTuple):
     run: re.Pattern[str]
 
 
-@memoize("text.ignorable")
+@functools.cache
 def _table() -> _Table:
     """The property's ranges, read once (one scan of every code point, about 0.1 s), and the
     :mod:`re` forms quote matching and the analyzer match: a call of a ``re`` pattern costs a

@@ -19,9 +19,9 @@ from here, in their regex and their array forms.
 
 from __future__ import annotations
 
-import numpy as np
+import functools
 
-from chunkeval.caches import memoize
+import numpy as np
 
 #: The characters that end a line (``"\\r\\n"`` is one line end made of two of them).
 LINE_BREAKS = "\n\r\u2028\u2029"
@@ -76,7 +76,7 @@ def has_break(piece: str) -> bool:
     return any(char in piece for char in LINE_BREAKS)
 
 
-@memoize("text.space_table")
+@functools.cache
 def _space_table() -> np.ndarray:
     """``table[c]``: whether code point ``c`` is whitespace (``str.isspace``, regex ``\\s``).
 
