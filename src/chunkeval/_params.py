@@ -133,7 +133,8 @@ class Params:
 
     def __repr__(self) -> str:
         """``Class(name=value, ...)`` listing the parameters that differ from their defaults
-        (sorted), as scikit-learn prints estimators."""
+        (sorted), as scikit-learn prints estimators.
+        """
         defaults = {p.name: p.default for p in inspect.signature(type(self).__init__).parameters.values()}
         changed = []
         for key, value in self.get_params(deep=False).items():

@@ -119,7 +119,8 @@ class HashingEmbedder(Embedder):
 
     def _vectorizer(self) -> Any:
         """The ``HashingVectorizer`` of the current parameters, built (and validated) once: a
-        new one per call cost more than hashing a short document's sentences."""
+        new one per call cost more than hashing a short document's sentences.
+        """
         key = (self.n_features, self.ngram_max)
         cached = getattr(self, "vectorizer_", None)
         if cached is None or cached[0] != key:
@@ -148,7 +149,8 @@ _JOINER = 10  # between two texts: a byte no token or space can be
 
 def _token_codes(codes: np.ndarray) -> np.ndarray:
     """``_TOKEN_CODE[codes]``, first filling every page up to the highest code point's (so that
-    the next call checks one slice: about 0.1 s once for a text with emoji, page 0x1F)."""
+    the next call checks one slice: about 0.1 s once for a text with emoji, page 0x1F).
+    """
     top = int(codes.max(initial=0)) >> _PAGE
     if not _PAGE_READY[: top + 1].all():
         for page in np.flatnonzero(~_PAGE_READY[: top + 1]).tolist():
@@ -289,7 +291,8 @@ def hash_words(texts: list[str], n_features: int, vectorizer: Any):
 
 def _with_rows(matrix: Any, rows: list[int], replacement: Any) -> Any:
     """``matrix`` (CSR) with its rows ``rows`` (increasing, empty in ``matrix``) taken from
-    the rows of ``replacement`` (CSR, one per entry of ``rows``), entries copied unchanged."""
+    the rows of ``replacement`` (CSR, one per entry of ``rows``), entries copied unchanged.
+    """
     from scipy.sparse import csr_matrix
 
     n = matrix.shape[0]
@@ -447,7 +450,8 @@ def _split_params(spec: str) -> tuple[str, dict[str, Any]]:
 
 def _plugin_embedder(name: str, obj: Any, target: str) -> Callable[[str | None], Any]:
     """A ``chunkeval.embedders`` entry point names a callable returning an embedder: called
-    with no argument for ``NAME``, with ``ARG`` for ``NAME:ARG``."""
+    with no argument for ``NAME``, with ``ARG`` for ``NAME:ARG``.
+    """
     if not callable(obj):
         raise TypeError(f"expected a callable returning an embedder, got {obj!r}")
 

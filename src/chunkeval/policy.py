@@ -277,7 +277,8 @@ def scorable_questions(
 
 def _enough(count: int, n: int) -> bool:
     """At least :data:`MIN_SIGNAL_SHARE` of ``n`` and :data:`MIN_SIGNAL_QUESTIONS` (all of them
-    when a dataset has fewer: its small size is the verdict's caution, not a lack of signal)."""
+    when a dataset has fewer: its small size is the verdict's caution, not a lack of signal).
+    """
     return count >= min(MIN_SIGNAL_QUESTIONS, n) and count >= MIN_SIGNAL_SHARE * n
 
 

@@ -37,7 +37,8 @@ class PluginError(UsageError):
 
 class PluginWarning(UserWarning):
     """An installed plug-in that cannot be loaded was left out of something that did not ask
-    for it by name (the metrics every run computes); the command line shows it as one line."""
+    for it by name (the metrics every run computes); the command line shows it as one line.
+    """
 
 
 class Registry(Generic[T]):

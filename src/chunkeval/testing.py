@@ -211,7 +211,8 @@ def _disjoint(chunker: Any, text: str, chunks: list[Any]) -> None:
 def _fits_before_its_last_cluster(chunker: Any, text: str, limit: int) -> bool:
     """Whether ``text`` cut at the start of its last extended grapheme cluster, or inside
     it, measures at most ``limit`` (where a window's cut was before it moved to the
-    cluster's end)."""
+    cluster's end).
+    """
     from chunkeval.text.graphemes import cluster_at
 
     last = cluster_at(text, len(text) - 1)[0]
@@ -246,7 +247,8 @@ def _within_size_limit(chunker: Any, text: str, chunks: list[Any]) -> None:
 def _on_cluster_boundaries(chunker: Any, text: str, chunks: list[Any]) -> None:
     """No chunk starts or ends inside an extended grapheme cluster (Unicode UAX #29): never
     between the two regional indicators of a flag, next to a joiner inside a ZWJ sequence,
-    before a combining mark or between CR and LF."""
+    before a combining mark or between CR and LF.
+    """
     from chunkeval.text.graphemes import every_position_is_a_boundary, is_cluster_boundary
 
     if every_position_is_a_boundary(text):
@@ -307,7 +309,8 @@ def _refuses_non_text(chunker: Any) -> None:
 
 def _params_round_trip(chunker: Any) -> None:
     """Constructor parameters are stored unchanged: rebuilding from ``get_params`` gives the same
-    parameters, and a registered chunker's ``spec`` string builds an equal chunker."""
+    parameters, and a registered chunker's ``spec`` string builds an equal chunker.
+    """
     if not hasattr(chunker, "get_params"):
         return
     import ast
@@ -581,7 +584,6 @@ def _top_k_is_a_prefix(retriever: Any, indices: Any, scores: Any, k: int) -> Non
 
 def _deterministic_search(retriever: Any, indices: Any, scores: Any, k: int) -> None:
     """Searching again, and with a fresh copy fitted on the same chunks, gives the same arrays."""
-
     for what, fitted in (("a second search", retriever), ("a refitted copy", _fresh(retriever))):
         if fitted is not retriever:
             fitted.fit(list(RETRIEVER_CHUNKS))
@@ -592,7 +594,8 @@ def _deterministic_search(retriever: Any, indices: Any, scores: Any, k: int) -> 
 
 def _lexical_zero_without_terms(retriever: Any, indices: Any, scores: Any, k: int) -> None:
     """A ``lexical`` retriever scores 0 for a query with no term in any chunk (the runner then
-    counts nothing as retrieved)."""
+    counts nothing as retrieved).
+    """
     if not getattr(retriever, "lexical", False):
         return
     for row in (RETRIEVER_QUERIES.index(""), RETRIEVER_QUERIES.index("zyxwv qqqq")):

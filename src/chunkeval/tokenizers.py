@@ -763,7 +763,8 @@ def _hf(argument: str | None) -> Tokenizer:
 
 def _plugin_tokenizer(name: str, obj: Any, target: str) -> Callable[[str | None], Tokenizer]:
     """A ``chunkeval.tokenizers`` entry point names a callable returning a tokenizer: called
-    with no argument for the spec ``NAME``, with ``ARG`` for ``NAME:ARG``."""
+    with no argument for the spec ``NAME``, with ``ARG`` for ``NAME:ARG``.
+    """
     if not callable(obj):
         raise TypeError(f"expected a callable returning a tokenizer, got {obj!r}")
 

@@ -93,7 +93,8 @@ _PREPARED: dict[int, PreparedDataset] = store("benchmarks.worker_datasets")
 
 def _start_worker(parent: int, init: Callable[..., None] | None, initargs: tuple) -> None:
     """The initializer of every pool worker: live no longer than ``parent``, ignore Ctrl-C
-    (:func:`~chunkeval.benchmarks.lifetime.worker_started`), then run ``init(*initargs)``."""
+    (:func:`~chunkeval.benchmarks.lifetime.worker_started`), then run ``init(*initargs)``.
+    """
     worker_started(parent)
     if init is not None:
         init(*initargs)
@@ -108,7 +109,8 @@ def _pool(
     workers: int, mp_context: Any, init: Callable[..., None] | None = None, initargs: tuple = ()
 ) -> Any:
     """A process pool that ends at once, workers and all, when its block is left by an exception
-    (Ctrl-C, SIGTERM, a failed task), and is shut down normally otherwise."""
+    (Ctrl-C, SIGTERM, a failed task), and is shut down normally otherwise.
+    """
     pool = ProcessPoolExecutor(
         max_workers=workers,
         mp_context=mp_context,
@@ -125,7 +127,8 @@ def _pool(
 
 def _submit_all(pool: Any, fn: Callable[..., Any], calls: Sequence[tuple]) -> list[Any]:
     """Submit ``fn(*args)`` for every ``args`` of ``calls``, with interrupts held back while the
-    pool forks its workers (a worker that got a Ctrl-C before it ignores them prints a traceback)."""
+    pool forks its workers (a worker that got a Ctrl-C before it ignores them prints a traceback).
+    """
     with interrupts_deferred(*_STARTING):
         return [pool.submit(fn, *args) for args in calls]
 
@@ -210,7 +213,8 @@ def _prepare_with(
     run_blocks: Callable[[list[list[str]]], list[list[Any]]],
 ) -> None:
     """Prepare every dataset from :func:`prepare_documents` over partitions of its documents;
-    ``run_blocks`` maps it over lists of texts wherever the executor runs it, in order."""
+    ``run_blocks`` maps it over lists of texts wherever the executor runs it, in order.
+    """
     tok, key = resolve_tokenizer(settings.tokenizer), tokenizer_key(settings.tokenizer)
     blocks = [(di, lo, hi) for di, ctx in enumerate(prepared) for lo, hi in _document_blocks(ctx, max_chars)]
     results = run_blocks([[d.text for d in prepared[di].documents[lo:hi]] for di, lo, hi in blocks])
@@ -259,7 +263,8 @@ def _prepare_in_pool(
     prepared: Sequence[PreparedDataset], settings: Settings, workers: int, mp_context: Any
 ) -> None:
     """Prepare the datasets in a short-lived pool of forked workers, by partitions of the
-    documents; the evaluation pool is forked afterwards, so its workers inherit the result."""
+    documents; the evaluation pool is forked afterwards, so its workers inherit the result.
+    """
     total = sum(ctx.n_characters for ctx in prepared)
     if total < MIN_PARALLEL_PREPARE_CHARS:
         _prepare_here(prepared, settings)
@@ -441,7 +446,8 @@ def _first(exc: BaseException) -> str:
 
 def _quiet_dask_logs() -> None:
     """Silence what Dask, tornado and asyncio log while a cluster is torn down mid-run
-    (cancelled tasks, "Task exception was never retrieved"): the run ends with its own one line."""
+    (cancelled tasks, "Task exception was never retrieved"): the run ends with its own one line.
+    """
     for name in ("distributed", "asyncio", "tornado"):
         logging.getLogger(name).setLevel(logging.CRITICAL + 1)
 
@@ -469,7 +475,8 @@ def _dask_job(
     settings: Settings,
 ) -> Any:
     """Submit the stage plan of one (dataset, configuration) as tasks; return the future of its
-    evaluation. Every step is a task, over blocks of documents and of questions."""
+    evaluation. Every step is a task, over blocks of documents and of questions.
+    """
 
     def submit(step: Callable[..., Any], *args: Any) -> Any:
         return client.submit(_with_one_blas_thread, step, *args, pure=False)

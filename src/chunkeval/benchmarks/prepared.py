@@ -128,7 +128,8 @@ class PreparedDataset:
     def _global(self, per_document: Iterable[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
         """Per-document (n, 2) local spans laid on the dataset's global axis: (starts, ends),
         in ``offset_dtype``. Takes an iterable so that each document's pieces are converted
-        (and may be freed) one at a time."""
+        (and may be freed) one at a time.
+        """
         starts, ends = [], []
         for off, spans in zip(
             self.doc_offset.tolist(), per_document, strict=False
@@ -156,7 +157,8 @@ class PreparedDataset:
 
     def document_sentences(self, i: int) -> list[tuple[int, int]]:
         """Sentence spans of document ``i``, local to its text, as
-        :func:`chunkeval.text.sentence_spans` gives them."""
+        :func:`chunkeval.text.sentence_spans` gives them.
+        """
         starts, ends = self.sentences()
         off = int(self.doc_offset[i])
         lo, hi = np.searchsorted(starts, in_dtype_of(starts, [off, off + len(self.documents[i].text)]))
@@ -188,7 +190,8 @@ class PreparedDataset:
 
     def word_starts(self) -> np.ndarray:
         """Global start offset of every word (maximal non-whitespace run, as ``str.split``)
-        of every document, in ``offset_dtype``; see :meth:`word_counts`."""
+        of every document, in ``offset_dtype``; see :meth:`word_counts`.
+        """
         if self._words is None:
             from chunkeval.text import word_bounds
 
@@ -241,7 +244,8 @@ class PreparedDataset:
 
     def answerability_ceiling(self) -> float:
         """Share of questions whose evidence parts all lie in one document: no chunk crosses a
-        document, so no configuration can make more questions answerable."""
+        document, so no configuration can make more questions answerable.
+        """
         if not self.questions:
             return float("nan")
         return sum(len({p.doc_id for p in q.evidence}) == 1 for q in self.questions) / len(self.questions)
@@ -269,7 +273,8 @@ def _local_dtype(text: str) -> type:
 
 def sentence_array(text: str) -> np.ndarray:
     """Sentence spans of one text, shape (n, 2), characters (:func:`chunkeval.text.sentence_spans`);
-    int32 unless the text has 2**31 characters or more."""
+    int32 unless the text has 2**31 characters or more.
+    """
     from chunkeval.text import sentence_spans
 
     return np.array(sentence_spans(text), dtype=_local_dtype(text)).reshape(-1, 2)
@@ -278,7 +283,8 @@ def sentence_array(text: str) -> np.ndarray:
 def token_array(tokenizer: TokenizerLike, text: str) -> np.ndarray:
     """Token spans of one text, shape (n, 2), characters
     (:func:`chunkeval.tokenizers.token_span_arrays`); int32 unless the text has 2**31
-    characters or more."""
+    characters or more.
+    """
     from chunkeval.tokenizers import token_span_arrays
 
     starts, ends = token_span_arrays(tokenizer, text)
@@ -360,7 +366,8 @@ def tokenizer_key(tokenizer: str | TokenizerLike) -> str:
 
 def resolve_tokenizer(tokenizer: str | TokenizerLike) -> TokenizerLike:
     """The tokenizer for a spec or object, built once per process (the cache
-    ``benchmarks.tokenizers`` of :mod:`chunkeval.caches`)."""
+    ``benchmarks.tokenizers`` of :mod:`chunkeval.caches`).
+    """
     from chunkeval.tokenizers import get_tokenizer
 
     key = tokenizer_key(tokenizer)

@@ -43,7 +43,7 @@ def _version(dist: str) -> str | None:
 
 
 def _git(cwd: Path, *args: str) -> str | None:
-    """stdout of ``git -C cwd args`` (stripped), or ``None`` when git fails."""
+    """Stdout of ``git -C cwd args`` (stripped), or ``None`` when git fails."""
     try:
         out = subprocess.run(
             ["git", "-C", str(cwd), *args],
@@ -320,7 +320,6 @@ def _check_arguments(
     rank_by: Any,
 ) -> tuple[tuple[int, ...], int, str | None, tuple[int, ...]]:
     """Check :func:`run`'s arguments before any work; return (ks, seed, executor, budgets)."""
-
     ks = tuple(check_ks(ks))
     seed = check_seed(seed)
     if not 0.0 < float(confidence) < 1.0:
@@ -346,7 +345,8 @@ def _check_arguments(
 def _tokenizer_spec(tokenizer: str | TokenizerLike) -> tuple[str | TokenizerLike, str]:
     """Resolve the run's tokenizer now (an unknown spec fails before any work); return what
     travels to workers (a tokenizer object whose name is a spec for an equal tokenizer
-    travels by name) and the name recorded in the manifest."""
+    travels by name) and the name recorded in the manifest.
+    """
     tok = resolve_tokenizer(tokenizer)
     name = tokenizer if isinstance(tokenizer, str) else getattr(tok, "name", repr(tok))
     if not isinstance(tokenizer, str) and isinstance(getattr(tok, "name", None), str):
@@ -372,7 +372,8 @@ def _manifest(
     facts: dict[str, Any],
 ) -> Manifest:
     """The manifest (:class:`~chunkeval.results.schema.Manifest`): environment, datasets, configurations, settings, timings; ``facts`` gives
-    ``started_at, retriever_params, p_best_metric, tokenizer, workers, executor, total_seconds``."""
+    ``started_at, retriever_params, p_best_metric, tokenizer, workers, executor, total_seconds``.
+    """
     manifest = cast(Manifest, _environment())
     manifest["started_at"] = facts["started_at"]
     manifest["datasets"] = {

@@ -74,7 +74,8 @@ CL100K_PATTERNS = frozenset(
 
 def splits_cleanly(tokenizer: Any) -> bool:
     """Whether ``tokenizer`` is a tiktoken encoding with a cl100k pre-tokenizer, for which
-    a count splits at clean points (module docstring)."""
+    a count splits at clean points (module docstring).
+    """
     encoding = getattr(tokenizer, "encoding", None) if hasattr(tokenizer, "encoding_name") else None
     return getattr(encoding, "_pat_str", None) in CL100K_PATTERNS
 
@@ -177,7 +178,8 @@ class SeamCounts:
         clean_end: np.ndarray,
     ) -> tuple[list[int], list[int], list[int]]:
         """``after``; per sentence the correction of the seam before it; and per sentence
-        whether that seam has no clean point on one side (1) or not (0)."""
+        whether that seam has no clean point on one side (1) or not (0).
+        """
         text, m = self._text, ends.size
         if not m:
             return [], [], []
@@ -238,7 +240,8 @@ class SeamCounts:
         """``owns``: a sentence with no whitespace before it counts as ``after``; one with no
         clean point inside is counted whole; any other is ``after`` less the *opening
         effect* of its gap on its first word (:func:`opening_effects`), since the count
-        splits at its first clean point ``f`` both with and without the gap."""
+        splits at its first clean point ``f`` both with and without the gap.
+        """
         text, counts = self._text, np.asarray(self.after, dtype=np.int64)
         spaced = gaps != starts
         for k in np.flatnonzero(spaced & (first < 0)).tolist():
@@ -260,7 +263,8 @@ def _clean_points(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per sentence ``text[starts[k]:ends[k]]``: its first and last inner clean point (a
     space or tab after a non-space, strictly after its start; -1 for none), and whether its
-    end is a clean point or the end of the text (:func:`is_clean`, for every end at once)."""
+    end is a clean point or the end of the text (:func:`is_clean`, for every end at once).
+    """
     n = len(text)
     if not ends.size:
         return ends, ends, ends.astype(bool)
@@ -351,7 +355,8 @@ _LAST_INNER_CLEAN = regex.compile(
 
 def _inner_clean(text: str, a: int, b: int, last: bool) -> int:
     """The first (or last) clean point ``y`` with ``a < y < b`` that is a space or tab
-    after a non-space, or -1."""
+    after a non-space, or -1.
+    """
     found = (_LAST_INNER_CLEAN if last else _INNER_CLEAN).search(text, a + 1, b)
     return found.start() if found else -1
 
@@ -396,7 +401,8 @@ def _remembered(
     """``memo[key]`` for each of ``keys``, with the keys not in ``memo`` counted by
     ``count_missing(indices)`` (the index of each one's first occurrence, ascending) and
     remembered. The memo keeps up to :data:`SEGMENT_MEMO_SIZE` keys and is emptied when
-    full (bounded memory, no bookkeeping per hit)."""
+    full (bounded memory, no bookkeeping per hit).
+    """
     counts = list(map(memo.get, keys))  # None: not in the memo
     absent = [j for j, count in enumerate(counts) if count is None]
     if not absent:
@@ -417,7 +423,8 @@ _OPENING_MEMO: dict[str, dict[tuple[str, int], int]] = store("chunkers.seam_open
 
 def _opening_key(text: str, gap: int, start: int, first: int) -> tuple[str, int]:
     """The memo key of a sentence's opening effect: its gap and first word, and where the
-    sentence starts in them."""
+    sentence starts in them.
+    """
     return text[gap:first], start - gap
 
 
@@ -458,7 +465,8 @@ def _stretches(lo: np.ndarray, hi: np.ndarray, missing: np.ndarray) -> list[tupl
     """First and last index of each stretch of touching segments to encode: from a missing
     segment (``missing``: ascending indices) to the last missing one before the text breaks
     (a segment that does not touch the one before it) or before more than
-    :data:`_KNOWN_CHARS_CARRIED` of known text."""
+    :data:`_KNOWN_CHARS_CARRIED` of known text.
+    """
     if not missing.size:
         return []
     breaks = np.cumsum(np.concatenate(([0], lo[1:] != hi[:-1])))  # breaks up to each segment
@@ -472,7 +480,8 @@ def _stretches(lo: np.ndarray, hi: np.ndarray, missing: np.ndarray) -> list[tupl
 
 def _stretch_counts(tokenizer: Any, text: str, lo: list[int], hi: list[int], j0: int, j1: int) -> list[int]:
     """Counts of the touching segments ``j0..j1`` (indices into ``lo``/``hi``), from one
-    encoding of the text they cover."""
+    encoding of the text they cover.
+    """
     if j0 == j1:
         return [tokenizer.count(text[lo[j0] : hi[j0]])]
     start = lo[j0]

@@ -44,7 +44,8 @@ class PluginFactory:
 
 def _plugin_entry(name: str, obj: Any, target: str) -> type[Chunker] | PluginFactory:
     """What a ``chunkeval.chunkers`` entry point registers: a Chunker subclass under its
-    entry point name, or any other callable as a :class:`PluginFactory`."""
+    entry point name, or any other callable as a :class:`PluginFactory`.
+    """
     if isinstance(obj, type) and issubclass(obj, Chunker):
         obj.name = name
         return obj
@@ -187,7 +188,8 @@ class Chunker(Params):
 
     def describe(self) -> dict[str, Any]:
         """The configuration recorded in run manifests: ``get_params(deep=False)``
-        (subclasses wrapping objects replace them by their class and parameters)."""
+        (subclasses wrapping objects replace them by their class and parameters).
+        """
         return self.get_params(deep=False)
 
     def __repr__(self) -> str:

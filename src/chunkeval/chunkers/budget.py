@@ -99,7 +99,8 @@ class _SentenceTokens(SentenceSpansChunker):
 class _OwnCounts(Sequence[int]):
     """Token counts of sentences on their own text, counted when first asked for:
     ``token_budget`` counts alone only the sentences that open a chunk (``balanced``'s
-    search reads them all)."""
+    search reads them all).
+    """
 
     def __init__(self, count: Callable[[int], int], n: int) -> None:
         self._count_of, self._n = count, n

@@ -120,7 +120,8 @@ def _placements(
 
 def _matches(text: str, piece: str, reported: int | None, cursor: int) -> Iterator[tuple[int, int]]:
     """Candidate ranges of ``piece`` from ``cursor`` in order: the reported offset when it
-    checks out, else exact matches, else matches allowing different whitespace."""
+    checks out, else exact matches, else matches allowing different whitespace.
+    """
     if reported is not None and reported >= cursor and text.startswith(piece, reported):
         yield reported, reported + len(piece)
         return
@@ -318,7 +319,8 @@ def is_size_param(name: str) -> bool:
 
 def default_label(splitter: Any) -> str:
     """The class (or function) name with the splitter's size parameters, e.g.
-    ``"RecursiveCharacterTextSplitter(chunk_size=800, chunk_overlap=0)"``."""
+    ``"RecursiveCharacterTextSplitter(chunk_size=800, chunk_overlap=0)"``.
+    """
     if inspect.isroutine(splitter):
         return getattr(splitter, "__qualname__", "external")
     sizes = ", ".join(f"{k}={v!r}" for k, v in splitter_params(splitter).items() if is_size_param(k))
@@ -391,7 +393,8 @@ class ExternalChunker(NamesDocument, Chunker):
 
     def describe(self) -> dict[str, Any]:
         """The configuration for manifests: the splitter's class and constructor
-        parameters (:func:`splitter_params`), never an object repr."""
+        parameters (:func:`splitter_params`), never an object repr.
+        """
         params = self.get_params(deep=False)
         params["splitter"] = {
             "class": _plain(type(self.splitter))

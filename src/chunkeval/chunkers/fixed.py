@@ -133,7 +133,8 @@ class FixedChunker(Chunker):
 
     def spans(self, text: str) -> list[tuple[int, int]]:
         """Window ranges of ``text`` (a run may cut them from shared token offsets instead:
-        see the class docstring), each cut moved forward to a grapheme cluster boundary."""
+        see the class docstring), each cut moved forward to a grapheme cluster boundary.
+        """
         if self.unit == "chars":
             spans = fixed_stride_spans(len(text), self.chunk_size, self.chunk_overlap)
             if every_position_is_a_boundary(text):
@@ -220,7 +221,8 @@ class FixedChunker(Chunker):
     ) -> np.ndarray:
         """Per stride window (before any merge), moved onto clusters (:func:`_moved`),
         whether its own text counts more than ``chunk_size`` tokens (:meth:`_fits`; ``cuts``:
-        the ends before the move)."""
+        the ends before the move).
+        """
         tokenizer = self._tokenizer()
         if type(tokenizer) is RegexTokenizer:
             # its tokens are maximal runs of one class (a word with its marks, one ideograph,
@@ -241,7 +243,8 @@ class FixedChunker(Chunker):
     def _fits(self, text: str, start: int, end: int, cut: int) -> bool:
         """Whether window ``text[start:end]``, cut at ``cut`` before its end moved onto a
         cluster's end, holds at most ``chunk_size`` tokens on its own text, or did before
-        the move (the one cluster more a window may hold)."""
+        the move (the one cluster more a window may hold).
+        """
         tokenizer = self._tokenizer()
 
         def count(window: str) -> int:  # windows are not kept in the count cache
@@ -298,7 +301,8 @@ class FixedChunker(Chunker):
 
     def _fitted_end(self, text: str, token_starts: np.ndarray, token_ends: np.ndarray, i: int) -> int:
         """One past the last token of the longest window from token ``i`` (at most
-        ``chunk_size`` tokens) whose own text fits, or ``i + 1``."""
+        ``chunk_size`` tokens) whose own text fits, or ``i + 1``.
+        """
         j = min(i + self.chunk_size, token_starts.size)
         while j > i + 1:
             start, end = _moved(text, token_starts[i : i + 1], token_ends[j - 1 : j], first=i == 0)
@@ -369,7 +373,8 @@ def _moved(
 ) -> tuple[np.ndarray, np.ndarray]:
     """The cuts of :func:`on_clusters`, before empty windows are dropped and repeated starts
     merged; with ``first=False`` the windows come after the text's first one, so their first
-    start moves forward like every later one."""
+    start moves forward like every later one.
+    """
     if every_position_is_a_boundary(text):
         return starts, ends
     moved_starts, moved_ends = snap_forward(text, starts.tolist()), snap_forward(text, ends.tolist())

@@ -321,7 +321,8 @@ def _checked_groups(
     hard: float,
 ) -> Iterator[list[int]]:
     """:func:`iter_checked_budget_chunk` on checked parameters and the prefix sums of
-    ``next_sizes`` (balanced's search packs the same sizes at many budgets)."""
+    ``next_sizes`` (balanced's search packs the same sizes at many budgets).
+    """
     rule = seed_by_size(overlap_tokens) if overlap_tokens else no_seed
 
     def estimate(first: int, last: int) -> float:
@@ -371,7 +372,8 @@ def _furthest(
 def _furthest_all(opening: np.ndarray, prefix: np.ndarray, budget: float) -> np.ndarray:
     """:func:`_furthest` for every item as the opener (``held`` = the opener itself), as an
     array: the same bisection on the prefix sums and the same confirming comparisons,
-    elementwise (they change nothing on whole-number sizes, where the bisection is exact)."""
+    elementwise (they change nothing on whole-number sizes, where the bisection is exact).
+    """
     n = opening.size
     items = np.arange(n)
     before = prefix[1:]

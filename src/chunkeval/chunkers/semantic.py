@@ -112,7 +112,8 @@ def _percentile(threshold: object) -> float | None:
 
 def _cut_below(similarities: np.ndarray, threshold: float | str) -> float:
     """The similarity under which a gap becomes a boundary (linear-interpolated percentile,
-    as ``numpy.percentile``, for ``"pN"``; no boundary in a document without gaps)."""
+    as ``numpy.percentile``, for ``"pN"``; no boundary in a document without gaps).
+    """
     n = _percentile(threshold)
     if n is None:
         return float(threshold)  # type: ignore[arg-type]
@@ -295,7 +296,8 @@ BATCH_SENTENCES = 4096
 
 def _batches(lengths: Sequence[int], limit: int) -> list[tuple[int, int]]:
     """Consecutive document ranges ``(lo, hi)`` of about ``limit`` sentences each; every range holds
-    at least one document, and ``limit`` 0 gives one range per document."""
+    at least one document, and ``limit`` 0 gives one range per document.
+    """
     ranges, lo, total = [], 0, 0
     for i, n in enumerate(lengths):
         total += n
@@ -309,7 +311,8 @@ def _batches(lengths: Sequence[int], limit: int) -> list[tuple[int, int]]:
 
 def _check_each(vectors, pieces: list[str], lengths: list[int], embedder: object) -> None:
     """:func:`check_finite` of a batch; on a failure, of each document's rows, so that the error
-    names the text by its row in its own document, as when the document is embedded alone."""
+    names the text by its row in its own document, as when the document is embedded alone.
+    """
     try:
         check_finite(vectors, pieces, embedder)
     except UsageError:

@@ -104,7 +104,8 @@ def check_working_directory() -> None:
 def _silence_stdout() -> None:
     """After a BrokenPipeError: point stdout at devnull so the final flush at
     interpreter exit does not raise again (the recipe of the Python docs,
-    ``signal`` module, "Note on SIGPIPE")."""
+    ``signal`` module, "Note on SIGPIPE").
+    """
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
@@ -171,7 +172,8 @@ def _handle_stop_signals() -> dict[int, Any]:
 
 def _drop_interrupts(previous: Any) -> Any:
     """An unraisable-exception hook that drops a KeyboardInterrupt raised where Python cannot
-    propagate it (a weak-reference callback, ``__del__``): :func:`_stop_once` raises it again."""
+    propagate it (a weak-reference callback, ``__del__``): :func:`_stop_once` raises it again.
+    """
 
     def hook(unraisable: Any) -> None:
         if isinstance(unraisable.exc_value, KeyboardInterrupt):
@@ -183,7 +185,8 @@ def _drop_interrupts(previous: Any) -> Any:
 
 def _show_plugin_warnings() -> Any:
     """Show a :class:`~chunkeval.registry.PluginWarning` as one ``chunkeval: warning:`` line; the
-    previous :func:`warnings.showwarning`, to restore."""
+    previous :func:`warnings.showwarning`, to restore.
+    """
     import warnings
 
     from chunkeval.registry import PluginWarning

@@ -130,7 +130,8 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def _check_run_options(args: argparse.Namespace) -> None:
     """Refuse empty option values and a negative seed before any work (an empty
-    ``--retriever ''`` must not fall back to the default)."""
+    ``--retriever ''`` must not fall back to the default).
+    """
     if args.scheduler is not None and not re.fullmatch(r"(tcp|tls|ucx)://[^\s:/]+:\d{1,5}", args.scheduler):
         raise CLIError(f"--scheduler {args.scheduler!r} is not a scheduler address; write tcp://HOST:PORT")
     if args.scheduler is not None and args.executor != "dask":
@@ -240,7 +241,8 @@ def _gate_baseline(args: argparse.Namespace, kwargs: dict[str, Any]) -> Any:
     """Load ``--baseline`` and check ``--fail-on`` and the measuring conditions the run's
     arguments already fix (ks, retriever, tokenizer) before the run, so that a typo
     or a mismatch fails in a second instead of after the benchmark (token budgets may differ:
-    they add metrics and change no other)."""
+    they add metrics and change no other).
+    """
     if args.baseline is None:
         if args.fail_on or args.strict:
             raise CLIError("--fail-on and --strict need --baseline FILE (a baseline to compare against)")

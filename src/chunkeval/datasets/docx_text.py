@@ -138,7 +138,8 @@ class _Reader:
     # ------------------------------------------------------------------ runs
     def runs(self, node: Any, pieces: list[str], after: list[str]) -> None:
         """Append the text of the inline content of ``node`` to ``pieces``, in order, and the
-        blocks it anchors (text boxes, notes) to ``after``."""
+        blocks it anchors (text boxes, notes) to ``after``.
+        """
         fields = self.fields
         for child in node.iterchildren():
             tag = child.tag
@@ -222,7 +223,8 @@ def _vanished(r: Any) -> bool:
 
 def _descendants_through(node: Any, wanted: str, stop: str) -> list[Any]:
     """The ``wanted`` elements under ``node``, looking through content controls, custom XML
-    and revisions but not into nested ``stop`` elements (a table in a cell has its own rows)."""
+    and revisions but not into nested ``stop`` elements (a table in a cell has its own rows).
+    """
     found = []
     for child in node.iterchildren():
         if child.tag == wanted:
@@ -258,7 +260,8 @@ def _notes(document: Any) -> dict[tuple[str, str], Any]:
 
 def _furniture(document: Any, dropped: Counter[str]) -> None:
     """Count the headers and footers that hold text: page furniture, repeated on every page,
-    not body text (read neither here nor by python-docx's paragraphs)."""
+    not body text (read neither here nor by python-docx's paragraphs).
+    """
     from docx.oxml.parser import parse_xml
 
     for rel in document.part.rels.values():

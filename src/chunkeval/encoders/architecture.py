@@ -304,7 +304,8 @@ def _load_tokenizer(path: str, arch: BertArchitecture) -> Any:
 
 def _window(folder: ModelFolder, arch: BertArchitecture, tok: Any, max_seq_length: Any) -> int:
     """The window in wordpieces: ``max_seq_length`` given, else the folder's
-    ``sentence_bert_config.json``, else the position table."""
+    ``sentence_bert_config.json``, else the position table.
+    """
     if max_seq_length is not None:
         value, where = max_seq_length, "max_seq_length"
     else:

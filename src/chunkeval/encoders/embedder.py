@@ -127,7 +127,8 @@ class BertEmbedder(Params):
     @property
     def label(self) -> str:
         """:attr:`spec` with the parameters that differ from the defaults, e.g.
-        ``"minilm(query_prefix='query: ')"``; the batch size changes no vector and is left out."""
+        ``"minilm(query_prefix='query: ')"``; the batch size changes no vector and is left out.
+        """
         defaults = {"query_prefix": "", "passage_prefix": "", "max_seq_length": None}
         changed = [f"{k}={getattr(self, k)!r}" for k, v in defaults.items() if getattr(self, k) != v]
         return self.spec + (f"({', '.join(changed)})" if changed else "")
@@ -139,7 +140,8 @@ class BertEmbedder(Params):
 
     def describe(self) -> dict[str, Any]:
         """What identifies the vectors, for a manifest: model id, revision, weights sha256,
-        window, pooling, normalisation, prefixes (never a path)."""
+        window, pooling, normalisation, prefixes (never a path).
+        """
         loaded = self._loaded()
         return {
             **self._folder().identity(),

@@ -213,7 +213,8 @@ class Comparison:
     def exit_code(self) -> int:
         """2 when incomparable or a checked configuration is missing, 1 on a regression (or,
         when strict, an inconclusive check), else 0. A strategy comparison (``--configs``) names
-        the better configuration and never fails: 0 unless incomparable."""
+        the better configuration and never fails: 0 unless incomparable.
+        """
         if self.reasons or len(self.missing):
             return EXIT_UNUSABLE
         if self.mode == "strategy":
@@ -223,7 +224,8 @@ class Comparison:
 
     def verdict(self) -> str:
         """One sentence: what the gate decided and why (for a strategy comparison: which
-        configuration is better on how many checked metrics)."""
+        configuration is better on how many checked metrics).
+        """
         if self.mode == "strategy" and not self.reasons:
             rows = self.display_rows()
             better = {o: int((rows["outcome"] == o).sum()) for o in ("improved", "regressed")}
@@ -492,7 +494,8 @@ def _rank_columns(*runs: Results) -> list[str]:
 
 def _resolve_checks(checks: Any, base: Results, cur: Results) -> tuple[Check, ...]:
     """Checks against the metrics either side has; one only one side has is kept, and the
-    comparison reports it as missing (incomparable) instead of silently dropping it."""
+    comparison reports it as missing (incomparable) instead of silently dropping it.
+    """
     known = list(dict.fromkeys([*metric_names(cur), *metric_names(base)]))
     if checks is None:
         ks = run_ks(cur) or run_ks(base)  # the manifest's ks, else the recall@k columns

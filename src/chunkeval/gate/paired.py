@@ -150,7 +150,8 @@ def _sign_patterns(k: int) -> np.ndarray:
 
 def _critical(d: np.ndarray, alpha: float) -> np.ndarray:
     """Smallest ``k`` with ``P(X >= k) <= alpha / 2`` for ``X ~ Binomial(d, 1/2)``, per ``d``
-    (``d + 1`` when no ``k`` is small enough: the test cannot reject with ``d`` flips)."""
+    (``d + 1`` when no ``k`` is small enough: the test cannot reject with ``d`` flips).
+    """
     from scipy.special import bdtrc  # bdtrc(k, n, p) = P(X > k)
 
     k = np.ceil(d / 2 + 0.5 * np.sqrt(d) * _z(alpha)).astype(np.int64)
@@ -241,7 +242,8 @@ def exact_questions_needed(
 
 def _normal_needed(n_down: int, n_up: int, n: int, confidence: float, power: float) -> float:
     """:func:`chunkeval.stats.questions_needed` of ``n_down`` differences of -1, ``n_up`` of +1
-    and the rest 0, from the counts."""
+    and the rest 0, from the counts.
+    """
     from chunkeval.stats import questions_needed
 
     return questions_needed(

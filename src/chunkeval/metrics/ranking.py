@@ -209,7 +209,8 @@ def ndcg_at_k(
 
 def _discounted(gains: Sequence[int]) -> float:
     """``sum_r gains[r-1] / log2(r + 1)``, added rank by rank (not ``sum()``, which compensates
-    rounding on Python >= 3.12), so the vectorised path reproduces it bit for bit."""
+    rounding on Python >= 3.12), so the vectorised path reproduces it bit for bit.
+    """
     total = 0.0
     for r, g in enumerate(gains, start=1):
         total += g / math.log2(r + 1)

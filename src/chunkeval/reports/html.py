@@ -285,7 +285,8 @@ def _img_tag(png: Path, alt: str) -> str:
 def ranked_column(results: Any, dataset: str, verdict: Any = None) -> str | None:
     """The dataset's ranking metric: the verdict's (``verdict.metric``) when given, else
     :func:`chunkeval.policy.rank_metric`; ``None`` when the summary cannot tell (the report
-    then shows its other columns)."""
+    then shows its other columns).
+    """
     metric = getattr(verdict, "metric", None)
     return str(metric) if metric else rank_metrics(results).get(str(dataset))
 
@@ -556,7 +557,8 @@ def _split_section(
 def _frontier_configs(results: Any, dataset: str, verdict: Any = None) -> frozenset[str]:
     """The configurations the report stars: the verdict's frontier (``verdict.frontier``,
     on its ranking metric against stored-token overhead) when given, else the frontier of
-    :func:`chunkeval.policy.rank_metric` against stored-token overhead."""
+    :func:`chunkeval.policy.rank_metric` against stored-token overhead.
+    """
     if getattr(verdict, "frontier", None) is not None:
         return frozenset(map(str, verdict.frontier))
     summary = results.summary
@@ -609,7 +611,8 @@ def _question_section(
     verdicts: Mapping[str, Any],
 ) -> str:
     """The question view (:mod:`chunkeval.reports.drilldown`) of every dataset, under its
-    ranking metric; the recommended configuration's misses are explained first."""
+    ranking metric; the recommended configuration's misses are explained first.
+    """
     out = [
         '<h2 id="questions">Questions × configurations</h2>',
         '<p class="note">What became of each question under each configuration, on the metric '

@@ -136,7 +136,8 @@ class FolderClaim:
 
     def take(self, note: dict, new: bool = False) -> None:
         """Create the folder if needed and the marker with ``O_EXCL`` (see :func:`claim_folder`);
-        with ``new``, a folder that exists already raises FileExistsError (nothing is claimed)."""
+        with ``new``, a folder that exists already raises FileExistsError (nothing is claimed).
+        """
         self.folder.parent.mkdir(parents=True, exist_ok=True)
         try:
             self.folder.mkdir()
@@ -224,7 +225,8 @@ class FolderClaim:
 
 def staging_dir(folder: Path) -> Path:
     """``folder/.chunkeval-staging/<name of folder>``: the last component keeps the
-    folder's name, so a report that shows its folder's name shows the right one."""
+    folder's name, so a report that shows its folder's name shows the right one.
+    """
     return folder / STAGING_DIR / (folder.resolve().name or "results")
 
 

@@ -82,7 +82,8 @@ class Retriever(Params):
 
     def check_params(self) -> None:
         """Refuse parameters of the wrong type or out of range (a UsageError naming the range);
-        :func:`~chunkeval.retrieval.get_retriever` calls it on every retriever it makes."""
+        :func:`~chunkeval.retrieval.get_retriever` calls it on every retriever it makes.
+        """
 
     def fit(self, chunk_texts: list[str]) -> Retriever:
         """Build the index.

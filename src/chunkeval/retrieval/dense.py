@@ -87,7 +87,8 @@ class DenseRetriever(Retriever):
     def manifest_params(self) -> dict[str, Any]:
         """As :meth:`Retriever.manifest_params`, plus ``"embedder"``: the class and
         parameters of the embedder used (:func:`chunkeval.embedders.embedder_identity`: a
-        neural model by its id, revision and weights digest, never its folder)."""
+        neural model by its id, revision and weights digest, never its folder).
+        """
         from chunkeval.embedders import embedder_identity
 
         info = super().manifest_params()
@@ -108,7 +109,8 @@ class DenseRetriever(Retriever):
     def label(self) -> str | None:
         """The retriever as a path-free spec, for tables and manifests:
         ``"dense(embedder='minilm')"`` whether the weights came from the package or a folder;
-        None when the spec given is already that (an embedder named without a path)."""
+        None when the spec given is already that (an embedder named without a path).
+        """
         emb = self._make_embedder()
         if isinstance(self.embedder, str) and not hasattr(emb, "describe"):
             return None
@@ -175,7 +177,8 @@ class LSARetriever(DenseRetriever):
 
     def check_params(self) -> None:
         """``n_components`` a whole number >= 1 (0, -5 or 1.5 silently meant plain TF-IDF
-        cosine under the LSA label); ``random_state`` a whole number >= 0."""
+        cosine under the LSA label); ``random_state`` a whole number >= 0.
+        """
         from chunkeval.retrieval.base import check_number
 
         check_number("lsa", "n_components", self.n_components, 1, integer=True)

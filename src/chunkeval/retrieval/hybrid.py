@@ -133,7 +133,8 @@ class HybridRetriever(Retriever):
 
     def manifest_params(self) -> dict[str, Any]:
         """``class``, ``params`` (``k``) and ``components``: the full
-        :meth:`Retriever.manifest_params` of each component, in order."""
+        :meth:`Retriever.manifest_params` of each component, in order.
+        """
         cls = type(self)
         return {
             "class": public_path(cls),

@@ -64,7 +64,8 @@ class _LexicalRetriever(Retriever):
 
     def manifest_params(self) -> dict[str, Any]:
         """As :meth:`Retriever.manifest_params`, plus ``"analyzer"``: what the
-        analyzer does (for ``"unicode"`` including the Unicode version)."""
+        analyzer does (for ``"unicode"`` including the Unicode version).
+        """
         info = super().manifest_params()
         if info["params"].get("stemmer", 0) is None:  # unset: manifests of earlier runs stay equal
             info["params"] = {k: v for k, v in info["params"].items() if k != "stemmer"}

@@ -52,7 +52,8 @@ class _Table(NamedTuple):
 def _table() -> _Table:
     """The property's ranges, read once (one scan of every code point, about 0.1 s), and the
     :mod:`re` forms quote matching and the analyzer match: a call of a ``re`` pattern costs a
-    third of the ``regex`` module's, and the analyzer calls it once per non-ASCII piece."""
+    third of the ``regex`` module's, and the analyzer calls it once per non-ASCII piece.
+    """
     points = np.arange(sys.maxunicode + 1, dtype=np.uint32)
     points = points[(points < 0xD800) | (points > 0xDFFF)]  # no lone surrogates (none ignorable)
     every = points.tobytes().decode("utf-32-le")

@@ -203,7 +203,8 @@ _DIGIT = regex.compile(r"\p{Nd}")
 
 def _is_wide(char: str) -> bool:
     """Whether a terminator is East Asian wide, full-width or half-width (``。``, ``．``, ``｡``):
-    such a terminator ends a sentence without following space."""
+    such a terminator ends a sentence without following space.
+    """
     return unicodedata.east_asian_width(char) in ("W", "F", "H")
 
 
@@ -236,7 +237,8 @@ _TERMINATOR_TABLE_SIZE = 0x20000
 def _other_terminator_table() -> np.ndarray:
     """Per code point below :data:`_TERMINATOR_TABLE_SIZE`, whether ``_OTHER_TERMINATOR``'s
     terminator run matches it (a ``Sentence_Terminal`` other than ``.!?``), as a bool array:
-    the regex module's property read once (a few ms), not a list written here."""
+    the regex module's property read once (a few ms), not a list written here.
+    """
     points = np.arange(0x80, _TERMINATOR_TABLE_SIZE, dtype=np.uint32)
     points = points[(points < 0xD800) | (points > 0xDFFF)]  # no lone surrogates
     chars = points.tobytes().decode("utf-32-le")
@@ -249,7 +251,8 @@ def _other_terminator_table() -> np.ndarray:
 def _may_hold_other_terminators(text: str, lines: _Lines) -> bool:
     """Whether rule 2 may cut ``text``: it is not ASCII and, when long, one of its code points
     is a rule-2 terminator or lies past the table (its code points are at hand, and most
-    non-ASCII text of the benchmarks holds none: the scan costs ~8 ms a MB)."""
+    non-ASCII text of the benchmarks holds none: the scan costs ~8 ms a MB).
+    """
     if text.isascii():
         return False
     if len(text) < _lines._ARRAY_MIN_CHARS:
@@ -463,7 +466,8 @@ _FEW_RUNS = 32
 
 def _word_start(text: str, pos: int) -> int:
     """Start of the whitespace-delimited word that ends at ``pos`` (``pos`` itself
-    when whitespace or the text start precedes it)."""
+    when whitespace or the text start precedes it).
+    """
     width = 32
     while True:
         lo = max(0, pos - width)
@@ -626,7 +630,8 @@ def _letter_runs(text: str, lines: _Lines) -> list[Span]:
 
 def _letter_line_candidates(text: str, lines: _Lines) -> list[int]:
     """The line starts where a letter item may begin: a letter lead, and, on an unindented
-    line, ``.`` or ``)`` right after the letter (so most prose lines are left out)."""
+    line, ``.`` or ``)`` right after the letter (so most prose lines are left out).
+    """
     starts = lines.starting_with(_LEADS[_LETTER_RUN_BODY])
     if len(text) < _lines._ARRAY_MIN_CHARS or not starts:
         return [

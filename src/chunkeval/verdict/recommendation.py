@@ -221,7 +221,8 @@ class Recommendation:
     @property
     def recommended(self) -> list[str]:
         """The configurations the sentences recommend: the top (tied) ones and the cheapest
-        configuration with no measurable loss (empty without signal)."""
+        configuration with no measurable loss (empty without signal).
+        """
         if self.no_signal:
             return []
         return list(dict.fromkeys([*(self.top or [self.best]), self.cheapest_tied or self.best]))

@@ -91,7 +91,8 @@ class Chunked:
 
 def _slices_of_documents(ctx: PreparedDataset, chunks: Sequence[Chunk], doc: np.ndarray) -> bool:
     """Whether every chunk's text is its document's slice ``text[start:end]`` and it has no
-    metadata, so that offsets rebuild it (compared in place: no slice is made)."""
+    metadata, so that offsets rebuild it (compared in place: no slice is made).
+    """
     docs = ctx.documents
     return all(
         not c.metadata and len(c.text) == c.end - c.start and docs[d].text.startswith(c.text, c.start)
@@ -257,7 +258,8 @@ def chunk_stage(
 def _reads_given_sentences(chunker: Any) -> TypeGuard[SentenceSpansChunker]:
     """Whether ``chunker`` chunks a document through its sentence spans alone, so that it can
     be given the dataset's sentences (:meth:`SentenceSpansChunker.chunk_sentences`) instead
-    of splitting each document again: a subclass that chunks its own way is not."""
+    of splitting each document again: a subclass that chunks its own way is not.
+    """
     from chunkeval.chunkers.base import Chunker
     from chunkeval.chunkers.sentence import SentenceSpansChunker
 
@@ -272,7 +274,8 @@ def _reads_given_sentences(chunker: Any) -> TypeGuard[SentenceSpansChunker]:
 
 def _windows_of_run_tokens(chunker: Any, tok: TokenizerLike) -> bool:
     """Whether ``chunker`` cuts fixed windows of the run's own tokens, so that the dataset's
-    token offsets can be cut instead of tokenizing every document again."""
+    token offsets can be cut instead of tokenizing every document again.
+    """
     from chunkeval.chunkers.fixed import FixedChunker
 
     if type(chunker) is not FixedChunker or chunker.unit != "tokens":  # a subclass may cut otherwise

@@ -36,7 +36,8 @@ def _deep_ranking(
     retriever: RetrieverLike, queries: list[str], ranked: np.ndarray, n_tokens: np.ndarray, budget: int
 ) -> np.ndarray:
     """A ranking deep enough for a token budget: every row reaches ``budget`` tokens, or holds
-    every chunk the retriever returns for it. Deepens by doubling, so the result is exact."""
+    every chunk the retriever returns for it. Deepens by doubling, so the result is exact.
+    """
     n_chunks = len(n_tokens)
     while True:
         k = ranked.shape[1]
@@ -61,7 +62,8 @@ class Retrieved:
 @dataclass(frozen=True)
 class Indexed:
     """A retriever fitted on one configuration's chunks (``None`` when there is nothing to
-    rank: no chunks or no questions), with those chunks."""
+    rank: no chunks or no questions), with those chunks.
+    """
 
     retriever: RetrieverLike | None
     index_seconds: float

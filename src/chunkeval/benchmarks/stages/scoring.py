@@ -153,7 +153,8 @@ def _traced_ids(
     retrieved: Retrieved, n_tokens: np.ndarray, budgets: Sequence[int], ids: Sequence[str]
 ) -> list[str]:
     """``retrieved_chunk_ids`` of every question: a JSON list of chunk ids, best first, to
-    the depth :func:`traced_depth` (every chunk some stored metric read)."""
+    the depth :func:`traced_depth` (every chunk some stored metric read).
+    """
     rows = retrieved.ranked if retrieved.budget_ranked is None or not budgets else retrieved.budget_ranked
     depth = traced_depth(retrieved, n_tokens, budgets).tolist()
     return [
@@ -209,7 +210,8 @@ def _summary_row(
 ) -> dict[str, Any]:
     """One summary row: metric means with bootstrap CIs (same seed for every configuration),
     ceilings, storage overhead, size distribution and boundary health (``chunk_end``: global
-    end offsets of the chunks), timings."""
+    end offsets of the chunks), timings.
+    """
     from chunkeval import metrics as M
     from chunkeval.stats import bootstrap_ci
 
@@ -272,7 +274,8 @@ def _summary_row(
 
 def _span_within_limit(ctx: PreparedDataset, chunker: ChunkerLike, limit: int | None, unit: str) -> float:
     """Share of questions whose evidence (from the first part's start to the last part's end,
-    in one document) measures no more than the configuration's limit, in its unit."""
+    in one document) measures no more than the configuration's limit, in its unit.
+    """
     if limit is None or not ctx.questions:
         return float("nan")
     # one measurement per dataset and unit (tokenizer), shared by the configurations that
@@ -295,7 +298,8 @@ _HULL_BATCH_CHARS = 4_000_000
 def _measure_hulls(chunker: ChunkerLike, hulls: Iterable[tuple[str, int, int]]) -> np.ndarray:
     """Sizes of the ranges ``text[a:b]`` of ``hulls`` in the chunker's unit
     (:func:`_measure_many`), sliced and measured in batches of about
-    ``_HULL_BATCH_CHARS`` characters."""
+    ``_HULL_BATCH_CHARS`` characters.
+    """
     sizes: list[np.ndarray] = []
     batch: list[str] = []
     chars = 0
@@ -313,7 +317,8 @@ def _measure_hulls(chunker: ChunkerLike, hulls: Iterable[tuple[str, int, int]]) 
 def _measure_key(chunker: ChunkerLike, unit: str) -> tuple[str, ...] | None:
     """What a chunker's :meth:`~chunkeval.chunkers.base.Chunker.measure` depends on, when it
     is the base rule: the unit, and for tokens the tokenizer's class and name; ``None`` for
-    a chunker that measures its own way."""
+    a chunker that measures its own way.
+    """
     from chunkeval.chunkers.base import Chunker
 
     if not isinstance(chunker, Chunker) or type(chunker).measure is not Chunker.measure:
@@ -326,7 +331,8 @@ def _measure_key(chunker: ChunkerLike, unit: str) -> tuple[str, ...] | None:
 
 def _measure_many(chunker: ChunkerLike, texts: list[str]) -> np.ndarray:
     """Sizes of ``texts`` in the chunker's own unit (:meth:`Chunker.measure_many`, or
-    ``measure`` per text for a chunker object without it)."""
+    ``measure`` per text for a chunker object without it).
+    """
     many = getattr(chunker, "measure_many", None)
     if callable(many):
         return np.asarray(many(texts), dtype=np.int64)

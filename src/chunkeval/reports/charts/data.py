@@ -79,7 +79,8 @@ SMALL_MULTIPLES_ABOVE = 8
 
 def row_families(rows: pd.DataFrame) -> list[str]:
     """The chunker family of each summary row (:func:`config_family` of its ``spec``, else
-    its ``config``, and its ``chunker``), in row order: a user's label does not hide it."""
+    its ``config``, and its ``chunker``), in row order: a user's label does not hide it.
+    """
     names = rows["spec"] if "spec" in rows.columns else rows["config"]
     chunkers = rows["chunker"] if "chunker" in rows.columns else [None] * len(rows)
     return [config_family(str(n), ch) for n, ch in zip(names, chunkers, strict=True)]
@@ -127,7 +128,8 @@ def retriever_name(rows: pd.DataFrame) -> str:
 
 def styles_for(results: Any, styles: Mapping[str, ConfigStyle] | None) -> dict[str, ConfigStyle]:
     """``styles`` as a dict, else :func:`~chunkeval.reports.style.config_styles` of the run's
-    configurations and specs (so a chart drawn alone keeps the run's colours and labels)."""
+    configurations and specs (so a chart drawn alone keeps the run's colours and labels).
+    """
     if styles is not None:
         return dict(styles)
     summary = results.summary
@@ -138,7 +140,8 @@ def styles_for(results: Any, styles: Mapping[str, ConfigStyle] | None) -> dict[s
 
 def ci_errors(rows: pd.DataFrame, metric: str) -> tuple[np.ndarray, np.ndarray] | None:
     """Error-bar lengths ``(below, above)``, each shape (n,), of a metric's interval columns;
-    ``None`` when the summary has no ``<metric>_ci_low/high``."""
+    ``None`` when the summary has no ``<metric>_ci_low/high``.
+    """
     lo, hi = f"{metric}_ci_low", f"{metric}_ci_high"
     if lo not in rows.columns or hi not in rows.columns:
         return None
