@@ -65,9 +65,9 @@ def loads_strict(text: str | bytes) -> Any:
 
 
 def lone_surrogate(text: str) -> int | None:
-    """Index of the first lone surrogate code point in ``text``, or ``None``.
+    r"""Index of the first lone surrogate code point in ``text``, or ``None``.
 
-    JSON escapes such as ``"\\ud800"`` decode to code points that no UTF-8 file can
+    JSON escapes such as ``"\ud800"`` decode to code points that no UTF-8 file can
     hold; an id containing one loads, then fails when the results are written.
 
     Parameters

@@ -197,9 +197,9 @@ def _regex_token() -> re.Pattern[str]:
 
 
 class RegexTokenizer(_CachedTokenizer):
-    """Default tokenizer: word runs and single punctuation characters.
+    r"""Default tokenizer: word runs and single punctuation characters.
 
-    A token is a maximal run of Unicode word characters (``re`` ``\\w``: letters,
+    A token is a maximal run of Unicode word characters (``re`` ``\w``: letters,
     digits, underscore) with the combining marks (categories Mn, Mc, Me) that
     follow them -- the word pattern of :mod:`chunkeval.analysis`, so
     ``हिन्दी`` and ``cafe`` + U+0301 are one token each -- or any single

@@ -1,4 +1,4 @@
-"""Exact cl100k counts of runs of sentences, from the sentences' counts and a few short texts.
+r"""Exact cl100k counts of runs of sentences, from the sentences' counts and a few short texts.
 
 tiktoken encodes a text in two steps: its regex cuts the text into *pieces*, then each piece
 is byte-pair encoded on its own, so a text's count is the sum of its pieces' counts. A
@@ -8,9 +8,9 @@ with its gap) plus, at the few seams where a piece may cross, the counts of a sh
 around the seam.
 
 **Clean points.** Call position ``y`` of a text ``T`` *clean* when ``T[y-1]`` is not whitespace
-and ``T[y]`` is a space or a tab, or ``T[y]`` is ``\\r``/``\\n`` and ``T[y-1]`` an ASCII letter
+and ``T[y]`` is a space or a tab, or ``T[y]`` is ``\r``/``\n`` and ``T[y-1]`` an ASCII letter
 or digit. For the cl100k pattern (:data:`CL100K_PATTERNS`, the alternatives ``'s`` etc.,
-``[^\\r\\n\\p{L}\\p{N}]?+\\p{L}+``, ``\\p{N}{1,3}``, ``" ?[^\\s\\p{L}\\p{N}]++[\\r\\n]*"`` and
+``[^\r\n\p{L}\p{N}]?+\p{L}+``, ``\p{N}{1,3}``, ``" ?[^\s\p{L}\p{N}]++[\r\n]*"`` and
 whitespace-only ones) then ``count(T) == count(T[:y]) + count(T[y:])``:
 
 1. *y is a piece boundary*: no piece holds a non-whitespace character followed by a space or
@@ -18,17 +18,17 @@ whitespace-only ones) then ``count(T) == count(T[:y]) + count(T[y:])``:
    the whole piece), nor a letter or digit followed by a newline (only punctuation takes the
    newlines after it).
 2. *The pieces after y are those of T[y:]*: the pattern has no look-behind and no start
-   anchor, so a scan from ``y`` reads ``T[y:]`` only (the end anchor of ``\\s++$`` sees the
+   anchor, so a scan from ``y`` reads ``T[y:]`` only (the end anchor of ``\s++$`` sees the
    same end).
 3. *The pieces before y are those of T[:y]*: a scan at ``p < y`` inspects no character at or
    after ``y``, except a run of letters, digits or punctuation stopping there, which stops at
    the end of ``T[:y]`` as well (a newline run after punctuation cannot start at ``y``: in the
    first case ``T[y]`` is not a newline, in the second ``T[y-1]`` is not punctuation). A
    whitespace run starting before ``y`` ends before ``y - 1`` (``T[y-1]`` is not whitespace), so
-   ``(?!\\S)`` and ``$`` look at the same characters in both texts.
+   ``(?!\S)`` and ``$`` look at the same characters in both texts.
 
 **Runs.** For sentences ``i - 1, i`` with the gap ``G_i`` between them, the seam at the end of
-``S_{i-1}`` is clean or it is not (``".\\n\\n"`` is one piece; two sentences with no gap may
+``S_{i-1}`` is clean or it is not (``".\n\n"`` is one piece; two sentences with no gap may
 merge a piece). At a clean seam a run's count splits into its sentences' counts. At another
 seam, let ``l`` be the last clean point inside ``S_{i-1}`` and ``f`` the first inside ``S_i``;
 both are clean points of the chunk and of the sentences' own texts, so the run's count is the
@@ -431,11 +431,11 @@ def _opening_key(text: str, gap: int, start: int, first: int) -> tuple[str, int]
 def opening_effects(
     tokenizer: Any, text: str, gaps: np.ndarray, starts: np.ndarray, firsts: np.ndarray
 ) -> list[int]:
-    """Per sentence, what the whitespace before it adds to the count of its first word:
+    r"""Per sentence, what the whitespace before it adds to the count of its first word:
     ``count(text[gaps[j]:firsts[j]]) - count(text[starts[j]:firsts[j]])``.
 
     ``firsts[j]`` is a clean point, so the effect is a property of the text from the gap to
-    it and of where the sentence starts in it (``" The"`` 0, ``"\\n\\n#"`` 1). It is read
+    it and of where the sentence starts in it (``" The"`` 0, ``"\n\n#"`` 1). It is read
     from a memo keyed by both (:func:`_remembered`; the start is part of the key because a
     sentence may start with whitespace, the space a combining mark keeps, and a caller's
     gaps may hold any text). The keys repeat across sentences far more than the sentences

@@ -26,7 +26,7 @@ class _SentenceTokens(SentenceSpansChunker):
     def _sizes(
         self, text: str, spans: Sequence[Span], every_first: bool = False
     ) -> tuple[Sequence[int], list[int], RunMeasure | None]:
-        """Each sentence's count when it opens a chunk and when it follows one, and the exact
+        r"""Each sentence's count when it opens a chunk and when it follows one, and the exact
         measure of a run of sentences (``None`` where the sum of counts bounds it);
         ``every_first``: the caller reads every sentence's first count (``balanced``'s
         search), so for cl100k they are found at once.

@@ -62,7 +62,7 @@ def fixed_stride_spans(n: int, chunk_size: int, chunk_overlap: int = 0) -> list[
 
 @register_chunker("fixed")
 class FixedChunker(Chunker):
-    """Fixed windows of ``chunk_size`` characters or tokens, ``chunk_overlap`` shared.
+    r"""Fixed windows of ``chunk_size`` characters or tokens, ``chunk_overlap`` shared.
 
     The rule is :func:`fixed_stride_spans` over characters (``unit="chars"``)
     or over the tokenizer's tokens (``unit="tokens"``; a window spans from its

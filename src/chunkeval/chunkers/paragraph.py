@@ -77,7 +77,7 @@ def _word_pieces(
 
 
 def pack_paragraphs(paragraphs: Sequence[str], max_words: int) -> list[str]:
-    """Pack paragraphs, joined with ``"\\n\\n"``, into chunks of at most ``max_words`` words.
+    r"""Pack paragraphs, joined with ``"\n\n"``, into chunks of at most ``max_words`` words.
 
     Examples
     --------

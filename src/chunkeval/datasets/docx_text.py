@@ -1,4 +1,4 @@
-"""The visible text of a Word document's XML (WordprocessingML), in reading order.
+r"""The visible text of a Word document's XML (WordprocessingML), in reading order.
 
 python-docx opens the package and parses its parts (with entities left unresolved), but its
 ``Paragraph.text`` reads only the runs and hyperlinks directly inside a paragraph, and its
@@ -11,8 +11,8 @@ element by element in document order, with these rules (ECMA-376 Part 1, section
   block-level content controls (``w:sdt``/``w:sdtContent``) and custom XML
   (``w:customXml``), each a block; a table is a row per line, its cells joined by `` | ``
   (rows and cells inside content controls too, a merged cell once);
-* **runs**: text (``w:t``; an equation's ``m:t`` in order), tabs (``\\t``), line, page and column breaks and carriage returns
-  (``\\n``), non-breaking hyphens (U+2011), soft hyphens (U+00AD), symbols (``w:sym``:
+* **runs**: text (``w:t``; an equation's ``m:t`` in order), tabs (``\t``), line, page and column breaks and carriage returns
+  (``\n``), non-breaking hyphens (U+2011), soft hyphens (U+00AD), symbols (``w:sym``:
   the character it names), inside hyperlinks, smart tags, run-level content controls and
   custom XML alike;
 * **revisions**: the accepted text, as Word shows it with "No Markup": insertions and

@@ -1,4 +1,4 @@
-"""A folder of text files as a dataset: ``files:FOLDER``.
+r"""A folder of text files as a dataset: ``files:FOLDER``.
 
 Every matching file is one document (by default ``.md``, ``.markdown``,
 ``.txt``, ``.rst``, ``.pdf``, ``.docx``, ``.html`` and ``.htm`` files at any
@@ -6,7 +6,7 @@ depth; ``?glob=PATTERN`` chooses others,
 relative to FOLDER, e.g. ``glob=docs/**/*.md``). A document's id is its
 path relative to FOLDER with forward slashes (``guides/setup.md``). Its
 text is the file decoded as UTF-8 with one leading byte-order mark dropped;
-line endings are kept as they are (``\\r\\n`` stays two characters), so
+line endings are kept as they are (``\r\n`` stays two characters), so
 offsets index the text exactly as loaded. PDF, Word and HTML files are read
 by :mod:`chunkeval.datasets.readers` (optional extras ``pdf``, ``docx``,
 ``html``): their extracted text is the document's text, a PDF's page starts

@@ -149,10 +149,10 @@ class DenseRetriever(Retriever):
 
 @RETRIEVERS.register("lsa")
 class LSARetriever(DenseRetriever):
-    """Latent semantic analysis retrieval: TF-IDF, then truncated SVD, then cosine.
+    r"""Latent semantic analysis retrieval: TF-IDF, then truncated SVD, then cosine.
 
     The :class:`chunkeval.embedders.LSAEmbedder` fitted on the chunks
-    (sublinear TF-IDF over ``\\w+`` words, ``n_components`` SVD dimensions);
+    (sublinear TF-IDF over ``\w+`` words, ``n_components`` SVD dimensions);
     queries are projected into that space. No model and no download: a
     lexical method with a little smoothing, not a neural embedding (that is
     ``dense``). This was the retriever called ``dense`` before.

@@ -31,12 +31,12 @@ __all__ = ["BM25Retriever", "TfidfRetriever"]
 
 
 class _LexicalRetriever(Retriever):
-    """Shared analysis of ``tfidf`` and ``bm25``: which terms a text has.
+    r"""Shared analysis of ``tfidf`` and ``bm25``: which terms a text has.
 
     ``analyzer="unicode"`` (default) is :class:`chunkeval.analysis.UnicodeAnalyzer`
     (NFKC + case folding, words with their combining marks, CJK bigrams);
     ``analyzer="sklearn"`` is scikit-learn's default analysis (lower-cased runs of
-    2+ ``\\w`` characters), the behaviour before the Unicode analyzer, kept for
+    2+ ``\w`` characters), the behaviour before the Unicode analyzer, kept for
     comparison; only it reads ``lowercase``, ``ngram_range`` and ``stop_words``.
     """
 

@@ -19,10 +19,10 @@ Span = tuple[int, int]
 
 
 def paragraph_spans(text: str) -> list[Span]:
-    """Split ``text`` into paragraphs, separated by blank lines or U+2029 PARAGRAPH SEPARATOR.
+    r"""Split ``text`` into paragraphs, separated by blank lines or U+2029 PARAGRAPH SEPARATOR.
 
     A blank line is a line holding only whitespace; lines may end with
-    ``\\n``, ``\\r\\n``, a lone ``\\r``, U+2028 LINE SEPARATOR or U+2029
+    ``\n``, ``\r\n``, a lone ``\r``, U+2028 LINE SEPARATOR or U+2029
     (:mod:`chunkeval.text.whitespace`). Single line breaks stay inside
     their paragraph, and so do separators inside a fenced code block
     (:func:`fenced_code_spans`), so that sentences nest in paragraphs.
@@ -41,7 +41,7 @@ def paragraph_spans(text: str) -> list[Span]:
 
     Examples
     --------
-    >>> paragraph_spans("Alpha one.\\r\\n\\r\\nBeta two.")
+    >>> paragraph_spans("Alpha one.\r\n\r\nBeta two.")
     [(0, 10), (14, 23)]
     """
     return paragraphs_and_words(text).spans

@@ -1,4 +1,4 @@
-"""Sentence boundaries: abbreviation-, initial-, quote- and Markdown-aware, in linear time.
+r"""Sentence boundaries: abbreviation-, initial-, quote- and Markdown-aware, in linear time.
 
 Sentence rules
 --------------
@@ -49,7 +49,7 @@ A sentence ends
    decimals such as ``2.5`` never qualify, as no whitespace follows the dot;
 2. after a run of the other sentence terminators of Unicode (the characters of the
    ``Sentence_Terminal`` property other than ``.``, ``!`` and ``?``, matched with the
-   ``regex`` module's ``\\p{Sentence_Terminal}``, so no script is listed here: the
+   ``regex`` module's ``\p{Sentence_Terminal}``, so no script is listed here: the
    Devanagari danda ``।`` and double danda ``॥``, Armenian ``։``, Arabic ``؟`` and ``۔``,
    Ethiopic ``።``, Myanmar ``။``, the CJK ``。 ！ ？ ． ｡`` ...), plus any closing
    punctuation (Unicode ``Pe`` and ``Pf``, and the closers of rule 1), which stays with
@@ -72,8 +72,8 @@ A sentence ends
      sentence terminator nor a quotation mark: ``、`` ``，`` ``：`` ...). Other text
      (``“好。”是回答。``) starts a new sentence: Chinese marks no attribution after a
      quotation in a way a rule can see;
-3. at a paragraph end: a blank line (a line holding only whitespace; ``\\n``,
-   ``\\r\\n``, a lone ``\\r``, U+2028 LINE SEPARATOR and U+2029 PARAGRAPH
+3. at a paragraph end: a blank line (a line holding only whitespace; ``\n``,
+   ``\r\n``, a lone ``\r``, U+2028 LINE SEPARATOR and U+2029 PARAGRAPH
    SEPARATOR all end lines) or a U+2029 PARAGRAPH SEPARATOR
    (:mod:`chunkeval.text.whitespace`): a hard boundary that no sentence crosses;
 4. at the end of a heading or list-item line (a line starting, after
@@ -81,7 +81,7 @@ A sentence ends
    ``1)`` followed by whitespace), and at the end of the line before one.
    Lines starting with a letter marker (``A.``, ``b)``) are list items only
    in a lettered list: two or more consecutive lines with successive
-   letters (``A. First option\\nB. Second option``), so a wrapped line
+   letters (``A. First option\nB. Second option``), so a wrapped line
    starting with an initial stays prose; their marker never ends a sentence.
    A plain single line break inside a prose paragraph does not end a
    sentence;
@@ -671,7 +671,7 @@ def _lettered_list_cuts(text: str, lines: _Lines) -> tuple[list[int], set[int]]:
 
 
 def sentence_spans(text: str) -> list[Span]:
-    """Split ``text`` into sentences, returning their character spans.
+    r"""Split ``text`` into sentences, returning their character spans.
 
     Parameters
     ----------
@@ -684,7 +684,7 @@ def sentence_spans(text: str) -> list[Span]:
         Half-open ``(start, end)`` code-point spans, one per sentence, in
         order and non-overlapping. ``text[start:end]`` never starts or ends
         with whitespace, except whitespace that a combining mark after it
-        keeps in its grapheme cluster (``" \\u0301b"``: spans are whole clusters),
+        keeps in its grapheme cluster (``" \u0301b"``: spans are whole clusters),
         and the spans together cover every non-whitespace character of
         ``text``. An empty or whitespace-only text gives ``[]``.
 

@@ -49,7 +49,7 @@ _COMPACT_PREFIX = {"answerable": "answer-\nable", "all_parts": "all\nparts", "io
 
 
 def metric_axis_name(metric: str, compact: bool = False) -> str:
-    """A metric's name on an axis: :data:`METRIC_LABELS`, or in narrow panels (``compact``)
+    r"""A metric's name on an axis: :data:`METRIC_LABELS`, or in narrow panels (``compact``)
     :data:`COMPACT_METRIC_LABELS` and ``@k`` and ``@Btok`` columns broken before their
     cut-off (``"recall\n@5"``, ``"answer-\nable\n@512tok"``).
 
