@@ -325,6 +325,22 @@ class LSAEmbedder(Embedder):
         self.random_state = random_state
 
     def fit(self, texts: Sequence[str]) -> LSAEmbedder:
+        """Fit the TF-IDF vocabulary and the truncated SVD on ``texts``.
+
+        The SVD keeps ``min(n_components, n_texts - 1, n_words - 1)`` components and is skipped
+        (raw TF-IDF rows are used) when that is under 2; a corpus with no words leaves the
+        embedder unfitted, and :meth:`transform` then gives zero vectors.
+
+        Parameters
+        ----------
+        texts : sequence of str
+            The corpus.
+
+        Returns
+        -------
+        LSAEmbedder
+            ``self``.
+        """
         from sklearn.decomposition import TruncatedSVD
         from sklearn.feature_extraction.text import TfidfVectorizer
 
@@ -342,6 +358,19 @@ class LSAEmbedder(Embedder):
         return self
 
     def transform(self, texts: Sequence[str]) -> np.ndarray:
+        """Embed ``texts`` with the fitted TF-IDF and SVD.
+
+        Parameters
+        ----------
+        texts : sequence of str
+            The texts to embed.
+
+        Returns
+        -------
+        numpy.ndarray
+            Shape ``(len(texts), k)``: the SVD's ``k`` components, the TF-IDF vocabulary's size
+            when the SVD was skipped, or 1 (zeros) when the corpus had no words.
+        """
         texts = list(texts)
         if getattr(self, "vectorizer_", None) is None:
             return np.zeros((len(texts), 1))
@@ -368,6 +397,23 @@ class SentenceTransformerEmbedder(Embedder):
         self.model = model
 
     def transform(self, texts: Sequence[str]) -> np.ndarray:
+        """Embed ``texts`` with the sentence-transformers model, loaded from the local cache on first use.
+
+        Parameters
+        ----------
+        texts : sequence of str
+            The texts to embed.
+
+        Returns
+        -------
+        numpy.ndarray
+            Shape ``(len(texts), dim)``, float32, each row L2-normalised.
+
+        Raises
+        ------
+        chunkeval.errors.MissingDependency
+            sentence-transformers is not installed (``pip install 'chunkeval[embeddings]'``).
+        """
         if getattr(self, "model_", None) is None:
             try:
                 from sentence_transformers import SentenceTransformer

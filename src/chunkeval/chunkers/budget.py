@@ -160,6 +160,21 @@ class TokenBudgetChunker(_SentenceTokens):
         self._check_tokenizer()
 
     def spans_from_sentences(self, text: str, sentences: Sequence[Span]) -> list[Span]:
+        """Chunk ranges of ``text``: its sentences packed greedily under ``max_tokens``, with token overlap.
+
+        Parameters
+        ----------
+        text : str
+            The document text.
+        sentences : sequence of (int, int)
+            ``sentence_spans(text)``, perhaps computed elsewhere.
+
+        Returns
+        -------
+        list of (int, int)
+            Half-open code-point ranges of the chunks, in order, each whole sentences
+            (:func:`~chunkeval.chunkers.greedy.iter_checked_budget_chunk`).
+        """
         own, after, measure = self._sizes(text, sentences)
         groups = iter_checked_budget_chunk(own, after, self.max_tokens, self.overlap_tokens, measure)
         return [(sentences[group[0]][0], sentences[group[-1]][1]) for group in groups]
@@ -198,6 +213,21 @@ class BalancedChunker(_SentenceTokens):
         self._check_tokenizer()
 
     def spans_from_sentences(self, text: str, sentences: Sequence[Span]) -> list[Span]:
+        """Chunk ranges of ``text``: the greedy chunk count, sizes evened out under ``max_tokens``.
+
+        Parameters
+        ----------
+        text : str
+            The document text.
+        sentences : sequence of (int, int)
+            ``sentence_spans(text)``, perhaps computed elsewhere.
+
+        Returns
+        -------
+        list of (int, int)
+            Half-open code-point ranges of the chunks, in order, each whole sentences
+            (:func:`~chunkeval.chunkers.greedy.checked_balanced_chunk`).
+        """
         own, after, measure = self._sizes(text, sentences, every_first=True)
         groups = checked_balanced_chunk(own, after, self.max_tokens, measure)
         return [(sentences[group[0]][0], sentences[group[-1]][1]) for group in groups]

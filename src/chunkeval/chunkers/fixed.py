@@ -129,6 +129,7 @@ class FixedChunker(Chunker):
 
     @property
     def size_limit(self) -> tuple[int, str]:
+        """``(chunk_size, unit)``: the window size and its unit (``"chars"`` or ``"tokens"``)."""
         return self.chunk_size, self.unit
 
     def spans(self, text: str) -> list[tuple[int, int]]:

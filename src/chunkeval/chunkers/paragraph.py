@@ -135,8 +135,21 @@ class ParagraphChunker(Chunker):
 
     @property
     def size_limit(self) -> tuple[int, str]:
+        """``(max_words, "words")``: the chunk size limit in words."""
         return self.max_words, "words"
 
     def spans(self, text: str) -> list[tuple[int, int]]:
+        """Chunk ranges of ``text``: its paragraphs packed under ``max_words`` words.
+
+        Parameters
+        ----------
+        text : str
+            The document text.
+
+        Returns
+        -------
+        list of (int, int)
+            Half-open code-point ranges of the chunks, in order (:func:`pack_paragraph_spans`).
+        """
         index = paragraphs_and_words(text)
         return pack_paragraph_spans(text, index.spans, self.max_words, index.words, index)

@@ -184,9 +184,24 @@ class SemanticChunker(SentenceSpansChunker):
 
     @property
     def size_limit(self) -> tuple[int, str]:
+        """``(max_chars, "chars")``: the chunk size limit in characters."""
         return self.max_chars, "chars"
 
     def spans_from_sentences(self, text: str, sentences: Sequence[Span]) -> list[Span]:
+        """Chunk ranges of ``text``: :meth:`spans_many` of this one document.
+
+        Parameters
+        ----------
+        text : str
+            The document text.
+        sentences : sequence of (int, int)
+            ``sentence_spans(text)``, perhaps computed elsewhere.
+
+        Returns
+        -------
+        list of (int, int)
+            Half-open code-point ranges of the chunks, in order.
+        """
         return self.spans_many([text], [sentences])[0]
 
     def spans_many(self, texts: Sequence[str], sentences: Sequence[Sequence[Span]]) -> list[list[Span]]:

@@ -52,6 +52,23 @@ def _claim_folder(folder: Path, argv: Sequence[str], default: bool = False) -> A
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    """Run a benchmark suite and write its results folder (``chunkeval run``).
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed options: suite, dataset, output folder, workers and the other run options.
+
+    Returns
+    -------
+    int
+        The exit code: 0, or the gate's code when ``--baseline`` compares the run.
+
+    Raises
+    ------
+    CLIError
+        The options contradict each other or the dataset is missing (exit 2).
+    """
     from chunkeval.benchmarks.suites import CHROMA_DEFAULT_PATH, get_suite
     from chunkeval.results import check_results_format
 
