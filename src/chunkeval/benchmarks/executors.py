@@ -92,7 +92,9 @@ _PREPARED: dict[int, PreparedDataset] = store("benchmarks.worker_datasets")
 
 
 def _start_worker(parent: int, init: Callable[..., None] | None, initargs: tuple) -> None:
-    """The initializer of every pool worker: live no longer than ``parent``, ignore Ctrl-C
+    """Initialise a pool worker: tie its life to ``parent``, ignore Ctrl-C, run ``init``.
+
+    The initializer of every pool worker: live no longer than ``parent``, ignore Ctrl-C
     (:func:`~chunkeval.benchmarks.lifetime.worker_started`), then run ``init(*initargs)``.
     """
     worker_started(parent)
@@ -108,7 +110,9 @@ _STARTING = (signal.SIGINT, signal.SIGTERM)
 def _pool(
     workers: int, mp_context: Any, init: Callable[..., None] | None = None, initargs: tuple = ()
 ) -> Any:
-    """A process pool that ends at once, workers and all, when its block is left by an exception
+    """A process pool that ends at once, workers and all, when its block raises.
+
+    A process pool that ends at once, workers and all, when its block is left by an exception
     (Ctrl-C, SIGTERM, a failed task), and is shut down normally otherwise.
     """
     pool = ProcessPoolExecutor(
@@ -126,7 +130,9 @@ def _pool(
 
 
 def _submit_all(pool: Any, fn: Callable[..., Any], calls: Sequence[tuple]) -> list[Any]:
-    """Submit ``fn(*args)`` for every ``args`` of ``calls``, with interrupts held back while the
+    """Submit ``fn(*args)`` for every ``args`` of ``calls``, interrupts held back while forking.
+
+    Submit ``fn(*args)`` for every ``args`` of ``calls``, with interrupts held back while the
     pool forks its workers (a worker that got a Ctrl-C before it ignores them prints a traceback).
     """
     with interrupts_deferred(*_STARTING):
@@ -212,7 +218,9 @@ def _prepare_with(
     max_chars: int,
     run_blocks: Callable[[list[list[str]]], list[list[Any]]],
 ) -> None:
-    """Prepare every dataset from :func:`prepare_documents` over partitions of its documents;
+    """Prepare every dataset in blocks of documents through ``run_blocks``.
+
+    Prepare every dataset from :func:`prepare_documents` over partitions of its documents;
     ``run_blocks`` maps it over lists of texts wherever the executor runs it, in order.
     """
     tok, key = resolve_tokenizer(settings.tokenizer), tokenizer_key(settings.tokenizer)
@@ -262,8 +270,10 @@ def start_method() -> str:
 def _prepare_in_pool(
     prepared: Sequence[PreparedDataset], settings: Settings, workers: int, mp_context: Any
 ) -> None:
-    """Prepare the datasets in a short-lived pool of forked workers, by partitions of the
-    documents; the evaluation pool is forked afterwards, so its workers inherit the result.
+    """Prepare the datasets in a short-lived pool of forked workers.
+
+    The workers take partitions of the documents; the evaluation pool is forked afterwards, so its workers
+    inherit the result.
     """
     total = sum(ctx.n_characters for ctx in prepared)
     if total < MIN_PARALLEL_PREPARE_CHARS:
@@ -313,7 +323,9 @@ def _processes(
 
 
 def _build_shared(prepared: Sequence[PreparedDataset], settings: Settings) -> None:
-    """Build here, before a pool starts, what every configuration of a dataset shares and
+    """Build the shared evidence extents and word starts of every dataset before a pool starts.
+
+    Build here, before a pool starts, what every configuration of a dataset shares and
     the datasets build on first use: the evidence extents and the word starts.
 
     Forked workers then inherit them instead of each building them again (about a second of
@@ -445,7 +457,9 @@ def _first(exc: BaseException) -> str:
 
 
 def _quiet_dask_logs() -> None:
-    """Silence what Dask, tornado and asyncio log while a cluster is torn down mid-run
+    """Silence the logs of Dask, tornado and asyncio while a cluster is torn down mid-run.
+
+    Silence what Dask, tornado and asyncio log while a cluster is torn down mid-run
     (cancelled tasks, "Task exception was never retrieved"): the run ends with its own one line.
     """
     for name in ("distributed", "asyncio", "tornado"):
@@ -474,7 +488,9 @@ def _dask_job(
     label: str,
     settings: Settings,
 ) -> Any:
-    """Submit the stage plan of one (dataset, configuration) as tasks; return the future of its
+    """Submit the stage plan of one (dataset, configuration) as tasks; return its evaluation's future.
+
+    Submit the stage plan of one (dataset, configuration) as tasks; return the future of its
     evaluation. Every step is a task, over blocks of documents and of questions.
     """
 

@@ -126,7 +126,9 @@ class PreparedDataset:
         return self
 
     def _global(self, per_document: Iterable[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-        """Per-document (n, 2) local spans laid on the dataset's global axis: (starts, ends),
+        """Per-document local spans laid on the dataset's global axis, as (starts, ends).
+
+        Per-document (n, 2) local spans laid on the dataset's global axis: (starts, ends),
         in ``offset_dtype``. Takes an iterable so that each document's pieces are converted
         (and may be freed) one at a time.
         """
@@ -156,8 +158,9 @@ class PreparedDataset:
         return self._sentences
 
     def document_sentences(self, i: int) -> list[tuple[int, int]]:
-        """Sentence spans of document ``i``, local to its text, as
-        :func:`chunkeval.text.sentence_spans` gives them.
+        """Sentence spans of document ``i``, local to its text.
+
+        The spans :func:`chunkeval.text.sentence_spans` gives.
         """
         starts, ends = self.sentences()
         off = int(self.doc_offset[i])
@@ -189,7 +192,9 @@ class PreparedDataset:
         return self._hulls
 
     def word_starts(self) -> np.ndarray:
-        """Global start offset of every word (maximal non-whitespace run, as ``str.split``)
+        """Global start offset of every word of every document.
+
+        Global start offset of every word (maximal non-whitespace run, as ``str.split``)
         of every document, in ``offset_dtype``; see :meth:`word_counts`.
         """
         if self._words is None:
@@ -243,8 +248,9 @@ class PreparedDataset:
         return (n + inside).astype(np.int64)
 
     def answerability_ceiling(self) -> float:
-        """Share of questions whose evidence parts all lie in one document: no chunk crosses a
-        document, so no configuration can make more questions answerable.
+        """Share of questions whose evidence parts all lie in one document.
+
+        No chunk crosses a document, so no configuration can make more questions answerable.
         """
         if not self.questions:
             return float("nan")
@@ -272,7 +278,9 @@ def _local_dtype(text: str) -> type:
 
 
 def sentence_array(text: str) -> np.ndarray:
-    """Sentence spans of one text, shape (n, 2), characters (:func:`chunkeval.text.sentence_spans`);
+    """Sentence spans of one text as an (n, 2) array of character offsets.
+
+    Sentence spans of one text, shape (n, 2), characters (:func:`chunkeval.text.sentence_spans`);
     int32 unless the text has 2**31 characters or more.
     """
     from chunkeval.text import sentence_spans
@@ -281,7 +289,9 @@ def sentence_array(text: str) -> np.ndarray:
 
 
 def token_array(tokenizer: TokenizerLike, text: str) -> np.ndarray:
-    """Token spans of one text, shape (n, 2), characters
+    """Token spans of one text as an (n, 2) array of character offsets.
+
+    Token spans of one text, shape (n, 2), characters
     (:func:`chunkeval.tokenizers.token_span_arrays`); int32 unless the text has 2**31
     characters or more.
     """
@@ -365,7 +375,9 @@ def tokenizer_key(tokenizer: str | TokenizerLike) -> str:
 
 
 def resolve_tokenizer(tokenizer: str | TokenizerLike) -> TokenizerLike:
-    """The tokenizer for a spec or object, built once per process (the cache
+    """The tokenizer for a spec or object, built once per process.
+
+    The tokenizer for a spec or object, built once per process (the cache
     ``benchmarks.tokenizers`` of :mod:`chunkeval.caches`).
     """
     from chunkeval.tokenizers import get_tokenizer

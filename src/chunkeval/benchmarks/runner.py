@@ -343,7 +343,9 @@ def _check_arguments(
 
 
 def _tokenizer_spec(tokenizer: str | TokenizerLike) -> tuple[str | TokenizerLike, str]:
-    """Resolve the run's tokenizer now (an unknown spec fails before any work); return what
+    """Resolve the run's tokenizer now; return what travels to workers and the manifest's name.
+
+    Resolve the run's tokenizer now (an unknown spec fails before any work); return what
     travels to workers (a tokenizer object whose name is a spec for an equal tokenizer
     travels by name) and the name recorded in the manifest.
     """
@@ -371,7 +373,9 @@ def _manifest(
     outputs: list[Evaluation],
     facts: dict[str, Any],
 ) -> Manifest:
-    """The manifest (:class:`~chunkeval.results.schema.Manifest`): environment, datasets, configurations, settings, timings; ``facts`` gives
+    """The run's manifest: environment, datasets, configurations, settings, timings.
+
+    The manifest (:class:`~chunkeval.results.schema.Manifest`): environment, datasets, configurations, settings, timings; ``facts`` gives
     ``started_at, retriever_params, p_best_metric, tokenizer, workers, executor, total_seconds``.
     """
     manifest = cast(Manifest, _environment())

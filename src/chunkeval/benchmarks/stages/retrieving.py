@@ -1,4 +1,6 @@
-"""Stage 3, *index* and *search*: the run's retriever fitted on one configuration's chunks,
+"""Stage 3, *index* and *search*: fit the retriever on chunks, rank each block of questions.
+
+Stage 3, *index* and *search*: the run's retriever fitted on one configuration's chunks,
 and each block of questions ranked against them.
 
 :func:`index_stage` fits (:class:`Indexed`); :func:`search_stage` ranks a block of
@@ -35,7 +37,9 @@ def _search(retriever: RetrieverLike, queries: list[str], k: int) -> np.ndarray:
 def _deep_ranking(
     retriever: RetrieverLike, queries: list[str], ranked: np.ndarray, n_tokens: np.ndarray, budget: int
 ) -> np.ndarray:
-    """A ranking deep enough for a token budget: every row reaches ``budget`` tokens, or holds
+    """A ranking deep enough for a token budget of ``budget`` tokens per row.
+
+    A ranking deep enough for a token budget: every row reaches ``budget`` tokens, or holds
     every chunk the retriever returns for it. Deepens by doubling, so the result is exact.
     """
     n_chunks = len(n_tokens)
@@ -61,7 +65,9 @@ class Retrieved:
 
 @dataclass(frozen=True)
 class Indexed:
-    """A retriever fitted on one configuration's chunks (``None`` when there is nothing to
+    """A retriever fitted on one configuration's chunks, with those chunks.
+
+    A retriever fitted on one configuration's chunks (``None`` when there is nothing to
     rank: no chunks or no questions), with those chunks.
     """
 

@@ -1,4 +1,6 @@
-"""Stage 4, *score*: one configuration's per-question metrics, its summary row and its
+"""Stage 4, *score*: one configuration's per-question metrics, summary row and chunk table.
+
+Stage 4, *score*: one configuration's per-question metrics, its summary row and its
 chunk table (:func:`score_stage`, giving an :class:`Evaluation`).
 """
 
@@ -152,7 +154,9 @@ def score_stage(
 def _traced_ids(
     retrieved: Retrieved, n_tokens: np.ndarray, budgets: Sequence[int], ids: Sequence[str]
 ) -> list[str]:
-    """``retrieved_chunk_ids`` of every question: a JSON list of chunk ids, best first, to
+    """``retrieved_chunk_ids`` of every question, as JSON lists of chunk ids.
+
+    ``retrieved_chunk_ids`` of every question: a JSON list of chunk ids, best first, to
     the depth :func:`traced_depth` (every chunk some stored metric read).
     """
     rows = retrieved.ranked if retrieved.budget_ranked is None or not budgets else retrieved.budget_ranked
@@ -208,7 +212,9 @@ def _summary_row(
     values: pd.DataFrame,
     chunk_end: np.ndarray,
 ) -> dict[str, Any]:
-    """One summary row: metric means with bootstrap CIs (same seed for every configuration),
+    """One summary row of a configuration: metric means with CIs, ceilings, sizes, timings.
+
+    One summary row: metric means with bootstrap CIs (same seed for every configuration),
     ceilings, storage overhead, size distribution and boundary health (``chunk_end``: global
     end offsets of the chunks), timings.
     """
@@ -273,7 +279,9 @@ def _summary_row(
 
 
 def _span_within_limit(ctx: PreparedDataset, chunker: ChunkerLike, limit: int | None, unit: str) -> float:
-    """Share of questions whose evidence (from the first part's start to the last part's end,
+    """Share of questions whose evidence measures no more than the configuration's limit.
+
+    Share of questions whose evidence (from the first part's start to the last part's end,
     in one document) measures no more than the configuration's limit, in its unit.
     """
     if limit is None or not ctx.questions:
@@ -296,7 +304,9 @@ _HULL_BATCH_CHARS = 4_000_000
 
 
 def _measure_hulls(chunker: ChunkerLike, hulls: Iterable[tuple[str, int, int]]) -> np.ndarray:
-    """Sizes of the ranges ``text[a:b]`` of ``hulls`` in the chunker's unit
+    """Sizes of the ranges ``text[a:b]`` of ``hulls`` in the chunker's unit, measured in batches.
+
+    Sizes of the ranges ``text[a:b]`` of ``hulls`` in the chunker's unit
     (:func:`_measure_many`), sliced and measured in batches of about
     ``_HULL_BATCH_CHARS`` characters.
     """
@@ -315,7 +325,9 @@ def _measure_hulls(chunker: ChunkerLike, hulls: Iterable[tuple[str, int, int]]) 
 
 
 def _measure_key(chunker: ChunkerLike, unit: str) -> tuple[str, ...] | None:
-    """What a chunker's :meth:`~chunkeval.chunkers.base.Chunker.measure` depends on, when it
+    """What a chunker's base-rule measure depends on, as a cache key; ``None`` for an own measure.
+
+    What a chunker's :meth:`~chunkeval.chunkers.base.Chunker.measure` depends on, when it
     is the base rule: the unit, and for tokens the tokenizer's class and name; ``None`` for
     a chunker that measures its own way.
     """
@@ -330,7 +342,9 @@ def _measure_key(chunker: ChunkerLike, unit: str) -> tuple[str, ...] | None:
 
 
 def _measure_many(chunker: ChunkerLike, texts: list[str]) -> np.ndarray:
-    """Sizes of ``texts`` in the chunker's own unit (:meth:`Chunker.measure_many`, or
+    """Sizes of ``texts`` in the chunker's own unit.
+
+    Sizes of ``texts`` in the chunker's own unit (:meth:`Chunker.measure_many`, or
     ``measure`` per text for a chunker object without it).
     """
     many = getattr(chunker, "measure_many", None)

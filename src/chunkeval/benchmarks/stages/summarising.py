@@ -1,5 +1,6 @@
-"""Stage 5, *summarise*: the evaluations of a run joined into its result tables, with
-``p_best`` (:func:`summarise`).
+"""Stage 5, *summarise*: the evaluations of a run joined into its result tables.
+
+The summary gains ``p_best`` (:func:`summarise`).
 """
 
 from __future__ import annotations
@@ -43,7 +44,9 @@ def summarise(
 def _probability_best(
     summary: pd.DataFrame, per_question: pd.DataFrame, settings: Settings
 ) -> tuple[np.ndarray, dict[str, str]]:
-    """``p_best`` per summary row: bootstrap probability of the top ranked metric in its dataset
+    """``p_best`` per summary row: the bootstrap probability of being best on the ranking metric.
+
+    ``p_best`` per summary row: bootstrap probability of the top ranked metric in its dataset
     (:func:`chunkeval.metrics.choose_rank_metric`, the verdict's own choice).
     """
     from chunkeval.policy import choose_rank_metric
