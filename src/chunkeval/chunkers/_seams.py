@@ -73,8 +73,9 @@ CL100K_PATTERNS = frozenset(
 
 
 def splits_cleanly(tokenizer: Any) -> bool:
-    """Whether ``tokenizer`` is a tiktoken encoding with a cl100k pre-tokenizer, for which
-    a count splits at clean points (module docstring).
+    """Whether ``tokenizer`` is a tiktoken encoding with a cl100k pre-tokenizer.
+
+    For such an encoding a count splits at clean points (module docstring).
     """
     encoding = getattr(tokenizer, "encoding", None) if hasattr(tokenizer, "encoding_name") else None
     return getattr(encoding, "_pat_str", None) in CL100K_PATTERNS
@@ -177,7 +178,9 @@ class SeamCounts:
         last: np.ndarray,
         clean_end: np.ndarray,
     ) -> tuple[list[int], list[int], list[int]]:
-        """``after``; per sentence the correction of the seam before it; and per sentence
+        """Per sentence: its count with the gap before it, its seam correction, and an unclean-seam flag.
+
+        ``after``; per sentence the correction of the seam before it; and per sentence
         whether that seam has no clean point on one side (1) or not (0).
         """
         text, m = self._text, ends.size
@@ -237,7 +240,9 @@ class SeamCounts:
     def _own_counts(
         self, tokenizer: Any, gaps: np.ndarray, starts: np.ndarray, ends: np.ndarray, first: np.ndarray
     ) -> list[int]:
-        """``owns``: a sentence with no whitespace before it counts as ``after``; one with no
+        """``owns``: each sentence's token count when it opens a chunk.
+
+        ``owns``: a sentence with no whitespace before it counts as ``after``; one with no
         clean point inside is counted whole; any other is ``after`` less the *opening
         effect* of its gap on its first word (:func:`opening_effects`), since the count
         splits at its first clean point ``f`` both with and without the gap.
@@ -261,7 +266,9 @@ class SeamCounts:
 def _clean_points(
     text: str, starts: np.ndarray, ends: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per sentence ``text[starts[k]:ends[k]]``: its first and last inner clean point (a
+    """Per sentence, its first and last inner clean point and whether its end is clean.
+
+    Per sentence ``text[starts[k]:ends[k]]``: its first and last inner clean point (a
     space or tab after a non-space, strictly after its start; -1 for none), and whether its
     end is a clean point or the end of the text (:func:`is_clean`, for every end at once).
     """
@@ -354,7 +361,9 @@ _LAST_INNER_CLEAN = regex.compile(
 
 
 def _inner_clean(text: str, a: int, b: int, last: bool) -> int:
-    """The first (or last) clean point ``y`` with ``a < y < b`` that is a space or tab
+    """The first (or last) clean point strictly inside ``text[a:b]``, or -1.
+
+    The first (or last) clean point ``y`` with ``a < y < b`` that is a space or tab
     after a non-space, or -1.
     """
     found = (_LAST_INNER_CLEAN if last else _INNER_CLEAN).search(text, a + 1, b)
@@ -398,7 +407,9 @@ def segment_counts(tokenizer: Any, text: str, lo: np.ndarray, hi: np.ndarray) ->
 def _remembered(
     memo: dict[Key, int], keys: list[Key], count_missing: Callable[[np.ndarray], list[int]]
 ) -> list[int]:
-    """``memo[key]`` for each of ``keys``, with the keys not in ``memo`` counted by
+    """``memo[key]`` for each of ``keys``, counting and remembering the missing keys.
+
+    ``memo[key]`` for each of ``keys``, with the keys not in ``memo`` counted by
     ``count_missing(indices)`` (the index of each one's first occurrence, ascending) and
     remembered. The memo keeps up to :data:`SEGMENT_MEMO_SIZE` keys and is emptied when
     full (bounded memory, no bookkeeping per hit).
@@ -422,8 +433,9 @@ _OPENING_MEMO: dict[str, dict[tuple[str, int], int]] = store("chunkers.seam_open
 
 
 def _opening_key(text: str, gap: int, start: int, first: int) -> tuple[str, int]:
-    """The memo key of a sentence's opening effect: its gap and first word, and where the
-    sentence starts in them.
+    """The memo key of a sentence's opening effect.
+
+    The key holds its gap and first word, and where the sentence starts in them.
     """
     return text[gap:first], start - gap
 
@@ -431,7 +443,9 @@ def _opening_key(text: str, gap: int, start: int, first: int) -> tuple[str, int]
 def opening_effects(
     tokenizer: Any, text: str, gaps: np.ndarray, starts: np.ndarray, firsts: np.ndarray
 ) -> list[int]:
-    r"""Per sentence, what the whitespace before it adds to the count of its first word:
+    r"""Per sentence, the tokens the whitespace before it adds to its first word.
+
+    Per sentence, what the whitespace before it adds to the count of its first word:
     ``count(text[gaps[j]:firsts[j]]) - count(text[starts[j]:firsts[j]])``.
 
     ``firsts[j]`` is a clean point, so the effect is a property of the text from the gap to
@@ -462,9 +476,10 @@ _KNOWN_CHARS_CARRIED = 1_000
 
 
 def _stretches(lo: np.ndarray, hi: np.ndarray, missing: np.ndarray) -> list[tuple[int, int]]:
-    """First and last index of each stretch of touching segments to encode: from a missing
-    segment (``missing``: ascending indices) to the last missing one before the text breaks
-    (a segment that does not touch the one before it) or before more than
+    """First and last index of each stretch of touching segments to encode.
+
+    From a missing segment (``missing``: ascending indices) to the last missing one before the
+    text breaks (a segment that does not touch the one before it) or before more than
     :data:`_KNOWN_CHARS_CARRIED` of known text.
     """
     if not missing.size:
@@ -479,7 +494,9 @@ def _stretches(lo: np.ndarray, hi: np.ndarray, missing: np.ndarray) -> list[tupl
 
 
 def _stretch_counts(tokenizer: Any, text: str, lo: list[int], hi: list[int], j0: int, j1: int) -> list[int]:
-    """Counts of the touching segments ``j0..j1`` (indices into ``lo``/``hi``), from one
+    """Counts of the touching segments ``j0..j1``, from one encoding of their text.
+
+    Counts of the touching segments ``j0..j1`` (indices into ``lo``/``hi``), from one
     encoding of the text they cover.
     """
     if j0 == j1:

@@ -26,7 +26,9 @@ class _SentenceTokens(SentenceSpansChunker):
     def _sizes(
         self, text: str, spans: Sequence[Span], every_first: bool = False
     ) -> tuple[Sequence[int], list[int], RunMeasure | None]:
-        r"""Each sentence's count when it opens a chunk and when it follows one, and the exact
+        r"""Each sentence's opening and following token counts, and the exact measure of a run.
+
+        Each sentence's count when it opens a chunk and when it follows one, and the exact
         measure of a run of sentences (``None`` where the sum of counts bounds it);
         ``every_first``: the caller reads every sentence's first count (``balanced``'s
         search), so for cl100k they are found at once.
@@ -97,9 +99,10 @@ class _SentenceTokens(SentenceSpansChunker):
 
 
 class _OwnCounts(Sequence[int]):
-    """Token counts of sentences on their own text, counted when first asked for:
-    ``token_budget`` counts alone only the sentences that open a chunk (``balanced``'s
-    search reads them all).
+    """Token counts of sentences on their own text, counted when first asked for.
+
+    ``token_budget`` counts alone only the sentences that open a chunk (``balanced``'s search
+    reads them all).
     """
 
     def __init__(self, count: Callable[[int], int], n: int) -> None:

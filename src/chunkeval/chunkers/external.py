@@ -139,7 +139,9 @@ def _placements(
 
 
 def _matches(text: str, piece: str, reported: int | None, cursor: int) -> Iterator[tuple[int, int]]:
-    """Candidate ranges of ``piece`` from ``cursor`` in order: the reported offset when it
+    """Candidate ranges of ``piece`` in ``text`` from ``cursor``, best first.
+
+    Candidate ranges of ``piece`` from ``cursor`` in order: the reported offset when it
     checks out, else exact matches, else matches allowing different whitespace.
     """
     if reported is not None and reported >= cursor and text.startswith(piece, reported):
@@ -338,7 +340,9 @@ def is_size_param(name: str) -> bool:
 
 
 def default_label(splitter: Any) -> str:
-    """The class (or function) name with the splitter's size parameters, e.g.
+    """The splitter's default label: its class or function name with its size parameters.
+
+    The class (or function) name with the splitter's size parameters, e.g.
     ``"RecursiveCharacterTextSplitter(chunk_size=800, chunk_overlap=0)"``.
     """
     if inspect.isroutine(splitter):
@@ -414,7 +418,9 @@ class ExternalChunker(NamesDocument, Chunker):
         return f"{self.label}(overlapping={self.overlapping!r})"
 
     def describe(self) -> dict[str, Any]:
-        """The configuration for manifests: the splitter's class and constructor
+        """The configuration for manifests, the splitter as its class and parameters.
+
+        The configuration for manifests: the splitter's class and constructor
         parameters (:func:`splitter_params`), never an object repr.
         """
         params = self.get_params(deep=False)

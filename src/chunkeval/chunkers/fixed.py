@@ -133,7 +133,9 @@ class FixedChunker(Chunker):
         return self.chunk_size, self.unit
 
     def spans(self, text: str) -> list[tuple[int, int]]:
-        """Window ranges of ``text`` (a run may cut them from shared token offsets instead:
+        """Window ranges of ``text``, each cut moved forward to a grapheme cluster boundary.
+
+        Window ranges of ``text`` (a run may cut them from shared token offsets instead:
         see the class docstring), each cut moved forward to a grapheme cluster boundary.
         """
         if self.unit == "chars":
@@ -220,7 +222,9 @@ class FixedChunker(Chunker):
         moved_ends: np.ndarray,
         cuts: np.ndarray,
     ) -> np.ndarray:
-        """Per stride window (before any merge), moved onto clusters (:func:`_moved`),
+        """Per stride window, whether its own text counts more than ``chunk_size`` tokens.
+
+        Per stride window (before any merge), moved onto clusters (:func:`_moved`),
         whether its own text counts more than ``chunk_size`` tokens (:meth:`_fits`; ``cuts``:
         the ends before the move).
         """
@@ -242,7 +246,9 @@ class FixedChunker(Chunker):
         return too_long
 
     def _fits(self, text: str, start: int, end: int, cut: int) -> bool:
-        """Whether window ``text[start:end]``, cut at ``cut`` before its end moved onto a
+        """Whether window ``text[start:end]`` holds at most ``chunk_size`` tokens on its own text.
+
+        Whether window ``text[start:end]``, cut at ``cut`` before its end moved onto a
         cluster's end, holds at most ``chunk_size`` tokens on its own text, or did before
         the move (the one cluster more a window may hold).
         """
@@ -260,7 +266,9 @@ class FixedChunker(Chunker):
     def _fitted_windows(
         self, text: str, token_starts: np.ndarray, token_ends: np.ndarray, k: int
     ) -> tuple[np.ndarray, np.ndarray]:
-        """The windows of :meth:`token_windows` when stride window ``k`` is the first whose
+        """The windows of :meth:`token_windows` from the first stride window that is too long.
+
+        The windows of :meth:`token_windows` when stride window ``k`` is the first whose
         own text is too long.
 
         From token ``i`` on: the stride windows, up to the first too long one; that window,
@@ -301,7 +309,9 @@ class FixedChunker(Chunker):
         return on_clusters(text, *_merge_repeated_starts(starts, ends))
 
     def _fitted_end(self, text: str, token_starts: np.ndarray, token_ends: np.ndarray, i: int) -> int:
-        """One past the last token of the longest window from token ``i`` (at most
+        """The end token of the longest window from token ``i`` whose own text fits.
+
+        One past the last token of the longest window from token ``i`` (at most
         ``chunk_size`` tokens) whose own text fits, or ``i + 1``.
         """
         j = min(i + self.chunk_size, token_starts.size)
@@ -372,7 +382,9 @@ def _kept(starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]
 def _moved(
     text: str, starts: np.ndarray, ends: np.ndarray, first: bool = True
 ) -> tuple[np.ndarray, np.ndarray]:
-    """The cuts of :func:`on_clusters`, before empty windows are dropped and repeated starts
+    """The cuts of :func:`on_clusters` before empty windows are dropped.
+
+    The cuts of :func:`on_clusters`, before empty windows are dropped and repeated starts
     merged; with ``first=False`` the windows come after the text's first one, so their first
     start moves forward like every later one.
     """

@@ -320,7 +320,9 @@ def _checked_groups(
     measure: RunMeasure | None,
     hard: float,
 ) -> Iterator[list[int]]:
-    """:func:`iter_checked_budget_chunk` on checked parameters and the prefix sums of
+    """:func:`iter_checked_budget_chunk` on checked parameters and prefix sums.
+
+    :func:`iter_checked_budget_chunk` on checked parameters and the prefix sums of
     ``next_sizes`` (balanced's search packs the same sizes at many budgets).
     """
     rule = seed_by_size(overlap_tokens) if overlap_tokens else no_seed
@@ -351,7 +353,9 @@ def _checked_groups(
 def _furthest(
     first_sizes: Sequence[float], prefix: list[float], n: int, budget: float, first: int, held: int
 ) -> int:
-    """The last item of a chunk opened by item ``first`` (of ``n``) that holds items up to
+    """The last item of a chunk opened by item ``first`` that fits ``budget``.
+
+    The last item of a chunk opened by item ``first`` (of ``n``) that holds items up to
     ``held`` already: the furthest item whose estimate (``first_sizes[first]`` plus the prefix sums of
     the items after it) fits ``budget``, and at least ``held``.
 
@@ -370,7 +374,9 @@ def _furthest(
 
 
 def _furthest_all(opening: np.ndarray, prefix: np.ndarray, budget: float) -> np.ndarray:
-    """:func:`_furthest` for every item as the opener (``held`` = the opener itself), as an
+    """:func:`_furthest` for every item as the opener, as an array.
+
+    :func:`_furthest` for every item as the opener (``held`` = the opener itself), as an
     array: the same bisection on the prefix sums and the same confirming comparisons,
     elementwise (they change nothing on whole-number sizes, where the bisection is exact).
     """

@@ -60,9 +60,10 @@ def pack_paragraph_spans(
 def _word_pieces(
     text: str, start: int, end: int, max_words: int, index: Paragraphs | None
 ) -> list[tuple[int, int]]:
-    """Consecutive pieces of ``max_words`` words of ``text[start:end]``: from every
-    ``max_words``-th word's start to the end of the piece's last word (the last piece may
-    be shorter), widened to whole grapheme clusters (a word may start with a mark).
+    """Consecutive pieces of ``max_words`` words of ``text[start:end]``.
+
+    From every ``max_words``-th word's start to the end of the piece's last word (the last piece
+    may be shorter), widened to whole grapheme clusters (a word may start with a mark).
     """
     codes = None
     if index is not None and index.word_starts is not None and index.word_ends is not None:
