@@ -140,10 +140,11 @@ def best_rows(values: Sequence[float], direction: str | None) -> np.ndarray:
 def marked_cells(
     rows: pd.DataFrame, cols: Sequence[tuple[str, str, str | None]], na: Mapping[str, str] | None = None
 ) -> dict[str, np.ndarray]:
-    """Which cells of a summary table are marked best: :func:`best_rows` of each column, with
-    every cell that reads the same as a best one marked too (``0.5294`` and ``0.5291`` both
-    show ``0.529``: a reader sees a tie, so both are bold), and nothing in a column that is
-    n/a by construction.
+    """Which cells of a summary table are marked best.
+
+    :func:`best_rows` of each column, with every cell that reads the same as a best one marked
+    too (``0.5294`` and ``0.5291`` both show ``0.529``: a reader sees a tie, so both are bold),
+    and nothing in a column that is n/a by construction.
 
     Parameters
     ----------
@@ -283,9 +284,10 @@ def _img_tag(png: Path, alt: str) -> str:
 
 
 def ranked_column(results: Any, dataset: str, verdict: Any = None) -> str | None:
-    """The dataset's ranking metric: the verdict's (``verdict.metric``) when given, else
-    :func:`chunkeval.policy.rank_metric`; ``None`` when the summary cannot tell (the report
-    then shows its other columns).
+    """The dataset's ranking metric.
+
+    The verdict's (``verdict.metric``) when given, else :func:`chunkeval.policy.rank_metric`;
+    ``None`` when the summary cannot tell (the report then shows its other columns).
     """
     metric = getattr(verdict, "metric", None)
     return str(metric) if metric else rank_metrics(results).get(str(dataset))
@@ -555,7 +557,9 @@ def _split_section(
 
 
 def _frontier_configs(results: Any, dataset: str, verdict: Any = None) -> frozenset[str]:
-    """The configurations the report stars: the verdict's frontier (``verdict.frontier``,
+    """The configurations the report stars: the frontier of the ranking metric against cost.
+
+    The configurations the report stars: the verdict's frontier (``verdict.frontier``,
     on its ranking metric against stored-token overhead) when given, else the frontier of
     :func:`chunkeval.policy.rank_metric` against stored-token overhead.
     """
@@ -610,7 +614,9 @@ def _question_section(
     datasets: Mapping[str, tuple[Any, str]],
     verdicts: Mapping[str, Any],
 ) -> str:
-    """The question view (:mod:`chunkeval.reports.drilldown`) of every dataset, under its
+    """The question view of every dataset, under its ranking metric.
+
+    The question view (:mod:`chunkeval.reports.drilldown`) of every dataset, under its
     ranking metric; the recommended configuration's misses are explained first.
     """
     out = [

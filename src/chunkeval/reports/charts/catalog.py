@@ -1,4 +1,6 @@
-"""The charts of a run: which are drawn for each dataset, with which metric (the ranking
+"""The charts of a run: which are drawn for each dataset, with which metric, in which order.
+
+The charts of a run: which are drawn for each dataset, with which metric (the ranking
 metric of :mod:`chunkeval.policy` leads), in report order (:func:`write_charts`).
 """
 
