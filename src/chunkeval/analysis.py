@@ -109,7 +109,9 @@ def _analyzer_regexes() -> tuple[re.Pattern[str], re.Pattern[str]]:
 
 
 def normalize(text: str) -> str:
-    r"""NFKC normalisation plus case folding, without invisible format characters, as
+    r"""NFKC_Casefold of ``text``: normalised, case-folded, invisible format characters removed.
+
+    NFKC normalisation plus case folding, without invisible format characters, as
     Unicode's NFKC_Casefold does.
 
     Parameters
@@ -199,7 +201,9 @@ class UnicodeAnalyzer:
         self.stemmer = stemmer
 
     def check(self) -> UnicodeAnalyzer:
-        """Raise now (not inside a vectorizer, which may swallow a ``ValueError``) for a
+        """Check the stemmer now and return the analyzer.
+
+        Raise now (not inside a vectorizer, which may swallow a ``ValueError``) for a
         stemmer that cannot be used; return the analyzer.
 
         Raises

@@ -118,7 +118,9 @@ class HashingEmbedder(Embedder):
         return hash_words(texts, self.n_features, self._vectorizer())
 
     def _vectorizer(self) -> Any:
-        """The ``HashingVectorizer`` of the current parameters, built (and validated) once: a
+        """The ``HashingVectorizer`` of the current parameters, built once.
+
+        The ``HashingVectorizer`` of the current parameters, built (and validated) once: a
         new one per call cost more than hashing a short document's sentences.
         """
         key = (self.n_features, self.ngram_max)
@@ -148,7 +150,9 @@ _JOINER = 10  # between two texts: a byte no token or space can be
 
 
 def _token_codes(codes: np.ndarray) -> np.ndarray:
-    """``_TOKEN_CODE[codes]``, first filling every page up to the highest code point's (so that
+    """``_TOKEN_CODE[codes]``, filling the table's pages up to the highest code point first.
+
+    ``_TOKEN_CODE[codes]``, first filling every page up to the highest code point's (so that
     the next call checks one slice: about 0.1 s once for a text with emoji, page 0x1F).
     """
     top = int(codes.max(initial=0)) >> _PAGE
@@ -227,7 +231,9 @@ def murmur3_runs(data: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.n
 
 
 def hash_words(texts: list[str], n_features: int, vectorizer: Any):
-    r"""Hashed, L2-normalised word counts of ``texts``: ``vectorizer.transform(texts)``, bit for bit,
+    r"""Hashed, L2-normalised word counts of ``texts``, as scikit-learn's ``HashingVectorizer``.
+
+    Hashed, L2-normalised word counts of ``texts``: ``vectorizer.transform(texts)``, bit for bit,
     for ``vectorizer = HashingVectorizer(n_features=n_features, alternate_sign=False,
     token_pattern=r"(?u)\b\w+\b")``.
 
@@ -290,7 +296,9 @@ def hash_words(texts: list[str], n_features: int, vectorizer: Any):
 
 
 def _with_rows(matrix: Any, rows: list[int], replacement: Any) -> Any:
-    """``matrix`` (CSR) with its rows ``rows`` (increasing, empty in ``matrix``) taken from
+    """``matrix`` (CSR) with its rows ``rows`` taken from ``replacement``.
+
+    ``matrix`` (CSR) with its rows ``rows`` (increasing, empty in ``matrix``) taken from
     the rows of ``replacement`` (CSR, one per entry of ``rows``), entries copied unchanged.
     """
     from scipy.sparse import csr_matrix
@@ -495,7 +503,9 @@ def _split_params(spec: str) -> tuple[str, dict[str, Any]]:
 
 
 def _plugin_embedder(name: str, obj: Any, target: str) -> Callable[[str | None], Any]:
-    """A ``chunkeval.embedders`` entry point names a callable returning an embedder: called
+    """The embedder factory of a ``chunkeval.embedders`` entry point.
+
+    A ``chunkeval.embedders`` entry point names a callable returning an embedder: called
     with no argument for ``NAME``, with ``ARG`` for ``NAME:ARG``.
     """
     if not callable(obj):

@@ -762,7 +762,9 @@ def _hf(argument: str | None) -> Tokenizer:
 
 
 def _plugin_tokenizer(name: str, obj: Any, target: str) -> Callable[[str | None], Tokenizer]:
-    """A ``chunkeval.tokenizers`` entry point names a callable returning a tokenizer: called
+    """The tokenizer factory of a ``chunkeval.tokenizers`` entry point.
+
+    A ``chunkeval.tokenizers`` entry point names a callable returning a tokenizer: called
     with no argument for the spec ``NAME``, with ``ARG`` for ``NAME:ARG``.
     """
     if not callable(obj):

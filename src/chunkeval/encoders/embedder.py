@@ -126,8 +126,10 @@ class BertEmbedder(Params):
 
     @property
     def label(self) -> str:
-        """:attr:`spec` with the parameters that differ from the defaults, e.g.
-        ``"minilm(query_prefix='query: ')"``; the batch size changes no vector and is left out.
+        """:attr:`spec` with the parameters that differ from the defaults.
+
+        For example ``"minilm(query_prefix='query: ')"``; the batch size changes no vector and is left
+        out.
         """
         defaults = {"query_prefix": "", "passage_prefix": "", "max_seq_length": None}
         changed = [f"{k}={getattr(self, k)!r}" for k, v in defaults.items() if getattr(self, k) != v]
@@ -139,8 +141,10 @@ class BertEmbedder(Params):
         return self._loaded().window
 
     def describe(self) -> dict[str, Any]:
-        """What identifies the vectors, for a manifest: model id, revision, weights sha256,
-        window, pooling, normalisation, prefixes (never a path).
+        """What identifies the vectors, for a manifest.
+
+        Model id, revision, weights sha256, window, pooling, normalisation, prefixes (never a
+        path).
         """
         loaded = self._loaded()
         return {

@@ -56,7 +56,9 @@ def _disjoint(spans: list[Span]) -> list[Span]:
 
 
 def _codes(text: str) -> np.ndarray:
-    """The code points of ``text``, one per ``str`` index, in the narrowest of CPython's own
+    """The code points of ``text`` in the narrowest unsigned integer type that holds them.
+
+    The code points of ``text``, one per ``str`` index, in the narrowest of CPython's own
     storage widths that holds them: uint8 for an ASCII text, uint16 for a text without a
     character past U+FFFF (its UTF-16 is then one unit per character), uint32 otherwise.
     """
@@ -69,7 +71,9 @@ def _codes(text: str) -> np.ndarray:
 
 
 class _TextArrays:
-    """The code points (:func:`_codes`) and words (:func:`_word_runs`) of one text, each
+    """The code points and words of one text, each computed on first use.
+
+    The code points (:func:`_codes`) and words (:func:`_word_runs`) of one text, each
     computed on first use.
     """
 
@@ -97,7 +101,9 @@ _LAST_ARRAYS: dict[str, _TextArrays] = store("text.last_arrays")
 
 
 def text_arrays(text: str) -> _TextArrays:
-    """The :class:`_TextArrays` of ``text``: the last long text's (``_ARRAY_MIN_CHARS`` or
+    """The :class:`_TextArrays` of ``text``, reused for the last long text.
+
+    The :class:`_TextArrays` of ``text``: the last long text's (``_ARRAY_MIN_CHARS`` or
     more characters) when ``text`` is that very object, else new ones (kept as the last
     when ``text`` is long).
     """
@@ -127,7 +133,9 @@ def _word_mask(codes: np.ndarray) -> np.ndarray:
 
 
 def _word_runs(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Starts and ends of the maximal non-whitespace runs (``str.split`` words) of a text
+    """Starts and ends of the ``str.split`` words of a text, from its code points.
+
+    Starts and ends of the maximal non-whitespace runs (``str.split`` words) of a text
     given by its code points (:func:`_codes`), as int64 arrays.
     """
     word = _word_mask(codes)
@@ -145,7 +153,9 @@ def _word_runs(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _space_runs(n: int, starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Starts and ends of the maximal whitespace runs of a text of length ``n`` whose words
+    """Starts and ends of the maximal whitespace runs of a text, from its words.
+
+    Starts and ends of the maximal whitespace runs of a text of length ``n`` whose words
     are ``starts``/``ends`` (:func:`_word_runs`): the gaps before, between and after them.
     """
     lo = np.concatenate(([0], ends))
@@ -157,7 +167,9 @@ def _space_runs(n: int, starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarra
 def _stripped_array_spans(
     n: int, cuts: list[int], codes: np.ndarray, words: tuple[np.ndarray, np.ndarray] | None = None
 ) -> list[Span]:
-    """The stripped, non-blank pieces between ``cuts`` (sorted) of a text of length ``n``
+    """The stripped, non-blank pieces between ``cuts``, found with array operations.
+
+    The stripped, non-blank pieces between ``cuts`` (sorted) of a text of length ``n``
     given by its ``codes`` (and its :func:`_word_runs`, when known), found with array
     operations: what :func:`_stripped_pieces` finds.
     """
@@ -182,7 +194,9 @@ def _stripped_spans(
     codes: np.ndarray | None = None,
     words: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> list[Span]:
-    """Strip each piece between consecutive cut positions; drop blank pieces; widen the
+    """The stripped, non-blank pieces between cut positions, widened to grapheme clusters.
+
+    Strip each piece between consecutive cut positions; drop blank pieces; widen the
     pieces to whole grapheme clusters (:func:`~chunkeval.text.graphemes.cluster_aligned`).
 
     ``cuts`` must be sorted; 0 and ``len(text)`` are added here. ``codes`` and ``words``,

@@ -50,7 +50,9 @@ class _Table(NamedTuple):
 
 @functools.cache
 def _table() -> _Table:
-    """The property's ranges, read once (one scan of every code point, about 0.1 s), and the
+    """The Default_Ignorable_Code_Point ranges and their :mod:`re` forms, read once.
+
+    The property's ranges, read once (one scan of every code point, about 0.1 s), and the
     :mod:`re` forms quote matching and the analyzer match: a call of a ``re`` pattern costs a
     third of the ``regex`` module's, and the analyzer calls it once per non-ASCII piece.
     """

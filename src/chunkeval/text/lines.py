@@ -184,7 +184,9 @@ class _Lines:
 
 
 def _blank_line_array(codes: np.ndarray, word_ends: np.ndarray) -> np.ndarray:
-    r"""The starts of the ``_BLANK_LINES`` matches of a text, from its code points and the ends
+    r"""The starts of the ``_BLANK_LINES`` matches of a text, as an int64 array.
+
+    The starts of the ``_BLANK_LINES`` matches of a text, from its code points and the ends
     of its words, as an int64 array.
 
     A match is two or more line breaks (``\r\n`` one break) with only other whitespace

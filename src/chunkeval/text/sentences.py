@@ -202,7 +202,9 @@ _DIGIT = regex.compile(r"\p{Nd}")
 
 
 def _is_wide(char: str) -> bool:
-    """Whether a terminator is East Asian wide, full-width or half-width (``。``, ``．``, ``｡``):
+    """Whether a terminator is East Asian wide, full-width or half-width.
+
+    Whether a terminator is East Asian wide, full-width or half-width (``。``, ``．``, ``｡``):
     such a terminator ends a sentence without following space.
     """
     return unicodedata.east_asian_width(char) in ("W", "F", "H")
@@ -235,7 +237,9 @@ _TERMINATOR_TABLE_SIZE = 0x20000
 
 @functools.cache
 def _other_terminator_table() -> np.ndarray:
-    """Per code point below :data:`_TERMINATOR_TABLE_SIZE`, whether ``_OTHER_TERMINATOR``'s
+    """Per code point, whether it is a ``Sentence_Terminal`` other than ``.!?``.
+
+    Per code point below :data:`_TERMINATOR_TABLE_SIZE`, whether ``_OTHER_TERMINATOR``'s
     terminator run matches it (a ``Sentence_Terminal`` other than ``.!?``), as a bool array:
     the regex module's property read once (a few ms), not a list written here.
     """
@@ -249,9 +253,11 @@ def _other_terminator_table() -> np.ndarray:
 
 
 def _may_hold_other_terminators(text: str, lines: _Lines) -> bool:
-    """Whether rule 2 may cut ``text``: it is not ASCII and, when long, one of its code points
-    is a rule-2 terminator or lies past the table (its code points are at hand, and most
-    non-ASCII text of the benchmarks holds none: the scan costs ~8 ms a MB).
+    """Whether rule 2 may cut ``text``.
+
+    It is not ASCII and, when long, one of its code points is a rule-2 terminator or lies past
+    the table (its code points are at hand, and most non-ASCII text of the benchmarks holds
+    none: the scan costs ~8 ms a MB).
     """
     if text.isascii():
         return False
@@ -465,7 +471,9 @@ _FEW_RUNS = 32
 
 
 def _word_start(text: str, pos: int) -> int:
-    """Start of the whitespace-delimited word that ends at ``pos`` (``pos`` itself
+    """Start of the whitespace-delimited word that ends at ``pos``.
+
+    Start of the whitespace-delimited word that ends at ``pos`` (``pos`` itself
     when whitespace or the text start precedes it).
     """
     width = 32
@@ -481,7 +489,9 @@ def _word_start(text: str, pos: int) -> int:
 
 
 def _period_verdict(word: str) -> bool | None:
-    """What :func:`_is_sentence_end` decides for ``word`` + a lone period, when the context
+    """What :func:`_is_sentence_end` decides for ``word`` and a lone period, when context cannot change it.
+
+    What :func:`_is_sentence_end` decides for ``word`` + a lone period, when the context
     cannot change it: True (a sentence end), False (not one), or None (it depends on the
     next word, the line or the word before: ask :func:`_is_sentence_end`).
 
@@ -629,8 +639,10 @@ def _letter_runs(text: str, lines: _Lines) -> list[Span]:
 
 
 def _letter_line_candidates(text: str, lines: _Lines) -> list[int]:
-    """The line starts where a letter item may begin: a letter lead, and, on an unindented
-    line, ``.`` or ``)`` right after the letter (so most prose lines are left out).
+    """The line starts where a letter item may begin.
+
+    A letter lead, and, on an unindented line, ``.`` or ``)`` right after the letter (so most
+    prose lines are left out).
     """
     starts = lines.starting_with(_LEADS[_LETTER_RUN_BODY])
     if len(text) < _lines._ARRAY_MIN_CHARS or not starts:
