@@ -37,7 +37,9 @@ def _no_constant(name: str) -> Any:
 
 
 def loads_strict(text: str | bytes) -> Any:
-    """Parse JSON like :func:`json.loads`, refusing objects with a repeated key and the
+    """Parse JSON strictly: no repeated key, no ``NaN`` or ``Infinity``.
+
+    Parse JSON like :func:`json.loads`, refusing objects with a repeated key and the
     non-standard constants ``NaN``, ``Infinity`` and ``-Infinity``.
 
     Parameters

@@ -276,7 +276,9 @@ def scorable_questions(
 
 
 def _enough(count: int, n: int) -> bool:
-    """At least :data:`MIN_SIGNAL_SHARE` of ``n`` and :data:`MIN_SIGNAL_QUESTIONS` (all of them
+    """Whether ``count`` of ``n`` questions is enough for a signal.
+
+    At least :data:`MIN_SIGNAL_SHARE` of ``n`` and :data:`MIN_SIGNAL_QUESTIONS` (all of them
     when a dataset has fewer: its small size is the verdict's caution, not a lack of signal).
     """
     return count >= min(MIN_SIGNAL_QUESTIONS, n) and count >= MIN_SIGNAL_SHARE * n
@@ -409,7 +411,9 @@ def tie_order(
     overhead: Sequence[float] | None = None,
     reading: Sequence[float] | None = None,
 ) -> list[int]:
-    """The verdict's order of configurations: an order-free rule, so the order of ``--chunker``
+    """The verdict's order of configurations, independent of the order they were given in.
+
+    The verdict's order of configurations: an order-free rule, so the order of ``--chunker``
     options or suite entries never changes a recommendation.
 
     By decreasing ``value`` (the ranking metric; values equal up to 1e-12 are a tie), then
@@ -515,7 +519,9 @@ def gate_metrics(ks: Iterable[int], rank_columns: Iterable[str] = ()) -> tuple[s
 
 
 def comparison_metrics(k: int, rank_columns: Iterable[str] = ()) -> list[str]:
-    """The metrics a report's change chart and :func:`~chunkeval.gate.comparison.metric_deltas`
+    """The metrics a report's change chart and the gate compare by default.
+
+    The metrics a report's change chart and :func:`~chunkeval.gate.comparison.metric_deltas`
     compare by default: the ranking metric(s), ``recall@k``, ``mrr``,
     ``evidence_in_one_chunk`` and ``answerability``.
 
@@ -536,8 +542,10 @@ def comparison_metrics(k: int, rank_columns: Iterable[str] = ()) -> list[str]:
 
 
 def bar_metrics(k: int, rank_columns: Iterable[str] = ()) -> list[str]:
-    """The main metrics the bar chart shows: ``evidence_in_one_chunk``, ``answerability``,
-    ``recall@k``, the ranking metric(s) (default ``answerable@k``), ``mrr`` and ``iou@k``.
+    """The main metrics the bar chart shows.
+
+    ``evidence_in_one_chunk``, ``answerability``, ``recall@k``, the ranking metric(s) (default
+    ``answerable@k``), ``mrr`` and ``iou@k``.
 
     Parameters
     ----------

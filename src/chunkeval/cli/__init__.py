@@ -1,4 +1,6 @@
-"""Command-line interface: ``chunkeval run | report | charts | compare | baseline | validate |
+"""Command-line interface of chunkeval.
+
+Command-line interface: ``chunkeval run | report | charts | compare | baseline | validate |
 draft-questions | chunkers | datasets | inspect``.
 
 The library never prints; this module does. Every command handler returns an
@@ -102,7 +104,9 @@ def check_working_directory() -> None:
 
 
 def _silence_stdout() -> None:
-    """After a BrokenPipeError: point stdout at devnull so the final flush at
+    """Point stdout at devnull after a BrokenPipeError.
+
+    After a BrokenPipeError: point stdout at devnull so the final flush at
     interpreter exit does not raise again (the recipe of the Python docs,
     ``signal`` module, "Note on SIGPIPE").
     """
@@ -125,7 +129,9 @@ _REPEAT: list[bool] = []
 
 
 def _stop_once(signum: int, frame: Any) -> None:
-    """The first SIGINT or SIGTERM ends the command; later ones are ignored, so that a second
+    """End the command on the first SIGINT or SIGTERM; ignore later ones.
+
+    The first SIGINT or SIGTERM ends the command; later ones are ignored, so that a second
     Ctrl-C cannot break the (bounded) clean-up into a traceback.
 
     Python drops an exception raised in a weak-reference callback or ``__del__``, so the
@@ -171,7 +177,9 @@ def _handle_stop_signals() -> dict[int, Any]:
 
 
 def _drop_interrupts(previous: Any) -> Any:
-    """An unraisable-exception hook that drops a KeyboardInterrupt raised where Python cannot
+    """An unraisable-exception hook that drops a KeyboardInterrupt Python cannot propagate.
+
+    An unraisable-exception hook that drops a KeyboardInterrupt raised where Python cannot
     propagate it (a weak-reference callback, ``__del__``): :func:`_stop_once` raises it again.
     """
 
@@ -184,7 +192,9 @@ def _drop_interrupts(previous: Any) -> Any:
 
 
 def _show_plugin_warnings() -> Any:
-    """Show a :class:`~chunkeval.registry.PluginWarning` as one ``chunkeval: warning:`` line; the
+    """Show plug-in warnings as one line; return the previous :func:`warnings.showwarning`.
+
+    Show a :class:`~chunkeval.registry.PluginWarning` as one ``chunkeval: warning:`` line; the
     previous :func:`warnings.showwarning`, to restore.
     """
     import warnings

@@ -146,7 +146,9 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def _check_run_options(args: argparse.Namespace) -> None:
-    """Refuse empty option values and a negative seed before any work (an empty
+    """Refuse empty option values and a negative seed before any work.
+
+    Refuse empty option values and a negative seed before any work (an empty
     ``--retriever ''`` must not fall back to the default).
     """
     if args.scheduler is not None and not re.fullmatch(r"(tcp|tls|ucx)://[^\s:/]+:\d{1,5}", args.scheduler):
@@ -255,7 +257,9 @@ def _run_into(
 
 
 def _gate_baseline(args: argparse.Namespace, kwargs: dict[str, Any]) -> Any:
-    """Load ``--baseline`` and check ``--fail-on`` and the measuring conditions the run's
+    """Load ``--baseline`` and check it against the run's arguments before the run.
+
+    Load ``--baseline`` and check ``--fail-on`` and the measuring conditions the run's
     arguments already fix (ks, retriever, tokenizer) before the run, so that a typo
     or a mismatch fails in a second instead of after the benchmark (token budgets may differ:
     they add metrics and change no other).

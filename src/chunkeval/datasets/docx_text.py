@@ -137,7 +137,9 @@ class _Reader:
 
     # ------------------------------------------------------------------ runs
     def runs(self, node: Any, pieces: list[str], after: list[str]) -> None:
-        """Append the text of the inline content of ``node`` to ``pieces``, in order, and the
+        """Append the text of ``node``'s inline content to ``pieces`` and its anchored blocks to ``after``.
+
+        Append the text of the inline content of ``node`` to ``pieces``, in order, and the
         blocks it anchors (text boxes, notes) to ``after``.
         """
         fields = self.fields
@@ -222,7 +224,9 @@ def _vanished(r: Any) -> bool:
 
 
 def _descendants_through(node: Any, wanted: str, stop: str) -> list[Any]:
-    """The ``wanted`` elements under ``node``, looking through content controls, custom XML
+    """The ``wanted`` elements under ``node``, looking through wrappers but not into ``stop``.
+
+    The ``wanted`` elements under ``node``, looking through content controls, custom XML
     and revisions but not into nested ``stop`` elements (a table in a cell has its own rows).
     """
     found = []
@@ -259,8 +263,10 @@ def _notes(document: Any) -> dict[tuple[str, str], Any]:
 
 
 def _furniture(document: Any, dropped: Counter[str]) -> None:
-    """Count the headers and footers that hold text: page furniture, repeated on every page,
-    not body text (read neither here nor by python-docx's paragraphs).
+    """Count the headers and footers that hold text.
+
+    Page furniture, repeated on every page, not body text (read neither here nor by
+    python-docx's paragraphs).
     """
     from docx.oxml.parser import parse_xml
 

@@ -77,7 +77,9 @@ def _matching(folder: Path, glob: str | None, exclude: Path | None, skipped: lis
 
 
 def _result_folders(folder: Path, skipped: list[str]) -> list[Path]:
-    """Folders under ``folder`` that hold a chunkeval results ``manifest.json`` (never documents:
+    """Folders under ``folder`` that hold a chunkeval results folder, to be skipped.
+
+    Folders under ``folder`` that hold a chunkeval results ``manifest.json`` (never documents:
     a run's report would become a document of the next run); their relative paths go to ``skipped``.
     """
     found = []

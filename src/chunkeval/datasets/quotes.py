@@ -59,7 +59,9 @@ _FOLD = str.maketrans(
 
 @functools.cache
 def _special() -> re.Pattern[str]:
-    """What the normalisation may change: a run of whitespace and invisible format characters
+    """The pattern of what the quote normalisation may change.
+
+    What the normalisation may change: a run of whitespace and invisible format characters
     other than one plain space, and any non-ASCII character.
     """
     spacing = f"[\\s{ignorable_class()}]"

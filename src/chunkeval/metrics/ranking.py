@@ -1,4 +1,6 @@
-"""Retrieval metrics at a cut-off k: containment of the evidence in the top-k retrieved chunks,
+"""Retrieval metrics at a cut-off k: evidence containment in the top k, nDCG@k and MAP@k.
+
+Retrieval metrics at a cut-off k: containment of the evidence in the top-k retrieved chunks,
 and the IR metrics nDCG@k and MAP@k with chunks judged relevant by the evidence they contain.
 
 ``R_k`` is the first ``min(k, len(ranked))`` chunks of the ranking; ``contained(c, p)`` as in
@@ -208,7 +210,9 @@ def ndcg_at_k(
 
 
 def _discounted(gains: Sequence[int]) -> float:
-    """``sum_r gains[r-1] / log2(r + 1)``, added rank by rank (not ``sum()``, which compensates
+    """Discounted cumulative gain ``sum_r gains[r-1] / log2(r + 1)``, added rank by rank.
+
+    ``sum_r gains[r-1] / log2(r + 1)``, added rank by rank (not ``sum()``, which compensates
     rounding on Python >= 3.12), so the vectorised path reproduces it bit for bit.
     """
     total = 0.0

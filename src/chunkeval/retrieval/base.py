@@ -81,7 +81,9 @@ class Retriever(Params):
     lexical = False
 
     def check_params(self) -> None:
-        """Refuse parameters of the wrong type or out of range (a UsageError naming the range);
+        """Refuse parameters of the wrong type or out of range.
+
+        Refuse parameters of the wrong type or out of range (a UsageError naming the range);
         :func:`~chunkeval.retrieval.get_retriever` calls it on every retriever it makes.
         """
 

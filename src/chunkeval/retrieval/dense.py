@@ -1,4 +1,6 @@
-"""Embedding retrievers: ``dense`` (any embedder; a neural model must be given) and ``lsa``
+"""Embedding retrievers: ``dense`` and ``lsa``.
+
+Embedding retrievers: ``dense`` (any embedder; a neural model must be given) and ``lsa``
 (TF-IDF + truncated SVD fitted on the chunks, no model).
 
 Vectors are l2-normalised, so scores are cosines; a zero vector scores 0 (never NaN).
@@ -85,9 +87,11 @@ class DenseRetriever(Retriever):
         return emb
 
     def manifest_params(self) -> dict[str, Any]:
-        """As :meth:`Retriever.manifest_params`, plus ``"embedder"``: the class and
-        parameters of the embedder used (:func:`chunkeval.embedders.embedder_identity`: a
-        neural model by its id, revision and weights digest, never its folder).
+        """As :meth:`Retriever.manifest_params`, plus ``"embedder"``.
+
+        The class and parameters of the embedder used
+        (:func:`chunkeval.embedders.embedder_identity`: a neural model by its id, revision and
+        weights digest, never its folder).
         """
         from chunkeval.embedders import embedder_identity
 
@@ -107,7 +111,8 @@ class DenseRetriever(Retriever):
         return f"{public_path(type(emb))}({', '.join(f'{k}={v!r}' for k, v in params.items())})"
 
     def label(self) -> str | None:
-        """The retriever as a path-free spec, for tables and manifests:
+        """The retriever as a path-free spec, for tables and manifests.
+
         ``"dense(embedder='minilm')"`` whether the weights came from the package or a folder;
         None when the spec given is already that (an embedder named without a path).
         """
@@ -176,7 +181,9 @@ class LSARetriever(DenseRetriever):
         self.random_state = random_state
 
     def check_params(self) -> None:
-        """``n_components`` a whole number >= 1 (0, -5 or 1.5 silently meant plain TF-IDF
+        """Refuse an ``n_components`` or ``random_state`` that is not a whole number in range.
+
+        ``n_components`` a whole number >= 1 (0, -5 or 1.5 silently meant plain TF-IDF
         cosine under the LSA label); ``random_state`` a whole number >= 0.
         """
         from chunkeval.retrieval.base import check_number

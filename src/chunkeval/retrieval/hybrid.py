@@ -132,7 +132,9 @@ class HybridRetriever(Retriever):
         return all(r.lexical for r in self._components())
 
     def manifest_params(self) -> dict[str, Any]:
-        """``class``, ``params`` (``k``) and ``components``: the full
+        """``class``, ``params`` and ``components`` of the hybrid retriever.
+
+        ``class``, ``params`` (``k``) and ``components``: the full
         :meth:`Retriever.manifest_params` of each component, in order.
         """
         cls = type(self)

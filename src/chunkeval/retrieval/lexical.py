@@ -63,8 +63,9 @@ class _LexicalRetriever(Retriever):
         raise UsageError(f"{self.name}: analyzer must be 'unicode' or 'sklearn', got {self.analyzer!r}")
 
     def manifest_params(self) -> dict[str, Any]:
-        """As :meth:`Retriever.manifest_params`, plus ``"analyzer"``: what the
-        analyzer does (for ``"unicode"`` including the Unicode version).
+        """As :meth:`Retriever.manifest_params`, plus ``"analyzer"``.
+
+        What the analyzer does (for ``"unicode"`` including the Unicode version).
         """
         info = super().manifest_params()
         if info["params"].get("stemmer", 0) is None:  # unset: manifests of earlier runs stay equal

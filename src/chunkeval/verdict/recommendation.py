@@ -220,8 +220,10 @@ class Recommendation:
 
     @property
     def recommended(self) -> list[str]:
-        """The configurations the sentences recommend: the top (tied) ones and the cheapest
-        configuration with no measurable loss (empty without signal).
+        """The configurations the sentences recommend.
+
+        The top (tied) ones and the cheapest configuration with no measurable loss (empty
+        without signal).
         """
         if self.no_signal:
             return []

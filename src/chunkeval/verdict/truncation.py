@@ -86,7 +86,9 @@ def _material(shares: dict[str, float], threshold: float) -> list[tuple[str, flo
 
 
 def _listed(items: list[tuple[str, float]], first: str) -> str:
-    """``"S of the chunks of {0}, S of {1} and S of {2}"``: ``first`` names the first item
+    """The share list ``"S of the chunks of {0}, S of {1} and S of {2}"``.
+
+    ``"S of the chunks of {0}, S of {1} and S of {2}"``: ``first`` names the first item
     (``{share}``, ``{ref}``), the others are ``"S of {i}"``.
     """
     parts = [first.format(share=percent(items[0][1]), ref="{0}")]
