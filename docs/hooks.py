@@ -376,7 +376,7 @@ MANIFEST = {
     "timings": "wall time of the run, of loading each dataset, and of each configuration's stages",
     "tokenizer": "tokenizer of the token counts",
     "workers": "worker processes used",
-    "workers_decision": "how the number of workers was decided: asked, usable and free cores, work size, reason",
+    "workers_decision": "how the number of workers was decided: asked, usable and free cores, work size, reason, and `encoder_threads` (the most threads the neural encoder of each worker may take)",
     "files": "per table: file name, format (`csv` or `parquet`) and column types",
 }
 

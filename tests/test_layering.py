@@ -36,6 +36,7 @@ LAYERS: list[set[str]] = [
         "__init__",
         "_names",
         "_atomic",
+        "_cores",
         "_json",
         "_limits",
         "_memory",

@@ -158,6 +158,10 @@ def _run_into(
         from chunkeval.encoders.cache import CACHE_ENV
 
         os.environ[CACHE_ENV] = os.path.abspath(args.cache)  # the environment reaches pool workers
+    if not args.quiet:
+        from chunkeval.encoders.embedder import PROGRESS_ENV
+
+        os.environ[PROGRESS_ENV] = "1"  # a bar for long encodes, here and in pool workers
 
     bars: list[Any] = []
     progress = None
