@@ -11,12 +11,11 @@ from chunkeval.encoders.embedder import BATCH_TOKENS, _batches
 
 
 def test_batches_by_hand():
-    lengths = np.array([256, 10, 256, 12, 256, 256, 256, 11])
+    lengths = np.array([256, 10, 256, 12, 120, 256, 100, 11])
     got = [b.tolist() for b in _batches(lengths, 32)]
-    # sorted by length; four rows of at most 256 wordpieces fill the 1,024-wordpiece bound
-    assert got == [[1, 7, 3, 0], [2, 4, 5, 6]]
-    assert [b.tolist() for b in _batches(np.append(lengths, 256), 32)][-1] == [8]
-    assert [b.tolist() for b in _batches(lengths, 2)] == [[1, 7], [3, 0], [2, 4], [5, 6]]
+    # sorted by length; short texts share a pass while rows x longest stay <= 256 wordpieces
+    assert got == [[1, 7, 3], [6, 4], [0], [2], [5]]
+    assert [b.tolist() for b in _batches(lengths, 2)] == [[1, 7], [3, 6], [4], [0], [2], [5]]
     assert [b.tolist() for b in _batches(np.array([5000, 3]), 32)] == [[1], [0]]  # over the bound: alone
 
 

@@ -10,8 +10,8 @@ Understanding", NAACL 2019, read from a ``model.safetensors`` of Hugging Face
 The layers are written as an ONNX graph in memory (the ``onnx`` package's helpers, standard
 operators of opset 17) from those weights, and onnxruntime runs it: its graph optimiser fuses
 the bias, GELU and layer-norm steps and its kernels reuse their buffers, which takes the encoder
-to 0.9-1.0 of the machine's matmul floor where a numpy forward pass stayed near 0.5
-(docs/performance.md). No torch, no exported model file, no download: the graph is built from
+to 0.8-0.86 of the machine's matmul floor on one thread (a loaded machine) where a numpy
+forward pass stayed near 0.5 (docs/performance.md). No torch, no exported model file, no download: the graph is built from
 the same safetensors weights each time a process first encodes.
 """
 
@@ -166,20 +166,19 @@ class _Graph:
         return self.op("Mul", half_x, self.op("Add", inner, self.const(np.float32(1.0))))
 
 
-def _attention(g: _Graph, x: str, layer: dict, heads: int, hidden: int, bias: str) -> str:
+def _attention(g: _Graph, x: str, layer: dict, heads: int, hidden: int, bias: str, split: str) -> str:
     d = hidden // heads
-    split = g.const(np.array([0, 0, heads, d], dtype=np.int64))  # (b, n, h) -> (b, n, heads, d)
 
-    def project(key: str, perm: list[int]) -> str:
+    def project(key: str, perm: list[int]) -> str:  # (b n, h) -> (b, heads, n, d) or (b, heads, d, n)
         return g.op("Transpose", g.op("Reshape", g.dense(x, layer[key]), split), perm=perm)
 
-    q = project("q", [0, 2, 1, 3])  # (b, heads, n, d)
-    k = project("k", [0, 2, 3, 1])  # (b, heads, d, n)
+    q = project("q", [0, 2, 1, 3])
+    k = project("k", [0, 2, 3, 1])
     v = project("v", [0, 2, 1, 3])
     scores = g.op("Mul", g.op("MatMul", q, k), g.const(np.float32(1.0 / np.sqrt(d))))
     weights = g.op("Softmax", g.op("Add", scores, bias), axis=-1)
     context = g.op("Transpose", g.op("MatMul", weights, v), perm=[0, 2, 1, 3])
-    return g.op("Reshape", context, g.const(np.array([0, 0, hidden], dtype=np.int64)))
+    return g.op("Reshape", context, g.const(np.array([-1, hidden], dtype=np.int64)))
 
 
 def _graph(w: BertWeights) -> bytes:
@@ -194,11 +193,17 @@ def _graph(w: BertWeights) -> bytes:
         raise UsageError(f"activation {w.activation!r} is not supported (gelu, gelu_new)")
     g = _Graph()
     hidden = int(w.word.shape[1])
-    length = g.op("Gather", g.op("Shape", "ids"), g.const(np.array([1], dtype=np.int64)))
+    batch_length = g.op("Shape", "ids")
+    length = g.op("Gather", batch_length, g.const(np.array([1], dtype=np.int64)))
     zero = g.const(np.array([0], dtype=np.int64))
     positions = g.op("Slice", g.const(w.position), zero, length, zero)
     x = g.op("Add", g.op("Gather", g.const(w.word), "ids"), positions)
     x = g.layer_norm(g.op("Add", x, g.const(w.token_type[0])), w.norm, w.eps)
+    # the layers on (batch x length, hidden) rows: one 2-d product with its bias per dense layer
+    x = g.op("Reshape", x, g.const(np.array([-1, hidden], dtype=np.int64)))
+    split = g.op(
+        "Concat", batch_length, g.const(np.array([w.heads, hidden // w.heads], dtype=np.int64)), axis=0
+    )
     # padded keys get a large negative score, so they take no attention weight
     bias = g.op(
         "Mul",
@@ -207,10 +212,11 @@ def _graph(w: BertWeights) -> bytes:
     )
     bias = g.op("Unsqueeze", bias, g.const(np.array([1, 2], dtype=np.int64)))  # (b, 1, 1, n)
     for layer in w.layers:
-        attended = g.dense(_attention(g, x, layer, w.heads, hidden, bias), layer["ao"])
+        attended = g.dense(_attention(g, x, layer, w.heads, hidden, bias, split), layer["ao"])
         x = g.layer_norm(g.op("Add", x, attended), layer["an"], w.eps)
         fed = g.dense(g.gelu(g.dense(x, layer["i"]), w.activation), layer["o"])
         x = g.layer_norm(g.op("Add", x, fed), layer["on"], w.eps)
+    x = g.op("Reshape", x, g.op("Concat", batch_length, g.const(np.array([hidden], dtype=np.int64)), axis=0))
     g.nodes.append(helper.make_node("Identity", [x], ["hidden"]))
     graph = helper.make_graph(
         g.nodes,

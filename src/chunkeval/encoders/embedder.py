@@ -33,9 +33,11 @@ from chunkeval.errors import MissingDependency, UsageError
 
 __all__ = ["BATCH_TOKENS", "MIN_THREADED_TOKENS", "PROGRESS_ENV", "REDECIDE_SECONDS", "BertEmbedder"]
 
-#: Padded wordpieces per forward pass (past one text): 4 MiniLM windows of 256. Larger
-#: batches gained nothing and their attention scores left the caches (docs/performance.md).
-BATCH_TOKENS = 1024
+#: Padded wordpieces per forward pass (past one text): one full MiniLM window of 256, or up
+#: to ``batch_size`` short texts. Per CPU-second, one 256-wordpiece chunk per pass encoded
+#: 16% more than four and 48% more than sixteen, whose buffers left the caches
+#: (docs/performance.md).
+BATCH_TOKENS = 256
 
 #: Wordpieces below which an encode runs on one thread without measuring the free cores
 #: (about a second of work on one core).
