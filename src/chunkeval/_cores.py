@@ -5,8 +5,8 @@ The one rule for every parallel part of chunkeval: the worker processes of a run
 (:mod:`chunkeval.encoders.bert`) both count their cores with :func:`cores_to_use`, from the
 cores free *now* (:func:`free_cores`), so neither counts the load the run itself caused a
 moment ago, and neither starts more threads than there are free cores: threads on busy cores
-only share those cores more finely, and the encoder's two threads ran 0.3-0.5x as fast as one
-under a colleague's load (docs/performance.md).
+only share those cores more finely: under a colleague's load two spinning onnxruntime threads
+ran 0.35-0.6x as fast as one, and OpenBLAS's 0.44x (docs/performance.md).
 
 This module imports nothing of chunkeval, so any module may use it.
 """

@@ -138,3 +138,19 @@ def test_a_progress_bar_only_when_the_cli_asks(monkeypatch):
     monkeypatch.setenv(E.PROGRESS_ENV, "1")
     with E._progress_bar(10) as bar:
         assert not bar.disable and bar.total == 10 and bar.unit == "chunk"
+
+
+def test_a_missing_runtime_names_the_extra(monkeypatch):
+    import sys
+    from dataclasses import replace
+
+    from chunkeval.encoders.bert import encode
+    from chunkeval.encoders.embedder import _load
+    from chunkeval.errors import MissingDependency
+
+    w = replace(_load(resolve_model("minilm"), None).weights)  # no session built yet
+    monkeypatch.setitem(sys.modules, "onnxruntime", None)  # import fails as when not installed
+    with pytest.raises(
+        MissingDependency, match=r"onnxruntime is not installed\): pip install 'chunkeval\[minilm\]'"
+    ):
+        encode(w, np.array([[101, 102]]), np.ones((1, 2), dtype=np.float32))

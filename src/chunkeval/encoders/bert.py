@@ -236,17 +236,19 @@ def _session(w: BertWeights, threads: int) -> Any:
     thread count, built on first use)."""
     if threads not in w.sessions:
         try:
+            import onnx  # noqa: F401  (writes the graph: _Graph)
             import onnxruntime as ort
-        except ImportError:
+        except ImportError as e:
             raise MissingDependency(
-                "the BERT encoder runs on onnxruntime: pip install 'chunkeval[minilm]'"
+                f"the BERT encoder runs on onnxruntime and onnx ({e.name} is not installed): "
+                "pip install 'chunkeval[minilm]'"
             ) from None
         options = ort.SessionOptions()
         options.intra_op_num_threads = threads
         options.inter_op_num_threads = 1
         options.log_severity_level = 3  # errors only: the library never prints
         # threads that sleep when idle: spinning ones fight a colleague's processes for the
-        # cores, and two threads then ran at a third of one thread's speed
+        # cores, and two of them then ran 0.35-0.6x as fast as one thread
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         session = ort.InferenceSession(_graph(w), options, providers=["CPUExecutionProvider"])
         w.sessions[threads] = session
