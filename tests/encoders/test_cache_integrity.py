@@ -81,6 +81,10 @@ def _odd_name(path) -> None:
     os.replace(path, path.with_name("copy of " + path.name))
 
 
+def _folder_inside(path) -> None:
+    (path.parent / "0123456789abcdef0123456789abcdef.vec").mkdir()
+
+
 @pytest.mark.parametrize(
     ("damage", "why"),
     [
@@ -89,8 +93,9 @@ def _odd_name(path) -> None:
         (_other_model, "belongs to another model"),
         (_foreign, "is not a file the cache writes"),
         (_odd_name, "is not a file the cache writes"),
+        (_folder_inside, "is not a file the cache writes"),
     ],
-    ids=["flipped-byte", "truncated", "another-model", "foreign-file", "odd-name"],
+    ids=["flipped-byte", "truncated", "another-model", "foreign-file", "odd-name", "folder"],
 )
 def test_a_bad_file_is_set_aside_with_one_warning_and_its_vectors_recomputed(folder, damage, why):
     (path,) = _fill(folder)
@@ -102,13 +107,15 @@ def test_a_bad_file_is_set_aside_with_one_warning_and_its_vectors_recomputed(fol
     messages = [str(w.message) for w in caught if issubclass(w.category, CacheWarning)]
     assert len(messages) == 1 and why in messages[0] and "\n" not in messages[0]
     assert np.array_equal(vectors, _vectors(TEXTS))  # the same numbers as without a cache
-    if damage is not _foreign:
+    if damage not in (_foreign, _folder_inside):
         assert computed == TEXTS  # recomputed
     assert list((folder / cache.SET_ASIDE).iterdir())
     clear_caches()
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # the bad file is gone: no second warning
         _lookup()
+    cache._prune(folder, 0)  # whatever was set aside (a folder too), the size bound holds
+    assert not [p for p in folder.rglob("*") if p.is_file()]
 
 
 def test_file_format_round_trip_and_checks():
