@@ -359,3 +359,21 @@ def test_the_semantic_chunker_embeds_through_the_endpoint(server):
     text = " ".join(TEXTS.values())
     assert [c.text for c in chunker.chunk(text)] == [c.text for c in local.chunk(text)]
     assert server.count(PATH) >= 1
+
+
+@pytest.mark.slow
+def test_usage_of_worker_processes_reaches_the_manifest(server, dataset_folder, tmp_path, capsys):
+    server.answer(PATH, embeddings_answer())
+    args = ["run", "--dataset", f"jsonl:{dataset_folder}", "--retriever", _spec(server), "--quiet"]
+    args += ["--chunker", "sentence(max_chars=40)", "--chunker", "sentence(max_chars=120)"]
+    args += ["--executor", "processes", "--workers", "2", "--no-report", "--out", str(tmp_path / "out")]
+    assert main(args) == 0, capsys.readouterr().err
+    manifest = Results.load(tmp_path / "out").manifest
+    assert manifest["workers"] == 2
+    (total,) = manifest["endpoint_usage"].values()
+    per_config = [t["endpoint_usage"] for t in manifest["timings"]["configs"]]
+    assert all(len(u) == 1 for u in per_config)
+    assert (
+        total["requests"] == server.count(PATH) == sum(next(iter(u.values()))["requests"] for u in per_config)
+    )
+    assert total["usage"]["prompt_tokens"] == sum(len(t.split()) for t in _served(server))

@@ -178,6 +178,23 @@ def _retriever_params(name: str) -> dict[str, Any] | None:
     return to_jsonable(info)
 
 
+def _endpoint_usage(outputs: Sequence[Evaluation], executor: str) -> dict[str, Any] | None:
+    """What the run spent on model endpoints, by ``MODEL@HOST``: the sum of every
+    configuration's ``endpoint_usage`` (counted where it ran); None under Dask, whose
+    steps are not counted."""
+    if executor == "dask":
+        return None
+    total: dict[str, Any] = {}
+    for timings in (o.timings for o in outputs):
+        for name, spent in timings.get("endpoint_usage", {}).items():
+            into = total.setdefault(name, {**spent, "requests": 0, "retries": 0, "usage": {}})
+            into["requests"] += spent["requests"]
+            into["retries"] += spent["retries"]
+            for field, n in spent["usage"].items():
+                into["usage"][field] = into["usage"].get(field, 0) + n
+    return total
+
+
 def _machine() -> dict[str, Any]:
     return {
         "ram_bytes": _ram_bytes(),
@@ -551,9 +568,6 @@ def run(
     from chunkeval.retrieval import retriever_label
 
     retriever_params = _retriever_params(retriever)  # fails early on an unknown name or embedder
-    from chunkeval.endpoints.client import usage_since, usage_totals
-
-    usage_before = usage_totals()
     tokenizer, tokenizer_name = _tokenizer_spec(tokenizer)
     loaded, specs, load_seconds = _load_datasets(datasets)
     objects, payloads, labels = _resolve_chunkers(chunkers)
@@ -596,7 +610,7 @@ def run(
         "workers_decision": decision.to_dict(),
         "executor": executor,
         "total_seconds": time.perf_counter() - t_start,
-        "endpoint_usage": usage_since(usage_before),
+        "endpoint_usage": _endpoint_usage(outputs, executor),
     }
     manifest = _manifest(settings, loaded, specs, load_seconds, objects, labels, summary, outputs, facts)
     return Results(
