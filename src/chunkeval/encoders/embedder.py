@@ -27,17 +27,7 @@ from chunkeval.errors import MissingDependency, UsageError
 
 __all__ = ["BertEmbedder"]
 
-_MODELS: dict = store("encoders.models")  # (namespace, max_seq_length) -> _Loaded
-
-#: The files besides the weights whose content changes a vector: architecture, vocabulary and
-#: splitting, window, modules (normalisation), pooling.
-_DEFINING_FILES = (
-    "config.json",
-    "tokenizer.json",
-    "sentence_bert_config.json",
-    "modules.json",
-    "1_Pooling/config.json",
-)
+_MODELS: dict = store("encoders.models")  # weights sha256 -> _Loaded
 
 
 @dataclass(frozen=True)
@@ -48,7 +38,6 @@ class _Loaded:
     window: int
     pooling: str
     normalize: bool
-    namespace: str  # of the embedding cache: everything that changes a vector
 
 
 def _tokenizers(folder: ModelFolder, window: int) -> tuple[Any, Any]:
@@ -76,10 +65,7 @@ def _pooling(folder: ModelFolder) -> str:
 
 
 def _load(folder: ModelFolder, max_seq_length: int | None) -> _Loaded:
-    # the weights alone do not name a model: the same file under another config.json (fewer
-    # layers) or tokenizer gives other vectors, so the key holds every defining file's digest
-    files = {"model.safetensors": folder.digest, **{f: folder.file_digest(f) for f in _DEFINING_FILES}}
-    key = (cache_namespace(files), max_seq_length)
+    key = (folder.digest, max_seq_length)
     if key not in _MODELS:
         config = folder.read_json("config.json") or {}
         st = folder.read_json("sentence_bert_config.json") or {}
@@ -88,9 +74,7 @@ def _load(folder: ModelFolder, max_seq_length: int | None) -> _Loaded:
         normalize = modules is None or any(str(m.get("type", "")).endswith("Normalize") for m in modules)
         weights = BertWeights.load(folder.path / "model.safetensors", config)
         tok, counter = _tokenizers(folder, window)
-        pooling = _pooling(folder)
-        identity = {"files": files, "window": window, "pooling": pooling, "normalize": normalize}
-        _MODELS[key] = _Loaded(weights, tok, counter, window, pooling, normalize, cache_namespace(identity))
+        _MODELS[key] = _Loaded(weights, tok, counter, window, _pooling(folder), normalize)
     return _MODELS[key]
 
 
@@ -211,7 +195,8 @@ class BertEmbedder(Params):
 
     def _vectors(self, texts: Sequence[str], prefix: str) -> np.ndarray:
         loaded = self._loaded()
-        return cached_vectors(loaded.namespace, prefix, list(texts), lambda new: self._compute(loaded, new))
+        namespace = _cache_namespace(self._folder(), loaded)
+        return cached_vectors(namespace, prefix, list(texts), lambda new: self._compute(loaded, new))
 
     def _compute(self, loaded: _Loaded, texts: list[str]) -> np.ndarray:
         """Embed ``texts`` (prefixes included) in length-sorted batches; rows in input order."""
@@ -232,6 +217,28 @@ class BertEmbedder(Params):
             norms = np.linalg.norm(out, axis=1, keepdims=True)
             np.divide(out, norms, out=out, where=norms > 0)
         return out
+
+
+#: The files besides the weights whose content changes a vector: architecture, vocabulary and
+#: splitting, window, modules (normalisation), pooling.
+_DEFINING_FILES = (
+    "config.json",
+    "tokenizer.json",
+    "sentence_bert_config.json",
+    "modules.json",
+    "1_Pooling/config.json",
+)
+
+
+def _cache_namespace(folder: ModelFolder, loaded: _Loaded) -> str:
+    """The embedding cache's namespace of a model read from ``folder``: the weights alone do not
+    name a model (the same file under a config.json with fewer layers, or another tokenizer,
+    gives other vectors), so it holds every defining file's digest, the window, pooling and
+    normalisation."""
+    files = {"model.safetensors": folder.digest, **{f: folder.file_digest(f) for f in _DEFINING_FILES}}
+    return cache_namespace(
+        {"files": files, "window": loaded.window, "pooling": loaded.pooling, "normalize": loaded.normalize}
+    )
 
 
 def _pool(hidden: np.ndarray, mask: np.ndarray, pooling: str) -> np.ndarray:
