@@ -219,6 +219,14 @@ class BertEmbedder(Params):
         return out
 
 
+def _pool(hidden: np.ndarray, mask: np.ndarray, pooling: str) -> np.ndarray:
+    """(batch, length, h) hidden states -> (batch, h) sentence vectors."""
+    if pooling == "cls":
+        return hidden[:, 0]
+    summed = np.einsum("bnh,bn->bh", hidden, mask)
+    return summed / np.maximum(mask.sum(axis=1, keepdims=True), 1e-9)
+
+
 #: The files besides the weights whose content changes a vector: architecture, vocabulary and
 #: splitting, window, modules (normalisation), pooling.
 _DEFINING_FILES = (
@@ -239,11 +247,3 @@ def _cache_namespace(folder: ModelFolder, loaded: _Loaded) -> str:
     return cache_namespace(
         {"files": files, "window": loaded.window, "pooling": loaded.pooling, "normalize": loaded.normalize}
     )
-
-
-def _pool(hidden: np.ndarray, mask: np.ndarray, pooling: str) -> np.ndarray:
-    """(batch, length, h) hidden states -> (batch, h) sentence vectors."""
-    if pooling == "cls":
-        return hidden[:, 0]
-    summed = np.einsum("bnh,bn->bh", hidden, mask)
-    return summed / np.maximum(mask.sum(axis=1, keepdims=True), 1e-9)
