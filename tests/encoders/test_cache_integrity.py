@@ -190,7 +190,8 @@ def _minilm_folder():
 @pytest.mark.parametrize(
     ("changed", "content"),
     [
-        pytest.param("config.json", None, marks=needs_minilm(), id="two-layer-config"),
+        pytest.param("config.json", None, marks=needs_minilm(), id="config-layer-norm-eps"),
+        pytest.param("tokenizer.json", None, marks=needs_minilm(), id="tokenizer-case"),
         pytest.param(
             "1_Pooling/config.json",
             '{"word_embedding_dimension": 384, "pooling_mode_cls_token": true}',
@@ -201,7 +202,8 @@ def _minilm_folder():
 )
 def test_a_model_read_another_way_never_shares_vectors(folder, tmp_path, changed, content):
     """The field bug: a 2-layer folder over MiniLM's weights wrote vectors that MiniLM runs read
-    back. Each file that changes a vector is in the cache key, in memory and on disk."""
+    back (such a config is refused at load now). Each file that changes a vector is in the
+    cache key: the same weights read another way never share vectors on disk."""
 
     from chunkeval.encoders.embedder import BertEmbedder
 
@@ -209,12 +211,16 @@ def test_a_model_read_another_way_never_shares_vectors(folder, tmp_path, changed
     other = tmp_path / "other-model"
     shutil.copytree(source, other, ignore=shutil.ignore_patterns("model.safetensors"))
     (other / "model.safetensors").symlink_to(source / "model.safetensors")
-    if content is None:
+    if changed == "config.json":  # the same shapes (a 2-layer config is refused at load now)
         config = json.loads((other / "config.json").read_text())
-        content = json.dumps({**config, "num_hidden_layers": 2})
+        content = json.dumps({**config, "layer_norm_eps": 0.5})
+    elif changed == "tokenizer.json":  # upper case kept: other wordpieces
+        tokenizer = json.loads((other / "tokenizer.json").read_text())
+        tokenizer["normalizer"]["lowercase"] = False
+        content = json.dumps(tokenizer)
     (other / changed).write_text(content)
 
-    texts = ["Cats hunt at night.", "Rice grows well here."]
+    texts = ["Cats hunt at Night in Paris.", "Rice grows well HERE."]
     theirs = BertEmbedder(str(other)).transform(texts)
     clear_caches()  # a new process, the other model's vectors on disk
     ours = BertEmbedder("minilm").transform(texts)
