@@ -14,6 +14,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     """Load a dataset; print every problem, or its statistics and the spans nobody verified."""
     from chunkeval.datasets import DatasetError, load
     from chunkeval.datasets.dataset import QUOTES_KEY, SOURCE_KEY
+    from chunkeval.datasets.jsonl import origin_sentence
 
     try:
         dataset = load(args.spec)
@@ -38,6 +39,9 @@ def cmd_validate(args: argparse.Namespace) -> int:
         f"p95 {ev['p95']:g}, max {ev['max']}"
     )
     print(f"  draft questions: {prov.get('draft_questions', 0)}")
+    origin = origin_sentence(prov)
+    if origin is not None:
+        print(f"  generated questions: {origin}")
     unverified = [
         (q, i, part)
         for q in dataset.questions

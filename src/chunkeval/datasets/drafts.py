@@ -40,10 +40,10 @@ from chunkeval.text import paragraph_spans, sentence_spans
 from chunkeval.types import Document
 from chunkeval.validation import check_count
 
-__all__ = ["draft_questions", "salient_terms", "sample_sentences"]
+__all__ = ["STOP_WORDS", "draft_questions", "salient_terms", "sample_sentences"]
 
 _TERM = re.compile(r"[^\W\d_]{3,}")
-_STOP = frozenset(
+STOP_WORDS = frozenset(
     """the and for are but not you all any can had her was one our out has have this that with from they
     will would there their what when which who whom how why been were into than then them these those
     each also only over such some more most other its may must should could about after before while
@@ -103,7 +103,7 @@ def salient_terms(
         (``df`` at least 1); ties broken by first appearance.
     """
     words = [w.lower() for t in texts for w in _TERM.findall(t)]
-    words = [w for w in words if w not in _STOP]
+    words = [w for w in words if w not in STOP_WORDS]
     counts = Counter(words)
     first = {w: i for i, w in reversed(list(enumerate(words)))}
 
