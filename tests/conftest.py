@@ -47,6 +47,7 @@ EXTRA_MODULES = frozenset(
         "semchunk",
         "yaml",
         "sentence_transformers",
+        "httpx",
     }
 )
 
