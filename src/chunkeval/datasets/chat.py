@@ -1,19 +1,19 @@
-"""Chat completions on an OpenAI-compatible endpoint: the one seam between question
-generation and the HTTP client.
+"""Chat completions on an OpenAI-compatible endpoint, over the shared client of
+:mod:`chunkeval.endpoints`.
 
 Question generation needs one thing from a language model: send a prompt, get the reply's
 text and its token usage (:class:`ChatModel`). :class:`ChatCompletions` builds the
 ``/chat/completions`` request (``model``, ``messages``, ``temperature``, ``seed``,
 ``max_tokens``) and reads the reply; transport (timeouts, retries with backoff on 429 and 5xx,
-``Retry-After``, requests in flight, the API key read from the environment) is the shared
-client's, given as a ``post`` function.
+``Retry-After``, requests in flight, the API key read from the environment, one-line errors on
+401/404) is :class:`chunkeval.endpoints.EndpointClient`'s; :func:`open_chat` joins the two.
 
 Structured output
     The first request asks for ``response_format = {"type": "json_schema", ...}`` with the
     reply's schema; an endpoint that rejects it (HTTP 400) is asked again with
     ``{"type": "json_object"}``, then with no ``response_format``; the first form it accepts is
     kept for the rest of the run (vLLM, llama.cpp, Ollama and LM Studio differ in which they
-    take). The reply is parsed defensively either way.
+    take; some answer 422 instead of 400). The reply is parsed defensively either way.
 """
 
 from __future__ import annotations
@@ -23,11 +23,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-__all__ = ["BadRequest", "ChatCompletions", "ChatModel", "ChatReply", "MalformedCompletion"]
+from chunkeval.endpoints import EndpointClient, RequestRefused, parse_endpoint
+from chunkeval.errors import UsageError
 
+__all__ = ["ChatCompletions", "ChatModel", "ChatReply", "MalformedCompletion", "open_chat"]
 
-class BadRequest(Exception):
-    """The endpoint refused a request as malformed (HTTP 400); carries its one-line message."""
+#: Statuses with which servers refuse a ``response_format`` they do not support.
+_REFUSED_FORMAT = (400, 422)
 
 
 class MalformedCompletion(ValueError):
@@ -74,8 +76,9 @@ class ChatCompletions:
     Parameters
     ----------
     post : callable
-        ``post("chat/completions", payload) -> decoded JSON body``; raises
-        :class:`BadRequest` on HTTP 400 and the shared client's errors otherwise.
+        ``post("/chat/completions", payload) -> decoded JSON body``, raising
+        :class:`~chunkeval.endpoints.RequestRefused` for a refused request
+        (:meth:`chunkeval.endpoints.EndpointClient.post`).
     model : str
         The endpoint's model name.
     host : str
@@ -141,7 +144,7 @@ class ChatCompletions:
 
         Raises
         ------
-        BadRequest
+        RequestRefused
             When the endpoint refuses even the request without ``response_format``.
         MalformedCompletion
             When the body is not a chat completion.
@@ -150,9 +153,9 @@ class ChatCompletions:
             index = self._format
             form = _FORMATS[index]
             try:
-                body = self.post("chat/completions", self._payload(prompt, schema, seed, form))
-            except BadRequest:
-                if schema is None or form is None:
+                body = self.post("/chat/completions", self._payload(prompt, schema, seed, form))
+            except RequestRefused as refused:
+                if schema is None or form is None or refused.status not in _REFUSED_FORMAT:
                     raise
                 with self._lock:  # another thread may have moved on already
                     self._format = max(self._format, index + 1)
@@ -182,3 +185,42 @@ def _reply(body: Any) -> ChatReply:
     return ChatReply(
         text, reason if isinstance(reason, str) else None, count("prompt_tokens"), count("completion_tokens")
     )
+
+
+def open_chat(spec: str, **defaults: Any) -> tuple[ChatCompletions, EndpointClient]:
+    """The chat model of an ``openai(model=..., base_url=..., api_key_env=...)`` spec.
+
+    Parameters
+    ----------
+    spec : str
+        Connection parameters as :func:`chunkeval.endpoints.parse_endpoint` reads them, plus
+        optionally ``temperature`` and ``max_tokens``.
+    **defaults
+        ``temperature`` and ``max_tokens`` when the spec does not give them.
+
+    Returns
+    -------
+    (ChatCompletions, EndpointClient)
+        The model, and its client (close it when done; its ``stats()`` counts requests).
+
+    Raises
+    ------
+    UsageError
+        A malformed spec or a parameter that is neither the connection's nor the generator's.
+    """
+    config, rest = parse_endpoint(spec)
+    unknown = sorted(set(rest) - {"temperature", "max_tokens"})
+    if unknown:
+        raise UsageError(
+            f"--llm {spec!r}: unknown parameter(s) {', '.join(unknown)}; openai(...) takes model, "
+            "base_url, api_key_env, timeout_s, max_retries, max_in_flight, retry_backoff_s, "
+            "max_retry_wait_s, temperature, max_tokens"
+        )
+    params = {**defaults, **rest}
+    temperature, max_tokens = params.get("temperature", 0.0), params.get("max_tokens", 1024)
+    if isinstance(temperature, bool) or not isinstance(temperature, int | float) or not 0 <= temperature <= 2:
+        raise UsageError(f"temperature must be a number in [0, 2], got {temperature!r}")
+    if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 16:
+        raise UsageError(f"max_tokens must be a whole number >= 16, got {max_tokens!r}")
+    client = EndpointClient(config)
+    return ChatCompletions(client.post, config.model, config.host, float(temperature), max_tokens), client

@@ -35,34 +35,49 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any
 
+from chunkeval._atomic import atomic_write_text
 from chunkeval.datasets.chat import ChatModel, MalformedCompletion
 from chunkeval.datasets.drafts import sample_sentences
+from chunkeval.datasets.jsonl import QUESTIONS_FILE
 from chunkeval.datasets.question_checks import REASONS, Checks, NearDuplicates, locate_excerpts
 from chunkeval.datasets.question_checks import copied_share as _copied_share
 from chunkeval.datasets.question_prompt import REPLY_SCHEMA, Prompt, ReplyError, parse_reply
 from chunkeval.datasets.quotes import QuoteResolver
 from chunkeval.datasets.reply_journal import ReplyJournal
+from chunkeval.embedders import embedder_identity
 from chunkeval.errors import EnvironmentFailure, UsageError
 from chunkeval.text import paragraph_spans, sentence_spans
 from chunkeval.types import Document
 from chunkeval.validation import check_count
 
 __all__ = [
+    "GENERATION_FILE",
     "GENERATOR_PREFIX",
     "MALFORMED_IN_A_ROW",
+    "REJECTED_FILE",
+    "REPLIES_FILE",
     "Generation",
     "Request",
     "generate_questions",
     "plan_requests",
     "request_key",
+    "save_generation",
 ]
 
 #: The ``generator`` tag of a generated question is ``GENERATOR_PREFIX + "MODEL@HOST"``.
 GENERATOR_PREFIX = "llm:"
 #: This many replies in a row without a question object stop the run (a wrong model or prompt).
 MALFORMED_IN_A_ROW = 5
+#: Files of a generation folder besides ``questions.jsonl``: the provenance, the rejected
+#: replies with their reasons, and the journal of every reply.
+GENERATION_FILE, REJECTED_FILE, REPLIES_FILE = (
+    "generation.json",
+    "rejected-questions.jsonl",
+    "generation-replies.jsonl",
+)
 #: Most requests one run may plan (``max_requests``).
 MAX_REQUESTS = 100_000
 
@@ -211,50 +226,49 @@ def _judge(
 
 
 class _Assembly:
-    """Step 4 over the answered requests in order: the kept questions and every rejection."""
+    """Step 4, a fold over the requests in order, advanced as far as they are answered.
+
+    Attributes
+    ----------
+    kept : list of (Request, entry, parts)
+    rejected : list of dict
+    position : int
+        Requests considered so far (the answered prefix, up to ``n`` kept).
+    """
 
     def __init__(
         self, requests: list[Request], resolver: QuoteResolver, checks: Checks, embedder: Any, n: int
     ):
-        self.requests, self.resolver, self.checks, self.embedder, self.n = (
-            requests,
-            resolver,
-            checks,
-            embedder,
-            n,
-        )
-        self._judged: dict[str, tuple[list[dict] | None, str | None]] = {}  # key -> _judge's answer
-        self._vectors: dict = {}  # question -> its near-duplicate vector
+        self.requests, self.resolver, self.checks, self.n = requests, resolver, checks, n
+        self.duplicates = NearDuplicates(checks.max_similarity, embedder)
+        self.per_doc: Counter[str] = Counter()
+        self.kept: list[tuple[Request, dict, list[dict]]] = []
+        self.rejected: list[dict] = []
+        self.position = 0
 
-    def run(self, answers: dict[str, dict]) -> tuple[list[tuple[Request, dict, list[dict]]], list[dict], int]:
-        """``(kept, rejected, requests considered)``: stops at the first unanswered request or at ``n`` kept."""
-        duplicates = NearDuplicates(self.checks.max_similarity, self.embedder, self._vectors)
-        per_doc: Counter[str] = Counter()
-        kept: list[tuple[Request, dict, list[dict]]] = []
-        rejected: list[dict] = []
-        considered = 0
-        for request in self.requests:
-            if len(kept) >= self.n or request.key not in answers:
+    def advance(self, answers: dict[str, dict]) -> bool:
+        """Consider the answered requests that follow; True once ``n`` are kept or none is left."""
+        while self.position < len(self.requests) and len(self.kept) < self.n:
+            request = self.requests[self.position]
+            if request.key not in answers:
                 break
-            considered += 1
+            self.position += 1
             entry = answers[request.key]
-            if request.key not in self._judged:
-                self._judged[request.key] = _judge(entry, request, self.resolver, self.checks)
-            parts, reason = self._judged[request.key]
+            parts, reason = _judge(entry, request, self.resolver, self.checks)
             if parts is not None:
                 if (
                     self.checks.per_document is not None
-                    and per_doc[request.doc_id] >= self.checks.per_document
+                    and self.per_doc[request.doc_id] >= self.checks.per_document
                 ):
                     reason = "document_cap"
-                elif not duplicates.admit(entry["question"]):
+                elif not self.duplicates.admit(entry["question"]):
                     reason = "near_duplicate"
-            if reason is not None:
-                rejected.append(_rejection(request, entry, reason))
+            if reason is not None or parts is None:
+                self.rejected.append(_rejection(request, entry, reason or "malformed_reply"))
                 continue
-            per_doc[request.doc_id] += 1
-            kept.append((request, entry, parts or []))
-        return kept, rejected, considered
+            self.per_doc[request.doc_id] += 1
+            self.kept.append((request, entry, parts))
+        return len(self.kept) >= self.n or self.position == len(self.requests)
 
 
 def _rejection(request: Request, entry: dict, reason: str) -> dict:
@@ -372,7 +386,8 @@ def generate_questions(
     answers = {r.key: known[r.key] for r in requests if r.key in known}
     reused = len(answers)
     sent = _fill(model, prompt, by_id, requests, answers, assembly, journal, seed, concurrency, progress)
-    kept, rejected, considered = assembly.run(answers)
+    assembly.advance(answers)
+    kept, rejected, considered = assembly.kept, assembly.rejected, assembly.position
     tag = GENERATOR_PREFIX + identity
     questions = [
         {
@@ -399,7 +414,7 @@ def generate_questions(
             "max_requests": max_requests or 2 * n,
             "passage_chars": passage_chars,
             "concurrency": concurrency,
-            "near_duplicates_by": "embedder" if embedder is not None else "term counts",
+            "near_duplicates_by": embedder_identity(embedder) if embedder is not None else "term counts",
             **params,
             **asdict(checks),
         },
@@ -439,15 +454,12 @@ def _fill(
     todo = [r for r in requests if r.key not in answers]
     sent, malformed_run, last_problem = 0, 0, ""
 
-    def enough() -> bool:
-        kept, _, considered = assembly.run(answers)
-        return len(kept) >= assembly.n or considered == len(requests)
-
+    enough = assembly.advance(answers)
     pool = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="chunkeval-llm")
     flying: dict[Future, Request] = {}
     try:
         while todo or flying:
-            while todo and len(flying) < concurrency and not enough():
+            while todo and len(flying) < concurrency and not enough:
                 request = todo.pop(0)
                 flying[pool.submit(_ask, model, prompt, by_id[request.doc_id], request, seed)] = request
                 sent += 1
@@ -469,12 +481,13 @@ def _fill(
                         malformed_run, last_problem = malformed_run + 1, "no question object in the reply"
                 if progress is not None:
                     progress(len(answers), len(requests))
-            if malformed_run >= MALFORMED_IN_A_ROW:
-                raise EnvironmentFailure(
-                    f"{malformed_run} replies in a row from {model.model!r} at {model.host} are unusable "
-                    f"({last_problem}); check that it is a chat model and that the prompt asks for JSON"
-                )
-            if enough():
+                if malformed_run >= MALFORMED_IN_A_ROW:
+                    raise EnvironmentFailure(
+                        f"{malformed_run} replies in a row from {model.model!r} at {model.host} are unusable "
+                        f"({last_problem}); check that it is a chat model and that the prompt asks for JSON"
+                    )
+            enough = assembly.advance(answers)
+            if enough:
                 todo.clear()
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
@@ -483,3 +496,30 @@ def _fill(
                 journal.append(future.result())
         journal.close()
     return sent
+
+
+def save_generation(folder: str | Path, generation: Generation) -> Path:
+    """Write a generation's files into ``folder``, each whole or not at all.
+
+    ``questions.jsonl`` (the kept questions), :data:`REJECTED_FILE` (every rejected reply and
+    its reason, for a reviewer) and :data:`GENERATION_FILE` (the provenance, indented JSON).
+    The journal (:data:`REPLIES_FILE`) is already there: it was written as replies arrived.
+
+    Returns
+    -------
+    Path
+        The questions file.
+    """
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+
+    def lines(records: list[dict]) -> Callable[[Any], None]:
+        return lambda f: f.writelines(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
+
+    atomic_write_text(folder / REJECTED_FILE, lines(generation.rejected))
+    atomic_write_text(
+        folder / GENERATION_FILE,
+        lambda f: f.write(json.dumps(generation.provenance, indent=2, ensure_ascii=False) + "\n"),
+    )
+    atomic_write_text(folder / QUESTIONS_FILE, lines(generation.questions))
+    return folder / QUESTIONS_FILE

@@ -49,6 +49,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -309,7 +310,7 @@ def evidence_provenance(questions: list[Question]) -> dict[str, Any]:
     }
 
 
-def origin_sentence(provenance: dict) -> str | None:
+def origin_sentence(provenance: Mapping[str, Any]) -> str | None:
     """One sentence on who wrote a dataset's questions, from its provenance counts.
 
     Parameters

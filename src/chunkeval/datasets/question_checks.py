@@ -199,8 +199,9 @@ class NearDuplicates:
     max_similarity : float
         A question whose cosine similarity to a kept one exceeds this is a near-duplicate.
     embedder : Embedder, optional
-        Questions are compared by its vectors (``embed``); default: by the counts of their
-        :func:`content_terms` (lexical similarity).
+        Already fitted (on the corpus, for one that learns); questions are compared by its
+        ``transform`` vectors. Default: by the counts of their :func:`content_terms` (lexical
+        similarity).
     vectors : dict, optional
         ``{question: vector}`` shared between instances, so that deciding again over the
         same questions embeds each once.
@@ -215,7 +216,8 @@ class NearDuplicates:
     def _vector(self, question: str) -> Any:
         if question not in self.vectors:
             if self.embedder is not None:
-                self.vectors[question] = self.embedder.embed([question])[0]
+                rows = self.embedder.transform([question])
+                self.vectors[question] = (rows.toarray() if hasattr(rows, "toarray") else rows)[0]
             else:
                 self.vectors[question] = Counter(content_terms(question))
         return self.vectors[question]

@@ -36,6 +36,7 @@ __all__ = [
     "dataset_verdicts",
     "format_cell",
     "marked_cells",
+    "question_origin",
     "ranked_column",
     "readable",
     "render_html",
@@ -298,6 +299,16 @@ def dataset_verdicts(results: Any, names: Sequence[str]) -> dict[str, Any]:
         except (ValueError, KeyError) as exc:
             out[name] = exc
     return out
+
+
+def question_origin(manifest: Mapping[str, Any] | None, dataset: str) -> str | None:
+    """Who wrote a dataset's questions, from the run's manifest, or None when no question is
+    generated (:func:`chunkeval.datasets.jsonl.origin_sentence` of the dataset's provenance)."""
+    from chunkeval.datasets.jsonl import origin_sentence
+
+    info = ((manifest or {}).get("datasets") or {}).get(dataset) or {}
+    provenance = info.get("provenance") if isinstance(info, Mapping) else None
+    return origin_sentence(provenance) if isinstance(provenance, Mapping) else None
 
 
 def ranked_column(results: Any, dataset: str, verdict: Any = None) -> str | None:
@@ -730,6 +741,9 @@ def render_html(
     for name in names:
         rows = summary[summary["dataset"].astype(str) == name].reset_index(drop=True)
         parts.append(f"<h3>dataset {_e(name)}</h3>")
+        origin = question_origin(manifest, name)
+        if origin:
+            parts.append(f'<p class="note">Questions: {_e(origin)}.</p>')
         parts.append(_summary_table(rows, k, styles, ranked_column(results, name, verdicts[name])))
     parts.append("<h2>Charts</h2>")
     for c in charts:
