@@ -15,7 +15,7 @@ import threading
 import pytest
 
 from _endpoint_server import EndpointServer, Reply
-from chunkeval.datasets import load
+from chunkeval.datasets import load, load_documents
 from chunkeval.datasets.chat import open_chat
 from chunkeval.datasets.generate import REPLIES_FILE, generate_questions, save_generation
 from chunkeval.datasets.question_checks import Checks
@@ -181,10 +181,8 @@ def _spec(server, **extra) -> str:
     return f"openai(model='tiny-chat', base_url='{server.base_url}'{rest})"
 
 
-def _generate(server, root, out, **options):
-    from chunkeval.datasets import load_documents
-
-    model, client = open_chat(_spec(server))
+def _generate(server, root, out, in_flight=3, **options):
+    model, client = open_chat(_spec(server, max_in_flight=in_flight))
     with client:
         generation = generate_questions(
             load_documents(f"files:{root}"),
@@ -258,18 +256,7 @@ def test_a_run_stops_asking_once_it_has_n_questions(tmp_path):
     root = _write_corpus(tmp_path / "docs")
     with EndpointServer() as server:
         server.answer(PATH, _good)
-        model, client = open_chat(_spec(server))
-        from chunkeval.datasets import load_documents
-
-        with client:
-            generation = generate_questions(
-                load_documents(f"files:{root}"),
-                model,
-                ReplyJournal(tmp_path / "j.jsonl"),
-                n=2,
-                multi_part=0.0,
-                concurrency=1,
-            )
+        generation = _generate(server, root, tmp_path / "out", in_flight=1, n=2, multi_part=0.0)
         assert server.count(PATH) == 2
     assert len(generation.questions) == 2
 
@@ -329,18 +316,7 @@ def test_structured_output_falls_back_when_the_endpoint_refuses_it(tmp_path):
 
     with EndpointServer() as server:
         server.answer(PATH, picky)
-        from chunkeval.datasets import load_documents
-
-        model, client = open_chat(_spec(server))
-        with client:
-            generation = generate_questions(
-                load_documents(f"files:{root}"),
-                model,
-                ReplyJournal(tmp_path / "j.jsonl"),
-                n=3,
-                multi_part=0.0,
-                concurrency=1,
-            )
+        generation = _generate(server, root, tmp_path / "out", in_flight=1, n=3, multi_part=0.0)
     assert forms == ["json_schema", "json_object", "json_object", "json_object"]
     assert generation.provenance["response_format"] == "json_object"
     assert len(generation.questions) == 3

@@ -179,6 +179,15 @@ def test_near_duplicates_by_term_counts():
     assert dedup.admit("Where are ferry tickets sold?")  # ferry only: 1/sqrt(3 * 3) = 0.33
 
 
+def test_near_duplicates_by_an_embedders_vectors():
+    from chunkeval.embedders import get_embedder
+
+    dedup = NearDuplicates(0.99, get_embedder("hashing").fit([]))
+    assert dedup.admit("When does the ferry to Kelby leave?")
+    assert not dedup.admit("when does the ferry to kelby leave")  # same words: the same vector
+    assert dedup.admit("Where are tickets sold?")
+
+
 @pytest.mark.parametrize(
     "bad",
     [

@@ -87,6 +87,10 @@ def cmd_draft_questions(args: argparse.Namespace) -> int:
 
 def _generate(args: argparse.Namespace, documents: list, out: Path, target: Path) -> int:
     """``--llm``: questions written by the team's model, checked, resumable (docs/generated-questions.md)."""
+    import sys
+
+    from tqdm import tqdm
+
     from chunkeval.datasets.chat import open_chat
     from chunkeval.datasets.generate import REJECTED_FILE, REPLIES_FILE, generate_questions, save_generation
     from chunkeval.datasets.question_checks import Checks
@@ -108,7 +112,13 @@ def _generate(args: argparse.Namespace, documents: list, out: Path, target: Path
         embedder = get_embedder(args.similarity_embedder).fit([d.text for d in documents])
     model, client = open_chat(args.llm)
     journal = ReplyJournal(out / REPLIES_FILE)
-    with client, writing(out, "generated questions to"):
+    bar = tqdm(desc="replies", unit="reply", disable=None, file=sys.stderr)  # shown on a terminal only
+
+    def progress(answered: int, planned: int) -> None:
+        bar.total = planned
+        bar.update(answered - bar.n)
+
+    with client, bar, writing(out, "generated questions to"):
         generation = generate_questions(
             documents,
             model,
@@ -123,6 +133,7 @@ def _generate(args: argparse.Namespace, documents: list, out: Path, target: Path
             concurrency=client.config.max_in_flight,
             embedder=embedder,
             params={"temperature": model.temperature, "max_tokens": model.max_tokens},
+            progress=progress,
         )
         save_generation(out, generation)
         spec = _dataset_spec(args.spec, out, target, documents)

@@ -144,11 +144,16 @@ def request_key(model: str, prompt: Prompt, seed: int, params: dict, passages: S
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
 
-def _passage(doc: Document, anchor: tuple[int, int], passage_chars: int) -> tuple[int, int]:
+def _passage(
+    paragraphs: list[tuple[int, int]],
+    sentences: list[tuple[int, int]],
+    anchor: tuple[int, int],
+    passage_chars: int,
+) -> tuple[int, int]:
     """The anchor sentence widened within its paragraph to at most ``passage_chars`` characters."""
     a, b = anchor
-    para = next(((s, e) for s, e in paragraph_spans(doc.text) if s <= a and b <= e), (a, b))
-    inside = [(s, e) for s, e in sentence_spans(doc.text) if para[0] <= s and e <= para[1]]
+    para = next(((s, e) for s, e in paragraphs if s <= a and b <= e), (a, b))
+    inside = [(s, e) for s, e in sentences if para[0] <= s and e <= para[1]]
     after = [s for s in inside if s[0] >= b]
     before = [s for s in reversed(inside) if s[1] <= a]
     start, end = a, b
@@ -200,9 +205,12 @@ def plan_requests(
     by_id = {d.id: d for d in documents}
     requests: list[Request] = []
     planned: set[str] = set()
+    spans: dict[str, tuple[list[tuple[int, int]], list[tuple[int, int]]]] = {}
     for doc_id, anchors in sample_sentences(documents, max_requests, multi_part, seed):
         doc = by_id[doc_id]
-        passages = tuple(sorted(_passage(doc, anchor, passage_chars) for anchor in anchors))
+        if doc_id not in spans:  # split each document once, however many anchors it has
+            spans[doc_id] = (paragraph_spans(doc.text), sentence_spans(doc.text))
+        passages = tuple(sorted(_passage(*spans[doc_id], anchor, passage_chars) for anchor in anchors))
         key = request_key(model, prompt, seed, params, [doc.text[a:b] for a, b in passages])
         if key not in planned:  # two anchors of one paragraph can widen to the same passage
             planned.add(key)
@@ -399,40 +407,58 @@ def generate_questions(
         }
         for i, (_, entry, parts) in enumerate(kept, 1)
     ]
+    parameters = {
+        "n": n,
+        "multi_part": multi_part,
+        "max_requests": max_requests or 2 * n,
+        "passage_chars": passage_chars,
+        "concurrency": concurrency,
+        "near_duplicates_by": embedder_identity(embedder) if embedder is not None else "term counts",
+        **params,
+        **asdict(checks),
+    }
     used = [answers[r.key] for r in requests if r.key in answers]
+    counts = {
+        "planned": len(requests),
+        "answered": len(used),
+        "reused": reused,
+        "sent": sent,
+        "considered": considered,
+    }
+    provenance = _provenance(model, prompt, seed, parameters, counts, rejected, len(questions), used)
+    return Generation(questions, rejected, provenance)
+
+
+def _provenance(
+    model: ChatModel,
+    prompt: Prompt,
+    seed: int,
+    parameters: dict,
+    counts: dict,
+    rejected: list[dict],
+    kept: int,
+    used: list[dict],
+) -> dict:
+    """What ``generation.json`` records (see :class:`Generation`); tokens are those of every
+    reply the dataset drew on, earlier runs' included."""
     reasons = Counter(r["reason"] for r in rejected)
-    provenance = {
-        "generator": tag,
+    return {
+        "generator": GENERATOR_PREFIX + f"{model.model}@{model.host}",
         "model": model.model,
         "host": model.host,
-        "response_format": getattr(model, "response_format", None),
+        # the structured-output form this run's requests used (none sent: nothing was tried)
+        "response_format": getattr(model, "response_format", None) if counts["sent"] else None,
         "prompt": {"source": prompt.source, "sha256": prompt.sha256},
         "seed": seed,
-        "parameters": {
-            "n": n,
-            "multi_part": multi_part,
-            "max_requests": max_requests or 2 * n,
-            "passage_chars": passage_chars,
-            "concurrency": concurrency,
-            "near_duplicates_by": embedder_identity(embedder) if embedder is not None else "term counts",
-            **params,
-            **asdict(checks),
-        },
-        "requests": {
-            "planned": len(requests),
-            "answered": len(used),
-            "reused": reused,
-            "sent": sent,
-            "considered": considered,
-        },
-        "kept": len(questions),
+        "parameters": parameters,
+        "requests": counts,
+        "kept": kept,
         "rejected": {reason: reasons[reason] for reason in REASONS if reasons[reason]},
         "tokens": {
             "prompt": sum(int(e.get("prompt_tokens") or 0) for e in used),
             "completion": sum(int(e.get("completion_tokens") or 0) for e in used),
         },
     }
-    return Generation(questions, rejected, provenance)
 
 
 def _fill(
@@ -457,6 +483,7 @@ def _fill(
     enough = assembly.advance(answers)
     pool = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="chunkeval-llm")
     flying: dict[Future, Request] = {}
+    interrupted = False
     try:
         while todo or flying:
             while todo and len(flying) < concurrency and not enough:
@@ -489,10 +516,15 @@ def _fill(
             enough = assembly.advance(answers)
             if enough:
                 todo.clear()
+    except KeyboardInterrupt:
+        interrupted = True
+        raise
     finally:
-        pool.shutdown(wait=True, cancel_futures=True)
+        # after an error, wait for the replies still arriving and keep them; after an interrupt,
+        # leave now (the requests in flight are asked again next time)
+        pool.shutdown(wait=not interrupted, cancel_futures=True)
         for future in flying:  # replies that arrived while the run stopped: kept
-            if not future.cancelled() and future.exception() is None:
+            if future.done() and not future.cancelled() and future.exception() is None:
                 journal.append(future.result())
         journal.close()
     return sent
