@@ -354,3 +354,34 @@ def test_per_document_cap_and_checks_thresholds(tmp_path):
     kept = [q["evidence"][0]["doc_id"] for q in generation.questions]
     assert sorted(kept) == ["a.md", "b.md", "c.md"]
     assert generation.provenance["rejected"] == {"document_cap": 11 - 3}
+
+
+@pytest.mark.slow  # a 1.4 MB corpus split into sentences, 30 replies: about 5 s
+@pytest.mark.needs_shared_data
+def test_questions_generated_on_a_real_corpus_load_with_the_evidence_the_model_copied(tmp_path):
+    from _shared import shared_path
+
+    corpus = shared_path("data", "chroma_general", "corpora")
+    documents = {d.id: d for d in load_documents(f"files:{corpus}")}
+    shown: dict[str, list[str]] = {}
+
+    def copy_sentences(request):
+        reply = _good(request)  # the first sentence of each passage, and an unrelated question
+        question = json.loads(reply.json_body["choices"][0]["message"]["content"])
+        shown[question["question"]] = _passages(request)
+        return reply
+
+    with EndpointServer() as server:
+        server.answer(PATH, copy_sentences)
+        generation = _generate(server, corpus, tmp_path, n=30, multi_part=0.3)
+    assert len(generation.questions) == 30
+    dataset = load(f"files:{corpus}?questions={tmp_path / 'questions.jsonl'}")
+    assert [q.text for q in dataset.questions] == [q["text"] for q in generation.questions]
+    for question in dataset.questions:
+        passages = shown[question.text]
+        assert len(question.evidence) == len(passages)  # one part per passage shown
+        for part, passage in zip(question.evidence, passages, strict=True):
+            text = documents[part.doc_id].text
+            assert passage.startswith(text[part.start : part.end])  # the first sentence of the passage
+            assert text.count(passage) >= 1
+    assert any(len(q.evidence) == 2 for q in dataset.questions)
