@@ -145,3 +145,72 @@ def test_llm_and_generator_are_exclusive(tmp_path):
         ]
     )
     assert code == 2
+
+
+@pytest.mark.slow  # two chunkeval processes: about 5 s
+def test_ctrl_c_halfway_then_the_same_command_asks_only_for_the_missing_replies(tmp_path):
+    import os
+    import signal
+    import subprocess
+    import sys
+    import threading
+
+    from _shared import REPO
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_text("\n\n".join(PARAGRAPHS[:2]) + "\n", encoding="utf-8")
+    (docs / "b.md").write_text("\n\n".join(PARAGRAPHS[2:]) + "\n", encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": str(REPO / "src")}
+    processes: list[subprocess.Popen] = []
+    seen, lock = [0], threading.Lock()
+
+    def interrupt_at_the_third(request):
+        with lock:
+            seen[0] += 1
+            third = seen[0] == 3
+        if third:  # Ctrl-C while this request is in flight: it is asked again next time
+            processes[0].send_signal(signal.SIGINT)
+            return Reply(json_body=_answer(request).json_body, delay_s=2.0)
+        return _answer(request)
+
+    with EndpointServer() as server:
+        server.answer("/v1/chat/completions", interrupt_at_the_third)
+        spec = f"openai(model='team-chat', base_url='{server.base_url}', max_in_flight=1)"
+
+        def command(out):
+            return [
+                sys.executable,
+                "-m",
+                "chunkeval",
+                "draft-questions",
+                f"files:{docs}",
+                "--n",
+                "4",
+                "--multi-part",
+                "0",
+                "--out",
+                str(out),
+                "--llm",
+                spec,
+            ]
+
+        processes.append(
+            subprocess.Popen(command(docs), env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        )
+        _, err = processes[0].communicate(timeout=120)
+        assert processes[0].returncode == 130, err.decode()
+        replies = (docs / "generation-replies.jsonl").read_text(encoding="utf-8").splitlines()
+        assert len(replies) == 2 and not (docs / "questions.jsonl").exists()
+
+        server.answer("/v1/chat/completions", _answer)
+        before = server.count("/v1/chat/completions")
+        assert subprocess.run(command(docs), env=env, capture_output=True, timeout=120).returncode == 0
+        assert server.count("/v1/chat/completions") - before == 4 - 2  # only the missing replies
+        assert (
+            subprocess.run(command(tmp_path / "whole"), env=env, capture_output=True, timeout=120).returncode
+            == 0
+        )
+    assert (docs / "questions.jsonl").read_text(encoding="utf-8") == (
+        tmp_path / "whole" / "questions.jsonl"
+    ).read_text(encoding="utf-8")
