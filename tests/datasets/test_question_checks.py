@@ -217,3 +217,39 @@ def test_journal_keeps_complete_lines_and_drops_a_cut_one(tmp_path):
     entries = ReplyJournal(tmp_path / "j.jsonl").read()
     assert sorted(entries) == ["a", "b"] and len(entries["b"]["raw"]) == 2000
     assert (tmp_path / "j.jsonl").read_text().count("\n") == 3
+
+
+def test_plan_requests_widens_each_anchor_within_its_paragraph():
+    from chunkeval.datasets.generate import plan_requests
+
+    paragraphs = [
+        "The first sentence of the opening paragraph is here. The second sentence of it follows on. "
+        "A third sentence closes the opening paragraph.",
+        "Another paragraph starts with this sentence of words. It ends with one more sentence of words.",
+    ]
+    doc = Document("d", "\n\n".join(paragraphs) + "\n")
+    common = {"max_requests": 5, "multi_part": 0.0, "seed": 3, "params": {"temperature": 0.0}}
+    wide = plan_requests([doc], "m@h", Prompt.load(None), passage_chars=1200, **common)
+    # every anchor widens to its whole paragraph; two anchors of one paragraph are one request
+    assert sorted(doc.text[a:b] for r in wide for a, b in r.passages) == sorted(paragraphs)
+    assert [r.index for r in wide] == [0, 1]
+    narrow = plan_requests([doc], "m@h", Prompt.load(None), passage_chars=100, **common)
+    for request in narrow:
+        ((a, b),) = request.passages
+        assert b - a <= 100 or doc.text[a:b].count(". ") == 0  # an anchor longer than the limit stays whole
+        assert any(doc.text[a:b] in p for p in paragraphs)
+    again = plan_requests([doc], "m@h", Prompt.load(None), passage_chars=100, **common)
+    assert [r.key for r in again] == [r.key for r in narrow]  # keys: the same inputs, the same key
+    other_model = plan_requests([doc], "m2@h", Prompt.load(None), passage_chars=100, **common)
+    assert not {r.key for r in other_model} & {r.key for r in narrow}
+    multi = plan_requests(
+        [doc],
+        "m@h",
+        Prompt.load(None),
+        passage_chars=1200,
+        **{**common, "multi_part": 1.0, "max_requests": 2},
+    )
+    assert any(len(r.passages) == 2 for r in multi)
+    for r in multi:
+        if len(r.passages) == 2:
+            assert [doc.text[a:b] for a, b in r.passages] == paragraphs  # two paragraphs, in text order

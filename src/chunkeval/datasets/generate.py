@@ -112,7 +112,8 @@ class Generation:
     questions : list of dict
         Kept question records (native JSONL), in request order.
     rejected : list of dict
-        ``{"request", "doc_id", "reason", "question"?, "excerpts"?}`` for each rejected reply.
+        ``{"request", "doc_id", "reason", "question"?, "excerpts"?, "raw"?}`` for each rejected
+        reply (``raw``: the text of a reply without a question object, cut to 2,000 characters).
     provenance : dict
         Model, host, prompt digest and source, parameters, seed, structured-output form,
         request counts, rejections by reason and token usage (written as ``generation.json``).
