@@ -235,7 +235,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="draft questions with quoted evidence for a person to edit",
         description="Sample evidence sentences (pairs from different paragraphs for multi-part "
         "questions), spread over documents and positions, and write OUT/questions.jsonl with "
-        'quote evidence and draft questions marked "draft": true. Offline.',
+        'quote evidence and draft questions marked "draft": true. Offline, unless --llm names the '
+        "team's chat model to write the questions and copy their evidence, each excerpt then located "
+        "and checked.",
     )
     p.add_argument("spec", metavar="SPEC", help="dataset spec; files:FOLDER needs no questions file yet")
     p.add_argument("--n", type=int, default=50, help="number of drafts (default 50)")
@@ -267,28 +269,45 @@ def build_parser() -> argparse.ArgumentParser:
     )
     llm.add_argument(
         "--max-requests",
+        metavar="N",
         type=int,
         default=None,
         help="most requests sent, the budget for rejected replies (default 2 x --n)",
     )
-    llm.add_argument("--per-document", type=int, default=None, help="most questions kept per document")
     llm.add_argument(
-        "--passage-chars", type=int, default=1200, help="most characters of a passage shown (default 1200)"
+        "--per-document", type=int, metavar="N", default=None, help="most questions kept per document"
     )
     llm.add_argument(
-        "--min-excerpt-chars", type=int, default=20, help="shorter excerpts are rejected (default 20)"
+        "--passage-chars",
+        type=int,
+        metavar="N",
+        default=1200,
+        help="most characters of a passage shown (default 1200)",
     )
     llm.add_argument(
-        "--max-excerpt-chars", type=int, default=600, help="longer excerpts are rejected (default 600)"
+        "--min-excerpt-chars",
+        type=int,
+        metavar="N",
+        default=20,
+        help="shorter excerpts are rejected (default 20)",
+    )
+    llm.add_argument(
+        "--max-excerpt-chars",
+        type=int,
+        metavar="N",
+        default=600,
+        help="longer excerpts are rejected (default 600)",
     )
     llm.add_argument(
         "--max-copied",
+        metavar="SHARE",
         type=float,
         default=0.7,
         help="most share of a question's content terms found in its excerpts (default 0.7)",
     )
     llm.add_argument(
         "--max-similarity",
+        metavar="COSINE",
         type=float,
         default=0.8,
         help="a question more similar than this to a kept one is a near-duplicate (cosine, default 0.8)",
