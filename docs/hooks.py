@@ -356,6 +356,8 @@ MANIFEST = {
     "datasets": "one object per dataset: spec, fingerprint (sha256 of the content), statistics, provenance",
     "dependencies": "versions of the packages that can change a number",
     "executor": "where the stages ran: `local`, `processes` or `dask`",
+    "endpoint_usage": "per OpenAI-compatible endpoint (`MODEL@HOST`) the run called: model, host, requests "
+    "sent, retries, and the token `usage` the endpoint reported, added up (empty without an endpoint)",
     "finished_at": "end time (UTC, ISO 8601)",
     "git_commit": "commit of the working tree chunkeval ran in, when it is a git checkout",
     "git_dirty": "whether that working tree had uncommitted changes",

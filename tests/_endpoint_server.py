@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-__all__ = ["EndpointServer", "Reply", "Request"]
+__all__ = ["EndpointServer", "InProcessVectors", "Reply", "Request", "embeddings_answer", "hashing_vectors"]
 
 
 @dataclass
@@ -170,3 +170,48 @@ class EndpointServer:
             do_GET = do_POST
 
         return Handler
+
+
+# -- an embeddings server's answers -------------------------------------------------------------
+
+
+def hashing_vectors(texts: list[str]) -> Any:
+    """Offline vectors for the embeddings tests: the hashing embedder's (64 features), as float32
+    (the values an endpoint's JSON carries exactly)."""
+    import numpy as np
+
+    from chunkeval.embedders import HashingEmbedder
+
+    return HashingEmbedder(n_features=64).transform(texts).toarray().astype(np.float32)
+
+
+class InProcessVectors:
+    """The same vectors as :func:`embeddings_answer` serves, computed in-process
+    (``python:_endpoint_server:InProcessVectors``)."""
+
+    def embed(self, texts: list[str]) -> Any:
+        return hashing_vectors(list(texts))
+
+
+def embeddings_answer(vectors: Callable[[list[str]], Any] = hashing_vectors) -> Callable[[Request], Reply]:
+    """An OpenAI ``/embeddings`` answer: ``vectors(input)`` as ``data`` (listed in reverse, each
+    with its ``index``, as servers may) and a ``usage`` of one token per word."""
+
+    def answer(request: Request) -> Reply:
+        texts = request.json["input"]
+        rows = vectors(texts)
+        data = [
+            {"object": "embedding", "index": i, "embedding": [float(x) for x in v]}
+            for i, v in enumerate(rows)
+        ]
+        tokens = sum(len(t.split()) for t in texts)
+        return Reply(
+            json_body={
+                "object": "list",
+                "model": request.json["model"],
+                "data": data[::-1],
+                "usage": {"prompt_tokens": tokens, "total_tokens": tokens},
+            }
+        )
+
+    return answer

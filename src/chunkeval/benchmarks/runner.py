@@ -368,7 +368,8 @@ def _manifest(
     facts: dict[str, Any],
 ) -> Manifest:
     """The manifest (:class:`~chunkeval.results.schema.Manifest`): environment, datasets, configurations, settings, timings; ``facts`` gives
-    ``started_at, retriever_params, p_best_metric, tokenizer, workers, executor, total_seconds``."""
+    ``started_at, retriever_params, p_best_metric, tokenizer, workers, executor, total_seconds,
+    endpoint_usage``."""
     manifest = cast(Manifest, _environment())
     manifest["started_at"] = facts["started_at"]
     manifest["datasets"] = {
@@ -410,6 +411,7 @@ def _manifest(
             "workers": facts["workers"],
             "workers_decision": facts["workers_decision"],
             "executor": facts["executor"],
+            "endpoint_usage": facts["endpoint_usage"],
             "timings": {
                 "total_seconds": facts["total_seconds"],
                 "load_seconds": {d.name: s for d, s in zip(loaded, load_seconds, strict=True)},
@@ -512,7 +514,8 @@ def run(
         provenance}}, configs [{config, chunker, params, limit, limit_unit}],
         retriever, retriever_params {class, params[, analyzer][, embedder
         {class, params}][, components]}, ks, tokenizer, seed, confidence, n_resamples, workers,
-        workers_decision, timings, machine {ram_bytes, cpu_count, ...}, argv, finished_at``.
+        workers_decision, endpoint_usage {MODEL@HOST: {model, host, requests, retries, usage}},
+        timings, machine {ram_bytes, cpu_count, ...}, argv, finished_at``.
         ``git_commit``/``git_dirty`` are set only when chunkeval is imported
         from its own git checkout (``src/chunkeval`` of a repository whose
         ``pyproject.toml`` names ``chunkeval``), else ``None``; ``git_dirty``
@@ -548,6 +551,9 @@ def run(
     from chunkeval.retrieval import retriever_label
 
     retriever_params = _retriever_params(retriever)  # fails early on an unknown name or embedder
+    from chunkeval.endpoints.client import usage_since, usage_totals
+
+    usage_before = usage_totals()
     tokenizer, tokenizer_name = _tokenizer_spec(tokenizer)
     loaded, specs, load_seconds = _load_datasets(datasets)
     objects, payloads, labels = _resolve_chunkers(chunkers)
@@ -590,6 +596,7 @@ def run(
         "workers_decision": decision.to_dict(),
         "executor": executor,
         "total_seconds": time.perf_counter() - t_start,
+        "endpoint_usage": usage_since(usage_before),
     }
     manifest = _manifest(settings, loaded, specs, load_seconds, objects, labels, summary, outputs, facts)
     return Results(

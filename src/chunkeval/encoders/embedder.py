@@ -21,13 +21,23 @@ import numpy as np
 from chunkeval._params import Params
 from chunkeval.caches import store
 from chunkeval.encoders.bert import BertWeights, encode
-from chunkeval.encoders.cache import cached_vectors
+from chunkeval.encoders.cache import cache_namespace, cached_vectors
 from chunkeval.encoders.models import ModelFolder, resolve_model
 from chunkeval.errors import MissingDependency, UsageError
 
 __all__ = ["BertEmbedder"]
 
-_MODELS: dict = store("encoders.models")  # weights sha256 -> _Loaded
+_MODELS: dict = store("encoders.models")  # (namespace, max_seq_length) -> _Loaded
+
+#: The files besides the weights whose content changes a vector: architecture, vocabulary and
+#: splitting, window, modules (normalisation), pooling.
+_DEFINING_FILES = (
+    "config.json",
+    "tokenizer.json",
+    "sentence_bert_config.json",
+    "modules.json",
+    "1_Pooling/config.json",
+)
 
 
 @dataclass(frozen=True)
@@ -38,6 +48,7 @@ class _Loaded:
     window: int
     pooling: str
     normalize: bool
+    namespace: str  # of the embedding cache: everything that changes a vector
 
 
 def _tokenizers(folder: ModelFolder, window: int) -> tuple[Any, Any]:
@@ -65,7 +76,10 @@ def _pooling(folder: ModelFolder) -> str:
 
 
 def _load(folder: ModelFolder, max_seq_length: int | None) -> _Loaded:
-    key = (folder.digest, max_seq_length)
+    # the weights alone do not name a model: the same file under another config.json (fewer
+    # layers) or tokenizer gives other vectors, so the key holds every defining file's digest
+    files = {"model.safetensors": folder.digest, **{f: folder.file_digest(f) for f in _DEFINING_FILES}}
+    key = (cache_namespace(files), max_seq_length)
     if key not in _MODELS:
         config = folder.read_json("config.json") or {}
         st = folder.read_json("sentence_bert_config.json") or {}
@@ -74,7 +88,9 @@ def _load(folder: ModelFolder, max_seq_length: int | None) -> _Loaded:
         normalize = modules is None or any(str(m.get("type", "")).endswith("Normalize") for m in modules)
         weights = BertWeights.load(folder.path / "model.safetensors", config)
         tok, counter = _tokenizers(folder, window)
-        _MODELS[key] = _Loaded(weights, tok, counter, window, _pooling(folder), normalize)
+        pooling = _pooling(folder)
+        identity = {"files": files, "window": window, "pooling": pooling, "normalize": normalize}
+        _MODELS[key] = _Loaded(weights, tok, counter, window, pooling, normalize, cache_namespace(identity))
     return _MODELS[key]
 
 
@@ -195,9 +211,7 @@ class BertEmbedder(Params):
 
     def _vectors(self, texts: Sequence[str], prefix: str) -> np.ndarray:
         loaded = self._loaded()
-        return cached_vectors(
-            self._folder().digest, prefix, list(texts), lambda new: self._compute(loaded, new)
-        )
+        return cached_vectors(loaded.namespace, prefix, list(texts), lambda new: self._compute(loaded, new))
 
     def _compute(self, loaded: _Loaded, texts: list[str]) -> np.ndarray:
         """Embed ``texts`` (prefixes included) in length-sorted batches; rows in input order."""

@@ -100,6 +100,11 @@ class ModelFolder:
         """What names the weights in a manifest: ``{"model_id", "revision", "sha256"}``."""
         return {"model_id": self.model_id, "revision": self.revision, "sha256": self.digest}
 
+    def file_digest(self, relative: str) -> str | None:
+        """sha256 of a file of the folder (hashed once per path, size and mtime), or None when absent."""
+        p = self.path / relative
+        return _weights_digest(p) if p.is_file() else None
+
     def read_json(self, relative: str) -> dict | None:
         """A JSON file of the folder, or None when it is absent."""
         p = self.path / relative

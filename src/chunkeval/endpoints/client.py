@@ -43,10 +43,53 @@ from typing import Any
 from chunkeval.endpoints.config import EndpointConfig
 from chunkeval.errors import EnvironmentFailure, MissingDependency, UsageError
 
-__all__ = ["EndpointClient", "RequestRefused", "retry_after_s"]
+__all__ = ["EndpointClient", "RequestRefused", "retry_after_s", "usage_since", "usage_totals"]
 
 #: How much of a server's error message an error line quotes, in characters.
 _QUOTED_CHARS = 200
+
+
+class _Ledger:
+    """What every client of this process spent, by endpoint (``"MODEL@HOST"``): requests, retries
+    and the usage fields the endpoint reported. Not a cache (nothing is recomputed from it): an
+    account a run reads before and after (:func:`usage_since`) for its manifest."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.accounts: dict[str, dict[str, Any]] = {}
+
+
+_LEDGER = _Ledger()
+
+
+def usage_totals() -> dict[str, dict[str, Any]]:
+    """What the endpoint clients of this process spent so far, by endpoint.
+
+    Returns
+    -------
+    dict
+        ``"MODEL@HOST"`` -> ``{"model", "host", "requests", "retries", "usage": {field: int}}``
+        (``usage``: the endpoint's own counts added up, ``prompt_tokens``, ``total_tokens``...).
+    """
+    with _LEDGER.lock:
+        return {k: {**v, "usage": dict(v["usage"])} for k, v in _LEDGER.accounts.items()}
+
+
+def usage_since(before: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """:func:`usage_totals` minus an earlier snapshot of it: what was spent since, by endpoint
+    (endpoints that spent nothing left out)."""
+    out = {}
+    for name, now in usage_totals().items():
+        then = before.get(name, {"requests": 0, "retries": 0, "usage": {}})
+        spent = {
+            **now,
+            "requests": now["requests"] - then["requests"],
+            "retries": now["retries"] - then["retries"],
+            "usage": {f: n - then["usage"].get(f, 0) for f, n in now["usage"].items()},
+        }
+        if spent["requests"]:
+            out[name] = spent
+    return out
 
 
 def _httpx() -> Any:
@@ -263,9 +306,7 @@ class EndpointClient:
         http, started = self._client(), time.monotonic()
         last = ""
         for attempt in range(config.max_retries + 1):
-            with self._lock:
-                self.requests += 1
-                self.retries += attempt > 0
+            self._count(requests=1, retries=int(attempt > 0))
             wait_s = 0.0
             try:
                 response = http.post(config.url(path), json=payload, headers=headers)
@@ -326,12 +367,27 @@ class EndpointClient:
 
     def _add_usage(self, reply: Any) -> None:
         usage = reply.get("usage") if isinstance(reply, dict) else None
-        if not isinstance(usage, dict):
-            return
-        with self._lock:
-            for name, value in usage.items():
-                if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
-                    self.usage[name] = self.usage.get(name, 0) + value
+        if isinstance(usage, dict):
+            counts = {
+                name: value
+                for name, value in usage.items()
+                if isinstance(value, int) and not isinstance(value, bool) and value >= 0
+            }
+            self._count(usage=counts)
+
+    def _count(self, requests: int = 0, retries: int = 0, usage: dict[str, int] | None = None) -> None:
+        """Add to this client's counts and to the process's (:func:`usage_totals`)."""
+        config = self.config
+        with self._lock, _LEDGER.lock:
+            total = _LEDGER.accounts.setdefault(
+                f"{config.model}@{config.host}",
+                {"model": config.model, "host": config.host, "requests": 0, "retries": 0, "usage": {}},
+            )
+            for counts in (self.__dict__, total):  # this client's attributes, and the process's
+                counts["requests"] += requests
+                counts["retries"] += retries
+                for name, value in (usage or {}).items():
+                    counts["usage"][name] = counts["usage"].get(name, 0) + value
 
 
 def _transport_failure(error: Exception) -> str:
