@@ -253,3 +253,30 @@ def test_plan_requests_widens_each_anchor_within_its_paragraph():
     for r in multi:
         if len(r.passages) == 2:
             assert [doc.text[a:b] for a, b in r.passages] == paragraphs  # two paragraphs, in text order
+
+
+@given(
+    words=st.lists(
+        st.sampled_from("the boat leaves at nine ferry pier ticket red blue".split()), min_size=8, max_size=60
+    ),
+    cut=st.tuples(st.floats(0, 1), st.floats(0, 1), st.floats(0, 1), st.floats(0, 1)),
+)
+def test_an_excerpt_copied_from_the_passage_is_found_there_or_refused_as_ambiguous(words, cut):
+    text = " ".join(words)
+    doc = Document("d", text)
+    a, b = sorted(int(x * len(text)) for x in cut[:2])
+    if b - a < 1:
+        return
+    i, j = sorted(a + int(x * (b - a)) for x in cut[2:])
+    excerpt = text[i:j]
+    checks = Checks(min_excerpt_chars=1, max_excerpt_chars=10_000)
+    parts, reason = locate_excerpts(QuoteResolver([doc]), "d", [(a, b)], [excerpt], checks)
+    if not excerpt.strip():
+        assert reason == "excerpt_too_short"
+        return
+    assert reason in (None, "excerpt_ambiguous")  # never "not found" or "outside the passage"
+    if parts is not None:
+        (part,) = parts
+        span = QuoteResolver([doc]).resolve(part["quote"], "d", part.get("occurrence"))
+        assert a <= span.start and span.end <= b  # the occurrence inside the passage shown
+        assert text[span.start : span.end] == excerpt.strip()
