@@ -38,10 +38,10 @@ def cmd_validate(args: argparse.Namespace) -> int:
         f"  evidence length in characters: min {ev['min']}, median {ev['p50']:g}, mean {ev['mean']:.1f}, "
         f"p95 {ev['p95']:g}, max {ev['max']}"
     )
-    print(f"  draft questions: {prov.get('draft_questions', 0)}")
     origin = origin_sentence(prov)
     if origin is not None:
         print(f"  generated questions: {origin}")
+    print(f"  draft questions: {prov.get('draft_questions', 0)}")
     unverified = [
         (q, i, part)
         for q in dataset.questions
