@@ -590,7 +590,7 @@ def embedder_identity(embedder: Any) -> dict[str, Any]:
         folder from ``"params"``; an endpoint embedder gives its ``describe()`` (model, host)
         and drops its ``unrecorded_params`` (the URL) from ``"params"``.
     """
-    from chunkeval._names import public_path
+    from chunkeval._params import public_path
 
     params = embedder.get_params(deep=False) if hasattr(embedder, "get_params") else None
     info: dict[str, Any] = {"class": public_path(type(embedder)), "params": params}

@@ -34,9 +34,9 @@ def _dataset_spec(spec: str, out: Path, target: Path, documents: list) -> str:
     beside them unless the documents are a ``files:`` folder)."""
     from chunkeval.datasets import save_jsonl
     from chunkeval.datasets.dataset import Dataset
-    from chunkeval.datasets.loaders import parse_spec
+    from chunkeval.datasets.loaders import resolve_dataset_spec
 
-    prefix, path, options = parse_spec(spec)
+    prefix, path, options = resolve_dataset_spec(spec)
     if prefix == "files":
         glob = [f"glob={options['glob']}"] if options.get("glob") else []
         if Path(path).resolve() != out.resolve():  # FOLDER/questions.jsonl is the default
