@@ -10,7 +10,6 @@ import numpy as np
 import pytest
 
 from _endpoint_server import EndpointServer, Reply, embeddings_answer, hashing_vectors
-from chunkeval.benchmarks import Results
 from chunkeval.caches import clear_caches
 from chunkeval.cli import main
 from chunkeval.datasets import Dataset, save_jsonl
@@ -18,6 +17,7 @@ from chunkeval.embedders import get_embedder
 from chunkeval.encoders.cache import CACHE_ENV
 from chunkeval.encoders.remote import batches, estimated_tokens
 from chunkeval.errors import UsageError
+from chunkeval.results import Results
 from chunkeval.types import Document, EvidenceSpan, Question
 
 pytest.importorskip("httpx")
