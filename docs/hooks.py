@@ -357,7 +357,8 @@ MANIFEST = {
     "dependencies": "versions of the packages that can change a number",
     "executor": "where the stages ran: `local`, `processes` or `dask`",
     "endpoint_usage": "per OpenAI-compatible endpoint (`MODEL@HOST`) the run called: model, host, requests "
-    "sent, retries, and the token `usage` the endpoint reported, added up (empty without an endpoint)",
+    "sent, retries, and the token `usage` the endpoint reported, added up over the configurations (each "
+    "configuration's own in `timings`); empty without an endpoint, null under `--executor dask`",
     "finished_at": "end time (UTC, ISO 8601)",
     "git_commit": "commit of the working tree chunkeval ran in, when it is a git checkout",
     "git_dirty": "whether that working tree had uncommitted changes",
@@ -375,7 +376,8 @@ MANIFEST = {
     "retriever_params": "every parameter of the retriever (for `hybrid`, of both parts)",
     "seed": "bootstrap seed",
     "started_at": "start time (UTC, ISO 8601)",
-    "timings": "wall time of the run, of loading each dataset, and of each configuration's stages",
+    "timings": "wall time of the run, of loading each dataset, and of each configuration's stages (with "
+    "its `endpoint_usage`)",
     "tokenizer": "tokenizer of the token counts",
     "workers": "worker processes used",
     "workers_decision": "how the number of workers was decided: asked, usable and free cores, work size, reason",

@@ -255,8 +255,7 @@ class UnicodeAnalyzer:
         Neither kind of term contains an ASCII whitespace character (:data:`SEPARATORS`),
         and normalisation neither changes one nor joins characters across one, so the
         terms of ``a + sep + b`` are ``words(a) + words(b)`` and ``bigrams(a) +
-        bigrams(b)``: :mod:`chunkeval.retrieval.corpus_terms` analyses a corpus once,
-        piece by piece, on that ground.
+        bigrams(b)``.
         """
         if text.isascii():
             # ASCII needs no normalisation and holds no CJK: lower-casing and scikit-learn's

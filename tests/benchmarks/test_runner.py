@@ -284,14 +284,10 @@ def test_save_load_round_trip(tmp_path, tiny_results):
     assert loaded.manifest["files"]["per_question"]["format"] == "csv"
 
 
-def test_default_format_follows_pyarrow(tmp_path, tiny_results):
-    import importlib.util
-
+def test_default_format_is_csv_with_or_without_pyarrow(tmp_path, tiny_results):
     tiny_results.save(tmp_path)
-    expected = "parquet" if importlib.util.find_spec("pyarrow") else "csv"
-    assert sorted(os.listdir(tmp_path)) == sorted(
-        [f"chunks.{expected}", "manifest.json", f"per_question.{expected}", "summary.csv"]
-    )
+    assert sorted(os.listdir(tmp_path)) == ["chunks.csv", "manifest.json", "per_question.csv", "summary.csv"]
+    assert {info["format"] for info in tiny_results.manifest["files"].values()} == {"csv"}
 
 
 def test_save_keeps_full_float_precision(tmp_path):

@@ -81,6 +81,10 @@ def _odd_name(path) -> None:
     os.replace(path, path.with_name("copy of " + path.name))
 
 
+def _folder_inside(path) -> None:
+    (path.parent / "0123456789abcdef0123456789abcdef.vec").mkdir()
+
+
 @pytest.mark.parametrize(
     ("damage", "why"),
     [
@@ -89,8 +93,9 @@ def _odd_name(path) -> None:
         (_other_model, "belongs to another model"),
         (_foreign, "is not a file the cache writes"),
         (_odd_name, "is not a file the cache writes"),
+        (_folder_inside, "is not a file the cache writes"),
     ],
-    ids=["flipped-byte", "truncated", "another-model", "foreign-file", "odd-name"],
+    ids=["flipped-byte", "truncated", "another-model", "foreign-file", "odd-name", "folder"],
 )
 def test_a_bad_file_is_set_aside_with_one_warning_and_its_vectors_recomputed(folder, damage, why):
     (path,) = _fill(folder)
@@ -102,13 +107,15 @@ def test_a_bad_file_is_set_aside_with_one_warning_and_its_vectors_recomputed(fol
     messages = [str(w.message) for w in caught if issubclass(w.category, CacheWarning)]
     assert len(messages) == 1 and why in messages[0] and "\n" not in messages[0]
     assert np.array_equal(vectors, _vectors(TEXTS))  # the same numbers as without a cache
-    if damage is not _foreign:
+    if damage not in (_foreign, _folder_inside):
         assert computed == TEXTS  # recomputed
     assert list((folder / cache.SET_ASIDE).iterdir())
     clear_caches()
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # the bad file is gone: no second warning
         _lookup()
+    cache._prune(folder, 0)  # whatever was set aside (a folder too), the size bound holds
+    assert not [p for p in folder.rglob("*") if p.is_file()]
 
 
 def test_file_format_round_trip_and_checks():
@@ -183,7 +190,8 @@ def _minilm_folder():
 @pytest.mark.parametrize(
     ("changed", "content"),
     [
-        pytest.param("config.json", None, marks=needs_minilm(), id="two-layer-config"),
+        pytest.param("config.json", None, marks=needs_minilm(), id="config-layer-norm-eps"),
+        pytest.param("tokenizer.json", None, marks=needs_minilm(), id="tokenizer-case"),
         pytest.param(
             "1_Pooling/config.json",
             '{"word_embedding_dimension": 384, "pooling_mode_cls_token": true}',
@@ -194,7 +202,8 @@ def _minilm_folder():
 )
 def test_a_model_read_another_way_never_shares_vectors(folder, tmp_path, changed, content):
     """The field bug: a 2-layer folder over MiniLM's weights wrote vectors that MiniLM runs read
-    back. Each file that changes a vector is in the cache key, in memory and on disk."""
+    back (such a config is refused at load now). Each file that changes a vector is in the
+    cache key: the same weights read another way never share vectors on disk."""
 
     from chunkeval.encoders.embedder import BertEmbedder
 
@@ -202,12 +211,16 @@ def test_a_model_read_another_way_never_shares_vectors(folder, tmp_path, changed
     other = tmp_path / "other-model"
     shutil.copytree(source, other, ignore=shutil.ignore_patterns("model.safetensors"))
     (other / "model.safetensors").symlink_to(source / "model.safetensors")
-    if content is None:
+    if changed == "config.json":  # the same shapes (a 2-layer config is refused at load now)
         config = json.loads((other / "config.json").read_text())
-        content = json.dumps({**config, "num_hidden_layers": 2})
+        content = json.dumps({**config, "layer_norm_eps": 0.5})
+    elif changed == "tokenizer.json":  # upper case kept: other wordpieces
+        tokenizer = json.loads((other / "tokenizer.json").read_text())
+        tokenizer["normalizer"]["lowercase"] = False
+        content = json.dumps(tokenizer)
     (other / changed).write_text(content)
 
-    texts = ["Cats hunt at night.", "Rice grows well here."]
+    texts = ["Cats hunt at Night in Paris.", "Rice grows well HERE."]
     theirs = BertEmbedder(str(other)).transform(texts)
     clear_caches()  # a new process, the other model's vectors on disk
     ours = BertEmbedder("minilm").transform(texts)

@@ -51,6 +51,7 @@ def dataset_folder(tmp_path):
 def server(monkeypatch):
     monkeypatch.delenv(CACHE_ENV, raising=False)  # --cache sets it for the process: restored after
     clear_caches()
+    hashing_vectors(["warm up"])  # the answers' imports must not count against timeout_s
     with EndpointServer() as s:
         yield s
     clear_caches()
@@ -62,7 +63,7 @@ def _spec(server: EndpointServer, **extra) -> str:
         "base_url": server.base_url,
         "retry_backoff_s": 0.01,
         "max_retry_wait_s": 0.2,
-        "timeout_s": 1.0,
+        "timeout_s": 5.0,
         **extra,
     }
     inner = ", ".join(f"{k}={v!r}" for k, v in params.items())
@@ -151,7 +152,7 @@ def test_a_run_through_the_endpoint_ranks_as_the_same_vectors_in_process(
 def test_passing_faults_are_retried_and_the_run_succeeds(server, dataset_folder, tmp_path, capsys, failure):
     server.script(PATH, failure)
     server.answer(PATH, embeddings_answer())
-    code = _run(dataset_folder, tmp_path / "out", _spec(server))
+    code = _run(dataset_folder, tmp_path / "out", _spec(server, timeout_s=1.0))
     assert code == 0, capsys.readouterr().err
     assert server.count(PATH) >= 2
     assert Results.load(tmp_path / "out").manifest["endpoint_usage"]
@@ -306,3 +307,73 @@ def test_the_manifest_records_host_not_url(server):
     emb = get_embedder(f"openai(model='m', base_url='{server.base_url}/private-deployment', api_key_env='K')")
     info = json.dumps(embedder_identity(emb))
     assert "private-deployment" not in info and '"host": "127.0.0.1:' in info and '"K"' in info
+
+
+@pytest.mark.slow
+def test_a_rerun_after_an_interrupted_run_asks_only_for_what_is_missing(server, dataset_folder, tmp_path):
+    """Ctrl-C in the middle of embedding: the batches answered before it are on disk, and the
+    next run sends only the other texts."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    cache = tmp_path / "cache"
+    good = embeddings_answer()
+    server.answer(PATH, lambda request: (time.sleep(0.3), good(request))[1])
+    spec = _spec(server, batch_size=2, max_in_flight=1)
+    args = ["run", "--dataset", f"jsonl:{dataset_folder}", "--chunker", "sentence(max_chars=40)"]
+    args += ["--retriever", spec, "--quiet", "--no-report", "--workers", "1", "--cache", str(cache)]
+    process = subprocess.Popen(
+        [sys.executable, "-m", "chunkeval", *args, "--out", str(tmp_path / "first")],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 60
+    while server.count(PATH) < 3 and time.monotonic() < deadline and process.poll() is None:
+        time.sleep(0.05)
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 130, err
+    saved = len(list(cache.glob("*/*.vec")))
+    assert saved >= 2, err
+    # one request at a time: the files are the first requests' replies
+    kept = {t for r in server.requests[:saved] for t in r.json["input"]}
+
+    server.requests.clear()
+    server.answer(PATH, good)
+    assert _run(dataset_folder, tmp_path / "second", spec, "--cache", str(cache)) == 0
+    asked = set(_served(server))
+    assert asked and not asked & kept
+
+
+def test_the_semantic_chunker_embeds_through_the_endpoint(server):
+    from chunkeval.chunkers import get_chunker
+
+    server.answer(PATH, embeddings_answer())
+    chunker = get_chunker(
+        f"semantic(embedder=\"openai(model='m', base_url='{server.base_url}')\", max_chars=200)"
+    )
+    local = get_chunker("semantic(embedder='python:_endpoint_server:InProcessVectors', max_chars=200)")
+    text = " ".join(TEXTS.values())
+    assert [c.text for c in chunker.chunk(text)] == [c.text for c in local.chunk(text)]
+    assert server.count(PATH) >= 1
+
+
+@pytest.mark.slow
+def test_usage_of_worker_processes_reaches_the_manifest(server, dataset_folder, tmp_path, capsys):
+    server.answer(PATH, embeddings_answer())
+    args = ["run", "--dataset", f"jsonl:{dataset_folder}", "--retriever", _spec(server), "--quiet"]
+    args += ["--chunker", "sentence(max_chars=40)", "--chunker", "sentence(max_chars=120)"]
+    args += ["--executor", "processes", "--workers", "2", "--no-report", "--out", str(tmp_path / "out")]
+    assert main(args) == 0, capsys.readouterr().err
+    manifest = Results.load(tmp_path / "out").manifest
+    assert manifest["workers"] == 2
+    (total,) = manifest["endpoint_usage"].values()
+    per_config = [t["endpoint_usage"] for t in manifest["timings"]["configs"]]
+    assert all(len(u) == 1 for u in per_config)
+    assert (
+        total["requests"] == server.count(PATH) == sum(next(iter(u.values()))["requests"] for u in per_config)
+    )
+    assert total["usage"]["prompt_tokens"] == sum(len(t.split()) for t in _served(server))

@@ -159,11 +159,25 @@ def _one_blas_thread() -> contextlib.AbstractContextManager[Any]:
     return threadpool_limits(1, user_api="blas")
 
 
+def _evaluate_counted(
+    ctx: PreparedDataset, chunker: ChunkerLike | str, label: str, settings: Settings
+) -> Evaluation:
+    """:func:`evaluate`, with what it spent on model endpoints in its timings (``endpoint_usage``,
+    :func:`chunkeval.endpoints.client.usage_since`): counted in the process that made the
+    requests, one job at a time, so a worker's requests reach the manifest too."""
+    from chunkeval.endpoints.client import usage_since, usage_totals
+
+    before = usage_totals()
+    evaluation = evaluate(ctx, chunker, label, settings)
+    evaluation.timings["endpoint_usage"] = usage_since(before)
+    return evaluation
+
+
 def _evaluate_here(
     dataset_index: int, chunker: ChunkerLike | str, label: str, settings: Settings
 ) -> Evaluation:
     try:
-        return evaluate(_PREPARED[dataset_index], chunker, label, settings)
+        return _evaluate_counted(_PREPARED[dataset_index], chunker, label, settings)
     finally:
         release_freed_memory()
 
@@ -226,7 +240,7 @@ def _local(
     out = []
     with _one_blas_thread():
         for j, (di, chunker, label) in enumerate(jobs):
-            out.append(evaluate(prepared[di], chunker, label, settings))
+            out.append(_evaluate_counted(prepared[di], chunker, label, settings))
             release_freed_memory()  # the next configuration's arrays differ in size
             if progress is not None:
                 progress(j + 1, len(jobs))
@@ -309,19 +323,15 @@ def _processes(
 
 def _build_shared(prepared: Sequence[PreparedDataset], settings: Settings) -> None:
     """Build here, before a pool starts, what every configuration of a dataset shares and
-    the datasets build on first use: the lexical retrievers' corpus analysis (with the
-    analyser's character classes), the evidence extents and the word starts.
+    the datasets build on first use: the evidence extents and the word starts.
 
     Forked workers then inherit them instead of each building them again (about a second of
     the Chroma suite's first configuration; on a busy machine those duplicates made two
     workers slower than one); spawned ones receive them with the datasets.
     """
-    counts = settings.build_retriever().accepts_counts()
     for ctx in prepared:
         if ctx.questions:
             ctx.evidence_hulls()
-            if counts:
-                ctx.corpus_terms()
         ctx.word_starts()
 
 

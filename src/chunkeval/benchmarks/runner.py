@@ -173,6 +173,23 @@ def _retriever_params(name: str) -> dict[str, Any] | None:
     return to_jsonable(info)
 
 
+def _endpoint_usage(outputs: Sequence[Evaluation], executor: str) -> dict[str, Any] | None:
+    """What the run spent on model endpoints, by ``MODEL@HOST``: the sum of every
+    configuration's ``endpoint_usage`` (counted where it ran); None under Dask, whose
+    steps are not counted."""
+    if executor == "dask":
+        return None
+    total: dict[str, Any] = {}
+    for timings in (o.timings for o in outputs):
+        for name, spent in timings.get("endpoint_usage", {}).items():
+            into = total.setdefault(name, {**spent, "requests": 0, "retries": 0, "usage": {}})
+            into["requests"] += spent["requests"]
+            into["retries"] += spent["retries"]
+            for field, n in spent["usage"].items():
+                into["usage"][field] = into["usage"].get(field, 0) + n
+    return total
+
+
 def _machine() -> dict[str, Any]:
     return {
         "ram_bytes": _ram_bytes(),
@@ -215,8 +232,6 @@ def _load_datasets(datasets: Any) -> tuple[list[Any], list[str | None], list[flo
 
 def _resolve_chunkers(chunkers: Any) -> tuple[list[ChunkerLike], list[ChunkerLike | str], list[str]]:
     """Build chunkers; return (objects, what to send to workers, configuration labels)."""
-    from sklearn.base import clone
-
     from chunkeval.chunkers import get_chunker
 
     if isinstance(chunkers, str) or hasattr(chunkers, "chunk_document"):
@@ -242,6 +257,8 @@ def _resolve_chunkers(chunkers: Any) -> tuple[list[ChunkerLike], list[ChunkerLik
             payloads.append(spec)
         elif hasattr(c, "chunk_document") and hasattr(c, "spec"):
             obj = c
+            from sklearn.base import clone  # only for a chunker object: a spec needs no copy
+
             try:
                 payloads.append(clone(c))
             except Exception:  # not an sklearn-style estimator: send as is
@@ -555,9 +572,6 @@ def run(
     from chunkeval.retrieval import retriever_label
 
     retriever_params = _retriever_params(retriever)  # fails early on an unknown name or embedder
-    from chunkeval.endpoints.client import usage_since, usage_totals
-
-    usage_before = usage_totals()
     tokenizer, tokenizer_name = _tokenizer_spec(tokenizer)
     loaded, specs, load_seconds = _load_datasets(datasets)
     objects, payloads, labels = _resolve_chunkers(chunkers)
@@ -600,7 +614,7 @@ def run(
         "workers_decision": decision.to_dict(),
         "executor": executor,
         "total_seconds": time.perf_counter() - t_start,
-        "endpoint_usage": usage_since(usage_before),
+        "endpoint_usage": _endpoint_usage(outputs, executor),
     }
     manifest = _manifest(settings, loaded, specs, load_seconds, objects, labels, summary, outputs, facts)
     return Results(

@@ -27,6 +27,7 @@ import hashlib
 import json
 import os
 import re
+import stat
 import time
 import uuid
 import warnings
@@ -214,7 +215,7 @@ def read_vector_file(data: bytes, namespace: str) -> tuple[list[bytes], np.ndarr
 def _set_aside(folder: Path, path: Path, why: str) -> None:
     """Move a bad file to ``folder/set-aside`` and warn once; a file already moved (by a
     concurrent run) is left to that run's warning."""
-    target = folder / SET_ASIDE / f"{path.parent.name}-{path.name}"
+    target = folder / SET_ASIDE / f"{uuid.uuid4().hex[:8]}-{path.parent.name}-{path.name}"
     try:
         target.parent.mkdir(exist_ok=True)
         os.replace(path, target)
@@ -284,6 +285,8 @@ def _prune(folder: Path, max_bytes: int) -> None:
             st = p.stat()
         except FileNotFoundError:
             continue
+        if not stat.S_ISREG(st.st_mode):
+            continue  # a folder set aside: its files are not the cache's
         if _TEMP_NAME.fullmatch(p.name):
             if now - st.st_mtime < _STALE_TEMP_S:
                 continue  # being written

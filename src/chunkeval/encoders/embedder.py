@@ -20,24 +20,15 @@ import numpy as np
 
 from chunkeval._params import Params
 from chunkeval.caches import store
+from chunkeval.encoders.architecture import check_model_folder
 from chunkeval.encoders.bert import BertWeights, encode
 from chunkeval.encoders.cache import cache_namespace, cached_vectors
 from chunkeval.encoders.models import ModelFolder, resolve_model
-from chunkeval.errors import MissingDependency, UsageError
+from chunkeval.errors import UsageError
 
 __all__ = ["BertEmbedder"]
 
-_MODELS: dict = store("encoders.models")  # (namespace, max_seq_length) -> _Loaded
-
-#: The files besides the weights whose content changes a vector: architecture, vocabulary and
-#: splitting, window, modules (normalisation), pooling.
-_DEFINING_FILES = (
-    "config.json",
-    "tokenizer.json",
-    "sentence_bert_config.json",
-    "modules.json",
-    "1_Pooling/config.json",
-)
+_MODELS: dict = store("encoders.models")  # (weights sha256, folder, max_seq_length) -> _Loaded
 
 
 @dataclass(frozen=True)
@@ -48,17 +39,11 @@ class _Loaded:
     window: int
     pooling: str
     normalize: bool
-    namespace: str  # of the embedding cache: everything that changes a vector
 
 
-def _tokenizers(folder: ModelFolder, window: int) -> tuple[Any, Any]:
-    try:
-        from tokenizers import Tokenizer
-    except ImportError:
-        raise MissingDependency(
-            "the BERT encoder tokenises with tokenizers: pip install tokenizers"
-        ) from None
-    tok = Tokenizer.from_file(str(folder.path / "tokenizer.json"))
+def _tokenizers(tok: Any, window: int) -> tuple[Any, Any]:
+    from tokenizers import Tokenizer
+
     tok.no_padding()  # tokenizer.json files often fix padding (MiniLM's: 128), the batches pad
     counter = Tokenizer.from_str(tok.to_str())
     counter.no_truncation()
@@ -72,25 +57,24 @@ def _pooling(folder: ModelFolder) -> str:
         return "cls"
     if cfg.get("pooling_mode_mean_tokens"):
         return "mean"
-    raise UsageError(f"{folder.spec}: pooling {cfg} is not supported (mean or cls)")
+    raise UsageError(f"{folder.path / '1_Pooling/config.json'}: pooling {cfg} is not supported (mean or cls)")
 
 
 def _load(folder: ModelFolder, max_seq_length: int | None) -> _Loaded:
-    # the weights alone do not name a model: the same file under another config.json (fewer
-    # layers) or tokenizer gives other vectors, so the key holds every defining file's digest
-    files = {"model.safetensors": folder.digest, **{f: folder.file_digest(f) for f in _DEFINING_FILES}}
-    key = (cache_namespace(files), max_seq_length)
+    # the folder is part of the key: the same weights beside another config.json are checked
+    # (and may be refused) on their own
+    key = (folder.digest, str(folder.path.resolve()), max_seq_length)
     if key not in _MODELS:
-        config = folder.read_json("config.json") or {}
-        st = folder.read_json("sentence_bert_config.json") or {}
-        window = int(max_seq_length or st.get("max_seq_length") or config.get("max_position_embeddings", 512))
-        modules = folder.read_json("modules.json")
-        normalize = modules is None or any(str(m.get("type", "")).endswith("Normalize") for m in modules)
-        weights = BertWeights.load(folder.path / "model.safetensors", config)
-        tok, counter = _tokenizers(folder, window)
+        checked = check_model_folder(folder, max_seq_length)  # every file, before any weight is read
+        window = checked.window
+        modules = folder.read_json("modules.json", list)
+        normalize = modules is None or any(
+            isinstance(m, dict) and str(m.get("type", "")).endswith("Normalize") for m in modules
+        )
         pooling = _pooling(folder)
-        identity = {"files": files, "window": window, "pooling": pooling, "normalize": normalize}
-        _MODELS[key] = _Loaded(weights, tok, counter, window, pooling, normalize, cache_namespace(identity))
+        weights = BertWeights.load(folder.path / "model.safetensors", checked.config)
+        tok, counter = _tokenizers(checked.tokenizer, window)
+        _MODELS[key] = _Loaded(weights, tok, counter, window, pooling, normalize)
     return _MODELS[key]
 
 
@@ -211,7 +195,8 @@ class BertEmbedder(Params):
 
     def _vectors(self, texts: Sequence[str], prefix: str) -> np.ndarray:
         loaded = self._loaded()
-        return cached_vectors(loaded.namespace, prefix, list(texts), lambda new: self._compute(loaded, new))
+        namespace = _cache_namespace(self._folder(), loaded)
+        return cached_vectors(namespace, prefix, list(texts), lambda new: self._compute(loaded, new))
 
     def _compute(self, loaded: _Loaded, texts: list[str]) -> np.ndarray:
         """Embed ``texts`` (prefixes included) in length-sorted batches; rows in input order."""
@@ -240,3 +225,25 @@ def _pool(hidden: np.ndarray, mask: np.ndarray, pooling: str) -> np.ndarray:
         return hidden[:, 0]
     summed = np.einsum("bnh,bn->bh", hidden, mask)
     return summed / np.maximum(mask.sum(axis=1, keepdims=True), 1e-9)
+
+
+#: The files besides the weights whose content changes a vector: architecture, vocabulary and
+#: splitting, window, modules (normalisation), pooling.
+_DEFINING_FILES = (
+    "config.json",
+    "tokenizer.json",
+    "sentence_bert_config.json",
+    "modules.json",
+    "1_Pooling/config.json",
+)
+
+
+def _cache_namespace(folder: ModelFolder, loaded: _Loaded) -> str:
+    """The embedding cache's namespace of a model read from ``folder``: the weights alone do not
+    name a model (the same file under a config.json with fewer layers, or another tokenizer,
+    gives other vectors), so it holds every defining file's digest, the window, pooling and
+    normalisation."""
+    files = {"model.safetensors": folder.digest, **{f: folder.file_digest(f) for f in _DEFINING_FILES}}
+    return cache_namespace(
+        {"files": files, "window": loaded.window, "pooling": loaded.pooling, "normalize": loaded.normalize}
+    )

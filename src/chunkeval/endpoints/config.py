@@ -90,12 +90,13 @@ class EndpointConfig:
             )
         if self.api_key_env is not None:
             _check_text("api_key_env", self.api_key_env)
-        for name, low in (("timeout_s", 0.0), ("retry_backoff_s", 0.0), ("max_retry_wait_s", 0.0)):
+        for name in ("timeout_s", "retry_backoff_s", "max_retry_wait_s"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
                 raise UsageError(f"openai(...): {name} must be a number of seconds, got {value!r}")
-            if value < low or (name == "timeout_s" and value == 0):
-                raise UsageError(f"openai(...): {name} must be > 0, got {value!r}")
+            if value < 0 or (name == "timeout_s" and value == 0):
+                bound = "> 0" if name == "timeout_s" else ">= 0"
+                raise UsageError(f"openai(...): {name} must be {bound}, got {value!r}")
         for name, low in (("max_retries", 0), ("max_in_flight", 1)):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < low:
