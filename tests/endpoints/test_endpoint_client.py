@@ -9,7 +9,7 @@ import time
 import pytest
 
 from _endpoint_server import EndpointServer, Reply
-from chunkeval.endpoints import EndpointClient, EndpointConfig, parse_endpoint
+from chunkeval.endpoints import EndpointClient, EndpointConfig, RequestRefused, parse_endpoint
 from chunkeval.endpoints.client import retry_after_s
 from chunkeval.errors import EnvironmentFailure, UsageError
 
@@ -192,6 +192,18 @@ def test_user_errors_are_one_line_usage_errors_without_the_key(server, monkeypat
     assert words in message and "/v1/embeddings" in message
     assert SECRET not in message and "\n" not in message
     assert server.count(PATH) == 1  # never retried
+
+
+@pytest.mark.parametrize(
+    ("status", "refused"), [(400, True), (422, True), (302, True), (401, False), (404, False)]
+)
+def test_a_request_refused_as_sent_keeps_its_status(server, status, refused):
+    server.script(PATH, Reply(status, json_body={"error": "response_format is not supported"}))
+    with pytest.raises(UsageError) as caught:
+        EndpointClient(_config(server)).post(API, {})
+    assert isinstance(caught.value, RequestRefused) is refused
+    if refused:
+        assert caught.value.status == status
 
 
 def test_post_many_bounds_requests_in_flight(server):

@@ -15,7 +15,7 @@ two modules, shared by the embeddings embedder and the question generator:
 The HTTP stack is ``httpx`` (the optional extra ``endpoint``).
 """
 
-from chunkeval.endpoints.client import EndpointClient
+from chunkeval.endpoints.client import EndpointClient, RequestRefused
 from chunkeval.endpoints.config import EndpointConfig, parse_endpoint
 
-__all__ = ["EndpointClient", "EndpointConfig", "parse_endpoint"]
+__all__ = ["EndpointClient", "EndpointConfig", "RequestRefused", "parse_endpoint"]

@@ -15,7 +15,8 @@ connection, a body cut short                          seconds (n = retries so fa
                                                       retries: :class:`EnvironmentFailure` (exit 1)
 401 / 403                                             :class:`UsageError` (exit 2): the key
 404                                                   :class:`UsageError`: the URL or the model
-3xx, other 4xx                                        :class:`UsageError`: what the server said
+3xx, other 4xx                                        :class:`RequestRefused` (a usage error that
+                                                      keeps the ``status``): what the server said
 2xx whose body is not JSON                            :class:`UsageError`: not an OpenAI-compatible
                                                       API (a web page at ``base_url``?)
 ====================================================  ===========================================
@@ -42,7 +43,7 @@ from typing import Any
 from chunkeval.endpoints.config import EndpointConfig
 from chunkeval.errors import EnvironmentFailure, MissingDependency, UsageError
 
-__all__ = ["EndpointClient", "retry_after_s", "usage_since", "usage_totals"]
+__all__ = ["EndpointClient", "RequestRefused", "retry_after_s", "usage_since", "usage_totals"]
 
 #: How much of a server's error message an error line quotes, in characters.
 _QUOTED_CHARS = 200
@@ -130,6 +131,24 @@ def retry_after_s(value: str | None, now_s: float | None = None) -> float | None
             return None
         seconds = when.timestamp() - (time.time() if now_s is None else now_s)
     return max(0.0, seconds) if math.isfinite(seconds) else None
+
+
+class RequestRefused(UsageError):
+    """The server refused a request as sent (a 3xx, or a 4xx other than 401, 403 and 404).
+
+    A caller that can send the request another way catches it and reads :attr:`status`: the
+    question generator asks again without ``response_format`` when a server rejects
+    structured output with HTTP 400.
+
+    Attributes
+    ----------
+    status : int
+        The HTTP status.
+    """
+
+    def __init__(self, message: str, status: int) -> None:
+        super().__init__(message)
+        self.status = status
 
 
 class _Stopped(Exception):
@@ -330,9 +349,10 @@ class EndpointClient:
                 f"in /v1) and that the server serves model {self.config.model!r}"
             )
         if status >= 300:
-            raise UsageError(
+            raise RequestRefused(
                 f"endpoint {where} refused the request (HTTP {status}{said}); check model and the "
-                "other parameters of openai(...)"
+                "other parameters of openai(...)",
+                status,
             )
         try:
             reply = json.loads(response.content)
