@@ -33,6 +33,9 @@ from _shared import SHARED, shared_path
 
 TESTS = Path(__file__).resolve().parent
 
+#: The timing report of the slowest phases and the opt-in budget check (see ``_timing``).
+pytest_plugins = ["_timing"]
+
 #: Import names of the optional extras' packages (``pyproject.toml``'s optional dependencies).
 EXTRA_MODULES = frozenset(
     {
