@@ -83,12 +83,19 @@ def _test_function(func: object) -> types.FunctionType | None:
 
 
 def _in_tests(func: types.FunctionType) -> bool:
-    return Path(func.__code__.co_filename).resolve().is_relative_to(TESTS)
+    return _file_in_tests(func.__code__.co_filename)
+
+
+@cache
+def _file_in_tests(filename: str) -> bool:
+    return Path(filename).resolve().is_relative_to(TESTS)
 
 
 @cache
 def _extras_skipped_in(func: types.FunctionType) -> frozenset[str]:
     """Extra modules that ``func``'s own source passes to ``pytest.importorskip``."""
+    if "importorskip" not in _names(func.__code__):
+        return frozenset()  # most functions: no source to read and parse
     try:
         tree = ast.parse(textwrap.dedent(inspect.getsource(func)))
     except (OSError, TypeError, SyntaxError):
