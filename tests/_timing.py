@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import pytest
 
-#: How many of the slowest phases the end-of-run report lists.
+#: How many of the slowest phases the end-of-run report lists (``CHUNKEVAL_TEST_REPORTED`` sets it).
 REPORTED = int(os.environ.get("CHUNKEVAL_TEST_REPORTED", "15"))
 
 #: Environment variable that turns the budget check on: a number of CPU seconds.
@@ -69,16 +69,18 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def _timed(item: pytest.Item, when: str) -> Generator[None, None, None]:
     wall, cpu = time.perf_counter(), _cpu_s()
-    yield
-    phase = Phase(
-        item.nodeid,
-        when,
-        time.perf_counter() - wall,
-        _cpu_s() - cpu,
-        item.get_closest_marker("slow") is not None,
-    )
-    _PHASES.append(phase)
-    item.stash.setdefault(_PHASES_OF, []).append(phase)
+    try:
+        yield
+    finally:  # a failing phase is timed too
+        phase = Phase(
+            item.nodeid,
+            when,
+            time.perf_counter() - wall,
+            _cpu_s() - cpu,
+            item.get_closest_marker("slow") is not None,
+        )
+        _PHASES.append(phase)
+        item.stash.setdefault(_PHASES_OF, []).append(phase)
 
 
 _PHASES_OF = pytest.StashKey[list[Phase]]()
