@@ -10,7 +10,7 @@ import textwrap
 import pytest
 
 from chunkeval.cli import main
-from chunkeval.cli.exit_codes import EXIT_FAILURE, EXIT_USAGE, exit_code, flag_names, report_failure
+from chunkeval.cli.exit_codes import EXIT_FAILURE, EXIT_USAGE, exit_code, flag_message, report_failure
 from chunkeval.datasets import DatasetError
 from chunkeval.errors import (
     EnvironmentFailure,
@@ -98,20 +98,48 @@ def test_unknown_name_suggests_and_bounds_its_list():
 
 
 @pytest.mark.parametrize(
-    "message, flags",
+    "exc, shown",
     [
-        ("rank_by='nope' is not a column", "--rank-by 'nope' is not a column"),
-        ("ks must be a non-empty list of integers >= 1, got []", "--k must be a non-empty list"),
-        ("seed must be a non-negative integer below 2**63, got -1", "--seed must be"),
-        ("cannot rank: rank_by=answerable@7 needs k=7", "cannot rank: --rank-by answerable@7 needs k=7"),
-        # parameters inside spec strings are the user's words: left alone
-        ("synthetic:seed=0,n_docs=0: n_docs must be >= 1", "synthetic:seed=0,n_docs=0: n_docs must be >= 1"),
-        ("fixed(chunk_size=5, seed=1): unknown parameter", "fixed(chunk_size=5, seed=1): unknown parameter"),
-        ("seeds are fine", "seeds are fine"),
+        (
+            UsageError("rank_by='nope' names no column", parameter="rank_by"),
+            "--rank-by 'nope' names no column",
+        ),
+        (
+            UsageError("ks must be positive integers, got []", parameter="ks"),
+            "--k must be positive integers, got []",
+        ),
+        (UsageError("ks: k = 9 is too large", parameter="ks"), "--k: k = 9 is too large"),
+        (
+            UsageError("seed must be an integer, got -1", parameter="seed"),
+            "--seed must be an integer, got -1",
+        ),
+        # no parameter, or one the command line has no flag for: the library's words
+        (
+            UsageError("synthetic:seed=0,n_docs=0: n_docs must be >= 1"),
+            "synthetic:seed=0,n_docs=0: n_docs must be >= 1",
+        ),
+        (UsageError("n must be an integer >= 0, got -1"), "n must be an integer >= 0, got -1"),
+        (UsageError("chunk_size must be >= 1", parameter="chunk_size"), "chunk_size must be >= 1"),
+        # a message that does not start with its parameter is left alone
+        (UsageError("seeds are fine", parameter="seed"), "seeds are fine"),
     ],
 )
-def test_library_parameters_become_flags(message, flags):
-    assert flag_names(message).startswith(flags)
+def test_a_parameter_error_names_its_flag(exc, shown):
+    assert flag_message(exc) == shown
+
+
+def test_library_checks_name_their_parameter_and_the_cli_its_flag():
+    from chunkeval.validation import check_budgets, check_ks, check_seed
+
+    for check, bad, parameter, flag in (
+        (check_ks, [0], "ks", "--k"),
+        (check_budgets, [-1], "budgets", "--budgets"),
+        (check_seed, -1, "seed", "--seed"),
+    ):
+        with pytest.raises(UsageError) as info:
+            check(bad)
+        assert info.value.parameter == parameter and str(info.value).startswith(parameter)
+        assert flag_message(info.value).startswith(flag + " ")
 
 
 # ------------------------------------------------------------------ end to end, through main()

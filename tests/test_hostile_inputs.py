@@ -21,10 +21,10 @@ from types import SimpleNamespace
 import pytest
 
 from _shared import requires
-from chunkeval.benchmarks import Results
 from chunkeval.benchmarks.runner import run
 from chunkeval.cli import main
 from chunkeval.datasets import Dataset, save_jsonl
+from chunkeval.results import Results
 from chunkeval.types import Document, EvidenceSpan, Question
 
 FIXED = "fixed(chunk_size=10, unit='chars')"

@@ -13,7 +13,7 @@ unit ``gate``). :data:`LAYERS` orders the units bottom to top, and the rules are
 
 A module's package ``__init__`` runs before the module, so an import of ``chunkeval.a.b`` is a
 dependency on module ``chunkeval.a.b`` only, never on its parents. Imports made through
-``importlib`` (the moved-name finder of :mod:`chunkeval._names`) are not dependencies of code.
+``importlib`` are not dependencies of code.
 """
 
 from __future__ import annotations
@@ -34,7 +34,6 @@ LAYERS: list[set[str]] = [
     # package's own __init__, which every import of chunkeval runs first.
     {
         "__init__",
-        "_names",
         "_atomic",
         "_json",
         "_limits",

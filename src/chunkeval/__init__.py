@@ -1,11 +1,8 @@
 """chunkeval: measure how a chunking strategy changes retrieval of known evidence."""
 
-from chunkeval import _names
 from chunkeval.types import Chunk, Document, EvidenceSpan, Question
 
 #: The one place the version is written; ``pyproject.toml`` reads it from here.
 __version__ = "0.2.0.dev0"
-
-_names.install()
 
 __all__ = ["Chunk", "Document", "EvidenceSpan", "Question", "__version__"]

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import functools
 import sys
-
-from chunkeval.caches import memoize
 
 __all__ = ["release_freed_memory"]
 
 
-@memoize("memory.malloc_trim")
+@functools.cache
 def _malloc_trim():  # type: ignore[no-untyped-def]
     if not sys.platform.startswith("linux"):
         return None

@@ -7,17 +7,21 @@ does. Chunkers and embedders use it instead of ``BaseEstimator`` because
 importing ``sklearn.base`` costs seconds and ~170 MB in every process (the CLI,
 every worker), and they fit no model. ``sklearn.base.clone`` still works on
 them: it calls :meth:`Params.__sklearn_clone__`.
+
+:func:`public_path` is the class path a run records with those parameters (manifests,
+retriever descriptions), stable when a class moves between the modules of its package.
 """
 
 from __future__ import annotations
 
 import copy
 import inspect
+import sys
 from typing import Any
 
 from chunkeval.errors import UsageError
 
-__all__ = ["Params", "clone_param"]
+__all__ = ["Params", "clone_param", "public_path"]
 
 
 def clone_param(value: Any) -> Any:
@@ -137,3 +141,31 @@ class Params:
             if default is inspect.Parameter.empty or repr(value) != repr(default):
                 changed.append(f"{key}={value!r}")
         return f"{type(self).__name__}({', '.join(changed)})"
+
+
+def public_path(obj: type) -> str:
+    """``"package.Name"`` for the shortest package of ``obj``'s module that exports ``obj``.
+
+    ``chunkeval.retrieval.lexical.TfidfRetriever`` is recorded as
+    ``chunkeval.retrieval.TfidfRetriever`` when the package re-exports it, so moving the class
+    between submodules does not change a run's provenance (the manifest's ``"class"`` entries
+    and the retriever labels of a baseline).
+
+    Parameters
+    ----------
+    obj : type
+        A class (a retriever's or an embedder's).
+
+    Returns
+    -------
+    str
+        The dotted path, ``"module.QualName"`` when no shorter loaded package exports it.
+    """
+    module, name = obj.__module__, obj.__qualname__
+    parts = module.split(".")
+    for i in range(1, len(parts) + 1):
+        candidate = ".".join(parts[:i])
+        loaded = sys.modules.get(candidate)
+        if loaded is not None and getattr(loaded, name, None) is obj:
+            return f"{candidate}.{name}"
+    return f"{module}.{name}"

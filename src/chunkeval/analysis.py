@@ -27,12 +27,12 @@ References
 
 from __future__ import annotations
 
+import functools
 import re
 import sys
 import unicodedata
 from typing import Any
 
-from chunkeval.caches import memoize
 from chunkeval.errors import MissingDependency, UsageError
 
 __all__ = ["CJK_BIGRAM_CHARS", "SEPARATORS", "UnicodeAnalyzer", "marks_class", "normalize", "word_regex"]
@@ -47,7 +47,7 @@ CJK_BIGRAM_CHARS = (
 )
 
 
-@memoize("analysis.marks_class")
+@functools.cache
 def marks_class() -> str:
     """Body of a regex character class matching every combining mark.
 
@@ -97,7 +97,7 @@ def word_regex(exclude: str = "", min_chars: int = 1) -> str:
     return f"{head}{w}++(?:{m}++{w}*+)*+"
 
 
-@memoize("analysis.analyzer_regexes")
+@functools.cache
 def _analyzer_regexes() -> tuple[re.Pattern[str], re.Pattern[str]]:
     cjk = CJK_BIGRAM_CHARS
     # words outside the CJK scripts, and a lone CJK character (a run of one)

@@ -1,9 +1,10 @@
-"""Every process-level cache of chunkeval, declared in one place.
+"""The process-level caches that need a bound or a clear policy, declared in one place.
 
 A *process-level cache* is state that outlives the call that filled it and is shared by
-every caller in the process: a memoised function, or a dictionary at module level. Each
-one is declared here, once, in :data:`CATALOGUE` -- what it holds, its key, its bound and
-who fills it -- and is created through this module, so none can exist without its entry:
+every caller in the process. The ones declared here, in :data:`CATALOGUE` -- what each
+holds, its key, its bound and who fills it -- hold data that grows with the input (token
+counts, texts, vectors, loaded models) or large arrays, so a long-lived process or a test may
+want them emptied; each is created through this module:
 
 * :func:`memoize` wraps a function in :func:`functools.lru_cache` with the declared bound;
 * :func:`store` returns a dictionary owned by this module.
@@ -12,17 +13,14 @@ who fills it -- and is created through this module, so none can exist without it
 its memory back); :func:`describe` lists them with their entries. No cache changes a
 result: each returns what recomputing would return, so clearing one only costs time.
 
+Plain memoisation of a small fixed value (a compiled pattern, a lookup table, a function
+handle, a small bounded LRU of statistics tables) is :func:`functools.cache` or
+:func:`functools.lru_cache` at its function instead, with the bound in the decorator: such
+a cache cannot grow with the input and there is nothing to win by clearing it.
+
 The caches (each entry of :data:`CATALOGUE` gives its key, bound and filler too):
 
-- ``text.line_regexes``: a Markdown line pattern, compiled;
-- ``text.lead_matches``: whether a code point can begin a line pattern (LRU, 65,536);
-- ``text.space_table``: the whitespace table of the code points below U+3001;
-- ``text.known_sentences``: sentence spans declared for one text object (0.1 interface;
-  the runner does not use it);
 - ``text.last_arrays``: the code points and words of the last long text split or measured;
-- ``text.other_terminators``: which code points end a sentence of another script;
-- ``analysis.marks_class``, ``analysis.analyzer_regexes``: the analyzer's patterns;
-- ``tokenizers.regex_token``: the regex tokenizer's pattern;
 - ``tokenizers.count_caches``: token counts, one LRU of 8,192 texts per tokenizer;
 - ``chunkers.seam_segments``: cl100k counts of the text segments the budget chunkers measure
   (32,768 texts per encoding);
@@ -35,10 +33,7 @@ The caches (each entry of :data:`CATALOGUE` gives its key, bound and filler too)
 - ``encoders.models``: the BERT encoders loaded (weights and tokenizers);
 - ``encoders.vectors``: the embedding cache, one vector per (weights, prefix, text);
 - ``encoders.disk_loaded``: which on-disk embedding caches were read into memory;
-- ``encoders.digests``: the sha256 of weight files already hashed;
-- ``memory.malloc_trim``: glibc's ``malloc_trim``, or ``None``;
-- ``gate.exact_critical``: the exact McNemar test's critical counts (LRU, 8 tables);
-- ``gate.exact_needed``: the exact test's questions needed (LRU, 4,096 flip counts).
+- ``encoders.digests``: the sha256 of weight files already hashed.
 
 Not here: what lives and dies with one object (a :class:`~chunkeval.benchmarks.prepared.
 PreparedDataset`'s arrays, a chunker's resolved ``tokenizer_``, a retriever's fitted index),
@@ -102,68 +97,11 @@ def _entries(*entries: CacheEntry) -> dict[str, CacheEntry]:
 #: Every process-level cache, by name (the module docstring shows it as a table).
 CATALOGUE: dict[str, CacheEntry] = _entries(
     CacheEntry(
-        "text.line_regexes",
-        "a line pattern compiled at a line start and after a break character",
-        "the pattern's source",
-        "the dozen patterns of chunkeval.text.lines",
-        "chunkeval.text.lines",
-    ),
-    CacheEntry(
-        "text.lead_matches",
-        "whether a code point can begin a line pattern",
-        "(character class, code point)",
-        "65,536 entries, least recently used",
-        "chunkeval.text.lines.Lines.starting_with",
-        maxsize=1 << 16,
-    ),
-    CacheEntry(
-        "text.space_table",
-        "the str.isspace table of the code points below U+3001",
-        "none",
-        "one boolean array of 12,290 entries",
-        "chunkeval.text.words.word_bounds",
-    ),
-    CacheEntry(
-        "text.known_sentences",
-        "sentence spans a caller declared for one text object (0.1 interface)",
-        "the text object, by identity",
-        "one per open `with known_sentences(...)` block",
-        "chunkeval.text.known_sentences",
-    ),
-    CacheEntry(
         "text.last_arrays",
         "the code points and word runs of the last text of 4,096 characters or more",
         "the text object, by identity",
         "one text",
         "chunkeval.text._spans.text_arrays",
-    ),
-    CacheEntry(
-        "text.other_terminators",
-        "per code point below U+20000, whether it is a Sentence_Terminal other than .!?",
-        "none",
-        "one boolean array of 131,072 entries",
-        "chunkeval.text.sentence_spans",
-    ),
-    CacheEntry(
-        "analysis.marks_class",
-        "the regex character class of every combining mark",
-        "none",
-        "one string",
-        "chunkeval.analysis.marks_class",
-    ),
-    CacheEntry(
-        "analysis.analyzer_regexes",
-        "the compiled term and CJK-bigram patterns of the analyzer",
-        "none",
-        "two patterns",
-        "chunkeval.analysis",
-    ),
-    CacheEntry(
-        "tokenizers.regex_token",
-        "the compiled token pattern of the regex tokenizer",
-        "none",
-        "one pattern",
-        "chunkeval.tokenizers.RegexTokenizer",
     ),
     CacheEntry(
         "tokenizers.count_caches",
@@ -242,29 +180,6 @@ CATALOGUE: dict[str, CacheEntry] = _entries(
         "(resolved path, size, modification time)",
         "one per weights file a process reads",
         "chunkeval.encoders.models.resolve_model",
-    ),
-    CacheEntry(
-        "memory.malloc_trim",
-        "glibc's malloc_trim function, or None",
-        "none",
-        "one handle",
-        "chunkeval._memory.release_freed_memory",
-    ),
-    CacheEntry(
-        "gate.exact_critical",
-        "per number of discordant questions d, the smallest count that rejects (read-only array)",
-        "(alpha, table size)",
-        "8 tables, least recently used",
-        "chunkeval.gate.paired",
-        maxsize=8,
-    ),
-    CacheEntry(
-        "gate.exact_needed",
-        "the questions the exact McNemar test needs at 80% power",
-        "(n_down, n_up, n, confidence, power)",
-        "4,096 entries, least recently used",
-        "chunkeval.gate.paired.exact_questions_needed",
-        maxsize=4096,
     ),
 )
 

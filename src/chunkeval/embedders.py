@@ -573,7 +573,7 @@ def embedder_identity(embedder: Any) -> dict[str, Any]:
         ``describe()`` (model id, revision, weights sha256, ...) as ``"model"`` and drops its
         folder from ``"params"``.
     """
-    from chunkeval._names import public_path
+    from chunkeval._params import public_path
 
     params = embedder.get_params(deep=False) if hasattr(embedder, "get_params") else None
     info: dict[str, Any] = {"class": public_path(type(embedder)), "params": params}

@@ -38,7 +38,23 @@ class ChunkevalError(Exception):
 
 
 class UsageError(ChunkevalError, ValueError):
-    """The input is wrong (argument, spec, data or results file); the message says how to fix it."""
+    """The input is wrong (argument, spec, data or results file); the message says how to fix it.
+
+    Parameters
+    ----------
+    *args
+        The message (and any other arguments of :class:`ValueError`).
+    parameter : str, optional
+        The library parameter the wrong value came through (``"ks"``, ``"rank_by"``), when
+        the message is about one; the message then starts with that name, as ``"ks must be
+        ..."`` or ``"rank_by='x' names ..."``. The command line names its own flag there
+        instead (``--k``, ``--rank-by``: the table
+        :data:`chunkeval.cli.exit_codes.PARAMETER_FLAGS`).
+    """
+
+    def __init__(self, *args: object, parameter: str | None = None) -> None:
+        super().__init__(*args)
+        self.parameter = parameter
 
 
 class UnknownNameError(UsageError, KeyError):

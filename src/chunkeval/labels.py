@@ -75,14 +75,20 @@ _QUOTE = re.compile(r"['\"]")
 _SPACE = re.compile(r"\s+")
 
 
-def config_family(config: str) -> str:
-    """Chunker family of a configuration spec: the name before its ``(``.
+def config_family(config: str, chunker: str | float | None = None) -> str:
+    """Chunker family of a configuration: its ``chunker`` name, else its spec's name.
+
+    The spec's name is the part before its ``(``. Every external splitter has
+    ``chunker == "external"``, so for those the spec's name tells them apart.
 
     Parameters
     ----------
     config : str
         Configuration spec (``"fixed(chunk_size=64, ...)"``,
         ``"langchain:MarkdownTextSplitter(chunk_size=800)"``) or any label.
+    chunker : str or float, optional
+        The summary's ``chunker`` value of the configuration; ``None``, NaN (a missing cell),
+        ``""`` and ``"external"`` are ignored.
 
     Returns
     -------
@@ -90,6 +96,9 @@ def config_family(config: str) -> str:
         ``"fixed"``, ``"langchain:MarkdownTextSplitter"``; the whole stripped string when it
         has no ``(``.
     """
+    name = "" if chunker is None or (isinstance(chunker, float) and math.isnan(chunker)) else str(chunker)
+    if name and name != "external":
+        return name
     return str(config).split("(", 1)[0].strip() or str(config)
 
 

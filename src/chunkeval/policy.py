@@ -28,6 +28,8 @@ from chunkeval.validation import check_budgets
 if TYPE_CHECKING:  # the tables are only read here: the verdict's light import path stays light
     import pandas as pd
 
+    from chunkeval.results import Results
+
 __all__ = [
     "CONFIDENCE",
     "DEFAULT_BUDGETS",
@@ -338,8 +340,9 @@ def choose_rank_metric(
     if rank_by not in rows.columns:
         close = difflib.get_close_matches(rank_by, [str(c) for c in rows.columns], n=3)
         raise UsageError(
-            f"cannot rank by {rank_by!r}: no such column in the summary"
-            + (f"; did you mean {', '.join(close)}?" if close else "")
+            f"rank_by={rank_by!r} names no column of the summary"
+            + (f"; did you mean {', '.join(close)}?" if close else ""),
+            parameter="rank_by",
         )
     n = _n_questions(rows, per_question)
     chain = [c for c in fallback_chain(rank_by) if c in rows.columns]
@@ -627,12 +630,13 @@ def run_confidence(results: Any) -> float:
     return float(_manifest(results).get("confidence") or CONFIDENCE)
 
 
-def dataset_rows(results: Any, dataset: str | None = None) -> tuple[str, pd.DataFrame]:
-    """One dataset's summary rows, as the verdict and the ranking rule read them.
+def dataset_rows(results: Results, dataset: str | None = None) -> tuple[str, pd.DataFrame]:
+    """One dataset's summary rows, as the verdict, the ranking rule and the charts read them.
 
     Parameters
     ----------
     results : Results
+        Needs ``summary`` (with a ``dataset`` column).
     dataset : str, optional
         Default: the summary's first dataset.
 
@@ -644,15 +648,15 @@ def dataset_rows(results: Any, dataset: str | None = None) -> tuple[str, pd.Data
 
     Raises
     ------
-    ValueError
-        No rows for ``dataset``.
+    UsageError
+        No rows for ``dataset`` (the message lists the datasets the summary has).
     """
     summary = results.summary
     names = summary["dataset"].astype(str)
     dataset = names.iloc[0] if dataset is None else str(dataset)
     rows = summary[names == dataset].reset_index(drop=True)
     if not len(rows):
-        raise ValueError(f"no summary rows for dataset {dataset!r}")
+        raise UsageError(f"no summary rows for dataset {dataset!r}; have {sorted(set(names))}")
     return dataset, rows
 
 

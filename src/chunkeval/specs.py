@@ -185,8 +185,9 @@ def check_config_count(count: int, where: str, max_configs: int = MAX_CONFIGS) -
     """
     if count > max_configs:
         raise UsageError(
-            f"{where} expands to {count:,} configurations, more than the bound of {max_configs:,}; "
-            f"shrink its lists, or raise the bound with max_configs={count}"
+            f"max_configs={max_configs} is below the {count:,} configurations of the {where}; "
+            f"shrink its lists, or raise the bound to {count}",
+            parameter="max_configs",
         )
 
 

@@ -33,7 +33,7 @@ import numpy as np
 
 from chunkeval._limits import check_spec_length
 from chunkeval.analysis import marks_class, word_regex
-from chunkeval.caches import memoize, store
+from chunkeval.caches import store
 from chunkeval.errors import MissingDependency, PathNotFound, UsageError
 from chunkeval.protocols import Tokenizer  # defined with the other protocols; exported here
 from chunkeval.registry import Registry
@@ -188,7 +188,7 @@ class _CachedTokenizer:
 _CJK_CHARS = "\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f"
 
 
-@memoize("tokenizers.regex_token")
+@functools.cache
 def _regex_token() -> re.Pattern[str]:
     # Compiled on first use: the combining-mark class takes ~0.1 s to build.
     # A combining mark stays with the character before it in every branch.

@@ -3,8 +3,8 @@
 Each rule is written once, here, and called wherever the value enters (the runner, suite
 files, the metric engine, the command line). Every check raises
 :class:`~chunkeval.errors.UsageError` (a :class:`ValueError`) naming the parameter and the value
-it got, so the message is the same wherever the value came from; the CLI translates parameter
-names to its flags (:func:`chunkeval.cli.exit_codes.flag_names`).
+it got (its ``parameter``), so the message is the same wherever the value came from; the CLI
+names its flag instead (:func:`chunkeval.cli.exit_codes.flag_message`).
 """
 
 from __future__ import annotations
@@ -52,13 +52,18 @@ def check_budgets(budgets: Iterable[int]) -> list[int]:
         included), or one above :data:`MAX_BUDGET`.
     """
     if isinstance(budgets, (str, bytes)):
-        raise UsageError(f"budgets must be a list of positive integers, got {budgets!r}")
+        raise UsageError(f"budgets must be a list of positive integers, got {budgets!r}", parameter="budgets")
     out = []
     for b in budgets:
         if isinstance(b, bool) or not isinstance(b, (int, np.integer)) or b < 1:
-            raise UsageError(f"token budgets must be positive integers, got {b!r}")
+            raise UsageError(
+                f"budgets must be positive integers (token budgets), got {b!r}", parameter="budgets"
+            )
         if b > MAX_BUDGET:
-            raise UsageError(f"token budget {b} is larger than {MAX_BUDGET:,} tokens, the largest accepted")
+            raise UsageError(
+                f"budgets: {b} tokens is larger than {MAX_BUDGET:,} tokens, the largest budget accepted",
+                parameter="budgets",
+            )
         out.append(int(b))
     return sorted(dict.fromkeys(out))
 
@@ -86,12 +91,19 @@ def check_ks(ks: Any) -> list[int]:
     if _is_int(ks):
         ks = (int(ks),)
     if isinstance(ks, (str, bytes)) or not isinstance(ks, Iterable):
-        raise UsageError(f"ks must be a sequence of positive integers such as (1, 5, 10), got {ks!r}")
+        raise UsageError(
+            f"ks must be a sequence of positive integers such as (1, 5, 10), got {ks!r}", parameter="ks"
+        )
     ks = list(ks)
     if not ks or any(not _is_int(k) or not k >= 1 for k in ks):
-        raise UsageError(f"ks must be a sequence of positive integers such as (1, 5, 10), got {ks!r}")
+        raise UsageError(
+            f"ks must be a sequence of positive integers such as (1, 5, 10), got {ks!r}", parameter="ks"
+        )
     if max(ks) > MAX_K:
-        raise UsageError(f"ks: k = {max(ks)} is larger than {MAX_K:,}, the largest cut-off chunkeval accepts")
+        raise UsageError(
+            f"ks: k = {max(ks)} is larger than {MAX_K:,}, the largest cut-off chunkeval accepts",
+            parameter="ks",
+        )
     return sorted({int(k) for k in ks})
 
 
@@ -112,9 +124,9 @@ def check_seed(seed: Any) -> int:
         ``seed`` is not an integer (booleans included) or out of range.
     """
     if not _is_int(seed):
-        raise UsageError(f"seed must be an integer, got {seed!r}")
+        raise UsageError(f"seed must be an integer, got {seed!r}", parameter="seed")
     if not 0 <= seed < MAX_SEED:
-        raise UsageError(f"seed must be a non-negative integer below 2**63, got {seed!r}")
+        raise UsageError(f"seed must be a non-negative integer below 2**63, got {seed!r}", parameter="seed")
     return int(seed)
 
 
@@ -138,5 +150,5 @@ def check_count(name: str, value: Any, minimum: int = 1) -> int:
         ``value`` is not an integer (booleans included) or below ``minimum``.
     """
     if not _is_int(value) or value < minimum:
-        raise UsageError(f"{name} must be an integer >= {minimum}, got {value!r}")
+        raise UsageError(f"{name} must be an integer >= {minimum}, got {value!r}", parameter=name)
     return int(value)

@@ -192,5 +192,5 @@ def test_suite_file_takes_budgets(tmp_path):
         '[suite]\ndatasets = ["builtin"]\nchunkers = ["sentence(max_chars=300)"]\nbudgets = [0]\n',
         encoding="utf-8",
     )
-    with pytest.raises(ValueError, match="token budgets must be positive integers"):
+    with pytest.raises(ValueError, match="budgets must be positive integers"):
         load_suite_file(path)

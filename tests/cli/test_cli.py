@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 import chunkeval.reports
-from chunkeval.benchmarks import Results
 from chunkeval.chunkers import available_chunkers
 from chunkeval.cli import main
 from chunkeval.datasets import Dataset, load, save_jsonl
+from chunkeval.results import Results
 from chunkeval.types import Document, EvidenceSpan, Question
 
 FIXED10 = "fixed(chunk_size=10, chunk_overlap=0, unit='chars')"
@@ -91,7 +91,7 @@ def test_run_progress_bar_on_stderr(tiny_folder, tmp_path, capsys):
 def test_run_calls_write_report(tiny_folder, tmp_path, capsys, monkeypatch):
     seen = []
 
-    def fake_write_report(folder, out=None, results=None, formats=("png",)):
+    def fake_write_report(folder, out=None, results=None, formats=("png",), verdicts=None):
         # the report is written aside (a staging folder of the same name) and moved into place
         seen.append(Path(folder).name)
         dest = Path(out or folder)
@@ -520,3 +520,24 @@ def test_deleted_working_directory_fails_at_once(tiny_folder, tmp_path):
         "moved after this shell entered it); cd to an existing directory and run again\n"
     )
     assert not out.exists() and not gone.exists()
+
+
+@pytest.mark.slow
+def test_a_run_with_its_report_computes_each_verdict_once(tiny_folder, tmp_path, capsys, monkeypatch):
+    # the terminal, the HTML and the Markdown page share one verdict per dataset
+    from chunkeval.verdict import recommendation
+
+    calls = []
+    real = recommendation.recommend
+
+    def counting(results, dataset=None, *args, **kwargs):
+        calls.append(dataset)
+        return real(results, dataset, *args, **kwargs)
+
+    monkeypatch.setattr(recommendation, "recommend", counting)
+    out = tmp_path / "o"
+    args = list(_run_args(tiny_folder, out, "--chunker", FIXED10, "--chunker", "sentence(max_chars=40)"))
+    assert main([a for a in args if a != "--no-report"]) == 0
+    assert (out / "report.html").is_file() and (out / "report.md").is_file()
+    assert "Recommendation for" in capsys.readouterr().out
+    assert len(calls) == 1  # one dataset, one verdict

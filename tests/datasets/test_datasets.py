@@ -19,7 +19,7 @@ from chunkeval.datasets import (
     load_jsonl,
     save_jsonl,
 )
-from chunkeval.datasets.loaders import parse_spec
+from chunkeval.datasets.loaders import resolve_dataset_spec
 from chunkeval.types import Document, EvidenceSpan, Question
 
 
@@ -339,19 +339,23 @@ def test_unknown_prefix_names_valid():
     assert "did you mean 'squad'" in msg.lower()
 
 
-def test_parse_spec():
-    assert parse_spec("synthetic") == ("synthetic", "", {})
-    assert parse_spec("synthetic:n_docs=3, seed=1") == ("synthetic", "", {"n_docs": "3", "seed": "1"})
-    assert parse_spec("squad:a/b.json?evidence=sentence,skip_impossible=true") == (
+def test_resolve_dataset_spec():
+    assert resolve_dataset_spec("synthetic") == ("synthetic", "", {})
+    assert resolve_dataset_spec("synthetic:n_docs=3, seed=1") == (
+        "synthetic",
+        "",
+        {"n_docs": "3", "seed": "1"},
+    )
+    assert resolve_dataset_spec("squad:a/b.json?evidence=sentence,skip_impossible=true") == (
         "squad",
         "a/b.json",
         {"evidence": "sentence", "skip_impossible": "true"},
     )
-    assert parse_spec("chroma:some/folder") == ("chroma", "some/folder", {})
+    assert resolve_dataset_spec("chroma:some/folder") == ("chroma", "some/folder", {})
     with pytest.raises(DatasetError, match="needs a path"):
-        parse_spec("jsonl:")
+        resolve_dataset_spec("jsonl:")
     with pytest.raises(DatasetError, match="key=value"):
-        parse_spec("synthetic:n_docs")
+        resolve_dataset_spec("synthetic:n_docs")
 
 
 def test_bad_options():

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from chunkeval.benchmarks import Results, run
+from chunkeval.benchmarks import run
 from chunkeval.cli import main
 from chunkeval.gate.baseline import load_baseline, save_baseline
 from chunkeval.gate.comparison import (
@@ -21,6 +21,7 @@ from chunkeval.gate.comparison import (
     strategy_sentences,
 )
 from chunkeval.gate.outcomes import Stats, decide, paired_columns
+from chunkeval.results import Results
 from chunkeval.stats import probability_best, questions_needed
 from chunkeval.testing import assert_no_regression
 

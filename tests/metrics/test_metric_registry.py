@@ -94,28 +94,15 @@ def test_configuration_metrics_keep_their_order():
     assert config == ["stored_token_overhead", "over_limit_share", "tiny_share", "mid_sentence_end_share"]
 
 
-#: ``chunkeval.metrics.__all__`` before the package was split: every name stays importable.
-OLD_ALL = [
-    "METRICS", "Metric", "all_parts_at_budget", "all_parts_at_k", "answerability", "answerable",
-    "answerable_at_budget", "answerable_at_k", "budget_cut", "chunk_arrays", "chunk_sizes",
-    "evidence_in_one_chunk", "evidence_in_one_chunk_rate", "get_metric", "iou_at_k",
-    "mid_sentence_end_share", "over_limit_share", "part_arrays", "parts_contained", "precision_omega",
-    "question_metric_columns", "question_metrics", "recall_at_budget", "recall_at_k", "reciprocal_rank",
-    "retrieved_tokens_at_k", "size_distribution", "span_precision_at_k", "span_recall_at_k",
-    "stored_token_overhead", "tiny_share",
-]  # fmt: skip
+def test_package_exports_the_functions_named_like_their_metric():
+    from chunkeval.metrics import containment, ranking
 
-
-def test_package_exports_and_old_names():
-    from chunkeval.metrics import containment, ranking, reference
-
-    assert set(OLD_ALL) <= set(M.__all__)
     for name in M.__all__:
         assert getattr(M, name) is not None, name
-    # the seed exercises' string forms keep their names at package level ...
-    assert M.evidence_in_one_chunk is reference.evidence_in_one_chunk
-    assert M.answerable is reference.answerable and M.chunk_sizes is reference.chunk_sizes
-    # ... and the old names are aliases of the functions named like their metric
-    assert M.reciprocal_rank is ranking.mrr is M.mrr is METRICS["mrr"].func
-    assert M.evidence_in_one_chunk_rate is containment.evidence_in_one_chunk
+    # at package level each metric's function has the metric's name, on offsets
+    assert M.mrr is ranking.mrr is METRICS["mrr"].func
+    assert M.evidence_in_one_chunk is containment.evidence_in_one_chunk
+    assert M.answerability is containment.answerability is METRICS["answerability"].func
+    # the seed exercises' string forms live in chunkeval.benchmarks.metrics only
+    assert not {"answerable", "chunk_sizes", "reciprocal_rank", "evidence_in_one_chunk_rate"} & set(M.__all__)
     assert METRICS["evidence_in_one_chunk"].func is containment.evidence_in_one_chunk

@@ -14,7 +14,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.colors import to_hex
 
 from chunkeval.gate.comparison import Check, compare, metric_deltas
-from chunkeval.policy import run_headline_k, run_ks
+from chunkeval.policy import run_budgets, run_headline_k, run_ks
 from chunkeval.reports.charts import (
     COST_AXES,
     SMALL_MULTIPLES_ABOVE,
@@ -26,7 +26,6 @@ from chunkeval.reports.charts import (
     plot_deltas,
     plot_k_curves,
     plot_quality_cost,
-    result_budgets,
     save_figure,
     spread_positions,
     write_charts,
@@ -117,7 +116,7 @@ def test_display_label_and_styles():
         "sentence(300)",
     )
     assert (a.label, b.label, d.label) == ("fixed(64)", "fixed(64, 16)", "fixed(128)")
-    assert b.compact_legend == b.legend == "2. fixed(64, 16)" and s.legend == "3. sentence(300)"
+    assert b.legend == "2. fixed(64, 16)" and s.legend == "3. sentence(300)"
     # a built-in family keeps its colour whatever the order of the run
     other = config_styles(["sentence(max_chars=300)", "fixed(chunk_size=64, chunk_overlap=0, unit='tokens')"])
     assert other["fixed(chunk_size=64, chunk_overlap=0, unit='tokens')"].color == CONFIG_COLORS[0]
@@ -334,7 +333,7 @@ def test_chunk_sizes_boxes_and_limits(run_results):
         assert medians[f"median:{r.config}"].get_xdata()[0] == pytest.approx(sizes.median())
     ticks = [t.get_text() for ax in fig.axes for t in ax.get_yticklabels()]
     styles = config_styles(results.summary["config"])
-    assert sorted(ticks) == sorted(styles[c].compact_legend for c in rows["config"])
+    assert sorted(ticks) == sorted(styles[c].legend for c in rows["config"])
 
 
 def test_k_curves_one_line_per_config_and_metric(run_results):
@@ -701,7 +700,7 @@ def _budget_results():
 
 def test_budget_curve_on_hand_made_results():
     r, configs, values = _budget_results()
-    assert result_budgets(r) == [256, 512, 1024]
+    assert run_budgets(r) == [256, 512, 1024]
     fig = plot_budget_curve(r)  # three configurations: one panel
     (ax,) = fig.axes
     styles = config_styles(configs)
@@ -721,7 +720,7 @@ def test_budget_curve_on_hand_made_results():
         plot_budget_curve(r, "answerable")
     # without manifest budgets they are read from the column names
     r.manifest = {}
-    assert result_budgets(r) == [256, 512, 1024]
+    assert run_budgets(r) == [256, 512, 1024]
 
 
 def test_write_charts_draws_budget_curves_when_present(run_results, tmp_path):

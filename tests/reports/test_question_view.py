@@ -213,7 +213,8 @@ def test_budget_report_shows_the_ranking_metric_n_a_and_the_runs_confidence(budg
 
 @pytest.mark.slow
 def test_budget_report_frontier_and_question_view(budget_run):
-    from chunkeval.reports.html import _frontier_configs, dataset_verdicts
+    from chunkeval.reports.html import _frontier_configs
+    from chunkeval.verdict.recommendation import dataset_verdicts
 
     results, folder = budget_run
     html_text = (folder / "report.html").read_text(encoding="utf-8")
@@ -313,3 +314,21 @@ def test_question_section_on_hand_results_and_without_rankings():
     r.per_question = r.per_question.drop(columns="retrieved_chunk_ids")
     page = _question_section(r, ["x"], styles, {}, {"x": verdict})
     assert "No question view: per_question lacks retrieved_chunk_ids." in page
+
+
+@pytest.mark.slow
+def test_dataset_bars_leave_out_the_columns_the_tables_mark_n_a(budget_run):
+    # one rule for "0 by construction" (chunkeval.policy.by_construction): the bar chart of a
+    # dataset where every question spans documents drops exactly the tables' n/a columns
+    from chunkeval.policy import by_construction, dataset_rows, run_headline_k
+    from chunkeval.reports.charts.bars import _main_metrics
+
+    results, _ = budget_run
+    k = run_headline_k(results)
+    _, spread = dataset_rows(results, "spread")
+    shown = _main_metrics(results, k, spread)
+    assert set(by_construction(spread)) & set(shown) == set()
+    assert {"answerability", "mrr"} <= set(by_construction(spread))
+    assert "evidence_in_one_chunk" in shown and f"recall@{k}" in shown  # a part fits one chunk
+    _, builtin = dataset_rows(results, "builtin")
+    assert {"answerability", "mrr"} <= set(_main_metrics(results, k, builtin))

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from chunkeval.benchmarks import Results
 from chunkeval.cli import main
 from chunkeval.datasets import Dataset, save_jsonl
+from chunkeval.results import Results
 from chunkeval.results.outdir import STAGING_DIR, UNFINISHED_MARKER, FolderBusy, claim_folder
 from chunkeval.types import Document, EvidenceSpan, Question
 

@@ -8,9 +8,9 @@ import pandas as pd
 import pandas.testing as pdt
 import pytest
 
-from chunkeval.benchmarks import Results
 from chunkeval.benchmarks.runner import run
 from chunkeval.datasets import Dataset
+from chunkeval.results import Results
 from chunkeval.results.safe_csv import neutralise, neutralise_frame, restore, restore_frame
 from chunkeval.types import Document, EvidenceSpan, Question
 

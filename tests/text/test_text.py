@@ -405,24 +405,6 @@ def test_real_corpora_invariants(name):
     assert len(sentences) > len(paragraph_spans(text))
 
 
-def test_known_sentences_match_only_the_same_text_object():
-    from chunkeval.text import known_sentences, sentence_spans
-
-    text = "One. Two."
-    equal = "".join(["One.", " Two."])  # an equal string, another object
-    assert equal == text and equal is not text
-    with known_sentences(text, [(0, 9)]):
-        assert sentence_spans(text) == [(0, 9)]  # reused as given, not split again
-        assert sentence_spans(equal) == [(0, 4), (5, 9)]
-    assert sentence_spans(text) == [(0, 4), (5, 9)]
-    with known_sentences(text, [(0, 9)]), known_sentences(equal, [(0, 4)]):
-        # equal strings share a key: the inner declaration is matched by identity only
-        assert sentence_spans(equal) == [(0, 4)] and sentence_spans(text) == [(0, 4), (5, 9)]
-    from chunkeval.text import sentences
-
-    assert sentences._KNOWN_SENTENCES == {}  # nothing is kept after the blocks
-
-
 def test_the_arrays_of_a_long_text_are_kept_for_that_very_object_only():
     from chunkeval.text._spans import _codes, _word_runs, text_arrays
 

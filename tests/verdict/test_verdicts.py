@@ -79,7 +79,7 @@ def test_multi_document_dataset_says_not_attainable_and_ranks_by_all_parts(tmp_p
     )
     assert "Answerability and answerable@k are not attainable on this dataset" in terminal
     assert "Highest all_parts@512tok:" in terminal  # budgets are on by default: reading cost matched
-    from chunkeval.benchmarks import Results
+    from chunkeval.results import Results
 
     res = Results.load(out)
     assert (res.summary["answerability_ceiling"] == 0).all()
@@ -181,8 +181,14 @@ def test_deep_ranking_doubles_until_the_budget_is_reached():
     [
         (["--budgets", "0"], "--budgets expects comma-separated positive integers"),
         (["--budgets", "12x"], "--budgets expects comma-separated positive integers"),
-        (["--rank-by", "answerable@7"], "k=7 is not measured"),
-        (["--rank-by", "recall@300tok"], "no --budgets 300"),
+        (
+            ["--rank-by", "answerable@7"],
+            "--rank-by 'answerable@7' needs k=7, which this run does not measure",
+        ),
+        (
+            ["--rank-by", "recall@300tok"],
+            "needs the token budget 300, which this run does not have (its budgets:",
+        ),
     ],
 )
 def test_budget_and_rank_by_errors(tmp_path, capsys, args, needle):
@@ -205,7 +211,7 @@ def test_rank_by_moves_p_best_and_is_checked_before_work(tmp_path, capsys):
         "builtin": "mrr"
     }
     for bad, needle in (
-        ("", "needs a metric column"),
+        ("", "is not a metric column"),
         ("stored_token_overhead", "quality column"),
         ("recall@k", "quality column"),
     ):

@@ -185,8 +185,10 @@ def check_sendable(jobs: Sequence[Job]) -> None:
             pickle.dumps(chunker)
         except (pickle.PicklingError, AttributeError, TypeError) as error:
             raise UsageError(
-                f"chunker {getattr(chunker, 'spec', chunker)} cannot be sent to worker processes "
-                f"({error}); use workers=1 or a module-level splitter function"
+                f"workers above 1 send each chunker to a worker process, and chunker "
+                f"{getattr(chunker, 'spec', chunker)} cannot be sent ({error}); use one worker or a "
+                "module-level splitter function",
+                parameter="workers",
             ) from None
 
 

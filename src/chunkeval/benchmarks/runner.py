@@ -58,13 +58,8 @@ def _git(cwd: Path, *args: str) -> str | None:
 
 
 def _project_name(pyproject: Path) -> str | None:
-    try:
-        import tomllib
-    except ImportError:  # pragma: no cover - Python < 3.11
-        try:
-            import tomli as tomllib  # type: ignore[no-redef]
-        except ImportError:
-            return None
+    import tomllib
+
     try:
         with open(pyproject, "rb") as fh:
             data = tomllib.load(fh)
@@ -270,25 +265,31 @@ def _resolve_chunkers(chunkers: Any) -> tuple[list[ChunkerLike], list[ChunkerLik
 
 
 def _check_rank_by(column: Any, ks: Sequence[int], budgets: Sequence[int]) -> None:
-    """A ``--rank-by`` value must name a higher-is-better question-level metric column the run has."""
+    """A ``rank_by`` value must name a higher-is-better question-level metric column the run has."""
     from chunkeval.metrics import get_metric
 
+    def refuse(problem: str) -> UsageError:
+        return UsageError(f"rank_by={column!r} {problem}", parameter="rank_by")
+
     if not isinstance(column, str) or not column.strip():
-        raise UsageError(f"--rank-by needs a metric column such as answerable@5, got {column!r}")
+        raise refuse("is not a metric column such as answerable@5")
     try:
         metric = get_metric(column)
     except KeyError as exc:
-        raise UsageError(f"--rank-by: {exc.args[0]}") from None
+        raise refuse(f"is not a metric: {exc.args[0]}") from None
     if metric.level != "question" or not metric.higher_is_better or "@k" in column or "@Btok" in column:
-        raise UsageError(
-            f"--rank-by needs a quality column such as answerable@5, all_parts@5, mrr or "
-            f"recall@512tok, got {column!r}"
-        )
+        raise refuse("is not a quality column such as answerable@5, all_parts@5, mrr or recall@512tok")
     number = int(column.rsplit("@", 1)[1].removesuffix("tok")) if "@" in column else None
     if metric.per_k and number not in ks:
-        raise UsageError(f"--rank-by {column}: k={number} is not measured (--k {','.join(map(str, ks))})")
+        raise refuse(f"needs k={number}, which this run does not measure (its cut-offs: {_listed(ks)})")
     if metric.per_budget and number not in budgets:
-        raise UsageError(f"--rank-by {column}: no --budgets {number} in this run")
+        raise refuse(
+            f"needs the token budget {number}, which this run does not have (its budgets: {_listed(budgets)})"
+        )
+
+
+def _listed(numbers: Sequence[int]) -> str:
+    return ", ".join(map(str, numbers)) or "none"
 
 
 def _capped_ks(ks: tuple[int, ...], summary: Any) -> dict[str, Any]:
@@ -330,7 +331,10 @@ def _check_arguments(
     if executor is not None and executor not in EXECUTORS:
         raise UsageError(f"unknown executor {executor!r}; use one of {', '.join(EXECUTORS)}")
     if scheduler is not None and executor != "dask":
-        raise UsageError("scheduler= is the address of a Dask scheduler; it needs executor='dask'")
+        raise UsageError(
+            f"executor must be 'dask' when a scheduler address is given, got {executor!r}",
+            parameter="executor",
+        )
     if (not isinstance(retriever, str) or not retriever) and not hasattr(retriever, "search"):
         raise UsageError(f"retriever must be a spec such as 'tfidf' or a retriever object, got {retriever!r}")
     budgets = tuple(check_budgets(budgets))

@@ -160,7 +160,7 @@ def _expand_chunkers(entries: Sequence[Any], where: str, max_configs: int = MAX_
             specs.append(f"{label.strip()}={spec.strip()}" if label else spec.strip())
         elif isinstance(entry, Mapping):
             specs.extend(expand_grid(entry, max_configs))
-            check_config_count(len(specs), f"{where}: the suite", max_configs)
+            check_config_count(len(specs), f"suite {where}", max_configs)
         else:
             raise UsageError(
                 f"{where}: each entry of 'chunkers' must be a spec string, a {{label, spec}} table "

@@ -119,7 +119,7 @@ def check_workers(value: Any) -> int | str:
     if isinstance(value, str) and value.strip().lower() == AUTO:
         return AUTO
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise UsageError(f"workers must be an integer >= 1 or 'auto', got {value!r}")
+        raise UsageError(f"workers must be an integer >= 1 or 'auto', got {value!r}", parameter="workers")
     return int(value)
 
 

@@ -3,7 +3,9 @@
 Registered names: ``fixed``, ``sentence``, ``paragraph``, ``token_budget``,
 ``balanced``, ``semantic``, ``kamradt``, ``cluster``. The seed exercises' list-level functions (``semantic_chunk``,
 ``chunk_by_sentences``, ``pack_paragraphs``, ...) are gathered in
-:mod:`chunkeval.chunkers.reference` and exported here too. Build one with :func:`get_chunker`, which also
+:mod:`chunkeval.chunkers.reference` and exported here too; ``semantic_chunk`` keeps the
+exercise's name but is the plain greedy sentence packer (the list form of ``sentence``), not
+the embedding-based ``semantic`` chunker. Build one with :func:`get_chunker`, which also
 accepts external splitters (``langchain:``, ``chonkie:``, ``semchunk(...)``,
 ``python:``; see :mod:`chunkeval.chunkers.external_specs`) and chunkers that
 installed packages declare in the ``chunkeval.chunkers`` entry point group.

@@ -7,7 +7,9 @@ a document-level chunker uses, so there is one implementation of every rule, and
 module only gathers them (they are also exported by :mod:`chunkeval.chunkers`).
 
 - :func:`semantic_chunk`: join sentences with single spaces into chunks of at most
-  ``max_chunk_chars`` characters (the rule of ``sentence`` and ``semantic``);
+  ``max_chunk_chars`` characters -- the plain greedy sentence packer, despite the exercise's
+  name (no embedding: the packing rule of ``sentence``, and the size limit ``semantic``
+  applies after its similarity cuts);
 - :func:`chunk_by_sentences`: split a text into sentences, then pack them so (``sentence``);
 - :func:`pack_paragraphs`: join paragraphs under ``max_words`` words (``paragraph``);
 - :func:`budget_chunk`: greedy token budget with token overlap, as index lists
@@ -17,7 +19,7 @@ module only gathers them (they are also exported by :mod:`chunkeval.chunkers`).
 - :func:`fixed_stride_spans`: windows at stride ``chunk_size - chunk_overlap`` (``fixed``).
 
 The string-level forms of the span metrics (``chunk_sizes``, ``evidence_in_one_chunk``,
-``answerable``) are in :mod:`chunkeval.metrics`.
+``answerable``) are in :mod:`chunkeval.benchmarks.metrics`.
 """
 
 from chunkeval.chunkers.fixed import fixed_stride_spans

@@ -128,8 +128,12 @@ def _joined_spans(sentences: Sequence[str]) -> list[tuple[int, int]]:
 def semantic_chunk(sentences: Sequence[str], max_chunk_chars: int) -> list[str]:
     """Join consecutive sentences with single spaces into chunks of ``<= max_chunk_chars``.
 
-    The list-level form of the reference exercise; a sentence longer than
-    the limit comes back unchanged as its own chunk.
+    Despite its name this is the plain greedy sentence packer, the list-level form of the
+    ``sentence`` chunker (no embedding, no similarity): the seed exercise that introduced it
+    called it ``semantic_chunk``, and DESIGN keeps that name for people who learn from the
+    exercises. The embedding-based chunker is ``semantic``
+    (:class:`chunkeval.chunkers.semantic.SemanticChunker`). A sentence longer than the limit
+    comes back unchanged as its own chunk.
 
     Examples
     --------

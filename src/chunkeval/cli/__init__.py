@@ -57,7 +57,7 @@ from chunkeval.cli.exit_codes import (
     Terminated,
     exit_code,
     failure_line,
-    flag_names,
+    flag_message,
     report_failure,
     stderr_line,
 )
@@ -69,7 +69,7 @@ __all__ = [
     "build_parser",
     "exit_code",
     "failure_line",
-    "flag_names",
+    "flag_message",
     "main",
     "recommendation_text",
     "summary_table",

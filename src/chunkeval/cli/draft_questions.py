@@ -37,7 +37,7 @@ def cmd_draft_questions(args: argparse.Namespace) -> int:
     from chunkeval.datasets import load_documents, save_jsonl
     from chunkeval.datasets.dataset import Dataset
     from chunkeval.datasets.drafts import draft_questions
-    from chunkeval.datasets.loaders import parse_spec
+    from chunkeval.datasets.loaders import resolve_dataset_spec
 
     if not args.out.strip():
         raise CLIError("--out is empty; give the folder for questions.jsonl")
@@ -53,7 +53,7 @@ def cmd_draft_questions(args: argparse.Namespace) -> int:
     )
     with writing(out, "draft questions to"):
         out.mkdir(parents=True, exist_ok=True)
-        prefix, path, options = parse_spec(args.spec)
+        prefix, path, options = resolve_dataset_spec(args.spec)
         if prefix == "files":
             glob = [f"glob={options['glob']}"] if options.get("glob") else []
             if Path(path).resolve() != out.resolve():  # FOLDER/questions.jsonl is the default

@@ -8,15 +8,15 @@
   naming the path; and any other exception, which is a bug in chunkeval or a plug-in
   ("rerun with --debug for the traceback").
 
-Library messages name parameters (``rank_by=``); :func:`flag_names` turns them into the
-command line's flags (``--rank-by``) here, once.
+Library errors about a parameter name it (``UsageError(..., parameter="rank_by")``, the message
+starting with it); :func:`flag_message` shows the command line's flag (``--rank-by``) in its
+place, from one table (:data:`PARAMETER_FLAGS`).
 """
 
 from __future__ import annotations
 
 import errno
 import os
-import re
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -37,7 +37,7 @@ __all__ = [
     "Terminated",
     "exit_code",
     "failure_line",
-    "flag_names",
+    "flag_message",
     "one_line",
     "report_failure",
     "stderr_line",
@@ -160,7 +160,9 @@ def report_dataset_error(exc: Any) -> None:
         )
 
 
-#: Library parameters and the flags that set them, for :func:`flag_names`.
+#: Library parameters and the flags that set them, for :func:`flag_message`: a
+#: :class:`~chunkeval.errors.UsageError` about one of these parameters (its ``parameter``)
+#: is shown with the flag in the parameter's place.
 PARAMETER_FLAGS = {
     "rank_by": "--rank-by",
     "n": "--n",
@@ -172,28 +174,34 @@ PARAMETER_FLAGS = {
     "scheduler": "--scheduler",
     "max_configs": "--max-configs",
 }
-_NAMED = re.compile(r"(?<![\w.:,(-])(?<!, )(" + "|".join(PARAMETER_FLAGS) + r")=")
-_LEADING = re.compile(r"^(" + "|".join(PARAMETER_FLAGS) + r")\b(?!=)")
 
 
-def flag_names(message: str) -> str:
-    """Say a library message in the command line's words: parameters become flags.
+def flag_message(exc: BaseException) -> str:
+    """The message of ``exc`` in the command line's words: its parameter becomes a flag.
 
-    ``rank_by='x'`` becomes ``--rank-by 'x'``, and a message that starts with a parameter
-    (``"ks must be ..."``) starts with its flag (``"--k must be ..."``). Parameters inside spec
-    strings (``synthetic:seed=0``, ``fixed(..., seed=1)``) are left alone: they follow a
-    ``:``, ``,`` or ``(`` (or a space after a comma, which the leading form never matches).
+    A :class:`~chunkeval.errors.UsageError` about a parameter of :data:`PARAMETER_FLAGS`
+    starts with that parameter (``"ks must be ..."``, ``"rank_by='x' names ..."``); the
+    flag takes its place (``"--k must be ..."``, ``"--rank-by 'x' names ..."``). Any other
+    message is returned as the library wrote it (on one line, :func:`one_line`).
 
     Parameters
     ----------
-    message : str
+    exc : BaseException
 
     Returns
     -------
     str
     """
-    message = _NAMED.sub(lambda m: PARAMETER_FLAGS[m.group(1)] + " ", message)
-    return _LEADING.sub(lambda m: PARAMETER_FLAGS[m.group(1)], message)
+    message = one_line(exc)
+    parameter = getattr(exc, "parameter", None)
+    flag = PARAMETER_FLAGS.get(parameter) if isinstance(parameter, str) else None
+    if flag is None or not message.startswith(str(parameter)):
+        return message
+    rest = message[len(str(parameter)) :]
+    if rest.startswith("="):  # "rank_by='x' names ..." -> "--rank-by 'x' names ..."
+        return f"{flag} {rest[1:]}"
+    # "ks must ..." or "ks: ..." -> "--k must ..."; "seeds ..." is another word, left alone
+    return flag + rest if rest[:1] in (" ", ":") else message
 
 
 def exit_code(exc: BaseException) -> int:
@@ -240,7 +248,7 @@ def failure_line(exc: BaseException) -> str:
     str
     """
     if isinstance(exc, (UsageError, IncomparableRuns)):
-        return flag_names(one_line(exc))
+        return flag_message(exc)
     if isinstance(exc, MemoryError):
         return "out of memory: the input, or what it expands to, does not fit in this machine's memory"
     if isinstance(exc, OSError) and not isinstance(exc, ConnectionError) and exc.errno in ENVIRONMENT_ERRNOS:

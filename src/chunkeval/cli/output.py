@@ -9,7 +9,11 @@ from __future__ import annotations
 import math
 import textwrap
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from chunkeval.results import Results
+    from chunkeval.verdict.recommendation import Recommendation
 
 from chunkeval.labels import compact_display_label, display_labels, percent, text_table
 from chunkeval.policy import CONFIDENCE, by_construction, choose_rank_metric, confidence_label, headline_k
@@ -122,19 +126,25 @@ def summary_table(
     return "\n\n".join(blocks)
 
 
-def recommendation_text(results: Any) -> str:
+def recommendation_text(
+    results: Results, verdicts: Mapping[str, Recommendation | Exception] | None = None
+) -> str:
     """The report's recommendation as plain sentences, one paragraph per dataset.
 
     Parameters
     ----------
     results : Results
+    verdicts : mapping of str to Recommendation or Exception, optional
+        :func:`chunkeval.verdict.recommendation.dataset_verdicts` of the run, when the caller
+        has it (``chunkeval run`` computes it once for the terminal and the report); default:
+        computed here.
 
     Returns
     -------
     str
         ``""`` when no dataset has a finite headline metric.
     """
-    from chunkeval.verdict.recommendation import recommend, recommendation_sentences
+    from chunkeval.verdict.recommendation import dataset_verdicts, recommendation_sentences
 
     summary = results.summary
     specs = dict(
@@ -142,10 +152,10 @@ def recommendation_text(results: Any) -> str:
     )
     shown = display_labels(specs, specs.values(), 40)
     paragraphs = []
-    for dataset in dict.fromkeys(summary["dataset"].astype(str)):
-        try:
-            rec = recommend(results, dataset)
-        except ValueError:
+    if verdicts is None:
+        verdicts = dataset_verdicts(results)
+    for dataset, rec in verdicts.items():
+        if isinstance(rec, Exception):
             continue
         text = " ".join(
             t.format(*(shown.get(c) or compact_display_label(c, specs.get(c, c), 40) for c in configs))

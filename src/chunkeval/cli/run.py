@@ -88,7 +88,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     claim = _claim_folder(folder, getattr(args, "argv", []), default)
     folder = claim.folder
     try:
-        code, results, report = _run_into(claim, args, kwargs, suite, name, ks)
+        code, results, report, verdicts = _run_into(claim, args, kwargs, suite, name, ks)
     except BaseException:
         claim.release()  # the folder can be used again
         raise
@@ -113,7 +113,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             )
     if report is not None:
         print(f"report: {report}")
-    recommendation = recommendation_text(results)
+    recommendation = recommendation_text(results, verdicts)
     if recommendation:
         print(f"\n{recommendation}")
     if baseline is not None:
@@ -145,11 +145,13 @@ def _check_run_options(args: argparse.Namespace) -> None:
 
 def _run_into(
     claim: Any, args: argparse.Namespace, kwargs: dict, suite: Any, name: str, ks: Any
-) -> tuple[int, Any, Path | None]:
+) -> tuple[int, Any, Path | None, dict[str, Any]]:
     """Run the benchmark, save results and report into ``claim.staging``, publish them.
 
     Returns the exit code (1 when the report failed; the results are published
-    without it), the results, and the path of the report (``None`` when none was written).
+    without it), the results, the path of the report (``None`` when none was written) and
+    the verdict of each dataset (:func:`chunkeval.verdict.recommendation.dataset_verdicts`,
+    computed once for the report and the terminal).
     """
     from chunkeval.benchmarks.runner import run
 
@@ -210,13 +212,15 @@ def _run_into(
         }
     with writing(folder, "results to"):
         results.save(claim.staging)
-    results.check_reads_back(claim.staging)  # never publish a folder that cannot be read back
     code, report = EXIT_OK, None
+    from chunkeval.verdict.recommendation import dataset_verdicts
+
+    verdicts = dataset_verdicts(results)  # once, for the report and the terminal
     if not args.no_report:
         try:
             with writing(folder, "the report in"):
                 # the results and datasets in memory: the report reads nothing back from disk
-                _, why = write_report_if_available(claim.staging, results=results)
+                _, why = write_report_if_available(claim.staging, results=results, verdicts=verdicts)
             report = None if why else claim.folder / "report.html"
             if why:
                 stderr_line(why)
@@ -227,7 +231,7 @@ def _run_into(
             stderr_line(f"error: report failed: {one_line(exc)} (results are saved in {folder})")
             code = EXIT_FAILURE
     claim.publish()
-    return code, results, report
+    return code, results, report, verdicts
 
 
 def _gate_baseline(args: argparse.Namespace, kwargs: dict[str, Any]) -> Any:

@@ -50,8 +50,8 @@ __all__ = [
     "load",
     "load_builtin",
     "load_documents",
-    "parse_spec",
     "register_loader",
+    "resolve_dataset_spec",
 ]
 
 BUILTIN_LICENCE = "MIT (original text written for chunkeval; same licence as the project)"
@@ -155,15 +155,32 @@ def _parse_options(text: str, where: str) -> dict[str, str]:
         raise DatasetError(str(exc)) from None
 
 
-def parse_spec(spec: str) -> tuple[str, str, dict[str, str]]:
-    """Split a spec into ``(prefix, path_or_empty, options)``.
+def resolve_dataset_spec(spec: str) -> tuple[str, str, dict[str, str]]:
+    """A dataset spec's format, path and options: ``(prefix, path_or_empty, options)``.
 
-    A bare existing folder is resolved to its detected prefix.
+    The grammar (``prefix:path?key=value,...`` or ``prefix:key=value,...``) is
+    :mod:`chunkeval.specs` (:func:`~chunkeval.specs.split_path_options`,
+    :func:`~chunkeval.specs.parse_options`); this function adds what needs the format
+    registry: whether the prefix takes a path, and a bare existing folder resolved to its
+    detected prefix.
+
+    Parameters
+    ----------
+    spec : str
+        ``"synthetic:n_docs=3"``, ``"squad:a/b.json?evidence=sentence"``, a folder, ...
+
+    Returns
+    -------
+    prefix : str
+    path : str
+        ``""`` for a format that takes no path.
+    options : dict of str to str
+        The option values as written (each loader converts its own).
 
     Raises
     ------
     DatasetError
-        For an unknown prefix (naming the valid ones, with close matches) or
+        For an unknown prefix (naming the valid ones, with close matches), a missing path or
         malformed options.
     """
     try:
@@ -226,7 +243,7 @@ def load(spec: str) -> Dataset:
         options, or any problem in the data.
     """
     try:
-        prefix, path, options = parse_spec(spec)
+        prefix, path, options = resolve_dataset_spec(spec)
         return LOADERS.get(prefix).func(path, options)
     except DatasetError as err:
         err.spec = spec  # so the CLI can name the 'chunkeval validate SPEC' command
@@ -251,7 +268,7 @@ def load_documents(spec: str) -> list[Document]:
     DatasetError
         As :func:`load` (for ``files:``, only the problems of the documents).
     """
-    prefix, path, options = parse_spec(spec)
+    prefix, path, options = resolve_dataset_spec(spec)
     if prefix != "files":
         return list(load(spec).documents)
     opts = _check_options(options, _FILES_OPTIONS, f"files:{path}")

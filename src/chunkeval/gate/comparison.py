@@ -65,7 +65,7 @@ from chunkeval.gate.conditions import (
     spec_change,
     specs_of,
 )
-from chunkeval.gate.outcomes import OUTCOMES, Stats, by_config, config_rows, decide, question_rows
+from chunkeval.gate.outcomes import OUTCOMES, Stats, _config_rows, by_config, decide, question_rows
 from chunkeval.gate.render import inconclusive_sentence, render, strategy_sentences
 from chunkeval.labels import compact_display_label, display_label
 from chunkeval.policy import (
@@ -430,7 +430,7 @@ class _Pairing:
                 f"dataset {dataset}, configuration {label}: {len(tb)} questions in the "
                 f"baseline, {len(tc)} in the current run, {len(set(tb.index) & set(tc.index))} shared"
             )
-        rows = question_rows(tb, tc, self.q_metrics, self.st) + config_rows(
+        rows = question_rows(tb, tc, self.q_metrics, self.st) + _config_rows(
             self.sb[(dataset, b_label)].iloc[0], self.sc[(dataset, c_label)].iloc[0], self.c_metrics
         )
         by_metric = {c.metric: c for c in checks}

@@ -15,7 +15,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from chunkeval._names import current_name
 from chunkeval.results.folder import Results, to_jsonable
 
 __all__ = [
@@ -64,19 +63,7 @@ class Conditions:
 
 
 def _canonical(value: Any) -> str:
-    return json.dumps(_current_classes(to_jsonable(value)), sort_keys=True)
-
-
-def _current_classes(value: Any) -> Any:
-    """``value`` with every ``"class"`` entry at today's path, so a move of code is no change."""
-    if isinstance(value, dict):
-        return {
-            k: current_name(v) if k == "class" and isinstance(v, str) else _current_classes(v)
-            for k, v in value.items()
-        }
-    if isinstance(value, list):
-        return [_current_classes(v) for v in value]
-    return value
+    return json.dumps(to_jsonable(value), sort_keys=True)
 
 
 def _brief(value: Any) -> str:

@@ -26,7 +26,6 @@ __all__ = [
     "OUTCOMES",
     "Stats",
     "by_config",
-    "config_rows",
     "decide",
     "paired_columns",
     "question_rows",
@@ -170,8 +169,9 @@ def _nanmean(values: np.ndarray) -> float:
     return float(values.mean()) if values.size else float("nan")
 
 
-def config_rows(rb: pd.Series, rc: pd.Series, metrics: list[str]) -> list[dict[str, Any]]:
-    """Rows of configuration-level metrics from the two summary rows (no interval)."""
+def _config_rows(rb: pd.Series, rc: pd.Series, metrics: list[str]) -> list[dict[str, Any]]:
+    """Comparison rows of configuration-level metrics (``rb``: the baseline's summary row,
+    ``rc``: the current run's): no interval and no test, only the delta."""
     out = []
     for m in metrics:
         if m not in rb.index or m not in rc.index:
@@ -224,7 +224,7 @@ def decide(row: dict[str, Any], check: Check | None, strict: bool, confidence: f
     Parameters
     ----------
     row : dict
-        A row of :func:`question_rows` or :func:`config_rows`.
+        A row of :func:`question_rows` or :func:`_config_rows`.
     check : Check or None
         The row's check (None: unchecked, tolerance 0).
     strict : bool

@@ -25,11 +25,11 @@ References
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
 
-from chunkeval.caches import memoize
 from chunkeval.policy import CONFIDENCE
 
 __all__ = ["EXACT_BELOW", "exact_p_value", "exact_questions_needed"]
@@ -81,7 +81,7 @@ def _critical(d: np.ndarray, alpha: float) -> np.ndarray:
     return np.where(bdtrc(k - 1, d, 0.5) <= alpha / 2, k, d + 1)
 
 
-@memoize("gate.exact_critical")
+@functools.lru_cache(maxsize=8)
 def _critical_table(alpha: float, size: int) -> np.ndarray:
     """:func:`_critical` of ``d = 0 .. size - 1`` (read only), computed once per size."""
     table = _critical(np.arange(size, dtype=np.int64), alpha)
@@ -105,7 +105,7 @@ def _exact_power(m: int, p_discordant: float, q_major: float, alpha: float) -> f
     return float(np.sum(pmf * reject))
 
 
-@memoize("gate.exact_needed")
+@functools.lru_cache(maxsize=4096)
 def exact_questions_needed(
     n_down: int, n_up: int, n: int, confidence: float = CONFIDENCE, power: float = 0.8
 ) -> float:

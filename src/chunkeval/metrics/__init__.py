@@ -23,15 +23,17 @@ Modules, one concern each:
 ``cost``          ``retrieved_tokens@k``, sizes, stored tokens, limits, boundary health
 ``vectorised``    :func:`question_metrics`: all question-level metrics at once (what a run
                   computes; proven equal to the pure functions by the tests)
-``reference``     the seed exercises' string-level forms (:func:`chunk_sizes`,
-                  :func:`evidence_in_one_chunk`, :func:`answerable`)
 ================  ==========================================================================
 
 A registered metric's function has the metric's name (``@k`` spelled ``_at_k``, ``@Btok``
-spelled ``_at_budget``). One exception at this package's level: ``evidence_in_one_chunk``
-here is the seed exercises' string-level form, as it always was; the registered span metric
-of that name is :func:`chunkeval.metrics.containment.evidence_in_one_chunk` (also exported as
-``evidence_in_one_chunk_rate``).
+spelled ``_at_budget``), and every function here takes chunks and evidence spans (character
+offsets). The seed exercises' string-level forms (chunk *texts* in, substring tests) are
+:mod:`chunkeval.benchmarks.metrics`.
+
+Three names of one family, told apart by what they score: :func:`answerability` (one
+question: does some chunk of the whole chunking contain all its parts, 1 or 0),
+:func:`answerable_at_k` (the same, among the top-k retrieved chunks only) and
+:func:`answerable_at_budget` (among the ranked chunks read up to a token budget).
 
 The span metrics follow the Chroma chunking report (references in
 :mod:`chunkeval.metrics.spans`).
@@ -51,7 +53,12 @@ from chunkeval.metrics.budget import (
     budget_cut,
     recall_at_budget,
 )
-from chunkeval.metrics.containment import answerability, parts_contained, precision_omega
+from chunkeval.metrics.containment import (
+    answerability,
+    evidence_in_one_chunk,
+    parts_contained,
+    precision_omega,
+)
 from chunkeval.metrics.cost import (
     mid_sentence_end_share,
     over_limit_share,
@@ -61,7 +68,6 @@ from chunkeval.metrics.cost import (
     tiny_share,
 )
 from chunkeval.metrics.ranking import all_parts_at_k, answerable_at_k, mrr, recall_at_k
-from chunkeval.metrics.reference import answerable, chunk_sizes, evidence_in_one_chunk
 from chunkeval.metrics.registry import (
     METRICS,
     Metric,
@@ -73,28 +79,17 @@ from chunkeval.metrics.registry import (
 from chunkeval.metrics.spans import iou_at_k, span_precision_at_k, span_recall_at_k
 from chunkeval.metrics.vectorised import chunk_arrays, part_arrays, question_metrics
 
-# ----------------------------------------------------------------------------- old names
-# Names of the 0.1 layout, kept importable for existing code. New code uses the function
-# named like the metric: ``mrr``, ``chunkeval.metrics.containment.evidence_in_one_chunk``.
-# (``evidence_in_one_chunk`` itself, at this level, is the seed exercises' string form.)
-reciprocal_rank = mrr
-evidence_in_one_chunk_rate = containment.evidence_in_one_chunk
-# ------------------------------------------------------------------------- end old names
-
 __all__ = [
     "METRICS",
     "Metric",
     "all_parts_at_budget",
     "all_parts_at_k",
     "answerability",
-    "answerable",
     "answerable_at_budget",
     "answerable_at_k",
     "budget_cut",
     "chunk_arrays",
-    "chunk_sizes",
     "evidence_in_one_chunk",
-    "evidence_in_one_chunk_rate",
     "get_metric",
     "iou_at_k",
     "mid_sentence_end_share",
@@ -108,7 +103,6 @@ __all__ = [
     "question_metrics",
     "recall_at_budget",
     "recall_at_k",
-    "reciprocal_rank",
     "register_metric",
     "retrieved_tokens_at_k",
     "size_distribution",

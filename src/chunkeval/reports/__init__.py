@@ -10,7 +10,7 @@ in :mod:`chunkeval.reports.style`.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +37,7 @@ from chunkeval.reports.evidence_map import (
 from chunkeval.reports.html import render_html
 from chunkeval.reports.markdown import render_markdown
 from chunkeval.reports.style import config_styles
+from chunkeval.verdict.recommendation import Recommendation, dataset_verdicts
 
 __all__ = [
     "config_styles",
@@ -69,6 +70,7 @@ def write_report(
     max_examples: int = 5,
     formats: Sequence[str] = ("png",),
     doc: str | None = None,
+    verdicts: Mapping[str, Recommendation | Exception] | None = None,
 ) -> Path:
     """Write ``report.html``, ``report.md`` and ``charts/`` for a results folder.
 
@@ -140,6 +142,8 @@ def write_report(
             fig = plot_deltas(cmp, dataset=name, styles=both, base_name="baseline", new_name="this run")
             files = save_figure(fig, dest / CHARTS_DIR, f"deltas__{name}", formats=formats)
             charts.append(ChartFile("deltas", name, f"change against baseline — {name}", files))
+    if verdicts is None:  # once, for both pages
+        verdicts = dataset_verdicts(res, names)
     splits = split_questions(res)
     title = f"chunkeval report — {folder.name or folder.resolve().name}"
     html_text = render_html(
@@ -151,8 +155,9 @@ def write_report(
         k=k,
         title=title,
         max_examples=max_examples,
+        verdicts=verdicts,
     )
-    md_text = render_markdown(res, charts, styles=styles, base=dest, k=k, title=title)
+    md_text = render_markdown(res, charts, styles=styles, base=dest, k=k, title=title, verdicts=verdicts)
     report = dest / "report.html"
     _write_text(report, html_text)
     _write_text(dest / "report.md", md_text)

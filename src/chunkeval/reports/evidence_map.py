@@ -448,7 +448,7 @@ def plot_evidence_map(
                 zorder=4,
                 gid=f"split:{config}",
             )
-    ax.set_yticks(range(n), [styles[c].compact_legend for c in reversed(configs)])
+    ax.set_yticks(range(n), [styles[c].legend for c in reversed(configs)])
     ax.set_ylim(-0.7, n - 0.3 if n else 0.5)
     ax.set_xlim(lo, hi)
     ax.grid(axis="y", visible=False)

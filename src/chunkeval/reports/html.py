@@ -27,13 +27,16 @@ from chunkeval.reports.charts import ChartFile
 from chunkeval.reports.drilldown import render_question_view
 from chunkeval.reports.style import ConfigStyle, display_label
 from chunkeval.verdict.frontier import pareto_frontier
-from chunkeval.verdict.recommendation import recommend, recommendation_sentences
+from chunkeval.verdict.recommendation import (
+    Recommendation,
+    dataset_verdicts,
+    recommendation_sentences,
+)
 
 __all__ = [
     "CSP",
     "PERCENT_COLUMNS",
     "best_rows",
-    "dataset_verdicts",
     "format_cell",
     "marked_cells",
     "ranked_column",
@@ -274,30 +277,6 @@ details.misses>summary{cursor:pointer;font-weight:600;padding:.25rem 0}
 def _img_tag(png: Path, alt: str) -> str:
     data = base64.b64encode(Path(png).read_bytes()).decode("ascii")
     return f'<img src="data:image/png;base64,{data}" alt="{_e(alt)}">'
-
-
-def dataset_verdicts(results: Any, names: Sequence[str]) -> dict[str, Any]:
-    """The verdict of every dataset, computed once for every part of the report.
-
-    Parameters
-    ----------
-    results : Results
-    names : sequence of str
-        Datasets.
-
-    Returns
-    -------
-    dict of str to Recommendation or Exception
-        :func:`chunkeval.verdict.recommendation.recommend` of each dataset, or the
-        ``ValueError``/``KeyError`` saying why there is none.
-    """
-    out: dict[str, Any] = {}
-    for name in names:
-        try:
-            out[name] = recommend(results, name)
-        except (ValueError, KeyError) as exc:
-            out[name] = exc
-    return out
 
 
 def ranked_column(results: Any, dataset: str, verdict: Any = None) -> str | None:
@@ -669,6 +648,7 @@ def render_html(
     k: int | None = None,
     title: str = "chunkeval report",
     max_examples: int = 5,
+    verdicts: Mapping[str, Recommendation | Exception] | None = None,
 ) -> str:
     """Build the report page.
 
@@ -691,6 +671,9 @@ def render_html(
     max_examples : int, default 5
         Split questions shown per frontier configuration (their sections start open); other
         configurations show at most 2, in collapsed sections.  The rest are counted.
+    verdicts : mapping of str to Recommendation or Exception, optional
+        :func:`chunkeval.verdict.recommendation.dataset_verdicts` of the run, when the caller
+        has it (a run computes it once for the terminal and both reports); default: computed.
 
     Returns
     -------
@@ -713,7 +696,7 @@ def render_html(
         f'<p class="lead">{len(names)} dataset(s): {_e(", ".join(names))} · retriever {_e(retr)} · '
         f"headline k = {k} · {summary['config'].nunique()} configuration(s) · generated {now}</p>",
     ]
-    verdicts = dataset_verdicts(results, names)
+    verdicts = dataset_verdicts(results, names) if verdicts is None else verdicts
     parts.append(_verdict_section(verdicts, styles))
     parts += [
         "<h2>Summary</h2>",

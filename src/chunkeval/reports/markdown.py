@@ -13,14 +13,13 @@ from chunkeval.policy import by_construction, confidence_label, run_confidence, 
 from chunkeval.reports.charts import ChartFile
 from chunkeval.reports.html import (
     _fmt,
-    dataset_verdicts,
     format_cell,
     marked_cells,
     ranked_column,
     summary_columns,
 )
 from chunkeval.reports.style import ConfigStyle, display_label
-from chunkeval.verdict.recommendation import recommendation_sentences
+from chunkeval.verdict.recommendation import Recommendation, dataset_verdicts, recommendation_sentences
 
 __all__ = ["md_escape", "render_markdown"]
 
@@ -33,6 +32,7 @@ def render_markdown(
     base: Path,
     k: int | None = None,
     title: str = "chunkeval report",
+    verdicts: Mapping[str, Recommendation | Exception] | None = None,
 ) -> str:
     """Markdown with one summary table per dataset and links to the chart PNGs.
 
@@ -55,6 +55,9 @@ def render_markdown(
     k : int, optional
         Headline cut-off (default :func:`~chunkeval.policy.run_headline_k`).
     title : str
+    verdicts : mapping of str to Recommendation or Exception, optional
+        :func:`chunkeval.verdict.recommendation.dataset_verdicts` of the run, when the caller
+        has it (a run computes it once for the terminal and both reports); default: computed.
 
     Returns
     -------
@@ -63,7 +66,8 @@ def render_markdown(
     k = run_headline_k(results) if k is None else int(k)
     summary = results.summary
     lines = [f"# {md_escape(title)}", "", "## Recommendation", ""]
-    verdicts = dataset_verdicts(results, list(dict.fromkeys(summary["dataset"].astype(str))))
+    if verdicts is None:
+        verdicts = dataset_verdicts(results, list(dict.fromkeys(summary["dataset"].astype(str))))
     for name, rec in verdicts.items():
         if isinstance(rec, Exception):
             lines += [f"dataset {md_escape(name)}: no recommendation ({md_escape(rec)}).", ""]

@@ -225,11 +225,6 @@ class ConfigStyle:
     label: str = ""
 
     @property
-    def compact_legend(self) -> str:
-        """The legend entry (``"2. fixed(64, 16)"``), the name of ticks and keys (kept for old code)."""
-        return self.legend
-
-    @property
     def family_label(self) -> str:
         """The family's display name (:func:`chunkeval.labels.family_name`)."""
         return family_name(self.family)

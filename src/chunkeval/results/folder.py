@@ -333,36 +333,6 @@ class Results:
         _atomic_write(out / MANIFEST_FILE, write_manifest)
         return out
 
-    def check_reads_back(self, folder: str | os.PathLike) -> None:
-        """Read ``folder`` back with :meth:`load` and check that every table equals this one.
-
-        A run calls it on its staging folder before publishing: a folder that
-        :meth:`load` cannot read back exactly is never published.
-
-        Parameters
-        ----------
-        folder : str or path-like
-            A folder this object was just saved to.
-
-        Raises
-        ------
-        RuntimeError
-            Naming the table and what differs (a bug in chunkeval's writer or reader).
-        ValueError
-            The folder cannot be read at all (as raised by :meth:`load`).
-        """
-        back = Results.load(folder)
-        for name in ("summary", "per_question", "chunks"):
-            try:
-                pd.testing.assert_frame_equal(
-                    getattr(back, name), getattr(self, name), check_exact=True, check_index_type=False
-                )
-            except AssertionError as exc:
-                raise RuntimeError(
-                    f"{folder}: the {name} table does not read back as written ({_first_line(exc)}); "
-                    "nothing was published"
-                ) from None
-
     @classmethod
     def load(cls, folder: str | os.PathLike) -> Results:
         """Read a results folder written by :meth:`save`.

@@ -23,7 +23,7 @@ Modules, one concern each:
 ================  ==========================================================================
 
 A run records a retriever's class by its path in this package
-(``chunkeval.retrieval.TfidfRetriever``, :func:`chunkeval._names.public_path`), so moving a
+(``chunkeval.retrieval.TfidfRetriever``, :func:`chunkeval._params.public_path`), so moving a
 class between the modules above does not change a run's provenance.
 
 References are in the modules: BM25 in :mod:`~chunkeval.retrieval.lexical`, reciprocal rank

@@ -13,7 +13,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 
-from chunkeval._names import public_path
+from chunkeval._params import public_path
 from chunkeval.errors import UsageError
 from chunkeval.retrieval.topk import top_k_block
 

@@ -11,8 +11,7 @@ from typing import Any
 import numpy as np
 from sklearn.base import BaseEstimator, clone
 
-from chunkeval._names import public_path
-from chunkeval._params import Params
+from chunkeval._params import Params, public_path
 from chunkeval.errors import UsageError
 from chunkeval.retrieval.base import Retriever
 from chunkeval.retrieval.registry import RETRIEVERS

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 from sklearn.base import clone
 
-from chunkeval._names import public_path
+from chunkeval._params import public_path
 from chunkeval.errors import UsageError
 from chunkeval.retrieval.base import Retriever
 from chunkeval.retrieval.registry import RETRIEVERS, get_retriever

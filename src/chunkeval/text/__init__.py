@@ -29,7 +29,7 @@ this package exports their public functions.
 from chunkeval.text.graphemes import cluster_at, is_cluster_boundary, snap_forward
 from chunkeval.text.markdown import fenced_code_spans, markdown_block_spans
 from chunkeval.text.paragraphs import paragraph_spans, split_paragraphs
-from chunkeval.text.sentences import known_sentences, sentence_spans, split_sentences
+from chunkeval.text.sentences import sentence_spans, split_sentences
 from chunkeval.text.words import count_words, word_bounds, word_spans
 
 __all__ = [
@@ -37,7 +37,6 @@ __all__ = [
     "count_words",
     "fenced_code_spans",
     "is_cluster_boundary",
-    "known_sentences",
     "markdown_block_spans",
     "paragraph_spans",
     "sentence_spans",

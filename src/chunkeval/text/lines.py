@@ -11,11 +11,11 @@ the few lines that can begin it (:func:`_line_spans`, :func:`_spans_above`).
 
 from __future__ import annotations
 
+import functools
 import re
 
 import numpy as np
 
-from chunkeval.caches import memoize
 from chunkeval.text._spans import _word_mask, text_arrays
 from chunkeval.text.words import _space_table
 
@@ -74,7 +74,7 @@ _SETEXT_HEADING = (
 )
 
 
-@memoize("text.line_regexes")
+@functools.cache
 def _line_regexes(body: str) -> tuple[re.Pattern[str], re.Pattern[str]]:
     return re.compile(body), re.compile(r"[\r\n]" + body)
 
@@ -187,7 +187,7 @@ def _blank_line_runs(codes: np.ndarray, word_ends: np.ndarray) -> tuple[np.ndarr
     return breaks[first], run[first]
 
 
-@memoize("text.lead_matches")
+@functools.lru_cache(maxsize=1 << 16)
 def _lead_matches(char_class: str, code: int) -> bool:
     return re.fullmatch(char_class, chr(code)) is not None
 

@@ -121,15 +121,13 @@ A Long Solved Problem?", COLING 2012 Posters, pp. 985-994.
 
 from __future__ import annotations
 
-import contextlib
+import functools
 import re
 import unicodedata
-from collections.abc import Iterator
 
 import numpy as np
 import regex
 
-from chunkeval.caches import memoize, store
 from chunkeval.text import lines as _lines
 from chunkeval.text._spans import _not_inside, _stripped_spans, _word_mask
 from chunkeval.text.lines import (
@@ -143,7 +141,7 @@ from chunkeval.text.lines import (
 )
 from chunkeval.text.markdown import _markdown_blocks
 
-__all__ = ["known_sentences", "sentence_spans", "split_sentences"]
+__all__ = ["sentence_spans", "split_sentences"]
 
 Span = tuple[int, int]
 
@@ -231,7 +229,7 @@ def _other_script_cuts(text: str) -> list[int]:
 _TERMINATOR_TABLE_SIZE = 0x20000
 
 
-@memoize("text.other_terminators")
+@functools.cache
 def _other_terminator_table() -> np.ndarray:
     """Per code point below :data:`_TERMINATOR_TABLE_SIZE`, whether ``_OTHER_TERMINATOR``'s
     terminator run matches it (a ``Sentence_Terminal`` other than ``.!?``), as a bool array:
@@ -694,10 +692,6 @@ def sentence_spans(text: str) -> list[Span]:
     >>> sentence_spans('He said "Stop." Then he left.')
     [(0, 15), (16, 29)]
     """
-    if _KNOWN_SENTENCES:  # only inside a known_sentences block: no hashing otherwise
-        known = _KNOWN_SENTENCES.get(text)
-        if known is not None and known[0] is text:
-            return list(known[1])
     lines = _Lines(text)
     cuts = lines.blank_line_starts()
     for start, end in _line_spans(_LIST_LINE, text, lines):
@@ -717,44 +711,6 @@ def sentence_spans(text: str) -> list[Span]:
     if len(text) >= _lines._ARRAY_MIN_CHARS:
         return _stripped_spans(text, cuts, lines.codes, lines.word_runs())
     return _stripped_spans(text, cuts)
-
-
-# Sentence spans declared for a text object (see known_sentences). Keyed by the text's value
-# and matched by identity: an id() key could name another text once the first is freed.
-_KNOWN_SENTENCES: dict[str, tuple[str, list[Span]]] = store("text.known_sentences")
-
-
-@contextlib.contextmanager
-def known_sentences(text: str, spans: list[Span]) -> Iterator[None]:
-    """Within the block, :func:`sentence_spans` of this very ``text`` object returns ``spans``.
-
-    Kept for callers of chunkeval 0.1; the benchmark runner no longer uses it: it hands the
-    sentences it computed once per document to the sentence chunkers directly
-    (:meth:`chunkeval.chunkers.sentence.SentenceSpansChunker.spans_from_sentences`). Only
-    the identical object is matched (not an equal string), so a chunker that transforms the
-    text first splits its own text as usual. The declaration lives in the documented cache
-    ``text.known_sentences`` of :mod:`chunkeval.caches` while the block runs.
-
-    Parameters
-    ----------
-    text : str
-        The text object.
-    spans : list of (int, int)
-        ``sentence_spans(text)``, computed earlier; a copy is returned on each call.
-
-    Yields
-    ------
-    None
-    """
-    previous = _KNOWN_SENTENCES.get(text)
-    _KNOWN_SENTENCES[text] = (text, spans)
-    try:
-        yield
-    finally:
-        if previous is None:
-            _KNOWN_SENTENCES.pop(text, None)
-        else:
-            _KNOWN_SENTENCES[text] = previous
 
 
 def split_sentences(text: str) -> list[str]:

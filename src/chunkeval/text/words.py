@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 import re
 
 import numpy as np
-
-from chunkeval.caches import memoize
 
 __all__ = ["count_words", "word_bounds", "word_spans"]
 
@@ -31,7 +30,7 @@ def word_spans(text: str) -> list[Span]:
     return [m.span() for m in _WORD.finditer(text)]
 
 
-@memoize("text.space_table")
+@functools.cache
 def _space_table() -> np.ndarray:
     """``table[c]``: whether code point ``c`` is whitespace (``str.isspace``, regex ``\\s``).
 

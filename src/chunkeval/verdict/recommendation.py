@@ -40,8 +40,9 @@ prints it without drawing anything: importing :mod:`chunkeval.reports` loads mat
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -59,12 +60,16 @@ from chunkeval.policy import (
 )
 from chunkeval.verdict.frontier import pareto_frontier
 
+if TYPE_CHECKING:  # read only here: the verdict's import stays free of the results package
+    from chunkeval.results import Results
+
 __all__ = [
     "MIN_QUESTIONS",
     "POWER",
     "RULED_OUT",
     "AgainstBest",
     "Recommendation",
+    "dataset_verdicts",
     "recommend",
     "recommendation_sentences",
 ]
@@ -270,7 +275,7 @@ def _against(
 
 
 def recommend(
-    results: Any,
+    results: Results,
     dataset: str | None = None,
     *,
     k: int | None = None,
@@ -597,3 +602,31 @@ def recommendation_sentences(rec: Recommendation) -> list[tuple[str, list[str]]]
         _p_best_sentence(rec),
     ]
     return out + [s for s in parts if s is not None]
+
+
+def dataset_verdicts(
+    results: Any, names: Sequence[str] | None = None
+) -> dict[str, Recommendation | Exception]:
+    """The verdict of every dataset, computed once for every output (terminal, HTML, Markdown).
+
+    Parameters
+    ----------
+    results : Results
+    names : sequence of str, optional
+        Datasets; default every dataset of the summary, in summary order.
+
+    Returns
+    -------
+    dict of str to Recommendation or Exception
+        :func:`chunkeval.verdict.recommendation.recommend` of each dataset, or the
+        ``ValueError``/``KeyError`` saying why there is none.
+    """
+    if names is None:
+        names = list(dict.fromkeys(results.summary["dataset"].astype(str)))
+    out: dict[str, Recommendation | Exception] = {}
+    for name in names:
+        try:
+            out[name] = recommend(results, name)
+        except (ValueError, KeyError) as exc:
+            out[name] = exc
+    return out

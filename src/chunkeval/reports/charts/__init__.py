@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from chunkeval.reports.charts.bars import plot_dataset_bars
 from chunkeval.reports.charts.catalog import write_charts
-from chunkeval.reports.charts.curves import budget_column, plot_budget_curve, plot_k_curves, result_budgets
+from chunkeval.reports.charts.curves import budget_column, plot_budget_curve, plot_k_curves
 from chunkeval.reports.charts.data import SMALL_MULTIPLES_ABOVE, config_groups
 from chunkeval.reports.charts.deltas import plot_deltas
 from chunkeval.reports.charts.files import FORMATS, ChartFile, save_figure
@@ -48,7 +48,6 @@ __all__ = [
     "plot_evidence_map",
     "plot_k_curves",
     "plot_quality_cost",
-    "result_budgets",
     "save_figure",
     "spread_positions",
     "write_charts",

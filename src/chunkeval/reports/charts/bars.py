@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -14,7 +13,9 @@ from matplotlib.figure import Figure
 
 from chunkeval.policy import (
     bar_metrics,
+    by_construction,
     confidence_label,
+    dataset_rows,
     metric_family,
     rank_metrics,
     run_confidence,
@@ -23,7 +24,6 @@ from chunkeval.policy import (
 from chunkeval.reports.charts.data import (
     SMALL_MULTIPLES_ABOVE,
     ci_errors,
-    dataset_rows,
     metric_axis_name,
     retriever_name,
     styles_for,
@@ -40,27 +40,20 @@ from chunkeval.reports.style import ConfigStyle, new_figure, styled
 __all__ = ["plot_dataset_bars"]
 
 
-#: Metrics that are 0 by construction when no question has all its evidence in one document
-#: (``answerability_ceiling == 0``: no chunk crosses a document).
-_ONE_DOCUMENT = re.compile(r"^(answerability|evidence_in_one_chunk|answerable@\d+(tok)?)$")
-
-
 def _main_metrics(results: Any, k: int, summary: pd.DataFrame) -> list[str]:
     """:func:`chunkeval.policy.bar_metrics` with the ranking metric of each dataset shown (at
     ``k``: ``all_parts@k`` where the ranking metric is an ``all_parts`` one), and without the
-    metrics that are 0 by construction on every dataset shown (:data:`_ONE_DOCUMENT`)."""
+    metrics that are 0 by construction on every dataset shown
+    (:func:`chunkeval.policy.by_construction`, the rule the tables use)."""
     names = dict.fromkeys(summary["dataset"].astype(str))
     ranked = rank_metrics(results)
     rank = [ranked[d] for d in names if d in ranked]
     if k != run_headline_k(results):  # the ranking metric's family, at the k drawn
         rank = [f"{metric_family(m)}@{k}" for m in rank if not m.endswith("tok")]
-    ceiling = summary["answerability_ceiling"] if "answerability_ceiling" in summary.columns else None
-    unreachable = ceiling is not None and bool((ceiling.fillna(1.0) == 0).all())
-    return [
-        m
-        for m in bar_metrics(k, rank)
-        if m in summary.columns and not (unreachable and _ONE_DOCUMENT.match(m))
-    ]
+    fixed = set.intersection(
+        *(set(by_construction(summary[summary["dataset"].astype(str) == d])) for d in names)
+    )
+    return [m for m in bar_metrics(k, rank) if m in summary.columns and m not in fixed]
 
 
 @styled

@@ -17,6 +17,7 @@ from chunkeval.errors import UsageError
 from chunkeval.labels import display_label
 from chunkeval.policy import (
     confidence_label,
+    dataset_rows,
     run_budgets,
     run_confidence,
     run_ks,
@@ -24,7 +25,6 @@ from chunkeval.policy import (
 from chunkeval.reports.charts.data import (
     SMALL_MULTIPLES_ABOVE,
     config_groups,
-    dataset_rows,
     retriever_name,
     styles_for,
 )
@@ -37,7 +37,7 @@ from chunkeval.reports.charts.layout import (
 )
 from chunkeval.reports.style import ConfigStyle, new_figure, styled, text_color
 
-__all__ = ["budget_column", "plot_budget_curve", "plot_k_curves", "result_budgets"]
+__all__ = ["budget_column", "plot_budget_curve", "plot_k_curves"]
 
 
 def _curve_chart(
@@ -245,10 +245,6 @@ def plot_k_curves(
         title=f"{metric}@k over k — dataset {dataset}, retriever {retriever_name(rows)} "
         f"(bars: {confidence_label(run_confidence(results))} CI)",
     )
-
-
-#: The token budgets of a run (:func:`chunkeval.policy.run_budgets`, kept under its old name).
-result_budgets = run_budgets
 
 
 def budget_column(metric: str, budget: int) -> str:

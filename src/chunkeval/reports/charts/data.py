@@ -11,9 +11,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from chunkeval.errors import UsageError
-from chunkeval.labels import family_name
-from chunkeval.reports import style as _style
+from chunkeval.labels import config_family, family_name
 from chunkeval.reports.style import ConfigStyle, config_styles
 
 __all__ = [
@@ -21,9 +19,7 @@ __all__ = [
     "METRIC_LABELS",
     "SMALL_MULTIPLES_ABOVE",
     "ci_errors",
-    "config_family",
     "config_groups",
-    "dataset_rows",
     "metric_axis_name",
     "retriever_name",
     "row_families",
@@ -81,32 +77,6 @@ def metric_axis_name(metric: str, compact: bool = False) -> str:
 SMALL_MULTIPLES_ABOVE = 8
 
 
-def config_family(config: str, chunker: Any = None) -> str:
-    """Chunker family of a configuration: the ``chunker`` column, else (and for external
-    splitters, which all share ``chunker == "external"``) the spec's name.
-
-    Parameters
-    ----------
-    config : str
-        Configuration spec or label.
-    chunker : str, optional
-        The summary's ``chunker`` value (NaN and empty are ignored).
-
-    Returns
-    -------
-    str
-    """
-    if (
-        chunker is not None
-        and not (isinstance(chunker, float) and np.isnan(chunker))
-        and str(chunker)
-        and str(chunker) != "external"
-    ):
-        return str(chunker)
-    # every external splitter is chunker "external": its spec's name tells them apart
-    return _style.config_family(config)
-
-
 def row_families(rows: pd.DataFrame) -> list[str]:
     """The chunker family of each summary row (:func:`config_family` of its ``spec``, else
     its ``config``, and its ``chunker``), in row order: a user's label does not hide it."""
@@ -146,28 +116,6 @@ def config_groups(rows: pd.DataFrame, max_size: int = SMALL_MULTIPLES_ABOVE) -> 
             title = name if parts == 1 else f"{name} ({p + 1}/{parts})"
             out.append((title, configs[p * size : (p + 1) * size]))
     return out
-
-
-def dataset_rows(results: Any, dataset: str | None) -> tuple[str, pd.DataFrame]:
-    """One dataset's summary rows (default: the summary's first dataset).
-
-    Returns
-    -------
-    dataset : str
-    rows : pandas.DataFrame
-
-    Raises
-    ------
-    ValueError
-        No rows for ``dataset`` (the datasets present are listed).
-    """
-    summary = results.summary
-    names = summary["dataset"].astype(str)
-    dataset = names.iloc[0] if dataset is None else str(dataset)
-    rows = summary[names == dataset]
-    if not len(rows):
-        raise UsageError(f"no summary rows for dataset {dataset!r}; have {sorted(set(names))}")
-    return dataset, rows
 
 
 def retriever_name(rows: pd.DataFrame) -> str:

@@ -134,7 +134,7 @@ def plot_deltas(
         a.xaxis.set_major_locator(MaxNLocator(nbins=5, symmetric=True))
         a.set_ylim(-0.6, n - 0.4)
         if id(a) in first_col:
-            a.set_yticks([ypos[c] for c in configs], [styles[c].compact_legend for c in configs])
+            a.set_yticks([ypos[c] for c in configs], [styles[c].legend for c in configs])
         else:
             a.set_yticks([ypos[c] for c in configs], [""] * n)
     pct = confidence_label(comparison.confidence)

@@ -17,12 +17,13 @@ from chunkeval.errors import UsageError
 from chunkeval.labels import display_label, family_name
 from chunkeval.policy import (
     confidence_label,
+    dataset_rows,
     metric_family,
     rank_metrics,
     run_confidence,
     run_headline_k,
 )
-from chunkeval.reports.charts.data import ci_errors, dataset_rows, retriever_name, row_families, styles_for
+from chunkeval.reports.charts.data import ci_errors, retriever_name, row_families, styles_for
 from chunkeval.reports.charts.layout import (
     fit_text,
     freeze_layout,

@@ -13,7 +13,8 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
-from chunkeval.reports.charts.data import dataset_rows, styles_for
+from chunkeval.policy import dataset_rows
+from chunkeval.reports.charts.data import styles_for
 from chunkeval.reports.charts.layout import fit_text, legend_below
 from chunkeval.reports.style import ConfigStyle, new_figure, styled
 
@@ -133,7 +134,7 @@ def plot_chunk_sizes(
                     zorder=4,
                     gid=f"limit:{config}",
                 )
-        a.set_yticks(pos, [styles[i[0]].compact_legend for i in group])
+        a.set_yticks(pos, [styles[i[0]].legend for i in group])
         a.set_ylim(-0.6, len(group) - 0.4)
         a.grid(axis="y", visible=False)
         a.set_xlabel(f"chunk size ({_UNIT_NAME[unit]})")

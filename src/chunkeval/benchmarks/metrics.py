@@ -1,9 +1,12 @@
 """The seed exercises' string-level forms of the metrics, for people who learn from them.
 
 These are the reference forms with their exact original names and semantics: they work on
-chunk *texts* (substring tests), where the registered metrics of
-:mod:`chunkeval.metrics.containment` work on character offsets. ``chunkeval.metrics`` exports
-them under these names.
+chunk *texts* (substring tests) and return what the exercises returned (a word count list,
+a chunk index, a bool). The registered metrics a run computes are in :mod:`chunkeval.metrics`
+and work on character offsets (:func:`chunkeval.metrics.evidence_in_one_chunk` returns the
+share of evidence parts contained in one chunk, :func:`chunkeval.metrics.answerability` a
+question's 1 or 0). Nothing in a run calls these functions; the tests prove the offset
+metrics agree with them.
 """
 
 from __future__ import annotations

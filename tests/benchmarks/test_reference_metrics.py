@@ -1,8 +1,8 @@
-"""The seed exercises' string-level forms (:mod:`chunkeval.metrics.reference`)."""
+"""The seed exercises' string-level forms (:mod:`chunkeval.benchmarks.metrics`)."""
 
 from __future__ import annotations
 
-from chunkeval.metrics.reference import answerable, chunk_sizes, evidence_in_one_chunk
+from chunkeval.benchmarks.metrics import answerable, chunk_sizes, evidence_in_one_chunk
 
 
 def test_string_level_forms():
