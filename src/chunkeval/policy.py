@@ -33,6 +33,7 @@ if TYPE_CHECKING:  # the tables are only read here: the verdict's light import p
 __all__ = [
     "CONFIDENCE",
     "DEFAULT_BUDGETS",
+    "MATERIAL_WINDOW_SHARE",
     "MIN_SIGNAL_QUESTIONS",
     "MIN_SIGNAL_SHARE",
     "RankChoice",
@@ -77,6 +78,12 @@ DEFAULT_BUDGETS: tuple[int, ...] = (256, 512, 1024)
 MIN_SIGNAL_SHARE = 0.10
 #: ... and at least this many questions (:func:`scorable_questions`, :func:`choose_rank_metric`).
 MIN_SIGNAL_QUESTIONS = 10
+
+#: A dense model's window truncates materially when more than this share of a configuration's
+#: chunks (``beyond_window_share``) or of its evidence parts (``evidence_beyond_window_share``)
+#: lies past it: the verdict then says so (:mod:`chunkeval.verdict.truncation`). One chunk in
+#: twenty is where a reader would want to know that the retriever judged chunks by their start.
+MATERIAL_WINDOW_SHARE = 0.05
 
 _K_COLUMN = re.compile(r"^recall@(\d+)$")
 _BUDGET_COLUMN = re.compile(r"^[a-z_]+@(\d+)tok$")

@@ -17,6 +17,9 @@ For one dataset, :func:`recommend` names
   lies below 0 the configuration is *ruled out* (significantly worse); otherwise it is
   *indistinguishable from the best*. The two sets partition the other configurations
   (:func:`chunkeval.verdict.consistency.check_recommendation` asserts it on every verdict);
+* when a dense model's window hides more than :data:`chunkeval.policy.MATERIAL_WINDOW_SHARE`
+  of a configuration's chunks or evidence, those shares
+  (:mod:`chunkeval.verdict.truncation`);
 * the probability that each configuration is the best (``p_best`` of the summary), said as
   information, never as a ruling;
 * each candidate's reading cost (:func:`chunkeval.policy.reading_cost`: tokens read per
@@ -59,6 +62,7 @@ from chunkeval.policy import (
     tie_order,
 )
 from chunkeval.verdict.frontier import pareto_frontier
+from chunkeval.verdict.truncation import WindowShares, truncation_sentences, window_shares
 
 if TYPE_CHECKING:  # read only here: the verdict's import stays free of the results package
     from chunkeval.results import Results
@@ -174,6 +178,9 @@ class Recommendation:
     runner_up : str
         The indistinguishable configuration closest to the best with a non-zero difference
         (``""`` when none), whose :attr:`AgainstBest.questions_needed` the verdict states.
+    truncation : WindowShares or None
+        The shares of chunks and evidence past a dense model's window
+        (:func:`chunkeval.verdict.truncation.window_shares`; None without a windowed model).
     """
 
     dataset: str
@@ -200,6 +207,7 @@ class Recommendation:
     top: list[str] = field(default_factory=list)
     reading: dict[str, float] = field(default_factory=dict)
     runner_up: str = ""
+    truncation: WindowShares | None = None
 
     def __post_init__(self) -> None:
         from chunkeval.verdict.consistency import check_recommendation
@@ -385,6 +393,7 @@ def recommend(
         top=[configs[i] for i in top],
         reading={c: float(r) for c, r in zip(configs, reading, strict=True)},
         runner_up=runner_up,
+        truncation=window_shares(results, rows),
     )
 
 
@@ -579,6 +588,7 @@ def recommendation_sentences(rec: Recommendation) -> list[tuple[str, list[str]]]
             )
         )
     out += [(_braces(n) + ".", []) for n in rec.notes]
+    out += truncation_sentences(rec.truncation)
     if rec.no_signal:
         return out
     if rec.n_questions < MIN_QUESTIONS:
