@@ -7,6 +7,8 @@
   run writes them (a one-configuration run of the built-in dataset at build time), and the
   manifest keys with the shape :mod:`chunkeval.results.schema` checks. A column or key that
   has no description below fails the build: a new column is documented in the same commit.
+* ``api.md``: the docstrings' Sphinx roles (``:func:`x```), which mkdocstrings leaves as they
+  are, rendered as code.
 * ``changelog.md`` and ``contributing.md``: ``CHANGELOG.md`` and ``CONTRIBUTING.md`` of the
   repository root, so that each exists once.
 
@@ -69,6 +71,24 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
         return generators[name]()
 
     return _MARKER.sub(replace, markdown)
+
+
+#: A Sphinx role of a docstring as mkdocstrings renders it: ``:func:`~a.b``` -> ``:func:<code>~a.b</code>``.
+_ROLE_HTML = re.compile(r":[a-z]+:<code>(~?)([^<]*)</code>")
+
+
+def on_page_content(html: str, page: Any, config: Any, files: Any) -> str:
+    """The API page's docstrings without raw Sphinx roles: each one as code, as :func:`rst_to_markdown`.
+
+    mkdocstrings reads the numpydoc sections but leaves reStructuredText roles (``:func:``,
+    ``:class:``, ``:mod:``, ...) to Markdown, which prints the role's name before the code.
+    """
+
+    def code(match: re.Match) -> str:
+        name = match.group(2)
+        return f"<code>{name.rsplit('.', 1)[-1] if match.group(1) else name}</code>"
+
+    return _ROLE_HTML.sub(code, html)
 
 
 # --------------------------------------------------------------------------- metrics
