@@ -400,7 +400,7 @@ MANIFEST = {
     "its `endpoint_usage`)",
     "tokenizer": "tokenizer of the token counts",
     "workers": "worker processes used",
-    "workers_decision": "how the number of workers was decided: asked, usable and free cores, work size, reason",
+    "workers_decision": "how the number of workers was decided: asked, usable and free cores, work size, reason, and `encoder_threads` (the most threads the neural encoder of each worker may take)",
     "files": "per table: file name, format (`csv` or `parquet`) and column types",
 }
 

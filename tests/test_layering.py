@@ -35,6 +35,7 @@ LAYERS: list[set[str]] = [
     {
         "__init__",
         "_atomic",
+        "_cores",
         "_json",
         "_limits",
         "_memory",

@@ -407,7 +407,7 @@ def _minilm(argument: str | None, **params: Any) -> Any:
 
 
 def _bert(argument: str | None, **params: Any) -> Any:
-    """A BERT-family model folder, ``bert:PATH``, run by chunkeval's numpy encoder."""
+    """A BERT-family model folder, ``bert:PATH``, run by chunkeval's BERT encoder (onnxruntime)."""
     from chunkeval.encoders.embedder import BertEmbedder
 
     if not argument and "model" not in params:

@@ -20,6 +20,7 @@ from importlib import metadata as importlib_metadata
 from pathlib import Path
 from typing import Any, cast
 
+from chunkeval._cores import thread_cap
 from chunkeval.benchmarks.executors import EXECUTORS, execute
 from chunkeval.benchmarks.stages import Evaluation, PreparedDataset, Settings, resolve_tokenizer, summarise
 from chunkeval.benchmarks.workers import check_workers, plan_workers
@@ -594,15 +595,16 @@ def run(
     executor, decision = plan_workers(
         check_workers(workers), executor, [p.n_characters for p in prepared], jobs
     )
-    outputs = execute(
-        prepared,
-        jobs,
-        settings,
-        executor=executor,
-        workers=decision.workers,
-        scheduler=scheduler,
-        progress=progress,
-    )
+    with thread_cap(decision.encoder_threads):  # the encoder's threads in each worker
+        outputs = execute(
+            prepared,
+            jobs,
+            settings,
+            executor=executor,
+            workers=decision.workers,
+            scheduler=scheduler,
+            progress=progress,
+        )
     summary, per_question, chunk_table, p_best_metric = summarise(outputs, settings)
 
     facts = {

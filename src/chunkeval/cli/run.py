@@ -163,6 +163,10 @@ def _run_into(
 
         check_cache_folder(args.cache)  # a file or an unwritable folder: exit 2 before any work
         os.environ[CACHE_ENV] = os.path.abspath(args.cache)  # the environment reaches pool workers
+    if not args.quiet:
+        from chunkeval.encoders.embedder import PROGRESS_ENV
+
+        os.environ[PROGRESS_ENV] = "1"  # a bar for long encodes, here and in pool workers
 
     bars: list[Any] = []
     progress = None
