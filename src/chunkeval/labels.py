@@ -237,8 +237,8 @@ def fit_label(text: str, width: int) -> str:
 def _fit_middle(text: str, width: int) -> str:
     """Like :func:`fit_label`, but keeping both ends of the name.
 
-    Like :func:`fit_label`, but keeping both ends of the name (``langchain:Re…Json(800, 0)``):
-    what tells two classes with one beginning apart is at the end of their names.
+    For example ``langchain:Re…Json(800, 0)``: what tells two classes with one beginning apart
+    is at the end of their names.
     """
     if len(text) <= width:
         return text

@@ -377,8 +377,7 @@ def tokenizer_key(tokenizer: str | TokenizerLike) -> str:
 def resolve_tokenizer(tokenizer: str | TokenizerLike) -> TokenizerLike:
     """The tokenizer for a spec or object, built once per process.
 
-    The tokenizer for a spec or object, built once per process (the cache
-    ``benchmarks.tokenizers`` of :mod:`chunkeval.caches`).
+    The cache is ``benchmarks.tokenizers`` of :mod:`chunkeval.caches`.
     """
     from chunkeval.tokenizers import get_tokenizer
 

@@ -115,8 +115,8 @@ def _percentile(threshold: object) -> float | None:
 def _cut_below(similarities: np.ndarray, threshold: float | str) -> float:
     """The similarity under which a gap becomes a boundary.
 
-    The similarity under which a gap becomes a boundary (linear-interpolated percentile,
-    as ``numpy.percentile``, for ``"pN"``; no boundary in a document without gaps).
+    For ``"pN"`` it is the linear-interpolated percentile, as ``numpy.percentile``; a document
+    without gaps has no boundary.
     """
     n = _percentile(threshold)
     if n is None:

@@ -148,8 +148,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 def _check_run_options(args: argparse.Namespace) -> None:
     """Refuse empty option values and a negative seed before any work.
 
-    Refuse empty option values and a negative seed before any work (an empty
-    ``--retriever ''`` must not fall back to the default).
+    An empty ``--retriever ''`` must not fall back to the default.
     """
     if args.scheduler is not None and not re.fullmatch(r"(tcp|tls|ucx)://[^\s:/]+:\d{1,5}", args.scheduler):
         raise CLIError(f"--scheduler {args.scheduler!r} is not a scheduler address; write tcp://HOST:PORT")
@@ -179,9 +178,14 @@ def _run_into(
 
     folder = claim.folder
     if getattr(args, "cache", None):
-        from chunkeval.encoders.cache import CACHE_ENV
+        from chunkeval.encoders.cache import CACHE_ENV, check_cache_folder
 
+        check_cache_folder(args.cache)  # a file or an unwritable folder: exit 2 before any work
         os.environ[CACHE_ENV] = os.path.abspath(args.cache)  # the environment reaches pool workers
+    if not args.quiet:
+        from chunkeval.encoders.embedder import PROGRESS_ENV
+
+        os.environ[PROGRESS_ENV] = "1"  # a bar for long encodes, here and in pool workers
 
     bars: list[Any] = []
     progress = None

@@ -227,8 +227,7 @@ class Comparison:
     def verdict(self) -> str:
         """One sentence: what the gate decided and why.
 
-        One sentence: what the gate decided and why (for a strategy comparison: which
-        configuration is better on how many checked metrics).
+        For a strategy comparison: which configuration is better on how many checked metrics.
         """
         if self.mode == "strategy" and not self.reasons:
             rows = self.display_rows()

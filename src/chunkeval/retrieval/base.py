@@ -83,8 +83,8 @@ class Retriever(Params):
     def check_params(self) -> None:
         """Refuse parameters of the wrong type or out of range.
 
-        Refuse parameters of the wrong type or out of range (a UsageError naming the range);
-        :func:`~chunkeval.retrieval.get_retriever` calls it on every retriever it makes.
+        The error is a UsageError naming the range; :func:`~chunkeval.retrieval.get_retriever`
+        calls this on every retriever it makes.
         """
 
     def fit(self, chunk_texts: list[str]) -> Retriever:

@@ -160,8 +160,8 @@ def snap_forward(text: str, positions: Iterable[int]) -> np.ndarray:
 def _surely_boundaries(codes: np.ndarray, positions: np.ndarray) -> np.ndarray:
     """Per position, whether it is a cluster boundary by the ASCII rule alone.
 
-    Per position, whether it is a cluster boundary by the ASCII rule alone (both neighbours
-    ASCII and not CR LF, or a text end); False means "look it up" (:func:`is_cluster_boundary`).
+    True where both neighbours are ASCII and not CR LF, or at a text end; False means "look it
+    up" (:func:`is_cluster_boundary`).
     """
     n = codes.size
     inner = (positions > 0) & (positions < n)

@@ -204,8 +204,7 @@ _DIGIT = regex.compile(r"\p{Nd}")
 def _is_wide(char: str) -> bool:
     """Whether a terminator is East Asian wide, full-width or half-width.
 
-    Whether a terminator is East Asian wide, full-width or half-width (``。``, ``．``, ``｡``):
-    such a terminator ends a sentence without following space.
+    Such a terminator (``。``, ``．``, ``｡``) ends a sentence without following space.
     """
     return unicodedata.east_asian_width(char) in ("W", "F", "H")
 
@@ -473,8 +472,7 @@ _FEW_RUNS = 32
 def _word_start(text: str, pos: int) -> int:
     """Start of the whitespace-delimited word that ends at ``pos``.
 
-    Start of the whitespace-delimited word that ends at ``pos`` (``pos`` itself
-    when whitespace or the text start precedes it).
+    ``pos`` itself when whitespace or the text start precedes it.
     """
     width = 32
     while True:

@@ -344,8 +344,8 @@ def _measure_key(chunker: ChunkerLike, unit: str) -> tuple[str, ...] | None:
 def _measure_many(chunker: ChunkerLike, texts: list[str]) -> np.ndarray:
     """Sizes of ``texts`` in the chunker's own unit.
 
-    Sizes of ``texts`` in the chunker's own unit (:meth:`Chunker.measure_many`, or
-    ``measure`` per text for a chunker object without it).
+    That is :meth:`Chunker.measure_many`, or ``measure`` per text for a chunker object without
+    it.
     """
     many = getattr(chunker, "measure_many", None)
     if callable(many):
