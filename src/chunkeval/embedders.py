@@ -120,8 +120,8 @@ class HashingEmbedder(Embedder):
     def _vectorizer(self) -> Any:
         """The ``HashingVectorizer`` of the current parameters, built once.
 
-        The ``HashingVectorizer`` of the current parameters, built (and validated) once: a
-        new one per call cost more than hashing a short document's sentences.
+        It is validated when built: a new one per call cost more than hashing a short document's
+        sentences.
         """
         key = (self.n_features, self.ngram_max)
         cached = getattr(self, "vectorizer_", None)
@@ -233,8 +233,8 @@ def murmur3_runs(data: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.n
 def hash_words(texts: list[str], n_features: int, vectorizer: Any):
     r"""Hashed, L2-normalised word counts of ``texts``, as scikit-learn's ``HashingVectorizer``.
 
-    Hashed, L2-normalised word counts of ``texts``: ``vectorizer.transform(texts)``, bit for bit,
-    for ``vectorizer = HashingVectorizer(n_features=n_features, alternate_sign=False,
+    Equal to ``vectorizer.transform(texts)``, bit for bit, for ``vectorizer =
+    HashingVectorizer(n_features=n_features, alternate_sign=False,
     token_pattern=r"(?u)\b\w+\b")``.
 
     The vectorizer lower-cases each text, takes its maximal runs of ``\w`` characters as
@@ -298,8 +298,8 @@ def hash_words(texts: list[str], n_features: int, vectorizer: Any):
 def _with_rows(matrix: Any, rows: list[int], replacement: Any) -> Any:
     """``matrix`` (CSR) with its rows ``rows`` taken from ``replacement``.
 
-    ``matrix`` (CSR) with its rows ``rows`` (increasing, empty in ``matrix``) taken from
-    the rows of ``replacement`` (CSR, one per entry of ``rows``), entries copied unchanged.
+    ``rows`` is increasing and those rows are empty in ``matrix``; ``replacement`` (CSR) has one
+    row per entry of ``rows``, and its entries are copied unchanged.
     """
     from scipy.sparse import csr_matrix
 

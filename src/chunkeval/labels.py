@@ -161,8 +161,8 @@ def _is_known(name: str) -> bool:
 def _unwrapped(name: str, params: dict[str, object]) -> tuple[str, dict[str, object]]:
     """A spec splitter's generic form as its target's name and parameters.
 
-    A spec splitter's generic form ``external(target='semchunk', params={...})`` as
-    ``semchunk`` and its parameters (what the splitter's own spec says).
+    ``external(target='semchunk', params={...})`` becomes ``semchunk`` and its parameters, what
+    the splitter's own spec says.
     """
     inner = params.get("params")
     if name == "external" and isinstance(params.get("target"), str):

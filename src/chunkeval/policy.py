@@ -413,8 +413,8 @@ def tie_order(
 ) -> list[int]:
     """The verdict's order of configurations, independent of the order they were given in.
 
-    The verdict's order of configurations: an order-free rule, so the order of ``--chunker``
-    options or suite entries never changes a recommendation.
+    An order-free rule: the order of ``--chunker`` options or suite entries never changes a
+    recommendation.
 
     By decreasing ``value`` (the ranking metric; values equal up to 1e-12 are a tie), then
     decreasing ``p_best`` (probability of being the best), then increasing stored-token
@@ -521,9 +521,8 @@ def gate_metrics(ks: Iterable[int], rank_columns: Iterable[str] = ()) -> tuple[s
 def comparison_metrics(k: int, rank_columns: Iterable[str] = ()) -> list[str]:
     """The metrics a report's change chart and the gate compare by default.
 
-    The metrics a report's change chart and :func:`~chunkeval.gate.comparison.metric_deltas`
-    compare by default: the ranking metric(s), ``recall@k``, ``mrr``,
-    ``evidence_in_one_chunk`` and ``answerability``.
+    The gate compares them in :func:`~chunkeval.gate.comparison.metric_deltas`: the ranking
+    metric(s), ``recall@k``, ``mrr``, ``evidence_in_one_chunk`` and ``answerability``.
 
     Parameters
     ----------

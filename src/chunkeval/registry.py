@@ -39,8 +39,8 @@ class PluginError(UsageError):
 class PluginWarning(UserWarning):
     """An installed plug-in that cannot be loaded was left out of something that did not name it.
 
-    An installed plug-in that cannot be loaded was left out of something that did not ask
-    for it by name (the metrics every run computes); the command line shows it as one line.
+    The thing did not ask for the plug-in by name (the metrics every run computes); the command
+    line shows the warning as one line.
     """
 
 

@@ -112,8 +112,8 @@ def _pool(
 ) -> Any:
     """A process pool that ends at once, workers and all, when its block raises.
 
-    A process pool that ends at once, workers and all, when its block is left by an exception
-    (Ctrl-C, SIGTERM, a failed task), and is shut down normally otherwise.
+    An exception leaving the block (Ctrl-C, SIGTERM, a failed task) ends the pool at once,
+    workers and all; otherwise it is shut down normally.
     """
     pool = ProcessPoolExecutor(
         max_workers=workers,
@@ -132,8 +132,8 @@ def _pool(
 def _submit_all(pool: Any, fn: Callable[..., Any], calls: Sequence[tuple]) -> list[Any]:
     """Submit ``fn(*args)`` for every ``args`` of ``calls``, interrupts held back while forking.
 
-    Submit ``fn(*args)`` for every ``args`` of ``calls``, with interrupts held back while the
-    pool forks its workers (a worker that got a Ctrl-C before it ignores them prints a traceback).
+    Interrupts are held back while the pool forks its workers: a worker that got a Ctrl-C before
+    it ignores them prints a traceback.
     """
     with interrupts_deferred(*_STARTING):
         return [pool.submit(fn, *args) for args in calls]
@@ -507,8 +507,7 @@ def _dask_job(
 ) -> Any:
     """Submit the stage plan of one (dataset, configuration) as tasks; return its evaluation's future.
 
-    Submit the stage plan of one (dataset, configuration) as tasks; return the future of its
-    evaluation. Every step is a task, over blocks of documents and of questions.
+    Every step is a task, over blocks of documents and of questions.
     """
 
     def submit(step: Callable[..., Any], *args: Any) -> Any:

@@ -194,8 +194,8 @@ class PreparedDataset:
     def word_starts(self) -> np.ndarray:
         """Global start offset of every word of every document.
 
-        Global start offset of every word (maximal non-whitespace run, as ``str.split``)
-        of every document, in ``offset_dtype``; see :meth:`word_counts`.
+        A word is a maximal non-whitespace run, as ``str.split`` finds; offsets are in
+        ``offset_dtype``; see :meth:`word_counts`.
         """
         if self._words is None:
             from chunkeval.text import word_bounds
@@ -280,8 +280,8 @@ def _local_dtype(text: str) -> type:
 def sentence_array(text: str) -> np.ndarray:
     """Sentence spans of one text as an (n, 2) array of character offsets.
 
-    Sentence spans of one text, shape (n, 2), characters (:func:`chunkeval.text.sentence_spans`);
-    int32 unless the text has 2**31 characters or more.
+    The spans are :func:`chunkeval.text.sentence_spans`'s; int32 unless the text has 2**31
+    characters or more.
     """
     from chunkeval.text import sentence_spans
 
@@ -291,9 +291,8 @@ def sentence_array(text: str) -> np.ndarray:
 def token_array(tokenizer: TokenizerLike, text: str) -> np.ndarray:
     """Token spans of one text as an (n, 2) array of character offsets.
 
-    Token spans of one text, shape (n, 2), characters
-    (:func:`chunkeval.tokenizers.token_span_arrays`); int32 unless the text has 2**31
-    characters or more.
+    The spans are :func:`chunkeval.tokenizers.token_span_arrays`'s; int32 unless the text has
+    2**31 characters or more.
     """
     from chunkeval.tokenizers import token_span_arrays
 

@@ -365,9 +365,8 @@ def _check_arguments(
 def _tokenizer_spec(tokenizer: str | TokenizerLike) -> tuple[str | TokenizerLike, str]:
     """Resolve the run's tokenizer now; return what travels to workers and the manifest's name.
 
-    Resolve the run's tokenizer now (an unknown spec fails before any work); return what
-    travels to workers (a tokenizer object whose name is a spec for an equal tokenizer
-    travels by name) and the name recorded in the manifest.
+    An unknown spec fails before any work. A tokenizer object whose name is a spec for an equal
+    tokenizer travels to workers by name.
     """
     tok = resolve_tokenizer(tokenizer)
     name = tokenizer if isinstance(tokenizer, str) else getattr(tok, "name", repr(tok))

@@ -363,8 +363,8 @@ _LAST_INNER_CLEAN = regex.compile(
 def _inner_clean(text: str, a: int, b: int, last: bool) -> int:
     """The first (or last) clean point strictly inside ``text[a:b]``, or -1.
 
-    The first (or last) clean point ``y`` with ``a < y < b`` that is a space or tab
-    after a non-space, or -1.
+    A clean point here is a position ``y`` with ``a < y < b`` holding a space or tab after a
+    non-space.
     """
     found = (_LAST_INNER_CLEAN if last else _INNER_CLEAN).search(text, a + 1, b)
     return found.start() if found else -1
@@ -409,10 +409,9 @@ def _remembered(
 ) -> list[int]:
     """``memo[key]`` for each of ``keys``, counting and remembering the missing keys.
 
-    ``memo[key]`` for each of ``keys``, with the keys not in ``memo`` counted by
-    ``count_missing(indices)`` (the index of each one's first occurrence, ascending) and
-    remembered. The memo keeps up to :data:`SEGMENT_MEMO_SIZE` keys and is emptied when
-    full (bounded memory, no bookkeeping per hit).
+    The keys not in ``memo`` are counted by ``count_missing(indices)`` (the index of each one's
+    first occurrence, ascending) and remembered. The memo keeps up to :data:`SEGMENT_MEMO_SIZE`
+    keys and is emptied when full (bounded memory, no bookkeeping per hit).
     """
     counts = list(map(memo.get, keys))  # None: not in the memo
     absent = [j for j, count in enumerate(counts) if count is None]
@@ -496,8 +495,7 @@ def _stretches(lo: np.ndarray, hi: np.ndarray, missing: np.ndarray) -> list[tupl
 def _stretch_counts(tokenizer: Any, text: str, lo: list[int], hi: list[int], j0: int, j1: int) -> list[int]:
     """Counts of the touching segments ``j0..j1``, from one encoding of their text.
 
-    Counts of the touching segments ``j0..j1`` (indices into ``lo``/``hi``), from one
-    encoding of the text they cover.
+    ``j0`` and ``j1`` are indices into ``lo``/``hi``.
     """
     if j0 == j1:
         return [tokenizer.count(text[lo[j0] : hi[j0]])]

@@ -141,8 +141,8 @@ def _placements(
 def _matches(text: str, piece: str, reported: int | None, cursor: int) -> Iterator[tuple[int, int]]:
     """Candidate ranges of ``piece`` in ``text`` from ``cursor``, best first.
 
-    Candidate ranges of ``piece`` from ``cursor`` in order: the reported offset when it
-    checks out, else exact matches, else matches allowing different whitespace.
+    In order: the reported offset when it checks out, else exact matches, else matches allowing
+    different whitespace.
     """
     if reported is not None and reported >= cursor and text.startswith(piece, reported):
         yield reported, reported + len(piece)

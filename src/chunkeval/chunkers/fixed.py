@@ -268,8 +268,7 @@ class FixedChunker(Chunker):
     ) -> tuple[np.ndarray, np.ndarray]:
         """The windows of :meth:`token_windows` from the first stride window that is too long.
 
-        The windows of :meth:`token_windows` when stride window ``k`` is the first whose
-        own text is too long.
+        Stride window ``k`` is the first whose own text is too long.
 
         From token ``i`` on: the stride windows, up to the first too long one; that window,
         of tokens ``i`` to ``j - 1`` (``j = min(i + chunk_size, n)``), shortened at its end

@@ -179,8 +179,8 @@ def _handle_stop_signals() -> dict[int, Any]:
 def _drop_interrupts(previous: Any) -> Any:
     """An unraisable-exception hook that drops a KeyboardInterrupt Python cannot propagate.
 
-    An unraisable-exception hook that drops a KeyboardInterrupt raised where Python cannot
-    propagate it (a weak-reference callback, ``__del__``): :func:`_stop_once` raises it again.
+    Such an interrupt is raised in a weak-reference callback or ``__del__``; :func:`_stop_once`
+    raises it again.
     """
 
     def hook(unraisable: Any) -> None:

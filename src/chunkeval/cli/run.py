@@ -263,10 +263,9 @@ def _run_into(
 def _gate_baseline(args: argparse.Namespace, kwargs: dict[str, Any]) -> Any:
     """Load ``--baseline`` and check it against the run's arguments before the run.
 
-    Load ``--baseline`` and check ``--fail-on`` and the measuring conditions the run's
-    arguments already fix (ks, retriever, tokenizer) before the run, so that a typo
-    or a mismatch fails in a second instead of after the benchmark (token budgets may differ:
-    they add metrics and change no other).
+    It checks ``--fail-on`` and the measuring conditions the run's arguments already fix (ks,
+    retriever, tokenizer), so that a typo or a mismatch fails in a second instead of after the
+    benchmark (token budgets may differ: they add metrics and change no other).
     """
     if args.baseline is None:
         if args.fail_on or args.strict:

@@ -139,8 +139,7 @@ class _Reader:
     def runs(self, node: Any, pieces: list[str], after: list[str]) -> None:
         """Append the text of ``node``'s inline content to ``pieces`` and its anchored blocks to ``after``.
 
-        Append the text of the inline content of ``node`` to ``pieces``, in order, and the
-        blocks it anchors (text boxes, notes) to ``after``.
+        The text goes in order; the anchored blocks are text boxes and notes.
         """
         fields = self.fields
         for child in node.iterchildren():
@@ -226,8 +225,8 @@ def _vanished(r: Any) -> bool:
 def _descendants_through(node: Any, wanted: str, stop: str) -> list[Any]:
     """The ``wanted`` elements under ``node``, looking through wrappers but not into ``stop``.
 
-    The ``wanted`` elements under ``node``, looking through content controls, custom XML
-    and revisions but not into nested ``stop`` elements (a table in a cell has its own rows).
+    It looks through content controls, custom XML and revisions but not into nested ``stop``
+    elements (a table in a cell has its own rows).
     """
     found = []
     for child in node.iterchildren():

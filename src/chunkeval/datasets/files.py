@@ -79,8 +79,8 @@ def _matching(folder: Path, glob: str | None, exclude: Path | None, skipped: lis
 def _result_folders(folder: Path, skipped: list[str]) -> list[Path]:
     """Folders under ``folder`` that hold a chunkeval results folder, to be skipped.
 
-    Folders under ``folder`` that hold a chunkeval results ``manifest.json`` (never documents:
-    a run's report would become a document of the next run); their relative paths go to ``skipped``.
+    Such a folder holds a chunkeval results ``manifest.json`` and never documents: a run's
+    report would become a document of the next run. Their relative paths go to ``skipped``.
     """
     found = []
     for manifest in sorted(folder.rglob("manifest.json")):

@@ -281,8 +281,7 @@ def _save_disk(folder: Path, namespace: str, keys: Sequence[bytes], vectors: np.
 def _prune(folder: Path, max_bytes: int) -> None:
     """Remove the oldest files until the folder holds at most ``max_bytes``.
 
-    Remove the oldest files (set-aside ones and dead runs' temporary files first) until the
-    folder holds at most ``max_bytes``.
+    Set-aside files and dead runs' temporary files go first.
     """
     files = []
     now = time.time()

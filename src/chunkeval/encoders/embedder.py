@@ -253,9 +253,9 @@ class BertEmbedder(Params):
 def _batches(lengths: np.ndarray, batch_size: int) -> Iterator[np.ndarray]:
     """Row indices of the encoder's batches, sorted by length.
 
-    Row indices of the batches: sorted by length (little padding), at most ``batch_size``
-    rows and, past one row, at most :data:`BATCH_TOKENS` padded wordpieces (the attention
-    scores of a batch grow with rows x length^2: small batches stay in the caches).
+    Sorting leaves little padding. A batch holds at most ``batch_size`` rows and, past one row,
+    at most :data:`BATCH_TOKENS` padded wordpieces (the attention scores of a batch grow with
+    rows x length^2: small batches stay in the caches).
     """
     order = np.argsort(lengths, kind="stable")
     start = 0
@@ -274,10 +274,10 @@ def _batches(lengths: np.ndarray, batch_size: int) -> Iterator[np.ndarray]:
 class _Threads:
     """The encoder's threads, decided again every :data:`REDECIDE_SECONDS`.
 
-    The encoder's threads, decided by :func:`chunkeval._cores.threads_now` and decided again
-    every :data:`REDECIDE_SECONDS` (a colleague's job may start or end meanwhile); one thread
-    for work under :data:`MIN_THREADED_TOKENS`, where measuring the free cores costs more than
-    a second thread saves.
+    They are decided by :func:`chunkeval._cores.threads_now`, again every so often because a
+    colleague's job may start or end meanwhile; one thread for work under
+    :data:`MIN_THREADED_TOKENS`, where measuring the free cores costs more than a second thread
+    saves.
     """
 
     def __init__(self, total_tokens: int) -> None:
@@ -295,9 +295,8 @@ class _Threads:
 def _progress_bar(total: int) -> Any:
     """A tqdm bar of chunks encoded, on stderr.
 
-    A tqdm bar of chunks encoded (count, chunks/s, time left) on stderr, shown only when
-    :data:`PROGRESS_ENV` is set (the CLI sets it unless ``--quiet``) and the encode lasts
-    over two seconds.
+    It shows the count, chunks/s and time left, only when :data:`PROGRESS_ENV` is set (the CLI
+    sets it unless ``--quiet``) and the encode lasts over two seconds.
     """
     from tqdm.auto import tqdm
 

@@ -50,8 +50,8 @@ def estimated_tokens(text: str) -> int:
 def batches(texts: Sequence[str], max_texts: int, max_tokens: int) -> list[list[int]]:
     """Consecutive batches of positions, bounded in texts and estimated tokens.
 
-    Consecutive batches of positions, each of at most ``max_texts`` texts and
-    ``max_tokens`` estimated tokens (a text above ``max_tokens`` alone).
+    Each batch has at most ``max_texts`` texts and ``max_tokens`` estimated tokens; a text above
+    ``max_tokens`` is a batch alone.
 
     Parameters
     ----------
@@ -271,8 +271,8 @@ class OpenAIEmbedder(Params):
     ) -> Iterator[tuple[list[int], np.ndarray]]:
         """Ask the endpoint for the vectors of ``texts``, batch by batch.
 
-        Ask the endpoint for ``texts`` (prefixes included); ``(positions, vectors)`` per batch
-        as the replies arrive.
+        The texts are sent with their prefixes; ``(positions, vectors)`` come per batch as the
+        replies arrive.
         """
         extra: dict[str, Any] = {"encoding_format": "float"}
         if self.dimensions is not None:

@@ -1,7 +1,7 @@
 """Retrieval metrics at a cut-off k: evidence containment in the top k, nDCG@k and MAP@k.
 
-Retrieval metrics at a cut-off k: containment of the evidence in the top-k retrieved chunks,
-and the IR metrics nDCG@k and MAP@k with chunks judged relevant by the evidence they contain.
+Containment counts the evidence in the top-k retrieved chunks; the IR metrics nDCG@k and MAP@k
+judge chunks relevant by the evidence they contain.
 
 ``R_k`` is the first ``min(k, len(ranked))`` chunks of the ranking; ``contained(c, p)`` as in
 :mod:`chunkeval.metrics.containment`.

@@ -573,9 +573,9 @@ def _split_section(
 def _frontier_configs(results: Any, dataset: str, verdict: Any = None) -> frozenset[str]:
     """The configurations the report stars: the frontier of the ranking metric against cost.
 
-    The configurations the report stars: the verdict's frontier (``verdict.frontier``,
-    on its ranking metric against stored-token overhead) when given, else the frontier of
-    :func:`chunkeval.policy.rank_metric` against stored-token overhead.
+    The verdict's frontier (``verdict.frontier``, on its ranking metric against stored-token
+    overhead) when given, else the frontier of :func:`chunkeval.policy.rank_metric` against
+    stored-token overhead.
     """
     if getattr(verdict, "frontier", None) is not None:
         return frozenset(map(str, verdict.frontier))

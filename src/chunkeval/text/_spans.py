@@ -58,9 +58,9 @@ def _disjoint(spans: list[Span]) -> list[Span]:
 def _codes(text: str) -> np.ndarray:
     """The code points of ``text`` in the narrowest unsigned integer type that holds them.
 
-    The code points of ``text``, one per ``str`` index, in the narrowest of CPython's own
-    storage widths that holds them: uint8 for an ASCII text, uint16 for a text without a
-    character past U+FFFF (its UTF-16 is then one unit per character), uint32 otherwise.
+    One code point per ``str`` index, in the narrowest of CPython's own storage widths: uint8
+    for an ASCII text, uint16 for a text without a character past U+FFFF (its UTF-16 is then one
+    unit per character), uint32 otherwise.
     """
     if text.isascii():
         return np.frombuffer(text.encode("ascii"), dtype=np.uint8)
@@ -135,8 +135,8 @@ def _word_mask(codes: np.ndarray) -> np.ndarray:
 def _word_runs(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Starts and ends of the ``str.split`` words of a text, from its code points.
 
-    Starts and ends of the maximal non-whitespace runs (``str.split`` words) of a text
-    given by its code points (:func:`_codes`), as int64 arrays.
+    The words are the maximal non-whitespace runs; the code points are :func:`_codes`'s; both
+    arrays are int64.
     """
     word = _word_mask(codes)
     if word.size == 0:
@@ -155,8 +155,8 @@ def _word_runs(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def _space_runs(n: int, starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Starts and ends of the maximal whitespace runs of a text, from its words.
 
-    Starts and ends of the maximal whitespace runs of a text of length ``n`` whose words
-    are ``starts``/``ends`` (:func:`_word_runs`): the gaps before, between and after them.
+    The text has length ``n`` and words ``starts``/``ends`` (:func:`_word_runs`); the runs are
+    the gaps before, between and after them.
     """
     lo = np.concatenate(([0], ends))
     hi = np.concatenate((starts, [n]))
@@ -169,9 +169,8 @@ def _stripped_array_spans(
 ) -> list[Span]:
     """The stripped, non-blank pieces between ``cuts``, found with array operations.
 
-    The stripped, non-blank pieces between ``cuts`` (sorted) of a text of length ``n``
-    given by its ``codes`` (and its :func:`_word_runs`, when known), found with array
-    operations: what :func:`_stripped_pieces` finds.
+    ``cuts`` is sorted; the text has length ``n`` and is given by its ``codes`` (and its
+    :func:`_word_runs`, when known). The result is what :func:`_stripped_pieces` finds.
     """
     bounds = np.asarray([0, *cuts, n], dtype=np.int64)
     bounds = bounds[np.concatenate(([True], bounds[1:] != bounds[:-1]))]  # (sorted: no repeats)

@@ -112,8 +112,8 @@ def _separators(text: str) -> list[int]:
 def _separator_runs(text: str, codes: np.ndarray, ends: np.ndarray) -> np.ndarray:
     """Per paragraph separator of a long text, the number of words ending before it.
 
-    Per paragraph separator of a long text (:func:`_separators`), the number of words
-    ending before it, from the text's code points and word ends.
+    The separators are :func:`_separators`'s; the counts come from the text's code points and
+    word ends.
     """
     starts, run = _blank_line_runs(codes, ends)
     fences = fenced_code_spans(text)

@@ -489,9 +489,8 @@ def _word_start(text: str, pos: int) -> int:
 def _period_verdict(word: str) -> bool | None:
     """What :func:`_is_sentence_end` decides for ``word`` and a lone period, when context cannot change it.
 
-    What :func:`_is_sentence_end` decides for ``word`` + a lone period, when the context
-    cannot change it: True (a sentence end), False (not one), or None (it depends on the
-    next word, the line or the word before: ask :func:`_is_sentence_end`).
+    True (a sentence end), False (not one), or None: it depends on the next word, the line or
+    the word before, so ask :func:`_is_sentence_end`.
 
     Most candidates are ordinary words ending a sentence; deciding them from the word alone
     (once per distinct word) saves a regex match and a rule walk per candidate.

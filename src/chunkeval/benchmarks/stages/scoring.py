@@ -1,7 +1,6 @@
 """Stage 4, *score*: one configuration's per-question metrics, summary row and chunk table.
 
-Stage 4, *score*: one configuration's per-question metrics, its summary row and its
-chunk table (:func:`score_stage`, giving an :class:`Evaluation`).
+The stage is :func:`score_stage`, giving an :class:`Evaluation`.
 """
 
 from __future__ import annotations
@@ -281,8 +280,8 @@ def _summary_row(
 def _span_within_limit(ctx: PreparedDataset, chunker: ChunkerLike, limit: int | None, unit: str) -> float:
     """Share of questions whose evidence measures no more than the configuration's limit.
 
-    Share of questions whose evidence (from the first part's start to the last part's end,
-    in one document) measures no more than the configuration's limit, in its unit.
+    A question's evidence runs from the first part's start to the last part's end, in one
+    document, and is measured in the limit's unit.
     """
     if limit is None or not ctx.questions:
         return float("nan")
@@ -306,9 +305,8 @@ _HULL_BATCH_CHARS = 4_000_000
 def _measure_hulls(chunker: ChunkerLike, hulls: Iterable[tuple[str, int, int]]) -> np.ndarray:
     """Sizes of the ranges ``text[a:b]`` of ``hulls`` in the chunker's unit, measured in batches.
 
-    Sizes of the ranges ``text[a:b]`` of ``hulls`` in the chunker's unit
-    (:func:`_measure_many`), sliced and measured in batches of about
-    ``_HULL_BATCH_CHARS`` characters.
+    Sizes come from :func:`_measure_many`, over slices of about ``_HULL_BATCH_CHARS`` characters
+    at a time.
     """
     sizes: list[np.ndarray] = []
     batch: list[str] = []

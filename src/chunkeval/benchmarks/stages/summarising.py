@@ -46,7 +46,7 @@ def _probability_best(
 ) -> tuple[np.ndarray, dict[str, str]]:
     """``p_best`` per summary row: the bootstrap probability of being best on the ranking metric.
 
-    ``p_best`` per summary row: bootstrap probability of the top ranked metric in its dataset
+    The ranking metric is the top ranked metric of the row's dataset
     (:func:`chunkeval.metrics.choose_rank_metric`, the verdict's own choice).
     """
     from chunkeval.policy import choose_rank_metric

@@ -53,9 +53,9 @@ _COMPACT_PREFIX = {"answerable": "answer-\nable", "all_parts": "all\nparts", "io
 def metric_axis_name(metric: str, compact: bool = False) -> str:
     r"""A metric's name on a chart axis.
 
-    A metric's name on an axis: :data:`METRIC_LABELS`, or in narrow panels (``compact``)
-    :data:`COMPACT_METRIC_LABELS` and ``@k`` and ``@Btok`` columns broken before their
-    cut-off (``"recall\n@5"``, ``"answer-\nable\n@512tok"``).
+    The name is :data:`METRIC_LABELS`, or in narrow panels (``compact``)
+    :data:`COMPACT_METRIC_LABELS` with ``@k`` and ``@Btok`` columns broken before their cut-off
+    (``"recall\n@5"``, ``"answer-\nable\n@512tok"``).
 
     Parameters
     ----------
@@ -84,8 +84,8 @@ SMALL_MULTIPLES_ABOVE = 8
 def row_families(rows: pd.DataFrame) -> list[str]:
     """The chunker family of each summary row, in row order.
 
-    The chunker family of each summary row (:func:`config_family` of its ``spec``, else
-    its ``config``, and its ``chunker``), in row order: a user's label does not hide it.
+    The family is :func:`config_family` of the row's ``spec``, else of its ``config``, and its
+    ``chunker``: a user's label does not hide it.
     """
     names = rows["spec"] if "spec" in rows.columns else rows["config"]
     chunkers = rows["chunker"] if "chunker" in rows.columns else [None] * len(rows)
