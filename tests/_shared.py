@@ -40,6 +40,17 @@ def requires(module: str, extra: str) -> list[pytest.MarkDecorator]:
     return [pytest.mark.needs_extra, pytest.mark.skipif(missing, reason=reason)]
 
 
+def needs(module: str, extra: str):
+    """Decorator form of :func:`requires`: mark a test that needs an optional extra."""
+
+    def apply(test):
+        for mark in requires(module, extra):
+            test = mark(test)
+        return test
+
+    return apply
+
+
 def shared_cases(name: str) -> dict[str, dict]:
     """The cases of ``../shared/cases/NAME`` (JSON lines) by id; empty when the folder is absent."""
     import json
@@ -47,5 +58,7 @@ def shared_cases(name: str) -> dict[str, dict]:
     path = SHARED / "cases" / name
     if not path.exists():
         return {}
-    lines = path.read_text(encoding="utf-8").splitlines()
+    # JSON lines end at "\n" only: str.splitlines would also cut at a U+2028 or U+2029 that a
+    # case holds inside a string
+    lines = path.read_text(encoding="utf-8").split("\n")
     return {case["id"]: case for case in map(json.loads, filter(str.strip, lines))}

@@ -126,3 +126,34 @@ def test_sklearn_clone_still_works_on_chunkers_and_embedders():
     assert repr(LSAEmbedder(n_components=4)) == "LSAEmbedder(n_components=4)"
     with pytest.raises(ValueError, match="valid parameters"):
         chunker.set_params(nope=1)
+
+
+def test_the_retrievers_runner_and_gate_load_no_scikit_learn_until_a_model_is_built():
+    """scikit-learn costs about 60 MiB (scipy.stats): only fitting a vectoriser loads it."""
+    code = (
+        "import sys\n"
+        "import chunkeval.retrieval, chunkeval.benchmarks.runner, chunkeval.gate.comparison\n"
+        "from chunkeval.retrieval import get_retriever\n"
+        "r = get_retriever('hybrid(tfidf, bm25)').clone()\n"
+        "print('sklearn' in sys.modules, end=' ')\n"
+        "r.fit(['a b', 'b c'])\n"
+        "print('sklearn' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False True"
+
+
+def test_sklearn_clone_still_works_on_retrievers():
+    from sklearn.base import clone
+
+    from chunkeval.retrieval import BM25Retriever, HybridRetriever, TfidfRetriever
+
+    hybrid = HybridRetriever(TfidfRetriever(sublinear_tf=True), BM25Retriever(k1=1.2))
+    copy = clone(hybrid)
+    assert copy is not hybrid and copy.first is not hybrid.first
+    assert copy.get_params(deep=True)["first__sublinear_tf"] is True
+    assert copy.get_params(deep=True)["second__k1"] == 1.2
+    copy.set_params(second__b=0.5)
+    assert (copy.second.b, hybrid.second.b) == (0.5, 0.75)
+    with pytest.raises(ValueError, match="valid parameters"):
+        copy.set_params(nope=1)

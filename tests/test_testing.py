@@ -370,17 +370,6 @@ class Inverted(WordOverlap):
         return -super()._score_block(queries)
 
 
-class MisreadsCounts(WordOverlap):
-    def accepts_counts(self):
-        return True
-
-    def fit_counts(self, counts, terms):
-        self.n_chunks_ = counts.shape[0]
-        shifted = terms[1:] + terms[:1]
-        self.terms_ = [{shifted[j] for j in counts[i].indices} for i in range(counts.shape[0])]
-        return self
-
-
 class FailsToFit(WordOverlap):
     def _fit(self, chunk_texts):
         raise MemoryError("no room")
@@ -407,7 +396,6 @@ BROKEN_RETRIEVERS = {
     "top_k_is_a_prefix": TheWorstK,
     "lexical_zero_without_terms": NeverZero,
     "finds_a_verbatim_chunk": Inverted,
-    "counts_fit_as_texts": MisreadsCounts,
     "fit": FailsToFit,
     "search": FailsToSearch,
 }

@@ -17,7 +17,7 @@ from __future__ import annotations
 import copy
 import inspect
 import sys
-from typing import Any
+from typing import Any, Self
 
 from chunkeval.errors import UsageError
 
@@ -97,7 +97,7 @@ class Params:
             out[key] = value
         return out
 
-    def set_params(self, **params: Any) -> Params:
+    def set_params(self, **params: Any) -> Self:
         """Set parameters (``name`` or nested ``name__sub``) and return ``self``.
 
         Raises
@@ -123,11 +123,11 @@ class Params:
             valid[name].set_params(**sub_params)
         return self
 
-    def clone(self) -> Params:
+    def clone(self) -> Self:
         """A new unfitted object with cloned copies of the same parameters."""
         return type(self)(**{key: clone_param(val) for key, val in self.get_params(deep=False).items()})
 
-    def __sklearn_clone__(self) -> Params:
+    def __sklearn_clone__(self) -> Self:
         # sklearn.base.clone (>= 1.3) delegates here, so callers such as the runner keep working.
         return self.clone()
 

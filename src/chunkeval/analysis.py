@@ -34,6 +34,7 @@ import unicodedata
 from typing import Any
 
 from chunkeval.errors import MissingDependency, UsageError
+from chunkeval.text.ignorable import IGNORABLE_SOURCE, strip_ignorable
 
 __all__ = ["CJK_BIGRAM_CHARS", "SEPARATORS", "UnicodeAnalyzer", "marks_class", "normalize", "word_regex"]
 
@@ -108,7 +109,8 @@ def _analyzer_regexes() -> tuple[re.Pattern[str], re.Pattern[str]]:
 
 
 def normalize(text: str) -> str:
-    """NFKC normalisation plus case folding, as Unicode's NFKC_Casefold does.
+    """NFKC normalisation plus case folding, without invisible format characters, as
+    Unicode's NFKC_Casefold does.
 
     Parameters
     ----------
@@ -118,12 +120,16 @@ def normalize(text: str) -> str:
     Returns
     -------
     str
-        ``NFKC(casefold(NFKC(text)))``: the outer NFKC recomposes the few
-        characters whose case folding is not normalised (e.g. ``ǰ``).
-        The same string for a text in any normalisation form (NFC, NFD,
-        NFKC, NFKD), and for upper- or lower-case spellings.
+        ``NFKC(casefold(NFKC(strip_ignorable(text))))``: the default-ignorable code points
+        (soft hyphen, zero-width space, joiners, word joiner, an inner byte-order mark ...:
+        :mod:`chunkeval.text.ignorable`, the table tolerant quote matching ignores too)
+        removed, so ``com\u00adpany`` is ``company``; the outer NFKC recomposes the few
+        characters whose case folding is not normalised (e.g. ``ǰ``). The same string for
+        a text in any normalisation form (NFC, NFD, NFKC, NFKD), and for upper- or
+        lower-case spellings.
     """
-    return unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", text).casefold())
+    visible = strip_ignorable(text)
+    return unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", visible).casefold())
 
 
 # scikit-learn's default token pattern; equal to the analyzer's word rule on ASCII text
@@ -140,8 +146,9 @@ class UnicodeAnalyzer:
     Applied alike to chunks and queries (a callable for scikit-learn's
     ``TfidfVectorizer(analyzer=...)`` and ``CountVectorizer``):
 
-    1. :func:`normalize` (NFKC + case folding), so ``café`` matches
-       ``cafe`` + U+0301 and ``ＡＢＣ`` matches ``abc``;
+    1. :func:`normalize` (NFKC + case folding, invisible format characters
+       removed), so ``café`` matches ``cafe`` + U+0301, ``ＡＢＣ`` matches
+       ``abc`` and ``com\u00adpany`` (a soft hyphen) matches ``company``;
     2. words: runs of ``\\w`` with their combining marks (:func:`word_regex`)
        holding at least two word characters, outside the CJK scripts below;
        punctuation and symbols are not terms. As in scikit-learn's default
@@ -255,8 +262,7 @@ class UnicodeAnalyzer:
         Neither kind of term contains an ASCII whitespace character (:data:`SEPARATORS`),
         and normalisation neither changes one nor joins characters across one, so the
         terms of ``a + sep + b`` are ``words(a) + words(b)`` and ``bigrams(a) +
-        bigrams(b)``: :mod:`chunkeval.retrieval.corpus_terms` analyses a corpus once,
-        piece by piece, on that ground.
+        bigrams(b)``.
         """
         if text.isascii():
             # ASCII needs no normalisation and holds no CJK: lower-casing and scikit-learn's
@@ -276,9 +282,10 @@ class UnicodeAnalyzer:
         Returns
         -------
         dict
-            ``name``, ``normalization``, ``case``, ``words``, ``cjk`` and the
+            ``name``, ``normalization``, ``case``, ``words``, ``cjk``, the
             ``unicode_version`` whose mark categories and normalisation
-            tables are used.
+            tables are used, and ``ignorable``: the table of the characters removed
+            before analysis and its source.
         """
         info = {
             "name": self.name,
@@ -287,6 +294,7 @@ class UnicodeAnalyzer:
             "words": "\\w runs with combining marks (Mn, Mc, Me), 2+ word characters",
             "cjk": "overlapping bigrams of Han, Hiragana, Katakana, Hangul runs; a lone character as unigram",
             "unicode_version": unicodedata.unidata_version,
+            "ignorable": f"removed: {IGNORABLE_SOURCE}",
         }
         if self.stemmer is not None:  # absent without one: manifests of earlier runs stay equal
             info["stemmer"] = f"snowball {self.stemmer}"

@@ -156,7 +156,7 @@ CATALOGUE: dict[str, CacheEntry] = _entries(
     CacheEntry(
         "encoders.models",
         "a BERT encoder's weights and tokenizers, loaded",
-        "(weights sha256, max_seq_length)",
+        "(weights sha256, folder, max_seq_length)",
         "one per model a process uses (about 90 MB for MiniLM)",
         "chunkeval.encoders.embedder",
     ),

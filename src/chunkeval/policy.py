@@ -34,6 +34,7 @@ __all__ = [
     "CONFIDENCE",
     "DEFAULT_BUDGETS",
     "FEW_SIGNAL_QUESTIONS",
+    "MATERIAL_WINDOW_SHARE",
     "MIN_SIGNAL_QUESTIONS",
     "MIN_SIGNAL_SHARE",
     "RankChoice",
@@ -86,6 +87,12 @@ MIN_SIGNAL_QUESTIONS = 10
 #: rests on few questions: with under 30 scoring questions a 0/1 metric's mean moves by more
 #: than 3 points per question that flips, and the normal approximation of its interval is poor.
 FEW_SIGNAL_QUESTIONS = 30
+
+#: A dense model's window truncates materially when more than this share of a configuration's
+#: chunks (``beyond_window_share``) or of its evidence parts (``evidence_beyond_window_share``)
+#: lies past it: the verdict then says so (:mod:`chunkeval.verdict.truncation`). One chunk in
+#: twenty is where a reader would want to know that the retriever judged chunks by their start.
+MATERIAL_WINDOW_SHARE = 0.05
 
 _K_COLUMN = re.compile(r"^recall@(\d+)$")
 _BUDGET_COLUMN = re.compile(r"^[a-z_]+@(\d+)tok$")

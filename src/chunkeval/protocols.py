@@ -113,14 +113,6 @@ class RetrieverLike(Protocol):
         """Top-``k`` chunk indices and scores per query, each of shape ``(n_queries, <= k)``."""
         ...
 
-    def accepts_counts(self) -> bool:
-        """Whether :meth:`fit_counts` may replace :meth:`fit` (term counts from offsets)."""
-        ...
-
-    def fit_counts(self, counts: Any, terms: list[str]) -> Any:
-        """Index from a chunk x term count matrix; returns the retriever."""
-        ...
-
 
 class EmbedderLike(Protocol):
     """What the semantic chunker and the dense retriever need from an embedder."""

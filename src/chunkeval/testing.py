@@ -474,8 +474,7 @@ def _same_ranking(indices: Any, scores: Any, other: Any, other_scores: Any) -> b
     """Whether two rankings agree up to rounding: scores equal within 1e-9 (relative) or 1e-12,
     and chunks change places only among near-equal scores.
 
-    Scores computed along another path (``fit_counts`` instead of ``fit``, a matrix product
-    of another shape) may differ in the last bits, which reorders chunks whose scores differ
+    Scores computed along another path (a matrix product of another shape) may differ in the last bits, which reorders chunks whose scores differ
     by that much only.
     """
     if indices.shape != other.shape or not np.allclose(scores, other_scores, rtol=1e-9, atol=1e-12):
@@ -611,22 +610,6 @@ def _finds_a_verbatim_chunk(retriever: Any, indices: Any, scores: Any, k: int) -
         )
 
 
-def _counts_fit_as_texts(retriever: Any, indices: Any, scores: Any, k: int) -> None:
-    """When ``accepts_counts()``, ``fit_counts`` on the chunks' term counts ranks as ``fit`` does."""
-    if not (hasattr(retriever, "accepts_counts") and retriever.accepts_counts()):
-        return
-    from sklearn.feature_extraction.text import CountVectorizer
-
-    from chunkeval.analysis import UnicodeAnalyzer
-
-    vectorizer = CountVectorizer(analyzer=UnicodeAnalyzer(), dtype=np.float64)
-    counts = vectorizer.fit_transform(list(RETRIEVER_CHUNKS))
-    counted = _fresh(retriever).fit_counts(counts.tocsr(), list(vectorizer.get_feature_names_out()))
-    again, again_scores = _search(counted, RETRIEVER_QUERIES, k)
-    if not _same_ranking(again, again_scores, indices, scores):
-        raise AssertionError("fit_counts(term counts) ranks differently from fit(chunk texts)")
-
-
 _INDEX_CHECKS = (_fit_returns_self, _unfitted_search_raises, _negative_k_raises, _empty_index, _no_queries)
 _SEARCH_CHECKS = (
     _shapes,
@@ -637,7 +620,6 @@ _SEARCH_CHECKS = (
     _top_k_is_a_prefix,
     _lexical_zero_without_terms,
     _finds_a_verbatim_chunk,
-    _counts_fit_as_texts,
 )
 
 
@@ -659,8 +641,7 @@ def check_retriever(retriever: Any) -> None:
     again and refitting rank the same (``deterministic_search``); the top k is the start of
     the full ranking (``top_k_is_a_prefix``); a ``lexical`` retriever scores 0 when no query term is in
     the index (``lexical_zero_without_terms``); a query repeating a chunk ranks it first
-    (``finds_a_verbatim_chunk``); ``fit_counts`` ranks as ``fit`` when ``accepts_counts()``
-    (``counts_fit_as_texts``).
+    (``finds_a_verbatim_chunk``).
 
     Parameters
     ----------

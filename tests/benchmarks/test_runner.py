@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from chunkeval.benchmarks import run
-from chunkeval.datasets import Dataset
+from chunkeval.datasets import Dataset, DatasetError
 from chunkeval.results import Results
 from chunkeval.results.folder import TIMING_COLUMNS, to_jsonable
 from chunkeval.types import Document, EvidenceSpan, Question
@@ -258,11 +258,14 @@ def test_invalid_arguments():
         run("chroma:/definitely/not/here", FIXED10)
 
 
-def test_empty_document_gives_no_error():
-    docs = [Document("e", ""), Document("d1", D1)]
+def test_empty_document_is_refused_by_name_not_counted():
+    # (issue 34) a 0-character document would count in every statistic without a word: the
+    # dataset is refused, naming it; without it the same run goes through
     qs = [Question("q1", "aaaa", (EvidenceSpan("d1", 0, 4),))]
-    ds = Dataset("withempty", docs, qs).validate()
-    r = run(ds, FIXED10, ks=(1,), n_resamples=10)
+    for blank in ("", " \n\t"):
+        with pytest.raises(DatasetError, match="document 'e': text is empty or whitespace only"):
+            run(Dataset("withempty", [Document("e", blank), Document("d1", D1)], qs), FIXED10, ks=(1,))
+    r = run(Dataset("without", [Document("d1", D1)], qs).validate(), FIXED10, ks=(1,), n_resamples=10)
     assert r.summary.loc[0, "n_chunks"] == 3
     assert r.summary.loc[0, "evidence_in_one_chunk"] == 1.0
 
@@ -284,14 +287,10 @@ def test_save_load_round_trip(tmp_path, tiny_results):
     assert loaded.manifest["files"]["per_question"]["format"] == "csv"
 
 
-def test_default_format_follows_pyarrow(tmp_path, tiny_results):
-    import importlib.util
-
+def test_default_format_is_csv_with_or_without_pyarrow(tmp_path, tiny_results):
     tiny_results.save(tmp_path)
-    expected = "parquet" if importlib.util.find_spec("pyarrow") else "csv"
-    assert sorted(os.listdir(tmp_path)) == sorted(
-        [f"chunks.{expected}", "manifest.json", f"per_question.{expected}", "summary.csv"]
-    )
+    assert sorted(os.listdir(tmp_path)) == ["chunks.csv", "manifest.json", "per_question.csv", "summary.csv"]
+    assert {info["format"] for info in tiny_results.manifest["files"].values()} == {"csv"}
 
 
 def test_save_keeps_full_float_precision(tmp_path):

@@ -1,6 +1,6 @@
 """Every faster path a run takes to a chunker's chunks gives exactly its ``chunk_document``.
 
-Two fast paths (see :func:`chunkeval.benchmarks.stages.chunk_documents`):
+Two fast paths (see :func:`chunkeval.benchmarks.stages.chunking.chunk_documents`):
 
 * fixed token windows: ``FixedChunker`` computes its windows with numpy from token offset
   arrays (:meth:`FixedChunker.token_windows`), and the runner cuts them from the dataset's
@@ -19,9 +19,9 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from chunkeval.benchmarks import stages
 from chunkeval.benchmarks.stages import (
     PreparedDataset,
+    chunking,
     resolve_tokenizer,
     tokenizer_key,
 )
@@ -198,8 +198,8 @@ def test_chunk_stage_cuts_windows_from_shared_token_offsets(dataset, tokenizer, 
     key = tokenizer_key(tokenizer)
     ctx = PreparedDataset(data).prepare(tok, key)
     chunker = FixedChunker(*size_overlap, tokenizer=tokenizer)
-    assert stages._windows_of_run_tokens(chunker, tok)  # the shared-offset path is the one tested
-    chunked = stages.chunk_stage(ctx, chunker, tok, key)
+    assert chunking._windows_of_run_tokens(chunker, tok)  # the shared-offset path is the one tested
+    chunked = chunking.chunk_stage(ctx, chunker, tok, key)
     expected = [c for doc in ctx.documents for c in chunker.chunk_document(doc)]
     assert chunked.chunks == expected
     assert [(c.doc_id, c.index, c.start, c.end, c.text) for c in chunked.chunks] == [
@@ -214,11 +214,11 @@ def test_chunk_stage_tokenizes_again_when_the_tokenizers_differ():
         FixedChunker(50, unit="chars"),
     ):
         if chunker is not None:
-            assert not stages._windows_of_run_tokens(chunker, tok)
+            assert not chunking._windows_of_run_tokens(chunker, tok)
     ctx = PreparedDataset(_unicode_dataset()).prepare(tok, "regex")
     chunker = FixedChunker(100, 10, unit="chars")
     expected = [c for doc in ctx.documents for c in chunker.chunk_document(doc)]
-    assert stages.chunk_stage(ctx, chunker, tok, "regex").chunks == expected
+    assert chunking.chunk_stage(ctx, chunker, tok, "regex").chunks == expected
 
 
 # --------------------------------------------------------------------------- sentences given by the run
@@ -228,7 +228,7 @@ def _sentence_chunker_names() -> list[str]:
     """Every registered chunker the runner hands precomputed sentences to."""
     from chunkeval.chunkers import available_chunkers, get_chunker
 
-    return [name for name in available_chunkers() if stages._reads_given_sentences(get_chunker(name))]
+    return [name for name in available_chunkers() if chunking._reads_given_sentences(get_chunker(name))]
 
 
 def test_the_sentence_path_serves_exactly_the_sentence_chunkers():
@@ -251,10 +251,10 @@ class _OwnSpans(SentenceChunker):
 
 def test_a_subclass_with_its_own_spans_is_chunked_the_ordinary_way():
     chunker = _OwnSpans(max_chars=20)
-    assert not stages._reads_given_sentences(chunker)
+    assert not chunking._reads_given_sentences(chunker)
     tok = resolve_tokenizer("regex")
     ctx = PreparedDataset(load("builtin")).prepare(tok, "regex")
-    chunks, _ = stages.chunk_documents(ctx, chunker, tok, "regex")
+    chunks, _ = chunking.chunk_documents(ctx, chunker, tok, "regex")
     assert chunks == [c for doc in ctx.documents for c in chunker.chunk_document(doc)]
 
 
@@ -283,14 +283,14 @@ def test_chunking_from_the_runs_sentences_equals_chunk_document(dataset, name):
     ctx = PreparedDataset(data).prepare(tok, "regex")
     for params in ({}, {"max_tokens": 16} if name in ("token_budget", "balanced") else {"max_chars": 60}):
         chunker = get_chunker(name, **params)
-        assert stages._reads_given_sentences(chunker)  # the precomputed-sentence path is the one tested
+        assert chunking._reads_given_sentences(chunker)  # the precomputed-sentence path is the one tested
         expected = [c for doc in ctx.documents for c in chunker.chunk_document(doc)]
-        chunks, _ = stages.chunk_documents(ctx, chunker, tok, "regex")
+        chunks, _ = chunking.chunk_documents(ctx, chunker, tok, "regex")
         assert chunks == expected
         n = len(ctx.documents)  # partitions of the documents concatenate to the same chunks
         halves = (
-            stages.chunk_documents(ctx, chunker, tok, "regex", 0, n // 2)[0]
-            + stages.chunk_documents(ctx, chunker, tok, "regex", n // 2, n)[0]
+            chunking.chunk_documents(ctx, chunker, tok, "regex", 0, n // 2)[0]
+            + chunking.chunk_documents(ctx, chunker, tok, "regex", n // 2, n)[0]
         )
         assert halves == expected
 

@@ -11,7 +11,7 @@ import pytest
 
 from chunkeval.benchmarks import run
 from chunkeval.cli import main
-from chunkeval.gate.baseline import load_baseline, save_baseline
+from chunkeval.gate.baseline import content_digests, load_baseline, save_baseline
 from chunkeval.gate.comparison import (
     Check,
     compare,
@@ -260,28 +260,28 @@ def test_baseline_file_round_trip_and_layout(big_small, tmp_path, capsys):
     [
         ("", "invalid JSON"),
         (
-            '{"format": "chunkeval-baseline", "version": 1, "identity": {"datasets": {}}, "summ',
+            '{"format": "chunkeval-baseline", "version": 2, "identity": {"datasets": {}}, "summ',
             "invalid JSON",
         ),
         ("[1, 2]", 'no "format"'),
         ('{"format": "chunkeval-baseline", "version": 7}', "format version 7"),
         (
-            '{"format": "chunkeval-baseline", "version": 1, "identity": {"datasets": {}}, "question_columns": '
+            '{"format": "chunkeval-baseline", "version": 2, "identity": {"datasets": {}}, "question_columns": '
             '["question_id", "mrr"], "summary": [{"dataset": "d", "config": "c"}], "questions": {"d": {"c": [[1]]}}}',
             "does not have the 2 values",
         ),
         (
-            '{"format": "chunkeval-baseline", "version": 1, "identity": {"datasets": {}}, "question_columns": '
+            '{"format": "chunkeval-baseline", "version": 2, "identity": {"datasets": {}}, "question_columns": '
             '["question_id", "mrr"], "summary": [{"dataset": "d", "config": "c"}], '
             '"questions": {"d": {"c": [["q", {"x": 1}]]}}}',
             "not a number",
         ),
         (
-            '{"format": "chunkeval-baseline", "version": 1, "identity": {"datasets": {}}, "question_columns": '
+            '{"format": "chunkeval-baseline", "version": 2, "identity": {"datasets": {}}, "question_columns": '
             '["question_id", "mrr"], "summary": [{"dataset": "d", "config": "c"}], "questions": [1]}',
             "'questions' must map",
         ),
-        ('{"format": "chunkeval-baseline", "version": 1, "identity": 3}', "'identity'"),
+        ('{"format": "chunkeval-baseline", "version": 2, "identity": 3}', "'identity'"),
     ],
 )
 def test_corrupt_baseline_is_one_line_exit_2(big_small, tmp_path, capsys, content, needle):
@@ -422,6 +422,9 @@ def test_strategy_comparison_names_a_winner_only_when_sure(tmp_path, capsys):
     ]
     assert main(["compare", str(tmp_path / "r"), "--configs", "big", "small"]) == 0
     assert "big is better" in capsys.readouterr().out
+    # the JSON states the exit code the process returns
+    assert main(["compare", str(tmp_path / "r"), "--configs", "big", "small", "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["exit_code"] == 0
     assert main(["compare", str(tmp_path / "r"), "--configs", "big", "smal"]) == 2
     assert "did you mean 'small'" in capsys.readouterr().err
 
@@ -482,7 +485,7 @@ def test_simulated_outcomes_are_the_gates_own():
         rows = cmp.rows[cmp.rows["metric"] == "answerable@5"].set_index("config")
         got = rows.loc[[f"s{i}" for i in range(20)], "outcome"].to_numpy()
         assert list(got) == list(_simulated_outcomes(base, cur))
-        assert set(rows["test"]) == ({"exact"} if n == 12 else {"exact", "bootstrap"})
+        assert set(rows["test"]) == ({"exact"} if n == 12 else {"exact", "permutation"})
 
 
 def test_false_alarm_rate_at_every_size_and_power_at_500():
@@ -552,6 +555,7 @@ def _baseline_json(folder, tmp_path, edit, name="edited.json"):
     save_baseline(folder, path)
     data = json.loads(path.read_text(encoding="utf-8"))
     edit(data)
+    data["digests"] = content_digests(data)  # a baseline that is consistent, only different
     out = tmp_path / name
     out.write_text(json.dumps(data), encoding="utf-8")
     return out
@@ -585,7 +589,7 @@ def _nan_values(d):
         (_drop_metrics, "missing from one side"),
         (
             _keep_ten,
-            "the question sets differ (0 only in the baseline, 198 only in the current run: q011, q012",
+            "summary row builtin/pipeline says n_questions=208 but the file holds 10 question rows",
         ),
         (_nan_values, "answerable@5 has 208 missing (NaN) value(s)"),
     ],
@@ -605,29 +609,29 @@ def test_a_baseline_lacking_data_never_passes(big_small, tmp_path, capsys, edit,
         ('{"format": "chunkeval-baseline", "version": true}', "format version True"),
         ('{"format": "chunkeval-baseline", "version": 1.0}', "format version 1.0"),
         (
-            '{"format": "chunkeval-baseline", "version": 1, "identity": {"datasets": {}}, "question_columns": '
+            '{"format": "chunkeval-baseline", "version": 2, "identity": {"datasets": {}}, "question_columns": '
             '["question_id"], "summary": [{"dataset": "d", "config": "c", "n_questions": "9"}], "questions": {}}',
             "column 'n_questions' holds a value that is not a number",
         ),
         (
-            '{"format": "chunkeval-baseline", "version": 1, "identity": {"datasets": {}}, "question_columns": '
+            '{"format": "chunkeval-baseline", "version": 2, "identity": {"datasets": {}}, "question_columns": '
             '["question_id"], "summary": [{"dataset": "d", "config": ["c"]}], "questions": {}}',
             "column 'config' holds a value that is not a string",
         ),
         (
-            '{"format": "chunkeval-baseline", "version": 1, "identity": {"datasets": {"d": "x"}}, "question_columns": '
+            '{"format": "chunkeval-baseline", "version": 2, "identity": {"datasets": {"d": "x"}}, "question_columns": '
             '["question_id"], "summary": [{"dataset": "d", "config": "c"}], "questions": {}}',
             "key 'datasets' must be an object of objects",
         ),
         (
-            '{"format": "chunkeval-baseline", "version": 1, "identity": {"datasets": {}, "ks": '
+            '{"format": "chunkeval-baseline", "version": 2, "identity": {"datasets": {}, "ks": '
             + "[" * 5000
             + "]" * 5000
             + '}, "question_columns": ["question_id"], "summary": [{"dataset": "d", "config": "c"}], "questions": {}}',
             "nested too deeply",
         ),
         (
-            '{"format": "chunkeval-baseline", "version": 1, "identity": {"datasets": {}, "confidence": 2}, '
+            '{"format": "chunkeval-baseline", "version": 2, "identity": {"datasets": {}, "confidence": 2}, '
             '"question_columns": ["question_id"], "summary": [{"dataset": "d", "config": "c"}], "questions": {}}',
             "key 'confidence' must be a number between 0 and 1",
         ),

@@ -45,7 +45,7 @@ def test_drop_beyond_tolerance_through_zero_is_inconclusive_with_a_question_coun
     cmp = compare(base, cur, "answerable@5")
     row = cmp.rows.iloc[0]
     assert (row["baseline"], row["current"]) == (0.65, 0.55) and row["delta"] == pytest.approx(-0.1)
-    # 8 discordant questions (< 25): exact McNemar, p = 2 * P(X <= 2 | 8, 1/2) = 2 * 37/256
+    # 8 changed questions: the exact sign-flip test (McNemar), p = 2 * P(X <= 2 | 8, 1/2) = 2 * 37/256
     assert row["test"] == "exact" and row["p_value"] == pytest.approx(74 / 256)
     assert row["outcome"] == "inconclusive" and cmp.exit_code == 0
     need = int(row["questions_needed"])
@@ -55,7 +55,7 @@ def test_drop_beyond_tolerance_through_zero_is_inconclusive_with_a_question_coun
         assert f"inconclusive — about {need} questions would decide" in out
         assert "unchanged" not in out
     assert "| inconclusive | pipeline | answerable@5 | 0.650 | 0.550 | -0.100 |" in md
-    assert "exact p=0.289" in md
+    assert "p=0.289 exact" in md
     # --strict: the same row fails the gate
     strict = compare(base, cur, "answerable@5", strict=True)
     assert strict.exit_code == 1 and strict.rows.iloc[0]["outcome"] == "inconclusive"

@@ -49,8 +49,3 @@ def test_unknown_language_and_sklearn_analyzer_are_refused():
         get_retriever("tfidf(stemmer='klingon')").fit(CHUNKS)
     with pytest.raises(UsageError, match="only with analyzer='unicode'"):
         get_retriever("bm25(analyzer='sklearn', stemmer='english')").fit(CHUNKS)
-
-
-def test_a_stemmed_index_is_built_from_the_texts_not_the_corpus_counts():
-    assert get_retriever("tfidf").accepts_counts()
-    assert not get_retriever("tfidf(stemmer='english')").accepts_counts()

@@ -319,6 +319,8 @@ _FRAGMENTS = [
     "**Note.** ",
     "[1] ",
     '"M." ',
+    "End.\u2029Next ",
+    "one\u2028- two\u2028",
 ]
 
 texts = st.one_of(
@@ -361,7 +363,10 @@ def test_paragraph_spans_cover_and_sentences_nest(text):
     assert split_paragraphs(text) == [text[s:e] for s, e in paragraphs]
     # No paragraph contains a blank line outside a fenced code block, and no
     # sentence crosses a paragraph boundary.
-    blank = re.compile(r"(?:\r\n|\r(?!\n)|\n)[^\S\r\n]*(?:\r\n|\r|\n)")
+    # (a line ends at LF, CRLF, CR, U+2028 or U+2029; U+2029 alone ends a paragraph)
+    blank = re.compile(
+        r"(?:\r\n|\r(?!\n)|[\n\u2028\u2029])[^\S\r\n\u2028\u2029]*(?:\r\n|[\r\n\u2028\u2029])|\u2029"
+    )
     fences = fenced_code_spans(text)
     for s, e in paragraphs:
         for m in blank.finditer(text, s, e):

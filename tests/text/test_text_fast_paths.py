@@ -34,6 +34,8 @@ PIECES = [
     "\n",
     "\r\n",
     "\r",
+    "\u2028",
+    "\u2029",
     "\t",
     "\u00a0",
     "a",
@@ -80,7 +82,7 @@ texts = st.lists(st.sampled_from(PIECES), max_size=60).map("".join)
 
 
 def _line_start_finditer(body: str, text: str) -> list[tuple[int, int]]:
-    return [m.span() for m in re.finditer(r"(?<![^\r\n])" + body, text)]
+    return [m.span() for m in re.finditer(r"(?<![^\r\n\u2028\u2029])" + body, text)]
 
 
 @contextlib.contextmanager
@@ -227,6 +229,8 @@ LINE_PIECES = [
     "\f",
     "\x85",
     "\u2028",
+    "\u2029",
+    " \u2029 ",
     "=",
     "-",
 ]
@@ -238,7 +242,7 @@ def _letter_runs_by_scan(text):
     then one scan for a break character followed by a run of letter items."""
     first = L._LETTER_RUN_AT_START.match(text)
     runs = [first.span()] if first else []
-    scan = re.compile(r"[\r\n](" + L._LETTER_RUN_BODY + ")")
+    scan = re.compile(r"[\r\n\u2028\u2029](" + L._LETTER_RUN_BODY + ")")
     runs.extend(m.span(1) for m in scan.finditer(text, first.end() if first else 0))
     return runs
 
@@ -251,12 +255,16 @@ def test_line_index_finds_what_the_scans_find(text):
 
 def _check_line_index(text):
     lines = L._Lines(text)
-    expected = [0, *(i + 1 for i, c in enumerate(text) if c in "\r\n" and i + 1 < len(text))] if text else []
+    expected = (
+        [0, *(i + 1 for i, c in enumerate(text) if c in "\r\n\u2028\u2029" and i + 1 < len(text))]
+        if text
+        else []
+    )
     assert lines.starts == expected
     for start, lead in zip(lines.starts, lines.leads, strict=True):
         rest = text[start:].lstrip(
             " \t\f\v\x1c\x1d\x1e\x1f\x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004"
-            "\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+            "\u2005\u2006\u2007\u2008\u2009\u200a\u202f\u205f\u3000"  # (U+2028/2029 end lines)
         )
         assert lead == (ord(rest[0]) if rest else 0)
     assert L._line_spans(L._LIST_LINE, text, lines) == _line_start_finditer(L._LIST_LINE, text)
@@ -273,16 +281,16 @@ def _check_line_index(text):
 
 
 def _fences_by_lookbehind(text: str) -> list[tuple[int, int]]:
-    opening = re.compile(r"(?<![^\r\n])" + L._FENCE_OPEN)
+    opening = re.compile(r"(?<![^\r\n\u2028\u2029])" + L._FENCE_OPEN)
     spans, pos = [], 0
     while (m := opening.search(text, pos)) is not None:
         fence = m.group("fence")
         close = re.compile(
-            r"(?<![^\r\n])[^\S\r\n]*+"
+            r"(?<![^\r\n\u2028\u2029])[^\S\r\n\u2028\u2029]*+"
             + re.escape(fence[0])
             + "{"
             + str(len(fence))
-            + r",}+[^\S\r\n]*+"
+            + r",}+[^\S\r\n\u2028\u2029]*+"
             + L._LINE_END
         ).search(text, m.end())
         if close is None:

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from chunkeval.benchmarks import run
-from chunkeval.benchmarks.stages import _deep_ranking
+from chunkeval.benchmarks.stages.retrieving import _deep_ranking
 from chunkeval.cli import main
 from chunkeval.datasets import Dataset, save_jsonl
 from chunkeval.types import Document, EvidenceSpan, Question

@@ -309,19 +309,15 @@ def _processes(
 
 def _build_shared(prepared: Sequence[PreparedDataset], settings: Settings) -> None:
     """Build here, before a pool starts, what every configuration of a dataset shares and
-    the datasets build on first use: the lexical retrievers' corpus analysis (with the
-    analyser's character classes), the evidence extents and the word starts.
+    the datasets build on first use: the evidence extents and the word starts.
 
     Forked workers then inherit them instead of each building them again (about a second of
     the Chroma suite's first configuration; on a busy machine those duplicates made two
     workers slower than one); spawned ones receive them with the datasets.
     """
-    counts = settings.build_retriever().accepts_counts()
     for ctx in prepared:
         if ctx.questions:
             ctx.evidence_hulls()
-            if counts:
-                ctx.corpus_terms()
         ctx.word_starts()
 
 

@@ -17,7 +17,6 @@ from typing import Any
 
 import numpy as np
 
-from chunkeval._memory import release_freed_memory
 from chunkeval.caches import store
 from chunkeval.protocols import TokenizerLike
 
@@ -81,7 +80,6 @@ class PreparedDataset:
         self.offset_dtype = np.dtype(np.int32 if fits else np.int64)
         self._parts: tuple[np.ndarray, ...] | None = None
         self._sentences: tuple[np.ndarray, np.ndarray] | None = None
-        self._corpus_terms: Any = None
         self._hulls: list[tuple[str, int, int] | None] | None = None
         #: Sizes of the evidence hulls by what measured them (see ``_span_within_limit``).
         self.hull_sizes: dict[tuple[str, ...], np.ndarray] = {}
@@ -163,28 +161,6 @@ class PreparedDataset:
         off = int(self.doc_offset[i])
         lo, hi = np.searchsorted(starts, in_dtype_of(starts, [off, off + len(self.documents[i].text)]))
         return list(zip((starts[lo:hi] - off).tolist(), (ends[lo:hi] - off).tolist(), strict=True))
-
-    def corpus_terms(self) -> Any:
-        """The lexical retrievers' terms of every document, analysed once.
-
-        Each configuration's term counts are then assembled from its chunk offsets
-        (:meth:`chunkeval.retrieval.corpus_terms.CorpusTerms.counts`) instead of analysing
-        every chunk's text. Built on first use in the process that evaluates; it shares
-        :meth:`word_starts` as its blob starts when they are the same numbers.
-
-        Returns
-        -------
-        CorpusTerms
-        """
-        if self._corpus_terms is None:
-            from chunkeval.retrieval.corpus_terms import CorpusTerms, blobs_are_words
-
-            texts = [d.text for d in self.documents]
-            # the word starts are the blob starts in most corpora: one array, shared
-            blobs = self.word_starts() if blobs_are_words(texts) else None
-            self._corpus_terms = CorpusTerms(texts, blob_starts=blobs)
-            release_freed_memory()  # the analysis's per-document pieces, before indexing
-        return self._corpus_terms
 
     def evidence_hulls(self) -> list[tuple[str, int, int] | None]:
         """The evidence extent of every question, found once per dataset.

@@ -215,8 +215,6 @@ def _load_datasets(datasets: Any) -> tuple[list[Any], list[str | None], list[flo
 
 def _resolve_chunkers(chunkers: Any) -> tuple[list[ChunkerLike], list[ChunkerLike | str], list[str]]:
     """Build chunkers; return (objects, what to send to workers, configuration labels)."""
-    from sklearn.base import clone
-
     from chunkeval.chunkers import get_chunker
 
     if isinstance(chunkers, str) or hasattr(chunkers, "chunk_document"):
@@ -242,6 +240,8 @@ def _resolve_chunkers(chunkers: Any) -> tuple[list[ChunkerLike], list[ChunkerLik
             payloads.append(spec)
         elif hasattr(c, "chunk_document") and hasattr(c, "spec"):
             obj = c
+            from sklearn.base import clone  # only for a chunker object: a spec needs no copy
+
             try:
                 payloads.append(clone(c))
             except Exception:  # not an sklearn-style estimator: send as is

@@ -112,7 +112,7 @@ class ParagraphChunker(Chunker):
     """Greedy packing of blank-line paragraphs under ``max_words`` words.
 
     Paragraphs come from :func:`chunkeval.text.paragraph_spans` (blank lines,
-    CRLF included); see :func:`pack_paragraph_spans` for the rule.
+    CRLF included, and U+2029 PARAGRAPH SEPARATOR); see :func:`pack_paragraph_spans` for the rule.
 
     Parameters
     ----------

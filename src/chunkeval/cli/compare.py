@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from chunkeval.cli.exit_codes import EXIT_OK, EXIT_USAGE, CLIError, one_line, stderr_line
+from chunkeval.cli.exit_codes import EXIT_USAGE, CLIError, one_line, stderr_line
 from chunkeval.errors import IncomparableRuns, UsageError
 
 __all__ = ["append_step_summary", "cmd_compare", "emit_comparison", "summarised_failure"]
@@ -94,7 +94,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
             print()
             for sentence in strategy_sentences(cmp):
                 print(("- " if args.format == "markdown" else "") + sentence)
-        return EXIT_OK
+        return cmp.exit_code  # the number its JSON states
     if args.current is None:
         raise CLIError(
             "compare needs BASELINE and CURRENT (result folders or baseline files), "

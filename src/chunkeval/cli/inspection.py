@@ -14,7 +14,7 @@ __all__ = ["cmd_inspect"]
 
 def cmd_inspect(args: argparse.Namespace) -> int:
     from chunkeval.chunkers import get_chunker
-    from chunkeval.datasets.readers import page_of, reader_for
+    from chunkeval.datasets.readers import dropped_summary, page_of, reader_for
     from chunkeval.text import count_words
     from chunkeval.types import Document
 
@@ -26,6 +26,11 @@ def cmd_inspect(args: argparse.Namespace) -> int:
         reader = reader_for(path)
         if reader is not None:  # PDF, Word, HTML: the text the files: loader would read
             text, metadata = reader(path)
+            if not text.strip():
+                raise UsageError(
+                    f"{path}: its text is empty or whitespace only (a PDF needs a text layer); "
+                    "nothing to chunk"
+                )
             doc = Document(path.name, text, metadata)
         else:
             try:
@@ -43,6 +48,9 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     chunks = chunker.chunk_document(doc)
     limit, unit = chunker.size_limit
     print(f"document {doc.id!r}: {len(doc.text)} chars, {count_words(doc.text)} words")
+    lost = dropped_summary(doc.metadata)
+    if lost is not None:  # what the reader left out on purpose, named once
+        print(f"  {lost}")
     print(f"chunker {chunker.spec}: {len(chunks)} chunks (limit {limit} {unit})")
     for c in chunks:
         # each size once: the chunker's own unit only when it is not characters

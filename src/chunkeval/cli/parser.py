@@ -155,6 +155,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--no-report", action="store_true", help="do not write the report")
     p.add_argument(
+        "--format",
+        # chunkeval.results.RESULT_FORMATS, spelled out: importing it loads pandas into every
+        # command's start-up (tests/cli/test_cli.py checks that the two agree)
+        choices=("csv", "parquet"),
+        default="csv",
+        help="file format of per_question and chunks (summary is always CSV; default csv); "
+        "parquet needs the 'parquet' extra (pip install 'chunkeval[parquet]')",
+    )
+    p.add_argument(
         "--baseline",
         default=None,
         metavar="FILE",

@@ -53,6 +53,7 @@ def _claim_folder(folder: Path, argv: Sequence[str], default: bool = False) -> A
 
 def cmd_run(args: argparse.Namespace) -> int:
     from chunkeval.benchmarks.suites import CHROMA_DEFAULT_PATH, get_suite
+    from chunkeval.results import check_results_format
 
     _check_run_options(args)
     check_count("max_configs", args.max_configs)
@@ -82,6 +83,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     elif budgets := parse_ints(args.budgets, "--budgets"):
         kwargs["budgets"] = budgets
     check_workers(args.workers)
+    check_results_format(args.format)  # Parquet without pyarrow fails now, not after the run
     with summarised_failure(args.baseline, "this run"):  # an exit 2 reaches the CI step summary too
         baseline = _gate_baseline(args, kwargs)
     adopted = _baseline_rank_by(args, baseline, kwargs)
@@ -217,7 +219,7 @@ def _run_into(
             "tokenizer": bool(args.tokenizer),
         }
     with writing(folder, "results to"):
-        results.save(claim.staging)
+        results.save(claim.staging, format=args.format)
     code, report = EXIT_OK, None
     from chunkeval.verdict.recommendation import dataset_verdicts
 

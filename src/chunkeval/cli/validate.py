@@ -10,6 +10,20 @@ from chunkeval.cli.output import preview
 __all__ = ["cmd_validate"]
 
 
+def _print_reader_losses(prov: dict) -> None:
+    """The files skipped as empty and, once per file, what its reader left out."""
+    from chunkeval.datasets.readers import dropped_summary
+
+    empty = prov.get("empty_files") or []
+    if empty:
+        print(f"  empty files skipped (no text to chunk or quote): {len(empty)}: {', '.join(empty)}")
+    dropped = prov.get("dropped") or {}
+    if dropped:
+        print(f"  files with content left out by their reader: {len(dropped)}")
+        for doc_id, kinds in dropped.items():
+            print(f"    {doc_id}: {dropped_summary({'dropped': kinds})}")
+
+
 def cmd_validate(args: argparse.Namespace) -> int:
     """Load a dataset; print every problem, or its statistics and the spans nobody verified."""
     from chunkeval.datasets import DatasetError, load
@@ -38,6 +52,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
         f"p95 {ev['p95']:g}, max {ev['max']}"
     )
     print(f"  draft questions: {prov.get('draft_questions', 0)}")
+    _print_reader_losses(prov)
     unverified = [
         (q, i, part)
         for q in dataset.questions

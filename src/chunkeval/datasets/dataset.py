@@ -253,6 +253,12 @@ class Dataset:
                 problems.extend(_surrogate_problem(_where(doc, "document"), doc.id))
             if not isinstance(doc.text, str):
                 problems.append(f"{_where(doc, 'document')}: text must be a string")
+            elif not doc.text.strip():
+                # a 0-character document counted as valid would dilute every statistic
+                problems.append(
+                    f"{_where(doc, 'document')}: text is empty or whitespace only; "
+                    "remove the document or give it its text"
+                )
             if doc.id in first_doc:
                 other = first_doc[doc.id].metadata.get(SOURCE_KEY)
                 also = f" (first defined at {other})" if other else ""
@@ -332,7 +338,8 @@ class Dataset:
 
         Checks: there is at least one question (:data:`NO_QUESTIONS`);
         document and question ids are non-empty, unique and hold no lone
-        surrogate (no UTF-8 file could store them); question
+        surrogate (no UTF-8 file could store them); no document's text is
+        empty or whitespace only (it holds nothing to chunk or to quote); question
         text is not blank; each question has at least one part; each part
         names a known document, has integer offsets with
         ``0 <= start < end <= len(text)``, is not all whitespace (parts are

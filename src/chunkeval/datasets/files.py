@@ -13,6 +13,14 @@ by :mod:`chunkeval.datasets.readers` (optional extras ``pdf``, ``docx``,
 are kept in ``metadata["page_starts"]``, and the libraries' versions are
 recorded as the dataset's ``readers`` provenance. Files are read in id order.
 
+Nothing is lost without a word: what a reader leaves out on purpose (a deleted revision, a
+hidden HTML element, an external entity ...: :mod:`chunkeval.datasets.readers`) is named
+once per file in ``metadata["dropped"]`` and in the provenance's ``dropped`` (``{id:
+{kind: count}}``); a file whose text is empty or whitespace only (an empty file, a PDF
+without a text layer) holds nothing to chunk or to quote, so it is not a document: it is
+skipped and named in the provenance's ``empty_files``, and ``chunkeval validate`` prints
+both. A folder whose every file is empty is an error.
+
 Questions come from ``FOLDER/questions.jsonl`` (or ``?questions=PATH``) in
 the native JSONL question format, usually with ``quote`` evidence (see
 :mod:`chunkeval.datasets.jsonl`). The questions file is never a document.
@@ -103,6 +111,7 @@ def read_documents(
     glob: str | None = None,
     exclude: str | Path | None = None,
     skipped: list[str] | None = None,
+    empty: list[str] | None = None,
 ) -> list[Document]:
     """Read every matching file of ``folder`` as a document.
 
@@ -118,6 +127,9 @@ def read_documents(
     skipped : list of str, optional
         Filled with the folders skipped because they hold a chunkeval results
         ``manifest.json`` (relative paths).
+    empty : list of str, optional
+        Filled with the ids of the files skipped because their text is empty or
+        whitespace only.
 
     Returns
     -------
@@ -129,9 +141,10 @@ def read_documents(
     Raises
     ------
     DatasetError
-        When the folder does not exist, no file matches, a file is not
-        UTF-8 (naming every such file with the byte offset and line), the glob
-        leaves the folder, or a matching file resolves outside it (a symbolic link).
+        When the folder does not exist, no file matches, every matching file is
+        empty, a file is not UTF-8 (naming every such file with the byte offset and
+        line), the glob leaves the folder, or a matching file resolves outside it (a
+        symbolic link).
     """
     root = Path(folder)
     if not root.is_dir():
@@ -142,16 +155,25 @@ def read_documents(
     if not paths:
         what = f"matches glob {glob!r}" if glob else f"ends in {', '.join(DEFAULT_SUFFIXES)}"
         raise DatasetError(f"{root}: no file {what}; choose files with files:{root}?glob=PATTERN")
-    documents, problems = [], []
+    documents, problems, blank = [], [], []
     for path in paths:
         doc_id = path.relative_to(root).as_posix()
         text, extra, problem = _read(path, doc_id)
         if problem is not None:
             problems.append(problem)
-            continue
-        documents.append(Document(doc_id, text, {"path": str(path), SOURCE_KEY: doc_id, **extra}))
+        elif not text.strip():
+            blank.append(doc_id)  # nothing to chunk or quote: named, not a 0-character document
+        else:
+            documents.append(Document(doc_id, text, {"path": str(path), SOURCE_KEY: doc_id, **extra}))
     if problems:
         raise DatasetError(f"{root}: {len(problems)} file(s) cannot be read", problems)
+    if not documents:
+        raise DatasetError(
+            f"{root}: every matching file is empty or whitespace only ({len(blank)}: "
+            f"{', '.join(blank[:5])}{' ...' if len(blank) > 5 else ''}); a PDF needs a text layer"
+        )
+    if empty is not None:
+        empty.extend(blank)
     return documents
 
 
@@ -179,8 +201,10 @@ def load_files(
     -------
     Dataset
         Validated; quoted evidence resolved to exact offsets. Provenance:
-        ``format="files"``, ``source``, ``glob``, ``questions`` and the counts
-        of :func:`~chunkeval.datasets.jsonl.evidence_provenance`.
+        ``format="files"``, ``source``, ``glob``, ``questions``, ``readers``,
+        ``skipped_result_folders``, ``empty_files`` (ids of the files skipped as
+        empty), ``dropped`` (``{id: {kind: count}}``: what each file's reader left
+        out) and the counts of :func:`~chunkeval.datasets.jsonl.evidence_provenance`.
 
     Raises
     ------
@@ -192,7 +216,8 @@ def load_files(
     root = Path(folder)
     qpath = Path(questions) if questions else root / QUESTIONS_FILE
     skipped: list[str] = []
-    documents = read_documents(root, glob, exclude=qpath, skipped=skipped)
+    empty: list[str] = []
+    documents = read_documents(root, glob, exclude=qpath, skipped=skipped, empty=empty)
     name = name or root.resolve().name
     if not qpath.is_file():
         raise DatasetError(
@@ -210,6 +235,8 @@ def load_files(
         "questions": str(qpath),
         "readers": reader_versions([d.metadata for d in documents]),
         "skipped_result_folders": skipped,
+        "empty_files": empty,
+        "dropped": {d.id: d.metadata["dropped"] for d in documents if d.metadata.get("dropped")},
         **evidence_provenance(found),
     }
     return checked_dataset(name, documents, found, provenance, problems)

@@ -7,7 +7,11 @@ is located in two steps:
 
 1. **exact**: every occurrence of the quote as given (``str.find``);
 2. **tolerant**: the quote and each document are
-   compared in a normalised form where every run of whitespace is one
+   compared in a normalised form where invisible format characters are
+   left out (soft hyphens, zero-width spaces and joiners, word joiners, a
+   byte-order mark inside the text: the default-ignorable code points of
+   :mod:`chunkeval.text.ignorable`, the table the lexical analyzer ignores
+   too), every run of whitespace is one
    space, each character is decomposed by Unicode NFKD (so NFC, NFD and
    NFKC spellings and ligatures such as ``ﬁ`` agree), curly quotes, primes
    and guillemets become ``'`` or ``"`` and dashes and the minus sign
@@ -31,12 +35,14 @@ from __future__ import annotations
 
 import bisect
 import difflib
+import functools
 import re
 import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from chunkeval.errors import close_names
+from chunkeval.text.ignorable import ignorable_class, strip_ignorable
 from chunkeval.types import Document, EvidenceSpan
 
 __all__ = ["QuoteError", "QuoteResolver", "find_all", "normalise_quote"]
@@ -49,8 +55,16 @@ _FOLD = str.maketrans(
         **dict.fromkeys("\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe58\ufe63\uff0d", "-"),
     }
 )
-# What the normalisation may change: whitespace other than one plain space, and non-ASCII.
-_SPECIAL = re.compile(r"\s{2,}|[^\S ]|[^\x00-\x7f]")
+
+
+@functools.cache
+def _special() -> re.Pattern[str]:
+    """What the normalisation may change: a run of whitespace and invisible format characters
+    other than one plain space, and any non-ASCII character."""
+    spacing = f"[\\s{ignorable_class()}]"
+    return re.compile(f"{spacing}{{2,}}|[^\\S ]|[^\\x00-\\x7f]")
+
+
 _WORD = re.compile(r"\w+")
 #: How many candidate passages the closest-passage search scores at most.
 _MAX_CANDIDATES = 3
@@ -72,9 +86,12 @@ class QuoteError(ValueError):
 
 
 def _fold(piece: str) -> str:
-    if piece.isspace():
-        return " "
-    return unicodedata.normalize("NFKD", piece).translate(_FOLD)
+    visible = strip_ignorable(piece)
+    if not visible:
+        return ""  # invisible format characters alone: nothing a reader sees
+    if visible.isspace():
+        return " "  # whitespace, with any invisible characters among it: one space
+    return unicodedata.normalize("NFKD", visible).translate(_FOLD)
 
 
 @dataclass(frozen=True)
@@ -107,7 +124,7 @@ class _Normalised:
             same.append(unchanged)
             n += len(piece)
 
-        for m in _SPECIAL.finditer(text):
+        for m in _special().finditer(text):
             a, b = m.span()
             if a > pos:
                 add(text[pos:a], pos, a, True)
@@ -136,7 +153,9 @@ def normalise_quote(text: str) -> str:
     Returns
     -------
     str
-        Whitespace runs as one space, each character NFKD-decomposed,
+        Invisible format characters (:mod:`chunkeval.text.ignorable`) removed,
+        whitespace runs (with any such characters among them) as one space,
+        each character NFKD-decomposed,
         typographic quotes and dashes as ASCII, leading and trailing
         whitespace removed.
     """

@@ -10,16 +10,26 @@ suffix        library (extra)      text
 ============  ===================  =========================================================
 ``.pdf``      pypdf (``pdf``)      each page's extracted text, pages joined by a blank line;
                                    ``metadata["page_starts"]``: the offset where each page
-                                   starts (:func:`page_of` maps an offset to its page)
-``.docx``     python-docx          paragraphs and tables of the body in reading order, one
-              (``docx``)           paragraph per block, a table row per line (cells joined
-                                   by `` | ``), blocks joined by a blank line
-``.html``     beautifulsoup4       the visible text in reading order (no ``script``, ``style``,
-``.htm``      (``html``)           ``head``, ``template``); headings, paragraphs, list items,
-                                   table rows and ``br`` end a line (a row's cells joined by
-                                   `` | ``), block elements a block (blank line); spaces
-                                   inside a line collapsed, ``pre`` line breaks kept
+                                   starts, a page without text where the next page with
+                                   text starts (:func:`page_of` maps an offset to its page)
+``.docx``     python-docx          every visible paragraph and table in reading order: those
+              (``docx``)           in content controls, tracked insertions (the accepted
+                                   text: deletions dropped), field results, text boxes,
+                                   footnotes and endnotes included; a table row per line
+                                   (cells joined by `` | ``), blocks joined by a blank line
+                                   (:mod:`chunkeval.datasets.docx_text` has every rule)
+``.html``     beautifulsoup4       what a browser shows, in reading order: hidden elements
+``.htm``      (``html``)           left out, ``pre`` kept character for character, the
+                                   encoding from the byte-order mark, then ``<meta
+                                   charset>``, then UTF-8 (:mod:`chunkeval.datasets.html_text`
+                                   has every rule)
 ============  ===================  =========================================================
+
+What a reader leaves out on purpose (a deleted revision, an external entity it never resolves,
+a hidden HTML element, a byte it cannot decode, a control character) is counted by kind in
+``metadata["dropped"]`` (``{kind: count}``, absent when nothing was); the ``files:`` loader
+names it once per file in the dataset's provenance, and ``chunkeval validate`` and
+``chunkeval inspect`` print it (:func:`dropped_summary`).
 
 A missing library is one :class:`~chunkeval.errors.MissingDependency` line naming the extra.
 """
@@ -28,7 +38,6 @@ from __future__ import annotations
 
 import bisect
 import importlib
-import re
 from collections.abc import Callable, Mapping, Sequence
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
@@ -36,7 +45,16 @@ from typing import Any
 
 from chunkeval.errors import MissingDependency
 
-__all__ = ["READERS", "page_of", "read_docx", "read_html", "read_pdf", "reader_for", "reader_versions"]
+__all__ = [
+    "READERS",
+    "dropped_summary",
+    "page_of",
+    "read_docx",
+    "read_html",
+    "read_pdf",
+    "reader_for",
+    "reader_versions",
+]
 
 #: A reader: path -> (text, metadata); metadata names the library and its version under "reader".
 Reader = Callable[[Path], tuple[str, dict[str, Any]]]
@@ -61,6 +79,13 @@ def _join_blocks(blocks: Sequence[str]) -> str:
     return "\n\n".join(b for b in blocks if b.strip())
 
 
+def _with_dropped(metadata: dict[str, Any], dropped: Mapping[str, int]) -> dict[str, Any]:
+    """``metadata`` with ``dropped`` (sorted by kind) when anything was."""
+    if dropped:
+        metadata["dropped"] = {kind: dropped[kind] for kind in sorted(dropped)}
+    return metadata
+
+
 def read_pdf(path: Path) -> tuple[str, dict[str, Any]]:
     """The text of a PDF, page by page (pypdf's ``extract_text``), with each page's start offset.
 
@@ -72,10 +97,13 @@ def read_pdf(path: Path) -> tuple[str, dict[str, Any]]:
     Returns
     -------
     text : str
-        The pages' texts (trailing whitespace of each stripped) joined by ``"\\n\\n"``.
+        The texts of the pages that hold any (trailing whitespace of each stripped) joined by
+        ``"\\n\\n"``.
     metadata : dict
-        ``page_starts``: list of int, the offset of page ``i + 1``'s first character (an empty
-        page starts where the next one does); ``reader``: ``"pypdf VERSION"``.
+        ``page_starts``: list of int, the offset of page ``i + 1``'s first character; a page
+        without text starts where the next page with text does (at the text's end when none
+        follows), so :func:`page_of` of every character is the page that holds it;
+        ``reader``: ``"pypdf VERSION"``.
 
     Raises
     ------
@@ -84,13 +112,22 @@ def read_pdf(path: Path) -> tuple[str, dict[str, Any]]:
     """
     pypdf, reader = _library("pypdf", "pypdf", "pdf", path)
     pages = [(page.extract_text() or "").rstrip() for page in pypdf.PdfReader(str(path)).pages]
-    starts, text = [], ""
+    found: list[int | None] = []
+    text = ""
     for page in pages:
-        if text and page:
+        if not page.strip():
+            found.append(None)  # known once the next page with text starts
+            continue
+        if text:
             text += "\n\n"
-        starts.append(len(text))
+        found.append(len(text))
         text += page
-    return text, {"page_starts": starts, "reader": reader}
+    starts: list[int] = []
+    following = len(text)
+    for start in reversed(found):
+        following = following if start is None else start
+        starts.append(following)
+    return text, {"page_starts": starts[::-1], "reader": reader}
 
 
 def page_of(metadata: Mapping[str, Any], offset: int) -> int | None:
@@ -107,7 +144,7 @@ def page_of(metadata: Mapping[str, Any], offset: int) -> int | None:
     -------
     int or None
         ``p`` with ``page_starts[p-1] <= offset < page_starts[p]`` (the last such page when
-        empty pages share a start).
+        pages without text share a start: the page with text that follows them).
     """
     starts = metadata.get("page_starts")
     if not starts:
@@ -116,7 +153,7 @@ def page_of(metadata: Mapping[str, Any], offset: int) -> int | None:
 
 
 def read_docx(path: Path) -> tuple[str, dict[str, Any]]:
-    """The text of a Word document: body paragraphs and tables in reading order.
+    """The visible text of a Word document, in reading order (rules: :mod:`~chunkeval.datasets.docx_text`).
 
     Parameters
     ----------
@@ -126,10 +163,13 @@ def read_docx(path: Path) -> tuple[str, dict[str, Any]]:
     Returns
     -------
     text : str
-        One block per non-empty paragraph, one per table (a row per line, its cells' texts
-        joined by ``" | "``, a cell merged over several columns once), blocks joined by ``"\\n\\n"``.
+        One block per non-empty paragraph (those in content controls, text boxes and notes
+        included), one per table (a row per line, its cells' texts joined by ``" | "``, a
+        merged cell once), blocks joined by ``"\\n\\n"``; tracked revisions accepted.
     metadata : dict
-        ``reader``: ``"python-docx VERSION"``.
+        ``reader``: ``"python-docx VERSION"``; ``dropped``: ``{kind: count}`` of what was left
+        out on purpose (deleted revisions, external entities, comments, embedded objects),
+        absent when nothing was.
 
     Raises
     ------
@@ -137,94 +177,62 @@ def read_docx(path: Path) -> tuple[str, dict[str, Any]]:
         python-docx is not installed.
     """
     docx, reader = _library("docx", "python-docx", "docx", path)
-    from docx.table import Table
-    from docx.text.paragraph import Paragraph
+    from chunkeval.datasets.docx_text import docx_text
 
-    document = docx.Document(str(path))
-    blocks = []
-    for element in document.element.body.iterchildren():
-        tag = element.tag.rsplit("}", 1)[-1]
-        if tag == "p":
-            blocks.append(Paragraph(element, document).text.strip())
-        elif tag == "tbl":
-            rows = []
-            for row in Table(element, document).rows:
-                cells: list[Any] = []
-                for cell in row.cells:  # python-docx repeats a merged cell in every column it spans
-                    if not cells or cell._tc is not cells[-1]._tc:
-                        cells.append(cell)
-                rows.append(" | ".join(c.text.strip() for c in cells))
-            blocks.append("\n".join(r for r in rows if r.strip(" |")))
-    return _join_blocks(blocks), {"reader": reader}
-
-
-_SKIPPED = frozenset({"script", "style", "head", "template", "noscript", "svg", "title"})
-_LINES = frozenset({"li", "tr", "dt", "dd", "caption", "figcaption", "option"})
-_BLOCKS = frozenset(
-    {"p", "div", "section", "article", "main", "header", "footer", "nav", "aside", "ul", "ol", "dl",
-     "table", "blockquote", "pre", "figure", "form", "fieldset", "address", "details", "summary",
-     "h1", "h2", "h3", "h4", "h5", "h6", "hr", "body"}
-)  # fmt: skip
-_LINE, _BLOCK, _CELL = "\x00", "\x01", "\x02"  # markers, resolved once the text is flat
-_SPACES = re.compile(r"[ \t\r\n\f\v]+")
-_MARKS = re.compile(r"[ \x00\x01]*[\x00\x01][ \x00\x01]*")
-
-
-def _html_pieces(node: Any, out: list[str], pre: bool = False) -> None:
-    from bs4 import Comment, Doctype, NavigableString
-
-    for child in node.children:
-        if isinstance(child, (Comment, Doctype)):
-            continue
-        if isinstance(child, NavigableString):
-            out.append(
-                str(child).replace("\n", _LINE).replace("\r", "") if pre else _SPACES.sub(" ", str(child))
-            )
-            continue
-        name = child.name
-        if name in _SKIPPED:
-            continue
-        if name == "br":
-            out.append(_LINE)
-            continue
-        if name in ("td", "th"):
-            out.append(_CELL)
-        mark = _BLOCK if name in _BLOCKS else _LINE if name in _LINES else ""
-        out.append(mark)
-        _html_pieces(child, out, pre or name == "pre")
-        out.append(mark)
+    blocks, dropped = docx_text(docx.Document(str(path)))
+    return _join_blocks(blocks), _with_dropped({"reader": reader}, dropped)
 
 
 def read_html(path: Path) -> tuple[str, dict[str, Any]]:
-    """The visible text of an HTML file in reading order (BeautifulSoup with Python's parser).
+    """The text a browser shows of an HTML file (rules: :mod:`~chunkeval.datasets.html_text`).
 
     Parameters
     ----------
     path : Path
-        The HTML file, decoded as its ``<meta charset>`` or byte-order mark says (UTF-8 otherwise).
+        The HTML file, decoded as its byte-order mark, else its ``<meta charset>``, else
+        UTF-8 says.
 
     Returns
     -------
     text : str
-        Lines as described in the module docstring: a run of line ends becomes ``"\\n"``, one that
-        holds a block end ``"\\n\\n"``; spaces at a line's ends removed.
+        The visible text: blocks separated by a blank line, list items, table rows and ``br``
+        ending a line, spaces collapsed outside ``pre``.
     metadata : dict
-        ``reader``: ``"beautifulsoup4 VERSION"``.
+        ``reader``: ``"beautifulsoup4 VERSION"``; ``encoding``: the codec used; ``dropped``:
+        ``{kind: count}`` of what was left out on purpose (hidden elements, control
+        characters, undecodable bytes), absent when nothing was.
 
     Raises
     ------
     chunkeval.errors.MissingDependency
         beautifulsoup4 is not installed.
     """
-    bs4, reader = _library("bs4", "beautifulsoup4", "html", path)
-    soup = bs4.BeautifulSoup(path.read_bytes(), "html.parser")
-    out: list[str] = []
-    _html_pieces(soup, out)
-    flat = "".join(out)
-    text = _MARKS.sub(lambda m: "\n\n" if _BLOCK in m.group() else "\n", flat.replace("\xa0", " "))
-    # a table row's cells joined by " | ", as the Word reader joins them
-    lines = (re.sub(r" *\x02 *", " | ", line.lstrip(" " + _CELL)) for line in text.split("\n"))
-    return re.sub(" {2,}", " ", "\n".join(lines)).strip(" \n"), {"reader": reader}
+    _, reader = _library("bs4", "beautifulsoup4", "html", path)
+    from chunkeval.datasets.html_text import decode_html, html_text
+
+    markup, encoding, problems = decode_html(path.read_bytes())
+    text, dropped = html_text(markup)
+    return text, _with_dropped({"reader": reader, "encoding": encoding}, problems + dropped)
+
+
+def dropped_summary(metadata: Mapping[str, Any]) -> str | None:
+    """One line naming what a reader left out of a document, or ``None`` when nothing.
+
+    Parameters
+    ----------
+    metadata : dict
+        A document's metadata (``dropped``: ``{kind: count}``).
+
+    Returns
+    -------
+    str or None
+        E.g. ``"left out: 2 x deleted text (tracked revision w:del); 1 x hidden element
+        (hidden attribute)"``.
+    """
+    dropped = metadata.get("dropped")
+    if not dropped:
+        return None
+    return "left out: " + "; ".join(f"{count} x {kind}" for kind, count in dropped.items())
 
 
 #: Readers by lower-case file suffix; every other file is read as UTF-8 text.

@@ -20,14 +20,15 @@ import numpy as np
 
 from chunkeval._params import Params
 from chunkeval.caches import store
+from chunkeval.encoders.architecture import check_model_folder
 from chunkeval.encoders.bert import BertWeights, encode
 from chunkeval.encoders.cache import cached_vectors
 from chunkeval.encoders.models import ModelFolder, resolve_model
-from chunkeval.errors import MissingDependency, UsageError
+from chunkeval.errors import UsageError
 
 __all__ = ["BertEmbedder"]
 
-_MODELS: dict = store("encoders.models")  # weights sha256 -> _Loaded
+_MODELS: dict = store("encoders.models")  # (weights sha256, folder, max_seq_length) -> _Loaded
 
 
 @dataclass(frozen=True)
@@ -40,14 +41,9 @@ class _Loaded:
     normalize: bool
 
 
-def _tokenizers(folder: ModelFolder, window: int) -> tuple[Any, Any]:
-    try:
-        from tokenizers import Tokenizer
-    except ImportError:
-        raise MissingDependency(
-            "the BERT encoder tokenises with tokenizers: pip install tokenizers"
-        ) from None
-    tok = Tokenizer.from_file(str(folder.path / "tokenizer.json"))
+def _tokenizers(tok: Any, window: int) -> tuple[Any, Any]:
+    from tokenizers import Tokenizer
+
     tok.no_padding()  # tokenizer.json files often fix padding (MiniLM's: 128), the batches pad
     counter = Tokenizer.from_str(tok.to_str())
     counter.no_truncation()
@@ -61,20 +57,24 @@ def _pooling(folder: ModelFolder) -> str:
         return "cls"
     if cfg.get("pooling_mode_mean_tokens"):
         return "mean"
-    raise UsageError(f"{folder.spec}: pooling {cfg} is not supported (mean or cls)")
+    raise UsageError(f"{folder.path / '1_Pooling/config.json'}: pooling {cfg} is not supported (mean or cls)")
 
 
 def _load(folder: ModelFolder, max_seq_length: int | None) -> _Loaded:
-    key = (folder.digest, max_seq_length)
+    # the folder is part of the key: the same weights beside another config.json are checked
+    # (and may be refused) on their own
+    key = (folder.digest, str(folder.path.resolve()), max_seq_length)
     if key not in _MODELS:
-        config = folder.read_json("config.json") or {}
-        st = folder.read_json("sentence_bert_config.json") or {}
-        window = int(max_seq_length or st.get("max_seq_length") or config.get("max_position_embeddings", 512))
-        modules = folder.read_json("modules.json")
-        normalize = modules is None or any(str(m.get("type", "")).endswith("Normalize") for m in modules)
-        weights = BertWeights.load(folder.path / "model.safetensors", config)
-        tok, counter = _tokenizers(folder, window)
-        _MODELS[key] = _Loaded(weights, tok, counter, window, _pooling(folder), normalize)
+        checked = check_model_folder(folder, max_seq_length)  # every file, before any weight is read
+        window = checked.window
+        modules = folder.read_json("modules.json", list)
+        normalize = modules is None or any(
+            isinstance(m, dict) and str(m.get("type", "")).endswith("Normalize") for m in modules
+        )
+        pooling = _pooling(folder)
+        weights = BertWeights.load(folder.path / "model.safetensors", checked.config)
+        tok, counter = _tokenizers(checked.tokenizer, window)
+        _MODELS[key] = _Loaded(weights, tok, counter, window, pooling, normalize)
     return _MODELS[key]
 
 

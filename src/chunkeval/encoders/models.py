@@ -14,6 +14,7 @@ import os
 from dataclasses import dataclass
 from importlib.util import find_spec
 from pathlib import Path
+from typing import Any
 
 from chunkeval.caches import store
 from chunkeval.errors import MissingDependency, UsageError
@@ -100,13 +101,37 @@ class ModelFolder:
         """What names the weights in a manifest: ``{"model_id", "revision", "sha256"}``."""
         return {"model_id": self.model_id, "revision": self.revision, "sha256": self.digest}
 
-    def read_json(self, relative: str) -> dict | None:
-        """A JSON file of the folder, or None when it is absent."""
+    def read_json(self, relative: str, kind: type = dict) -> Any:
+        """A JSON file of the folder, or None when it is absent.
+
+        Parameters
+        ----------
+        relative : str
+            The file's path inside the folder (``"config.json"``).
+        kind : type, default dict
+            What the file must hold: ``dict`` (a JSON object) or ``list`` (an array).
+
+        Returns
+        -------
+        dict or list or None
+
+        Raises
+        ------
+        UsageError
+            The file is not UTF-8 JSON, or holds something other than ``kind``.
+        """
         p = self.path / relative
         if not p.is_file():
             return None
-        with p.open(encoding="utf-8") as f:
-            return json.load(f)
+        try:
+            with p.open(encoding="utf-8") as f:
+                value = json.load(f)
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise UsageError(f"{p}: not valid JSON ({exc})") from None
+        if not isinstance(value, kind):
+            want = "a JSON object" if kind is dict else "a JSON array"
+            raise UsageError(f"{p}: expected {want}, got {type(value).__name__}")
+        return value
 
 
 def file_sha256(path: str | os.PathLike) -> str:

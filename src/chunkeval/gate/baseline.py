@@ -15,10 +15,18 @@ A baseline file keeps what :func:`chunkeval.gate.comparison` needs and nothing e
 Each summary and question row is one JSON line, so a change of numbers shows in a diff as
 the lines (questions) that changed. Floats are rounded to :data:`DECIMALS` decimals; a
 comparison treats differences below :data:`RESOLUTION` as no change.
+
+The file also carries ``digests``: a SHA-256 digest of each part's content (each identity key,
+``question_columns``, each summary row and each configuration's question rows, see
+:func:`content_digests`). :func:`load_baseline` recomputes them and refuses a file whose content
+no longer matches, naming the parts that were edited, and checks that the parts agree with each
+other (``n_questions``). The digests catch hand edits and accidents, not an adversary who
+recomputes them: a baseline is as trustworthy as the repository that holds it.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import os
@@ -32,12 +40,20 @@ from chunkeval._atomic import atomic_write_text
 from chunkeval._json import loads_strict
 from chunkeval.errors import PathNotFound, UsageError
 from chunkeval.results.folder import Results, to_jsonable
-from chunkeval.results.schema import check_table, check_values
+from chunkeval.results.schema import check_manifest, check_table, check_values
 
-__all__ = ["BASELINE_FORMAT", "DECIMALS", "RESOLUTION", "load_baseline", "save_baseline"]
+__all__ = [
+    "BASELINE_FORMAT",
+    "DECIMALS",
+    "RESOLUTION",
+    "content_digests",
+    "load_baseline",
+    "save_baseline",
+]
 
 BASELINE_FORMAT = "chunkeval-baseline"
-BASELINE_VERSION = 1
+#: 2: with ``digests`` of the content (version 1 files had none and are refused).
+BASELINE_VERSION = 2
 #: Decimals kept for float values in a baseline file.
 DECIMALS = 4
 #: Differences smaller than this are no change (twice the rounding error of :data:`DECIMALS`).
@@ -169,14 +185,108 @@ def baseline_text(results: Results) -> str:
         ]
         datasets.append(f"    {key(dataset)}: {{\n" + ",\n".join(configs) + "\n    }")
     questions = "{\n" + ",\n".join(datasets) + "\n  }" if datasets else "{}"
-    body = ",\n".join(
-        [
-            head[1:-1].rstrip("\n").lstrip("\n"),
-            f'  "summary": {block(_rows_json(summary[keep]), " " * 4)}',
-            f'  "questions": {questions}',
-        ]
+    summary_text = f'  "summary": {block(_rows_json(summary[keep]), " " * 4)}'
+    questions_text = f'  "questions": {questions}'
+    # the digests are of the content as it reads back, so they are computed from the text itself
+    unsealed = json.loads("{\n" + ",\n".join([head[1:-1].strip("\n"), summary_text, questions_text]) + "\n}")
+    sealed_head = json.dumps(
+        {**json.loads(head), "digests": content_digests(unsealed)},
+        indent=2,
+        ensure_ascii=False,
+        allow_nan=False,
+        sort_keys=True,
     )
-    return "{\n" + body + "\n}\n"
+    return "{\n" + ",\n".join([sealed_head[1:-1].strip("\n"), summary_text, questions_text]) + "\n}\n"
+
+
+def _digest(value: Any) -> str:
+    canonical = json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def content_digests(data: dict[str, Any]) -> dict[str, Any]:
+    """The SHA-256 digest of each part of a baseline's content, as its ``digests`` holds them.
+
+    Parameters
+    ----------
+    data : dict
+        A baseline file's parsed JSON (its ``digests`` key, if any, is ignored).
+
+    Returns
+    -------
+    dict
+        ``{"identity": {key: hex}, "question_columns": hex, "summary": {dataset: {config: hex}},
+        "questions": {dataset: {config: hex}}}``; each hex digest is of the part's canonical JSON
+        (sorted keys, no spaces, UTF-8).
+
+    Raises
+    ------
+    TypeError, ValueError
+        A part is not JSON-serialisable (only for data not read from JSON).
+    """
+    identity: dict[str, Any] = data["identity"] if isinstance(data.get("identity"), dict) else {}
+    summary: dict[str, dict[str, str]] = {}
+    for row in data.get("summary") or []:
+        if isinstance(row, dict):
+            summary.setdefault(str(row.get("dataset")), {})[str(row.get("config"))] = _digest(row)
+    questions: dict[str, Any] = data["questions"] if isinstance(data.get("questions"), dict) else {}
+    return {
+        "identity": {key: _digest(value) for key, value in identity.items()},
+        "question_columns": _digest(data.get("question_columns")),
+        "summary": summary,
+        "questions": {
+            str(dataset): {str(config): _digest(rows) for config, rows in configs.items()}
+            for dataset, configs in questions.items()
+            if isinstance(configs, dict)
+        },
+    }
+
+
+def _edited_parts(expected: Any, found: Any, path: tuple[str, ...] = ()) -> list[str]:
+    """The parts whose digests differ between two :func:`content_digests` trees (added or removed too).
+
+    A part is named by its section and keys: ``"summary builtin/a"``, ``"identity datasets"``.
+    """
+    if isinstance(expected, dict) and isinstance(found, dict):
+        return [
+            part
+            for key in dict.fromkeys([*expected, *found])
+            for part in _edited_parts(expected.get(key), found.get(key), (*path, str(key)))
+        ]
+    return [] if expected == found else [" ".join([path[0], "/".join(path[1:])]).strip()]
+
+
+def _check_seal(path: Path, data: dict[str, Any]) -> None:
+    """Refuse a baseline whose content no longer matches its digests, naming the edited parts."""
+    recorded = data.get("digests")
+    if not isinstance(recorded, dict):
+        raise _fail(path, "it has no 'digests' of its content")
+    edited = _edited_parts(content_digests(data), recorded)
+    if edited:
+        shown = ", ".join(f"'{part}'" for part in edited[:5]) + (
+            f" and {len(edited) - 5} more" if len(edited) > 5 else ""
+        )
+        raise _fail(
+            path, f"edited by hand since it was saved: the content of {shown} does not match its digest"
+        )
+
+
+def _check_counts(
+    path: Path, summary: pd.DataFrame, questions: pd.DataFrame, identity: dict[str, Any]
+) -> None:
+    """Every summary row's ``n_questions`` agrees with its question rows and the dataset's count."""
+    if "n_questions" not in summary.columns or summary["n_questions"].isna().any():
+        raise _fail(path, "a 'summary' row lacks n_questions")
+    counts = questions.groupby(["dataset", "config"]).size()
+    for dataset, config, n in zip(summary["dataset"], summary["config"], summary["n_questions"], strict=True):
+        rows = int(counts.get((dataset, config), 0))
+        declared = (identity["datasets"].get(dataset) or {}).get("n_questions")
+        if rows != n or (declared is not None and declared != n):
+            raise _fail(
+                path,
+                f"summary row {dataset}/{config} says n_questions={n:g} but the file holds {rows} question "
+                f"rows for it" + (f" and its dataset {declared}" if declared is not None else ""),
+            )
 
 
 def save_baseline(results: Results | str | os.PathLike, path: str | os.PathLike) -> Path:
@@ -286,9 +396,10 @@ def load_baseline(path: str | os.PathLike) -> Results:
     ------
     FileNotFoundError
         The file does not exist.
-    ValueError
-        The file is not UTF-8, not JSON, truncated, or not of the baseline layout; the
-        message names the file and the problem.
+    UsageError
+        The file is not UTF-8, not JSON, truncated, or not of the baseline layout; its parts
+        disagree (``n_questions``); or its content does not match its ``digests`` (edited by hand).
+        The message names the file, the problem and the edited parts.
     """
     p = Path(path)
     if not p.is_file():
@@ -325,4 +436,7 @@ def load_baseline(path: str | os.PathLike) -> Results:
     for name, table in (("summary", summary), ("per_question", questions)):
         check_table(table, name, Path(path))  # the same shape rules as a results folder
     check_values({"summary": summary, "per_question": questions}, Path(path))  # ranges, agreement
+    check_manifest(identity, p)
+    _check_counts(p, summary, questions, identity)
+    _check_seal(p, data)
     return Results(summary=summary, per_question=questions, chunks=pd.DataFrame(), manifest=manifest)

@@ -25,9 +25,10 @@ baseline file and a run, or two :class:`~chunkeval.results.folder.Results`):
 4. **Outcome** (:func:`~chunkeval.gate.outcomes.decide`). With a :class:`Check` of
    tolerance ``t`` (absolute, or relative to the baseline value), a row is *regressed* when
    the change in the bad direction exceeds ``t`` and the deciding test tells it from noise:
-   its paired interval excludes zero or, for a binary (0/1) per-question metric with fewer
-   than :data:`~chunkeval.gate.paired.EXACT_BELOW` questions that changed, the exact
-   McNemar test (:mod:`chunkeval.gate.paired`) gives ``p <= 1 − confidence``. A change
+   the paired sign-flip test on the questions that changed (:mod:`chunkeval.gate.paired`;
+   exact up to :data:`~chunkeval.gate.paired.EXACT_UP_TO` of them, the exact McNemar test for
+   a 0/1 metric) gives ``p <= 1 − confidence``, for every metric and every number of changed
+   questions; the paired interval is shown beside it. A change
    beyond ``t`` that the test cannot tell from noise is *inconclusive*, with about how many
    questions would decide (exit code 0, 1 with ``strict=True``); a change in the good
    direction the test is sure of is *improved* (any, when strict); otherwise *unchanged*.
@@ -131,13 +132,9 @@ def load_side(side: Any) -> Results:
     p = Path(side)
     if not p.exists():
         raise PathNotFound(f"no results folder or baseline file at {p}")
-    res = (
-        Results.load(p.parent if p.name == MANIFEST_FILE else p)
-        if p.is_dir() or p.name == MANIFEST_FILE
-        else load_baseline(p)
-    )
-    check_manifest(res.manifest, p)
-    return res
+    if p.is_dir() or p.name == MANIFEST_FILE:  # both loaders check the manifest's shape
+        return Results.load(p.parent if p.name == MANIFEST_FILE else p)
+    return load_baseline(p)
 
 
 def _side_name(side: Any, results: Results) -> str:
@@ -161,9 +158,9 @@ class Comparison:
         configuration), ``change`` the spec change (``"max_chars 1000 → 200"``), ``check``
         the check's text for checked metrics; ``ci_low``/``ci_high`` are the paired
         bootstrap interval of ``delta`` (NaN for configuration-level metrics); ``test`` the
-        test that decided (``"exact"``: the exact McNemar test, whose ``p_value`` is given;
-        ``"bootstrap"``: the interval; ``"none"``: a deterministic configuration-level
-        metric); ``questions_needed`` the questions that test needs to detect ``delta`` at
+        test that decided, with its two-sided ``p_value`` (``"exact"``: the sign-flip test over
+        every sign pattern; ``"permutation"``: over random patterns; ``"none"``: a
+        deterministic configuration-level metric); ``questions_needed`` the questions that test needs to detect ``delta`` at
         80% power (``inf`` for no difference); ``n_worse``/``n_better`` the questions whose
         value got worse/better and ``worse_questions``/``better_questions`` the first
         :data:`~chunkeval.gate.outcomes.FLIP_IDS` of their ids. A *new* configuration's
@@ -215,9 +212,12 @@ class Comparison:
     @property
     def exit_code(self) -> int:
         """2 when incomparable or a checked configuration is missing, 1 on a regression (or,
-        when strict, an inconclusive check), else 0."""
+        when strict, an inconclusive check), else 0. A strategy comparison (``--configs``) names
+        the better configuration and never fails: 0 unless incomparable."""
         if self.reasons or len(self.missing):
             return EXIT_UNUSABLE
+        if self.mode == "strategy":
+            return EXIT_OK
         failing = len(self.regressions) + (len(self.inconclusive) if self.strict else 0)
         return EXIT_REGRESSION if failing else EXIT_OK
 
@@ -274,6 +274,30 @@ class Comparison:
         """A Markdown section for a pull-request comment or a CI step summary."""
         return render(self, all_rows, markdown=True)
 
+    def spec_changes(self) -> list[dict[str, str]]:
+        """Every paired configuration whose chunker spec changed, whether or not a row is shown.
+
+        Returns
+        -------
+        list of dict
+            ``{"dataset", "config", "baseline_config", "old_spec", "new_spec", "change"}`` per
+            configuration, in row order; ``change`` names the parameters that moved
+            (:func:`~chunkeval.gate.conditions.spec_change`). The configuration is still compared:
+            a pull request that changes chunk sizes is what the gate is for.
+        """
+        moved = self.rows[self.rows["change"].astype(bool)].drop_duplicates(["dataset", "config"])
+        return [
+            {
+                "dataset": str(r.dataset),
+                "config": str(r.config),
+                "baseline_config": str(r.baseline_config),
+                "old_spec": str(r.baseline_spec),
+                "new_spec": str(r.spec),
+                "change": str(r.change),
+            }
+            for r in moved.itertuples()
+        ]
+
     def to_dict(self) -> dict[str, Any]:
         """The comparison as plain JSON types (``rows`` as a list of records)."""
         return to_jsonable(
@@ -288,6 +312,7 @@ class Comparison:
                 "reasons": self.reasons,
                 "notes": self.notes,
                 "dataset_changes": self.dataset_changes,
+                "spec_changes": self.spec_changes(),
                 "mode": self.mode,
                 "checked_counts": {o: int((self.display_rows()["outcome"] == o).sum()) for o in OUTCOMES},
                 "all_counts": {o: int((self.rows["outcome"] == o).sum()) for o in OUTCOMES},
@@ -360,8 +385,10 @@ def compare(
     unmeasured = [c.metric for c in check_list if c.metric not in measured]
     if unmeasured:
         found.reasons.append(f"checked metric(s) {', '.join(unmeasured)} missing from one side")
+    rows = _frame(records, {c.metric: c for c in check_list})
+    found.notes += _unchecked_by_construction(rows, base, cur)
     return Comparison(
-        rows=_frame(records, {c.metric: c for c in check_list}),
+        rows=rows,
         checks=check_list,
         reasons=found.reasons + list(found.per_dataset.values()),
         notes=found.notes,
@@ -391,6 +418,7 @@ class _Pairing:
             "config": c_label if c_label is not None else b_label,
             "baseline_config": b_label or "",
             "spec": cspec[c_label] if c_label is not None else bspec[str(b_label)],
+            "baseline_spec": bspec[b_label] if b_label is not None else "",
             "change": spec_change(bspec[b_label], cspec[c_label]) if b_label and c_label else "",
         }
 
@@ -487,6 +515,7 @@ _COLUMNS = [
     "config",
     "baseline_config",
     "spec",
+    "baseline_spec",
     "change",
     "metric",
     "higher_is_better",
@@ -527,6 +556,28 @@ def _frame(records: list[dict[str, Any]], by_metric: dict[str, Check]) -> pd.Dat
     rows["_order"] = rows["outcome"].map(order)
     rows = rows.sort_values(["_order"], kind="stable").drop(columns="_order")
     return rows.reset_index(drop=True)
+
+
+def _unchecked_by_construction(rows: pd.DataFrame, base: Results, cur: Results) -> list[str]:
+    """Uncheck the rows of metrics a dataset fixes whatever the chunking; one note per dataset.
+
+    A check on such a metric (``answerable@5`` where no question has all its evidence in one
+    document) can never fail, so it would only pretend to guard (:func:`chunkeval.policy.by_construction`).
+    """
+    from chunkeval.policy import by_construction
+
+    notes = []
+    for dataset in dict.fromkeys(rows["dataset"].astype(str)) if len(rows) else ():
+        fixed: dict[str, str] = {}
+        for side in (base, cur):
+            fixed.update(by_construction(side.summary[side.summary["dataset"].astype(str) == dataset]))
+        hit = rows["checked"] & (rows["dataset"].astype(str) == dataset) & rows["metric"].isin(list(fixed))
+        if hit.any():
+            metrics = list(dict.fromkeys(rows.loc[hit, "metric"]))
+            rows.loc[hit, "checked"] = False
+            rows.loc[hit, "check"] = ""
+            notes.append(f"dataset {dataset}: {', '.join(metrics)} not checked, n/a: {fixed[metrics[0]]}")
+    return notes
 
 
 def _find_config(results: Results, name: str) -> str:

@@ -1,11 +1,11 @@
 """One comparison row per (configuration, metric): the paired change, its test, and its outcome.
 
 For a question-level metric the row holds ``delta = mean(current − baseline)`` over the
-shared questions, its paired percentile bootstrap interval, the questions that got worse
-and better (counts and the first ids), and the test that decides: the exact McNemar test
-(:mod:`chunkeval.gate.paired`) for a binary metric with fewer than
-:data:`~chunkeval.gate.paired.EXACT_BELOW` discordant questions, else the bootstrap
-interval. :func:`decide` sorts the row into an outcome (see :data:`OUTCOMES`).
+shared questions, its paired percentile bootstrap interval (shown, not deciding), the questions
+that got worse and better (counts and the first ids), and the test that decides: the sign-flip
+permutation test on the questions that changed (:mod:`chunkeval.gate.paired`), exact up to
+:data:`~chunkeval.gate.paired.EXACT_UP_TO` of them, for every metric, 0/1 or graded.
+:func:`decide` sorts the row into an outcome (see :data:`OUTCOMES`).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import pandas as pd
 
 from chunkeval.gate.baseline import RESOLUTION
 from chunkeval.gate.checks import Check, higher_is_better
-from chunkeval.gate.paired import EXACT_BELOW, exact_p_value, exact_questions_needed
+from chunkeval.gate.paired import exact_questions_needed, sign_flip_p_values
 
 __all__ = [
     "FLIP_IDS",
@@ -61,9 +61,8 @@ def paired_columns(b: np.ndarray, c: np.ndarray, st: Stats, needed: bool = True)
 
     The one computation behind every question-level row of the gate (and its simulation
     test): differences below :data:`~chunkeval.gate.baseline.RESOLUTION` are no change; the
-    paired percentile bootstrap runs on all columns at once; a binary column (every value 0
-    or 1) with fewer than :data:`~chunkeval.gate.paired.EXACT_BELOW` discordant questions is
-    decided by the exact McNemar test.
+    paired percentile bootstrap (shown) and the sign-flip test (deciding) run on all columns at
+    once.
 
     Parameters
     ----------
@@ -78,7 +77,9 @@ def paired_columns(b: np.ndarray, c: np.ndarray, st: Stats, needed: bool = True)
     list of dict
         Per column: ``baseline, current, delta, ci_low, ci_high, n_questions, n_missing,
         n_down, n_up, test, p_value, questions_needed`` (``n_down``/``n_up``: questions
-        whose value fell/rose).
+        whose value fell/rose; ``test``: ``"exact"`` or ``"permutation"``, the sign-flip test
+        enumerated or drawn; ``p_value`` two-sided; ``current`` as compared: ``baseline + delta``,
+        changes below :data:`~chunkeval.gate.baseline.RESOLUTION` counted as none).
     """
     from chunkeval.stats import paired_bootstrap, questions_needed
 
@@ -90,20 +91,22 @@ def paired_columns(b: np.ndarray, c: np.ndarray, st: Stats, needed: bool = True)
     ok = ~np.isnan(diff)
     down, up = (diff < 0).sum(axis=0), (diff > 0).sum(axis=0)
     binary = _binary(b) & _binary(c)
+    p_values, exact = sign_flip_p_values(diff, seed=st.seed)
     out = []
     for j in range(diff.shape[1]):
         d = diff[ok[:, j], j]
-        exact = bool(binary[j]) and int(down[j] + up[j]) < EXACT_BELOW
         if not needed:
             need = math.nan
-        elif exact:
+        elif binary[j]:
             need = exact_questions_needed(int(down[j]), int(up[j]), int(d.size), st.confidence)
         else:
             need = questions_needed(d, confidence=st.confidence)
         out.append(
             {
                 "baseline": _nanmean(b[ok[:, j], j]),
-                "current": _nanmean(c[ok[:, j], j]),
+                # as compared: a change below RESOLUTION (a baseline's rounding) is none, so an
+                # identical rerun shows the baseline's value, not one a rounding away from it
+                "current": _nanmean(b[ok[:, j], j]) + float(delta[j]),
                 "delta": float(delta[j]),
                 "ci_low": float(lo[j]),
                 "ci_high": float(hi[j]),
@@ -111,8 +114,8 @@ def paired_columns(b: np.ndarray, c: np.ndarray, st: Stats, needed: bool = True)
                 "n_missing": int((~ok[:, j]).sum()),
                 "n_down": int(down[j]),
                 "n_up": int(up[j]),
-                "test": "exact" if exact else "bootstrap",
-                "p_value": exact_p_value(int(down[j]), int(up[j])) if exact else math.nan,
+                "test": "exact" if exact[j] else "permutation",
+                "p_value": float(p_values[j]),
                 "questions_needed": need,
             }
         )
@@ -183,7 +186,7 @@ def _config_rows(rb: pd.Series, rc: pd.Series, metrics: list[str]) -> list[dict[
             {
                 "metric": m,
                 "baseline": vb,
-                "current": vc,
+                "current": vb + d,  # as compared (see paired_columns)
                 "delta": d,
                 "ci_low": math.nan,
                 "ci_high": math.nan,
@@ -198,16 +201,12 @@ def _config_rows(rb: pd.Series, rc: pd.Series, metrics: list[str]) -> list[dict[
 
 def _sure(row: dict[str, Any], confidence: float) -> tuple[bool, bool]:
     """Whether the test tells the change from noise, on the bad and on the good side."""
-    higher = higher_is_better(row["metric"])
-    if row.get("test") == "exact":
-        sure = row["p_value"] <= 1.0 - confidence + 1e-12
-        worse = -row["delta"] if higher else row["delta"]
-        return sure and worse > 0, sure and worse < 0
-    lo, hi = row["ci_low"], row["ci_high"]
-    if not (math.isfinite(lo) and math.isfinite(hi)):
+    if row.get("test") == "none":
         return True, True  # a configuration-level metric: deterministic, no noise
-    # the interval excludes zero on the bad / good side
-    return (hi < 0, lo > 0) if higher else (lo > 0, hi < 0)
+    # two-sided at 1 - confidence: each direction at half of it, as the interval's tails were
+    sure = row["p_value"] <= 1.0 - confidence + 1e-12
+    worse = -row["delta"] if higher_is_better(row["metric"]) else row["delta"]
+    return sure and worse > 0, sure and worse < 0
 
 
 def decide(row: dict[str, Any], check: Check | None, strict: bool, confidence: float) -> str:

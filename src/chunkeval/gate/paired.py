@@ -1,24 +1,34 @@
-"""The exact paired test of a binary metric, and the questions it would need.
+"""The gate's paired test: a sign-flip permutation test on the questions that changed, and the
+questions an exact test would need.
 
-A binary per-question metric (``answerable@k``, ``all_parts@k``, ``answerability``: each
-question scores 0 or 1) changes between two runs only on the *discordant* questions: those
-that went from 1 to 0 (``n_down``) or from 0 to 1 (``n_up``). Under no difference each
-discordant question is equally likely to go either way, so ``n_down ~ Binomial(n_down +
-n_up, 1/2)``: the exact McNemar test, which is the sign test on the discordant pairs
-(McNemar 1947). With few discordant pairs the percentile bootstrap of the mean difference is
-too optimistic (at 5 questions it flagged 6.6% of no-difference comparisons where 2.5% was
-meant), so the gate lets the exact test decide when there are fewer than :data:`EXACT_BELOW`
-discordant pairs: the usual rule of thumb (``b + c < 25``) below which McNemar's
-chi-squared approximation is not trusted and the exact binomial form is used. The exact
-conditional test never exceeds its nominal level (it is conservative, Fagerland, Lydersen &
-Laake 2013), which is what a gate that must not cry wolf needs; from 25 discordant pairs on,
-the bootstrap interval decides as before.
+Under *no difference* between two runs, each question's pair of values (baseline, current) is as
+likely either way round, so each nonzero per-question difference ``d_i`` is as likely to have
+either sign. The sign-flip (Fisher–Pitman permutation) test compares the observed sum
+``S = Σ d_i`` with the sums over sign patterns of the changed questions: the two-sided p-value
+is the share of patterns with ``|S*| >= |S|``. It holds its level for every metric, binary or
+graded, and every number of changed questions, because it *is* the null hypothesis the gate's
+false-alarm guarantee is about, with nothing estimated. Up to :data:`EXACT_UP_TO` changed
+questions every pattern is enumerated (exact); beyond, :data:`SIGN_FLIP_DRAWS` random patterns
+(seeded) give the Monte Carlo p-value ``(1 + hits) / (1 + draws)``, which is also valid at its
+level (Phipson & Smyth 2010). For a 0/1 metric (``answerable@k``, ``all_parts@k``,
+``answerability``) the differences are ±1 on the discordant questions and the exact test is the
+exact McNemar test, the sign test on the discordant pairs (McNemar 1947), :func:`exact_p_value`.
+
+The percentile bootstrap interval of the mean difference is still shown beside the test, but it
+no longer decides: with few changed questions it is too optimistic (with 4 questions worse and 0
+better it excluded zero although the exact p-value is 0.125; at 5-16 changed questions it
+flagged 2.3-5.3% of no-difference comparisons where 2.5% was meant).
 
 References
 ----------
-.. [1] Q. McNemar, "Note on the sampling error of the difference between correlated
+.. [1] R. A. Fisher, *The Design of Experiments*, 1935, §21 (the paired permutation test);
+   E. J. G. Pitman, "Significance tests which may be applied to samples from any populations",
+   *JRSS Supplement* 4(1), 119–130, 1937.
+.. [2] B. Phipson, G. K. Smyth, "Permutation p-values should never be zero", *Statistical
+   Applications in Genetics and Molecular Biology* 9(1), 2010.
+.. [3] Q. McNemar, "Note on the sampling error of the difference between correlated
    proportions or percentages", *Psychometrika* 12(2), 153–157, 1947.
-.. [2] M. W. Fagerland, S. Lydersen, P. Laake, "The McNemar test for binary matched-pairs
+.. [4] M. W. Fagerland, S. Lydersen, P. Laake, "The McNemar test for binary matched-pairs
    data: mid-p and asymptotic are better than exact conditional", *BMC Medical Research
    Methodology* 13:91, 2013.
 """
@@ -32,10 +42,20 @@ import numpy as np
 
 from chunkeval.policy import CONFIDENCE
 
-__all__ = ["EXACT_BELOW", "exact_p_value", "exact_questions_needed"]
+__all__ = [
+    "EXACT_UP_TO",
+    "SIGN_FLIP_DRAWS",
+    "exact_p_value",
+    "exact_questions_needed",
+    "sign_flip_p_values",
+]
 
-#: Fewer discordant pairs than this: the exact test decides instead of the bootstrap interval.
-EXACT_BELOW = 25
+#: Up to this many changed questions the sign-flip test enumerates every pattern (2**16).
+EXACT_UP_TO = 16
+#: Random sign patterns of the Monte Carlo sign-flip test beyond :data:`EXACT_UP_TO`.
+SIGN_FLIP_DRAWS = 9_999
+#: Sign patterns drawn at once (rows of one matrix product).
+_DRAW_BLOCK = 1_000
 #: Beyond this many questions the exact search stops and the normal approximation answers.
 _EXACT_SEARCH_LIMIT = 20_000
 
@@ -63,6 +83,69 @@ def exact_p_value(n_down: int, n_up: int) -> float:
         return 1.0
     tail = sum(math.comb(d, i) for i in range(min(int(n_down), int(n_up)) + 1))
     return min(1.0, 2.0 * tail / 2.0**d)
+
+
+def sign_flip_p_values(
+    diff: np.ndarray, seed: int = 0, draws: int = SIGN_FLIP_DRAWS
+) -> tuple[np.ndarray, np.ndarray]:
+    """Two-sided sign-flip p-values of paired differences, one per column.
+
+    Parameters
+    ----------
+    diff : ndarray, shape (n_questions, n_columns)
+        Per-question differences ``current - baseline``; NaN (a missing value) and 0 (no change)
+        take no part. The statistic is the column's sum ``S`` of the rest.
+    seed : int, default 0
+        Seed of the random sign patterns (used only beyond :data:`EXACT_UP_TO` changed questions).
+    draws : int, default :data:`SIGN_FLIP_DRAWS`
+        Random patterns of the Monte Carlo test.
+
+    Returns
+    -------
+    p_value : ndarray of float, shape (n_columns,)
+        ``P(|S*| >= |S|)`` over the sign patterns of the column's changed questions: exact up to
+        :data:`EXACT_UP_TO` of them, ``(1 + hits) / (1 + draws)`` beyond; 1.0 when none changed.
+    exact : ndarray of bool, shape (n_columns,)
+        Whether the column's p-value was enumerated exactly.
+    """
+    d = np.where(np.isfinite(diff), diff, 0.0).astype(np.float64).reshape(diff.shape[0], -1)
+    changed = (d != 0).sum(axis=0)
+    observed = np.abs(d.sum(axis=0))
+    # sums that equal the observed one in exact arithmetic may differ in the last bits
+    tol = 1e-9 * np.maximum(1.0, np.abs(d).sum(axis=0))
+    p = np.ones(d.shape[1])
+    exact = changed <= EXACT_UP_TO
+    # the null distribution depends only on the sizes |d_i|: columns that share them (answerable@k
+    # at several k often do) share one enumeration, kept sorted for a binary search
+    null: dict[bytes, np.ndarray] = {}
+    for j in np.flatnonzero(exact & (changed > 0)):
+        sizes = np.sort(np.abs(d[d[:, j] != 0, j]))
+        key = sizes.tobytes()
+        if key not in null:
+            null[key] = np.sort(np.abs(_sign_patterns(sizes.size) @ sizes))
+        sums = null[key]
+        p[j] = float(sums.size - np.searchsorted(sums, observed[j] - tol[j], side="left")) / sums.size
+    drawn = np.flatnonzero(~exact)
+    if drawn.size:
+        rng = np.random.default_rng(seed)
+        hits = np.zeros(drawn.size, dtype=np.int64)
+        # only questions that changed somewhere take part: a zero adds nothing whatever its sign
+        moved = d[np.flatnonzero((d[:, drawn] != 0).any(axis=1))][:, drawn]
+        for start in range(0, draws, _DRAW_BLOCK):
+            signs = rng.integers(0, 2, size=(min(_DRAW_BLOCK, draws - start), moved.shape[0]), dtype=np.int8)
+            sums = (2.0 * signs - 1.0) @ moved
+            hits += (np.abs(sums) >= observed[drawn] - tol[drawn]).sum(axis=0)
+        p[drawn] = (1.0 + hits) / (1.0 + draws)
+    return p, exact
+
+
+@functools.lru_cache(maxsize=EXACT_UP_TO + 1)
+def _sign_patterns(k: int) -> np.ndarray:
+    """Every pattern of ``k`` signs, shape (2**k, k), values ±1 (read only)."""
+    bits = (np.arange(2**k, dtype=np.int64)[:, None] >> np.arange(k)) & 1
+    patterns = 2.0 * bits - 1.0
+    patterns.setflags(write=False)
+    return patterns
 
 
 def _critical(d: np.ndarray, alpha: float) -> np.ndarray:

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from chunkeval.gate.paired import EXACT_BELOW
+from chunkeval.gate.paired import EXACT_UP_TO
 from chunkeval.labels import compact_display_label, display_label, md_escape, text_table
 from chunkeval.policy import confidence_label
 
@@ -52,9 +52,11 @@ def _ci(r: Any) -> str:
 
 
 def _test(r: Any) -> str:
-    if getattr(r, "test", "") == "exact":
-        return f"exact p={r.p_value:.3f}"
-    return "bootstrap" if getattr(r, "test", "") == "bootstrap" else "–"
+    """The deciding test and its p-value: ``p=0.125 exact`` (every sign pattern enumerated)."""
+    test = getattr(r, "test", "")
+    if test not in ("exact", "permutation") or not math.isfinite(r.p_value):
+        return "–"
+    return f"p={r.p_value:.3f} {test}"
 
 
 def _values(r: Any) -> list[str]:
@@ -71,7 +73,7 @@ def _values(r: Any) -> list[str]:
 
 def _main_table(cmp: Comparison, rows: pd.DataFrame) -> tuple[list[str], list[list[str]]]:
     multi = rows["dataset"].nunique() > 1
-    exact = "test" in rows.columns and bool((rows["test"] == "exact").any())
+    exact = "test" in rows.columns and bool(rows["test"].isin(["exact", "permutation"]).any())
     header = [
         "outcome",
         *(["dataset"] if multi else []),
@@ -172,8 +174,8 @@ def _rule(cmp: Comparison) -> str:
     if cmp.mode != "gate":
         return (
             f"improved: {cmp.current_name} is better, regressed: {cmp.baseline_name} is better (the "
-            f"{pct} paired bootstrap interval excludes 0; for a 0/1 metric with fewer than "
-            f"{EXACT_BELOW} questions that changed, the exact McNemar test decides)."
+            f"paired sign-flip test on the questions that changed gives p ≤ {1 - cmp.confidence:.2f}; "
+            f"exact up to {EXACT_UP_TO} changed questions)."
         )
     if cmp.strict:
         return (
@@ -181,11 +183,12 @@ def _rule(cmp: Comparison) -> str:
             "inconclusive ones included."
         )
     return (
-        f"Regression: a change beyond the check's tolerance in the bad direction whose {pct} paired "
-        f"bootstrap interval excludes 0 (for a 0/1 metric with fewer than {EXACT_BELOW} questions "
-        f"that changed: whose exact McNemar test gives p ≤ {1 - cmp.confidence:.2f}). Inconclusive: "
-        "beyond the tolerance, but not told apart from noise (exit code 0; 1 with --strict). "
-        "q. needed: questions the test needs to detect the change at 80% power."
+        "Regression: a change beyond the check's tolerance in the bad direction whose paired "
+        f"sign-flip test on the questions that changed gives p ≤ {1 - cmp.confidence:.2f} (two-sided; "
+        f"exact up to {EXACT_UP_TO} changed questions, else over random sign patterns; the {pct} "
+        "bootstrap interval is shown, not deciding). Inconclusive: beyond the tolerance, but not "
+        "told apart from noise (exit code 0; 1 with --strict). q. needed: questions a paired test "
+        "needs to detect the change at 80% power."
     )
 
 
@@ -209,14 +212,20 @@ def _sections(cmp: Comparison, rows: pd.DataFrame) -> list[tuple[str, list[str]]
     return parts
 
 
+def _spec_line(change: dict[str, str]) -> str:
+    """``chunk_size 128 → 64 (spec OLD → NEW)``: what moved, then both specs in full."""
+    full = f"{change['old_spec']} → {change['new_spec']}"
+    return change["change"] if change["change"] == full else f"{change['change']} (spec {full})"
+
+
 def render(cmp: Comparison, all_rows: bool, markdown: bool) -> str:
     """A comparison as terminal text or Markdown (see the module docstring)."""
     rows = cmp.display_rows(all_rows)
     header, body = _main_table(cmp, rows)
     also_header, also_body, also_more = _also_worse(cmp, all_rows)
     title = f"chunkeval compare: {cmp.baseline_name} → {cmp.current_name}"
-    changes = rows.drop_duplicates(["dataset", "config"])
-    changes = [(r.config, r.change) for r in changes.itertuples() if r.change]
+    # from every row, not the shown ones: a changed spec is named even when nothing moved
+    changes = [(c["config"], _spec_line(c)) for c in cmp.spec_changes()]
     also_title = "Also worse, but not checked (no effect on the exit code; --all shows them)"
     more = f"… and {also_more} more" if also_more else ""
     if markdown:

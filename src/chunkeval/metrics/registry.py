@@ -40,7 +40,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 #: The function a run computes every question-level metric with (all questions at once).
 QUESTION_METRICS = "chunkeval.metrics.vectorised.question_metrics"
 #: The stage that calls each configuration-level metric's pure function in a run.
-CONFIGURATION_STAGE = "chunkeval.benchmarks.stages.score_stage"
+CONFIGURATION_STAGE = "chunkeval.benchmarks.stages.scoring.score_stage"
 
 _LEVELS = ("question", "configuration")
 

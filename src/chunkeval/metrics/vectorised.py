@@ -135,7 +135,7 @@ def question_metrics(
     ks: Iterable[int] = (1, 3, 5, 10),
     budgets: Iterable[int] = (),
     budget_ranked: np.ndarray | None = None,
-    token_ends: Callable[[int], Sequence[int]] | None = None,
+    token_ends: Callable[[int], Sequence[int] | np.ndarray] | None = None,
 ) -> pd.DataFrame:
     """All question-level metrics of one configuration, for all questions at once.
 
@@ -390,7 +390,7 @@ def _budget_metrics(
     gpe: np.ndarray,
     n_parts: np.ndarray,
     budgets: list[int],
-    token_ends: Callable[[int], Sequence[int]],
+    token_ends: Callable[[int], Sequence[int] | np.ndarray],
 ) -> dict[str, np.ndarray]:
     """The ``@Btok`` columns: :func:`~chunkeval.metrics.budget.budget_cut` on every row of ``rk`` at once.
 

@@ -95,6 +95,9 @@ def summary_columns(
         ("stored_token_overhead", "stored-token overhead", _LOWER),
         ("size_tokens_p50", "median size (tokens)", None),
         ("over_limit_share", "over limit", _LOWER),
+        # a dense model's window (chunkeval.retrieval.window): what the retriever never read
+        ("beyond_window_share", "beyond the window", _LOWER),
+        ("evidence_beyond_window_share", "evidence beyond the window", _LOWER),
         ("mid_sentence_end_share", "ends mid-sentence", _LOWER),
         ("chunk_seconds", "chunking (s)", _LOWER),
     ]
@@ -197,7 +200,7 @@ def _fmt(value: Any) -> str:
 
 #: Summary columns holding probabilities: shown as whole percents (:func:`chunkeval.labels.percent`),
 #: as in the terminal's table, while the CSV and JSON files keep the raw float.
-PERCENT_COLUMNS = frozenset({"p_best"})
+PERCENT_COLUMNS = frozenset({"p_best", "beyond_window_share", "evidence_beyond_window_share"})
 
 
 def format_cell(column: str, value: Any) -> str:

@@ -12,9 +12,11 @@ from chunkeval.results.folder import (
     CHUNKS_FILE,
     MANIFEST_FILE,
     PER_QUESTION_FILE,
+    RESULT_FORMATS,
     SUMMARY_FILE,
     TIMING_COLUMNS,
     Results,
+    check_results_format,
     to_jsonable,
 )
 
@@ -22,8 +24,10 @@ __all__ = [
     "CHUNKS_FILE",
     "MANIFEST_FILE",
     "PER_QUESTION_FILE",
+    "RESULT_FORMATS",
     "SUMMARY_FILE",
     "TIMING_COLUMNS",
     "Results",
+    "check_results_format",
     "to_jsonable",
 ]

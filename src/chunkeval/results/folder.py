@@ -18,7 +18,7 @@ A run produces three long tables and a manifest:
 
 On disk (:meth:`Results.save`) a results folder holds ``summary.csv``,
 ``per_question.csv`` and ``chunks.csv`` (``.parquet`` instead of ``.csv`` for
-the two long tables when :mod:`pyarrow` is importable) and ``manifest.json``.
+the two long tables when asked for with ``format="parquet"``) and ``manifest.json``.
 Every file is first written to a temporary name in the same folder and then
 moved into place with :func:`os.replace`, so an interrupted save never leaves a
 half-written file under a final name; the files get the usual mode
@@ -46,15 +46,23 @@ from chunkeval._json import loads_strict
 from chunkeval.errors import MissingDependency, PathNotFound, UsageError
 from chunkeval.results.outdir import UNFINISHED_MARKER
 from chunkeval.results.safe_csv import neutralise_frame, restore_frame
-from chunkeval.results.schema import check_manifest, check_table, check_values, resolve_inside
+from chunkeval.results.schema import (
+    RESULT_FORMATS,
+    check_manifest,
+    check_table,
+    check_values,
+    resolve_inside,
+)
 
 __all__ = [
     "CHUNKS_FILE",
     "MANIFEST_FILE",
     "PER_QUESTION_FILE",
+    "RESULT_FORMATS",
     "SUMMARY_FILE",
     "TIMING_COLUMNS",
     "Results",
+    "check_results_format",
     "to_jsonable",
 ]
 
@@ -77,6 +85,29 @@ def _has_pyarrow() -> bool:
     except ImportError:
         return False
     return True
+
+
+def check_results_format(format: str) -> None:
+    """Refuse a results format :meth:`Results.save` cannot write here, before any work.
+
+    Parameters
+    ----------
+    format : str
+        One of :data:`RESULT_FORMATS`.
+
+    Raises
+    ------
+    UsageError
+        ``format`` is not one of :data:`RESULT_FORMATS`.
+    MissingDependency
+        ``format="parquet"`` and :mod:`pyarrow` is not installed (an :class:`ImportError`).
+    """
+    if format not in RESULT_FORMATS:
+        raise UsageError(f"unknown results format {format!r}; use 'csv' or 'parquet'")
+    if format == "parquet" and not _has_pyarrow():
+        raise MissingDependency(
+            "saving Parquet needs the optional package 'pyarrow' (pip install 'chunkeval[parquet]')"
+        )
 
 
 def to_jsonable(value: Any) -> Any:
@@ -189,6 +220,10 @@ def _parse_table(path: Path, fmt: str, dtypes: dict[str, str] | None) -> pd.Data
             raise MissingDependency(
                 f"reading {path.name} needs the optional package 'pyarrow' (pip install 'chunkeval[parquet]')"
             ) from exc
+    elif dtypes == {} and not path.read_text(encoding="utf-8").strip():
+        # a table saved without columns (as a hand-made Results may have): to_csv wrote a
+        # blank line, which read_csv refuses as empty
+        df = pd.DataFrame()
     else:
         str_cols = [c for c, t in (dtypes or {}).items() if t in ("object", "str", "string")]
         # pandas >= 3 parses floats exactly by default (and deprecates the option)
@@ -267,7 +302,7 @@ class Results:
         cols = set(self.summary.columns)
         return [c for c in self.summary.columns if f"{c}_ci_low" in cols and f"{c}_ci_high" in cols]
 
-    def save(self, folder: str | os.PathLike, *, format: str | None = None) -> Path:
+    def save(self, folder: str | os.PathLike, *, format: str = "csv") -> Path:
         """Write the results into ``folder`` atomically, file by file.
 
         Parameters
@@ -275,11 +310,11 @@ class Results:
         folder : str or path-like
             Destination; created (with parents) when missing. Existing result
             files of the same names are replaced; other files are untouched.
-        format : {"csv", "parquet"}, optional
-            Format of ``per_question`` and ``chunks``. Default: ``"parquet"``
-            when :mod:`pyarrow` is importable, else ``"csv"``. ``summary`` is
-            always CSV. The chosen format is recorded in
-            ``manifest["files"]``.
+        format : {"csv", "parquet"}, default "csv"
+            Format of ``per_question`` and ``chunks`` (``"parquet"`` needs
+            :mod:`pyarrow`: ``pip install 'chunkeval[parquet]'``). ``summary`` is
+            always CSV. Every table's format is recorded in
+            ``manifest["files"][table]["format"]``, which :meth:`load` reads.
 
         Returns
         -------
@@ -294,19 +329,12 @@ class Results:
 
         Raises
         ------
-        ImportError
-            ``format="parquet"`` without :mod:`pyarrow`.
-        ValueError
-            Unknown ``format``.
+        MissingDependency
+            ``format="parquet"`` without :mod:`pyarrow` (an :class:`ImportError`).
+        UsageError
+            Unknown ``format`` (a :class:`ValueError`).
         """
-        if format is None:
-            format = "parquet" if _has_pyarrow() else "csv"
-        if format not in ("csv", "parquet"):
-            raise UsageError(f"unknown results format {format!r}; use 'csv' or 'parquet'")
-        if format == "parquet" and not _has_pyarrow():
-            raise MissingDependency(
-                "saving Parquet needs the optional package 'pyarrow' (pip install 'chunkeval[parquet]')"
-            )
+        check_results_format(format)
         out = Path(folder)
         out.mkdir(parents=True, exist_ok=True)
         ext = ".parquet" if format == "parquet" else ".csv"

@@ -19,7 +19,15 @@ import pandas as pd
 
 from chunkeval.errors import UsageError
 
-__all__ = ["MAX_DEPTH", "Manifest", "check_manifest", "check_table", "check_values", "resolve_inside"]
+__all__ = [
+    "MAX_DEPTH",
+    "RESULT_FORMATS",
+    "Manifest",
+    "check_manifest",
+    "check_table",
+    "check_values",
+    "resolve_inside",
+]
 
 
 class Manifest(TypedDict, total=False):
@@ -65,7 +73,9 @@ class Manifest(TypedDict, total=False):
 #: Deepest nesting of lists and objects accepted in a manifest (a run writes about 6).
 MAX_DEPTH = 32
 
-_TABLE_FORMATS = ("csv", "parquet")
+#: The formats a results table may be stored in; the first is the default of ``Results.save``
+#: (``summary`` is always CSV).
+RESULT_FORMATS = ("csv", "parquet")
 _KEY_COLUMNS = {
     "summary": ("dataset", "config"),
     "per_question": ("dataset", "config", "question_id"),
@@ -161,8 +171,8 @@ def check_manifest(manifest: Any, path: Path) -> None:
             raise _fail(path, f"files.{name}", "must be an object with 'path', 'format' and 'dtypes'")
         if not isinstance(info.get("path"), str) or not info["path"]:
             raise _fail(path, f"files.{name}.path", "must be a file name inside the results folder")
-        if info.get("format", "csv") not in _TABLE_FORMATS:
-            raise _fail(path, f"files.{name}.format", f"must be one of {', '.join(_TABLE_FORMATS)}")
+        if info.get("format", "csv") not in RESULT_FORMATS:
+            raise _fail(path, f"files.{name}.format", f"must be one of {', '.join(RESULT_FORMATS)}")
         dtypes = info.get("dtypes")
         if dtypes is not None and not (
             isinstance(dtypes, dict) and all(isinstance(t, str) for t in dtypes.values())

@@ -7,7 +7,7 @@ folder, for each dataset ``D`` and configuration ``C`` (file names from :func:`f
     D/C.run            qid Q0 chunk_id rank score chunkeval     (the retrieved chunks, best first)
     D/C.qrels          qid 0 chunk_id 1                         (chunks containing an evidence part)
     D/C.graded.qrels   qid 0 chunk_id n                         (n = evidence parts the chunk contains)
-    index.json         {"D/C": {"dataset": ..., "config": ...}}
+    index.json         {"id_escaping": ..., "runs": {"D/C": {"dataset": ..., "config": ...}}}
 
 The binary qrels are the judgements of the ``ndcg@k`` and ``map@k`` columns (trec_eval's
 ``ndcg_cut.k`` and ``map_cut.k`` on them give the same values per question); the graded ones
@@ -15,14 +15,24 @@ those of the graded nDCG (:func:`chunkeval.metrics.ranking.ndcg_at_k`). The run'
 ``K - rank + 1`` (``K`` retrieved chunks; a results folder keeps ranks, not the retriever's
 scores), strictly decreasing, so no tool reorders ties. A question whose evidence no chunk
 contains has no qrels line: TREC tools leave it out of their means, chunkeval counts it as 0.
-Identifiers are written with ``%``, spaces, tabs and newlines percent-encoded (``%25``, ``%20``,
-``%09``, ``%0A``), as the formats separate fields by whitespace.
+The formats separate fields by whitespace, so identifiers are escaped by one rule
+(:data:`ID_ESCAPING`, also written into ``index.json``): ``%``, every character Python's
+``str.split()`` splits on (``str.isspace``: a superset of C's ``isspace``, so trec_eval splits the
+same way) and every control character (Unicode category ``Cc``: a NUL would end a C string) are
+percent-encoded as their UTF-8 bytes (RFC 3986 form, ``%20`` for a space, ``%E2%80%A8`` for
+U+2028); a lone surrogate is encoded as its ``surrogatepass`` bytes.
+``urllib.parse.unquote(id, errors="surrogatepass")`` gives the original back. Every run line
+thus splits into exactly 6 fields and every qrels line into 4, in Python and in C alike.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
+import shutil
+import tempfile
+import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TextIO
@@ -30,17 +40,52 @@ from typing import TextIO
 import pandas as pd
 
 from chunkeval._atomic import atomic_write_text
+from chunkeval.errors import UsageError
 from chunkeval.results.folder import Results
 
-__all__ = ["file_stem", "qrels_lines", "run_lines", "trec_id", "write_trec"]
+__all__ = ["ID_ESCAPING", "file_stem", "qrels_lines", "run_lines", "trec_id", "write_trec"]
 
-_ESCAPES = {"%": "%25", " ": "%20", "\t": "%09", "\n": "%0A", "\r": "%0D"}
+#: The identifier rule, as ``index.json`` names it.
+ID_ESCAPING = "percent-encoded UTF-8 (surrogatepass) of '%', str.isspace() characters and Unicode Cc controls"
 _RUN_TAG = "chunkeval"
+#: The files one export writes; an earlier export in the destination holds nothing else.
+_EXPORT_SUFFIXES = (".run", ".qrels")
+
+
+def _needs_escape(ch: str) -> bool:
+    return ch == "%" or ch.isspace() or unicodedata.category(ch) in ("Cc", "Cs")
+
+
+def _escape(ch: str) -> str:
+    if not _needs_escape(ch):
+        return ch
+    return "".join(f"%{b:02X}" for b in ch.encode("utf-8", "surrogatepass"))
 
 
 def trec_id(value: object) -> str:
-    """``value`` as a whitespace-free TREC identifier (``%``, space, tab, CR, LF percent-encoded)."""
-    return "".join(_ESCAPES.get(ch, ch) for ch in str(value))
+    """``value`` as a TREC identifier by the rule of :data:`ID_ESCAPING`.
+
+    Parameters
+    ----------
+    value : object
+        A question or chunk identifier (converted with ``str``).
+
+    Returns
+    -------
+    str
+        The identifier with ``%``, whitespace (``str.isspace``) and control characters
+        percent-encoded as UTF-8 bytes: ``trec_id("q 1\u2028")`` is ``"q%201%E2%80%A8"``. It holds
+        no character on which Python's ``str.split()`` or C's ``isspace`` splits.
+
+    Raises
+    ------
+    UsageError
+        ``value`` is empty: an empty field cannot be written in a whitespace-separated format.
+    """
+    text = str(value)
+    if not text:
+        raise UsageError("an empty question or chunk id cannot be written to a TREC file: give every id text")
+    return "".join(map(_escape, text))
 
 
 def file_stem(label: str) -> str:
@@ -126,19 +171,77 @@ def _writer(text: str) -> Callable[[TextIO], None]:
 def write_trec(results: Results, folder: str | Path) -> list[Path]:
     """Write the TREC run file and qrels of every dataset x configuration of ``results``.
 
+    The export is written whole into a new folder beside ``folder`` and then put in its place, so
+    ``folder`` holds one complete export, never a mix of two: an earlier export there (or an empty
+    folder) is replaced.
+
     Parameters
     ----------
     results : Results
-        A run (its ``per_question`` and ``chunks`` tables).
+        A run (its ``per_question`` and ``chunks`` tables), with at least one question.
     folder : str or path-like
-        Destination, created when missing; files are written atomically.
+        Destination: a new path, an empty folder or a folder holding an earlier export.
 
     Returns
     -------
     list of pathlib.Path
-        The files written, ``index.json`` last.
+        The files written (under ``folder``), ``index.json`` last.
+
+    Raises
+    ------
+    UsageError
+        ``results`` has no questions; ``folder`` is a file, or a folder holding anything but an
+        earlier export; an identifier is empty.
     """
     out = Path(folder)
+    _check_destination(out)
+    if results.per_question.empty:
+        raise UsageError("the results hold no questions: there is no run to export")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".export", dir=out.parent))
+    try:
+        written = _write_files(results, staging)
+        _replace(staging, out)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return [out / path.relative_to(staging) for path in written]
+
+
+def _check_destination(out: Path) -> None:
+    """Refuse a destination that is a file or holds files an export did not write."""
+    if out.exists() and not out.is_dir():
+        raise UsageError(f"--out {out} is a file: name a new or empty folder, or an earlier export's folder")
+    if out.is_dir():
+        foreign = [
+            p
+            for p in out.rglob("*")
+            if p.is_file() and p.name != "index.json" and not p.name.endswith(_EXPORT_SUFFIXES)
+        ]
+        if foreign:
+            raise UsageError(
+                f"--out {out} holds files that are not a TREC export (e.g. {foreign[0].relative_to(out)}): "
+                "name a new or empty folder, or an earlier export's folder to replace it"
+            )
+
+
+def _replace(staging: Path, out: Path) -> None:
+    """Put the finished export ``staging`` at ``out``, replacing an earlier export there whole."""
+    if not out.exists():
+        os.replace(staging, out)
+        return
+    old = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".old", dir=out.parent))
+    os.replace(out, old / "export")
+    try:
+        os.replace(staging, out)
+    except OSError:
+        os.replace(old / "export", out)  # put the earlier export back: never leave no folder
+        raise
+    finally:
+        shutil.rmtree(old, ignore_errors=True)
+
+
+def _write_files(results: Results, out: Path) -> list[Path]:
+    """Write every run, qrels and ``index.json`` file into the folder ``out``."""
     written: list[Path] = []
     index: dict[str, dict[str, str]] = {}
     for (dataset, config), rows in results.per_question.groupby(["dataset", "config"], sort=False):
@@ -156,6 +259,7 @@ def write_trec(results: Results, folder: str | Path) -> list[Path]:
             path.parent.mkdir(parents=True, exist_ok=True)
             atomic_write_text(path, _writer("".join(line + "\n" for line in lines)))
             written.append(path)
-    atomic_write_text(out / "index.json", _writer(json.dumps(index, indent=2, ensure_ascii=False) + "\n"))
+    document = {"id_escaping": ID_ESCAPING, "runs": index}
+    atomic_write_text(out / "index.json", _writer(json.dumps(document, indent=2, ensure_ascii=False) + "\n"))
     written.append(out / "index.json")
     return written

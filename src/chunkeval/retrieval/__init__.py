@@ -15,7 +15,6 @@ Modules, one concern each:
 ``topk``          the top-k selection kernels (:func:`top_k`, :func:`top_k_sparse`)
 ``base``          :class:`Retriever`: fit, search in query blocks, provenance record
 ``lexical``       ``tfidf`` (:class:`TfidfRetriever`), ``bm25`` (:class:`BM25Retriever`)
-``corpus_terms``  term counts of a whole corpus, shared by the lexical indexes of a run
 ``dense``         ``dense`` (:class:`DenseRetriever`), ``lsa`` (:class:`LSARetriever`)
 ``hybrid``        ``hybrid`` (:class:`HybridRetriever`, :func:`reciprocal_rank_fusion`)
 ``registry``      :data:`RETRIEVERS`, :func:`get_retriever`, :func:`available_retrievers`,

@@ -10,10 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
-from sklearn.base import BaseEstimator
 
-from chunkeval._params import public_path
+from chunkeval._params import Params, public_path
 from chunkeval.errors import UsageError
 from chunkeval.retrieval.topk import top_k_block
 
@@ -62,13 +60,17 @@ def check_number(
 _BLOCK_CELLS = 1_000_000
 
 
-class Retriever(BaseEstimator):
+class Retriever(Params):
     """Base class: ``fit`` an index on chunk texts, then ``search`` it with queries.
 
     Subclasses implement ``_fit(chunk_texts)`` and ``_score_block(queries) ->
     (n_queries, n_chunks)`` scores (dense ndarray or sparse matrix); the base class
     batches queries so that a score block holds at most a few million cells.
     Constructor parameters are stored unchanged; learned attributes end in ``_``.
+    The parameter protocol (``get_params``, ``set_params``, ``clone``; ``sklearn.base.clone``
+    works too) is :class:`chunkeval._params.Params`, not scikit-learn's ``BaseEstimator``:
+    importing ``sklearn.base`` costs about 60 MiB (it loads ``scipy.stats``), which only
+    the retrievers that fit a scikit-learn model pay, when they fit it.
 
     ``lexical = True`` marks retrievers whose score 0 means "no query term in
     the chunk": the runner does not count such chunks as retrieved, since
@@ -140,45 +142,6 @@ class Retriever(BaseEstimator):
                 self._score_block(queries[q0 : q0 + step]), kk
             )
         return idx, val
-
-    def accepts_counts(self) -> bool:
-        """Whether :meth:`fit_counts` builds the same index as :meth:`fit` (False here).
-
-        Returns
-        -------
-        bool
-            True for a retriever whose index depends on the chunks only through their
-            :class:`chunkeval.analysis.UnicodeAnalyzer` term counts.
-
-        Raises
-        ------
-        ValueError
-            For invalid analysis parameters (as :meth:`fit` would).
-        """
-        return False
-
-    def fit_counts(self, counts: sp.csr_matrix, terms: list[str]) -> Retriever:
-        """Build the index from the chunks' term counts instead of their texts.
-
-        Parameters
-        ----------
-        counts : scipy.sparse.csr_matrix of float64, shape (n_chunks, n_terms)
-            What ``CountVectorizer(analyzer=UnicodeAnalyzer(), dtype=np.float64)
-            .fit_transform(chunk_texts)`` returns, entry order within rows included
-            (:meth:`chunkeval.retrieval.corpus_terms.CorpusTerms.counts`); modified in place.
-        terms : list of str, length n_terms
-            The sorted vocabulary: column ``j`` counts ``terms[j]``.
-
-        Returns
-        -------
-        self
-
-        Raises
-        ------
-        NotImplementedError
-            When :meth:`accepts_counts` is False.
-        """
-        raise NotImplementedError(f"{type(self).__name__} indexes chunk texts; use fit")
 
     def manifest_params(self) -> dict[str, Any]:
         """Class and constructor parameters, for a run's provenance record.

@@ -6,10 +6,10 @@ Vectors are l2-normalised, so scores are cosines; a zero vector scores 0 (never 
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import numpy as np
-from sklearn.base import BaseEstimator, clone
 
 from chunkeval._params import Params, public_path
 from chunkeval.errors import UsageError
@@ -75,7 +75,14 @@ class DenseRetriever(Retriever):
         if self.embedder is None:
             raise UsageError(_NO_EMBEDDER)
         emb = get_embedder(self.embedder)
-        return clone(emb) if isinstance(emb, (BaseEstimator, Params)) else emb
+        if isinstance(emb, Params):
+            return emb.clone()
+        # a scikit-learn estimator: sklearn.base is loaded already if emb is one (no import
+        # here for the embedders that are not)
+        sklearn_base = sys.modules.get("sklearn.base")
+        if sklearn_base is not None and isinstance(emb, sklearn_base.BaseEstimator):
+            return sklearn_base.clone(emb)
+        return emb
 
     def manifest_params(self) -> dict[str, Any]:
         """As :meth:`Retriever.manifest_params`, plus ``"embedder"``: the class and

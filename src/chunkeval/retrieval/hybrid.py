@@ -11,7 +11,6 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from sklearn.base import clone
 
 from chunkeval._params import public_path
 from chunkeval.errors import UsageError
@@ -123,7 +122,9 @@ class HybridRetriever(Retriever):
             raise UsageError('hybrid needs two retrievers, e.g. --retriever "hybrid(tfidf, lsa)"')
         if self.k < 0:
             raise UsageError(f"hybrid: RRF needs k >= 0, got {self.k}")
-        return [clone(r) if isinstance(r, Retriever) else get_retriever(r) for r in (self.first, self.second)]
+        return [
+            r.clone() if isinstance(r, Retriever) else get_retriever(r) for r in (self.first, self.second)
+        ]
 
     @property
     def lexical(self) -> bool:  # type: ignore[override]

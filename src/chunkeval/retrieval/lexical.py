@@ -1,8 +1,8 @@
 """Lexical retrievers: ``tfidf`` (TF-IDF cosine) and ``bm25`` (Okapi BM25), over analyzed terms.
 
 Terms come from :class:`chunkeval.analysis.UnicodeAnalyzer` (or, for comparison,
-scikit-learn's default analysis); an index can also be built from the corpus-wide term
-counts of :mod:`chunkeval.retrieval.corpus_terms` (:meth:`Retriever.fit_counts`).
+scikit-learn's default analysis), counted and weighted by scikit-learn's vectorisers on the
+chunk texts.
 
 References
 ----------
@@ -14,21 +14,18 @@ References
 
 from __future__ import annotations
 
-import numbers
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.feature_extraction.text import (
-    CountVectorizer,
-    TfidfTransformer,
-    TfidfVectorizer,
-)
 
 from chunkeval.analysis import UnicodeAnalyzer
 from chunkeval.errors import UsageError
 from chunkeval.retrieval.base import Retriever
 from chunkeval.retrieval.registry import RETRIEVERS
+
+if TYPE_CHECKING:
+    from sklearn.feature_extraction.text import CountVectorizer, TfidfVectorizer
 
 __all__ = ["BM25Retriever", "TfidfRetriever"]
 
@@ -44,6 +41,10 @@ class _LexicalRetriever(Retriever):
     """
 
     lexical = True
+    # set by the subclasses' constructors (declared for the type checker)
+    analyzer: str
+    lowercase: bool
+    stop_words: Any
 
     def _analysis(self) -> dict[str, Any]:
         """Keyword arguments for a scikit-learn vectorizer; validates the parameters."""
@@ -60,36 +61,6 @@ class _LexicalRetriever(Retriever):
         if self.analyzer == "sklearn":
             return {"lowercase": self.lowercase, "ngram_range": ngram_range, "stop_words": self.stop_words}
         raise UsageError(f"{self.name}: analyzer must be 'unicode' or 'sklearn', got {self.analyzer!r}")
-
-    def accepts_counts(self) -> bool:
-        """True with the ``"unicode"`` analyzer: counts from
-        :class:`chunkeval.retrieval.corpus_terms.CorpusTerms` are that analyzer's counts.
-
-        Returns
-        -------
-        bool
-
-        Raises
-        ------
-        ValueError
-            For invalid analysis parameters (as :meth:`fit` would).
-        """
-        analysis = self._analysis()
-        # the corpus-wide counts are the unstemmed analyzer's: a stemmer counts its own
-        return "analyzer" in analysis and analysis["analyzer"].stemmer is None
-
-    def _counted(self, counts: sp.csr_matrix, terms: list[str], vectorizer: Any) -> Any:
-        """``vectorizer`` in the state ``fit_transform`` on the chunk texts leaves it in:
-        the vocabulary ``{term: column}``, learnt rather than given (so ``None`` when
-        ``terms`` is empty, as after the ``ValueError`` of an empty vocabulary)."""
-        if not self.accepts_counts():
-            raise NotImplementedError(f"{self.name}: counts are the 'unicode' analyzer's; use fit")
-        self.n_chunks_ = counts.shape[0]
-        if not terms:
-            return None
-        vectorizer.vocabulary_ = {t: j for j, t in enumerate(terms)}
-        vectorizer.fixed_vocabulary_ = False
-        return vectorizer
 
     def manifest_params(self) -> dict[str, Any]:
         """As :meth:`Retriever.manifest_params`, plus ``"analyzer"``: what the
@@ -166,6 +137,10 @@ class TfidfRetriever(_LexicalRetriever):
         self.stemmer = stemmer
 
     def _vectorizer(self) -> TfidfVectorizer:
+        # imported here, not at the top: scikit-learn loads scipy.stats (about 60 MiB), which
+        # a process that imports the retrievers without fitting one does not need
+        from sklearn.feature_extraction.text import TfidfVectorizer
+
         return TfidfVectorizer(
             **self._analysis(),
             sublinear_tf=self.sublinear_tf,
@@ -181,45 +156,6 @@ class TfidfRetriever(_LexicalRetriever):
         except ValueError:  # empty vocabulary: no chunk has a word -> every score is 0
             self.vectorizer_ = None
             self.matrix_ = None
-
-    def accepts_counts(self) -> bool:
-        """As :meth:`_LexicalRetriever.accepts_counts`, and only while ``min_df`` prunes
-        no term (an integer <= 1), since the counts hold every term.
-
-        Returns
-        -------
-        bool
-        """
-        return super().accepts_counts() and isinstance(self.min_df, numbers.Integral) and self.min_df <= 1
-
-    def fit_counts(self, counts: sp.csr_matrix, terms: list[str]) -> TfidfRetriever:
-        """As :meth:`Retriever.fit_counts`: the same ``vectorizer_`` vocabulary and idf and
-        the same ``matrix_``, float for float, as :meth:`fit` on the chunk texts.
-
-        Parameters
-        ----------
-        counts, terms
-            As for :meth:`Retriever.fit_counts`; ``counts`` becomes the TF-IDF matrix.
-
-        Returns
-        -------
-        TfidfRetriever
-            ``self``.
-
-        Raises
-        ------
-        NotImplementedError
-            When :meth:`accepts_counts` is False (another analyzer, or ``min_df`` pruning).
-        """
-        self.vectorizer_ = self._counted(counts, terms, self._vectorizer())
-        if self.vectorizer_ is None:
-            self.matrix_ = None
-            return self
-        # TfidfVectorizer.fit_transform is CountVectorizer.fit_transform, then this
-        tfidf = TfidfTransformer(norm="l2", use_idf=True, smooth_idf=True, sublinear_tf=self.sublinear_tf)
-        self.matrix_ = tfidf.fit(counts).transform(counts, copy=False).T.tocsr()
-        self.vectorizer_.idf_ = tfidf.idf_
-        return self
 
     def _score_block(self, queries: list[str]) -> Any:
         if self.vectorizer_ is None:
@@ -289,6 +225,8 @@ class BM25Retriever(_LexicalRetriever):
     def _vectorizer(self) -> CountVectorizer:
         if self.k1 < 0 or not 0 <= self.b <= 1:
             raise UsageError(f"BM25 needs k1 >= 0 and 0 <= b <= 1, got k1={self.k1}, b={self.b}")
+        from sklearn.feature_extraction.text import CountVectorizer  # see TfidfRetriever._vectorizer
+
         return CountVectorizer(**self._analysis(), dtype=np.float64)
 
     def _fit(self, chunk_texts: list[str]) -> None:
@@ -300,33 +238,6 @@ class BM25Retriever(_LexicalRetriever):
             self.weights_ = None
             return
         self._weigh(tf)
-
-    def fit_counts(self, counts: sp.csr_matrix, terms: list[str]) -> BM25Retriever:
-        """As :meth:`Retriever.fit_counts`: the same ``vectorizer_`` vocabulary and
-        ``weights_`` as :meth:`fit` on the chunk texts.
-
-        Parameters
-        ----------
-        counts, terms
-            As for :meth:`Retriever.fit_counts` (``counts`` is left unchanged).
-
-        Returns
-        -------
-        BM25Retriever
-            ``self``.
-
-        Raises
-        ------
-        ValueError
-            For ``k1 < 0`` or ``b`` outside [0, 1].
-        NotImplementedError
-            When :meth:`accepts_counts` is False.
-        """
-        self.vectorizer_ = self._counted(counts, terms, self._vectorizer())
-        self.weights_ = None
-        if self.vectorizer_ is not None:
-            self._weigh(counts)
-        return self
 
     def _weigh(self, tf: sp.csr_matrix) -> None:
         """``weights_`` from the term counts ``tf`` (n_chunks, n_terms)."""

@@ -6,6 +6,7 @@ import numpy as np
 
 from chunkeval.caches import store
 from chunkeval.text.graphemes import cluster_aligned
+from chunkeval.text.whitespace import _WORD_BYTES, _space_table
 
 Span = tuple[int, int]
 
@@ -108,8 +109,6 @@ def text_arrays(text: str) -> _TextArrays:
 
 def _word_mask(codes: np.ndarray) -> np.ndarray:
     """Per code point, whether it is not whitespace (``str.isspace``), as bool."""
-    from chunkeval.text.words import _space_table  # words imports nothing from here
-
     # a byte translation is several times faster than indexing a table with every code point:
     # wider code points are translated as U+00FF (not whitespace), then the few above it
     # are looked up
@@ -122,10 +121,6 @@ def _word_mask(codes: np.ndarray) -> np.ndarray:
             word = word.copy()
             word[wide] = ~table[np.minimum(codes[wide], table.size - 1)]
     return word
-
-
-# byte -> 1 for a Latin-1 character that is not whitespace, 0 for whitespace
-_WORD_BYTES = bytes(0 if chr(code).isspace() else 1 for code in range(256))
 
 
 def _word_runs(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

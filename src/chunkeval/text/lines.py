@@ -17,58 +17,75 @@ import re
 import numpy as np
 
 from chunkeval.text._spans import _word_mask, text_arrays
-from chunkeval.text.words import _space_table
+from chunkeval.text.whitespace import (
+    BREAK,
+    BREAK_CLASS,
+    INLINE_SPACE,
+    LINE_BREAKS,
+    NOT_BREAK,
+    PARAGRAPH_SEPARATOR,
+    _space_table,
+    break_mask,
+    last_break,
+)
 
 Span = tuple[int, int]
 
-# A line break: CRLF counts as one break, a lone CR or LF as one.
-_BREAK = r"(?:\r\n|\r(?!\n)|\n)"
-# One or more blank lines: a break followed by whitespace-only lines, each
-# closed by a break. The match spans the separator between two paragraphs.
-_BLANK_LINES = re.compile(_BREAK + r"(?:[^\S\r\n]*" + _BREAK + r")+")
+_SP, _NB = INLINE_SPACE, NOT_BREAK
+
+# A line break (chunkeval.text.whitespace): CRLF counts as one break; a lone CR, LF, U+2028
+# LINE SEPARATOR or U+2029 PARAGRAPH SEPARATOR as one.
+_BREAK = BREAK
+# A paragraph separator: one or more blank lines (a break followed by whitespace-only lines,
+# each closed by a break), or a U+2029 PARAGRAPH SEPARATOR alone. The match spans the
+# separator between two paragraphs.
+_BLANK_LINES = re.compile(_BREAK + r"(?:" + _SP + r"*" + _BREAK + r")+|" + PARAGRAPH_SEPARATOR)
 
 # A heading or list-item line (the whole line, without its break), found at
 # line starts by _line_spans.
-_LIST_LINE = r"[^\S\r\n]*(?:#|(?:[-*+\u2022]|\d{1,3}[.)])(?!\S))[^\r\n]*"
+_LIST_LINE = _SP + r"*(?:#|(?:[-*+\u2022]|\d{1,3}[.)])(?!\S))" + _NB + r"*"
 
 
 # A lettered list: two or more consecutive lines labelled with successive
 # letters ("A. First\nB. Second", "a) one\nb) two").
-_LETTER_ITEM = r"[^\S\r\n]*[A-Za-z][.)](?!\S)[^\r\n]*"
+_LETTER_ITEM = _SP + r"*[A-Za-z][.)](?!\S)" + _NB + r"*"
 _LETTER_RUN_BODY = _LETTER_ITEM + r"(?:" + _BREAK + _LETTER_ITEM + r")+"
 # (Tried only at the line starts whose first letter can begin it: see _Lines.)
 _LETTER_RUN_AT_START = re.compile(_LETTER_RUN_BODY)
-_LETTER_LINE = re.compile(r"[^\S\r\n]*+([A-Za-z])[.)](?!\S)[^\r\n]*+")
+_LETTER_LINE = re.compile(_SP + r"*+([A-Za-z])[.)](?!\S)" + _NB + r"*+")
 
 
 # --------------------------------------------------------------------------- Markdown blocks
 # Every pattern starts at a line start (after any break char, or at the start
 # of the text) and ends at a line end, so a block boundary is always a line
-# boundary. "[^\S\r\n]" is a space or tab (whitespace other than a break).
-_LINE_END = r"(?=[\r\n]|\Z)"
+# boundary. _SP is whitespace other than a line break (mostly a space or a tab), _NB any
+# character but a line break.
+_LINE_END = r"(?=[" + BREAK_CLASS + r"]|\Z)"
 # An opening code fence: 3+ backticks (no backtick in the info string) or 3+ tildes.
-_FENCE_OPEN = r"[^\S\r\n]*+(?P<fence>`{3,}+(?=[^`\r\n]*+" + _LINE_END + r")|~{3,}+)[^\r\n]*+"
+_FENCE_OPEN = (
+    _SP + r"*+(?P<fence>`{3,}+(?=[^`" + BREAK_CLASS + r"]*+" + _LINE_END + r")|~{3,}+)" + _NB + r"*+"
+)
 # A table: a header line holding a pipe, a delimiter row ("|---|:--:|", at least
 # one pipe), then every following line that holds a pipe.
-_PIPE_LINE = r"[^\r\n|]*+\|[^\r\n]*+"
+_PIPE_LINE = r"[^" + BREAK_CLASS + r"|]*+\|" + _NB + r"*+"
 _DELIMITER_ROW = (
-    r"(?=[^\r\n]*\|)[^\S\r\n]*+\|?[^\S\r\n]*+:?-++:?[^\S\r\n]*+"
-    r"(?:\|[^\S\r\n]*+:?-++:?[^\S\r\n]*+)*+\|?[^\S\r\n]*+" + _LINE_END
+    r"(?=" + _NB + r"*\|)" + _SP + r"*+\|?" + _SP + r"*+:?-++:?" + _SP + r"*+"
+    r"(?:\|" + _SP + r"*+:?-++:?" + _SP + r"*+)*+\|?" + _SP + r"*+" + _LINE_END
 )
 _TABLE = _PIPE_LINE + _BREAK + _DELIMITER_ROW + r"(?:" + _BREAK + _PIPE_LINE + r")*+"
 # The delimiter row behind a cheap test of how it must begin, so that a scan for
 # it rejects most lines at their first characters instead of looking for a pipe.
-_DELIMITER_ROW_SCAN = r"(?=[^\S\r\n]*+\|?[^\S\r\n]*+:?-)" + _DELIMITER_ROW
+_DELIMITER_ROW_SCAN = r"(?=" + _SP + r"*+\|?" + _SP + r"*+:?-)" + _DELIMITER_ROW
 # A row outside such a table: any line whose first non-blank character is a pipe.
-_PIPE_ROW = r"[^\S\r\n]*+\|[^\r\n]*+"
-_LINES = re.compile(r"[^\r\n]++")
+_PIPE_ROW = _SP + r"*+\|" + _NB + r"*+"
+_LINES = re.compile(_NB + r"++")
 # ATX heading: 1-6 "#" then a space or the line end.
-_ATX_HEADING = r"[^\S\r\n]{0,3}#{1,6}(?:[^\S\r\n][^\r\n]*+)?" + _LINE_END
+_ATX_HEADING = _SP + r"{0,3}#{1,6}(?:" + _SP + _NB + r"*+)?" + _LINE_END
 # Setext heading: a text line (not a list item, heading, quote or table row)
 # underlined by 3+ "=" or "-".
-_SETEXT_UNDERLINE = r"[^\S\r\n]{0,3}(?:={3,}+|-{3,}+)[^\S\r\n]*+" + _LINE_END
+_SETEXT_UNDERLINE = _SP + r"{0,3}(?:={3,}+|-{3,}+)" + _SP + r"*+" + _LINE_END
 _SETEXT_HEADING = (
-    r"(?![^\S\r\n]*+(?:[#>|]|(?:[-*+\u2022]|\d{1,3}[.)])(?!\S)))[^\S\r\n]{0,3}\S[^\r\n]*+"
+    rf"(?!{_SP}*+(?:[#>|]|(?:[-*+\u2022]|\d{{1,3}}[.)])(?!\S))){_SP}{{0,3}}\S{_NB}*+"
     + _BREAK
     + _SETEXT_UNDERLINE
 )
@@ -76,7 +93,7 @@ _SETEXT_HEADING = (
 
 @functools.cache
 def _line_regexes(body: str) -> tuple[re.Pattern[str], re.Pattern[str]]:
-    return re.compile(body), re.compile(r"[\r\n]" + body)
+    return re.compile(body), re.compile("[" + BREAK_CLASS + "]" + body)
 
 
 class _Lines:
@@ -103,11 +120,11 @@ class _Lines:
                 leads.append(ord(text[pos]) if pos < n else 0)
         else:
             codes = self.codes
-            at = np.flatnonzero((codes == 10) | (codes == 13)) + 1
+            at = np.flatnonzero(break_mask(codes)) + 1
             at = np.concatenate(([0], at[at < n]))
             lead = codes[at].astype(np.int64)
             table = _space_table()
-            indented = table[np.minimum(lead, table.size - 1)] & (lead != 10) & (lead != 13)
+            indented = table[np.minimum(lead, table.size - 1)] & ~break_mask(lead)
             for i in np.flatnonzero(indented).tolist():
                 pos = _INDENT.match(text, int(at[i])).end()
                 lead[i] = ord(text[pos]) if pos < n else 0
@@ -142,10 +159,12 @@ class _Lines:
         text = self.text
         if len(text) >= _ARRAY_MIN_CHARS:
             return _blank_line_array(self.codes, self.word_runs()[1]).tolist()
+        if PARAGRAPH_SEPARATOR in text:  # a separator by itself, wherever it is
+            return [m.start() for m in _BLANK_LINES.finditer(text)]
         found: list[int] = []
         end = 0
         for line, lead in zip(self.starts, self.leads, strict=True):
-            if (lead != 10 and lead != 13) or line == 0:
+            if lead not in _BREAK_CODES or line == 0:
                 continue
             brk = line - 2 if text.startswith("\r\n", line - 2) else line - 1
             if brk < end:
@@ -166,24 +185,28 @@ class _Lines:
 
 def _blank_line_array(codes: np.ndarray, word_ends: np.ndarray) -> np.ndarray:
     """The starts of the ``_BLANK_LINES`` matches of a text, from its code points and the ends
-    of its words, as an int64 array; and, at the same index, the number of words before each.
+    of its words, as an int64 array.
 
     A match is two or more line breaks (``\r\n`` one break) with only other whitespace
-    between them, and takes all the breaks of its whitespace run: so the matches start at
-    the first breaks of the whitespace runs that hold at least two.
+    between them, or a U+2029 PARAGRAPH SEPARATOR, and takes all the breaks of its
+    whitespace run: so the matches start at the first breaks of the whitespace runs that
+    hold at least two breaks or a U+2029.
     """
     return _blank_line_runs(codes, word_ends)[0]
 
 
 def _blank_line_runs(codes: np.ndarray, word_ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """:func:`_blank_line_array`, with the number of words ending before each match."""
-    breaks = np.flatnonzero((codes == 10) | (codes == 13))
+    breaks = np.flatnonzero(break_mask(codes))
     lf_of_crlf = (codes[breaks] == 10) & (breaks > 0) & (codes[np.maximum(breaks - 1, 0)] == 13)
     breaks = breaks[~lf_of_crlf]
     # the whitespace run of each break: the one after the last word ending at or before it
     run = word_ends.searchsorted(breaks, side="right")
-    _, first, count = np.unique(run, return_index=True, return_counts=True)
-    first = first[count >= 2]
+    runs, first, count = np.unique(run, return_index=True, return_counts=True)
+    keep = count >= 2
+    if codes.dtype != np.uint8:  # a run holding a U+2029 separates paragraphs by itself
+        keep |= np.isin(runs, run[codes[breaks] == 0x2029])
+    first = first[keep]
     return breaks[first], run[first]
 
 
@@ -194,8 +217,9 @@ def _lead_matches(char_class: str, code: int) -> bool:
 
 # Below this length a text's lines are indexed with a regex rather than arrays.
 _ARRAY_MIN_CHARS = 4096
-_BREAK_CHAR = re.compile(r"[\r\n]")
-_INDENT = re.compile(r"[^\S\r\n]*+")
+_BREAK_CHAR = re.compile("[" + BREAK_CLASS + "]")
+_BREAK_CODES = frozenset(map(ord, LINE_BREAKS))
+_INDENT = re.compile(_SP + "*+")
 
 # The characters a line pattern can begin with after its indentation (a necessary
 # condition, checked by _Lines.starting_with before the pattern is tried).
@@ -246,7 +270,7 @@ def _spans_above(body: str, second: str, text: str, lines: _Lines | None = None)
         brk = line - 1  # the break character before the second line (CRLF: its "\n")
         if text[brk] == "\n" and brk > 0 and text[brk - 1] == "\r":
             brk -= 1
-        start = max(text.rfind("\n", 0, brk), text.rfind("\r", 0, brk)) + 1
+        start = last_break(text, 0, brk) + 1
         if start < last_end:
             continue
         m = first.match(text, start)

@@ -20,6 +20,7 @@ from chunkeval.text.lines import (
     _Lines,
     _spans_above,
 )
+from chunkeval.text.whitespace import BREAK_CLASS, INLINE_SPACE, LINE_BREAKS
 
 __all__ = ["fenced_code_spans", "markdown_block_spans"]
 
@@ -59,7 +60,7 @@ def fenced_code_spans(text: str) -> list[Span]:
     at_start, after_break = _line_regexes(_FENCE_OPEN)
     while True:
         # the next opening fence at a line start at or after pos
-        m = at_start.match(text, pos) if pos == 0 or text[pos - 1] in "\r\n" else None
+        m = at_start.match(text, pos) if pos == 0 or text[pos - 1] in LINE_BREAKS else None
         start = pos
         if m is None:
             m = after_break.search(text, pos)
@@ -68,11 +69,7 @@ def fenced_code_spans(text: str) -> list[Span]:
             start = m.start() + 1
         fence = m.group("fence")
         close = re.compile(
-            r"(?<![^\r\n])[^\S\r\n]*+"
-            + re.escape(fence[0])
-            + "{"
-            + str(len(fence))
-            + r",}+[^\S\r\n]*+"
+            rf"(?<![^{BREAK_CLASS}]){INLINE_SPACE}*+{re.escape(fence[0])}{{{len(fence)},}}+{INLINE_SPACE}*+"
             + _LINE_END
         ).search(text, m.end())
         if close is None:

@@ -1,4 +1,4 @@
-"""Paragraphs: text between blank lines, a fenced code block never cut."""
+"""Paragraphs: text between blank lines or U+2029 PARAGRAPH SEPARATORs, a fenced code block never cut."""
 
 from __future__ import annotations
 
@@ -19,11 +19,12 @@ Span = tuple[int, int]
 
 
 def paragraph_spans(text: str) -> list[Span]:
-    """Split ``text`` into blank-line separated paragraphs.
+    """Split ``text`` into paragraphs, separated by blank lines or U+2029 PARAGRAPH SEPARATOR.
 
     A blank line is a line holding only whitespace; lines may end with
-    ``\\n``, ``\\r\\n`` or a lone ``\\r``. Single line breaks stay inside
-    their paragraph, and so do blank lines inside a fenced code block
+    ``\\n``, ``\\r\\n``, a lone ``\\r``, U+2028 LINE SEPARATOR or U+2029
+    (:mod:`chunkeval.text.whitespace`). Single line breaks stay inside
+    their paragraph, and so do separators inside a fenced code block
     (:func:`fenced_code_spans`), so that sentences nest in paragraphs.
 
     Parameters

@@ -72,8 +72,10 @@ A sentence ends
      sentence terminator nor a quotation mark: ``、`` ``，`` ``：`` ...). Other text
      (``“好。”是回答。``) starts a new sentence: Chinese marks no attribution after a
      quotation in a way a rule can see;
-3. at a blank line (a line holding only whitespace; ``\\n``, ``\\r\\n`` and a
-   lone ``\\r`` all end lines): a hard boundary that no sentence crosses;
+3. at a paragraph end: a blank line (a line holding only whitespace; ``\\n``,
+   ``\\r\\n``, a lone ``\\r``, U+2028 LINE SEPARATOR and U+2029 PARAGRAPH
+   SEPARATOR all end lines) or a U+2029 PARAGRAPH SEPARATOR
+   (:mod:`chunkeval.text.whitespace`): a hard boundary that no sentence crosses;
 4. at the end of a heading or list-item line (a line starting, after
    indentation, with ``#``, or with ``-``, ``*``, ``+``, ``•``, ``1.`` or
    ``1)`` followed by whitespace), and at the end of the line before one.
@@ -140,6 +142,7 @@ from chunkeval.text.lines import (
     _Lines,
 )
 from chunkeval.text.markdown import _markdown_blocks
+from chunkeval.text.whitespace import has_break, last_break
 
 __all__ = ["sentence_spans", "split_sentences"]
 
@@ -325,7 +328,7 @@ def _line_start_before(text: str, pos: int) -> bool:
     """Whether only spaces/tabs separate ``pos`` from the start of its line."""
     lo = max(0, pos - 64)
     head = text[lo:pos]
-    cut = max(head.rfind("\n"), head.rfind("\r"))
+    cut = last_break(head, 0, len(head))
     if cut < 0:
         return lo == 0 and head.strip() == ""
     return head[cut + 1 :].strip() == ""
@@ -421,7 +424,7 @@ def _is_sentence_end(text: str, m: re.Match[str]) -> bool:
         # break or a capitalised sentence starter ("in the U.S. He ...");
         # "the U.S. Army" and "Ph.D. students" continue.
         gap = text[m.end() : m.start("next")]
-        if "\n" in gap or "\r" in gap:
+        if has_break(gap):
             return True
         return _is_starter(text, m.start("next"))
     # a list number ("1. First") is no sentence end

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-import functools
 import re
 
 import numpy as np
+
+from chunkeval.text.whitespace import _space_table
 
 __all__ = ["count_words", "word_bounds", "word_spans"]
 
@@ -28,16 +29,6 @@ def word_spans(text: str) -> list[Span]:
         Half-open code-point spans of each ``\\S+`` run, in order.
     """
     return [m.span() for m in _WORD.finditer(text)]
-
-
-@functools.cache
-def _space_table() -> np.ndarray:
-    """``table[c]``: whether code point ``c`` is whitespace (``str.isspace``, regex ``\\s``).
-
-    Every whitespace character is below U+3001; the last entry stands for all
-    code points above.
-    """
-    return np.array([chr(c).isspace() for c in range(0x3001)] + [False])
 
 
 def word_bounds(text: str) -> tuple[np.ndarray, np.ndarray]:

@@ -1,7 +1,8 @@
 """The verdict on a run: which configuration to choose, at what cost, and how sure.
 
 :mod:`~chunkeval.verdict.recommendation` words the recommendation from a summary table;
-:mod:`~chunkeval.verdict.frontier` finds the quality-versus-cost Pareto frontier it uses.
+:mod:`~chunkeval.verdict.frontier` finds the quality-versus-cost Pareto frontier it uses;
+:mod:`~chunkeval.verdict.truncation` words its caveat about a dense model's window.
 """
 
 from __future__ import annotations

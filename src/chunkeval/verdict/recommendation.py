@@ -17,6 +17,9 @@ For one dataset, :func:`recommend` names
   lies below 0 the configuration is *ruled out* (significantly worse); otherwise it is
   *indistinguishable from the best*. The two sets partition the other configurations
   (:func:`chunkeval.verdict.consistency.check_recommendation` asserts it on every verdict);
+* when a dense model's window hides more than :data:`chunkeval.policy.MATERIAL_WINDOW_SHARE`
+  of a configuration's chunks or evidence, those shares
+  (:mod:`chunkeval.verdict.truncation`);
 * the probability that each configuration is the best (``p_best`` of the summary), said as
   information, never as a ruling;
 * each candidate's reading cost (:func:`chunkeval.policy.reading_cost`: tokens read per
@@ -62,6 +65,7 @@ from chunkeval.policy import (
     tie_order,
 )
 from chunkeval.verdict.frontier import pareto_frontier
+from chunkeval.verdict.truncation import WindowShares, truncation_sentences, window_shares
 
 if TYPE_CHECKING:  # read only here: the verdict's import stays free of the results package
     from chunkeval.results import Results
@@ -185,6 +189,9 @@ class Recommendation:
         when the per-question table lacks the column).
     scorable_of : int
         Questions of the dataset the counts are out of (0 when not known).
+    truncation : WindowShares or None
+        The shares of chunks and evidence past a dense model's window
+        (:func:`chunkeval.verdict.truncation.window_shares`; None without a windowed model).
     """
 
     dataset: str
@@ -214,6 +221,7 @@ class Recommendation:
     scorable: int = -1
     scoring: int = -1
     scorable_of: int = 0
+    truncation: WindowShares | None = None
 
     def __post_init__(self) -> None:
         from chunkeval.verdict.consistency import check_recommendation
@@ -411,6 +419,7 @@ def recommend(
         scorable=choice.scorable,
         scoring=_scoring(results, dataset, col, choice.scorable),
         scorable_of=choice.n_questions,
+        truncation=window_shares(results, rows),
     )
 
 
@@ -626,6 +635,7 @@ def recommendation_sentences(rec: Recommendation) -> list[tuple[str, list[str]]]
             )
         )
     out += [(_braces(n) + ".", []) for n in rec.notes]
+    out += truncation_sentences(rec.truncation)
     if rec.no_signal:
         return out
     if rec.n_questions < MIN_QUESTIONS:
