@@ -94,3 +94,18 @@ def test_bar_chart_draws_no_panel_for_n_a_metrics(spread_run):
     q = results.per_question.groupby(["dataset", "config"])[["mrr", "recall@5"]].mean()
     assert np.allclose(s.loc[q.index, "recall@5"], q["recall@5"])
     assert s.loc[("spread", slice(None)), "mrr"].isna().all()
+
+
+@pytest.mark.slow
+@pytest.mark.xfail(
+    strict=True,
+    reason="gate/comparison.py unchecks n/a metrics only after pairing, so their missing "
+    "per-question values make the pair incomparable; the gate (integrator's) must skip them first",
+)
+def test_a_rerun_on_n_a_data_passes_the_gate(spread_run):
+    from chunkeval.gate.comparison import compare
+
+    results, _ = spread_run
+    cmp = compare(results, results)
+    assert cmp.exit_code == 0 and not cmp.reasons, cmp.to_text()
+    assert any("not checked, n/a" in note for note in cmp.notes)
