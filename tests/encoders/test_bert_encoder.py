@@ -53,6 +53,7 @@ def test_truncation_at_the_window_of_256_wordpieces(reference):
     assert long_text[: visible[0]].endswith("dog. The quick brown fox")
 
 
+@pytest.mark.slow  # measured: ~1.5 s of CPU, 5 s under load
 def test_batch_order_and_size_do_not_change_vectors(reference):
     from chunkeval.caches import clear_caches
     from chunkeval.encoders.embedder import BertEmbedder

@@ -165,8 +165,9 @@ def _run_into(
 
     folder = claim.folder
     if getattr(args, "cache", None):
-        from chunkeval.encoders.cache import CACHE_ENV
+        from chunkeval.encoders.cache import CACHE_ENV, check_cache_folder
 
+        check_cache_folder(args.cache)  # a file or an unwritable folder: exit 2 before any work
         os.environ[CACHE_ENV] = os.path.abspath(args.cache)  # the environment reaches pool workers
 
     bars: list[Any] = []

@@ -22,7 +22,7 @@ from chunkeval._params import Params
 from chunkeval.caches import store
 from chunkeval.encoders.architecture import check_model_folder
 from chunkeval.encoders.bert import BertWeights, encode
-from chunkeval.encoders.cache import cached_vectors
+from chunkeval.encoders.cache import cache_namespace, cached_vectors
 from chunkeval.encoders.models import ModelFolder, resolve_model
 from chunkeval.errors import UsageError
 
@@ -195,9 +195,8 @@ class BertEmbedder(Params):
 
     def _vectors(self, texts: Sequence[str], prefix: str) -> np.ndarray:
         loaded = self._loaded()
-        return cached_vectors(
-            self._folder().digest, prefix, list(texts), lambda new: self._compute(loaded, new)
-        )
+        namespace = _cache_namespace(self._folder(), loaded)
+        return cached_vectors(namespace, prefix, list(texts), lambda new: self._compute(loaded, new))
 
     def _compute(self, loaded: _Loaded, texts: list[str]) -> np.ndarray:
         """Embed ``texts`` (prefixes included) in length-sorted batches; rows in input order."""
@@ -226,3 +225,25 @@ def _pool(hidden: np.ndarray, mask: np.ndarray, pooling: str) -> np.ndarray:
         return hidden[:, 0]
     summed = np.einsum("bnh,bn->bh", hidden, mask)
     return summed / np.maximum(mask.sum(axis=1, keepdims=True), 1e-9)
+
+
+#: The files besides the weights whose content changes a vector: architecture, vocabulary and
+#: splitting, window, modules (normalisation), pooling.
+_DEFINING_FILES = (
+    "config.json",
+    "tokenizer.json",
+    "sentence_bert_config.json",
+    "modules.json",
+    "1_Pooling/config.json",
+)
+
+
+def _cache_namespace(folder: ModelFolder, loaded: _Loaded) -> str:
+    """The embedding cache's namespace of a model read from ``folder``: the weights alone do not
+    name a model (the same file under a config.json with fewer layers, or another tokenizer,
+    gives other vectors), so it holds every defining file's digest, the window, pooling and
+    normalisation."""
+    files = {"model.safetensors": folder.digest, **{f: folder.file_digest(f) for f in _DEFINING_FILES}}
+    return cache_namespace(
+        {"files": files, "window": loaded.window, "pooling": loaded.pooling, "normalize": loaded.normalize}
+    )
