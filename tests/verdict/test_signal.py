@@ -136,3 +136,21 @@ def test_removing_any_configuration_with_few_lone_questions_keeps_the_judgement(
         rest = res.per_question[res.per_question["config"] != c]
         if enough:
             assert policy.enough_signal(policy.scored_by(rest, "answerable@512tok").any, N)
+
+
+def test_a_few_lone_questions_are_named_when_the_count_is_low():
+    # 25 questions score, 5 of them only under sentence(3000): 20 back the metric, under 30
+    scored = {
+        "answerable@512tok": {"sentence(3000)": list(range(25)), "fixed(200)": list(range(5, 25))},
+        "all_parts@512tok": {c: list(range(60)) for c in CONFIGS},
+        "recall@512tok": {c: list(range(90)) for c in CONFIGS},
+    }
+    res = _results(scored)
+    assert policy.scored_by(res.per_question, "answerable@512tok") == policy.ScoredBy(
+        25, 20, "sentence(3000)", 5
+    )
+    assert policy.rank_metric(res).column == "answerable@512tok"
+    assert (
+        "Ranked by answerable@512tok, on which 25 of 100 questions score (20 counted so that no single "
+        "configuration decides). Caution: the choice of metric rests on few questions (under 30)"
+    ) in _text(res)
