@@ -388,7 +388,10 @@ MANIFEST = {
     "ks_capped": "per dataset, the cut-offs above its number of chunks (capped)",
     "machine": "RAM, CPU count, platform, architecture, Python implementation",
     "n_resamples": "bootstrap resamples per interval",
-    "p_best_metric": "per dataset, the metric `p_best` is computed on",
+    "p_best_metric": (
+        "per dataset, the ranking metric the verdict is judged on (`p_best` is computed on it); "
+        "`run --baseline` ranks by the baseline's when it is one metric"
+    ),
     "platform": "operating system",
     "python": "Python version",
     "rank_by": "the `--rank-by` metric, or null for the policy's default",
