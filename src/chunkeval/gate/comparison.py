@@ -211,9 +211,12 @@ class Comparison:
 
     @property
     def exit_code(self) -> int:
-        """2 when incomparable or a checked configuration is missing, 1 on a regression (or,
+        """The gate's exit code: 2 incomparable, 1 regression, else 0.
+
+        2 when incomparable or a checked configuration is missing, 1 on a regression (or,
         when strict, an inconclusive check), else 0. A strategy comparison (``--configs``) names
-        the better configuration and never fails: 0 unless incomparable."""
+        the better configuration and never fails: 0 unless incomparable.
+        """
         if self.reasons or len(self.missing):
             return EXIT_UNUSABLE
         if self.mode == "strategy":
@@ -222,8 +225,10 @@ class Comparison:
         return EXIT_REGRESSION if failing else EXIT_OK
 
     def verdict(self) -> str:
-        """One sentence: what the gate decided and why (for a strategy comparison: which
-        configuration is better on how many checked metrics)."""
+        """One sentence: what the gate decided and why.
+
+        For a strategy comparison: which configuration is better on how many checked metrics.
+        """
         if self.mode == "strategy" and not self.reasons:
             rows = self.display_rows()
             better = {o: int((rows["outcome"] == o).sum()) for o in ("improved", "regressed")}
@@ -495,8 +500,11 @@ def _rank_columns(*runs: Results) -> list[str]:
 
 
 def _resolve_checks(checks: Any, base: Results, cur: Results) -> tuple[Check, ...]:
-    """Checks against the metrics either side has; one only one side has is kept, and the
-    comparison reports it as missing (incomparable) instead of silently dropping it."""
+    """The checks against the metrics either side has, keeping one-sided ones as missing.
+
+    Checks against the metrics either side has; one only one side has is kept, and the
+    comparison reports it as missing (incomparable) instead of silently dropping it.
+    """
     known = list(dict.fromkeys([*metric_names(cur), *metric_names(base)]))
     if checks is None:
         ks = run_ks(cur) or run_ks(base)  # the manifest's ks, else the recall@k columns
