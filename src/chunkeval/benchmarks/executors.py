@@ -85,6 +85,8 @@ MIN_PARALLEL_PREPARE_CHARS = 2_000_000
 
 Job = tuple[int, ChunkerLike | str, str]  # (dataset index, chunker or spec, configuration label)
 Progress = Callable[[int, int], None] | None
+#: Called with the name of each stage as this process starts it (a progress display's text).
+Stage = Callable[[str], None] | None
 
 # The prepared datasets of this worker process, by dataset index (set once by the pool's
 # initializer).
@@ -169,7 +171,11 @@ def _one_blas_thread() -> contextlib.AbstractContextManager[Any]:
 
 
 def _evaluate_counted(
-    ctx: PreparedDataset, chunker: ChunkerLike | str, label: str, settings: Settings
+    ctx: PreparedDataset,
+    chunker: ChunkerLike | str,
+    label: str,
+    settings: Settings,
+    on_stage: Stage = None,
 ) -> Evaluation:
     """:func:`evaluate`, with what it spent on model endpoints in its timings.
 
@@ -180,7 +186,7 @@ def _evaluate_counted(
     from chunkeval.endpoints.client import usage_since, usage_totals
 
     before = usage_totals()
-    evaluation = evaluate(ctx, chunker, label, settings)
+    evaluation = evaluate(ctx, chunker, label, settings, on_stage)
     evaluation.timings["endpoint_usage"] = usage_since(before)
     return evaluation
 
@@ -249,13 +255,19 @@ def _prepare_with(
 
 
 def _local(
-    prepared: Sequence[PreparedDataset], jobs: Sequence[Job], settings: Settings, progress: Progress
+    prepared: Sequence[PreparedDataset],
+    jobs: Sequence[Job],
+    settings: Settings,
+    progress: Progress,
+    on_stage: Stage = None,
 ) -> list[Evaluation]:
+    if on_stage is not None:
+        on_stage(f"preparing {sum(len(p.documents) for p in prepared):,} documents")
     _prepare_here(prepared, settings)
     out = []
     with _one_blas_thread():
         for j, (di, chunker, label) in enumerate(jobs):
-            out.append(_evaluate_counted(prepared[di], chunker, label, settings))
+            out.append(_evaluate_counted(prepared[di], chunker, label, settings, on_stage))
             release_freed_memory()  # the next configuration's arrays differ in size
             if progress is not None:
                 progress(j + 1, len(jobs))
@@ -576,6 +588,7 @@ def execute(
     workers: int = 1,
     scheduler: str | None = None,
     progress: Progress = None,
+    on_stage: Stage = None,
 ) -> list[Evaluation]:
     """Prepare the datasets and evaluate every job; results in job order.
 
@@ -595,6 +608,10 @@ def execute(
         Address of a running Dask scheduler (``tcp://host:8786``).
     progress : callable(done, total), optional
         Called after each finished job.
+    on_stage : callable(str), optional
+        Called with the name of each stage (``"preparing N documents"``, ``"chunking"``,
+        ``"indexing"``, ``"searching"``, ``"scoring"``) as it starts, where the stages run in
+        this process (the local executor); other executors report finished jobs only.
 
     Returns
     -------
@@ -616,4 +633,4 @@ def execute(
         return _dask(prepared, jobs, settings, progress, workers, scheduler)
     if executor == "processes" and workers > 1 and len(jobs) > 1:
         return _processes(prepared, jobs, settings, progress, min(workers, len(jobs)))
-    return _local(prepared, jobs, settings, progress)
+    return _local(prepared, jobs, settings, progress, on_stage)

@@ -468,6 +468,7 @@ def run(
     executor: str | None = None,
     scheduler: str | None = None,
     rank_by: str | None = None,
+    on_stage: Callable[[str], None] | None = None,
 ) -> Results:
     """Benchmark chunker configurations on datasets.
 
@@ -530,6 +531,12 @@ def run(
     progress : callable(done, total), optional
         Called with ``(0, total)`` first, then after each finished
         configuration; ``total`` = datasets x configurations.
+    on_stage : callable(str), optional
+        Called with the name of each stage as the run starts it: ``"loading"``, ``"preparing N
+        documents"``, then per configuration ``"chunking"``, ``"indexing"``, ``"searching"``,
+        ``"scoring"`` (in this process only: a process pool or Dask reports finished
+        configurations through ``progress``), and ``"summarising"``; so that a long run over
+        one configuration shows where it is.
 
     Returns
     -------
@@ -580,6 +587,8 @@ def run(
 
     retriever_params = _retriever_params(retriever)  # fails early on an unknown name or embedder
     tokenizer, tokenizer_name = _tokenizer_spec(tokenizer)
+    if on_stage is not None:
+        on_stage("loading")
     loaded, specs, load_seconds = _load_datasets(datasets)
     objects, payloads, labels = _resolve_chunkers(chunkers)
 
@@ -610,7 +619,10 @@ def run(
             workers=decision.workers,
             scheduler=scheduler,
             progress=progress,
+            on_stage=on_stage,
         )
+    if on_stage is not None:
+        on_stage("summarising")
     summary, per_question, chunk_table, p_best_metric = summarise(outputs, settings)
 
     facts = {

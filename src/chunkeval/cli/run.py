@@ -194,7 +194,7 @@ def _run_into(
         os.environ[PROGRESS_ENV] = "1"  # a bar for long encodes, here and in pool workers
 
     bars: list[Any] = []
-    progress = None
+    progress = on_stage = None
     if not args.quiet:
 
         def progress(done: int, total: int) -> None:
@@ -219,11 +219,19 @@ def _run_into(
                 bar.refresh()
             bar.update(done - bar.n)
 
+        def on_stage(stage: str) -> None:
+            # a run over one large configuration spends minutes inside one job: say where
+            if bars:
+                bars[0].set_postfix_str(stage)
+            else:
+                print(f"chunkeval {name}: {stage}", file=sys.stderr, flush=True)
+
     try:
         results = run(
             seed=args.seed,
             workers=args.workers,
             progress=progress,
+            on_stage=on_stage,
             executor=args.executor,
             scheduler=args.scheduler,
             rank_by=args.rank_by,
