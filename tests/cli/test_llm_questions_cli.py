@@ -205,3 +205,24 @@ def test_ctrl_c_halfway_then_the_same_command_asks_only_for_the_missing_replies(
     assert (docs / "questions.jsonl").read_text(encoding="utf-8") == (
         tmp_path / "whole" / "questions.jsonl"
     ).read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    ("extra", "words"),
+    [
+        ("api_key='sk-SECRET'", "pass the key's environment variable name: api_key_env='OPENAI_API_KEY'"),
+        ("api_key_env='sk-SECRET'", "api_key_env must name an environment variable"),
+        ("api_key='sk-SECRET", "cannot parse"),
+        ("api_key_env='TEAM_KEY', temp=1, hf_token='sk-SECRET'", "unknown parameter(s) hf_token, temp"),
+    ],
+    ids=["api_key", "key-as-env-name", "unparsable", "unknown-parameter"],
+)
+def test_a_key_in_the_llm_spec_is_refused_and_never_shown(tmp_path, capsys, extra, words):
+    docs = _documents(tmp_path)
+    spec = f"openai(model='m', base_url='http://127.0.0.1:9/v1', {extra})"
+    assert main(_draft(docs, tmp_path / "out", spec)) == 2
+    captured = capsys.readouterr()
+    lines = [line for line in captured.err.splitlines() if line.strip()]
+    assert len(lines) == 1 and words in lines[0], captured.err
+    written = "".join(p.read_text(encoding="utf-8") for p in tmp_path.rglob("*") if p.is_file())
+    assert "sk-SECRET" not in captured.out + captured.err + written
