@@ -226,3 +226,21 @@ def test_a_key_in_the_llm_spec_is_refused_and_never_shown(tmp_path, capsys, extr
     assert len(lines) == 1 and words in lines[0], captured.err
     written = "".join(p.read_text(encoding="utf-8") for p in tmp_path.rglob("*") if p.is_file())
     assert "sk-SECRET" not in captured.out + captured.err + written
+
+
+@pytest.mark.parametrize("under", [False, True], ids=["a-file", "under-a-file"])
+def test_an_out_that_cannot_be_a_folder_is_refused_before_any_request(tmp_path, capsys, under):
+    docs = _documents(tmp_path)
+    (tmp_path / "taken").write_text("not a folder\n", encoding="utf-8")
+    out = tmp_path / "taken" / "sub" if under else tmp_path / "taken"
+    with EndpointServer() as server:
+        server.answer("/v1/chat/completions", _answer)
+        spec = f"openai(model='team-chat', base_url='{server.base_url}')"
+        assert main(_draft(docs, out, spec)) == 2
+        assert server.requests == []
+    err = capsys.readouterr().err.strip()
+    assert err == (
+        f"chunkeval: error: --out {out} "
+        + (f"lies under the file {tmp_path / 'taken'}" if under else "is an existing file")
+        + ", not a folder; choose another --out"
+    )

@@ -46,6 +46,17 @@ def _dataset_spec(spec: str, out: Path, target: Path, documents: list) -> str:
     return f"jsonl:{out}"
 
 
+def _check_out_folder(out: Path) -> None:
+    """Refuse an ``--out`` that is a file or lies under one, before any work (with ``--llm``, paid
+    requests whose replies could not be kept)."""
+    for folder in (out, *out.parents):
+        if folder.exists():
+            if not folder.is_dir():
+                where = "is an existing file" if folder == out else f"lies under the file {folder}"
+                raise CLIError(f"--out {out} {where}, not a folder; choose another --out")
+            return
+
+
 def cmd_draft_questions(args: argparse.Namespace) -> int:
     """Write draft questions with quoted evidence for a person to edit (or review, with ``--llm``)."""
     import json
@@ -61,6 +72,7 @@ def cmd_draft_questions(args: argparse.Namespace) -> int:
         raise CLIError("--llm and --generator both write the questions; give one of them")
     generator = _load_generator(args.generator) if args.generator else None
     out = Path(args.out)
+    _check_out_folder(out)
     target = out / "questions.jsonl"
     if target.exists() and not args.force:
         raise CLIError(f"{target} exists; edit it, choose another --out, or pass --force to replace it")
