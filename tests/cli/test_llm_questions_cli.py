@@ -244,3 +244,16 @@ def test_an_out_that_cannot_be_a_folder_is_refused_before_any_request(tmp_path, 
         + (f"lies under the file {tmp_path / 'taken'}" if under else "is an existing file")
         + ", not a folder; choose another --out"
     )
+
+
+def test_max_requests_below_one_is_refused_before_any_request(tmp_path, capsys):
+    docs = _documents(tmp_path)
+    with EndpointServer() as server:
+        server.answer("/v1/chat/completions", _answer)
+        spec = f"openai(model='team-chat', base_url='{server.base_url}')"
+        assert main([*_draft(docs, tmp_path / "out", spec), "--max-requests", "0"]) == 2
+        assert server.requests == []
+    assert capsys.readouterr().err.strip() == (
+        "chunkeval: error: --max-requests must be at least 1 (the most requests planned, replies "
+        "reused included), got 0; leave it out for 2 x --n"
+    )

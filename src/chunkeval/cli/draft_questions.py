@@ -68,6 +68,11 @@ def cmd_draft_questions(args: argparse.Namespace) -> int:
     if not args.out.strip():
         raise CLIError("--out is empty; give the folder for questions.jsonl")
     check_seed_option(args.seed)
+    if args.max_requests is not None and args.max_requests < 1:
+        raise CLIError(
+            f"--max-requests must be at least 1 (the most requests planned, replies reused included), "
+            f"got {args.max_requests}; leave it out for 2 x --n"
+        )
     if args.llm and args.generator:
         raise CLIError("--llm and --generator both write the questions; give one of them")
     generator = _load_generator(args.generator) if args.generator else None

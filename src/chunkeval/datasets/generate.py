@@ -347,7 +347,7 @@ def generate_questions(
     checks : Checks, optional
         Thresholds of the checks (default :class:`Checks()`).
     max_requests : int, optional
-        Most requests planned (default ``2 * n``): the budget for rejections.
+        Most requests planned, >= 1 (None: ``2 * n``): the budget for rejections.
     passage_chars : int, default 1200
         Most characters of one passage.
     concurrency : int, default 4
@@ -379,11 +379,13 @@ def generate_questions(
     checks = (checks or Checks()).checked()
     params = dict(params or {})
     identity = f"{model.model}@{model.host}"
+    if max_requests is None:  # 0 is refused by plan_requests, not taken for the default
+        max_requests = 2 * n
     requests = plan_requests(
         documents,
         identity,
         prompt,
-        max_requests=max_requests or 2 * n,
+        max_requests=max_requests,
         multi_part=multi_part,
         seed=seed,
         passage_chars=passage_chars,
@@ -411,7 +413,7 @@ def generate_questions(
     parameters = {
         "n": n,
         "multi_part": multi_part,
-        "max_requests": max_requests or 2 * n,
+        "max_requests": max_requests,
         "passage_chars": passage_chars,
         "concurrency": concurrency,
         "near_duplicates_by": embedder_identity(embedder) if embedder is not None else "term counts",
