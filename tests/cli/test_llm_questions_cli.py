@@ -257,3 +257,29 @@ def test_max_requests_below_one_is_refused_before_any_request(tmp_path, capsys):
         "chunkeval: error: --max-requests must be at least 1 (the most requests planned, replies "
         "reused included), got 0; leave it out for 2 x --n"
     )
+
+
+def test_no_question_kept_fails_in_one_line_and_a_looser_rerun_sends_nothing(tmp_path, capsys):
+    docs = _documents(tmp_path)
+    out = tmp_path / "out"
+    with EndpointServer() as server:
+        server.answer("/v1/chat/completions", _answer)
+        spec = f"openai(model='team-chat', base_url='{server.base_url}')"
+        assert (
+            main([*_draft(docs, out, spec), "--min-excerpt-chars", "500", "--max-excerpt-chars", "900"]) == 1
+        )
+        sent = len(server.requests)
+        assert sent == 4  # one request per paragraph
+        err = capsys.readouterr().err.strip()
+        assert err == (
+            "chunkeval: error: no question kept of 4 reply(ies): rejected excerpt_too_short 4 "
+            f"(each with its reason in {out / 'rejected-questions.jsonl'}); loosen --min-excerpt-chars "
+            f"and run again (the replies in {out / 'generation-replies.jsonl'} are reused, not sent again)"
+        )
+        assert not (out / "questions.jsonl").exists()  # no empty dataset that validate refuses
+        assert len((out / "rejected-questions.jsonl").read_text(encoding="utf-8").splitlines()) == 4
+
+        assert main(_draft(docs, out, spec)) == 0  # no --force: there was no question to replace
+        assert len(server.requests) == sent
+    assert "wrote 4 generated question(s)" in capsys.readouterr().out
+    assert len((out / "questions.jsonl").read_text(encoding="utf-8").splitlines()) == 4

@@ -8,8 +8,18 @@ from typing import Any
 
 from chunkeval.cli.exit_codes import EXIT_OK, CLIError, writing
 from chunkeval.cli.options import check_seed_option
+from chunkeval.errors import EnvironmentFailure
 
 __all__ = ["cmd_draft_questions"]
+
+#: The flag that loosens each threshold check (the other rejections need another prompt or model).
+LOOSENED_BY = {
+    "excerpt_too_short": "--min-excerpt-chars",
+    "excerpt_too_long": "--max-excerpt-chars",
+    "copies_excerpt": "--max-copied",
+    "near_duplicate": "--max-similarity",
+    "document_cap": "--per-document",
+}
 
 
 def _load_generator(target: str) -> Any:
@@ -157,6 +167,8 @@ def _generate(args: argparse.Namespace, documents: list, out: Path, target: Path
     prov = generation.provenance
     requests = prov["requests"]
     rejected = ", ".join(f"{reason} {count}" for reason, count in prov["rejected"].items()) or "none"
+    if not prov["kept"]:
+        raise EnvironmentFailure(_nothing_kept(prov, out / REJECTED_FILE, out / REPLIES_FILE))
     print(
         f"wrote {prov['kept']} generated question(s) by {prov['generator']} to {target} "
         f"({requests['sent']} request(s) sent, {requests['reused']} reply(ies) reused from {REPLIES_FILE})"
@@ -168,3 +180,17 @@ def _generate(args: argparse.Namespace, documents: list, out: Path, target: Path
     print(f"  chunkeval validate {spec}")
     print(f"  chunkeval run --dataset {spec}")
     return EXIT_OK
+
+
+def _nothing_kept(prov: dict, rejected_file: Path, replies_file: Path) -> str:
+    """The one line of a ``--llm`` run that kept no question: the rejections by reason, and
+    what to change before running again (the replies are reused: a rerun sends nothing more)."""
+    reasons = prov["rejected"]
+    counts = ", ".join(f"{reason} {count}" for reason, count in reasons.items()) or "no reply"
+    flags = sorted({LOOSENED_BY[r] for r in reasons if r in LOOSENED_BY})
+    change = f"loosen {', '.join(flags)}" if flags else "try another --prompt or model"
+    return (
+        f"no question kept of {prov['requests']['answered']} reply(ies): rejected {counts} "
+        f"(each with its reason in {rejected_file}); {change} and run again "
+        f"(the replies in {replies_file} are reused, not sent again)"
+    )

@@ -539,11 +539,14 @@ def save_generation(folder: str | Path, generation: Generation) -> Path:
     ``questions.jsonl`` (the kept questions), :data:`REJECTED_FILE` (every rejected reply and
     its reason, for a reviewer) and :data:`GENERATION_FILE` (the provenance, indented JSON).
     The journal (:data:`REPLIES_FILE`) is already there: it was written as replies arrived.
+    A generation that kept no question writes only :data:`REJECTED_FILE`: an empty questions
+    file is no dataset (``validate`` refuses it), and one written earlier stays as it was, with
+    its provenance.
 
     Returns
     -------
     Path
-        The questions file.
+        The questions file (not written when no question was kept).
     """
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
@@ -552,6 +555,8 @@ def save_generation(folder: str | Path, generation: Generation) -> Path:
         return lambda f: f.writelines(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
 
     atomic_write_text(folder / REJECTED_FILE, lines(generation.rejected))
+    if not generation.questions:
+        return folder / QUESTIONS_FILE
     atomic_write_text(
         folder / GENERATION_FILE,
         lambda f: f.write(json.dumps(generation.provenance, indent=2, ensure_ascii=False) + "\n"),
