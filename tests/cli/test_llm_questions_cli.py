@@ -283,3 +283,23 @@ def test_no_question_kept_fails_in_one_line_and_a_looser_rerun_sends_nothing(tmp
         assert len(server.requests) == sent
     assert "wrote 4 generated question(s)" in capsys.readouterr().out
     assert len((out / "questions.jsonl").read_text(encoding="utf-8").splitlines()) == 4
+
+
+@pytest.mark.parametrize(
+    ("flags", "named"),
+    [
+        (["--max-requests", "3"], "--max-requests"),
+        (["--prompt", "p.txt"], "--prompt"),
+        (["--per-document", "1", "--max-similarity", "0.5"], "--per-document, --max-similarity"),
+        (["--min-excerpt-chars", "20"], "--min-excerpt-chars"),  # the default value, given: still refused
+    ],
+)
+def test_llm_options_without_llm_are_refused(tmp_path, capsys, flags, named):
+    docs = _documents(tmp_path)
+    args = ["draft-questions", f"files:{docs}", "--n", "2", "--out", str(tmp_path / "out"), *flags]
+    assert main(args) == 2
+    assert capsys.readouterr().err.strip() == (
+        f"chunkeval: error: {named} need(s) --llm (they tune the questions a language model writes); "
+        "add --llm SPEC, or leave them out for template drafts"
+    )
+    assert not (tmp_path / "out").exists()

@@ -12,6 +12,20 @@ from chunkeval.errors import EnvironmentFailure
 
 __all__ = ["cmd_draft_questions"]
 
+#: The options of ``--llm`` alone (parser defaults None: given or not is known); without
+#: ``--llm`` they would be silently ignored, so they are refused.
+LLM_ONLY = (
+    "prompt",
+    "max_requests",
+    "per_document",
+    "passage_chars",
+    "min_excerpt_chars",
+    "max_excerpt_chars",
+    "max_copied",
+    "max_similarity",
+    "similarity_embedder",
+)
+
 #: The flag that loosens each threshold check (the other rejections need another prompt or model).
 LOOSENED_BY = {
     "excerpt_too_short": "--min-excerpt-chars",
@@ -83,6 +97,12 @@ def cmd_draft_questions(args: argparse.Namespace) -> int:
             f"--max-requests must be at least 1 (the most requests planned, replies reused included), "
             f"got {args.max_requests}; leave it out for 2 x --n"
         )
+    ignored = [f"--{name.replace('_', '-')}" for name in LLM_ONLY if getattr(args, name) is not None]
+    if ignored and not args.llm:
+        raise CLIError(
+            f"{', '.join(ignored)} need(s) --llm (they tune the questions a language model writes); "
+            "add --llm SPEC, or leave them out for template drafts"
+        )
     if args.llm and args.generator:
         raise CLIError("--llm and --generator both write the questions; give one of them")
     generator = _load_generator(args.generator) if args.generator else None
@@ -125,13 +145,8 @@ def _generate(args: argparse.Namespace, documents: list, out: Path, target: Path
     from chunkeval.datasets.reply_journal import ReplyJournal
 
     prompt = Prompt.load(args.prompt)
-    checks = Checks(
-        min_excerpt_chars=args.min_excerpt_chars,
-        max_excerpt_chars=args.max_excerpt_chars,
-        max_copied=args.max_copied,
-        max_similarity=args.max_similarity,
-        per_document=args.per_document,
-    ).checked()
+    thresholds = ("min_excerpt_chars", "max_excerpt_chars", "max_copied", "max_similarity", "per_document")
+    checks = Checks(**{k: getattr(args, k) for k in thresholds if getattr(args, k) is not None}).checked()
     embedder = None
     if args.similarity_embedder:
         from chunkeval.embedders import get_embedder
@@ -156,7 +171,7 @@ def _generate(args: argparse.Namespace, documents: list, out: Path, target: Path
             prompt=prompt,
             checks=checks,
             max_requests=args.max_requests,
-            passage_chars=args.passage_chars,
+            **({} if args.passage_chars is None else {"passage_chars": args.passage_chars}),
             concurrency=client.config.max_in_flight,
             embedder=embedder,
             params={"temperature": model.temperature, "max_tokens": model.max_tokens},
