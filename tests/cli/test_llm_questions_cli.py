@@ -303,3 +303,32 @@ def test_llm_options_without_llm_are_refused(tmp_path, capsys, flags, named):
         "add --llm SPEC, or leave them out for template drafts"
     )
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize(
+    ("flags", "advice"),
+    [
+        (
+            ["--n", "6"],
+            "fewer than --n 6: the documents gave only 4 passage(s) to ask about (under --max-requests 12); "
+            "add documents and run again (replies are reused)",
+        ),
+        (
+            ["--max-requests", "4", "--per-document", "1"],
+            "fewer than --n 4: all 2 rejected repl(ies) failed document_cap; loosen --per-document, "
+            "or raise --max-requests, and run again (replies so far are reused)",
+        ),
+        (
+            ["--max-requests", "2"],
+            "fewer than --n 4: --max-requests 2 spent; raise it and run again (replies so far are reused)",
+        ),
+    ],
+    ids=["corpus-ran-out", "one-check", "budget"],
+)
+def test_fewer_than_n_names_the_limit_that_was_hit(tmp_path, capsys, flags, advice):
+    docs = _documents(tmp_path)
+    with EndpointServer() as server:
+        server.answer("/v1/chat/completions", _answer)
+        spec = f"openai(model='team-chat', base_url='{server.base_url}')"
+        assert main([*_draft(docs, tmp_path / "out", spec), *flags]) == 0
+    assert advice in capsys.readouterr().out.splitlines()

@@ -190,7 +190,7 @@ def _generate(args: argparse.Namespace, documents: list, out: Path, target: Path
     )
     print(f"rejected: {rejected} (each with its reason in {out / REJECTED_FILE})")
     if prov["kept"] < args.n:
-        print(f"fewer than --n {args.n}: raise --max-requests and run again (replies so far are reused)")
+        print(_short_advice(prov, args.n))
     print('review each question, set "reviewed": true on the ones you checked, then check and run:')
     print(f"  chunkeval validate {spec}")
     print(f"  chunkeval run --dataset {spec}")
@@ -202,10 +202,38 @@ def _nothing_kept(prov: dict, rejected_file: Path, replies_file: Path) -> str:
     what to change before running again (the replies are reused: a rerun sends nothing more)."""
     reasons = prov["rejected"]
     counts = ", ".join(f"{reason} {count}" for reason, count in reasons.items()) or "no reply"
-    flags = sorted({LOOSENED_BY[r] for r in reasons if r in LOOSENED_BY})
-    change = f"loosen {', '.join(flags)}" if flags else "try another --prompt or model"
+    change = _loosen(reasons)
     return (
         f"no question kept of {prov['requests']['answered']} reply(ies): rejected {counts} "
         f"(each with its reason in {rejected_file}); {change} and run again "
         f"(the replies in {replies_file} are reused, not sent again)"
+    )
+
+
+def _loosen(reasons: dict) -> str:
+    """What to change against these rejections: the flags of their thresholds, else the prompt."""
+    flags = sorted({LOOSENED_BY[r] for r in reasons if r in LOOSENED_BY})
+    return f"loosen {', '.join(flags)}" if flags else "try another --prompt or model"
+
+
+def _short_advice(prov: dict, n: int) -> str:
+    """The line of a ``--llm`` run that kept fewer than ``n`` questions, naming the limit hit:
+    the corpus's passages, one check that rejected every reply, or the request budget."""
+    planned, budget = prov["requests"]["planned"], prov["parameters"]["max_requests"]
+    reasons = prov["rejected"]
+    if planned < budget:  # more requests would not help: there is nothing more to ask about
+        more = f", or {_loosen(reasons)}" if reasons else ""
+        return (
+            f"fewer than --n {n}: the documents gave only {planned} passage(s) to ask about "
+            f"(under --max-requests {budget}); add documents{more} and run again (replies are reused)"
+        )
+    if len(reasons) == 1:  # one check rejected every reply: more of them would fail it too
+        (reason, count), *_ = reasons.items()
+        return (
+            f"fewer than --n {n}: all {count} rejected repl(ies) failed {reason}; {_loosen(reasons)}, "
+            "or raise --max-requests, and run again (replies so far are reused)"
+        )
+    return (
+        f"fewer than --n {n}: --max-requests {budget} spent; raise it and run again "
+        "(replies so far are reused)"
     )
