@@ -54,8 +54,10 @@ def _load_generator(target: str) -> Any:
 
 
 def _dataset_spec(spec: str, out: Path, target: Path, documents: list) -> str:
-    """The spec that loads ``out``'s questions with their documents (writing ``documents.jsonl``
-    beside them unless the documents are a ``files:`` folder)."""
+    """The spec that loads ``out``'s questions with their documents.
+
+    It writes ``documents.jsonl`` beside them unless the documents are a ``files:`` folder.
+    """
     from chunkeval.datasets import save_jsonl
     from chunkeval.datasets.dataset import Dataset
     from chunkeval.datasets.loaders import resolve_dataset_spec

@@ -1,5 +1,6 @@
-"""Chat completions on an OpenAI-compatible endpoint, over the shared client of
-:mod:`chunkeval.endpoints`.
+"""Chat completions on an OpenAI-compatible endpoint.
+
+The requests go through the shared client of :mod:`chunkeval.endpoints`.
 
 Question generation needs one thing from a language model: send a prompt, get the reply's
 text and its token usage (:class:`ChatModel`). :class:`ChatCompletions` builds the

@@ -442,8 +442,11 @@ def _provenance(
     kept: int,
     used: list[dict],
 ) -> dict:
-    """What ``generation.json`` records (see :class:`Generation`); tokens are those of every
-    reply the dataset drew on, earlier runs' included."""
+    """What ``generation.json`` records.
+
+    See :class:`Generation`; tokens are those of every reply the dataset drew on, earlier runs'
+    included.
+    """
     reasons = Counter(r["reason"] for r in rejected)
     return {
         "generator": GENERATOR_PREFIX + f"{model.model}@{model.host}",

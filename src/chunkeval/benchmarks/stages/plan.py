@@ -118,7 +118,9 @@ def _call(step: Callable[..., Any], *args: Any) -> Any:
 def evaluate(
     ctx: PreparedDataset, chunker_in: ChunkerLike | str, label: str, settings: Settings
 ) -> Evaluation:
-    """One (dataset, configuration), here: :func:`plan_evaluation` with each step run at once,
+    """Evaluate one (dataset, configuration) here, each step at once over everything.
+
+    One (dataset, configuration), here: :func:`plan_evaluation` with each step run at once,
     over all documents and all questions.
 
     The unit of work of the local and process-pool executors
