@@ -73,8 +73,10 @@ def _dataset_spec(spec: str, out: Path, target: Path, documents: list) -> str:
 
 
 def _check_out_folder(out: Path) -> None:
-    """Refuse an ``--out`` that is a file or lies under one, before any work (with ``--llm``, paid
-    requests whose replies could not be kept)."""
+    """Refuse an ``--out`` that is a file or lies under one, before any work.
+
+    With ``--llm`` that work is paid requests whose replies could not be kept.
+    """
     for folder in (out, *out.parents):
         if folder.exists():
             if not folder.is_dir():
@@ -200,8 +202,11 @@ def _generate(args: argparse.Namespace, documents: list, out: Path, target: Path
 
 
 def _nothing_kept(prov: dict, rejected_file: Path, replies_file: Path) -> str:
-    """The one line of a ``--llm`` run that kept no question: the rejections by reason, and
-    what to change before running again (the replies are reused: a rerun sends nothing more)."""
+    """Describe a ``--llm`` run that kept no question, in one line.
+
+    The line counts the rejections by reason and says what to change before running again (the
+    replies are reused: a rerun sends nothing more).
+    """
     reasons = prov["rejected"]
     counts = ", ".join(f"{reason} {count}" for reason, count in reasons.items()) or "no reply"
     change = _loosen(reasons)
@@ -219,8 +224,10 @@ def _loosen(reasons: dict) -> str:
 
 
 def _short_advice(prov: dict, n: int) -> str:
-    """The line of a ``--llm`` run that kept fewer than ``n`` questions, naming the limit hit:
-    the corpus's passages, one check that rejected every reply, or the request budget."""
+    """Advise a ``--llm`` run that kept fewer than ``n`` questions, naming the limit hit.
+
+    The limit is the corpus's passages, one check that rejected every reply, or the request budget.
+    """
     planned, budget = prov["requests"]["planned"], prov["parameters"]["max_requests"]
     reasons = prov["rejected"]
     if planned < budget:  # more requests would not help: there is nothing more to ask about
