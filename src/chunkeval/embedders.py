@@ -20,6 +20,7 @@ import numpy as np
 from chunkeval._params import Params
 from chunkeval.errors import MissingDependency, UsageError
 from chunkeval.registry import Registry
+from chunkeval.specs import redacted
 
 _WORD_PATTERN = r"(?u)\b\w+\b"
 
@@ -477,11 +478,20 @@ def _bert(argument: str | None, **params: Any) -> Any:
 def _openai(argument: str | None, **params: Any) -> Any:
     """A model behind an OpenAI-compatible embeddings endpoint, ``openai(model=, base_url=, ...)``."""
     from chunkeval.encoders.remote import OpenAIEmbedder
+    from chunkeval.endpoints.config import EndpointConfig
 
     if argument is not None:
         raise UsageError(
             f"embedder 'openai' takes no argument after ':', got {argument!r}; write "
             "openai(model='NAME', base_url='http://HOST:PORT/v1', api_key_env='VAR')"
+        )
+    _, rest = EndpointConfig.from_params(params)  # a key in the spec is refused here, unshown
+    takes = OpenAIEmbedder._get_param_names()
+    unknown = sorted(set(rest) - set(takes))
+    if unknown:
+        raise UsageError(
+            f"embedder 'openai': unknown parameter(s) {', '.join(unknown)}; openai(...) takes "
+            f"{', '.join(takes)}"
         )
     embedder = OpenAIEmbedder(**params)
     embedder.endpoint()  # a missing model or base_url, or a bad parameter, fails here
@@ -579,14 +589,14 @@ def get_embedder(spec) -> Embedder:
     if head.startswith("python:"):
         made = _python_embedder(head[len("python:") :], params)
         if not hasattr(made, "embed"):
-            raise UsageError(f"embedder {spec!r} returned {made!r}, which has no embed(texts)")
+            raise UsageError(f"embedder {redacted(spec)!r} returned {made!r}, which has no embed(texts)")
         return made
     name, colon, argument = head.partition(":")
     factory = EMBEDDERS.get(name)
     try:
         return factory(argument if colon else None, **params)
     except TypeError as error:
-        raise UsageError(f"embedder {spec!r}: {error}") from None
+        raise UsageError(f"embedder {redacted(spec)!r}: {error}") from None
 
 
 def check_finite(vectors: Any, texts: Sequence[str], embedder: Any) -> None:
