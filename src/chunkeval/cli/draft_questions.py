@@ -72,17 +72,17 @@ def _dataset_spec(spec: str, out: Path, target: Path, documents: list) -> str:
     return f"jsonl:{out}"
 
 
-def _check_out_folder(out: Path) -> None:
-    """Refuse an ``--out`` that is a file or lies under one, before any work.
+def _claim_out_folder(out: Path) -> None:
+    """Make the ``--out`` folder before any work, so that a bad one costs nothing.
 
-    With ``--llm`` that work is paid requests whose replies could not be kept.
+    With ``--llm`` that work is paid requests whose replies could not be kept. As for ``run --out``,
+    an ``--out`` that is a file is the user's to fix (exit 2); a folder the machine refuses (under a
+    file, on a read-only system) is an environment failure (exit 1) naming the path.
     """
-    for folder in (out, *out.parents):
-        if folder.exists():
-            if not folder.is_dir():
-                where = "is an existing file" if folder == out else f"lies under the file {folder}"
-                raise CLIError(f"--out {out} {where}, not a folder; choose another --out")
-            return
+    if out.exists() and not out.is_dir():
+        raise CLIError(f"--out {out} is an existing file, not a folder; choose another --out")
+    with writing(out, "draft questions to"):
+        out.mkdir(parents=True, exist_ok=True)
 
 
 def cmd_draft_questions(args: argparse.Namespace) -> int:
@@ -111,11 +111,11 @@ def cmd_draft_questions(args: argparse.Namespace) -> int:
         raise CLIError("--llm and --generator both write the questions; give one of them")
     generator = _load_generator(args.generator) if args.generator else None
     out = Path(args.out)
-    _check_out_folder(out)
     target = out / "questions.jsonl"
     if target.exists() and not args.force:
         raise CLIError(f"{target} exists; edit it, choose another --out, or pass --force to replace it")
     documents = load_documents(args.spec)
+    _claim_out_folder(out)
     if args.llm:
         return _generate(args, documents, out, target)
     records = draft_questions(
