@@ -7,6 +7,8 @@
   run writes them (a one-configuration run of the built-in dataset at build time), and the
   manifest keys with the shape :mod:`chunkeval.results.schema` checks. A column or key that
   has no description below fails the build: a new column is documented in the same commit.
+* ``api.md``: the docstrings' Sphinx roles (``:func:`x```), which mkdocstrings leaves as they
+  are, rendered as code.
 * ``changelog.md`` and ``contributing.md``: ``CHANGELOG.md`` and ``CONTRIBUTING.md`` of the
   repository root, so that each exists once.
 
@@ -69,6 +71,24 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
         return generators[name]()
 
     return _MARKER.sub(replace, markdown)
+
+
+#: A Sphinx role of a docstring as mkdocstrings renders it: ``:func:`~a.b``` -> ``:func:<code>~a.b</code>``.
+_ROLE_HTML = re.compile(r":[a-z]+:<code>(~?)([^<]*)</code>")
+
+
+def on_page_content(html: str, page: Any, config: Any, files: Any) -> str:
+    """The API page's docstrings without raw Sphinx roles: each one as code, as :func:`rst_to_markdown`.
+
+    mkdocstrings reads the numpydoc sections but leaves reStructuredText roles (``:func:``,
+    ``:class:``, ``:mod:``, ...) to Markdown, which prints the role's name before the code.
+    """
+
+    def code(match: re.Match) -> str:
+        name = match.group(2)
+        return f"<code>{name.rsplit('.', 1)[-1] if match.group(1) else name}</code>"
+
+    return _ROLE_HTML.sub(code, html)
 
 
 # --------------------------------------------------------------------------- metrics
@@ -356,6 +376,9 @@ MANIFEST = {
     "datasets": "one object per dataset: spec, fingerprint (sha256 of the content), statistics, provenance",
     "dependencies": "versions of the packages that can change a number",
     "executor": "where the stages ran: `local`, `processes` or `dask`",
+    "endpoint_usage": "per OpenAI-compatible endpoint (`MODEL@HOST`) the run called: model, host, requests "
+    "sent, retries, and the token `usage` the endpoint reported, added up over the configurations (each "
+    "configuration's own in `timings`); empty without an endpoint, null under `--executor dask`",
     "finished_at": "end time (UTC, ISO 8601)",
     "git_commit": "commit of the working tree chunkeval ran in, when it is a git checkout",
     "git_dirty": "whether that working tree had uncommitted changes",
@@ -365,7 +388,10 @@ MANIFEST = {
     "ks_capped": "per dataset, the cut-offs above its number of chunks (capped)",
     "machine": "RAM, CPU count, platform, architecture, Python implementation",
     "n_resamples": "bootstrap resamples per interval",
-    "p_best_metric": "per dataset, the metric `p_best` is computed on",
+    "p_best_metric": (
+        "per dataset, the ranking metric the verdict is judged on (`p_best` is computed on it); "
+        "`run --baseline` ranks by the baseline's when it is one metric"
+    ),
     "platform": "operating system",
     "python": "Python version",
     "rank_by": "the `--rank-by` metric, or null for the policy's default",
@@ -373,10 +399,11 @@ MANIFEST = {
     "retriever_params": "every parameter of the retriever (for `hybrid`, of both parts)",
     "seed": "bootstrap seed",
     "started_at": "start time (UTC, ISO 8601)",
-    "timings": "wall time of the run, of loading each dataset, and of each configuration's stages",
+    "timings": "wall time of the run, of loading each dataset, and of each configuration's stages (with "
+    "its `endpoint_usage`)",
     "tokenizer": "tokenizer of the token counts",
     "workers": "worker processes used",
-    "workers_decision": "how the number of workers was decided: asked, usable and free cores, work size, reason",
+    "workers_decision": "how the number of workers was decided: asked, usable and free cores, work size, reason, and `encoder_threads` (the most threads the neural encoder of each worker may take)",
     "files": "per table: file name, format (`csv` or `parquet`) and column types",
 }
 

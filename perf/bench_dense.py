@@ -1,31 +1,45 @@
-"""Dense-retrieval throughput: chunkeval's numpy MiniLM encoder against a reference, in chunks/s.
+"""Dense-retrieval throughput: chunkeval's MiniLM encoder beside its peers and the matmul floor.
 
 The chunks are real: fixed 250-token windows (cl100k when installed, else the regex
-tokenizer) of the built-in dataset. Each side embeds the same chunks, cold (no embedding
-cache), in batches of 32:
+tokenizer) of the built-in dataset, most of which fill MiniLM's 256-wordpiece window. Each
+side embeds the same chunks, cold (no embedding cache), with one and with two threads:
 
-* chunkeval: :class:`chunkeval.encoders.embedder.BertEmbedder` (length-sorted batches);
-* reference: sentence-transformers on the same model folder when it is installed (CPU), else
-  a bare numpy loop over the same weights -- one text at a time, no batching, no sorting.
+* chunkeval: :class:`chunkeval.encoders.embedder.BertEmbedder` with the thread count forced,
+  and with its own choice (``auto``: the free cores now, :func:`chunkeval._cores.threads_now`);
+* sentence-transformers on the same model folder, CPU torch, when it is installed;
+* otherwise a plain numpy loop over the same weights (one text at a time, numpy's erf-free
+  forward pass as chunkeval ran it before onnxruntime).
+
+The floor is the model's FLOPs for these chunks (each at its truncated length) over numpy's
+float32 matmul rate measured in the same round with the same thread count: no encoder can beat
+it by more than its non-matmul work allows. The share of the floor is given in wall time and in
+CPU time (the load-free figure for one thread on a machine shared with others). Every side and the matmul run in alternation,
+``--rounds`` times, so a colleague's load drifts over all of them alike; the table gives the
+median chunks/s and the median share of the floor measured beside it.
 
 Usage::
 
-    python perf/bench_dense.py              # 256 chunks
-    python perf/bench_dense.py --n 64
+    python perf/bench_dense.py               # 64 chunks, 3 rounds
+    python perf/bench_dense.py --n 32 --rounds 5
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib.util
+import os
+import statistics
 import time
+from collections.abc import Callable
+from unittest import mock
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
-from chunkeval.caches import clear_caches
 from chunkeval.chunkers import get_chunker
 from chunkeval.datasets import load
-from chunkeval.encoders.bert import encode
+from chunkeval.encoders import embedder as embedder_module
+from chunkeval.encoders.bert import BertWeights, encode
 from chunkeval.encoders.embedder import BertEmbedder, _load
 from chunkeval.encoders.models import resolve_model
 
@@ -37,46 +51,169 @@ def _chunks(n: int) -> list[str]:
     return (texts * (n // max(len(texts), 1) + 1))[:n]
 
 
-def _numpy_loop(texts: list[str]) -> np.ndarray:
+def _flops(w: BertWeights, length: int) -> float:
+    """Multiply-adds x 2 of one sequence of ``length`` wordpieces (projections, feed-forward,
+    attention scores and their weighted sum)."""
+    h, inner = w.word.shape[1], w.layers[0]["i"][0].shape[1]
+    per_layer = 2 * length * (4 * h * h + 2 * h * inner) + 2 * 2 * length * length * h
+    return float(len(w.layers) * per_layer)
+
+
+def _matmul_rate(threads: int, seconds: float = 0.5) -> tuple[float, float]:
+    """Float32 GFLOP per second of wall time and per CPU-second of numpy's (1024 x 384) @
+    (384 x 1536) product, the shape of MiniLM's feed-forward on four 256-wordpiece chunks, over
+    about ``seconds``: all products over all their time (not the best one), so the floor sees
+    the same load as the encoder beside it."""
+    rng = np.random.default_rng(0)
+    a = rng.random((1024, 384), dtype=np.float32)
+    b = rng.random((384, 1536), dtype=np.float32)
+    with threadpool_limits(threads, user_api="blas"):
+        a @ b
+        count, start, cpu = 0, time.perf_counter(), time.process_time()
+        while time.perf_counter() - start < seconds:
+            a @ b
+            count += 1
+        elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
+    gflop = count * 2 * 1024 * 384 * 1536 / 1e9
+    return gflop / elapsed, gflop / cpu
+
+
+def _chunkeval(threads: int | None) -> Callable[[list[str]], np.ndarray]:
+    embedder = BertEmbedder()
+    loaded = embedder._loaded()
+    for n in (1, 2):  # the sessions are built outside the timing, as a run builds them once
+        encode(loaded.weights, np.array([[101, 102]]), np.ones((1, 2), dtype=np.float32), n)
+
+    def embed(texts: list[str]) -> np.ndarray:
+        # cold: _compute embeds every text, never asking the embedding cache
+        if threads is None:
+            return embedder._compute(loaded, texts)
+        with mock.patch.object(embedder_module, "threads_now", return_value=threads):
+            return embedder._compute(loaded, texts)
+
+    return embed
+
+
+def _sentence_transformers(threads: int) -> Callable[[list[str]], np.ndarray]:
+    import torch
+    from sentence_transformers import SentenceTransformer
+
+    model = SentenceTransformer(str(resolve_model("minilm").path), device="cpu")
+
+    def embed(texts: list[str]) -> np.ndarray:
+        torch.set_num_threads(threads)
+        return model.encode(texts, batch_size=32, normalize_embeddings=True, show_progress_bar=False)
+
+    return embed
+
+
+def _numpy_forward(w: BertWeights, ids: np.ndarray) -> np.ndarray:
+    """The plain numpy forward pass of one unpadded sequence (erf by its Abramowitz-Stegun
+    7.1.26 form, error < 1.5e-7)."""
+
+    def norm(x: np.ndarray, gb: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+        mean = x.mean(-1, keepdims=True)
+        return (x - mean) / np.sqrt(x.var(-1, keepdims=True) + w.eps) * gb[0] + gb[1]
+
+    def erf(x: np.ndarray) -> np.ndarray:
+        t = 1.0 / (1.0 + 0.3275911 * np.abs(x))
+        poly = t * (
+            0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429)))
+        )
+        return np.sign(x) * (1.0 - poly * np.exp(-x * x))
+
+    n, heads = len(ids), w.heads
+    x = norm(w.word[ids] + w.position[:n] + w.token_type[0], w.norm)
+    d = x.shape[1] // heads
+    for layer in w.layers:
+        q, k, v = (
+            (x @ layer[key][0] + layer[key][1]).reshape(n, heads, d).transpose(1, 0, 2) for key in "qkv"
+        )
+        scores = q @ k.transpose(0, 2, 1) / np.sqrt(d)
+        scores = np.exp(scores - scores.max(-1, keepdims=True))
+        context = ((scores / scores.sum(-1, keepdims=True)) @ v).transpose(1, 0, 2).reshape(n, -1)
+        x = norm(x + context @ layer["ao"][0] + layer["ao"][1], layer["an"])
+        inner = x @ layer["i"][0] + layer["i"][1]
+        inner = 0.5 * inner * (1.0 + erf(inner / np.sqrt(2.0)))
+        x = norm(x + inner @ layer["o"][0] + layer["o"][1], layer["on"])
+    return x
+
+
+def _numpy_loop(threads: int) -> Callable[[list[str]], np.ndarray]:
     loaded = _load(resolve_model("minilm"), None)
-    out = []
-    for t in texts:
-        ids = np.array([loaded.tokenizer.encode(t).ids])
-        hidden = encode(loaded.weights, ids, np.ones(ids.shape, dtype=np.float32))
-        v = hidden[0].mean(axis=0)
-        out.append(v / np.linalg.norm(v))
-    return np.array(out)
 
+    def embed(texts: list[str]) -> np.ndarray:
+        out = []
+        with threadpool_limits(threads, user_api="blas"):
+            for t in texts:
+                v = _numpy_forward(loaded.weights, np.array(loaded.tokenizer.encode(t).ids)).mean(axis=0)
+                out.append(v / np.linalg.norm(v))
+        return np.array(out, dtype=np.float32)
 
-def _timed(label: str, fn, texts: list[str]) -> np.ndarray:
-    start = time.perf_counter()
-    vectors = fn(texts)
-    seconds = time.perf_counter() - start
-    print(f"{label:<40} {len(texts) / seconds:8.1f} chunks/s  ({seconds:.1f} s)")
-    return vectors
+    return embed
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--n", type=int, default=256, help="chunks to embed (default 256)")
-    n = parser.parse_args().n
-    texts = _chunks(n)
-    BertEmbedder().transform(["warm up"])  # load the model outside the timing
-    clear_caches()
-    _load(resolve_model("minilm"), None)
-    mine = _timed("chunkeval BertEmbedder (numpy)", lambda t: BertEmbedder().transform(t), texts)
-    if importlib.util.find_spec("sentence_transformers"):
-        from sentence_transformers import SentenceTransformer
-
-        model = SentenceTransformer(str(resolve_model("minilm").path), device="cpu")
-        other = _timed(
-            "sentence-transformers (torch, CPU)",
-            lambda t: model.encode(t, batch_size=32, normalize_embeddings=True, show_progress_bar=False),
-            texts,
+    parser.add_argument("--n", type=int, default=64, help="chunks to embed (default 64)")
+    parser.add_argument("--rounds", type=int, default=3, help="alternating rounds (default 3)")
+    args = parser.parse_args()
+    texts = _chunks(args.n)
+    loaded = _load(resolve_model("minilm"), None)
+    lengths = [len(e.ids) for e in loaded.tokenizer.encode_batch(texts)]
+    flops = sum(_flops(loaded.weights, n) for n in lengths)
+    BertEmbedder().transform(["warm up"])
+    peer = (
+        ("sentence-transformers (CPU torch)", _sentence_transformers)
+        if importlib.util.find_spec("sentence_transformers")
+        else ("plain numpy loop, same weights", _numpy_loop)
+    )
+    sides: dict[tuple[str, int], Callable[[list[str]], np.ndarray]] = {}
+    for threads in (1, 2):
+        sides[("chunkeval BertEmbedder (onnxruntime)", threads)] = _chunkeval(threads)
+        sides[(peer[0], threads)] = peer[1](threads)
+    sides[("chunkeval BertEmbedder, its own choice", 0)] = _chunkeval(None)
+    rates: dict[tuple[str, int], list[float]] = {key: [] for key in sides}
+    shares: dict[tuple[str, int], list[float]] = {key: [] for key in sides}
+    cpu_shares: dict[tuple[str, int], list[float]] = {key: [] for key in sides}
+    floors: dict[int, list[float]] = {1: [], 2: []}
+    vectors: dict[tuple[str, int], np.ndarray] = {}
+    per_chunk = flops / len(texts) / 1e9  # GFLOP
+    for _ in range(args.rounds):
+        for key, embed in sides.items():
+            threads = key[1] or 2
+            wall_rate, cpu_rate = _matmul_rate(threads)
+            start, cpu = time.perf_counter(), time.process_time()
+            vectors[key] = embed(texts)
+            rate = len(texts) / (time.perf_counter() - start)
+            floors[threads].append(wall_rate / per_chunk)
+            rates[key].append(rate)
+            shares[key].append(rate / (wall_rate / per_chunk))
+            cpu_shares[key].append(len(texts) / (time.process_time() - cpu) / (cpu_rate / per_chunk))
+    print(
+        f"{len(texts)} chunks, {statistics.mean(lengths):.0f} wordpieces on average, "
+        f"{per_chunk:.2f} GFLOP per chunk; {args.rounds} alternating rounds; "
+        f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"
+    )
+    for threads in (1, 2):
+        print(
+            f"floor, {threads} thread{'s' * (threads > 1)}: median "
+            f"{statistics.median(floors[threads]):.1f} chunks/s (numpy float32 matmul, same rounds)"
         )
-    else:
-        other = _timed("bare numpy loop, same weights", _numpy_loop, texts)
-    print(f"largest difference between the two sides' vectors: {np.abs(mine - other).max():.2e}")
+    print(f"{'encoder':<42} {'threads':>7} {'chunks/s':>9} {'share of floor':>15} {'per CPU-s':>10}")
+    for key in sides:
+        label = "auto" if key[1] == 0 else str(key[1])
+        print(
+            f"{key[0]:<42} {label:>7} {statistics.median(rates[key]):9.1f} "
+            f"{statistics.median(shares[key]):15.2f} {statistics.median(cpu_shares[key]):10.2f}"
+        )
+    print(
+        "share of floor: chunks/s over the floor measured beside it; per CPU-s: the same in "
+        "CPU time (the load-free share of one thread; a second thread adds CPU, not speed, to it)"
+    )
+    mine = vectors[("chunkeval BertEmbedder (onnxruntime)", 1)]
+    gap = max(float(np.abs(mine - v).max()) for v in vectors.values())
+    print(f"largest difference between any two sides' vectors: {gap:.1e}")
 
 
 if __name__ == "__main__":

@@ -113,8 +113,8 @@ def main() -> None:
     if unknown:
         parser.error(f"unknown case(s) {', '.join(unknown)}; use {', '.join(CASES)}")
 
+    from chunkeval._cores import usable_cores
     from chunkeval.benchmarks import get_suite
-    from chunkeval.benchmarks.workers import usable_cores
     from chunkeval.datasets import load
     from chunkeval.labels import text_table
 

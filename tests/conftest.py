@@ -33,6 +33,9 @@ from _shared import SHARED, shared_path
 
 TESTS = Path(__file__).resolve().parent
 
+#: The timing report of the slowest phases and the opt-in budget check (see ``_timing``).
+pytest_plugins = ["_timing"]
+
 #: Import names of the optional extras' packages (``pyproject.toml``'s optional dependencies).
 EXTRA_MODULES = frozenset(
     {
@@ -47,6 +50,7 @@ EXTRA_MODULES = frozenset(
         "semchunk",
         "yaml",
         "sentence_transformers",
+        "httpx",
     }
 )
 
@@ -80,12 +84,19 @@ def _test_function(func: object) -> types.FunctionType | None:
 
 
 def _in_tests(func: types.FunctionType) -> bool:
-    return Path(func.__code__.co_filename).resolve().is_relative_to(TESTS)
+    return _file_in_tests(func.__code__.co_filename)
+
+
+@cache
+def _file_in_tests(filename: str) -> bool:
+    return Path(filename).resolve().is_relative_to(TESTS)
 
 
 @cache
 def _extras_skipped_in(func: types.FunctionType) -> frozenset[str]:
     """Extra modules that ``func``'s own source passes to ``pytest.importorskip``."""
+    if "importorskip" not in _names(func.__code__):
+        return frozenset()  # most functions: no source to read and parse
     try:
         tree = ast.parse(textwrap.dedent(inspect.getsource(func)))
     except (OSError, TypeError, SyntaxError):

@@ -10,6 +10,8 @@ this interpreter, offered to the new environment on a path of its own (chunkeval
 
 from __future__ import annotations
 
+import importlib.metadata
+import importlib.util
 import json
 import os
 import re
@@ -34,16 +36,18 @@ GIT = ["git", "-c", "user.name=team", "-c", "user.email=team@example.org", "-c",
 @pytest.fixture(scope="module")
 def dist(tmp_path_factory) -> Path:
     """The sdist and wheel of this checkout (``python -m build``), metadata checked by twine."""
-    pytest.importorskip("build", reason="dev extra (build): pip install 'chunkeval[dev]'")
+    if not installed("build"):
+        pytest.skip("dev extra (build): pip install 'chunkeval[dev]'")
     out = tmp_path_factory.mktemp("dist")
     subprocess.run(
         [sys.executable, "-m", "build", "--no-isolation", "--outdir", str(out), str(REPO)],
         check=True,
         capture_output=True,
+        cwd=out,  # `python -m` puts the working directory first on sys.path: not the checkout
     )
     files = sorted(out.iterdir())
     assert sorted(f.suffix for f in files) == [".gz", ".whl"], files
-    if shutil.which("twine") or _has("twine"):
+    if shutil.which("twine") or installed("twine"):
         check = subprocess.run(
             [sys.executable, "-m", "twine", "check", "--strict", *map(str, files)],
             capture_output=True,
@@ -53,10 +57,27 @@ def dist(tmp_path_factory) -> Path:
     return out
 
 
-def _has(module: str) -> bool:
-    import importlib.util
+def installed(distribution: str) -> bool:
+    """Whether the distribution is installed (its metadata), not whether ``import NAME`` succeeds.
 
-    return importlib.util.find_spec(module) is not None
+    An import would also find a same-named folder on ``sys.path``: ``pip install .`` leaves
+    ``build/`` in the checkout, and ``python -m pytest`` puts the working directory first on
+    the path, where ``import build`` then finds that folder as a namespace package.
+    """
+    try:
+        importlib.metadata.distribution(distribution)
+    except importlib.metadata.PackageNotFoundError:
+        return False
+    return True
+
+
+def test_installed_asks_the_metadata_not_a_folder_on_the_path(tmp_path, monkeypatch):
+    (tmp_path / "build" / "lib").mkdir(parents=True)  # what `pip install .` leaves in a checkout
+    (tmp_path / "nodist_folder_only").mkdir()
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert importlib.util.find_spec("nodist_folder_only") is not None  # an import would succeed
+    assert not installed("nodist_folder_only")
+    assert installed("pytest")
 
 
 @pytest.fixture(scope="module")

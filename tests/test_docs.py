@@ -90,6 +90,45 @@ def test_readme_test_command_is_the_last_command_of_ci():
     assert "set -euo pipefail" in lines
 
 
+def test_ci_runs_the_readmes_first_command_in_its_checkout_before_the_tests():
+    """README command 1 then command 2 in one checkout: CI leaves command 1's traces for the tests."""
+    lines = [line.strip() for line in CI.read_text(encoding="utf-8").splitlines()]
+    commands = [line for line in lines if line and not line.startswith("#")]
+    install_and_run = SETUP[0].split("&& ", 2)[2]  # after the virtual environment's two steps
+
+    def plain(command: str) -> str:  # pip's module form and --quiet change nothing a user sees
+        return command.replace("python -m pip ", "pip ").replace(" --quiet", "")
+
+    first = [i for i, command in enumerate(commands) if plain(command) == install_and_run]
+    assert first, f".ci/run does not run README command 1's {install_and_run!r}"
+    assert first[0] < len(commands) - 1
+
+
+def test_every_repository_path_the_docs_cite_exists():
+    cited = set()
+    for page in [README, REPO / "CONTRIBUTING.md", *DOCS.glob("*.md")]:
+        cited |= set(
+            re.findall(r"`((?:tests|src|perf|docs|\.ci)/[\w./-]+)`", page.read_text(encoding="utf-8"))
+        )
+    assert cited, "the docs cite no file of the repository"
+    assert sorted(path for path in cited if not (REPO / path).exists()) == []
+
+
+def test_the_api_page_names_every_built_in_chunker_family():
+    """docs/api.md renders the chunkers package's docstring, which lists the registered names."""
+    import chunkeval.chunkers as chunkers
+
+    named = set(re.findall(r"``(\w+)``", chunkers.__doc__.split("Registered names:", 1)[1].split(".", 1)[0]))
+    from chunkeval.chunkers.base import CHUNKERS
+
+    # chunkeval's own, not a plug-in another test registered in this process
+    built_in = {
+        name for name, entry in CHUNKERS._entries.items() if entry.__module__.startswith("chunkeval.")
+    }
+    assert named == built_in and len(built_in) == 8
+    assert "::: chunkeval.chunkers" in (DOCS / "api.md").read_text(encoding="utf-8")
+
+
 def test_documented_pytest_helper_runs(tmp_path, monkeypatch):
     # the example of docs/ci-gate.md, run in a user's repository: a corpus and its baseline
     from chunkeval.benchmarks import run

@@ -56,6 +56,7 @@ def assert_same_matrix(ours, theirs) -> None:
     assert ours.data.tobytes() == theirs.data.tobytes()  # bit for bit
 
 
+@pytest.mark.slow  # measured: ~1.5 s of CPU, 6 s under load
 @settings(max_examples=300, deadline=None)
 @given(st.lists(texts, min_size=1, max_size=8), st.sampled_from([1, 7, 1024, 2**20]))
 @example(["Hello hello world"], 16)

@@ -35,6 +35,7 @@ LAYERS: list[set[str]] = [
     {
         "__init__",
         "_atomic",
+        "_cores",
         "_json",
         "_limits",
         "_memory",
@@ -48,7 +49,7 @@ LAYERS: list[set[str]] = [
         "caches",
     },
     # 1 -- text and numbers that know no chunker
-    {"analysis", "text", "tokenizers", "encoders", "embedders", "stats", "labels"},
+    {"analysis", "text", "tokenizers", "encoders", "embedders", "endpoints", "stats", "labels"},
     # 2 -- the four vocabularies: chunking, data, scoring, retrieving
     {"chunkers", "datasets", "metrics", "retrieval"},
     # 3 -- which metric leads, and the result tables and files

@@ -31,7 +31,7 @@ The caches (each entry of :data:`CATALOGUE` gives its key, bound and filler too)
 - ``benchmarks.tokenizers``: the tokenizers the runner resolved, by spec;
 - ``benchmarks.worker_datasets``: the prepared datasets of a pool worker process;
 - ``encoders.models``: the BERT encoders loaded (weights and tokenizers);
-- ``encoders.vectors``: the embedding cache, one vector per (weights, prefix, text);
+- ``encoders.vectors``: the embedding cache, one vector per (embedder identity, prefix, text);
 - ``encoders.disk_loaded``: which on-disk embedding caches were read into memory;
 - ``encoders.digests``: the sha256 of weight files already hashed.
 
@@ -163,14 +163,14 @@ CATALOGUE: dict[str, CacheEntry] = _entries(
     CacheEntry(
         "encoders.vectors",
         "sentence vectors (float32 rows)",
-        "(weights sha256, sha256 of prefix and text)",
+        "(namespace: sha256 of the embedder's identity, sha256 of prefix and text)",
         "MAX_VECTORS (131,072) vectors, first in first out",
         "chunkeval.encoders.cache.cached_vectors",
     ),
     CacheEntry(
         "encoders.disk_loaded",
-        "whether an on-disk embedding cache folder was read into memory",
-        "(folder, weights sha256)",
+        "whether an on-disk embedding cache folder was checked usable, and read into memory",
+        "(folder, namespace), or (folder, '') for the check",
         "one per folder and model",
         "chunkeval.encoders.cache",
     ),

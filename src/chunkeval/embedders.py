@@ -407,7 +407,7 @@ def _minilm(argument: str | None, **params: Any) -> Any:
 
 
 def _bert(argument: str | None, **params: Any) -> Any:
-    """A BERT-family model folder, ``bert:PATH``, run by chunkeval's numpy encoder."""
+    """A BERT-family model folder, ``bert:PATH``, run by chunkeval's BERT encoder (onnxruntime)."""
     from chunkeval.encoders.embedder import BertEmbedder
 
     if not argument and "model" not in params:
@@ -415,6 +415,20 @@ def _bert(argument: str | None, **params: Any) -> Any:
             "embedder 'bert' needs a model folder: bert:PATH (config.json, tokenizer.json, model.safetensors)"
         )
     return BertEmbedder(argument, **params) if argument else BertEmbedder(**params)
+
+
+def _openai(argument: str | None, **params: Any) -> Any:
+    """A model behind an OpenAI-compatible embeddings endpoint, ``openai(model=, base_url=, ...)``."""
+    from chunkeval.encoders.remote import OpenAIEmbedder
+
+    if argument is not None:
+        raise UsageError(
+            f"embedder 'openai' takes no argument after ':', got {argument!r}; write "
+            "openai(model='NAME', base_url='http://HOST:PORT/v1', api_key_env='VAR')"
+        )
+    embedder = OpenAIEmbedder(**params)
+    embedder.endpoint()  # a missing model or base_url, or a bad parameter, fails here
+    return embedder
 
 
 def _python_embedder(target: str, params: dict[str, Any]) -> Any:
@@ -468,6 +482,7 @@ EMBEDDERS.add("lsa", _no_argument(LSAEmbedder))
 EMBEDDERS.add("sentence-transformers", _sentence_transformers)
 EMBEDDERS.add("minilm", _minilm)
 EMBEDDERS.add("bert", _bert)
+EMBEDDERS.add("openai", _openai)
 
 
 def get_embedder(spec) -> Embedder:
@@ -478,7 +493,8 @@ def get_embedder(spec) -> Embedder:
     spec : str or object
         ``NAME[:ARG][(key=value, ...)]``: ``"hashing"``, ``"lsa"``, ``"minilm"`` (all-MiniLM-L6-v2
         from its installed weights package), ``"bert:PATH"`` (a BERT-family model folder),
-        ``"sentence-transformers[:MODEL]"``, an installed plug-in, or
+        ``"openai(model='NAME', base_url='http://HOST:PORT/v1', api_key_env='VAR')"`` (an
+        OpenAI-compatible embeddings endpoint), ``"sentence-transformers[:MODEL]"``, an installed plug-in, or
         ``"python:package.module:factory(key=value)"``; keyword parameters go to the
         embedder (``"minilm(query_prefix='query: ', batch_size=16)"``). An object with
         ``embed`` is returned unchanged.
@@ -571,7 +587,8 @@ def embedder_identity(embedder: Any) -> dict[str, Any]:
     dict
         ``{"class": dotted path, "params": ...}``; a neural encoder gives its path-free
         ``describe()`` (model id, revision, weights sha256, ...) as ``"model"`` and drops its
-        folder from ``"params"``.
+        folder from ``"params"``; an endpoint embedder gives its ``describe()`` (model, host)
+        and drops its ``unrecorded_params`` (the URL) from ``"params"``.
     """
     from chunkeval._params import public_path
 
@@ -580,4 +597,7 @@ def embedder_identity(embedder: Any) -> dict[str, Any]:
     if hasattr(embedder, "describe") and hasattr(embedder, "spec"):
         info["model"] = embedder.describe()
         info["params"] = {**(params or {}), "model": embedder.spec}
+    elif hasattr(embedder, "describe") and hasattr(embedder, "unrecorded_params"):  # an endpoint
+        info["model"] = embedder.describe()
+        info["params"] = {k: v for k, v in (params or {}).items() if k not in embedder.unrecorded_params}
     return info

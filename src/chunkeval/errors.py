@@ -21,6 +21,7 @@ import difflib
 from collections.abc import Iterable
 
 __all__ = [
+    "CacheWarning",
     "ChunkevalError",
     "EnvironmentFailure",
     "FolderBusy",
@@ -152,3 +153,10 @@ class IncomparableRuns(ChunkevalError):
 
 class EnvironmentFailure(ChunkevalError):
     """A failure of the machine, not of the input (disk full, permission, no answer from a service)."""
+
+
+class CacheWarning(UserWarning):
+    """A bad file in the embedding cache was set aside, and its vectors are recomputed.
+
+    The CLI shows it as one ``chunkeval: warning:`` line.
+    """

@@ -33,16 +33,20 @@ if TYPE_CHECKING:  # the tables are only read here: the verdict's light import p
 __all__ = [
     "CONFIDENCE",
     "DEFAULT_BUDGETS",
+    "FEW_SIGNAL_QUESTIONS",
     "MATERIAL_WINDOW_SHARE",
     "MIN_SIGNAL_QUESTIONS",
     "MIN_SIGNAL_SHARE",
     "RankChoice",
+    "ScoredBy",
     "bar_metrics",
+    "blank_by_construction",
     "by_construction",
     "choose_rank_metric",
     "comparison_metrics",
     "confidence_label",
     "dataset_rows",
+    "enough_signal",
     "fallback_chain",
     "gate_metrics",
     "headline_k",
@@ -57,6 +61,7 @@ __all__ = [
     "run_headline_k",
     "run_ks",
     "scorable_questions",
+    "scored_by",
     "tie_order",
 ]
 
@@ -78,6 +83,10 @@ DEFAULT_BUDGETS: tuple[int, ...] = (256, 512, 1024)
 MIN_SIGNAL_SHARE = 0.10
 #: ... and at least this many questions (:func:`scorable_questions`, :func:`choose_rank_metric`).
 MIN_SIGNAL_QUESTIONS = 10
+#: A ranking metric on which fewer questions can score is used with a caution that the choice
+#: rests on few questions: with under 30 scoring questions a 0/1 metric's mean moves by more
+#: than 3 points per question that flips, and the normal approximation of its interval is poor.
+FEW_SIGNAL_QUESTIONS = 30
 
 #: A dense model's window truncates materially when more than this share of a configuration's
 #: chunks (``beyond_window_share``) or of its evidence parts (``evidence_beyond_window_share``)
@@ -100,11 +109,18 @@ class RankChoice(NamedTuple):
         Sentences explaining the choice (an unattainable ceiling, a fallback).
     signal : bool
         False when every candidate is 0 for every configuration (nothing to recommend).
+    scorable : int
+        Questions that can score on ``column`` (:func:`scorable_questions`: no single
+        configuration counted alone); -1 when not known.
+    n_questions : int
+        Questions of the dataset (0 when not known).
     """
 
     column: str
     notes: list[str]
     signal: bool
+    scorable: int = -1
+    n_questions: int = 0
 
 
 def confidence_label(confidence: float = CONFIDENCE) -> str:
@@ -221,10 +237,76 @@ def _dataset_questions(rows: pd.DataFrame, per_question: pd.DataFrame | None) ->
     return per_question[per_question["dataset"].astype(str) == str(rows["dataset"].iloc[0])]
 
 
+class ScoredBy(NamedTuple):
+    """Who scores on a column (:func:`scored_by`).
+
+    Attributes
+    ----------
+    any : int
+        Questions above 0 under at least one configuration.
+    robust : int
+        The larger of ``any - only`` (the questions left when the configuration ``alone``
+        is taken away: leave-one-configuration-out) and ``only`` (the questions that
+        configuration alone scores on); ``any`` when the dataset has one configuration.
+    alone : str
+        The configuration that alone scores on the most questions (empty when no question
+        is scored by one configuration alone).
+    only : int
+        How many questions ``alone`` alone scores on.
+    """
+
+    any: int
+    robust: int
+    alone: str
+    only: int
+
+
+def scored_by(per_question: pd.DataFrame, column: str) -> ScoredBy:
+    """How many questions score above 0 on ``column``, counted so that no configuration decides.
+
+    Leave one configuration out: a metric's signal must not hang on the few questions one
+    configuration alone scores (a metric scored by 10 questions, 4 of them by one
+    configuration alone, has 6 without it). Taking away the configuration that alone scores
+    the most is the worst case of leaving any one out, so ``any - only`` is the count
+    without any single configuration's say. When that configuration's own questions are
+    many (``only`` itself large, e.g. the one configuration whose chunks hold whole
+    answers), they are signal in their own right, a clear win rather than a fluke, so the
+    robust count is the larger of the two. Counting only questions scored under at least
+    two configurations would throw such wins away, and a median over configurations would
+    ignore the questions half of the configurations miss, the very differences a ranking
+    is for.
+
+    Parameters
+    ----------
+    per_question : pandas.DataFrame
+        One dataset's per-question rows (``question_id``, ``config``, ``column``); a missing
+        value (a metric n/a by construction) does not score.
+    column : str
+
+    Returns
+    -------
+    ScoredBy
+        ``(any, robust, alone, only)``.
+    """
+    wide = per_question.pivot_table(
+        index="question_id", columns="config", values=column, aggfunc="max", dropna=False
+    )
+    scored = np.nan_to_num(wide.to_numpy(float)) > 0  # (questions, configurations)
+    hit = scored.any(axis=1)
+    n_any = int(hit.sum())
+    if scored.shape[1] < 2:
+        return ScoredBy(n_any, n_any, "", 0)
+    only = scored[scored.sum(axis=1) == 1].sum(axis=0)  # per configuration: questions it alone scores
+    j = int(np.argmax(only))
+    alone, n_only = (str(wide.columns[j]), int(only[j])) if only[j] else ("", 0)
+    return ScoredBy(n_any, max(n_any - n_only, n_only), alone, n_only)
+
+
 def scorable_questions(
     rows: pd.DataFrame, column: str, per_question: pd.DataFrame | None = None
 ) -> tuple[int, str]:
-    """How many questions can score above 0 on ``column`` for some configuration, and the bound.
+    """How many questions can score above 0 on ``column``, so that no single configuration
+    decides, and the bound that set the count.
 
     The smallest of three counts over one dataset's ``n`` questions:
 
@@ -234,10 +316,17 @@ def scorable_questions(
       end, measures no more than the configuration's limit; a configuration without a limit
       does not bound it), and ``answerability_ceiling * n`` (parts in one document). The
       maximum over configurations is a lower bound of the questions that fit *some*
-      configuration, read from the summary alone;
+      configuration, read from the summary alone (an upper bound of who can score: the
+      observed count below is what keeps one configuration from deciding);
     * the questions whose ``column`` is above 0 for at least one configuration, when the
-      per-question table is given (``per_question``: what the run stores);
+      per-question table is given (``per_question``: what the run stores), counted so that
+      no single configuration decides (:func:`scored_by`'s ``robust``: leave the
+      configuration out that alone scores the most, unless its own questions are more);
     * 0 when ``column`` is 0 in every summary row.
+
+    The count decides which metric the verdict ranks by (:func:`choose_rank_metric`), and
+    that choice must not rest on a few questions of one configuration, which would then pick
+    the metric it wins on: :func:`scored_by` says why the count is robust.
 
     Parameters
     ----------
@@ -255,7 +344,9 @@ def scorable_questions(
         Questions that can score.
     bound : str
         What set the count, in words: ``"fit"`` (evidence fits one chunk), ``"ceiling"``
-        (parts in one document), ``"observed"`` (score above 0), ``"zero"`` or ``"all"``.
+        (parts in one document), ``"observed"`` (score above 0), ``"one_config"`` (score
+        above 0, once the configuration that alone scores the most is left out), ``"zero"``
+        or ``"all"``.
     """
     n = _n_questions(rows, per_question)
     if column in rows and not np.any(np.nan_to_num(rows[column].to_numpy(float)) > 0):
@@ -269,21 +360,43 @@ def scorable_questions(
         if len(fits) and not np.isnan(fits).any():  # a configuration without a limit: no bound
             bounds.append((math.floor(float(fits.max()) * n + 1e-9), "fit"))
     pq = _dataset_questions(rows, per_question)
-    if pq is not None and column in pq and "question_id" in pq:
-        scored = pq.loc[np.nan_to_num(pq[column].to_numpy(float)) > 0, "question_id"]
-        bounds.append((int(scored.nunique()), "observed"))
+    if pq is not None and column in pq and "question_id" in pq and "config" in pq:
+        by = scored_by(pq, column)
+        bounds.append((by.any, "observed"))
+        if by.robust < by.any:
+            bounds.append((by.robust, "one_config"))
     return min(bounds, key=lambda b: b[0])
 
 
-def _enough(count: int, n: int) -> bool:
-    """At least :data:`MIN_SIGNAL_SHARE` of ``n`` and :data:`MIN_SIGNAL_QUESTIONS` (all of them
-    when a dataset has fewer: its small size is the verdict's caution, not a lack of signal)."""
+def enough_signal(count: int, n: int) -> bool:
+    """Whether a metric on which ``count`` of ``n`` questions can score may rank a dataset.
+
+    At least :data:`MIN_SIGNAL_SHARE` of ``n`` and :data:`MIN_SIGNAL_QUESTIONS` (all of them
+    when a dataset has fewer: its small size is the verdict's caution, not a lack of signal).
+
+    Parameters
+    ----------
+    count : int
+        Questions that can score (:func:`scorable_questions`).
+    n : int
+        Questions of the dataset.
+
+    Returns
+    -------
+    bool
+    """
     return count >= min(MIN_SIGNAL_QUESTIONS, n) and count >= MIN_SIGNAL_SHARE * n
 
 
-def _why_few(column: str, count: int, n: int, bound: str) -> str:
+def _why_few(column: str, count: int, n: int, bound: str, per_question: pd.DataFrame | None) -> str:
     if bound == "zero":
         return f"{column} is 0 for every configuration"
+    if bound == "one_config" and per_question is not None:
+        by = scored_by(per_question, column)
+        return (
+            f"{by.any} of the {n} questions score above 0 on {column}, but {by.only} of them "
+            f"only under {by.alone}, so without that one configuration {by.any - by.only} would"
+        )
     if bound == "fit":
         return (
             f"the evidence of only {count} of the {n} questions fits one chunk of any configuration "
@@ -313,6 +426,9 @@ def choose_rank_metric(
     is used (``answerable`` -> ``all_parts`` -> ``recall``, at the same cut-off) and a note
     says why; when none has enough, the one on which the most questions can score (the
     earliest of equals); when that is 0, nothing can be recommended (``signal`` False). The
+    counts leave out any one configuration (:func:`scorable_questions`), so no single
+    configuration's questions choose the metric; the count is returned, so the verdict
+    can say how many questions back it (and caution under :data:`FEW_SIGNAL_QUESTIONS`). The
     runner's ``p_best`` and the verdict both use this rule, so they always speak of the same
     metric.
 
@@ -352,9 +468,10 @@ def choose_rank_metric(
             parameter="rank_by",
         )
     n = _n_questions(rows, per_question)
+    pq = _dataset_questions(rows, per_question)
     chain = [c for c in fallback_chain(rank_by) if c in rows.columns]
     counts = [scorable_questions(rows, c, per_question) for c in chain]
-    pick = next((i for i, (count, _) in enumerate(counts) if _enough(count, n)), None)
+    pick = next((i for i, (count, _) in enumerate(counts) if enough_signal(count, n)), None)
     if pick is None:
         pick = max(range(len(chain)), key=lambda i: (counts[i][0], -i))
     column = chain[pick]
@@ -375,7 +492,7 @@ def choose_rank_metric(
             f"{rank_by} is 0 for every configuration: no configuration retrieves the evidence, "
             "so none is recommended"
         )
-        return RankChoice(rank_by, notes, False)
+        return RankChoice(rank_by, notes, False, 0, n)
     for skipped, (count, bound) in zip(chain[:pick], counts[:pick], strict=False):
         if bound == "zero":
             notes.append(
@@ -386,19 +503,19 @@ def choose_rank_metric(
             )
         else:
             notes.append(
-                f"{skipped} has too little signal to rank by: {_why_few(skipped, count, n, bound)} "
+                f"{skipped} has too little signal to rank by: {_why_few(skipped, count, n, bound, pq)} "
                 f"(a ranking metric needs at least {MIN_SIGNAL_QUESTIONS} questions and "
                 f"{MIN_SIGNAL_SHARE:.0%} of them), so the ranking uses {column}, on which "
                 f"{counts[pick][0]} can score"
             )
-    if not _enough(counts[pick][0], n):
-        count, bound = counts[pick]
+    count, bound = counts[pick]
+    if not enough_signal(count, n):
         notes.append(
-            f"Little signal: {_why_few(column, count, n, bound)} (under {MIN_SIGNAL_QUESTIONS} "
+            f"Little signal: {_why_few(column, count, n, bound, pq)} (under {MIN_SIGNAL_QUESTIONS} "
             f"questions or {MIN_SIGNAL_SHARE:.0%} of them), and no fallback has more; "
             "treat the ranking as a rough guide"
         )
-    return RankChoice(column, notes, True)
+    return RankChoice(column, notes, True, count, n)
 
 
 def tie_order(
@@ -793,3 +910,43 @@ def by_construction(rows: pd.DataFrame) -> dict[str, str]:
         if not np.any(values != 0):
             out[column] = reason
     return out
+
+
+def blank_by_construction(
+    summary: pd.DataFrame, per_question: pd.DataFrame
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Store the columns :func:`by_construction` names as missing, not as 0.
+
+    On a dataset where no question has all its evidence in one document, ``mrr``,
+    ``answerability``, ``answerable@k`` ... are 0 whatever the chunking: a 0 with a ``[0, 0]``
+    interval would read as a measurement. Each such column of that dataset's summary rows,
+    with its ``_ci_low``/``_ci_high`` bounds, and of its per-question rows becomes NaN (an
+    empty CSV cell, JSON ``null``, a Parquet null), so every table format, chart and mean
+    leaves it out. The same rule the tables use to print n/a, so the two never disagree; the
+    rule still names the columns when read back (NaN counts as 0 there).
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        The run's summary (``dataset``, ``answerability_ceiling``, metric columns).
+    per_question : pandas.DataFrame
+        The run's per-question table (``dataset`` and the metric columns).
+
+    Returns
+    -------
+    summary, per_question : pandas.DataFrame
+        Copies with the columns blanked.
+    """
+    summary, per_question = summary.copy(), per_question.copy()
+    names = summary["dataset"].astype(str)
+    for name in dict.fromkeys(names):
+        in_summary = (names == name).to_numpy()
+        fixed = list(by_construction(summary[in_summary]))
+        bounds = [f"{c}{end}" for c in fixed for end in ("_ci_low", "_ci_high")]
+        summary.loc[in_summary, fixed + [b for b in bounds if b in summary.columns]] = np.nan
+        if fixed:
+            in_pq = (per_question["dataset"].astype(str) == name).to_numpy()
+            cols = [c for c in fixed if c in per_question.columns]
+            per_question[cols] = per_question[cols].astype(float)  # a 0/1 column can hold NaN
+            per_question.loc[in_pq, cols] = np.nan
+    return summary, per_question

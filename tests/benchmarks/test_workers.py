@@ -3,8 +3,6 @@ would make the run slower, recorded with its reason; tables identical whatever i
 
 from __future__ import annotations
 
-import os
-
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -87,24 +85,12 @@ def test_the_decision_never_exceeds_what_was_asked_or_the_jobs(requested, jobs, 
     assert 1 <= d.workers <= max(1, min(cap, jobs))
 
 
-def test_free_cores_lies_between_none_and_all():
-    free = W.free_cores(0.02)
-    assert free is None or 0.0 <= free <= W.usable_cores()
-
-
-def test_free_cores_takes_the_lower_of_idle_time_and_load(two_cores, monkeypatch):
-    monkeypatch.setattr(W, "_idle_cores", lambda seconds: 1.9)
-    monkeypatch.setattr(os, "getloadavg", lambda: (1.5, 0.0, 0.0))
-    assert W.free_cores() == pytest.approx(0.5)
-    monkeypatch.setattr(os, "getloadavg", lambda: (0.0, 0.0, 0.0))
-    assert W.free_cores() == pytest.approx(1.9)
-
-
-def test_usable_cores_follow_the_affinity():
-    if hasattr(os, "sched_getaffinity"):
-        assert W.usable_cores() == len(os.sched_getaffinity(0))
-    else:
-        assert W.usable_cores() == (os.cpu_count() or 1)
+def test_encoder_threads_share_the_usable_cores_among_the_workers(two_cores):
+    assert W.decide_workers(1, 12, BIG).encoder_threads == 2  # one process: both cores
+    assert W.decide_workers(2, 12, BIG, free=2.0).encoder_threads == 1  # two workers: one each
+    assert W.decide_workers(2, 12, BIG, free=0.5).encoder_threads == 2  # one worker (busy cores)
+    assert W.decide_workers(8, 12, 0, exact=True).encoder_threads == 1  # 8 processes on 2 cores
+    assert W.plan_workers(4, "local", [100], [(0, FIXED10, "a")])[1].encoder_threads == 2
 
 
 def test_the_run_records_the_decision_and_small_work_runs_here():
@@ -113,6 +99,7 @@ def test_the_run_records_the_decision_and_small_work_runs_here():
     assert res.manifest["workers"] == 1 and res.manifest["executor"] == "local"
     assert decision["requested"] == 2 and decision["workers"] == 1
     assert decision["reason"].startswith("small work")
+    assert decision["encoder_threads"] == W.usable_cores()
 
 
 def test_local_and_dask_plans_say_so():

@@ -60,6 +60,7 @@ def test_document_start_index_is_used_when_it_checks_out():
     assert [(c.start, c.end) for c in chunker.chunk(text)] == [(3, 5), (6, 8)]
 
 
+@pytest.mark.slow  # measured: imports llama_index: ~2 s of CPU
 def test_llama_index_offsets_are_the_nodes_own(builtin):
     _needs("llama_index.core")
     from llama_index.core import Document as LlamaDocument

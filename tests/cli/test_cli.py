@@ -88,6 +88,21 @@ def test_run_progress_bar_on_stderr(tiny_folder, tmp_path, capsys):
     assert "1/1" not in captured.out
 
 
+def test_the_encoders_progress_bar_follows_quiet(tiny_folder, tmp_path, capsys, monkeypatch):
+    from chunkeval.encoders.embedder import PROGRESS_ENV
+
+    monkeypatch.delenv(PROGRESS_ENV, raising=False)
+    assert main(_run_args(tiny_folder, tmp_path / "quiet", "--chunker", FIXED10)) == 0
+    assert PROGRESS_ENV not in os.environ  # --quiet: the encoder's bar stays disabled
+    args = [a for a in _run_args(tiny_folder, tmp_path / "shown", "--chunker", FIXED10) if a != "--quiet"]
+    try:
+        assert main(args) == 0
+        assert os.environ[PROGRESS_ENV] == "1"  # read by the encoder here and in pool workers
+    finally:
+        os.environ.pop(PROGRESS_ENV, None)  # the CLI set it for this process: not for later tests
+    capsys.readouterr()
+
+
 def test_run_calls_write_report(tiny_folder, tmp_path, capsys, monkeypatch):
     seen = []
 

@@ -110,6 +110,7 @@ def test_texts_page_starts_and_readers(folder):
     assert load(f"files:{folder}").fingerprint == ds.fingerprint
 
 
+@pytest.mark.slow  # measured: a run and a report: ~3 s of CPU
 def test_run_and_validate_on_a_folder_of_formats(folder, tmp_path, capsys):
     assert main(["validate", f"files:{folder}"]) == 0
     assert "is valid" in capsys.readouterr().out

@@ -53,6 +53,7 @@ def test_truncation_at_the_window_of_256_wordpieces(reference):
     assert long_text[: visible[0]].endswith("dog. The quick brown fox")
 
 
+@pytest.mark.slow  # measured: ~1.5 s of CPU, 5 s under load
 def test_batch_order_and_size_do_not_change_vectors(reference):
     from chunkeval.caches import clear_caches
     from chunkeval.encoders.embedder import BertEmbedder
@@ -88,3 +89,69 @@ def test_the_official_digest_is_checked(tmp_path):
     assert other.model_id is None and other.spec == f"bert:sha256={other.digest[:16]}"
     with pytest.raises(UsageError, match="lacks config"):
         resolve_model(str(tmp_path / "nowhere"))
+
+
+def test_vectors_are_the_reference_for_any_thread_count(reference, monkeypatch):
+    from chunkeval.caches import clear_caches
+    from chunkeval.encoders import embedder as E
+
+    monkeypatch.setattr(E, "MIN_THREADED_TOKENS", 0)  # even six short texts ask for threads
+    want = np.array(reference["vectors"])
+    for threads in (1, 2, 3):
+        clear_caches()
+        monkeypatch.setattr(E, "threads_now", lambda threads=threads: threads)
+        got = E.BertEmbedder().transform(reference["texts"])
+        assert np.abs(got - want).max() < 1e-5, threads
+
+
+def test_hidden_states_agree_across_thread_counts_with_padding():
+    from chunkeval.encoders.bert import encode
+    from chunkeval.encoders.embedder import _load
+
+    w = _load(resolve_model("minilm"), None).weights
+    ids = np.random.default_rng(0).integers(1000, 20000, size=(3, 40))
+    mask = np.ones(ids.shape, dtype=np.float32)
+    mask[1, 25:] = 0  # padded: its real rows must not see the padding
+    one, two = (encode(w, ids, mask, threads=t) for t in (1, 2))
+    assert one.shape == (3, 40, 384) and one.dtype == np.float32
+    assert np.abs(one - two).max() < 1e-5
+    alone = encode(w, ids[1:2, :25], mask[1:2, :25])
+    assert np.abs(alone[0] - one[1, :25]).max() < 1e-5
+
+
+def test_a_gelu_the_graph_cannot_build_is_refused():
+    from dataclasses import replace
+
+    from chunkeval.encoders.bert import encode
+    from chunkeval.encoders.embedder import _load
+
+    w = replace(_load(resolve_model("minilm"), None).weights, activation="relu")
+    with pytest.raises(UsageError, match="activation 'relu' is not supported"):
+        encode(w, np.array([[101, 102]]), np.ones((1, 2), dtype=np.float32))
+
+
+def test_a_progress_bar_only_when_the_cli_asks(monkeypatch):
+    from chunkeval.encoders import embedder as E
+
+    monkeypatch.delenv(E.PROGRESS_ENV, raising=False)
+    with E._progress_bar(10) as bar:
+        assert bar.disable
+    monkeypatch.setenv(E.PROGRESS_ENV, "1")
+    with E._progress_bar(10) as bar:
+        assert not bar.disable and bar.total == 10 and bar.unit == "chunk"
+
+
+def test_a_missing_runtime_names_the_extra(monkeypatch):
+    import sys
+    from dataclasses import replace
+
+    from chunkeval.encoders.bert import encode
+    from chunkeval.encoders.embedder import _load
+    from chunkeval.errors import MissingDependency
+
+    w = replace(_load(resolve_model("minilm"), None).weights)  # no session built yet
+    monkeypatch.setitem(sys.modules, "onnxruntime", None)  # import fails as when not installed
+    with pytest.raises(
+        MissingDependency, match=r"onnxruntime is not installed\): pip install 'chunkeval\[minilm\]'"
+    ):
+        encode(w, np.array([[101, 102]]), np.ones((1, 2), dtype=np.float32))

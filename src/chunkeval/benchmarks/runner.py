@@ -20,6 +20,7 @@ from importlib import metadata as importlib_metadata
 from pathlib import Path
 from typing import Any, cast
 
+from chunkeval._cores import thread_cap
 from chunkeval.benchmarks.executors import EXECUTORS, execute
 from chunkeval.benchmarks.stages import Evaluation, PreparedDataset, Settings, resolve_tokenizer, summarise
 from chunkeval.benchmarks.workers import check_workers, plan_workers
@@ -171,6 +172,23 @@ def _retriever_params(name: str) -> dict[str, Any] | None:
             "params": r.get_params(deep=False) if hasattr(r, "get_params") else {},
         }
     return to_jsonable(info)
+
+
+def _endpoint_usage(outputs: Sequence[Evaluation], executor: str) -> dict[str, Any] | None:
+    """What the run spent on model endpoints, by ``MODEL@HOST``: the sum of every
+    configuration's ``endpoint_usage`` (counted where it ran); None under Dask, whose
+    steps are not counted."""
+    if executor == "dask":
+        return None
+    total: dict[str, Any] = {}
+    for timings in (o.timings for o in outputs):
+        for name, spent in timings.get("endpoint_usage", {}).items():
+            into = total.setdefault(name, {**spent, "requests": 0, "retries": 0, "usage": {}})
+            into["requests"] += spent["requests"]
+            into["retries"] += spent["retries"]
+            for field, n in spent["usage"].items():
+                into["usage"][field] = into["usage"].get(field, 0) + n
+    return total
 
 
 def _machine() -> dict[str, Any]:
@@ -372,7 +390,8 @@ def _manifest(
     facts: dict[str, Any],
 ) -> Manifest:
     """The manifest (:class:`~chunkeval.results.schema.Manifest`): environment, datasets, configurations, settings, timings; ``facts`` gives
-    ``started_at, retriever_params, p_best_metric, tokenizer, workers, executor, total_seconds``."""
+    ``started_at, retriever_params, p_best_metric, tokenizer, workers, executor, total_seconds,
+    endpoint_usage``."""
     manifest = cast(Manifest, _environment())
     manifest["started_at"] = facts["started_at"]
     manifest["datasets"] = {
@@ -414,6 +433,7 @@ def _manifest(
             "workers": facts["workers"],
             "workers_decision": facts["workers_decision"],
             "executor": facts["executor"],
+            "endpoint_usage": facts["endpoint_usage"],
             "timings": {
                 "total_seconds": facts["total_seconds"],
                 "load_seconds": {d.name: s for d, s in zip(loaded, load_seconds, strict=True)},
@@ -516,7 +536,8 @@ def run(
         provenance}}, configs [{config, chunker, params, limit, limit_unit}],
         retriever, retriever_params {class, params[, analyzer][, embedder
         {class, params}][, components]}, ks, tokenizer, seed, confidence, n_resamples, workers,
-        workers_decision, timings, machine {ram_bytes, cpu_count, ...}, argv, finished_at``.
+        workers_decision, endpoint_usage {MODEL@HOST: {model, host, requests, retries, usage}},
+        timings, machine {ram_bytes, cpu_count, ...}, argv, finished_at``.
         ``git_commit``/``git_dirty`` are set only when chunkeval is imported
         from its own git checkout (``src/chunkeval`` of a repository whose
         ``pyproject.toml`` names ``chunkeval``), else ``None``; ``git_dirty``
@@ -574,15 +595,16 @@ def run(
     executor, decision = plan_workers(
         check_workers(workers), executor, [p.n_characters for p in prepared], jobs
     )
-    outputs = execute(
-        prepared,
-        jobs,
-        settings,
-        executor=executor,
-        workers=decision.workers,
-        scheduler=scheduler,
-        progress=progress,
-    )
+    with thread_cap(decision.encoder_threads):  # the encoder's threads in each worker
+        outputs = execute(
+            prepared,
+            jobs,
+            settings,
+            executor=executor,
+            workers=decision.workers,
+            scheduler=scheduler,
+            progress=progress,
+        )
     summary, per_question, chunk_table, p_best_metric = summarise(outputs, settings)
 
     facts = {
@@ -594,6 +616,7 @@ def run(
         "workers_decision": decision.to_dict(),
         "executor": executor,
         "total_seconds": time.perf_counter() - t_start,
+        "endpoint_usage": _endpoint_usage(outputs, executor),
     }
     manifest = _manifest(settings, loaded, specs, load_seconds, objects, labels, summary, outputs, facts)
     return Results(

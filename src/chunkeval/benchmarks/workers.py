@@ -12,11 +12,17 @@ The rule, for ``workers=N`` (``--workers N``) with the default executor:
 2. No more workers than (dataset, configuration) jobs.
 3. One worker when the work to share is small: the characters of the datasets times the
    configurations below :data:`MIN_PARALLEL_WORK_CHARS`.
-4. No more workers than free cores (:func:`free_cores`: the lower of the per-CPU idle time
-   over :data:`IDLE_SAMPLE_SECONDS` and the cores minus the load average), counting a core
-   as free from :data:`FREE_CORE_SHARE` of it idle. Workers on busy cores only share the
+4. No more workers than free cores (:func:`chunkeval._cores.cores_to_use` of
+   :func:`~chunkeval._cores.free_cores`: the per-CPU idle time sampled now, so the run's own
+   earlier work never counts as load), counting a core as free from
+   :data:`~chunkeval._cores.FREE_CORE_SHARE` of it idle. Workers on busy cores only share the
    same cores more finely: measured on a loaded two-core machine, two workers ran the Chroma
    suite 0.8-1.1x as fast as one process.
+
+The decision also caps the neural encoder's threads in each worker (``encoder_threads``: the
+usable cores shared among the workers), and within that cap the same rule (one function,
+:func:`chunkeval._cores.cores_to_use`) gives the encoder its threads each time it encodes
+(:mod:`chunkeval.encoders.bert`), from the cores free then.
 
 The decision only lowers ``N``, and only where more workers would make the run slower. An
 explicit ``executor="processes"`` (``--executor processes``) skips rules 3 and 4: ``N``
@@ -25,27 +31,20 @@ workers (at most one per job), as asked. The tables are identical whatever the d
 
 from __future__ import annotations
 
-import contextlib
-import math
-import os
-import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from chunkeval._cores import cores_to_use, free_cores, usable_cores
 from chunkeval.errors import UsageError
 
 __all__ = [
     "AUTO",
-    "FREE_CORE_SHARE",
-    "IDLE_SAMPLE_SECONDS",
     "MIN_PARALLEL_WORK_CHARS",
     "WorkerDecision",
     "check_workers",
     "decide_workers",
-    "free_cores",
     "plan_workers",
-    "usable_cores",
 ]
 
 #: The ``workers`` value that lets :func:`decide_workers` choose up to every usable core.
@@ -54,14 +53,6 @@ AUTO = "auto"
 #: Characters x configurations below which one process runs the work: about 0.2-0.4 s per MB and configuration, so below this a pool saves less than
 #: a second, which forking, the results' way back and one worker's idle tail can cost.
 MIN_PARALLEL_WORK_CHARS = 8_000_000
-
-#: How long the per-CPU idle time is sampled, in seconds (paid only by runs big enough
-#: for a pool).
-IDLE_SAMPLE_SECONDS = 0.1
-
-#: The share of a core that must be idle for it to count as free for one more worker (a
-#: worker on a core another process keeps 40% busy still adds more than it costs).
-FREE_CORE_SHARE = 0.6
 
 
 @dataclass(frozen=True)
@@ -83,6 +74,11 @@ class WorkerDecision:
         Characters x configurations the pool would share (rule 3).
     reason : str
         One line: the rule that set ``workers``.
+    encoder_threads : int
+        The most threads the neural encoder of each worker may take: the usable cores shared
+        among the workers, at least 1 (applied with :func:`chunkeval._cores.thread_cap`).
+        Each encode takes fewer when fewer cores are free then
+        (:func:`chunkeval._cores.cores_to_use`).
     """
 
     requested: int | str
@@ -91,6 +87,7 @@ class WorkerDecision:
     free_cores: float | None
     work_chars: int
     reason: str
+    encoder_threads: int = 1
 
     def to_dict(self) -> dict[str, Any]:
         """The decision as plain JSON values."""
@@ -121,81 +118,6 @@ def check_workers(value: Any) -> int | str:
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise UsageError(f"workers must be an integer >= 1 or 'auto', got {value!r}", parameter="workers")
     return int(value)
-
-
-def usable_cores() -> int:
-    """Cores this process may run on: its CPU affinity (Linux), else ``os.cpu_count()``.
-
-    Returns
-    -------
-    int
-        At least 1.
-    """
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except (AttributeError, OSError):  # not Linux
-        return max(1, os.cpu_count() or 1)
-
-
-def _cpu_times() -> dict[str, tuple[int, int]]:
-    """(idle, total) jiffies of every CPU from ``/proc/stat`` (empty when there is none)."""
-    out = {}
-    try:
-        with open("/proc/stat", encoding="ascii") as f:
-            for line in f:
-                name, *fields = line.split()
-                if name.startswith("cpu") and name != "cpu":
-                    values = [int(v) for v in fields[:8]]  # user nice system idle iowait irq softirq steal
-                    out[name] = (values[3] + values[4], sum(values))
-    except (OSError, ValueError, IndexError):
-        return {}
-    return out
-
-
-def _idle_cores(seconds: float) -> float | None:
-    """Sum of the idle shares of this process's CPUs over ``seconds`` (None without ``/proc/stat``)."""
-    try:
-        mine = {f"cpu{i}" for i in os.sched_getaffinity(0)}
-    except (AttributeError, OSError):
-        mine = None
-    before = _cpu_times()
-    if not before:
-        return None
-    time.sleep(seconds)
-    shares = [
-        (idle - before[name][0]) / (total - before[name][1]) if total > before[name][1] else 1.0
-        for name, (idle, total) in _cpu_times().items()
-        if name in before and (mine is None or name in mine)
-    ]
-    return sum(min(1.0, max(0.0, s)) for s in shares) if shares else None
-
-
-def free_cores(seconds: float = IDLE_SAMPLE_SECONDS) -> float | None:
-    """How many of the usable cores are free, in cores: the lower of two measures.
-
-    Now: the sum over this process's CPUs of their idle share during ``seconds``
-    (``/proc/stat``, Linux; this process sleeps meanwhile, so its own core counts as free).
-    Lately: the usable cores minus the 1-minute load average (runnable processes), which
-    smooths another process's short pause. Either alone where only one can be read.
-
-    Parameters
-    ----------
-    seconds : float
-        Sampling time of the idle shares.
-
-    Returns
-    -------
-    float or None
-        Between 0 and :func:`usable_cores`; None when neither can be read.
-    """
-    cores = float(usable_cores())
-    measures = []
-    idle = _idle_cores(seconds)
-    if idle is not None:
-        measures.append(idle)
-    with contextlib.suppress(AttributeError, OSError):  # no load average (Windows)
-        measures.append(cores - os.getloadavg()[0])
-    return max(0.0, min(cores, *measures)) if measures else None
 
 
 def decide_workers(
@@ -229,7 +151,7 @@ def decide_workers(
     cap = cores if requested == AUTO else int(requested)
 
     def decided(n: int, reason: str, free_now: float | None = None) -> WorkerDecision:
-        return WorkerDecision(requested, n, cores, free_now, int(work_chars), reason)
+        return WorkerDecision(requested, n, cores, free_now, int(work_chars), reason, max(1, cores // n))
 
     if cap <= 1:
         return decided(1, "one worker asked")
@@ -248,7 +170,7 @@ def decide_workers(
     if measured is None or isinstance(measured, str):
         n = min(cap, n_jobs, cores)
         return decided(n, f"{n} workers (free cores unknown)")
-    n_free = max(1, math.floor(float(measured) + (1.0 - FREE_CORE_SHARE)))
+    n_free = cores_to_use(float(measured), cores)
     n = min(cap, n_jobs, n_free)
     bounds = {"asked": cap, "jobs": n_jobs, "free cores": n_free}
     limit = min(bounds, key=lambda name: bounds[name])  # the first of equal bounds
@@ -297,8 +219,10 @@ def plan_workers(
     cores = usable_cores()
     if executor == "dask":
         n = cores if workers == AUTO else int(workers)
-        return executor, WorkerDecision(workers, n, cores, None, work, f"dask: {n} workers as given")
+        return executor, WorkerDecision(
+            workers, n, cores, None, work, f"dask: {n} workers as given", max(1, cores // n)
+        )
     if executor == "local":
-        return executor, WorkerDecision(workers, 1, cores, None, work, "executor 'local' asked")
+        return executor, WorkerDecision(workers, 1, cores, None, work, "executor 'local' asked", cores)
     decision = decide_workers(workers, len(jobs), work, exact=executor == "processes" and workers != AUTO)
     return executor or ("processes" if decision.workers > 1 else "local"), decision

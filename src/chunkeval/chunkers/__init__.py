@@ -1,7 +1,7 @@
 """Chunkers: one module per family, the registry, and the list-level cores.
 
 Registered names: ``fixed``, ``sentence``, ``paragraph``, ``token_budget``,
-``balanced``, ``semantic``. The seed exercises' list-level functions (``semantic_chunk``,
+``balanced``, ``semantic``, ``kamradt``, ``cluster``. The seed exercises' list-level functions (``semantic_chunk``,
 ``chunk_by_sentences``, ``pack_paragraphs``, ...) are gathered in
 :mod:`chunkeval.chunkers.reference` and exported here too; ``semantic_chunk`` keeps the
 exercise's name but is the plain greedy sentence packer (the list form of ``sentence``), not

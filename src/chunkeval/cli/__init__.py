@@ -182,16 +182,19 @@ def _drop_interrupts(previous: Any) -> Any:
 
 
 def _show_plugin_warnings() -> Any:
-    """Show a :class:`~chunkeval.registry.PluginWarning` as one ``chunkeval: warning:`` line; the
+    """Show a :class:`~chunkeval.registry.PluginWarning` or an embedding
+    :class:`~chunkeval.errors.CacheWarning` as one ``chunkeval: warning:`` line; the
     previous :func:`warnings.showwarning`, to restore."""
     import warnings
 
+    from chunkeval.errors import CacheWarning
     from chunkeval.registry import PluginWarning
 
     previous = warnings.showwarning
+    one_line = (PluginWarning, CacheWarning)
 
     def show(message: Any, category: Any, *args: Any, **kwargs: Any) -> None:
-        if isinstance(message, PluginWarning) or category is PluginWarning:
+        if isinstance(message, one_line) or category in one_line:
             stderr_line(f"warning: {message}")
         else:
             previous(message, category, *args, **kwargs)

@@ -244,7 +244,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="draft questions with quoted evidence for a person to edit",
         description="Sample evidence sentences (pairs from different paragraphs for multi-part "
         "questions), spread over documents and positions, and write OUT/questions.jsonl with "
-        'quote evidence and draft questions marked "draft": true. Offline.',
+        'quote evidence and draft questions marked "draft": true. Offline, unless --llm names the '
+        "team's chat model to write the questions and copy their evidence, each excerpt then located "
+        "and checked.",
     )
     p.add_argument("spec", metavar="SPEC", help="dataset spec; files:FOLDER needs no questions file yet")
     p.add_argument("--n", type=int, default=50, help="number of drafts (default 50)")
@@ -259,6 +261,72 @@ def build_parser() -> argparse.ArgumentParser:
         "e.g. with an LLM; default: a template with the evidence's salient terms",
     )
     p.add_argument("--force", action="store_true", help="replace an existing OUT/questions.jsonl")
+    llm = p.add_argument_group(
+        "questions written by a language model (--llm; see docs/generated-questions.md)"
+    )
+    llm.add_argument(
+        "--llm",
+        metavar="SPEC",
+        default=None,
+        help="an OpenAI-compatible chat endpoint that writes each question and copies its excerpts: "
+        "\"openai(model='NAME', base_url='http://HOST:PORT/v1', api_key_env='VAR')\" "
+        "(also timeout_s, max_retries, max_in_flight, temperature, max_tokens); "
+        "default: offline template drafts",
+    )
+    llm.add_argument(
+        "--prompt", metavar="FILE", default=None, help="the prompt template (default: the built-in one)"
+    )
+    llm.add_argument(
+        "--max-requests",
+        metavar="N",
+        type=int,
+        default=None,
+        help="most requests sent, the budget for rejected replies (default 2 x --n)",
+    )
+    llm.add_argument(
+        "--per-document", type=int, metavar="N", default=None, help="most questions kept per document"
+    )
+    llm.add_argument(
+        "--passage-chars",
+        type=int,
+        metavar="N",
+        default=1200,
+        help="most characters of a passage shown (default 1200)",
+    )
+    llm.add_argument(
+        "--min-excerpt-chars",
+        type=int,
+        metavar="N",
+        default=20,
+        help="shorter excerpts are rejected (default 20)",
+    )
+    llm.add_argument(
+        "--max-excerpt-chars",
+        type=int,
+        metavar="N",
+        default=600,
+        help="longer excerpts are rejected (default 600)",
+    )
+    llm.add_argument(
+        "--max-copied",
+        metavar="SHARE",
+        type=float,
+        default=0.7,
+        help="most share of a question's content terms found in its excerpts (default 0.7)",
+    )
+    llm.add_argument(
+        "--max-similarity",
+        metavar="COSINE",
+        type=float,
+        default=0.8,
+        help="a question more similar than this to a kept one is a near-duplicate (cosine, default 0.8)",
+    )
+    llm.add_argument(
+        "--similarity-embedder",
+        metavar="SPEC",
+        default=None,
+        help="compare questions by this embedder's vectors (e.g. minilm) instead of their term counts",
+    )
     p.set_defaults(handler=cmd_draft_questions)
 
     p = sub.add_parser(

@@ -17,7 +17,7 @@ from chunkeval.cli.exit_codes import EXIT_FAILURE, EXIT_OK, CLIError, one_line, 
 from chunkeval.cli.options import check_seed_option, parse_ints, parse_ks
 from chunkeval.cli.output import COLUMN_LEGEND, recommendation_text, summary_table
 from chunkeval.cli.report import REPORT_FILES, write_report_if_available
-from chunkeval.policy import rank_metrics, run_confidence, run_ks
+from chunkeval.policy import DEFAULT_BUDGETS, rank_metrics, run_confidence, run_ks
 from chunkeval.validation import check_count
 
 __all__ = ["RESULTS_ROOT", "cmd_run"]
@@ -86,6 +86,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     check_results_format(args.format)  # Parquet without pyarrow fails now, not after the run
     with summarised_failure(args.baseline, "this run"):  # an exit 2 reaches the CI step summary too
         baseline = _gate_baseline(args, kwargs)
+    adopted = _baseline_rank_by(args, baseline, kwargs)
+    if adopted:
+        args.rank_by = adopted
     folder, default = _new_results_folder(args.out, name)
     claim = _claim_folder(folder, getattr(args, "argv", []), default)
     folder = claim.folder
@@ -120,6 +123,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"\n{recommendation}")
     if baseline is not None:
         from chunkeval.gate.comparison import compare
+
+        for line in _rank_notes(baseline, results, adopted):
+            print(line)
 
         cmp = compare(baseline, results, args.fail_on, strict=args.strict)
         cmp.baseline_name, cmp.current_name = args.baseline, str(folder)
@@ -159,9 +165,14 @@ def _run_into(
 
     folder = claim.folder
     if getattr(args, "cache", None):
-        from chunkeval.encoders.cache import CACHE_ENV
+        from chunkeval.encoders.cache import CACHE_ENV, check_cache_folder
 
+        check_cache_folder(args.cache)  # a file or an unwritable folder: exit 2 before any work
         os.environ[CACHE_ENV] = os.path.abspath(args.cache)  # the environment reaches pool workers
+    if not args.quiet:
+        from chunkeval.encoders.embedder import PROGRESS_ENV
+
+        os.environ[PROGRESS_ENV] = "1"  # a bar for long encodes, here and in pool workers
 
     bars: list[Any] = []
     progress = None
@@ -234,6 +245,46 @@ def _run_into(
             code = EXIT_FAILURE
     claim.publish()
     return code, results, report, verdicts
+
+
+def _judged_on(baseline: Any) -> dict[str, str]:
+    """Dataset -> the metric the baseline was ranked by: its manifest's ``p_best_metric`` (a
+    results folder), else the ranking rule applied to its tables (a baseline file keeps the
+    summary, the per-question values, ks and budgets the rule reads)."""
+    return dict((baseline.manifest or {}).get("p_best_metric") or rank_metrics(baseline))
+
+
+def _baseline_rank_by(args: argparse.Namespace, baseline: Any, kwargs: dict[str, Any]) -> str | None:
+    """The baseline's ranking metric, as this run's ``--rank-by`` default, so that a baseline and
+    a changed run are judged on the same metric: when no ``--rank-by`` is given, the baseline
+    ranked every dataset by one metric (:func:`_judged_on`) and this run measures it (its
+    cut-off k or token budget); else ``None`` (the usual choice, with a note if it differs)."""
+    if baseline is None or args.rank_by is not None:
+        return None
+    metrics = set(_judged_on(baseline).values())
+    if len(metrics) != 1:
+        return None
+    (column,) = metrics
+    cut = str(column).partition("@")[2]
+    if cut.endswith("tok"):
+        return column if int(cut[:-3]) in kwargs.get("budgets", DEFAULT_BUDGETS) else None
+    if cut.isdigit():
+        return column if int(cut) in (kwargs.get("ks") or (1, 3, 5, 10)) else None
+    return column
+
+
+def _rank_notes(baseline: Any, results: Any, adopted: str | None) -> list[str]:
+    """One line saying the run is ranked by the baseline's metric, or one per dataset ranked by
+    another metric than in the baseline (their verdicts then speak of different metrics)."""
+    if adopted:
+        return [f"note: ranked by {adopted}, the baseline's ranking metric (--rank-by chooses another)"]
+    was = _judged_on(baseline)
+    return [
+        f"note: dataset {name!r} is ranked by {column}, the baseline by {was[name]}; "
+        f"--rank-by {was[name]} judges this run on the baseline's metric"
+        for name, column in rank_metrics(results).items()
+        if was.get(name) and was[name] != column
+    ]
 
 
 def _gate_baseline(args: argparse.Namespace, kwargs: dict[str, Any]) -> Any:

@@ -28,6 +28,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     """Load a dataset; print every problem, or its statistics and the spans nobody verified."""
     from chunkeval.datasets import DatasetError, load
     from chunkeval.datasets.dataset import QUOTES_KEY, SOURCE_KEY
+    from chunkeval.datasets.jsonl import origin_sentence
 
     try:
         dataset = load(args.spec)
@@ -51,6 +52,9 @@ def cmd_validate(args: argparse.Namespace) -> int:
         f"  evidence length in characters: min {ev['min']}, median {ev['p50']:g}, mean {ev['mean']:.1f}, "
         f"p95 {ev['p95']:g}, max {ev['max']}"
     )
+    origin = origin_sentence(prov)
+    if origin is not None:
+        print(f"  generated questions: {origin}")
     print(f"  draft questions: {prov.get('draft_questions', 0)}")
     _print_reader_losses(prov)
     unverified = [

@@ -34,10 +34,12 @@ from chunkeval.types import Document, EvidenceSpan, Question
 
 __all__ = [
     "DRAFT_KEY",
+    "GENERATOR_KEY",
     "MAX_LISTED_PROBLEMS",
     "NO_QUESTIONS",
     "QUOTES_KEY",
     "RESERVED_KEYS",
+    "REVIEWED_KEY",
     "SOURCE_KEY",
     "Dataset",
     "DatasetError",
@@ -51,6 +53,12 @@ QUOTES_KEY = "_quotes"
 #: Question metadata key (and top-level JSONL key) marking a drafted question
 #: that a person has not reviewed yet; ``chunkeval run`` warns about them.
 DRAFT_KEY = "draft"
+#: Question metadata key (and top-level JSONL key) naming what wrote a generated question
+#: (``"llm:MODEL@HOST"``, see :mod:`chunkeval.datasets.generate`).
+GENERATOR_KEY = "generator"
+#: Question metadata key (and top-level JSONL key): true once a person has reviewed a
+#: generated question (the generator writes false).
+REVIEWED_KEY = "reviewed"
 #: Loader-owned metadata keys: never read from nor written to files.
 RESERVED_KEYS = (SOURCE_KEY, QUOTES_KEY)
 #: The problem reported for a dataset without questions.

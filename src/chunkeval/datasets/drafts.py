@@ -40,10 +40,10 @@ from chunkeval.text import paragraph_spans, sentence_spans
 from chunkeval.types import Document
 from chunkeval.validation import check_count
 
-__all__ = ["draft_questions", "salient_terms"]
+__all__ = ["STOP_WORDS", "draft_questions", "salient_terms", "sample_sentences"]
 
 _TERM = re.compile(r"[^\W\d_]{3,}")
-_STOP = frozenset(
+STOP_WORDS = frozenset(
     """the and for are but not you all any can had her was one our out has have this that with from they
     will would there their what when which who whom how why been were into than then them these those
     each also only over such some more most other its may must should could about after before while
@@ -103,7 +103,7 @@ def salient_terms(
         (``df`` at least 1); ties broken by first appearance.
     """
     words = [w.lower() for t in texts for w in _TERM.findall(t)]
-    words = [w for w in words if w not in _STOP]
+    words = [w for w in words if w not in STOP_WORDS]
     counts = Counter(words)
     first = {w: i for i, w in reversed(list(enumerate(words)))}
 
@@ -123,6 +123,79 @@ def _template(terms_a: list[str], terms_b: list[str] | None) -> str:
     if terms_b:
         return f"How does what the text says about {listing(terms_a)} relate to {listing(terms_b)}?"
     return f"What does the text say about {listing(terms_a)}?"
+
+
+def sample_sentences(
+    documents: Sequence[Document], n: int, multi_part: float = 0.3, seed: int = 0
+) -> list[tuple[str, tuple[tuple[int, int], ...]]]:
+    """Sample ``n`` evidence picks spread over documents and positions (see the module docstring).
+
+    The sampling of :func:`draft_questions`, on its own so that other question writers
+    (``chunkeval.datasets.generate``) spread over the corpus the same way.
+
+    Parameters
+    ----------
+    documents : sequence of Document
+    n : int
+        Number of picks (fewer when the corpus has fewer usable sentences).
+    multi_part : float, default 0.3
+        Share of picks, in [0, 1], with two sentences from different paragraphs.
+    seed : int, default 0
+
+    Returns
+    -------
+    list of (doc_id, spans)
+        ``spans``: one or two half-open ``(start, end)`` sentence offsets into the
+        document's text, in text order; the same inputs give the same list.
+
+    Raises
+    ------
+    UsageError
+        For ``n < 1``, ``multi_part`` outside [0, 1] or a corpus without a usable sentence.
+    """
+    check_count("n", n)
+    if not 0.0 <= multi_part <= 1.0:
+        raise UsageError(f"multi_part must be in [0, 1], got {multi_part!r}")
+    docs = sorted(documents, key=lambda d: d.id)
+    pool = {d.id: _candidates(d) for d in docs}
+    order = [d for d in docs if pool[d.id]]
+    if not order:
+        raise UsageError(
+            f"no usable sentence ({_MIN_CHARS}-{_MAX_CHARS} characters, {_MIN_WORDS}+ words) in "
+            f"{len(docs)} document(s)"
+        )
+    rng = random.Random(seed)
+    rng.shuffle(order)
+    n = min(n, sum(len(c) for c in pool.values()))
+    multi = set(rng.sample(range(n), round(n * multi_part)))
+    assigned: dict[str, list[int]] = {}
+    for k in range(n):  # deal round-robin, skipping documents that ran out of sentences
+        doc = order[k % len(order)]
+        while len(assigned.get(doc.id, [])) >= len(pool[doc.id]):
+            doc = order[(order.index(doc) + 1) % len(order)]
+        assigned.setdefault(doc.id, []).append(k)
+
+    picks: list[tuple[str, tuple[tuple[int, int], ...]]] = [("", ())] * n
+    for doc_id, numbers in assigned.items():
+        cands = pool[doc_id]
+        used: set[int] = set()
+        for j, k in enumerate(numbers):
+            lo, hi = j * len(cands) // len(numbers), (j + 1) * len(cands) // len(numbers)
+            free = [i for i in range(lo, hi) if i not in used] or [
+                i for i in range(len(cands)) if i not in used
+            ]
+            first = rng.choice(free)
+            used.add(first)
+            chosen = [first]
+            # a second part only while the document keeps a sentence for each question still to come
+            if k in multi and len(cands) - len(used) > len(numbers) - j - 1:
+                other = [i for i in range(len(cands)) if i not in used and cands[i][2] != cands[first][2]]
+                if other:
+                    second = rng.choice(other)
+                    used.add(second)
+                    chosen = sorted([first, second])
+            picks[k] = (doc_id, tuple(cands[i][:2] for i in chosen))
+    return picks
 
 
 def draft_questions(
@@ -161,54 +234,14 @@ def draft_questions(
         For ``n < 1``, ``multi_part`` outside [0, 1], a corpus without a
         usable sentence, or a generator that does not return a non-empty string.
     """
-    check_count("n", n)
-    if not 0.0 <= multi_part <= 1.0:
-        raise UsageError(f"multi_part must be in [0, 1], got {multi_part!r}")
+    picks = sample_sentences(documents, n, multi_part, seed)
     docs = sorted(documents, key=lambda d: d.id)
-    pool = {d.id: _candidates(d) for d in docs}
-    order = [d for d in docs if pool[d.id]]
-    if not order:
-        raise UsageError(
-            f"no usable sentence ({_MIN_CHARS}-{_MAX_CHARS} characters, {_MIN_WORDS}+ words) in "
-            f"{len(docs)} document(s)"
-        )
-    rng = random.Random(seed)
-    rng.shuffle(order)
-    n = min(n, sum(len(c) for c in pool.values()))
-    multi = set(rng.sample(range(n), round(n * multi_part)))
-    assigned: dict[str, list[int]] = {}
-    for k in range(n):  # deal round-robin, skipping documents that ran out of sentences
-        doc = order[k % len(order)]
-        while len(assigned.get(doc.id, [])) >= len(pool[doc.id]):
-            doc = order[(order.index(doc) + 1) % len(order)]
-        assigned.setdefault(doc.id, []).append(k)
-
     df = Counter(term for d in docs for term in {w.lower() for w in _TERM.findall(d.text)})
     by_id = {d.id: d for d in docs}
-    drafts: list[dict | None] = [None] * n
-    for doc_id, numbers in assigned.items():
-        text, cands = by_id[doc_id].text, pool[doc_id]
-        used: set[int] = set()
-        for j, k in enumerate(numbers):
-            lo, hi = j * len(cands) // len(numbers), (j + 1) * len(cands) // len(numbers)
-            free = [i for i in range(lo, hi) if i not in used] or [
-                i for i in range(len(cands)) if i not in used
-            ]
-            first = rng.choice(free)
-            used.add(first)
-            picks = [first]
-            # a second part only while the document keeps a sentence for each question still to come
-            if k in multi and len(cands) - len(used) > len(numbers) - j - 1:
-                other = [i for i in range(len(cands)) if i not in used and cands[i][2] != cands[first][2]]
-                if other:
-                    second = rng.choice(other)
-                    used.add(second)
-                    picks = sorted([first, second])
-            drafts[k] = {"doc_id": doc_id, "parts": [_part(doc_id, text, *cands[i][:2]) for i in picks]}
-
     records = []
-    for k, item in enumerate(drafts, 1):
-        quotes = [part["quote"] for part in item["parts"]]
+    for k, (doc_id, spans) in enumerate(picks, 1):
+        parts = [_part(doc_id, by_id[doc_id].text, a, b) for a, b in spans]
+        quotes = [part["quote"] for part in parts]
         if generator is not None:
             question = generator(list(quotes))
             if not isinstance(question, str) or not question.strip():
@@ -218,12 +251,5 @@ def draft_questions(
         else:
             terms = [salient_terms([q], df, len(docs)) for q in quotes]
             question = _template(terms[0], terms[1] if len(terms) > 1 else None)
-        records.append(
-            {
-                "id": f"draft-{k:03d}",
-                "text": question.strip(),
-                "evidence": item["parts"],
-                "draft": True,
-            }
-        )
+        records.append({"id": f"draft-{k:03d}", "text": question.strip(), "evidence": parts, "draft": True})
     return records

@@ -151,7 +151,7 @@ max_position_embeddings, type_vocab_size : int
         for key, expected in (("model_type", "bert"), ("position_embedding_type", "absolute")):
             if key in config and config[key] != expected:
                 raise UsageError(
-                    f"{where}: {key} is {config[key]!r}; the numpy encoder runs BERT models "
+                    f"{where}: {key} is {config[key]!r}; the BERT encoder runs BERT models "
                     f"({key} {expected!r})"
                 )
         missing = [k for k in SHAPE_KEYS if k not in config]

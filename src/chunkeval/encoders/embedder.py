@@ -1,9 +1,10 @@
-""":class:`BertEmbedder`: sentence embeddings of a BERT-family model, offline, in numpy.
+""":class:`BertEmbedder`: sentence embeddings of a BERT-family model, offline, without torch.
 
 Texts are tokenised with the model's ``tokenizer.json`` (the ``tokenizers`` library), cut at
 the model's window (``max_seq_length`` of ``sentence_bert_config.json``, else the position
 table), encoded by :func:`chunkeval.encoders.bert.encode` in batches of similar length (sorted
-by token count, so little padding is computed), pooled as ``1_Pooling/config.json`` says (mean
+by token count, so little padding is computed) on the threads the free cores allow
+(:func:`chunkeval._cores.threads_now`), pooled as ``1_Pooling/config.json`` says (mean
 of the real tokens, or the [CLS] token) and l2-normalised when the model's ``modules.json`` has
 a ``Normalize`` step -- the pipeline of sentence-transformers (Reimers and Gurevych,
 "Sentence-BERT", EMNLP 2019) without torch. The model is loaded once per process (cache
@@ -12,21 +13,43 @@ a ``Normalize`` step -- the pipeline of sentence-transformers (Reimers and Gurev
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math
+import os
+import sys
+import time
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from chunkeval._cores import threads_now
 from chunkeval._params import Params
 from chunkeval.caches import store
 from chunkeval.encoders.architecture import check_model_folder
 from chunkeval.encoders.bert import BertWeights, encode
-from chunkeval.encoders.cache import cached_vectors
+from chunkeval.encoders.cache import cache_namespace, cached_vectors
 from chunkeval.encoders.models import ModelFolder, resolve_model
 from chunkeval.errors import UsageError
 
-__all__ = ["BertEmbedder"]
+__all__ = ["BATCH_TOKENS", "MIN_THREADED_TOKENS", "PROGRESS_ENV", "REDECIDE_SECONDS", "BertEmbedder"]
+
+#: Padded wordpieces per forward pass (past one text): one full MiniLM window of 256, or up
+#: to ``batch_size`` short texts. Per CPU-second, one 256-wordpiece chunk per pass encoded
+#: 16% more than four and 48% more than sixteen, whose buffers left the caches
+#: (docs/performance.md).
+BATCH_TOKENS = 256
+
+#: Wordpieces below which an encode runs on one thread without measuring the free cores
+#: (about a second of work on one core).
+MIN_THREADED_TOKENS = 4096
+
+#: Seconds after which a long encode decides its threads again.
+REDECIDE_SECONDS = 10.0
+
+#: Set (to anything non-empty) to show a progress bar for long encodes; the CLI sets it
+#: unless ``--quiet``, and worker processes inherit it.
+PROGRESS_ENV = "CHUNKEVAL_ENCODE_PROGRESS"
 
 _MODELS: dict = store("encoders.models")  # (weights sha256, folder, max_seq_length) -> _Loaded
 
@@ -89,7 +112,7 @@ class BertEmbedder(Params):
     query_prefix, passage_prefix : str, default ""
         Read by the model before each query / passage (E5: ``"query: "``, ``"passage: "``).
     batch_size : int, default 32
-        Texts per forward pass.
+        Most texts per forward pass (fewer for long texts: :data:`BATCH_TOKENS`).
     max_seq_length : int or None, default None
         The window in wordpieces, special tokens included; None: the model's own (256 for
         MiniLM).
@@ -195,29 +218,85 @@ class BertEmbedder(Params):
 
     def _vectors(self, texts: Sequence[str], prefix: str) -> np.ndarray:
         loaded = self._loaded()
-        return cached_vectors(
-            self._folder().digest, prefix, list(texts), lambda new: self._compute(loaded, new)
-        )
+        namespace = _cache_namespace(self._folder(), loaded)
+        return cached_vectors(namespace, prefix, list(texts), lambda new: self._compute(loaded, new))
 
     def _compute(self, loaded: _Loaded, texts: list[str]) -> np.ndarray:
         """Embed ``texts`` (prefixes included) in length-sorted batches; rows in input order."""
         encodings = loaded.tokenizer.encode_batch(texts)
-        lengths = np.array([len(e.ids) for e in encodings])
+        lengths = np.array([len(e.ids) for e in encodings], dtype=np.int64)
         out = np.zeros((len(texts), loaded.weights.word.shape[1]), dtype=np.float32)
-        order = np.argsort(lengths, kind="stable")
-        for start in range(0, len(order), self.batch_size):
-            rows = order[start : start + self.batch_size]
-            width = int(lengths[rows].max())
-            ids = np.zeros((len(rows), width), dtype=np.int64)
-            mask = np.zeros((len(rows), width), dtype=np.float32)
-            for r, i in enumerate(rows):
-                ids[r, : lengths[i]] = encodings[i].ids
-                mask[r, : lengths[i]] = 1.0
-            out[rows] = _pool(encode(loaded.weights, ids, mask), mask, loaded.pooling)
+        threads = _Threads(int(lengths.sum()))
+        with _progress_bar(len(texts)) as bar:
+            for rows in _batches(lengths, self.batch_size):
+                width = int(lengths[rows].max())
+                ids = np.zeros((len(rows), width), dtype=np.int64)
+                mask = np.zeros((len(rows), width), dtype=np.float32)
+                for r, i in enumerate(rows):
+                    ids[r, : lengths[i]] = encodings[i].ids
+                    mask[r, : lengths[i]] = 1.0
+                hidden = encode(loaded.weights, ids, mask, threads.now())
+                out[rows] = _pool(hidden, mask, loaded.pooling)
+                bar.update(len(rows))
         if loaded.normalize:
             norms = np.linalg.norm(out, axis=1, keepdims=True)
             np.divide(out, norms, out=out, where=norms > 0)
         return out
+
+
+def _batches(lengths: np.ndarray, batch_size: int) -> Iterator[np.ndarray]:
+    """Row indices of the batches: sorted by length (little padding), at most ``batch_size``
+    rows and, past one row, at most :data:`BATCH_TOKENS` padded wordpieces (the attention
+    scores of a batch grow with rows x length^2: small batches stay in the caches)."""
+    order = np.argsort(lengths, kind="stable")
+    start = 0
+    while start < len(order):
+        stop = start + 1
+        while (
+            stop < len(order)
+            and stop - start < batch_size
+            and (stop - start + 1) * int(lengths[order[stop]]) <= BATCH_TOKENS
+        ):
+            stop += 1
+        yield order[start:stop]
+        start = stop
+
+
+class _Threads:
+    """The encoder's threads, decided by :func:`chunkeval._cores.threads_now` and decided again
+    every :data:`REDECIDE_SECONDS` (a colleague's job may start or end meanwhile); one thread
+    for work under :data:`MIN_THREADED_TOKENS`, where measuring the free cores costs more than
+    a second thread saves."""
+
+    def __init__(self, total_tokens: int) -> None:
+        self.threaded = total_tokens >= MIN_THREADED_TOKENS
+        self.threads = 1
+        self.decided_at = -math.inf
+
+    def now(self) -> int:
+        if self.threaded and time.monotonic() - self.decided_at >= REDECIDE_SECONDS:
+            self.threads = threads_now()
+            self.decided_at = time.monotonic()
+        return self.threads
+
+
+def _progress_bar(total: int) -> Any:
+    """A tqdm bar of chunks encoded (count, chunks/s, time left) on stderr, shown only when
+    :data:`PROGRESS_ENV` is set (the CLI sets it unless ``--quiet``) and the encode lasts
+    over two seconds."""
+    from tqdm.auto import tqdm
+
+    tqdm.monitor_interval = 0  # no monitor thread: a thread makes a later pool spawn, not fork
+    return tqdm(
+        total=total,
+        unit="chunk",
+        desc="encoding",
+        file=sys.stderr,
+        disable=not os.environ.get(PROGRESS_ENV),
+        delay=2.0,
+        leave=False,
+        dynamic_ncols=True,
+    )
 
 
 def _pool(hidden: np.ndarray, mask: np.ndarray, pooling: str) -> np.ndarray:
@@ -226,3 +305,25 @@ def _pool(hidden: np.ndarray, mask: np.ndarray, pooling: str) -> np.ndarray:
         return hidden[:, 0]
     summed = np.einsum("bnh,bn->bh", hidden, mask)
     return summed / np.maximum(mask.sum(axis=1, keepdims=True), 1e-9)
+
+
+#: The files besides the weights whose content changes a vector: architecture, vocabulary and
+#: splitting, window, modules (normalisation), pooling.
+_DEFINING_FILES = (
+    "config.json",
+    "tokenizer.json",
+    "sentence_bert_config.json",
+    "modules.json",
+    "1_Pooling/config.json",
+)
+
+
+def _cache_namespace(folder: ModelFolder, loaded: _Loaded) -> str:
+    """The embedding cache's namespace of a model read from ``folder``: the weights alone do not
+    name a model (the same file under a config.json with fewer layers, or another tokenizer,
+    gives other vectors), so it holds every defining file's digest, the window, pooling and
+    normalisation."""
+    files = {"model.safetensors": folder.digest, **{f: folder.file_digest(f) for f in _DEFINING_FILES}}
+    return cache_namespace(
+        {"files": files, "window": loaded.window, "pooling": loaded.pooling, "normalize": loaded.normalize}
+    )

@@ -97,6 +97,11 @@ class ModelFolder:
         else ``"bert:sha256=<first 16 digits>"``."""
         return self.name if self.name else f"bert:sha256={self.digest[:16]}"
 
+    def file_digest(self, relative: str) -> str | None:
+        """sha256 of a file of the folder (hashed once per path, size and mtime), or None when absent."""
+        p = self.path / relative
+        return _weights_digest(p) if p.is_file() else None
+
     def identity(self) -> dict[str, str | None]:
         """What names the weights in a manifest: ``{"model_id", "revision", "sha256"}``."""
         return {"model_id": self.model_id, "revision": self.revision, "sha256": self.digest}

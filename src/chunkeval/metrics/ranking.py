@@ -112,7 +112,12 @@ def all_parts_at_k(ranked: Sequence[Chunk], parts: Sequence[EvidenceSpan], k: in
 
 @register_metric("mrr", higher_is_better=True, computed_by=QUESTION_METRICS)
 def mrr(ranked: Sequence[Chunk], parts: Sequence[EvidenceSpan]) -> float:
-    """Reciprocal rank of the first retrieved chunk that contains every evidence part.
+    """Reciprocal rank of the first retrieved chunk that contains every evidence part (all, not any).
+
+    Not the "first relevant chunk" of ``ndcg@k`` and ``map@k``, which count a chunk holding
+    any one part as relevant: on multi-part questions ``mrr`` waits for a chunk holding
+    all of them and can be far lower (0 when the parts lie in different documents, where
+    it is n/a: :func:`chunkeval.policy.by_construction`).
 
     ``rr = 1 / r*`` with ``r* = min{r >= 1 : for all p in P: contained(ranked[r-1], p)}``,
     and ``rr = 0`` when no chunk of the ranked list qualifies.  The cut-off is the

@@ -39,6 +39,7 @@ __all__ = [
     "best_rows",
     "format_cell",
     "marked_cells",
+    "question_origin",
     "ranked_column",
     "readable",
     "render_html",
@@ -280,6 +281,16 @@ details.misses>summary{cursor:pointer;font-weight:600;padding:.25rem 0}
 def _img_tag(png: Path, alt: str) -> str:
     data = base64.b64encode(Path(png).read_bytes()).decode("ascii")
     return f'<img src="data:image/png;base64,{data}" alt="{_e(alt)}">'
+
+
+def question_origin(manifest: Mapping[str, Any] | None, dataset: str) -> str | None:
+    """Who wrote a dataset's questions, from the run's manifest, or None when no question is
+    generated (:func:`chunkeval.datasets.jsonl.origin_sentence` of the dataset's provenance)."""
+    from chunkeval.datasets.jsonl import origin_sentence
+
+    info = ((manifest or {}).get("datasets") or {}).get(dataset) or {}
+    provenance = info.get("provenance") if isinstance(info, Mapping) else None
+    return origin_sentence(provenance) if isinstance(provenance, Mapping) else None
 
 
 def ranked_column(results: Any, dataset: str, verdict: Any = None) -> str | None:
@@ -716,6 +727,9 @@ def render_html(
     for name in names:
         rows = summary[summary["dataset"].astype(str) == name].reset_index(drop=True)
         parts.append(f"<h3>dataset {_e(name)}</h3>")
+        origin = question_origin(manifest, name)
+        if origin:
+            parts.append(f'<p class="note">Questions: {_e(origin)}.</p>')
         parts.append(_summary_table(rows, k, styles, ranked_column(results, name, verdicts[name])))
     parts.append("<h2>Charts</h2>")
     for c in charts:

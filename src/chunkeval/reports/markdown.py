@@ -15,6 +15,7 @@ from chunkeval.reports.html import (
     _fmt,
     format_cell,
     marked_cells,
+    question_origin,
     ranked_column,
     summary_columns,
 )
@@ -91,6 +92,9 @@ def render_markdown(
         na = by_construction(rows)
         marks = marked_cells(rows, cols, na)
         lines += [f"## dataset {md_escape(name)} — retriever {md_escape(retr)}, k={k}", ""]
+        origin = question_origin(getattr(results, "manifest", None), name)
+        if origin:
+            lines += [f"Questions: {md_escape(origin)}.", ""]
         head = ["#", "configuration", "limit"] + [
             h + (" ↑" if d == "higher" else " ↓" if d == "lower" else "") + (" ◆" if c == rank else "")
             for c, h, d in cols

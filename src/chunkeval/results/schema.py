@@ -62,6 +62,7 @@ class Manifest(TypedDict, total=False):
     workers: int  #: worker processes used
     workers_decision: dict[str, Any]  #: how many workers and why (benchmarks.workers.WorkerDecision)
     executor: str  #: where the stages ran (local, processes, dask)
+    endpoint_usage: dict[str, dict[str, Any]] | None  #: MODEL@HOST -> requests, retries, token usage
     timings: dict[str, Any]  #: total, loading and per-configuration seconds
     machine: dict[str, Any]  #: RAM, CPU count, platform
     argv: list[str] | None  #: the command line (CLI runs)

@@ -52,13 +52,16 @@ import numpy as np
 from chunkeval.errors import UsageError
 from chunkeval.labels import percent
 from chunkeval.policy import (
+    FEW_SIGNAL_QUESTIONS,
     confidence_label,
     dataset_rows,
+    enough_signal,
     rank_metric,
     reading_cost,
     run_confidence,
     run_headline_k,
     run_ks,
+    scored_by,
     tie_order,
 )
 from chunkeval.verdict.frontier import pareto_frontier
@@ -178,6 +181,14 @@ class Recommendation:
     runner_up : str
         The indistinguishable configuration closest to the best with a non-zero difference
         (``""`` when none), whose :attr:`AgainstBest.questions_needed` the verdict states.
+    scorable : int
+        Questions that can score on ``metric``, counted so that no single configuration
+        decides (:func:`chunkeval.policy.scorable_questions`); -1 when not known.
+    scoring : int
+        Questions above 0 on ``metric`` under at least one configuration (``scorable``
+        when the per-question table lacks the column).
+    scorable_of : int
+        Questions of the dataset the counts are out of (0 when not known).
     truncation : WindowShares or None
         The shares of chunks and evidence past a dense model's window
         (:func:`chunkeval.verdict.truncation.window_shares`; None without a windowed model).
@@ -207,6 +218,9 @@ class Recommendation:
     top: list[str] = field(default_factory=list)
     reading: dict[str, float] = field(default_factory=dict)
     runner_up: str = ""
+    scorable: int = -1
+    scoring: int = -1
+    scorable_of: int = 0
     truncation: WindowShares | None = None
 
     def __post_init__(self) -> None:
@@ -240,6 +254,14 @@ def _p_best(results: Any, rows: Any, dataset: str, col: str, signal: bool) -> di
         (str(c), float(p)) for c, p in zip(rows["config"], rows["p_best"], strict=True) if np.isfinite(p)
     ]
     return dict(pairs)
+
+
+def _scoring(results: Any, dataset: str, col: str, scorable: int) -> int:
+    """Questions above 0 on ``col`` under some configuration (``scorable`` when unknown)."""
+    pq = getattr(results, "per_question", None)
+    if pq is None or col not in pq or not {"question_id", "config", "dataset"} <= set(pq.columns):
+        return scorable
+    return scored_by(pq[pq["dataset"].astype(str) == dataset], col).any
 
 
 def _wide(results: Any, dataset: str, col: str) -> Any:
@@ -327,12 +349,13 @@ def recommend(
     if rank_by is None and (k is not None or metric is not None):
         rank_by = f"{metric or 'answerable'}@{run_headline_k(results) if k is None else int(k)}"
     k = run_headline_k(results) if k is None else int(k)
-    col, notes, signal = rank_metric(results, dataset, rank_by)
+    choice = rank_metric(results, dataset, rank_by)
+    col, notes, signal = choice.column, choice.notes, choice.signal
     configs = rows["config"].astype(str).tolist()
     value = rows[col].to_numpy(float)
     overhead = rows["stored_token_overhead"].to_numpy(float)
     reading = reading_cost(rows, col, run_ks(results))
-    if not np.isfinite(value).any():
+    if signal and not np.isfinite(value).any():  # without signal: n/a (missing) is nothing to rank
         raise UsageError(f"no finite {col} for dataset {dataset!r}")
     p_best = _p_best(results, rows, dataset, col, signal)
     order = tie_order(configs, value, [p_best.get(c, np.nan) for c in configs], overhead, reading)
@@ -393,6 +416,9 @@ def recommend(
         top=[configs[i] for i in top],
         reading={c: float(r) for c, r in zip(configs, reading, strict=True)},
         runner_up=runner_up,
+        scorable=choice.scorable,
+        scoring=_scoring(results, dataset, col, choice.scorable),
+        scorable_of=choice.n_questions,
         truncation=window_shares(results, rows),
     )
 
@@ -561,6 +587,27 @@ def _p_best_sentence(rec: Recommendation) -> tuple[str, list[str]] | None:
     )
 
 
+def _scored_sentence(rec: Recommendation) -> str:
+    """How many questions can score on the ranking metric; a caution when they are few
+    (under :data:`chunkeval.policy.FEW_SIGNAL_QUESTIONS`, and enough to rank by: fewer than
+    that already carry the policy's "Little signal" note)."""
+    if rec.scorable < 0 or not rec.scorable_of:
+        return ""
+    few = rec.scorable < min(FEW_SIGNAL_QUESTIONS, rec.scorable_of)
+    robust = (  # the robust count only where it is what the judgement turned on
+        f" ({rec.scorable} counted so that no single configuration decides)"
+        if few and rec.scorable < rec.scoring
+        else ""
+    )
+    text = f"Ranked by {rec.metric}, on which {max(rec.scoring, rec.scorable)} of {rec.scorable_of} questions score{robust}."
+    if few and enough_signal(rec.scorable, rec.scorable_of):
+        text += (
+            f" Caution: the choice of metric rests on few questions (under {FEW_SIGNAL_QUESTIONS}), so "
+            "a few questions more or less could change the ranking; add questions before relying on it."
+        )
+    return text
+
+
 def recommendation_sentences(rec: Recommendation) -> list[tuple[str, list[str]]]:
     """The verdict as sentences, with the configurations each mentions.
 
@@ -599,6 +646,9 @@ def recommendation_sentences(rec: Recommendation) -> list[tuple[str, list[str]]]
                 [],
             )
         )
+    scored = _scored_sentence(rec)
+    if scored:
+        out.append((_braces(scored), []))
     out.append(_top_sentence(rec))
     if not rec.against_best:
         out.append(("It is the only configuration run, so there is nothing to compare it with.", []))

@@ -36,6 +36,9 @@ def summarise(
     chunk_table = pd.concat([o.chunks for o in outputs], ignore_index=True)
     p_best, p_best_metric = _probability_best(summary, per_question, settings)
     summary.insert(summary.columns.get_loc("stored_token_overhead") + 1, "p_best", p_best)
+    from chunkeval.policy import blank_by_construction
+
+    summary, per_question = blank_by_construction(summary, per_question)  # n/a: missing, not 0
     return summary, per_question, chunk_table, p_best_metric
 
 
@@ -51,9 +54,9 @@ def _probability_best(
     metric_of: dict[str, str] = {}
     for name, rows in summary.groupby("dataset", sort=False):
         pq = per_question[per_question["dataset"] == rows["dataset"].iloc[0]]
-        col, _, _ = choose_rank_metric(
+        col = choose_rank_metric(
             rows, settings.ks, settings.budgets, rank_by=settings.rank_by, per_question=pq
-        )
+        ).column
         metric_of[str(name)] = col
         wide = pq.pivot(index="question_id", columns="config", values=col)
         configs = rows["config"].tolist()

@@ -151,6 +151,7 @@ def test_charts_refuse_a_symlinked_charts_folder(tmp_path, capsys):
     assert [p.name for p in elsewhere.iterdir()] == ["keep.png"]
 
 
+@pytest.mark.slow  # measured: a report with charts: ~2 s of CPU
 def test_report_ignores_a_planted_staging_link(tmp_path):
     """Finding 4-2: a RESULTS/.chunkeval-staging link made report move a file in from outside."""
     results = _tiny_results(tmp_path / "R")
@@ -164,6 +165,7 @@ def test_report_ignores_a_planted_staging_link(tmp_path):
     assert (results / "report.html").is_file()
 
 
+@pytest.mark.slow  # measured: a report with charts: ~2 s of CPU
 def test_a_report_replaces_a_linked_file_instead_of_writing_through_it(tmp_path):
     results = _tiny_results(tmp_path / "R")
     target = tmp_path / "victim.html"
@@ -408,6 +410,7 @@ def test_default_folders_started_in_the_same_second_get_the_next_free_name(tmp_p
         c.release()
 
 
+@pytest.mark.slow  # measured: three report processes: ~10 s of CPU
 def test_concurrent_reports_use_their_own_staging_folders(tmp_path):
     """Finding 7-2: two reports on one folder shared the staging folder.
 

@@ -1,0 +1,175 @@
+"""How many cores are free now, and how many of them one more process or thread may take.
+
+The one rule for every parallel part of chunkeval: the worker processes of a run
+(:mod:`chunkeval.benchmarks.workers`) and the threads of the neural encoder
+(:mod:`chunkeval.encoders.bert`) both count their cores with :func:`cores_to_use`, from the
+cores free *now* (:func:`free_cores`), so neither counts the load the run itself caused a
+moment ago, and neither starts more threads than there are free cores: threads on busy cores
+only share those cores more finely: under a colleague's load two spinning onnxruntime threads
+ran 0.35-0.6x as fast as one, and OpenBLAS's 0.44x (docs/performance.md).
+
+This module imports nothing of chunkeval, so any module may use it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import os
+import time
+from collections.abc import Iterator
+
+__all__ = [
+    "FREE_CORE_SHARE",
+    "IDLE_SAMPLE_SECONDS",
+    "THREAD_CAP_ENV",
+    "cores_to_use",
+    "free_cores",
+    "thread_cap",
+    "threads_now",
+    "usable_cores",
+]
+
+#: The environment variable through which a run caps the encoder's threads in this process
+#: and in the worker processes it starts (they inherit the environment).
+THREAD_CAP_ENV = "CHUNKEVAL_ENCODER_THREADS"
+
+#: How long the per-CPU idle time is sampled, in seconds (paid only by work big enough to
+#: share).
+IDLE_SAMPLE_SECONDS = 0.2
+
+#: The share of a core that must be idle for it to count as free for one more worker or
+#: thread (a worker on a core another process keeps 40% busy still adds more than it costs).
+FREE_CORE_SHARE = 0.6
+
+
+def usable_cores() -> int:
+    """Cores this process may run on: its CPU affinity (Linux), else ``os.cpu_count()``.
+
+    Returns
+    -------
+    int
+        At least 1.
+    """
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def _cpu_times() -> dict[str, tuple[int, int]]:
+    """(idle, total) jiffies of every CPU from ``/proc/stat`` (empty when there is none)."""
+    out = {}
+    try:
+        with open("/proc/stat", encoding="ascii") as f:
+            for line in f:
+                name, *fields = line.split()
+                if name.startswith("cpu") and name != "cpu":
+                    values = [int(v) for v in fields[:8]]  # user nice system idle iowait irq softirq steal
+                    out[name] = (values[3] + values[4], sum(values))
+    except (OSError, ValueError, IndexError):
+        return {}
+    return out
+
+
+def free_cores(seconds: float = IDLE_SAMPLE_SECONDS) -> float | None:
+    """How many of the usable cores are free now, in cores.
+
+    The sum over this process's CPUs of their idle share during ``seconds`` (``/proc/stat``,
+    Linux). This process sleeps meanwhile, so its own core counts as free, and so does
+    whatever the run did before: unlike the load average (a 1-minute mean of runnable
+    processes, which counted the run's own preparation and kept ``--workers 2`` at one
+    process on an idle machine), the sample sees only what runs during it.
+
+    Parameters
+    ----------
+    seconds : float
+        Sampling time of the idle shares.
+
+    Returns
+    -------
+    float or None
+        Between 0 and :func:`usable_cores`; None without ``/proc/stat`` (not Linux).
+    """
+    try:
+        mine = {f"cpu{i}" for i in os.sched_getaffinity(0)}
+    except (AttributeError, OSError):
+        mine = None
+    before = _cpu_times()
+    if not before:
+        return None
+    time.sleep(seconds)
+    shares = [
+        (idle - before[name][0]) / (total - before[name][1]) if total > before[name][1] else 1.0
+        for name, (idle, total) in _cpu_times().items()
+        if name in before and (mine is None or name in mine)
+    ]
+    if not shares:
+        return None
+    return min(float(usable_cores()), sum(min(1.0, max(0.0, s)) for s in shares))
+
+
+def cores_to_use(free: float | None, cores: int) -> int:
+    """The cores one more piece of parallel work may take: each core at least
+    :data:`FREE_CORE_SHARE` idle, never fewer than one, never more than ``cores``.
+
+    Parameters
+    ----------
+    free : float or None
+        Free cores (:func:`free_cores`); None (unknown) trusts ``cores``.
+    cores : int
+        The usable cores (:func:`usable_cores`), >= 1.
+
+    Returns
+    -------
+    int
+        ``min(cores, max(1, floor(free + 1 - FREE_CORE_SHARE)))``: 1.6 free cores of 2 are
+        2, 1.59 are 1, 0 are 1 (the work runs in any case, on one core).
+    """
+    if free is None:
+        return max(1, cores)
+    return min(max(1, cores), max(1, math.floor(float(free) + (1.0 - FREE_CORE_SHARE))))
+
+
+@contextlib.contextmanager
+def thread_cap(threads: int) -> Iterator[None]:
+    """Cap the encoder's threads at ``threads`` within a block, here and in the processes
+    started within it (through :data:`THREAD_CAP_ENV`); the previous cap is restored after.
+
+    Parameters
+    ----------
+    threads : int
+        At least 1.
+    """
+    before = os.environ.get(THREAD_CAP_ENV)
+    os.environ[THREAD_CAP_ENV] = str(max(1, int(threads)))
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop(THREAD_CAP_ENV, None)
+        else:
+            os.environ[THREAD_CAP_ENV] = before
+
+
+def threads_now(seconds: float = IDLE_SAMPLE_SECONDS) -> int:
+    """The threads a piece of parallel work may take now: :func:`cores_to_use` of the cores
+    free now, within the run's cap (:func:`thread_cap`) when one is set.
+
+    Parameters
+    ----------
+    seconds : float
+        Sampling time of the free cores (:func:`free_cores`); skipped on one usable core or a
+        cap of one.
+
+    Returns
+    -------
+    int
+        At least 1.
+    """
+    cores = usable_cores()
+    with contextlib.suppress(ValueError):  # a cap set by hand that is not a number: no cap
+        cores = min(cores, max(1, int(os.environ.get(THREAD_CAP_ENV) or cores)))
+    if cores <= 1:
+        return 1
+    return cores_to_use(free_cores(seconds), cores)

@@ -1,0 +1,31 @@
+"""The encoder's batches (chunkeval.encoders.embedder._batches): every text once, sorted by
+length, bounded by count and by padded wordpieces."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given
+from hypothesis import strategies as st
+
+from chunkeval.encoders.embedder import BATCH_TOKENS, _batches
+
+
+def test_batches_by_hand():
+    lengths = np.array([256, 10, 256, 12, 120, 256, 100, 11])
+    got = [b.tolist() for b in _batches(lengths, 32)]
+    # sorted by length; short texts share a pass while rows x longest stay <= 256 wordpieces
+    assert got == [[1, 7, 3], [6, 4], [0], [2], [5]]
+    assert [b.tolist() for b in _batches(lengths, 2)] == [[1, 7], [3, 6], [4], [0], [2], [5]]
+    assert [b.tolist() for b in _batches(np.array([5000, 3]), 32)] == [[1], [0]]  # over the bound: alone
+
+
+@given(lengths=st.lists(st.integers(1, 600), max_size=80), batch_size=st.integers(1, 40))
+def test_batches_cover_every_text_once_within_the_bounds(lengths, batch_size):
+    arr = np.array(lengths, dtype=np.int64)
+    batches = list(_batches(arr, batch_size))
+    flat = np.concatenate(batches) if batches else np.array([], dtype=np.int64)
+    assert sorted(flat.tolist()) == list(range(len(lengths)))
+    assert np.all(np.diff(arr[flat]) >= 0)  # length order: little padding
+    for b in batches:
+        assert 1 <= len(b) <= batch_size
+        assert len(b) == 1 or len(b) * arr[b].max() <= BATCH_TOKENS
