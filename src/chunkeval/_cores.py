@@ -110,8 +110,10 @@ def free_cores(seconds: float = IDLE_SAMPLE_SECONDS) -> float | None:
 
 
 def cores_to_use(free: float | None, cores: int) -> int:
-    """The cores one more piece of parallel work may take: each core at least
-    :data:`FREE_CORE_SHARE` idle, never fewer than one, never more than ``cores``.
+    """The cores one more piece of parallel work may take.
+
+    Counted are the cores at least :data:`FREE_CORE_SHARE` idle; never fewer than one, never
+    more than ``cores``.
 
     Parameters
     ----------
@@ -133,8 +135,10 @@ def cores_to_use(free: float | None, cores: int) -> int:
 
 @contextlib.contextmanager
 def thread_cap(threads: int) -> Iterator[None]:
-    """Cap the encoder's threads at ``threads`` within a block, here and in the processes
-    started within it (through :data:`THREAD_CAP_ENV`); the previous cap is restored after.
+    """Cap the encoder's threads at ``threads`` within a block.
+
+    The cap holds here and in the processes started within it (through
+    :data:`THREAD_CAP_ENV`); the previous cap is restored after.
 
     Parameters
     ----------
@@ -153,8 +157,10 @@ def thread_cap(threads: int) -> Iterator[None]:
 
 
 def threads_now(seconds: float = IDLE_SAMPLE_SECONDS) -> int:
-    """The threads a piece of parallel work may take now: :func:`cores_to_use` of the cores
-    free now, within the run's cap (:func:`thread_cap`) when one is set.
+    """The threads a piece of parallel work may take now.
+
+    :func:`cores_to_use` of the cores free now, within the run's cap (:func:`thread_cap`) when
+    one is set.
 
     Parameters
     ----------

@@ -37,7 +37,9 @@ def _no_constant(name: str) -> Any:
 
 
 def loads_strict(text: str | bytes) -> Any:
-    """Parse JSON like :func:`json.loads`, refusing objects with a repeated key and the
+    """Parse JSON strictly: no repeated key, no ``NaN`` or ``Infinity``.
+
+    Parse JSON like :func:`json.loads`, refusing objects with a repeated key and the
     non-standard constants ``NaN``, ``Infinity`` and ``-Infinity``.
 
     Parameters
@@ -65,9 +67,9 @@ def loads_strict(text: str | bytes) -> Any:
 
 
 def lone_surrogate(text: str) -> int | None:
-    """Index of the first lone surrogate code point in ``text``, or ``None``.
+    r"""Index of the first lone surrogate code point in ``text``, or ``None``.
 
-    JSON escapes such as ``"\\ud800"`` decode to code points that no UTF-8 file can
+    JSON escapes such as ``"\ud800"`` decode to code points that no UTF-8 file can
     hold; an id containing one loads, then fails when the results are written.
 
     Parameters

@@ -132,8 +132,11 @@ class Params:
         return self.clone()
 
     def __repr__(self) -> str:
-        """``Class(name=value, ...)`` listing the parameters that differ from their defaults
-        (sorted), as scikit-learn prints estimators."""
+        """The parameters that differ from their defaults, as ``Class(name=value, ...)``.
+
+        ``Class(name=value, ...)`` listing the parameters that differ from their defaults
+        (sorted), as scikit-learn prints estimators.
+        """
         defaults = {p.name: p.default for p in inspect.signature(type(self).__init__).parameters.values()}
         changed = []
         for key, value in self.get_params(deep=False).items():

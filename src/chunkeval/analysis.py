@@ -1,12 +1,12 @@
-"""Unicode-aware text analysis shared by the lexical retrievers and the regex tokenizer.
+r"""Unicode-aware text analysis shared by the lexical retrievers and the regex tokenizer.
 
 Two things live here:
 
 * the *word pattern*: a word is a run of Unicode word characters (``re``
-  ``\\w``: letters, digits, underscore) together with the combining marks
+  ``\w``: letters, digits, underscore) together with the combining marks
   (categories Mn, Mc, Me) that follow them, so ``हिन्दी`` (vowel signs and a
   virama between its letters) and ``cafe`` + U+0301 are one word each.
-  Python's ``\\w`` alone excludes marks and cuts such words apart;
+  Python's ``\w`` alone excludes marks and cuts such words apart;
 * :class:`UnicodeAnalyzer`, the term analyzer of ``tfidf`` and ``bm25``:
   NFKC normalisation and case folding of the whole text, then word terms,
   plus overlapping character bigrams for runs of Han, Hiragana, Katakana
@@ -72,7 +72,7 @@ def marks_class() -> str:
 
 
 def word_regex(exclude: str = "", min_chars: int = 1) -> str:
-    """Regex source for one word: word characters with their combining marks.
+    r"""Regex source for one word: word characters with their combining marks.
 
     Parameters
     ----------
@@ -86,7 +86,7 @@ def word_regex(exclude: str = "", min_chars: int = 1) -> str:
     Returns
     -------
     str
-        ``W+(?:M+W*)*`` with ``W`` = ``\\w`` minus ``exclude`` and ``M`` the
+        ``W+(?:M+W*)*`` with ``W`` = ``\w`` minus ``exclude`` and ``M`` the
         combining marks: a word starts with a word character and keeps every
         mark that follows a letter (an unrolled loop, so matching stays
         linear), preceded by a lookahead for ``min_chars`` word characters.
@@ -109,7 +109,9 @@ def _analyzer_regexes() -> tuple[re.Pattern[str], re.Pattern[str]]:
 
 
 def normalize(text: str) -> str:
-    """NFKC normalisation plus case folding, without invisible format characters, as
+    r"""NFKC_Casefold of ``text``: normalised, case-folded, invisible format characters removed.
+
+    NFKC normalisation plus case folding, without invisible format characters, as
     Unicode's NFKC_Casefold does.
 
     Parameters
@@ -141,7 +143,7 @@ SEPARATORS = " \t\n\r\x0b\x0c"
 
 
 class UnicodeAnalyzer:
-    """Terms of a text for lexical retrieval: normalised words and CJK bigrams.
+    r"""Terms of a text for lexical retrieval: normalised words and CJK bigrams.
 
     Applied alike to chunks and queries (a callable for scikit-learn's
     ``TfidfVectorizer(analyzer=...)`` and ``CountVectorizer``):
@@ -149,10 +151,10 @@ class UnicodeAnalyzer:
     1. :func:`normalize` (NFKC + case folding, invisible format characters
        removed), so ``café`` matches ``cafe`` + U+0301, ``ＡＢＣ`` matches
        ``abc`` and ``com\u00adpany`` (a soft hyphen) matches ``company``;
-    2. words: runs of ``\\w`` with their combining marks (:func:`word_regex`)
+    2. words: runs of ``\w`` with their combining marks (:func:`word_regex`)
        holding at least two word characters, outside the CJK scripts below;
        punctuation and symbols are not terms. As in scikit-learn's default
-       pattern (``\\b\\w\\w+\\b``), one-letter words are dropped: in
+       pattern (``\b\w\w+\b``), one-letter words are dropped: in
        alphabetic scripts they are mostly articles and clitic fragments
        (``a``, the ``s`` of ``it's``), which only add noise to the ranking.
        On ASCII text the terms are exactly scikit-learn's default ones;
@@ -199,7 +201,9 @@ class UnicodeAnalyzer:
         self.stemmer = stemmer
 
     def check(self) -> UnicodeAnalyzer:
-        """Raise now (not inside a vectorizer, which may swallow a ``ValueError``) for a
+        """Check the stemmer now and return the analyzer.
+
+        Raise now (not inside a vectorizer, which may swallow a ``ValueError``) for a
         stemmer that cannot be used; return the analyzer.
 
         Raises

@@ -20,6 +20,7 @@ import numpy as np
 from chunkeval._params import Params
 from chunkeval.errors import MissingDependency, UsageError
 from chunkeval.registry import Registry
+from chunkeval.specs import redacted
 
 _WORD_PATTERN = r"(?u)\b\w+\b"
 
@@ -118,8 +119,11 @@ class HashingEmbedder(Embedder):
         return hash_words(texts, self.n_features, self._vectorizer())
 
     def _vectorizer(self) -> Any:
-        """The ``HashingVectorizer`` of the current parameters, built (and validated) once: a
-        new one per call cost more than hashing a short document's sentences."""
+        """The ``HashingVectorizer`` of the current parameters, built once.
+
+        It is validated when built: a new one per call cost more than hashing a short document's
+        sentences.
+        """
         key = (self.n_features, self.ngram_max)
         cached = getattr(self, "vectorizer_", None)
         if cached is None or cached[0] != key:
@@ -147,8 +151,11 @@ _JOINER = 10  # between two texts: a byte no token or space can be
 
 
 def _token_codes(codes: np.ndarray) -> np.ndarray:
-    """``_TOKEN_CODE[codes]``, first filling every page up to the highest code point's (so that
-    the next call checks one slice: about 0.1 s once for a text with emoji, page 0x1F)."""
+    """``_TOKEN_CODE[codes]``, filling the table's pages up to the highest code point first.
+
+    ``_TOKEN_CODE[codes]``, first filling every page up to the highest code point's (so that
+    the next call checks one slice: about 0.1 s once for a text with emoji, page 0x1F).
+    """
     top = int(codes.max(initial=0)) >> _PAGE
     if not _PAGE_READY[: top + 1].all():
         for page in np.flatnonzero(~_PAGE_READY[: top + 1]).tolist():
@@ -225,8 +232,10 @@ def murmur3_runs(data: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.n
 
 
 def hash_words(texts: list[str], n_features: int, vectorizer: Any):
-    r"""Hashed, L2-normalised word counts of ``texts``: ``vectorizer.transform(texts)``, bit for bit,
-    for ``vectorizer = HashingVectorizer(n_features=n_features, alternate_sign=False,
+    r"""Hashed, L2-normalised word counts of ``texts``, as scikit-learn's ``HashingVectorizer``.
+
+    Equal to ``vectorizer.transform(texts)``, bit for bit, for ``vectorizer =
+    HashingVectorizer(n_features=n_features, alternate_sign=False,
     token_pattern=r"(?u)\b\w+\b")``.
 
     The vectorizer lower-cases each text, takes its maximal runs of ``\w`` characters as
@@ -288,8 +297,11 @@ def hash_words(texts: list[str], n_features: int, vectorizer: Any):
 
 
 def _with_rows(matrix: Any, rows: list[int], replacement: Any) -> Any:
-    """``matrix`` (CSR) with its rows ``rows`` (increasing, empty in ``matrix``) taken from
-    the rows of ``replacement`` (CSR, one per entry of ``rows``), entries copied unchanged."""
+    """``matrix`` (CSR) with its rows ``rows`` taken from ``replacement``.
+
+    ``rows`` is increasing and those rows are empty in ``matrix``; ``replacement`` (CSR) has one
+    row per entry of ``rows``, and its entries are copied unchanged.
+    """
     from scipy.sparse import csr_matrix
 
     n = matrix.shape[0]
@@ -322,6 +334,22 @@ class LSAEmbedder(Embedder):
         self.random_state = random_state
 
     def fit(self, texts: Sequence[str]) -> LSAEmbedder:
+        """Fit the TF-IDF vocabulary and the truncated SVD on ``texts``.
+
+        The SVD keeps ``min(n_components, n_texts - 1, n_words - 1)`` components and is skipped
+        (raw TF-IDF rows are used) when that is under 2; a corpus with no words leaves the
+        embedder unfitted, and :meth:`transform` then gives zero vectors.
+
+        Parameters
+        ----------
+        texts : sequence of str
+            The corpus.
+
+        Returns
+        -------
+        LSAEmbedder
+            ``self``.
+        """
         from sklearn.decomposition import TruncatedSVD
         from sklearn.feature_extraction.text import TfidfVectorizer
 
@@ -339,6 +367,19 @@ class LSAEmbedder(Embedder):
         return self
 
     def transform(self, texts: Sequence[str]) -> np.ndarray:
+        """Embed ``texts`` with the fitted TF-IDF and SVD.
+
+        Parameters
+        ----------
+        texts : sequence of str
+            The texts to embed.
+
+        Returns
+        -------
+        numpy.ndarray
+            Shape ``(len(texts), k)``: the SVD's ``k`` components, the TF-IDF vocabulary's size
+            when the SVD was skipped, or 1 (zeros) when the corpus had no words.
+        """
         texts = list(texts)
         if getattr(self, "vectorizer_", None) is None:
             return np.zeros((len(texts), 1))
@@ -365,6 +406,23 @@ class SentenceTransformerEmbedder(Embedder):
         self.model = model
 
     def transform(self, texts: Sequence[str]) -> np.ndarray:
+        """Embed ``texts`` with the sentence-transformers model, loaded from the local cache on first use.
+
+        Parameters
+        ----------
+        texts : sequence of str
+            The texts to embed.
+
+        Returns
+        -------
+        numpy.ndarray
+            Shape ``(len(texts), dim)``, float32, each row L2-normalised.
+
+        Raises
+        ------
+        chunkeval.errors.MissingDependency
+            sentence-transformers is not installed (``pip install 'chunkeval[embeddings]'``).
+        """
         if getattr(self, "model_", None) is None:
             try:
                 from sentence_transformers import SentenceTransformer
@@ -420,11 +478,20 @@ def _bert(argument: str | None, **params: Any) -> Any:
 def _openai(argument: str | None, **params: Any) -> Any:
     """A model behind an OpenAI-compatible embeddings endpoint, ``openai(model=, base_url=, ...)``."""
     from chunkeval.encoders.remote import OpenAIEmbedder
+    from chunkeval.endpoints.config import EndpointConfig
 
     if argument is not None:
         raise UsageError(
             f"embedder 'openai' takes no argument after ':', got {argument!r}; write "
             "openai(model='NAME', base_url='http://HOST:PORT/v1', api_key_env='VAR')"
+        )
+    _, rest = EndpointConfig.from_params(params)  # a key in the spec is refused here, unshown
+    takes = OpenAIEmbedder._get_param_names()
+    unknown = sorted(set(rest) - set(takes))
+    if unknown:
+        raise UsageError(
+            f"embedder 'openai': unknown parameter(s) {', '.join(unknown)}; openai(...) takes "
+            f"{', '.join(takes)}"
         )
     embedder = OpenAIEmbedder(**params)
     embedder.endpoint()  # a missing model or base_url, or a bad parameter, fails here
@@ -460,8 +527,11 @@ def _split_params(spec: str) -> tuple[str, dict[str, Any]]:
 
 
 def _plugin_embedder(name: str, obj: Any, target: str) -> Callable[[str | None], Any]:
-    """A ``chunkeval.embedders`` entry point names a callable returning an embedder: called
-    with no argument for ``NAME``, with ``ARG`` for ``NAME:ARG``."""
+    """The embedder factory of a ``chunkeval.embedders`` entry point.
+
+    A ``chunkeval.embedders`` entry point names a callable returning an embedder: called
+    with no argument for ``NAME``, with ``ARG`` for ``NAME:ARG``.
+    """
     if not callable(obj):
         raise TypeError(f"expected a callable returning an embedder, got {obj!r}")
 
@@ -519,14 +589,14 @@ def get_embedder(spec) -> Embedder:
     if head.startswith("python:"):
         made = _python_embedder(head[len("python:") :], params)
         if not hasattr(made, "embed"):
-            raise UsageError(f"embedder {spec!r} returned {made!r}, which has no embed(texts)")
+            raise UsageError(f"embedder {redacted(spec)!r} returned {made!r}, which has no embed(texts)")
         return made
     name, colon, argument = head.partition(":")
     factory = EMBEDDERS.get(name)
     try:
         return factory(argument if colon else None, **params)
     except TypeError as error:
-        raise UsageError(f"embedder {spec!r}: {error}") from None
+        raise UsageError(f"embedder {redacted(spec)!r}: {error}") from None
 
 
 def check_finite(vectors: Any, texts: Sequence[str], embedder: Any) -> None:

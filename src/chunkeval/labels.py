@@ -131,8 +131,11 @@ def family_name(family: str) -> str:
 
 
 def _call(spec: str) -> tuple[str, dict[str, object]] | None:
-    """``(name, params)`` of ``name(key=literal, ...)`` (the name may hold ``:`` and ``.``);
-    ``None`` when ``spec`` is not of that form."""
+    """Parse ``name(key=literal, ...)`` into ``(name, params)``.
+
+    ``(name, params)`` of ``name(key=literal, ...)`` (the name may hold ``:`` and ``.``);
+    ``None`` when ``spec`` is not of that form.
+    """
     name, paren, rest = str(spec).strip().partition("(")
     name = name.strip()
     if not name or any(ch.isspace() for ch in name):
@@ -156,8 +159,11 @@ def _is_known(name: str) -> bool:
 
 
 def _unwrapped(name: str, params: dict[str, object]) -> tuple[str, dict[str, object]]:
-    """A spec splitter's generic form ``external(target='semchunk', params={...})`` as
-    ``semchunk`` and its parameters (what the splitter's own spec says)."""
+    """A spec splitter's generic form as its target's name and parameters.
+
+    ``external(target='semchunk', params={...})`` becomes ``semchunk`` and its parameters, what
+    the splitter's own spec says.
+    """
     inner = params.get("params")
     if name == "external" and isinstance(params.get("target"), str):
         extra = {k: params[k] for k in ("label",) if params.get(k) is not None}
@@ -166,9 +172,12 @@ def _unwrapped(name: str, params: dict[str, object]) -> tuple[str, dict[str, obj
 
 
 def _natural(spec: str) -> str:
-    """The display form of a spec, uncut: values in order without names, built-in defaults
-    at the end left out (:func:`_without_defaults`), an external class without its ending;
-    a string that is no known spec comes back as given."""
+    """The display form of a spec, uncut.
+
+    Values in order without names, built-in defaults at the end left out
+    (:func:`_without_defaults`), an external class without its ending; a string that is no known
+    spec comes back as given.
+    """
     call = _call(spec)
     if call is None:
         return str(spec).strip()
@@ -185,8 +194,11 @@ def _natural(spec: str) -> str:
 
 
 def _named(spec: str) -> str:
-    """The longer display form shown when two configurations' :func:`_natural` forms
-    coincide: every parameter that is not a default with its name, without quotes."""
+    """The longer display form, for configurations whose :func:`_natural` forms coincide.
+
+    The longer display form shown when two configurations' :func:`_natural` forms
+    coincide: every parameter that is not a default with its name, without quotes.
+    """
     call = _call(spec)
     if call is None or not _is_known(_unwrapped(*call)[0]):
         return str(spec).strip()
@@ -197,7 +209,9 @@ def _named(spec: str) -> str:
 
 
 def fit_label(text: str, width: int) -> str:
-    """``text`` in at most ``width`` characters: a name is cut before the values that tell
+    """``text`` shortened to at most ``width`` characters.
+
+    ``text`` in at most ``width`` characters: a name is cut before the values that tell
     configurations apart (``langchain:Recur…(800, 0)``), anything else at its end.
 
     Parameters
@@ -221,8 +235,11 @@ def fit_label(text: str, width: int) -> str:
 
 
 def _fit_middle(text: str, width: int) -> str:
-    """Like :func:`fit_label`, but keeping both ends of the name (``langchain:Re…Json(800, 0)``):
-    what tells two classes with one beginning apart is at the end of their names."""
+    """Like :func:`fit_label`, but keeping both ends of the name.
+
+    For example ``langchain:Re…Json(800, 0)``: what tells two classes with one beginning apart
+    is at the end of their names.
+    """
     if len(text) <= width:
         return text
     name, paren, args = text.partition("(")
@@ -431,8 +448,10 @@ def text_table(header: list[str], rows: list[list[str]]) -> str:
 
 
 def _without_defaults(name: str, params: dict[str, object], defaults: dict[str, object]) -> str:
-    """A built-in chunker's ``name(values)`` without trailing defaults, a run of two or more
-    leading defaults shown as ``…``."""
+    """A built-in chunker's ``name(values)`` without trailing defaults.
+
+    A run of two or more leading defaults is shown as ``…``.
+    """
     pairs = [(params.get(key, default), default) for key, default in defaults.items()]
     while len(pairs) > 1 and pairs[-1][0] == pairs[-1][1]:
         pairs.pop()

@@ -305,8 +305,9 @@ def scored_by(per_question: pd.DataFrame, column: str) -> ScoredBy:
 def scorable_questions(
     rows: pd.DataFrame, column: str, per_question: pd.DataFrame | None = None
 ) -> tuple[int, str]:
-    """How many questions can score above 0 on ``column``, so that no single configuration
-    decides, and the bound that set the count.
+    """How many questions can score above 0 on ``column``, and the bound that set the count.
+
+    Questions that can score are counted so that no single configuration decides.
 
     The smallest of three counts over one dataset's ``n`` questions:
 
@@ -525,8 +526,10 @@ def tie_order(
     overhead: Sequence[float] | np.ndarray | None = None,
     reading: Sequence[float] | np.ndarray | None = None,
 ) -> list[int]:
-    """The verdict's order of configurations: an order-free rule, so the order of ``--chunker``
-    options or suite entries never changes a recommendation.
+    """The verdict's order of configurations, independent of the order they were given in.
+
+    An order-free rule: the order of ``--chunker`` options or suite entries never changes a
+    recommendation.
 
     By decreasing ``value`` (the ranking metric; values equal up to 1e-12 are a tie), then
     decreasing ``p_best`` (probability of being the best), then increasing stored-token
@@ -631,9 +634,10 @@ def gate_metrics(ks: Iterable[int], rank_columns: Iterable[str] = ()) -> tuple[s
 
 
 def comparison_metrics(k: int, rank_columns: Iterable[str] = ()) -> list[str]:
-    """The metrics a report's change chart and :func:`~chunkeval.gate.comparison.metric_deltas`
-    compare by default: the ranking metric(s), ``recall@k``, ``mrr``,
-    ``evidence_in_one_chunk`` and ``answerability``.
+    """The metrics a report's change chart and the gate compare by default.
+
+    The gate compares them in :func:`~chunkeval.gate.comparison.metric_deltas`: the ranking
+    metric(s), ``recall@k``, ``mrr``, ``evidence_in_one_chunk`` and ``answerability``.
 
     Parameters
     ----------
@@ -652,8 +656,10 @@ def comparison_metrics(k: int, rank_columns: Iterable[str] = ()) -> list[str]:
 
 
 def bar_metrics(k: int, rank_columns: Iterable[str] = ()) -> list[str]:
-    """The main metrics the bar chart shows: ``evidence_in_one_chunk``, ``answerability``,
-    ``recall@k``, the ranking metric(s) (default ``answerable@k``), ``mrr`` and ``iou@k``.
+    """The main metrics the bar chart shows.
+
+    ``evidence_in_one_chunk``, ``answerability``, ``recall@k``, the ranking metric(s) (default
+    ``answerable@k``), ``mrr`` and ``iou@k``.
 
     Parameters
     ----------

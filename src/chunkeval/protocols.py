@@ -84,10 +84,14 @@ class ChunkerLike(Protocol):
     name: str
 
     @property
-    def spec(self) -> str: ...
+    def spec(self) -> str:
+        """Spec string :func:`chunkeval.chunkers.get_chunker` turns back into an equal chunker."""
+        ...
 
     @property
-    def size_limit(self) -> tuple[int | None, str]: ...
+    def size_limit(self) -> tuple[int | None, str]:
+        """``(limit, unit)``: the configured limit (None for none) and its unit."""
+        ...
 
     def chunk_document(self, document: Document) -> list[Chunk]:
         """The chunks of ``document``, in order, ``chunk.text == text[chunk.start:chunk.end]``."""

@@ -1,5 +1,6 @@
-"""One small generic registry for every kind of named thing: chunkers, metrics, retrievers,
-dataset formats, embedders, tokenizers and suites.
+"""One small generic registry for every kind of named thing.
+
+Chunkers, metrics, retrievers, dataset formats, embedders, tokenizers and suites.
 
 Entries are added by a decorator (:meth:`Registry.register`) or directly (:meth:`Registry.add`);
 duplicate names fail at registration; unknown names fail with one error type,
@@ -36,8 +37,11 @@ class PluginError(UsageError):
 
 
 class PluginWarning(UserWarning):
-    """An installed plug-in that cannot be loaded was left out of something that did not ask
-    for it by name (the metrics every run computes); the command line shows it as one line."""
+    """An installed plug-in that cannot be loaded was left out of something that did not name it.
+
+    The thing did not ask for the plug-in by name (the metrics every run computes); the command
+    line shows the warning as one line.
+    """
 
 
 class Registry(Generic[T]):

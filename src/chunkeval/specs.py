@@ -28,9 +28,36 @@ __all__ = [
     "import_user_module",
     "parse_options",
     "parse_spec",
+    "redacted",
     "split_label",
     "split_path_options",
 ]
+
+
+#: A parameter whose value is a secret, or names where one is kept (``api_key``, ``api_key_env``,
+#: ``hf_token``, ``client_secret``, ``password``), and its value: quoted (perhaps with escaped
+#: quotes, inside another spec's string) or bare.
+_SECRET_VALUE = re.compile(
+    r"""\b(api_?key\w*|\w*token|\w*secret|\w*password|authorization)(\s*=\s*)('[^']*'?|"[^"]*"?|[^,)\s]*)""",
+    re.IGNORECASE,
+)
+
+
+def redacted(spec: str) -> str:
+    """``spec`` as messages show it: the values of key-like parameters replaced by ``'***'``.
+
+    Parameters
+    ----------
+    spec : str
+        A spec as the user wrote it, possibly holding others (``dense(embedder="openai(...)")``).
+
+    Returns
+    -------
+    str
+        The same text with each value of ``api_key*``, ``*token``, ``*secret``, ``*password``
+        and ``authorization`` replaced, e.g. ``"openai(model='m', api_key='***')"``.
+    """
+    return _SECRET_VALUE.sub(lambda m: f"{m[1]}{m[2]}'***'", spec)
 
 
 def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
@@ -53,29 +80,29 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
     try:
         tree = ast.parse(text, mode="eval").body
     except (RecursionError, MemoryError):
-        raise UsageError(f"cannot parse spec {spec[:40]!r}...: nested too deeply") from None
+        raise UsageError(f"cannot parse spec {redacted(spec)[:40]!r}...: nested too deeply") from None
     except SyntaxError as error:
         raise UsageError(
-            f"cannot parse spec {spec!r}: {error.msg}; expected name(key=value, ...), "
+            f"cannot parse spec {redacted(spec)!r}: {error.msg}; expected name(key=value, ...), "
             "e.g. \"fixed(chunk_size=200, chunk_overlap=0, unit='tokens')\""
         ) from None
     if isinstance(tree, ast.Name):
         return tree.id, {}
     if not (isinstance(tree, ast.Call) and isinstance(tree.func, ast.Name)) or tree.args:
         raise UsageError(
-            f"cannot parse spec {spec!r}: expected name(key=value, ...) with keyword arguments only"
+            f"cannot parse spec {redacted(spec)!r}: expected name(key=value, ...) with keyword arguments only"
         )
     params: dict[str, Any] = {}
     for keyword in tree.keywords:
         if keyword.arg is None:
-            raise UsageError(f"spec {spec!r}: **kwargs are not allowed")
+            raise UsageError(f"spec {redacted(spec)!r}: **kwargs are not allowed")
         if keyword.arg in params:
-            raise UsageError(f"spec {spec!r}: parameter {keyword.arg!r} is given twice")
+            raise UsageError(f"spec {redacted(spec)!r}: parameter {keyword.arg!r} is given twice")
         try:
             params[keyword.arg] = ast.literal_eval(keyword.value)
         except ValueError:
             raise UsageError(
-                f"spec {spec!r}: value of {keyword.arg!r} must be a literal "
+                f"spec {redacted(spec)!r}: value of {keyword.arg!r} must be a literal "
                 "(number, quoted string, True/False/None)"
             ) from None
     return tree.func.id, params

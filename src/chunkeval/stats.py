@@ -48,8 +48,11 @@ def _check(confidence: float, n_resamples: int) -> None:
 
 
 def _weight_blocks(n: int, b_total: int, seed: int) -> Iterator[tuple[int, np.ndarray]]:
-    """Blocks ``(first resample, weights)``: ``weights[r, i]`` is how many times resample
-    ``first + r`` draws row ``i``, at most ``_BLOCK_CELLS`` weights per block."""
+    """Bootstrap weights in blocks ``(first resample, weights)``.
+
+    Blocks ``(first resample, weights)``: ``weights[r, i]`` is how many times resample
+    ``first + r`` draws row ``i``, at most ``_BLOCK_CELLS`` weights per block.
+    """
     rng = np.random.default_rng(seed)
     block = max(1, _BLOCK_CELLS // n)
     for b0 in range(0, b_total, block):

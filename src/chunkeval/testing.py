@@ -209,9 +209,12 @@ def _disjoint(chunker: Any, text: str, chunks: list[Any]) -> None:
 
 
 def _fits_before_its_last_cluster(chunker: Any, text: str, limit: int) -> bool:
-    """Whether ``text`` cut at the start of its last extended grapheme cluster, or inside
+    """Whether ``text`` cut before its last grapheme cluster measures at most ``limit``.
+
+    Whether ``text`` cut at the start of its last extended grapheme cluster, or inside
     it, measures at most ``limit`` (where a window's cut was before it moved to the
-    cluster's end)."""
+    cluster's end).
+    """
     from chunkeval.text.graphemes import cluster_at
 
     last = cluster_at(text, len(text) - 1)[0]
@@ -244,9 +247,12 @@ def _within_size_limit(chunker: Any, text: str, chunks: list[Any]) -> None:
 
 
 def _on_cluster_boundaries(chunker: Any, text: str, chunks: list[Any]) -> None:
-    """No chunk starts or ends inside an extended grapheme cluster (Unicode UAX #29): never
+    """Check that no chunk starts or ends inside an extended grapheme cluster.
+
+    No chunk starts or ends inside an extended grapheme cluster (Unicode UAX #29): never
     between the two regional indicators of a flag, next to a joiner inside a ZWJ sequence,
-    before a combining mark or between CR and LF."""
+    before a combining mark or between CR and LF.
+    """
     from chunkeval.text.graphemes import every_position_is_a_boundary, is_cluster_boundary
 
     if every_position_is_a_boundary(text):
@@ -306,8 +312,11 @@ def _refuses_non_text(chunker: Any) -> None:
 
 
 def _params_round_trip(chunker: Any) -> None:
-    """Constructor parameters are stored unchanged: rebuilding from ``get_params`` gives the same
-    parameters, and a registered chunker's ``spec`` string builds an equal chunker."""
+    """Check that constructor parameters are stored unchanged and the spec round-trips.
+
+    Constructor parameters are stored unchanged: rebuilding from ``get_params`` gives the same
+    parameters, and a registered chunker's ``spec`` string builds an equal chunker.
+    """
     if not hasattr(chunker, "get_params"):
         return
     import ast
@@ -471,8 +480,10 @@ def _fresh(retriever: Any) -> Any:
 
 
 def _same_ranking(indices: Any, scores: Any, other: Any, other_scores: Any) -> bool:
-    """Whether two rankings agree up to rounding: scores equal within 1e-9 (relative) or 1e-12,
-    and chunks change places only among near-equal scores.
+    """Whether two rankings agree up to rounding.
+
+    Scores equal within 1e-9 (relative) or 1e-12, and chunks change places only among near-equal
+    scores.
 
     Scores computed along another path (a matrix product of another shape) may differ in the last bits, which reorders chunks whose scores differ
     by that much only.
@@ -581,7 +592,6 @@ def _top_k_is_a_prefix(retriever: Any, indices: Any, scores: Any, k: int) -> Non
 
 def _deterministic_search(retriever: Any, indices: Any, scores: Any, k: int) -> None:
     """Searching again, and with a fresh copy fitted on the same chunks, gives the same arrays."""
-
     for what, fitted in (("a second search", retriever), ("a refitted copy", _fresh(retriever))):
         if fitted is not retriever:
             fitted.fit(list(RETRIEVER_CHUNKS))
@@ -591,8 +601,11 @@ def _deterministic_search(retriever: Any, indices: Any, scores: Any, k: int) -> 
 
 
 def _lexical_zero_without_terms(retriever: Any, indices: Any, scores: Any, k: int) -> None:
-    """A ``lexical`` retriever scores 0 for a query with no term in any chunk (the runner then
-    counts nothing as retrieved)."""
+    """Check that a ``lexical`` retriever scores 0 for a query with no term in any chunk.
+
+    A ``lexical`` retriever scores 0 for a query with no term in any chunk (the runner then
+    counts nothing as retrieved).
+    """
     if not getattr(retriever, "lexical", False):
         return
     for row in (RETRIEVER_QUERIES.index(""), RETRIEVER_QUERIES.index("zyxwv qqqq")):

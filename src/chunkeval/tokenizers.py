@@ -197,9 +197,9 @@ def _regex_token() -> re.Pattern[str]:
 
 
 class RegexTokenizer(_CachedTokenizer):
-    """Default tokenizer: word runs and single punctuation characters.
+    r"""Default tokenizer: word runs and single punctuation characters.
 
-    A token is a maximal run of Unicode word characters (``re`` ``\\w``: letters,
+    A token is a maximal run of Unicode word characters (``re`` ``\w``: letters,
     digits, underscore) with the combining marks (categories Mn, Mc, Me) that
     follow them -- the word pattern of :mod:`chunkeval.analysis`, so
     ``हिन्दी`` and ``cafe`` + U+0301 are one token each -- or any single
@@ -762,8 +762,11 @@ def _hf(argument: str | None) -> Tokenizer:
 
 
 def _plugin_tokenizer(name: str, obj: Any, target: str) -> Callable[[str | None], Tokenizer]:
-    """A ``chunkeval.tokenizers`` entry point names a callable returning a tokenizer: called
-    with no argument for the spec ``NAME``, with ``ARG`` for ``NAME:ARG``."""
+    """The tokenizer factory of a ``chunkeval.tokenizers`` entry point.
+
+    A ``chunkeval.tokenizers`` entry point names a callable returning a tokenizer: called
+    with no argument for the spec ``NAME``, with ``ARG`` for ``NAME:ARG``.
+    """
     if not callable(obj):
         raise TypeError(f"expected a callable returning a tokenizer, got {obj!r}")
 

@@ -205,3 +205,130 @@ def test_ctrl_c_halfway_then_the_same_command_asks_only_for_the_missing_replies(
     assert (docs / "questions.jsonl").read_text(encoding="utf-8") == (
         tmp_path / "whole" / "questions.jsonl"
     ).read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    ("extra", "words"),
+    [
+        ("api_key='sk-SECRET'", "pass the key's environment variable name: api_key_env='OPENAI_API_KEY'"),
+        ("api_key_env='sk-SECRET'", "api_key_env must name an environment variable"),
+        ("api_key='sk-SECRET", "cannot parse"),
+        ("api_key_env='TEAM_KEY', temp=1, hf_token='sk-SECRET'", "unknown parameter(s) hf_token, temp"),
+    ],
+    ids=["api_key", "key-as-env-name", "unparsable", "unknown-parameter"],
+)
+def test_a_key_in_the_llm_spec_is_refused_and_never_shown(tmp_path, capsys, extra, words):
+    docs = _documents(tmp_path)
+    spec = f"openai(model='m', base_url='http://127.0.0.1:9/v1', {extra})"
+    assert main(_draft(docs, tmp_path / "out", spec)) == 2
+    captured = capsys.readouterr()
+    lines = [line for line in captured.err.splitlines() if line.strip()]
+    assert len(lines) == 1 and words in lines[0], captured.err
+    written = "".join(p.read_text(encoding="utf-8") for p in tmp_path.rglob("*") if p.is_file())
+    assert "sk-SECRET" not in captured.out + captured.err + written
+
+
+@pytest.mark.parametrize("under", [False, True], ids=["a-file", "under-a-file"])
+def test_an_out_that_cannot_be_a_folder_is_refused_before_any_request(tmp_path, capsys, under):
+    docs = _documents(tmp_path)
+    (tmp_path / "taken").write_text("not a folder\n", encoding="utf-8")
+    out = tmp_path / "taken" / "sub" if under else tmp_path / "taken"
+    with EndpointServer() as server:
+        server.answer("/v1/chat/completions", _answer)
+        spec = f"openai(model='team-chat', base_url='{server.base_url}')"
+        assert main(_draft(docs, out, spec)) == 2
+        assert server.requests == []
+    err = capsys.readouterr().err.strip()
+    assert err == (
+        f"chunkeval: error: --out {out} "
+        + (f"lies under the file {tmp_path / 'taken'}" if under else "is an existing file")
+        + ", not a folder; choose another --out"
+    )
+
+
+def test_max_requests_below_one_is_refused_before_any_request(tmp_path, capsys):
+    docs = _documents(tmp_path)
+    with EndpointServer() as server:
+        server.answer("/v1/chat/completions", _answer)
+        spec = f"openai(model='team-chat', base_url='{server.base_url}')"
+        assert main([*_draft(docs, tmp_path / "out", spec), "--max-requests", "0"]) == 2
+        assert server.requests == []
+    assert capsys.readouterr().err.strip() == (
+        "chunkeval: error: --max-requests must be at least 1 (the most requests planned, replies "
+        "reused included), got 0; leave it out for 2 x --n"
+    )
+
+
+def test_no_question_kept_fails_in_one_line_and_a_looser_rerun_sends_nothing(tmp_path, capsys):
+    docs = _documents(tmp_path)
+    out = tmp_path / "out"
+    with EndpointServer() as server:
+        server.answer("/v1/chat/completions", _answer)
+        spec = f"openai(model='team-chat', base_url='{server.base_url}')"
+        assert (
+            main([*_draft(docs, out, spec), "--min-excerpt-chars", "500", "--max-excerpt-chars", "900"]) == 1
+        )
+        sent = len(server.requests)
+        assert sent == 4  # one request per paragraph
+        err = capsys.readouterr().err.strip()
+        assert err == (
+            "chunkeval: error: no question kept of 4 reply(ies): rejected excerpt_too_short 4 "
+            f"(each with its reason in {out / 'rejected-questions.jsonl'}); loosen --min-excerpt-chars "
+            f"and run again (the replies in {out / 'generation-replies.jsonl'} are reused, not sent again)"
+        )
+        assert not (out / "questions.jsonl").exists()  # no empty dataset that validate refuses
+        assert len((out / "rejected-questions.jsonl").read_text(encoding="utf-8").splitlines()) == 4
+
+        assert main(_draft(docs, out, spec)) == 0  # no --force: there was no question to replace
+        assert len(server.requests) == sent
+    assert "wrote 4 generated question(s)" in capsys.readouterr().out
+    assert len((out / "questions.jsonl").read_text(encoding="utf-8").splitlines()) == 4
+
+
+@pytest.mark.parametrize(
+    ("flags", "named"),
+    [
+        (["--max-requests", "3"], "--max-requests"),
+        (["--prompt", "p.txt"], "--prompt"),
+        (["--per-document", "1", "--max-similarity", "0.5"], "--per-document, --max-similarity"),
+        (["--min-excerpt-chars", "20"], "--min-excerpt-chars"),  # the default value, given: still refused
+    ],
+)
+def test_llm_options_without_llm_are_refused(tmp_path, capsys, flags, named):
+    docs = _documents(tmp_path)
+    args = ["draft-questions", f"files:{docs}", "--n", "2", "--out", str(tmp_path / "out"), *flags]
+    assert main(args) == 2
+    assert capsys.readouterr().err.strip() == (
+        f"chunkeval: error: {named} need(s) --llm (they tune the questions a language model writes); "
+        "add --llm SPEC, or leave them out for template drafts"
+    )
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize(
+    ("flags", "advice"),
+    [
+        (
+            ["--n", "6"],
+            "fewer than --n 6: the documents gave only 4 passage(s) to ask about (under --max-requests 12); "
+            "add documents and run again (replies are reused)",
+        ),
+        (
+            ["--max-requests", "4", "--per-document", "1"],
+            "fewer than --n 4: all 2 rejected repl(ies) failed document_cap; loosen --per-document, "
+            "or raise --max-requests, and run again (replies so far are reused)",
+        ),
+        (
+            ["--max-requests", "2"],
+            "fewer than --n 4: --max-requests 2 spent; raise it and run again (replies so far are reused)",
+        ),
+    ],
+    ids=["corpus-ran-out", "one-check", "budget"],
+)
+def test_fewer_than_n_names_the_limit_that_was_hit(tmp_path, capsys, flags, advice):
+    docs = _documents(tmp_path)
+    with EndpointServer() as server:
+        server.answer("/v1/chat/completions", _answer)
+        spec = f"openai(model='team-chat', base_url='{server.base_url}')"
+        assert main([*_draft(docs, tmp_path / "out", spec), *flags]) == 0
+    assert advice in capsys.readouterr().out.splitlines()

@@ -16,7 +16,6 @@ def test_run_with_a_baseline_ranks_by_the_baseline_metric(tmp_path, capsys):
     base = ["run", "--dataset", "builtin", *CHUNKERS, "--no-report", "--quiet", "--budgets", "none"]
     assert main([*base, "--out", str(tmp_path / "b"), "--rank-by", "recall@5"]) == 0
     assert main(["baseline", "save", str(tmp_path / "b"), "--to", str(tmp_path / "b.json")]) == 0
-    # the baseline file keeps the tables the ranking rule reads, not the run's --rank-by
     capsys.readouterr()
     assert main([*base, "--out", str(tmp_path / "c"), "--baseline", str(tmp_path / "b")]) == 0
     out = capsys.readouterr().out
@@ -43,6 +42,6 @@ def test_run_with_a_baseline_ranks_by_the_baseline_metric(tmp_path, capsys):
         "note: dataset 'builtin' is ranked by all_parts@5, the baseline by recall@5; "
         "--rank-by recall@5 judges this run on the baseline's metric"
     ) in out
-    # a baseline file (no p_best_metric in it): the rule applied to its tables names the metric
+    # a baseline file records the metric its run was ranked on (p_best_metric), --rank-by included
     assert main([*base, "--out", str(tmp_path / "e"), "--baseline", str(tmp_path / "b.json")]) == 0
-    assert "note: ranked by answerable@5, the baseline's ranking metric" in capsys.readouterr().out
+    assert "note: ranked by recall@5, the baseline's ranking metric" in capsys.readouterr().out

@@ -385,3 +385,12 @@ def test_questions_generated_on_a_real_corpus_load_with_the_evidence_the_model_c
             assert passage.startswith(text[part.start : part.end])  # the first sentence of the passage
             assert text.count(passage) >= 1
     assert any(len(q.evidence) == 2 for q in dataset.questions)
+
+
+def test_max_requests_zero_is_refused_not_taken_for_the_default(tmp_path):
+    root = _write_corpus(tmp_path / "docs")
+    with EndpointServer() as server:
+        server.answer(PATH, _good)
+        with pytest.raises(UsageError, match=r"max_requests must be an integer >= 1, got 0"):
+            _generate(server, root, tmp_path / "out", n=4, multi_part=0.0, max_requests=0)
+        assert server.count(PATH) == 0

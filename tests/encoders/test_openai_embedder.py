@@ -377,3 +377,33 @@ def test_usage_of_worker_processes_reaches_the_manifest(server, dataset_folder, 
         total["requests"] == server.count(PATH) == sum(next(iter(u.values()))["requests"] for u in per_config)
     )
     assert total["usage"]["prompt_tokens"] == sum(len(t.split()) for t in _served(server))
+
+
+def _written_text(folder) -> str:
+    """Every file under ``folder``, read as text (what a leaked key would be found in)."""
+    return "".join(p.read_text(encoding="utf-8", errors="replace") for p in folder.rglob("*") if p.is_file())
+
+
+@pytest.mark.parametrize(
+    ("extra", "words"),
+    [
+        ("api_key='sk-SECRET'", "pass the key's environment variable name: api_key_env='OPENAI_API_KEY'"),
+        ("token='sk-SECRET'", "pass the key's environment variable name: api_key_env='OPENAI_API_KEY'"),
+        ("api_key_env='sk-SECRET'", "api_key_env must name an environment variable"),
+        ("api_key='sk-SECRET", "cannot parse"),  # unterminated: the parse error shows the spec
+        (
+            "batchsize=8",
+            "unknown parameter(s) batchsize; openai(...) takes api_key_env, base_url, batch_size",
+        ),
+    ],
+    ids=["api_key", "token", "key-as-env-name", "unparsable", "unknown-parameter"],
+)
+def test_a_key_in_the_wrong_parameter_is_refused_and_never_shown(
+    dataset_folder, tmp_path, capsys, extra, words
+):
+    retriever = f"dense(embedder=\"openai(model='m', base_url='http://127.0.0.1:9/v1', {extra})\")"
+    assert _run(dataset_folder, tmp_path / "out", retriever) == 2
+    captured = capsys.readouterr()
+    line = _one_line_error(captured.err)
+    assert words in line
+    assert "sk-SECRET" not in captured.out + captured.err + _written_text(tmp_path)

@@ -97,11 +97,6 @@ def test_bar_chart_draws_no_panel_for_n_a_metrics(spread_run):
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(
-    strict=True,
-    reason="gate/comparison.py unchecks n/a metrics only after pairing, so their missing "
-    "per-question values make the pair incomparable; the gate (integrator's) must skip them first",
-)
 def test_a_rerun_on_n_a_data_passes_the_gate(spread_run):
     from chunkeval.gate.comparison import compare
 

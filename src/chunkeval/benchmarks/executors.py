@@ -85,6 +85,8 @@ MIN_PARALLEL_PREPARE_CHARS = 2_000_000
 
 Job = tuple[int, ChunkerLike | str, str]  # (dataset index, chunker or spec, configuration label)
 Progress = Callable[[int, int], None] | None
+#: Called with the name of each stage as this process starts it (a progress display's text).
+Stage = Callable[[str], None] | None
 
 # The prepared datasets of this worker process, by dataset index (set once by the pool's
 # initializer).
@@ -92,8 +94,11 @@ _PREPARED: dict[int, PreparedDataset] = store("benchmarks.worker_datasets")
 
 
 def _start_worker(parent: int, init: Callable[..., None] | None, initargs: tuple) -> None:
-    """The initializer of every pool worker: live no longer than ``parent``, ignore Ctrl-C
-    (:func:`~chunkeval.benchmarks.lifetime.worker_started`), then run ``init(*initargs)``."""
+    """Initialise a pool worker: tie its life to ``parent``, ignore Ctrl-C, run ``init``.
+
+    The initializer of every pool worker: live no longer than ``parent``, ignore Ctrl-C
+    (:func:`~chunkeval.benchmarks.lifetime.worker_started`), then run ``init(*initargs)``.
+    """
     worker_started(parent)
     if init is not None:
         init(*initargs)
@@ -107,8 +112,11 @@ _STARTING = (signal.SIGINT, signal.SIGTERM)
 def _pool(
     workers: int, mp_context: Any, init: Callable[..., None] | None = None, initargs: tuple = ()
 ) -> Any:
-    """A process pool that ends at once, workers and all, when its block is left by an exception
-    (Ctrl-C, SIGTERM, a failed task), and is shut down normally otherwise."""
+    """A process pool that ends at once, workers and all, when its block raises.
+
+    An exception leaving the block (Ctrl-C, SIGTERM, a failed task) ends the pool at once,
+    workers and all; otherwise it is shut down normally.
+    """
     pool = ProcessPoolExecutor(
         max_workers=workers,
         mp_context=mp_context,
@@ -124,8 +132,11 @@ def _pool(
 
 
 def _submit_all(pool: Any, fn: Callable[..., Any], calls: Sequence[tuple]) -> list[Any]:
-    """Submit ``fn(*args)`` for every ``args`` of ``calls``, with interrupts held back while the
-    pool forks its workers (a worker that got a Ctrl-C before it ignores them prints a traceback)."""
+    """Submit ``fn(*args)`` for every ``args`` of ``calls``, interrupts held back while forking.
+
+    Interrupts are held back while the pool forks its workers: a worker that got a Ctrl-C before
+    it ignores them prints a traceback.
+    """
     with interrupts_deferred(*_STARTING):
         return [pool.submit(fn, *args) for args in calls]
 
@@ -160,15 +171,22 @@ def _one_blas_thread() -> contextlib.AbstractContextManager[Any]:
 
 
 def _evaluate_counted(
-    ctx: PreparedDataset, chunker: ChunkerLike | str, label: str, settings: Settings
+    ctx: PreparedDataset,
+    chunker: ChunkerLike | str,
+    label: str,
+    settings: Settings,
+    on_stage: Stage = None,
 ) -> Evaluation:
-    """:func:`evaluate`, with what it spent on model endpoints in its timings (``endpoint_usage``,
-    :func:`chunkeval.endpoints.client.usage_since`): counted in the process that made the
-    requests, one job at a time, so a worker's requests reach the manifest too."""
+    """:func:`evaluate`, with what it spent on model endpoints in its timings.
+
+    The usage (``endpoint_usage``, :func:`chunkeval.endpoints.client.usage_since`) is counted in
+    the process that made the requests, one job at a time, so a worker's requests reach the
+    manifest too.
+    """
     from chunkeval.endpoints.client import usage_since, usage_totals
 
     before = usage_totals()
-    evaluation = evaluate(ctx, chunker, label, settings)
+    evaluation = evaluate(ctx, chunker, label, settings, on_stage)
     evaluation.timings["endpoint_usage"] = usage_since(before)
     return evaluation
 
@@ -223,8 +241,11 @@ def _prepare_with(
     max_chars: int,
     run_blocks: Callable[[list[list[str]]], list[list[Any]]],
 ) -> None:
-    """Prepare every dataset from :func:`prepare_documents` over partitions of its documents;
-    ``run_blocks`` maps it over lists of texts wherever the executor runs it, in order."""
+    """Prepare every dataset in blocks of documents through ``run_blocks``.
+
+    Prepare every dataset from :func:`prepare_documents` over partitions of its documents;
+    ``run_blocks`` maps it over lists of texts wherever the executor runs it, in order.
+    """
     tok, key = resolve_tokenizer(settings.tokenizer), tokenizer_key(settings.tokenizer)
     blocks = [(di, lo, hi) for di, ctx in enumerate(prepared) for lo, hi in _document_blocks(ctx, max_chars)]
     results = run_blocks([[d.text for d in prepared[di].documents[lo:hi]] for di, lo, hi in blocks])
@@ -234,13 +255,19 @@ def _prepare_with(
 
 
 def _local(
-    prepared: Sequence[PreparedDataset], jobs: Sequence[Job], settings: Settings, progress: Progress
+    prepared: Sequence[PreparedDataset],
+    jobs: Sequence[Job],
+    settings: Settings,
+    progress: Progress,
+    on_stage: Stage = None,
 ) -> list[Evaluation]:
+    if on_stage is not None:
+        on_stage(f"preparing {sum(len(p.documents) for p in prepared):,} documents")
     _prepare_here(prepared, settings)
     out = []
     with _one_blas_thread():
         for j, (di, chunker, label) in enumerate(jobs):
-            out.append(_evaluate_counted(prepared[di], chunker, label, settings))
+            out.append(_evaluate_counted(prepared[di], chunker, label, settings, on_stage))
             release_freed_memory()  # the next configuration's arrays differ in size
             if progress is not None:
                 progress(j + 1, len(jobs))
@@ -272,8 +299,11 @@ def start_method() -> str:
 def _prepare_in_pool(
     prepared: Sequence[PreparedDataset], settings: Settings, workers: int, mp_context: Any
 ) -> None:
-    """Prepare the datasets in a short-lived pool of forked workers, by partitions of the
-    documents; the evaluation pool is forked afterwards, so its workers inherit the result."""
+    """Prepare the datasets in a short-lived pool of forked workers.
+
+    The workers take partitions of the documents; the evaluation pool is forked afterwards, so its workers
+    inherit the result.
+    """
     total = sum(ctx.n_characters for ctx in prepared)
     if total < MIN_PARALLEL_PREPARE_CHARS:
         _prepare_here(prepared, settings)
@@ -322,7 +352,9 @@ def _processes(
 
 
 def _build_shared(prepared: Sequence[PreparedDataset], settings: Settings) -> None:
-    """Build here, before a pool starts, what every configuration of a dataset shares and
+    """Build the shared evidence extents and word starts of every dataset before a pool starts.
+
+    Build here, before a pool starts, what every configuration of a dataset shares and
     the datasets build on first use: the evidence extents and the word starts.
 
     Forked workers then inherit them instead of each building them again (about a second of
@@ -454,8 +486,11 @@ def _first(exc: BaseException) -> str:
 
 
 def _quiet_dask_logs() -> None:
-    """Silence what Dask, tornado and asyncio log while a cluster is torn down mid-run
-    (cancelled tasks, "Task exception was never retrieved"): the run ends with its own one line."""
+    """Silence the logs of Dask, tornado and asyncio while a cluster is torn down mid-run.
+
+    Silence what Dask, tornado and asyncio log while a cluster is torn down mid-run
+    (cancelled tasks, "Task exception was never retrieved"): the run ends with its own one line.
+    """
     for name in ("distributed", "asyncio", "tornado"):
         logging.getLogger(name).setLevel(logging.CRITICAL + 1)
 
@@ -482,8 +517,10 @@ def _dask_job(
     label: str,
     settings: Settings,
 ) -> Any:
-    """Submit the stage plan of one (dataset, configuration) as tasks; return the future of its
-    evaluation. Every step is a task, over blocks of documents and of questions."""
+    """Submit the stage plan of one (dataset, configuration) as tasks; return its evaluation's future.
+
+    Every step is a task, over blocks of documents and of questions.
+    """
 
     def submit(step: Callable[..., Any], *args: Any) -> Any:
         return client.submit(_with_one_blas_thread, step, *args, pure=False)
@@ -551,6 +588,7 @@ def execute(
     workers: int = 1,
     scheduler: str | None = None,
     progress: Progress = None,
+    on_stage: Stage = None,
 ) -> list[Evaluation]:
     """Prepare the datasets and evaluate every job; results in job order.
 
@@ -570,6 +608,10 @@ def execute(
         Address of a running Dask scheduler (``tcp://host:8786``).
     progress : callable(done, total), optional
         Called after each finished job.
+    on_stage : callable(str), optional
+        Called with the name of each stage (``"preparing N documents"``, ``"chunking"``,
+        ``"indexing"``, ``"searching"``, ``"scoring"``) as it starts, where the stages run in
+        this process (the local executor); other executors report finished jobs only.
 
     Returns
     -------
@@ -591,4 +633,4 @@ def execute(
         return _dask(prepared, jobs, settings, progress, workers, scheduler)
     if executor == "processes" and workers > 1 and len(jobs) > 1:
         return _processes(prepared, jobs, settings, progress, min(workers, len(jobs)))
-    return _local(prepared, jobs, settings, progress)
+    return _local(prepared, jobs, settings, progress, on_stage)

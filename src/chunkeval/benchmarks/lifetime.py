@@ -1,5 +1,6 @@
-"""How long the processes of a run live: workers die with their parent, and a pool ends at once
-when the run is interrupted.
+"""How long the processes of a run live.
+
+Workers die with their parent, and a pool ends at once when the run is interrupted.
 
 Three rules, one per function:
 

@@ -21,9 +21,9 @@ _WORD = re.compile(r"\S+")
 
 
 def chunk_sizes(chunks: Sequence[str]) -> list[int]:
-    """Word count of each chunk string.
+    r"""Word count of each chunk string.
 
-    A word is a maximal run of non-whitespace characters (regex ``\\S+``).
+    A word is a maximal run of non-whitespace characters (regex ``\S+``).
 
     Parameters
     ----------

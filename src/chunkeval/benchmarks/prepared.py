@@ -126,9 +126,12 @@ class PreparedDataset:
         return self
 
     def _global(self, per_document: Iterable[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-        """Per-document (n, 2) local spans laid on the dataset's global axis: (starts, ends),
+        """Per-document local spans laid on the dataset's global axis, as (starts, ends).
+
+        Per-document (n, 2) local spans laid on the dataset's global axis: (starts, ends),
         in ``offset_dtype``. Takes an iterable so that each document's pieces are converted
-        (and may be freed) one at a time."""
+        (and may be freed) one at a time.
+        """
         starts, ends = [], []
         for off, spans in zip(
             self.doc_offset.tolist(), per_document, strict=False
@@ -155,8 +158,10 @@ class PreparedDataset:
         return self._sentences
 
     def document_sentences(self, i: int) -> list[tuple[int, int]]:
-        """Sentence spans of document ``i``, local to its text, as
-        :func:`chunkeval.text.sentence_spans` gives them."""
+        """Sentence spans of document ``i``, local to its text.
+
+        The spans :func:`chunkeval.text.sentence_spans` gives.
+        """
         starts, ends = self.sentences()
         off = int(self.doc_offset[i])
         lo, hi = np.searchsorted(starts, in_dtype_of(starts, [off, off + len(self.documents[i].text)]))
@@ -187,8 +192,11 @@ class PreparedDataset:
         return self._hulls
 
     def word_starts(self) -> np.ndarray:
-        """Global start offset of every word (maximal non-whitespace run, as ``str.split``)
-        of every document, in ``offset_dtype``; see :meth:`word_counts`."""
+        """Global start offset of every word of every document.
+
+        A word is a maximal non-whitespace run, as ``str.split`` finds; offsets are in
+        ``offset_dtype``; see :meth:`word_counts`.
+        """
         if self._words is None:
             from chunkeval.text import word_bounds
 
@@ -240,8 +248,10 @@ class PreparedDataset:
         return (n + inside).astype(np.int64)
 
     def answerability_ceiling(self) -> float:
-        """Share of questions whose evidence parts all lie in one document: no chunk crosses a
-        document, so no configuration can make more questions answerable."""
+        """Share of questions whose evidence parts all lie in one document.
+
+        No chunk crosses a document, so no configuration can make more questions answerable.
+        """
         if not self.questions:
             return float("nan")
         return sum(len({p.doc_id for p in q.evidence}) == 1 for q in self.questions) / len(self.questions)
@@ -268,17 +278,22 @@ def _local_dtype(text: str) -> type:
 
 
 def sentence_array(text: str) -> np.ndarray:
-    """Sentence spans of one text, shape (n, 2), characters (:func:`chunkeval.text.sentence_spans`);
-    int32 unless the text has 2**31 characters or more."""
+    """Sentence spans of one text as an (n, 2) array of character offsets.
+
+    The spans are :func:`chunkeval.text.sentence_spans`'s; int32 unless the text has 2**31
+    characters or more.
+    """
     from chunkeval.text import sentence_spans
 
     return np.array(sentence_spans(text), dtype=_local_dtype(text)).reshape(-1, 2)
 
 
 def token_array(tokenizer: TokenizerLike, text: str) -> np.ndarray:
-    """Token spans of one text, shape (n, 2), characters
-    (:func:`chunkeval.tokenizers.token_span_arrays`); int32 unless the text has 2**31
-    characters or more."""
+    """Token spans of one text as an (n, 2) array of character offsets.
+
+    The spans are :func:`chunkeval.tokenizers.token_span_arrays`'s; int32 unless the text has
+    2**31 characters or more.
+    """
     from chunkeval.tokenizers import token_span_arrays
 
     starts, ends = token_span_arrays(tokenizer, text)
@@ -359,8 +374,10 @@ def tokenizer_key(tokenizer: str | TokenizerLike) -> str:
 
 
 def resolve_tokenizer(tokenizer: str | TokenizerLike) -> TokenizerLike:
-    """The tokenizer for a spec or object, built once per process (the cache
-    ``benchmarks.tokenizers`` of :mod:`chunkeval.caches`)."""
+    """The tokenizer for a spec or object, built once per process.
+
+    The cache is ``benchmarks.tokenizers`` of :mod:`chunkeval.caches`.
+    """
     from chunkeval.tokenizers import get_tokenizer
 
     key = tokenizer_key(tokenizer)

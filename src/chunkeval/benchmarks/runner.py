@@ -44,7 +44,7 @@ def _version(dist: str) -> str | None:
 
 
 def _git(cwd: Path, *args: str) -> str | None:
-    """stdout of ``git -C cwd args`` (stripped), or ``None`` when git fails."""
+    """Stdout of ``git -C cwd args`` (stripped), or ``None`` when git fails."""
     try:
         out = subprocess.run(
             ["git", "-C", str(cwd), *args],
@@ -175,9 +175,11 @@ def _retriever_params(name: str) -> dict[str, Any] | None:
 
 
 def _endpoint_usage(outputs: Sequence[Evaluation], executor: str) -> dict[str, Any] | None:
-    """What the run spent on model endpoints, by ``MODEL@HOST``: the sum of every
-    configuration's ``endpoint_usage`` (counted where it ran); None under Dask, whose
-    steps are not counted."""
+    """What the run spent on model endpoints, by ``MODEL@HOST``.
+
+    The sum of every configuration's ``endpoint_usage`` (counted where it ran); None under Dask,
+    whose steps are not counted.
+    """
     if executor == "dask":
         return None
     total: dict[str, Any] = {}
@@ -338,7 +340,6 @@ def _check_arguments(
     rank_by: Any,
 ) -> tuple[tuple[int, ...], int, str | None, tuple[int, ...]]:
     """Check :func:`run`'s arguments before any work; return (ks, seed, executor, budgets)."""
-
     ks = tuple(check_ks(ks))
     seed = check_seed(seed)
     if not 0.0 < float(confidence) < 1.0:
@@ -362,9 +363,11 @@ def _check_arguments(
 
 
 def _tokenizer_spec(tokenizer: str | TokenizerLike) -> tuple[str | TokenizerLike, str]:
-    """Resolve the run's tokenizer now (an unknown spec fails before any work); return what
-    travels to workers (a tokenizer object whose name is a spec for an equal tokenizer
-    travels by name) and the name recorded in the manifest."""
+    """Resolve the run's tokenizer now; return what travels to workers and the manifest's name.
+
+    An unknown spec fails before any work. A tokenizer object whose name is a spec for an equal
+    tokenizer travels to workers by name.
+    """
     tok = resolve_tokenizer(tokenizer)
     name = tokenizer if isinstance(tokenizer, str) else getattr(tok, "name", repr(tok))
     if not isinstance(tokenizer, str) and isinstance(getattr(tok, "name", None), str):
@@ -389,9 +392,12 @@ def _manifest(
     outputs: list[Evaluation],
     facts: dict[str, Any],
 ) -> Manifest:
-    """The manifest (:class:`~chunkeval.results.schema.Manifest`): environment, datasets, configurations, settings, timings; ``facts`` gives
+    """The run's manifest: environment, datasets, configurations, settings, timings.
+
+    The manifest (:class:`~chunkeval.results.schema.Manifest`): environment, datasets, configurations, settings, timings; ``facts`` gives
     ``started_at, retriever_params, p_best_metric, tokenizer, workers, executor, total_seconds,
-    endpoint_usage``."""
+    endpoint_usage``.
+    """
     manifest = cast(Manifest, _environment())
     manifest["started_at"] = facts["started_at"]
     manifest["datasets"] = {
@@ -462,6 +468,7 @@ def run(
     executor: str | None = None,
     scheduler: str | None = None,
     rank_by: str | None = None,
+    on_stage: Callable[[str], None] | None = None,
 ) -> Results:
     """Benchmark chunker configurations on datasets.
 
@@ -524,6 +531,12 @@ def run(
     progress : callable(done, total), optional
         Called with ``(0, total)`` first, then after each finished
         configuration; ``total`` = datasets x configurations.
+    on_stage : callable(str), optional
+        Called with the name of each stage as the run starts it: ``"loading"``, ``"preparing N
+        documents"``, then per configuration ``"chunking"``, ``"indexing"``, ``"searching"``,
+        ``"scoring"`` (in this process only: a process pool or Dask reports finished
+        configurations through ``progress``), and ``"summarising"``; so that a long run over
+        one configuration shows where it is.
 
     Returns
     -------
@@ -574,6 +587,8 @@ def run(
 
     retriever_params = _retriever_params(retriever)  # fails early on an unknown name or embedder
     tokenizer, tokenizer_name = _tokenizer_spec(tokenizer)
+    if on_stage is not None:
+        on_stage("loading")
     loaded, specs, load_seconds = _load_datasets(datasets)
     objects, payloads, labels = _resolve_chunkers(chunkers)
 
@@ -604,7 +619,10 @@ def run(
             workers=decision.workers,
             scheduler=scheduler,
             progress=progress,
+            on_stage=on_stage,
         )
+    if on_stage is not None:
+        on_stage("summarising")
     summary, per_question, chunk_table, p_best_metric = summarise(outputs, settings)
 
     facts = {

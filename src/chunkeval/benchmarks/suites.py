@@ -246,8 +246,10 @@ def suite_from_mapping(
 
 
 def load_suite_file(path: str | os.PathLike, max_configs: int = MAX_CONFIGS) -> Suite:
-    """Read a suite from a TOML file (format in the module docstring); at most ``max_configs``
-    configurations (:func:`suite_from_mapping`).
+    """Read a suite from a TOML file, with at most ``max_configs`` configurations.
+
+    The format is in the module docstring; the configurations are cut by
+    :func:`suite_from_mapping`.
 
     Raises
     ------

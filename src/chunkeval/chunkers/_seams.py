@@ -1,4 +1,4 @@
-"""Exact cl100k counts of runs of sentences, from the sentences' counts and a few short texts.
+r"""Exact cl100k counts of runs of sentences, from the sentences' counts and a few short texts.
 
 tiktoken encodes a text in two steps: its regex cuts the text into *pieces*, then each piece
 is byte-pair encoded on its own, so a text's count is the sum of its pieces' counts. A
@@ -8,9 +8,9 @@ with its gap) plus, at the few seams where a piece may cross, the counts of a sh
 around the seam.
 
 **Clean points.** Call position ``y`` of a text ``T`` *clean* when ``T[y-1]`` is not whitespace
-and ``T[y]`` is a space or a tab, or ``T[y]`` is ``\\r``/``\\n`` and ``T[y-1]`` an ASCII letter
+and ``T[y]`` is a space or a tab, or ``T[y]`` is ``\r``/``\n`` and ``T[y-1]`` an ASCII letter
 or digit. For the cl100k pattern (:data:`CL100K_PATTERNS`, the alternatives ``'s`` etc.,
-``[^\\r\\n\\p{L}\\p{N}]?+\\p{L}+``, ``\\p{N}{1,3}``, ``" ?[^\\s\\p{L}\\p{N}]++[\\r\\n]*"`` and
+``[^\r\n\p{L}\p{N}]?+\p{L}+``, ``\p{N}{1,3}``, ``" ?[^\s\p{L}\p{N}]++[\r\n]*"`` and
 whitespace-only ones) then ``count(T) == count(T[:y]) + count(T[y:])``:
 
 1. *y is a piece boundary*: no piece holds a non-whitespace character followed by a space or
@@ -18,17 +18,17 @@ whitespace-only ones) then ``count(T) == count(T[:y]) + count(T[y:])``:
    the whole piece), nor a letter or digit followed by a newline (only punctuation takes the
    newlines after it).
 2. *The pieces after y are those of T[y:]*: the pattern has no look-behind and no start
-   anchor, so a scan from ``y`` reads ``T[y:]`` only (the end anchor of ``\\s++$`` sees the
+   anchor, so a scan from ``y`` reads ``T[y:]`` only (the end anchor of ``\s++$`` sees the
    same end).
 3. *The pieces before y are those of T[:y]*: a scan at ``p < y`` inspects no character at or
    after ``y``, except a run of letters, digits or punctuation stopping there, which stops at
    the end of ``T[:y]`` as well (a newline run after punctuation cannot start at ``y``: in the
    first case ``T[y]`` is not a newline, in the second ``T[y-1]`` is not punctuation). A
    whitespace run starting before ``y`` ends before ``y - 1`` (``T[y-1]`` is not whitespace), so
-   ``(?!\\S)`` and ``$`` look at the same characters in both texts.
+   ``(?!\S)`` and ``$`` look at the same characters in both texts.
 
 **Runs.** For sentences ``i - 1, i`` with the gap ``G_i`` between them, the seam at the end of
-``S_{i-1}`` is clean or it is not (``".\\n\\n"`` is one piece; two sentences with no gap may
+``S_{i-1}`` is clean or it is not (``".\n\n"`` is one piece; two sentences with no gap may
 merge a piece). At a clean seam a run's count splits into its sentences' counts. At another
 seam, let ``l`` be the last clean point inside ``S_{i-1}`` and ``f`` the first inside ``S_i``;
 both are clean points of the chunk and of the sentences' own texts, so the run's count is the
@@ -73,8 +73,10 @@ CL100K_PATTERNS = frozenset(
 
 
 def splits_cleanly(tokenizer: Any) -> bool:
-    """Whether ``tokenizer`` is a tiktoken encoding with a cl100k pre-tokenizer, for which
-    a count splits at clean points (module docstring)."""
+    """Whether ``tokenizer`` is a tiktoken encoding with a cl100k pre-tokenizer.
+
+    For such an encoding a count splits at clean points (module docstring).
+    """
     encoding = getattr(tokenizer, "encoding", None) if hasattr(tokenizer, "encoding_name") else None
     return getattr(encoding, "_pat_str", None) in CL100K_PATTERNS
 
@@ -176,8 +178,11 @@ class SeamCounts:
         last: np.ndarray,
         clean_end: np.ndarray,
     ) -> tuple[list[int], list[int], list[int]]:
-        """``after``; per sentence the correction of the seam before it; and per sentence
-        whether that seam has no clean point on one side (1) or not (0)."""
+        """Per sentence: its count with the gap before it, its seam correction, and an unclean-seam flag.
+
+        ``after``; per sentence the correction of the seam before it; and per sentence
+        whether that seam has no clean point on one side (1) or not (0).
+        """
         text, m = self._text, ends.size
         if not m:
             return [], [], []
@@ -235,10 +240,13 @@ class SeamCounts:
     def _own_counts(
         self, tokenizer: Any, gaps: np.ndarray, starts: np.ndarray, ends: np.ndarray, first: np.ndarray
     ) -> list[int]:
-        """``owns``: a sentence with no whitespace before it counts as ``after``; one with no
+        """``owns``: each sentence's token count when it opens a chunk.
+
+        ``owns``: a sentence with no whitespace before it counts as ``after``; one with no
         clean point inside is counted whole; any other is ``after`` less the *opening
         effect* of its gap on its first word (:func:`opening_effects`), since the count
-        splits at its first clean point ``f`` both with and without the gap."""
+        splits at its first clean point ``f`` both with and without the gap.
+        """
         text, counts = self._text, np.asarray(self.after, dtype=np.int64)
         spaced = gaps != starts
         for k in np.flatnonzero(spaced & (first < 0)).tolist():
@@ -258,9 +266,12 @@ class SeamCounts:
 def _clean_points(
     text: str, starts: np.ndarray, ends: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per sentence ``text[starts[k]:ends[k]]``: its first and last inner clean point (a
+    """Per sentence, its first and last inner clean point and whether its end is clean.
+
+    Per sentence ``text[starts[k]:ends[k]]``: its first and last inner clean point (a
     space or tab after a non-space, strictly after its start; -1 for none), and whether its
-    end is a clean point or the end of the text (:func:`is_clean`, for every end at once)."""
+    end is a clean point or the end of the text (:func:`is_clean`, for every end at once).
+    """
     n = len(text)
     if not ends.size:
         return ends, ends, ends.astype(bool)
@@ -350,8 +361,11 @@ _LAST_INNER_CLEAN = regex.compile(
 
 
 def _inner_clean(text: str, a: int, b: int, last: bool) -> int:
-    """The first (or last) clean point ``y`` with ``a < y < b`` that is a space or tab
-    after a non-space, or -1."""
+    """The first (or last) clean point strictly inside ``text[a:b]``, or -1.
+
+    A clean point here is a position ``y`` with ``a < y < b`` holding a space or tab after a
+    non-space.
+    """
     found = (_LAST_INNER_CLEAN if last else _INNER_CLEAN).search(text, a + 1, b)
     return found.start() if found else -1
 
@@ -393,10 +407,12 @@ def segment_counts(tokenizer: Any, text: str, lo: np.ndarray, hi: np.ndarray) ->
 def _remembered(
     memo: dict[Key, int], keys: list[Key], count_missing: Callable[[np.ndarray], list[int]]
 ) -> list[int]:
-    """``memo[key]`` for each of ``keys``, with the keys not in ``memo`` counted by
-    ``count_missing(indices)`` (the index of each one's first occurrence, ascending) and
-    remembered. The memo keeps up to :data:`SEGMENT_MEMO_SIZE` keys and is emptied when
-    full (bounded memory, no bookkeeping per hit)."""
+    """``memo[key]`` for each of ``keys``, counting and remembering the missing keys.
+
+    The keys not in ``memo`` are counted by ``count_missing(indices)`` (the index of each one's
+    first occurrence, ascending) and remembered. The memo keeps up to :data:`SEGMENT_MEMO_SIZE`
+    keys and is emptied when full (bounded memory, no bookkeeping per hit).
+    """
     counts = list(map(memo.get, keys))  # None: not in the memo
     absent = [j for j, count in enumerate(counts) if count is None]
     if not absent:
@@ -416,19 +432,23 @@ _OPENING_MEMO: dict[str, dict[tuple[str, int], int]] = store("chunkers.seam_open
 
 
 def _opening_key(text: str, gap: int, start: int, first: int) -> tuple[str, int]:
-    """The memo key of a sentence's opening effect: its gap and first word, and where the
-    sentence starts in them."""
+    """The memo key of a sentence's opening effect.
+
+    The key holds its gap and first word, and where the sentence starts in them.
+    """
     return text[gap:first], start - gap
 
 
 def opening_effects(
     tokenizer: Any, text: str, gaps: np.ndarray, starts: np.ndarray, firsts: np.ndarray
 ) -> list[int]:
-    """Per sentence, what the whitespace before it adds to the count of its first word:
+    r"""Per sentence, the tokens the whitespace before it adds to its first word.
+
+    Per sentence, what the whitespace before it adds to the count of its first word:
     ``count(text[gaps[j]:firsts[j]]) - count(text[starts[j]:firsts[j]])``.
 
     ``firsts[j]`` is a clean point, so the effect is a property of the text from the gap to
-    it and of where the sentence starts in it (``" The"`` 0, ``"\\n\\n#"`` 1). It is read
+    it and of where the sentence starts in it (``" The"`` 0, ``"\n\n#"`` 1). It is read
     from a memo keyed by both (:func:`_remembered`; the start is part of the key because a
     sentence may start with whitespace, the space a combining mark keeps, and a caller's
     gaps may hold any text). The keys repeat across sentences far more than the sentences
@@ -455,10 +475,12 @@ _KNOWN_CHARS_CARRIED = 1_000
 
 
 def _stretches(lo: np.ndarray, hi: np.ndarray, missing: np.ndarray) -> list[tuple[int, int]]:
-    """First and last index of each stretch of touching segments to encode: from a missing
-    segment (``missing``: ascending indices) to the last missing one before the text breaks
-    (a segment that does not touch the one before it) or before more than
-    :data:`_KNOWN_CHARS_CARRIED` of known text."""
+    """First and last index of each stretch of touching segments to encode.
+
+    From a missing segment (``missing``: ascending indices) to the last missing one before the
+    text breaks (a segment that does not touch the one before it) or before more than
+    :data:`_KNOWN_CHARS_CARRIED` of known text.
+    """
     if not missing.size:
         return []
     breaks = np.cumsum(np.concatenate(([0], lo[1:] != hi[:-1])))  # breaks up to each segment
@@ -471,8 +493,10 @@ def _stretches(lo: np.ndarray, hi: np.ndarray, missing: np.ndarray) -> list[tupl
 
 
 def _stretch_counts(tokenizer: Any, text: str, lo: list[int], hi: list[int], j0: int, j1: int) -> list[int]:
-    """Counts of the touching segments ``j0..j1`` (indices into ``lo``/``hi``), from one
-    encoding of the text they cover."""
+    """Counts of the touching segments ``j0..j1``, from one encoding of their text.
+
+    ``j0`` and ``j1`` are indices into ``lo``/``hi``.
+    """
     if j0 == j1:
         return [tokenizer.count(text[lo[j0] : hi[j0]])]
     start = lo[j0]

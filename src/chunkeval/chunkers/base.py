@@ -43,8 +43,11 @@ class PluginFactory:
 
 
 def _plugin_entry(name: str, obj: Any, target: str) -> type[Chunker] | PluginFactory:
-    """What a ``chunkeval.chunkers`` entry point registers: a Chunker subclass under its
-    entry point name, or any other callable as a :class:`PluginFactory`."""
+    """What a ``chunkeval.chunkers`` entry point registers.
+
+    A Chunker subclass under its entry point name, or any other callable as a
+    :class:`PluginFactory`.
+    """
     if isinstance(obj, type) and issubclass(obj, Chunker):
         obj.name = name
         return obj
@@ -188,8 +191,11 @@ class Chunker(Params):
         return f"{self.name}({body})"
 
     def describe(self) -> dict[str, Any]:
-        """The configuration recorded in run manifests: ``get_params(deep=False)``
-        (subclasses wrapping objects replace them by their class and parameters)."""
+        """The configuration recorded in run manifests.
+
+        ``get_params(deep=False)`` (subclasses wrapping objects replace them by their class and
+        parameters).
+        """
         return self.get_params(deep=False)
 
     def __repr__(self) -> str:

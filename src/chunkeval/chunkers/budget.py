@@ -28,7 +28,9 @@ class _SentenceTokens(SentenceSpansChunker):
     def _sizes(
         self, text: str, spans: Sequence[Span], every_first: bool = False
     ) -> tuple[Sequence[int], list[int], RunMeasure | None]:
-        """Each sentence's count when it opens a chunk and when it follows one, and the exact
+        r"""Each sentence's opening and following token counts, and the exact measure of a run.
+
+        Each sentence's count when it opens a chunk and when it follows one, and the exact
         measure of a run of sentences (``None`` where the sum of counts bounds it);
         ``every_first``: the caller reads every sentence's first count (``balanced``'s
         search), so for cl100k they are found at once.
@@ -99,9 +101,11 @@ class _SentenceTokens(SentenceSpansChunker):
 
 
 class _OwnCounts(Sequence[int]):
-    """Token counts of sentences on their own text, counted when first asked for:
-    ``token_budget`` counts alone only the sentences that open a chunk (``balanced``'s
-    search reads them all)."""
+    """Token counts of sentences on their own text, counted when first asked for.
+
+    ``token_budget`` counts alone only the sentences that open a chunk (``balanced``'s search
+    reads them all).
+    """
 
     def __init__(self, count: Callable[[int], int], n: int) -> None:
         self._count_of, self._n = count, n
@@ -161,6 +165,21 @@ class TokenBudgetChunker(_SentenceTokens):
         self._check_tokenizer()
 
     def spans_from_sentences(self, text: str, sentences: Sequence[Span]) -> list[Span]:
+        """Chunk ranges of ``text``: its sentences packed greedily under ``max_tokens``, with token overlap.
+
+        Parameters
+        ----------
+        text : str
+            The document text.
+        sentences : sequence of (int, int)
+            ``sentence_spans(text)``, perhaps computed elsewhere.
+
+        Returns
+        -------
+        list of (int, int)
+            Half-open code-point ranges of the chunks, in order, each whole sentences
+            (:func:`~chunkeval.chunkers.greedy.iter_checked_budget_chunk`).
+        """
         own, after, measure = self._sizes(text, sentences)
         groups = iter_checked_budget_chunk(own, after, self.max_tokens, self.overlap_tokens, measure)
         return [(sentences[group[0]][0], sentences[group[-1]][1]) for group in groups]
@@ -199,6 +218,21 @@ class BalancedChunker(_SentenceTokens):
         self._check_tokenizer()
 
     def spans_from_sentences(self, text: str, sentences: Sequence[Span]) -> list[Span]:
+        """Chunk ranges of ``text``: the greedy chunk count, sizes evened out under ``max_tokens``.
+
+        Parameters
+        ----------
+        text : str
+            The document text.
+        sentences : sequence of (int, int)
+            ``sentence_spans(text)``, perhaps computed elsewhere.
+
+        Returns
+        -------
+        list of (int, int)
+            Half-open code-point ranges of the chunks, in order, each whole sentences
+            (:func:`~chunkeval.chunkers.greedy.checked_balanced_chunk`).
+        """
         own, after, measure = self._sizes(text, sentences, every_first=True)
         groups = checked_balanced_chunk(own, after, self.max_tokens, measure)
         return [(sentences[group[0]][0], sentences[group[-1]][1]) for group in groups]

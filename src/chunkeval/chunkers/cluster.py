@@ -100,6 +100,20 @@ class ClusterChunker(EmbeddingMixin, _SentenceTokens):
         self._check_tokenizer()
 
     def spans_from_sentences(self, text: str, sentences: Sequence[Span]) -> list[Span]:
+        """Chunk ranges of ``text``: sentence pieces grouped by :func:`best_partition` of their similarities.
+
+        Parameters
+        ----------
+        text : str
+            The document text.
+        sentences : sequence of (int, int)
+            ``sentence_spans(text)``, perhaps computed elsewhere.
+
+        Returns
+        -------
+        list of (int, int)
+            Half-open code-point ranges of the chunks, in order; empty for a text without sentences.
+        """
         sentences = list(sentences)
         if not sentences:
             return []

@@ -20,6 +20,26 @@ class NamesDocument:
     """Mixin of the external chunkers: a :class:`LocateError` names the document being chunked."""
 
     def chunk(self, text: str, doc_id: str = "") -> list[Any]:
+        """Chunk ``text`` as :meth:`Chunker.chunk` does, naming ``doc_id`` in a locate error.
+
+        Parameters
+        ----------
+        text : str
+            The document text.
+        doc_id : str, default ""
+            Id stored in every chunk and named in the error message.
+
+        Returns
+        -------
+        list of Chunk
+            The chunks, in order.
+
+        Raises
+        ------
+        LocateError
+            A piece the splitter returned cannot be found in ``text``; the message starts with
+            ``document 'doc_id':`` when an id is given.
+        """
         try:
             return super().chunk(text, doc_id)  # type: ignore[misc]
         except LocateError as exc:
@@ -119,8 +139,11 @@ def _placements(
 
 
 def _matches(text: str, piece: str, reported: int | None, cursor: int) -> Iterator[tuple[int, int]]:
-    """Candidate ranges of ``piece`` from ``cursor`` in order: the reported offset when it
-    checks out, else exact matches, else matches allowing different whitespace."""
+    """Candidate ranges of ``piece`` in ``text`` from ``cursor``, best first.
+
+    In order: the reported offset when it checks out, else exact matches, else matches allowing
+    different whitespace.
+    """
     if reported is not None and reported >= cursor and text.startswith(piece, reported):
         yield reported, reported + len(piece)
         return
@@ -317,8 +340,11 @@ def is_size_param(name: str) -> bool:
 
 
 def default_label(splitter: Any) -> str:
-    """The class (or function) name with the splitter's size parameters, e.g.
-    ``"RecursiveCharacterTextSplitter(chunk_size=800, chunk_overlap=0)"``."""
+    """The splitter's default label: its class or function name with its size parameters.
+
+    The class (or function) name with the splitter's size parameters, e.g.
+    ``"RecursiveCharacterTextSplitter(chunk_size=800, chunk_overlap=0)"``.
+    """
     if inspect.isroutine(splitter):
         return getattr(splitter, "__qualname__", "external")
     sizes = ", ".join(f"{k}={v!r}" for k, v in splitter_params(splitter).items() if is_size_param(k))
@@ -381,17 +407,22 @@ class ExternalChunker(NamesDocument, Chunker):
 
     @property
     def size_limit(self) -> tuple[int | None, str]:
+        """``(limit, unit)`` as given: the splitter's size limit (None when not stated) and its unit."""
         return self.limit, self.unit
 
     @property
     def spec(self) -> str:
+        """The label and overlap rule (``label(overlapping=...)``), else the splitter's default label."""
         if self.label is None:
             return default_label(self.splitter)
         return f"{self.label}(overlapping={self.overlapping!r})"
 
     def describe(self) -> dict[str, Any]:
-        """The configuration for manifests: the splitter's class and constructor
-        parameters (:func:`splitter_params`), never an object repr."""
+        """The configuration for manifests, the splitter as its class and parameters.
+
+        The configuration for manifests: the splitter's class and constructor
+        parameters (:func:`splitter_params`), never an object repr.
+        """
         params = self.get_params(deep=False)
         params["splitter"] = {
             "class": _plain(type(self.splitter))
@@ -402,4 +433,24 @@ class ExternalChunker(NamesDocument, Chunker):
         return params
 
     def spans(self, text: str) -> list[tuple[int, int]]:
+        """Chunk ranges of ``text``: the splitter's pieces located in it.
+
+        Parameters
+        ----------
+        text : str
+            The document text.
+
+        Returns
+        -------
+        list of (int, int)
+            Half-open code-point ranges of the pieces, in order (:func:`locate_pieces`).
+
+        Raises
+        ------
+        chunkeval.errors.UsageError
+            The splitter returned something of the wrong shape or type.
+        LocateError
+            A piece is not found in ``text`` (or, for a non-overlapping splitter, not after the
+            previous one).
+        """
         return locate_pieces(text, _pieces(self.splitter, text), self.overlapping, self.max_overlap)

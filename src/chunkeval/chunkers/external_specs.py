@@ -121,6 +121,7 @@ class SpecChunker(NamesDocument, Chunker):
 
     @property
     def size_limit(self) -> tuple[int | None, str]:
+        """``(limit, unit)`` of the built splitter, read from its size parameter (limit None when none)."""
         self._built()
         return self.limit_
 
@@ -131,6 +132,7 @@ class SpecChunker(NamesDocument, Chunker):
 
     @property
     def spec(self) -> str:
+        """The spec as written: ``target(params, own options)``, which :func:`get_chunker` parses back."""
         body = ", ".join(f"{k}={v!r}" for k, v in (self.params or {}).items())
         own = ", ".join(f"{k}={getattr(self, k)!r}" for k in _OWN if getattr(self, k) is not None)
         return f"{self.target}({', '.join(filter(None, (body, own)))})"
@@ -157,6 +159,23 @@ class SpecChunker(NamesDocument, Chunker):
         return bool(self.overlapping) if self.overlapping is not None else self._overlap() > 0
 
     def spans(self, text: str) -> list[tuple[int, int]]:
+        """Chunk ranges of ``text`` cut by the named library's splitter.
+
+        Parameters
+        ----------
+        text : str
+            The document text.
+
+        Returns
+        -------
+        list of (int, int)
+            Half-open code-point ranges of the pieces, in order.
+
+        Raises
+        ------
+        chunkeval.errors.UsageError
+            The splitter's output cannot be located in ``text``; the message starts with the spec.
+        """
         splitter = self._built()
         if isinstance(splitter, Chunker):
             return splitter.spans(text)

@@ -62,7 +62,7 @@ def fixed_stride_spans(n: int, chunk_size: int, chunk_overlap: int = 0) -> list[
 
 @register_chunker("fixed")
 class FixedChunker(Chunker):
-    """Fixed windows of ``chunk_size`` characters or tokens, ``chunk_overlap`` shared.
+    r"""Fixed windows of ``chunk_size`` characters or tokens, ``chunk_overlap`` shared.
 
     The rule is :func:`fixed_stride_spans` over characters (``unit="chars"``)
     or over the tokenizer's tokens (``unit="tokens"``; a window spans from its
@@ -129,11 +129,15 @@ class FixedChunker(Chunker):
 
     @property
     def size_limit(self) -> tuple[int, str]:
+        """``(chunk_size, unit)``: the window size and its unit (``"chars"`` or ``"tokens"``)."""
         return self.chunk_size, self.unit
 
     def spans(self, text: str) -> list[tuple[int, int]]:
-        """Window ranges of ``text`` (a run may cut them from shared token offsets instead:
-        see the class docstring), each cut moved forward to a grapheme cluster boundary."""
+        """Window ranges of ``text``, each cut moved forward to a grapheme cluster boundary.
+
+        Window ranges of ``text`` (a run may cut them from shared token offsets instead:
+        see the class docstring), each cut moved forward to a grapheme cluster boundary.
+        """
         if self.unit == "chars":
             spans = fixed_stride_spans(len(text), self.chunk_size, self.chunk_overlap)
             if every_position_is_a_boundary(text):
@@ -218,9 +222,12 @@ class FixedChunker(Chunker):
         moved_ends: np.ndarray,
         cuts: np.ndarray,
     ) -> np.ndarray:
-        """Per stride window (before any merge), moved onto clusters (:func:`_moved`),
+        """Per stride window, whether its own text counts more than ``chunk_size`` tokens.
+
+        Per stride window (before any merge), moved onto clusters (:func:`_moved`),
         whether its own text counts more than ``chunk_size`` tokens (:meth:`_fits`; ``cuts``:
-        the ends before the move)."""
+        the ends before the move).
+        """
         tokenizer = self._tokenizer()
         if type(tokenizer) is RegexTokenizer:
             # its tokens are maximal runs of one class (a word with its marks, one ideograph,
@@ -239,9 +246,12 @@ class FixedChunker(Chunker):
         return too_long
 
     def _fits(self, text: str, start: int, end: int, cut: int) -> bool:
-        """Whether window ``text[start:end]``, cut at ``cut`` before its end moved onto a
+        """Whether window ``text[start:end]`` holds at most ``chunk_size`` tokens on its own text.
+
+        Whether window ``text[start:end]``, cut at ``cut`` before its end moved onto a
         cluster's end, holds at most ``chunk_size`` tokens on its own text, or did before
-        the move (the one cluster more a window may hold)."""
+        the move (the one cluster more a window may hold).
+        """
         tokenizer = self._tokenizer()
 
         def count(window: str) -> int:  # windows are not kept in the count cache
@@ -256,8 +266,9 @@ class FixedChunker(Chunker):
     def _fitted_windows(
         self, text: str, token_starts: np.ndarray, token_ends: np.ndarray, k: int
     ) -> tuple[np.ndarray, np.ndarray]:
-        """The windows of :meth:`token_windows` when stride window ``k`` is the first whose
-        own text is too long.
+        """The windows of :meth:`token_windows` from the first stride window that is too long.
+
+        Stride window ``k`` is the first whose own text is too long.
 
         From token ``i`` on: the stride windows, up to the first too long one; that window,
         of tokens ``i`` to ``j - 1`` (``j = min(i + chunk_size, n)``), shortened at its end
@@ -297,8 +308,11 @@ class FixedChunker(Chunker):
         return on_clusters(text, *_merge_repeated_starts(starts, ends))
 
     def _fitted_end(self, text: str, token_starts: np.ndarray, token_ends: np.ndarray, i: int) -> int:
-        """One past the last token of the longest window from token ``i`` (at most
-        ``chunk_size`` tokens) whose own text fits, or ``i + 1``."""
+        """The end token of the longest window from token ``i`` whose own text fits.
+
+        One past the last token of the longest window from token ``i`` (at most
+        ``chunk_size`` tokens) whose own text fits, or ``i + 1``.
+        """
         j = min(i + self.chunk_size, token_starts.size)
         while j > i + 1:
             start, end = _moved(text, token_starts[i : i + 1], token_ends[j - 1 : j], first=i == 0)
@@ -367,9 +381,12 @@ def _kept(starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]
 def _moved(
     text: str, starts: np.ndarray, ends: np.ndarray, first: bool = True
 ) -> tuple[np.ndarray, np.ndarray]:
-    """The cuts of :func:`on_clusters`, before empty windows are dropped and repeated starts
+    """The cuts of :func:`on_clusters` before empty windows are dropped.
+
+    The cuts of :func:`on_clusters`, before empty windows are dropped and repeated starts
     merged; with ``first=False`` the windows come after the text's first one, so their first
-    start moves forward like every later one."""
+    start moves forward like every later one.
+    """
     if every_position_is_a_boundary(text):
         return starts, ends
     moved_starts, moved_ends = snap_forward(text, starts.tolist()), snap_forward(text, ends.tolist())

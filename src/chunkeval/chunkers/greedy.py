@@ -320,8 +320,11 @@ def _checked_groups(
     measure: RunMeasure | None,
     hard: float,
 ) -> Iterator[list[int]]:
-    """:func:`iter_checked_budget_chunk` on checked parameters and the prefix sums of
-    ``next_sizes`` (balanced's search packs the same sizes at many budgets)."""
+    """:func:`iter_checked_budget_chunk` on checked parameters and prefix sums.
+
+    The prefix sums are those of ``next_sizes``: balanced's search packs the same sizes at many
+    budgets.
+    """
     rule = seed_by_size(overlap_tokens) if overlap_tokens else no_seed
 
     def estimate(first: int, last: int) -> float:
@@ -351,9 +354,11 @@ def _checked_groups(
 def _furthest(
     first_sizes: Sequence[float], prefix: list[float], n: int, budget: float, first: int, held: int
 ) -> int:
-    """The last item of a chunk opened by item ``first`` (of ``n``) that holds items up to
-    ``held`` already: the furthest item whose estimate (``first_sizes[first]`` plus the prefix sums of
-    the items after it) fits ``budget``, and at least ``held``.
+    """The last item of a chunk opened by item ``first`` that fits ``budget``.
+
+    The chunk (of ``n`` items) holds items up to ``held`` already; the answer is the furthest
+    item whose estimate (``first_sizes[first]`` plus the prefix sums of the items after it) fits
+    ``budget``, and at least ``held``.
 
     The estimate grows with the last item (sizes are non-negative), so the furthest item is
     found by bisection on the prefix sums, then confirmed with the estimate itself (the same
@@ -370,9 +375,12 @@ def _furthest(
 
 
 def _furthest_all(opening: np.ndarray, prefix: np.ndarray, budget: float) -> np.ndarray:
-    """:func:`_furthest` for every item as the opener (``held`` = the opener itself), as an
-    array: the same bisection on the prefix sums and the same confirming comparisons,
-    elementwise (they change nothing on whole-number sizes, where the bisection is exact)."""
+    """:func:`_furthest` for every item as the opener, as an array.
+
+    ``held`` is the opener itself. It runs the same bisection on the prefix sums and the same
+    confirming comparisons, elementwise (they change nothing on whole-number sizes, where the
+    bisection is exact).
+    """
     n = opening.size
     items = np.arange(n)
     before = prefix[1:]

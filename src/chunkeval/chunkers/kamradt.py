@@ -86,6 +86,21 @@ class KamradtChunker(EmbeddingMixin, _SentenceTokens):
         return 1.0 - np.einsum("ij,ij->i", v[:-1], v[1:])
 
     def spans_from_sentences(self, text: str, sentences: Sequence[Span]) -> list[Span]:
+        """Chunk ranges of ``text``: cut at the gaps whose window distance is over the threshold.
+
+        Parameters
+        ----------
+        text : str
+            The document text.
+        sentences : sequence of (int, int)
+            ``sentence_spans(text)``, perhaps computed elsewhere.
+
+        Returns
+        -------
+        list of (int, int)
+            Half-open code-point ranges of the chunks, in order, each whole sentences; a text of
+            fewer than two sentences is its sentences.
+        """
         sentences = list(sentences)
         if len(sentences) < 2:
             return [(s, e) for s, e in sentences]

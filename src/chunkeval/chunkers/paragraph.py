@@ -60,9 +60,11 @@ def pack_paragraph_spans(
 def _word_pieces(
     text: str, start: int, end: int, max_words: int, index: Paragraphs | None
 ) -> list[tuple[int, int]]:
-    """Consecutive pieces of ``max_words`` words of ``text[start:end]``: from every
-    ``max_words``-th word's start to the end of the piece's last word (the last piece may
-    be shorter), widened to whole grapheme clusters (a word may start with a mark)."""
+    """Consecutive pieces of ``max_words`` words of ``text[start:end]``.
+
+    From every ``max_words``-th word's start to the end of the piece's last word (the last piece
+    may be shorter), widened to whole grapheme clusters (a word may start with a mark).
+    """
     codes = None
     if index is not None and index.word_starts is not None and index.word_ends is not None:
         i, j = index.word_starts.searchsorted([start, end]).tolist()
@@ -76,7 +78,7 @@ def _word_pieces(
 
 
 def pack_paragraphs(paragraphs: Sequence[str], max_words: int) -> list[str]:
-    """Pack paragraphs, joined with ``"\\n\\n"``, into chunks of at most ``max_words`` words.
+    r"""Pack paragraphs, joined with ``"\n\n"``, into chunks of at most ``max_words`` words.
 
     Examples
     --------
@@ -134,8 +136,21 @@ class ParagraphChunker(Chunker):
 
     @property
     def size_limit(self) -> tuple[int, str]:
+        """``(max_words, "words")``: the chunk size limit in words."""
         return self.max_words, "words"
 
     def spans(self, text: str) -> list[tuple[int, int]]:
+        """Chunk ranges of ``text``: its paragraphs packed under ``max_words`` words.
+
+        Parameters
+        ----------
+        text : str
+            The document text.
+
+        Returns
+        -------
+        list of (int, int)
+            Half-open code-point ranges of the chunks, in order (:func:`pack_paragraph_spans`).
+        """
         index = paragraphs_and_words(text)
         return pack_paragraph_spans(text, index.spans, self.max_words, index.words, index)

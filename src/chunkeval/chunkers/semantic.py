@@ -17,7 +17,9 @@ Span = tuple[int, int]
 
 
 def _window_matrix(lengths: np.ndarray, window_size: int, right: bool):
-    """Sparse block-diagonal 0/1 matrix, one row per gap between consecutive sentences of a
+    """Sparse 0/1 matrix selecting, per sentence gap, the window on one side of it.
+
+    Sparse block-diagonal 0/1 matrix, one row per gap between consecutive sentences of a
     document, selecting the window on one side of the gap within that document.
 
     ``lengths`` are the sentence counts of documents stacked one after the other: the matrix
@@ -111,8 +113,11 @@ def _percentile(threshold: object) -> float | None:
 
 
 def _cut_below(similarities: np.ndarray, threshold: float | str) -> float:
-    """The similarity under which a gap becomes a boundary (linear-interpolated percentile,
-    as ``numpy.percentile``, for ``"pN"``; no boundary in a document without gaps)."""
+    """The similarity under which a gap becomes a boundary.
+
+    For ``"pN"`` it is the linear-interpolated percentile, as ``numpy.percentile``; a document
+    without gaps has no boundary.
+    """
     n = _percentile(threshold)
     if n is None:
         return float(threshold)  # type: ignore[arg-type]
@@ -183,9 +188,24 @@ class SemanticChunker(SentenceSpansChunker):
 
     @property
     def size_limit(self) -> tuple[int, str]:
+        """``(max_chars, "chars")``: the chunk size limit in characters."""
         return self.max_chars, "chars"
 
     def spans_from_sentences(self, text: str, sentences: Sequence[Span]) -> list[Span]:
+        """Chunk ranges of ``text``: :meth:`spans_many` of this one document.
+
+        Parameters
+        ----------
+        text : str
+            The document text.
+        sentences : sequence of (int, int)
+            ``sentence_spans(text)``, perhaps computed elsewhere.
+
+        Returns
+        -------
+        list of (int, int)
+            Half-open code-point ranges of the chunks, in order.
+        """
         return self.spans_many([text], [sentences])[0]
 
     def spans_many(self, texts: Sequence[str], sentences: Sequence[Sequence[Span]]) -> list[list[Span]]:
@@ -294,8 +314,10 @@ BATCH_SENTENCES = 4096
 
 
 def _batches(lengths: Sequence[int], limit: int) -> list[tuple[int, int]]:
-    """Consecutive document ranges ``(lo, hi)`` of about ``limit`` sentences each; every range holds
-    at least one document, and ``limit`` 0 gives one range per document."""
+    """Consecutive document ranges ``(lo, hi)`` of about ``limit`` sentences each.
+
+    Every range holds at least one document, and ``limit`` 0 gives one range per document.
+    """
     ranges, lo, total = [], 0, 0
     for i, n in enumerate(lengths):
         total += n
@@ -308,8 +330,11 @@ def _batches(lengths: Sequence[int], limit: int) -> list[tuple[int, int]]:
 
 
 def _check_each(vectors, pieces: list[str], lengths: list[int], embedder: object) -> None:
-    """:func:`check_finite` of a batch; on a failure, of each document's rows, so that the error
-    names the text by its row in its own document, as when the document is embedded alone."""
+    """:func:`check_finite` of a batch, naming a bad row within its own document.
+
+    :func:`check_finite` of a batch; on a failure, of each document's rows, so that the error
+    names the text by its row in its own document, as when the document is embedded alone.
+    """
     try:
         check_finite(vectors, pieces, embedder)
     except UsageError:

@@ -245,7 +245,22 @@ class SentenceChunker(SentenceSpansChunker):
 
     @property
     def size_limit(self) -> tuple[int, str]:
+        """``(max_chars, "chars")``: the chunk size limit in characters."""
         return self.max_chars, "chars"
 
     def spans_from_sentences(self, text: str, sentences: Sequence[Span]) -> list[Span]:
+        """Chunk ranges of ``text``: whole sentences packed under ``max_chars``, with sentence overlap.
+
+        Parameters
+        ----------
+        text : str
+            The document text.
+        sentences : sequence of (int, int)
+            ``sentence_spans(text)``, perhaps computed elsewhere.
+
+        Returns
+        -------
+        list of (int, int)
+            Half-open code-point ranges of the chunks, in order (:func:`pack_spans`).
+        """
         return pack_spans(sentences, self.max_chars, self.overlap_sentences)

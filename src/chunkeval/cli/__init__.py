@@ -1,4 +1,6 @@
-"""Command-line interface: ``chunkeval run | report | charts | compare | baseline | validate |
+"""Command-line interface of chunkeval.
+
+Command-line interface: ``chunkeval run | report | charts | compare | baseline | validate |
 draft-questions | chunkers | datasets | inspect``.
 
 The library never prints; this module does. Every command handler returns an
@@ -102,9 +104,12 @@ def check_working_directory() -> None:
 
 
 def _silence_stdout() -> None:
-    """After a BrokenPipeError: point stdout at devnull so the final flush at
+    """Point stdout at devnull after a BrokenPipeError.
+
+    After a BrokenPipeError: point stdout at devnull so the final flush at
     interpreter exit does not raise again (the recipe of the Python docs,
-    ``signal`` module, "Note on SIGPIPE")."""
+    ``signal`` module, "Note on SIGPIPE").
+    """
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
@@ -124,7 +129,9 @@ _REPEAT: list[bool] = []
 
 
 def _stop_once(signum: int, frame: Any) -> None:
-    """The first SIGINT or SIGTERM ends the command; later ones are ignored, so that a second
+    """End the command on the first SIGINT or SIGTERM; ignore later ones.
+
+    The first SIGINT or SIGTERM ends the command; later ones are ignored, so that a second
     Ctrl-C cannot break the (bounded) clean-up into a traceback.
 
     Python drops an exception raised in a weak-reference callback or ``__del__``, so the
@@ -170,8 +177,11 @@ def _handle_stop_signals() -> dict[int, Any]:
 
 
 def _drop_interrupts(previous: Any) -> Any:
-    """An unraisable-exception hook that drops a KeyboardInterrupt raised where Python cannot
-    propagate it (a weak-reference callback, ``__del__``): :func:`_stop_once` raises it again."""
+    """An unraisable-exception hook that drops a KeyboardInterrupt Python cannot propagate.
+
+    Such an interrupt is raised in a weak-reference callback or ``__del__``; :func:`_stop_once`
+    raises it again.
+    """
 
     def hook(unraisable: Any) -> None:
         if isinstance(unraisable.exc_value, KeyboardInterrupt):
@@ -182,9 +192,12 @@ def _drop_interrupts(previous: Any) -> Any:
 
 
 def _show_plugin_warnings() -> Any:
-    """Show a :class:`~chunkeval.registry.PluginWarning` or an embedding
+    """Show plug-in and cache warnings as one line; return the previous :func:`warnings.showwarning`.
+
+    Show a :class:`~chunkeval.registry.PluginWarning` or an embedding
     :class:`~chunkeval.errors.CacheWarning` as one ``chunkeval: warning:`` line; the
-    previous :func:`warnings.showwarning`, to restore."""
+    previous :func:`warnings.showwarning`, to restore.
+    """
     import warnings
 
     from chunkeval.errors import CacheWarning

@@ -10,6 +10,23 @@ __all__ = ["cmd_baseline_save"]
 
 
 def cmd_baseline_save(args: argparse.Namespace) -> int:
+    """Save a results folder's summary as a baseline (``chunkeval baseline save``).
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed options: ``results_folder`` and the output path ``to``.
+
+    Returns
+    -------
+    int
+        The exit code, 0.
+
+    Raises
+    ------
+    chunkeval.errors.UsageError
+        The results folder is missing or broken (exit 2).
+    """
     from chunkeval.gate.baseline import save_baseline
     from chunkeval.results.folder import Results
 

@@ -78,6 +78,23 @@ def emit_comparison(cmp: Any, fmt: str, all_rows: bool) -> int:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
+    """Compare two results folders or baselines, or two configurations of one (``chunkeval compare``).
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed options: ``baseline``, ``current``, ``configs`` and the output options.
+
+    Returns
+    -------
+    int
+        The comparison's exit code (:func:`emit_comparison`).
+
+    Raises
+    ------
+    CLIError
+        The options contradict each other (exit 2).
+    """
     from chunkeval.gate.comparison import compare, compare_configs, strategy_sentences
 
     if args.configs:

@@ -8,8 +8,32 @@ from typing import Any
 
 from chunkeval.cli.exit_codes import EXIT_OK, CLIError, writing
 from chunkeval.cli.options import check_seed_option
+from chunkeval.errors import EnvironmentFailure
 
 __all__ = ["cmd_draft_questions"]
+
+#: The options of ``--llm`` alone (parser defaults None: given or not is known); without
+#: ``--llm`` they would be silently ignored, so they are refused.
+LLM_ONLY = (
+    "prompt",
+    "max_requests",
+    "per_document",
+    "passage_chars",
+    "min_excerpt_chars",
+    "max_excerpt_chars",
+    "max_copied",
+    "max_similarity",
+    "similarity_embedder",
+)
+
+#: The flag that loosens each threshold check (the other rejections need another prompt or model).
+LOOSENED_BY = {
+    "excerpt_too_short": "--min-excerpt-chars",
+    "excerpt_too_long": "--max-excerpt-chars",
+    "copies_excerpt": "--max-copied",
+    "near_duplicate": "--max-similarity",
+    "document_cap": "--per-document",
+}
 
 
 def _load_generator(target: str) -> Any:
@@ -30,8 +54,10 @@ def _load_generator(target: str) -> Any:
 
 
 def _dataset_spec(spec: str, out: Path, target: Path, documents: list) -> str:
-    """The spec that loads ``out``'s questions with their documents (writing ``documents.jsonl``
-    beside them unless the documents are a ``files:`` folder)."""
+    """The spec that loads ``out``'s questions with their documents.
+
+    It writes ``documents.jsonl`` beside them unless the documents are a ``files:`` folder.
+    """
     from chunkeval.datasets import save_jsonl
     from chunkeval.datasets.dataset import Dataset
     from chunkeval.datasets.loaders import resolve_dataset_spec
@@ -46,6 +72,19 @@ def _dataset_spec(spec: str, out: Path, target: Path, documents: list) -> str:
     return f"jsonl:{out}"
 
 
+def _check_out_folder(out: Path) -> None:
+    """Refuse an ``--out`` that is a file or lies under one, before any work.
+
+    With ``--llm`` that work is paid requests whose replies could not be kept.
+    """
+    for folder in (out, *out.parents):
+        if folder.exists():
+            if not folder.is_dir():
+                where = "is an existing file" if folder == out else f"lies under the file {folder}"
+                raise CLIError(f"--out {out} {where}, not a folder; choose another --out")
+            return
+
+
 def cmd_draft_questions(args: argparse.Namespace) -> int:
     """Write draft questions with quoted evidence for a person to edit (or review, with ``--llm``)."""
     import json
@@ -57,10 +96,22 @@ def cmd_draft_questions(args: argparse.Namespace) -> int:
     if not args.out.strip():
         raise CLIError("--out is empty; give the folder for questions.jsonl")
     check_seed_option(args.seed)
+    if args.max_requests is not None and args.max_requests < 1:
+        raise CLIError(
+            f"--max-requests must be at least 1 (the most requests planned, replies reused included), "
+            f"got {args.max_requests}; leave it out for 2 x --n"
+        )
+    ignored = [f"--{name.replace('_', '-')}" for name in LLM_ONLY if getattr(args, name) is not None]
+    if ignored and not args.llm:
+        raise CLIError(
+            f"{', '.join(ignored)} need(s) --llm (they tune the questions a language model writes); "
+            "add --llm SPEC, or leave them out for template drafts"
+        )
     if args.llm and args.generator:
         raise CLIError("--llm and --generator both write the questions; give one of them")
     generator = _load_generator(args.generator) if args.generator else None
     out = Path(args.out)
+    _check_out_folder(out)
     target = out / "questions.jsonl"
     if target.exists() and not args.force:
         raise CLIError(f"{target} exists; edit it, choose another --out, or pass --force to replace it")
@@ -98,13 +149,8 @@ def _generate(args: argparse.Namespace, documents: list, out: Path, target: Path
     from chunkeval.datasets.reply_journal import ReplyJournal
 
     prompt = Prompt.load(args.prompt)
-    checks = Checks(
-        min_excerpt_chars=args.min_excerpt_chars,
-        max_excerpt_chars=args.max_excerpt_chars,
-        max_copied=args.max_copied,
-        max_similarity=args.max_similarity,
-        per_document=args.per_document,
-    ).checked()
+    thresholds = ("min_excerpt_chars", "max_excerpt_chars", "max_copied", "max_similarity", "per_document")
+    checks = Checks(**{k: getattr(args, k) for k in thresholds if getattr(args, k) is not None}).checked()
     embedder = None
     if args.similarity_embedder:
         from chunkeval.embedders import get_embedder
@@ -129,7 +175,7 @@ def _generate(args: argparse.Namespace, documents: list, out: Path, target: Path
             prompt=prompt,
             checks=checks,
             max_requests=args.max_requests,
-            passage_chars=args.passage_chars,
+            **({} if args.passage_chars is None else {"passage_chars": args.passage_chars}),
             concurrency=client.config.max_in_flight,
             embedder=embedder,
             params={"temperature": model.temperature, "max_tokens": model.max_tokens},
@@ -140,14 +186,63 @@ def _generate(args: argparse.Namespace, documents: list, out: Path, target: Path
     prov = generation.provenance
     requests = prov["requests"]
     rejected = ", ".join(f"{reason} {count}" for reason, count in prov["rejected"].items()) or "none"
+    if not prov["kept"]:
+        raise EnvironmentFailure(_nothing_kept(prov, out / REJECTED_FILE, out / REPLIES_FILE))
     print(
         f"wrote {prov['kept']} generated question(s) by {prov['generator']} to {target} "
         f"({requests['sent']} request(s) sent, {requests['reused']} reply(ies) reused from {REPLIES_FILE})"
     )
     print(f"rejected: {rejected} (each with its reason in {out / REJECTED_FILE})")
     if prov["kept"] < args.n:
-        print(f"fewer than --n {args.n}: raise --max-requests and run again (replies so far are reused)")
+        print(_short_advice(prov, args.n))
     print('review each question, set "reviewed": true on the ones you checked, then check and run:')
     print(f"  chunkeval validate {spec}")
     print(f"  chunkeval run --dataset {spec}")
     return EXIT_OK
+
+
+def _nothing_kept(prov: dict, rejected_file: Path, replies_file: Path) -> str:
+    """Describe a ``--llm`` run that kept no question, in one line.
+
+    The line counts the rejections by reason and says what to change before running again (the
+    replies are reused: a rerun sends nothing more).
+    """
+    reasons = prov["rejected"]
+    counts = ", ".join(f"{reason} {count}" for reason, count in reasons.items()) or "no reply"
+    change = _loosen(reasons)
+    return (
+        f"no question kept of {prov['requests']['answered']} reply(ies): rejected {counts} "
+        f"(each with its reason in {rejected_file}); {change} and run again "
+        f"(the replies in {replies_file} are reused, not sent again)"
+    )
+
+
+def _loosen(reasons: dict) -> str:
+    """What to change against these rejections: the flags of their thresholds, else the prompt."""
+    flags = sorted({LOOSENED_BY[r] for r in reasons if r in LOOSENED_BY})
+    return f"loosen {', '.join(flags)}" if flags else "try another --prompt or model"
+
+
+def _short_advice(prov: dict, n: int) -> str:
+    """Advise a ``--llm`` run that kept fewer than ``n`` questions, naming the limit hit.
+
+    The limit is the corpus's passages, one check that rejected every reply, or the request budget.
+    """
+    planned, budget = prov["requests"]["planned"], prov["parameters"]["max_requests"]
+    reasons = prov["rejected"]
+    if planned < budget:  # more requests would not help: there is nothing more to ask about
+        more = f", or {_loosen(reasons)}" if reasons else ""
+        return (
+            f"fewer than --n {n}: the documents gave only {planned} passage(s) to ask about "
+            f"(under --max-requests {budget}); add documents{more} and run again (replies are reused)"
+        )
+    if len(reasons) == 1:  # one check rejected every reply: more of them would fail it too
+        (reason, count), *_ = reasons.items()
+        return (
+            f"fewer than --n {n}: all {count} rejected repl(ies) failed {reason}; {_loosen(reasons)}, "
+            "or raise --max-requests, and run again (replies so far are reused)"
+        )
+    return (
+        f"fewer than --n {n}: --max-requests {budget} spent; raise it and run again "
+        "(replies so far are reused)"
+    )

@@ -53,8 +53,11 @@ EXIT_TERMINATED = 143  # 128 + SIGTERM
 
 
 class Terminated(KeyboardInterrupt):
-    """SIGTERM, raised in the main thread like Ctrl-C's KeyboardInterrupt, so that every
-    clean-up path of an interrupted run (pools, Dask, the claimed output folder) runs for it too."""
+    """SIGTERM, raised in the main thread like Ctrl-C's KeyboardInterrupt.
+
+    Every clean-up path of an interrupted run (pools, Dask, the claimed output folder)
+    thus runs for it too.
+    """
 
 
 class CLIError(UsageError):

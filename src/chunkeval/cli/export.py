@@ -11,6 +11,23 @@ __all__ = ["cmd_export"]
 
 
 def cmd_export(args: argparse.Namespace) -> int:
+    """Write a results folder's rankings as TREC run files with their qrels (``chunkeval export``).
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed options: ``results_folder`` and ``out`` (default ``RESULTS/trec``).
+
+    Returns
+    -------
+    int
+        The exit code, 0.
+
+    Raises
+    ------
+    chunkeval.errors.UsageError
+        The results folder is missing or does not match its schema (exit 2).
+    """
     from chunkeval.results.folder import Results
     from chunkeval.results.trec import write_trec
 

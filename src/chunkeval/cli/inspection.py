@@ -13,6 +13,25 @@ __all__ = ["cmd_inspect"]
 
 
 def cmd_inspect(args: argparse.Namespace) -> int:
+    """Print the chunks one chunker makes of one document (``chunkeval inspect``).
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed options: the chunker spec and a file path or dataset document.
+
+    Returns
+    -------
+    int
+        The exit code, 0.
+
+    Raises
+    ------
+    chunkeval.errors.PathNotFound
+        The file does not exist.
+    chunkeval.errors.UsageError
+        The file cannot be read as text, or the dataset has no documents (exit 2).
+    """
     from chunkeval.chunkers import get_chunker
     from chunkeval.datasets.readers import dropped_summary, page_of, reader_for
     from chunkeval.text import count_words

@@ -58,6 +58,18 @@ def cmd_chunkers(args: argparse.Namespace) -> int:
 
 
 def cmd_datasets(args: argparse.Namespace) -> int:
+    """List the dataset specs and the built-in datasets (``chunkeval datasets``).
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed options (none are read).
+
+    Returns
+    -------
+    int
+        The exit code, 0.
+    """
     from chunkeval.datasets import available_loaders, load
 
     print("dataset specs (chunkeval run --dataset SPEC):")

@@ -173,6 +173,21 @@ def recommendation_text(
 
 
 def preview(text: str, width: int) -> str:
+    r"""``text`` on one line for the terminal, at most about ``width`` characters.
+
+    Parameters
+    ----------
+    text : str
+        The text to show.
+    width : int
+        Characters to aim for; 0 or less keeps the whole text.
+
+    Returns
+    -------
+    str
+        ``text`` with CR, LF and tab written as ``\r``, ``\n``, ``\t``; when longer than
+        ``width``, its start and end joined by ``" ... "``.
+    """
     flat = text.replace("\r", "\\r").replace("\n", "\\n").replace("\t", "\\t")
     if width <= 0 or len(flat) <= width:
         return flat

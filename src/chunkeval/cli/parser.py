@@ -290,35 +290,35 @@ def build_parser() -> argparse.ArgumentParser:
         "--passage-chars",
         type=int,
         metavar="N",
-        default=1200,
+        default=None,
         help="most characters of a passage shown (default 1200)",
     )
     llm.add_argument(
         "--min-excerpt-chars",
         type=int,
         metavar="N",
-        default=20,
+        default=None,
         help="shorter excerpts are rejected (default 20)",
     )
     llm.add_argument(
         "--max-excerpt-chars",
         type=int,
         metavar="N",
-        default=600,
+        default=None,
         help="longer excerpts are rejected (default 600)",
     )
     llm.add_argument(
         "--max-copied",
         metavar="SHARE",
         type=float,
-        default=0.7,
+        default=None,
         help="most share of a question's content terms found in its excerpts (default 0.7)",
     )
     llm.add_argument(
         "--max-similarity",
         metavar="COSINE",
         type=float,
-        default=0.8,
+        default=None,
         help="a question more similar than this to a kept one is a near-duplicate (cosine, default 0.8)",
     )
     llm.add_argument(

@@ -27,6 +27,23 @@ def write_report_if_available(folder: Path, **options: Any) -> tuple[Any, str]:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
+    """Write the HTML and Markdown reports of a results folder (``chunkeval report``).
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed options: ``results_folder`` and the report options.
+
+    Returns
+    -------
+    int
+        The exit code, 0.
+
+    Raises
+    ------
+    CLIError
+        The report cannot be written as asked (exit 2).
+    """
     import shutil
 
     from chunkeval.results.folder import Results

@@ -52,6 +52,23 @@ def _claim_folder(folder: Path, argv: Sequence[str], default: bool = False) -> A
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    """Run a benchmark suite and write its results folder (``chunkeval run``).
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed options: suite, dataset, output folder, workers and the other run options.
+
+    Returns
+    -------
+    int
+        The exit code: 0, or the gate's code when ``--baseline`` compares the run.
+
+    Raises
+    ------
+    CLIError
+        The options contradict each other or the dataset is missing (exit 2).
+    """
     from chunkeval.benchmarks.suites import CHROMA_DEFAULT_PATH, get_suite
     from chunkeval.results import check_results_format
 
@@ -135,8 +152,10 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def _check_run_options(args: argparse.Namespace) -> None:
-    """Refuse empty option values and a negative seed before any work (an empty
-    ``--retriever ''`` must not fall back to the default)."""
+    """Refuse empty option values and a negative seed before any work.
+
+    An empty ``--retriever ''`` must not fall back to the default.
+    """
     if args.scheduler is not None and not re.fullmatch(r"(tcp|tls|ucx)://[^\s:/]+:\d{1,5}", args.scheduler):
         raise CLIError(f"--scheduler {args.scheduler!r} is not a scheduler address; write tcp://HOST:PORT")
     if args.scheduler is not None and args.executor != "dask":
@@ -175,7 +194,7 @@ def _run_into(
         os.environ[PROGRESS_ENV] = "1"  # a bar for long encodes, here and in pool workers
 
     bars: list[Any] = []
-    progress = None
+    progress = on_stage = None
     if not args.quiet:
 
         def progress(done: int, total: int) -> None:
@@ -200,11 +219,19 @@ def _run_into(
                 bar.refresh()
             bar.update(done - bar.n)
 
+        def on_stage(stage: str) -> None:
+            # a run over one large configuration spends minutes inside one job: say where
+            if bars:
+                bars[0].set_postfix_str(stage)
+            else:
+                print(f"chunkeval {name}: {stage}", file=sys.stderr, flush=True)
+
     try:
         results = run(
             seed=args.seed,
             workers=args.workers,
             progress=progress,
+            on_stage=on_stage,
             executor=args.executor,
             scheduler=args.scheduler,
             rank_by=args.rank_by,
@@ -248,17 +275,23 @@ def _run_into(
 
 
 def _judged_on(baseline: Any) -> dict[str, str]:
-    """Dataset -> the metric the baseline was ranked by: its manifest's ``p_best_metric`` (a
-    results folder), else the ranking rule applied to its tables (a baseline file keeps the
-    summary, the per-question values, ks and budgets the rule reads)."""
+    """Per dataset, the metric the baseline was ranked by.
+
+    Dataset -> metric: the manifest's ``p_best_metric`` (a results folder), else the ranking
+    rule applied to the baseline's tables (a baseline file keeps the summary, the per-question
+    values, ks and budgets the rule reads).
+    """
     return dict((baseline.manifest or {}).get("p_best_metric") or rank_metrics(baseline))
 
 
 def _baseline_rank_by(args: argparse.Namespace, baseline: Any, kwargs: dict[str, Any]) -> str | None:
-    """The baseline's ranking metric, as this run's ``--rank-by`` default, so that a baseline and
-    a changed run are judged on the same metric: when no ``--rank-by`` is given, the baseline
-    ranked every dataset by one metric (:func:`_judged_on`) and this run measures it (its
-    cut-off k or token budget); else ``None`` (the usual choice, with a note if it differs)."""
+    """The baseline's ranking metric as this run's ``--rank-by`` default, or ``None``.
+
+    A baseline and a changed run are then judged on the same metric. The metric is given when no
+    ``--rank-by`` is given, the baseline ranked every dataset by one metric (:func:`_judged_on`)
+    and this run measures it (its cut-off k or token budget); else ``None`` (the usual choice,
+    with a note if it differs).
+    """
     if baseline is None or args.rank_by is not None:
         return None
     metrics = set(_judged_on(baseline).values())
@@ -274,8 +307,11 @@ def _baseline_rank_by(args: argparse.Namespace, baseline: Any, kwargs: dict[str,
 
 
 def _rank_notes(baseline: Any, results: Any, adopted: str | None) -> list[str]:
-    """One line saying the run is ranked by the baseline's metric, or one per dataset ranked by
-    another metric than in the baseline (their verdicts then speak of different metrics)."""
+    """The note lines on how the run's ranking metrics compare with the baseline's.
+
+    One line saying the run is ranked by the baseline's metric, or one per dataset ranked by
+    another metric than in the baseline (their verdicts then speak of different metrics).
+    """
     if adopted:
         return [f"note: ranked by {adopted}, the baseline's ranking metric (--rank-by chooses another)"]
     was = _judged_on(baseline)
@@ -288,10 +324,12 @@ def _rank_notes(baseline: Any, results: Any, adopted: str | None) -> list[str]:
 
 
 def _gate_baseline(args: argparse.Namespace, kwargs: dict[str, Any]) -> Any:
-    """Load ``--baseline`` and check ``--fail-on`` and the measuring conditions the run's
-    arguments already fix (ks, retriever, tokenizer) before the run, so that a typo
-    or a mismatch fails in a second instead of after the benchmark (token budgets may differ:
-    they add metrics and change no other)."""
+    """Load ``--baseline`` and check it against the run's arguments before the run.
+
+    It checks ``--fail-on`` and the measuring conditions the run's arguments already fix (ks,
+    retriever, tokenizer), so that a typo or a mismatch fails in a second instead of after the
+    benchmark (token budgets may differ: they add metrics and change no other).
+    """
     if args.baseline is None:
         if args.fail_on or args.strict:
             raise CLIError("--fail-on and --strict need --baseline FILE (a baseline to compare against)")

@@ -56,7 +56,7 @@ def utf8_problem(label: str, data: bytes, err: UnicodeDecodeError, base: int = 0
 
 
 def read_text(path: Readable, label: str, strip_bom: bool = False) -> tuple[str | None, str | None]:
-    """Read a whole file as UTF-8, keeping every code point (``\\r\\n`` stays ``\\r\\n``).
+    r"""Read a whole file as UTF-8, keeping every code point (``\r\n`` stays ``\r\n``).
 
     With ``strip_bom=True`` one leading byte-order mark is dropped
     (``utf-8-sig`` semantics, for structure files); otherwise it is kept as
@@ -83,10 +83,10 @@ def read_text(path: Readable, label: str, strip_bom: bool = False) -> tuple[str 
 
 
 def iter_lines(path: Readable, label: str) -> Iterator[tuple[int, str | None, str | None]]:
-    """Yield ``(line_number, text, problem)`` for each line of a UTF-8 file.
+    r"""Yield ``(line_number, text, problem)`` for each line of a UTF-8 file.
 
-    Lines are split on ``\\n`` only (so a JSON string holding U+2028 stays in
-    its line); ``text`` excludes the trailing ``\\n`` (and a ``\\r`` before
+    Lines are split on ``\n`` only (so a JSON string holding U+2028 stays in
+    its line); ``text`` excludes the trailing ``\n`` (and a ``\r`` before
     it). A line that is not UTF-8 yields ``(n, None, problem)`` naming the
     byte offset. Line numbers start at 1. A byte-order mark at the start of
     the file is dropped (``utf-8-sig`` semantics). The caller checks existence.

@@ -1,5 +1,6 @@
-"""Chat completions on an OpenAI-compatible endpoint, over the shared client of
-:mod:`chunkeval.endpoints`.
+"""Chat completions on an OpenAI-compatible endpoint.
+
+The requests go through the shared client of :mod:`chunkeval.endpoints`.
 
 Question generation needs one thing from a language model: send a prompt, get the reply's
 text and its token usage (:class:`ChatModel`). :class:`ChatCompletions` builds the
@@ -25,6 +26,7 @@ from typing import Any, Protocol
 
 from chunkeval.endpoints import EndpointClient, RequestRefused, parse_endpoint
 from chunkeval.errors import UsageError
+from chunkeval.specs import redacted
 
 __all__ = ["ChatCompletions", "ChatModel", "ChatReply", "MalformedCompletion", "open_chat"]
 
@@ -212,7 +214,7 @@ def open_chat(spec: str, **defaults: Any) -> tuple[ChatCompletions, EndpointClie
     unknown = sorted(set(rest) - {"temperature", "max_tokens"})
     if unknown:
         raise UsageError(
-            f"--llm {spec!r}: unknown parameter(s) {', '.join(unknown)}; openai(...) takes model, "
+            f"--llm {redacted(spec)!r}: unknown parameter(s) {', '.join(unknown)}; openai(...) takes model, "
             "base_url, api_key_env, timeout_s, max_retries, max_in_flight, retry_backoff_s, "
             "max_retry_wait_s, temperature, max_tokens"
         )

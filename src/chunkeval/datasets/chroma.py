@@ -1,4 +1,4 @@
-"""Loader for the Chroma chunking-evaluation layout.
+r"""Loader for the Chroma chunking-evaluation layout.
 
 A folder with::
 
@@ -12,7 +12,7 @@ A folder with::
 Mapping to chunkeval:
 
 - document id = ``corpus_id`` (the file stem); text = the file decoded as
-  UTF-8 with no newline translation (``\\r\\n`` is kept, so offsets stay exact).
+  UTF-8 with no newline translation (``\r\n`` is kept, so offsets stay exact).
   A byte-order mark at the start of a corpus file is **kept** (as U+FEFF,
   one code point): the published references were computed on the
   Python-decoded (``utf-8``, not ``utf-8-sig``) text, so stripping it would

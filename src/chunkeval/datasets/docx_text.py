@@ -1,4 +1,4 @@
-"""The visible text of a Word document's XML (WordprocessingML), in reading order.
+r"""The visible text of a Word document's XML (WordprocessingML), in reading order.
 
 python-docx opens the package and parses its parts (with entities left unresolved), but its
 ``Paragraph.text`` reads only the runs and hyperlinks directly inside a paragraph, and its
@@ -11,8 +11,8 @@ element by element in document order, with these rules (ECMA-376 Part 1, section
   block-level content controls (``w:sdt``/``w:sdtContent``) and custom XML
   (``w:customXml``), each a block; a table is a row per line, its cells joined by `` | ``
   (rows and cells inside content controls too, a merged cell once);
-* **runs**: text (``w:t``; an equation's ``m:t`` in order), tabs (``\\t``), line, page and column breaks and carriage returns
-  (``\\n``), non-breaking hyphens (U+2011), soft hyphens (U+00AD), symbols (``w:sym``:
+* **runs**: text (``w:t``; an equation's ``m:t`` in order), tabs (``\t``), line, page and column breaks and carriage returns
+  (``\n``), non-breaking hyphens (U+2011), soft hyphens (U+00AD), symbols (``w:sym``:
   the character it names), inside hyperlinks, smart tags, run-level content controls and
   custom XML alike;
 * **revisions**: the accepted text, as Word shows it with "No Markup": insertions and
@@ -137,8 +137,10 @@ class _Reader:
 
     # ------------------------------------------------------------------ runs
     def runs(self, node: Any, pieces: list[str], after: list[str]) -> None:
-        """Append the text of the inline content of ``node`` to ``pieces``, in order, and the
-        blocks it anchors (text boxes, notes) to ``after``."""
+        """Append the text of ``node``'s inline content to ``pieces`` and its anchored blocks to ``after``.
+
+        The text goes in order; the anchored blocks are text boxes and notes.
+        """
         fields = self.fields
         for child in node.iterchildren():
             tag = child.tag
@@ -221,8 +223,11 @@ def _vanished(r: Any) -> bool:
 
 
 def _descendants_through(node: Any, wanted: str, stop: str) -> list[Any]:
-    """The ``wanted`` elements under ``node``, looking through content controls, custom XML
-    and revisions but not into nested ``stop`` elements (a table in a cell has its own rows)."""
+    """The ``wanted`` elements under ``node``, looking through wrappers but not into ``stop``.
+
+    It looks through content controls, custom XML and revisions but not into nested ``stop``
+    elements (a table in a cell has its own rows).
+    """
     found = []
     for child in node.iterchildren():
         if child.tag == wanted:
@@ -257,8 +262,11 @@ def _notes(document: Any) -> dict[tuple[str, str], Any]:
 
 
 def _furniture(document: Any, dropped: Counter[str]) -> None:
-    """Count the headers and footers that hold text: page furniture, repeated on every page,
-    not body text (read neither here nor by python-docx's paragraphs)."""
+    """Count the headers and footers that hold text.
+
+    Page furniture, repeated on every page, not body text (read neither here nor by
+    python-docx's paragraphs).
+    """
     from docx.oxml.parser import parse_xml
 
     for rel in document.part.rels.values():

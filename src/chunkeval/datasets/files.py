@@ -1,4 +1,4 @@
-"""A folder of text files as a dataset: ``files:FOLDER``.
+r"""A folder of text files as a dataset: ``files:FOLDER``.
 
 Every matching file is one document (by default ``.md``, ``.markdown``,
 ``.txt``, ``.rst``, ``.pdf``, ``.docx``, ``.html`` and ``.htm`` files at any
@@ -6,7 +6,7 @@ depth; ``?glob=PATTERN`` chooses others,
 relative to FOLDER, e.g. ``glob=docs/**/*.md``). A document's id is its
 path relative to FOLDER with forward slashes (``guides/setup.md``). Its
 text is the file decoded as UTF-8 with one leading byte-order mark dropped;
-line endings are kept as they are (``\\r\\n`` stays two characters), so
+line endings are kept as they are (``\r\n`` stays two characters), so
 offsets index the text exactly as loaded. PDF, Word and HTML files are read
 by :mod:`chunkeval.datasets.readers` (optional extras ``pdf``, ``docx``,
 ``html``): their extracted text is the document's text, a PDF's page starts
@@ -77,8 +77,11 @@ def _matching(folder: Path, glob: str | None, exclude: Path | None, skipped: lis
 
 
 def _result_folders(folder: Path, skipped: list[str]) -> list[Path]:
-    """Folders under ``folder`` that hold a chunkeval results ``manifest.json`` (never documents:
-    a run's report would become a document of the next run); their relative paths go to ``skipped``."""
+    """Folders under ``folder`` that hold a chunkeval results folder, to be skipped.
+
+    Such a folder holds a chunkeval results ``manifest.json`` and never documents: a run's
+    report would become a document of the next run. Their relative paths go to ``skipped``.
+    """
     found = []
     for manifest in sorted(folder.rglob("manifest.json")):
         try:

@@ -347,7 +347,7 @@ def generate_questions(
     checks : Checks, optional
         Thresholds of the checks (default :class:`Checks()`).
     max_requests : int, optional
-        Most requests planned (default ``2 * n``): the budget for rejections.
+        Most requests planned, >= 1 (None: ``2 * n``): the budget for rejections.
     passage_chars : int, default 1200
         Most characters of one passage.
     concurrency : int, default 4
@@ -379,11 +379,13 @@ def generate_questions(
     checks = (checks or Checks()).checked()
     params = dict(params or {})
     identity = f"{model.model}@{model.host}"
+    if max_requests is None:  # 0 is refused by plan_requests, not taken for the default
+        max_requests = 2 * n
     requests = plan_requests(
         documents,
         identity,
         prompt,
-        max_requests=max_requests or 2 * n,
+        max_requests=max_requests,
         multi_part=multi_part,
         seed=seed,
         passage_chars=passage_chars,
@@ -411,7 +413,7 @@ def generate_questions(
     parameters = {
         "n": n,
         "multi_part": multi_part,
-        "max_requests": max_requests or 2 * n,
+        "max_requests": max_requests,
         "passage_chars": passage_chars,
         "concurrency": concurrency,
         "near_duplicates_by": embedder_identity(embedder) if embedder is not None else "term counts",
@@ -440,8 +442,11 @@ def _provenance(
     kept: int,
     used: list[dict],
 ) -> dict:
-    """What ``generation.json`` records (see :class:`Generation`); tokens are those of every
-    reply the dataset drew on, earlier runs' included."""
+    """What ``generation.json`` records.
+
+    See :class:`Generation`; tokens are those of every reply the dataset drew on, earlier runs'
+    included.
+    """
     reasons = Counter(r["reason"] for r in rejected)
     return {
         "generator": GENERATOR_PREFIX + f"{model.model}@{model.host}",
@@ -537,11 +542,14 @@ def save_generation(folder: str | Path, generation: Generation) -> Path:
     ``questions.jsonl`` (the kept questions), :data:`REJECTED_FILE` (every rejected reply and
     its reason, for a reviewer) and :data:`GENERATION_FILE` (the provenance, indented JSON).
     The journal (:data:`REPLIES_FILE`) is already there: it was written as replies arrived.
+    A generation that kept no question writes only :data:`REJECTED_FILE`: an empty questions
+    file is no dataset (``validate`` refuses it), and one written earlier stays as it was, with
+    its provenance.
 
     Returns
     -------
     Path
-        The questions file.
+        The questions file (not written when no question was kept).
     """
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
@@ -550,6 +558,8 @@ def save_generation(folder: str | Path, generation: Generation) -> Path:
         return lambda f: f.writelines(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
 
     atomic_write_text(folder / REJECTED_FILE, lines(generation.rejected))
+    if not generation.questions:
+        return folder / QUESTIONS_FILE
     atomic_write_text(
         folder / GENERATION_FILE,
         lambda f: f.write(json.dumps(generation.provenance, indent=2, ensure_ascii=False) + "\n"),

@@ -237,8 +237,11 @@ class _Walk:
 
 
 def _assemble(tokens: list[tuple[int, str]]) -> str:
-    """The text of a walk's tokens: collapsible text collapsed, verbatim text as it is, marks
-    as line ends (a blank line for a block), cells joined by `` | ``."""
+    """The text of a walk's tokens.
+
+    Collapsible text collapsed, verbatim text as it is, marks as line ends (a blank line for a
+    block), cells joined by `` | ``.
+    """
     out: list[str] = []
     pending = 0  # the break due before the next text: 0, _LINE or _BLOCK
     space = cell = False

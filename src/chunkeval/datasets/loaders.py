@@ -85,9 +85,12 @@ ENTRY_POINT_GROUP = "chunkeval.datasets"
 
 
 def _plugin_format(name: str, obj: Any, target: str) -> DatasetFormat:
-    """What a ``chunkeval.datasets`` entry point registers: a :class:`DatasetFormat`, or a
-    function ``func(path, options) -> Dataset`` (described by its docstring's first line;
-    ``func.takes_path = False`` for a format whose argument is all options)."""
+    """What a ``chunkeval.datasets`` entry point registers.
+
+    A :class:`DatasetFormat`, or a function ``func(path, options) -> Dataset`` (described by its
+    docstring's first line; ``func.takes_path = False`` for a format whose argument is all
+    options).
+    """
     if isinstance(obj, DatasetFormat):
         return DatasetFormat(name, obj.description, obj.func, obj.takes_path)
     if not callable(obj):

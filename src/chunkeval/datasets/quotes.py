@@ -59,8 +59,11 @@ _FOLD = str.maketrans(
 
 @functools.cache
 def _special() -> re.Pattern[str]:
-    """What the normalisation may change: a run of whitespace and invisible format characters
-    other than one plain space, and any non-ASCII character."""
+    """The pattern of what the quote normalisation may change.
+
+    What the normalisation may change: a run of whitespace and invisible format characters
+    other than one plain space, and any non-ASCII character.
+    """
     spacing = f"[\\s{ignorable_class()}]"
     return re.compile(f"{spacing}{{2,}}|[^\\S ]|[^\\x00-\\x7f]")
 

@@ -87,7 +87,7 @@ def _with_dropped(metadata: dict[str, Any], dropped: Mapping[str, int]) -> dict[
 
 
 def read_pdf(path: Path) -> tuple[str, dict[str, Any]]:
-    """The text of a PDF, page by page (pypdf's ``extract_text``), with each page's start offset.
+    r"""The text of a PDF, page by page (pypdf's ``extract_text``), with each page's start offset.
 
     Parameters
     ----------
@@ -98,7 +98,7 @@ def read_pdf(path: Path) -> tuple[str, dict[str, Any]]:
     -------
     text : str
         The texts of the pages that hold any (trailing whitespace of each stripped) joined by
-        ``"\\n\\n"``.
+        ``"\n\n"``.
     metadata : dict
         ``page_starts``: list of int, the offset of page ``i + 1``'s first character; a page
         without text starts where the next page with text does (at the text's end when none
@@ -153,7 +153,7 @@ def page_of(metadata: Mapping[str, Any], offset: int) -> int | None:
 
 
 def read_docx(path: Path) -> tuple[str, dict[str, Any]]:
-    """The visible text of a Word document, in reading order (rules: :mod:`~chunkeval.datasets.docx_text`).
+    r"""The visible text of a Word document, in reading order (rules: :mod:`~chunkeval.datasets.docx_text`).
 
     Parameters
     ----------
@@ -165,7 +165,7 @@ def read_docx(path: Path) -> tuple[str, dict[str, Any]]:
     text : str
         One block per non-empty paragraph (those in content controls, text boxes and notes
         included), one per table (a row per line, its cells' texts joined by ``" | "``, a
-        merged cell once), blocks joined by ``"\\n\\n"``; tracked revisions accepted.
+        merged cell once), blocks joined by ``"\n\n"``; tracked revisions accepted.
     metadata : dict
         ``reader``: ``"python-docx VERSION"``; ``dropped``: ``{kind: count}`` of what was left
         out on purpose (deleted revisions, external entities, comments, embedded objects),

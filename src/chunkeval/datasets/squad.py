@@ -1,11 +1,11 @@
-"""Loader for SQuAD-format JSON (v1.1 and v2.0 layouts).
+r"""Loader for SQuAD-format JSON (v1.1 and v2.0 layouts).
 
 ``{"data": [{"title": str, "paragraphs": [{"context": str, "qas": [{"id",
 "question", "answers": [{"text", "answer_start"}], "is_impossible"?}]}]}]}``
 
 Mapping to chunkeval:
 
-- one document per article: its paragraphs' contexts joined with ``"\\n\\n"``;
+- one document per article: its paragraphs' contexts joined with ``"\n\n"``;
   every answer offset is shifted by its paragraph's offset in the joined text.
   The document id is the article title (``"article-<i>"`` when the title is
   empty); a repeated title gets ``"-2"``, ``"-3"``, ... appended;

@@ -179,8 +179,9 @@ max_position_embeddings, type_vocab_size : int
         return cls(**{k: config[k] for k in SHAPE_KEYS}, layer_norm_eps=float(eps), hidden_act=act)
 
     def tensor_shapes(self, prefix: str = "") -> dict[str, tuple[int, ...]]:
-        """Every tensor the encoder reads and its shape: the declared tables with the config's
-        integers put in.
+        """Every tensor the encoder reads and its shape.
+
+        The declared tables with the config's integers put in.
 
         Parameters
         ----------
@@ -303,8 +304,11 @@ def _load_tokenizer(path: str, arch: BertArchitecture) -> Any:
 
 
 def _window(folder: ModelFolder, arch: BertArchitecture, tok: Any, max_seq_length: Any) -> int:
-    """The window in wordpieces: ``max_seq_length`` given, else the folder's
-    ``sentence_bert_config.json``, else the position table."""
+    """The encoder's window in wordpieces.
+
+    The window in wordpieces: ``max_seq_length`` given, else the folder's
+    ``sentence_bert_config.json``, else the position table.
+    """
     if max_seq_length is not None:
         value, where = max_seq_length, "max_seq_length"
     else:

@@ -232,8 +232,10 @@ def _graph(w: BertWeights) -> bytes:
 
 
 def _session(w: BertWeights, threads: int) -> Any:
-    """The onnxruntime session of ``w`` with ``threads`` intra-op threads (one per process and
-    thread count, built on first use)."""
+    """The onnxruntime session of ``w`` with ``threads`` intra-op threads.
+
+    One per process and thread count, built on first use.
+    """
     if threads not in w.sessions:
         try:
             import onnx  # noqa: F401  (writes the graph: _Graph)

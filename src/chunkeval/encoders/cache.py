@@ -164,7 +164,7 @@ class _BadFile(ValueError):
 
 
 def read_vector_file(data: bytes, namespace: str) -> tuple[list[bytes], np.ndarray]:
-    """The keys and vectors of a ``.vec`` file's bytes, checked whole.
+    r"""The keys and vectors of a ``.vec`` file's bytes, checked whole.
 
     Parameters
     ----------
@@ -176,7 +176,7 @@ def read_vector_file(data: bytes, namespace: str) -> tuple[list[bytes], np.ndarr
     Returns
     -------
     keys : list of bytes, length n
-        32-byte sha256 of ``prefix + "\\0" + text`` each.
+        32-byte sha256 of ``prefix + "\0" + text`` each.
     vectors : ndarray of float32, shape (n, dim)
 
     Raises
@@ -213,8 +213,11 @@ def read_vector_file(data: bytes, namespace: str) -> tuple[list[bytes], np.ndarr
 
 
 def _set_aside(folder: Path, path: Path, why: str) -> None:
-    """Move a bad file to ``folder/set-aside`` and warn once; a file already moved (by a
-    concurrent run) is left to that run's warning."""
+    """Move a bad cache file to ``folder/set-aside`` and warn once.
+
+    Move a bad file to ``folder/set-aside`` and warn once; a file already moved (by a
+    concurrent run) is left to that run's warning.
+    """
     target = folder / SET_ASIDE / f"{uuid.uuid4().hex[:8]}-{path.parent.name}-{path.name}"
     try:
         target.parent.mkdir(exist_ok=True)
@@ -276,8 +279,10 @@ def _save_disk(folder: Path, namespace: str, keys: Sequence[bytes], vectors: np.
 
 
 def _prune(folder: Path, max_bytes: int) -> None:
-    """Remove the oldest files (set-aside ones and dead runs' temporary files first) until the
-    folder holds at most ``max_bytes``."""
+    """Remove the oldest files until the folder holds at most ``max_bytes``.
+
+    Set-aside files and dead runs' temporary files go first.
+    """
     files = []
     now = time.time()
     for p in folder.glob("*/*"):

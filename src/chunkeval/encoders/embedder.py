@@ -149,8 +149,11 @@ class BertEmbedder(Params):
 
     @property
     def label(self) -> str:
-        """:attr:`spec` with the parameters that differ from the defaults, e.g.
-        ``"minilm(query_prefix='query: ')"``; the batch size changes no vector and is left out."""
+        """:attr:`spec` with the parameters that differ from the defaults.
+
+        For example ``"minilm(query_prefix='query: ')"``; the batch size changes no vector and is left
+        out.
+        """
         defaults = {"query_prefix": "", "passage_prefix": "", "max_seq_length": None}
         changed = [f"{k}={getattr(self, k)!r}" for k, v in defaults.items() if getattr(self, k) != v]
         return self.spec + (f"({', '.join(changed)})" if changed else "")
@@ -161,8 +164,11 @@ class BertEmbedder(Params):
         return self._loaded().window
 
     def describe(self) -> dict[str, Any]:
-        """What identifies the vectors, for a manifest: model id, revision, weights sha256,
-        window, pooling, normalisation, prefixes (never a path)."""
+        """What identifies the vectors, for a manifest.
+
+        Model id, revision, weights sha256, window, pooling, normalisation, prefixes (never a
+        path).
+        """
         loaded = self._loaded()
         return {
             **self._folder().identity(),
@@ -245,9 +251,12 @@ class BertEmbedder(Params):
 
 
 def _batches(lengths: np.ndarray, batch_size: int) -> Iterator[np.ndarray]:
-    """Row indices of the batches: sorted by length (little padding), at most ``batch_size``
-    rows and, past one row, at most :data:`BATCH_TOKENS` padded wordpieces (the attention
-    scores of a batch grow with rows x length^2: small batches stay in the caches)."""
+    """Row indices of the encoder's batches, sorted by length.
+
+    Sorting leaves little padding. A batch holds at most ``batch_size`` rows and, past one row,
+    at most :data:`BATCH_TOKENS` padded wordpieces (the attention scores of a batch grow with
+    rows x length^2: small batches stay in the caches).
+    """
     order = np.argsort(lengths, kind="stable")
     start = 0
     while start < len(order):
@@ -263,10 +272,13 @@ def _batches(lengths: np.ndarray, batch_size: int) -> Iterator[np.ndarray]:
 
 
 class _Threads:
-    """The encoder's threads, decided by :func:`chunkeval._cores.threads_now` and decided again
-    every :data:`REDECIDE_SECONDS` (a colleague's job may start or end meanwhile); one thread
-    for work under :data:`MIN_THREADED_TOKENS`, where measuring the free cores costs more than
-    a second thread saves."""
+    """The encoder's threads, decided again every :data:`REDECIDE_SECONDS`.
+
+    They are decided by :func:`chunkeval._cores.threads_now`, again every so often because a
+    colleague's job may start or end meanwhile; one thread for work under
+    :data:`MIN_THREADED_TOKENS`, where measuring the free cores costs more than a second thread
+    saves.
+    """
 
     def __init__(self, total_tokens: int) -> None:
         self.threaded = total_tokens >= MIN_THREADED_TOKENS
@@ -281,9 +293,11 @@ class _Threads:
 
 
 def _progress_bar(total: int) -> Any:
-    """A tqdm bar of chunks encoded (count, chunks/s, time left) on stderr, shown only when
-    :data:`PROGRESS_ENV` is set (the CLI sets it unless ``--quiet``) and the encode lasts
-    over two seconds."""
+    """A tqdm bar of chunks encoded, on stderr.
+
+    It shows the count, chunks/s and time left, only when :data:`PROGRESS_ENV` is set (the CLI
+    sets it unless ``--quiet``) and the encode lasts over two seconds.
+    """
     from tqdm.auto import tqdm
 
     tqdm.monitor_interval = 0  # no monitor thread: a thread makes a later pool spawn, not fork
@@ -319,10 +333,12 @@ _DEFINING_FILES = (
 
 
 def _cache_namespace(folder: ModelFolder, loaded: _Loaded) -> str:
-    """The embedding cache's namespace of a model read from ``folder``: the weights alone do not
-    name a model (the same file under a config.json with fewer layers, or another tokenizer,
-    gives other vectors), so it holds every defining file's digest, the window, pooling and
-    normalisation."""
+    """The embedding cache's namespace of a model read from ``folder``.
+
+    The weights alone do not name a model (the same file under a config.json with fewer layers,
+    or another tokenizer, gives other vectors), so it holds every defining file's digest, the
+    window, pooling and normalisation.
+    """
     files = {"model.safetensors": folder.digest, **{f: folder.file_digest(f) for f in _DEFINING_FILES}}
     return cache_namespace(
         {"files": files, "window": loaded.window, "pooling": loaded.pooling, "normalize": loaded.normalize}

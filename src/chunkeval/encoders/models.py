@@ -93,8 +93,10 @@ class ModelFolder:
 
     @property
     def spec(self) -> str:
-        """The path-free embedder spec of these weights: ``"minilm"`` for known weights,
-        else ``"bert:sha256=<first 16 digits>"``."""
+        """The path-free embedder spec of these weights.
+
+        ``"minilm"`` for known weights, else ``"bert:sha256=<first 16 digits>"``.
+        """
         return self.name if self.name else f"bert:sha256={self.digest[:16]}"
 
     def file_digest(self, relative: str) -> str | None:

@@ -48,8 +48,10 @@ def estimated_tokens(text: str) -> int:
 
 
 def batches(texts: Sequence[str], max_texts: int, max_tokens: int) -> list[list[int]]:
-    """Consecutive batches of positions, each of at most ``max_texts`` texts and
-    ``max_tokens`` estimated tokens (a text above ``max_tokens`` alone).
+    """Consecutive batches of positions, bounded in texts and estimated tokens.
+
+    Each batch has at most ``max_texts`` texts and ``max_tokens`` estimated tokens; a text above
+    ``max_tokens`` is a batch alone.
 
     Parameters
     ----------
@@ -188,8 +190,10 @@ class OpenAIEmbedder(Params):
         return config
 
     def describe(self) -> dict[str, Any]:
-        """What identifies the vectors, for a manifest: model, host, dimensions, prefixes and
-        input types (never the key, nor the URL's path)."""
+        """What identifies the vectors, for a manifest.
+
+        Model, host, dimensions, prefixes and input types (never the key, nor the URL's path).
+        """
         return {
             **self.endpoint().identity(),
             "dimensions": self.dimensions,
@@ -201,8 +205,11 @@ class OpenAIEmbedder(Params):
 
     @property
     def label(self) -> str:
-        """``openai(model='NAME', host='HOST:PORT')`` and the parameters that change a vector
-        when they differ from the defaults: the embedder in tables, without the URL's path."""
+        """The embedder's label in tables: model, host and the parameters that change a vector.
+
+        ``openai(model='NAME', host='HOST:PORT')`` and the parameters that change a vector
+        when they differ from the defaults: the embedder in tables, without the URL's path.
+        """
         config = self.endpoint()
         shown = [f"model={config.model!r}", f"host={config.host!r}"]
         for name in (
@@ -262,8 +269,11 @@ class OpenAIEmbedder(Params):
     def _request(
         self, config: EndpointConfig, texts: list[str], input_type: str | None
     ) -> Iterator[tuple[list[int], np.ndarray]]:
-        """Ask the endpoint for ``texts`` (prefixes included); ``(positions, vectors)`` per batch
-        as the replies arrive."""
+        """Ask the endpoint for the vectors of ``texts``, batch by batch.
+
+        The texts are sent with their prefixes; ``(positions, vectors)`` come per batch as the
+        replies arrive.
+        """
         extra: dict[str, Any] = {"encoding_format": "float"}
         if self.dimensions is not None:
             extra["dimensions"] = self.dimensions

@@ -50,9 +50,12 @@ _QUOTED_CHARS = 200
 
 
 class _Ledger:
-    """What every client of this process spent, by endpoint (``"MODEL@HOST"``): requests, retries
-    and the usage fields the endpoint reported. Not a cache (nothing is recomputed from it): an
-    account a run reads before and after (:func:`usage_since`) for its manifest."""
+    """What every client of this process spent, by endpoint.
+
+    By ``"MODEL@HOST"``: requests, retries and the usage fields the endpoint reported. Not a
+    cache (nothing is recomputed from it): an account a run reads before and after
+    (:func:`usage_since`) for its manifest.
+    """
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
@@ -76,8 +79,11 @@ def usage_totals() -> dict[str, dict[str, Any]]:
 
 
 def usage_since(before: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    """:func:`usage_totals` minus an earlier snapshot of it: what was spent since, by endpoint
-    (endpoints that spent nothing left out)."""
+    """What was spent on each endpoint since an earlier snapshot of :func:`usage_totals`.
+
+    :func:`usage_totals` minus an earlier snapshot of it: what was spent since, by endpoint
+    (endpoints that spent nothing left out).
+    """
     out = {}
     for name, now in usage_totals().items():
         then = before.get(name, {"requests": 0, "retries": 0, "usage": {}})
@@ -411,8 +417,11 @@ def _one_line(text: str, key: str | None) -> str:
 
 
 def _server_message(response: Any, key: str | None) -> str:
-    """``": <what the server said>"`` from an error body (OpenAI's ``{"error": {"message"}}``, TEI's
-    ``{"error": "..."}``, FastAPI's ``{"detail"}``, or plain text), or ``""``."""
+    """The server's message in an error body, as ``": <message>"``, or ``""``.
+
+    ``": <what the server said>"`` from an error body (OpenAI's ``{"error": {"message"}}``, TEI's
+    ``{"error": "..."}``, FastAPI's ``{"detail"}``, or plain text), or ``""``.
+    """
     try:
         body = json.loads(response.content)
     except (ValueError, UnicodeDecodeError):

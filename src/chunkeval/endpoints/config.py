@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -88,8 +89,14 @@ class EndpointConfig:
                 f"openai(...): base_url for {self.host} holds credentials, a query or a fragment; give "
                 "the plain API root and the key through api_key_env='VAR' (an environment variable)"
             )
-        if self.api_key_env is not None:
-            _check_text("api_key_env", self.api_key_env)
+        if self.api_key_env is not None and (
+            not isinstance(self.api_key_env, str) or not _ENV_NAME.fullmatch(self.api_key_env)
+        ):
+            # Never shown: a key pasted here instead of a variable name must not be echoed.
+            raise UsageError(
+                "openai(...): api_key_env must name an environment variable ([A-Za-z_][A-Za-z0-9_]*), "
+                "not hold the key; pass the key's environment variable name: api_key_env='OPENAI_API_KEY'"
+            )
         for name in ("timeout_s", "retry_backoff_s", "max_retry_wait_s"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
@@ -164,8 +171,15 @@ class EndpointConfig:
         Raises
         ------
         UsageError
-            ``model`` or ``base_url`` missing, or a connection parameter out of range.
+            ``model`` or ``base_url`` missing, a key given in the spec (``api_key``, ``key``,
+            ``token``), or a connection parameter out of range.
         """
+        keys = sorted(k for k in params if k.lower() in _KEY_PARAMS)
+        if keys:
+            raise UsageError(
+                f"openai(...): {keys[0]} is not a parameter; the key is never written in a spec: "
+                "pass the key's environment variable name: api_key_env='OPENAI_API_KEY'"
+            )
         missing = [k for k in ("model", "base_url") if params.get(k) is None]
         if missing:
             raise UsageError(
@@ -175,6 +189,14 @@ class EndpointConfig:
         own = {"model", "base_url", *CONNECTION_DEFAULTS}
         config = cls(**{k: v for k, v in params.items() if k in own})
         return config, {k: v for k, v in params.items() if k not in own}
+
+
+#: Parameter names a key is commonly passed under, refused with a pointer to ``api_key_env``.
+_KEY_PARAMS = frozenset(
+    {"api_key", "apikey", "key", "token", "api_token", "access_token", "secret", "password"}
+)
+#: A POSIX-portable environment variable name.
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def _check_text(name: str, value: Any) -> None:
@@ -201,12 +223,12 @@ def parse_endpoint(spec: str) -> tuple[EndpointConfig, dict[str, Any]]:
     UsageError
         Not of that form, another name than ``openai``, or a bad connection parameter.
     """
-    from chunkeval.specs import parse_spec
+    from chunkeval.specs import parse_spec, redacted
 
     name, params = parse_spec(spec)
     if name != "openai":
         raise UsageError(
-            f"endpoint spec {spec!r}: expected openai(model='NAME', base_url='http://HOST:PORT/v1', "
+            f"endpoint spec {redacted(spec)!r}: expected openai(model='NAME', base_url='http://HOST:PORT/v1', "
             "api_key_env='VAR') (any OpenAI-compatible server)"
         )
     return EndpointConfig.from_params(params)

@@ -77,6 +77,7 @@ IDENTITY_KEYS = (
     "n_resamples",
     "configs",
     "suite",
+    "p_best_metric",  # the metric each dataset was ranked on, so a later run is judged on it
 )
 _ID_COLUMNS = ("dataset", "config", "question_id")
 _SUMMARY_KEEP = (

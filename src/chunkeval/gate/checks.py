@@ -1,5 +1,8 @@
-"""What the gate checks: :class:`Check` (a metric and its tolerance), ``--fail-on`` parsing
-and the default checks of :func:`chunkeval.policy.gate_metrics`."""
+"""What the gate checks.
+
+:class:`Check` (a metric and its tolerance), ``--fail-on`` parsing and the default checks of
+:func:`chunkeval.policy.gate_metrics`.
+"""
 
 from __future__ import annotations
 

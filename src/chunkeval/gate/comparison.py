@@ -211,9 +211,12 @@ class Comparison:
 
     @property
     def exit_code(self) -> int:
-        """2 when incomparable or a checked configuration is missing, 1 on a regression (or,
+        """The gate's exit code: 2 incomparable, 1 regression, else 0.
+
+        2 when incomparable or a checked configuration is missing, 1 on a regression (or,
         when strict, an inconclusive check), else 0. A strategy comparison (``--configs``) names
-        the better configuration and never fails: 0 unless incomparable."""
+        the better configuration and never fails: 0 unless incomparable.
+        """
         if self.reasons or len(self.missing):
             return EXIT_UNUSABLE
         if self.mode == "strategy":
@@ -222,8 +225,10 @@ class Comparison:
         return EXIT_REGRESSION if failing else EXIT_OK
 
     def verdict(self) -> str:
-        """One sentence: what the gate decided and why (for a strategy comparison: which
-        configuration is better on how many checked metrics)."""
+        """One sentence: what the gate decided and why.
+
+        For a strategy comparison: which configuration is better on how many checked metrics.
+        """
         if self.mode == "strategy" and not self.reasons:
             rows = self.display_rows()
             better = {o: int((rows["outcome"] == o).sum()) for o in ("improved", "regressed")}
@@ -376,17 +381,21 @@ def compare(
     found = conditions(base, cur)
     pairing = _Pairing(base, cur, [m for m in metric_names(cur) if m in set(metric_names(base))], st)
     records = []
-    for dataset in dict.fromkeys([*datasets_of(base), *datasets_of(cur)]):
+    datasets = list(dict.fromkeys([*datasets_of(base), *datasets_of(cur)]))
+    fixed = {dataset: _fixed_by_the_data(base, cur, dataset) for dataset in datasets}
+    for dataset in datasets:
         if dataset not in datasets_of(base):
             found.notes.append(f"dataset {dataset} is new (not in the baseline)")
+        # a check on a metric the data fix (n/a, stored as missing) cannot fail: left out
+        dataset_checks = [c for c in check_list if c.metric not in fixed[dataset]]
         for b_label, c_label in config_pairs(base, cur, dataset, found.notes):
-            records += pairing.records(dataset, b_label, c_label, check_list, strict, found)
+            records += pairing.records(dataset, b_label, c_label, dataset_checks, strict, found)
     measured = set(pairing.q_metrics) | set(pairing.c_metrics)
     unmeasured = [c.metric for c in check_list if c.metric not in measured]
     if unmeasured:
         found.reasons.append(f"checked metric(s) {', '.join(unmeasured)} missing from one side")
     rows = _frame(records, {c.metric: c for c in check_list})
-    found.notes += _unchecked_by_construction(rows, base, cur)
+    found.notes += _unchecked_by_construction(rows, fixed)
     return Comparison(
         rows=rows,
         checks=check_list,
@@ -491,8 +500,11 @@ def _rank_columns(*runs: Results) -> list[str]:
 
 
 def _resolve_checks(checks: Any, base: Results, cur: Results) -> tuple[Check, ...]:
-    """Checks against the metrics either side has; one only one side has is kept, and the
-    comparison reports it as missing (incomparable) instead of silently dropping it."""
+    """The checks against the metrics either side has, keeping one-sided ones as missing.
+
+    Checks against the metrics either side has; one only one side has is kept, and the
+    comparison reports it as missing (incomparable) instead of silently dropping it.
+    """
     known = list(dict.fromkeys([*metric_names(cur), *metric_names(base)]))
     if checks is None:
         ks = run_ks(cur) or run_ks(base)  # the manifest's ks, else the recall@k columns
@@ -558,25 +570,33 @@ def _frame(records: list[dict[str, Any]], by_metric: dict[str, Check]) -> pd.Dat
     return rows.reset_index(drop=True)
 
 
-def _unchecked_by_construction(rows: pd.DataFrame, base: Results, cur: Results) -> list[str]:
-    """Uncheck the rows of metrics a dataset fixes whatever the chunking; one note per dataset.
+def _fixed_by_the_data(base: Results, cur: Results, dataset: str) -> dict[str, str]:
+    """Metrics one dataset fixes whatever the chunking, on either side, with the reason.
 
     A check on such a metric (``answerable@5`` where no question has all its evidence in one
-    document) can never fail, so it would only pretend to guard (:func:`chunkeval.policy.by_construction`).
+    document) can never fail, so it would only pretend to guard
+    (:func:`chunkeval.policy.by_construction`).
     """
     from chunkeval.policy import by_construction
 
+    fixed: dict[str, str] = {}
+    for side in (base, cur):
+        fixed.update(by_construction(side.summary[side.summary["dataset"].astype(str) == dataset]))
+    return fixed
+
+
+def _unchecked_by_construction(rows: pd.DataFrame, fixed: dict[str, dict[str, str]]) -> list[str]:
+    """Uncheck the rows of metrics the data fix (:func:`_fixed_by_the_data`); one note per dataset."""
     notes = []
-    for dataset in dict.fromkeys(rows["dataset"].astype(str)) if len(rows) else ():
-        fixed: dict[str, str] = {}
-        for side in (base, cur):
-            fixed.update(by_construction(side.summary[side.summary["dataset"].astype(str) == dataset]))
-        hit = rows["checked"] & (rows["dataset"].astype(str) == dataset) & rows["metric"].isin(list(fixed))
+    for dataset, reasons in fixed.items():
+        if not len(rows):
+            break
+        hit = rows["checked"] & (rows["dataset"].astype(str) == dataset) & rows["metric"].isin(list(reasons))
         if hit.any():
             metrics = list(dict.fromkeys(rows.loc[hit, "metric"]))
             rows.loc[hit, "checked"] = False
             rows.loc[hit, "check"] = ""
-            notes.append(f"dataset {dataset}: {', '.join(metrics)} not checked, n/a: {fixed[metrics[0]]}")
+            notes.append(f"dataset {dataset}: {', '.join(metrics)} not checked, n/a: {reasons[metrics[0]]}")
     return notes
 
 

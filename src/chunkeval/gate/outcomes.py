@@ -173,8 +173,10 @@ def _nanmean(values: np.ndarray) -> float:
 
 
 def _config_rows(rb: pd.Series, rc: pd.Series, metrics: list[str]) -> list[dict[str, Any]]:
-    """Comparison rows of configuration-level metrics (``rb``: the baseline's summary row,
-    ``rc``: the current run's): no interval and no test, only the delta."""
+    """Comparison rows of configuration-level metrics: the delta only.
+
+    ``rb`` is the baseline's summary row, ``rc`` the current run's: no interval and no test.
+    """
     out = []
     for m in metrics:
         if m not in rb.index or m not in rc.index:

@@ -1,5 +1,6 @@
-"""The gate's paired test: a sign-flip permutation test on the questions that changed, and the
-questions an exact test would need.
+"""The gate's paired test: a sign-flip permutation test on the questions that changed.
+
+Also the number of questions an exact test would need.
 
 Under *no difference* between two runs, each question's pair of values (baseline, current) is as
 likely either way round, so each nonzero per-question difference ``d_i`` is as likely to have
@@ -149,8 +150,11 @@ def _sign_patterns(k: int) -> np.ndarray:
 
 
 def _critical(d: np.ndarray, alpha: float) -> np.ndarray:
-    """Smallest ``k`` with ``P(X >= k) <= alpha / 2`` for ``X ~ Binomial(d, 1/2)``, per ``d``
-    (``d + 1`` when no ``k`` is small enough: the test cannot reject with ``d`` flips)."""
+    """Per ``d``, the smallest ``k`` with ``P(X >= k) <= alpha / 2`` for ``X ~ Binomial(d, 1/2)``.
+
+    Smallest ``k`` with ``P(X >= k) <= alpha / 2`` for ``X ~ Binomial(d, 1/2)``, per ``d``
+    (``d + 1`` when no ``k`` is small enough: the test cannot reject with ``d`` flips).
+    """
     from scipy.special import bdtrc  # bdtrc(k, n, p) = P(X > k)
 
     k = np.ceil(d / 2 + 0.5 * np.sqrt(d) * _z(alpha)).astype(np.int64)
@@ -240,8 +244,11 @@ def exact_questions_needed(
 
 
 def _normal_needed(n_down: int, n_up: int, n: int, confidence: float, power: float) -> float:
-    """:func:`chunkeval.stats.questions_needed` of ``n_down`` differences of -1, ``n_up`` of +1
-    and the rest 0, from the counts."""
+    """:func:`chunkeval.stats.questions_needed` of -1/0/+1 differences, from their counts.
+
+    :func:`chunkeval.stats.questions_needed` of ``n_down`` differences of -1, ``n_up`` of +1
+    and the rest 0, from the counts.
+    """
     from chunkeval.stats import questions_needed
 
     return questions_needed(

@@ -1,6 +1,7 @@
-"""The words and tables of a :class:`~chunkeval.gate.comparison.Comparison`: terminal text and
-Markdown (a pull-request comment, a CI step summary), and the sentences of a strategy
-comparison.
+"""The words and tables of a :class:`~chunkeval.gate.comparison.Comparison`.
+
+Terminal text and Markdown (a pull-request comment, a CI step summary), and the sentences of a
+strategy comparison.
 
 What every output shows: the checked rows (regressions first), the changed parameters, the
 notes, why an *inconclusive* row did not decide and about how many questions would, which

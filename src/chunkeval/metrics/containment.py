@@ -1,4 +1,4 @@
-"""Retriever-free containment metrics: is each evidence part whole inside some chunk?
+"""Retriever-free containment metrics: whether each evidence part lies whole inside some chunk.
 
 A chunk *contains* an evidence part when both are in the same document and
 ``chunk.start <= part.start`` and ``part.end <= chunk.end`` (half-open character ranges, so

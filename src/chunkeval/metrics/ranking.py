@@ -1,5 +1,7 @@
-"""Retrieval metrics at a cut-off k: containment of the evidence in the top-k retrieved chunks,
-and the IR metrics nDCG@k and MAP@k with chunks judged relevant by the evidence they contain.
+"""Retrieval metrics at a cut-off k: evidence containment in the top k, nDCG@k and MAP@k.
+
+Containment counts the evidence in the top-k retrieved chunks; the IR metrics nDCG@k and MAP@k
+judge chunks relevant by the evidence they contain.
 
 ``R_k`` is the first ``min(k, len(ranked))`` chunks of the ranking; ``contained(c, p)`` as in
 :mod:`chunkeval.metrics.containment`.
@@ -213,8 +215,11 @@ def ndcg_at_k(
 
 
 def _discounted(gains: Sequence[int]) -> float:
-    """``sum_r gains[r-1] / log2(r + 1)``, added rank by rank (not ``sum()``, which compensates
-    rounding on Python >= 3.12), so the vectorised path reproduces it bit for bit."""
+    """Discounted cumulative gain ``sum_r gains[r-1] / log2(r + 1)``, added rank by rank.
+
+    ``sum_r gains[r-1] / log2(r + 1)``, added rank by rank (not ``sum()``, which compensates
+    rounding on Python >= 3.12), so the vectorised path reproduces it bit for bit.
+    """
     total = 0.0
     for r, g in enumerate(gains, start=1):
         total += g / math.log2(r + 1)

@@ -170,7 +170,6 @@ def register_metric(
     ``parts`` its evidence spans. Its columns follow the built-in ones in the tables, with a
     mean and a bootstrap interval in the summary, and the gate compares them like any other.
     """
-
     if computed_by is None and (level == "configuration" or per_budget):
         raise UsageError(
             f"metric {name!r}: a metric without a vectorised path is computed per question from its "

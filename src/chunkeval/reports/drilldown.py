@@ -440,8 +440,11 @@ def _misses_html(
 def _miss_bits(
     detail: MissDetail, parts: Sequence[Sequence[Any]], spans: pd.DataFrame, texts: Mapping[str, str] | None
 ) -> list[str]:
-    """The HTML of one missed question's explanation: each chunk holding evidence (its
-    parts marked) with the rank it reached, then the chunk ranked first."""
+    """The HTML of one missed question's explanation.
+
+    Each chunk holding evidence (its parts marked) with the rank it reached, then the chunk
+    ranked first.
+    """
     bits: list[str] = []
     held: dict[str | None, list[int]] = {}
     for i, cid, _ in detail.holders:

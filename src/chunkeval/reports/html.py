@@ -141,10 +141,11 @@ def best_rows(values: Sequence[float], direction: str | None) -> np.ndarray:
 def marked_cells(
     rows: pd.DataFrame, cols: Sequence[tuple[str, str, str | None]], na: Mapping[str, str] | None = None
 ) -> dict[str, np.ndarray]:
-    """Which cells of a summary table are marked best: :func:`best_rows` of each column, with
-    every cell that reads the same as a best one marked too (``0.5294`` and ``0.5291`` both
-    show ``0.529``: a reader sees a tie, so both are bold), and nothing in a column that is
-    n/a by construction.
+    """Which cells of a summary table are marked best.
+
+    :func:`best_rows` of each column, with every cell that reads the same as a best one marked
+    too (``0.5294`` and ``0.5291`` both show ``0.529``: a reader sees a tie, so both are bold),
+    and nothing in a column that is n/a by construction.
 
     Parameters
     ----------
@@ -284,8 +285,11 @@ def _img_tag(png: Path, alt: str) -> str:
 
 
 def question_origin(manifest: Mapping[str, Any] | None, dataset: str) -> str | None:
-    """Who wrote a dataset's questions, from the run's manifest, or None when no question is
-    generated (:func:`chunkeval.datasets.jsonl.origin_sentence` of the dataset's provenance)."""
+    """Who wrote a dataset's questions, from the run's manifest.
+
+    Or None when no question is generated (:func:`chunkeval.datasets.jsonl.origin_sentence` of
+    the dataset's provenance).
+    """
     from chunkeval.datasets.jsonl import origin_sentence
 
     info = ((manifest or {}).get("datasets") or {}).get(dataset) or {}
@@ -294,9 +298,11 @@ def question_origin(manifest: Mapping[str, Any] | None, dataset: str) -> str | N
 
 
 def ranked_column(results: Any, dataset: str, verdict: Any = None) -> str | None:
-    """The dataset's ranking metric: the verdict's (``verdict.metric``) when given, else
-    :func:`chunkeval.policy.rank_metric`; ``None`` when the summary cannot tell (the report
-    then shows its other columns)."""
+    """The dataset's ranking metric.
+
+    The verdict's (``verdict.metric``) when given, else :func:`chunkeval.policy.rank_metric`;
+    ``None`` when the summary cannot tell (the report then shows its other columns).
+    """
     metric = getattr(verdict, "metric", None)
     return str(metric) if metric else rank_metrics(results).get(str(dataset))
 
@@ -565,9 +571,12 @@ def _split_section(
 
 
 def _frontier_configs(results: Any, dataset: str, verdict: Any = None) -> frozenset[str]:
-    """The configurations the report stars: the verdict's frontier (``verdict.frontier``,
-    on its ranking metric against stored-token overhead) when given, else the frontier of
-    :func:`chunkeval.policy.rank_metric` against stored-token overhead."""
+    """The configurations the report stars: the frontier of the ranking metric against cost.
+
+    The verdict's frontier (``verdict.frontier``, on its ranking metric against stored-token
+    overhead) when given, else the frontier of :func:`chunkeval.policy.rank_metric` against
+    stored-token overhead.
+    """
     if getattr(verdict, "frontier", None) is not None:
         return frozenset(map(str, verdict.frontier))
     summary = results.summary
@@ -619,8 +628,11 @@ def _question_section(
     datasets: Mapping[str, tuple[Any, str]],
     verdicts: Mapping[str, Any],
 ) -> str:
-    """The question view (:mod:`chunkeval.reports.drilldown`) of every dataset, under its
-    ranking metric; the recommended configuration's misses are explained first."""
+    """The question view of every dataset, under its ranking metric.
+
+    The question view (:mod:`chunkeval.reports.drilldown`) of every dataset, under its
+    ranking metric; the recommended configuration's misses are explained first.
+    """
     out = [
         '<h2 id="questions">Questions × configurations</h2>',
         '<p class="note">What became of each question under each configuration, on the metric '

@@ -135,8 +135,11 @@ class FolderClaim:
         self._claimed = False
 
     def take(self, note: dict, new: bool = False) -> None:
-        """Create the folder if needed and the marker with ``O_EXCL`` (see :func:`claim_folder`);
-        with ``new``, a folder that exists already raises FileExistsError (nothing is claimed)."""
+        """Claim the folder: create it if needed and the marker with ``O_EXCL``.
+
+        Create the folder if needed and the marker with ``O_EXCL`` (see :func:`claim_folder`);
+        with ``new``, a folder that exists already raises FileExistsError (nothing is claimed).
+        """
         self.folder.parent.mkdir(parents=True, exist_ok=True)
         try:
             self.folder.mkdir()
@@ -223,8 +226,11 @@ class FolderClaim:
 
 
 def staging_dir(folder: Path) -> Path:
-    """``folder/.chunkeval-staging/<name of folder>``: the last component keeps the
-    folder's name, so a report that shows its folder's name shows the right one."""
+    """The staging folder of ``folder``.
+
+    ``folder/.chunkeval-staging/<name of folder>``: the last component keeps the
+    folder's name, so a report that shows its folder's name shows the right one.
+    """
     return folder / STAGING_DIR / (folder.resolve().name or "results")
 
 

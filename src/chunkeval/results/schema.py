@@ -214,8 +214,10 @@ def resolve_inside(root: Path, relative: str, key: str, manifest_path: Path) -> 
 
 
 def check_table(df: pd.DataFrame, name: str, path: Path) -> None:
-    """Check that a results table repeats no key row (one row per dataset, config[, question])
-    and that its JSON columns (``evidence``, ``retrieved_chunk_ids``) parse to lists of the right items.
+    """Check that a results table repeats no key row and that its JSON columns parse.
+
+    A key row is one row per dataset, config[, question]; the JSON columns (``evidence``,
+    ``retrieved_chunk_ids``) must parse to lists of the right items.
 
     Parameters
     ----------

@@ -63,7 +63,7 @@ def _escape(ch: str) -> str:
 
 
 def trec_id(value: object) -> str:
-    """``value`` as a TREC identifier by the rule of :data:`ID_ESCAPING`.
+    r"""``value`` as a TREC identifier by the rule of :data:`ID_ESCAPING`.
 
     Parameters
     ----------

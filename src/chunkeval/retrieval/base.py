@@ -81,8 +81,11 @@ class Retriever(Params):
     lexical = False
 
     def check_params(self) -> None:
-        """Refuse parameters of the wrong type or out of range (a UsageError naming the range);
-        :func:`~chunkeval.retrieval.get_retriever` calls it on every retriever it makes."""
+        """Refuse parameters of the wrong type or out of range.
+
+        The error is a UsageError naming the range; :func:`~chunkeval.retrieval.get_retriever`
+        calls this on every retriever it makes.
+        """
 
     def fit(self, chunk_texts: list[str]) -> Retriever:
         """Build the index.

@@ -1,4 +1,6 @@
-"""Embedding retrievers: ``dense`` (any embedder; a neural model must be given) and ``lsa``
+"""Embedding retrievers: ``dense`` and ``lsa``.
+
+Embedding retrievers: ``dense`` (any embedder; a neural model must be given) and ``lsa``
 (TF-IDF + truncated SVD fitted on the chunks, no model).
 
 Vectors are l2-normalised, so scores are cosines; a zero vector scores 0 (never NaN).
@@ -85,9 +87,12 @@ class DenseRetriever(Retriever):
         return emb
 
     def manifest_params(self) -> dict[str, Any]:
-        """As :meth:`Retriever.manifest_params`, plus ``"embedder"``: the class and
-        parameters of the embedder used (:func:`chunkeval.embedders.embedder_identity`: a
-        neural model by its id, revision and weights digest, never its folder)."""
+        """As :meth:`Retriever.manifest_params`, plus ``"embedder"``.
+
+        The class and parameters of the embedder used
+        (:func:`chunkeval.embedders.embedder_identity`: a neural model by its id, revision and
+        weights digest, never its folder).
+        """
         from chunkeval.embedders import embedder_identity
 
         info = super().manifest_params()
@@ -106,9 +111,11 @@ class DenseRetriever(Retriever):
         return f"{public_path(type(emb))}({', '.join(f'{k}={v!r}' for k, v in params.items())})"
 
     def label(self) -> str | None:
-        """The retriever as a path-free spec, for tables and manifests:
+        """The retriever as a path-free spec, for tables and manifests.
+
         ``"dense(embedder='minilm')"`` whether the weights came from the package or a folder;
-        None when the spec given is already that (an embedder named without a path)."""
+        None when the spec given is already that (an embedder named without a path).
+        """
         emb = self._make_embedder()
         if isinstance(self.embedder, str) and not hasattr(emb, "describe"):
             return None
@@ -147,10 +154,10 @@ class DenseRetriever(Retriever):
 
 @RETRIEVERS.register("lsa")
 class LSARetriever(DenseRetriever):
-    """Latent semantic analysis retrieval: TF-IDF, then truncated SVD, then cosine.
+    r"""Latent semantic analysis retrieval: TF-IDF, then truncated SVD, then cosine.
 
     The :class:`chunkeval.embedders.LSAEmbedder` fitted on the chunks
-    (sublinear TF-IDF over ``\\w+`` words, ``n_components`` SVD dimensions);
+    (sublinear TF-IDF over ``\w+`` words, ``n_components`` SVD dimensions);
     queries are projected into that space. No model and no download: a
     lexical method with a little smoothing, not a neural embedding (that is
     ``dense``). This was the retriever called ``dense`` before.
@@ -174,8 +181,11 @@ class LSARetriever(DenseRetriever):
         self.random_state = random_state
 
     def check_params(self) -> None:
-        """``n_components`` a whole number >= 1 (0, -5 or 1.5 silently meant plain TF-IDF
-        cosine under the LSA label); ``random_state`` a whole number >= 0."""
+        """Refuse an ``n_components`` or ``random_state`` that is not a whole number in range.
+
+        ``n_components`` a whole number >= 1 (0, -5 or 1.5 silently meant plain TF-IDF
+        cosine under the LSA label); ``random_state`` a whole number >= 0.
+        """
         from chunkeval.retrieval.base import check_number
 
         check_number("lsa", "n_components", self.n_components, 1, integer=True)

@@ -132,8 +132,11 @@ class HybridRetriever(Retriever):
         return all(r.lexical for r in self._components())
 
     def manifest_params(self) -> dict[str, Any]:
-        """``class``, ``params`` (``k``) and ``components``: the full
-        :meth:`Retriever.manifest_params` of each component, in order."""
+        """``class``, ``params`` and ``components`` of the hybrid retriever.
+
+        ``class``, ``params`` (``k``) and ``components``: the full
+        :meth:`Retriever.manifest_params` of each component, in order.
+        """
         cls = type(self)
         return {
             "class": public_path(cls),

@@ -31,12 +31,12 @@ __all__ = ["BM25Retriever", "TfidfRetriever"]
 
 
 class _LexicalRetriever(Retriever):
-    """Shared analysis of ``tfidf`` and ``bm25``: which terms a text has.
+    r"""Shared analysis of ``tfidf`` and ``bm25``: which terms a text has.
 
     ``analyzer="unicode"`` (default) is :class:`chunkeval.analysis.UnicodeAnalyzer`
     (NFKC + case folding, words with their combining marks, CJK bigrams);
     ``analyzer="sklearn"`` is scikit-learn's default analysis (lower-cased runs of
-    2+ ``\\w`` characters), the behaviour before the Unicode analyzer, kept for
+    2+ ``\w`` characters), the behaviour before the Unicode analyzer, kept for
     comparison; only it reads ``lowercase``, ``ngram_range`` and ``stop_words``.
     """
 
@@ -63,8 +63,10 @@ class _LexicalRetriever(Retriever):
         raise UsageError(f"{self.name}: analyzer must be 'unicode' or 'sklearn', got {self.analyzer!r}")
 
     def manifest_params(self) -> dict[str, Any]:
-        """As :meth:`Retriever.manifest_params`, plus ``"analyzer"``: what the
-        analyzer does (for ``"unicode"`` including the Unicode version)."""
+        """As :meth:`Retriever.manifest_params`, plus ``"analyzer"``.
+
+        What the analyzer does (for ``"unicode"`` including the Unicode version).
+        """
         info = super().manifest_params()
         if info["params"].get("stemmer", 0) is None:  # unset: manifests of earlier runs stay equal
             info["params"] = {k: v for k, v in info["params"].items() if k != "stemmer"}

@@ -17,7 +17,7 @@ from chunkeval._limits import check_spec_length
 from chunkeval.errors import UsageError
 from chunkeval.registry import Registry
 from chunkeval.retrieval.base import Retriever
-from chunkeval.specs import parse_spec
+from chunkeval.specs import parse_spec, redacted
 
 __all__ = ["RETRIEVERS", "available_retrievers", "get_retriever", "parse_retriever_spec", "retriever_label"]
 
@@ -65,13 +65,15 @@ def parse_retriever_spec(spec: str) -> tuple[str, list[str], dict[str, Any]]:
         return tree.id, [], {}
     if not (isinstance(tree, ast.Call) and isinstance(tree.func, ast.Name)):
         raise UsageError(
-            f"cannot parse retriever spec {spec!r}: expected a name or name(key=value, ...), "
+            f"cannot parse retriever spec {redacted(spec)!r}: expected a name or name(key=value, ...), "
             'e.g. "tfidf(analyzer=\'sklearn\')" or "hybrid(tfidf, lsa)"'
         )
     args = []
     for arg in tree.args:
         if not isinstance(arg, (ast.Name, ast.Call)):
-            raise UsageError(f"retriever spec {spec!r}: positional arguments must be retriever specs")
+            raise UsageError(
+                f"retriever spec {redacted(spec)!r}: positional arguments must be retriever specs"
+            )
         args.append(ast.get_source_segment(text, arg) or ast.unparse(arg))  # None only without source
     keywords = ast.unparse(ast.Call(func=tree.func, args=[], keywords=tree.keywords))
     _, params = parse_spec(keywords)

@@ -1,4 +1,4 @@
-"""Offset-preserving sentence, paragraph and word splitting, Markdown-aware.
+r"""Offset-preserving sentence, paragraph and word splitting, Markdown-aware.
 
 Every function here returns (or is built on) half-open ``(start, end)``
 spans of Python ``str`` indices (Unicode code points) into the input text,
@@ -6,7 +6,7 @@ so ``text[start:end]`` is the piece. Sentence and paragraph spans share three
 invariants that the chunkers rely on:
 
 * each span is stripped: ``text[start:end]`` neither starts nor ends with
-  whitespace (whitespace as in ``str.isspace``, which is also regex ``\\s``);
+  whitespace (whitespace as in ``str.isspace``, which is also regex ``\s``);
 * spans are in order and do not overlap;
 * together they cover every non-whitespace character of the text.
 

@@ -56,9 +56,12 @@ def _disjoint(spans: list[Span]) -> list[Span]:
 
 
 def _codes(text: str) -> np.ndarray:
-    """The code points of ``text``, one per ``str`` index, in the narrowest of CPython's own
-    storage widths that holds them: uint8 for an ASCII text, uint16 for a text without a
-    character past U+FFFF (its UTF-16 is then one unit per character), uint32 otherwise."""
+    """The code points of ``text`` in the narrowest unsigned integer type that holds them.
+
+    One code point per ``str`` index, in the narrowest of CPython's own storage widths: uint8
+    for an ASCII text, uint16 for a text without a character past U+FFFF (its UTF-16 is then one
+    unit per character), uint32 otherwise.
+    """
     if text.isascii():
         return np.frombuffer(text.encode("ascii"), dtype=np.uint8)
     narrow = text.encode("utf-16-le", "surrogatepass")
@@ -68,8 +71,11 @@ def _codes(text: str) -> np.ndarray:
 
 
 class _TextArrays:
-    """The code points (:func:`_codes`) and words (:func:`_word_runs`) of one text, each
-    computed on first use."""
+    """The code points and words of one text, each computed on first use.
+
+    The code points (:func:`_codes`) and words (:func:`_word_runs`) of one text, each
+    computed on first use.
+    """
 
     def __init__(self, text: str) -> None:
         self.text = text
@@ -95,9 +101,12 @@ _LAST_ARRAYS: dict[str, _TextArrays] = store("text.last_arrays")
 
 
 def text_arrays(text: str) -> _TextArrays:
-    """The :class:`_TextArrays` of ``text``: the last long text's (``_ARRAY_MIN_CHARS`` or
+    """The :class:`_TextArrays` of ``text``, reused for the last long text.
+
+    The :class:`_TextArrays` of ``text``: the last long text's (``_ARRAY_MIN_CHARS`` or
     more characters) when ``text`` is that very object, else new ones (kept as the last
-    when ``text`` is long)."""
+    when ``text`` is long).
+    """
     held = _LAST_ARRAYS.get("last")
     if held is not None and held.text is text:
         return held
@@ -124,8 +133,11 @@ def _word_mask(codes: np.ndarray) -> np.ndarray:
 
 
 def _word_runs(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Starts and ends of the maximal non-whitespace runs (``str.split`` words) of a text
-    given by its code points (:func:`_codes`), as int64 arrays."""
+    """Starts and ends of the ``str.split`` words of a text, from its code points.
+
+    The words are the maximal non-whitespace runs; the code points are :func:`_codes`'s; both
+    arrays are int64.
+    """
     word = _word_mask(codes)
     if word.size == 0:
         empty = np.zeros(0, dtype=np.int64)
@@ -141,8 +153,11 @@ def _word_runs(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _space_runs(n: int, starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Starts and ends of the maximal whitespace runs of a text of length ``n`` whose words
-    are ``starts``/``ends`` (:func:`_word_runs`): the gaps before, between and after them."""
+    """Starts and ends of the maximal whitespace runs of a text, from its words.
+
+    The text has length ``n`` and words ``starts``/``ends`` (:func:`_word_runs`); the runs are
+    the gaps before, between and after them.
+    """
     lo = np.concatenate(([0], ends))
     hi = np.concatenate((starts, [n]))
     keep = lo < hi
@@ -152,9 +167,11 @@ def _space_runs(n: int, starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarra
 def _stripped_array_spans(
     n: int, cuts: list[int], codes: np.ndarray, words: tuple[np.ndarray, np.ndarray] | None = None
 ) -> list[Span]:
-    """The stripped, non-blank pieces between ``cuts`` (sorted) of a text of length ``n``
-    given by its ``codes`` (and its :func:`_word_runs`, when known), found with array
-    operations: what :func:`_stripped_pieces` finds."""
+    """The stripped, non-blank pieces between ``cuts``, found with array operations.
+
+    ``cuts`` is sorted; the text has length ``n`` and is given by its ``codes`` (and its
+    :func:`_word_runs`, when known). The result is what :func:`_stripped_pieces` finds.
+    """
     bounds = np.asarray([0, *cuts, n], dtype=np.int64)
     bounds = bounds[np.concatenate(([True], bounds[1:] != bounds[:-1]))]  # (sorted: no repeats)
     lo, hi = bounds[:-1], bounds[1:]
@@ -176,7 +193,9 @@ def _stripped_spans(
     codes: np.ndarray | None = None,
     words: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> list[Span]:
-    """Strip each piece between consecutive cut positions; drop blank pieces; widen the
+    """The stripped, non-blank pieces between cut positions, widened to grapheme clusters.
+
+    Strip each piece between consecutive cut positions; drop blank pieces; widen the
     pieces to whole grapheme clusters (:func:`~chunkeval.text.graphemes.cluster_aligned`).
 
     ``cuts`` must be sorted; 0 and ``len(text)`` are added here. ``codes`` and ``words``,

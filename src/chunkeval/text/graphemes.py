@@ -1,16 +1,16 @@
-"""Extended grapheme cluster boundaries (Unicode UAX #29), for cuts that never split a character.
+r"""Extended grapheme cluster boundaries (Unicode UAX #29), for cuts that never split a character.
 
 A reader sees a flag (two regional indicators), a ZWJ emoji sequence or a letter with its
 combining marks as one character: an *extended grapheme cluster*. A chunk that starts or
 ends inside one shows code points the document does not show as written (a lone regional
 indicator, an invisible U+200D, a mark on nothing). The cluster rules are those of the
-``regex`` module's ``\\X``, which follows the Unicode version it ships; no table is kept
+``regex`` module's ``\X``, which follows the Unicode version it ships; no table is kept
 here.
 
 Only the clusters around a cut are looked at: the search for the cluster holding a position
 starts at the nearest earlier character before which a cluster always starts (see
 :func:`cluster_at`), so the cost is per cut, not per character, and a text that is ASCII
-without ``"\\r\\n"`` (where every code point is a cluster) costs one ``str.isascii`` scan.
+without ``"\r\n"`` (where every code point is a cluster) costs one ``str.isascii`` scan.
 
 References
 ----------
@@ -63,7 +63,7 @@ _JOINS_NEXT = regex.compile(
 
 
 def every_position_is_a_boundary(text: str) -> bool:
-    """Whether every code point of ``text`` is a cluster of its own (ASCII without CR LF).
+    r"""Whether every code point of ``text`` is a cluster of its own (ASCII without CR LF).
 
     Parameters
     ----------
@@ -72,7 +72,7 @@ def every_position_is_a_boundary(text: str) -> bool:
     Returns
     -------
     bool
-        True for ASCII text without ``"\\r\\n"``; False may still hold no longer cluster.
+        True for ASCII text without ``"\r\n"``; False may still hold no longer cluster.
     """
     return text.isascii() and "\r\n" not in text
 
@@ -158,8 +158,11 @@ def snap_forward(text: str, positions: Iterable[int]) -> np.ndarray:
 
 
 def _surely_boundaries(codes: np.ndarray, positions: np.ndarray) -> np.ndarray:
-    """Per position, whether it is a cluster boundary by the ASCII rule alone (both neighbours
-    ASCII and not CR LF, or a text end); False means "look it up" (:func:`is_cluster_boundary`)."""
+    """Per position, whether it is a cluster boundary by the ASCII rule alone.
+
+    True where both neighbours are ASCII and not CR LF, or at a text end; False means "look it
+    up" (:func:`is_cluster_boundary`).
+    """
     n = codes.size
     inner = (positions > 0) & (positions < n)
     last = max(n - 1, 0)
@@ -172,7 +175,7 @@ def _surely_boundaries(codes: np.ndarray, positions: np.ndarray) -> np.ndarray:
 def cluster_aligned(
     text: str, spans: list[tuple[int, int]], codes: np.ndarray | None = None
 ) -> list[tuple[int, int]]:
-    """Spans widened to whole extended grapheme clusters, overlapping ones merged.
+    r"""Spans widened to whole extended grapheme clusters, overlapping ones merged.
 
     A start inside a cluster moves back to the cluster's start and an end inside one moves
     on to its end, so no character is cut and none is lost. Stripped spans need it only

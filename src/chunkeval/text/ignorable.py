@@ -1,4 +1,4 @@
-"""Invisible format characters: the one table that quote matching and term analysis ignore.
+r"""Invisible format characters: the one table that quote matching and term analysis ignore.
 
 A document may hold characters that no reader sees: a soft hyphen (U+00AD) that marks where a
 word may break, a zero-width space (U+200B) that marks where a line may break, a zero-width
@@ -11,7 +11,7 @@ offsets keep indexing the original text, characters and all.
 
 The table is Unicode's ``Default_Ignorable_Code_Point`` property (``DerivedCoreProperties.txt``:
 "code points that should be ignored in rendering unless explicitly supported"), read from the
-``regex`` module's ``\\p{Default_Ignorable_Code_Point}``, so no list is kept here. It is also
+``regex`` module's ``\p{Default_Ignorable_Code_Point}``, so no list is kept here. It is also
 what Unicode's ``NFKC_Casefold`` mapping removes. The Unicode version is the ``regex``
 module's, whose version the dataset provenance and the run manifest record.
 
@@ -50,9 +50,12 @@ class _Table(NamedTuple):
 
 @functools.cache
 def _table() -> _Table:
-    """The property's ranges, read once (one scan of every code point, about 0.1 s), and the
+    """The Default_Ignorable_Code_Point ranges and their :mod:`re` forms, read once.
+
+    The property's ranges, read once (one scan of every code point, about 0.1 s), and the
     :mod:`re` forms quote matching and the analyzer match: a call of a ``re`` pattern costs a
-    third of the ``regex`` module's, and the analyzer calls it once per non-ASCII piece."""
+    third of the ``regex`` module's, and the analyzer calls it once per non-ASCII piece.
+    """
     points = np.arange(sys.maxunicode + 1, dtype=np.uint32)
     points = points[(points < 0xD800) | (points > 0xDFFF)]  # no lone surrogates (none ignorable)
     every = points.tobytes().decode("utf-32-le")
@@ -75,13 +78,13 @@ def ignorable_ranges() -> tuple[tuple[int, int], ...]:
 
 
 def ignorable_class() -> str:
-    """Body of a :mod:`re` character class matching every default-ignorable code point.
+    r"""Body of a :mod:`re` character class matching every default-ignorable code point.
 
     Returns
     -------
     str
         The ranges of :func:`ignorable_ranges` as escaped ``a-b`` pairs, for use inside
-        ``[...]`` (for a pattern of the :mod:`re` module, whose ``\\s`` is ``str.isspace``).
+        ``[...]`` (for a pattern of the :mod:`re` module, whose ``\s`` is ``str.isspace``).
     """
     return _table().class_body
 
@@ -102,7 +105,7 @@ def is_ignorable(char: str) -> bool:
 
 
 def strip_ignorable(text: str) -> str:
-    """``text`` without its default-ignorable code points.
+    r"""``text`` without its default-ignorable code points.
 
     Parameters
     ----------
@@ -113,7 +116,7 @@ def strip_ignorable(text: str) -> str:
     -------
     str
         ``text`` itself when it holds none (always for ASCII text, which holds none), else
-        a copy without them: ``"com\\u00adpany"`` -> ``"company"``.
+        a copy without them: ``"com\u00adpany"`` -> ``"company"``.
     """
     if text.isascii():
         return text

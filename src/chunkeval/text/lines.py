@@ -184,8 +184,9 @@ class _Lines:
 
 
 def _blank_line_array(codes: np.ndarray, word_ends: np.ndarray) -> np.ndarray:
-    """The starts of the ``_BLANK_LINES`` matches of a text, from its code points and the ends
-    of its words, as an int64 array.
+    r"""The starts of the ``_BLANK_LINES`` matches of a text, as an int64 array.
+
+    They are found from the text's code points and the ends of its words.
 
     A match is two or more line breaks (``\r\n`` one break) with only other whitespace
     between them, or a U+2029 PARAGRAPH SEPARATOR, and takes all the breaks of its

@@ -28,7 +28,7 @@ Span = tuple[int, int]
 
 
 def fenced_code_spans(text: str) -> list[Span]:
-    """Spans of the fenced code blocks of a Markdown text.
+    r"""Spans of the fenced code blocks of a Markdown text.
 
     A block opens with a line of 3 or more backticks (whose info string has no
     backtick) or tildes, after any indentation, and closes with the next line
@@ -50,7 +50,7 @@ def fenced_code_spans(text: str) -> list[Span]:
 
     Examples
     --------
-    >>> fenced_code_spans("Intro.\\n```py\\nx = 1\\n```\\nAfter.")
+    >>> fenced_code_spans("Intro.\n```py\nx = 1\n```\nAfter.")
     [(7, 22)]
     """
     spans: list[Span] = []

@@ -19,10 +19,10 @@ Span = tuple[int, int]
 
 
 def paragraph_spans(text: str) -> list[Span]:
-    """Split ``text`` into paragraphs, separated by blank lines or U+2029 PARAGRAPH SEPARATOR.
+    r"""Split ``text`` into paragraphs, separated by blank lines or U+2029 PARAGRAPH SEPARATOR.
 
     A blank line is a line holding only whitespace; lines may end with
-    ``\\n``, ``\\r\\n``, a lone ``\\r``, U+2028 LINE SEPARATOR or U+2029
+    ``\n``, ``\r\n``, a lone ``\r``, U+2028 LINE SEPARATOR or U+2029
     (:mod:`chunkeval.text.whitespace`). Single line breaks stay inside
     their paragraph, and so do separators inside a fenced code block
     (:func:`fenced_code_spans`), so that sentences nest in paragraphs.
@@ -41,7 +41,7 @@ def paragraph_spans(text: str) -> list[Span]:
 
     Examples
     --------
-    >>> paragraph_spans("Alpha one.\\r\\n\\r\\nBeta two.")
+    >>> paragraph_spans("Alpha one.\r\n\r\nBeta two.")
     [(0, 10), (14, 23)]
     """
     return paragraphs_and_words(text).spans
@@ -110,8 +110,11 @@ def _separators(text: str) -> list[int]:
 
 
 def _separator_runs(text: str, codes: np.ndarray, ends: np.ndarray) -> np.ndarray:
-    """Per paragraph separator of a long text (:func:`_separators`), the number of words
-    ending before it, from the text's code points and word ends."""
+    """Per paragraph separator of a long text, the number of words ending before it.
+
+    The separators are :func:`_separators`'s; the counts come from the text's code points and
+    word ends.
+    """
     starts, run = _blank_line_runs(codes, ends)
     fences = fenced_code_spans(text)
     if fences:  # no cut inside a fence

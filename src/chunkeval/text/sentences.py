@@ -1,4 +1,4 @@
-"""Sentence boundaries: abbreviation-, initial-, quote- and Markdown-aware, in linear time.
+r"""Sentence boundaries: abbreviation-, initial-, quote- and Markdown-aware, in linear time.
 
 Sentence rules
 --------------
@@ -49,7 +49,7 @@ A sentence ends
    decimals such as ``2.5`` never qualify, as no whitespace follows the dot;
 2. after a run of the other sentence terminators of Unicode (the characters of the
    ``Sentence_Terminal`` property other than ``.``, ``!`` and ``?``, matched with the
-   ``regex`` module's ``\\p{Sentence_Terminal}``, so no script is listed here: the
+   ``regex`` module's ``\p{Sentence_Terminal}``, so no script is listed here: the
    Devanagari danda ``।`` and double danda ``॥``, Armenian ``։``, Arabic ``؟`` and ``۔``,
    Ethiopic ``።``, Myanmar ``။``, the CJK ``。 ！ ？ ． ｡`` ...), plus any closing
    punctuation (Unicode ``Pe`` and ``Pf``, and the closers of rule 1), which stays with
@@ -72,8 +72,8 @@ A sentence ends
      sentence terminator nor a quotation mark: ``、`` ``，`` ``：`` ...). Other text
      (``“好。”是回答。``) starts a new sentence: Chinese marks no attribution after a
      quotation in a way a rule can see;
-3. at a paragraph end: a blank line (a line holding only whitespace; ``\\n``,
-   ``\\r\\n``, a lone ``\\r``, U+2028 LINE SEPARATOR and U+2029 PARAGRAPH
+3. at a paragraph end: a blank line (a line holding only whitespace; ``\n``,
+   ``\r\n``, a lone ``\r``, U+2028 LINE SEPARATOR and U+2029 PARAGRAPH
    SEPARATOR all end lines) or a U+2029 PARAGRAPH SEPARATOR
    (:mod:`chunkeval.text.whitespace`): a hard boundary that no sentence crosses;
 4. at the end of a heading or list-item line (a line starting, after
@@ -81,7 +81,7 @@ A sentence ends
    ``1)`` followed by whitespace), and at the end of the line before one.
    Lines starting with a letter marker (``A.``, ``b)``) are list items only
    in a lettered list: two or more consecutive lines with successive
-   letters (``A. First option\\nB. Second option``), so a wrapped line
+   letters (``A. First option\nB. Second option``), so a wrapped line
    starting with an initial stays prose; their marker never ends a sentence.
    A plain single line break inside a prose paragraph does not end a
    sentence;
@@ -202,8 +202,10 @@ _DIGIT = regex.compile(r"\p{Nd}")
 
 
 def _is_wide(char: str) -> bool:
-    """Whether a terminator is East Asian wide, full-width or half-width (``。``, ``．``, ``｡``):
-    such a terminator ends a sentence without following space."""
+    """Whether a terminator is East Asian wide, full-width or half-width.
+
+    Such a terminator (``。``, ``．``, ``｡``) ends a sentence without following space.
+    """
     return unicodedata.east_asian_width(char) in ("W", "F", "H")
 
 
@@ -234,9 +236,12 @@ _TERMINATOR_TABLE_SIZE = 0x20000
 
 @functools.cache
 def _other_terminator_table() -> np.ndarray:
-    """Per code point below :data:`_TERMINATOR_TABLE_SIZE`, whether ``_OTHER_TERMINATOR``'s
+    """Per code point, whether it is a ``Sentence_Terminal`` other than ``.!?``.
+
+    Per code point below :data:`_TERMINATOR_TABLE_SIZE`, whether ``_OTHER_TERMINATOR``'s
     terminator run matches it (a ``Sentence_Terminal`` other than ``.!?``), as a bool array:
-    the regex module's property read once (a few ms), not a list written here."""
+    the regex module's property read once (a few ms), not a list written here.
+    """
     points = np.arange(0x80, _TERMINATOR_TABLE_SIZE, dtype=np.uint32)
     points = points[(points < 0xD800) | (points > 0xDFFF)]  # no lone surrogates
     chars = points.tobytes().decode("utf-32-le")
@@ -247,9 +252,12 @@ def _other_terminator_table() -> np.ndarray:
 
 
 def _may_hold_other_terminators(text: str, lines: _Lines) -> bool:
-    """Whether rule 2 may cut ``text``: it is not ASCII and, when long, one of its code points
-    is a rule-2 terminator or lies past the table (its code points are at hand, and most
-    non-ASCII text of the benchmarks holds none: the scan costs ~8 ms a MB)."""
+    """Whether rule 2 may cut ``text``.
+
+    It is not ASCII and, when long, one of its code points is a rule-2 terminator or lies past
+    the table (its code points are at hand, and most non-ASCII text of the benchmarks holds
+    none: the scan costs ~8 ms a MB).
+    """
     if text.isascii():
         return False
     if len(text) < _lines._ARRAY_MIN_CHARS:
@@ -462,8 +470,10 @@ _FEW_RUNS = 32
 
 
 def _word_start(text: str, pos: int) -> int:
-    """Start of the whitespace-delimited word that ends at ``pos`` (``pos`` itself
-    when whitespace or the text start precedes it)."""
+    """Start of the whitespace-delimited word that ends at ``pos``.
+
+    ``pos`` itself when whitespace or the text start precedes it.
+    """
     width = 32
     while True:
         lo = max(0, pos - width)
@@ -477,9 +487,10 @@ def _word_start(text: str, pos: int) -> int:
 
 
 def _period_verdict(word: str) -> bool | None:
-    """What :func:`_is_sentence_end` decides for ``word`` + a lone period, when the context
-    cannot change it: True (a sentence end), False (not one), or None (it depends on the
-    next word, the line or the word before: ask :func:`_is_sentence_end`).
+    """What :func:`_is_sentence_end` decides for ``word`` and a lone period, when context cannot change it.
+
+    True (a sentence end), False (not one), or None: it depends on the next word, the line or
+    the word before, so ask :func:`_is_sentence_end`.
 
     Most candidates are ordinary words ending a sentence; deciding them from the word alone
     (once per distinct word) saves a regex match and a rule walk per candidate.
@@ -625,8 +636,11 @@ def _letter_runs(text: str, lines: _Lines) -> list[Span]:
 
 
 def _letter_line_candidates(text: str, lines: _Lines) -> list[int]:
-    """The line starts where a letter item may begin: a letter lead, and, on an unindented
-    line, ``.`` or ``)`` right after the letter (so most prose lines are left out)."""
+    """The line starts where a letter item may begin.
+
+    A letter lead, and, on an unindented line, ``.`` or ``)`` right after the letter (so most
+    prose lines are left out).
+    """
     starts = lines.starting_with(_LEADS[_LETTER_RUN_BODY])
     if len(text) < _lines._ARRAY_MIN_CHARS or not starts:
         return [
@@ -666,7 +680,7 @@ def _lettered_list_cuts(text: str, lines: _Lines) -> tuple[list[int], set[int]]:
 
 
 def sentence_spans(text: str) -> list[Span]:
-    """Split ``text`` into sentences, returning their character spans.
+    r"""Split ``text`` into sentences, returning their character spans.
 
     Parameters
     ----------
@@ -679,7 +693,7 @@ def sentence_spans(text: str) -> list[Span]:
         Half-open ``(start, end)`` code-point spans, one per sentence, in
         order and non-overlapping. ``text[start:end]`` never starts or ends
         with whitespace, except whitespace that a combining mark after it
-        keeps in its grapheme cluster (``" \\u0301b"``: spans are whole clusters),
+        keeps in its grapheme cluster (``" \u0301b"``: spans are whole clusters),
         and the spans together cover every non-whitespace character of
         ``text``. An empty or whitespace-only text gives ``[]``.
 

@@ -1,8 +1,8 @@
-"""Whitespace, line ends and paragraph ends: the tables every splitter of the text layer reads.
+r"""Whitespace, line ends and paragraph ends: the tables every splitter of the text layer reads.
 
-* **Whitespace** is ``str.isspace`` (the :mod:`re` module's ``\\s``): :func:`_space_table` and
+* **Whitespace** is ``str.isspace`` (the :mod:`re` module's ``\s``): :func:`_space_table` and
   :data:`_WORD_BYTES` hold it for the array paths.
-* **A line ends** at ``\\n``, ``\\r\\n`` (one break), a lone ``\\r``, U+2028 LINE SEPARATOR or
+* **A line ends** at ``\n``, ``\r\n`` (one break), a lone ``\r``, U+2028 LINE SEPARATOR or
   U+2029 PARAGRAPH SEPARATOR (:data:`LINE_BREAKS`): the characters Unicode defines as ending
   a line in text that carries no markup (Unicode Standard, section 5.8 "Newline Guidelines",
   rules R4 and R6). Any other whitespace (a tab, a no-break space, U+000B, U+000C, U+0085
@@ -78,7 +78,7 @@ def has_break(piece: str) -> bool:
 
 @functools.cache
 def _space_table() -> np.ndarray:
-    """``table[c]``: whether code point ``c`` is whitespace (``str.isspace``, regex ``\\s``).
+    r"""``table[c]``: whether code point ``c`` is whitespace (``str.isspace``, regex ``\s``).
 
     Every whitespace character is below U+3001; the last entry stands for all
     code points above.

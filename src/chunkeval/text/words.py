@@ -16,7 +16,7 @@ _WORD = re.compile(r"\S+")
 
 
 def word_spans(text: str) -> list[Span]:
-    """Spans of the words of ``text``, a word being a maximal non-whitespace run.
+    r"""Spans of the words of ``text``, a word being a maximal non-whitespace run.
 
     Parameters
     ----------
@@ -26,7 +26,7 @@ def word_spans(text: str) -> list[Span]:
     Returns
     -------
     list[tuple[int, int]]
-        Half-open code-point spans of each ``\\S+`` run, in order.
+        Half-open code-point spans of each ``\S+`` run, in order.
     """
     return [m.span() for m in _WORD.finditer(text)]
 

@@ -234,8 +234,11 @@ class Recommendation:
 
     @property
     def recommended(self) -> list[str]:
-        """The configurations the sentences recommend: the top (tied) ones and the cheapest
-        configuration with no measurable loss (empty without signal)."""
+        """The configurations the sentences recommend.
+
+        The top (tied) ones and the cheapest configuration with no measurable loss (empty
+        without signal).
+        """
         if self.no_signal:
             return []
         return list(dict.fromkeys([*(self.top or [self.best]), self.cheapest_tied or self.best]))
@@ -588,9 +591,12 @@ def _p_best_sentence(rec: Recommendation) -> tuple[str, list[str]] | None:
 
 
 def _scored_sentence(rec: Recommendation) -> str:
-    """How many questions can score on the ranking metric; a caution when they are few
-    (under :data:`chunkeval.policy.FEW_SIGNAL_QUESTIONS`, and enough to rank by: fewer than
-    that already carry the policy's "Little signal" note)."""
+    """How many questions can score on the ranking metric, with a caution when they are few.
+
+    The caution is given under :data:`chunkeval.policy.FEW_SIGNAL_QUESTIONS` scoring questions
+    when they are still enough to rank by: fewer than that already carry the policy's "Little
+    signal" note.
+    """
     if rec.scorable < 0 or not rec.scorable_of:
         return ""
     few = rec.scorable < min(FEW_SIGNAL_QUESTIONS, rec.scorable_of)

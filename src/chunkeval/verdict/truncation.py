@@ -86,8 +86,11 @@ def _material(shares: dict[str, float], threshold: float) -> list[tuple[str, flo
 
 
 def _listed(items: list[tuple[str, float]], first: str) -> str:
-    """``"S of the chunks of {0}, S of {1} and S of {2}"``: ``first`` names the first item
-    (``{share}``, ``{ref}``), the others are ``"S of {i}"``."""
+    """The share list ``"S of the chunks of {0}, S of {1} and S of {2}"``.
+
+    ``"S of the chunks of {0}, S of {1} and S of {2}"``: ``first`` names the first item
+    (``{share}``, ``{ref}``), the others are ``"S of {i}"``.
+    """
     parts = [first.format(share=percent(items[0][1]), ref="{0}")]
     parts += [f"{percent(s)} of {{{i}}}" for i, (_, s) in enumerate(items[1:], 1)]
     return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]

@@ -90,8 +90,11 @@ class Chunked:
 
 
 def _slices_of_documents(ctx: PreparedDataset, chunks: Sequence[Chunk], doc: np.ndarray) -> bool:
-    """Whether every chunk's text is its document's slice ``text[start:end]`` and it has no
-    metadata, so that offsets rebuild it (compared in place: no slice is made)."""
+    """Whether every chunk is its document's slice with no metadata, so offsets rebuild it.
+
+    Whether every chunk's text is its document's slice ``text[start:end]`` and it has no
+    metadata, so that offsets rebuild it (compared in place: no slice is made).
+    """
     docs = ctx.documents
     return all(
         not c.metadata and len(c.text) == c.end - c.start and docs[d].text.startswith(c.text, c.start)
@@ -255,9 +258,12 @@ def chunk_stage(
 
 
 def _reads_given_sentences(chunker: Any) -> TypeGuard[SentenceSpansChunker]:
-    """Whether ``chunker`` chunks a document through its sentence spans alone, so that it can
+    """Whether ``chunker`` can be given the dataset's sentence spans instead of its documents.
+
+    Whether ``chunker`` chunks a document through its sentence spans alone, so that it can
     be given the dataset's sentences (:meth:`SentenceSpansChunker.chunk_sentences`) instead
-    of splitting each document again: a subclass that chunks its own way is not."""
+    of splitting each document again: a subclass that chunks its own way is not.
+    """
     from chunkeval.chunkers.base import Chunker
     from chunkeval.chunkers.sentence import SentenceSpansChunker
 
@@ -271,8 +277,10 @@ def _reads_given_sentences(chunker: Any) -> TypeGuard[SentenceSpansChunker]:
 
 
 def _windows_of_run_tokens(chunker: Any, tok: TokenizerLike) -> bool:
-    """Whether ``chunker`` cuts fixed windows of the run's own tokens, so that the dataset's
-    token offsets can be cut instead of tokenizing every document again."""
+    """Whether ``chunker`` cuts fixed windows of the run's own tokens.
+
+    If so, the dataset's token offsets can be cut instead of tokenizing every document again.
+    """
     from chunkeval.chunkers.fixed import FixedChunker
 
     if type(chunker) is not FixedChunker or chunker.unit != "tokens":  # a subclass may cut otherwise

@@ -115,10 +115,35 @@ def _call(step: Callable[..., Any], *args: Any) -> Any:
     return step(*args)
 
 
+#: The name a run's progress shows for each step of the plan.
+STEP_NAMES: dict[Callable[..., Any], str] = {
+    _chunk_step: "chunking",
+    _index_step: "indexing",
+    search_stage: "searching",
+    _score_step: "scoring",
+}
+
+
+def _announcing(on_stage: Callable[[str], None]) -> Callable[..., Any]:
+    """A ``submit`` that names each step to ``on_stage`` before it runs it."""
+
+    def submit(step: Callable[..., Any], *args: Any) -> Any:
+        on_stage(STEP_NAMES.get(step, getattr(step, "__name__", "working")))
+        return step(*args)
+
+    return submit
+
+
 def evaluate(
-    ctx: PreparedDataset, chunker_in: ChunkerLike | str, label: str, settings: Settings
+    ctx: PreparedDataset,
+    chunker_in: ChunkerLike | str,
+    label: str,
+    settings: Settings,
+    on_stage: Callable[[str], None] | None = None,
 ) -> Evaluation:
-    """One (dataset, configuration), here: :func:`plan_evaluation` with each step run at once,
+    """Evaluate one (dataset, configuration) here, each step at once over everything.
+
+    One (dataset, configuration), here: :func:`plan_evaluation` with each step run at once,
     over all documents and all questions.
 
     The unit of work of the local and process-pool executors
@@ -132,6 +157,8 @@ def evaluate(
     label : str
         The configuration's name in the tables.
     settings : Settings
+    on_stage : callable(str), optional
+        Called with each step's name (:data:`STEP_NAMES`) as it starts, for a progress display.
 
     Returns
     -------
@@ -141,4 +168,5 @@ def evaluate(
 
     chunker = get_chunker(chunker_in) if isinstance(chunker_in, str) else chunker_in
     whole_documents, whole_questions = [(0, len(ctx.documents))], [(0, len(ctx.questions))]
-    return plan_evaluation(_call, ctx, chunker, label, settings, whole_documents, whole_questions)
+    submit = _call if on_stage is None else _announcing(on_stage)
+    return plan_evaluation(submit, ctx, chunker, label, settings, whole_documents, whole_questions)

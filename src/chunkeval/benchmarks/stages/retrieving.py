@@ -1,5 +1,7 @@
-"""Stage 3, *index* and *search*: the run's retriever fitted on one configuration's chunks,
-and each block of questions ranked against them.
+"""Stage 3, *index* and *search*: fit the retriever on chunks, rank each block of questions.
+
+The run's retriever is fitted on one configuration's chunks, and each block of questions is
+ranked against them.
 
 :func:`index_stage` fits (:class:`Indexed`); :func:`search_stage` ranks a block of
 questions (:class:`Retrieved`), deep enough for the token budgets; :func:`join_retrieved`
@@ -35,8 +37,11 @@ def _search(retriever: RetrieverLike, queries: list[str], k: int) -> np.ndarray:
 def _deep_ranking(
     retriever: RetrieverLike, queries: list[str], ranked: np.ndarray, n_tokens: np.ndarray, budget: int
 ) -> np.ndarray:
-    """A ranking deep enough for a token budget: every row reaches ``budget`` tokens, or holds
-    every chunk the retriever returns for it. Deepens by doubling, so the result is exact."""
+    """A ranking deep enough for a token budget of ``budget`` tokens per row.
+
+    Every row reaches ``budget`` tokens, or holds every chunk the retriever returns for it. The
+    depth doubles until then, so the result is exact.
+    """
     n_chunks = len(n_tokens)
     while True:
         k = ranked.shape[1]
@@ -60,8 +65,10 @@ class Retrieved:
 
 @dataclass(frozen=True)
 class Indexed:
-    """A retriever fitted on one configuration's chunks (``None`` when there is nothing to
-    rank: no chunks or no questions), with those chunks."""
+    """A retriever fitted on one configuration's chunks, with those chunks.
+
+    The retriever is ``None`` when there is nothing to rank: no chunks or no questions.
+    """
 
     retriever: RetrieverLike | None
     index_seconds: float

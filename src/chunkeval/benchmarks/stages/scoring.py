@@ -1,5 +1,6 @@
-"""Stage 4, *score*: one configuration's per-question metrics, its summary row and its
-chunk table (:func:`score_stage`, giving an :class:`Evaluation`).
+"""Stage 4, *score*: one configuration's per-question metrics, summary row and chunk table.
+
+The stage is :func:`score_stage`, giving an :class:`Evaluation`.
 """
 
 from __future__ import annotations
@@ -152,8 +153,11 @@ def score_stage(
 def _traced_ids(
     retrieved: Retrieved, n_tokens: np.ndarray, budgets: Sequence[int], ids: Sequence[str]
 ) -> list[str]:
-    """``retrieved_chunk_ids`` of every question: a JSON list of chunk ids, best first, to
-    the depth :func:`traced_depth` (every chunk some stored metric read)."""
+    """``retrieved_chunk_ids`` of every question, as JSON lists of chunk ids.
+
+    ``retrieved_chunk_ids`` of every question: a JSON list of chunk ids, best first, to
+    the depth :func:`traced_depth` (every chunk some stored metric read).
+    """
     rows = retrieved.ranked if retrieved.budget_ranked is None or not budgets else retrieved.budget_ranked
     depth = traced_depth(retrieved, n_tokens, budgets).tolist()
     return [
@@ -207,9 +211,12 @@ def _summary_row(
     values: pd.DataFrame,
     chunk_end: np.ndarray,
 ) -> dict[str, Any]:
-    """One summary row: metric means with bootstrap CIs (same seed for every configuration),
+    """One summary row of a configuration: metric means with CIs, ceilings, sizes, timings.
+
+    One summary row: metric means with bootstrap CIs (same seed for every configuration),
     ceilings, storage overhead, size distribution and boundary health (``chunk_end``: global
-    end offsets of the chunks), timings."""
+    end offsets of the chunks), timings.
+    """
     from chunkeval import metrics as M
     from chunkeval.stats import bootstrap_ci
 
@@ -271,8 +278,11 @@ def _summary_row(
 
 
 def _span_within_limit(ctx: PreparedDataset, chunker: ChunkerLike, limit: int | None, unit: str) -> float:
-    """Share of questions whose evidence (from the first part's start to the last part's end,
-    in one document) measures no more than the configuration's limit, in its unit."""
+    """Share of questions whose evidence measures no more than the configuration's limit.
+
+    A question's evidence runs from the first part's start to the last part's end, in one
+    document, and is measured in the limit's unit.
+    """
     if limit is None or not ctx.questions:
         return float("nan")
     # one measurement per dataset and unit (tokenizer), shared by the configurations that
@@ -293,9 +303,11 @@ _HULL_BATCH_CHARS = 4_000_000
 
 
 def _measure_hulls(chunker: ChunkerLike, hulls: Iterable[tuple[str, int, int]]) -> np.ndarray:
-    """Sizes of the ranges ``text[a:b]`` of ``hulls`` in the chunker's unit
-    (:func:`_measure_many`), sliced and measured in batches of about
-    ``_HULL_BATCH_CHARS`` characters."""
+    """Sizes of the ranges ``text[a:b]`` of ``hulls`` in the chunker's unit, measured in batches.
+
+    Sizes come from :func:`_measure_many`, over slices of about ``_HULL_BATCH_CHARS`` characters
+    at a time.
+    """
     sizes: list[np.ndarray] = []
     batch: list[str] = []
     chars = 0
@@ -311,9 +323,12 @@ def _measure_hulls(chunker: ChunkerLike, hulls: Iterable[tuple[str, int, int]]) 
 
 
 def _measure_key(chunker: ChunkerLike, unit: str) -> tuple[str, ...] | None:
-    """What a chunker's :meth:`~chunkeval.chunkers.base.Chunker.measure` depends on, when it
+    """What a chunker's base-rule measure depends on, as a cache key; ``None`` for an own measure.
+
+    What a chunker's :meth:`~chunkeval.chunkers.base.Chunker.measure` depends on, when it
     is the base rule: the unit, and for tokens the tokenizer's class and name; ``None`` for
-    a chunker that measures its own way."""
+    a chunker that measures its own way.
+    """
     from chunkeval.chunkers.base import Chunker
 
     if not isinstance(chunker, Chunker) or type(chunker).measure is not Chunker.measure:
@@ -325,8 +340,11 @@ def _measure_key(chunker: ChunkerLike, unit: str) -> tuple[str, ...] | None:
 
 
 def _measure_many(chunker: ChunkerLike, texts: list[str]) -> np.ndarray:
-    """Sizes of ``texts`` in the chunker's own unit (:meth:`Chunker.measure_many`, or
-    ``measure`` per text for a chunker object without it)."""
+    """Sizes of ``texts`` in the chunker's own unit.
+
+    That is :meth:`Chunker.measure_many`, or ``measure`` per text for a chunker object without
+    it.
+    """
     many = getattr(chunker, "measure_many", None)
     if callable(many):
         return np.asarray(many(texts), dtype=np.int64)

@@ -16,7 +16,8 @@ class Settings:
 
     ``retriever`` is the recorded, path-free name (:func:`chunkeval.retrieval.retriever_label`);
     ``retriever_spec``, when set, is what the retriever is built from (a spec naming a folder,
-    or a retriever object, cloned for each configuration)."""
+    or a retriever object, cloned for each configuration).
+    """
 
     retriever: str
     ks: tuple[int, ...]

@@ -1,5 +1,7 @@
-"""Stage 5, *summarise*: the evaluations of a run joined into its result tables, with
-``p_best`` (:func:`summarise`)."""
+"""Stage 5, *summarise*: the evaluations of a run joined into its result tables.
+
+The summary gains ``p_best`` (:func:`summarise`).
+"""
 
 from __future__ import annotations
 
@@ -45,8 +47,11 @@ def summarise(
 def _probability_best(
     summary: pd.DataFrame, per_question: pd.DataFrame, settings: Settings
 ) -> tuple[np.ndarray, dict[str, str]]:
-    """``p_best`` per summary row: bootstrap probability of the top ranked metric in its dataset
-    (:func:`chunkeval.metrics.choose_rank_metric`, the verdict's own choice)."""
+    """``p_best`` per summary row: the bootstrap probability of being best on the ranking metric.
+
+    The ranking metric is the top ranked metric of the row's dataset
+    (:func:`chunkeval.metrics.choose_rank_metric`, the verdict's own choice).
+    """
     from chunkeval.policy import choose_rank_metric
     from chunkeval.stats import probability_best
 

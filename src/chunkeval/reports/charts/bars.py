@@ -41,10 +41,13 @@ __all__ = ["plot_dataset_bars"]
 
 
 def _main_metrics(results: Any, k: int, summary: pd.DataFrame) -> list[str]:
-    """:func:`chunkeval.policy.bar_metrics` with the ranking metric of each dataset shown (at
+    """The bar chart's metrics for a run: :func:`chunkeval.policy.bar_metrics`, adjusted.
+
+    :func:`chunkeval.policy.bar_metrics` with the ranking metric of each dataset shown (at
     ``k``: ``all_parts@k`` where the ranking metric is an ``all_parts`` one), and without the
     metrics that are 0 by construction on every dataset shown
-    (:func:`chunkeval.policy.by_construction`, the rule the tables use)."""
+    (:func:`chunkeval.policy.by_construction`, the rule the tables use).
+    """
     names = dict.fromkeys(summary["dataset"].astype(str))
     ranked = rank_metrics(results)
     rank = [ranked[d] for d in names if d in ranked]
@@ -177,9 +180,12 @@ def _metric_panels(
     k: int,
     pct: str,
 ) -> Figure:
-    """Many configurations: one panel per (dataset, metric), one horizontal bar per
+    """Bar chart of many configurations: one panel per (dataset, metric), one bar per configuration.
+
+    Many configurations: one panel per (dataset, metric), one horizontal bar per
     configuration in run order, named once per row by its legend entry (number and display
-    label) on the left; bars coloured by family, hatched apart within it."""
+    label) on the left; bars coloured by family, hatched apart within it.
+    """
     datasets = list(per_ds)
     fig = new_figure(size)
     grid = fig.subplots(len(datasets), max(len(metrics), 1), squeeze=False, sharex=True)

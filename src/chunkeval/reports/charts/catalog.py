@@ -1,5 +1,7 @@
-"""The charts of a run: which are drawn for each dataset, with which metric (the ranking
-metric of :mod:`chunkeval.policy` leads), in report order (:func:`write_charts`).
+"""The charts of a run: which are drawn for each dataset, with which metric, in which order.
+
+The ranking metric of :mod:`chunkeval.policy` leads; :func:`write_charts` writes them in report
+order.
 """
 
 from __future__ import annotations

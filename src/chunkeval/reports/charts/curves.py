@@ -1,5 +1,7 @@
-"""Curves over a cut-off: a metric over k (:func:`plot_k_curves`) and over a token budget
-(:func:`plot_budget_curve`), one line per configuration, labelled at its end.
+"""Curves over a cut-off: a metric over k and over a token budget.
+
+A metric over k (:func:`plot_k_curves`) and over a token budget (:func:`plot_budget_curve`): one
+line per configuration, labelled at its end.
 """
 
 from __future__ import annotations

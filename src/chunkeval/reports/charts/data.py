@@ -1,6 +1,8 @@
-"""What a chart reads from a run: one dataset's summary rows, its retriever, the error bars of
-a metric, metric names for axes, and the chunker families that make small-multiple panels.
-Nothing here decides which metric leads: that is :mod:`chunkeval.policy`.
+"""What a chart reads from a run.
+
+One dataset's summary rows, its retriever, the error bars of a metric, metric names for axes,
+and the chunker families that make small-multiple panels. Nothing here decides which metric
+leads: that is :mod:`chunkeval.policy`.
 """
 
 from __future__ import annotations
@@ -49,9 +51,11 @@ _COMPACT_PREFIX = {"answerable": "answer-\nable", "all_parts": "all\nparts", "io
 
 
 def metric_axis_name(metric: str, compact: bool = False) -> str:
-    """A metric's name on an axis: :data:`METRIC_LABELS`, or in narrow panels (``compact``)
-    :data:`COMPACT_METRIC_LABELS` and ``@k`` and ``@Btok`` columns broken before their
-    cut-off (``"recall\n@5"``, ``"answer-\nable\n@512tok"``).
+    r"""A metric's name on a chart axis.
+
+    The name is :data:`METRIC_LABELS`, or in narrow panels (``compact``)
+    :data:`COMPACT_METRIC_LABELS` with ``@k`` and ``@Btok`` columns broken before their cut-off
+    (``"recall\n@5"``, ``"answer-\nable\n@512tok"``).
 
     Parameters
     ----------
@@ -78,8 +82,11 @@ SMALL_MULTIPLES_ABOVE = 8
 
 
 def row_families(rows: pd.DataFrame) -> list[str]:
-    """The chunker family of each summary row (:func:`config_family` of its ``spec``, else
-    its ``config``, and its ``chunker``), in row order: a user's label does not hide it."""
+    """The chunker family of each summary row, in row order.
+
+    The family is :func:`config_family` of the row's ``spec``, else of its ``config``, and its
+    ``chunker``: a user's label does not hide it.
+    """
     names = rows["spec"] if "spec" in rows.columns else rows["config"]
     chunkers = rows["chunker"] if "chunker" in rows.columns else [None] * len(rows)
     return [config_family(str(n), ch) for n, ch in zip(names, chunkers, strict=True)]
@@ -126,8 +133,11 @@ def retriever_name(rows: pd.DataFrame) -> str:
 
 
 def styles_for(results: Any, styles: Mapping[str, ConfigStyle] | None) -> dict[str, ConfigStyle]:
-    """``styles`` as a dict, else :func:`~chunkeval.reports.style.config_styles` of the run's
-    configurations and specs (so a chart drawn alone keeps the run's colours and labels)."""
+    """The configuration styles of a chart: ``styles`` as given, else the run's.
+
+    ``styles`` as a dict, else :func:`~chunkeval.reports.style.config_styles` of the run's
+    configurations and specs (so a chart drawn alone keeps the run's colours and labels).
+    """
     if styles is not None:
         return dict(styles)
     summary = results.summary
@@ -137,8 +147,11 @@ def styles_for(results: Any, styles: Mapping[str, ConfigStyle] | None) -> dict[s
 
 
 def ci_errors(rows: pd.DataFrame, metric: str) -> tuple[np.ndarray, np.ndarray] | None:
-    """Error-bar lengths ``(below, above)``, each shape (n,), of a metric's interval columns;
-    ``None`` when the summary has no ``<metric>_ci_low/high``."""
+    """Error-bar lengths ``(below, above)`` of a metric's interval columns.
+
+    Error-bar lengths ``(below, above)``, each shape (n,), of a metric's interval columns;
+    ``None`` when the summary has no ``<metric>_ci_low/high``.
+    """
     lo, hi = f"{metric}_ci_low", f"{metric}_ci_high"
     if lo not in rows.columns or hi not in rows.columns:
         return None

@@ -1,4 +1,6 @@
-"""Chart files: PNG (palette-encoded) / SVG / PDF encoding of one figure (:func:`save_figure`),
+"""Chart files: encoding one figure, the :class:`ChartFile` record, and writing many charts.
+
+Chart files: PNG (palette-encoded) / SVG / PDF encoding of one figure (:func:`save_figure`),
 the :class:`ChartFile` record, and the writer that draws and saves many charts, on several
 cores in forked processes when it can.
 """

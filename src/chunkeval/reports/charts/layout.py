@@ -1,6 +1,7 @@
-"""Label and panel geometry of the charts: text sizes, non-overlapping placement of point
-labels (:func:`place_annotations`) and curve-end labels (:func:`spread_positions`), legends
-outside the axes and grids of small-multiple panels.
+"""Label and panel geometry of the charts.
+
+Text sizes, non-overlapping placement of point labels (:func:`place_annotations`) and curve-end
+labels (:func:`spread_positions`), legends outside the axes and grids of small-multiple panels.
 """
 
 from __future__ import annotations
@@ -234,7 +235,9 @@ def panel_grid(fig: Figure, n: int, **kw: Any) -> list[Axes]:
 
 
 def fit_text(fig: Figure, text: str, max_px: float, fontsize: float, weight: str = "normal") -> str:
-    """``text`` shortened (:func:`chunkeval.labels.fit_label`: a configuration's name before its
+    """``text`` shortened to at most ``max_px`` display pixels at ``fontsize``.
+
+    ``text`` shortened (:func:`chunkeval.labels.fit_label`: a configuration's name before its
     values, anything else at its end) to at most ``max_px`` display pixels at ``fontsize``.
 
     Each line of a multi-line text is fitted on its own. Used for titles whose room is

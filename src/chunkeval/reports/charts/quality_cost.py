@@ -1,4 +1,6 @@
-"""Quality against cost: one labelled point per configuration, one line per chunker family,
+"""Quality against cost chart.
+
+Quality against cost: one labelled point per configuration, one line per chunker family,
 and the Pareto frontier (:func:`plot_quality_cost`).
 """
 
