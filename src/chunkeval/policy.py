@@ -521,10 +521,10 @@ def choose_rank_metric(
 
 def tie_order(
     labels: Sequence[str],
-    value: Sequence[float],
-    p_best: Sequence[float] | None = None,
-    overhead: Sequence[float] | None = None,
-    reading: Sequence[float] | None = None,
+    value: Sequence[float] | np.ndarray,
+    p_best: Sequence[float] | np.ndarray | None = None,
+    overhead: Sequence[float] | np.ndarray | None = None,
+    reading: Sequence[float] | np.ndarray | None = None,
 ) -> list[int]:
     """The verdict's order of configurations, independent of the order they were given in.
 
@@ -540,9 +540,9 @@ def tie_order(
     ----------
     labels : sequence of str, shape (m,)
         Configuration labels (distinct within a run).
-    value : sequence of float, shape (m,)
+    value : sequence or array of float, shape (m,)
         Ranking metric (higher is better).
-    p_best, overhead, reading : sequence of float, shape (m,), optional
+    p_best, overhead, reading : sequence or array of float, shape (m,), optional
         Missing keys are left out of the rule.
 
     Returns
@@ -552,7 +552,7 @@ def tie_order(
     """
     m = len(labels)
 
-    def key(seq: Sequence[float] | None, sign: float) -> np.ndarray:
+    def key(seq: Sequence[float] | np.ndarray | None, sign: float) -> np.ndarray:
         a = np.full(m, np.nan) if seq is None else np.asarray(seq, dtype=float)
         return np.where(np.isnan(a), np.inf, sign * a)
 

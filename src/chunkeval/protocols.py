@@ -45,7 +45,12 @@ class Tokenizer(Protocol):
     :meth:`spans` otherwise. The regex and tiktoken tokenizers have it.
     """
 
-    name: str
+    # read-only in the protocol, so that a property (tiktoken, Hugging Face) satisfies it
+    # as well as a plain attribute does
+    @property
+    def name(self) -> str:
+        """The spec that rebuilds an equivalent tokenizer (see Attributes)."""
+        ...
 
     def count(self, text: str) -> int:
         """Number of tokens in ``text`` (equals ``len(self.spans(text))``)."""

@@ -297,7 +297,7 @@ def token_array(tokenizer: TokenizerLike, text: str) -> np.ndarray:
     from chunkeval.tokenizers import token_span_arrays
 
     starts, ends = token_span_arrays(tokenizer, text)
-    out = np.empty((len(starts), 2), dtype=_local_dtype(text))
+    out: np.ndarray = np.empty((len(starts), 2), dtype=_local_dtype(text))
     out[:, 0], out[:, 1] = starts, ends
     return out
 

@@ -82,6 +82,8 @@ class Chunker(Params):
 
     #: Registry name, set by :func:`register_chunker`.
     name: str = ""
+    #: The ``tokenizer`` value ``tokenizer_`` was resolved from (set by ``_check_tokenizer``).
+    _tokenizer_spec_: Any
 
     def _check_params(self) -> None:
         """Raise ``ValueError`` naming the parameter and its allowed range."""
@@ -234,7 +236,8 @@ def register_chunker(name: str):
 
     def decorate(cls: type[Chunker]) -> type[Chunker]:
         cls.name = name
-        return CHUNKERS.register(name)(cls)
+        CHUNKERS.add(name, cls)
+        return cls
 
     return decorate
 
@@ -260,5 +263,5 @@ def check_int(name: str, value: Any, minimum: int, maximum: int | None = None) -
     allowed = f"in [{minimum}, {maximum}]" if maximum is not None else f">= {minimum}"
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise UsageError(f"{name} must be an integer {allowed}, got {value!r}")
-    if value < minimum or (maximum is not None and value > maximum):
+    if int(value) < minimum or (maximum is not None and int(value) > maximum):
         raise UsageError(f"{name} must be {allowed}, got {value!r}")

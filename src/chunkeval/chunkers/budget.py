@@ -23,6 +23,8 @@ class _SentenceTokens(SentenceSpansChunker):
     (see :class:`~chunkeval.chunkers.sentence.SentenceSpansChunker`).
     """
 
+    max_tokens: int  # set by each subclass's __init__; read by size_limit
+
     def _sizes(
         self, text: str, spans: Sequence[Span], every_first: bool = False
     ) -> tuple[Sequence[int], list[int], RunMeasure | None]:

@@ -110,6 +110,8 @@ class SpecChunker(NamesDocument, Chunker):
     """
 
     name = "external"
+    #: The ``(target, params)`` that ``splitter_`` was built for (set by ``_built``).
+    _built_for_: tuple[str, dict[str, Any]]
 
     def __init__(self, target: str = "", params: dict | None = None, overlapping=None, label=None):
         self.target = target

@@ -123,7 +123,7 @@ def greedy_runs(lo: Sequence[float], hi: Sequence[float], limit: float) -> Itera
 
 
 def _prefix_positions(sizes: Iterable[float]) -> Iterator[tuple[float, float]]:
-    total = 0
+    total: float = 0
     for size in sizes:
         if size < 0:
             raise ValueError(f"sizes must be non-negative, got {size}")
@@ -330,7 +330,8 @@ def _checked_groups(
     def estimate(first: int, last: int) -> float:
         return first_sizes[first] + prefix[last + 1] - prefix[first + 1]
 
-    n, i, seed = len(first_sizes), 0, []
+    n, i = len(first_sizes), 0
+    seed: list[int] = []  # indices carried into the next chunk
 
     def extended(group: list[int]) -> list[int]:
         last = _furthest(first_sizes, prefix, n, max_tokens, group[0], group[-1])

@@ -49,10 +49,10 @@ def _select_configs(results: Any, patterns: Sequence[str]) -> Any:
                 f"{', ...' if len(configs) > 6 else ''})"
             )
         keep += hits
-    keep = set(keep)
+    kept = set(keep)
 
     def sub(df: Any) -> Any:
-        return df[df["config"].astype(str).isin(keep)].reset_index(drop=True)
+        return df[df["config"].astype(str).isin(kept)].reset_index(drop=True)
 
     return Results(
         sub(results.summary), sub(results.per_question), sub(results.chunks), dict(results.manifest or {})

@@ -103,7 +103,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
                 "--configs compares two configurations of one results folder; "
                 "give one RESULTS folder, not two"
             )
-        cmp = compare_configs(args.baseline, *args.configs, metrics=args.fail_on, strict=args.strict)
+        config_a, config_b = args.configs  # nargs=2
+        cmp = compare_configs(args.baseline, config_a, config_b, metrics=args.fail_on, strict=args.strict)
         if args.format == "json":
             print(cmp.to_json())
         else:

@@ -114,6 +114,7 @@ def load_chroma(folder: str | Path, name: str | None = None) -> Dataset:
                 problems.append(problem)
                 unreadable.add(path.stem)
                 continue
+            assert text is not None  # read_text returns the text or else a problem
             docs.append(Document(path.stem, text, {SOURCE_KEY: label}))
         if not docs and not problems:
             problems.append(f"{CORPORA_DIR}/: no .md corpus files (no documents)")

@@ -75,7 +75,7 @@ def _part(doc_id: str, text: str, start: int, end: int) -> dict:
     """A quote evidence part; ``occurrence`` only when the sentence also occurs inside a longer one."""
     quote = text[start:end]
     found = _find_all(text, quote)
-    part = {"doc_id": doc_id, "quote": quote}
+    part: dict[str, str | int] = {"doc_id": doc_id, "quote": quote}
     if len(found) > 1:
         part["occurrence"] = found.index(start) + 1
     return part

@@ -99,7 +99,9 @@ def _read(path: Path, doc_id: str) -> tuple[str, dict, str | None]:
     reader = reader_for(path)
     if reader is None:
         text, problem = read_text(path, doc_id, strip_bom=True)
-        return text, {}, (None if problem is None else f"{problem}; save the file as UTF-8")
+        if text is None:  # read_text returns the text or else a problem
+            return "", {}, f"{problem}; save the file as UTF-8"
+        return text, {}, None
     try:
         text, extra = reader(path)
     except MissingDependency:

@@ -167,7 +167,8 @@ def normalise_quote(text: str) -> str:
 
 def find_all(haystack: str, needle: str) -> list[int]:
     """Start of every occurrence of ``needle`` in ``haystack``, overlapping ones included (``str.find``)."""
-    found, pos = [], haystack.find(needle)
+    found: list[int] = []
+    pos = haystack.find(needle)
     while pos >= 0:
         found.append(pos)
         pos = haystack.find(needle, pos + 1)
@@ -386,7 +387,8 @@ class QuoteResolver:
 
 def _find_capped(haystack: str, needle: str, cap: int) -> list[int]:
     """The first ``cap`` starts of ``needle`` in ``haystack`` (``str.find``, overlapping)."""
-    found, pos = [], haystack.find(needle)
+    found: list[int] = []
+    pos = haystack.find(needle)
     while pos >= 0 and len(found) < cap:
         found.append(pos)
         pos = haystack.find(needle, pos + 1)

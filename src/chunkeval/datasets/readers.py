@@ -244,6 +244,6 @@ def reader_for(path: Path) -> Reader | None:
     return READERS.get(path.suffix.lower())
 
 
-def reader_versions(metadatas: Sequence[dict[str, Any]]) -> list[str]:
+def reader_versions(metadatas: Sequence[Mapping[str, Any]]) -> list[str]:
     """The distinct ``"library version"`` strings of documents' readers, sorted (for provenance)."""
     return sorted({m["reader"] for m in metadatas if m.get("reader")})

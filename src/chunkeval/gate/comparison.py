@@ -607,7 +607,7 @@ def _find_config(results: Results, name: str) -> str:
     if name in labels:
         return name
     specs = s["spec"].astype(str) if "spec" in s.columns else s["config"].astype(str)
-    short = {}
+    short: dict[str, list[str]] = {}
     for label, spec in zip(s["config"].astype(str), specs, strict=True):
         short.setdefault(compact_display_label(label, spec, 10**6), []).append(label)
     found = short.get(name, [])

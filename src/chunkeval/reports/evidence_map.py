@@ -374,11 +374,13 @@ def plot_evidence_map(
     Returns
     -------
     matplotlib.figure.Figure
+        A new figure, or the figure holding ``ax`` (the top one when ``ax`` is in a SubFigure).
 
     Raises
     ------
     ValueError
-        When the dataset has no evidence parts, or ``doc_id`` has no chunks.
+        When the dataset has no evidence parts, ``doc_id`` has no chunks, or ``ax`` belongs
+        to no figure.
     """
     summary = results.summary
     dataset = str(summary["dataset"].iloc[0]) if dataset is None else str(dataset)
@@ -405,7 +407,11 @@ def plot_evidence_map(
         fig = new_figure(size)
         ax = fig.add_subplot()
     else:
-        fig = ax.figure
+        # the figure itself, also when ax sits in a SubFigure (which cannot be saved alone)
+        root = ax.get_figure(root=True)
+        if root is None:
+            raise ValueError("ax belongs to no figure; draw on axes of a matplotlib Figure")
+        fig = root
 
     # evidence bands (one per distinct span), behind the chunks
     spans = doc_parts[["start", "end"]].drop_duplicates().sort_values("start")

@@ -745,6 +745,8 @@ def render_html(
         parts.append(_summary_table(rows, k, styles, ranked_column(results, name, verdicts[name])))
     parts.append("<h2>Charts</h2>")
     for c in charts:
+        if c.png is None:
+            raise ValueError(f"chart {c.key!r} has no PNG file; the HTML report embeds the PNGs")
         files = ", ".join(f"<code>{_e(p.name)}</code>" for p in c.files.values())
         parts.append(
             f"<figure>{_img_tag(c.png, c.title)}<figcaption>{_e(c.title)} ({files})</figcaption></figure>"

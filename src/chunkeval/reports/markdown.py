@@ -71,7 +71,7 @@ def render_markdown(
         verdicts = dataset_verdicts(results, list(dict.fromkeys(summary["dataset"].astype(str))))
     for name, rec in verdicts.items():
         if isinstance(rec, Exception):
-            lines += [f"dataset {md_escape(name)}: no recommendation ({md_escape(rec)}).", ""]
+            lines += [f"dataset {md_escape(name)}: no recommendation ({md_escape(str(rec))}).", ""]
             continue
 
         def ref(config: str) -> str:
@@ -135,12 +135,15 @@ def render_markdown(
         "## Charts",
         "",
     ]
-    for c in charts:
+    for chart in charts:
+        if chart.png is None:
+            raise ValueError(f"chart {chart.key!r} has no PNG file; the Markdown report links the PNGs")
+        png = Path(chart.png)
         rel = (
-            Path(c.png).resolve().relative_to(Path(base).resolve()).as_posix()
-            if Path(c.png).resolve().is_relative_to(Path(base).resolve())
-            else Path(c.png).as_posix()
+            png.resolve().relative_to(Path(base).resolve()).as_posix()
+            if png.resolve().is_relative_to(Path(base).resolve())
+            else png.as_posix()
         )
-        lines.append(f"![{md_escape(c.title)}]({rel})")
+        lines.append(f"![{md_escape(chart.title)}]({rel})")
         lines.append("")
     return "\n".join(lines)

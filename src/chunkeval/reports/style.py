@@ -288,7 +288,8 @@ def text_color(color: str, min_contrast: float = 4.5) -> str:
         if 1.05 / (float(linear @ [0.2126, 0.7152, 0.0722]) + 0.05) >= min_contrast:
             break
         rgb = rgb * (1 - _DARKEN_STEP)
-    return to_hex(rgb)
+    red, green, blue = rgb.tolist()
+    return to_hex((red, green, blue))
 
 
 def config_styles(configs: Iterable[str], specs: Iterable[str] | None = None) -> dict[str, ConfigStyle]:

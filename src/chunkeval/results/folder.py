@@ -339,7 +339,7 @@ class Results:
         out.mkdir(parents=True, exist_ok=True)
         ext = ".parquet" if format == "parquet" else ".csv"
         long = {"format": format, "neutralised": format == "csv"}
-        files = {
+        files: dict[str, dict[str, Any]] = {
             "summary": {
                 "path": SUMMARY_FILE,
                 "format": "csv",

@@ -116,7 +116,7 @@ class _Lines:
                 starts.pop()  # a final break starts no line
             leads = []
             for start in starts:
-                pos = _INDENT.match(text, start).end()
+                pos = _indent_end(text, start)
                 leads.append(ord(text[pos]) if pos < n else 0)
         else:
             codes = self.codes
@@ -126,7 +126,7 @@ class _Lines:
             table = _space_table()
             indented = table[np.minimum(lead, table.size - 1)] & ~break_mask(lead)
             for i in np.flatnonzero(indented).tolist():
-                pos = _INDENT.match(text, int(at[i])).end()
+                pos = _indent_end(text, int(at[i]))
                 lead[i] = ord(text[pos]) if pos < n else 0
             starts, leads = at.tolist(), lead.tolist()
         #: line starts (position 0 and every position after a break character), ascending
@@ -221,6 +221,14 @@ _ARRAY_MIN_CHARS = 4096
 _BREAK_CHAR = re.compile("[" + BREAK_CLASS + "]")
 _BREAK_CODES = frozenset(map(ord, LINE_BREAKS))
 _INDENT = re.compile(_SP + "*+")
+
+
+def _indent_end(text: str, start: int) -> int:
+    """Where the indentation of the line at ``start`` ends."""
+    match = _INDENT.match(text, start)
+    assert match is not None  # "*+" matches the empty string too
+    return match.end()
+
 
 # The characters a line pattern can begin with after its indentation (a necessary
 # condition, checked by _Lines.starting_with before the pattern is tried).
