@@ -313,8 +313,7 @@ def test_recommendation_exact_on_real_run(report_folder, run_results):
         "dataset tiny (retriever tfidf, k=5, 14 questions). Caution: only 14 questions back this "
         "verdict (fewer than 30); the intervals are wide, so add questions before choosing. "
         "Ranked by answerable@5, on which 13 of 14 questions score (10 counted so that no single "
-        "configuration decides). Caution: the choice of metric rests on few questions (under 30), "
-        "so a few questions more or less could change the ranking; add questions before relying on it. "
+        "configuration decides). "
         "Highest answerable@5: a 2-way tie at 0.643 between #4 paragraph(80) (P(best) 38%, "
         "overhead 1.000) and #2 fixed(80, 20) (P(best) 38%, overhead 1.200)"
     ) in text

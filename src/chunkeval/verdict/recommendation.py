@@ -595,7 +595,8 @@ def _scored_sentence(rec: Recommendation) -> str:
 
     The caution is given under :data:`chunkeval.policy.FEW_SIGNAL_QUESTIONS` scoring questions
     when they are still enough to rank by: fewer than that already carry the policy's "Little
-    signal" note.
+    signal" note, and a verdict on under :data:`MIN_QUESTIONS` questions in all already carries
+    its own caution (its scoring questions are fewer still), so it is not said twice.
     """
     if rec.scorable < 0 or not rec.scorable_of:
         return ""
@@ -606,7 +607,7 @@ def _scored_sentence(rec: Recommendation) -> str:
         else ""
     )
     text = f"Ranked by {rec.metric}, on which {max(rec.scoring, rec.scorable)} of {rec.scorable_of} questions score{robust}."
-    if few and enough_signal(rec.scorable, rec.scorable_of):
+    if few and enough_signal(rec.scorable, rec.scorable_of) and rec.n_questions >= MIN_QUESTIONS:
         text += (
             f" Caution: the choice of metric rests on few questions (under {FEW_SIGNAL_QUESTIONS}), so "
             "a few questions more or less could change the ranking; add questions before relying on it."
