@@ -9,10 +9,12 @@ Understanding", NAACL 2019, read from a ``model.safetensors`` of Hugging Face
 
 The layers are written as an ONNX graph in memory (the ``onnx`` package's helpers, standard
 operators of opset 17) from those weights, and onnxruntime runs it: its graph optimiser fuses
-the bias, GELU and layer-norm steps and its kernels reuse their buffers, which takes the encoder
-to 0.8-0.86 of the machine's matmul floor on one thread (a loaded machine) where a numpy
-forward pass stayed near 0.5 (docs/performance.md). No torch, no exported model file, no download: the graph is built from
-the same safetensors weights each time a process first encodes.
+the bias, GELU and scaling steps into their neighbours and its kernels reuse their buffers; the
+padding's mask is applied only to batches that have padding. On one thread that is about 0.85
+of the machine's matmul floor, where a numpy forward pass stayed near 0.5 (docs/performance.md,
+which also lists the graph shapes and fused operators measured and not kept). No torch, no
+exported model file, no download: the graph is built from the same safetensors weights each
+time a process first encodes.
 """
 
 from __future__ import annotations
