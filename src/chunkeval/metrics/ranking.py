@@ -10,7 +10,7 @@ judge chunks relevant by the evidence they contain.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from chunkeval.metrics._intervals import contains, first_k, need_parts
 from chunkeval.metrics.registry import QUESTION_METRICS, register_metric
@@ -143,11 +143,7 @@ def mrr(ranked: Sequence[Chunk], parts: Sequence[EvidenceSpan]) -> float:
     ValueError
         If ``parts`` is empty.
     """
-    need_parts(parts)
-    for r, c in enumerate(ranked, start=1):
-        if all(contains(c, p) for p in parts):
-            return 1.0 / r
-    return 0.0
+    return _reciprocal_rank(ranked, parts, all)
 
 
 @register_metric("mrr_any_part", higher_is_better=True, computed_by=QUESTION_METRICS)
@@ -188,9 +184,16 @@ def mrr_any_part(ranked: Sequence[Chunk], parts: Sequence[EvidenceSpan]) -> floa
     E. M. Voorhees, "The TREC-8 question answering track report", TREC 1999 (mean
     reciprocal rank of the first correct response).
     """
+    return _reciprocal_rank(ranked, parts, any)
+
+
+def _reciprocal_rank(
+    ranked: Sequence[Chunk], parts: Sequence[EvidenceSpan], holds: Callable[[Iterable[bool]], bool]
+) -> float:
+    """``1 / r`` of the first chunk where ``holds`` (``all`` or ``any``) of its part containments is true; else 0."""
     need_parts(parts)
     for r, c in enumerate(ranked, start=1):
-        if any(contains(c, p) for p in parts):
+        if holds(contains(c, p) for p in parts):
             return 1.0 / r
     return 0.0
 
