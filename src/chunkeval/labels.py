@@ -60,7 +60,13 @@ BUILTIN_DEFAULTS: dict[str, dict[str, object]] = {
         "max_tokens": None,
         "tokenizer": "regex",
     },
-    "cluster": {"embedder": "hashing", "max_tokens": 400, "piece_tokens": 50, "tokenizer": "regex"},
+    "cluster": {
+        "embedder": "hashing",
+        "max_tokens": 400,
+        "piece_tokens": 50,
+        "tokenizer": "regex",
+        "method": "sentences",
+    },
 }
 
 #: Libraries whose splitter classes a display label names without the class-name ending
