@@ -302,9 +302,9 @@ def _concurrently(
 
     Data parallel: each thread runs whole forward passes on one core (the session's ``run``
     releases the GIL), so the threads never wait for each other within a pass, and a thread slowed
-    by a colleague's process delays only its own batch. Two passes at once ran 1.07x one thread at
-    a load of 5.6 on 2 cores, where two intra-op threads of one pass ran 0.96x
-    (docs/performance.md). Work under :data:`MIN_THREADED_TOKENS` runs on the calling thread.
+    by a colleague's process delays only its own batch. Two passes at once ran 1.38x one thread
+    and 1.14x one pass on two intra-op threads at a load of about 2 on 2 cores, and 1.07x one
+    thread at 5.6, where the intra-op pair ran 0.96x (docs/performance.md). Work under :data:`MIN_THREADED_TOKENS` runs on the calling thread.
     Results come in completion order.
     """
     pending = iter(batches)
