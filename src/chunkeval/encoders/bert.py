@@ -10,7 +10,7 @@ Understanding", NAACL 2019, read from a ``model.safetensors`` of Hugging Face
 The layers are written as an ONNX graph in memory (the ``onnx`` package's helpers, standard
 operators of opset 17) from those weights, and onnxruntime runs it: its graph optimiser fuses
 the bias, GELU and scaling steps into their neighbours and its kernels reuse their buffers; the
-padding's mask is applied only to batches that have padding. On one thread that is about 0.85
+padding's mask is applied only to batches that have padding. On one thread that is 0.78-0.94
 of the machine's matmul floor, where a numpy forward pass stayed near 0.5 (docs/performance.md,
 which also lists the graph shapes and fused operators measured and not kept). No torch, no
 exported model file, no download: the graph is built from the same safetensors weights each
@@ -173,7 +173,7 @@ class _Graph:
 
         An ``If`` on the batch, not an ``Add`` in every layer: a batch without padding (every
         full-window chunk, which runs alone) skips a whole pass over the (batch, heads, n, n)
-        scores, about 5% of the encoder's time (docs/performance.md). Each branch ends in its
+        scores, about 4% of the encoder's time (docs/performance.md). Each branch ends in its
         own Softmax, so neither copies the scores.
         """
         from onnx import TensorProto, helper
@@ -266,6 +266,9 @@ def _graph(w: BertWeights) -> bytes:
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]).SerializeToString()
 
 
+_SESSION_LOCK = threading.Lock()
+
+
 def _session(w: BertWeights) -> Any:
     """The onnxruntime session of ``w``: one per process, built on first use.
 
@@ -294,9 +297,6 @@ def _session(w: BertWeights) -> Any:
                 _graph(w), options, providers=["CPUExecutionProvider"]
             )
         return w.sessions["session"]
-
-
-_SESSION_LOCK = threading.Lock()
 
 
 def encode(w: BertWeights, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
