@@ -10,7 +10,9 @@ import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
+from matplotlib.patches import Patch
 
+from chunkeval.labels import family_name
 from chunkeval.policy import (
     bar_metrics,
     by_construction,
@@ -31,6 +33,7 @@ from chunkeval.reports.charts.data import (
 from chunkeval.reports.charts.layout import (
     fit_panel_titles,
     fit_text,
+    legend_below,
     legend_columns,
     legend_outside,
     panel_grid,
@@ -237,5 +240,28 @@ def _metric_panels(
         x=0.01,
         ha="left",
     )
+    _colour_and_hatch_legend(fig, per_ds, styles)
     fit_panel_titles(fig, list(fig.axes), gap=8.0)
     return fig
+
+
+def _colour_and_hatch_legend(
+    fig: Figure, per_ds: Mapping[str, pd.DataFrame], styles: Mapping[str, ConfigStyle]
+) -> None:
+    """A legend under the panels: each family's colour, and what a hatch means (when one is drawn)."""
+    configs = list(dict.fromkeys(c for rows in per_ds.values() for c in rows["config"].astype(str)))
+    colours: dict[str, str] = {}
+    for c in configs:
+        colours.setdefault(family_name(styles[c].family), styles[c].color)
+    handles = [Patch(facecolor=colour, edgecolor="white", label=fam) for fam, colour in colours.items()]
+    hatches = list(dict.fromkeys(styles[c].hatch for c in configs if styles[c].hatch))
+    if hatches:
+        handles.append(
+            Patch(
+                facecolor="0.55",
+                edgecolor="white",
+                hatch=hatches[0],
+                label="hatch: another configuration of the same family (each bar is named on the left)",
+            )
+        )
+    legend_below(fig, handles)
