@@ -370,6 +370,21 @@ def test_dataset_bars_heights_are_summary_means(run_results):
         for r in rows.to_dict(orient="records"):
             heights = [p.get_height() for p in sorted(bars[f"bars:{r['config']}"], key=lambda p: p.get_x())]
             assert np.allclose(heights, [r[m] for m in metrics])
+    # two panels side by side: titles wrapped between words, short metric names, the legend
+    # under them; no text leaves the slide or touches another
+    renderer = _draw(fig)
+    fw, fh = fig.canvas.get_width_height()
+    boxes = [(t.get_text(), t.get_window_extent(renderer)) for t in _all_texts(fig)]
+    for text, bb in boxes:
+        assert bb.x0 >= -1 and bb.x1 <= fw + 1 and bb.y0 >= -1 and bb.y1 <= fh + 1, text
+    assert [(a, b) for i, (a, x) in enumerate(boxes) for b, y in boxes[i + 1 :] if x.overlaps(y)] == []
+    for ax in fig.axes:
+        assert "…" not in ax.get_title(loc="left")
+        assert "".join(ax.get_title(loc="left").split()).startswith(
+            "datasetbuiltin" if ax is fig.axes[0] else "datasettiny"
+        )
+    (legend,) = fig.legends
+    assert len(legend.get_texts()) == results.summary["config"].nunique()
     (one,) = plot_dataset_bars(results, dataset="tiny").axes  # one dataset on its own slide
     assert "dataset tiny" in one.get_title(loc="left")
     assert set(_bars(one)) == {

@@ -37,6 +37,7 @@ from chunkeval.reports.charts.layout import (
     legend_columns,
     legend_outside,
     panel_grid,
+    wrap_text,
 )
 from chunkeval.reports.style import ConfigStyle, new_figure, styled
 
@@ -161,17 +162,22 @@ def plot_dataset_bars(
             )
             seen.setdefault(config, bars)
             handles.append(bars)
-        a.set_xticks(centers, [metric_axis_name(m) for m in metrics])
+        # side-by-side panels: metric names on short lines, titles wrapped to the panel
+        a.set_xticks(centers, [metric_axis_name(m, compact=len(panels) > 1) for m in metrics])
         a.set_ylim(0, 1.05)
         a.grid(axis="x", visible=False)
         a.set_ylabel("mean over questions (0–1)")
-        a.set_title(
+        title = (
             f"dataset {dataset} — retriever {retriever_name(rows)}, k={k} "
-            f"({len(rows)} configurations; error bars: {pct} CI)",
-            loc="left",
+            f"({len(rows)} configurations; error bars: {pct} CI)"
         )
+        room = fig.get_figwidth() * fig.dpi * (0.95 if len(panels) == 1 else 0.85 / len(panels))
+        a.set_title(wrap_text(fig, title, room, float(matplotlib.rcParams["axes.titlesize"])), loc="left")
     handles = [seen[c] for c in styles if c in seen]
-    legend_outside(axes[0], handles, title="configuration", ncols=legend_columns(len(handles)))
+    if len(panels) > 1 and ax is None:  # under the panels: beside the first it would take its room
+        legend_below(fig, handles)
+    else:
+        legend_outside(axes[0], handles, title="configuration", ncols=legend_columns(len(handles)))
     return fig
 
 
