@@ -626,7 +626,7 @@ def test_the_default_suites_family_panels_and_labels(suite_run):
         "answerability\n(no retriever)",
         "recall\n@5",
         "answerable\n@5",
-        "MRR",
+        "MRR\n(all parts)",
         "iou\n@5",
     ]
     assert [a.get_title(loc="left") for a in bars_fig.axes] == titles
