@@ -171,7 +171,7 @@ def plot_dataset_bars(
             f"dataset {dataset} — retriever {retriever_name(rows)}, k={k} "
             f"({len(rows)} configurations; error bars: {pct} CI)"
         )
-        room = fig.get_figwidth() * fig.dpi * (0.95 if len(panels) == 1 else 0.85 / len(panels))
+        room = fig.get_figwidth() * fig.dpi * (0.94 if len(panels) == 1 else 0.85 / len(panels))
         a.set_title(wrap_text(fig, title, room, float(matplotlib.rcParams["axes.titlesize"])), loc="left")
     handles = [seen[c] for c in styles if c in seen]
     if len(panels) > 1 and ax is None:  # under the panels: beside the first it would take its room
