@@ -79,57 +79,80 @@ def place_annotations(
     """
     anchors = np.asarray(anchors, dtype=float).reshape(-1, 2)
     sizes = np.asarray(sizes, dtype=float).reshape(-1, 2)
-    placed = [np.asarray(b, dtype=float) for b in (obstacles if obstacles is not None else [])]
+    placed = np.asarray(obstacles if obstacles is not None else np.zeros((0, 4)), dtype=float).reshape(-1, 4)
     out = np.zeros_like(anchors)
     bx0, by0, bx1, by1 = bounds
-
-    def overlap(box: np.ndarray) -> float:
-        if not placed:
-            return 0.0
-        other = np.asarray(placed)
-        w = np.minimum(box[2], other[:, 2]) - np.maximum(box[0], other[:, 0])
-        h = np.minimum(box[3], other[:, 3]) - np.maximum(box[1], other[:, 1])
-        return float(np.sum(np.clip(w, 0, None) * np.clip(h, 0, None)))
-
     for i, ((ax_, ay), (w, h)) in enumerate(zip(anchors, sizes, strict=False)):
-        best, best_cost = None, np.inf
-        for ox, oy in _candidates(w, h, gap, rings):
-            cx, cy = ax_ + ox, ay + oy
-            box = np.array([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2])
-            outside = (
-                max(bx0 - box[0], 0) + max(box[2] - bx1, 0) + max(by0 - box[1], 0) + max(box[3] - by1, 0)
+        best = None
+        for offsets in _candidates(w, h, gap, rings):  # the rings, then the grid: most stop early
+            boxes = np.column_stack(
+                [ax_ + offsets[:, 0] - w / 2, ay + offsets[:, 1] - h / 2, ax_ + offsets[:, 0] + w / 2]
+                + [ay + offsets[:, 1] + h / 2]
             )
-            cost = overlap(box) + outside * h * 10
-            if cost < best_cost:
-                best, best_cost = (ox, oy, box), cost
-            if cost == 0:
+            # overlapping area with every placed box, and how far each candidate leaves bounds
+            ow = np.minimum(boxes[:, None, 2], placed[None, :, 2]) - np.maximum(
+                boxes[:, None, 0], placed[None, :, 0]
+            )
+            oh = np.minimum(boxes[:, None, 3], placed[None, :, 3]) - np.maximum(
+                boxes[:, None, 1], placed[None, :, 1]
+            )
+            area = np.sum(np.clip(ow, 0, None) * np.clip(oh, 0, None), axis=1)
+            outside = (
+                np.clip(bx0 - boxes[:, 0], 0, None)
+                + np.clip(boxes[:, 2] - bx1, 0, None)
+                + np.clip(by0 - boxes[:, 1], 0, None)
+                + np.clip(boxes[:, 3] - by1, 0, None)
+            )
+            cost = area + outside * h * 10
+            j = int(np.argmin(cost))  # the first of the cheapest: candidates come nearest first
+            if best is None or cost[j] < best[0]:
+                best = (float(cost[j]), offsets[j], boxes[j])
+            if best[0] == 0:
                 break
-        ox, oy, box = best
-        out[i] = (ox, oy)
-        placed.append(box)
+        assert best is not None
+        out[i] = best[1]
+        placed = np.vstack([placed, best[2]])
     return out
 
 
-def _candidates(w: float, h: float, gap: float, rings: int) -> list[tuple[float, float]]:
-    """Offsets to try for a ``w`` x ``h`` label, nearest first.
+def _candidates(w: float, h: float, gap: float, rings: int) -> tuple[np.ndarray, np.ndarray]:
+    """Offsets to try for a ``w`` x ``h`` label, in two batches, nearest first in each.
 
     The rings of :func:`place_annotations` (right, left, above, below, then the diagonals, one
-    label height further out each ring), then a grid of columns beside the anchor
-    (half a label width apart) and rows one label height apart, by distance: where many
-    points share a cost, labels stack in columns instead of falling on each other.
+    label height further out each ring), then a grid of columns beside the anchor (half a
+    label width apart) and rows one label height apart, by distance: where many points share
+    a cost, labels stack in columns instead of falling on each other.
+
+    Returns
+    -------
+    (numpy.ndarray, numpy.ndarray)
+        Shapes (8 * rings, 2) and (2 * rings * (6 * rings + 1), 2): offsets (dx, dy).
     """
-    out: list[tuple[float, float]] = []
-    for ring in range(rings):
-        r = gap + ring * h
-        dx, dy = r + w / 2, r + h / 2
-        out += [(dx, 0), (-dx, 0), (0, dy), (0, -dy), (dx, dy), (-dx, dy), (dx, -dy), (-dx, -dy)]
-    grid = [
-        (side * (gap + w / 2 + col * w / 2), row * (h + 1))
-        for col in range(rings)
-        for side in (1, -1)
-        for row in range(-3 * rings, 3 * rings + 1)
-    ]
-    return out + sorted(grid, key=lambda o: (np.hypot(*o), -o[0], -o[1]))
+    r = gap + np.arange(rings)[:, None] * h
+    dx, dy = r + w / 2, r + h / 2
+    zero = np.zeros_like(dx)
+    ring = np.stack(
+        [
+            np.hstack(p)
+            for p in (
+                (dx, zero),
+                (-dx, zero),
+                (zero, dy),
+                (zero, -dy),
+                (dx, dy),
+                (-dx, dy),
+                (dx, -dy),
+                (-dx, -dy),
+            )
+        ],
+        axis=1,
+    ).reshape(-1, 2)
+    col, side, row = np.meshgrid(
+        np.arange(rings), [1.0, -1.0], np.arange(-3 * rings, 3 * rings + 1), indexing="ij"
+    )
+    grid = np.column_stack([(side * (gap + w / 2 + col * w / 2)).ravel(), (row * (h + 1)).ravel()])
+    order = np.lexsort((-grid[:, 1], -grid[:, 0], np.hypot(grid[:, 0], grid[:, 1])))
+    return ring, grid[order]
 
 
 def spread_positions(
