@@ -242,7 +242,7 @@ COLUMNS = {
     "question_id": "the question's id",
     "n_parts": "evidence parts of the question",
     "retrieved_chunk_ids": "JSON list of the retrieved chunk ids, best first, to the depth every stored metric "
-    "read: the first max(k) are what the @k metrics and `mrr` score; with budgets the list goes on until the "
+    "read: the first max(k) are what the @k metrics, `mrr` and `mrr_any_part` score; with budgets the list goes on until the "
     "largest budget is read (the last chunk possibly cut), which the @Btok metrics score",
     "evidence": "JSON list of `[doc_id, start, end]`: the parts as scored (whitespace-trimmed), half-open "
     "code-point offsets",

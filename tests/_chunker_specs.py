@@ -22,6 +22,7 @@ CONFIGS = {
     "cluster": [
         "cluster(max_tokens=20, piece_tokens=6)",
         "cluster(embedder='lsa', max_tokens=12, piece_tokens=3)",
+        "cluster(max_tokens=12, piece_tokens=4, method='chroma')",
     ],
 }
 ALL_SPECS = [spec for specs in CONFIGS.values() for spec in specs]

@@ -305,7 +305,14 @@ def _tiny_results(folder: Path) -> Path:
 
 @pytest.mark.parametrize(
     "column, value",
-    [("answerable@1", 7.5), ("recall@1", -0.1), ("mrr", 1.01), ("n_chunks", -3), ("p_best", 2.0)],
+    [
+        ("answerable@1", 7.5),
+        ("recall@1", -0.1),
+        ("mrr", 1.01),
+        ("mrr_any_part", -0.5),
+        ("n_chunks", -3),
+        ("p_best", 2.0),
+    ],
 )
 def test_out_of_range_values_are_refused_in_results_and_baselines(tmp_path, column, value):
     """Finding 6-3: a baseline edited to answerable@5 = 7.5 was accepted."""

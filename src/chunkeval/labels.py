@@ -33,6 +33,7 @@ __all__ = [
     "md_escape",
     "percent",
     "short_label",
+    "signed",
     "text_table",
 ]
 
@@ -59,7 +60,13 @@ BUILTIN_DEFAULTS: dict[str, dict[str, object]] = {
         "max_tokens": None,
         "tokenizer": "regex",
     },
-    "cluster": {"embedder": "hashing", "max_tokens": 400, "piece_tokens": 50, "tokenizer": "regex"},
+    "cluster": {
+        "embedder": "hashing",
+        "max_tokens": 400,
+        "piece_tokens": 50,
+        "tokenizer": "regex",
+        "method": "sentences",
+    },
 }
 
 #: Libraries whose splitter classes a display label names without the class-name ending
@@ -420,6 +427,37 @@ def percent(value: object, missing: str = "-") -> str:
     except (TypeError, ValueError):
         return missing
     return missing if math.isnan(v) else f"{v:.0%}"
+
+
+def signed(value: object, spec: str = ".3f", missing: str = "–") -> str:
+    """A change (a delta, an interval bound, an allowed change) with its sign, as every output prints it.
+
+    The gate's tables and sentences, a strategy comparison, the verdict and the gate's checks
+    call this, so a change never reads as a level: ``+0.050``, never ``0.050``. Zero has no
+    direction and prints without a sign (``0.000``, also for ``-0.0``); a change that only
+    rounds to zero keeps its sign (``-0.000``: smaller than the last digit, but down).
+
+    Parameters
+    ----------
+    value : float or None
+        The change, in the metric's units.
+    spec : str, default ".3f"
+        A format specification without the sign (``".3f"``; ``"g"`` for a tolerance as written).
+    missing : str, default "–"
+        Returned for ``None``, NaN, infinity or a value that is not a number.
+
+    Returns
+    -------
+    str
+        E.g. ``"+0.050"``, ``"-0.100"``, ``"0.000"``.
+    """
+    try:
+        v = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return missing
+    if not math.isfinite(v):
+        return missing
+    return format(0.0, spec) if v == 0 else format(v, "+" + spec)
 
 
 def text_table(header: list[str], rows: list[list[str]]) -> str:

@@ -140,7 +140,8 @@ def test_table_columns(tiny_results):
             assert f"{m}@{k}" in r.per_question.columns
             assert {f"{m}@{k}", f"{m}@{k}_ci_low", f"{m}@{k}_ci_high"} <= set(r.summary.columns)
     budget_columns = [f"{m}@{b}tok" for b in (256, 512, 1024) for m in ("recall", "all_parts", "answerable")]
-    assert list(r.per_question.columns[-12:]) == ["mrr", *budget_columns, "retrieved_chunk_ids", "evidence"]
+    tail = ["mrr", "mrr_any_part", *budget_columns, "retrieved_chunk_ids", "evidence"]
+    assert list(r.per_question.columns[-13:]) == tail
     assert list(r.summary.columns[:10]) == [
         "dataset",
         "config",

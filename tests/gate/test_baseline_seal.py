@@ -148,7 +148,7 @@ def test_a_changed_spec_under_its_label_is_compared_and_named_everywhere(saved, 
 
 
 def test_an_identical_rerun_shows_the_baselines_values(saved):
-    # the baseline file rounds to 4 decimals; the rerun's own means are not rounded
+    # the baseline file keeps full precision: the rerun's values are the same floats
     root, _ = saved
     rerun = run(
         _dataset(), {"a": "fixed(chunk_size=20, unit='chars')", "b": "sentence(max_chars=40)"}, ks=(1, 5)
@@ -157,3 +157,26 @@ def test_an_identical_rerun_shows_the_baselines_values(saved):
     assert len(cmp.rows) > 20
     assert (cmp.rows["current"] == cmp.rows["baseline"]).all() and (cmp.rows["delta"] == 0).all()
     assert set(cmp.rows["outcome"]) == {"unchanged"}
+
+
+def test_a_baseline_keeps_full_precision_so_a_rerun_reads_as_its_own_tables(saved):
+    # 4 decimals moved a mean across the third decimal (0.73749 -> 0.7375 printed 0.737 -> 0.738)
+    root, data = saved
+    rerun = run(
+        _dataset(), {"a": "fixed(chunk_size=20, unit='chars')", "b": "sentence(max_chars=40)"}, ks=(1, 5)
+    )
+    cmp = compare(root / "baseline.json", rerun)
+    own = rerun.summary.set_index("config")
+    graded = 0
+    for r in cmp.rows.itertuples():
+        if r.metric in rerun.per_question.columns:
+            value = float(own.loc[r.config, r.metric])
+            assert r.baseline == pytest.approx(value, rel=0, abs=1e-15), (r.config, r.metric)
+            assert f"{r.current:.3f}" == f"{value:.3f}" and r.delta == 0
+            graded += round(value, 4) != value
+    assert graded > 5  # means 4 decimals would have moved (iou, precision, ...)
+    # the file holds the run's very floats, question by question
+    columns = data["question_columns"][1:]
+    stored = [v for rows in data["questions"]["tiny"].values() for row in rows for v in row[1:]]
+    values = rerun.per_question[columns].to_numpy(float).ravel()
+    assert sorted(v for v in stored if v is not None) == sorted(v for v in values if v == v)

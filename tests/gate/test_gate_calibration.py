@@ -45,9 +45,7 @@ def _flags(metric: str, n: int, x: np.ndarray, y: np.ndarray, swaps: np.ndarray)
     cur = np.vstack([np.where(swaps, x[:, None], y[:, None]), steady])
     rows = paired_columns(base, cur, STATS, needed=False)
     check = Check(metric)
-    return np.array(
-        [decide({**r, "metric": metric}, check, False, STATS.confidence) == "regressed" for r in rows]
-    )
+    return np.array([decide({**r, "metric": metric}, check, STATS.confidence) == "regressed" for r in rows])
 
 
 def _rate(metric: str, n: int, k: int, rng, sims: int) -> tuple[float, bool]:

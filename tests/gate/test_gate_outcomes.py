@@ -14,6 +14,7 @@ from chunkeval.cli import main
 from chunkeval.datasets import Dataset
 from chunkeval.gate.comparison import compare
 from chunkeval.gate.conditions import dataset_changes, describe_changes
+from chunkeval.gate.outcomes import OUTCOME_LABELS
 from chunkeval.gate.paired import exact_p_value, exact_questions_needed
 from chunkeval.results.folder import Results
 from chunkeval.types import Document, EvidenceSpan, Question
@@ -190,3 +191,59 @@ def test_run_with_a_mismatched_baseline_writes_the_reason_to_the_step_summary(tm
     assert "could not compare (exit code 2)" in md and "the baseline's is [5]" in md
     assert not (tmp_path / "o").exists()
     capsys.readouterr()
+
+
+def _outcome_cases():
+    """answerable@5 on 50 questions: (baseline, current, check) for each way a row can move."""
+    rise = ([1] * 1 + [0] * 49, [1] * 3 + [0] * 47)  # 0.02 -> 0.06: 2 better, p = 0.5
+    strong_rise = ([0] * 50, [1] * 10 + [0] * 40)  # 0.00 -> 0.20: 10 better, p = 2/1024
+    drop = ([1] * 10 + [0] * 40, [0] * 10 + [0] * 40)  # 0.20 -> 0.00: 10 worse, p = 2/1024
+    small_drop = ([1] * 3 + [0] * 47, [1] * 1 + [0] * 49)  # 0.06 -> 0.02: 2 worse, p = 0.5
+    return {
+        "better_not_significant": (*rise, "answerable@5"),
+        "improved": (*strong_rise, "answerable@5"),
+        "worse_within_tolerance": (*drop, "answerable@5:0.25"),
+        "worse_not_significant": (*small_drop, "answerable@5:0.05"),
+        "inconclusive": (*small_drop, "answerable@5"),
+        "regressed": (*drop, "answerable@5"),
+        "unchanged": (*rise[:1], rise[0], "answerable@5"),
+    }
+
+
+@pytest.mark.parametrize("outcome", list(_outcome_cases()))
+def test_every_change_is_named_by_direction_and_test_in_every_format(outcome):
+    base, cur, check = _outcome_cases()[outcome]
+    cmp = compare(fake_results({"p": base}), fake_results({"p": cur}), check)
+    row = cmp.rows.iloc[0]
+    assert row["outcome"] == outcome
+    delta = (sum(cur) - sum(base)) / 50
+    assert row["delta"] == pytest.approx(delta, abs=1e-12)
+    label = OUTCOME_LABELS[outcome]
+    shown = label.upper() if outcome == "regressed" else label
+    # the one label in the terminal table, the Markdown table and the JSON's own key and words
+    assert cmp.to_text().splitlines()[4].startswith(shown)
+    assert f"| {shown} | p | answerable@5 |" in cmp.to_markdown()
+    data = json.loads(cmp.to_json())
+    assert data["rows"][0]["outcome"] == outcome and data["outcome_labels"][outcome] == label
+    assert data["checked_counts"][outcome] == 1
+    # a value that moved is never called unchanged, in any output
+    if outcome != "unchanged":
+        assert "unchanged" not in cmp.to_text() + cmp.to_markdown()
+
+
+def test_a_non_significant_rise_reads_as_such_in_the_verdict():
+    base, cur, check = _outcome_cases()["better_not_significant"]
+    cmp = compare(fake_results({"p": base}), fake_results({"p": cur}), check)
+    row = cmp.rows.iloc[0]
+    assert (row["baseline"], row["current"]) == (0.02, 0.06)
+    assert row["test"] == "exact" and row["p_value"] == 0.5  # 2 of 2 changed questions up: 2/4
+    assert cmp.verdict() == "no regression: 1 checked value(s): 1 better (not significant)"
+    assert (
+        cmp.exit_code == 0
+        and compare(fake_results({"p": base}), fake_results({"p": cur}), check, strict=True).rows.iloc[0][
+            "outcome"
+        ]
+        == "better_not_significant"
+    )
+    same = compare(fake_results({"p": base}), fake_results({"p": base}), check)
+    assert same.verdict() == "no regression: 1 checked value(s), none changed"

@@ -7,8 +7,18 @@ from fractions import Fraction
 
 import pytest
 from _metric_cases import F, ch, ev
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from chunkeval.metrics.ranking import all_parts_at_k, answerable_at_k, map_at_k, mrr, ndcg_at_k, recall_at_k
+from chunkeval.metrics.ranking import (
+    all_parts_at_k,
+    answerable_at_k,
+    map_at_k,
+    mrr,
+    mrr_any_part,
+    ndcg_at_k,
+    recall_at_k,
+)
 from chunkeval.types import Chunk
 
 
@@ -63,3 +73,40 @@ def test_ndcg_and_map_hand_computed():
     assert ndcg_at_k([x], [ev("d", 15, 25)], 5, [x]) == 0.0 == map_at_k([x], [ev("d", 15, 25)], 5, [x])
     with pytest.raises(ValueError, match="evidence part"):
         ndcg_at_k(ranked, [], 1, index)
+
+
+def test_mrr_any_part_is_the_first_relevant_chunk_and_mrr_waits_for_all_parts():
+    # parts in two documents: no chunk can hold both, so mrr is 0 (n/a in a run) at any depth
+    a0, a1, b0 = ch("a", 0, 10), ch("a", 10, 20, 1), ch("b", 0, 8)
+    parts = [ev("a", 12, 15), ev("b", 1, 3)]
+    assert mrr([a0, a1, b0], parts) == 0.0
+    assert F(mrr_any_part([a0, a1, b0], parts)) == Fraction(1, 2)  # a1 holds the first part
+    assert F(mrr_any_part([a0, b0, a1], parts)) == Fraction(1, 2)  # b0 the second
+    assert mrr_any_part([a0], parts) == 0.0 and mrr_any_part([], parts) == 0.0
+    # parts in one document: the first chunk with any part (rank 1) and with all (rank 3)
+    wide = ch("a", 0, 20, 2)
+    both = [ev("a", 2, 4), ev("a", 12, 15)]
+    assert F(mrr_any_part([a0, a1, wide], both)) == 1
+    assert F(mrr([a0, a1, wide], both)) == Fraction(1, 3)
+    # one part: the two are the same number
+    one = [ev("a", 12, 15)]
+    for ranked in ([a0, a1], [a1, a0], [b0, a0, wide]):
+        assert mrr_any_part(ranked, one) == mrr(ranked, one)
+    with pytest.raises(ValueError, match="evidence part"):
+        mrr_any_part([a0], [])
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.data())
+def test_mrr_any_part_is_at_least_mrr_and_is_the_inverse_rank_of_ndcgs_first_relevant(data):
+    spans = st.tuples(st.sampled_from("ab"), st.integers(0, 30), st.integers(1, 12))
+    chunks = [
+        ch(d, s, s + n, i) for i, (d, s, n) in enumerate(data.draw(st.lists(spans, min_size=0, max_size=8)))
+    ]
+    parts = [ev(d, s, s + n) for d, s, n in data.draw(st.lists(spans, min_size=1, max_size=3))]
+    ranked = data.draw(st.permutations(chunks))
+    rr = mrr_any_part(ranked, parts)
+    assert rr >= mrr(ranked, parts)
+    # the first rank whose chunk ndcg@k (binary: any part) counts as relevant
+    first = next((r for r in range(1, len(ranked) + 1) if ndcg_at_k(ranked, parts, r, chunks) > 0), None)
+    assert rr == (0.0 if first is None else 1.0 / first)

@@ -12,7 +12,15 @@ from hypothesis import strategies as st
 from chunkeval.metrics.budget import all_parts_at_budget, answerable_at_budget, recall_at_budget
 from chunkeval.metrics.containment import answerability, evidence_in_one_chunk, precision_omega
 from chunkeval.metrics.cost import retrieved_tokens_at_k
-from chunkeval.metrics.ranking import all_parts_at_k, answerable_at_k, map_at_k, mrr, ndcg_at_k, recall_at_k
+from chunkeval.metrics.ranking import (
+    all_parts_at_k,
+    answerable_at_k,
+    map_at_k,
+    mrr,
+    mrr_any_part,
+    ndcg_at_k,
+    recall_at_k,
+)
 from chunkeval.metrics.registry import question_metric_columns
 from chunkeval.metrics.spans import iou_at_k, span_precision_at_k, span_recall_at_k
 from chunkeval.metrics.vectorised import chunk_arrays, part_arrays, question_metrics
@@ -86,6 +94,7 @@ def _pure_rows(chunks, questions, ranked_rows, tokens, ks):
             row[f"iou@{k}"] = iou_at_k(rlist, parts, k)
             row[f"retrieved_tokens@{k}"] = retrieved_tokens_at_k([i for i in ranked if i >= 0], tokens, k)
         row["mrr"] = mrr(rlist, parts)
+        row["mrr_any_part"] = mrr_any_part(rlist, parts)
         for k in ks:
             row[f"ndcg@{k}"] = ndcg_at_k(rlist, parts, k, chunks)
             row[f"map@{k}"] = map_at_k(rlist, parts, k, chunks)
@@ -164,4 +173,5 @@ def test_vectorised_empty_index():
     df = question_metrics([], [], [], [0], [0], [2], [4], np.zeros((1, 0), int), [], ks=[1, 3])
     assert df.loc[0, "precision_omega"] == 0.0
     assert df.loc[0, "recall@3"] == 0.0 and df.loc[0, "iou@3"] == 0.0 and df.loc[0, "mrr"] == 0.0
+    assert df.loc[0, "mrr_any_part"] == 0.0
     assert df.loc[0, "span_precision@1"] == 0.0 and df.loc[0, "retrieved_tokens@3"] == 0

@@ -17,6 +17,7 @@ from chunkeval.labels import (
     display_labels,
     family_name,
     family_tags,
+    signed,
 )
 
 
@@ -170,3 +171,16 @@ def test_labels_import_no_chunker():
         "assert not any(m.startswith('chunkeval.chunkers') for m in sys.modules), sorted(sys.modules)"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_signed_prints_every_change_with_its_sign():
+    assert [signed(v) for v in (0.05, -0.1, 0.0, -0.0, 1e-5, -1e-5)] == [
+        "+0.050",
+        "-0.100",
+        "0.000",  # no change has no direction
+        "0.000",
+        "+0.000",  # below the last digit, but up
+        "-0.000",
+    ]
+    assert signed(0.05, "g") == "+0.05" and signed(-2.0, "g") == "-2"
+    assert [signed(v) for v in (None, float("nan"), float("inf"), "x")] == ["–"] * 4

@@ -104,3 +104,22 @@ def test_a_rerun_on_n_a_data_passes_the_gate(spread_run):
     cmp = compare(results, results)
     assert cmp.exit_code == 0 and not cmp.reasons, cmp.to_text()
     assert any("not checked, n/a" in note for note in cmp.notes)
+
+
+@pytest.mark.slow
+def test_the_first_relevant_chunk_is_measured_where_the_first_with_all_parts_is_n_a(spread_run):
+    # every part lies in one document, so a chunk holding one part exists: never n/a
+    results, _ = spread_run
+
+    q = results.per_question
+    spread = q[q["dataset"] == "spread"]
+    assert spread["mrr"].isna().all() and not spread["mrr_any_part"].isna().any()
+    assert spread["mrr_any_part"].gt(0).any()  # some first relevant chunk is retrieved
+    s = results.summary.set_index(["dataset", "config"])
+    assert s.loc[("spread", slice(None)), ["mrr_any_part", "mrr_any_part_ci_low"]].notna().all().all()
+    means = spread.groupby("config")["mrr_any_part"].mean()
+    assert np.allclose(s.loc["spread"].loc[means.index, "mrr_any_part"], means)
+    # where both are defined, the first chunk with any part comes no later than one with all
+    builtin = q[q["dataset"] == "builtin"]
+    assert (builtin["mrr_any_part"] >= builtin["mrr"]).all()
+    assert (builtin["mrr_any_part"] > builtin["mrr"]).any()  # the multi-part questions differ

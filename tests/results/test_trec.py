@@ -1,5 +1,6 @@
 """TREC export (:mod:`chunkeval.results.trec`, ``chunkeval export``): hand-checked lines, and nDCG@10 /
-MAP@10 of a default-suite run equal to an independent implementation (ir_measures, trec_eval's code)."""
+MAP@10 / ``mrr_any_part`` of a default-suite run equal to an independent implementation (ir_measures,
+trec_eval's code)."""
 
 from __future__ import annotations
 
@@ -77,7 +78,8 @@ def test_ndcg_and_map_equal_ir_measures_on_a_default_run(default_run, tmp_path):
     assert main(["export", str(folder), "--format", "trec", "--out", str(tmp_path / "trec")]) == 0
     index = json.loads((tmp_path / "trec" / "index.json").read_text(encoding="utf-8"))["runs"]
     assert len(index) == len(default_run.summary)
-    measures = [ir_measures.parse_measure("nDCG@10"), ir_measures.parse_measure("AP@10")]
+    assert max(default_run.manifest["ks"]) == 10  # mrr_any_part reads the first 10 chunks
+    measures = [ir_measures.parse_measure(m) for m in ("nDCG@10", "AP@10", "RR@10")]
     checked = 0
     for stem, names in index.items():
         rows = default_run.per_question[default_run.per_question["config"] == names["config"]]
@@ -87,13 +89,16 @@ def test_ndcg_and_map_equal_ir_measures_on_a_default_run(default_run, tmp_path):
             (m.query_id, str(m.measure)): m.value for m in ir_measures.iter_calc(measures, qrels, scored)
         }
         judged = {q.query_id for q in qrels}
-        for qid, ndcg, ap in zip(rows["question_id"], rows["ndcg@10"], rows["map@10"], strict=True):
+        columns = [rows[c] for c in ("question_id", "ndcg@10", "map@10", "mrr_any_part")]
+        for qid, ndcg, ap, rr in zip(*columns, strict=True):
             if trec_id(qid) in judged:  # TREC tools skip questions without a relevant chunk
                 assert ndcg == pytest.approx(theirs.get((trec_id(qid), "nDCG@10"), 0.0), abs=1e-9)
                 assert ap == pytest.approx(theirs.get((trec_id(qid), "AP@10"), 0.0), abs=1e-9)
+                # the first relevant chunk: the field's reciprocal rank on the same judgements
+                assert rr == pytest.approx(theirs.get((trec_id(qid), "RR@10"), 0.0), abs=1e-12)
                 checked += 1
             else:
-                assert ndcg == 0.0 and ap == 0.0
+                assert ndcg == 0.0 and ap == 0.0 and rr == 0.0
         # the summary's means are means over every question, zeros included
         summary = default_run.summary.set_index("config").loc[names["config"]]
         assert summary["ndcg@10"] == pytest.approx(rows["ndcg@10"].mean(), abs=1e-12)

@@ -84,6 +84,10 @@ class Chunker(Params):
     name: str = ""
     #: The ``tokenizer`` value ``tokenizer_`` was resolved from (set by ``_check_tokenizer``).
     _tokenizer_spec_: Any
+    #: Parameters added after configurations were recorded: left out of :attr:`spec` and
+    #: :meth:`describe` while at their default, so that the configurations of earlier runs and
+    #: baselines keep their names (``cluster``'s ``method``).
+    later_params: tuple[str, ...] = ()
 
     def _check_params(self) -> None:
         """Raise ``ValueError`` naming the parameter and its allowed range."""
@@ -186,17 +190,29 @@ class Chunker(Params):
         embedder or tokenizer object) appear as their ``repr``.
         """
         names = list(inspect.signature(type(self).__init__).parameters)[1:]
-        params = self.get_params(deep=False)
+        params = self._recorded_params()
         body = ", ".join(f"{key}={params[key]!r}" for key in names if key in params)
         return f"{self.name}({body})"
 
     def describe(self) -> dict[str, Any]:
         """The configuration recorded in run manifests.
 
-        ``get_params(deep=False)`` (subclasses wrapping objects replace them by their class and
-        parameters).
+        ``get_params(deep=False)`` without the :attr:`later_params` at their default
+        (subclasses wrapping objects replace them by their class and parameters).
         """
-        return self.get_params(deep=False)
+        return self._recorded_params()
+
+    def _recorded_params(self) -> dict[str, Any]:
+        """``get_params(deep=False)`` without the :attr:`later_params` that are at their default."""
+        params = self.get_params(deep=False)
+        if not self.later_params:
+            return params
+        signature = inspect.signature(type(self).__init__).parameters
+        return {
+            key: value
+            for key, value in params.items()
+            if key not in self.later_params or value != signature[key].default
+        }
 
     def __repr__(self) -> str:
         return self.spec

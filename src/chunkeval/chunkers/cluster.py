@@ -10,31 +10,45 @@ from chunkeval.chunkers.base import check_int, register_chunker
 from chunkeval.chunkers.budget import _SentenceTokens
 from chunkeval.chunkers.embedded import EmbeddingMixin
 from chunkeval.chunkers.greedy import iter_budget_chunk
+from chunkeval.chunkers.recursive import recursive_spans
 
 Span = tuple[int, int]
 
 
-def best_partition(similarity: np.ndarray, sizes: Sequence[int], max_size: int) -> list[tuple[int, int]]:
+def best_partition(
+    similarity: np.ndarray, sizes: Sequence[int], max_size: int, ties: str = "longer"
+) -> list[tuple[int, int]]:
     """Split pieces ``0..n-1`` into consecutive groups maximising the total within-group reward.
 
     The reward of a group ``[i, j]`` is ``sum(S[a, b] for a, b in i..j)`` with
     ``S = similarity - mean(off-diagonal similarity)`` and a zero diagonal, so a group gains by
     holding pieces more similar than the document's average pair; a group's total size must be
     at most ``max_size`` (a single piece always forms a group). Dynamic programming over the
-    group ends, ``best[j] = max_i best[i - 1] + reward(i, j)``; ties go to the longer group.
+    group ends, ``best[j] = max_i best[i - 1] + reward(i, j)``; among equal totals the last
+    group is the longer one, or with ``ties="shorter"`` the shorter one (as Chroma's
+    ``ClusterSemanticChunker``, which tries group sizes upwards and keeps a strictly better one).
 
     Parameters
     ----------
     similarity : ndarray of shape (n, n)
         Symmetric piece similarities.
     sizes : sequence of int, length n
+        Each piece's size (tokens; all 1 to cap a group by its number of pieces).
     max_size : int
+    ties : {"longer", "shorter"}, default "longer"
+
+    Raises
+    ------
+    ValueError
+        For another ``ties``.
 
     Returns
     -------
     list of (first, last)
         Piece index ranges, in order, covering ``0..n-1``.
     """
+    if ties not in ("longer", "shorter"):
+        raise ValueError(f"ties must be 'longer' or 'shorter', got {ties!r}")
     n = len(sizes)
     if n == 0:
         return []
@@ -45,6 +59,7 @@ def best_partition(similarity: np.ndarray, sizes: Sequence[int], max_size: int) 
     area = np.zeros((n + 1, n + 1))
     area[1:, 1:] = s.cumsum(0).cumsum(1)  # 2-d prefix sums: reward of a square block in O(1)
     size_prefix = np.concatenate([[0], np.cumsum(sizes)])
+    longer = ties == "longer"
     best = np.full(n + 1, -np.inf)
     best[0] = 0.0
     start = np.zeros(n + 1, dtype=np.int64)
@@ -53,8 +68,10 @@ def best_partition(similarity: np.ndarray, sizes: Sequence[int], max_size: int) 
             if i < j and size_prefix[j] - size_prefix[i - 1] > max_size:
                 break
             reward = area[j, j] - area[i - 1, j] - area[j, i - 1] + area[i - 1, i - 1]
-            if best[i - 1] + reward >= best[j]:
-                best[j], start[j] = best[i - 1] + reward, i - 1
+            total = best[i - 1] + reward
+            # the groups are tried shortest first: ">=" lets a longer one take a tie
+            if total > best[j] or (total == best[j] and longer):
+                best[j], start[j] = total, i - 1
     groups, j = [], n
     while j > 0:
         groups.append((int(start[j]), j - 1))
@@ -62,58 +79,104 @@ def best_partition(similarity: np.ndarray, sizes: Sequence[int], max_size: int) 
     return groups[::-1]
 
 
+#: The ways :class:`ClusterChunker` builds and caps its pieces.
+METHODS = ("sentences", "chroma")
+
+
 @register_chunker("cluster")
 class ClusterChunker(EmbeddingMixin, _SentenceTokens):
     """Pieces of about ``piece_tokens`` tokens, grouped into chunks of at most ``max_tokens``.
 
-    Sentences are packed greedily into pieces of at most ``min(piece_tokens, max_tokens)`` tokens (a longer
-    sentence is its own piece); the pieces are embedded, and :func:`best_partition` groups
-    consecutive pieces so that the total pairwise similarity inside chunks, above the
-    document's mean, is largest -- the ClusterSemanticChunker of the Chroma report, written
-    here from its description. Chunks are whole sentences, ``text[start:end]``.
+    The pieces are embedded, and :func:`best_partition` groups consecutive pieces so that
+    the total pairwise similarity inside chunks, above the document's mean, is largest: the
+    ClusterSemanticChunker of the Chroma report [1]_. Two methods:
+
+    ``method="sentences"`` (the default), written from the report's description: sentences
+    are packed greedily into pieces of at most ``min(piece_tokens, max_tokens)`` tokens (a
+    longer sentence is its own piece), a chunk holds at most ``max_tokens`` tokens (summed
+    over its pieces), and equal totals go to the longer last chunk. Chunks are whole
+    sentences.
+
+    ``method="chroma"``, the method of the report's evaluation code [2]_: the pieces are
+    those of a recursive separator splitter with limit ``piece_tokens``
+    (:func:`~chunkeval.chunkers.recursive.recursive_spans`: paragraphs, lines, sentence
+    ends, words, characters), a chunk holds at most ``max_tokens // piece_tokens`` pieces
+    whatever their sizes, and equal totals go to the shorter last chunk. Its pieces are
+    smaller than their limit and chunks often hold fewer tokens than ``max_tokens``; with the
+    regex tokenizer a chunk never exceeds ``max_tokens``, with a subword tokenizer it may by
+    the tokens at its pieces' seams, since pieces are counted part by part. One departure:
+    the reference starts its dynamic programme at 0 rather than minus infinity, so where no
+    grouping of a document's first pieces scores above 0 it makes them one chunk of any
+    length; here every chunk keeps the cap. Chunks are ``text[start:end]`` from the first
+    piece's start to the last piece's end.
 
     Parameters
     ----------
     embedder : str or object, default "hashing"
     max_tokens : int, default 400
-        Chunk size limit in tokens (a single piece over it stays one chunk), >= 1.
+        Chunk size limit in tokens (a single piece over it stays one chunk), >= 1; with
+        ``method="chroma"``, >= ``piece_tokens``.
     piece_tokens : int, default 50
         Piece size in tokens, >= 1.
     tokenizer : str or Tokenizer, default "regex"
+    method : {"sentences", "chroma"}, default "sentences"
+
+    Raises
+    ------
+    ValueError
+        At construction, for parameters out of range or an unknown ``method``.
 
     References
     ----------
     .. [1] B. Smith and A. Troynikov, "Evaluating Chunking Strategies for Retrieval", Chroma
        technical report, 2024 (ClusterSemanticChunker).
+    .. [2] github.com/brandonstarxel/chunking_evaluation,
+       ``chunking/cluster_semantic_chunker.py`` and ``chunking/recursive_token_chunker.py``.
     """
 
-    def __init__(self, embedder="hashing", max_tokens=400, piece_tokens=50, tokenizer="regex"):
+    #: configurations recorded before ``method`` existed keep their names
+    later_params = ("method",)
+
+    def __init__(
+        self, embedder="hashing", max_tokens=400, piece_tokens=50, tokenizer="regex", method="sentences"
+    ):
         self.embedder = embedder
         self.max_tokens = max_tokens
         self.piece_tokens = piece_tokens
         self.tokenizer = tokenizer
+        self.method = method
         self._check_params()
 
     def _check_params(self) -> None:
         check_int("max_tokens", self.max_tokens, 1)
         check_int("piece_tokens", self.piece_tokens, 1)
+        if self.method not in METHODS:
+            raise ValueError(f"method must be one of {', '.join(map(repr, METHODS))}, got {self.method!r}")
+        if self.method == "chroma" and self.max_tokens < self.piece_tokens:
+            raise ValueError(
+                f"method='chroma' caps a chunk at max_tokens // piece_tokens pieces: max_tokens "
+                f"({self.max_tokens}) must be >= piece_tokens ({self.piece_tokens})"
+            )
         self._check_tokenizer()
 
     def spans_from_sentences(self, text: str, sentences: Sequence[Span]) -> list[Span]:
-        """Chunk ranges of ``text``: sentence pieces grouped by :func:`best_partition` of their similarities.
+        """Chunk ranges of ``text``: its pieces grouped by :func:`best_partition` of their similarities.
 
         Parameters
         ----------
         text : str
             The document text.
         sentences : sequence of (int, int)
-            ``sentence_spans(text)``, perhaps computed elsewhere.
+            ``sentence_spans(text)``, perhaps computed elsewhere (unused by ``method="chroma"``).
 
         Returns
         -------
         list of (int, int)
-            Half-open code-point ranges of the chunks, in order; empty for a text without sentences.
+            Half-open code-point ranges of the chunks, in order; empty for a text without
+            sentences (pieces).
         """
+        if self.method == "chroma":
+            return self._chroma_spans(text)
         sentences = list(sentences)
         if not sentences:
             return []
@@ -127,3 +190,15 @@ class ClusterChunker(EmbeddingMixin, _SentenceTokens):
         piece_sizes = [sum(sizes[a : b + 1]) for a, b in pieces]
         groups = best_partition(v @ v.T, piece_sizes, self.max_tokens)
         return [(sentences[pieces[a][0]][0], sentences[pieces[b][1]][1]) for a, b in groups]
+
+    def _chroma_spans(self, text: str) -> list[Span]:
+        """``method="chroma"``: recursive pieces, at most ``max_tokens // piece_tokens`` to a chunk."""
+        pieces = recursive_spans(text, self.piece_tokens, self._tokenizer().count)
+        if not pieces:
+            return []
+        v = self._unit_vectors([text[a:b] for a, b in pieces])
+        # every piece of size 1: the cap counts pieces, not tokens
+        groups = best_partition(
+            v @ v.T, [1] * len(pieces), self.max_tokens // self.piece_tokens, ties="shorter"
+        )
+        return [(pieces[a][0], pieces[b][1]) for a, b in groups]

@@ -13,8 +13,11 @@ A baseline file keeps what :func:`chunkeval.gate.comparison` needs and nothing e
   later run can be paired with it question by question.
 
 Each summary and question row is one JSON line, so a change of numbers shows in a diff as
-the lines (questions) that changed. Floats are rounded to :data:`DECIMALS` decimals; a
-comparison treats differences below :data:`RESOLUTION` as no change.
+the lines (questions) that changed. Floats are kept at full precision (the shortest text that
+reads back as the same float), so an identical rerun compares equal and shows the same numbers
+as its own tables; a comparison still treats differences below :data:`RESOLUTION` as no change
+(the 4 decimals that earlier baseline files kept, and the last bits a platform's ``log2`` may
+change).
 
 The file also carries ``digests``: a SHA-256 digest of each part's content (each identity key,
 ``question_columns``, each summary row and each configuration's question rows, see
@@ -44,7 +47,6 @@ from chunkeval.results.schema import check_manifest, check_table, check_values
 
 __all__ = [
     "BASELINE_FORMAT",
-    "DECIMALS",
     "RESOLUTION",
     "content_digests",
     "load_baseline",
@@ -54,9 +56,8 @@ __all__ = [
 BASELINE_FORMAT = "chunkeval-baseline"
 #: 2: with ``digests`` of the content (version 1 files had none and are refused).
 BASELINE_VERSION = 2
-#: Decimals kept for float values in a baseline file.
-DECIMALS = 4
-#: Differences smaller than this are no change (twice the rounding error of :data:`DECIMALS`).
+#: Differences smaller than this are no change: twice the rounding error of the 4 decimals that
+#: baseline files saved before full precision kept.
 RESOLUTION = 1e-4
 
 #: Manifest keys copied into a baseline's identity.
@@ -95,7 +96,7 @@ _SUMMARY_KEEP = (
 
 
 def _number(value: Any) -> Any:
-    """A JSON number: integral floats as ints, others rounded; NaN as None."""
+    """A JSON number: integral floats as ints, others at full precision; NaN as None."""
     if isinstance(value, (bool, np.bool_)):
         return bool(value)
     if isinstance(value, (int, np.integer)):
@@ -104,7 +105,7 @@ def _number(value: Any) -> Any:
         v = float(value)
         if not math.isfinite(v):
             return None
-        return int(v) if v.is_integer() and abs(v) < 2**53 else round(v, DECIMALS)
+        return int(v) if v.is_integer() and abs(v) < 2**53 else v
     return to_jsonable(value)
 
 

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from chunkeval.errors import UsageError
+from chunkeval.labels import signed
 from chunkeval.policy import gate_metrics
 from chunkeval.results.folder import Results
 
@@ -50,8 +51,18 @@ class Check:
         return self.tolerance * abs(baseline_value) if self.relative else self.tolerance
 
     def __str__(self) -> str:
-        tol = f"{self.tolerance * 100:g}%" if self.relative else f"{self.tolerance:g}"
-        return f"{self.metric}:{tol}"
+        """``METRIC:TOL`` as ``--fail-on`` reads it, the allowed change signed by its direction.
+
+        ``answerable@5:-0.02`` (an allowed drop), ``stored_token_overhead:+0.05`` (an allowed
+        rise), ``answerability:-2%``; a tolerance of 0 has no direction (``recall@5:0``).
+        """
+        size = self.tolerance * 100 if self.relative else self.tolerance
+        if size:
+            try:
+                size = -size if higher_is_better(self.metric) else size
+            except KeyError:  # a metric no registry knows: its direction is unknown
+                return f"{self.metric}:{size:g}{'%' if self.relative else ''}"
+        return f"{self.metric}:{signed(size, 'g')}{'%' if self.relative else ''}"
 
 
 def higher_is_better(metric: str) -> bool:

@@ -30,9 +30,11 @@ baseline file and a run, or two :class:`~chunkeval.results.folder.Results`):
    a 0/1 metric) gives ``p <= 1 − confidence``, for every metric and every number of changed
    questions; the paired interval is shown beside it. A change
    beyond ``t`` that the test cannot tell from noise is *inconclusive*, with about how many
-   questions would decide (exit code 0, 1 with ``strict=True``); a change in the good
-   direction the test is sure of is *improved* (any, when strict); otherwise *unchanged*.
-   Changes smaller than :data:`~chunkeval.gate.baseline.RESOLUTION` are no change.
+   questions would decide (exit code 0, 1 with ``strict=True``). Every other change is named
+   by its direction and whether the test tells it from noise: *improved* or *better (not
+   significant)*, *worse (within tolerance)* or *worse (not significant)*; *unchanged* only
+   when the value did not move. Changes smaller than
+   :data:`~chunkeval.gate.baseline.RESOLUTION` are no change.
 
 The sorting into improved / regressed / unchanged / not comparable, and failing once after
 listing every failure, follows asv's ``compare`` command. The parts live in focused modules:
@@ -66,7 +68,17 @@ from chunkeval.gate.conditions import (
     spec_change,
     specs_of,
 )
-from chunkeval.gate.outcomes import OUTCOMES, Stats, _config_rows, by_config, decide, question_rows
+from chunkeval.gate.outcomes import (
+    CHANGED,
+    OUTCOME_LABELS,
+    OUTCOMES,
+    Stats,
+    _config_rows,
+    by_config,
+    decide,
+    outcome_label,
+    question_rows,
+)
 from chunkeval.gate.render import inconclusive_sentence, render, strategy_sentences
 from chunkeval.labels import compact_display_label, display_label
 from chunkeval.policy import (
@@ -262,9 +274,10 @@ class Comparison:
             )
             return f"{head}: {first}" + ("; ..." if len(undecided) > 1 else "")
         checked = self.rows[self.rows["checked"]]
-        return (
-            f"no regression: {len(checked)} checked value(s), "
-            f"{int((checked['outcome'] == 'improved').sum())} improved"
+        counts = checked["outcome"].value_counts()
+        moved = [f"{int(counts[o])} {outcome_label(o)}" for o in OUTCOMES if o in CHANGED and o in counts]
+        return f"no regression: {len(checked)} checked value(s)" + (
+            f": {', '.join(moved)}" if moved else ", none changed"
         )
 
     def display_rows(self, all_rows: bool = False) -> pd.DataFrame:
@@ -319,6 +332,7 @@ class Comparison:
                 "dataset_changes": self.dataset_changes,
                 "spec_changes": self.spec_changes(),
                 "mode": self.mode,
+                "outcome_labels": dict(OUTCOME_LABELS),
                 "checked_counts": {o: int((self.display_rows()["outcome"] == o).sum()) for o in OUTCOMES},
                 "all_counts": {o: int((self.rows["outcome"] == o).sum()) for o in OUTCOMES},
                 "rows": self.rows.to_dict(orient="records"),
@@ -353,8 +367,7 @@ def compare(
         :func:`default_checks` of the current run's ks.
     strict : bool, default False
         Fail (exit code 1) on a change beyond the tolerance even when the test cannot tell
-        it from noise (an *inconclusive* row), and count any change in the good direction
-        as improved.
+        it from noise (an *inconclusive* row). The outcomes are the same either way.
     confidence, n_resamples, seed : optional
         Paired bootstrap settings; default: the current run's manifest (else
         :data:`chunkeval.policy.CONFIDENCE`, 1000 resamples, seed 0).
@@ -389,7 +402,7 @@ def compare(
         # a check on a metric the data fix (n/a, stored as missing) cannot fail: left out
         dataset_checks = [c for c in check_list if c.metric not in fixed[dataset]]
         for b_label, c_label in config_pairs(base, cur, dataset, found.notes):
-            records += pairing.records(dataset, b_label, c_label, dataset_checks, strict, found)
+            records += pairing.records(dataset, b_label, c_label, dataset_checks, found)
     measured = set(pairing.q_metrics) | set(pairing.c_metrics)
     unmeasured = [c.metric for c in check_list if c.metric not in measured]
     if unmeasured:
@@ -448,7 +461,6 @@ class _Pairing:
         b_label: str | None,
         c_label: str | None,
         checks: Sequence[Check],
-        strict: bool,
         found: Any,
     ) -> list[dict[str, Any]]:
         """The rows of one pair; records why the pair is incomparable in ``found``."""
@@ -475,7 +487,7 @@ class _Pairing:
             if found.reasons or dataset in found.per_dataset:
                 r["outcome"] = "incomparable"
                 continue
-            r["outcome"] = decide(r, by_metric.get(r["metric"]), strict, self.st.confidence)
+            r["outcome"] = decide(r, by_metric.get(r["metric"]), self.st.confidence)
             if r["outcome"] == "incomparable" and r["metric"] in by_metric:
                 found.reasons.append(
                     f"dataset {dataset}, configuration {label}: {r['metric']} has "

@@ -22,18 +22,58 @@ from chunkeval.gate.checks import Check, higher_is_better
 from chunkeval.gate.paired import exact_questions_needed, sign_flip_p_values
 
 __all__ = [
+    "CHANGED",
     "FLIP_IDS",
     "OUTCOMES",
+    "OUTCOME_LABELS",
     "Stats",
     "by_config",
     "decide",
+    "outcome_label",
     "paired_columns",
     "question_rows",
 ]
 
-#: Outcomes, in the order tables list them (the worst first). *inconclusive*: changed beyond
-#: the tolerance in the bad direction, but the test cannot tell the change from noise.
-OUTCOMES = ("regressed", "missing", "incomparable", "inconclusive", "improved", "new", "unchanged")
+#: Outcomes, in the order tables list them (the worst first); :func:`decide` sorts a row into
+#: one. *inconclusive*: changed beyond the tolerance in the bad direction, but the test cannot
+#: tell the change from noise. A change the test cannot tell from noise is never *unchanged*:
+#: it is *better_not_significant* or *worse_not_significant*, and a bad change the test is sure
+#: of but the check allows is *worse_within_tolerance*.
+OUTCOMES = (
+    "regressed",
+    "missing",
+    "incomparable",
+    "inconclusive",
+    "worse_within_tolerance",
+    "worse_not_significant",
+    "improved",
+    "better_not_significant",
+    "new",
+    "unchanged",
+)
+#: How every output words an outcome (terminal, Markdown, the verdict; JSON keeps the key and
+#: lists these under ``outcome_labels``): the one place that decides it.
+OUTCOME_LABELS = {
+    "regressed": "regressed",
+    "missing": "missing",
+    "incomparable": "incomparable",
+    "inconclusive": "inconclusive",
+    "worse_within_tolerance": "worse (within tolerance)",
+    "worse_not_significant": "worse (not significant)",
+    "improved": "improved",
+    "better_not_significant": "better (not significant)",
+    "new": "new",
+    "unchanged": "unchanged",
+}
+#: Outcomes that moved: a paired row whose value changed beyond the resolution.
+CHANGED = (
+    "regressed",
+    "inconclusive",
+    "worse_within_tolerance",
+    "worse_not_significant",
+    "improved",
+    "better_not_significant",
+)
 #: Question ids kept per row and direction (``worse_questions``, ``better_questions``).
 FLIP_IDS = 10
 
@@ -211,16 +251,17 @@ def _sure(row: dict[str, Any], confidence: float) -> tuple[bool, bool]:
     return sure and worse > 0, sure and worse < 0
 
 
-def decide(row: dict[str, Any], check: Check | None, strict: bool, confidence: float) -> str:
+def decide(row: dict[str, Any], check: Check | None, confidence: float) -> str:
     """The outcome of one row.
 
-    *regressed*: the change in the bad direction exceeds the check's allowed change and the
-    test tells it from noise; *inconclusive*: it exceeds the allowed change but the test
-    cannot tell (the interval includes 0, or the exact test's p-value is above
-    ``1 − confidence``); *improved*: a change in the good direction the test tells from
-    noise (with ``strict``, any change in the good direction); *unchanged* otherwise;
-    *incomparable* when a value is missing. ``strict`` does not relabel an inconclusive
-    row: it makes it fail the gate (:attr:`Comparison.exit_code`).
+    A change in the bad direction beyond the check's allowed change is *regressed* when the
+    test tells it from noise, else *inconclusive* (the interval includes 0, or the exact
+    test's p-value is above ``1 − confidence``). Any other change is named by its direction
+    and the test: *improved* / *worse_within_tolerance* when the test tells it from noise,
+    *better_not_significant* / *worse_not_significant* when it cannot; *unchanged* only when
+    the value did not move (below :data:`~chunkeval.gate.baseline.RESOLUTION`);
+    *incomparable* when a value is missing. ``--strict`` relabels nothing: it makes an
+    inconclusive row fail the gate (:attr:`Comparison.exit_code`).
 
     Parameters
     ----------
@@ -228,13 +269,12 @@ def decide(row: dict[str, Any], check: Check | None, strict: bool, confidence: f
         A row of :func:`question_rows` or :func:`_config_rows`.
     check : Check or None
         The row's check (None: unchecked, tolerance 0).
-    strict : bool
     confidence : float
 
     Returns
     -------
     str
-        One of :data:`OUTCOMES`.
+        One of :data:`OUTCOMES` (:data:`OUTCOME_LABELS` words it).
     """
     d = row["delta"]
     if not math.isfinite(d) or row.get("n_missing"):
@@ -244,6 +284,13 @@ def decide(row: dict[str, Any], check: Check | None, strict: bool, confidence: f
     allowed = check.allowed(row["baseline"]) if check is not None else 0.0
     if worse > allowed + RESOLUTION:
         return "regressed" if bad_sure else "inconclusive"
-    if worse < -RESOLUTION and (good_sure or strict):
-        return "improved"
+    if worse > RESOLUTION:
+        return "worse_within_tolerance" if bad_sure else "worse_not_significant"
+    if worse < -RESOLUTION:
+        return "improved" if good_sure else "better_not_significant"
     return "unchanged"
+
+
+def outcome_label(outcome: str) -> str:
+    """How every output words ``outcome`` (:data:`OUTCOME_LABELS`; an unknown key as it is)."""
+    return OUTCOME_LABELS.get(str(outcome), str(outcome))

@@ -18,8 +18,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from chunkeval.gate.outcomes import CHANGED, outcome_label
 from chunkeval.gate.paired import EXACT_UP_TO
-from chunkeval.labels import compact_display_label, display_label, md_escape, text_table
+from chunkeval.labels import compact_display_label, display_label, md_escape, signed, text_table
 from chunkeval.policy import confidence_label
 
 #: A :class:`~chunkeval.gate.comparison.Comparison` (not imported: it imports this module).
@@ -36,10 +37,11 @@ def _short(label: str, n: int = 40) -> str:
     return display_label(label, n)
 
 
-def _num(v: Any, signed: bool = False) -> str:
+def _num(v: Any) -> str:
+    """A level (a value, not a change: :func:`~chunkeval.labels.signed` prints changes)."""
     if v is None or not isinstance(v, (int, float, np.floating)) or not math.isfinite(float(v)):
         return "–"
-    return f"{float(v):+.3f}" if signed else f"{float(v):.3f}"
+    return f"{float(v):.3f}"
 
 
 def _needed(v: float) -> str:
@@ -49,7 +51,7 @@ def _needed(v: float) -> str:
 
 
 def _ci(r: Any) -> str:
-    return "–" if not math.isfinite(r.ci_low) else f"[{_num(r.ci_low, True)}, {_num(r.ci_high, True)}]"
+    return "–" if not math.isfinite(r.ci_low) else f"[{signed(r.ci_low)}, {signed(r.ci_high)}]"
 
 
 def _test(r: Any) -> str:
@@ -67,7 +69,7 @@ def _values(r: Any) -> list[str]:
         r.metric,
         _num(r.baseline),
         _num(r.current),
-        _num(r.delta, True),
+        signed(r.delta),
         _ci(r),
     ]
 
@@ -90,7 +92,7 @@ def _main_table(cmp: Comparison, rows: pd.DataFrame) -> tuple[list[str], list[li
     ]
     body = [
         [
-            r.outcome.upper() if r.outcome in _LOUD else r.outcome,
+            outcome_label(r.outcome).upper() if r.outcome in _LOUD else outcome_label(r.outcome),
             *([str(r.dataset)] if multi else []),
             *_values(r),
             *([_test(r)] if exact else []),
@@ -129,7 +131,7 @@ def inconclusive_sentence(r: Any, confidence: float) -> str:
     else:
         why = f"the {confidence_label(confidence)} paired interval {_ci(r)} includes 0"
     return (
-        f"{_where(r)}: inconclusive — {count} ({_num(r.delta, True)} is beyond the tolerance, "
+        f"{_where(r)}: inconclusive — {count} ({signed(r.delta)} is beyond the tolerance, "
         f"but {why}; {n} questions compared)"
     )
 
@@ -188,8 +190,9 @@ def _rule(cmp: Comparison) -> str:
         f"sign-flip test on the questions that changed gives p ≤ {1 - cmp.confidence:.2f} (two-sided; "
         f"exact up to {EXACT_UP_TO} changed questions, else over random sign patterns; the {pct} "
         "bootstrap interval is shown, not deciding). Inconclusive: beyond the tolerance, but not "
-        "told apart from noise (exit code 0; 1 with --strict). q. needed: questions a paired test "
-        "needs to detect the change at 80% power."
+        "told apart from noise (exit code 0; 1 with --strict). Not significant: changed, but not told "
+        "apart from noise. Within tolerance: worse, told apart from noise, but by no more than the check "
+        "allows. q. needed: questions a paired test needs to detect the change at 80% power."
     )
 
 
@@ -202,11 +205,7 @@ def _sections(cmp: Comparison, rows: pd.DataFrame) -> list[tuple[str, list[str]]
         parts.append(
             ("Inconclusive", [inconclusive_sentence(r, cmp.confidence) for r in undecided.itertuples()])
         )
-    moved = (
-        checked[checked["outcome"].isin(["regressed", "inconclusive", "improved"])]
-        if len(checked)
-        else checked
-    )
+    moved = checked[checked["outcome"].isin(CHANGED)] if len(checked) else checked
     flips = flip_lines(moved)
     if flips:
         parts.append(("Questions that changed", flips))
@@ -277,13 +276,13 @@ def strategy_sentences(cmp: Comparison) -> list[str]:
     a, b = (compact_display_label(n, n, 40) for n in (cmp.baseline_name, cmp.current_name))
     for r in cmp.display_rows().itertuples(index=False):
         has_ci = math.isfinite(r.ci_low)
-        ci = f"{pct} CI [{_num(r.ci_low, True)}, {_num(r.ci_high, True)}]" if has_ci else ""
+        ci = f"{pct} CI [{signed(r.ci_low)}, {signed(r.ci_high)}]" if has_ci else ""
         # the row's outcome carries the deciding test (the interval, or the exact test)
         if r.outcome in ("improved", "regressed"):
             winner = b if (r.delta > 0) == bool(r.higher_is_better) else a
             exact = f", exact McNemar p = {r.p_value:.3f}" if getattr(r, "test", "") == "exact" else ""
             out.append(
-                f"{r.metric}: {winner} is better ({b} − {a} = {_num(r.delta, True)}"
+                f"{r.metric}: {winner} is better ({b} − {a} = {signed(r.delta)}"
                 f"{', ' + ci if ci else ''}{exact})."
             )
         elif not has_ci:
@@ -309,7 +308,7 @@ def strategy_sentences(cmp: Comparison) -> list[str]:
                 )
             )
             out.append(
-                f"{r.metric}: no detectable difference ({_num(r.delta, True)}, {ci}, over "
+                f"{r.metric}: no detectable difference ({signed(r.delta)}, {ci}, over "
                 f"{r.n_questions} questions{need})."
             )
     return out

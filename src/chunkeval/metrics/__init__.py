@@ -18,6 +18,7 @@ Modules, one concern each:
 ``containment``   retriever-free: ``evidence_in_one_chunk``, ``answerability``,
                   ``precision_omega``
 ``ranking``       at a cut-off k: ``recall@k``, ``answerable@k``, ``all_parts@k``, ``mrr``
+                  (first chunk holding all parts), ``mrr_any_part`` (first holding any)
 ``spans``         the Chroma report's ``span_recall@k``, ``span_precision@k``, ``iou@k``
 ``budget``        :func:`budget_cut` and the ``@Btok`` metrics
 ``cost``          ``retrieved_tokens@k``, sizes, stored tokens, limits, boundary health
@@ -67,7 +68,7 @@ from chunkeval.metrics.cost import (
     stored_token_overhead,
     tiny_share,
 )
-from chunkeval.metrics.ranking import all_parts_at_k, answerable_at_k, mrr, recall_at_k
+from chunkeval.metrics.ranking import all_parts_at_k, answerable_at_k, mrr, mrr_any_part, recall_at_k
 from chunkeval.metrics.registry import (
     METRICS,
     Metric,
@@ -94,6 +95,7 @@ __all__ = [
     "iou_at_k",
     "mid_sentence_end_share",
     "mrr",
+    "mrr_any_part",
     "over_limit_share",
     "part_arrays",
     "parts_contained",

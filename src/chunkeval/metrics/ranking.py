@@ -10,13 +10,13 @@ judge chunks relevant by the evidence they contain.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from chunkeval.metrics._intervals import contains, first_k, need_parts
 from chunkeval.metrics.registry import QUESTION_METRICS, register_metric
 from chunkeval.types import Chunk, EvidenceSpan
 
-__all__ = ["all_parts_at_k", "answerable_at_k", "map_at_k", "mrr", "ndcg_at_k", "recall_at_k"]
+__all__ = ["all_parts_at_k", "answerable_at_k", "map_at_k", "mrr", "mrr_any_part", "ndcg_at_k", "recall_at_k"]
 
 
 @register_metric("recall@k", higher_is_better=True, per_k=True, computed_by=QUESTION_METRICS)
@@ -117,9 +117,9 @@ def mrr(ranked: Sequence[Chunk], parts: Sequence[EvidenceSpan]) -> float:
     """Reciprocal rank of the first retrieved chunk that contains every evidence part (all, not any).
 
     Not the "first relevant chunk" of ``ndcg@k`` and ``map@k``, which count a chunk holding
-    any one part as relevant: on multi-part questions ``mrr`` waits for a chunk holding
-    all of them and can be far lower (0 when the parts lie in different documents, where
-    it is n/a: :func:`chunkeval.policy.by_construction`).
+    any one part as relevant (that one is :func:`mrr_any_part`): on multi-part questions
+    ``mrr`` waits for a chunk holding all of them and can be far lower (0 when the parts lie
+    in different documents, where it is n/a: :func:`chunkeval.policy.by_construction`).
 
     ``rr = 1 / r*`` with ``r* = min{r >= 1 : for all p in P: contained(ranked[r-1], p)}``,
     and ``rr = 0`` when no chunk of the ranked list qualifies.  The cut-off is the
@@ -143,9 +143,57 @@ def mrr(ranked: Sequence[Chunk], parts: Sequence[EvidenceSpan]) -> float:
     ValueError
         If ``parts`` is empty.
     """
+    return _reciprocal_rank(ranked, parts, all)
+
+
+@register_metric("mrr_any_part", higher_is_better=True, computed_by=QUESTION_METRICS)
+def mrr_any_part(ranked: Sequence[Chunk], parts: Sequence[EvidenceSpan]) -> float:
+    """Reciprocal rank of the first retrieved chunk that contains any evidence part (the first relevant chunk).
+
+    The field's usual reciprocal rank (its mean over questions is the MRR of ir_measures' ``RR``
+    and trec_eval's ``recip_rank``), on the relevance ``ndcg@k`` and ``map@k`` use: a chunk is
+    relevant when it contains at least one part. ``mrr`` instead waits for a chunk holding
+    every part; the two are equal on single-part questions, and ``mrr_any_part >= mrr``
+    always. Unlike ``mrr`` it is defined on multi-document questions (each part lies in one
+    document), so it is never n/a there.
+
+    ``rr_any = 1 / r*`` with ``r* = min{r >= 1 : exists p in P: contained(ranked[r-1], p)}``,
+    and ``rr_any = 0`` when no chunk of the ranked list qualifies.  The cut-off is the
+    length of the ranked list (in the runner: ``max(ks)``); its mean over questions is the
+    ``mrr_any_part`` column.  Higher is better.
+
+    Parameters
+    ----------
+    ranked : sequence of Chunk
+        Retrieved chunks, best first.
+    parts : sequence of EvidenceSpan
+        Evidence parts of one question (at least one).
+
+    Returns
+    -------
+    float
+        In ``{0} ∪ {1/r : r >= 1}``.
+
+    Raises
+    ------
+    ValueError
+        If ``parts`` is empty.
+
+    References
+    ----------
+    E. M. Voorhees, "The TREC-8 question answering track report", TREC 1999 (mean
+    reciprocal rank of the first correct response).
+    """
+    return _reciprocal_rank(ranked, parts, any)
+
+
+def _reciprocal_rank(
+    ranked: Sequence[Chunk], parts: Sequence[EvidenceSpan], holds: Callable[[Iterable[bool]], bool]
+) -> float:
+    """``1 / r`` of the first chunk where ``holds`` (``all`` or ``any``) of its part containments is true; else 0."""
     need_parts(parts)
     for r, c in enumerate(ranked, start=1):
-        if all(contains(c, p) for p in parts):
+        if holds(contains(c, p) for p in parts):
             return 1.0 / r
     return 0.0
 

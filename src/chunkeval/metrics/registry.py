@@ -221,7 +221,7 @@ def question_metric_columns(ks: Iterable[int] = (1, 3, 5, 10), budgets: Iterable
         ``evidence_in_one_chunk, answerability, precision_omega``, then for each k
         ``recall@k, all_parts@k, answerable@k, span_recall@k, span_precision@k, iou@k,
         retrieved_tokens@k``, then for each k
-        ``ndcg@k, map@k``, then ``mrr``, then for each budget B ``recall@Btok,
+        ``ndcg@k, map@k``, then ``mrr, mrr_any_part``, then for each budget B ``recall@Btok,
         all_parts@Btok, answerable@Btok``.
 
     Raises
@@ -242,7 +242,7 @@ def question_metric_columns(ks: Iterable[int] = (1, 3, 5, 10), budgets: Iterable
         ]
     for k in check_ks(ks):
         cols += [f"ndcg@{k}", f"map@{k}"]
-    cols.append("mrr")
+    cols += ["mrr", "mrr_any_part"]
     for b in check_budgets(budgets):
         cols += [f"recall@{b}tok", f"all_parts@{b}tok", f"answerable@{b}tok"]
     return cols

@@ -145,6 +145,7 @@ def question_metrics(
     :func:`~chunkeval.metrics.containment.precision_omega`,
     :func:`~chunkeval.metrics.ranking.recall_at_k`, :func:`~chunkeval.metrics.ranking.all_parts_at_k`,
     :func:`~chunkeval.metrics.ranking.answerable_at_k`, :func:`~chunkeval.metrics.ranking.mrr`,
+    :func:`~chunkeval.metrics.ranking.mrr_any_part`,
     :func:`~chunkeval.metrics.spans.span_recall_at_k`,
     :func:`~chunkeval.metrics.spans.span_precision_at_k`, :func:`~chunkeval.metrics.spans.iou_at_k`,
     :func:`~chunkeval.metrics.cost.retrieved_tokens_at_k` and, per budget, the ``@Btok`` functions
@@ -329,15 +330,15 @@ def question_metrics(
         cols[f"iou@{k}"] = inter / (ev_len + total - inter)
         cols[f"retrieved_tokens@{k}"] = rtok[:, :kc].sum(axis=1).astype(np.int64)
 
-    if kk:
-        first = np.argmax(holds_all, axis=1)
-        cols["mrr"] = np.where(holds_all.any(axis=1), 1.0 / (first + 1), 0.0)
-    else:
-        cols["mrr"] = np.zeros(n_q)
     relevant_rank = (
         np.bincount((pq[:, None] * kk + np.arange(kk)[None, :])[in_rank], minlength=n_q * kk).reshape(n_q, kk)
         > 0
     )
+    # the first ranked chunk holding all parts (mrr), and holding any part (mrr_any_part)
+    for name, hit in (("mrr", holds_all), ("mrr_any_part", relevant_rank)):
+        cols[name] = (
+            np.where(hit.any(axis=1), 1.0 / (np.argmax(hit, axis=1) + 1), 0.0) if kk else np.zeros(n_q)
+        )
     cols.update(_ideal_ranking_metrics(relevant_rank, n_relevant, ks))
     if budgets:
         brk = rk if budget_ranked is None else np.asarray(budget_ranked, dtype=np.int64)

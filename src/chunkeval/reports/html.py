@@ -90,7 +90,9 @@ def summary_columns(
         *[(c, c, _HIGHER) for c in budgets],
         *([(rank_column, rank_column, _HIGHER)] if rank_column else []),
         ("p_best", "P(best)", _HIGHER),
-        ("mrr", "MRR", _HIGHER),
+        # the first chunk holding every part, and the first holding any (nDCG's and MAP's relevance)
+        ("mrr", "MRR (all parts)", _HIGHER),
+        ("mrr_any_part", "MRR (any part)", _HIGHER),
         (f"iou@{k}", f"IoU@{k}", _HIGHER),
         (f"retrieved_tokens@{k}", f"retrieved tokens@{k}", _LOWER),
         ("stored_token_overhead", "stored-token overhead", _LOWER),

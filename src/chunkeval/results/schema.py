@@ -283,7 +283,7 @@ _JSON_COLUMNS = {
 # (with their interval bounds), counts and sizes >= 0. A value outside is an edited or
 # corrupted file: a baseline saying answerable@5 = 7.5 would make every run "regress".
 _PROPORTION = re.compile(
-    r"(evidence_in_one_chunk|answerability|precision_omega|mrr|p_best|over_limit_share|tiny_share"
+    r"(evidence_in_one_chunk|answerability|precision_omega|mrr|mrr_any_part|p_best|over_limit_share|tiny_share"
     r"|mid_sentence_end_share|(recall|answerable|all_parts|span_recall|span_precision|iou)@\d+(tok)?)"
     r"(_ci_low|_ci_high)?"
 )

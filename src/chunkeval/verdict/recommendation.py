@@ -50,7 +50,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from chunkeval.errors import UsageError
-from chunkeval.labels import percent
+from chunkeval.labels import percent, signed
 from chunkeval.policy import (
     FEW_SIGNAL_QUESTIONS,
     confidence_label,
@@ -430,10 +430,6 @@ def _num(v: float) -> str:
     return "–" if v is None or not np.isfinite(v) else f"{v:.3f}"
 
 
-def _signed(v: float) -> str:
-    return "–" if v is None or not np.isfinite(v) else f"{v:+.3f}"
-
-
 def _braces(text: str) -> str:
     """Escape a plain sentence for use as a template (configurations are ``{0}``, ...)."""
     return text.replace("{", "{{").replace("}", "}}")
@@ -498,7 +494,7 @@ def _frontier_sentence(rec: Recommendation, pct: str) -> tuple[str, list[str]]:
     diff = (
         ""
         if c is None
-        else f" ({_signed(c.delta)} against the best, {pct} paired CI [{_signed(c.ci_low)}, {_signed(c.ci_high)}])"
+        else f" ({signed(c.delta)} against the best, {pct} paired CI [{signed(c.ci_low)}, {signed(c.ci_high)}])"
     )
     val = c.value if c is not None else float("nan")
     oh = c.overhead if c is not None else float("nan")
@@ -550,7 +546,7 @@ def _separation_sentence(rec: Recommendation, pct: str) -> tuple[str, list[str]]
         )
     return (
         f"To tell {{0}} from the closest indistinguishable configuration, {{1}} (difference "
-        f"{_signed(c.delta)}, standard deviation of the per-question differences {_num(c.sd)}), "
+        f"{signed(c.delta)}, standard deviation of the per-question differences {_num(c.sd)}), "
         f"about {c.questions_needed:,.0f} questions would be needed, against {c.n_pairs} here "
         f"(a two-sided paired test at the {pct} level with {POWER:.0%} power: n ≈ "
         f"(z_(1−α/2) + z_power)² σ² / δ², the normal approximation; Cohen 1988).",

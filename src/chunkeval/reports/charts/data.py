@@ -33,7 +33,8 @@ __all__ = [
 METRIC_LABELS: dict[str, str] = {
     "evidence_in_one_chunk": "evidence in\none chunk",
     "answerability": "answerability\n(no retriever)",
-    "mrr": "MRR",
+    "mrr": "MRR\n(all parts)",
+    "mrr_any_part": "MRR\n(any part)",
     "precision_omega": "precision Ω",
 }
 
@@ -42,7 +43,8 @@ METRIC_LABELS: dict[str, str] = {
 COMPACT_METRIC_LABELS: dict[str, str] = {
     "evidence_in_one_chunk": "in one\nchunk",
     "answerability": "answer-\nability",
-    "mrr": "MRR",
+    "mrr": "MRR\nall parts",
+    "mrr_any_part": "MRR\nany part",
 }
 
 
