@@ -191,13 +191,21 @@ def render_charts(
     list of ChartFile
         In the order of ``tasks``, without the left-out evidence maps.
 
+    Raises
+    ------
+    ValueError
+        From the ``draw()`` of any chart but an evidence map.
+    UsageError
+        An unknown format (:func:`save_figure`).
+
     Notes
     -----
     The charts used to be drawn by a pool of forked workers. On the shared 2-core machine
-    of ``perf/bench_report.py`` the pool was no faster in wall time (in-process / pool:
-    0.92x and 0.99x, medians of alternating runs) and cost 10-25% more CPU time (each
-    worker warms matplotlib's font and text caches again, and the fork copies pages), so
-    the charts are drawn in process (docs/performance.md, "Report").
+    of ``perf/bench_report.py`` the pool was no faster in wall time (in-process / pool
+    0.81-1.12x, geometric mean 0.97, over three run sizes and two runs of alternating fresh
+    processes) and its CPU time was the same or higher (each worker warms matplotlib's font
+    and text caches again, and the fork copies pages), so the charts are drawn in process
+    (docs/performance.md, "Charts in process").
     """
     done = [_render_one(task, folder, formats, dpi) for task in tasks]
     return [c for c in done if c is not None]
