@@ -3,7 +3,10 @@
 ``ratio`` (the default): ``chunkeval report`` against ``chunkeval run --no-report`` of the same
 run, each a fresh process, alternating (run, report, run, report, ...) so that a busy moment of a
 shared machine hits both sides alike; prints min / median / max of both and of their ratio
-(target <= 1x). Three runs on the built-in dataset:
+(target <= 1x). With ``--against REV`` the report of an earlier commit (its ``src`` exported by
+``git archive`` into a temporary folder) takes its turn in each round too (run, report, report
+at REV, ...), so before and after are measured under the same load. Three runs on the built-in
+dataset:
 
 - ``default``: ``--suite default`` (36 configurations, 36 summary rows);
 - ``11``: the first 11 configurations of the default suite (six ``fixed``, five ``sentence``:
@@ -22,15 +25,20 @@ Usage::
 
     python perf/bench_report.py                       # ratio, all three runs, 5 pairs each
     python perf/bench_report.py ratio --cases default --repeat 7
+    python perf/bench_report.py ratio --cases default,60 --against b9650f1   # before / after
     python perf/bench_report.py view --docs 50 100 200 --configs 8
 """
 
 from __future__ import annotations
 
 import argparse
+import io
+import os
 import shutil
 import statistics
+import subprocess
 import sys
+import tarfile
 import tempfile
 import time
 from pathlib import Path
@@ -90,31 +98,71 @@ def case_arguments(case: str) -> list[str]:
     raise SystemExit(f"unknown case {case!r}; choose from default, 11, 60")
 
 
-def ratio_rows(cases: list[str], repeat: int) -> None:
-    """Print, per case, ``run --no-report`` and ``report`` wall and CPU seconds and their ratios."""
+def export_source(rev: str, folder: Path) -> Path:
+    """``src/`` of commit ``rev`` of this repository, written under ``folder``; returns its path."""
+    repo = Path(__file__).resolve().parent.parent
+    archive = subprocess.run(
+        ["git", "-C", str(repo), "archive", "--format=tar", rev, "src"], capture_output=True, check=False
+    )
+    if archive.returncode:
+        raise SystemExit(f"--against {rev!r}: {archive.stderr.decode(errors='replace').strip()}")
+    with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
+        tar.extractall(folder, filter="data")
+    return folder / "src"
+
+
+def ratio_rows(cases: list[str], repeat: int, against: str | None = None) -> None:
+    """Print, per case, ``run --no-report`` and ``report`` wall and CPU seconds and their ratios.
+
+    With ``against``, the report of that commit takes its turn in every round as well and its
+    rows are printed below (``report@REV``).
+    """
     cli = [sys.executable, "-m", "chunkeval"]
-    print(f"{repeat} alternating pairs per run, fresh processes; min / median / max")
-    print(f"{'run':<8} {'':<5} {'run --no-report (s)':>22} {'report (s)':>22} {'report / run':>20}")
-    for case in cases:
-        tmp = Path(tempfile.mkdtemp(prefix="bench_report_"))
-        try:
-            base = tmp / "base"
-            argv = [*cli, "run", "--quiet", "--no-report", *case_arguments(case)]
-            run_child([*argv, "--out", str(base)])  # the folder every report reads; a warm-up too
-            runs, reports = [], []
-            for i in range(repeat):
-                runs.append(run_child([*argv, "--out", str(tmp / f"run{i}")]))
-                shutil.rmtree(tmp / f"run{i}")
-                reports.append(run_child([*cli, "report", str(base)]))
+    print(f"{repeat} alternating rounds per run, fresh processes; min / median / max")
+    print(f"{'run':<16} {'':<5} {'run --no-report (s)':>22} {'report (s)':>22} {'report / run':>20}")
+    old = tempfile.TemporaryDirectory(prefix="bench_report_src_") if against else None
+    old_env = None
+    if old is not None and against:
+        src = export_source(against, Path(old.name))
+        old_env = {**os.environ, "PYTHONPATH": str(src)}
+    try:
+        for case in cases:
+            _ratio_case(cli, case, repeat, old_env, against)
+    finally:
+        if old is not None:
+            old.cleanup()
+
+
+def _ratio_case(
+    cli: list[str], case: str, repeat: int, old_env: dict[str, str] | None, against: str | None
+) -> None:
+    tmp = Path(tempfile.mkdtemp(prefix="bench_report_"))
+    try:
+        base = tmp / "base"
+        argv = [*cli, "run", "--quiet", "--no-report", *case_arguments(case)]
+        run_child([*argv, "--out", str(base)])  # the folder every report reads; a warm-up too
+        if old_env is not None:  # the exported code compiles its bytecode once, outside the rounds
+            run_child([*cli, "report", str(base)], env=old_env)
+        runs, sides = [], {"report": [], f"report@{against}": []}
+        for i in range(repeat):
+            runs.append(run_child([*argv, "--out", str(tmp / f"run{i}")]))
+            shutil.rmtree(tmp / f"run{i}")
+            sides["report"].append(run_child([*cli, "report", str(base)]))
+            if old_env is not None:
+                sides[f"report@{against}"].append(run_child([*cli, "report", str(base)], env=old_env))
+        for name, reports in sides.items():
+            if not reports:
+                continue
+            label = case if name == "report" else f"{case} {name}"
             for kind in ("wall", "cpu"):
                 a = [getattr(u, kind) for u in runs]
                 b = [getattr(u, kind) for u in reports]
                 ratios = [y / x for x, y in zip(a, b, strict=True)]
-                print(f"{case:<8} {kind:<5} {spread(a):>22} {spread(b):>22} {spread(ratios):>20}")
+                print(f"{label:<16} {kind:<5} {spread(a):>22} {spread(b):>22} {spread(ratios):>20}")
             wall = statistics.median(u.wall for u in reports) / statistics.median(u.wall for u in runs)
-            print(f"{'':<8} median wall ratio {wall:.2f}x (target <= 1x)")
-        finally:
-            shutil.rmtree(tmp, ignore_errors=True)
+            print(f"{'':<16} median wall ratio {wall:.2f}x (target <= 1x)")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def main() -> None:
@@ -123,13 +171,18 @@ def main() -> None:
     ratio = sub.add_parser("ratio", help="report / run --no-report, alternating fresh processes")
     ratio.add_argument("--cases", default="default,11,60", help="comma list of default, 11, 60")
     ratio.add_argument("--repeat", type=int, default=5)
+    ratio.add_argument("--against", help="also time the report of this earlier commit (any git revision)")
     view = sub.add_parser("view", help="the question view and the page on synthetic runs")
     view.add_argument("--docs", type=int, nargs="+", default=[50, 100, 200])
     view.add_argument("--configs", type=int, default=8)
     view.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
     if args.mode in (None, "ratio"):
-        ratio_rows(getattr(args, "cases", "default,11,60").split(","), getattr(args, "repeat", 5))
+        ratio_rows(
+            getattr(args, "cases", "default,11,60").split(","),
+            getattr(args, "repeat", 5),
+            getattr(args, "against", None),
+        )
         return
     print(
         f"{'questions':>9} {'configs':>7} {'view (s)':>9} {'report (s)':>10} {'view (kB)':>9} {'page (kB)':>9}"

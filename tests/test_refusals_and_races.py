@@ -7,6 +7,7 @@ kind 2 tests/benchmarks/test_interrupts.py.)
 from __future__ import annotations
 
 import json
+import math
 import sys
 import textwrap
 import threading
@@ -335,6 +336,20 @@ def test_out_of_range_values_are_refused_in_results_and_baselines(tmp_path, colu
         summary.to_csv(folder / "summary.csv", index=False)
         with pytest.raises(UsageError, match=f"{column}.*outside"):
             Results.load(folder)
+
+
+@pytest.mark.parametrize("column, value", [("n_chunks", math.inf), ("recall@1", -math.inf)])
+def test_infinite_values_in_a_results_table_are_refused(tmp_path, column, value):
+    """An infinite count is above no finite bound: it is refused for not being finite."""
+    from chunkeval.results.folder import Results
+
+    folder = _tiny_results(tmp_path / "R")
+    summary = pd.read_csv(folder / "summary.csv")
+    summary[column] = summary[column].astype(float)
+    summary.loc[1, column] = value
+    summary.to_csv(folder / "summary.csv", index=False)
+    with pytest.raises(UsageError, match=f"{column}.*outside"):
+        Results.load(folder)
 
 
 def test_per_question_rows_without_a_summary_row_are_refused(tmp_path):

@@ -361,7 +361,8 @@ def family_tags(labels: Iterable[str], specs: Iterable[str] | None = None, width
     parameters whose values differ, with their names (``"size=64, overlap=16"`` among
     ``fixed`` configurations of several sizes and overlaps; a ``chunk_`` prefix is left
     out). A family of one configuration, a configuration with a user's label, or specs that
-    cannot be read take their :func:`display_labels` instead.
+    cannot be read take their :func:`display_labels` instead, and so does a family whose tags
+    would not fit in ``width`` characters.
 
     Parameters
     ----------
@@ -393,10 +394,13 @@ def family_tags(labels: Iterable[str], specs: Iterable[str] | None = None, width
         keys = list(dict.fromkeys(k for p in params.values() for k in p))  # type: ignore[union-attr]
         vary = [k for k in keys if len({repr(p.get(k)) for p in params.values()}) > 1]  # type: ignore[union-attr]
         got = {
-            c: fit_label(", ".join(f"{_short_key(k)}={_value(p.get(k))}" for k in vary), width)  # type: ignore[union-attr]
+            c: ", ".join(f"{_short_key(k)}={_value(p.get(k))}" for k in vary)  # type: ignore[union-attr]
             for c, p in params.items()
         }
-        if vary and len(set(got.values())) == len(got):
+        # a tag cut short would end mid-word ("overlap_sent…"): the display labels, which
+        # shorten names before values, read better than that
+        fits = all(len(t) <= width for t in got.values())
+        if vary and fits and len(set(got.values())) == len(got):
             tags.update(got)
     return tags
 

@@ -12,9 +12,9 @@ from test_compare import fake_results
 
 from chunkeval.cli import main
 from chunkeval.datasets import Dataset
-from chunkeval.gate.comparison import compare
+from chunkeval.gate.comparison import compare, compare_configs
 from chunkeval.gate.conditions import dataset_changes, describe_changes
-from chunkeval.gate.outcomes import OUTCOME_LABELS
+from chunkeval.gate.outcomes import OUTCOME_LABELS, decide
 from chunkeval.gate.paired import exact_p_value, exact_questions_needed
 from chunkeval.results.folder import Results
 from chunkeval.types import Document, EvidenceSpan, Question
@@ -247,3 +247,20 @@ def test_a_non_significant_rise_reads_as_such_in_the_verdict():
     )
     same = compare(fake_results({"p": base}), fake_results({"p": base}), check)
     assert same.verdict() == "no regression: 1 checked value(s), none changed"
+
+
+def test_a_strategy_comparison_names_a_noisy_difference_by_direction_both_ways():
+    # 0.06 against 0.02 on 50 questions: 2 questions differ, p = 0.5 either way round
+    high, low, _ = _outcome_cases()["inconclusive"]
+    both = fake_results({"high": high, "low": low})
+    a_better = compare_configs(both, "high", "low", "answerable@5").rows.iloc[0]
+    b_better = compare_configs(both, "low", "high", "answerable@5").rows.iloc[0]
+    assert (a_better["outcome"], b_better["outcome"]) == ("worse_not_significant", "better_not_significant")
+    assert a_better["delta"] == pytest.approx(-0.04) and b_better["delta"] == pytest.approx(0.04)
+
+
+def test_an_unchecked_row_that_fell_within_noise_is_worse_not_inconclusive():
+    base, cur, _ = _outcome_cases()["inconclusive"]
+    row = compare(fake_results({"p": base}), fake_results({"p": cur}), "answerable@5").rows.iloc[0]
+    unchecked = decide(row.to_dict(), None, 0.95)
+    assert (row["outcome"], unchecked) == ("inconclusive", "worse_not_significant")

@@ -46,6 +46,7 @@ from chunkeval.reports.style import (
 )
 from chunkeval.types import Chunk, EvidenceSpan
 from chunkeval.verdict.frontier import pareto_frontier
+from chunkeval.verdict.recommendation import recommend
 
 # ------------------------------------------------------------------------- pure functions
 
@@ -250,6 +251,8 @@ def test_quality_cost_points_frontier_and_labels(run_results):
     rows = results.summary[results.summary["dataset"] == "builtin"]
     configs = rows["config"].tolist()
     styles = config_styles(results.summary["config"])
+    verdict = recommend(results, "builtin")
+    assert verdict.metric == "answerable@5" and verdict.recommended
     for cost, (col, _) in COST_AXES.items():
         col = col.format(k=5)
         fig = plot_quality_cost(results, dataset="builtin", cost=cost)
@@ -274,8 +277,9 @@ def test_quality_cost_points_frontier_and_labels(run_results):
         # one label per configuration, at its point (full short labels: 4 configurations)
         labels = {t.get_gid(): t for t in ax.texts if (t.get_gid() or "").startswith("annotation:")}
         assert set(labels) == {f"annotation:{c}" for c in configs}
-        for c, xi, yi in zip(configs, x, y, strict=False):
-            assert labels[f"annotation:{c}"].get_text() == display_label(c)
+        for c, xi, yi in zip(configs, x, y, strict=False):  # the verdict's choice is named
+            named = " — recommended" if c in verdict.recommended else ""
+            assert labels[f"annotation:{c}"].get_text() == display_label(c) + named
             assert labels[f"annotation:{c}"].xy == (xi, yi)
         assert ax.get_xlabel() == COST_AXES[cost][1].format(k=5)
     # the family line joins its configurations in order of cost
@@ -366,6 +370,21 @@ def test_dataset_bars_heights_are_summary_means(run_results):
         for r in rows.to_dict(orient="records"):
             heights = [p.get_height() for p in sorted(bars[f"bars:{r['config']}"], key=lambda p: p.get_x())]
             assert np.allclose(heights, [r[m] for m in metrics])
+    # two panels side by side: titles wrapped between words, short metric names, the legend
+    # under them; no text leaves the slide or touches another
+    renderer = _draw(fig)
+    fw, fh = fig.canvas.get_width_height()
+    boxes = [(t.get_text(), t.get_window_extent(renderer)) for t in _all_texts(fig)]
+    for text, bb in boxes:
+        assert bb.x0 >= -1 and bb.x1 <= fw + 1 and bb.y0 >= -1 and bb.y1 <= fh + 1, text
+    assert [(a, b) for i, (a, x) in enumerate(boxes) for b, y in boxes[i + 1 :] if x.overlaps(y)] == []
+    for ax in fig.axes:
+        assert "…" not in ax.get_title(loc="left")
+        assert "".join(ax.get_title(loc="left").split()).startswith(
+            "datasetbuiltin" if ax is fig.axes[0] else "datasettiny"
+        )
+    (legend,) = fig.legends
+    assert len(legend.get_texts()) == results.summary["config"].nunique()
     (one,) = plot_dataset_bars(results, dataset="tiny").axes  # one dataset on its own slide
     assert "dataset tiny" in one.get_title(loc="left")
     assert set(_bars(one)) == {
@@ -513,7 +532,13 @@ def test_twelve_configurations_stay_readable(tmp_path):
     # quality vs cost: a two-entry legend (the family, the frontier), labels at the points
     fig = plot_quality_cost(results)
     (legend,) = fig.legends
-    assert [t.get_text() for t in legend.get_texts()] == ["fixed", "Pareto frontier (black-edged points)"]
+    entries = [t.get_text() for t in legend.get_texts()]
+    assert entries[:2] == [
+        "fixed",
+        "the verdict's frontier: best quality for the storage (black-edged points)",
+    ]
+    assert entries[2] == "vertical bars: 95% bootstrap CI of the mean"
+    assert entries[3].startswith("recommended (highest answerable@5")
     labels = [t for t in fig.axes[0].texts if (t.get_gid() or "").startswith("annotation:")]
     assert len(labels) == 12
     renderer = _draw(fig)
@@ -538,7 +563,7 @@ def test_save_figure_formats_and_single_layout(run_results, tmp_path):
     text = files["svg"].read_text(encoding="utf-8")
     assert text.lstrip().startswith("<?xml") and "<svg" in text
     assert 'width="921.6pt" height="518.4pt"' in text  # 12.8 x 7.2 in
-    assert "tokens retrieved per question" in text  # svg.fonttype none keeps text as text
+    assert "stored-token overhead" in text  # svg.fonttype none keeps text as text
     assert files["pdf"].read_bytes().startswith(b"%PDF")
     assert fig.get_layout_engine() is not None  # restored after the vector formats
     with pytest.raises(ValueError, match="unknown chart format"):
@@ -620,6 +645,7 @@ def test_the_default_suites_family_panels_and_labels(suite_run):
 
     # quality vs stored-token overhead: 20+ configurations share overhead 1.0 and stay there
     fig = plot_quality_cost(results, cost="stored_token_overhead")
+    verdict = recommend(results)
     ax = fig.axes[0]
     x = rows["stored_token_overhead"].to_numpy(float)
     assert int(np.sum(x == 1.0)) >= 20
@@ -627,7 +653,8 @@ def test_the_default_suites_family_panels_and_labels(suite_run):
     assert [pts[f"point:{c}"].get_xdata()[0] for c in rows["config"]] == x.tolist()
     labels = {t.get_gid(): t.get_text() for t in ax.texts if (t.get_gid() or "").startswith("annotation:")}
     for c in rows["config"]:  # every point identifiable: family and parameters
-        assert labels[f"annotation:{c}"] == styles[c].label
+        named = " — recommended" if c in verdict.recommended else ""
+        assert labels[f"annotation:{c}"] == styles[c].label + named
     fam_lines = _lines(fig, "family:")
     assert set(fam_lines) == {f"family:{f}" for f in families}
     for fam, configs in groups:
@@ -635,7 +662,9 @@ def test_the_default_suites_family_panels_and_labels(suite_run):
         assert np.all(np.diff(xs) >= 0)  # joined in order of cost
         assert sorted(xs) == sorted(rows.set_index("config").loc[configs, "stored_token_overhead"])
     (leg,) = fig.legends
-    assert len(leg.get_texts()) == len(families) + 1  # families and the frontier, not 30 entries
+    # families, the frontier, the error bars and the verdict's marks, not 36 entries
+    ringed = set(verdict.tied) - set(verdict.recommended)
+    assert len(leg.get_texts()) == len(families) + 2 + bool(verdict.recommended) + bool(ringed)
 
 
 def test_default_charts_fit_a_1280x720_slide(suite_run, tmp_path):
@@ -743,6 +772,7 @@ def test_write_charts_draws_budget_curves_when_present(run_results, tmp_path):
     one = write_charts(r, tmp_path / "one", formats=("svg",), metric="recall")
     assert {c.key for c in one} == {
         "quality_cost",
+        "recall_cost",
         "budget_curve",
         "k_curves",
         "chunk_sizes",
@@ -809,7 +839,9 @@ def test_charts_command(run_results, tmp_path, capsys):
     text = (svg_out / "quality_cost__builtin.svg").read_text(encoding="utf-8")
     for c in results.summary["config"].unique():
         assert (display_label(c) in text) == (c in fixed), c
-    assert not (svg_out / "recall_cost__builtin.svg").exists()  # one metric asked
+    # the headline chart, then the one metric asked against reading cost
+    assert (svg_out / "recall_cost__builtin.svg").exists()
+    assert not (svg_out / "answerable_cost__builtin.svg").exists()
     capsys.readouterr()
     for argv, msg in (
         (["--size", "3by4"], "--size: unknown chart size '3by4'"),

@@ -164,6 +164,16 @@ def test_family_tags_name_the_parameters_that_differ():
     assert family_name("fixed") == "fixed" and family_name("my:FastChunker") == "my:FastChunker"
 
 
+def test_family_tags_never_cut_a_parameter_name():
+    run = ["sentence(max_chars=600, overlap_sentences=1)", "sentence(max_chars=1200, overlap_sentences=0)"]
+    # the longer tag is 35 characters: cut to 28 it would end "overlap_sent…"
+    assert family_tags(run, width=35) == {
+        run[0]: "max_chars=600, overlap_sentences=1",
+        run[1]: "max_chars=1200, overlap_sentences=0",
+    }
+    assert family_tags(run, width=28) == {run[0]: "sentence(600, 1)", run[1]: "sentence(1200)"}
+
+
 def test_labels_import_no_chunker():
     code = (
         "import sys, chunkeval.labels as L; "

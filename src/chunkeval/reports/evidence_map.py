@@ -65,8 +65,15 @@ def evidence_parts(per_question: pd.DataFrame) -> pd.DataFrame:
     """
     rows: list[tuple] = []
     keys = per_question[["dataset", "config", "question_id"]].astype(str).itertuples(index=False)
+    parsed: dict[str, list[tuple[str, int, int]]] = {}  # every configuration repeats a question's evidence
     for (dataset, config, qid), ev in zip(keys, per_question["evidence"], strict=False):
-        for i, (doc_id, start, end) in enumerate(_parse_evidence(ev)):
+        if isinstance(ev, str):
+            if ev not in parsed:
+                parsed[ev] = _parse_evidence(ev)
+            spans = parsed[ev]
+        else:
+            spans = _parse_evidence(ev)
+        for i, (doc_id, start, end) in enumerate(spans):
             rows.append((dataset, config, qid, i, doc_id, start, end))
     out = pd.DataFrame(rows, columns=_PART_COLUMNS)
     return out.astype({"part": "int64", "start": "int64", "end": "int64"})

@@ -308,17 +308,15 @@ def _out_of_range(column: str, values: pd.Series) -> pd.Series | None:
     numbers = pd.to_numeric(values, errors="coerce")
     # a mean or interval bound is a float sum: a bound of 0 can be written as -2.8e-17
     slack = _ROUNDING_SLACK
-    bad = numbers.notna() & ((numbers < low - slack) | (numbers > high + slack) | ~numbers.apply(_finite))
+    bad = numbers.notna() & (
+        (numbers < low - slack) | (numbers > high + slack) | numbers.isin([math.inf, -math.inf])
+    )
     return values[bad] if bad.any() else None
 
 
 def _plain(x: Any) -> str:
     """A value as the file shows it (``7.5``, not ``np.float64(7.5)``)."""
     return repr(x.item()) if hasattr(x, "item") else repr(x)
-
-
-def _finite(x: Any) -> bool:
-    return bool(math.isfinite(x)) if isinstance(x, (int, float)) else True
 
 
 def check_values(tables: dict[str, pd.DataFrame], path: Path) -> None:

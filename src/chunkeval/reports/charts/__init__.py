@@ -17,7 +17,7 @@ One module per concern: :mod:`~chunkeval.reports.charts.layout` (label and panel
 family (:mod:`~chunkeval.reports.charts.quality_cost`, :mod:`~chunkeval.reports.charts.curves`,
 :mod:`~chunkeval.reports.charts.sizes`, :mod:`~chunkeval.reports.charts.bars`,
 :mod:`~chunkeval.reports.charts.deltas`), :mod:`~chunkeval.reports.charts.files` (encoding and the
-parallel writer) and :mod:`~chunkeval.reports.charts.catalog` (the charts of a run).
+writer) and :mod:`~chunkeval.reports.charts.catalog` (the charts of a run).
 """
 
 from __future__ import annotations

@@ -10,7 +10,9 @@ import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
+from matplotlib.patches import Patch
 
+from chunkeval.labels import family_name
 from chunkeval.policy import (
     bar_metrics,
     by_construction,
@@ -31,9 +33,11 @@ from chunkeval.reports.charts.data import (
 from chunkeval.reports.charts.layout import (
     fit_panel_titles,
     fit_text,
+    legend_below,
     legend_columns,
     legend_outside,
     panel_grid,
+    wrap_text,
 )
 from chunkeval.reports.style import ConfigStyle, new_figure, styled
 
@@ -158,17 +162,22 @@ def plot_dataset_bars(
             )
             seen.setdefault(config, bars)
             handles.append(bars)
-        a.set_xticks(centers, [metric_axis_name(m) for m in metrics])
+        # side-by-side panels: metric names on short lines, titles wrapped to the panel
+        a.set_xticks(centers, [metric_axis_name(m, compact=len(panels) > 1) for m in metrics])
         a.set_ylim(0, 1.05)
         a.grid(axis="x", visible=False)
         a.set_ylabel("mean over questions (0–1)")
-        a.set_title(
+        title = (
             f"dataset {dataset} — retriever {retriever_name(rows)}, k={k} "
-            f"({len(rows)} configurations; error bars: {pct} CI)",
-            loc="left",
+            f"({len(rows)} configurations; error bars: {pct} CI)"
         )
+        room = fig.get_figwidth() * fig.dpi * (0.94 if len(panels) == 1 else 0.85 / len(panels))
+        a.set_title(wrap_text(fig, title, room, float(matplotlib.rcParams["axes.titlesize"])), loc="left")
     handles = [seen[c] for c in styles if c in seen]
-    legend_outside(axes[0], handles, title="configuration", ncols=legend_columns(len(handles)))
+    if len(panels) > 1 and ax is None:  # under the panels: beside the first it would take its room
+        legend_below(fig, handles)
+    else:
+        legend_outside(axes[0], handles, title="configuration", ncols=legend_columns(len(handles)))
     return fig
 
 
@@ -237,5 +246,28 @@ def _metric_panels(
         x=0.01,
         ha="left",
     )
+    _colour_and_hatch_legend(fig, per_ds, styles)
     fit_panel_titles(fig, list(fig.axes), gap=8.0)
     return fig
+
+
+def _colour_and_hatch_legend(
+    fig: Figure, per_ds: Mapping[str, pd.DataFrame], styles: Mapping[str, ConfigStyle]
+) -> None:
+    """A legend under the panels: each family's colour, and what a hatch means (when one is drawn)."""
+    configs = list(dict.fromkeys(c for rows in per_ds.values() for c in rows["config"].astype(str)))
+    colours: dict[str, str] = {}
+    for c in configs:
+        colours.setdefault(family_name(styles[c].family), styles[c].color)
+    handles = [Patch(facecolor=colour, edgecolor="white", label=fam) for fam, colour in colours.items()]
+    hatches = list(dict.fromkeys(styles[c].hatch for c in configs if styles[c].hatch))
+    if hatches:
+        handles.append(
+            Patch(
+                facecolor="0.55",
+                edgecolor="white",
+                hatch=hatches[0],
+                label="hatch: another configuration of the same family (each bar is named on the left)",
+            )
+        )
+    legend_below(fig, handles)

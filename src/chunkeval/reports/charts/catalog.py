@@ -1,7 +1,8 @@
 """The charts of a run: which are drawn for each dataset, with which metric, in which order.
 
-The ranking metric of :mod:`chunkeval.policy` leads; :func:`write_charts` writes them in report
-order.
+The verdict leads: each dataset's first chart is its headline (the verdict's ranking metric
+against storage, with its frontier and recommendation), and the others follow its metric
+(:mod:`chunkeval.policy`); :func:`write_charts` writes them in report order.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from chunkeval.reports.charts.quality_cost import plot_quality_cost
 from chunkeval.reports.charts.sizes import plot_chunk_sizes
 from chunkeval.reports.evidence_map import plot_evidence_map
 from chunkeval.reports.style import ConfigStyle
+from chunkeval.verdict.recommendation import Recommendation, dataset_verdicts
 
 __all__ = ["write_charts"]
 
@@ -44,6 +46,7 @@ def write_charts(
     size: str | tuple[float, float] = "slide",
     formats: Sequence[str] = ("png", "svg"),
     dpi: float = 100,
+    verdicts: Mapping[str, Recommendation | Exception] | None = None,
 ) -> list[ChartFile]:
     """Draw every chart of a run and save each in ``folder`` in the given formats.
 
@@ -63,21 +66,27 @@ def write_charts(
     k : int, optional
         Headline cut-off (default :func:`~chunkeval.policy.run_headline_k`).
     metric : str, optional
-        Quality metric prefix of the quality-vs-cost, k-curve and budget charts (one chart
-        each); default: the dataset's ranking metric (:func:`chunkeval.policy.rank_metric`,
-        e.g. answerable, or all_parts where answerable cannot be reached) and recall against
-        cost and over k, recall and all_parts (and the ranking metric, when it is a budget
-        column) over the budget.
+        Quality metric prefix of the reading-cost, k-curve and budget charts (one chart
+        each; the headline chart always shows the verdict's metric); default: recall against
+        the tokens read at k, the ranking metric's family (:func:`chunkeval.policy.rank_metric`, e.g.
+        answerable, or all_parts where answerable cannot be reached) and recall over k,
+        recall and all_parts (and the ranking metric, when it is a budget column) over the
+        budget.
     size : str or (float, float), default "slide"
         Figure size (:func:`chunkeval.reports.style.figure_size`).
     formats : sequence of {"png", "svg", "pdf"}, default ("png", "svg")
     dpi : float, default 100
         PNG resolution.
+    verdicts : mapping of str to Recommendation or Exception, optional
+        :func:`chunkeval.verdict.recommendation.dataset_verdicts` of the run, when the caller
+        has it (a report computes it once for every output); default: computed here, once.
 
     Returns
     -------
     list of ChartFile
-        In report order: per dataset quality-vs-cost, budget curves (only when the summary
+        In report order: per dataset the headline chart (key ``quality_cost``: the verdict's
+        ranking metric against stored-token overhead, its frontier and recommendation,
+        :func:`plot_quality_cost`), quality against reading cost at k, budget curves (only when the summary
         has ``<metric>@<B>tok`` columns), k curves, chunk sizes, evidence map; then the
         bars of the main metrics (one chart per dataset when there are several datasets and
         more than :data:`SMALL_MULTIPLES_ABOVE` rows).
@@ -85,7 +94,6 @@ def write_charts(
     styles = styles_for(results, styles)
     k = run_headline_k(results) if k is None else int(k)
     tasks: list[tuple[str, str | None, str, Callable[[], Figure]]] = []
-    cost_metrics = [metric] if metric else ["answerable", "recall"]
     k_metrics = [metric] if metric else ["recall", "answerable"]
     budget_metrics = [metric] if metric else ["recall", "all_parts"]
     has_budgets = bool(run_budgets(results))
@@ -100,17 +108,32 @@ def write_charts(
         return base if m == default else f"{m}_{base}"
 
     summary = results.summary
+    names = list(dict.fromkeys(summary["dataset"].astype(str)))
+    verdicts = dataset_verdicts(results, names) if verdicts is None else verdicts
     ranked = rank_metrics(results)
-    for dataset in dict.fromkeys(summary["dataset"].astype(str)):
+    for dataset in names:
         # the verdict's metric leads (all_parts where answerable cannot be reached)
-        family = metric_family(ranked.get(dataset, "answerable"))
+        rec = verdicts.get(dataset)
+        rec = rec if isinstance(rec, Recommendation) else None
+        rank_col = rec.metric if rec is not None else ranked.get(dataset, f"answerable@{k}")
+        family = metric_family(rank_col)
         if metric or f"{family}@{k}" not in summary.columns:
             family = "answerable"
         swap = lambda m, f=family: f if m == "answerable" else m  # noqa: E731
-        budget_extra = [family] if ranked.get(dataset, "").endswith("tok") and not metric else []
-        for m in dict.fromkeys(map(swap, cost_metrics)):
+        budget_extra = [family] if rank_col.endswith("tok") and not metric else []
+        emit(
+            "quality_cost",
+            dataset,
+            f"{rank_col} vs stored-token overhead{', with the verdict' if rec else ''} — {dataset}",
+            plot_quality_cost,
+            results,
+            dataset=dataset,
+            recommendation=rec,
+        )
+        # then reading cost at k (storage is the headline's): recall, or the metric asked for
+        for m in [metric] if metric else ["recall"]:
             emit(
-                "quality_cost" if m == swap(cost_metrics[0]) else f"{m}_cost",
+                f"{m}_cost",
                 dataset,
                 f"{m}@{k} vs tokens retrieved per question — {dataset}",
                 plot_quality_cost,
@@ -118,6 +141,7 @@ def write_charts(
                 dataset=dataset,
                 k=k,
                 metric=m,
+                recommendation=rec,
             )
         for m in dict.fromkeys(budget_metrics + budget_extra) if has_budgets else []:
             if not any(re.fullmatch(rf"{re.escape(m)}@\d+tok", str(c)) for c in summary.columns):
@@ -160,7 +184,6 @@ def write_charts(
             texts=(texts or {}).get(dataset),
             doc_id=(evidence_docs or {}).get(dataset),
         )
-    names = list(dict.fromkeys(results.summary["dataset"].astype(str)))
     if len(results.summary) > SMALL_MULTIPLES_ABOVE and len(names) > 1:
         for dataset in names:  # family panels of several datasets would not fit one slide
             emit(

@@ -1,8 +1,7 @@
 """Chart files: encoding one figure, the :class:`ChartFile` record, and writing many charts.
 
 Chart files: PNG (palette-encoded) / SVG / PDF encoding of one figure (:func:`save_figure`),
-the :class:`ChartFile` record, and the writer that draws and saves many charts, on several
-cores in forked processes when it can.
+the :class:`ChartFile` record, and the writer that draws and saves many charts in this process.
 """
 
 from __future__ import annotations
@@ -153,12 +152,10 @@ def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "-", text).strip("-") or "dataset"
 
 
-# The charts a forked renderer draws (set before the pool forks; children read it by index).
-_TASKS: list[tuple[str, str | None, str, Callable[[], Figure]]] = []
-
-
-def _render_one(i: int, folder: Path, formats: Sequence[str], dpi: float) -> ChartFile | None:
-    key, dataset, title, draw = _TASKS[i]
+def _render_one(
+    task: tuple[str, str | None, str, Callable[[], Figure]], folder: Path, formats: Sequence[str], dpi: float
+) -> ChartFile | None:
+    key, dataset, title, draw = task
     try:
         fig = draw()
     except ValueError:
@@ -175,36 +172,40 @@ def render_charts(
     formats: Sequence[str],
     dpi: float,
 ) -> list[ChartFile]:
-    """Draw and save the charts, in order; on several cores in forked processes.
+    """Draw and save the charts in this process, in order.
 
-    Rendering (layout, rasterising, the SVG) is most of a report's time and each chart is
-    independent, so with more than one core and a fork-safe process (Linux, no other
-    thread: :func:`chunkeval.benchmarks.executors.start_method`) the charts are drawn by a
-    pool of forked workers that inherit the results; the files are the same either way.
+    Parameters
+    ----------
+    tasks : list of (key, dataset, title, draw)
+        ``draw()`` returns the chart's figure; it raises ``ValueError`` for an evidence map
+        of a dataset without evidence, which is then left out.
+    folder : Path
+        Where the files go (``<key>__<dataset>.<format>``, or ``<key>.<format>`` for a chart
+        of all datasets).
+    formats : sequence of {"png", "svg", "pdf"}
+    dpi : float
+        PNG resolution.
+
+    Returns
+    -------
+    list of ChartFile
+        In the order of ``tasks``, without the left-out evidence maps.
+
+    Raises
+    ------
+    ValueError
+        From the ``draw()`` of any chart but an evidence map.
+    UsageError
+        An unknown format (:func:`save_figure`).
+
+    Notes
+    -----
+    The charts used to be drawn by a pool of forked workers. On the shared 2-core machine
+    of ``perf/bench_report.py`` the pool was no faster in wall time (in-process / pool
+    0.81-1.12x, geometric mean 0.97, over three run sizes and two runs of alternating fresh
+    processes) and its CPU time was the same or higher (each worker warms matplotlib's font
+    and text caches again, and the fork copies pages), so the charts are drawn in process
+    (docs/performance.md, "Charts in process").
     """
-    import os
-
-    from chunkeval.benchmarks.executors import start_method
-
-    _TASKS[:] = tasks
-    try:
-        workers = min(len(tasks), os.cpu_count() or 1, 4)
-        if workers > 1 and start_method() == "fork":
-            import multiprocessing
-            from concurrent.futures import ProcessPoolExecutor
-
-            with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
-                done = list(
-                    pool.map(
-                        _render_one,
-                        range(len(tasks)),
-                        [folder] * len(tasks),
-                        [formats] * len(tasks),
-                        [dpi] * len(tasks),
-                    )
-                )
-        else:
-            done = [_render_one(i, folder, formats, dpi) for i in range(len(tasks))]
-    finally:
-        _TASKS.clear()
+    done = [_render_one(task, folder, formats, dpi) for task in tasks]
     return [c for c in done if c is not None]

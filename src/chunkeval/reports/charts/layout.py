@@ -34,6 +34,7 @@ __all__ = [
     "spread_positions",
     "text_sizes",
     "thin_ticks",
+    "wrap_text",
 ]
 
 
@@ -50,7 +51,8 @@ def place_annotations(
 
     Labels are placed in input order (put the important ones first).  For each, candidate
     positions are tried ring by ring around its anchor (right, left, above, below, then the
-    four diagonals, each ring one label height further out); the first whose box lies
+    four diagonals, each ring one label height further out), then in columns beside it,
+    nearest first (:func:`_candidates`); the first whose box lies
     inside ``bounds`` and overlaps neither an already placed label nor an obstacle is
     taken.  When none is free, the candidate with the least overlapping area is taken, so
     every label is drawn.  All quantities are in one unit (display pixels, say).
@@ -77,40 +79,80 @@ def place_annotations(
     """
     anchors = np.asarray(anchors, dtype=float).reshape(-1, 2)
     sizes = np.asarray(sizes, dtype=float).reshape(-1, 2)
-    placed = [np.asarray(b, dtype=float) for b in (obstacles if obstacles is not None else [])]
+    placed = np.asarray(obstacles if obstacles is not None else np.zeros((0, 4)), dtype=float).reshape(-1, 4)
     out = np.zeros_like(anchors)
     bx0, by0, bx1, by1 = bounds
-
-    def overlap(box: np.ndarray) -> float:
-        if not placed:
-            return 0.0
-        other = np.asarray(placed)
-        w = np.minimum(box[2], other[:, 2]) - np.maximum(box[0], other[:, 0])
-        h = np.minimum(box[3], other[:, 3]) - np.maximum(box[1], other[:, 1])
-        return float(np.sum(np.clip(w, 0, None) * np.clip(h, 0, None)))
-
     for i, ((ax_, ay), (w, h)) in enumerate(zip(anchors, sizes, strict=False)):
-        best, best_cost = None, np.inf
-        for ring in range(rings):
-            r = gap + ring * h
-            dx, dy = r + w / 2, r + h / 2
-            for ox, oy in ((dx, 0), (-dx, 0), (0, dy), (0, -dy), (dx, dy), (-dx, dy), (dx, -dy), (-dx, -dy)):
-                cx, cy = ax_ + ox, ay + oy
-                box = np.array([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2])
-                outside = (
-                    max(bx0 - box[0], 0) + max(box[2] - bx1, 0) + max(by0 - box[1], 0) + max(box[3] - by1, 0)
-                )
-                cost = overlap(box) + outside * h * 10
-                if cost < best_cost:
-                    best, best_cost = (ox, oy, box), cost
-                if cost == 0:
-                    break
-            if best_cost == 0:
+        best = None
+        for offsets in _candidates(w, h, gap, rings):  # the rings, then the grid: most stop early
+            boxes = np.column_stack(
+                [ax_ + offsets[:, 0] - w / 2, ay + offsets[:, 1] - h / 2, ax_ + offsets[:, 0] + w / 2]
+                + [ay + offsets[:, 1] + h / 2]
+            )
+            # overlapping area with every placed box, and how far each candidate leaves bounds
+            ow = np.minimum(boxes[:, None, 2], placed[None, :, 2]) - np.maximum(
+                boxes[:, None, 0], placed[None, :, 0]
+            )
+            oh = np.minimum(boxes[:, None, 3], placed[None, :, 3]) - np.maximum(
+                boxes[:, None, 1], placed[None, :, 1]
+            )
+            area = np.sum(np.clip(ow, 0, None) * np.clip(oh, 0, None), axis=1)
+            outside = (
+                np.clip(bx0 - boxes[:, 0], 0, None)
+                + np.clip(boxes[:, 2] - bx1, 0, None)
+                + np.clip(by0 - boxes[:, 1], 0, None)
+                + np.clip(boxes[:, 3] - by1, 0, None)
+            )
+            cost = area + outside * h * 10
+            j = int(np.argmin(cost))  # the first of the cheapest: candidates come nearest first
+            if best is None or cost[j] < best[0]:
+                best = (float(cost[j]), offsets[j], boxes[j])
+            if best[0] == 0:
                 break
-        ox, oy, box = best
-        out[i] = (ox, oy)
-        placed.append(box)
+        assert best is not None
+        out[i] = best[1]
+        placed = np.vstack([placed, best[2]])
     return out
+
+
+def _candidates(w: float, h: float, gap: float, rings: int) -> tuple[np.ndarray, np.ndarray]:
+    """Offsets to try for a ``w`` x ``h`` label, in two batches, nearest first in each.
+
+    The rings of :func:`place_annotations` (right, left, above, below, then the diagonals, one
+    label height further out each ring), then a grid of columns beside the anchor (half a
+    label width apart) and rows one label height apart, by distance: where many points share
+    a cost, labels stack in columns instead of falling on each other.
+
+    Returns
+    -------
+    (numpy.ndarray, numpy.ndarray)
+        Shapes (8 * rings, 2) and (2 * rings * (6 * rings + 1), 2): offsets (dx, dy).
+    """
+    r = gap + np.arange(rings)[:, None] * h
+    dx, dy = r + w / 2, r + h / 2
+    zero = np.zeros_like(dx)
+    ring = np.stack(
+        [
+            np.hstack(p)
+            for p in (
+                (dx, zero),
+                (-dx, zero),
+                (zero, dy),
+                (zero, -dy),
+                (dx, dy),
+                (-dx, dy),
+                (dx, -dy),
+                (-dx, -dy),
+            )
+        ],
+        axis=1,
+    ).reshape(-1, 2)
+    col, side, row = np.meshgrid(
+        np.arange(rings), [1.0, -1.0], np.arange(-3 * rings, 3 * rings + 1), indexing="ij"
+    )
+    grid = np.column_stack([(side * (gap + w / 2 + col * w / 2)).ravel(), (row * (h + 1)).ravel()])
+    order = np.lexsort((-grid[:, 1], -grid[:, 0], np.hypot(grid[:, 0], grid[:, 1])))
+    return ring, grid[order]
 
 
 def spread_positions(
@@ -237,8 +279,9 @@ def panel_grid(fig: Figure, n: int, **kw: Any) -> list[Axes]:
 def fit_text(fig: Figure, text: str, max_px: float, fontsize: float, weight: str = "normal") -> str:
     """``text`` shortened to at most ``max_px`` display pixels at ``fontsize``.
 
-    ``text`` shortened (:func:`chunkeval.labels.fit_label`: a configuration's name before its
-    values, anything else at its end) to at most ``max_px`` display pixels at ``fontsize``.
+    A configuration's name is shortened before its values (:func:`chunkeval.labels.fit_label`:
+    ``langchain:Recur…(800, 0)``); any other text at a word boundary, ending in ``…``, so no
+    word is cut (a single word too long for the room is cut, there being no boundary).
 
     Each line of a multi-line text is fitted on its own. Used for titles whose room is
     known before the layout (a panel's share of the figure), so no text runs into the next.
@@ -259,19 +302,82 @@ def fit_text(fig: Figure, text: str, max_px: float, fontsize: float, weight: str
     str
         ``text`` when it fits.
     """
+
+    def fits(candidate: str) -> bool:
+        return bool(text_sizes(fig, [candidate], fontsize, [weight])[0, 0] <= max_px)
+
     lines = []
     for line in str(text).split("\n"):
-        if text_sizes(fig, [line], fontsize, [weight])[0, 0] > max_px:
+        if not fits(line):
             lo, hi = 1, len(line)  # the most characters whose shortened form fits
             while lo < hi:
                 mid = (lo + hi + 1) // 2
-                if text_sizes(fig, [fit_label(line, mid)], fontsize, [weight])[0, 0] <= max_px:
+                if fits(_shorten(line, mid)):
                     lo = mid
                 else:
                     hi = mid - 1
-            line = fit_label(line, lo)
+            line = _shorten(line, lo)
         lines.append(line)
     return "\n".join(lines)
+
+
+def _shorten(line: str, width: int) -> str:
+    """``line`` in at most ``width`` characters, never cut inside a word of prose.
+
+    A configuration's name by :func:`~chunkeval.labels.fit_label`, prose at its last word
+    boundary that fits (ending in ``…``).
+    """
+    cut = fit_label(line, width)
+    if cut == line or "…(" in cut:  # fits, or a name shortened before its values
+        return cut
+    words = line[: max(width - 1, 0) + 1]
+    space = words.rfind(" ")
+    if space <= 0:  # one word longer than the room: no boundary to cut at
+        return cut
+    return line[:space].rstrip(" ,;:—–-(") + "…"
+
+
+def wrap_text(
+    fig: Figure, text: str, max_px: float, fontsize: float, weight: str = "normal", max_lines: int = 2
+) -> str:
+    r"""``text`` wrapped at word boundaries into lines of at most ``max_px`` display pixels.
+
+    Greedy wrapping (each line takes as many words as fit); beyond ``max_lines`` lines the
+    last one is shortened at a word boundary (:func:`fit_text`). For titles set before the
+    layout runs, which then makes room for every line: no title loses a word it can keep.
+
+    Parameters
+    ----------
+    fig : Figure
+        Gives the dpi.
+    text : str
+        One line (line breaks in it are kept as breaks).
+    max_px : float
+        Widest allowed line, in display pixels.
+    fontsize : float
+        In points.
+    weight : str, default "normal"
+    max_lines : int, default 2
+
+    Returns
+    -------
+    str
+        The lines joined by ``"\n"``.
+    """
+    lines: list[str] = []
+    for para in str(text).split("\n"):
+        current = ""
+        for word in para.split(" "):
+            candidate = f"{current} {word}" if current else word
+            if current and text_sizes(fig, [candidate], fontsize, [weight])[0, 0] > max_px:
+                lines.append(current)
+                current = word
+            else:
+                current = candidate
+        lines.append(current)
+    if len(lines) > max_lines:  # the rest joins the last line, which is then shortened
+        lines = [*lines[: max_lines - 1], " ".join(lines[max_lines - 1 :])]
+    return "\n".join(fit_text(fig, line, max_px, fontsize, weight) for line in lines)
 
 
 def legend_fit(widths: np.ndarray, room: float) -> int:
