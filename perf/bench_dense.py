@@ -4,8 +4,11 @@ The chunks are real: fixed 250-token windows (cl100k when installed, else the re
 tokenizer) of the built-in dataset, most of which fill MiniLM's 256-wordpiece window. Each
 side embeds the same chunks, cold (no embedding cache), with one and with two threads:
 
-* chunkeval: :class:`chunkeval.encoders.embedder.BertEmbedder` with the thread count forced,
-  and with its own choice (``auto``: the free cores now, :func:`chunkeval._cores.threads_now`);
+* chunkeval: :class:`chunkeval.encoders.embedder.BertEmbedder` with the thread count forced
+  (two threads: two forward passes at once, each on one core), and with its own choice
+  (``auto``: the free cores now, :func:`chunkeval._cores.threads_now`);
+* the same graph in one onnxruntime session with two intra-op threads, one pass at a time (the
+  other way to use the second core);
 * sentence-transformers on the same model folder, CPU torch, when it is installed;
 * otherwise a plain numpy loop over the same weights (one text at a time, numpy's erf-free
   forward pass as chunkeval ran it before onnxruntime).
@@ -16,6 +19,10 @@ it by more than its non-matmul work allows. The share of the floor is given in w
 CPU time (the load-free figure for one thread on a machine shared with others). Every side and the matmul run in alternation,
 ``--rounds`` times, so a colleague's load drifts over all of them alike; the table gives the
 median chunks/s and the median share of the floor measured beside it.
+
+Last, the GEMM check: onnxruntime's MLAS (a ``Gemm`` with bias, as the encoder's graph runs
+it) against numpy's OpenBLAS (matmul, then the bias) on the floor's shape and the model's own,
+one thread, CPU time, alternating: whether a share of 0.9 is within MLAS's reach at all.
 
 Usage::
 
@@ -81,14 +88,44 @@ def _matmul_rate(threads: int, seconds: float = 0.5) -> tuple[float, float]:
 def _chunkeval(threads: int | None) -> Callable[[list[str]], np.ndarray]:
     embedder = BertEmbedder()
     loaded = embedder._loaded()
-    for n in (1, 2):  # the sessions are built outside the timing, as a run builds them once
-        encode(loaded.weights, np.array([[101, 102]]), np.ones((1, 2), dtype=np.float32), n)
+    # the session is built outside the timing, as a run builds it once
+    encode(loaded.weights, np.array([[101, 102]]), np.ones((1, 2), dtype=np.float32))
 
     def embed(texts: list[str]) -> np.ndarray:
         # cold: _compute embeds every text, never asking the embedding cache
         if threads is None:
             return embedder._compute(loaded, texts)
         with mock.patch.object(embedder_module, "threads_now", return_value=threads):
+            return embedder._compute(loaded, texts)
+
+    return embed
+
+
+def _intra_op(threads: int) -> Callable[[list[str]], np.ndarray]:
+    """chunkeval's graph in one onnxruntime session with ``threads`` intra-op threads (sleeping,
+    not spinning, when idle), fed one batch at a time: the other way to use a second core,
+    against which the encoder's concurrent passes are measured."""
+    import onnxruntime as ort
+
+    from chunkeval.encoders.bert import _graph
+
+    embedder = BertEmbedder()
+    loaded = embedder._loaded()
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    options.log_severity_level = 3
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    session = ort.InferenceSession(_graph(loaded.weights), options, providers=["CPUExecutionProvider"])
+
+    def one_pass(w: BertWeights, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        return session.run(["hidden"], {"ids": ids, "mask": mask})[0]
+
+    def embed(texts: list[str]) -> np.ndarray:
+        with (
+            mock.patch.object(embedder_module, "encode", one_pass),
+            mock.patch.object(embedder_module, "threads_now", return_value=1),
+        ):
             return embedder._compute(loaded, texts)
 
     return embed
@@ -153,6 +190,56 @@ def _numpy_loop(threads: int) -> Callable[[list[str]], np.ndarray]:
     return embed
 
 
+def _gemm_table(rounds: int) -> None:
+    """Print GFLOP per CPU-second of MLAS and of OpenBLAS, one thread, on MiniLM's shapes."""
+    import onnxruntime as ort
+    from onnx import TensorProto, helper, numpy_helper
+
+    def rate(fn: Callable[[], object], flop: float, seconds: float = 0.25) -> float:
+        fn()
+        count, start, cpu = 0, time.perf_counter(), time.process_time()
+        while time.perf_counter() - start < seconds:
+            fn()
+            count += 1
+        return count * flop / (time.process_time() - cpu) / 1e9
+
+    rng = np.random.default_rng(0)
+    shapes = [(1024, 384, 1536), (256, 384, 384), (256, 384, 1536), (256, 1536, 384)]
+    ratios: dict[tuple[int, int, int], list[tuple[float, float]]] = {shape: [] for shape in shapes}
+    runs = {}
+    for m, k, n in shapes:
+        a, b, c = (rng.random(shape, dtype=np.float32) for shape in ((m, k), (k, n), (n,)))
+        graph = helper.make_graph(
+            [helper.make_node("Gemm", ["a", "b", "c"], ["y"])],
+            "gemm",
+            [helper.make_tensor_value_info("a", TensorProto.FLOAT, [m, k])],
+            [helper.make_tensor_value_info("y", TensorProto.FLOAT, [m, n])],
+            [numpy_helper.from_array(b, "b"), numpy_helper.from_array(c, "c")],
+        )
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = 1
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+        session = ort.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"])
+        out = np.empty((m, n), dtype=np.float32)
+
+        def blas(a=a, b=b, c=c, out=out) -> None:
+            np.matmul(a, b, out=out)
+            out += c
+
+        runs[(m, k, n)] = (blas, lambda session=session, a=a: session.run(None, {"a": a}), 2.0 * m * k * n)
+    with threadpool_limits(1, user_api="blas"):
+        for _ in range(rounds):
+            for shape, (blas, mlas, flop) in runs.items():
+                ratios[shape].append((rate(blas, flop), rate(mlas, flop)))
+    print(f"GEMM with bias, 1 thread, GFLOP per CPU-second, medians of {rounds} alternating rounds:")
+    print(f"{'M x K x N':>16} {'numpy OpenBLAS':>15} {'onnxruntime MLAS':>17} {'MLAS / OpenBLAS':>16}")
+    for shape, pairs in ratios.items():
+        print(
+            f"{'x'.join(map(str, shape)):>16} {statistics.median(p[0] for p in pairs):15.1f} "
+            f"{statistics.median(p[1] for p in pairs):17.1f} {statistics.median(p[1] / p[0] for p in pairs):16.2f}"
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=64, help="chunks to embed (default 64)")
@@ -172,6 +259,7 @@ def main() -> None:
     for threads in (1, 2):
         sides[("chunkeval BertEmbedder (onnxruntime)", threads)] = _chunkeval(threads)
         sides[(peer[0], threads)] = peer[1](threads)
+    sides[("onnxruntime, same graph, 2 intra-op threads", 2)] = _intra_op(2)
     sides[("chunkeval BertEmbedder, its own choice", 0)] = _chunkeval(None)
     rates: dict[tuple[str, int], list[float]] = {key: [] for key in sides}
     shares: dict[tuple[str, int], list[float]] = {key: [] for key in sides}
@@ -214,6 +302,7 @@ def main() -> None:
     mine = vectors[("chunkeval BertEmbedder (onnxruntime)", 1)]
     gap = max(float(np.abs(mine - v).max()) for v in vectors.values())
     print(f"largest difference between any two sides' vectors: {gap:.1e}")
+    _gemm_table(max(3, args.rounds))
 
 
 if __name__ == "__main__":

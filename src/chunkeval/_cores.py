@@ -1,8 +1,8 @@
 """How many cores are free now, and how many of them one more process or thread may take.
 
 The one rule for every parallel part of chunkeval: the worker processes of a run
-(:mod:`chunkeval.benchmarks.workers`) and the threads of the neural encoder
-(:mod:`chunkeval.encoders.bert`) both count their cores with :func:`cores_to_use`, from the
+(:mod:`chunkeval.benchmarks.workers`) and the threads of the neural encoder (forward passes run
+at once, :mod:`chunkeval.encoders.embedder`) both count their cores with :func:`cores_to_use`, from the
 cores free *now* (:func:`free_cores`), so neither counts the load the run itself caused a
 moment ago, and neither starts more threads than there are free cores: threads on busy cores
 only share those cores more finely: under a colleague's load two spinning onnxruntime threads

@@ -29,3 +29,38 @@ def test_batches_cover_every_text_once_within_the_bounds(lengths, batch_size):
     for b in batches:
         assert 1 <= len(b) <= batch_size
         assert len(b) == 1 or len(b) * arr[b].max() <= BATCH_TOKENS
+
+
+def test_batches_run_at_once_up_to_the_threads_decided():
+    import threading
+    import time
+
+    from chunkeval.encoders import embedder as E
+
+    class Threads(E._Threads):
+        def __init__(self, threaded: bool, decided: list[int]) -> None:
+            super().__init__(E.MIN_THREADED_TOKENS if threaded else 0)
+            self.decided = iter(decided)
+
+        def now(self) -> int:
+            return next(self.decided, 2) if self.threaded else 1
+
+    lock, active, most, callers = threading.Lock(), [0], [0], set()
+
+    def embed(rows: np.ndarray) -> np.ndarray:
+        with lock:
+            active[0] += 1
+            most[0] = max(most[0], active[0])
+            callers.add(threading.get_ident())
+        time.sleep(0.05)
+        with lock:
+            active[0] -= 1
+        return rows * 10
+
+    batches = [np.array([i, i + 100]) for i in range(8)]
+    got = {int(r[0]): v.tolist() for r, v in E._concurrently(embed, batches, Threads(True, [1, 1]))}
+    assert got == {i: [10 * i, 10 * (i + 100)] for i in range(8)}  # every batch once, its own rows
+    assert most[0] == 2  # one at a time while 1 was decided, then two at once, never more
+    most[0], callers = 0, set()
+    assert len(list(E._concurrently(embed, batches, Threads(False, [])))) == 8
+    assert most[0] == 1 and callers == {threading.get_ident()}  # small work: the calling thread

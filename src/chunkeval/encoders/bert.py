@@ -9,14 +9,17 @@ Understanding", NAACL 2019, read from a ``model.safetensors`` of Hugging Face
 
 The layers are written as an ONNX graph in memory (the ``onnx`` package's helpers, standard
 operators of opset 17) from those weights, and onnxruntime runs it: its graph optimiser fuses
-the bias, GELU and layer-norm steps and its kernels reuse their buffers, which takes the encoder
-to 0.8-0.86 of the machine's matmul floor on one thread (a loaded machine) where a numpy
-forward pass stayed near 0.5 (docs/performance.md). No torch, no exported model file, no download: the graph is built from
-the same safetensors weights each time a process first encodes.
+the bias, GELU and scaling steps into their neighbours and its kernels reuse their buffers; the
+padding's mask is applied only to batches that have padding. On one thread that is 0.78-0.94
+of the machine's matmul floor, where a numpy forward pass stayed near 0.5 (docs/performance.md,
+which also lists the graph shapes and fused operators measured and not kept). No torch, no
+exported model file, no download: the graph is built from the same safetensors weights each
+time a process first encodes.
 """
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -57,7 +60,7 @@ class BertWeights:
     activation : str
         ``"gelu"`` (erf form) or ``"gelu_new"`` / ``"gelu_pytorch_tanh"`` (tanh form).
     sessions : dict
-        The onnxruntime sessions of these weights by thread count, built on first use.
+        The onnxruntime session of these weights (key ``"session"``), built on first use.
     """
 
     word: np.ndarray
@@ -68,7 +71,7 @@ class BertWeights:
     heads: int
     eps: float
     activation: str
-    sessions: dict[int, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
+    sessions: dict[str, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @classmethod
     def load(cls, weights: Path, config: dict[str, Any]) -> BertWeights:
@@ -165,9 +168,39 @@ class _Graph:
             inner = self.op("Tanh", self.op("Mul", poly, self.const(np.float32(np.sqrt(2.0 / np.pi)))))
         return self.op("Mul", half_x, self.op("Add", inner, self.const(np.float32(1.0))))
 
+    def masked_softmax(self, scores: str, bias: str, padded: str) -> str:
+        """Softmax over the keys, adding the padding's ``bias`` only when the batch is ``padded``.
 
-def _attention(g: _Graph, x: str, layer: dict, heads: int, hidden: int, bias: str, split: str) -> str:
+        An ``If`` on the batch, not an ``Add`` in every layer: a batch without padding (every
+        full-window chunk, which runs alone) skips a whole pass over the (batch, heads, n, n)
+        scores, about 4% of the encoder's time (docs/performance.md). Each branch ends in its
+        own Softmax, so neither copies the scores.
+        """
+        from onnx import TensorProto, helper
+
+        out = f"If_{len(self.nodes)}"
+
+        def branch(tag: str, nodes: list[Any]) -> Any:
+            value = helper.make_tensor_value_info(f"{out}_{tag}", TensorProto.FLOAT, None)
+            return helper.make_graph(nodes, f"{out}_{tag}_graph", [], [value])
+
+        masked = branch(
+            "masked",
+            [
+                helper.make_node("Add", [scores, bias], [f"{out}_biased"]),
+                helper.make_node("Softmax", [f"{out}_biased"], [f"{out}_masked"], axis=-1),
+            ],
+        )
+        plain = branch("plain", [helper.make_node("Softmax", [scores], [f"{out}_plain"], axis=-1)])
+        self.nodes.append(helper.make_node("If", [padded], [out], then_branch=masked, else_branch=plain))
+        return out
+
+
+def _attention(
+    g: _Graph, x: str, layer: dict, heads: int, hidden: int, mask: tuple[str, str], split: str
+) -> str:
     d = hidden // heads
+    bias, padded = mask
 
     def project(key: str, perm: list[int]) -> str:  # (b n, h) -> (b, heads, n, d) or (b, heads, d, n)
         return g.op("Transpose", g.op("Reshape", g.dense(x, layer[key]), split), perm=perm)
@@ -176,7 +209,7 @@ def _attention(g: _Graph, x: str, layer: dict, heads: int, hidden: int, bias: st
     k = project("k", [0, 2, 3, 1])
     v = project("v", [0, 2, 1, 3])
     scores = g.op("Mul", g.op("MatMul", q, k), g.const(np.float32(1.0 / np.sqrt(d))))
-    weights = g.op("Softmax", g.op("Add", scores, bias), axis=-1)
+    weights = g.masked_softmax(scores, bias, padded)
     context = g.op("Transpose", g.op("MatMul", weights, v), perm=[0, 2, 1, 3])
     return g.op("Reshape", context, g.const(np.array([-1, hidden], dtype=np.int64)))
 
@@ -211,8 +244,10 @@ def _graph(w: BertWeights) -> bytes:
         g.const(np.float32(np.finfo(np.float32).min / 2)),
     )
     bias = g.op("Unsqueeze", bias, g.const(np.array([1, 2], dtype=np.int64)))  # (b, 1, 1, n)
+    # decided once per batch: does any row have padding? (a bool scalar for the If of each layer)
+    padded = g.op("Less", g.op("ReduceMin", "mask", keepdims=0), g.const(np.float32(1.0)))
     for layer in w.layers:
-        attended = g.dense(_attention(g, x, layer, w.heads, hidden, bias, split), layer["ao"])
+        attended = g.dense(_attention(g, x, layer, w.heads, hidden, (bias, padded), split), layer["ao"])
         x = g.layer_norm(g.op("Add", x, attended), layer["an"], w.eps)
         fed = g.dense(g.gelu(g.dense(x, layer["i"]), w.activation), layer["o"])
         x = g.layer_norm(g.op("Add", x, fed), layer["on"], w.eps)
@@ -231,34 +266,44 @@ def _graph(w: BertWeights) -> bytes:
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]).SerializeToString()
 
 
-def _session(w: BertWeights, threads: int) -> Any:
-    """The onnxruntime session of ``w`` with ``threads`` intra-op threads.
+_SESSION_LOCK = threading.Lock()
 
-    One per process and thread count, built on first use.
+
+def _session(w: BertWeights) -> Any:
+    """The onnxruntime session of ``w``: one per process, built on first use.
+
+    It runs each pass on the calling thread (one intra-op thread); several threads may run it at
+    once (onnxruntime's ``run`` is thread-safe and releases the GIL), which is how the encoder
+    uses a second core (:mod:`chunkeval.encoders.embedder`).
     """
-    if threads not in w.sessions:
-        try:
-            import onnx  # noqa: F401  (writes the graph: _Graph)
-            import onnxruntime as ort
-        except ImportError as e:
-            raise MissingDependency(
-                f"the BERT encoder runs on onnxruntime and onnx ({e.name} is not installed): "
-                "pip install 'chunkeval[minilm]'"
-            ) from None
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = threads
-        options.inter_op_num_threads = 1
-        options.log_severity_level = 3  # errors only: the library never prints
-        # threads that sleep when idle: spinning ones fight a colleague's processes for the
-        # cores, and two of them then ran 0.35-0.6x as fast as one thread
-        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        session = ort.InferenceSession(_graph(w), options, providers=["CPUExecutionProvider"])
-        w.sessions[threads] = session
-    return w.sessions[threads]
+    with _SESSION_LOCK:  # two threads asking first build it once
+        if "session" not in w.sessions:
+            try:
+                import onnx  # noqa: F401  (writes the graph: _Graph)
+                import onnxruntime as ort
+            except ImportError as e:
+                raise MissingDependency(
+                    f"the BERT encoder runs on onnxruntime and onnx ({e.name} is not installed): "
+                    "pip install 'chunkeval[minilm]'"
+                ) from None
+            options = ort.SessionOptions()
+            # no thread pool of onnxruntime's own: a pass on two intra-op threads waits at every
+            # operator for the slower one, which a colleague's process on the other core makes
+            # slower than one thread; whole passes on concurrent threads never wait for each other
+            options.intra_op_num_threads = 1
+            options.inter_op_num_threads = 1
+            options.log_severity_level = 3  # errors only: the library never prints
+            w.sessions["session"] = ort.InferenceSession(
+                _graph(w), options, providers=["CPUExecutionProvider"]
+            )
+        return w.sessions["session"]
 
 
-def encode(w: BertWeights, ids: np.ndarray, mask: np.ndarray, threads: int = 1) -> np.ndarray:
-    """Last hidden states of a padded batch.
+def encode(w: BertWeights, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """Last hidden states of a padded batch, computed on the calling thread.
+
+    Thread-safe: concurrent calls run in parallel on as many cores (the encoder decides how many
+    with :func:`chunkeval._cores.threads_now`); the vectors do not depend on it.
 
     Parameters
     ----------
@@ -267,9 +312,6 @@ def encode(w: BertWeights, ids: np.ndarray, mask: np.ndarray, threads: int = 1) 
         Token ids, padded on the right.
     mask : ndarray of {0, 1}, shape (batch, length)
         1 for real tokens.
-    threads : int, default 1
-        onnxruntime's intra-op threads (:func:`chunkeval._cores.threads_now` decides them for
-        a run); the vectors agree to 1e-6 whatever the count.
 
     Returns
     -------
@@ -283,6 +325,5 @@ def encode(w: BertWeights, ids: np.ndarray, mask: np.ndarray, threads: int = 1) 
     UsageError
         For an activation other than the GELU forms.
     """
-    session = _session(w, max(1, int(threads)))
     feed = {"ids": np.asarray(ids, dtype=np.int64), "mask": np.asarray(mask, dtype=np.float32)}
-    return session.run(["hidden"], feed)[0]
+    return _session(w).run(["hidden"], feed)[0]
