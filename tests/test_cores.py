@@ -60,6 +60,18 @@ def test_free_cores_only_counts_this_process_cpus(monkeypatch):
     assert C.free_cores(0.0) == pytest.approx(1.5)
 
 
+def test_free_cores_count_the_runs_own_busy_threads_as_its_own(monkeypatch):
+    # both cores busy during the sample, one of them with this process's own encode pass:
+    # 0.1 idle + 0.9 of its own = 1.0 free, so a re-decision keeps the pass it already runs
+    samples = iter([_proc_stat([0, 0], [0, 0]), _proc_stat([10, 0], [100, 100])])
+    clock = iter([5.0, 5.18])  # process CPU seconds before and after a 0.2 s sample
+    monkeypatch.setattr(C, "_cpu_times", lambda: next(samples))
+    monkeypatch.setattr(C, "_own_cpu_seconds", lambda: next(clock))
+    monkeypatch.setattr(C, "usable_cores", lambda: 2)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    assert C.free_cores(0.2) == pytest.approx(0.1 + 0.9)  # 0.18 s of its own CPU over 0.2 s
+
+
 def test_free_cores_lie_between_none_and_all():
     free = C.free_cores(0.02)
     assert free is None or 0.0 <= free <= C.usable_cores()

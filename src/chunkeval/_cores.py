@@ -72,14 +72,21 @@ def _cpu_times() -> dict[str, tuple[int, int]]:
     return out
 
 
+def _own_cpu_seconds() -> float:
+    """CPU seconds used so far by every thread of this process."""
+    return time.process_time()
+
+
 def free_cores(seconds: float = IDLE_SAMPLE_SECONDS) -> float | None:
     """How many of the usable cores are free now, in cores.
 
     The sum over this process's CPUs of their idle share during ``seconds`` (``/proc/stat``,
-    Linux). This process sleeps meanwhile, so its own core counts as free, and so does
-    whatever the run did before: unlike the load average (a 1-minute mean of runnable
-    processes, which counted the run's own preparation and kept ``--workers 2`` at one
-    process on an idle machine), the sample sees only what runs during it.
+    Linux), plus the CPU time this process's own threads used meanwhile (``time.process_time``),
+    over ``seconds``: the cores the run itself keeps busy (its encode passes, BLAS threads still
+    spinning) are its to share out, not a colleague's load. The sampling thread sleeps, and
+    whatever the run did before does not count: unlike the load average (a 1-minute mean of
+    runnable processes, which counted the run's own preparation and kept ``--workers 2`` at one
+    process on an idle machine), the sample sees only what others run during it.
 
     Parameters
     ----------
@@ -95,10 +102,14 @@ def free_cores(seconds: float = IDLE_SAMPLE_SECONDS) -> float | None:
         mine = {f"cpu{i}" for i in os.sched_getaffinity(0)}
     except (AttributeError, OSError):
         mine = None
-    before = _cpu_times()
+    before, own_before = _cpu_times(), _own_cpu_seconds()
     if not before:
         return None
     time.sleep(seconds)
+    # the run's own threads busy meanwhile (encode passes already running, BLAS threads still
+    # spinning after a product) are cores the run already holds, not a colleague's load: the
+    # re-decision of a two-thread encode counted its own passes and fell to one thread for good
+    own = (_own_cpu_seconds() - own_before) / seconds if seconds > 0 else 0.0
     shares = [
         (idle - before[name][0]) / (total - before[name][1]) if total > before[name][1] else 1.0
         for name, (idle, total) in _cpu_times().items()
@@ -106,7 +117,7 @@ def free_cores(seconds: float = IDLE_SAMPLE_SECONDS) -> float | None:
     ]
     if not shares:
         return None
-    return min(float(usable_cores()), sum(min(1.0, max(0.0, s)) for s in shares))
+    return min(float(usable_cores()), sum(min(1.0, max(0.0, s)) for s in shares) + max(0.0, own))
 
 
 def cores_to_use(free: float | None, cores: int) -> int:
