@@ -9,8 +9,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from chunkeval.chunkers import ClusterChunker, get_chunker
+from chunkeval.chunkers import cluster as cluster_module
 from chunkeval.chunkers.cluster import best_partition
 from chunkeval.chunkers.recursive import recursive_spans
+from chunkeval.cli import main
+from chunkeval.errors import UsageError
 from chunkeval.tokenizers import get_tokenizer
 
 TEXT = "A cat. The cat. Car one. Car two."
@@ -106,10 +109,28 @@ def test_chroma_method_parameters():
     c = get_chunker("cluster(max_tokens=200, method='chroma')")
     assert (c.method, c.max_tokens, c.piece_tokens) == ("chroma", 200, 50)
     assert get_chunker("cluster()").method == "sentences"
-    with pytest.raises(ValueError, match="method must be one of 'sentences', 'chroma'"):
+    # usage errors (exit 2 naming the fix), not an "unexpected ValueError" (exit 1)
+    with pytest.raises(UsageError, match="method must be one of 'sentences', 'chroma'"):
         ClusterChunker(method="kmeans")
-    with pytest.raises(ValueError, match=r"max_tokens \(40\) must be >= piece_tokens \(50\)"):
+    with pytest.raises(UsageError, match=r"max_tokens \(40\) must be >= piece_tokens \(50\)"):
         ClusterChunker(max_tokens=40, method="chroma")
+
+
+def test_cli_refuses_a_bad_method_with_exit_2(capsys):
+    assert main(["run", "--suite", "quick", "--chunker", "cluster(method='nope')", "--no-report"]) == 2
+    assert "method must be one of 'sentences', 'chroma'" in capsys.readouterr().err
+
+
+def test_too_many_pieces_are_refused_before_any_embedding(monkeypatch):
+    monkeypatch.setattr(cluster_module, "MAX_PIECES", 5)
+    chunker = ClusterChunker(max_tokens=4, piece_tokens=1, method="chroma")
+    monkeypatch.setattr(chunker, "_unit_vectors", lambda texts: pytest.fail("embedded needlessly"))
+    with pytest.raises(
+        UsageError, match=r"6 pieces in one document.*raise piece_tokens, or split the document"
+    ):
+        chunker.spans("a b c d e f")
+    # at the bound: grouped (all rewards 0, so each last group is the longer one)
+    assert best_partition(np.eye(5), [1] * 5, 2) == [(0, 0), (1, 2), (3, 4)]
 
 
 def test_default_method_keeps_the_recorded_names():

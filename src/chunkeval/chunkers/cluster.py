@@ -11,8 +11,31 @@ from chunkeval.chunkers.budget import _SentenceTokens
 from chunkeval.chunkers.embedded import EmbeddingMixin
 from chunkeval.chunkers.greedy import iter_budget_chunk
 from chunkeval.chunkers.recursive import recursive_spans
+from chunkeval.errors import UsageError
 
 Span = tuple[int, int]
+
+#: Most pieces :func:`best_partition` groups in one document: the similarities, their prefix
+#: sums and the mean's index arrays take about 24 bytes per pair at the peak (1.4 GiB at 8,000
+#: pieces, a 1.6 MB text at 50 tokens a piece); ``piece_tokens=2`` on a 160 KB text (20,000
+#: pieces, 9 GiB) would exhaust a shared machine instead.
+MAX_PIECES = 8_000
+
+
+def check_pieces(n: int) -> None:
+    """Refuse ``n`` pieces in one document beyond :data:`MAX_PIECES`.
+
+    Raises
+    ------
+    UsageError
+        Naming the memory the grouping would take and the fix.
+    """
+    if n > MAX_PIECES:
+        raise UsageError(
+            f"{n:,} pieces in one document: grouping them needs n x n similarity matrices (about "
+            f"{24 * n * n / 2**30:.1f} GiB at the peak), more than the {MAX_PIECES:,} pieces allowed; "
+            "raise piece_tokens, or split the document"
+        )
 
 
 def best_partition(
@@ -40,7 +63,8 @@ def best_partition(
     Raises
     ------
     ValueError
-        For another ``ties``.
+        For another ``ties``; ``UsageError`` (a ``ValueError``) for more than
+        :data:`MAX_PIECES` pieces.
 
     Returns
     -------
@@ -52,12 +76,17 @@ def best_partition(
     n = len(sizes)
     if n == 0:
         return []
-    s = np.array(similarity, dtype=np.float64)
+    check_pieces(n)
+    # 2-d prefix sums give the reward of a square block in O(1); they are computed in place in
+    # a matrix with a border of zeros, so no second n x n float64 copy is held
+    area = np.zeros((n + 1, n + 1))
+    s = area[1:, 1:]
+    s[...] = similarity
     if n > 1:
         s -= s[np.triu_indices(n, k=1)].mean()
     np.fill_diagonal(s, 0.0)
-    area = np.zeros((n + 1, n + 1))
-    area[1:, 1:] = s.cumsum(0).cumsum(1)  # 2-d prefix sums: reward of a square block in O(1)
+    np.cumsum(s, axis=0, out=s)
+    np.cumsum(s, axis=1, out=s)
     size_prefix = np.concatenate([[0], np.cumsum(sizes)])
     longer = ties == "longer"
     best = np.full(n + 1, -np.inf)
@@ -151,9 +180,9 @@ class ClusterChunker(EmbeddingMixin, _SentenceTokens):
         check_int("max_tokens", self.max_tokens, 1)
         check_int("piece_tokens", self.piece_tokens, 1)
         if self.method not in METHODS:
-            raise ValueError(f"method must be one of {', '.join(map(repr, METHODS))}, got {self.method!r}")
+            raise UsageError(f"method must be one of {', '.join(map(repr, METHODS))}, got {self.method!r}")
         if self.method == "chroma" and self.max_tokens < self.piece_tokens:
-            raise ValueError(
+            raise UsageError(
                 f"method='chroma' caps a chunk at max_tokens // piece_tokens pieces: max_tokens "
                 f"({self.max_tokens}) must be >= piece_tokens ({self.piece_tokens})"
             )
@@ -186,6 +215,7 @@ class ClusterChunker(EmbeddingMixin, _SentenceTokens):
         # a piece never outgrows a chunk: only a single oversized sentence may exceed max_tokens
         piece_limit = min(self.piece_tokens, self.max_tokens)
         pieces = [(g[0], g[-1]) for g in iter_budget_chunk(sizes, piece_limit, 0)]
+        check_pieces(len(pieces))  # before the embedding and the n x n products are paid for
         v = self._unit_vectors([text[sentences[a][0] : sentences[b][1]] for a, b in pieces])
         piece_sizes = [sum(sizes[a : b + 1]) for a, b in pieces]
         groups = best_partition(v @ v.T, piece_sizes, self.max_tokens)
@@ -196,6 +226,7 @@ class ClusterChunker(EmbeddingMixin, _SentenceTokens):
         pieces = recursive_spans(text, self.piece_tokens, self._tokenizer().count)
         if not pieces:
             return []
+        check_pieces(len(pieces))  # before the embedding and the n x n products are paid for
         v = self._unit_vectors([text[a:b] for a, b in pieces])
         # every piece of size 1: the cap counts pieces, not tokens
         groups = best_partition(
