@@ -847,6 +847,8 @@ def test_charts_command(run_results, tmp_path, capsys):
         (["--size", "3by4"], "--size: unknown chart size '3by4'"),
         (["--configs", "nothing*"], "--configs 'nothing*' matches no configuration"),
         (["--metric", "nope"], "--metric 'nope': the run has no nope@k column"),
+        # a column name with its cut-off: the message says to drop it and lists the names
+        (["--metric", "recall@5"], "without '@k': one of all_parts, answerable, iou"),
         (["--format", "gif"], "invalid choice: 'gif'"),
     ):
         assert main(["charts", str(folder), *argv, "--out", str(tmp_path / "bad")]) == 2

@@ -79,7 +79,14 @@ def cmd_charts(args: argparse.Namespace) -> int:
         styles = {c: styles[c] for c in results.summary["config"].astype(str).unique()}
     metric = args.metric
     if metric is not None and not any(str(c).startswith(f"{metric}@") for c in results.summary.columns):
-        raise CLIError(f"--metric {metric!r}: the run has no {metric}@k column")
+        # the metric's name before "@k", as the summary's columns name it
+        names = sorted(
+            {str(c).split("@")[0] for c in results.summary.columns if "@" in str(c) and "_ci_" not in str(c)}
+        )
+        raise CLIError(
+            f"--metric {metric!r}: the run has no {metric}@k column; give a metric measured at a "
+            f"cut-off k, without '@k': one of {', '.join(names)}"
+        )
     docs = evidence_documents(results, getattr(args, "doc", None))
     from chunkeval.results.outdir import refuse_symlink
 
