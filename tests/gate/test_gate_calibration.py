@@ -144,3 +144,10 @@ def test_checks_on_metrics_fixed_by_the_data_are_left_out_with_one_line(tmp_path
     (note,) = [n for n in cmp.notes if "not checked" in n]
     assert note.startswith("dataset multidoc: answerable@5 not checked, n/a: 0 by construction")
     assert f"  note: {note}" in cmp.to_text().splitlines()
+    # a gate whose every check is n/a here could fail on nothing: refused, naming the fix
+    idle = compare(base, cur, "answerable@5,mrr")
+    assert idle.exit_code == 2
+    assert idle.verdict() == (
+        "incomparable: every check (answerable@5, mrr) is n/a on this data, so nothing would be "
+        "checked; choose metrics it defines (e.g. recall@k, mrr_any_part) with --fail-on"
+    )

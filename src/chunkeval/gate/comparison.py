@@ -403,6 +403,12 @@ def compare(
         dataset_checks = [c for c in check_list if c.metric not in fixed[dataset]]
         for b_label, c_label in config_pairs(base, cur, dataset, found.notes):
             records += pairing.records(dataset, b_label, c_label, dataset_checks, found)
+    if check_list and datasets and all(all(c.metric in fixed[d] for c in check_list) for d in datasets):
+        # a gate that can fail on nothing would pass whatever changed
+        found.reasons.append(
+            f"every check ({', '.join(c.metric for c in check_list)}) is n/a on this data, so "
+            "nothing would be checked; choose metrics it defines (e.g. recall@k, mrr_any_part) with --fail-on"
+        )
     measured = set(pairing.q_metrics) | set(pairing.c_metrics)
     unmeasured = [c.metric for c in check_list if c.metric not in measured]
     if unmeasured:
