@@ -52,8 +52,14 @@ def test_a_three_way_tie_names_all_three_with_value_and_p_best():
         "question, then label)."
     ) in text
     assert rec.tied == ["C", "A"] and rec.ruled_out == ["D"]
-    # the tie itself has no difference to size
-    assert "have the same answerable@5 on these questions" in text
+    # the tie itself has no difference to size; D, ruled out, is not said to be alike
+    assert (
+        "B, C and A have the same answerable@5 on these questions: no number of questions "
+        "separates an observed difference of 0."
+    ) in text
+    assert "differs measurably" not in text
+    # after a tie "it" would not say which: the frontier sentence names the best
+    assert "B is also the cheapest configuration on the quality–storage frontier" in text
 
 
 def test_p_best_decides_a_tie_before_storage():

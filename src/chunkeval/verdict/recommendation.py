@@ -486,9 +486,11 @@ def _reading_sentence(rec: Recommendation) -> tuple[str, list[str]] | None:
 
 def _frontier_sentence(rec: Recommendation, pct: str) -> tuple[str, list[str]]:
     if rec.cheapest_frontier == rec.best:
+        # after a tie "it" could be either of the tied: the sentence names the one it means
+        who, refs = ("{0}", [rec.best]) if len(rec.top) > 1 else ("It", [])
         return (
-            "It is also the cheapest configuration on the quality–storage frontier (stored-token overhead).",
-            [],
+            f"{who} is also the cheapest configuration on the quality–storage frontier (stored-token overhead).",
+            refs,
         )
     c = rec.versus_best(rec.cheapest_frontier)
     diff = (
@@ -538,11 +540,15 @@ def _separation_sentence(rec: Recommendation, pct: str) -> tuple[str, list[str]]
         return None
     c = rec.versus_best(rec.runner_up) if rec.runner_up else None
     if c is None or not np.isfinite(c.questions_needed):
+        # the closest indistinguishable rival scores the same; the others are counted by the
+        # "How sure" sentence, which may have ruled some out
+        same = list(dict.fromkeys([*rec.top, *([c.config] if c is not None else [])]))
+        if len(same) < 2:
+            return None
         return (
-            f"{_refs(len(rec.top))} have the same {rec.metric} on these questions, and no other "
-            "configuration differs measurably; no number of questions separates an observed "
-            "difference of 0.",
-            list(rec.top),
+            f"{_refs(len(same))} have the same {rec.metric} on these questions: no number of "
+            "questions separates an observed difference of 0.",
+            same,
         )
     return (
         f"To tell {{0}} from the closest indistinguishable configuration, {{1}} (difference "
