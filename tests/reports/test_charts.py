@@ -301,6 +301,7 @@ def test_quality_cost_no_frontier_through_zeros(run_results):
     results, _ = run_results
     rows = results.summary.copy()
     rows["answerable@5"] = 0.0
+    rows["answerable@5_ci_low"] = rows["answerable@5_ci_high"] = 0.0  # as a run of all zeros has
 
     class R:
         summary, manifest = rows, results.manifest
@@ -309,6 +310,17 @@ def test_quality_cost_no_frontier_through_zeros(run_results):
     assert not _lines(fig, "pareto-frontier")
     (note,) = [t for t in fig.axes[0].texts if t.get_gid() == "no-frontier"]
     assert note.get_text() == "answerable@5 is 0 for every configuration: no frontier"
+    # the share axis keeps a readable span, and the note clears every point and label
+    lo, hi = fig.axes[0].get_ylim()
+    assert hi - lo >= 0.1 and lo <= 0.0 <= hi
+    fig.canvas.draw()
+    box = note.get_window_extent()
+    others = [t for t in fig.axes[0].texts if t is not note]
+    assert others and not any(box.overlaps(t.get_window_extent()) for t in others)
+    for line in fig.axes[0].get_lines():
+        if str(line.get_gid()).startswith("point:"):
+            px, py = fig.axes[0].transData.transform((line.get_xdata()[0], line.get_ydata()[0]))
+            assert not box.contains(px, py)
     # by default the chart draws what the verdict ranks by: the all_parts fallback
     assert plot_quality_cost(R(), dataset="builtin").axes[0].get_ylabel().startswith("all_parts@5")
 

@@ -180,11 +180,12 @@ def plot_quality_cost(
             label=front_label,
         )
     elif len(y):
-        ax.text(
+        ax.text(  # at the top: every point is at 0, at the bottom
             0.5,
-            0.5,
+            0.96,
             f"{col} is 0 for every configuration: no frontier",
             ha="center",
+            va="top",
             transform=ax.transAxes,
             color="0.25",
             gid="no-frontier",
@@ -344,6 +345,9 @@ def _fit_limits(ax: Axes, x: np.ndarray, y: np.ndarray, err: tuple[np.ndarray, n
     """Axis limits around the points and their intervals (labels need the room more than 0 and 1 do)."""
     lo = np.nanmin(y - (err[0] if err is not None else 0)) if np.isfinite(y).any() else 0.0
     hi = np.nanmax(y + (err[1] if err is not None else 0)) if np.isfinite(y).any() else 1.0
+    if hi - lo < 0.1:  # a share axis spans at least 0.1 within [0, 1], not ±0.006 around equal points
+        mid = min(max((lo + hi) / 2, 0.05), 0.95)
+        lo, hi = mid - 0.05, mid + 0.05
     pad = 0.06 * max(hi - lo, 0.1)
     ax.set_ylim(max(-0.02, min(lo, 1.0) - pad), min(1.04, max(hi, 0.0) + pad))
     xmin, xmax = (np.nanmin(x), np.nanmax(x)) if np.isfinite(x).any() else (0.0, 1.0)
