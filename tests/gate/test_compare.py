@@ -444,7 +444,10 @@ def test_strategy_comparison_names_a_winner_only_when_sure(tmp_path, capsys):
         "of questions would show one)."
     ]
     assert main(["compare", str(tmp_path / "r"), "--configs", "big", "small"]) == 0
-    assert "big is better" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "big is better" in out
+    # the table's gate words, with exit 0, are explained in the terminal as in Markdown
+    assert "improved: small is better, regressed: big is better" in " ".join(out.split())
     # the JSON states the exit code the process returns
     assert main(["compare", str(tmp_path / "r"), "--configs", "big", "small", "--format", "json"]) == 0
     assert json.loads(capsys.readouterr().out)["exit_code"] == 0

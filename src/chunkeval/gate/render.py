@@ -259,6 +259,8 @@ def render(cmp: Comparison, all_rows: bool, markdown: bool) -> str:
         ]
     if also_body:
         lines += ["", f"{also_title}:", text_table(also_header, also_body)] + ([more] if more else [])
+    if cmp.mode != "gate":  # gate words in a table that fails nothing: say what they mean here
+        lines += ["", textwrap.fill(_rule(cmp), 100)]
     lines += ["", cmp.verdict()]
     return "\n".join(lines) + "\n"
 
