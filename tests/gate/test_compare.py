@@ -453,6 +453,12 @@ def test_strategy_comparison_names_a_winner_only_when_sure(tmp_path, capsys):
     assert json.loads(capsys.readouterr().out)["exit_code"] == 0
     assert main(["compare", str(tmp_path / "r"), "--configs", "big", "smal"]) == 2
     assert "did you mean 'small'" in capsys.readouterr().err
+    # nothing alike: the configurations it does have are listed
+    assert main(["compare", str(tmp_path / "r"), "--configs", "big", "zzzz"]) == 2
+    assert (
+        "no configuration 'zzzz' in these results; they have 'big', 'small', 'same'"
+        in capsys.readouterr().err
+    )
 
 
 def test_assert_no_regression_message_is_the_table(big_small):

@@ -632,10 +632,14 @@ def _find_config(results: Results, name: str) -> str:
     if len(found) == 1:
         return found[0]
     close = difflib.get_close_matches(name, [*labels, *short], n=3, cutoff=0.3)
-    raise UsageError(
-        f"no configuration {name!r} in these results"
-        + (f"; did you mean {', '.join(map(repr, close))}?" if close else "")
-    )
+    if close:
+        hint = f"; did you mean {', '.join(map(repr, close))}?"
+    else:  # nothing alike: the names it does take, as the terminal shows them
+        shown = list(short)
+        hint = f"; they have {', '.join(map(repr, shown[:12]))}" + (
+            f" and {len(shown) - 12} more" if len(shown) > 12 else ""
+        )
+    raise UsageError(f"no configuration {name!r} in these results{hint}")
 
 
 def compare_configs(
