@@ -128,7 +128,7 @@ def test_a_changed_spec_under_its_label_is_compared_and_named_everywhere(saved, 
     changed = run(
         _dataset(), {"a": "fixed(chunk_size=30, unit='chars')", "b": "sentence(max_chars=40)"}, ks=(1, 5)
     )
-    cmp = compare(root / "baseline.json", changed, checks="recall@5:1.0")  # a check that cannot fail
+    cmp = compare(root / "baseline.json", changed, checks="recall@5:0.99")  # a check that will not fail
     old, new = (f"fixed(chunk_size={n}, chunk_overlap=0, unit='chars', tokenizer='regex')" for n in (20, 30))
     assert cmp.spec_changes() == [
         {

@@ -716,6 +716,9 @@ def test_nan_in_the_current_run_is_incomparable():
     [
         ("answerable@5:0,answerable@5:0.5", "names answerable@5 twice"),
         ("answerable@5:", "the tolerance after ':' is empty"),
+        # a share cannot drop by 1 or more: such a check could never fail
+        ("answerable@5:1e9", "answerable@5 is a share in [0, 1], so a tolerance of 1e9 allows any drop"),
+        ("answerable@5:150%", "a tolerance of 150% allows any drop and the check could never fail"),
     ],
 )
 def test_fail_on_that_would_loosen_the_gate_is_refused(big_small, capsys, fail_on, needle):

@@ -168,6 +168,13 @@ def parse_checks(text: str | Iterable[str], available: Sequence[str]) -> tuple[C
         value = float(number) / (100.0 if pct else 1.0)
         if not math.isfinite(value):
             raise UsageError(f"--fail-on {item!r}: the tolerance {number} is too large to be a number")
+        if higher and value >= 1.0:
+            # every higher-is-better metric is a share in [0, 1]: such a check could never fail
+            raise UsageError(
+                f"--fail-on {item!r}: {name} is a share in [0, 1], so a tolerance of "
+                f"{number}{pct} allows any drop and the check could never fail; give one below "
+                f"{'100%' if pct else '1'} (e.g. {name}:0.02 or {name}:5%)"
+            )
         checks[name] = Check(name, value, bool(pct))
     return tuple(checks.values())
 
