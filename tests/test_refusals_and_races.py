@@ -393,7 +393,8 @@ def test_fail_on_accepts_every_float_literal(tolerance, value):
     """Finding 6-6."""
     from chunkeval.gate.comparison import parse_checks
 
-    (check,) = parse_checks(f"answerable@5:{tolerance}", ["answerable@5"])
+    # stored_token_overhead is unbounded: any tolerance is a real one (a share's must be below 1)
+    (check,) = parse_checks(f"stored_token_overhead:{tolerance}", ["stored_token_overhead"])
     assert check.tolerance == value
 
 
@@ -402,8 +403,14 @@ def test_fail_on_accepts_every_float_literal(tolerance, value):
 def test_fail_on_accepts_the_repr_of_any_float(number):
     from chunkeval.gate.comparison import parse_checks
 
-    (check,) = parse_checks(f"answerable@5:{number!r}", ["answerable@5"])
+    (check,) = parse_checks(f"stored_token_overhead:{number!r}", ["stored_token_overhead"])
     assert check.tolerance == number
+    # on a share in [0, 1] the same literal is taken below 1 and refused from 1 on
+    if number < 1:
+        assert parse_checks(f"answerable@5:{number!r}", ["answerable@5"])[0].tolerance == number
+    else:
+        with pytest.raises(UsageError, match="the check could never fail"):
+            parse_checks(f"answerable@5:{number!r}", ["answerable@5"])
 
 
 # --------------------------------------------------------------------------- kind 7: races

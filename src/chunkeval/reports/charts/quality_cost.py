@@ -341,13 +341,18 @@ def _draw_marks(
             ax.plot([x[i]], [y[i]], zorder=3.5, gid=f"{kind}:{configs[i]}", **style)
 
 
+#: Half the least span of the quality axis, in share units: equal points (all 0, say) get an axis
+#: 0.1 high, not ±0.006 around them.
+MIN_HALF_SPAN = 0.05
+
+
 def _fit_limits(ax: Axes, x: np.ndarray, y: np.ndarray, err: tuple[np.ndarray, np.ndarray] | None) -> None:
     """Axis limits around the points and their intervals (labels need the room more than 0 and 1 do)."""
     lo = np.nanmin(y - (err[0] if err is not None else 0)) if np.isfinite(y).any() else 0.0
     hi = np.nanmax(y + (err[1] if err is not None else 0)) if np.isfinite(y).any() else 1.0
-    if hi - lo < 0.1:  # a share axis spans at least 0.1 within [0, 1], not ±0.006 around equal points
-        mid = min(max((lo + hi) / 2, 0.05), 0.95)
-        lo, hi = mid - 0.05, mid + 0.05
+    if hi - lo < 2 * MIN_HALF_SPAN:  # a share axis keeps a readable span within [0, 1]
+        mid = min(max((lo + hi) / 2, MIN_HALF_SPAN), 1.0 - MIN_HALF_SPAN)
+        lo, hi = mid - MIN_HALF_SPAN, mid + MIN_HALF_SPAN
     pad = 0.06 * max(hi - lo, 0.1)
     ax.set_ylim(max(-0.02, min(lo, 1.0) - pad), min(1.04, max(hi, 0.0) + pad))
     xmin, xmax = (np.nanmin(x), np.nanmax(x)) if np.isfinite(x).any() else (0.0, 1.0)
