@@ -194,6 +194,37 @@ def test_claim_creates_stages_and_publishes(tmp_path):
     assert (out / "charts" / "x.png").read_bytes() == b"png"
 
 
+def test_ctrl_c_during_publish_arrives_after_a_whole_result_set(tmp_path, monkeypatch):
+    # a Ctrl-C between two moves used to leave chunks.csv and per_question.csv with no
+    # manifest and no marker: half a result set that nothing would refuse
+    from chunkeval.results import outdir
+
+    out = tmp_path / "r"
+    claim = claim_folder(out)
+    for name in ("chunks.csv", "per_question.csv", "summary.csv", "manifest.json"):
+        (claim.staging / name).write_text(name, encoding="utf-8")
+    real_replace, moved = os.replace, []
+
+    def replace_then_interrupt(src, dst):
+        real_replace(src, dst)
+        moved.append(Path(dst).name)
+        if len(moved) == 1:
+            os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C right after the first move
+
+    monkeypatch.setattr(outdir.os, "replace", replace_then_interrupt)
+    with pytest.raises(KeyboardInterrupt):
+        claim.publish()
+    assert moved[-1] == "manifest.json" and len(moved) == 4
+    assert sorted(p.name for p in out.iterdir()) == [
+        "chunks.csv",
+        "manifest.json",
+        "per_question.csv",
+        "summary.csv",
+    ]
+    claim.release()  # what the run does on the interrupt: the published set stays
+    assert (out / "manifest.json").is_file() and not (out / UNFINISHED_MARKER).exists()
+
+
 def test_claim_release_gives_the_folder_back(tmp_path):
     made = tmp_path / "made"
     claim = claim_folder(made)

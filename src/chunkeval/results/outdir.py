@@ -18,8 +18,11 @@ import contextlib
 import json
 import os
 import shutil
+import signal
 import socket
 import tempfile
+import threading
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -193,12 +196,15 @@ class FolderClaim:
         """Move every staged file into the folder, then remove the marker.
 
         ``manifest.json`` moves last among the files, the marker after it; each
-        move is a rename within one file system (no data is copied).
+        move is a rename within one file system (no data is copied). SIGINT and SIGTERM are
+        held meanwhile: a Ctrl-C during the moves arrives after them, on a complete
+        result set, instead of leaving some files moved and the marker gone.
         """
-        move_into(self.staging, self.folder, last="manifest.json")
-        shutil.rmtree(self.folder / STAGING_DIR, ignore_errors=True)
-        self.marker.unlink()
-        self._claimed = False
+        with _signals_held():  # a Ctrl-C between two moves would leave half a result set
+            move_into(self.staging, self.folder, last="manifest.json")
+            shutil.rmtree(self.folder / STAGING_DIR, ignore_errors=True)
+            self.marker.unlink()
+            self._claimed = False
 
     def discard(self, names: tuple[str, ...]) -> None:
         """Remove staged files or folders ``names`` (e.g. a half-written report)."""
@@ -223,6 +229,36 @@ class FolderClaim:
         if self._created:
             with contextlib.suppress(OSError):
                 self.folder.rmdir()  # only while empty: never removes someone else's files
+
+
+@contextlib.contextmanager
+def _signals_held() -> Iterator[None]:
+    """Hold SIGINT and SIGTERM until the block ends (main thread; elsewhere a no-op).
+
+    A signal that arrives meanwhile is recorded, and the handler it would have met (Ctrl-C's
+    ``KeyboardInterrupt``, the CLI's own) runs when the block ends, never between two of its
+    steps. Python handlers, not a signal mask: Python runs them in the main thread whichever
+    thread the operating system delivered the signal to.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught: list[signal.Signals] = []
+    wanted = (signal.SIGINT, signal.SIGTERM)
+    previous = {
+        sig: signal.signal(sig, lambda signum, frame: caught.append(signal.Signals(signum))) for sig in wanted
+    }
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        if caught:
+            handler = previous[caught[0]]
+            if callable(handler):
+                handler(caught[0], None)
+            elif handler in (signal.SIG_DFL, None):
+                signal.raise_signal(caught[0])
 
 
 def staging_dir(folder: Path) -> Path:
