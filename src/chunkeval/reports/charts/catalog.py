@@ -25,6 +25,7 @@ from chunkeval.reports.charts.bars import plot_dataset_bars
 from chunkeval.reports.charts.curves import plot_budget_curve, plot_k_curves
 from chunkeval.reports.charts.data import SMALL_MULTIPLES_ABOVE, styles_for
 from chunkeval.reports.charts.files import ChartFile, render_charts
+from chunkeval.reports.charts.layout import FigureReuse
 from chunkeval.reports.charts.quality_cost import plot_quality_cost
 from chunkeval.reports.charts.sizes import plot_chunk_sizes
 from chunkeval.reports.evidence_map import plot_evidence_map
@@ -112,6 +113,8 @@ def write_charts(
     verdicts = dataset_verdicts(results, names) if verdicts is None else verdicts
     ranked = rank_metrics(results)
     for dataset in names:
+        # each family's charts share a grid: drawn one after another on one figure
+        budget_grid, k_grid = FigureReuse(), FigureReuse()
         # the verdict's metric leads (all_parts where answerable cannot be reached)
         rec = verdicts.get(dataset)
         rec = rec if isinstance(rec, Recommendation) else None
@@ -154,6 +157,7 @@ def write_charts(
                 results,
                 m,
                 dataset=dataset,
+                reuse=budget_grid,
             )
         for m in dict.fromkeys(map(swap, k_metrics)):
             emit(
@@ -164,6 +168,7 @@ def write_charts(
                 results,
                 dataset=dataset,
                 metric=m,
+                reuse=k_grid,
             )
         emit(
             "chunk_sizes",

@@ -20,6 +20,7 @@ from chunkeval.labels import fit_label
 from chunkeval.reports.style import new_figure
 
 __all__ = [
+    "FigureReuse",
     "fit_panel_titles",
     "fit_text",
     "freeze_layout",
@@ -231,6 +232,40 @@ def freeze_layout(fig: Figure) -> None:
     if engine is not None:
         engine.execute(fig)
         setattr(fig, FROZEN_AT, fig.dpi)
+
+
+class FigureReuse:
+    """The last figure of a chart family, kept so that the next chart of the same shape is drawn on it.
+
+    Charts of one family often share everything but their data: the three budget curves of a
+    dataset have the same panels, titles, ticks and layout, and building those is most of
+    a chart's time. A chart function given a ``FigureReuse`` describes its shape by a key
+    (everything that decides the grid and its layout) and stores its figure's grid under it
+    (:meth:`keep`); the next chart asks for its own key (:meth:`take`) and, on a match, only
+    replaces its own artists. Holds one grid: a different shape builds a new figure.
+
+    A figure drawn with a ``FigureReuse`` is changed by the next chart drawn with it, so save
+    (or copy) a figure before drawing the next; a ``FigureReuse`` is for one writer drawing
+    charts one after another. Sent to another process it arrives empty (a figure is not worth
+    pickling).
+    """
+
+    def __init__(self) -> None:
+        self._key: object = None
+        self._grid: Any = None
+
+    def take(self, key: object) -> Any:
+        """The grid kept under ``key`` (and no longer kept), or ``None`` when it is another shape."""
+        grid = self._grid if self._grid is not None and self._key == key else None
+        self._key, self._grid = None, None
+        return grid
+
+    def keep(self, key: object, grid: Any) -> None:
+        """Keep ``grid`` (a chart's figure and what it needs to draw on it again) under ``key``."""
+        self._key, self._grid = key, grid
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"_key": None, "_grid": None}
 
 
 def layout_is_frozen(fig: Figure, dpi: float) -> bool:
