@@ -218,11 +218,6 @@ def _curve_grid(
             a.set_xlim(xs.min() / 1.15, xs.max() * 1.15)
         thin_ticks(fig, a, xs, panel_px * (0.55 if multiples else 0.7), fontsize)
         a.tick_params(labelleft=True, labelbottom=True)  # every panel keeps its numbers
-        if multiples:
-            # the panels' own axis labels stay empty (the grid has one of each): placing them
-            # measured every tick label of the panel again at each layout pass and drawing
-            a.xaxis.set_label_coords(0.5, 0.5)
-            a.yaxis.set_label_coords(0.5, 0.5)
         if group_title:
             # a family of one is named in full by its title
             name = group_title if len(group) > 1 else styles[group[0]].label or group_title

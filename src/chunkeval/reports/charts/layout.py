@@ -227,7 +227,16 @@ def freeze_layout(fig: Figure) -> None:
     about half of a chart's time). So call it once everything that takes room is in place;
     afterwards only texts that shrink, and artists out of the layout
     (``set_in_layout(False)``), may be added.
+
+    An axis without a title (the panels of a grid, whose title is the figure's) gets its
+    empty title pinned inside its axes: matplotlib otherwise places it beside the tick labels,
+    measuring every tick label of the axis again at each layout pass and each drawing (about
+    8% of a grid chart's time), for a text that draws nothing.
     """
+    for ax in fig.axes:
+        for axis in (ax.xaxis, ax.yaxis):
+            if not axis.label.get_text():
+                axis.set_label_coords(0.5, 0.5)  # inside the axes: no room taken
     engine = fig.get_layout_engine()
     if engine is not None:
         engine.execute(fig)
