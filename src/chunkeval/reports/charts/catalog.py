@@ -24,8 +24,9 @@ from chunkeval.policy import (
 from chunkeval.reports.charts.bars import plot_dataset_bars
 from chunkeval.reports.charts.curves import plot_budget_curve, plot_k_curves
 from chunkeval.reports.charts.data import SMALL_MULTIPLES_ABOVE, styles_for
-from chunkeval.reports.charts.files import ChartFile, render_charts
+from chunkeval.reports.charts.files import ChartFile
 from chunkeval.reports.charts.quality_cost import plot_quality_cost
+from chunkeval.reports.charts.render import ChartTask, render_charts
 from chunkeval.reports.charts.sizes import plot_chunk_sizes
 from chunkeval.reports.evidence_map import plot_evidence_map
 from chunkeval.reports.style import ConfigStyle
@@ -93,16 +94,23 @@ def write_charts(
     """
     styles = styles_for(results, styles)
     k = run_headline_k(results) if k is None else int(k)
-    tasks: list[tuple[str, str | None, str, Callable[[], Figure]]] = []
+    tasks: list[ChartTask] = []
     k_metrics = [metric] if metric else ["recall", "answerable"]
     budget_metrics = [metric] if metric else ["recall", "all_parts"]
     has_budgets = bool(run_budgets(results))
     common = {"styles": styles, "size": size}
 
     def emit(
-        key: str, for_dataset: str | None, title: str, draw: Callable[..., Figure], *args: Any, **kwargs: Any
+        key: str,
+        for_dataset: str | None,
+        title: str,
+        draw: Callable[..., Figure],
+        *args: Any,
+        grid: str | None = None,
+        **kwargs: Any,
     ) -> None:
-        tasks.append((key, for_dataset, title, functools.partial(draw, *args, **common, **kwargs)))
+        chart = functools.partial(draw, *args, **common, **kwargs)
+        tasks.append(ChartTask(key, for_dataset, title, chart, grid))
 
     def key_for(base: str, m: str, default: str) -> str:
         return base if m == default else f"{m}_{base}"
@@ -154,6 +162,7 @@ def write_charts(
                 results,
                 m,
                 dataset=dataset,
+                grid=f"budget_curve:{dataset}",  # the same panels for every metric
             )
         for m in dict.fromkeys(map(swap, k_metrics)):
             emit(
@@ -164,6 +173,7 @@ def write_charts(
                 results,
                 dataset=dataset,
                 metric=m,
+                grid=f"k_curves:{dataset}",
             )
         emit(
             "chunk_sizes",
