@@ -111,3 +111,15 @@ def test_charts_of_one_grid_stay_together():
 
     tasks = [t("a"), t("b", "g"), t("c", "g"), t("d", "h"), t("e", "g"), t("f")]
     assert render._units(tasks) == [[0], [1, 2], [3], [4], [5]]
+
+
+@pytest.mark.parametrize("beside_a_child", [False, True])
+def test_the_callers_own_work_runs_once_in_the_report_process(tmp_path, monkeypatch, beside_a_child):
+    if beside_a_child and not hasattr(os, "fork"):
+        pytest.skip("a chart drawer is forked, and this system cannot fork")
+    monkeypatch.setattr(render, "_second_core_free", lambda sample: beside_a_child)
+    ran = []
+    tasks = [(f"chart{i}", "d", f"chart {i}", _pid_figure) for i in range(4)]
+    charts = render_charts(tasks, tmp_path, ("svg",), 50, meanwhile=lambda: ran.append(os.getpid()))
+    assert ran == [os.getpid()]
+    assert len(charts) == 4

@@ -48,6 +48,7 @@ def write_charts(
     formats: Sequence[str] = ("png", "svg"),
     dpi: float = 100,
     verdicts: Mapping[str, Recommendation | Exception] | None = None,
+    meanwhile: Callable[[], None] | None = None,
 ) -> list[ChartFile]:
     """Draw every chart of a run and save each in ``folder`` in the given formats.
 
@@ -81,6 +82,9 @@ def write_charts(
     verdicts : mapping of str to Recommendation or Exception, optional
         :func:`chunkeval.verdict.recommendation.dataset_verdicts` of the run, when the caller
         has it (a report computes it once for every output); default: computed here, once.
+    meanwhile : callable () -> None, optional
+        The caller's work that needs no chart, done while a second process draws charts
+        (:func:`~chunkeval.reports.charts.render.render_charts`).
 
     Returns
     -------
@@ -207,4 +211,4 @@ def write_charts(
             )
     else:
         emit("dataset_bars", None, f"main metrics per dataset (k={k})", plot_dataset_bars, results, k=k)
-    return render_charts(tasks, Path(folder), formats, dpi)
+    return render_charts(tasks, Path(folder), formats, dpi, meanwhile)

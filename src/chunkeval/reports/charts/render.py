@@ -126,8 +126,11 @@ def _second_core_free(sample: Any) -> bool:
     return start_method() == "fork" and cores_to_use(free_cores_since(sample), usable_cores()) > 1
 
 
-def _render_beside_a_child(shared: _Shared) -> dict[int, ChartFile | None]:
-    """Draw the units with a forked child, both taking the next one; returns index -> file."""
+def _render_beside_a_child(shared: _Shared, meanwhile: Callable[[], None]) -> dict[int, ChartFile | None]:
+    """Draw the units with a forked child, both taking the next one; returns index -> file.
+
+    ``meanwhile`` runs here first, while the child starts drawing.
+    """
     import multiprocessing
 
     ctx = multiprocessing.get_context("fork")
@@ -137,6 +140,7 @@ def _render_beside_a_child(shared: _Shared) -> dict[int, ChartFile | None]:
     send.close()
     done: dict[int, ChartFile | None] = {}
     try:
+        meanwhile()
         for u in _take(shared):
             for i in shared.units[u]:
                 done[i] = _render_one(shared.tasks[i], shared.folder, shared.formats, shared.dpi)
@@ -167,6 +171,7 @@ def render_charts(
     folder: Path,
     formats: Sequence[str],
     dpi: float,
+    meanwhile: Callable[[], None] | None = None,
 ) -> list[ChartFile]:
     """Draw and save the charts, with a second process while a second core is free.
 
@@ -179,6 +184,9 @@ def render_charts(
     formats : sequence of {"png", "svg", "pdf"}
     dpi : float
         PNG resolution.
+    meanwhile : callable () -> None, optional
+        Work of the caller that needs no chart: run in this process while a child draws
+        charts, else after the charts.
 
     Returns
     -------
@@ -192,6 +200,8 @@ def render_charts(
         From the ``draw()`` of any chart but an evidence map.
     UsageError
         An unknown format (:func:`~chunkeval.reports.charts.files.save_figure`).
+    Exception
+        Whatever ``meanwhile`` raises.
 
     Notes
     -----
@@ -217,9 +227,13 @@ def render_charts(
         rest = units[1:]
         if len(rest) > 1 and _second_core_free(sample):
             counter = multiprocessing.get_context("fork").Value("i", 0)
-            done |= _render_beside_a_child(_Shared(chart_tasks, rest, counter, folder, formats, dpi))
+            shared = _Shared(chart_tasks, rest, counter, folder, formats, dpi)
+            done |= _render_beside_a_child(shared, meanwhile or (lambda: None))
+            meanwhile = None
         else:
             for unit in rest:
                 for i in unit:
                     done[i] = _render_one(chart_tasks[i], folder, formats, dpi)
+    if meanwhile is not None:
+        meanwhile()
     return [c for c in (done[i] for i in range(len(chart_tasks))) if c is not None]
