@@ -506,6 +506,17 @@ def _split_section(
             "not.</p>"
         )
     present = set(n_q["config"].astype(str))  # once: a set per configuration iterated every row
+    # config -> doc -> (index, start, end) of its chunks in file order, in one pass over the rows
+    spans_by_config: dict[str, dict[str, list[tuple[Any, Any, Any]]]] = {}
+    for c, doc, *span in zip(
+        chunks["config"].astype(str),
+        chunks["doc_id"].astype(str),
+        chunks["index"].to_numpy(),
+        chunks["start"].to_numpy(),
+        chunks["end"].to_numpy(),
+        strict=True,
+    ):
+        spans_by_config.setdefault(c, {}).setdefault(doc, []).append(tuple(span))
     for config in [c for c in styles if c in present]:
         st = styles[config]
         g = d[d["config"] == config] if len(d) else d
@@ -533,11 +544,7 @@ def _split_section(
             _order=(g["reason"] != "split").astype(int),
         )
         g = g.sort_values(["_again", "_order"], kind="stable")
-        cg = chunks[chunks["config"].astype(str) == config]
-        by_doc = {
-            doc: list(zip(x["index"], x["start"], x["end"], strict=False))
-            for doc, x in cg.groupby(cg["doc_id"].astype(str))
-        }
+        by_doc = spans_by_config.get(config, {})
         items = []
         for r in g.head(cap).itertuples(index=False):
             q = f"<strong>{_e(r.question_id)}</strong>"
