@@ -72,7 +72,7 @@ def second_core(monkeypatch):
     """Draw beside a forked child whatever the load (the fork itself is Linux-only)."""
     if not hasattr(os, "fork"):
         pytest.skip("a chart drawer is forked, and this system cannot fork")
-    monkeypatch.setattr(render, "_second_core_free", lambda sample: True)
+    monkeypatch.setattr(render, "_children_to_fork", lambda sample: 1)
 
 
 def test_a_child_on_a_free_core_draws_charts_beside_the_report(tmp_path, second_core):
@@ -105,6 +105,17 @@ def test_the_charts_of_a_child_that_died_are_drawn_by_the_report(tmp_path, secon
     assert {_drawn_by(c.svg) for c in charts} == {report}
 
 
+def test_each_free_core_gets_a_child_and_every_chart_is_drawn_once(tmp_path, monkeypatch):
+    if not hasattr(os, "fork"):
+        pytest.skip("a chart drawer is forked, and this system cannot fork")
+    monkeypatch.setattr(render, "_children_to_fork", lambda sample: 3)
+    tasks = [(f"chart{i}", "d", f"chart {i}", _pid_figure) for i in range(12)]
+    charts = render_charts(tasks, tmp_path, ("svg",), 50)
+    assert [c.key for c in charts] == [f"chart{i}" for i in range(12)]
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(f"chart{i}__d.svg" for i in range(12))
+    assert len({_drawn_by(c.svg) for c in charts}) >= 2  # the report and at least one child
+
+
 def test_charts_of_one_grid_stay_together():
     def t(key, grid=None):
         return ChartTask(key, "d", key, _figure, grid)
@@ -117,7 +128,7 @@ def test_charts_of_one_grid_stay_together():
 def test_the_callers_own_work_runs_once_in_the_report_process(tmp_path, monkeypatch, beside_a_child):
     if beside_a_child and not hasattr(os, "fork"):
         pytest.skip("a chart drawer is forked, and this system cannot fork")
-    monkeypatch.setattr(render, "_second_core_free", lambda sample: beside_a_child)
+    monkeypatch.setattr(render, "_children_to_fork", lambda sample: int(beside_a_child))
     ran = []
     tasks = [(f"chart{i}", "d", f"chart {i}", _pid_figure) for i in range(4)]
     charts = render_charts(tasks, tmp_path, ("svg",), 50, meanwhile=lambda: ran.append(os.getpid()))

@@ -1,8 +1,8 @@
-"""Drawing a report's charts: in this process, and on a second core while one is free.
+"""Drawing a report's charts: in this process, and on the other cores while they are free.
 
 A report's time is mostly its charts (matplotlib's layout and Agg drawing, one chart after
-another). When a second core is idle, a forked child draws charts beside the report's
-process: both take the next chart from one shared counter, so neither waits while the other
+another). For each further core that is idle, a forked child draws charts beside the report's
+process: all take the next chart from one shared counter, so none waits while another
 still has work, and a loaded core never gets a chart it would draw slower than this process.
 Whether a core is free is measured while the first chart is drawn (:mod:`chunkeval._cores`,
 the rule of every parallel part of chunkeval), so the decision costs no sampling time, and
@@ -120,45 +120,60 @@ def _child(shared: _Shared, conn: Any) -> None:
         conn.close()
 
 
-def _second_core_free(sample: Any) -> bool:
+def _children_to_fork(sample: Any) -> int:
+    """Forked drawers to start beside this process: one per further free core, or none."""
     from chunkeval.benchmarks.executors import start_method
 
-    return start_method() == "fork" and cores_to_use(free_cores_since(sample), usable_cores()) > 1
+    if start_method() != "fork":
+        return 0
+    return cores_to_use(free_cores_since(sample), usable_cores()) - 1
 
 
-def _render_beside_a_child(shared: _Shared, meanwhile: Callable[[], None]) -> dict[int, ChartFile | None]:
-    """Draw the units with a forked child, both taking the next one; returns index -> file.
+def _receive(conn: Any, done: dict[int, ChartFile | None]) -> None:
+    """Read one child's charts into ``done`` until it ends; raise the error it sent."""
+    while True:
+        try:
+            message = conn.recv()
+        except EOFError:  # the child died mid-chart: what it did not send is drawn by the caller
+            return
+        if message is None:
+            return
+        if isinstance(message, BaseException):
+            raise message
+        done[message[0]] = message[1]
 
-    ``meanwhile`` runs here first, while the child starts drawing.
+
+def _render_beside_children(
+    shared: _Shared, children: int, meanwhile: Callable[[], None]
+) -> dict[int, ChartFile | None]:
+    """Draw the units with ``children`` forked drawers, each taking the next; index -> file.
+
+    ``meanwhile`` runs here first, while the children start drawing.
     """
     import multiprocessing
 
     ctx = multiprocessing.get_context("fork")
-    receive, send = ctx.Pipe(duplex=False)
-    child = ctx.Process(target=_child, args=(shared, send), daemon=True)
-    child.start()
-    send.close()
+    started = []
     done: dict[int, ChartFile | None] = {}
     try:
+        for _ in range(children):
+            receive, send = ctx.Pipe(duplex=False)
+            child = ctx.Process(target=_child, args=(shared, send), daemon=True)
+            started.append((child, receive))
+            child.start()
+            send.close()
         meanwhile()
         for u in _take(shared):
             for i in shared.units[u]:
                 done[i] = _render_one(shared.tasks[i], shared.folder, shared.formats, shared.dpi)
-        while True:
-            try:
-                message = receive.recv()
-            except EOFError:  # the child died mid-chart: what it did not send is drawn here
-                break
-            if message is None:
-                break
-            if isinstance(message, BaseException):
-                raise message
-            done[message[0]] = message[1]
+        for _, receive in started:
+            _receive(receive, done)
     finally:
-        receive.close()
-        if child.is_alive():
-            child.terminate()
-        child.join()
+        for child, receive in started:
+            receive.close()
+            if child.is_alive():
+                child.terminate()
+            child.join()
     for unit in shared.units:
         for i in unit:
             if i not in done:
@@ -173,7 +188,7 @@ def render_charts(
     dpi: float,
     meanwhile: Callable[[], None] | None = None,
 ) -> list[ChartFile]:
-    """Draw and save the charts, with a second process while a second core is free.
+    """Draw and save the charts, with a forked drawer per further core that is free.
 
     Parameters
     ----------
@@ -206,12 +221,12 @@ def render_charts(
     Notes
     -----
     The first chart is drawn here while the cores are sampled
-    (:func:`chunkeval._cores.free_cores_since`). When at least
-    :data:`~chunkeval._cores.FREE_CORE_SHARE` of a second core stayed idle meanwhile, and
-    this process may fork (Linux, no other thread:
-    :func:`chunkeval.benchmarks.executors.start_method`), a forked child draws charts
-    beside it, each process taking the next unit from a shared counter; otherwise the
-    charts are drawn here one after another. A pool of workers that drew every chart while
+    (:func:`chunkeval._cores.free_cores_since`). For every further core of which at least
+    :data:`~chunkeval._cores.FREE_CORE_SHARE` stayed idle meanwhile
+    (:func:`chunkeval._cores.cores_to_use`), when this process may fork (Linux, no other
+    thread: :func:`chunkeval.benchmarks.executors.start_method`), a forked child draws
+    charts beside it, each process taking the next unit from a shared counter; with no free
+    core the charts are drawn here one after another. A pool of workers that drew every chart while
     the report waited was measured no faster on a loaded 2-core machine (docs/performance.md,
     "Report").
     """
@@ -225,10 +240,11 @@ def render_charts(
         for i in units[0]:  # warms matplotlib's caches, which a child then inherits
             done[i] = _render_one(chart_tasks[i], folder, formats, dpi)
         rest = units[1:]
-        if len(rest) > 1 and _second_core_free(sample):
+        children = min(len(rest) - 1, _children_to_fork(sample)) if len(rest) > 1 else 0
+        if children > 0:
             counter = multiprocessing.get_context("fork").Value("i", 0)
             shared = _Shared(chart_tasks, rest, counter, folder, formats, dpi)
-            done |= _render_beside_a_child(shared, meanwhile or (lambda: None))
+            done |= _render_beside_children(shared, children, meanwhile or (lambda: None))
             meanwhile = None
         else:
             for unit in rest:
