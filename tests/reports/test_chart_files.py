@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import os
 import re
+import subprocess
+import sys
 import time
 
 import pytest
@@ -134,3 +136,37 @@ def test_the_callers_own_work_runs_once_in_the_report_process(tmp_path, monkeypa
     charts = render_charts(tasks, tmp_path, ("svg",), 50, meanwhile=lambda: ran.append(os.getpid()))
     assert ran == [os.getpid()]
     assert len(charts) == 4
+
+
+def test_ctrl_c_in_the_report_ends_its_children_without_a_word(tmp_path):
+    # a report under the command's stop handlers, interrupted while a child still draws
+    if not hasattr(os, "fork"):
+        pytest.skip("a chart drawer is forked, and this system cannot fork")
+    script = f"""
+import os, signal, sys, time
+from matplotlib.figure import Figure
+from chunkeval.cli import _handle_stop_signals
+from chunkeval.reports.charts import render
+render._children_to_fork = lambda sample: 1
+_handle_stop_signals()
+report = os.getpid()
+drawn_here = []
+
+def slow():
+    if os.getpid() == report:
+        drawn_here.append(1)
+        if len(drawn_here) == 2:  # the first chart after the fork: the child is drawing
+            time.sleep(0.1)
+            os.kill(report, signal.SIGINT)
+    time.sleep(0.3)
+    return Figure(figsize=(1, 1))
+
+tasks = [(f"c{{i}}", "d", "t", slow) for i in range(6)]
+try:
+    render.render_charts(tasks, __import__("pathlib").Path({str(tmp_path)!r}), ("png",), 20)
+except KeyboardInterrupt:
+    print("interrupted")
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert done.stdout.strip() == "interrupted"
+    assert done.stderr == ""  # no traceback from a child ended mid-chart

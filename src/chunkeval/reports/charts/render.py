@@ -104,10 +104,13 @@ def _take(shared: _Shared) -> Iterator[int]:
 def _child(shared: _Shared, conn: Any) -> None:
     """The forked drawer: sends ``(index, ChartFile or None)`` per chart, then ``None``.
 
-    Ctrl-C is the report process's to handle (it ends this child); an error is sent to it
-    and raised there, as if it had drawn the chart itself.
+    Ctrl-C is the report process's to handle: it ends this child with SIGTERM, which ends
+    it at once and silently (not through the command's stop handler it inherited, which
+    would print a traceback of the interruption). An error is sent to the report process and
+    raised there, as if it had drawn the chart itself.
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     try:
         for u in _take(shared):
             for i in shared.units[u]:
