@@ -681,12 +681,14 @@ def test_the_default_suites_family_panels_and_labels(suite_run):
 
 
 def _png(fig, folder, stem):
-    return save_figure(fig, folder, stem, formats=("png",))["png"].read_bytes()
+    # as a report saves them: an SVG (drawn at 72 dpi) after each PNG
+    return save_figure(fig, folder, stem, formats=("png", "svg"))["png"].read_bytes()
 
 
 def test_a_chart_family_drawn_on_one_figure_looks_as_if_drawn_afresh(suite_run, tmp_path):
-    """The k curves of two metrics share a grid: the second is drawn on the first's figure,
-    and its PNG is the one a fresh figure gives, byte for byte; a chart of another shape,
+    """The k curves of two metrics share a grid: the second is drawn on the first's figure
+    (and only its own artists rendered anew over the first's image of the rest), and its PNG
+    is the one a fresh figure gives, byte for byte; a chart of another shape,
     and a ``FigureReuse`` sent to another process, start from a new figure."""
     import pickle
 
@@ -695,6 +697,7 @@ def test_a_chart_family_drawn_on_one_figure_looks_as_if_drawn_afresh(suite_run, 
     first = plot_k_curves(results, reuse=reuse)
     assert len(first.axes) > 1  # 30 configurations: small multiples
     before = _png(first, tmp_path, "first")
+    assert before == _png(plot_k_curves(results), tmp_path, "first_fresh")
     second = plot_k_curves(results, metric="answerable", reuse=reuse)
     assert second is first
     assert _png(second, tmp_path, "reused") == _png(

@@ -41,6 +41,7 @@ from chunkeval.reports.charts.layout import (
     fit_text,
     freeze_layout,
     layout_is_frozen,
+    mark_chart_artists,
     panel_grid,
     spread_positions,
     thin_ticks,
@@ -176,6 +177,8 @@ def _curve_chart(
         # the next chart of this shape may be drawn here: its end labels take the same room
         # (the same texts at the same x, inside the panel's height), its titles one line each
         reuse.keep(shape, grid)
+        if multiples:  # the rest is drawn once (one panel's y-axis title is drawn by its axis)
+            mark_chart_artists(fig, [*grid.chart, *grid.titles])
     return fig
 
 

@@ -21,6 +21,7 @@ from chunkeval.reports.style import new_figure
 
 __all__ = [
     "FigureReuse",
+    "draw_frozen",
     "fit_panel_titles",
     "fit_text",
     "freeze_layout",
@@ -29,6 +30,7 @@ __all__ = [
     "legend_columns",
     "legend_fit",
     "legend_outside",
+    "mark_chart_artists",
     "new_axes",
     "panel_grid",
     "place_annotations",
@@ -275,6 +277,67 @@ class FigureReuse:
 
     def __getstate__(self) -> dict[str, Any]:
         return {"_key": None, "_grid": None}
+
+
+#: Attribute of a figure drawn on again (:func:`mark_chart_artists`): its chart's own artists.
+CHART_ARTISTS = "_chunkeval_chart_artists"
+
+#: Attribute holding the rendered rest of such a figure: ((dpi, width, height), Agg region).
+_BACKGROUND = "_chunkeval_background"
+
+
+def mark_chart_artists(fig: Figure, artists: Sequence[Any]) -> None:
+    """Name the artists of the chart now on a kept figure (:class:`FigureReuse`).
+
+    Artists of an axes' children or of the figure's texts; not an axis' own title or ticks,
+    which their axis draws. Everything else on ``fig`` (panels, grid lines, ticks, panel titles) stays as it is for
+    every chart drawn on it, so :func:`draw_frozen` renders that rest once and draws only
+    these artists over it for each chart.
+    """
+    setattr(fig, CHART_ARTISTS, list(artists))
+
+
+def draw_frozen(fig: Figure, canvas: Any) -> None:
+    """Draw a laid-out figure on its Agg ``canvas``, its unchanging rest rendered only once.
+
+    A figure without :func:`mark_chart_artists` is drawn whole. One with chart artists is
+    drawn whole the first time at a size, without them, and that image is kept; the chart
+    artists are then drawn over it, each axes' in the order matplotlib draws them (by
+    ``zorder``, then as added), the figure's own texts last. A later chart on the same
+    figure starts from the kept image. The pixels are those of a whole drawing wherever no
+    chart artist lies under an unchanging one of a higher ``zorder``: so for curves (their
+    lines and labels over grid lines and ticks, their titles alone); the charts test it
+    byte for byte.
+    """
+    artists = getattr(fig, CHART_ARTISTS, None)
+    if not artists:
+        canvas.draw()
+        return
+    key = (fig.dpi, *canvas.get_width_height())
+    kept = getattr(fig, _BACKGROUND, None)
+    if kept is None or kept[0] != key:
+        shown = [a for a in artists if a.get_visible()]
+        for a in shown:
+            a.set_visible(False)
+        try:
+            canvas.draw()
+        finally:
+            for a in shown:
+                a.set_visible(True)
+        kept = (key, canvas.copy_from_bbox(fig.bbox))
+        setattr(fig, _BACKGROUND, kept)
+    else:
+        canvas.restore_region(kept[1])
+    renderer = canvas.get_renderer()
+    ids = {id(a) for a in artists}
+    for ax in sorted(fig.axes, key=lambda a: a.get_zorder()):
+        for a in sorted((a for a in ax.get_children() if id(a) in ids), key=lambda a: a.get_zorder()):
+            if a.get_visible():
+                a.draw(renderer)
+    in_axes = {id(c) for ax in fig.axes for c in ax.get_children()}
+    for a in sorted((a for a in artists if id(a) not in in_axes), key=lambda a: a.get_zorder()):
+        if a.get_visible():
+            a.draw(renderer)
 
 
 def layout_is_frozen(fig: Figure, dpi: float) -> bool:
