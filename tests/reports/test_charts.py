@@ -713,7 +713,12 @@ def test_a_chart_family_drawn_on_one_figure_looks_as_if_drawn_afresh(suite_run, 
     # another size is another shape: a new figure, then reused again
     a4 = plot_k_curves(results, size="a4", reuse=reuse)
     assert a4 is not first and plot_k_curves(results, metric="answerable", size="a4", reuse=reuse) is a4
-    assert pickle.loads(pickle.dumps(reuse)).take(None) is None
+    # two shapes are kept; a third drops the one kept longest ago
+    assert plot_k_curves(results, reuse=reuse) is first
+    assert plot_k_curves(results, size="16x9", reuse=reuse) not in (first, a4)
+    assert plot_k_curves(results, size="a4", reuse=reuse) is not a4
+    shipped = pickle.loads(pickle.dumps(reuse))
+    assert shipped.capacity == 2 and not shipped._grids
     # one panel (three configurations): the budget curves of two metrics, byte for byte too
     r, configs, _values = _budget_results()
     one = FigureReuse()

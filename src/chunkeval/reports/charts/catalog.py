@@ -125,7 +125,8 @@ def write_charts(
     verdicts = dataset_verdicts(results, names) if verdicts is None else verdicts
     ranked = rank_metrics(results)
     # the charts of a family (budget curves, k curves) share a grid and are drawn on one
-    # figure, one after another; one figure is kept at a time, dropped for the next shape
+    # figure, one after another; a family's figure is kept for the next dataset's, when its
+    # grid is the same (at most two figures kept)
     reuse = FigureReuse()
     for dataset in names:
         # the verdict's metric leads (all_parts where answerable cannot be reached)

@@ -246,37 +246,45 @@ def freeze_layout(fig: Figure) -> None:
 
 
 class FigureReuse:
-    """The last figure of a chart family, kept so that the next chart of the same shape is drawn on it.
+    """The last figures of chart families, kept so that the next chart of the same shape is drawn on one.
 
     Charts of one family often share everything but their data: the three budget curves of a
-    dataset have the same panels, titles, ticks and layout, and building those is most of
-    a chart's time. A chart function given a ``FigureReuse`` describes its shape by a key
-    (everything that decides the grid and its layout) and stores its figure's grid under it
-    (:meth:`keep`); the next chart asks for its own key (:meth:`take`) and, on a match, only
-    replaces its own artists. Holds one grid: a different shape builds a new figure.
+    dataset have the same panels, titles, ticks and layout (and so do those of another
+    dataset with the same configurations), and building those is most of a chart's time. A
+    chart function given a ``FigureReuse`` describes its shape by a key (everything that
+    decides the grid and its layout) and stores its figure's grid under it (:meth:`keep`);
+    the next chart asks for its own key (:meth:`take`) and, on a match, only replaces its own
+    artists. At most ``capacity`` grids are kept, the least recently kept dropped first.
 
-    A figure drawn with a ``FigureReuse`` is changed by the next chart drawn with it, so save
-    (or copy) a figure before drawing the next; a ``FigureReuse`` is for one writer drawing
-    charts one after another. Sent to another process it arrives empty (a figure is not worth
-    pickling).
+    A figure drawn with a ``FigureReuse`` is changed by the next chart of its shape drawn
+    with it, so save (or copy) a figure before drawing the next; a ``FigureReuse`` is for one
+    writer drawing charts one after another. Sent to another process it arrives empty (a
+    figure is not worth pickling).
+
+    Parameters
+    ----------
+    capacity : int, default 2
+        Grids kept at once (a report's charts have two shapes that repeat: budget and k
+        curves).
     """
 
-    def __init__(self) -> None:
-        self._key: object = None
-        self._grid: Any = None
+    def __init__(self, capacity: int = 2) -> None:
+        self.capacity = max(1, int(capacity))
+        self._grids: dict[object, Any] = {}  # key -> grid, least recently kept first
 
     def take(self, key: object) -> Any:
-        """The grid kept under ``key`` (and no longer kept), or ``None`` when it is another shape."""
-        grid = self._grid if self._grid is not None and self._key == key else None
-        self._key, self._grid = None, None
-        return grid
+        """The grid kept under ``key`` (and no longer kept), or ``None`` when none is."""
+        return self._grids.pop(key, None)
 
     def keep(self, key: object, grid: Any) -> None:
         """Keep ``grid`` (a chart's figure and what it needs to draw on it again) under ``key``."""
-        self._key, self._grid = key, grid
+        self._grids.pop(key, None)
+        self._grids[key] = grid
+        while len(self._grids) > self.capacity:
+            del self._grids[next(iter(self._grids))]
 
     def __getstate__(self) -> dict[str, Any]:
-        return {"_key": None, "_grid": None}
+        return {"capacity": self.capacity, "_grids": {}}
 
 
 #: Attribute of a figure drawn on again (:func:`mark_chart_artists`): its chart's own artists.
