@@ -47,6 +47,7 @@ def test_free_cores_count_the_idle_time_now_not_the_load_average(monkeypatch):
     # the run's own earlier work left a load average of 2.0; both cores are idle now
     samples = iter([_proc_stat([0, 0], [0, 0]), _proc_stat([100, 90], [100, 100])])
     monkeypatch.setattr(C, "_cpu_times", lambda: next(samples))
+    monkeypatch.setattr(C, "_own_cpu_seconds", lambda: 0.0)  # this process idle meanwhile
     monkeypatch.setattr(C, "usable_cores", lambda: 2)
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
     monkeypatch.setattr(os, "getloadavg", lambda: (2.0, 2.0, 2.0), raising=False)
@@ -56,6 +57,7 @@ def test_free_cores_count_the_idle_time_now_not_the_load_average(monkeypatch):
 def test_free_cores_only_counts_this_process_cpus(monkeypatch):
     samples = iter([_proc_stat([0, 0, 0], [0, 0, 0]), _proc_stat([50, 100, 100], [100, 100, 100])])
     monkeypatch.setattr(C, "_cpu_times", lambda: next(samples))
+    monkeypatch.setattr(C, "_own_cpu_seconds", lambda: 0.0)
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 2}, raising=False)
     assert C.free_cores(0.0) == pytest.approx(1.5)
 
@@ -65,11 +67,33 @@ def test_free_cores_count_the_runs_own_busy_threads_as_its_own(monkeypatch):
     # 0.1 idle + 0.9 of its own = 1.0 free, so a re-decision keeps the pass it already runs
     samples = iter([_proc_stat([0, 0], [0, 0]), _proc_stat([10, 0], [100, 100])])
     clock = iter([5.0, 5.18])  # process CPU seconds before and after a 0.2 s sample
+    wall = iter([10.0, 10.2])
     monkeypatch.setattr(C, "_cpu_times", lambda: next(samples))
     monkeypatch.setattr(C, "_own_cpu_seconds", lambda: next(clock))
+    monkeypatch.setattr(C, "_wall_seconds", lambda: next(wall))
     monkeypatch.setattr(C, "usable_cores", lambda: 2)
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
     assert C.free_cores(0.2) == pytest.approx(0.1 + 0.9)  # 0.18 s of its own CPU over 0.2 s
+
+
+def test_free_cores_since_a_sample_count_the_work_done_meanwhile_as_own(monkeypatch):
+    # a chart drawn while sampling: 0.5 s of this process's CPU over 0.5 s on cpu0, cpu1 idle
+    samples = iter([_proc_stat([0, 0], [0, 0]), _proc_stat([0, 50], [50, 50])])
+    clock = iter([1.0, 1.5])
+    wall = iter([3.0, 3.5])
+    monkeypatch.setattr(C, "_cpu_times", lambda: next(samples))
+    monkeypatch.setattr(C, "_own_cpu_seconds", lambda: next(clock))
+    monkeypatch.setattr(C, "_wall_seconds", lambda: next(wall))
+    monkeypatch.setattr(C, "usable_cores", lambda: 2)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    before = C.sample_cpu()
+    assert C.free_cores_since(before) == pytest.approx(2.0)
+    assert C.cores_to_use(2.0, 2) == 2
+
+
+def test_free_cores_since_is_none_without_proc_stat(monkeypatch):
+    monkeypatch.setattr(C, "_cpu_times", dict)
+    assert C.free_cores_since(C.sample_cpu()) is None
 
 
 def test_free_cores_lie_between_none_and_all():

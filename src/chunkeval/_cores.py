@@ -18,13 +18,17 @@ import math
 import os
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 __all__ = [
     "FREE_CORE_SHARE",
     "IDLE_SAMPLE_SECONDS",
     "THREAD_CAP_ENV",
+    "CpuSample",
     "cores_to_use",
     "free_cores",
+    "free_cores_since",
+    "sample_cpu",
     "thread_cap",
     "threads_now",
     "usable_cores",
@@ -77,16 +81,80 @@ def _own_cpu_seconds() -> float:
     return time.process_time()
 
 
-def free_cores(seconds: float = IDLE_SAMPLE_SECONDS) -> float | None:
-    """How many of the usable cores are free now, in cores.
+def _wall_seconds() -> float:
+    """A monotonic clock, in seconds."""
+    return time.perf_counter()
 
-    The sum over this process's CPUs of their idle share during ``seconds`` (``/proc/stat``,
-    Linux), plus the CPU time this process's own threads used meanwhile (``time.process_time``),
-    over ``seconds``: the cores the run itself keeps busy (its encode passes, BLAS threads still
-    spinning) are its to share out, not a colleague's load. The sampling thread sleeps, and
-    whatever the run did before does not count: unlike the load average (a 1-minute mean of
+
+@dataclass(frozen=True)
+class CpuSample:
+    """The per-CPU idle and total jiffies and this process's CPU time at one moment.
+
+    Taken by :func:`sample_cpu`; :func:`free_cores_since` turns two moments into free cores.
+    """
+
+    times: dict[str, tuple[int, int]]
+    own_seconds: float
+    wall_seconds: float
+
+
+def sample_cpu() -> CpuSample:
+    """The CPU counters now, to measure the free cores over work done meanwhile.
+
+    Returns
+    -------
+    CpuSample
+        Its ``times`` are empty without ``/proc/stat`` (not Linux).
+    """
+    return CpuSample(_cpu_times(), _own_cpu_seconds(), _wall_seconds())
+
+
+def free_cores_since(before: CpuSample) -> float | None:
+    """How many of the usable cores were free between ``before`` and now, in cores.
+
+    The sum over this process's CPUs of their idle share meanwhile (``/proc/stat``, Linux),
+    plus the CPU time this process's own threads used meanwhile (``time.process_time``) over
+    the wall time: the cores the run itself keeps busy (its encode passes, BLAS threads still
+    spinning, the chart it drew while sampling) are its to share out, not a colleague's load.
+    Whatever ran before ``before`` does not count: unlike the load average (a 1-minute mean of
     runnable processes, which counted the run's own preparation and kept ``--workers 2`` at one
     process on an idle machine), the sample sees only what others run during it.
+
+    Parameters
+    ----------
+    before : CpuSample
+        From :func:`sample_cpu`.
+
+    Returns
+    -------
+    float or None
+        Between 0 and :func:`usable_cores`; None without ``/proc/stat`` (not Linux).
+    """
+    if not before.times:
+        return None
+    try:
+        mine = {f"cpu{i}" for i in os.sched_getaffinity(0)}
+    except (AttributeError, OSError):
+        mine = None
+    elapsed = _wall_seconds() - before.wall_seconds
+    own = (_own_cpu_seconds() - before.own_seconds) / elapsed if elapsed > 0 else 0.0
+    shares = [
+        (idle - before.times[name][0]) / (total - before.times[name][1])
+        if total > before.times[name][1]
+        else 1.0
+        for name, (idle, total) in _cpu_times().items()
+        if name in before.times and (mine is None or name in mine)
+    ]
+    if not shares:
+        return None
+    return min(float(usable_cores()), sum(min(1.0, max(0.0, s)) for s in shares) + max(0.0, own))
+
+
+def free_cores(seconds: float = IDLE_SAMPLE_SECONDS) -> float | None:
+    """How many of the usable cores are free now, in cores, sampled over ``seconds`` of sleep.
+
+    :func:`free_cores_since` over a sleep of ``seconds``: the sampling thread sleeps, so
+    only what others run meanwhile counts.
 
     Parameters
     ----------
@@ -98,26 +166,11 @@ def free_cores(seconds: float = IDLE_SAMPLE_SECONDS) -> float | None:
     float or None
         Between 0 and :func:`usable_cores`; None without ``/proc/stat`` (not Linux).
     """
-    try:
-        mine = {f"cpu{i}" for i in os.sched_getaffinity(0)}
-    except (AttributeError, OSError):
-        mine = None
-    before, own_before = _cpu_times(), _own_cpu_seconds()
-    if not before:
+    before = sample_cpu()
+    if not before.times:
         return None
     time.sleep(seconds)
-    # the run's own threads busy meanwhile (encode passes already running, BLAS threads still
-    # spinning after a product) are cores the run already holds, not a colleague's load: the
-    # re-decision of a two-thread encode counted its own passes and fell to one thread for good
-    own = (_own_cpu_seconds() - own_before) / seconds if seconds > 0 else 0.0
-    shares = [
-        (idle - before[name][0]) / (total - before[name][1]) if total > before[name][1] else 1.0
-        for name, (idle, total) in _cpu_times().items()
-        if name in before and (mine is None or name in mine)
-    ]
-    if not shares:
-        return None
-    return min(float(usable_cores()), sum(min(1.0, max(0.0, s)) for s in shares) + max(0.0, own))
+    return free_cores_since(before)
 
 
 def cores_to_use(free: float | None, cores: int) -> int:

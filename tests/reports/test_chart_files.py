@@ -1,13 +1,20 @@
-"""The chart writer: every chart drawn in order, the evidence maps of datasets without evidence left out."""
+"""The chart writer: every chart drawn in order, the evidence maps of datasets without evidence left
+out, and the same charts when a forked child draws some of them."""
 
 from __future__ import annotations
 
 import os
+import re
+import subprocess
+import sys
+import time
 
 import pytest
 from matplotlib.figure import Figure
 
-from chunkeval.reports.charts.files import ChartFile, render_charts
+from chunkeval.reports.charts import render
+from chunkeval.reports.charts.files import ChartFile
+from chunkeval.reports.charts.render import ChartTask, render_charts
 
 
 def _figure() -> Figure:
@@ -48,3 +55,118 @@ def test_charts_are_written_in_task_order_without_empty_evidence_maps(tmp_path):
 def test_an_error_of_any_other_chart_is_raised(tmp_path):
     with pytest.raises(ValueError, match="no evidence parts"):
         render_charts([("k_curves", "b", "k curves — b", _no_evidence)], tmp_path, ("png",), 50)
+
+
+def _pid_figure() -> Figure:
+    """A figure naming the process that drew it (SVG keeps text as text)."""
+    time.sleep(0.05)  # long enough that both processes take charts
+    fig = Figure(figsize=(2, 1))
+    fig.text(0.1, 0.5, f"pid-{os.getpid()}-pid")
+    return fig
+
+
+def _drawn_by(path) -> int:
+    return int(re.search(r"pid-(\d+)-pid", path.read_text()).group(1))
+
+
+@pytest.fixture
+def second_core(monkeypatch):
+    """Draw beside a forked child whatever the load (the fork itself is Linux-only)."""
+    if not hasattr(os, "fork"):
+        pytest.skip("a chart drawer is forked, and this system cannot fork")
+    monkeypatch.setattr(render, "_children_to_fork", lambda sample: 1)
+
+
+def test_a_child_on_a_free_core_draws_charts_beside_the_report(tmp_path, second_core):
+    tasks = [(f"chart{i}", "d", f"chart {i}", _pid_figure) for i in range(8)]
+    tasks[3] = ("evidence_map", "d", "map", _no_evidence)
+    charts = render_charts(tasks, tmp_path, ("svg",), 50)
+    assert [c.key for c in charts] == [t[0] for t in tasks if t[0] != "evidence_map"]
+    pids = {_drawn_by(c.svg) for c in charts}
+    assert os.getpid() in pids and len(pids) == 2  # the report's process and one child
+    assert _drawn_by(charts[0].svg) == os.getpid()  # the first, drawn while sampling the cores
+
+
+def test_an_error_in_a_childs_chart_is_raised_in_the_report(tmp_path, second_core):
+    tasks = [("chart0", "d", "c", _pid_figure)] + [("k_curves", f"d{i}", "k", _no_evidence) for i in range(4)]
+    with pytest.raises(ValueError, match="no evidence parts"):
+        render_charts(tasks, tmp_path, ("svg",), 50)
+
+
+def test_the_charts_of_a_child_that_died_are_drawn_by_the_report(tmp_path, second_core):
+    report = os.getpid()
+
+    def dies_in_a_child() -> Figure:
+        if os.getpid() != report:
+            os._exit(3)  # as if killed mid-chart
+        return _pid_figure()
+
+    tasks = [(f"chart{i}", "d", f"chart {i}", dies_in_a_child) for i in range(5)]
+    charts = render_charts(tasks, tmp_path, ("svg",), 50)
+    assert [c.key for c in charts] == [f"chart{i}" for i in range(5)]
+    assert {_drawn_by(c.svg) for c in charts} == {report}
+
+
+def test_each_free_core_gets_a_child_and_every_chart_is_drawn_once(tmp_path, monkeypatch):
+    if not hasattr(os, "fork"):
+        pytest.skip("a chart drawer is forked, and this system cannot fork")
+    monkeypatch.setattr(render, "_children_to_fork", lambda sample: 3)
+    tasks = [(f"chart{i}", "d", f"chart {i}", _pid_figure) for i in range(12)]
+    charts = render_charts(tasks, tmp_path, ("svg",), 50)
+    assert [c.key for c in charts] == [f"chart{i}" for i in range(12)]
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(f"chart{i}__d.svg" for i in range(12))
+    assert len({_drawn_by(c.svg) for c in charts}) >= 2  # the report and at least one child
+
+
+def test_charts_of_one_grid_stay_together():
+    def t(key, grid=None):
+        return ChartTask(key, "d", key, _figure, grid)
+
+    tasks = [t("a"), t("b", "g"), t("c", "g"), t("d", "h"), t("e", "g"), t("f")]
+    assert render._units(tasks) == [[0], [1, 2], [3], [4], [5]]
+
+
+@pytest.mark.parametrize("beside_a_child", [False, True])
+def test_the_callers_own_work_runs_once_in_the_report_process(tmp_path, monkeypatch, beside_a_child):
+    if beside_a_child and not hasattr(os, "fork"):
+        pytest.skip("a chart drawer is forked, and this system cannot fork")
+    monkeypatch.setattr(render, "_children_to_fork", lambda sample: int(beside_a_child))
+    ran = []
+    tasks = [(f"chart{i}", "d", f"chart {i}", _pid_figure) for i in range(4)]
+    charts = render_charts(tasks, tmp_path, ("svg",), 50, meanwhile=lambda: ran.append(os.getpid()))
+    assert ran == [os.getpid()]
+    assert len(charts) == 4
+
+
+def test_ctrl_c_in_the_report_ends_its_children_without_a_word(tmp_path):
+    # a report under the command's stop handlers, interrupted while a child still draws
+    if not hasattr(os, "fork"):
+        pytest.skip("a chart drawer is forked, and this system cannot fork")
+    script = f"""
+import os, signal, sys, time
+from matplotlib.figure import Figure
+from chunkeval.cli import _handle_stop_signals
+from chunkeval.reports.charts import render
+render._children_to_fork = lambda sample: 1
+_handle_stop_signals()
+report = os.getpid()
+drawn_here = []
+
+def slow():
+    if os.getpid() == report:
+        drawn_here.append(1)
+        if len(drawn_here) == 2:  # the first chart after the fork: the child is drawing
+            time.sleep(0.1)
+            os.kill(report, signal.SIGINT)
+    time.sleep(0.3)
+    return Figure(figsize=(1, 1))
+
+tasks = [(f"c{{i}}", "d", "t", slow) for i in range(6)]
+try:
+    render.render_charts(tasks, __import__("pathlib").Path({str(tmp_path)!r}), ("png",), 20)
+except KeyboardInterrupt:
+    print("interrupted")
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert done.stdout.strip() == "interrupted"
+    assert done.stderr == ""  # no traceback from a child ended mid-chart

@@ -34,7 +34,7 @@ from chunkeval.reports.evidence_map import (
     reload_dataset,
     split_questions,
 )
-from chunkeval.reports.html import render_html
+from chunkeval.reports.html import question_sections, render_html
 from chunkeval.reports.markdown import render_markdown
 from chunkeval.reports.style import config_styles
 from chunkeval.verdict.recommendation import Recommendation, dataset_verdicts
@@ -125,6 +125,20 @@ def write_report(
     }
     if verdicts is None:  # once, for the headline charts and both pages
         verdicts = dataset_verdicts(res, names)
+    questions: list[str] = []
+
+    def build_questions() -> None:  # needs no chart: built while a second process draws them
+        questions.append(
+            question_sections(
+                res,
+                split_questions(res),
+                datasets=datasets,
+                styles=styles,
+                max_examples=max_examples,
+                verdicts=verdicts,
+            )
+        )
+
     charts = write_charts(
         res,
         dest / CHARTS_DIR,
@@ -134,6 +148,7 @@ def write_report(
         k=k,
         formats=formats,
         verdicts=verdicts,
+        meanwhile=build_questions,
     )
     if baseline is not None:
         from chunkeval.gate.comparison import Check, compare
@@ -151,18 +166,17 @@ def write_report(
             fig = plot_deltas(cmp, dataset=name, styles=both, base_name="baseline", new_name="this run")
             files = save_figure(fig, dest / CHARTS_DIR, f"deltas__{name}", formats=formats)
             charts.append(ChartFile("deltas", name, f"change against baseline — {name}", files))
-    splits = split_questions(res)
     title = f"chunkeval report — {folder.name or folder.resolve().name}"
     html_text = render_html(
         res,
         charts,
         styles=styles,
-        splits=splits,
         datasets=datasets,
         k=k,
         title=title,
         max_examples=max_examples,
         verdicts=verdicts,
+        questions=questions[0],
     )
     md_text = render_markdown(res, charts, styles=styles, base=dest, k=k, title=title, verdicts=verdicts)
     report = dest / "report.html"

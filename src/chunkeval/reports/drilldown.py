@@ -351,16 +351,17 @@ def render_question_view(
         total = "".join(f"<td>{int((grid[c] == s).sum())}</td>" for c in configs)
         counts.append(f'<tr class="count"><th class="key">{_e(s)}</th><td class="cfg"></td>{total}</tr>')
     body = []
+    state_of, why_of = grid.to_dict(), why.to_dict()  # config -> question -> value: no .at per cell
     for q in shown:
         cells: list[str] = []
         for c in configs:
-            s = grid.at[q, c]
+            s, reason = state_of[c][q], why_of[c][q]
             text = {SPLIT: "split", NO_FIT: "–"}.get(s, "")
             if s in (HIT, MISSED):
                 r = hit_rank(records[(c, q)], spans.get(c, {}), one_chunk)
                 at = f" #{r}" if r else ""
                 text = (f"#{r}" if r else "hit") if s == HIT else f"miss{at}"
-            title = f"{c}: {s}" + (f" — {why.at[q, c]}" if why.at[q, c] else "")
+            title = f"{c}: {s}" + (f" — {reason}" if reason else "")
             cells.append(f'<td class="{_CELL[s]}" title="{_e(title)}">{_e(text)}</td>')
         qt = (questions or {}).get(q, "")
         body.append(

@@ -25,6 +25,7 @@ from chunkeval.labels import percent
 from chunkeval.policy import by_construction, confidence_label, rank_metrics, run_confidence, run_headline_k
 from chunkeval.reports.charts import ChartFile
 from chunkeval.reports.drilldown import render_question_view
+from chunkeval.reports.evidence_map import split_questions
 from chunkeval.reports.style import ConfigStyle, display_label
 from chunkeval.verdict.frontier import pareto_frontier
 from chunkeval.verdict.recommendation import (
@@ -40,6 +41,7 @@ __all__ = [
     "format_cell",
     "marked_cells",
     "question_origin",
+    "question_sections",
     "ranked_column",
     "readable",
     "render_html",
@@ -504,6 +506,17 @@ def _split_section(
             "not.</p>"
         )
     present = set(n_q["config"].astype(str))  # once: a set per configuration iterated every row
+    # config -> doc -> (index, start, end) of its chunks in file order, in one pass over the rows
+    spans_by_config: dict[str, dict[str, list[tuple[Any, Any, Any]]]] = {}
+    for c, doc, *span in zip(
+        chunks["config"].astype(str),
+        chunks["doc_id"].astype(str),
+        chunks["index"].to_numpy(),
+        chunks["start"].to_numpy(),
+        chunks["end"].to_numpy(),
+        strict=True,
+    ):
+        spans_by_config.setdefault(c, {}).setdefault(doc, []).append(tuple(span))
     for config in [c for c in styles if c in present]:
         st = styles[config]
         g = d[d["config"] == config] if len(d) else d
@@ -531,11 +544,7 @@ def _split_section(
             _order=(g["reason"] != "split").astype(int),
         )
         g = g.sort_values(["_again", "_order"], kind="stable")
-        cg = chunks[chunks["config"].astype(str) == config]
-        by_doc = {
-            doc: list(zip(x["index"], x["start"], x["end"], strict=False))
-            for doc, x in cg.groupby(cg["doc_id"].astype(str))
-        }
+        by_doc = spans_by_config.get(config, {})
         items = []
         for r in g.head(cap).itertuples(index=False):
             q = f"<strong>{_e(r.question_id)}</strong>"
@@ -666,17 +675,71 @@ def _question_section(
     return "".join(out)
 
 
+def question_sections(
+    results: Any,
+    splits: pd.DataFrame,
+    *,
+    datasets: Mapping[str, tuple[Any, str]],
+    styles: Mapping[str, ConfigStyle],
+    max_examples: int,
+    verdicts: Mapping[str, Any],
+) -> str:
+    """The page's sections on questions: split evidence, then the question view, as HTML.
+
+    They need no chart, so a report builds them while a second process still draws its
+    charts (:func:`chunkeval.reports.charts.render.render_charts`, ``meanwhile``).
+
+    Parameters
+    ----------
+    results, splits, datasets, styles, max_examples, verdicts
+        As in :func:`render_html` (``verdicts`` has every dataset of the summary).
+
+    Returns
+    -------
+    str
+        The "Questions whose evidence the chunking split" and "Questions × configurations"
+        sections.
+    """
+    names = list(dict.fromkeys(results.summary["dataset"].astype(str)))
+    out = [
+        "<h2>Questions whose evidence the chunking split</h2>",
+        '<p class="note">Highlighted: the evidence. <span class="cut s">⟦#i</span> '
+        'marks where chunk i starts, <span class="cut">#i⟧</span> where it ends. '
+        f"One collapsible section per configuration: frontier configurations (★) start "
+        f"open with up to {max_examples} examples, the others show up to "
+        f"{min(max_examples, 2)}.</p>",
+    ]
+    for name in names:
+        ds, reason = datasets.get(name, (None, "dataset not reloaded"))
+        out.append(f"<h3>dataset {_e(name)}</h3>")
+        out.append(
+            _split_section(
+                results,
+                splits,
+                name,
+                ds,
+                reason,
+                styles,
+                max_examples,
+                open_configs=_frontier_configs(results, name, verdicts[name]),
+            )
+        )
+    out.append(_question_section(results, names, styles, datasets, verdicts))
+    return "\n".join(out)
+
+
 def render_html(
     results: Any,
     charts: Sequence[ChartFile],
     *,
     styles: Mapping[str, ConfigStyle],
-    splits: pd.DataFrame,
+    splits: pd.DataFrame | None = None,
     datasets: Mapping[str, tuple[Any, str]],
     k: int | None = None,
     title: str = "chunkeval report",
     max_examples: int = 5,
     verdicts: Mapping[str, Recommendation | Exception] | None = None,
+    questions: str | None = None,
 ) -> str:
     """Build the report page.
 
@@ -688,8 +751,9 @@ def render_html(
         Charts to inline (their PNGs are read and base64-encoded).
     styles : mapping config -> ConfigStyle
         Configuration styles shared with the charts (number and colour in the tables).
-    splits : pandas.DataFrame
-        Output of :func:`chunkeval.reports.evidence_map.split_questions`.
+    splits : pandas.DataFrame, optional
+        Output of :func:`chunkeval.reports.evidence_map.split_questions` (default: computed
+        when ``questions`` is not given).
     datasets : mapping name -> (Dataset or None, reason)
         Reloaded datasets (for evidence and question text).
     k : int, optional
@@ -702,6 +766,9 @@ def render_html(
     verdicts : mapping of str to Recommendation or Exception, optional
         :func:`chunkeval.verdict.recommendation.dataset_verdicts` of the run, when the caller
         has it (a run computes it once for the terminal and both reports); default: computed.
+    questions : str, optional
+        :func:`question_sections` of the same arguments, when the caller built it already
+        (while the charts were drawn); default: built here.
 
     Returns
     -------
@@ -753,30 +820,18 @@ def render_html(
         parts.append(
             f"<figure>{_img_tag(c.png, c.title)}<figcaption>{_e(c.title)} ({files})</figcaption></figure>"
         )
-    parts.append("<h2>Questions whose evidence the chunking split</h2>")
     parts.append(
-        '<p class="note">Highlighted: the evidence. <span class="cut s">⟦#i</span> '
-        'marks where chunk i starts, <span class="cut">#i⟧</span> where it ends. '
-        f"One collapsible section per configuration: frontier configurations (★) start "
-        f"open with up to {max_examples} examples, the others show up to "
-        f"{min(max_examples, 2)}.</p>"
-    )
-    for name in names:
-        ds, reason = datasets.get(name, (None, "dataset not reloaded"))
-        parts.append(f"<h3>dataset {_e(name)}</h3>")
-        parts.append(
-            _split_section(
-                results,
-                splits,
-                name,
-                ds,
-                reason,
-                styles,
-                max_examples,
-                open_configs=_frontier_configs(results, name, verdicts[name]),
-            )
+        questions
+        if questions is not None
+        else question_sections(
+            results,
+            split_questions(results) if splits is None else splits,
+            datasets=datasets,
+            styles=styles,
+            max_examples=max_examples,
+            verdicts=verdicts,
         )
-    parts.append(_question_section(results, names, styles, datasets, verdicts))
+    )
     parts.append("<h2>Datasets</h2>")
     info = manifest.get("datasets") or {}
     for name in names:

@@ -16,8 +16,9 @@ One module per concern: :mod:`~chunkeval.reports.charts.layout` (label and panel
 :mod:`~chunkeval.reports.charts.data` (what a chart reads from a run), one module per chart
 family (:mod:`~chunkeval.reports.charts.quality_cost`, :mod:`~chunkeval.reports.charts.curves`,
 :mod:`~chunkeval.reports.charts.sizes`, :mod:`~chunkeval.reports.charts.bars`,
-:mod:`~chunkeval.reports.charts.deltas`), :mod:`~chunkeval.reports.charts.files` (encoding and the
-writer) and :mod:`~chunkeval.reports.charts.catalog` (the charts of a run).
+:mod:`~chunkeval.reports.charts.deltas`), :mod:`~chunkeval.reports.charts.files` (encoding),
+:mod:`~chunkeval.reports.charts.render` (drawing many charts, on a second core while one is free)
+and :mod:`~chunkeval.reports.charts.catalog` (the charts of a run).
 """
 
 from __future__ import annotations

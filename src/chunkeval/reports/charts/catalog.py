@@ -24,8 +24,9 @@ from chunkeval.policy import (
 from chunkeval.reports.charts.bars import plot_dataset_bars
 from chunkeval.reports.charts.curves import plot_budget_curve, plot_k_curves
 from chunkeval.reports.charts.data import SMALL_MULTIPLES_ABOVE, styles_for
-from chunkeval.reports.charts.files import ChartFile, render_charts
+from chunkeval.reports.charts.files import ChartFile
 from chunkeval.reports.charts.quality_cost import plot_quality_cost
+from chunkeval.reports.charts.render import ChartTask, render_charts
 from chunkeval.reports.charts.sizes import plot_chunk_sizes
 from chunkeval.reports.evidence_map import plot_evidence_map
 from chunkeval.reports.style import ConfigStyle
@@ -47,6 +48,7 @@ def write_charts(
     formats: Sequence[str] = ("png", "svg"),
     dpi: float = 100,
     verdicts: Mapping[str, Recommendation | Exception] | None = None,
+    meanwhile: Callable[[], None] | None = None,
 ) -> list[ChartFile]:
     """Draw every chart of a run and save each in ``folder`` in the given formats.
 
@@ -80,6 +82,9 @@ def write_charts(
     verdicts : mapping of str to Recommendation or Exception, optional
         :func:`chunkeval.verdict.recommendation.dataset_verdicts` of the run, when the caller
         has it (a report computes it once for every output); default: computed here, once.
+    meanwhile : callable () -> None, optional
+        The caller's work that needs no chart, done while a second process draws charts
+        (:func:`~chunkeval.reports.charts.render.render_charts`).
 
     Returns
     -------
@@ -93,16 +98,23 @@ def write_charts(
     """
     styles = styles_for(results, styles)
     k = run_headline_k(results) if k is None else int(k)
-    tasks: list[tuple[str, str | None, str, Callable[[], Figure]]] = []
+    tasks: list[ChartTask] = []
     k_metrics = [metric] if metric else ["recall", "answerable"]
     budget_metrics = [metric] if metric else ["recall", "all_parts"]
     has_budgets = bool(run_budgets(results))
     common = {"styles": styles, "size": size}
 
     def emit(
-        key: str, for_dataset: str | None, title: str, draw: Callable[..., Figure], *args: Any, **kwargs: Any
+        key: str,
+        for_dataset: str | None,
+        title: str,
+        draw: Callable[..., Figure],
+        *args: Any,
+        grid: str | None = None,
+        **kwargs: Any,
     ) -> None:
-        tasks.append((key, for_dataset, title, functools.partial(draw, *args, **common, **kwargs)))
+        chart = functools.partial(draw, *args, **common, **kwargs)
+        tasks.append(ChartTask(key, for_dataset, title, chart, grid))
 
     def key_for(base: str, m: str, default: str) -> str:
         return base if m == default else f"{m}_{base}"
@@ -154,6 +166,7 @@ def write_charts(
                 results,
                 m,
                 dataset=dataset,
+                grid=f"budget_curve:{dataset}",  # the same panels for every metric
             )
         for m in dict.fromkeys(map(swap, k_metrics)):
             emit(
@@ -164,6 +177,7 @@ def write_charts(
                 results,
                 dataset=dataset,
                 metric=m,
+                grid=f"k_curves:{dataset}",
             )
         emit(
             "chunk_sizes",
@@ -197,4 +211,4 @@ def write_charts(
             )
     else:
         emit("dataset_bars", None, f"main metrics per dataset (k={k})", plot_dataset_bars, results, k=k)
-    return render_charts(tasks, Path(folder), formats, dpi)
+    return render_charts(tasks, Path(folder), formats, dpi, meanwhile)

@@ -1,14 +1,13 @@
-"""Chart files: encoding one figure, the :class:`ChartFile` record, and writing many charts.
+"""Chart files: PNG (palette-encoded) / SVG / PDF encoding of one figure, and their record.
 
-Chart files: PNG (palette-encoded) / SVG / PDF encoding of one figure (:func:`save_figure`),
-the :class:`ChartFile` record, and the writer that draws and saves many charts in this process.
+:func:`save_figure` encodes one figure; :class:`ChartFile` names the files of one chart
+(:mod:`chunkeval.reports.charts.render` draws and saves the charts of a report).
 """
 
 from __future__ import annotations
 
 import io
-import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -20,7 +19,7 @@ from matplotlib.figure import Figure
 from chunkeval.errors import UsageError
 from chunkeval.reports.charts.layout import layout_is_frozen
 
-__all__ = ["FORMATS", "ChartFile", "render_charts", "save_figure"]
+__all__ = ["FORMATS", "ChartFile", "save_figure"]
 
 
 #: File formats :func:`save_figure` writes.
@@ -116,7 +115,7 @@ def save_figure(
 
 @dataclass(frozen=True)
 class ChartFile:
-    """A chart written by :func:`write_charts`.
+    """The files of one chart of a report (:func:`~chunkeval.reports.charts.catalog.write_charts`).
 
     Attributes
     ----------
@@ -146,66 +145,3 @@ class ChartFile:
     def svg(self) -> Path | None:
         """The SVG file, if written."""
         return self.files.get("svg")
-
-
-def _slug(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_.-]+", "-", text).strip("-") or "dataset"
-
-
-def _render_one(
-    task: tuple[str, str | None, str, Callable[[], Figure]], folder: Path, formats: Sequence[str], dpi: float
-) -> ChartFile | None:
-    key, dataset, title, draw = task
-    try:
-        fig = draw()
-    except ValueError:
-        if key == "evidence_map":
-            return None  # no evidence in this dataset: nothing to map
-        raise
-    stem = key if dataset is None else f"{key}__{_slug(dataset)}"
-    return ChartFile(key, dataset, title, save_figure(fig, folder, stem, formats=formats, dpi=dpi))
-
-
-def render_charts(
-    tasks: list[tuple[str, str | None, str, Callable[[], Figure]]],
-    folder: Path,
-    formats: Sequence[str],
-    dpi: float,
-) -> list[ChartFile]:
-    """Draw and save the charts in this process, in order.
-
-    Parameters
-    ----------
-    tasks : list of (key, dataset, title, draw)
-        ``draw()`` returns the chart's figure; it raises ``ValueError`` for an evidence map
-        of a dataset without evidence, which is then left out.
-    folder : Path
-        Where the files go (``<key>__<dataset>.<format>``, or ``<key>.<format>`` for a chart
-        of all datasets).
-    formats : sequence of {"png", "svg", "pdf"}
-    dpi : float
-        PNG resolution.
-
-    Returns
-    -------
-    list of ChartFile
-        In the order of ``tasks``, without the left-out evidence maps.
-
-    Raises
-    ------
-    ValueError
-        From the ``draw()`` of any chart but an evidence map.
-    UsageError
-        An unknown format (:func:`save_figure`).
-
-    Notes
-    -----
-    The charts used to be drawn by a pool of forked workers. On the shared 2-core machine
-    of ``perf/bench_report.py`` the pool was no faster in wall time (in-process / pool
-    0.81-1.12x, geometric mean 0.97, over three run sizes and two runs of alternating fresh
-    processes) and its CPU time was the same or higher (each worker warms matplotlib's font
-    and text caches again, and the fork copies pages), so the charts are drawn in process
-    (docs/performance.md, "Charts in process").
-    """
-    done = [_render_one(task, folder, formats, dpi) for task in tasks]
-    return [c for c in done if c is not None]
