@@ -91,3 +91,15 @@ def test_graph_is_the_post_norm_bert_forward_pass(activation, bias_scale):
         assert got.shape == want.shape
         # float32 against float64 on unit-scale activations (the layer norms' output)
         assert np.abs(got[keep] - want[keep]).max() < 1e-4
+
+
+def test_the_graph_loads_in_the_oldest_onnxruntime_the_extra_allows():
+    # onnxruntime 1.17 (the minilm extra's lower bound) refuses IR versions above 9, which a
+    # newer onnx package writes by default; checked against 1.17.3 when this was written
+    import onnx
+
+    from chunkeval.encoders.bert import _graph
+
+    model = onnx.load_from_string(_graph(_weights(np.random.default_rng(1), "gelu", 0.1)))
+    assert model.ir_version <= 9
+    onnx.checker.check_model(model)

@@ -130,6 +130,9 @@ class BertWeights:
 
 _GELU_ACTIVATIONS = ("gelu", "gelu_new", "gelu_pytorch_tanh")
 
+#: The ONNX IR version the graph is written in (that of opset 17, onnx 1.12).
+_IR_VERSION = 8
+
 
 class _Graph:
     """An ONNX graph under construction: nodes and initializers, each output named once."""
@@ -301,7 +304,11 @@ def _graph(w: BertWeights) -> bytes:
         g.initializers,
     )
     opsets = [helper.make_opsetid("", 17), helper.make_opsetid("com.microsoft", 1)]
-    return helper.make_model(graph, opset_imports=opsets).SerializeToString()
+    # the IR version of opset 17's release, not the onnx package's newest: onnxruntime refuses
+    # a model whose IR version it does not know (1.17, the oldest the minilm extra allows,
+    # reads up to 9), and nothing here needs a newer one
+    model = helper.make_model(graph, opset_imports=opsets, ir_version=_IR_VERSION)
+    return model.SerializeToString()
 
 
 _SESSION_LOCK = threading.Lock()
