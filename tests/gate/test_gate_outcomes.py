@@ -249,6 +249,16 @@ def test_a_non_significant_rise_reads_as_such_in_the_verdict():
     assert same.verdict() == "no regression: 1 checked value(s), none changed"
 
 
+def test_a_new_configuration_is_not_counted_as_checked():
+    base, cur, check = _outcome_cases()["better_not_significant"]
+    cmp = compare(fake_results({"p": base}), fake_results({"p": base, "q": cur}), check)
+    checked = cmp.rows[cmp.rows["checked"]]
+    assert sorted(checked["outcome"]) == ["new", "unchanged"]
+    assert cmp.verdict() == (
+        "no regression: 1 checked value(s), none changed; 1 new value(s) without a baseline"
+    )
+
+
 def test_a_strategy_comparison_names_a_noisy_difference_by_direction_both_ways():
     # 0.06 against 0.02 on 50 questions: 2 questions differ, p = 0.5 either way round
     high, low, _ = _outcome_cases()["inconclusive"]

@@ -8,13 +8,15 @@ Understanding", NAACL 2019, read from a ``model.safetensors`` of Hugging Face
 ``transformers`` names (with or without the ``bert.`` prefix).
 
 The layers are written as an ONNX graph in memory (the ``onnx`` package's helpers, standard
-operators of opset 17) from those weights, and onnxruntime runs it: its graph optimiser fuses
-the bias, GELU and scaling steps into their neighbours and its kernels reuse their buffers; the
-padding's mask is applied only to batches that have padding. On one thread that is 0.78-0.94
-of the machine's matmul floor, where a numpy forward pass stayed near 0.5 (docs/performance.md,
-which also lists the graph shapes and fused operators measured and not kept). No torch, no
-exported model file, no download: the graph is built from the same safetensors weights each
-time a process first encodes.
+operators of opset 17 and onnxruntime's ``com.microsoft`` ``MultiHeadAttention``) from those
+weights, and onnxruntime runs it: its graph optimiser fuses the bias and GELU steps into their
+neighbours and its kernels reuse their buffers; attention runs as one kernel (FlashAttention
+when the batch has no padding, the padding's mask only for batches that have some), and each
+residual sum is the ``C`` input of its product's ``Gemm``. On one thread that is 0.86-0.90 of the
+machine's matmul floor in CPU time (0.81-0.85 before those two changes), where a numpy forward
+pass stayed near 0.5 (docs/performance.md, which also lists the graph shapes and fused
+operators measured and not kept). No torch, no exported model file, no download: the graph is
+built from the same safetensors weights each time a process first encodes.
 """
 
 from __future__ import annotations
@@ -128,6 +130,9 @@ class BertWeights:
 
 _GELU_ACTIVATIONS = ("gelu", "gelu_new", "gelu_pytorch_tanh")
 
+#: The ONNX IR version the graph is written in (that of opset 17, onnx 1.12).
+_IR_VERSION = 8
+
 
 class _Graph:
     """An ONNX graph under construction: nodes and initializers, each output named once."""
@@ -154,6 +159,10 @@ class _Graph:
     def dense(self, x: str, wb: tuple[np.ndarray, np.ndarray]) -> str:
         return self.op("Add", self.op("MatMul", x, self.const(wb[0])), self.const(wb[1]))
 
+    def dense_onto(self, x: str, weight: np.ndarray, residual: str) -> str:
+        """``x @ weight + residual`` in one ``Gemm`` (its ``C`` input is the whole residual)."""
+        return self.op("Gemm", x, self.const(weight), residual)
+
     def layer_norm(self, x: str, gamma_beta: tuple[np.ndarray, np.ndarray], eps: float) -> str:
         gamma, beta = (self.const(a) for a in gamma_beta)
         return self.op("LayerNormalization", x, gamma, beta, axis=-1, epsilon=eps)
@@ -168,50 +177,87 @@ class _Graph:
             inner = self.op("Tanh", self.op("Mul", poly, self.const(np.float32(np.sqrt(2.0 / np.pi)))))
         return self.op("Mul", half_x, self.op("Add", inner, self.const(np.float32(1.0))))
 
-    def masked_softmax(self, scores: str, bias: str, padded: str) -> str:
-        """Softmax over the keys, adding the padding's ``bias`` only when the batch is ``padded``.
+    def attention(self, q: str, k: str, v: str, heads: int, key_mask: str, padded: str) -> str:
+        """Multi-head attention of (batch, n, hidden) projections, padded keys masked.
 
-        An ``If`` on the batch, not an ``Add`` in every layer: a batch without padding (every
-        full-window chunk, which runs alone) skips a whole pass over the (batch, heads, n, n)
-        scores, about 4% of the encoder's time (docs/performance.md). Each branch ends in its
-        own Softmax, so neither copies the scores.
+        The mask is applied only when the batch is ``padded``. onnxruntime's ``com.microsoft`` ``MultiHeadAttention`` splits the heads and scales by
+        1/sqrt(d) inside one kernel, and without a mask it runs MLAS's FlashAttention: scores in
+        L2-sized blocks with an online softmax, never the whole (heads, n, n) array. That is why
+        the mask is an ``If`` on the batch (a batch without padding, every full-window chunk,
+        which runs alone, takes the unmasked kernel): attention took 20% of a pass as products,
+        transposes and a softmax of standard operators, 14-16% in this kernel (docs/performance.md).
         """
         from onnx import TensorProto, helper
 
         out = f"If_{len(self.nodes)}"
 
-        def branch(tag: str, nodes: list[Any]) -> Any:
-            value = helper.make_tensor_value_info(f"{out}_{tag}", TensorProto.FLOAT, None)
-            return helper.make_graph(nodes, f"{out}_{tag}_graph", [], [value])
+        def branch(tag: str, mask_inputs: list[str]) -> Any:
+            name = f"{out}_{tag}"
+            node = helper.make_node(
+                "MultiHeadAttention", [q, k, v, *mask_inputs], [name], domain="com.microsoft", num_heads=heads
+            )
+            value = helper.make_tensor_value_info(name, TensorProto.FLOAT, None)
+            return helper.make_graph([node], f"{name}_graph", [], [value])
 
-        masked = branch(
-            "masked",
-            [
-                helper.make_node("Add", [scores, bias], [f"{out}_biased"]),
-                helper.make_node("Softmax", [f"{out}_biased"], [f"{out}_masked"], axis=-1),
-            ],
-        )
-        plain = branch("plain", [helper.make_node("Softmax", [scores], [f"{out}_plain"], axis=-1)])
+        # inputs 3 and 4: no packed bias (each projection's Gemm adds its own), the key padding mask
+        masked, plain = branch("masked", ["", key_mask]), branch("plain", [])
         self.nodes.append(helper.make_node("If", [padded], [out], then_branch=masked, else_branch=plain))
         return out
 
 
 def _attention(
-    g: _Graph, x: str, layer: dict, heads: int, hidden: int, mask: tuple[str, str], split: str
+    g: _Graph, x: str, layer: dict, heads: int, shapes: tuple[str, str], mask: tuple[str, str]
 ) -> str:
-    d = hidden // heads
-    bias, padded = mask
+    """Self-attention of (batch x length, hidden) rows, back as rows.
 
-    def project(key: str, perm: list[int]) -> str:  # (b n, h) -> (b, heads, n, d) or (b, heads, d, n)
-        return g.op("Transpose", g.op("Reshape", g.dense(x, layer[key]), split), perm=perm)
+    ``shapes`` are the (batch, length, hidden) and (-1, hidden) shapes, ``mask`` the key mask
+    and the ``padded`` flag of :meth:`_Graph.attention`.
+    """
+    sequences, rows = shapes
+    q, k, v = (g.op("Reshape", g.dense(x, layer[key]), sequences) for key in "qkv")
+    return g.op("Reshape", g.attention(q, k, v, heads, *mask), rows)
 
-    q = project("q", [0, 2, 1, 3])
-    k = project("k", [0, 2, 3, 1])
-    v = project("v", [0, 2, 1, 3])
-    scores = g.op("Mul", g.op("MatMul", q, k), g.const(np.float32(1.0 / np.sqrt(d))))
-    weights = g.masked_softmax(scores, bias, padded)
-    context = g.op("Transpose", g.op("MatMul", weights, v), perm=[0, 2, 1, 3])
-    return g.op("Reshape", context, g.const(np.array([-1, hidden], dtype=np.int64)))
+
+def _biases_in_residuals(
+    w: BertWeights,
+) -> tuple[tuple[np.ndarray, np.ndarray], list[dict[str, tuple[np.ndarray, np.ndarray]]]]:
+    """The embedding layer norm and the layers, each residual product's bias carried by the residual.
+
+    A layer adds its attention output and its feed-forward output to the residual ``x`` before
+    a layer norm: ``LN(x + c W + b)``. When ``x`` carries ``b`` already (the layer norm that
+    made ``x`` gains ``b`` in its beta, and each product that reads ``x`` subtracts ``b V`` from
+    its own bias, ``V`` its weight), the sum is one ``Gemm`` with the residual as its ``C``
+    input, and the separate ``Add`` pass over the rows (1.5% of a pass) is gone. The same
+    numbers up to float32 rounding (vectors move by under 1e-6); the shifts are computed in
+    float64. The last layer's output norm is left alone: it is the output.
+
+    Returns
+    -------
+    tuple
+        The embedding norm's (gamma, beta) and the layers as in :class:`BertWeights`, whose
+        ``"ao"`` and ``"o"`` biases are then unused.
+    """
+
+    def carry(gamma_beta: tuple[np.ndarray, np.ndarray], bias: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return gamma_beta[0], (gamma_beta[1].astype(np.float64) + bias).astype(np.float32)
+
+    def read(weight_bias: tuple[np.ndarray, np.ndarray], bias: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        weight, own = weight_bias
+        return weight, (own - bias.astype(np.float64) @ weight.astype(np.float64)).astype(np.float32)
+
+    layers = [dict(layer) for layer in w.layers]
+    embedding_norm = w.norm
+    for i, layer in enumerate(layers):
+        attention_bias, output_bias = layer["ao"][1], layer["o"][1]
+        if i == 0:
+            embedding_norm = carry(embedding_norm, attention_bias)
+        else:
+            layers[i - 1]["on"] = carry(layers[i - 1]["on"], attention_bias)
+        for key in "qkv":
+            layer[key] = read(layer[key], attention_bias)
+        layer["an"] = carry(layer["an"], output_bias)
+        layer["i"] = read(layer["i"], output_bias)
+    return embedding_norm, layers
 
 
 def _graph(w: BertWeights) -> bytes:
@@ -231,27 +277,21 @@ def _graph(w: BertWeights) -> bytes:
     zero = g.const(np.array([0], dtype=np.int64))
     positions = g.op("Slice", g.const(w.position), zero, length, zero)
     x = g.op("Add", g.op("Gather", g.const(w.word), "ids"), positions)
-    x = g.layer_norm(g.op("Add", x, g.const(w.token_type[0])), w.norm, w.eps)
+    embedding_norm, layers = _biases_in_residuals(w)
+    x = g.layer_norm(g.op("Add", x, g.const(w.token_type[0])), embedding_norm, w.eps)
     # the layers on (batch x length, hidden) rows: one 2-d product with its bias per dense layer
-    x = g.op("Reshape", x, g.const(np.array([-1, hidden], dtype=np.int64)))
-    split = g.op(
-        "Concat", batch_length, g.const(np.array([w.heads, hidden // w.heads], dtype=np.int64)), axis=0
-    )
-    # padded keys get a large negative score, so they take no attention weight
-    bias = g.op(
-        "Mul",
-        g.op("Sub", g.const(np.float32(1.0)), "mask"),
-        g.const(np.float32(np.finfo(np.float32).min / 2)),
-    )
-    bias = g.op("Unsqueeze", bias, g.const(np.array([1, 2], dtype=np.int64)))  # (b, 1, 1, n)
+    rows = g.const(np.array([-1, hidden], dtype=np.int64))
+    x = g.op("Reshape", x, rows)
+    sequences = g.op("Concat", batch_length, g.const(np.array([hidden], dtype=np.int64)), axis=0)
+    key_mask = g.op("Cast", "mask", to=TensorProto.INT32)  # MultiHeadAttention's (batch, length) mask
     # decided once per batch: does any row have padding? (a bool scalar for the If of each layer)
     padded = g.op("Less", g.op("ReduceMin", "mask", keepdims=0), g.const(np.float32(1.0)))
-    for layer in w.layers:
-        attended = g.dense(_attention(g, x, layer, w.heads, hidden, (bias, padded), split), layer["ao"])
-        x = g.layer_norm(g.op("Add", x, attended), layer["an"], w.eps)
-        fed = g.dense(g.gelu(g.dense(x, layer["i"]), w.activation), layer["o"])
-        x = g.layer_norm(g.op("Add", x, fed), layer["on"], w.eps)
-    x = g.op("Reshape", x, g.op("Concat", batch_length, g.const(np.array([hidden], dtype=np.int64)), axis=0))
+    for layer in layers:
+        context = _attention(g, x, layer, w.heads, (sequences, rows), (key_mask, padded))
+        x = g.layer_norm(g.dense_onto(context, layer["ao"][0], x), layer["an"], w.eps)
+        inner = g.gelu(g.dense(x, layer["i"]), w.activation)
+        x = g.layer_norm(g.dense_onto(inner, layer["o"][0], x), layer["on"], w.eps)
+    x = g.op("Reshape", x, sequences)
     g.nodes.append(helper.make_node("Identity", [x], ["hidden"]))
     graph = helper.make_graph(
         g.nodes,
@@ -263,7 +303,12 @@ def _graph(w: BertWeights) -> bytes:
         [helper.make_tensor_value_info("hidden", TensorProto.FLOAT, ["batch", "length", hidden])],
         g.initializers,
     )
-    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]).SerializeToString()
+    opsets = [helper.make_opsetid("", 17), helper.make_opsetid("com.microsoft", 1)]
+    # the IR version of opset 17's release, not the onnx package's newest: onnxruntime refuses
+    # a model whose IR version it does not know (1.17, the oldest the minilm extra allows,
+    # reads up to 9), and nothing here needs a newer one
+    model = helper.make_model(graph, opset_imports=opsets, ir_version=_IR_VERSION)
+    return model.SerializeToString()
 
 
 _SESSION_LOCK = threading.Lock()

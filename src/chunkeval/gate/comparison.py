@@ -276,8 +276,12 @@ class Comparison:
         checked = self.rows[self.rows["checked"]]
         counts = checked["outcome"].value_counts()
         moved = [f"{int(counts[o])} {outcome_label(o)}" for o in OUTCOMES if o in CHANGED and o in counts]
-        return f"no regression: {len(checked)} checked value(s)" + (
-            f": {', '.join(moved)}" if moved else ", none changed"
+        # a new configuration has no baseline value: nothing was checked against it
+        new = int(counts.get("new", 0))
+        return (
+            f"no regression: {len(checked) - new} checked value(s)"
+            + (f": {', '.join(moved)}" if moved else ", none changed")
+            + (f"; {new} new value(s) without a baseline" if new else "")
         )
 
     def display_rows(self, all_rows: bool = False) -> pd.DataFrame:
