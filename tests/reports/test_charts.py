@@ -30,6 +30,7 @@ from chunkeval.reports.charts import (
     spread_positions,
     write_charts,
 )
+from chunkeval.reports.charts.layout import FigureReuse
 from chunkeval.reports.evidence_map import (
     evidence_parts,
     part_containment,
@@ -677,6 +678,59 @@ def test_the_default_suites_family_panels_and_labels(suite_run):
     # families, the frontier, the error bars and the verdict's marks, not 36 entries
     ringed = set(verdict.tied) - set(verdict.recommended)
     assert len(leg.get_texts()) == len(families) + 2 + bool(verdict.recommended) + bool(ringed)
+
+
+def _png(fig, folder, stem):
+    # as a report saves them: an SVG (drawn at 72 dpi) after each PNG
+    return save_figure(fig, folder, stem, formats=("png", "svg"))["png"].read_bytes()
+
+
+def test_a_chart_family_drawn_on_one_figure_looks_as_if_drawn_afresh(suite_run, tmp_path):
+    """The k curves of two metrics share a grid: the second is drawn on the first's figure
+    (and only its own artists rendered anew over the first's image of the rest), and its PNG
+    is the one a fresh figure gives, byte for byte; a chart of another shape,
+    and a ``FigureReuse`` sent to another process, start from a new figure."""
+    import pickle
+
+    results, _ = suite_run
+    reuse = FigureReuse()
+    first = plot_k_curves(results, reuse=reuse)
+    assert len(first.axes) > 1  # 30 configurations: small multiples
+    before = _png(first, tmp_path, "first")
+    assert before == _png(plot_k_curves(results), tmp_path, "first_fresh")
+    second = plot_k_curves(results, metric="answerable", reuse=reuse)
+    assert second is first
+    assert _png(second, tmp_path, "reused") == _png(
+        plot_k_curves(results, metric="answerable"), tmp_path, "fresh"
+    )
+    assert _png(second, tmp_path, "reused") != before
+    # only the second chart's lines and labels are left on it
+    rows = results.summary
+    assert set(_lines(second, "curve:")) == {f"curve:answerable:{c}" for c in rows["config"]}
+    labels = [t.get_gid() for ax in second.axes for t in ax.texts]
+    assert len(labels) == len(set(labels))
+    assert not any(ln.get_gid().startswith("curve:recall:") for ln in _lines(second, "curve:").values())
+    # another size is another shape: a new figure, then reused again
+    a4 = plot_k_curves(results, size="a4", reuse=reuse)
+    assert a4 is not first and plot_k_curves(results, metric="answerable", size="a4", reuse=reuse) is a4
+    # two shapes are kept; a third drops the one kept longest ago
+    assert plot_k_curves(results, reuse=reuse) is first
+    assert plot_k_curves(results, size="16x9", reuse=reuse) not in (first, a4)
+    assert plot_k_curves(results, size="a4", reuse=reuse) is not a4
+    shipped = pickle.loads(pickle.dumps(reuse))
+    assert shipped.capacity == 2 and not shipped._grids
+    # one panel (three configurations): the budget curves of two metrics, byte for byte too
+    r, configs, _values = _budget_results()
+    one = FigureReuse()
+    recall = plot_budget_curve(r, reuse=one)
+    _png(recall, tmp_path, "recall")
+    parts = plot_budget_curve(r, "all_parts", reuse=one)
+    assert parts is recall
+    assert _png(parts, tmp_path, "parts") == _png(plot_budget_curve(r, "all_parts"), tmp_path, "parts_fresh")
+    (ax,) = parts.axes
+    assert ax.get_ylabel().startswith("all_parts@B tokens") and "all_parts" in parts.get_suptitle()
+    ends = {t.get_gid(): t.get_text() for t in ax.texts}
+    assert ends == {f"end-annotation:{c}": config_styles(configs)[c].label for c in configs}
 
 
 def test_default_charts_fit_a_1280x720_slide(suite_run, tmp_path):

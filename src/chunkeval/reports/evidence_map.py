@@ -64,9 +64,12 @@ def evidence_parts(per_question: pd.DataFrame) -> pd.DataFrame:
         When a needed column is missing.
     """
     rows: list[tuple] = []
-    keys = per_question[["dataset", "config", "question_id"]].astype(str).itertuples(index=False)
+    # plain lists: iterating the table's (Arrow-backed) columns element by element is slow
+    keys = zip(
+        *(per_question[c].astype(str).tolist() for c in ("dataset", "config", "question_id")), strict=True
+    )
     parsed: dict[str, list[tuple[str, int, int]]] = {}  # every configuration repeats a question's evidence
-    for (dataset, config, qid), ev in zip(keys, per_question["evidence"], strict=False):
+    for (dataset, config, qid), ev in zip(keys, per_question["evidence"].tolist(), strict=False):
         if isinstance(ev, str):
             if ev not in parsed:
                 parsed[ev] = _parse_evidence(ev)
@@ -426,9 +429,13 @@ def plot_evidence_map(
         ax.axvspan(
             s, e, facecolor="0.15", alpha=0.22, edgecolor="black", linewidth=0.9, zorder=3, gid="evidence"
         )
+    # each configuration's chunks and split parts, grouped once
+    chunks_of = dict(tuple(doc_chunks.groupby(doc_chunks["config"].astype(str), sort=False)))
+    split = doc_parts[~doc_parts["contained"]]
+    split_of = dict(tuple(split.groupby(split["config"].astype(str), sort=False)))
     for row, config in enumerate(configs):
         st = styles[config]
-        g = doc_chunks[doc_chunks["config"].astype(str) == config].sort_values("index")
+        g = chunks_of[config].sort_values("index")
         starts = g["start"].to_numpy(np.int64)
         widths = g["end"].to_numpy(np.int64) - starts
         even = g["index"].to_numpy(np.int64) % 2 == 0
@@ -445,8 +452,7 @@ def plot_evidence_map(
                     zorder=2,
                     gid=f"chunks:{config}",
                 )
-        bad = doc_parts[(doc_parts["config"] == config) & ~doc_parts["contained"]]
-        bad = bad[["start", "end"]].drop_duplicates()
+        bad = split_of.get(config, split.iloc[:0])[["start", "end"]].drop_duplicates()
         if len(bad):
             mid = (bad["start"] + bad["end"]).to_numpy() / 2
             ax.plot(

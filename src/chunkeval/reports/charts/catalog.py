@@ -25,6 +25,7 @@ from chunkeval.reports.charts.bars import plot_dataset_bars
 from chunkeval.reports.charts.curves import plot_budget_curve, plot_k_curves
 from chunkeval.reports.charts.data import SMALL_MULTIPLES_ABOVE, styles_for
 from chunkeval.reports.charts.files import ChartFile
+from chunkeval.reports.charts.layout import FigureReuse
 from chunkeval.reports.charts.quality_cost import plot_quality_cost
 from chunkeval.reports.charts.render import ChartTask, render_charts
 from chunkeval.reports.charts.sizes import plot_chunk_sizes
@@ -123,6 +124,10 @@ def write_charts(
     names = list(dict.fromkeys(summary["dataset"].astype(str)))
     verdicts = dataset_verdicts(results, names) if verdicts is None else verdicts
     ranked = rank_metrics(results)
+    # the charts of a family (budget curves, k curves) share a grid and are drawn on one
+    # figure, one after another; a family's figure is kept for the next dataset's, when its
+    # grid is the same (at most two figures kept)
+    reuse = FigureReuse()
     for dataset in names:
         # the verdict's metric leads (all_parts where answerable cannot be reached)
         rec = verdicts.get(dataset)
@@ -167,6 +172,7 @@ def write_charts(
                 m,
                 dataset=dataset,
                 grid=f"budget_curve:{dataset}",  # the same panels for every metric
+                reuse=reuse,
             )
         for m in dict.fromkeys(map(swap, k_metrics)):
             emit(
@@ -178,6 +184,7 @@ def write_charts(
                 dataset=dataset,
                 metric=m,
                 grid=f"k_curves:{dataset}",
+                reuse=reuse,
             )
         emit(
             "chunk_sizes",

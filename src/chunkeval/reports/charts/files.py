@@ -17,7 +17,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from chunkeval.errors import UsageError
-from chunkeval.reports.charts.layout import layout_is_frozen
+from chunkeval.reports.charts.layout import draw_frozen, layout_is_frozen
 
 __all__ = ["FORMATS", "ChartFile", "save_figure"]
 
@@ -42,7 +42,10 @@ def _png_bytes(fig: Figure, dpi: float) -> bytes:
     if frozen:
         fig.set_layout_engine("none")
     try:
-        canvas.draw()
+        if frozen:  # a kept figure drawn on again renders only its chart's artists anew
+            draw_frozen(fig, canvas)
+        else:
+            canvas.draw()
     finally:
         fig.set_layout_engine(engine)
     rgba = np.asarray(canvas.buffer_rgba())
