@@ -170,3 +170,26 @@ except KeyboardInterrupt:
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
     assert done.stdout.strip() == "interrupted"
     assert done.stderr == ""  # no traceback from a child ended mid-chart
+
+
+def test_the_costliest_runs_of_charts_are_handed_out_first():
+    def t(key, grid=None, cost=1.0):
+        return ChartTask(key, "d", key, _figure, grid, cost)
+
+    tasks = [t("a"), t("b", "g"), t("c", "g", 0.3), t("d"), t("e", cost=1.75), t("f")]
+    units = render._units(tasks)
+    assert render._costliest_first(units, tasks) == [[4], [1, 2], [0], [3], [5]]
+
+
+def test_a_report_judges_the_free_cores_over_its_loading(tmp_path, monkeypatch):
+    # a sample long enough: the first chart is not drawn alone before the decision
+    if not hasattr(os, "fork"):
+        pytest.skip("a chart drawer is forked, and this system cannot fork")
+    seen = []
+    monkeypatch.setattr(render, "_children_to_fork", lambda sample: seen.append(sample) or 1)
+    began = render.sample_cpu()
+    time.sleep(render.MIN_SAMPLE_SECONDS)
+    tasks = [(f"chart{i}", "d", f"chart {i}", _pid_figure) for i in range(6)]
+    charts = render_charts(tasks, tmp_path, ("svg",), 50, since=began)
+    assert seen == [began]
+    assert [c.key for c in charts] == [f"chart{i}" for i in range(6)]

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from chunkeval._atomic import atomic_write_text
+from chunkeval._cores import sample_cpu
 from chunkeval.gate.comparison import metric_deltas
 from chunkeval.policy import comparison_metrics, rank_metrics, run_headline_k
 from chunkeval.reports.charts import (
@@ -111,6 +112,7 @@ def write_report(
     """
     from chunkeval.results.folder import Results
 
+    began = sample_cpu()  # the free cores are judged over the work before the charts
     folder = Path(results_folder)
     res = results if results is not None else Results.load(folder)
     dest = Path(out) if out is not None else folder
@@ -149,6 +151,7 @@ def write_report(
         formats=formats,
         verdicts=verdicts,
         meanwhile=build_questions,
+        since=began,
     )
     if baseline is not None:
         from chunkeval.gate.comparison import Check, compare

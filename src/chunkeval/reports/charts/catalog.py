@@ -15,6 +15,7 @@ from typing import Any
 
 from matplotlib.figure import Figure
 
+from chunkeval._cores import CpuSample
 from chunkeval.policy import (
     metric_family,
     rank_metrics,
@@ -35,6 +36,13 @@ from chunkeval.verdict.recommendation import Recommendation, dataset_verdicts
 
 __all__ = ["write_charts"]
 
+#: Drawing times relative to a typical chart (about 0.55 CPU-seconds on the default suite,
+#: docs/performance.md "Chart families on one figure"): the bar chart draws a bar and a tick per
+#: configuration in every panel (0.96 s), and a curve chart drawn on its family's kept grid only
+#: its lines and labels (0.18 s). Only the order in which drawers take charts follows them.
+_COST = {"dataset_bars": 1.75}
+_KEPT_GRID_COST = 0.33
+
 
 def write_charts(
     results: Any,
@@ -50,6 +58,7 @@ def write_charts(
     dpi: float = 100,
     verdicts: Mapping[str, Recommendation | Exception] | None = None,
     meanwhile: Callable[[], None] | None = None,
+    since: CpuSample | None = None,
 ) -> list[ChartFile]:
     """Draw every chart of a run and save each in ``folder`` in the given formats.
 
@@ -86,6 +95,9 @@ def write_charts(
     meanwhile : callable () -> None, optional
         The caller's work that needs no chart, done while a second process draws charts
         (:func:`~chunkeval.reports.charts.render.render_charts`).
+    since : CpuSample, optional
+        :func:`chunkeval._cores.sample_cpu` taken when the caller's work before the charts
+        began: the free cores are judged over it (``render_charts``).
 
     Returns
     -------
@@ -115,7 +127,9 @@ def write_charts(
         **kwargs: Any,
     ) -> None:
         chart = functools.partial(draw, *args, **common, **kwargs)
-        tasks.append(ChartTask(key, for_dataset, title, chart, grid))
+        on_kept_grid = grid is not None and bool(tasks) and tasks[-1].grid == grid
+        cost = _KEPT_GRID_COST if on_kept_grid else _COST.get(key, 1.0)
+        tasks.append(ChartTask(key, for_dataset, title, chart, grid, cost))
 
     def key_for(base: str, m: str, default: str) -> str:
         return base if m == default else f"{m}_{base}"
@@ -218,4 +232,4 @@ def write_charts(
             )
     else:
         emit("dataset_bars", None, f"main metrics per dataset (k={k})", plot_dataset_bars, results, k=k)
-    return render_charts(tasks, Path(folder), formats, dpi, meanwhile)
+    return render_charts(tasks, Path(folder), formats, dpi, meanwhile, since)

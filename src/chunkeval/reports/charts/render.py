@@ -4,9 +4,9 @@ A report's time is mostly its charts (matplotlib's layout and Agg drawing, one c
 another). For each further core that is idle, a forked child draws charts beside the report's
 process: all take the next chart from one shared counter, so none waits while another
 still has work, and a loaded core never gets a chart it would draw slower than this process.
-Whether a core is free is measured while the first chart is drawn (:mod:`chunkeval._cores`,
-the rule of every parallel part of chunkeval), so the decision costs no sampling time, and
-the child inherits matplotlib's warmed font and text caches. The files are the same either
+Whether a core is free is measured over the report's own work before its charts (loading the
+results), else while the first chart is drawn (:mod:`chunkeval._cores`, the rule of every
+parallel part of chunkeval), so the decision costs no sampling time. The files are the same either
 way: each chart is drawn whole by one process.
 """
 
@@ -15,16 +15,25 @@ from __future__ import annotations
 import contextlib
 import re
 import signal
+import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from matplotlib.figure import Figure
 
-from chunkeval._cores import cores_to_use, free_cores_since, sample_cpu, usable_cores
+from chunkeval._cores import CpuSample, cores_to_use, free_cores_since, sample_cpu, usable_cores
 from chunkeval.reports.charts.files import ChartFile, save_figure
 
-__all__ = ["ChartTask", "render_charts"]
+__all__ = ["MIN_SAMPLE_SECONDS", "ChartTask", "render_charts"]
+
+#: The shortest sample of the free cores a decision to fork is made on, in seconds (a sample
+#: shorter than a few scheduler ticks says little of what the other processes do).
+MIN_SAMPLE_SECONDS = 0.1
+
+
+def _elapsed(since: CpuSample) -> float:
+    return time.perf_counter() - since.wall_seconds
 
 
 class ChartTask(NamedTuple):
@@ -44,6 +53,12 @@ class ChartTask(NamedTuple):
     grid : str or None
         Charts next to each other with the same ``grid`` are drawn by one process, one after
         another (charts that share a panel grid reuse what the first one built).
+    cost : float
+        Drawing time relative to a typical chart: a hint only. When children draw too, the
+        costliest runs of charts are handed out first, so that no long chart is left to one
+        process at the end while the others wait (longest processing time first: Graham,
+        "Bounds on multiprocessing timing anomalies", SIAM J. Appl. Math. 17, 1969). The
+        files never depend on it.
     """
 
     key: str
@@ -51,6 +66,7 @@ class ChartTask(NamedTuple):
     title: str
     draw: Callable[[], Figure]
     grid: str | None = None
+    cost: float = 1.0
 
 
 def _slug(text: str) -> str:
@@ -79,6 +95,11 @@ def _units(tasks: Sequence[ChartTask]) -> list[list[int]]:
         else:
             units.append([i])
     return units
+
+
+def _costliest_first(units: list[list[int]], tasks: Sequence[ChartTask]) -> list[list[int]]:
+    """The units by their summed cost, highest first (ties keep their order)."""
+    return sorted(units, key=lambda unit: -sum(tasks[i].cost for i in unit))
 
 
 class _Shared(NamedTuple):
@@ -190,6 +211,7 @@ def render_charts(
     formats: Sequence[str],
     dpi: float,
     meanwhile: Callable[[], None] | None = None,
+    since: CpuSample | None = None,
 ) -> list[ChartFile]:
     """Draw and save the charts, with a forked drawer per further core that is free.
 
@@ -223,8 +245,8 @@ def render_charts(
 
     Notes
     -----
-    The first chart is drawn here while the cores are sampled
-    (:func:`chunkeval._cores.free_cores_since`). For every further core of which at least
+    The free cores are judged over the caller's work since ``since``
+    (:func:`chunkeval._cores.free_cores_since`), else over the first chart, drawn here. For every further core of which at least
     :data:`~chunkeval._cores.FREE_CORE_SHARE` stayed idle meanwhile
     (:func:`chunkeval._cores.cores_to_use`), when this process may fork (Linux, no other
     thread: :func:`chunkeval.benchmarks.executors.start_method`), a forked child draws
@@ -238,21 +260,21 @@ def render_charts(
     chart_tasks = [t if isinstance(t, ChartTask) else ChartTask(*t) for t in tasks]
     units = _units(chart_tasks)
     done: dict[int, ChartFile | None] = {}
-    if units:
-        sample = sample_cpu()
-        for i in units[0]:  # warms matplotlib's caches, which a child then inherits
+    if since is None or not since.times or _elapsed(since) < MIN_SAMPLE_SECONDS:
+        since = sample_cpu()
+        for i in units[0] if units else []:  # the sample; it warms caches a child inherits
             done[i] = _render_one(chart_tasks[i], folder, formats, dpi)
-        rest = units[1:]
-        children = min(len(rest) - 1, _children_to_fork(sample)) if len(rest) > 1 else 0
-        if children > 0:
-            counter = multiprocessing.get_context("fork").Value("i", 0)
-            shared = _Shared(chart_tasks, rest, counter, folder, formats, dpi)
-            done |= _render_beside_children(shared, children, meanwhile or (lambda: None))
-            meanwhile = None
-        else:
-            for unit in rest:
-                for i in unit:
-                    done[i] = _render_one(chart_tasks[i], folder, formats, dpi)
+        units = units[1:]
+    children = min(len(units) - 1, _children_to_fork(since)) if len(units) > 1 else 0
+    if children > 0:
+        counter = multiprocessing.get_context("fork").Value("i", 0)
+        shared = _Shared(chart_tasks, _costliest_first(units, chart_tasks), counter, folder, formats, dpi)
+        done |= _render_beside_children(shared, children, meanwhile or (lambda: None))
+        meanwhile = None
+    else:
+        for unit in units:
+            for i in unit:
+                done[i] = _render_one(chart_tasks[i], folder, formats, dpi)
     if meanwhile is not None:
         meanwhile()
     return [c for c in (done[i] for i in range(len(chart_tasks))) if c is not None]
