@@ -517,12 +517,20 @@ def _split_section(
         strict=True,
     ):
         spans_by_config.setdefault(c, {}).setdefault(doc, []).append(tuple(span))
+    totals = n_q["config"].astype(str).value_counts()
+    kept = d[d["reason"] != "multi-document"] if len(d) else d
+    if len(kept):
+        # one example of each kind first (split, then scattered), then the remaining ones
+        names = kept["config"].astype(str)
+        kept = kept.assign(
+            _again=(kept.groupby([names, kept["reason"]]).cumcount() > 0).astype(int),
+            _order=(kept["reason"] != "split").astype(int),
+        )
+    by_config = dict(list(kept.groupby(names, sort=False))) if len(kept) else {}
     for config in [c for c in styles if c in present]:
         st = styles[config]
-        g = d[d["config"] == config] if len(d) else d
-        total = int((n_q["config"].astype(str) == config).sum())
-        if len(g):
-            g = g[g["reason"] != "multi-document"]
+        g = by_config.get(config, kept.iloc[:0])
+        total = int(totals.get(config, 0))
         n_split = int((g["reason"] == "split").sum()) if len(g) else 0
         n_scat = int((g["reason"] == "scattered").sum()) if len(g) else 0
         is_open = config in open_configs
@@ -538,11 +546,6 @@ def _split_section(
             out.append("</details>")
             continue
         cap = max_examples if is_open else min(max_examples, max_examples_closed)
-        # one example of each kind first (split, then scattered), then the remaining ones
-        g = g.assign(
-            _again=(g.groupby("reason").cumcount() > 0).astype(int),
-            _order=(g["reason"] != "split").astype(int),
-        )
         g = g.sort_values(["_again", "_order"], kind="stable")
         by_doc = spans_by_config.get(config, {})
         items = []
