@@ -62,30 +62,29 @@ def test_free_cores_only_counts_this_process_cpus(monkeypatch):
     assert C.free_cores(0.0) == pytest.approx(1.5)
 
 
-def test_free_cores_count_the_runs_own_busy_threads_as_its_own(monkeypatch):
-    # both cores busy during the sample, one of them with this process's own encode pass:
-    # 0.1 idle + 0.9 of its own = 1.0 free, so a re-decision keeps the pass it already runs
-    samples = iter([_proc_stat([0, 0], [0, 0]), _proc_stat([10, 0], [100, 100])])
-    clock = iter([5.0, 5.18])  # process CPU seconds before and after a 0.2 s sample
-    wall = iter([10.0, 10.2])
+def _two_cores_sampled(monkeypatch, after, own_seconds, wall_seconds):
+    """Two usable cores idle at the first sample and at ``after`` at the second; this
+    process's CPU and wall clocks read ``own_seconds`` and ``wall_seconds`` at the two."""
+    samples = iter([_proc_stat([0, 0], [0, 0]), after])
+    clock, wall = iter(own_seconds), iter(wall_seconds)
     monkeypatch.setattr(C, "_cpu_times", lambda: next(samples))
     monkeypatch.setattr(C, "_own_cpu_seconds", lambda: next(clock))
     monkeypatch.setattr(C, "_wall_seconds", lambda: next(wall))
     monkeypatch.setattr(C, "usable_cores", lambda: 2)
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+
+
+def test_free_cores_count_the_runs_own_busy_threads_as_its_own(monkeypatch):
+    # both cores busy during the sample, one of them with this process's own encode pass:
+    # 0.1 idle + 0.9 of its own = 1.0 free, so a re-decision keeps the pass it already runs
+    # process CPU seconds 5.0 -> 5.18 over a 0.2 s sample
+    _two_cores_sampled(monkeypatch, _proc_stat([10, 0], [100, 100]), (5.0, 5.18), (10.0, 10.2))
     assert C.free_cores(0.2) == pytest.approx(0.1 + 0.9)  # 0.18 s of its own CPU over 0.2 s
 
 
 def test_free_cores_since_a_sample_count_the_work_done_meanwhile_as_own(monkeypatch):
     # a chart drawn while sampling: 0.5 s of this process's CPU over 0.5 s on cpu0, cpu1 idle
-    samples = iter([_proc_stat([0, 0], [0, 0]), _proc_stat([0, 50], [50, 50])])
-    clock = iter([1.0, 1.5])
-    wall = iter([3.0, 3.5])
-    monkeypatch.setattr(C, "_cpu_times", lambda: next(samples))
-    monkeypatch.setattr(C, "_own_cpu_seconds", lambda: next(clock))
-    monkeypatch.setattr(C, "_wall_seconds", lambda: next(wall))
-    monkeypatch.setattr(C, "usable_cores", lambda: 2)
-    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    _two_cores_sampled(monkeypatch, _proc_stat([0, 50], [50, 50]), (1.0, 1.5), (3.0, 3.5))
     before = C.sample_cpu()
     assert C.free_cores_since(before) == pytest.approx(2.0)
     assert C.cores_to_use(2.0, 2) == 2
