@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import re
+import signal
 import subprocess
 import sys
 import time
@@ -88,9 +89,58 @@ def test_a_child_on_a_free_core_draws_charts_beside_the_report(tmp_path, second_
 
 
 def test_an_error_in_a_childs_chart_is_raised_in_the_report(tmp_path, second_core):
-    tasks = [("chart0", "d", "c", _pid_figure)] + [("k_curves", f"d{i}", "k", _no_evidence) for i in range(4)]
-    with pytest.raises(ValueError, match="no evidence parts"):
+    report = os.getpid()
+
+    def fails_in_a_drawer() -> Figure:
+        if os.getpid() != report:
+            raise ValueError("no evidence parts in this drawer")
+        return _pid_figure()
+
+    tasks = [(f"k_curves{i}", f"d{i}", "k", fails_in_a_drawer) for i in range(10)]
+    with pytest.raises(ValueError, match="no evidence parts") as raised:
         render_charts(tasks, tmp_path, ("svg",), 50)
+    # the drawer's own traceback is the cause: where in the chart code it was raised
+    assert "fails_in_a_drawer" in str(raised.value.__cause__)
+
+
+def test_a_drawer_starts_with_ctrl_c_held_until_it_ignores_it(tmp_path, second_core, monkeypatch):
+    # between the fork and its own handlers a drawer still has the command's stop handler
+    original, seen = render._child, tmp_path / "mask"
+
+    def child(shared, conn) -> None:
+        seen.write_text(" ".join(str(int(s)) for s in signal.pthread_sigmask(signal.SIG_BLOCK, [])))
+        original(shared, conn)
+
+    monkeypatch.setattr(render, "_child", child)
+    render_charts([(f"c{i}", "d", "c", _pid_figure) for i in range(4)], tmp_path, ("svg",), 50)
+    blocked = {int(s) for s in seen.read_text().split()}
+    assert {int(signal.SIGINT), int(signal.SIGTERM)} <= blocked
+    assert int(signal.SIGINT) not in {int(s) for s in signal.pthread_sigmask(signal.SIG_BLOCK, [])}
+
+
+def test_a_counter_lock_held_for_good_stops_the_taking_not_the_report(monkeypatch):
+    import multiprocessing
+    import threading
+
+    monkeypatch.setattr(render, "LOCK_TIMEOUT_SECONDS", 0.1)
+    counter = multiprocessing.get_context("fork" if hasattr(os, "fork") else "spawn").Value("i", 0)
+    shared = render._Shared([], [[0], [1]], counter, None, (), 50)
+    held, release = threading.Event(), threading.Event()
+
+    def holder() -> None:  # as a drawer killed while holding the lock
+        with counter.get_lock():
+            held.set()
+            release.wait()
+
+    thread = threading.Thread(target=holder)
+    thread.start()
+    held.wait()
+    try:
+        assert list(render._take(shared)) == []
+    finally:
+        release.set()
+        thread.join()
+    assert list(render._take(shared)) == [0, 1]
 
 
 def test_the_charts_of_a_child_that_died_are_drawn_by_the_report(tmp_path, second_core):

@@ -16,6 +16,7 @@ import contextlib
 import re
 import signal
 import time
+import traceback
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -25,11 +26,18 @@ from matplotlib.figure import Figure
 from chunkeval._cores import CpuSample, cores_to_use, free_cores_since, sample_cpu, usable_cores
 from chunkeval.reports.charts.files import ChartFile, save_figure
 
-__all__ = ["MIN_SAMPLE_SECONDS", "ChartTask", "render_charts"]
+__all__ = ["LOCK_TIMEOUT_SECONDS", "MIN_SAMPLE_SECONDS", "ChartTask", "render_charts"]
 
 #: The shortest sample of the free cores a decision to fork is made on, in seconds (a sample
 #: shorter than a few scheduler ticks says little of what the other processes do).
 MIN_SAMPLE_SECONDS = 0.1
+
+
+#: How long a drawer waits for the shared counter before it stops taking charts, in seconds
+#: (the lock is held for a few instructions; only a drawer killed holding it keeps it longer).
+LOCK_TIMEOUT_SECONDS = 10.0
+
+_STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM}
 
 
 def _elapsed(since: CpuSample) -> float:
@@ -112,14 +120,31 @@ class _Shared(NamedTuple):
 
 
 def _take(shared: _Shared) -> Iterator[int]:
-    """The indices of the units this process draws, taken one at a time from the counter."""
+    """The indices of the units this process draws, taken one at a time from the counter.
+
+    A drawer killed while it held the counter's lock (for a few instructions) would hold it
+    for good: after :data:`LOCK_TIMEOUT_SECONDS` this process stops taking, and the report
+    draws whatever no drawer sent.
+    """
+    lock = shared.next_unit.get_lock()
     while True:
-        with shared.next_unit.get_lock():
+        if not lock.acquire(timeout=LOCK_TIMEOUT_SECONDS):
+            return
+        try:
             u = shared.next_unit.value
             shared.next_unit.value = u + 1
+        finally:
+            lock.release()
         if u >= len(shared.units):
             return
         yield u
+
+
+class _DrawerTraceback(Exception):
+    """Where a drawer's error was raised, as its traceback's text (the cause of the error)."""
+
+    def __str__(self) -> str:
+        return str(self.args[0])
 
 
 def _child(shared: _Shared, conn: Any) -> None:
@@ -132,14 +157,15 @@ def _child(shared: _Shared, conn: Any) -> None:
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOP_SIGNALS)  # blocked by the report over the fork
     try:
         for u in _take(shared):
             for i in shared.units[u]:
                 conn.send((i, _render_one(shared.tasks[i], shared.folder, shared.formats, shared.dpi)))
         conn.send(None)
-    except Exception as error:  # raised again in the report's process
+    except Exception as error:  # raised again in the report's process, with where it came from
         with contextlib.suppress(Exception):
-            conn.send(error)
+            conn.send((error, traceback.format_exc()))
     finally:
         conn.close()
 
@@ -162,8 +188,9 @@ def _receive(conn: Any, done: dict[int, ChartFile | None]) -> None:
             return
         if message is None:
             return
-        if isinstance(message, BaseException):
-            raise message
+        if isinstance(message[0], BaseException):
+            error, where = message
+            raise error from _DrawerTraceback(where)
         done[message[0]] = message[1]
 
 
@@ -184,7 +211,13 @@ def _render_beside_children(
             receive, send = ctx.Pipe(duplex=False)
             child = ctx.Process(target=_child, args=(shared, send), daemon=True)
             started.append((child, receive))
-            child.start()
+            # a Ctrl-C between the fork and the child's own handlers would reach the command's
+            # stop handler in the child and print its traceback: held until the child set them
+            signal.pthread_sigmask(signal.SIG_BLOCK, _STOP_SIGNALS)
+            try:
+                child.start()
+            finally:
+                signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOP_SIGNALS)
             send.close()
         meanwhile()
         for u in _take(shared):
