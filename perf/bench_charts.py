@@ -10,8 +10,8 @@ minimum over the rounds, side by side. Charts are drawn in the measuring process
 
 Usage::
 
-    chunkeval run --suite default --out /tmp/def --quiet --no-report
-    python perf/bench_charts.py /tmp/def --rounds 2 --against main
+    chunkeval run --suite default --out def_results --quiet --no-report
+    python perf/bench_charts.py def_results --rounds 2 --against main
 """
 
 from __future__ import annotations
