@@ -98,6 +98,10 @@ class CpuSample:
     own_seconds: float
     wall_seconds: float
 
+    def age(self) -> float:
+        """Seconds of wall time since the sample, on the clock it was taken with."""
+        return _wall_seconds() - self.wall_seconds
+
 
 def sample_cpu() -> CpuSample:
     """The CPU counters now, to measure the free cores over work done meanwhile.
@@ -137,7 +141,7 @@ def free_cores_since(before: CpuSample) -> float | None:
         mine = {f"cpu{i}" for i in os.sched_getaffinity(0)}
     except (AttributeError, OSError):
         mine = None
-    elapsed = _wall_seconds() - before.wall_seconds
+    elapsed = before.age()
     own = (_own_cpu_seconds() - before.own_seconds) / elapsed if elapsed > 0 else 0.0
     shares = [
         (idle - before.times[name][0]) / (total - before.times[name][1])

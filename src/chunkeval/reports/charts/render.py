@@ -15,7 +15,6 @@ from __future__ import annotations
 import contextlib
 import re
 import signal
-import time
 import traceback
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -38,10 +37,6 @@ MIN_SAMPLE_SECONDS = 0.1
 LOCK_TIMEOUT_SECONDS = 10.0
 
 _STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM}
-
-
-def _elapsed(since: CpuSample) -> float:
-    return time.perf_counter() - since.wall_seconds
 
 
 class ChartTask(NamedTuple):
@@ -113,7 +108,7 @@ def _costliest_first(units: list[list[int]], tasks: Sequence[ChartTask]) -> list
 class _Shared(NamedTuple):
     tasks: Sequence[ChartTask]
     units: list[list[int]]
-    next_unit: Any  # multiprocessing.Value("i"): the next unit either process takes
+    next_unit: Any  # multiprocessing.Value("i"): the next unit any process takes
     folder: Path
     formats: Sequence[str]
     dpi: float
@@ -170,7 +165,7 @@ def _child(shared: _Shared, conn: Any) -> None:
         conn.close()
 
 
-def _children_to_fork(sample: Any) -> int:
+def _children_to_fork(sample: CpuSample) -> int:
     """Forked drawers to start beside this process: one per further free core, or none."""
     from chunkeval.benchmarks.executors import start_method
 
@@ -250,7 +245,7 @@ def render_charts(
 
     Parameters
     ----------
-    tasks : sequence of ChartTask, or of tuples (key, dataset, title, draw[, grid])
+    tasks : sequence of ChartTask, or of tuples (key, dataset, title, draw[, grid[, cost]])
     folder : Path
         Where the files go (``<key>__<dataset>.<format>``, or ``<key>.<format>`` for a chart
         of all datasets).
@@ -260,6 +255,11 @@ def render_charts(
     meanwhile : callable () -> None, optional
         Work of the caller that needs no chart: run in this process while a child draws
         charts, else after the charts.
+    since : CpuSample, optional
+        :func:`chunkeval._cores.sample_cpu` taken when the caller's own work before the
+        charts began (a report's loading). When it is at least :data:`MIN_SAMPLE_SECONDS`
+        old, the free cores are judged over that work and every chart can go to a drawer;
+        otherwise the first chart is drawn here alone while the cores are sampled.
 
     Returns
     -------
@@ -279,21 +279,22 @@ def render_charts(
     Notes
     -----
     The free cores are judged over the caller's work since ``since``
-    (:func:`chunkeval._cores.free_cores_since`), else over the first chart, drawn here. For every further core of which at least
-    :data:`~chunkeval._cores.FREE_CORE_SHARE` stayed idle meanwhile
+    (:func:`chunkeval._cores.free_cores_since`), else over the first chart, drawn here. For
+    every further core of which at least :data:`~chunkeval._cores.FREE_CORE_SHARE` stayed
+    idle meanwhile
     (:func:`chunkeval._cores.cores_to_use`), when this process may fork (Linux, no other
     thread: :func:`chunkeval.benchmarks.executors.start_method`), a forked child draws
     charts beside it, each process taking the next unit from a shared counter; with no free
-    core the charts are drawn here one after another. A pool of workers that drew every chart while
-    the report waited was measured no faster on a loaded 2-core machine (docs/performance.md,
-    "Report").
+    core the charts are drawn here one after another. A pool of workers that drew every chart
+    while the report waited was measured no faster on a loaded 2-core machine
+    (docs/performance.md, "Report").
     """
     import multiprocessing
 
     chart_tasks = [t if isinstance(t, ChartTask) else ChartTask(*t) for t in tasks]
     units = _units(chart_tasks)
     done: dict[int, ChartFile | None] = {}
-    if since is None or not since.times or _elapsed(since) < MIN_SAMPLE_SECONDS:
+    if since is None or not since.times or since.age() < MIN_SAMPLE_SECONDS:
         since = sample_cpu()
         for i in units[0] if units else []:  # the sample; it warms caches a child inherits
             done[i] = _render_one(chart_tasks[i], folder, formats, dpi)
