@@ -243,12 +243,29 @@ def check_table(df: pd.DataFrame, name: str, path: Path) -> None:
         what = ", ".join(f"{c}={row[c]!r}" for c in keys)
         raise UsageError(f"{path}: the row {what} appears twice; a results table has one row per key")
     for column, ok in _JSON_COLUMNS.items():
-        if column in df.columns:
-            for number, cell in enumerate(df[column].tolist()):
-                if not _json_cell_ok(cell, ok):
-                    raise UsageError(
-                        f"{path}: row {number + 1}, column {column!r} is not {ok[1]} ({str(cell)[:60]!r})"
-                    )
+        if column not in df.columns:
+            continue
+        cells = df[column]
+        # a cell of the written shape passes in one vectorised match; the others (empty,
+        # other spacing or numbers, or wrong) are parsed one by one, which decides
+        shaped = _written_shape(cells, _JSON_SHAPES[column])
+        for number in np.flatnonzero(~shaped):
+            cell = cells.iloc[number]
+            if not _json_cell_ok(cell, ok):
+                raise UsageError(
+                    f"{path}: row {number + 1}, column {column!r} is not {ok[1]} ({str(cell)[:60]!r})"
+                )
+
+
+def _written_shape(cells: pd.Series, pattern: str) -> np.ndarray:
+    """Which cells match ``pattern`` whole (a boolean array; a cell that is not text: False)."""
+    if not (pd.api.types.is_string_dtype(cells.dtype) or cells.dtype == object):
+        return np.zeros(len(cells), dtype=bool)
+    try:
+        matched = cells.str.fullmatch(pattern)
+    except (AttributeError, TypeError):  # an object column of no strings at all
+        return np.zeros(len(cells), dtype=bool)
+    return matched.fillna(False).to_numpy(dtype=bool)
 
 
 def _json_cell_ok(cell: Any, ok: tuple) -> bool:
@@ -272,6 +289,25 @@ def _is_part(item: Any) -> bool:
         and _is_int(item[2])
     )
 
+
+# A subset of JSON that only valid cells match (strings without raw control characters or
+# unknown escapes, integers without exponent), so that a match needs no parse: the lists a
+# run writes. A list item's pattern is repeated, not captured.
+_JSON_STRING = r'"(?:[^"\\\x00-\x1f]|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4})*"'
+_JSON_INT = r"-?(?:0|[1-9][0-9]*)"
+_SPACE = r"[ \t\n\r]*"
+
+
+def _json_list_of(item: str) -> str:
+    return rf"{_SPACE}\[{_SPACE}(?:{item}(?:{_SPACE},{_SPACE}{item})*)?{_SPACE}\]{_SPACE}"
+
+
+_JSON_SHAPES = {
+    "evidence": _json_list_of(
+        rf"\[{_SPACE}{_JSON_STRING}{_SPACE},{_SPACE}{_JSON_INT}{_SPACE},{_SPACE}{_JSON_INT}{_SPACE}\]"
+    ),
+    "retrieved_chunk_ids": _json_list_of(_JSON_STRING),
+}
 
 # column -> (test of one list item, what the cell must be): the report and comparisons parse them
 _JSON_COLUMNS = {
