@@ -230,11 +230,19 @@ def _n_questions(rows: pd.DataFrame, per_question: pd.DataFrame | None) -> int:
     return 0
 
 
-def _dataset_questions(rows: pd.DataFrame, per_question: pd.DataFrame | None) -> pd.DataFrame | None:
-    """The per-question rows of ``rows``' dataset (``None`` when not given)."""
+def _dataset_questions(
+    rows: pd.DataFrame, per_question: pd.DataFrame | None, columns: Sequence[str]
+) -> pd.DataFrame | None:
+    """The per-question rows of ``rows``' dataset (``None`` when not given).
+
+    Only ``question_id``, ``config`` and ``columns`` (those present) are kept: the rule reads
+    no other, and selecting rows of every column of a large run took most of its time.
+    """
     if per_question is None or "dataset" not in rows or "dataset" not in per_question:
         return per_question
-    return per_question[per_question["dataset"].astype(str) == str(rows["dataset"].iloc[0])]
+    kept = [c for c in dict.fromkeys(["question_id", "config", *columns]) if c in per_question]
+    mine = per_question["dataset"].astype(str) == str(rows["dataset"].iloc[0])
+    return per_question.loc[mine, kept]
 
 
 class ScoredBy(NamedTuple):
@@ -363,7 +371,7 @@ def scorable_questions(
         fits = rows["span_within_limit"].to_numpy(float) if "span_within_limit" in rows else np.array([])
         if len(fits) and not np.isnan(fits).any():  # a configuration without a limit: no bound
             bounds.append((math.floor(float(fits.max()) * n + 1e-9), "fit"))
-    pq = _dataset_questions(rows, per_question)
+    pq = _dataset_questions(rows, per_question, [column])
     if pq is not None and column in pq and "question_id" in pq and "config" in pq:
         by = scored_by(pq, column)
         bounds.append((by.any, "observed"))
@@ -472,8 +480,8 @@ def choose_rank_metric(
             parameter="rank_by",
         )
     n = _n_questions(rows, per_question)
-    pq = _dataset_questions(rows, per_question)
     chain = [c for c in fallback_chain(rank_by) if c in rows.columns]
+    pq = _dataset_questions(rows, per_question, chain)
     counts = [scorable_questions(rows, c, per_question) for c in chain]
     pick = next((i for i, (count, _) in enumerate(counts) if enough_signal(count, n)), None)
     if pick is None:

@@ -264,12 +264,16 @@ def _scoring(results: Any, dataset: str, col: str, scorable: int) -> int:
     pq = getattr(results, "per_question", None)
     if pq is None or col not in pq or not {"question_id", "config", "dataset"} <= set(pq.columns):
         return scorable
-    return scored_by(pq[pq["dataset"].astype(str) == dataset], col).any
+    return scored_by(_dataset_column(pq, dataset, col), col).any
+
+
+def _dataset_column(pq: Any, dataset: str, col: str) -> Any:
+    """``question_id``, ``config`` and ``col`` of one dataset's per-question rows (not every column)."""
+    return pq.loc[pq["dataset"].astype(str) == dataset, ["question_id", "config", col]]
 
 
 def _wide(results: Any, dataset: str, col: str) -> Any:
-    pq = results.per_question
-    pq = pq[pq["dataset"].astype(str) == dataset]
+    pq = _dataset_column(results.per_question, dataset, col)
     return pq.pivot_table(
         index=pq["question_id"].astype(str),
         columns=pq["config"].astype(str),
