@@ -288,17 +288,20 @@ def scored_by(per_question: pd.DataFrame, column: str) -> ScoredBy:
     ScoredBy
         ``(any, robust, alone, only)``.
     """
-    wide = per_question.pivot_table(
-        index="question_id", columns="config", values=column, aggfunc="max", dropna=False
-    )
-    scored = np.nan_to_num(wide.to_numpy(float)) > 0  # (questions, configurations)
+    import pandas as pd
+
+    questions, ids = pd.factorize(per_question["question_id"])  # a missing key: code -1
+    configs, names = pd.factorize(per_question["config"], sort=True)  # ties: the first by name
+    above = (np.nan_to_num(per_question[column].to_numpy(float)) > 0) & (questions >= 0) & (configs >= 0)
+    scored = np.zeros((len(ids), len(names)), dtype=bool)  # (questions, configurations)
+    scored[questions[above], configs[above]] = True
     hit = scored.any(axis=1)
     n_any = int(hit.sum())
     if scored.shape[1] < 2:
         return ScoredBy(n_any, n_any, "", 0)
     only = scored[scored.sum(axis=1) == 1].sum(axis=0)  # per configuration: questions it alone scores
     j = int(np.argmax(only))
-    alone, n_only = (str(wide.columns[j]), int(only[j])) if only[j] else ("", 0)
+    alone, n_only = (str(names[j]), int(only[j])) if only[j] else ("", 0)
     return ScoredBy(n_any, max(n_any - n_only, n_only), alone, n_only)
 
 

@@ -7,6 +7,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from chunkeval import policy
 from chunkeval.results.folder import Results
@@ -154,3 +156,36 @@ def test_a_few_lone_questions_are_named_when_the_count_is_low():
         "Ranked by answerable@512tok, on which 25 of 100 questions score (20 counted so that no single "
         "configuration decides). Caution: the choice of metric rests on few questions (under 30)"
     ) in _text(res)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    cells=st.lists(
+        st.tuples(
+            st.sampled_from(["q1", "q2", "q3", "q4"]),
+            st.sampled_from(["b", "a", "c(2)"]),
+            st.sampled_from([0.0, 0.5, 1.0, float("nan")]),
+        ),
+        min_size=1,
+        max_size=14,
+    )
+)
+def test_scored_by_counts_as_written(cells):
+    """``scored_by`` against the rule counted cell by cell: a question scores under a
+    configuration when one of its values there is above 0; ties of ``alone`` go to the first
+    configuration by name."""
+    df = pd.DataFrame(cells, columns=["question_id", "config", "m"])
+    hits = {(q, c) for q, c, v in cells if v > 0}
+    configs = sorted({c for _, c, _ in cells})
+    by_question: dict[str, set[str]] = {}
+    for q, c in hits:
+        by_question.setdefault(q, set()).add(c)
+    n_any = len(by_question)
+    lone = {c: sum(1 for cs in by_question.values() if cs == {c}) for c in configs}
+    if len(configs) < 2:
+        expected = (n_any, n_any, "", 0)
+    else:
+        alone = max(configs, key=lambda c: (lone[c], -configs.index(c)))
+        only = lone[alone]
+        expected = (n_any, max(n_any - only, only), alone if only else "", only)
+    assert tuple(policy.scored_by(df, "m")) == expected

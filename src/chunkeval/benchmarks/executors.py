@@ -34,6 +34,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from typing import Any
 
+from chunkeval._cores import start_method
 from chunkeval._memory import release_freed_memory
 from chunkeval.benchmarks.lifetime import (
     acknowledge_stop,
@@ -272,28 +273,6 @@ def _local(
             if progress is not None:
                 progress(j + 1, len(jobs))
     return out
-
-
-def start_method() -> str:
-    """How the process pool starts its workers: ``"fork"`` or ``"spawn"``.
-
-    ``fork`` shares the parent's imports, loaded encodings and prepared datasets, so a worker
-    costs nothing to start (a spawned one imports scikit-learn and pandas and unpickles the
-    datasets, about a second each); a forked child inherits the locks of any other thread,
-    so it is used only on Linux while this process runs no other thread. The environment
-    variable ``CHUNKEVAL_MP_START`` (``fork``, ``spawn`` or ``forkserver``) overrides the
-    choice. Every start method gives the same tables.
-
-    Returns
-    -------
-    str
-    """
-    import threading
-
-    chosen = os.environ.get("CHUNKEVAL_MP_START", "").strip()
-    if chosen:
-        return chosen
-    return "fork" if sys.platform.startswith("linux") and threading.active_count() == 1 else "spawn"
 
 
 def _prepare_in_pool(

@@ -487,12 +487,11 @@ def _split_section(
     metas = {doc.id: doc.metadata for doc in ds.documents} if ds is not None else {}
     chunks = results.chunks[results.chunks["dataset"].astype(str) == dataset]
     # questions whose parts lie in different documents: a property of the dataset, said once
+    # every configuration repeats a question's evidence: each question's parsed once
     multi = (
-        int(
-            n_q.assign(n_docs=[len({p[0] for p in json.loads(e)}) for e in n_q["evidence"]])
-            .drop_duplicates("question_id")["n_docs"]
-            .gt(1)
-            .sum()
+        sum(
+            len({p[0] for p in json.loads(e)}) > 1
+            for e in n_q.drop_duplicates("question_id")["evidence"].tolist()
         )
         if "evidence" in n_q
         else 0
@@ -508,12 +507,12 @@ def _split_section(
     present = set(n_q["config"].astype(str))  # once: a set per configuration iterated every row
     # config -> doc -> (index, start, end) of its chunks in file order, in one pass over the rows
     spans_by_config: dict[str, dict[str, list[tuple[Any, Any, Any]]]] = {}
-    for c, doc, *span in zip(
-        chunks["config"].astype(str),
-        chunks["doc_id"].astype(str),
-        chunks["index"].to_numpy(),
-        chunks["start"].to_numpy(),
-        chunks["end"].to_numpy(),
+    for c, doc, *span in zip(  # plain lists: element-wise iteration of Arrow columns is slow
+        chunks["config"].astype(str).tolist(),
+        chunks["doc_id"].astype(str).tolist(),
+        chunks["index"].tolist(),
+        chunks["start"].tolist(),
+        chunks["end"].tolist(),
         strict=True,
     ):
         spans_by_config.setdefault(c, {}).setdefault(doc, []).append(tuple(span))

@@ -293,10 +293,11 @@ def _against(
 
     if config not in wide.columns or best not in wide.columns:
         return None
-    pair = wide[[config, best]].dropna()
-    if not len(pair):
+    a, b = wide[config].to_numpy(float), wide[best].to_numpy(float)
+    both = ~(np.isnan(a) | np.isnan(b))  # the questions both have, in the table's order
+    if not both.any():
         return None
-    a, b = pair[config].to_numpy(float), pair[best].to_numpy(float)
+    a, b = a[both], b[both]
     n_resamples, seed = draws
     d, lo, hi = (float(x) for x in paired_bootstrap(a, b, confidence, n_resamples, seed))
     diff = a - b

@@ -140,7 +140,9 @@ def write_charts(
     summary = results.summary
     names = list(dict.fromkeys(summary["dataset"].astype(str)))
     verdicts = dataset_verdicts(results, names) if verdicts is None else verdicts
-    ranked = rank_metrics(results)
+    # the verdicts name their metric; the rule is asked again only for a dataset without one
+    unranked = [d for d in names if not isinstance(verdicts.get(d), Recommendation)]
+    ranked = rank_metrics(results) if unranked else {}
     # the charts of a family (budget curves, k curves) share a grid and are drawn on one
     # figure, one after another; a family's figure is kept for the next dataset's, when its
     # grid is the same (at most two figures kept); so are the datasets' bar charts, last

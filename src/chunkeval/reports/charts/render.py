@@ -22,7 +22,14 @@ from typing import Any, NamedTuple
 
 from matplotlib.figure import Figure
 
-from chunkeval._cores import CpuSample, cores_to_use, free_cores_since, sample_cpu, usable_cores
+from chunkeval._cores import (
+    CpuSample,
+    cores_to_use,
+    free_cores_since,
+    sample_cpu,
+    start_method,
+    usable_cores,
+)
 from chunkeval.reports.charts.files import ChartFile, save_figure
 
 __all__ = ["LOCK_TIMEOUT_SECONDS", "MIN_SAMPLE_SECONDS", "ChartTask", "render_charts"]
@@ -167,8 +174,6 @@ def _child(shared: _Shared, conn: Any) -> None:
 
 def _children_to_fork(sample: CpuSample) -> int:
     """Forked drawers to start beside this process: one per further free core, or none."""
-    from chunkeval.benchmarks.executors import start_method
-
     if start_method() != "fork":
         return 0
     return cores_to_use(free_cores_since(sample), usable_cores()) - 1
@@ -283,7 +288,7 @@ def render_charts(
     every further core of which at least :data:`~chunkeval._cores.FREE_CORE_SHARE` stayed
     idle meanwhile
     (:func:`chunkeval._cores.cores_to_use`), when this process may fork (Linux, no other
-    thread: :func:`chunkeval.benchmarks.executors.start_method`), a forked child draws
+    thread: :func:`chunkeval._cores.start_method`), a forked child draws
     charts beside it, each process taking the next unit from a shared counter; with no free
     core the charts are drawn here one after another. A pool of workers that drew every chart
     while the report waited was measured no faster on a loaded 2-core machine
