@@ -6,12 +6,14 @@ the chart freezes it), ``save`` renders and encodes the PNG. Each round is a fre
 writes every chart ``--inner`` times and keeps each chart's fastest; rounds alternate between this
 checkout and ``--against REV`` (its ``src`` exported by ``git archive``), and the table prints the
 minimum over the rounds, side by side. Charts are drawn in the measuring process
-(``CHUNKEVAL_MP_START=spawn``: no forked drawer).
+(``CHUNKEVAL_MP_START=spawn``: no forked drawer). ``--only KEY`` draws only the charts of that
+key (``dataset_bars``, ``k_curves`` ...), in report order, so one family is timed in seconds.
 
 Usage::
 
     chunkeval run --suite default --out def_results --quiet --no-report
     python perf/bench_charts.py def_results --rounds 2 --against main
+    python perf/bench_charts.py run60 --only dataset_bars --against main
 """
 
 from __future__ import annotations
@@ -28,8 +30,12 @@ from pathlib import Path
 from bench_report import export_source
 
 
-def child(results_dir: str, inner: int) -> None:
-    """Print {chart: [draw, save]} (CPU seconds, best of ``inner`` writes) as JSON."""
+def child(results_dir: str, inner: int, only: str | None) -> None:
+    """Print {chart: [draw, save]} (CPU seconds, best of ``inner`` writes) as JSON.
+
+    With ``only``, the charts of other keys are left out before any is drawn.
+    """
+    import chunkeval.reports.charts.catalog as catalog
     import chunkeval.reports.charts.render as render
     from chunkeval.reports.charts.catalog import write_charts
     from chunkeval.results import Results
@@ -57,6 +63,9 @@ def child(results_dir: str, inner: int) -> None:
         return out
 
     render.save_figure, render._render_one = timed_save, timed_one
+    if only:
+        draw_all = catalog.render_charts
+        catalog.render_charts = lambda tasks, *a: draw_all([t for t in tasks if t.key == only], *a)
     with tempfile.TemporaryDirectory() as out:
         for _ in range(inner):
             write_charts(results, out, formats=("png",))
@@ -69,10 +78,11 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--inner", type=int, default=3, help="writes per process (best kept)")
     parser.add_argument("--against", help="a commit to compare with, in the same rounds")
+    parser.add_argument("--only", help="time only the charts of this key (e.g. dataset_bars)")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        child(args.results, args.inner)
+        child(args.results, args.inner, args.only)
         return
     here = Path(__file__).resolve().parent
     sides = {"now": os.environ.get("PYTHONPATH", str(here.parent / "src"))}
@@ -90,6 +100,7 @@ def main() -> None:
                     "--child",
                     "--inner",
                     str(args.inner),
+                    *(["--only", args.only] if args.only else []),
                 ]
                 got = json.loads(
                     subprocess.run(argv, env=env, capture_output=True, text=True, check=True).stdout

@@ -3,14 +3,20 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import matplotlib
 import numpy as np
 import pandas as pd
+from matplotlib.artist import Artist
 from matplotlib.axes import Axes
+from matplotlib.backends.backend_agg import RendererAgg
+from matplotlib.cbook import flatten
+from matplotlib.container import BarContainer
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
+from matplotlib.text import Text
 
 from chunkeval.labels import family_name
 from chunkeval.policy import (
@@ -31,15 +37,17 @@ from chunkeval.reports.charts.data import (
     styles_for,
 )
 from chunkeval.reports.charts.layout import (
+    FigureReuse,
     fit_panel_titles,
     fit_text,
     legend_below,
     legend_columns,
     legend_outside,
+    mark_chart_artists,
     panel_grid,
     wrap_text,
 )
-from chunkeval.reports.style import ConfigStyle, new_figure, styled
+from chunkeval.reports.style import ConfigStyle, figure_size, new_figure, styled
 
 __all__ = ["plot_dataset_bars"]
 
@@ -73,6 +81,7 @@ def plot_dataset_bars(
     ax: Axes | Sequence[Axes] | None = None,
     styles: Mapping[str, ConfigStyle] | None = None,
     size: str | tuple[float, float] = "slide",
+    reuse: FigureReuse | None = None,
 ) -> Figure:
     """Grouped bars of the main metrics per dataset, with confidence intervals.
 
@@ -98,6 +107,13 @@ def plot_dataset_bars(
         Shared configuration styles.
     size : str or (float, float), default "slide"
         Size of a new figure (:func:`chunkeval.reports.style.figure_size`).
+    reuse : FigureReuse, optional
+        Above :data:`SMALL_MULTIPLES_ABOVE` configurations: keeps the figure for the next
+        chart drawn with it; when that chart has the same panels (metrics, configurations in
+        order with their styles, datasets of a grid of several) and size, as another
+        dataset's bars of the same configurations have, it is drawn on this figure, which
+        then shows the new chart (so keep no figure drawn with a ``reuse`` beyond the next
+        chart). Ignored otherwise.
 
     Returns
     -------
@@ -116,7 +132,7 @@ def plot_dataset_bars(
     per_ds = {d: summary[summary["dataset"].astype(str) == d] for d in datasets}
     multiples = ax is None and any(len(r) > SMALL_MULTIPLES_ABOVE for r in per_ds.values())
     if multiples:  # one panel per metric, one bar per configuration
-        return _metric_panels(per_ds, metrics, styles, size, k, pct)
+        return _metric_panels(per_ds, metrics, styles, size, k, pct, reuse)
     panels = [(d, per_ds[d]) for d in datasets]
     if ax is None:
         fig = new_figure(size)
@@ -188,12 +204,107 @@ def _metric_panels(
     size: str | tuple[float, float],
     k: int,
     pct: str,
+    reuse: FigureReuse | None = None,
 ) -> Figure:
     """Bar chart of many configurations: one panel per (dataset, metric), one bar per configuration.
 
     Many configurations: one panel per (dataset, metric), one horizontal bar per
     configuration in run order, named once per row by its legend entry (number and display
     label) on the left; bars coloured by family, hatched apart within it.
+
+    Drawn in two stages: the grid (figure, panels, ticks, tick labels, limits, panel
+    titles, legend and layout, :func:`_bar_grid`) and the chart on it (bars, error bars and
+    the figure's title, :func:`_draw_bars`). With ``reuse``, a grid kept from the previous
+    chart of the same shape (the same size, metrics, datasets' panels and configurations in
+    order with their styles) is drawn on again, so another dataset's chart of the same
+    configurations costs only its bars (:class:`~chunkeval.reports.charts.layout.FigureReuse`).
+    """
+    datasets = list(per_ds)
+    configs = {d: tuple(per_ds[d]["config"].astype(str)) for d in datasets}
+    shown = list(dict.fromkeys(c for cs in configs.values() for c in cs))
+    shape = (
+        "dataset_bars",
+        figure_size(size),
+        tuple(metrics),
+        # a grid of one dataset names it only in the figure's title, which the chart sets
+        tuple((d if len(datasets) > 1 else "", configs[d]) for d in datasets),
+        tuple(
+            (c, styles[c].legend, styles[c].color, styles[c].hatch, family_name(styles[c].family))
+            for c in shown
+        ),
+    )
+    retr = retriever_name(pd.concat(list(per_ds.values())))
+    where = f"dataset {datasets[0]}, " if len(datasets) == 1 else ""
+    title = f"Main metrics — {where}retriever {retr}, k={k}; mean over questions, error bars: {pct} CI"
+    grid = reuse.take(shape) if reuse is not None else None
+    if grid is not None and not grid.retitle(_suptitle_text(grid.fig, title)):
+        grid = None  # a title of another height would move the panels: a new grid
+    if grid is None:
+        grid = _bar_grid(title, size, per_ds, metrics, styles)
+    for bars in grid.chart:  # the previous chart's bars and error bars
+        bars.remove()
+        if bars.errorbar is not None:
+            bars.errorbar.remove()
+    grid.chart = _draw_bars(grid.axes, per_ds, metrics, styles)
+    if reuse is not None:
+        reuse.keep(shape, grid)
+        # the rest is rendered once; the bars start on the left spine and run under the
+        # x grid lines, both drawn above them: so those are drawn with the chart, in order
+        spines = [s for row in grid.axes for a in row for s in a.spines.values()]
+        xaxes = [a.xaxis for row in grid.axes for a in row]
+        drawn = [a for bars in grid.chart for a in _artists(bars)]
+        mark_chart_artists(grid.fig, [*drawn, *spines, *xaxes, grid.title])
+    return grid.fig
+
+
+def _artists(bars: BarContainer) -> list[Artist]:
+    """The patches of a bar container and the lines of its error bars."""
+    lines = [] if bars.errorbar is None else [a for a in flatten(bars.errorbar.lines) if a is not None]
+    return [*bars.patches, *lines]
+
+
+def _suptitle_text(fig: Figure, title: str) -> str:
+    """The figure title of a bar chart, shortened to one line of the figure's width."""
+    width = fig.get_figwidth() * fig.dpi * 0.97
+    return fit_text(fig, title, width, float(matplotlib.rcParams["figure.titlesize"]))
+
+
+@dataclass
+class _BarGrid:
+    """A bar chart's figure without its bars: panels, ticks, tick labels, titles, legend, layout.
+
+    ``axes`` holds one row of metric panels per dataset; ``chart`` the artists of the chart
+    last drawn on it, removed before the next; ``title`` the figure's title, and
+    ``title_height`` its height in display pixels when the layout ran.
+    """
+
+    fig: Figure
+    axes: list[list[Axes]]
+    title: Text
+    title_height: float
+    chart: list[BarContainer] = field(default_factory=list)
+
+    def retitle(self, text: str) -> bool:
+        """Set the figure's title to ``text``; whether it is as high as the one laid out."""
+        self.title.set_text(text)
+        return _text_height(self.fig, self.title) == self.title_height
+
+
+def _text_height(fig: Figure, text: Text) -> float:
+    """A text's height in display pixels as the layout measures it (at the figure's dpi)."""
+    return float(text.get_window_extent(RendererAgg(1, 1, fig.dpi)).height)
+
+
+def _bar_grid(
+    title: str,
+    size: str | tuple[float, float],
+    per_ds: Mapping[str, pd.DataFrame],
+    metrics: Sequence[str],
+    styles: Mapping[str, ConfigStyle],
+) -> _BarGrid:
+    """The figure of a bar chart with everything but its bars, laid out (layout frozen).
+
+    ``title`` is the figure's title, shortened to one line (:func:`_suptitle_text`).
     """
     datasets = list(per_ds)
     fig = new_figure(size)
@@ -201,15 +312,42 @@ def _metric_panels(
     fig.get_layout_engine().set(wspace=0.06)  # a panel's "1" and the next one's "0" apart
     title_size = float(matplotlib.rcParams["axes.titlesize"])
     for row_axes, d in zip(grid, datasets, strict=True):
-        rows = per_ds[d]
+        configs = per_ds[d]["config"].astype(str).tolist()
+        pos = np.arange(len(configs))[::-1]
+        for a, m in zip(row_axes, metrics, strict=False):
+            a.set_xlim(0, 1.05)
+            a.set_xticks([0, 0.5, 1], ["0", "0.5", "1"])
+            a.set_ylim(-0.6, len(configs) - 0.4)
+            a.grid(axis="y", visible=False)
+            name = metric_axis_name(m).replace("@", "\n@")  # narrow panels: the cut-off below
+            a.set_title(name if len(datasets) == 1 else f"{name}\n{d}", loc="left", fontsize=title_size)
+            labels = [styles[c].legend for c in configs] if a is row_axes[0] else [""] * len(configs)
+            a.set_yticks(pos, labels)
+        for extra in row_axes[len(metrics) :]:
+            fig.delaxes(extra)
+    suptitle = fig.suptitle(_suptitle_text(fig, title), x=0.01, ha="left")
+    _colour_and_hatch_legend(fig, per_ds, styles)
+    fit_panel_titles(fig, list(fig.axes), gap=8.0)  # lays the figure out
+    axes = [list(row[: len(metrics)]) for row in grid]
+    return _BarGrid(fig, axes, suptitle, _text_height(fig, suptitle))
+
+
+def _draw_bars(
+    axes: Sequence[Sequence[Axes]],
+    per_ds: Mapping[str, pd.DataFrame],
+    metrics: Sequence[str],
+    styles: Mapping[str, ConfigStyle],
+) -> list[Artist]:
+    """One horizontal bar per configuration in each (dataset, metric) panel; returns their containers."""
+    drawn: list[BarContainer] = []
+    for row_axes, (d, rows) in zip(axes, per_ds.items(), strict=True):
         configs = rows["config"].astype(str).tolist()
         pos = np.arange(len(configs))[::-1]
         for a, m in zip(row_axes, metrics, strict=False):
-            vals = rows[m].to_numpy(float)
             err = ci_errors(rows, m)
             bars = a.barh(
                 pos,
-                np.nan_to_num(vals),
+                np.nan_to_num(rows[m].to_numpy(float)),
                 height=0.78,
                 color=[styles[c].color for c in configs],
                 hatch=None,
@@ -223,32 +361,8 @@ def _metric_panels(
             for patch, c in zip(bars.patches, configs, strict=True):
                 patch.set_hatch(styles[c].hatch)
                 patch.set_gid(f"bar:{m}:{c}")
-            a.set_xlim(0, 1.05)
-            a.set_xticks([0, 0.5, 1], ["0", "0.5", "1"])
-            a.set_ylim(-0.6, len(configs) - 0.4)
-            a.grid(axis="y", visible=False)
-            name = metric_axis_name(m).replace("@", "\n@")  # narrow panels: the cut-off below
-            a.set_title(name if len(datasets) == 1 else f"{name}\n{d}", loc="left", fontsize=title_size)
-            labels = [styles[c].legend for c in configs] if a is row_axes[0] else [""] * len(configs)
-            a.set_yticks(pos, labels)
-        for extra in row_axes[len(metrics) :]:
-            fig.delaxes(extra)
-    retr = retriever_name(pd.concat(list(per_ds.values())))
-    where = f"dataset {datasets[0]}, " if len(datasets) == 1 else ""
-    width = fig.get_figwidth() * fig.dpi * 0.97
-    fig.suptitle(
-        fit_text(
-            fig,
-            f"Main metrics — {where}retriever {retr}, k={k}; mean over questions, error bars: {pct} CI",
-            width,
-            float(matplotlib.rcParams["figure.titlesize"]),
-        ),
-        x=0.01,
-        ha="left",
-    )
-    _colour_and_hatch_legend(fig, per_ds, styles)
-    fit_panel_titles(fig, list(fig.axes), gap=8.0)
-    return fig
+            drawn.append(bars)
+    return drawn
 
 
 def _colour_and_hatch_legend(
