@@ -191,6 +191,23 @@ def _binary_summary(w):
     (w.res / "summary.csv").write_bytes(bytes(range(256)) * 4)
 
 
+def _entry_of_the_other_kind(name):
+    """Put a file where the report writes its ``charts`` folder, or a folder where it writes a file."""
+
+    def change(w):
+        target = w.res / name
+        if target.is_dir():
+            shutil.rmtree(target)
+        else:
+            target.unlink(missing_ok=True)
+        if name == "charts":
+            target.write_text("the user's notes\n", encoding="utf-8")
+        else:
+            (target / "kept").mkdir(parents=True)
+
+    return change
+
+
 def _csv_cell(column, value):
     """Rewrite the results as CSV and put ``value`` into the first row's ``column`` of per_question.csv."""
 
@@ -320,6 +337,18 @@ CASES = [
         id="draft-seed-negative",
     ),
     pytest.param(_report(_binary_summary), 2, ["summary.csv"], id="binary-summary-csv"),
+    pytest.param(
+        _report(_entry_of_the_other_kind("charts")),
+        2,
+        ["charts is a file", "charts folder", "move or remove it"],
+        id="report-charts-is-a-file",
+    ),
+    pytest.param(
+        _report(_entry_of_the_other_kind("report.html")),
+        2,
+        ["report.html is a folder", "report.html file"],
+        id="report-html-is-a-folder",
+    ),
     pytest.param(
         _report(_csv_cell("evidence", "garbage")),
         2,

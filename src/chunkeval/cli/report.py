@@ -26,6 +26,30 @@ def write_report_if_available(folder: Path, **options: Any) -> tuple[Any, str]:
     return write_report(folder, **options), ""
 
 
+def _check_targets(folder: Path) -> None:
+    """Refuse, before any drawing, a results folder whose entries the report cannot replace.
+
+    A report replaces its own files and its ``charts`` folder; an entry of one of those
+    names of the other kind (a file called ``charts``, a folder called ``report.html``) is
+    something else, which it neither removes nor could replace.
+
+    Raises
+    ------
+    CLIError
+        Naming the entry and what to do (exit 2).
+    """
+    for name in REPORT_FILES:
+        target = folder / name
+        if target.is_symlink() or not target.exists():
+            continue  # a link is replaced itself, never what it points to
+        if (name == "charts") != target.is_dir():
+            kind, wanted = ("a folder", "file") if target.is_dir() else ("a file", "folder")
+            raise CLIError(
+                f"{target} is {kind}, where the report writes its {name} {wanted}: move or "
+                "remove it, then run the report again"
+            )
+
+
 def cmd_report(args: argparse.Namespace) -> int:
     """Write the HTML and Markdown reports of a results folder (``chunkeval report``).
 
@@ -42,7 +66,8 @@ def cmd_report(args: argparse.Namespace) -> int:
     Raises
     ------
     CLIError
-        The report cannot be written as asked (exit 2).
+        The report cannot be written as asked, or an entry of the results folder has a
+        report file's name but not its kind (exit 2).
     """
     import shutil
 
@@ -51,6 +76,7 @@ def cmd_report(args: argparse.Namespace) -> int:
 
     folder = Path(args.results_folder)
     results = Results.load(folder)  # checked against its schema before anything is written
+    _check_targets(folder)
     top = None
     try:
         # written aside and moved into place: a full disk never leaves half a charts/ folder;
