@@ -10,11 +10,14 @@ import subprocess
 import sys
 import time
 
+import numpy as np
 import pytest
+from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from chunkeval.reports.charts import render
 from chunkeval.reports.charts.files import ChartFile
+from chunkeval.reports.charts.layout import leave_clipped_out_of_layout
 from chunkeval.reports.charts.render import ChartTask, render_charts
 
 
@@ -243,3 +246,37 @@ def test_a_report_judges_the_free_cores_over_its_loading(tmp_path, monkeypatch):
     charts = render_charts(tasks, tmp_path, ("svg",), 50, since=began)
     assert seen == [began]
     assert [c.key for c in charts] == [f"chart{i}" for i in range(6)]
+
+
+def _clipped_and_not() -> Figure:
+    """Two panels of lines, bars, error bars and a scatter clipped to their axes, one line that
+    is not (it reaches past the panel's right edge), long tick labels and a suptitle."""
+    fig = Figure(figsize=(6.4, 3.6), layout="constrained")
+    axes = fig.subplots(1, 2)
+    for i, ax in enumerate(axes):
+        ax.plot([0, 1, 2], [i, 2, 1], gid="clipped")
+        ax.bar([0.5, 1.5], [1.0, 2.5], yerr=[0.2, 0.3], gid="bars")
+        ax.scatter([0.2, 1.8], [0.5, 1.5])
+        ax.plot([1.5, 2.9], [0.2, 0.2], clip_on=False, gid="unclipped")
+        ax.set_xlim(0, 2)
+        ax.set_yticks([0, 1, 2], ["zero", "one", "a much longer tick label"])
+    fig.suptitle("title")
+    return fig
+
+
+def test_artists_clipped_to_their_axes_are_left_out_of_the_layout_with_the_same_pixels():
+    plain, lean = _clipped_and_not(), _clipped_and_not()
+    leave_clipped_out_of_layout(lean)
+    for ax in lean.axes:
+        kinds = {a.get_gid(): a.get_in_layout() for a in ax.get_lines()}
+        assert kinds == {"clipped": False, "unclipped": True}
+        assert not any(p.get_in_layout() for p in ax.patches)
+        assert all(s.get_in_layout() for s in ax.spines.values())
+        assert ax.patch.get_in_layout() and ax.title.get_in_layout()
+    images = []
+    for fig in (plain, lean):
+        canvas = FigureCanvasAgg(fig)
+        canvas.draw()
+        images.append(np.asarray(canvas.buffer_rgba()).copy())
+    assert [ax.get_position().bounds for ax in plain.axes] == [ax.get_position().bounds for ax in lean.axes]
+    assert np.array_equal(images[0], images[1])

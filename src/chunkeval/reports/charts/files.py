@@ -17,7 +17,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from chunkeval.errors import UsageError
-from chunkeval.reports.charts.layout import draw_frozen, layout_is_frozen
+from chunkeval.reports.charts.layout import draw_frozen, layout_is_frozen, leave_clipped_out_of_layout
 
 __all__ = ["FORMATS", "ChartFile", "save_figure"]
 
@@ -41,6 +41,8 @@ def _png_bytes(fig: Figure, dpi: float) -> bytes:
     engine = fig.get_layout_engine()
     if frozen:
         fig.set_layout_engine("none")
+    else:
+        leave_clipped_out_of_layout(fig)
     try:
         if frozen:  # a kept figure drawn on again renders only its chart's artists anew
             draw_frozen(fig, canvas)
@@ -68,7 +70,7 @@ def save_figure(
 
     The layout is computed once: the first format lays the figure out and renders it, the
     others reuse that layout (the figure's layout engine is paused meanwhile and restored).
-    The PNG is stored with a 256-colour palette (median cut, no dithering): charts have few
+    The PNG is stored with a 256-colour palette (fast octree, no dithering): charts have few
     distinct colours, so it looks the same as the full-colour image at about half the size.
     SVG keeps text as text.
 

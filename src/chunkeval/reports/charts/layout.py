@@ -12,8 +12,12 @@ from typing import Any
 import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import RendererAgg
+from matplotlib.collections import Collection
 from matplotlib.figure import Figure
 from matplotlib.font_manager import FontProperties
+from matplotlib.lines import Line2D
+from matplotlib.patches import Patch
+from matplotlib.spines import Spine
 from matplotlib.ticker import NullLocator
 
 from chunkeval.labels import fit_label
@@ -26,6 +30,7 @@ __all__ = [
     "fit_text",
     "freeze_layout",
     "layout_is_frozen",
+    "leave_clipped_out_of_layout",
     "legend_below",
     "legend_columns",
     "legend_fit",
@@ -221,6 +226,35 @@ def text_sizes(
 FROZEN_AT = "_chunkeval_layout_dpi"
 
 
+def leave_clipped_out_of_layout(fig: Figure) -> None:
+    """Take the lines, patches and collections drawn inside their axes out of the layout's measuring.
+
+    matplotlib's constrained layout measures the extent of every artist of an axes that it does
+    not find "fully clipped" to the axes, and that test compares the clip box with the axes box
+    for exact equality, which the lines and patches clipped to the axes' patch fail by float
+    rounding (matplotlib 3.8-3.11): a chart of 30 box plots had 480 lines and patches measured
+    at each layout pass, a third of its drawing time. Clipped to their axes, they cannot reach
+    beyond it, so the layout is the same without them (the charts' PNGs are byte-equal). Spines,
+    texts, legends and artists clipped elsewhere or not at all stay in.
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+        Changed in place (``set_in_layout(False)`` on those artists).
+    """
+    for ax in fig.axes:
+        box = ax.bbox.get_points()
+        for artist in ax.get_children():
+            if not isinstance(artist, (Line2D, Patch, Collection)) or isinstance(artist, Spine):
+                continue
+            if artist is ax.patch or not artist.get_in_layout() or not artist.get_clip_on():
+                continue
+            clip = artist.get_clip_box()
+            inside = clip is not None and np.allclose(clip.get_points(), box, rtol=0.0, atol=1e-6)
+            if inside and artist.get_clip_path() is None:
+                artist.set_in_layout(False)
+
+
 def freeze_layout(fig: Figure) -> None:
     """Run the figure's layout engine now, so axes positions are final for label placement.
 
@@ -239,6 +273,7 @@ def freeze_layout(fig: Figure) -> None:
         for axis in (ax.xaxis, ax.yaxis):
             if not axis.label.get_text():
                 axis.set_label_coords(0.5, 0.5)  # inside the axes: no room taken
+    leave_clipped_out_of_layout(fig)
     engine = fig.get_layout_engine()
     if engine is not None:
         engine.execute(fig)
