@@ -28,7 +28,7 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 __all__ = [
@@ -71,6 +71,10 @@ PARENT_POLL_SECONDS = 0.5
 
 #: How long :func:`stop_pool` waits for terminated workers before killing them.
 STOP_GRACE_SECONDS = 2.0
+
+#: How long a stop waits, at most, for the workers it killed after the grace time, in seconds
+#: (a killed process ends once the kernel runs it; on a loaded machine that took over a second).
+KILL_WAIT_SECONDS = 2.0
 
 _PR_SET_PDEATHSIG = 1  # from <linux/prctl.h>
 
@@ -118,6 +122,9 @@ def worker_started(parent: int) -> None:
 def stop_pool(pool: Any) -> None:
     """End a process pool now: terminate the workers, wait a bounded time, and let it go.
 
+    Workers still running after :data:`STOP_GRACE_SECONDS` are killed, all at once, and waited
+    for :data:`KILL_WAIT_SECONDS` at most.
+
     The queued futures are not cancelled one by one: the pool's manager thread sees its
     workers gone and fails every pending future itself (cancelling them as well made it
     raise ``InvalidStateError: CANCELLED`` and, on Python 3.11, stall at exit).
@@ -131,15 +138,30 @@ def stop_pool(pool: Any) -> None:
     for p in processes:
         with contextlib.suppress(Exception):
             p.terminate()
-    deadline = time.monotonic() + STOP_GRACE_SECONDS
+    _join_all(processes, STOP_GRACE_SECONDS)
+    # a worker still starting holds SIGTERM blocked (inherited over the spawn) until it runs;
+    # the rest are killed together, so a loaded machine's slow deaths overlap
+    left = [p for p in processes if _alive(p)]
+    for p in left:
+        with contextlib.suppress(Exception):
+            p.kill()
+    _join_all(left, KILL_WAIT_SECONDS)
+    with contextlib.suppress(Exception):
+        pool.shutdown(wait=False)
+
+
+def _alive(process: Any) -> bool:
+    with contextlib.suppress(Exception):
+        return bool(process.is_alive())
+    return False
+
+
+def _join_all(processes: Sequence[Any], seconds: float) -> None:
+    """Wait for ``processes`` to end, at most ``seconds`` for all of them together."""
+    deadline = time.monotonic() + seconds
     for p in processes:
         with contextlib.suppress(Exception):
             p.join(max(0.0, deadline - time.monotonic()))
-            if p.is_alive():
-                p.kill()
-                p.join(1.0)
-    with contextlib.suppress(Exception):
-        pool.shutdown(wait=False)
 
 
 @contextlib.contextmanager
