@@ -20,7 +20,19 @@ from chunkeval.results.schema import check_table
 
 
 def _is_int(v: object) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool)
+    """An offset the tables' 64-bit columns hold."""
+    return isinstance(v, int) and not isinstance(v, bool) and -(2**63) <= v < 2**63
+
+
+def _is_text(v: object) -> bool:
+    """A string that can be written out as UTF-8 (no lone surrogate from a ``\\ud800`` escape)."""
+    if not isinstance(v, str):
+        return False
+    try:
+        v.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _parsed_ok(cell: object, column: str) -> bool:
@@ -37,10 +49,10 @@ def _parsed_ok(cell: object, column: str) -> bool:
         return False
     if column == "evidence":
         return all(
-            isinstance(p, list) and len(p) == 3 and isinstance(p[0], str) and _is_int(p[1]) and _is_int(p[2])
+            isinstance(p, list) and len(p) == 3 and _is_text(p[0]) and _is_int(p[1]) and _is_int(p[2])
             for p in value
         )
-    return all(isinstance(c, str) for c in value)
+    return all(_is_text(c) for c in value)
 
 
 def _frame(column: str, cells: list) -> pd.DataFrame:
@@ -78,6 +90,10 @@ def _first_bad_row(column: str, cells: list) -> int | None:
         ("retrieved_chunk_ids", ['["c1"]', '["c1", 2]'], 2),
         ("retrieved_chunk_ids", ['["c\\x"]'], 1),  # an unknown escape
         ("retrieved_chunk_ids", ['["c1"]', "[1]", "garbage"], 2),  # the first bad row
+        ("retrieved_chunk_ids", ['["\\ud83d\\ude00"]', "   ", "\u00a0"], None),  # a pair; blank cells
+        ("retrieved_chunk_ids", ['["c1"]', '["\\ud800"]'], 2),  # a lone surrogate cannot be written
+        ("evidence", ['[["d", 0, 9223372036854775807]]', '[["d", 0, 9223372036854775808]]'], 2),
+        ("evidence", [f'[["d", 0, {"9" * 5000}]]'], 1),  # longer than Python parses
     ],
 )
 def test_json_cells_exact(column, cells, bad_row):
@@ -85,7 +101,25 @@ def test_json_cells_exact(column, cells, bad_row):
 
 
 _pieces = st.sampled_from(
-    ['"', "[", "]", ",", " ", "1", "-", "0", "1.5", "e", "\\", "\\u00e9", "\t", "\x01", "é"]
+    [
+        '"',
+        "[",
+        "]",
+        ",",
+        " ",
+        "1",
+        "-",
+        "0",
+        "1.5",
+        "e",
+        "\\",
+        "\\u00e9",
+        "\\ud800",
+        "\t",
+        "\x01",
+        "é",
+        "9" * 19,
+    ]
 )
 _written = {
     "evidence": st.lists(
@@ -112,3 +146,29 @@ def test_json_cells_agree_with_a_plain_parse(data, column):
     cells = data.draw(st.lists(_cell(column), min_size=1, max_size=6))
     expected = next((i + 1 for i, c in enumerate(cells) if not _parsed_ok(c, column)), None)
     assert _first_bad_row(column, cells) == expected
+
+
+def test_a_row_without_its_key_is_refused():
+    df = _frame("evidence", ['[["d", 0, 1]]'] * 3)
+    df["question_id"] = pd.Series(["q0", None, "q2"], dtype=object)
+    with pytest.raises(UsageError, match=r"row 2 has no question_id"):
+        check_table(df, "per_question", Path("per_question.parquet"))
+
+
+@pytest.mark.slow  # a run and its report, about 4 s
+@pytest.mark.parametrize("blank", ["", "   ", "\u00a0"])
+def test_blank_evidence_cells_load_as_empty_lists_and_the_report_reads_them(tmp_path, blank):
+    from chunkeval.benchmarks import run
+    from chunkeval.cli import main
+    from chunkeval.results import Results
+
+    run("builtin", ["fixed(chunk_size=128)"], ks=(1,), n_resamples=10).save(tmp_path / "r", format="csv")
+    path = tmp_path / "r" / "per_question.csv"
+    table = pd.read_csv(path, dtype=str, keep_default_na=False)
+    table.loc[0, "evidence"] = blank
+    table.loc[1, "retrieved_chunk_ids"] = blank
+    table.to_csv(path, index=False)
+    loaded = Results.load(tmp_path / "r")
+    assert loaded.per_question["evidence"].iloc[0] == "[]"
+    assert loaded.per_question["retrieved_chunk_ids"].iloc[1] == "[]"
+    assert main(["report", str(tmp_path / "r")]) == 0

@@ -51,6 +51,7 @@ from chunkeval.results.schema import (
     check_manifest,
     check_table,
     check_values,
+    is_empty_json_cell,
     resolve_inside,
 )
 
@@ -201,6 +202,19 @@ def _read_table(
                             f"{path}: column {col!r} holds text where {dtype} numbers belong"
                         ) from None
     return df
+
+
+def _empty_lists_as_written(df: pd.DataFrame) -> None:
+    """Write an empty JSON-list cell (missing or only whitespace) as ``[]``, in place.
+
+    The check accepts such a cell as an empty list (a table from another tool, or edited by
+    hand); every reader then parses the column as a run writes it.
+    """
+    for column in ("evidence", "retrieved_chunk_ids"):
+        if column in df.columns:
+            empty = np.fromiter((is_empty_json_cell(c) for c in df[column].tolist()), bool, len(df))
+            if empty.any():
+                df[column] = df[column].where(~empty, "[]")
 
 
 def _is_numeric_name(dtype: str) -> bool:
@@ -428,6 +442,7 @@ class Results:
                 path, info.get("format", "csv"), info.get("dtypes"), bool(info.get("neutralised"))
             )
             check_table(tables[key], key, path)
+            _empty_lists_as_written(tables[key])
         check_values(tables, root)
         return cls(
             summary=tables["summary"],

@@ -27,6 +27,7 @@ __all__ = [
     "check_manifest",
     "check_table",
     "check_values",
+    "is_empty_json_cell",
     "resolve_inside",
 ]
 
@@ -231,13 +232,20 @@ def check_table(df: pd.DataFrame, name: str, path: Path) -> None:
     Raises
     ------
     ValueError
-        (summary, per_question) a key column is missing, or a key repeats: the report and comparisons would count it
-        twice; or a JSON cell does not parse to its shape (the row and column are named).
+        (summary, per_question) a key column is missing or empty in a row, or a key repeats: the
+        report and comparisons would count it twice or drop it; or a JSON cell does not parse to
+        its shape (the row and column are named).
     """
     keys = _KEY_COLUMNS[name]
     missing = [c for c in keys if c not in df.columns]
     if name != "chunks" and missing:
         raise UsageError(f"{path}: a results table lacks the column(s) {', '.join(missing)}")
+    for c in keys if name != "chunks" else ():
+        if c in df.columns and df[c].isna().any():
+            empty = int(np.flatnonzero(df[c].isna().to_numpy())[0])
+            raise UsageError(
+                f"{path}: row {empty + 1} has no {c}; every row of a results table names its {', '.join(keys)}"
+            )
     if name != "chunks" and df.duplicated(list(keys)).any():
         row = df[df.duplicated(list(keys))].iloc[0]
         what = ", ".join(f"{c}={row[c]!r}" for c in keys)
@@ -269,37 +277,64 @@ def _written_shape(cells: pd.Series, pattern: str) -> np.ndarray:
 
 
 def _json_cell_ok(cell: Any, ok: tuple) -> bool:
-    if cell is None or (isinstance(cell, float) and math.isnan(cell)):
-        return True  # an empty cell: no evidence or nothing retrieved
+    if is_empty_json_cell(cell):
+        return True  # no evidence or nothing retrieved (read as [])
     if not isinstance(cell, str):
         return False
     try:
-        value = json.loads(cell) if cell.strip() else []
-    except (ValueError, RecursionError):
+        value = json.loads(cell)
+    except (ValueError, RecursionError):  # ValueError: also an integer of over 4,300 digits
         return False
     return isinstance(value, list) and all(ok[0](item) for item in value)
+
+
+def is_empty_json_cell(cell: Any) -> bool:
+    """Whether a JSON-list cell of a results table is empty (missing, or only whitespace): ``[]``."""
+    if cell is None or cell is pd.NA or (isinstance(cell, float) and math.isnan(cell)):
+        return True
+    return isinstance(cell, str) and not cell.strip()
+
+
+def _is_text(item: Any) -> bool:
+    r"""A string that can be written out: a JSON ``\ud800`` escape parses to a lone surrogate."""
+    if not isinstance(item, str):
+        return False
+    try:
+        item.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _is_offset(item: Any) -> bool:
+    """A character offset: an integer that fits the tables' 64-bit columns."""
+    return _is_int(item) and -(2**63) <= item < 2**63
 
 
 def _is_part(item: Any) -> bool:
     return (
         isinstance(item, list)
         and len(item) == 3
-        and isinstance(item[0], str)
-        and _is_int(item[1])
-        and _is_int(item[2])
+        and _is_text(item[0])
+        and _is_offset(item[1])
+        and _is_offset(item[2])
     )
 
 
-# A subset of JSON that only valid cells match (strings without raw control characters or
-# unknown escapes, integers without exponent), so that a match needs no parse: the lists a
-# run writes. A list item's pattern is repeated, not captured.
-_JSON_STRING = r'"(?:[^"\\\x00-\x1f]|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4})*"'
-_JSON_INT = r"-?(?:0|[1-9][0-9]*)"
+# A subset of JSON that only valid cells match (strings without raw control characters,
+# unknown escapes or escaped surrogates, integers of up to 18 digits without exponent), so that
+# a match needs no parse: the lists a run writes. Every other cell is parsed, which decides.
+# No two whitespace runs meet (the one before "]" follows an item), so a match takes linear
+# time in Python's backtracking engine too (pandas without pyarrow), not quadratic.
+_JSON_STRING = (
+    r'"(?:[^"\\\x00-\x1f]|\\["\\/bfnrt]|\\u(?:[0-9a-cA-CeEfF][0-9a-fA-F]{3}|[dD][0-7][0-9a-fA-F]{2}))*"'
+)
+_JSON_INT = r"-?(?:0|[1-9][0-9]{0,17})"
 _SPACE = r"[ \t\n\r]*"
 
 
 def _json_list_of(item: str) -> str:
-    return rf"{_SPACE}\[{_SPACE}(?:{item}(?:{_SPACE},{_SPACE}{item})*)?{_SPACE}\]{_SPACE}"
+    return rf"{_SPACE}\[{_SPACE}(?:{item}(?:{_SPACE},{_SPACE}{item})*{_SPACE})?\]{_SPACE}"
 
 
 _JSON_SHAPES = {
@@ -312,7 +347,7 @@ _JSON_SHAPES = {
 # column -> (test of one list item, what the cell must be): the report and comparisons parse them
 _JSON_COLUMNS = {
     "evidence": (_is_part, "a JSON list of [doc_id, start, end]"),
-    "retrieved_chunk_ids": (lambda item: isinstance(item, str), "a JSON list of chunk ids"),
+    "retrieved_chunk_ids": (_is_text, "a JSON list of chunk ids"),
 }
 
 
