@@ -54,6 +54,7 @@ from chunkeval.labels import percent, signed
 from chunkeval.policy import (
     FEW_SIGNAL_QUESTIONS,
     confidence_label,
+    dataset_questions,
     dataset_rows,
     enough_signal,
     rank_metric,
@@ -264,16 +265,11 @@ def _scoring(results: Any, dataset: str, col: str, scorable: int) -> int:
     pq = getattr(results, "per_question", None)
     if pq is None or col not in pq or not {"question_id", "config", "dataset"} <= set(pq.columns):
         return scorable
-    return scored_by(_dataset_column(pq, dataset, col), col).any
-
-
-def _dataset_column(pq: Any, dataset: str, col: str) -> Any:
-    """``question_id``, ``config`` and ``col`` of one dataset's per-question rows (not every column)."""
-    return pq.loc[pq["dataset"].astype(str) == dataset, ["question_id", "config", col]]
+    return scored_by(dataset_questions(pq, dataset, [col]), col).any
 
 
 def _wide(results: Any, dataset: str, col: str) -> Any:
-    pq = _dataset_column(results.per_question, dataset, col)
+    pq = dataset_questions(results.per_question, dataset, [col])
     return pq.pivot_table(
         index=pq["question_id"].astype(str),
         columns=pq["config"].astype(str),
