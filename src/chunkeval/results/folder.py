@@ -211,10 +211,20 @@ def _empty_lists_as_written(df: pd.DataFrame) -> None:
     hand); every reader then parses the column as a run writes it.
     """
     for column in ("evidence", "retrieved_chunk_ids"):
-        if column in df.columns:
-            empty = np.fromiter((is_empty_json_cell(c) for c in df[column].tolist()), bool, len(df))
-            if empty.any():
-                df[column] = df[column].where(~empty, "[]")
+        if column not in df.columns:
+            continue
+        cells = df[column]
+        try:  # a list has a "[": only missing cells and cells without one can be blank
+            maybe = cells.isna().to_numpy(bool) | ~cells.str.contains("[", regex=False).fillna(True).to_numpy(
+                bool
+            )
+        except (AttributeError, TypeError):  # an object column of no strings at all
+            maybe = np.ones(len(cells), dtype=bool)
+        blank = np.zeros(len(cells), dtype=bool)
+        for i in np.flatnonzero(maybe):
+            blank[i] = is_empty_json_cell(cells.iloc[i])
+        if blank.any():
+            df[column] = cells.where(~blank, "[]")
 
 
 def _is_numeric_name(dtype: str) -> bool:
