@@ -4,8 +4,9 @@ The one rule for every parallel part of chunkeval: the worker processes of a run
 (:mod:`chunkeval.benchmarks.workers`), the threads of the neural encoder (forward passes run
 at once, :mod:`chunkeval.encoders.embedder`) and a report's chart drawers
 (:mod:`chunkeval.reports.charts.render`) all count their cores with :func:`cores_to_use`, from
-the cores free *now* (:func:`free_cores`, or :func:`free_cores_since` over work of their own), so neither counts the load the run itself caused a
-moment ago, and neither starts more threads than there are free cores: threads on busy cores
+the cores free *now* (:func:`free_cores`, or :func:`free_cores_since` over work of their own),
+so none counts the load the run itself caused a moment ago, and none starts more threads or
+processes than there are free cores: threads on busy cores
 only share those cores more finely: under a colleague's load two spinning onnxruntime threads
 ran 0.35-0.6x as fast as one, and OpenBLAS's 0.44x (docs/performance.md).
 

@@ -337,7 +337,7 @@ def _draw_bars(
     per_ds: Mapping[str, pd.DataFrame],
     metrics: Sequence[str],
     styles: Mapping[str, ConfigStyle],
-) -> list[Artist]:
+) -> list[BarContainer]:
     """One horizontal bar per configuration in each (dataset, metric) panel; returns their containers."""
     drawn: list[BarContainer] = []
     for row_axes, (d, rows) in zip(axes, per_ds.items(), strict=True):

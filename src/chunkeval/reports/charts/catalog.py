@@ -141,7 +141,7 @@ def write_charts(
     names = list(dict.fromkeys(summary["dataset"].astype(str)))
     verdicts = dataset_verdicts(results, names) if verdicts is None else verdicts
     # the verdicts name their metric; the rule is asked again only for a dataset without one
-    unranked = [d for d in names if not isinstance(verdicts.get(d), Recommendation)]
+    unranked = any(not isinstance(verdicts.get(d), Recommendation) for d in names)
     ranked = rank_metrics(results) if unranked else {}
     # the charts of a family (budget curves, k curves) share a grid and are drawn on one
     # figure, one after another; a family's figure is kept for the next dataset's, when its

@@ -38,18 +38,16 @@ def _png_bytes(fig: Figure, dpi: float) -> bytes:
     frozen = layout_is_frozen(fig, dpi)
     fig.set_dpi(dpi)
     canvas = fig.canvas if isinstance(fig.canvas, FigureCanvasAgg) else FigureCanvasAgg(fig)
-    engine = fig.get_layout_engine()
-    if frozen:
+    if frozen:  # a kept figure drawn on again renders only its chart's artists anew
+        engine = fig.get_layout_engine()
         fig.set_layout_engine("none")
+        try:
+            draw_frozen(fig, canvas)
+        finally:
+            fig.set_layout_engine(engine)
     else:
         leave_clipped_out_of_layout(fig)
-    try:
-        if frozen:  # a kept figure drawn on again renders only its chart's artists anew
-            draw_frozen(fig, canvas)
-        else:
-            canvas.draw()
-    finally:
-        fig.set_layout_engine(engine)
+        canvas.draw()  # runs the layout engine, then draws
     rgba = np.asarray(canvas.buffer_rgba())
     # charts use few colours: a 256-colour palette (no dithering) looks the same and makes
     # the PNGs, and the report that inlines them, about half as large; the fast octree

@@ -333,9 +333,9 @@ def mark_chart_artists(fig: Figure, artists: Sequence[Any]) -> None:
     """Name the artists of the chart now on a kept figure (:class:`FigureReuse`).
 
     Artists of an axes' children or of the figure's texts; not an axis' own title or ticks,
-    which their axis draws. Everything else on ``fig`` (panels, grid lines, ticks, panel titles) stays as it is for
-    every chart drawn on it, so :func:`draw_frozen` renders that rest once and draws only
-    these artists over it for each chart.
+    which their axis draws. Everything else on ``fig`` (panels, grid lines, ticks, panel
+    titles) stays as it is for every chart drawn on it, so :func:`draw_frozen` renders that
+    rest once and draws only these artists over it for each chart.
     """
     setattr(fig, CHART_ARTISTS, list(artists))
 
