@@ -262,7 +262,17 @@ SMALL = [
 )
 def test_external_specs_keep_provenance_and_lose_nothing(spec, text):
     chunks = get_chunker(spec).chunk(text, "doc")
-    assert_exact_and_complete(text, chunks)
+    assert_exact_and_complete(text, chunks, shared_starts=True)
+
+
+def test_a_librarys_repeated_piece_is_kept_where_it_split():
+    # LangChain's overlap returns "😀🎉" and then a piece that begins with it: both are what the
+    # library stores, so both are reported, at the same start, with their own ends
+    pytest.importorskip("langchain_text_splitters")
+    text = "Stay calm. Stay calm. Stay calm. \r\n \r\n 😀🎉 \r\n 你好。世界！ Ünïcödé word Stay calm."
+    chunks = get_chunker(SMALL[1]).chunk(text, "doc")
+    assert [(c.start, c.end) for c in chunks] == [(0, 32), (39, 41), (39, 75)]
+    assert_exact_and_complete(text, chunks, shared_starts=True)
 
 
 def test_repeated_text_in_overlapping_pieces_is_placed_so_nothing_is_skipped():
