@@ -22,7 +22,7 @@ from typing import Any, TypeVar
 
 from chunkeval.errors import UsageError
 from chunkeval.registry import Registry
-from chunkeval.validation import check_budgets, check_ks
+from chunkeval.validation import DEFAULT_KS, check_budgets, check_ks
 
 __all__ = [
     "CONFIGURATION_STAGE",
@@ -212,7 +212,7 @@ def get_metric(name: str) -> Metric:
     return METRICS.get(name)
 
 
-def question_metric_columns(ks: Iterable[int] = (1, 3, 5, 10), budgets: Iterable[int] = ()) -> list[str]:
+def question_metric_columns(ks: Iterable[int] = DEFAULT_KS, budgets: Iterable[int] = ()) -> list[str]:
     """Per-question metric columns in result-table order for cut-offs ``ks`` and token budgets.
 
     Returns

@@ -90,7 +90,7 @@ def index_stage(ctx: PreparedDataset, chunked: Chunked, settings: Settings) -> I
     """
     if not (chunked.n_chunks and ctx.questions):
         return Indexed(None, 0.0, chunked)
-    retriever = settings.build_retriever()
+    retriever = settings.new_retriever()
     t0 = time.perf_counter()
     retriever.fit(chunked.texts)
     return Indexed(retriever, time.perf_counter() - t0, chunked)

@@ -197,7 +197,7 @@ def _window_columns(ctx: PreparedDataset, chunked: Chunked, settings: Settings) 
     """Dense runs: the shares of chunks and evidence past the model's window."""
     from chunkeval.retrieval.window import window_shares
 
-    return window_shares(settings.build_retriever(), lambda: chunked.texts, chunked.arrays, ctx.parts())
+    return window_shares(settings.unfitted, lambda: chunked.texts, chunked.arrays, ctx.parts())
 
 
 def _summary_row(
