@@ -52,8 +52,8 @@ LAYERS: list[set[str]] = [
     {"analysis", "text", "tokenizers", "encoders", "embedders", "endpoints", "stats", "labels"},
     # 2 -- the four vocabularies: chunking, data, scoring, retrieving
     {"chunkers", "datasets", "metrics", "retrieval"},
-    # 3 -- which metric leads, and the result tables and files
-    {"policy", "results"},
+    # 3 -- which metric leads, the result tables and files; questions drafted for a dataset
+    {"policy", "results", "questions"},
     # 4 -- running suites; judging runs against a baseline; recommending a configuration
     {"benchmarks", "gate", "verdict"},
     # 5 -- drawing and wording what was computed
