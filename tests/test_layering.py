@@ -49,7 +49,7 @@ LAYERS: list[set[str]] = [
         "caches",
     },
     # 1 -- text and numbers that know no chunker
-    {"analysis", "text", "tokenizers", "encoders", "embedders", "endpoints", "stats", "labels"},
+    {"analysis", "text", "tokenizers", "embedders", "endpoints", "stats", "labels"},
     # 2 -- the four vocabularies: chunking, data, scoring, retrieving
     {"chunkers", "datasets", "metrics", "retrieval"},
     # 3 -- which metric leads, the result tables and files; questions drafted for a dataset

@@ -184,12 +184,12 @@ def _run_into(
 
     folder = claim.folder
     if getattr(args, "cache", None):
-        from chunkeval.encoders.cache import CACHE_ENV, check_cache_folder
+        from chunkeval.embedders.cache import CACHE_ENV, check_cache_folder
 
         check_cache_folder(args.cache)  # a file or an unwritable folder: exit 2 before any work
         os.environ[CACHE_ENV] = os.path.abspath(args.cache)  # the environment reaches pool workers
     if not args.quiet:
-        from chunkeval.encoders.embedder import PROGRESS_ENV
+        from chunkeval.embedders.bert import PROGRESS_ENV
 
         os.environ[PROGRESS_ENV] = "1"  # a bar for long encodes, here and in pool workers
 
