@@ -184,7 +184,7 @@ def _tables(html_text: str) -> dict[str, str]:
 
 @pytest.mark.slow
 def test_budget_report_shows_the_ranking_metric_n_a_and_the_runs_confidence(budget_run):
-    from chunkeval.policy import rank_metric
+    from chunkeval.results.reading import rank_metric
 
     results, folder = budget_run
     html_text = (folder / "report.html").read_text(encoding="utf-8")
@@ -320,8 +320,9 @@ def test_question_section_on_hand_results_and_without_rankings():
 def test_dataset_bars_leave_out_the_columns_the_tables_mark_n_a(budget_run):
     # one rule for "0 by construction" (chunkeval.policy.by_construction): the bar chart of a
     # dataset where every question spans documents drops exactly the tables' n/a columns
-    from chunkeval.policy import by_construction, dataset_rows, run_headline_k
+    from chunkeval.policy import by_construction
     from chunkeval.reports.charts.bars import _main_metrics
+    from chunkeval.results.reading import dataset_rows, run_headline_k
 
     results, _ = budget_run
     k = run_headline_k(results)

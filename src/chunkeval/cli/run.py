@@ -17,7 +17,8 @@ from chunkeval.cli.exit_codes import EXIT_FAILURE, EXIT_OK, CLIError, one_line, 
 from chunkeval.cli.options import check_seed_option, parse_ints, parse_ks
 from chunkeval.cli.output import COLUMN_LEGEND, recommendation_text, summary_table
 from chunkeval.cli.report import REPORT_FILES, write_report_if_available
-from chunkeval.policy import DEFAULT_BUDGETS, rank_metrics, run_confidence, run_ks
+from chunkeval.policy import DEFAULT_BUDGETS
+from chunkeval.results.reading import rank_metrics, run_confidence, run_ks
 from chunkeval.validation import check_count
 
 __all__ = ["RESULTS_ROOT", "cmd_run"]

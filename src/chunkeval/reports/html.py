@@ -22,11 +22,12 @@ import numpy as np
 import pandas as pd
 
 from chunkeval.labels import percent
-from chunkeval.policy import by_construction, confidence_label, rank_metrics, run_confidence, run_headline_k
+from chunkeval.policy import by_construction, confidence_label
 from chunkeval.reports.charts import ChartFile
 from chunkeval.reports.drilldown import render_question_view
 from chunkeval.reports.evidence_map import split_questions
 from chunkeval.reports.style import ConfigStyle, display_label
+from chunkeval.results.reading import rank_metrics, run_confidence, run_headline_k
 from chunkeval.verdict.frontier import pareto_frontier
 from chunkeval.verdict.recommendation import (
     Recommendation,
@@ -67,7 +68,7 @@ def summary_columns(
     k : int
         Headline cut-off.
     rank_column : str, optional
-        The dataset's ranking metric (the verdict's, :func:`chunkeval.policy.rank_metric`),
+        The dataset's ranking metric (the verdict's, :func:`chunkeval.results.reading.rank_metric`),
         always shown (after the budget columns) when it is not among the others; in a
         budget run its family is shown at every budget (``all_parts@Btok`` where the verdict
         ranks by ``all_parts@512tok``), else ``answerable@Btok``.
@@ -304,7 +305,7 @@ def question_origin(manifest: Mapping[str, Any] | None, dataset: str) -> str | N
 def ranked_column(results: Any, dataset: str, verdict: Any = None) -> str | None:
     """The dataset's ranking metric.
 
-    The verdict's (``verdict.metric``) when given, else :func:`chunkeval.policy.rank_metric`;
+    The verdict's (``verdict.metric``) when given, else :func:`chunkeval.results.reading.rank_metric`;
     ``None`` when the summary cannot tell (the report then shows its other columns).
     """
     metric = getattr(verdict, "metric", None)
@@ -587,7 +588,7 @@ def _frontier_configs(results: Any, dataset: str, verdict: Any = None) -> frozen
     """The configurations the report stars: the frontier of the ranking metric against cost.
 
     The verdict's frontier (``verdict.frontier``, on its ranking metric against stored-token
-    overhead) when given, else the frontier of :func:`chunkeval.policy.rank_metric` against
+    overhead) when given, else the frontier of :func:`chunkeval.results.reading.rank_metric` against
     stored-token overhead.
     """
     if getattr(verdict, "frontier", None) is not None:
@@ -759,7 +760,7 @@ def render_html(
     datasets : mapping name -> (Dataset or None, reason)
         Reloaded datasets (for evidence and question text).
     k : int, optional
-        Headline cut-off (default :func:`~chunkeval.policy.run_headline_k`).
+        Headline cut-off (default :func:`~chunkeval.results.reading.run_headline_k`).
     title : str
         Page title (escaped).
     max_examples : int, default 5
