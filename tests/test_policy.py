@@ -22,7 +22,7 @@ from chunkeval.datasets import Dataset, save_jsonl
 from chunkeval.gate import checks
 from chunkeval.gate.comparison import compare, default_checks, metric_deltas
 from chunkeval.reports.charts import plot_dataset_bars, plot_quality_cost
-from chunkeval.reports.html import ranked_column, summary_columns
+from chunkeval.reports.summary_table import ranked_column, summary_columns
 from chunkeval.results import reading
 from chunkeval.results.folder import Results
 from chunkeval.types import Document, EvidenceSpan, Question

@@ -120,7 +120,7 @@ def test_excerpt_escapes_and_marks():
 
 
 def test_marked_cells_bold_every_value_that_reads_the_same():
-    from chunkeval.reports.html import marked_cells
+    from chunkeval.reports.summary_table import marked_cells
 
     rows = pd.DataFrame({"m": [0.5294, 0.5291, 0.40, 0.10, 0.2], "o": [1.0, 1.0, 1.0, 1.0, 1.2]})
     marks = marked_cells(rows, [("m", "m", "higher"), ("o", "o", "lower")])

@@ -11,7 +11,8 @@ import pandas as pd
 from chunkeval.labels import md_escape
 from chunkeval.policy import by_construction, confidence_label
 from chunkeval.reports.charts import ChartFile
-from chunkeval.reports.html import (
+from chunkeval.reports.style import ConfigStyle, display_label
+from chunkeval.reports.summary_table import (
     _fmt,
     format_cell,
     marked_cells,
@@ -19,7 +20,6 @@ from chunkeval.reports.html import (
     ranked_column,
     summary_columns,
 )
-from chunkeval.reports.style import ConfigStyle, display_label
 from chunkeval.results.reading import run_confidence, run_headline_k
 from chunkeval.verdict.recommendation import Recommendation, dataset_verdicts, recommendation_sentences
 
