@@ -171,7 +171,7 @@ def _one_blas_thread() -> contextlib.AbstractContextManager[Any]:
     return threadpool_limits(1, user_api="blas")
 
 
-def resolve_chunker(chunker: ChunkerLike | str) -> ChunkerLike:
+def _resolved_chunker(chunker: ChunkerLike | str) -> ChunkerLike:
     """The chunker a job's payload names: its spec resolved once, here, or the chunker itself.
 
     Parameters
@@ -204,7 +204,7 @@ def _evaluate_counted(
     from chunkeval.endpoints.client import usage_since, usage_totals
 
     before = usage_totals()
-    evaluation = evaluate(ctx, resolve_chunker(chunker), label, settings, on_stage)
+    evaluation = evaluate(ctx, _resolved_chunker(chunker), label, settings, on_stage)
     evaluation.timings["endpoint_usage"] = usage_since(before)
     return evaluation
 
@@ -524,7 +524,7 @@ def _dask_job(
     return plan_evaluation(
         submit,
         ctx_future,
-        resolve_chunker(chunker),  # resolved here once; Dask sends the object to each task
+        _resolved_chunker(chunker),  # resolved here once; Dask sends the object to each task
         label,
         settings,
         _document_blocks(ctx, DOCUMENT_BLOCK_CHARS) or [(0, 0)],

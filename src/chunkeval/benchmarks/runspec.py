@@ -39,6 +39,7 @@ __all__ = [
     "ChunkerSource",
     "DatasetSource",
     "RunSpec",
+    "check_rank_by",
 ]
 
 #: The retriever of a run that names none.
@@ -70,8 +71,6 @@ def _chunkers(value: Any) -> tuple[ChunkerSource, ...]:
         value = list(value.items())
     out: list[ChunkerSource] = []
     for entry in value:
-        if isinstance(entry, list) and len(entry) == 2:
-            entry = tuple(entry)
         is_pair = isinstance(entry, tuple) and len(entry) == 2 and isinstance(entry[0], str)
         if is_pair and isinstance(entry[1], str) and split_label(entry[1])[0] is None:
             label, spec = entry[0].strip(), entry[1].strip()
