@@ -264,6 +264,9 @@ COLUMNS = {
     "spec": "the chunker's full spec, every parameter written out",
     "chunker": "the chunker's family (registry name) or external splitter class",
     "retriever": "the retriever's spec",
+    "run_spec": "the run as one object (`chunkeval.benchmarks.RunSpec`): datasets, configurations "
+    "(`LABEL=SPEC` as given), retrievers, ks, budgets, tokenizer, seed, confidence, n_resamples, rank_by; "
+    "`RunSpec.from_manifest` reads it back (and builds the same from an older manifest's keys)",
     "n_questions": "questions in the dataset",
     "n_documents": "documents in the dataset",
     "n_chunks": "chunks the configuration produced over the dataset",
@@ -432,6 +435,9 @@ MANIFEST = {
     "python": "Python version",
     "rank_by": "the `--rank-by` metric, or null for the policy's default",
     "retriever": "the retriever's spec",
+    "run_spec": "the run as one object (`chunkeval.benchmarks.RunSpec`): datasets, configurations "
+    "(`LABEL=SPEC` as given), retrievers, ks, budgets, tokenizer, seed, confidence, n_resamples, rank_by; "
+    "`RunSpec.from_manifest` reads it back (and builds the same from an older manifest's keys)",
     "retriever_params": "every parameter of the retriever (for `hybrid`, of both parts)",
     "seed": "bootstrap seed",
     "started_at": "start time (UTC, ISO 8601)",

@@ -64,8 +64,34 @@ def test_suite_file_cli_run_arguments_and_manifest_give_one_spec(tmp_path):
     assert from_suite == from_cli == from_python == EXPECTED
     assert RunSpec.build(**EXPECTED.run_kwargs()) == EXPECTED
     results = run(**EXPECTED.run_kwargs())
+    assert (
+        results.manifest["run_spec"]
+        == EXPECTED.to_dict()
+        == {
+            "datasets": [DATA],
+            "chunkers": [SMALL, PARAGRAPH],
+            "retrievers": ["bm25"],
+            "ks": [1, 5],
+            "budgets": [256, 512],
+            "tokenizer": "regex",
+            "seed": 0,
+            "confidence": 0.95,
+            "n_resamples": 1000,
+            "rank_by": None,
+        }
+    )
     assert RunSpec.from_manifest(results.manifest) == EXPECTED
     assert {key: results.manifest[key] for key in EXPECTED.to_manifest()} == EXPECTED.to_manifest()
+
+
+def test_the_command_line_records_the_spec_of_its_suite_file(tmp_path):
+    from chunkeval.cli import main
+    from chunkeval.results import Results
+
+    path = tmp_path / "s.toml"
+    path.write_text(SUITE_TEXT, encoding="utf-8")
+    assert main(["run", "--suite", str(path), "--out", str(tmp_path / "o"), "--quiet", "--no-report"]) == 0
+    assert RunSpec.from_manifest(Results.load(tmp_path / "o").manifest) == EXPECTED
 
 
 def test_none_is_the_default_and_empty_budgets_are_off(tmp_path):
@@ -166,3 +192,14 @@ def test_run_refuses_an_incomparable_baseline_before_chunking(tmp_path):
     assert Recording.calls == []  # refused before any chunker ran
     results = run(DATA, [Recording()], n_resamples=10, baseline=base)  # comparable: it runs
     assert len(Recording.calls) == 2 and results.summary["config"].tolist() == [Recording().spec]
+
+
+def test_objects_are_recorded_by_their_names():
+    from chunkeval.chunkers import get_chunker
+    from chunkeval.datasets import load
+
+    dataset, chunker = load(DATA), get_chunker(PARAGRAPH)
+    results = run(dataset, [("mine", chunker), chunker], n_resamples=10, budgets=())
+    assert results.manifest["run_spec"]["datasets"] == [dataset.name]
+    assert results.manifest["run_spec"]["chunkers"] == [f"mine={PARAGRAPH}", PARAGRAPH]
+    assert RunSpec.from_manifest(results.manifest).chunkers == (f"mine={PARAGRAPH}", PARAGRAPH)

@@ -345,7 +345,8 @@ def _manifest(
     """The run's manifest: environment, datasets, configurations, settings, timings.
 
     The manifest (:class:`~chunkeval.results.schema.Manifest`): environment, datasets, configurations, settings, timings; ``facts`` gives
-    ``started_at, conditions`` (:meth:`ResolvedRun.conditions`), ``p_best_metric, workers,
+    ``started_at, conditions`` (:meth:`ResolvedRun.conditions`), ``run_spec``
+    (:meth:`RunSpec.to_dict`), ``p_best_metric, workers,
     executor, total_seconds, endpoint_usage``.
     """
     manifest = cast(Manifest, _environment())
@@ -387,6 +388,7 @@ def _manifest(
             "seed": recorded["seed"],
             "confidence": recorded["confidence"],
             "n_resamples": recorded["n_resamples"],
+            "run_spec": facts["run_spec"],
             "workers": facts["workers"],
             "workers_decision": facts["workers_decision"],
             "executor": facts["executor"],
@@ -590,6 +592,17 @@ class ResolvedRun:
     tokenizer: str | TokenizerLike
     tokenizer_name: str
 
+    def recorded_spec(self) -> RunSpec:
+        """The spec as the manifest records it: the retriever and tokenizer by their names.
+
+        Returns
+        -------
+        RunSpec
+        """
+        return RunSpec.build(
+            **{**self.spec.run_kwargs(), "retriever": self.retriever_label, "tokenizer": self.tokenizer_name}
+        )
+
     def conditions(self) -> dict[str, Any]:
         """The manifest keys this run will record that decide whether runs compare.
 
@@ -743,6 +756,7 @@ def run_resolved(
     facts = {
         "started_at": started_at,
         "conditions": resolved.conditions(),
+        "run_spec": resolved.recorded_spec().to_dict(),
         "p_best_metric": p_best_metric,
         "workers": decision.workers,
         "workers_decision": decision.to_dict(),

@@ -322,6 +322,28 @@ class RunSpec:
             "rank_by": self.rank_by,
         }
 
+    def to_dict(self) -> dict[str, Any]:
+        """The whole spec as JSON values: what ``manifest["run_spec"]`` holds.
+
+        Returns
+        -------
+        dict
+            Every field; a dataset given as an object is written by its name, a chunker object
+            by its spec (``"LABEL=SPEC"`` for a labelled one), a retriever or tokenizer object
+            by its name. :meth:`from_manifest` reads it back.
+        """
+        recorded = self.to_manifest()
+        return {
+            "datasets": [d if isinstance(d, str) else str(getattr(d, "name", d)) for d in self.datasets],
+            "chunkers": [_chunker_text(c) for c in self.chunkers],
+            "retrievers": [recorded["retriever"]] if len(self.retrievers) == 1 else recorded["retriever"],
+            **{
+                key: recorded[key]
+                for key in ("ks", "budgets", "tokenizer", "seed", "confidence", "n_resamples")
+            },
+            "rank_by": self.rank_by,
+        }
+
     @classmethod
     def from_manifest(cls, manifest: Mapping[str, Any]) -> RunSpec:
         """The spec a run's manifest records, from any chunkeval version's manifest.
@@ -329,22 +351,33 @@ class RunSpec:
         Parameters
         ----------
         manifest : mapping
-            ``manifest.json`` of a results folder, or a baseline file's ``identity``. A
-            dataset is its ``spec`` (its name when it was given as an object); a configuration
-            is ``"LABEL=SPEC"``, or its spec when its label is its spec. A key a manifest lacks
-            takes the default, except ``budgets``: a manifest written before token budgets
-            existed measured none.
+            ``manifest.json`` of a results folder, or a baseline file's ``identity``. Its
+            ``run_spec`` (:meth:`to_dict`) when it has one; else, from the keys every version
+            wrote: a dataset is its ``spec`` (its name when it was given as an object), a
+            configuration its label and canonical spec (``"LABEL=SPEC"``, or the spec when it
+            is its own label), and a key a manifest lacks takes the default, except
+            ``budgets``: a manifest written before token budgets existed measured none.
 
         Returns
         -------
         RunSpec
-            Equal to the spec of the run when every part of it was a path-free string.
+            The retriever and tokenizer by the path-free names the run recorded.
 
         Raises
         ------
         UsageError
             A recorded value that is out of range.
         """
+        written = manifest.get("run_spec")
+        if isinstance(written, Mapping):
+            return cls.build(
+                written.get("datasets") or (),
+                written.get("chunkers") or (),
+                retriever=written.get("retrievers"),
+                **{key: written.get(key) for key in ("ks", "budgets", "tokenizer", "seed", "confidence")},
+                n_resamples=written.get("n_resamples"),
+                rank_by=written.get("rank_by"),
+            )
         datasets = [
             (info or {}).get("spec") or name for name, info in (manifest.get("datasets") or {}).items()
         ]
@@ -364,3 +397,13 @@ class RunSpec:
             n_resamples=manifest.get("n_resamples"),
             rank_by=manifest.get("rank_by"),
         )
+
+
+def _chunker_text(entry: ChunkerSource) -> str:
+    """A configuration as a string: itself, a chunker's spec, or ``"LABEL=SPEC"`` of a pair."""
+    if isinstance(entry, str):
+        return entry
+    if isinstance(entry, tuple):
+        label, chunker = entry
+        return f"{label}={chunker.spec}"
+    return entry.spec

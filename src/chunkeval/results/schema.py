@@ -63,6 +63,7 @@ class Manifest(TypedDict, total=False):
     seed: int  #: the bootstrap seed
     confidence: float  #: the confidence level of every interval
     n_resamples: int  #: bootstrap resamples
+    run_spec: dict[str, Any]  #: the run's RunSpec (benchmarks.runspec.RunSpec.to_dict)
     workers: int  #: worker processes used
     workers_decision: dict[str, Any]  #: how many workers and why (benchmarks.workers.WorkerDecision)
     executor: str  #: where the stages ran (local, processes, dask)
