@@ -450,7 +450,7 @@ def run(
     ks : sequence of int, default :data:`chunkeval.validation.DEFAULT_KS`
         Cut-offs of the ``@k`` metrics; the top ``max(ks)`` chunks are
         retrieved per question.
-    tokenizer : str or Tokenizer, default :data:`~chunkeval.benchmarks.runspec.DEFAULT_TOKENIZER`
+    tokenizer : str or Tokenizer, default :data:`chunkeval.tokenizers.DEFAULT_TOKENIZER`
         Counts tokens for the chunk-size distribution, ``stored_token_overhead``,
         ``retrieved_tokens@k`` and the token budgets (chunkers keep their own
         tokenizer for their limits).

@@ -26,6 +26,7 @@ from chunkeval.errors import UsageError
 from chunkeval.policy import CONFIDENCE, DEFAULT_BUDGETS
 from chunkeval.protocols import ChunkerLike, RetrieverLike, TokenizerLike
 from chunkeval.specs import split_label
+from chunkeval.tokenizers import DEFAULT_TOKENIZER
 from chunkeval.validation import DEFAULT_KS, check_budgets, check_count, check_ks, check_seed
 
 if TYPE_CHECKING:
@@ -44,8 +45,6 @@ __all__ = [
 
 #: The retriever of a run that names none.
 DEFAULT_RETRIEVER = "tfidf"
-#: The tokenizer that counts a run's tokens when it names none.
-DEFAULT_TOKENIZER = "regex"
 #: Bootstrap resamples over questions when a run sets none.
 DEFAULT_RESAMPLES = 1000
 #: The bootstrap's seed when a run sets none.
@@ -156,7 +155,7 @@ class RunSpec:
         Cut-offs of the ``@k`` metrics, ascending and distinct.
     budgets : tuple of int, default :data:`chunkeval.policy.DEFAULT_BUDGETS`
         Token budgets of the ``@Btok`` metrics, ascending and distinct; ``()`` is off.
-    tokenizer : str or Tokenizer, default :data:`DEFAULT_TOKENIZER`
+    tokenizer : str or Tokenizer, default :data:`chunkeval.tokenizers.DEFAULT_TOKENIZER`
         Counts the tokens of sizes, costs and budgets.
     seed : int, default :data:`DEFAULT_SEED`
         Seed of the bootstrap.
