@@ -10,6 +10,7 @@ with the run's manifest. Every number except the timings is the same whatever th
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import platform
 import subprocess
@@ -720,13 +721,8 @@ def run_resolved(
     settings = Settings(
         resolved.retriever_label,
         resolved.retriever,
-        spec.ks,
         resolved.tokenizer,
-        spec.seed,
-        spec.confidence,
-        spec.n_resamples,
-        spec.budgets,
-        spec.rank_by,
+        dataclasses.replace(spec, datasets=(), chunkers=()),  # the jobs carry those
     )
     jobs = [(di, payloads[ci], labels[ci]) for di in range(len(loaded)) for ci in range(len(objects))]
     if progress is not None:
