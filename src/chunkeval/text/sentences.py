@@ -12,6 +12,15 @@ A sentence ends
      (``Dr.``, ``Mr.``, ``Mrs.``, ``Ms.``, ``Prof.``, ``St.``, ``vs.``,
      ``e.g.``, ``i.e.``, ``cf.`` ..., and ``No.``, ``Fig.``, ``Jan.`` ...
      when a digit follows);
+   * a period after the abbreviation of a figure, number, equation, section,
+     chapter, volume, page or table (English ``Fig.``, ``No.``, ``Eq.``,
+     ``Sec.``, ``Ch.``, ``Vol.``, ``Tab.`` ...; German ``Abb.``, ``Nr.``,
+     ``Kap.``; Spanish ``Núm.``, ``Cap.``, ``Pág.``; French ``Éq.``;
+     Romanian ``Nr.``, ``Pag.``; Russian ``Рис.``, ``Табл.``, ``Гл.``; Greek
+     ``Σχ.``, ``Εικ.``, ``Κεφ.``; Turkish ``Şek.``) followed by its
+     capital-letter label: upper-case letters with a digit (``Fig. S3``,
+     ``Eq. A1``, ``No. A5``), a Roman numeral (``Sec. IV``) or, except after
+     the abbreviations of "number", one capital letter (``Fig. A``);
    * a period after a capitalised abbreviation that is not an English word
      (months ``Jan.`` ... ``Sept.`` ... ``Dec.``, ``Fig.``, ``Vol.``,
      ``Ch.`` ...) when the next word starts with a lower-case letter
@@ -72,6 +81,11 @@ A sentence ends
      sentence terminator nor a quotation mark: ``、`` ``，`` ``：`` ...). Other text
      (``“好。”是回答。``) starts a new sentence: Chinese marks no attribution after a
      quotation in a way a rule can see;
+2b. in Thai and Lao, which mark a sentence end with a space and no punctuation, at
+   whitespace between two letters (or marks) of those scripts: ``ไปแล้ว ฉันกลับบ้าน`` is two
+   sentences. Writers also put a space between clauses, so a piece may be a clause rather
+   than a whole sentence, but never a paragraph; a space beside a digit or a Latin word
+   (``ปี 2020``, ``ของ Apple``) cuts nothing;
 3. at a paragraph end: a blank line (a line holding only whitespace; ``\n``,
    ``\r\n``, a lone ``\r``, U+2028 LINE SEPARATOR and U+2029 PARAGRAPH
    SEPARATOR all end lines) or a U+2029 PARAGRAPH SEPARATOR
@@ -229,6 +243,21 @@ def _other_script_cuts(text: str) -> list[int]:
     return cuts
 
 
+# Rule 2b: whitespace (no line end) between two Thai or Lao letters or marks (digits excluded)
+_SPACED_SCRIPTS = "\u0e01-\u0e4f\u0e5a\u0e5b\u0e81-\u0ecf\u0edc-\u0edf"
+_SPACED_SCRIPT_GAP = re.compile(
+    f"(?<=[{_SPACED_SCRIPTS}])[^\\S\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]+(?=[{_SPACED_SCRIPTS}])"
+)
+_HAS_SPACED_SCRIPT = re.compile(f"[{_SPACED_SCRIPTS}]")
+
+
+def _spaced_script_cuts(text: str) -> list[int]:
+    """Ends of the Thai and Lao sentences closed by a space (rule 2b), in order."""
+    if _HAS_SPACED_SCRIPT.search(text) is None:
+        return []
+    return [m.start() for m in _SPACED_SCRIPT_GAP.finditer(text)]
+
+
 #: Code points below this have a rule-2 table (:func:`_other_terminator_table`); a text with
 #: a code point at or above it is scanned whole.
 _TERMINATOR_TABLE_SIZE = 0x20000
@@ -284,12 +313,30 @@ _TITLES = frozenset(
     "mr mrs ms messrs mmes mme mlle dr prof rev hon gen col lt capt cmdr sgt cpl "
     "gov sen rep pres supt insp st mt".split()
 )
-_ALWAYS = frozenset("vs v cf viz e.g i.e eg ie approx ca resp incl esp".split())
+# (with German "vgl." and "bzw.", Russian "см." and "ср.": see, compare, respectively)
+_ALWAYS = frozenset("vs v cf viz e.g i.e eg ie approx ca resp incl esp vgl bzw см ср".split())
+# Abbreviations of a figure, number, equation, section, chapter, volume, page, table ...
+# written before its label, by language (the languages whose sentences rule 1 ends). Before a
+# number they never end a sentence; before a capital-letter label (_is_label: "S3", "A1",
+# "IV", "A") neither.
+_LABEL_ABBREVIATIONS = {
+    "en": "no nos fig figs vol vols p pp ch chap sec sect eq eqs art tab ref refs op app",
+    "de": "abb nr kap bd gl tab abschn",
+    "es": "fig núm cap sec ec vol pág tab",
+    "fr": "fig éq chap vol",
+    "ro": "fig nr cap vol pag ec",
+    "ru": "рис табл гл разд т ур",
+    "el": "σχ εικ κεφ αρ σελ",
+    "tr": "şek",
+}
+_LABELLED = frozenset(w for words in _LABEL_ABBREVIATIONS.values() for w in words.split())
+# Abbreviations of "number": "No. A" may be the word "No." before a sentence, so only a label
+# with a digit or a Roman numeral of two or more letters follows them.
+_NUMERO = frozenset("no nos nr núm αρ".split())
 # Abbreviations used before a number: no break when a digit follows.
-_BEFORE_NUMBER = frozenset(
-    "no nos fig figs vol vols p pp ch chap sec sect eq eqs art tab ref refs op "
-    "jan feb mar apr jun jul aug sep sept oct nov dec".split()
-)
+_BEFORE_NUMBER = _LABELLED | frozenset("jan feb mar apr jun jul aug sep sept oct nov dec".split())
+_LABEL_TOKEN = re.compile(r"[^\s" + re.escape(_CLOSERS) + r",;:.]+(?:\.\d+)*")
+_ROMAN = re.compile(r"[IVXLCDM]{2,}")
 # Abbreviations that are not English words: written capitalised ("Sept.",
 # "Fig.") they continue the sentence before a lower-case word. (Lower-case
 # "sec." or "no." may be the word "no" or an acronym such as the SEC in
@@ -391,6 +438,26 @@ def _is_initial(text: str, m: re.Match[str]) -> bool:
     return prev.lower() in _NAME_LEADERS
 
 
+def _is_label(text: str, pos: int, numero: bool) -> bool:
+    """Whether the word at ``pos`` is a capital-letter label (``S3``, ``A1``, ``A.2``, ``IV``, ``A``).
+
+    A label starts with an upper-case letter and is either upper-case letters and digits
+    holding a digit (``S3``, ``SI2``, ``A.1``), a Roman numeral of two or more letters
+    (``IV``), or, unless ``numero`` (after "No."), one capital letter alone (``Fig. A``).
+    """
+    m = _LABEL_TOKEN.match(text, pos)
+    if m is None:
+        return False
+    token = m.group()
+    if not token[0].isupper() or any(c.islower() for c in token):
+        return False
+    if any(c.isdigit() for c in token):
+        return len(token) <= 8
+    if _ROMAN.fullmatch(token):
+        return True
+    return len(token) == 1 and not numero
+
+
 def _is_sentence_end(text: str, m: re.Match[str]) -> bool:
     """Decide whether one ``_TERMINATED_WORD`` match ends a sentence."""
     punct = m.group("punct")
@@ -421,6 +488,8 @@ def _is_sentence_end(text: str, m: re.Match[str]) -> bool:
         return False
     if low in _BEFORE_NUMBER and nxt.isdigit():
         return False
+    if low in _LABELLED and _is_label(text, m.start("next"), low in _NUMERO):
+        return False  # "Fig. S3", "Sec. IV", "Eq. A1": the abbreviation's label
     if low in _BEFORE_LOWER and core.istitle() and nxt.islower():
         return False  # "The Sept. meeting"
     if low in _MAY_END:
@@ -718,6 +787,8 @@ def sentence_spans(text: str) -> list[Span]:
     cuts.extend(list_cuts)
     if _may_hold_other_terminators(text, lines):  # rule 2 needs a non-ASCII terminator
         cuts.extend(_other_script_cuts(text))
+    if not text.isascii():
+        cuts.extend(_spaced_script_cuts(text))
     cuts.extend(_terminator_cuts(text, lines, markers))
     blocks = _markdown_blocks(text, lines)
     cuts = _not_inside(sorted(cuts), blocks)  # a block is never cut inside ...
