@@ -37,7 +37,16 @@ from typing import Any
 from chunkeval.errors import MissingDependency, UsageError
 from chunkeval.text.ignorable import IGNORABLE_SOURCE, strip_ignorable
 
-__all__ = ["BIGRAM_CHARS", "CJK_BIGRAM_CHARS", "SEPARATORS", "SOUTHEAST_ASIAN_CHARS", "UnicodeAnalyzer", "marks_class", "normalize", "word_regex"]
+__all__ = [
+    "BIGRAM_CHARS",
+    "CJK_BIGRAM_CHARS",
+    "SEPARATORS",
+    "SOUTHEAST_ASIAN_CHARS",
+    "UnicodeAnalyzer",
+    "marks_class",
+    "normalize",
+    "word_regex",
+]
 
 #: Scripts the analyzer turns into bigrams: Hangul Jamo, CJK radicals and
 #: symbols' kana, Hiragana, Katakana (and phonetic extensions), Hangul
