@@ -286,22 +286,20 @@ def load_squad(
                 first = answers[0]
                 a_start = first["answer_start"]
                 a_end = a_start + len(first["text"])
-                if not (0 <= a_start < a_end <= len(context)):
-                    problems.append(
-                        f"{qloc}: answer span [{a_start}, {a_end}) is outside the "
-                        f"paragraph (length {len(context)}) or empty"
-                    )
-                    continue
+                inside = 0 <= a_start < a_end <= len(context)
                 moved_from = None
-                if context[a_start:a_end] != first["text"]:
+                if not inside or context[a_start:a_end] != first["text"]:
                     new_start, why = (
                         relocated_start(context, first["text"], a_start, relocate)
-                        if relocate
-                        else (None, "relocate=0")
+                        if relocate and first["text"]
+                        else (None, f"relocate={relocate}")
                     )
                     if new_start is None:
                         problems.append(
-                            f"{qloc}: answer text {first['text']!r} differs from the context "
+                            f"{qloc}: answer span [{a_start}, {a_end}) is outside the "
+                            f"paragraph (length {len(context)}) or empty (not relocated: {why})"
+                            if not inside
+                            else f"{qloc}: answer text {first['text']!r} differs from the context "
                             f"at answer_start {a_start}: {context[a_start:a_end]!r} "
                             f"(not relocated: {why})"
                         )

@@ -313,8 +313,8 @@ _TITLES = frozenset(
     "mr mrs ms messrs mmes mme mlle dr prof rev hon gen col lt capt cmdr sgt cpl "
     "gov sen rep pres supt insp st mt".split()
 )
-# (with German "vgl." and "bzw.", Russian "см." and "ср.": see, compare, respectively)
-_ALWAYS = frozenset("vs v cf viz e.g i.e eg ie approx ca resp incl esp vgl bzw см ср".split())
+# (with German "vgl." and "bzw.", Russian "см." and "ср.", Turkish "bkz.": see, compare, respectively)
+_ALWAYS = frozenset("vs v cf viz e.g i.e eg ie approx ca resp incl esp vgl bzw см ср bkz".split())
 # Abbreviations of a figure, number, equation, section, chapter, volume, page, table ...
 # written before its label, by language (the languages whose sentences rule 1 ends). Before a
 # number they never end a sentence; before a capital-letter label (_is_label: "S3", "A1",
