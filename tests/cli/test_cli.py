@@ -286,8 +286,8 @@ def test_published_rows_print_beside_the_run_values():
     text = published_table(summary, "chroma")
     lines = text.splitlines()
     assert lines[0] == "published rows this run reproduces (Smith & Troynikov (2024); percent):"
-    assert lines[1].split() == ["config", "metric", "chunkeval", "published", "difference"]
-    assert lines[-1].split()[-4:] == ["precision_omega", "21.47", "21.00", "+0.47"]
+    assert lines[1].split() == ["published", "row", "metric", "chunkeval", "published", "difference"]
+    assert lines[-1].split() == ["TokenText", "200/0", "precision_omega", "21.47", "21.00", "+0.47"]
     assert len(lines) == 4  # heading, header, rule, one row: the sentence row has no published value
     assert published_table(summary, "chroma_nano") == ""  # other questions: not comparable
 

@@ -38,12 +38,15 @@ class PublishedRow:
         The published value, in the same unit as the column (a share, not a percentage).
     source : str
         Where it was published (paper, table, row).
+    row : str
+        The published row's name, shown beside the value (``"TokenText 200/0"``).
     """
 
     spec: str
     metric: str
     value: float
     source: str
+    row: str = ""
 
 
 _CHROMA_SOURCE = "Smith & Troynikov (2024), TokenTextSplitter {size}/{overlap}, Precision Ω"
@@ -56,6 +59,7 @@ PUBLISHED: dict[str, tuple[PublishedRow, ...]] = {
             "precision_omega",
             value / 100,
             _CHROMA_SOURCE.format(size=size, overlap=overlap),
+            f"TokenText {size}/{overlap}",
         )
         for (size, overlap), value in {
             (800, 400): 4.7,
@@ -81,7 +85,8 @@ def published_comparison(summary: Any, suite: str) -> list[dict[str, Any]]:
     -------
     list of dict
         One per published row the run measured: ``dataset``, ``config``, ``metric``, ``value``
-        (chunkeval's), ``published``, ``difference`` (value - published), ``source``. Empty when the
+        (chunkeval's), ``published``, ``difference`` (value - published), ``source``, ``row``
+        (the published row's name). Empty when the
         suite has no published rows or the run left their configurations out.
     """
     rows = PUBLISHED.get(suite, ())
@@ -102,6 +107,7 @@ def published_comparison(summary: Any, suite: str) -> list[dict[str, Any]]:
                     "published": row.value,
                     "difference": value - row.value,
                     "source": row.source,
+                    "row": row.row or str(r["config"]),
                 }
             )
     return out

@@ -21,7 +21,7 @@ of worker processes. Built-in suites:
     cl100k tokens without overlap, plus sentence and token-budget chunkers.
 ``xquad``
     XQuAD in twelve languages, one dataset each (results per language): fixed
-    token windows, sentence, paragraph and token-budget chunkers, BM25.
+    character windows, sentence, semantic and paragraph chunkers, BM25.
 ``chroma_nano``, ``covid_qa_nano``, ``xquad_nano``
     The same suites on the nano tier of their datasets (about 100 questions
     each, :func:`chunkeval.datasets.public.nano_subset`), for a CI job.
@@ -386,13 +386,15 @@ def _covid_qa(nano: bool = False) -> Suite:
 
 
 def _xquad(nano: bool = False) -> Suite:
+    # sizes in characters and words, not regex tokens: a Thai regex token is a whole phrase and a
+    # Chinese one a character, so a token size would mean something else in every language
     specs = [
-        "fixed(chunk_size=64, chunk_overlap=0, unit='tokens')",
-        "fixed(chunk_size=256, chunk_overlap=0, unit='tokens')",
+        "fixed(chunk_size=300, chunk_overlap=0, unit='chars')",
+        "fixed(chunk_size=1200, chunk_overlap=0, unit='chars')",
         "sentence(max_chars=300, overlap_sentences=0)",
         "sentence(max_chars=1200, overlap_sentences=0)",
+        "semantic(max_chars=600)",
         "paragraph(max_words=150)",
-        "token_budget(max_tokens=128, overlap_tokens=0)",
     ]
     return Suite(
         name="xquad_nano" if nano else "xquad",

@@ -139,19 +139,18 @@ def published_table(summary: Any, suite: str) -> str:
     Returns
     -------
     str
-        A heading naming the source, then one row per configuration: config, metric, chunkeval,
-        published and difference, in percent.
+        A heading naming the source, then one row per published row: its name (the
+        configuration that reproduces it), metric, chunkeval, published and difference, in
+        percent.
     """
     from chunkeval.benchmarks.published import published_comparison
 
     rows = published_comparison(summary, suite)
     if not rows:
         return ""
-    specs = summary["spec"] if "spec" in summary.columns else summary["config"]
-    shown = display_labels(summary["config"].astype(str), specs.astype(str), 24)
     body = [
         [
-            shown.get(r["config"], r["config"]),
+            r["row"],
             r["metric"],
             f"{100 * r['value']:.2f}",
             f"{100 * r['published']:.2f}",
@@ -161,7 +160,7 @@ def published_table(summary: Any, suite: str) -> str:
     ]
     sources = "; ".join(dict.fromkeys(r["source"].split(",")[0] for r in rows))
     return f"published rows this run reproduces ({sources}; percent):\n" + text_table(
-        ["config", "metric", "chunkeval", "published", "difference"], body
+        ["published row", "metric", "chunkeval", "published", "difference"], body
     )
 
 
