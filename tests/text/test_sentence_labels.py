@@ -7,7 +7,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from chunkeval.text import split_sentences
-from chunkeval.text.sentences import _LABEL_ABBREVIATIONS, _NUMERO
+from chunkeval.text.abbreviations import LABEL_ABBREVIATIONS as _LABEL_ABBREVIATIONS
+from chunkeval.text.abbreviations import NUMERO as _NUMERO
 
 # (language, text, sentences): one row per abbreviation kind and language the splitter lists
 TABLE = [

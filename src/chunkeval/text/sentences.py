@@ -146,6 +146,16 @@ import regex
 
 from chunkeval.text import lines as _lines
 from chunkeval.text._spans import _not_inside, _stripped_spans, _word_mask
+from chunkeval.text.abbreviations import (
+    ALWAYS,
+    BEFORE_LOWER,
+    BEFORE_NUMBER,
+    LABELLED,
+    MAY_END,
+    NUMERO,
+    TITLES,
+    is_label,
+)
 from chunkeval.text.lines import (
     _LEADS,
     _LETTER_LINE,
@@ -307,48 +317,6 @@ _DOTTED_ACRONYM = re.compile(r"(?:[^\W\d_]\.)+[^\W\d_]")
 # Dotted degrees with a group longer than three letters.
 _DEGREES = frozenset("d.phil m.phil b.phil m.arch b.arch m.eng b.eng m.mus b.mus m.econ".split())
 
-# Abbreviations written before a name or word: never end a sentence.
-# Titles must be capitalised ("Dr.", "DR."), the rest match in any case.
-_TITLES = frozenset(
-    "mr mrs ms messrs mmes mme mlle dr prof rev hon gen col lt capt cmdr sgt cpl "
-    "gov sen rep pres supt insp st mt".split()
-)
-# (with German "vgl." and "bzw.", Russian "см." and "ср.", Turkish "bkz.": see, compare, respectively)
-_ALWAYS = frozenset("vs v cf viz e.g i.e eg ie approx ca resp incl esp vgl bzw см ср bkz".split())
-# Abbreviations of a figure, number, equation, section, chapter, volume, page, table ...
-# written before its label, by language (the languages whose sentences rule 1 ends). Before a
-# number they never end a sentence; before a capital-letter label (_is_label: "S3", "A1",
-# "IV", "A") neither.
-_LABEL_ABBREVIATIONS = {
-    "en": "no nos fig figs vol vols p pp ch chap sec sect eq eqs art tab ref refs op app",
-    "de": "abb nr kap bd gl tab abschn",
-    "es": "fig núm cap sec ec vol pág tab",
-    "fr": "fig éq chap vol",
-    "ro": "fig nr cap vol pag ec",
-    "ru": "рис табл гл разд т ур",
-    "el": "σχ εικ κεφ αρ σελ",
-    "tr": "şek",
-}
-_LABELLED = frozenset(w for words in _LABEL_ABBREVIATIONS.values() for w in words.split())
-# Abbreviations of "number": "No. A" may be the word "No." before a sentence, so only a label
-# with a digit or a Roman numeral of two or more letters follows them.
-_NUMERO = frozenset("no nos nr núm αρ".split())
-# Abbreviations used before a number: no break when a digit follows.
-_BEFORE_NUMBER = _LABELLED | frozenset("jan feb mar apr jun jul aug sep sept oct nov dec".split())
-_LABEL_TOKEN = re.compile(r"[^\s" + re.escape(_CLOSERS) + r",;:.]+(?:\.\d+)*")
-_ROMAN = re.compile(r"[IVXLCDM]{2,}")
-# Abbreviations that are not English words: written capitalised ("Sept.",
-# "Fig.") they continue the sentence before a lower-case word. (Lower-case
-# "sec." or "no." may be the word "no" or an acronym such as the SEC in
-# lower-cased text, so those still end a sentence.)
-_BEFORE_LOWER = frozenset(
-    "jan feb mar apr jun jul aug sep sept oct nov dec fig figs vol vols pp ch chap sect eq eqs".split()
-)
-# Abbreviations that also end sentences: break only before an upper-case word.
-_MAY_END = frozenset(
-    "etc inc ltd co corp llc plc bros jr sr al a.m p.m am pm ft oz lb lbs min max dept est univ".split()
-)
-
 # Capitalised words that commonly start a sentence but rarely continue a
 # name or an acronym: after a dotted acronym or a single capital letter they
 # mark a sentence end ("in the U.S. He", "Plan B. Then").
@@ -438,26 +406,6 @@ def _is_initial(text: str, m: re.Match[str]) -> bool:
     return prev.lower() in _NAME_LEADERS
 
 
-def _is_label(text: str, pos: int, numero: bool) -> bool:
-    """Whether the word at ``pos`` is a capital-letter label (``S3``, ``A1``, ``A.2``, ``IV``, ``A``).
-
-    A label starts with an upper-case letter and is either upper-case letters and digits
-    holding a digit (``S3``, ``SI2``, ``A.1``), a Roman numeral of two or more letters
-    (``IV``), or, unless ``numero`` (after "No."), one capital letter alone (``Fig. A``).
-    """
-    m = _LABEL_TOKEN.match(text, pos)
-    if m is None:
-        return False
-    token = m.group()
-    if not token[0].isupper() or any(c.islower() for c in token):
-        return False
-    if any(c.isdigit() for c in token):
-        return len(token) <= 8
-    if _ROMAN.fullmatch(token):
-        return True
-    return len(token) == 1 and not numero
-
-
 def _is_sentence_end(text: str, m: re.Match[str]) -> bool:
     """Decide whether one ``_TERMINATED_WORD`` match ends a sentence."""
     punct = m.group("punct")
@@ -482,17 +430,17 @@ def _is_sentence_end(text: str, m: re.Match[str]) -> bool:
     low = core.lower()
     if len(core) == 1 and core.isupper() and _is_initial(text, m):
         return False  # "J. R. R. Tolkien", "John F. Kennedy"
-    if low in _ALWAYS:
+    if low in ALWAYS:
         return False
-    if low in _TITLES and core[0].isupper():
+    if low in TITLES and core[0].isupper():
         return False
-    if low in _BEFORE_NUMBER and nxt.isdigit():
+    if low in BEFORE_NUMBER and nxt.isdigit():
         return False
-    if low in _LABELLED and _is_label(text, m.start("next"), low in _NUMERO):
+    if low in LABELLED and is_label(text, m.start("next"), low in NUMERO):
         return False  # "Fig. S3", "Sec. IV", "Eq. A1": the abbreviation's label
-    if low in _BEFORE_LOWER and core.istitle() and nxt.islower():
+    if low in BEFORE_LOWER and core.istitle() and nxt.islower():
         return False  # "The Sept. meeting"
-    if low in _MAY_END:
+    if low in MAY_END:
         return nxt.isupper()
     if low in _DEGREES or (
         _DOTTED_FORM.fullmatch(core) and (core[0].isupper() or _DOTTED_ACRONYM.fullmatch(core))
@@ -570,11 +518,11 @@ def _period_verdict(word: str) -> bool | None:
     if len(core) == 1 and core.isupper():
         return None  # an initial, quoted or not, depends on its neighbours
     low = core.lower()
-    if low in _ALWAYS:
+    if low in ALWAYS:
         return False
-    if low in _TITLES and core[0].isupper():
+    if low in TITLES and core[0].isupper():
         return False
-    if low in _BEFORE_NUMBER or low in _BEFORE_LOWER or low in _MAY_END or low in _DEGREES:
+    if low in BEFORE_NUMBER or low in BEFORE_LOWER or low in MAY_END or low in _DEGREES:
         return None
     if _DOTTED_FORM.fullmatch(core) or (core.isdigit() and len(core) <= 3):
         return None
