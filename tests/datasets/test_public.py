@@ -144,9 +144,10 @@ def test_sentence_boundaries_are_real_in_scripts_without_spaces_or_punctuation(l
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("retriever", ["tfidf", "bm25"])
 @pytest.mark.parametrize("lang", LANGS)
-def test_lexical_retrieval_beats_a_random_ranking_in_every_language(lang):
-    """BM25 over 120-character chunks: answerable@5 far above what a random ranking reaches.
+def test_lexical_retrieval_beats_a_random_ranking_in_every_language(lang, retriever):
+    """TF-IDF and BM25 over 120-character chunks: answerable@5 far above what a random ranking reaches.
 
     Without overlap an answer lies inside at most one chunk, so a random ranking finds it in
     its top 5 with probability at most 5 / chunks.
@@ -154,7 +155,7 @@ def test_lexical_retrieval_beats_a_random_ranking_in_every_language(lang):
     results = run(
         [f"public:xquad?lang={lang},tier=nano"],
         ["fixed(chunk_size=120, chunk_overlap=0, unit='chars')"],
-        retriever="bm25",
+        retriever=retriever,
         ks=(5,),
         n_resamples=10,
     )
