@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import functools
 import gzip
+import io
 import json
 from importlib import resources
 from typing import IO, Any, Literal, cast
@@ -113,7 +114,8 @@ class _GzipFile:
         return bool(self._inner.is_file())
 
     def open(self, mode: Literal["rb"]) -> IO[bytes]:
-        return cast(IO[bytes], gzip.GzipFile(fileobj=self._inner.open("rb"), mode="rb"))
+        # decompressed whole (a few MB at most): a GzipFile would leave the package file open
+        return io.BytesIO(gzip.decompress(self._inner.read_bytes()))
 
 
 class _GzipFolder:
