@@ -512,7 +512,8 @@ def run(
         ``GITHUB_SHA``/``GITHUB_REF``, else the working directory's git commit), started_at, datasets {name: {spec, fingerprint, stats,
         provenance}}, configs [{config, chunker, params, limit, limit_unit}],
         retriever, retriever_params {class, params[, analyzer][, embedder
-        {class, params}][, components]}, ks, tokenizer, seed, confidence, n_resamples, workers,
+        {class, params}][, components]}, ks, tokenizer, seed, confidence, n_resamples,
+        run_spec, workers,
         workers_decision, endpoint_usage {MODEL@HOST: {model, host, requests, retries, usage}},
         timings, machine {ram_bytes, cpu_count, ...}, argv, finished_at``.
         ``git_commit``/``git_dirty`` are set only when chunkeval is imported
