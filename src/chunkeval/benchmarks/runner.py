@@ -381,7 +381,7 @@ def _manifest(
             "retriever": recorded["retriever"],
             "retriever_params": recorded["retriever_params"],
             "ks": recorded["ks"],
-            "ks_capped": _capped_ks(settings.ks, summary),
+            "ks_capped": _capped_ks(settings.spec.ks, summary),
             "budgets": recorded["budgets"],
             "p_best_metric": facts["p_best_metric"],
             "rank_by": recorded["rank_by"],

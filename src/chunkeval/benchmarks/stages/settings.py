@@ -29,44 +29,14 @@ class Settings:
     tokenizer : str or Tokenizer
         The run's tokenizer as it travels to workers: a spec, or an object with no equal spec.
     spec : RunSpec
-        The run: its ``ks``, ``budgets``, ``seed``, ``confidence``, ``n_resamples`` and
-        ``rank_by`` are read through the properties of the same names.
+        The run: the stages read its ``ks``, ``budgets``, ``seed``, ``confidence``,
+        ``n_resamples`` and ``rank_by``.
     """
 
     retriever: str
     unfitted: RetrieverLike
     tokenizer: str | TokenizerLike
     spec: RunSpec
-
-    @property
-    def ks(self) -> tuple[int, ...]:
-        """Cut-offs of the ``@k`` metrics (:attr:`RunSpec.ks`)."""
-        return self.spec.ks
-
-    @property
-    def budgets(self) -> tuple[int, ...]:
-        """Token budgets of the ``@Btok`` metrics; empty: off (:attr:`RunSpec.budgets`)."""
-        return self.spec.budgets
-
-    @property
-    def seed(self) -> int:
-        """Seed of the bootstrap (:attr:`RunSpec.seed`)."""
-        return self.spec.seed
-
-    @property
-    def confidence(self) -> float:
-        """Level of the bootstrap intervals (:attr:`RunSpec.confidence`)."""
-        return self.spec.confidence
-
-    @property
-    def n_resamples(self) -> int:
-        """Bootstrap resamples over questions (:attr:`RunSpec.n_resamples`)."""
-        return self.spec.n_resamples
-
-    @property
-    def rank_by(self) -> str | None:
-        """The column verdicts rank by, or ``None`` for the policy's (:attr:`RunSpec.rank_by`)."""
-        return self.spec.rank_by
 
     def new_retriever(self) -> RetrieverLike:
         """A new, unfitted copy of the run's retriever (its parameters copied, nothing parsed).
