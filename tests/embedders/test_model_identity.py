@@ -74,7 +74,7 @@ def _run(tmp_path: Path, embedder: str, capsys) -> tuple[int, list[str], Path]:
 def test_a_config_past_a_sane_bound_is_refused_before_any_work(
     tmp_path, capsys, monkeypatch, key, value, bound
 ):
-    from chunkeval.encoders import architecture
+    from chunkeval.embedders import architecture
 
     monkeypatch.setattr(  # never reached: the bound comes first
         architecture.BertArchitecture, "tensor_shapes", lambda *a: pytest.fail("table built")
@@ -92,7 +92,7 @@ def test_a_config_past_a_sane_bound_is_refused_before_any_work(
 
 def test_more_layers_than_the_file_can_hold_are_refused_by_size(tmp_path, capsys, monkeypatch):
     """500 layers pass the bound, but 2 layers' file cannot hold them: refused before the table."""
-    from chunkeval.encoders import architecture
+    from chunkeval.embedders import architecture
 
     monkeypatch.setattr(architecture.BertArchitecture, "tensor_shapes", lambda *a: pytest.fail("table built"))
     folder = write_tiny_bert(tmp_path / "model")
@@ -108,7 +108,7 @@ def test_more_layers_than_the_file_can_hold_are_refused_by_size(tmp_path, capsys
 # ------------------------------------------------------------------------------ identity
 def _known(monkeypatch, official: Path) -> None:
     """Make the tiny folder ``official`` a known model named ``tiny``, installed there."""
-    from chunkeval.encoders import models
+    from chunkeval.embedders import models
 
     files = {f: models.file_sha256(official / f) for f in models.IDENTITY_FILES if (official / f).is_file()}
     known = models.KnownModel(
@@ -143,7 +143,7 @@ def _linked_copy(src: Path, dest: Path) -> Path:
 
 
 def test_every_identity_file_must_match_for_the_official_name(tmp_path, monkeypatch):
-    from chunkeval.encoders.models import resolve_model
+    from chunkeval.embedders.models import resolve_model
 
     official = write_tiny_bert(tmp_path / "official")
     _known(monkeypatch, official)
@@ -173,7 +173,7 @@ def test_every_identity_file_must_match_for_the_official_name(tmp_path, monkeypa
 
 
 def test_the_known_name_refuses_an_installed_folder_whose_files_differ(tmp_path, monkeypatch):
-    from chunkeval.encoders.models import resolve_model
+    from chunkeval.embedders.models import resolve_model
 
     official = write_tiny_bert(tmp_path / "official")
     _known(monkeypatch, official)
@@ -193,8 +193,8 @@ def test_minilm_weights_with_an_edited_tokenizer_are_not_minilm(tmp_path, capsys
     for mark in needs_minilm():
         if mark.name == "skipif" and mark.args[0]:
             pytest.skip(mark.kwargs["reason"])
-    from chunkeval.encoders.embedder import BertEmbedder
-    from chunkeval.encoders.models import resolve_model
+    from chunkeval.embedders.bert import BertEmbedder
+    from chunkeval.embedders.models import resolve_model
     from chunkeval.results import Results
 
     folder = _linked_copy(resolve_model("minilm").path, tmp_path / "edited")
