@@ -331,6 +331,9 @@ def _run_command(argv: Sequence[str] | None = None) -> int:
             parser.print_help()
             return EXIT_USAGE
         check_working_directory()
+        from chunkeval._cores import check_core_settings
+
+        check_core_settings()  # settings in the environment, before any work
         if args.command == "run":
             args.suite_given = args.suite is not None
             if args.suite is None:
