@@ -23,6 +23,8 @@ __all__ = [
     "MAX_SPEC_CHARS",
     "MAX_SYNTHETIC_CHARS",
     "MAX_ZIP_ENTRIES",
+    "MAX_ZIP_RATIO",
+    "ZIP_RATIO_FLOOR_BYTES",
     "ReaderLimit",
     "check_spec_length",
     "mib",
@@ -47,6 +49,13 @@ MAX_SYNTHETIC_CHARS = 200_000_000
 MAX_DOCUMENT_BYTES = 256 * 1024 * 1024
 #: Most entries of a Word document's zip.
 MAX_ZIP_ENTRIES = 10_000
+#: Most bytes one zip entry of a Word document inflates to per byte it stores, for entries
+#: inflating past :data:`ZIP_RATIO_FLOOR_BYTES`: Apache POI's ``ZipSecureFile`` rule (its
+#: minimum inflate ratio of 0.01). Word's XML deflates 5 to 30 times; a zip bomb's entry,
+#: a thousand times.
+MAX_ZIP_RATIO = 100
+#: Entries that inflate to at most this many bytes are never refused for their ratio.
+ZIP_RATIO_FLOOR_BYTES = 1024 * 1024
 #: Most paragraphs and table cells of a Word document (the main text, text boxes and notes).
 MAX_DOCX_PARAGRAPHS = 1_000_000
 #: Most characters the internal entities of a Word document's part expand to, all references

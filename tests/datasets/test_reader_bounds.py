@@ -68,6 +68,19 @@ def test_a_docx_zip_bomb_is_refused_by_its_headers(tmp_path, capsys):
 
 
 @needs("docx", "docx")
+def test_a_docx_zip_bomb_under_the_size_bound_is_refused_by_its_ratio(tmp_path, capsys):
+    """20 MiB of spaces deflate about a thousand times: no Word document does."""
+
+    def bomb(path: Path) -> None:
+        write_docx(path, f"<w:p>{run('cover')}</w:p>")
+        with zipfile.ZipFile(path, "a", compression=zipfile.ZIP_DEFLATED) as archive:
+            archive.writestr("word/padding.xml", b" " * (20 << 20))
+
+    _refused(tmp_path, _folder(tmp_path, "small-bomb.docx", bomb), capsys, "small-bomb.docx",
+             "its zip entry 'word/padding.xml' inflates", "more than the 100 times", "(a zip bomb)")  # fmt: skip
+
+
+@needs("docx", "docx")
 def test_a_docx_of_too_many_entries_is_refused(tmp_path, capsys):
     def many(path: Path) -> None:
         write_docx(path, f"<w:p>{run('cover')}</w:p>")

@@ -39,7 +39,8 @@ element by element in document order, with these rules (ECMA-376 Part 1, section
 :data:`~chunkeval._limits.MAX_ZIP_ENTRIES` entries declaring at most
 :data:`~chunkeval._limits.MAX_DOCUMENT_BYTES` inflated together (checked before any part is
 read: a zip bomb is refused by its headers, and the zip reader never inflates an entry past
-its declared size); at most :data:`~chunkeval._limits.MAX_DOCX_PARAGRAPHS` paragraphs and
+its declared size), no entry of over a megabyte inflating more than
+:data:`~chunkeval._limits.MAX_ZIP_RATIO` times (Apache POI's ``ZipSecureFile`` rule); at most :data:`~chunkeval._limits.MAX_DOCX_PARAGRAPHS` paragraphs and
 table cells are read; the entity references of a part expand to at most
 :data:`~chunkeval._limits.MAX_ENTITY_CHARS` characters together, nested at most
 :data:`MAX_ENTITY_DEPTH` deep; elements nest at most 256 deep (libxml2's own bound, which
@@ -65,6 +66,8 @@ from chunkeval._limits import (
     MAX_DOCX_PARAGRAPHS,
     MAX_ENTITY_CHARS,
     MAX_ZIP_ENTRIES,
+    MAX_ZIP_RATIO,
+    ZIP_RATIO_FLOOR_BYTES,
     ReaderLimit,
     mib,
 )
@@ -373,9 +376,11 @@ def check_docx_zip(path: Path) -> None:
     Raises
     ------
     ReaderLimit
-        More than :data:`~chunkeval._limits.MAX_ZIP_ENTRIES` entries, or entries declaring
+        More than :data:`~chunkeval._limits.MAX_ZIP_ENTRIES` entries, entries declaring
         more than :data:`~chunkeval._limits.MAX_DOCUMENT_BYTES` inflated together (the
-        largest named). An entry's data is never inflated past its declared size (the zip
+        largest named), or an entry inflating past
+        :data:`~chunkeval._limits.ZIP_RATIO_FLOOR_BYTES` at more than
+        :data:`~chunkeval._limits.MAX_ZIP_RATIO` times its stored size (Apache POI's rule). An entry's data is never inflated past its declared size (the zip
         reader stops there and checks the CRC), so the headers bound the work.
     """
     try:
@@ -396,6 +401,13 @@ def check_docx_zip(path: Path) -> None:
             f"{largest.compress_size:,}), more than the {mib(MAX_DOCUMENT_BYTES)} chunkeval reads of "
             "a Word document (a zip bomb?)"
         )
+    for e in entries:
+        if e.file_size > ZIP_RATIO_FLOOR_BYTES and e.file_size > MAX_ZIP_RATIO * max(e.compress_size, 1):
+            raise ReaderLimit(
+                f"its zip entry {e.filename!r} inflates {e.file_size / max(e.compress_size, 1):,.0f} "
+                f"times ({e.compress_size:,} bytes to {e.file_size:,}), more than the {MAX_ZIP_RATIO} "
+                "times of any real Word document (a zip bomb)"
+            )
 
 
 def _notes(document: Any) -> dict[tuple[str, str], Any]:
