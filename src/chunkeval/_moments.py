@@ -17,6 +17,7 @@ This module imports nothing from :mod:`chunkeval`, so any module may use it.
 from __future__ import annotations
 
 import os
+import stat
 
 __all__ = ["PAUSE_AT_ENV", "PAUSE_FIFO_ENV", "moment"]
 
@@ -44,9 +45,16 @@ def moment(name: str) -> None:
     if os.environ.get(PAUSE_AT_ENV) != name:
         return
     fifo = os.environ.get(PAUSE_FIFO_ENV)
-    if not fifo:
-        return
+    if not fifo or not all(_is_fifo(path) for path in (fifo, fifo + ".go")):
+        return  # never creates a file: the test made both pipes
     with open(fifo, "w", encoding="utf-8") as pipe:  # blocks until the test opens it to read
         pipe.write(name + "\n")
     with open(fifo + ".go", encoding="utf-8") as pipe:  # blocks until the test opens it to write
         pipe.readline()  # until the test lets the command go on (after its signal, if held)
+
+
+def _is_fifo(path: str) -> bool:
+    try:
+        return stat.S_ISFIFO(os.stat(path).st_mode)
+    except OSError:
+        return False
