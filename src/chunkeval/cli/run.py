@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from chunkeval.benchmarks.runspec import RunSpec
     from chunkeval.benchmarks.suites import Suite
 
+from chunkeval._moments import moment
 from chunkeval.benchmarks.workers import check_workers
 from chunkeval.cli.compare import emit_comparison, summarised_failure
 from chunkeval.cli.exit_codes import EXIT_FAILURE, EXIT_OK, CLIError, one_line, stderr_line, writing
@@ -294,6 +295,7 @@ def _run_into(
             claim.discard(REPORT_FILES)  # never half a report: the results alone are complete
             stderr_line(f"error: report failed: {one_line(exc)} (results are saved in {folder})")
             code = EXIT_FAILURE
+    moment("run.report")  # results and report staged, nothing published
     claim.publish()
     return code, results, report, verdicts
 
