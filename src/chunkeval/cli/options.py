@@ -11,7 +11,35 @@ from collections.abc import Sequence
 from chunkeval.cli.exit_codes import CLIError
 from chunkeval.validation import check_ks, check_seed
 
-__all__ = ["check_seed_option", "parse_ints", "parse_ks", "worker_count"]
+__all__ = ["check_seed_option", "parse_ints", "parse_ks", "parse_share", "worker_count"]
+
+
+def parse_share(text: str) -> float:
+    """A share in [0, 1] from ``--stale-share``: ``0.2`` or ``20%``.
+
+    Parameters
+    ----------
+    text : str
+
+    Returns
+    -------
+    float
+        In [0, 1].
+
+    Raises
+    ------
+    CLIError
+        Not a number, or outside [0, 1] (0% to 100%).
+    """
+    item = text.strip()
+    scale = 100.0 if item.endswith("%") else 1.0
+    try:
+        value = float(item.removesuffix("%")) / scale
+    except ValueError:
+        raise CLIError(f"--stale-share expects a share such as 0.2 or 20%, got {text!r}") from None
+    if not 0.0 <= value <= 1.0:  # NaN fails too
+        raise CLIError(f"--stale-share expects a share from 0 to 1 (0% to 100%), got {text!r}")
+    return value
 
 
 def parse_ints(values: Sequence[str] | None, option: str) -> tuple[int, ...]:

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from chunkeval.benchmarks.workers import check_workers
-from chunkeval.cli.compare import emit_comparison, summarised_failure
+from chunkeval.cli.compare import emit_comparison, stale_option, summarised_failure
 from chunkeval.cli.exit_codes import EXIT_FAILURE, EXIT_OK, CLIError, one_line, stderr_line, writing
 from chunkeval.cli.options import check_seed_option, parse_ints, parse_ks
 from chunkeval.cli.output import COLUMN_LEGEND, recommendation_text, summary_table
@@ -139,16 +139,43 @@ def cmd_run(args: argparse.Namespace) -> int:
     if recommendation:
         print(f"\n{recommendation}")
     if baseline is not None:
-        from chunkeval.gate.comparison import compare
-
         for line in _rank_notes(baseline, results, adopted):
             print(line)
-
-        cmp = compare(baseline, results, args.fail_on, strict=args.strict)
-        cmp.baseline_name, cmp.current_name = args.baseline, str(folder)
+        cmp = _gate(args, baseline, results, kwargs)
+        cmp.current_name = str(folder)
         print()
         code = max(code, emit_comparison(cmp, "text", all_rows=False))
     return code
+
+
+def _gate(args: argparse.Namespace, baseline: Any, results: Any, kwargs: dict[str, Any]) -> Any:
+    """The gate of this run against ``--baseline`` (:func:`chunkeval.gate.drift.gate`).
+
+    When the documents changed since the baseline, its configurations are re-run on today's
+    documents with this run's settings, to tell the pull request's change from the documents'.
+    """
+    from chunkeval.gate.drift import gate
+
+    rerun = {
+        **kwargs,
+        "datasets": list(results.datasets.values()) if results.datasets else kwargs.get("datasets"),
+        "seed": args.seed,
+        "workers": args.workers,
+        "executor": args.executor,
+        "scheduler": args.scheduler,
+    }
+    cmp = gate(
+        baseline,
+        results,
+        args.fail_on,
+        run_kwargs=rerun,
+        strict=args.strict,
+        fail_on_drift=args.fail_on_drift,
+        **stale_option(args),
+    )
+    if cmp.drift is None:
+        cmp.baseline_name = args.baseline
+    return cmp
 
 
 def _check_run_options(args: argparse.Namespace) -> None:
@@ -331,8 +358,11 @@ def _gate_baseline(args: argparse.Namespace, kwargs: dict[str, Any]) -> Any:
     benchmark (token budgets may differ: they add metrics and change no other).
     """
     if args.baseline is None:
-        if args.fail_on or args.strict:
-            raise CLIError("--fail-on and --strict need --baseline FILE (a baseline to compare against)")
+        if args.fail_on or args.strict or args.fail_on_drift or args.stale_share is not None:
+            raise CLIError(
+                "--fail-on, --strict, --stale-share and --fail-on-drift need --baseline FILE "
+                "(a baseline to compare against)"
+            )
         return None
     from chunkeval.gate.comparison import load_side, metric_names, parse_checks
 
