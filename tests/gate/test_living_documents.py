@@ -352,3 +352,40 @@ def test_lost_values_are_refused_and_na_by_construction_is_not(tmp_path, capsys)
     summary = pd.read_csv(tmp_path / "na" / "summary.csv")
     assert summary["answerable@5"].isna().all()  # n/a by construction: empty in both tables
     assert main(["compare", str(tmp_path / "na"), str(tmp_path / "na"), "--fail-on", "recall@5"]) == 0
+
+
+def test_the_composite_action_passes_the_new_flags(tmp_path):
+    import subprocess
+
+    yaml = pytest.importorskip("yaml", reason="test extra (pyyaml): pip install 'chunkeval[test]'")
+    from _shared import REPO
+
+    action = yaml.safe_load((REPO / "action.yml").read_text(encoding="utf-8"))
+    (step,) = [s for s in action["runs"]["steps"] if s.get("name") == "Run chunkeval and gate"]
+    env = {"PATH": "/usr/bin:/bin", "CHUNKEVAL_OUT": "out", "CHUNKEVAL_DATASET": "files:docs"}
+    env.update(CHUNKEVAL_STALE_SHARE="25%", CHUNKEVAL_FAIL_ON_DRIFT="true", CHUNKEVAL_BASELINE="b.json")
+    for key in ("STALE_SHARE", "FAIL_ON_DRIFT"):
+        assert f"CHUNKEVAL_{key}" in step["env"]
+    script = "chunkeval() { printf '%s\\n' \"$@\"; }\n" + step["run"]
+    ran = subprocess.run(
+        ["bash", "-c", script], env=env, capture_output=True, text=True, check=True, cwd=tmp_path
+    )
+    args = ran.stdout.splitlines()
+    assert args[args.index("--stale-share") + 1] == "25%" and "--fail-on-drift" in args
+
+
+@pytest.mark.parametrize(
+    "argv, needle",
+    [
+        (
+            ["--stale-share", "1.5"],
+            "argument --stale-share: expects a share from 0 to 1 (0% to 100%), got '1.5'",
+        ),
+        (["--stale-share", "lots"], "argument --stale-share: expects a share such as 0.2 or 20%, got 'lots'"),
+        (["--fail-on-drift"], "--fail-on, --strict, --stale-share and --fail-on-drift need --baseline FILE"),
+    ],
+)
+def test_the_new_flags_are_checked_before_any_work(tmp_path, capsys, argv, needle):
+    assert main(["run", "--suite", "quick", "--out", str(tmp_path / "out"), *argv]) == 2
+    assert needle in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()

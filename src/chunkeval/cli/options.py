@@ -6,6 +6,7 @@ Parsing the text is done here; the rules (the range of a cut-off, of a seed) are
 
 from __future__ import annotations
 
+import argparse
 from collections.abc import Sequence
 
 from chunkeval.cli.exit_codes import CLIError
@@ -28,17 +29,18 @@ def parse_share(text: str) -> float:
 
     Raises
     ------
-    CLIError
-        Not a number, or outside [0, 1] (0% to 100%).
+    argparse.ArgumentTypeError
+        Not a number, or outside [0, 1] (0% to 100%); argparse words it as a usage error of
+        the flag (exit 2).
     """
     item = text.strip()
     scale = 100.0 if item.endswith("%") else 1.0
     try:
         value = float(item.removesuffix("%")) / scale
     except ValueError:
-        raise CLIError(f"--stale-share expects a share such as 0.2 or 20%, got {text!r}") from None
+        raise argparse.ArgumentTypeError(f"expects a share such as 0.2 or 20%, got {text!r}") from None
     if not 0.0 <= value <= 1.0:  # NaN fails too
-        raise CLIError(f"--stale-share expects a share from 0 to 1 (0% to 100%), got {text!r}")
+        raise argparse.ArgumentTypeError(f"expects a share from 0 to 1 (0% to 100%), got {text!r}")
     return value
 
 
