@@ -17,7 +17,7 @@ from chunkeval.datasets import Dataset
 from chunkeval.gate.baseline import content_digests, save_baseline
 from chunkeval.gate.changes import dataset_changes, resave_command
 from chunkeval.gate.comparison import compare
-from chunkeval.gate.drift import baseline_configurations, gate
+from chunkeval.gate.drift import baseline_configurations, compare_today
 from chunkeval.types import Document, EvidenceSpan, Question
 
 WORDS = ["alpha", "bravo", "cedar", "delta", "ember", "fjord", "gale", "harbor", "iris", "jade"]
@@ -145,7 +145,9 @@ def _run(ds: Dataset, chunker: str = "pipeline=sentence(max_chars=80)"):
 def test_the_gate_passes_the_same_chunker_over_an_edit_outside_every_quote(edit):
     doc_id, at, text = edit
     after = _insert(BASE, doc_id, at, text)
-    cmp = gate(_run(BASE), _run(after), run_kwargs={"datasets": [after], "n_resamples": 50, "budgets": ()})
+    cmp = compare_today(
+        _run(BASE), _run(after), run_kwargs={"datasets": [after], "n_resamples": 50, "budgets": ()}
+    )
     assert cmp.exit_code == 0 and set(cmp.rows["outcome"]) == {"unchanged"}, cmp.to_text()
     assert cmp.drift is not None and cmp.dataset_changes["tiny"]["documents_edited"] == [doc_id]
     assert cmp.dataset_changes["tiny"]["questions_edited"] == []
@@ -194,7 +196,7 @@ def test_a_teams_weekly_edits_keep_the_baseline(team, tmp_path, capsys, monkeypa
     out = capsys.readouterr().out
     assert "1 question edited (q21); 3 documents edited (faq.md, guide.md, notes/ops.txt)" in out
     assert "compared on the 23 unchanged question(s), 1 left out" in out
-    data = gate(baseline, tmp_path / "week2").to_dict()
+    data = compare_today(baseline, tmp_path / "week2").to_dict()
     assert data["dataset_change_counts"]["docs"]["questions_edited"] == 1
 
     # a clearly worse chunker on the edited documents
@@ -279,7 +281,7 @@ def test_a_plugin_that_is_gone_falls_back_to_the_unchanged_questions(tmp_path, m
     monkeypatch.delitem(sys.modules, "team_plugin_i42", raising=False)
     after = _insert(BASE, "d0", 0, "Preface. ")
     cur = _run(after)
-    cmp = gate(base, cur, run_kwargs={"datasets": [after], "n_resamples": 50, "budgets": ()})
+    cmp = compare_today(base, cur, run_kwargs={"datasets": [after], "n_resamples": 50, "budgets": ()})
     (note,) = [n for n in cmp.notes if "cannot be re-run faithfully" in n]
     assert "configuration pipeline: its spec python:team_plugin_i42:make(size=80) is not accepted now" in note
     assert cmp.drift is None and cmp.exit_code in (0, 1)

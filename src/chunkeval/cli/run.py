@@ -150,12 +150,12 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def _gate(args: argparse.Namespace, baseline: Any, results: Any, kwargs: dict[str, Any]) -> Any:
-    """The gate of this run against ``--baseline`` (:func:`chunkeval.gate.drift.gate`).
+    """The gate of this run against ``--baseline`` (:func:`chunkeval.gate.drift.compare_today`).
 
     When the documents changed since the baseline, its configurations are re-run on today's
     documents with this run's settings, to tell the pull request's change from the documents'.
     """
-    from chunkeval.gate.drift import gate
+    from chunkeval.gate.drift import compare_today
 
     rerun = {
         **kwargs,
@@ -165,7 +165,7 @@ def _gate(args: argparse.Namespace, baseline: Any, results: Any, kwargs: dict[st
         "executor": args.executor,
         "scheduler": args.scheduler,
     }
-    cmp = gate(
+    cmp = compare_today(
         baseline,
         results,
         args.fail_on,

@@ -203,7 +203,7 @@ class Comparison:
         of regressions.
     drift : Comparison or None
         The documents' drift, when the baseline's configurations were re-run on today's
-        documents (:func:`chunkeval.gate.drift.gate`): those runs against the baseline's stored
+        documents (:func:`chunkeval.gate.drift.compare_today`): those runs against the baseline's stored
         values, on the unchanged questions. Informative unless ``fail_on_drift``.
     fail_on_drift : bool
         A drift regression fails the gate (exit code 1).
@@ -419,7 +419,7 @@ def compare(
     only : mapping of str to collection of str, optional
         Dataset -> the question ids to compare (the others are left out): how the re-run
         baseline configurations are compared on the questions unchanged since the baseline
-        file (:func:`chunkeval.gate.drift.gate`).
+        file (:func:`chunkeval.gate.drift.compare_today`).
 
     Returns
     -------

@@ -2,7 +2,7 @@
 
 When the documents changed since the baseline, comparing today's run with the baseline file
 mixes two changes: the pull request's (its chunker) and the documents' (a week of edits).
-:func:`gate` tells them apart in one run:
+:func:`compare_today` tells them apart in one run:
 
 * it re-runs the baseline's configurations (their specs, recorded in the baseline) on today's
   documents with today's settings (:func:`rerun_baseline`);
@@ -35,7 +35,7 @@ from chunkeval.gate.outcomes import CHANGED, outcome_label
 from chunkeval.labels import display_label, signed
 from chunkeval.results.folder import Results, to_jsonable
 
-__all__ = ["baseline_configurations", "drift_line", "gate", "rerun_baseline"]
+__all__ = ["baseline_configurations", "compare_today", "drift_line", "rerun_baseline"]
 
 #: How many moved values the drift line names before counting the rest.
 _DRIFT_SHOWN = 4
@@ -186,7 +186,7 @@ def _documents_changed(cmp: Comparison) -> list[str]:
     ]
 
 
-def gate(
+def compare_today(
     baseline: Any,
     current: Any,
     checks: Any = None,
