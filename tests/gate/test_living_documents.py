@@ -275,7 +275,7 @@ def test_a_plugin_that_is_gone_falls_back_to_the_unchanged_questions(tmp_path, m
     # the plug-in's file changed: its code differs from the baseline's
     (tmp_path / "team_plugin_i42.py").write_text(PLUGIN + "\n# edited\n", encoding="utf-8")
     specs, why = baseline_configurations(base.manifest)
-    assert specs == [] and why.startswith("configuration pipeline: team_plugin_i42 is file sha256 ")
+    assert specs == [] and why.startswith("configuration pipeline: team_plugin_i42 is sha256 ")
     # the plug-in is gone
     (tmp_path / "team_plugin_i42.py").unlink()
     monkeypatch.delitem(sys.modules, "team_plugin_i42", raising=False)
@@ -391,3 +391,33 @@ def test_the_new_flags_are_checked_before_any_work(tmp_path, capsys, argv, needl
     assert main(["run", "--suite", "quick", "--out", str(tmp_path / "out"), *argv]) == 2
     assert needle in capsys.readouterr().err
     assert not (tmp_path / "out").exists()
+
+
+def test_an_embedding_model_whose_weights_changed_is_not_re_run(tmp_path):
+    pytest.importorskip("safetensors")
+    from _tiny_bert import config, tensors, write_tiny_bert
+    from chunkeval.chunkers import get_chunker
+    from chunkeval.chunkers.code import code_identity
+
+    folder = write_tiny_bert(tmp_path / "model")
+    spec = f"semantic(embedder='bert:{folder}')"
+    chunker = get_chunker(spec)
+    code = code_identity(chunker, spec)
+    (key,) = code
+    assert key == "model" and len(str(code[key]["sha256"])) == 64  # path-free
+    manifest = {
+        "configs": [
+            {
+                "config": "pipeline",
+                "spec": chunker.spec,
+                "given": spec,
+                "params": chunker.describe(),
+                "code": code,
+            }
+        ]
+    }
+    assert baseline_configurations(manifest) == ([f"pipeline={spec}"], "")
+    write_tiny_bert(folder, weights=tensors(config(), seed=1))  # the same model, other weights
+    specs, why = baseline_configurations(manifest)
+    assert specs == [] and why.startswith("configuration pipeline: model is ")
+    assert f"sha256 {str(code[key]['sha256'])[:12]} in the baseline" in why

@@ -5,8 +5,10 @@ chunkeval's own chunkers are fixed by their parameters (and by chunkeval's versi
 comparison notes), but an external splitter (``langchain:``, ``chonkie:``, ``llama_index:``,
 ``semchunk``) is fixed by its library's version, and a ``python:`` plug-in or a registered
 plug-in chunker by its package's version or, for a module of no installed distribution (a
-module in the repository), by the SHA-256 of its source file. :func:`code_identity` records
-them; a run's manifest keeps it per configuration (``configs[].code``).
+module in the repository), by the SHA-256 of its source file; an embedding chunker's neural
+model (``semantic(embedder='minilm')``, ``bert:PATH``) by its model id, revision and weights'
+SHA-256 (:meth:`chunkeval.embedders.models.ModelFolder.identity`). :func:`code_identity`
+records them; a run's manifest keeps it per configuration (``configs[].code``).
 """
 
 from __future__ import annotations
@@ -50,7 +52,28 @@ def _module_of(obj: Any) -> str | None:
     return module if isinstance(module, str) else None
 
 
-def code_identity(chunker: Any, spec: str | None = None) -> dict[str, dict[str, str]]:
+def _model_identity(chunker: Any) -> dict[str, str | None] | None:
+    """The identity of an embedding chunker's neural model (never its folder), else None."""
+    spec = getattr(chunker, "embedder", None)
+    if spec is None:
+        return None
+    from chunkeval.embedders import get_embedder
+    from chunkeval.embedders.bert import BertEmbedder
+    from chunkeval.embedders.models import resolve_model
+
+    try:
+        embedder = get_embedder(spec)
+    except Exception:  # an object get_embedder does not take: it ran, so it has no spec to check
+        return None
+    if not isinstance(embedder, BertEmbedder) or not isinstance(embedder.model, str):
+        return None  # lexical embedders are chunkeval's code; an endpoint's model is in its spec
+    try:
+        return resolve_model(embedder.model).identity()
+    except Exception as exc:  # the model is gone: recorded as such, so a comparison says so
+        return {"unavailable": " ".join(str(exc).split())[:120]}
+
+
+def code_identity(chunker: Any, spec: str | None = None) -> dict[str, dict[str, str | None]]:
     """The code outside chunkeval that ``chunker`` runs: each module with its version or file digest.
 
     Parameters
@@ -64,16 +87,20 @@ def code_identity(chunker: Any, spec: str | None = None) -> dict[str, dict[str, 
     -------
     dict of str to dict
         Module name -> ``{"version": "DIST VERSION"}`` (the installed distribution that provides
-        it) or ``{"sha256": HEX}`` (the source file of a module no distribution provides); empty
-        for a chunker that runs only chunkeval's code.
+        it) or ``{"sha256": HEX}`` (the source file of a module no distribution provides), and
+        ``"model"`` -> ``{"model_id", "revision", "sha256"}`` for a neural model; empty for a
+        chunker that runs only chunkeval's code.
     """
     modules = [_module_of(chunker), _module_of(getattr(chunker, "splitter", None))]
     text = (spec or "").strip()
     if text.startswith("python:"):
         modules.append(text[len("python:") :].split(":", 1)[0].strip())
-    out: dict[str, dict[str, str]] = {}
+    out: dict[str, dict[str, str | None]] = {}
     for module in dict.fromkeys(m for m in modules if m and m != "builtins"):
         found = _module_identity(module)
         if found is not None:
-            out[module] = found
+            out[module] = dict(found)
+    model = _model_identity(chunker)
+    if model is not None:
+        out["model"] = model
     return out

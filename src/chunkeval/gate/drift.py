@@ -107,7 +107,12 @@ def baseline_configurations(manifest: Mapping[str, Any]) -> tuple[list[str], str
 def _code(found: Any) -> str:
     if not isinstance(found, Mapping):
         return "absent"
-    return str(found.get("version") or f"file sha256 {str(found.get('sha256'))[:12]}")
+    if "version" in found:
+        return str(found["version"])
+    if "unavailable" in found:
+        return f"unavailable ({found['unavailable']})"
+    described = [f"{k} {str(v)[:12]}" for k, v in found.items() if k != "sha256" and v]
+    return ", ".join([*described, f"sha256 {str(found.get('sha256'))[:12]}"])
 
 
 def rerun_baseline(base: Results, run_kwargs: Mapping[str, Any]) -> tuple[Results | None, str]:
