@@ -3,10 +3,13 @@
 :func:`compare` pairs a *baseline* run with a *current* run (two result folders, a committed
 baseline file and a run, or two :class:`~chunkeval.results.folder.Results`):
 
-1. **Measuring conditions.** Both runs must have measured the same thing: the same dataset
-   fingerprints and question ids, ks, retriever and retriever parameters, and tokenizer.
-   Any difference makes the comparison *incomparable* (exit code 2), because then no
-   difference in the numbers means anything. A different chunkeval version, Python,
+1. **Measuring conditions.** Both runs must have measured the same thing: the same ks,
+   retriever and retriever parameters, and tokenizer; any difference makes the comparison
+   *incomparable* (exit code 2), because then no difference in the numbers means anything. A
+   dataset whose documents or questions changed is compared on the questions unchanged on
+   both sides (questions are identified by their text and evidence texts), the others named
+   and left out, unless more than ``stale_share`` of them changed (a stale baseline: exit 2)
+   (:mod:`~chunkeval.gate.conditions`, :mod:`~chunkeval.gate.changes`). A different chunkeval version, Python,
    dependency version or git commit is reported as a note.
 2. **Configurations** are matched by label (``config``: the label given with
    ``LABEL=SPEC``, else the spec). A label whose parameters changed is compared and the
@@ -279,8 +282,7 @@ class Comparison:
                 f"({', '.join(gone)}); run them again or update the baseline"
             )
         reg, undecided = self.regressions, self.inconclusive
-        if self.drift_fails and not len(reg):
-            assert self.drift is not None
+        if self.drift is not None and self.drift_fails and not len(reg):
             return f"the documents' drift fails --fail-on-drift: {self.drift.verdict()}"
         if len(reg):
             what = ", ".join(
