@@ -1,14 +1,19 @@
-"""A small team documentation repository: a files: folder of Markdown and text, questions as quotes.
+"""A small team documentation repository: a files: folder of Markdown, text, HTML and Word files.
 
 Every paragraph is about its own made-up subject (distinct words, so a lexical retriever finds
-it), every question quotes one sentence of one paragraph. Helpers edit the folder the way a
-team's week does: a paragraph added, a word changed, a quote edited.
+it), every question quotes one sentence of one paragraph (``questions.jsonl``, quotes only).
+Each file is written from its blocks (a heading, then paragraphs), kept beside the folder in
+``NAME.blocks.json``, so that helpers edit every format alike, the way a team's week does: a
+paragraph added, a word changed, a quote edited, paragraphs merged.
 """
 
 from __future__ import annotations
 
 import json
+from html import escape
 from pathlib import Path
+
+from _documents import run, write_docx
 
 _SUBJECTS = [
     "ferry", "glacier", "harbour", "lantern", "meadow", "orchard", "quarry", "rampart",
@@ -20,8 +25,9 @@ _THINGS = [
     "cedar", "pewter", "indigo", "basalt", "quartz", "tallow", "juniper", "garnet",
     "flint", "hazel", "ochre", "willow", "nickel", "poplar", "thistle", "umber",
 ]  # fmt: skip
-FILES = ("guide.md", "setup.md", "faq.md", "notes/ops.txt", "notes/history.rst", "policy.md")
-#: Paragraphs per file, and questions per file (the first sentence of each paragraph).
+#: The files, in id order; questions ``q{file index}{paragraph index}``.
+FILES = ("faq.md", "guide.md", "notes/handbook.docx", "notes/ops.txt", "policy.html", "setup.md")
+#: Paragraphs per file (one question each).
 PARAGRAPHS = 4
 
 
@@ -34,24 +40,47 @@ def _paragraph(i: int) -> str:
     )
 
 
-def write_repository(root: Path) -> Path:
-    """Write the folder: documents and ``questions.jsonl``; returns ``root``."""
-    questions = []
-    for f, name in enumerate(FILES):
-        paragraphs = [_paragraph(f * PARAGRAPHS + p) for p in range(PARAGRAPHS)]
+def _model_path(root: Path) -> Path:
+    return root.parent / f"{root.name}.blocks.json"
+
+
+def _blocks(root: Path) -> dict[str, list[str]]:
+    return json.loads(_model_path(root).read_text(encoding="utf-8"))
+
+
+def _write(root: Path, blocks: dict[str, list[str]]) -> None:
+    """Write every file from its blocks (heading, paragraphs) in its own format."""
+    _model_path(root).write_text(json.dumps(blocks), encoding="utf-8")
+    for name, (heading, *paragraphs) in blocks.items():
         path = root / name
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(f"# {name}\n\n" + "\n\n".join(paragraphs) + "\n", encoding="utf-8")
+        if name.endswith(".html"):
+            body = "".join(f"<p>{escape(p)}</p>\n" for p in paragraphs)
+            html = f"<!DOCTYPE html>\n<html><body>\n<h1>{escape(heading)}</h1>\n{body}</body></html>\n"
+            path.write_text(html, encoding="utf-8")
+        elif name.endswith(".docx"):
+            write_docx(path, "".join(f"<w:p>{run(text)}</w:p>" for text in (heading, *paragraphs)))
+        else:
+            path.write_text(f"# {heading}\n\n" + "\n\n".join(paragraphs) + "\n", encoding="utf-8")
+
+
+def write_repository(root: Path) -> Path:
+    """Write the folder: documents and ``questions.jsonl``; returns ``root``."""
+    questions, blocks = [], {}
+    for f, name in enumerate(FILES):
+        paragraphs = [_paragraph(f * PARAGRAPHS + p) for p in range(PARAGRAPHS)]
+        blocks[name] = [name.rsplit("/", 1)[-1].split(".")[0].title(), *paragraphs]
         for p, text in enumerate(paragraphs):
-            quote = text.split(". ")[1] + "."
             subject = _SUBJECTS[(f * PARAGRAPHS + p) % len(_SUBJECTS)]
             questions.append(
                 {
                     "id": f"q{f}{p}",
                     "text": f"Which ledger do visitors to the {subject} sign?",
-                    "evidence": [{"doc_id": name, "quote": quote}],
+                    "evidence": [{"doc_id": name, "quote": text.split(". ")[1] + "."}],
                 }
             )
+    root.mkdir(parents=True, exist_ok=True)
+    _write(root, blocks)
     write_questions(root, questions)
     return root
 
@@ -70,17 +99,28 @@ def write_questions(root: Path, questions: list[dict]) -> None:
 
 def add_paragraph(root: Path, name: str, text: str) -> None:
     """Insert a paragraph after a file's heading (every quote of the file moves)."""
-    path = root / name
-    head, rest = path.read_text(encoding="utf-8").split("\n\n", 1)
-    path.write_text(f"{head}\n\n{text}\n\n{rest}", encoding="utf-8")
+    blocks = _blocks(root)
+    blocks[name].insert(1, text)
+    _write(root, blocks)
 
 
 def replace(root: Path, name: str, old: str, new: str) -> None:
-    """Replace the first occurrence of ``old`` in a file."""
-    path = root / name
-    text = path.read_text(encoding="utf-8")
-    assert old in text, (name, old)
-    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+    """Replace the first occurrence of ``old`` in a file's blocks."""
+    blocks = _blocks(root)
+    for i, block in enumerate(blocks[name]):
+        if old in block:
+            blocks[name][i] = block.replace(old, new, 1)
+            _write(root, blocks)
+            return
+    raise AssertionError(f"{old!r} is not in {name}")
+
+
+def merge_paragraphs(root: Path, name: str) -> None:
+    """Join a file's paragraphs into one (no quote changes; a paragraph chunker now cuts them)."""
+    blocks = _blocks(root)
+    heading, *paragraphs = blocks[name]
+    blocks[name] = [heading, " ".join(paragraphs)]
+    _write(root, blocks)
 
 
 def edit_quote(root: Path, question_id: str, old: str, new: str) -> None:

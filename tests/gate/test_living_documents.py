@@ -10,7 +10,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from _team import FILES, add_paragraph, edit_quote, read_questions, replace, write_repository
+from _team import (
+    FILES,
+    add_paragraph,
+    edit_quote,
+    merge_paragraphs,
+    read_questions,
+    replace,
+    write_repository,
+)
 from chunkeval.benchmarks import run
 from chunkeval.cli import main
 from chunkeval.datasets import Dataset
@@ -176,25 +184,24 @@ def test_a_teams_weekly_edits_keep_the_baseline(team, tmp_path, capsys, monkeypa
     summary = tmp_path / "summary.md"
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
     baseline = str(tmp_path / "baseline.json")
-    # a paragraph added to two files and a word changed in a third, far from every quote
+    # a paragraph added to two files (one of them Word) and a word changed in a third (HTML), far
+    # from every quote
     add_paragraph(team, "guide.md", "The weather station reads its barometer at dawn.")
-    add_paragraph(team, "notes/ops.txt", "Night shifts rotate every second week.")
-    replace(team, "faq.md", "# faq.md", "# Frequently asked")
+    add_paragraph(team, "notes/handbook.docx", "Night shifts rotate every second week.")
+    replace(team, "policy.html", "crates", "boxes")
     capsys.readouterr()
     assert _cli_run(team, tmp_path / "week1", "sentence(max_chars=300)", "--baseline", baseline) == 0
     out = capsys.readouterr().out
-    assert (
-        "3 documents edited (faq.md, guide.md, notes/ops.txt); compared on the 24 unchanged question(s)"
-        in out
-    )
+    edited = "3 documents edited (guide.md, notes/handbook.docx, policy.html)"
+    assert f"{edited}; compared on the 24 unchanged question(s)" in out
     assert "no regression" in out and "documents' drift" in out
-    assert "3 documents edited (faq.md, guide.md, notes/ops.txt)" in summary.read_text(encoding="utf-8")
+    assert edited in summary.read_text(encoding="utf-8")
 
-    # one quote edited in its file and in questions.jsonl: that question named and left out
+    # one quote edited in its (Word) file and in questions.jsonl: that question named and left out
     edit_quote(team, "q21", "before noon", "before dusk")
     assert _cli_run(team, tmp_path / "week2", "sentence(max_chars=300)", "--baseline", baseline) == 0
     out = capsys.readouterr().out
-    assert "1 question edited (q21); 3 documents edited (faq.md, guide.md, notes/ops.txt)" in out
+    assert f"1 question edited (q21); {edited}" in out
     assert "compared on the 23 unchanged question(s), 1 left out" in out
     data = compare_today(baseline, tmp_path / "week2").to_dict()
     assert data["dataset_change_counts"]["docs"]["questions_edited"] == 1
@@ -236,9 +243,7 @@ def test_the_drift_line_shows_what_the_documents_did_to_the_baseline_chunker(tmp
     save_baseline(tmp_path / "base", tmp_path / "baseline.json")
     # every file's paragraphs merged into one: no quote changes, but the chunker now cuts through them
     for name in FILES:
-        path = root / name
-        head, rest = path.read_text(encoding="utf-8").split("\n\n", 1)
-        path.write_text(head + "\n\n" + rest.replace("\n\n", " "), encoding="utf-8")
+        merge_paragraphs(root, name)
     capsys.readouterr()
     baseline = str(tmp_path / "baseline.json")
     assert _cli_run(root, tmp_path / "pr", chunker, "--baseline", baseline) == 0
@@ -421,3 +426,23 @@ def test_an_embedding_model_whose_weights_changed_is_not_re_run(tmp_path):
     specs, why = baseline_configurations(manifest)
     assert specs == [] and why.startswith("configuration pipeline: model is ")
     assert f"sha256 {str(code[key]['sha256'])[:12]} in the baseline" in why
+
+
+def test_an_external_splitter_of_another_version_is_not_re_run():
+    pytest.importorskip("langchain_text_splitters")
+    from chunkeval.chunkers import get_chunker
+    from chunkeval.chunkers.code import code_identity
+
+    spec = "langchain:RecursiveCharacterTextSplitter(chunk_size=200, chunk_overlap=0)"
+    chunker = get_chunker(spec)
+    code = code_identity(chunker, spec)
+    (module,) = code
+    assert module.startswith("langchain_text_splitters") and code[module]["version"].startswith(
+        "langchain-text-splitters "
+    )
+    config = {"config": "lc", "spec": chunker.spec, "given": spec, "params": chunker.describe(), "code": code}
+    assert baseline_configurations({"configs": [config]}) == ([f"lc={spec}"], "")
+    older = {**config, "code": {module: {"version": "langchain-text-splitters 0.0.1"}}}
+    specs, why = baseline_configurations({"configs": [older]})
+    assert specs == [] and why.startswith(f"configuration lc: {module} is {code[module]['version']} now")
+    assert why.endswith("langchain-text-splitters 0.0.1 in the baseline")

@@ -79,7 +79,8 @@ def code_identity(chunker: Any, spec: str | None = None) -> dict[str, dict[str, 
     Parameters
     ----------
     chunker : Chunker
-        A built chunker (an external one holds its splitter in ``splitter``).
+        A built chunker (an external one holds its splitter in ``splitter``, one built from a
+        spec in ``splitter_`` once used).
     spec : str, optional
         The spec it was built from; a ``python:MODULE:FACTORY`` spec adds the factory's module.
 
@@ -91,10 +92,13 @@ def code_identity(chunker: Any, spec: str | None = None) -> dict[str, dict[str, 
         ``"model"`` -> ``{"model_id", "revision", "sha256"}`` for a neural model; empty for a
         chunker that runs only chunkeval's code.
     """
-    modules = [_module_of(chunker), _module_of(getattr(chunker, "splitter", None))]
-    text = (spec or "").strip()
-    if text.startswith("python:"):
-        modules.append(text[len("python:") :].split(":", 1)[0].strip())
+    # the splitter an ExternalChunker holds, or a SpecChunker built (and LlamaIndex's parser)
+    parts = [chunker, getattr(chunker, "splitter", None), getattr(chunker, "splitter_", None)]
+    parts += [getattr(p, "parser", None) for p in parts[1:] if p is not None]
+    modules = [_module_of(p) for p in parts if p is not None]
+    for text in (spec or "", str(getattr(chunker, "target", "") or "")):
+        if text.strip().startswith("python:"):
+            modules.append(text.strip()[len("python:") :].split(":", 1)[0].strip())
     out: dict[str, dict[str, str | None]] = {}
     for module in dict.fromkeys(m for m in modules if m and m != "builtins"):
         found = _module_identity(module)
