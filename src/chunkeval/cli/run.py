@@ -11,11 +11,12 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from chunkeval._moments import moment
 from chunkeval.benchmarks.workers import check_workers
 from chunkeval.cli.compare import emit_comparison, stale_option, summarised_failure
 from chunkeval.cli.exit_codes import EXIT_FAILURE, EXIT_OK, CLIError, one_line, stderr_line, writing
 from chunkeval.cli.options import check_seed_option, parse_ints, parse_ks
-from chunkeval.cli.output import COLUMN_LEGEND, recommendation_text, summary_table
+from chunkeval.cli.output import COLUMN_LEGEND, published_table, recommendation_text, summary_table
 from chunkeval.cli.report import REPORT_FILES, write_report_if_available
 from chunkeval.policy import DEFAULT_BUDGETS
 from chunkeval.results.reading import rank_metrics, run_confidence, run_ks
@@ -70,17 +71,12 @@ def cmd_run(args: argparse.Namespace) -> int:
     CLIError
         The options contradict each other or the dataset is missing (exit 2).
     """
-    from chunkeval.benchmarks.suites import CHROMA_DEFAULT_PATH, get_suite
+    from chunkeval.benchmarks.suites import get_suite
     from chunkeval.results import check_results_format
 
     _check_run_options(args)
     check_count("max_configs", args.max_configs)
     suite = get_suite(args.suite, args.max_configs)
-    if args.suite == "chroma" and not args.dataset and not Path(CHROMA_DEFAULT_PATH).is_dir():
-        raise CLIError(
-            f"the chroma suite reads the Chroma data from {CHROMA_DEFAULT_PATH} relative to the current "
-            f"directory ({os.getcwd()}), which does not exist; give the folder with --suite chroma:PATH"
-        )
     kwargs = suite.run_kwargs()
     name = suite.name
     if args.dataset:
@@ -124,6 +120,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         )
     )
     print(COLUMN_LEGEND)
+    published = published_table(results.summary, name)
+    if published:
+        print(f"\n{published}")
     print(f"\nresults: {folder}")
     if args.workers != 1 and not args.quiet:  # the pool may be smaller than asked: say why
         print(f"workers: {results.manifest['workers_decision']['reason']}")
@@ -298,6 +297,7 @@ def _run_into(
             claim.discard(REPORT_FILES)  # never half a report: the results alone are complete
             stderr_line(f"error: report failed: {one_line(exc)} (results are saved in {folder})")
             code = EXIT_FAILURE
+    moment("run.report")  # results and report staged, nothing published
     claim.publish()
     return code, results, report, verdicts
 
