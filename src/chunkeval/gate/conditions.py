@@ -228,7 +228,7 @@ def _dataset_condition(base: Results, cur: Results, name: str, found: Conditions
     out = left_out(changes)
     kept = sorted((qb & qc) - set(out))
     share = changed_share(changes, qb, qc)
-    if any(changes.get(f"documents_{how}") for how in ("added", "removed", "edited")):
+    if any(changes.get(f"documents_{how}") for how in ("added", "removed", "renamed", "edited")):
         found.documents_changed.append(name)
     if share > stale_share + 1e-12 or not kept:
         found.stale.append(name)
