@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 import shlex
 import sys
@@ -23,9 +24,11 @@ from _team import (
 from chunkeval.benchmarks import run
 from chunkeval.cli import main
 from chunkeval.datasets import Dataset, load
+from chunkeval.errors import IncomparableRuns
 from chunkeval.gate.baseline import content_digests, save_baseline
 from chunkeval.gate.changes import dataset_changes, describe_changes, resave_command
 from chunkeval.gate.comparison import compare
+from chunkeval.gate.conditions import refuse_incomparable
 from chunkeval.gate.drift import baseline_configurations, compare_today
 from chunkeval.types import Document, EvidenceSpan, Question
 
@@ -530,3 +533,20 @@ def test_evidence_moved_into_another_document_is_an_edit_even_beside_a_rename():
     assert changes["documents_renamed"] == ["d1 → e1"] and changes["documents_edited"] == ["d0"]
     assert changes["questions_edited"] == ["d2q0"]
     assert changes["questions_moved"] == ["d1q0", "d1q1"]
+
+
+def test_a_baseline_of_another_analyzer_names_the_field_that_differs():
+    """A previous release's baseline whose analyzer description changed: one short line, not two objects."""
+    base = _run(BASE)
+    planned = copy.deepcopy(dict(base.manifest))
+    planned["retriever_params"]["analyzer"]["cjk"] = "bigrams of Han and Thai runs"
+    with pytest.raises(IncomparableRuns) as err:
+        refuse_incomparable(base, planned, "b.json")
+    message = str(err.value)
+    assert message.startswith(
+        "this run cannot be compared with b.json: its retriever_params differ at analyzer.cjk: "
+    )
+    assert message.endswith(
+        "in the baseline, 'bigrams of Han and Thai runs' now; use the baseline's settings or save a new baseline"
+    )
+    assert "sublinear_tf" not in message  # the parameters that agree are not printed
