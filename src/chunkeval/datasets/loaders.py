@@ -399,7 +399,9 @@ def _squad(path: str, options: dict[str, str]) -> Dataset:
         f"squad:{path}",
     )
     if opts.get("relocate", 0) < 0:
-        raise DatasetError(f"squad:{path}: relocate must be >= 0 (characters)")
+        raise DatasetError(
+            f"squad:{path}: relocate must be >= 0 (characters); relocate=0 turns relocation off"
+        )
     if opts.get("evidence", "answer") not in ("answer", "sentence"):
         raise DatasetError(f"squad:{path}: evidence must be 'answer' or 'sentence'")
     name = opts.pop("name", "") or None
