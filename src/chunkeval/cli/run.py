@@ -11,6 +11,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from chunkeval._moments import moment
 from chunkeval.benchmarks.workers import check_workers
 from chunkeval.cli.compare import emit_comparison, summarised_failure
 from chunkeval.cli.exit_codes import EXIT_FAILURE, EXIT_OK, CLIError, one_line, stderr_line, writing
@@ -269,6 +270,7 @@ def _run_into(
             claim.discard(REPORT_FILES)  # never half a report: the results alone are complete
             stderr_line(f"error: report failed: {one_line(exc)} (results are saved in {folder})")
             code = EXIT_FAILURE
+    moment("run.report")  # results and report staged, nothing published
     claim.publish()
     return code, results, report, verdicts
 
