@@ -283,13 +283,19 @@ def test_published_rows_print_beside_the_run_values():
             },
         ]
     )
-    text = published_table(summary, "chroma")
+    from chunkeval.benchmarks.published import CHROMA_GENERAL_FINGERPRINT
+
+    fingerprints = {"chroma_general": CHROMA_GENERAL_FINGERPRINT}
+    text = published_table(summary, "chroma", fingerprints)
     lines = text.splitlines()
     assert lines[0] == "published rows this run reproduces (Smith & Troynikov (2024); percent):"
     assert lines[1].split() == ["published", "row", "metric", "chunkeval", "published", "difference"]
     assert lines[-1].split() == ["TokenText", "200/0", "precision_omega", "21.47", "21.00", "+0.47"]
     assert len(lines) == 4  # heading, header, rule, one row: the sentence row has no published value
-    assert published_table(summary, "chroma_nano") == ""  # other questions: not comparable
+    assert published_table(summary, "chroma_nano", fingerprints) == ""  # other questions: not comparable
+    # chroma:PATH on other content (a user's folder, one corpus of the report): never "reproduces"
+    assert published_table(summary, "chroma", {"chroma_general": "0" * 64}) == ""
+    assert published_table(summary, "chroma") == ""  # content unknown: not the published data
 
 
 def test_inspect_file(tmp_path, capsys):

@@ -126,7 +126,7 @@ def summary_table(
     return "\n\n".join(blocks)
 
 
-def published_table(summary: Any, suite: str) -> str:
+def published_table(summary: Any, suite: str, fingerprints: Mapping[str, str] | None = None) -> str:
     """The published numbers the run reproduces, beside its own (``""`` when none).
 
     Parameters
@@ -135,6 +135,9 @@ def published_table(summary: Any, suite: str) -> str:
         ``Results.summary``.
     suite : str
         The suite's name (its rows are :data:`chunkeval.benchmarks.published.PUBLISHED`).
+    fingerprints : mapping of str to str, optional
+        Dataset name -> fingerprint of the run's data: a row is shown only on the data it was
+        published on (:func:`chunkeval.benchmarks.published.published_comparison`).
 
     Returns
     -------
@@ -145,7 +148,7 @@ def published_table(summary: Any, suite: str) -> str:
     """
     from chunkeval.benchmarks.published import published_comparison
 
-    rows = published_comparison(summary, suite)
+    rows = published_comparison(summary, suite, fingerprints)
     if not rows:
         return ""
     body = [
