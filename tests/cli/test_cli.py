@@ -258,7 +258,11 @@ def test_datasets_lists_loaders(capsys):
     # the public datasets: size, languages, licence, source
     assert "  public:covid_qa: COVID-QA" in out
     assert (
-        "98 documents, 1380 questions, 2,303,726 characters (0.9 MB packaged); language en (English)" in out
+        "98 documents, 1,380 questions, 2,303,726 characters (0.9 MB packaged); language en (English)" in out
+    )
+    assert (
+        "576 documents, 14,280 questions, 2,216,521 characters (48 documents and 1,190 questions "
+        "per language) (2.0 MB packaged)" in out
     )
     assert "licence: CC BY-SA 4.0" in out and "th (Thai)" in out and "zh (Chinese)" in out
     assert "source: https://github.com/google-deepmind/xquad @ 7d30520c7175" in out

@@ -202,7 +202,8 @@ def resolve_dataset_spec(spec: str) -> tuple[str, str, dict[str, str]]:
     if not loader.takes_path:
         return prefix, "", _parse_options(rest, spec)
     if not rest:
-        raise DatasetError(f"dataset spec {spec!r}: {prefix} needs a path ({loader.description})")
+        what = "a name" if loader.description.startswith(f"{prefix}:NAME") else "a path"
+        raise DatasetError(f"dataset spec {spec!r}: {prefix} needs {what} ({loader.description})")
     path, opts = split_path_options(rest)
     return prefix, path, _parse_options(opts, spec)
 
