@@ -272,6 +272,7 @@ def test_datasets_lists_loaders(capsys):
 def test_published_rows_print_beside_the_run_values():
     import pandas as pd
 
+    from chunkeval.benchmarks.published import CHROMA_GENERAL_FINGERPRINT, published_comparison
     from chunkeval.benchmarks.suites import chroma_fixed_spec
     from chunkeval.cli.output import published_table
 
@@ -287,19 +288,20 @@ def test_published_rows_print_beside_the_run_values():
             },
         ]
     )
-    from chunkeval.benchmarks.published import CHROMA_GENERAL_FINGERPRINT
+
+    def table(suite, fingerprints=None):
+        return published_table(published_comparison(summary, suite, fingerprints))
 
     fingerprints = {"chroma_general": CHROMA_GENERAL_FINGERPRINT}
-    text = published_table(summary, "chroma", fingerprints)
-    lines = text.splitlines()
+    lines = table("chroma", fingerprints).splitlines()
     assert lines[0] == "published rows this run reproduces (Smith & Troynikov (2024); percent):"
     assert lines[1].split() == ["published", "row", "metric", "chunkeval", "published", "difference"]
     assert lines[-1].split() == ["TokenText", "200/0", "precision_omega", "21.47", "21.00", "+0.47"]
     assert len(lines) == 4  # heading, header, rule, one row: the sentence row has no published value
-    assert published_table(summary, "chroma_nano", fingerprints) == ""  # other questions: not comparable
+    assert table("chroma_nano", fingerprints) == ""  # other questions: not comparable
     # chroma:PATH on other content (a user's folder, one corpus of the report): never "reproduces"
-    assert published_table(summary, "chroma", {"chroma_general": "0" * 64}) == ""
-    assert published_table(summary, "chroma") == ""  # content unknown: not the published data
+    assert table("chroma", {"chroma_general": "0" * 64}) == ""
+    assert table("chroma") == ""  # content unknown: not the published data
 
 
 def test_inspect_file(tmp_path, capsys):

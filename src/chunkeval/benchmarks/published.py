@@ -22,7 +22,7 @@ from typing import Any
 
 from chunkeval.benchmarks.suites import chroma_fixed_spec
 
-__all__ = ["CHROMA_GENERAL_FINGERPRINT", "PUBLISHED", "PublishedRow", "published_comparison"]
+__all__ = ["CHROMA_GENERAL_FINGERPRINT", "PUBLISHED", "PublishedRow", "published_comparison", "run_published"]
 
 
 @dataclass(frozen=True)
@@ -131,3 +131,28 @@ def published_comparison(
                 }
             )
     return out
+
+
+def run_published(results: Any, suite: str | None = None) -> list[dict[str, Any]]:
+    """:func:`published_comparison` of a run, from its summary and manifest.
+
+    Parameters
+    ----------
+    results : Results
+        The run (its ``summary``, and its ``manifest``'s ``suite`` name and dataset
+        fingerprints).
+    suite : str, optional
+        The suite's name (default: ``manifest["suite"]["name"]``).
+
+    Returns
+    -------
+    list of dict
+        As :func:`published_comparison`; empty for a run of no suite with published rows.
+    """
+    manifest = getattr(results, "manifest", None) or {}
+    if suite is None:
+        entry = manifest.get("suite")
+        suite = str(entry.get("name") or "") if isinstance(entry, dict) else ""
+    info = manifest.get("datasets") or {}
+    fingerprints = {str(n): str(d.get("fingerprint")) for n, d in info.items() if isinstance(d, dict)}
+    return published_comparison(results.summary, suite, fingerprints)

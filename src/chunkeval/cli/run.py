@@ -120,9 +120,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         )
     )
     print(COLUMN_LEGEND)
-    info = (getattr(results, "manifest", None) or {}).get("datasets") or {}
-    fingerprints = {str(n): str(d.get("fingerprint")) for n, d in info.items() if isinstance(d, dict)}
-    published = published_table(results.summary, name, fingerprints)
+    from chunkeval.benchmarks.published import run_published
+
+    published = published_table(run_published(results, name))
     if published:
         print(f"\n{published}")
     print(f"\nresults: {folder}")
