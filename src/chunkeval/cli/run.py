@@ -111,7 +111,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         )
     )
     print(COLUMN_LEGEND)
-    published = published_table(results.summary, name)
+    from chunkeval.benchmarks.published import run_published
+
+    published = published_table(run_published(results, name))
     if published:
         print(f"\n{published}")
     print(f"\nresults: {folder}")
