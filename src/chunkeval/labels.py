@@ -32,6 +32,7 @@ __all__ = [
     "fit_label",
     "md_escape",
     "percent",
+    "plural",
     "short_label",
     "signed",
     "text_table",
@@ -403,6 +404,24 @@ def family_tags(labels: Iterable[str], specs: Iterable[str] | None = None, width
         if vary and fits and len(set(got.values())) == len(got):
             tags.update(got)
     return tags
+
+
+def plural(n: int, singular: str, many: str | None = None) -> str:
+    """``n`` and the noun it counts, in the right number: ``"1 question"``, ``"2 questions"``.
+
+    Parameters
+    ----------
+    n : int
+    singular : str
+    many : str, optional
+        The plural form (default ``singular + "s"``).
+
+    Returns
+    -------
+    str
+        ``"{n} {noun}"``, thousands separated (``"2,658 questions"``).
+    """
+    return f"{n:,} {singular if n == 1 else (many or singular + 's')}"
 
 
 def percent(value: object, missing: str = "-") -> str:

@@ -15,7 +15,7 @@ from chunkeval.benchmarks.workers import check_workers
 from chunkeval.cli.compare import emit_comparison, summarised_failure
 from chunkeval.cli.exit_codes import EXIT_FAILURE, EXIT_OK, CLIError, one_line, stderr_line, writing
 from chunkeval.cli.options import check_seed_option, parse_ints, parse_ks
-from chunkeval.cli.output import COLUMN_LEGEND, recommendation_text, summary_table
+from chunkeval.cli.output import COLUMN_LEGEND, recommendation_text, summary_table, verdict_text
 from chunkeval.cli.report import REPORT_FILES, write_report_if_available
 from chunkeval.policy import DEFAULT_BUDGETS, rank_metrics, run_confidence, run_ks
 from chunkeval.validation import check_count
@@ -114,6 +114,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     except BaseException:
         claim.release()  # the folder can be used again
         raise
+    answer = verdict_text(results, verdicts)
+    if answer:  # the answer first: its first lines fit an 80 x 24 terminal
+        print(answer + "\n")
     print(
         summary_table(
             results.summary,
@@ -137,7 +140,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"report: {report}")
     recommendation = recommendation_text(results, verdicts)
     if recommendation:
-        print(f"\n{recommendation}")
+        print(f"\n{recommendation}")  # the full account, below the answer and the table
     if baseline is not None:
         from chunkeval.gate.comparison import compare
 

@@ -21,12 +21,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from chunkeval.labels import percent
+from chunkeval.labels import percent, plural
 from chunkeval.policy import by_construction, confidence_label, rank_metrics, run_confidence, run_headline_k
 from chunkeval.reports.charts import ChartFile
 from chunkeval.reports.drilldown import render_question_view
 from chunkeval.reports.evidence_map import split_questions
 from chunkeval.reports.style import ConfigStyle, display_label
+from chunkeval.verdict.answer import answer_lines, dataset_costs
 from chunkeval.verdict.frontier import pareto_frontier
 from chunkeval.verdict.recommendation import (
     Recommendation,
@@ -609,26 +610,32 @@ def _cfg_ref(config: str, styles: Mapping[str, ConfigStyle]) -> str:
     return f'{sw}{num}<code title="{_e(config)}">{_e(display_label(config, 44))}</code>'
 
 
-def _verdict_section(verdicts: Mapping[str, Any], styles: Mapping[str, ConfigStyle]) -> str:
-    """The "Recommendation" block: best, cheapest on the frontier, and what ties with the best."""
+def _verdict_section(results: Any, verdicts: Mapping[str, Any], styles: Mapping[str, ConfigStyle]) -> str:
+    """The "Recommendation" block, answer first, then the full account under "Details"."""
     out = ['<section class="verdict"><h2>Recommendation</h2>']
     for name, rec in verdicts.items():
         if isinstance(rec, Exception):
             out.append(f'<p class="note">dataset {_e(name)}: no recommendation ({_e(rec)}).</p>')
             continue
-        bits = []
-        for template, configs in recommendation_sentences(rec):
+
+        def words(template: str, configs: Sequence[str]) -> str:
             pieces = template.split("{")
             text = _e(pieces[0])
             for piece in pieces[1:]:
                 idx, rest = piece.split("}", 1)
                 text += _cfg_ref(configs[int(idx)], styles) + _e(rest)
-            bits.append(text)
+            return re.sub(r"`([^`<>]+)`", r"<code>\\1</code>", text)
+
+        first, *rest = (words(t, cs) for t, cs in answer_lines(rec, dataset_costs(results, rec)))
+        out.append(f'<p class="answer" data-answer="{_e(name)}"><strong>{first}</strong></p>')
+        out.append('<ul class="answer">' + "".join(f"<li>{line}</li>" for line in rest) + "</ul>")
+        bits = [words(t, cs) for t, cs in recommendation_sentences(rec)]
         out.append(
-            f'<p data-dataset="{_e(name)}"><strong>dataset {_e(name)}</strong> '
-            f"(retriever {_e(rec.retriever)}, k={rec.k}, {rec.n_questions} questions). "
+            f'<details open><summary>Details for dataset {_e(name)}</summary><p data-dataset="{_e(name)}">'
+            f"<strong>dataset {_e(name)}</strong> "
+            f"(retriever {_e(rec.retriever)}, k={rec.k}, {plural(rec.n_questions, 'question')}). "
             + " ".join(bits)
-            + "</p>"
+            + "</p></details>"
         )
     out.append("</section>")
     return "".join(out)
@@ -794,7 +801,7 @@ def render_html(
         f"headline k = {k} · {summary['config'].nunique()} configuration(s) · generated {now}</p>",
     ]
     verdicts = dataset_verdicts(results, names) if verdicts is None else verdicts
-    parts.append(_verdict_section(verdicts, styles))
+    parts.append(_verdict_section(results, verdicts, styles))
     parts += [
         "<h2>Summary</h2>",
         '<p class="note">Each configuration keeps its number and colour in every table and chart. '

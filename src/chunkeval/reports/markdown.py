@@ -8,7 +8,7 @@ from typing import Any
 
 import pandas as pd
 
-from chunkeval.labels import md_escape
+from chunkeval.labels import md_escape, plural
 from chunkeval.policy import by_construction, confidence_label, run_confidence, run_headline_k
 from chunkeval.reports.charts import ChartFile
 from chunkeval.reports.html import (
@@ -20,6 +20,7 @@ from chunkeval.reports.html import (
     summary_columns,
 )
 from chunkeval.reports.style import ConfigStyle, display_label
+from chunkeval.verdict.answer import answer_lines, dataset_costs
 from chunkeval.verdict.recommendation import Recommendation, dataset_verdicts, recommendation_sentences
 
 __all__ = ["md_escape", "render_markdown"]
@@ -37,8 +38,10 @@ def render_markdown(
 ) -> str:
     """Markdown with one summary table per dataset and links to the chart PNGs.
 
-    A "Recommendation" paragraph per dataset comes first
-    (:func:`chunkeval.verdict.recommendation.recommend`).  The best value per column is bold
+    The verdict of each dataset comes first, answer first
+    (:func:`chunkeval.verdict.answer.answer_lines`: the configuration to use in bold, then
+    what it was ranked on and its backing, its cost, the alternatives and what would settle
+    it), then the full account (:func:`chunkeval.verdict.recommendation.recommend`).  The best value per column is bold
     (direction-aware, as in the HTML report: every value that reads the same as the best is
     bold, and nothing when shared by more than half of the rows); the ranking metric's
     header carries ◆, and a column that is 0 by construction
@@ -78,10 +81,13 @@ def render_markdown(
             st = styles.get(config)
             return f"{'#' + str(st.number) + ' ' if st else ''}`{md_escape(display_label(config, 44))}`"
 
+        answer = answer_lines(rec, dataset_costs(results, rec))
+        first, *rest = (t.format(*[ref(c) for c in cs]) for t, cs in answer)
         text = " ".join(t.format(*[ref(c) for c in cs]) for t, cs in recommendation_sentences(rec))
+        lines += [f"**{first}**", ""] + [f"- {line}" for line in rest] + [""]
         lines += [
-            f"**dataset {md_escape(name)}** (retriever {md_escape(rec.retriever)}, "
-            f"k={rec.k}, {rec.n_questions} questions). {text}",
+            f"Details for dataset {md_escape(name)} (retriever {md_escape(rec.retriever)}, "
+            f"k={rec.k}, {plural(rec.n_questions, 'question')}): {text}",
             "",
         ]
     for name in dict.fromkeys(summary["dataset"].astype(str)):
