@@ -88,8 +88,14 @@ def cmd_run(args: argparse.Namespace) -> int:
         kwargs["chunkers"] = list(args.chunker)
         if args.suite == "default" and not args.suite_given:
             name = "custom"
-    if args.retriever is not None:
-        kwargs["retriever"] = args.retriever
+    retrievers = list(dict.fromkeys(args.retriever or ()))
+    if len(retrievers) == 1:
+        kwargs["retriever"] = retrievers[0]
+    if len(retrievers) > 1 and args.baseline is not None:
+        raise CLIError(
+            "--baseline compares the run of one retriever; give one --retriever, or compare each "
+            "retriever's folder inside --out with 'chunkeval compare' afterwards"
+        )
     ks = parse_ks(args.k)
     if ks:
         kwargs["ks"] = ks
@@ -109,6 +115,20 @@ def cmd_run(args: argparse.Namespace) -> int:
     folder, default = _new_results_folder(args.out, name)
     claim = _claim_folder(folder, getattr(args, "argv", []), default)
     folder = claim.folder
+    if len(retrievers) > 1:
+        from chunkeval.cli.retrievers import run_retrievers
+
+        try:
+            return run_retrievers(
+                claim,
+                args,
+                kwargs,
+                retrievers,
+                lambda kw, dest: _run_into(claim, args, kw, suite, name, ks, dest),
+            )
+        except BaseException:
+            claim.release()
+            raise
     try:
         code, results, report, verdicts = _run_into(claim, args, kwargs, suite, name, ks)
     except BaseException:
@@ -163,20 +183,29 @@ def _check_run_options(args: argparse.Namespace) -> None:
         raise CLIError(f"--scheduler {args.scheduler!r} is not a scheduler address; write tcp://HOST:PORT")
     if args.scheduler is not None and args.executor != "dask":
         raise CLIError("--scheduler names a Dask scheduler; it needs --executor dask")
-    for option in ("out", "retriever", "tokenizer", "baseline"):
+    for option in ("out", "tokenizer", "baseline"):
         value = getattr(args, option)
         if value is not None and not value.strip():
             raise CLIError(f"--{option} is empty; give a value or leave the option out")
-    for option in ("dataset", "chunker"):
+    for option in ("dataset", "chunker", "retriever"):
         if any(not v.strip() for v in getattr(args, option) or ()):
             raise CLIError(f"--{option} is empty; give a spec or leave the option out")
     check_seed_option(args.seed)
 
 
 def _run_into(
-    claim: Any, args: argparse.Namespace, kwargs: dict, suite: Any, name: str, ks: Any
+    claim: Any,
+    args: argparse.Namespace,
+    kwargs: dict,
+    suite: Any,
+    name: str,
+    ks: Any,
+    sub: str | None = None,
 ) -> tuple[int, Any, Path | None, dict[str, Any]]:
     """Run the benchmark, save results and report into ``claim.staging``, publish them.
+
+    With ``sub`` (one retriever of several), into the folder ``sub`` of the staging folder,
+    published later by the caller.
 
     Returns the exit code (1 when the report failed; the results are published
     without it), the results, the path of the report (``None`` when none was written) and
@@ -253,8 +282,9 @@ def _run_into(
             "ks": bool(ks),
             "tokenizer": bool(args.tokenizer),
         }
+    staging = claim.staging if sub is None else claim.staging / sub
     with writing(folder, "results to"):
-        results.save(claim.staging, format=args.format)
+        results.save(staging, format=args.format)
     code, report = EXIT_OK, None
     from chunkeval.verdict.recommendation import dataset_verdicts
 
@@ -263,17 +293,19 @@ def _run_into(
         try:
             with writing(folder, "the report in"):
                 # the results and datasets in memory: the report reads nothing back from disk
-                _, why = write_report_if_available(claim.staging, results=results, verdicts=verdicts)
-            report = None if why else claim.folder / "report.html"
+                _, why = write_report_if_available(staging, results=results, verdicts=verdicts)
+            report = None if why else (claim.folder if sub is None else claim.folder / sub) / "report.html"
             if why:
                 stderr_line(why)
         except Exception as exc:  # the results are complete without a report; never lose them
             if getattr(args, "debug", False):
                 raise
-            claim.discard(REPORT_FILES)  # never half a report: the results alone are complete
+            # never half a report: the results alone are complete
+            claim.discard(REPORT_FILES if sub is None else tuple(f"{sub}/{f}" for f in REPORT_FILES))
             stderr_line(f"error: report failed: {one_line(exc)} (results are saved in {folder})")
             code = EXIT_FAILURE
-    claim.publish()
+    if sub is None:
+        claim.publish()
     return code, results, report, verdicts
 
 

@@ -34,7 +34,7 @@ from chunkeval.policy import confidence_label
 from chunkeval.verdict.costs import ConfigCost, config_costs, cost_sentence
 from chunkeval.verdict.recommendation import MIN_QUESTIONS, Recommendation, recommendation_sentences
 
-__all__ = ["MAX_NAMED", "answer_dict", "answer_lines", "dataset_costs", "use_of"]
+__all__ = ["MAX_NAMED", "answer_dict", "answer_lines", "dataset_costs", "use_of", "value_of"]
 
 #: The alternatives line names at most this many configurations, then "and N more".
 MAX_NAMED = 4
@@ -58,8 +58,8 @@ def _num(v: float) -> str:
     return "–" if v is None or not np.isfinite(v) else f"{v:.3f}"
 
 
-def _value_of(rec: Recommendation, config: str) -> tuple[float, float]:
-    """``config``'s mean of the ranked metric and its stored-token overhead."""
+def value_of(rec: Recommendation, config: str) -> tuple[float, float]:
+    """``config``'s mean of the verdict's metric and its stored-token overhead (NaN when not compared)."""
     if config == rec.best:
         return rec.best_value, rec.best_overhead
     a = rec.versus_best(config)
@@ -76,8 +76,8 @@ def _headline(rec: Recommendation) -> Line:
     n_alike = len(rec.tied) + 1
     if not rec.tied:
         return ("Use {0}: it scores highest, and every other configuration is measurably worse.", [use])
-    _, own = _value_of(rec, use)
-    same = all(np.isclose(_value_of(rec, c)[1], own, rtol=1e-9) for c in [rec.best, *rec.tied])
+    _, own = value_of(rec, use)
+    same = all(np.isclose(value_of(rec, c)[1], own, rtol=1e-9) for c in [rec.best, *rec.tied])
     if same:
         least = "none of those that do as well stores less"
     else:
@@ -97,7 +97,7 @@ def _ranked_on(rec: Recommendation) -> Line:
     if use == rec.best:
         value = f"{_num(rec.best_value)} [{_num(rec.best_ci_low)}, {_num(rec.best_ci_high)}] ({pct} CI)"
     else:
-        value = _num(_value_of(rec, use)[0])
+        value = _num(value_of(rec, use)[0])
     n = plural(rec.n_questions, "question")
     scoring = max(rec.scoring, rec.scorable)
     score = (
@@ -122,7 +122,7 @@ def _best_line(rec: Recommendation) -> Line | None:
         if not rec.tied:
             return None
         return ("It is both the highest scoring and the cheapest with no measurable loss.", [])
-    v_use, oh_use = _value_of(rec, use)
+    v_use, oh_use = value_of(rec, use)
     more = (
         f", and stores {rec.best_overhead / oh_use - 1:.0%} more"
         if oh_use > 0 and np.isfinite(oh_use) and rec.best_overhead > oh_use
@@ -214,7 +214,7 @@ def answer_lines(rec: Recommendation, costs: Mapping[str, ConfigCost] | None = N
         out.append(_best_line(rec))
         use = use_of(rec)
         cost = (costs or {}).get(use)
-        overhead = _value_of(rec, use)[1]
+        overhead = value_of(rec, use)[1]
         out.append((cost_sentence(cost, overhead), [use]))
         out.append(_alternatives(rec))
         out.append(_settle(rec))
@@ -265,7 +265,7 @@ def answer_dict(
         "best": None if rec.no_signal else rec.best,
         "cheapest_no_measurable_loss": use or None,
         "metric": rec.metric,
-        "value": finite(_value_of(rec, use)[0]) if use else None,
+        "value": finite(value_of(rec, use)[0]) if use else None,
         "best_value": finite(rec.best_value),
         "ci": [finite(rec.best_ci_low), finite(rec.best_ci_high)],
         "confidence": rec.confidence,
