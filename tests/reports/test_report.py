@@ -169,10 +169,19 @@ def test_report_md(report_folder, run_results):
     assert len(links) == 13 and all(link.startswith("charts/") for link in links)
     assert all((report_folder / link).is_file() for link in links)
     assert "**" in md  # best values bold
-    # the recommendation comes first, in the same words as the HTML
+    # the recommendation comes first, answer first, in the same words as the HTML
     assert md.index("## Recommendation") < md.index("## dataset builtin")
+    first = md.split("## Recommendation", 1)[1].lstrip().splitlines()[0]
+    assert first == (
+        "**Use #4 `paragraph(80)`: it scores highest, and every other configuration is measurably worse.**"
+    )
+    screen = md.splitlines()[:24]  # the first screen: answer, metric and backing
+    assert any(
+        ln.startswith("- Ranked on answerable@5 (dataset builtin, retriever tfidf): ") for ln in screen
+    )
+    assert any("backed by 208 questions" in ln for ln in screen)
     assert (
-        "**dataset builtin** (retriever tfidf, k=5, 208 questions). Ceiling: 88% of the questions "
+        "Details for dataset builtin (retriever tfidf, k=5, 208 questions): Ceiling: 88% of the questions "
         "have all their evidence in one document; no chunking can make more of them answerable "
         "(no chunk crosses a document). Ranked by answerable@5, on which 123 of 208 questions score. "
         "Highest answerable@5: "
