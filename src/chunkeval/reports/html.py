@@ -27,7 +27,8 @@ from chunkeval.reports.charts import ChartFile
 from chunkeval.reports.drilldown import render_question_view
 from chunkeval.reports.evidence_map import split_questions
 from chunkeval.reports.style import ConfigStyle, display_label
-from chunkeval.verdict.answer import answer_lines, dataset_costs
+from chunkeval.verdict.answer import answer_lines, dataset_costs, use_of
+from chunkeval.verdict.costs import config_costs, human_bytes
 from chunkeval.verdict.frontier import pareto_frontier
 from chunkeval.verdict.recommendation import (
     Recommendation,
@@ -78,12 +79,20 @@ def summary_columns(
     list of (column, header, direction)
         ``direction`` is ``"higher"`` (higher is better), ``"lower"`` (lower is better: storage,
         boundary faults, time) or ``None`` (descriptive, never marked best).  Only columns
-        present in ``summary`` are listed.
+        present in ``summary`` are listed. The ranking metric, ``P(best)``, the stored-token
+        overhead and the costs of :func:`with_costs` (when added) come first: what the verdict
+        read is seen without scrolling sideways.
     """
     family = str(rank_column).partition("@")[0] if str(rank_column).endswith("tok") else "answerable"
     budgets = [c for c in summary.columns if re.fullmatch(rf"{re.escape(family)}@\d+tok", str(c))]
     cands = [
-        ("n_chunks", "chunks", None),
+        # what the verdict read first: its metric, how sure, what it costs
+        *([(rank_column, rank_column, _HIGHER)] if rank_column else []),
+        ("p_best", "P(best)", _HIGHER),
+        ("stored_token_overhead", "stored-token overhead", _LOWER),
+        ("vectors", "vectors", _LOWER),
+        ("index_bytes", "index (float32)", _LOWER),
+        ("embedded_tokens", "tokens to embed", _LOWER),
         ("evidence_in_one_chunk", "evidence in one chunk", _HIGHER),
         ("answerability", "answerability", _HIGHER),
         ("span_within_limit", "evidence fits the limit", _HIGHER),
@@ -111,6 +120,8 @@ def summary_columns(
     for c in cands:
         if c[0] in summary.columns:
             out.setdefault(c[0], c)  # the ranking metric may already be listed
+    if "vectors" in out:  # one vector per chunk: the chunk count is said once
+        out.pop("n_chunks", None)
     return list(out.values())
 
 
@@ -225,7 +236,52 @@ def format_cell(column: str, value: Any) -> str:
     str
         Unescaped text.
     """
-    return percent(value, "–") if column in PERCENT_COLUMNS else _fmt(value)
+    if column in PERCENT_COLUMNS:
+        return percent(value, "–")
+    if column in ("index_bytes", "index_bytes_int8"):
+        return human_bytes(float(value)) if value is not None else "–"
+    return _fmt(value)
+
+
+def with_costs(results: Any, rows: pd.DataFrame) -> pd.DataFrame:
+    """``rows`` with the costs a reviewer prices as columns (:func:`chunkeval.verdict.costs.config_costs`).
+
+    Parameters
+    ----------
+    results : Results
+        For the manifest (the embedder's dimension).
+    rows : pandas.DataFrame
+        One dataset's summary rows.
+
+    Returns
+    -------
+    pandas.DataFrame
+        A copy with ``vectors``, ``index_bytes`` (NaN for a lexical retriever) and
+        ``embedded_tokens``.
+    """
+    costs = config_costs(results, rows)
+    out = rows.copy()
+    for column in ("vectors", "index_bytes", "embedded_tokens"):
+        out[column] = [float(getattr(costs[str(c)], column)) for c in rows["config"]]
+    if not np.isfinite(out["index_bytes"]).any():  # no dense embedder: no dimension to price at
+        out = out.drop(columns="index_bytes")
+    return out
+
+
+def verdict_roles(rec: Any) -> dict[str, str]:
+    """Each configuration's part in the verdict, as the tables' "verdict" column says it.
+
+    ``"use"`` (the answer), ``"highest"`` (the best when it is not the one to use),
+    ``"alike"`` (cannot be told apart from the best), ``"worse"`` (measurably worse); empty
+    without a verdict.
+    """
+    if not isinstance(rec, Recommendation) or rec.no_signal:
+        return {}
+    roles = dict.fromkeys(rec.ruled_out, "worse")
+    roles.update(dict.fromkeys([rec.best, *rec.tied], "alike"))
+    roles[rec.best] = "highest"
+    roles[use_of(rec)] = "use"
+    return roles
 
 
 _CSS = """
@@ -245,6 +301,7 @@ table.summary th.cfg,table.summary td.cfg{position:sticky;left:0;z-index:1;backg
 box-shadow:1px 0 0 #d4d4d4}
 table.summary th.cfg{z-index:3;background:#f3f3f3}
 table.summary th{z-index:2}
+table.summary td.verdict{font-weight:600;text-align:left}table.summary td.role-use{background:#fff3c4}
 section.verdict{background:#f4f8fb;border:1px solid #c9dbe8;border-left:5px solid #0072B2;
 padding:.5rem 1rem;margin:1rem 0 1.4rem}
 section.verdict h2{margin-top:.4rem;border:0}
@@ -313,12 +370,23 @@ def ranked_column(results: Any, dataset: str, verdict: Any = None) -> str | None
 
 
 def _summary_table(
-    rows: pd.DataFrame, k: int, styles: Mapping[str, ConfigStyle], rank_column: str | None = None
+    rows: pd.DataFrame,
+    k: int,
+    styles: Mapping[str, ConfigStyle],
+    rank_column: str | None = None,
+    roles: Mapping[str, str] | None = None,
 ) -> str:
     cols = summary_columns(rows, k, rank_column)
     na = by_construction(rows)
     marks = marked_cells(rows, cols, na)
-    head = ['<th class="key">#</th>', '<th class="cfg">configuration</th>', "<th>limit</th>"]
+    roles = roles or {}
+    head = [
+        '<th class="key">#</th>',
+        '<th class="cfg">configuration</th>',
+        '<th class="verdict" title="the verdict: use, highest, alike (cannot be told apart from the '
+        'best), worse (measurably worse)">verdict</th>',
+        "<th>limit</th>",
+    ]
     for c, h, d in cols:
         hint = {"higher": " (higher is better)", "lower": " (lower is better)"}.get(d or "", "")
         arrow = " ↑" if d == _HIGHER else " ↓" if d == _LOWER else ""
@@ -334,6 +402,7 @@ def _summary_table(
         cells = [
             f'<td class="key">{sw}{st.number if st else ""}</td>',
             f'<td class="cfg"><code title="{_e(config)}">{_e(display_label(config, 44))}</code></td>',
+            f'<td class="verdict role-{_e(roles.get(config, "none"))}">{_e(roles.get(config, "–"))}</td>',
             f"<td>{_e(_fmt(limit))} {_e(unit) if limit is not None and not pd.isna(limit) else ''}</td>",
         ]
         for c, _, _direction in cols:
@@ -820,7 +889,15 @@ def render_html(
         origin = question_origin(manifest, name)
         if origin:
             parts.append(f'<p class="note">Questions: {_e(origin)}.</p>')
-        parts.append(_summary_table(rows, k, styles, ranked_column(results, name, verdicts[name])))
+        parts.append(
+            _summary_table(
+                with_costs(results, rows),
+                k,
+                styles,
+                ranked_column(results, name, verdicts[name]),
+                verdict_roles(verdicts[name]),
+            )
+        )
     parts.append("<h2>Charts</h2>")
     for c in charts:
         if c.png is None:

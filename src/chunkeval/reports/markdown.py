@@ -18,6 +18,8 @@ from chunkeval.reports.html import (
     question_origin,
     ranked_column,
     summary_columns,
+    verdict_roles,
+    with_costs,
 )
 from chunkeval.reports.style import ConfigStyle, display_label
 from chunkeval.verdict.answer import answer_lines, dataset_costs
@@ -91,7 +93,8 @@ def render_markdown(
             "",
         ]
     for name in dict.fromkeys(summary["dataset"].astype(str)):
-        rows = summary[summary["dataset"].astype(str) == name].reset_index(drop=True)
+        rows = with_costs(results, summary[summary["dataset"].astype(str) == name].reset_index(drop=True))
+        roles = verdict_roles(verdicts.get(name))
         retr = ", ".join(dict.fromkeys(rows["retriever"].astype(str))) if "retriever" in rows else "?"
         rank = ranked_column(results, name, verdicts.get(name))
         cols = summary_columns(rows, k, rank)
@@ -101,18 +104,24 @@ def render_markdown(
         origin = question_origin(getattr(results, "manifest", None), name)
         if origin:
             lines += [f"Questions: {md_escape(origin)}.", ""]
-        head = ["#", "configuration", "limit"] + [
+        head = ["#", "configuration", "verdict", "limit"] + [
             h + (" ↑" if d == "higher" else " ↓" if d == "lower" else "") + (" ◆" if c == rank else "")
             for c, h, d in cols
         ]
         lines.append("| " + " | ".join(head) + " |")
-        lines.append("|" + "|".join(["---:", ":---", "---:"] + ["---:"] * len(cols)) + "|")
+        lines.append("|" + "|".join(["---:", ":---", ":---", "---:"] + ["---:"] * len(cols)) + "|")
         for i, r in enumerate(rows.to_dict(orient="records")):
             config = str(r["config"])
             st = styles.get(config)
             limit = r.get("limit")
             lim = "–" if limit is None or pd.isna(limit) else f"{_fmt(limit)} {r.get('limit_unit') or ''}"
-            cells = [str(st.number) if st else "", f"`{md_escape(config)}`", md_escape(lim.strip())]
+            role = roles.get(config, "–")
+            cells = [
+                str(st.number) if st else "",
+                f"`{md_escape(config)}`",
+                f"**{role}**" if role == "use" else role,
+                md_escape(lim.strip()),
+            ]
             for c, _, _d in cols:
                 if c in na:
                     cells.append("n/a")
