@@ -508,16 +508,32 @@ def text_table(header: list[str], rows: list[list[str]]) -> str:
     return "\n".join([line(header), "  ".join("-" * w for w in widths), *(line(r) for r in rows)])
 
 
-def _without_defaults(name: str, params: dict[str, object], defaults: dict[str, object]) -> str:
-    """A built-in chunker's ``name(values)`` without trailing defaults.
+#: The size limit of each built-in family: a display label always shows it, default or not, so
+#: that ``cluster(hashing)`` never hides the size a configuration was cut at.
+SIZE_PARAMETERS: dict[str, str] = {
+    "fixed": "chunk_size",
+    "sentence": "max_chars",
+    "paragraph": "max_words",
+    "token_budget": "max_tokens",
+    "balanced": "max_tokens",
+    "semantic": "max_chars",
+    "cluster": "max_tokens",
+}
 
-    A run of two or more leading defaults is shown as ``…``.
+
+def _without_defaults(name: str, params: dict[str, object], defaults: dict[str, object]) -> str:
+    """A built-in chunker's ``name(values)`` without trailing defaults, its size always shown.
+
+    A run of two or more leading defaults is shown as ``…``; the size parameter
+    (:data:`SIZE_PARAMETERS`) is kept even when it has its default value.
     """
     pairs = [(params.get(key, default), default) for key, default in defaults.items()]
-    while len(pairs) > 1 and pairs[-1][0] == pairs[-1][1]:
+    keys = list(defaults)
+    size = keys.index(SIZE_PARAMETERS[name]) if SIZE_PARAMETERS.get(name) in keys else 0
+    while len(pairs) > max(1, size + 1) and pairs[-1][0] == pairs[-1][1]:
         pairs.pop()
     values = [_value(v) for v, _ in pairs]
-    lead = next((i for i, (v, d) in enumerate(pairs) if v != d), 0)
+    lead = next((i for i, (v, d) in enumerate(pairs) if v != d), size if size < len(pairs) else 0)
     if lead >= 2:
         values = ["…", *values[lead:]]
     return f"{name}({', '.join(values)})"

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from chunkeval.results import Results
     from chunkeval.verdict.recommendation import Recommendation
 
-from chunkeval.labels import compact_display_label, display_labels, percent, text_table
+from chunkeval.labels import compact_display_label, display_labels, percent, plural, text_table
 from chunkeval.policy import CONFIDENCE, by_construction, choose_rank_metric, confidence_label, headline_k
 
 __all__ = ["COLUMN_LEGEND", "preview", "recommendation_text", "summary_table", "verdict_text"]
@@ -119,7 +119,7 @@ def summary_table(
             + (" (not attainable: every question's evidence spans documents)" if ceiling == 0 else "")
         )
         blocks.append(
-            f"dataset {dataset}: {n_q} questions, retriever {retriever}{cap}\n"
+            f"dataset {dataset}: {plural(n_q, 'question')}, retriever {retriever}{cap}\n"
             f"(means with {confidence_label(confidence)} CI; p_best: probability of the top {ranked})\n"
             + text_table(header, body)
         )

@@ -569,7 +569,7 @@ def _split_section(
     if multi:
         n_total = n_q["question_id"].nunique()
         out.append(
-            f'<p class="note">{multi} of {n_total} questions have evidence parts in different '
+            f'<p class="note">{multi} of {plural(n_total, "question")} have evidence parts in different '
             "documents, which no chunk can hold together under any configuration. A part split "
             "across chunks still counts below; parts merely kept apart in their documents do "
             "not.</p>"
@@ -608,7 +608,7 @@ def _split_section(
             f'<span class="swatch" style="background:{st.color}"></span>{st.number}. '
             f"<code>{_e(display_label(config, 60))}</code>"
             f'{" ★ frontier" if is_open else ""} <span class="note">— '
-            f"{n_split} of {total} questions have an evidence part split across chunks; "
+            f"{n_split} of {plural(total, 'question')} have an evidence part split across chunks; "
             f"{n_scat} more have their parts in different chunks.</span></summary>"
         )
         if not len(g):
