@@ -100,6 +100,11 @@ def run_retrievers(
             (claim.staging / "report.md").write_text(across_markdown(runs, across, title), encoding="utf-8")
             (claim.staging / "report.html").write_text(across_html(runs, across, title), encoding="utf-8")
     claim.publish()
+    from chunkeval.cli.exit_codes import stderr_line
+    from chunkeval.cli.run import question_warnings
+
+    for line in question_warnings(runs[0].results.manifest):  # the same datasets for every retriever
+        stderr_line(line)
     _print(claim.folder, runs, across, args)
     return code
 

@@ -149,13 +149,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     print(f"\nresults: {folder}")
     if args.workers != 1 and not args.quiet:  # the pool may be smaller than asked: say why
         print(f"workers: {results.manifest['workers_decision']['reason']}")
-    for dataset_name, info in results.manifest["datasets"].items():
-        drafts = info.get("provenance", {}).get("draft_questions", 0)
-        if drafts:
-            stderr_line(
-                f'warning: dataset {dataset_name!r}: {drafts} question(s) are still marked "draft": true; '
-                "review them, then remove the mark"
-            )
+    for line in question_warnings(results.manifest):
+        stderr_line(line)
     if report is not None:
         print(f"report: {report}")
     recommendation = recommendation_text(results, verdicts)
@@ -172,6 +167,43 @@ def cmd_run(args: argparse.Namespace) -> int:
         print()
         code = max(code, emit_comparison(cmp, "text", all_rows=False))
     return code
+
+
+def question_warnings(manifest: dict[str, Any]) -> list[str]:
+    """The warnings ``run`` prints about questions nobody has checked yet.
+
+    Per dataset: questions still marked ``"draft": true``, and questions a language model wrote
+    that no person reviewed (the report says the same in its "Questions:" line).
+
+    Parameters
+    ----------
+    manifest : dict
+        A run's manifest (``datasets`` -> ``provenance``).
+
+    Returns
+    -------
+    list of str
+        One ``warning: ...`` line each.
+    """
+    out = []
+    for dataset_name, info in (manifest.get("datasets") or {}).items():
+        provenance = info.get("provenance", {}) if isinstance(info, dict) else {}
+        drafts = provenance.get("draft_questions", 0)
+        if drafts:
+            out.append(
+                f'warning: dataset {dataset_name!r}: {drafts} question(s) are still marked "draft": true; '
+                "review them, then remove the mark"
+            )
+        generated = provenance.get("generated_questions") or 0
+        reviewed = provenance.get("reviewed_questions") or 0
+        if generated > reviewed:
+            tags = ", ".join(map(str, provenance.get("generators") or {})) or "a language model"
+            out.append(
+                f"warning: dataset {dataset_name!r}: {generated - reviewed} of {generated} question(s) "
+                f"written by {tags} are not reviewed by a person; the verdict rests on them: review "
+                "them ('chunkeval validate' lists the dataset's origin)"
+            )
+    return out
 
 
 def _check_run_options(args: argparse.Namespace) -> None:
