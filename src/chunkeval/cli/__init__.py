@@ -19,7 +19,8 @@ Examples
 
     chunkeval run                                   # suite "default" on the built-in dataset
     chunkeval run --suite quick --workers 4
-    chunkeval run --suite chroma                    # ../shared/data/chroma_general
+    chunkeval run --suite chroma                    # the Chroma data shipped in the package
+    chunkeval run --suite xquad_nano                # XQuAD, 12 languages, 100 questions each
     chunkeval run --suite my_suite.toml --out results/my-run
     chunkeval run --dataset jsonl:data/mine --chunker "sentence(max_chars=800)" --k 1,5
     chunkeval report chunkeval-results/20240101-120000-default

@@ -18,7 +18,15 @@ if TYPE_CHECKING:
 from chunkeval.labels import compact_display_label, display_labels, percent, plural, text_table
 from chunkeval.policy import CONFIDENCE, by_construction, choose_rank_metric, confidence_label, headline_k
 
-__all__ = ["COLUMN_LEGEND", "preview", "recommendation_text", "summary_table", "verdict_text"]
+__all__ = [
+    "COLUMN_LEGEND",
+    "preview",
+    "published_table",
+    "question_warnings",
+    "recommendation_text",
+    "summary_table",
+    "verdict_text",
+]
 
 #: One line under the terminal table: what its abbreviated columns mean.
 COLUMN_LEGEND = (
@@ -126,6 +134,44 @@ def summary_table(
     return "\n\n".join(blocks)
 
 
+def published_table(summary: Any, suite: str) -> str:
+    """The published numbers the run reproduces, beside its own (``""`` when none).
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        ``Results.summary``.
+    suite : str
+        The suite's name (its rows are :data:`chunkeval.benchmarks.published.PUBLISHED`).
+
+    Returns
+    -------
+    str
+        A heading naming the source, then one row per published row: its name (the
+        configuration that reproduces it), metric, chunkeval, published and difference, in
+        percent.
+    """
+    from chunkeval.benchmarks.published import published_comparison
+
+    rows = published_comparison(summary, suite)
+    if not rows:
+        return ""
+    body = [
+        [
+            r["row"],
+            r["metric"],
+            f"{100 * r['value']:.2f}",
+            f"{100 * r['published']:.2f}",
+            f"{100 * r['difference']:+.2f}",
+        ]
+        for r in rows
+    ]
+    sources = "; ".join(dict.fromkeys(r["source"].split(",")[0] for r in rows))
+    return f"published rows this run reproduces ({sources}; percent):\n" + text_table(
+        ["published row", "metric", "chunkeval", "published", "difference"], body
+    )
+
+
 def recommendation_text(
     results: Results, verdicts: Mapping[str, Recommendation | Exception] | None = None
 ) -> str:
@@ -222,6 +268,43 @@ def verdict_text(
             )
         )
     return "\n\n".join(blocks)
+
+
+def question_warnings(manifest: dict[str, Any]) -> list[str]:
+    """The warnings ``run`` prints about questions nobody has checked yet.
+
+    Per dataset: questions still marked ``"draft": true``, and questions a language model wrote
+    that no person reviewed (the report says the same in its "Questions:" line).
+
+    Parameters
+    ----------
+    manifest : dict
+        A run's manifest (``datasets`` -> ``provenance``).
+
+    Returns
+    -------
+    list of str
+        One ``warning: ...`` line each.
+    """
+    out = []
+    for dataset_name, info in (manifest.get("datasets") or {}).items():
+        provenance = info.get("provenance", {}) if isinstance(info, dict) else {}
+        drafts = provenance.get("draft_questions", 0)
+        if drafts:
+            out.append(
+                f'warning: dataset {dataset_name!r}: {drafts} question(s) are still marked "draft": true; '
+                "review them, then remove the mark"
+            )
+        generated = provenance.get("generated_questions") or 0
+        reviewed = provenance.get("reviewed_questions") or 0
+        if generated > reviewed:
+            tags = ", ".join(map(str, provenance.get("generators") or {})) or "a language model"
+            out.append(
+                f"warning: dataset {dataset_name!r}: {generated - reviewed} of {generated} question(s) "
+                f"written by {tags} are not reviewed by a person; the verdict rests on them: review "
+                "them ('chunkeval validate' lists the dataset's origin)"
+            )
+    return out
 
 
 def preview(text: str, width: int) -> str:

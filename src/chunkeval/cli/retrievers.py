@@ -17,8 +17,14 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from chunkeval.cli.exit_codes import EXIT_OK, writing
-from chunkeval.cli.output import COLUMN_LEGEND, recommendation_text, summary_table, verdict_text
-from chunkeval.policy import rank_metrics, run_confidence, run_ks
+from chunkeval.cli.output import (
+    COLUMN_LEGEND,
+    question_warnings,
+    recommendation_text,
+    summary_table,
+    verdict_text,
+)
+from chunkeval.results.reading import rank_metrics, run_confidence, run_ks
 
 __all__ = ["retriever_folder", "run_retrievers"]
 
@@ -101,7 +107,6 @@ def run_retrievers(
             (claim.staging / "report.html").write_text(across_html(runs, across, title), encoding="utf-8")
     claim.publish()
     from chunkeval.cli.exit_codes import stderr_line
-    from chunkeval.cli.run import question_warnings
 
     for line in question_warnings(runs[0].results.manifest):  # the same datasets for every retriever
         stderr_line(line)

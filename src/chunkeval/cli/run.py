@@ -15,9 +15,17 @@ from chunkeval.benchmarks.workers import check_workers
 from chunkeval.cli.compare import emit_comparison, summarised_failure
 from chunkeval.cli.exit_codes import EXIT_FAILURE, EXIT_OK, CLIError, one_line, stderr_line, writing
 from chunkeval.cli.options import check_seed_option, parse_ints, parse_ks
-from chunkeval.cli.output import COLUMN_LEGEND, recommendation_text, summary_table, verdict_text
+from chunkeval.cli.output import (
+    COLUMN_LEGEND,
+    published_table,
+    question_warnings,
+    recommendation_text,
+    summary_table,
+    verdict_text,
+)
 from chunkeval.cli.report import REPORT_FILES, write_report_if_available
-from chunkeval.policy import DEFAULT_BUDGETS, rank_metrics, run_confidence, run_ks
+from chunkeval.policy import DEFAULT_BUDGETS
+from chunkeval.results.reading import rank_metrics, run_confidence, run_ks
 from chunkeval.validation import check_count
 
 __all__ = ["RESULTS_ROOT", "cmd_run"]
@@ -69,17 +77,12 @@ def cmd_run(args: argparse.Namespace) -> int:
     CLIError
         The options contradict each other or the dataset is missing (exit 2).
     """
-    from chunkeval.benchmarks.suites import CHROMA_DEFAULT_PATH, get_suite
+    from chunkeval.benchmarks.suites import get_suite
     from chunkeval.results import check_results_format
 
     _check_run_options(args)
     check_count("max_configs", args.max_configs)
     suite = get_suite(args.suite, args.max_configs)
-    if args.suite == "chroma" and not args.dataset and not Path(CHROMA_DEFAULT_PATH).is_dir():
-        raise CLIError(
-            f"the chroma suite reads the Chroma data from {CHROMA_DEFAULT_PATH} relative to the current "
-            f"directory ({os.getcwd()}), which does not exist; give the folder with --suite chroma:PATH"
-        )
     kwargs = suite.run_kwargs()
     name = suite.name
     if args.dataset:
@@ -146,6 +149,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         )
     )
     print(COLUMN_LEGEND)
+    published = published_table(results.summary, name)
+    if published:
+        print(f"\n{published}")
     print(f"\nresults: {folder}")
     if args.workers != 1 and not args.quiet:  # the pool may be smaller than asked: say why
         print(f"workers: {results.manifest['workers_decision']['reason']}")
@@ -167,43 +173,6 @@ def cmd_run(args: argparse.Namespace) -> int:
         print()
         code = max(code, emit_comparison(cmp, "text", all_rows=False))
     return code
-
-
-def question_warnings(manifest: dict[str, Any]) -> list[str]:
-    """The warnings ``run`` prints about questions nobody has checked yet.
-
-    Per dataset: questions still marked ``"draft": true``, and questions a language model wrote
-    that no person reviewed (the report says the same in its "Questions:" line).
-
-    Parameters
-    ----------
-    manifest : dict
-        A run's manifest (``datasets`` -> ``provenance``).
-
-    Returns
-    -------
-    list of str
-        One ``warning: ...`` line each.
-    """
-    out = []
-    for dataset_name, info in (manifest.get("datasets") or {}).items():
-        provenance = info.get("provenance", {}) if isinstance(info, dict) else {}
-        drafts = provenance.get("draft_questions", 0)
-        if drafts:
-            out.append(
-                f'warning: dataset {dataset_name!r}: {drafts} question(s) are still marked "draft": true; '
-                "review them, then remove the mark"
-            )
-        generated = provenance.get("generated_questions") or 0
-        reviewed = provenance.get("reviewed_questions") or 0
-        if generated > reviewed:
-            tags = ", ".join(map(str, provenance.get("generators") or {})) or "a language model"
-            out.append(
-                f"warning: dataset {dataset_name!r}: {generated - reviewed} of {generated} question(s) "
-                f"written by {tags} are not reviewed by a person; the verdict rests on them: review "
-                "them ('chunkeval validate' lists the dataset's origin)"
-            )
-    return out
 
 
 def _check_run_options(args: argparse.Namespace) -> None:
@@ -248,12 +217,12 @@ def _run_into(
 
     folder = claim.folder
     if getattr(args, "cache", None):
-        from chunkeval.encoders.cache import CACHE_ENV, check_cache_folder
+        from chunkeval.embedders.cache import CACHE_ENV, check_cache_folder
 
         check_cache_folder(args.cache)  # a file or an unwritable folder: exit 2 before any work
         os.environ[CACHE_ENV] = os.path.abspath(args.cache)  # the environment reaches pool workers
     if not args.quiet:
-        from chunkeval.encoders.embedder import PROGRESS_ENV
+        from chunkeval.embedders.bert import PROGRESS_ENV
 
         os.environ[PROGRESS_ENV] = "1"  # a bar for long encodes, here and in pool workers
 

@@ -9,9 +9,10 @@ from typing import Any
 import pandas as pd
 
 from chunkeval.labels import md_escape, plural
-from chunkeval.policy import by_construction, confidence_label, run_confidence, run_headline_k
+from chunkeval.policy import by_construction, confidence_label
 from chunkeval.reports.charts import ChartFile
-from chunkeval.reports.html import (
+from chunkeval.reports.style import ConfigStyle, display_label
+from chunkeval.reports.summary_table import (
     _fmt,
     format_cell,
     marked_cells,
@@ -21,7 +22,7 @@ from chunkeval.reports.html import (
     verdict_roles,
     with_costs,
 )
-from chunkeval.reports.style import ConfigStyle, display_label
+from chunkeval.results.reading import run_confidence, run_headline_k
 from chunkeval.verdict.answer import answer_lines, dataset_costs
 from chunkeval.verdict.recommendation import Recommendation, dataset_verdicts, recommendation_sentences
 
@@ -49,7 +50,7 @@ def render_markdown(
     header carries ◆, and a column that is 0 by construction
     (:func:`chunkeval.policy.by_construction`) reads n/a, its reason under the table; each
     metric cell carries its confidence interval in brackets, at the run's level
-    (:func:`chunkeval.policy.run_confidence`).
+    (:func:`chunkeval.results.reading.run_confidence`).
 
     Parameters
     ----------
@@ -59,7 +60,7 @@ def render_markdown(
     base : Path
         Folder of ``report.md``; chart links are relative to it.
     k : int, optional
-        Headline cut-off (default :func:`~chunkeval.policy.run_headline_k`).
+        Headline cut-off (default :func:`~chunkeval.results.reading.run_headline_k`).
     title : str
     verdicts : mapping of str to Recommendation or Exception, optional
         :func:`chunkeval.verdict.recommendation.dataset_verdicts` of the run, when the caller

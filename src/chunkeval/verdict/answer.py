@@ -182,7 +182,7 @@ def _settle(rec: Recommendation) -> Line | None:
 
 def dataset_costs(results: Any, rec: Recommendation) -> dict[str, ConfigCost]:
     """The costs of every configuration of the verdict's dataset (:func:`~chunkeval.verdict.costs.config_costs`)."""
-    from chunkeval.policy import dataset_rows
+    from chunkeval.results.reading import dataset_rows
 
     try:
         _, rows = dataset_rows(results, rec.dataset)

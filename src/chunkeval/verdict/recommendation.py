@@ -3,7 +3,7 @@
 For one dataset, :func:`recommend` names
 
 * the configuration with the highest value of the ranking metric
-  (:func:`chunkeval.policy.rank_metric`: ``answerable@512tok`` by default, its fallback when too
+  (:func:`chunkeval.results.reading.rank_metric`: ``answerable@512tok`` by default, its fallback when too
   few questions can score on it). Configurations with the same top value are a *tie* and are
   all named; the one named first follows the order-free rule of
   :func:`chunkeval.policy.tie_order` (``p_best``, then stored-token overhead, then tokens read
@@ -55,16 +55,12 @@ from chunkeval.policy import (
     FEW_SIGNAL_QUESTIONS,
     confidence_label,
     dataset_questions,
-    dataset_rows,
     enough_signal,
-    rank_metric,
     reading_cost,
-    run_confidence,
-    run_headline_k,
-    run_ks,
     scored_by,
     tie_order,
 )
+from chunkeval.results.reading import dataset_rows, rank_metric, run_confidence, run_headline_k, run_ks
 from chunkeval.verdict.frontier import pareto_frontier
 from chunkeval.verdict.truncation import WindowShares, truncation_sentences, window_shares
 
@@ -327,12 +323,12 @@ def recommend(
         Default: the summary's first dataset.
     k : int, optional
         With ``metric``, the column ``f"{metric}@{k}"`` (default k:
-        :func:`chunkeval.policy.run_headline_k`).
+        :func:`chunkeval.results.reading.run_headline_k`).
     metric : str, optional
         Metric prefix such as ``"answerable"`` or ``"all_parts"`` (with ``k``).
     rank_by : str, optional
         A summary column to rank by, e.g. ``"all_parts@5"`` or ``"recall@512tok"``.
-        Default: the run's ranking metric (:func:`chunkeval.policy.rank_metric`). A metric
+        Default: the run's ranking metric (:func:`chunkeval.results.reading.rank_metric`). A metric
         on which too few questions can score falls back (``answerable`` -> ``all_parts`` ->
         ``recall``), and a metric at 0 everywhere recommends nothing.
 
@@ -355,6 +351,7 @@ def recommend(
     k = run_headline_k(results) if k is None else int(k)
     choice = rank_metric(results, dataset, rank_by)
     col, notes, signal = choice.column, choice.notes, choice.signal
+    notes = [*notes, *language_notes(results, dataset)]
     configs = rows["config"].astype(str).tolist()
     value = rows[col].to_numpy(float)
     overhead = rows["stored_token_overhead"].to_numpy(float)
@@ -425,6 +422,35 @@ def recommend(
         scorable_of=choice.n_questions,
         truncation=window_shares(results, rows),
     )
+
+
+def language_notes(results: Any, dataset: str) -> list[str]:
+    """A caveat when a dataset is not English and the run used the bundled English-only MiniLM.
+
+    Parameters
+    ----------
+    results : Results
+        Its manifest gives the dataset's ``provenance["language"]`` (public datasets record it)
+        and the run's retriever and chunker specs.
+    dataset : str
+        The dataset's name.
+
+    Returns
+    -------
+    list of str
+        One sentence, or none (English, no language recorded, or no ``minilm`` in the run).
+    """
+    manifest = getattr(results, "manifest", None) or {}
+    language = (((manifest.get("datasets") or {}).get(dataset) or {}).get("provenance") or {}).get("language")
+    specs = [str(c.get("spec", "")) for c in manifest.get("configs") or [] if isinstance(c, dict)]
+    used = " ".join([str(manifest.get("retriever", "")), *specs])
+    if not language or language == "en" or "minilm" not in used.lower():
+        return []
+    return [
+        f"Caveat: {dataset} is not English (language {language!r}) and the bundled MiniLM encoder "
+        "(all-MiniLM-L6-v2) was trained on English only, so its dense scores here say little; "
+        "the lexical retrievers (tfidf, bm25) analyse every script"
+    ]
 
 
 def _num(v: float) -> str:
