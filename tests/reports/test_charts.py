@@ -256,6 +256,8 @@ def test_quality_cost_points_frontier_and_labels(run_results):
     assert verdict.metric == "answerable@5" and verdict.recommended
     for cost, (col, _) in COST_AXES.items():
         col = col.format(k=5)
+        if col not in rows:  # a derived cost: tested below
+            continue
         fig = plot_quality_cost(results, dataset="builtin", cost=cost)
         ax = fig.axes[0]
         points = _lines(fig, "point:")
@@ -297,6 +299,17 @@ def test_quality_cost_points_frontier_and_labels(run_results):
     assert rec.get_xlabel().startswith("tokens retrieved per question at k=3")
     with pytest.raises(ValueError, match="unknown cost"):
         plot_quality_cost(results, cost="money")
+    # the costs a reviewer prices: one vector per chunk, every chunk's own tokens
+    fig = plot_quality_cost(results, dataset="builtin", cost="vectors")
+    points = _lines(fig, "point:")
+    assert [points[f"point:{c}"].get_xdata()[0] for c in configs] == rows["n_chunks"].astype(float).tolist()
+    assert fig.axes[0].get_xlabel() == "vectors stored (one per chunk)"
+    fig = plot_quality_cost(results, dataset="builtin", cost="embedded_tokens")
+    points = _lines(fig, "point:")
+    tokens = (rows["size_tokens_mean"] * rows["size_tokens_count"]).round().tolist()
+    assert [points[f"point:{c}"].get_xdata()[0] for c in configs] == tokens
+    with pytest.raises(ValueError, match="needs the vectors' dimension"):
+        plot_quality_cost(results, dataset="builtin", cost="index_bytes")  # TF-IDF: no dimension
 
 
 def test_quality_cost_no_frontier_through_zeros(run_results):

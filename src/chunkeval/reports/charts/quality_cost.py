@@ -36,6 +36,7 @@ from chunkeval.reports.charts.layout import (
 from chunkeval.reports.style import OKABE_ITO, ConfigStyle, styled
 from chunkeval.results.reading import dataset_rows, rank_metrics, run_confidence, run_headline_k
 from chunkeval.verdict.answer import use_of
+from chunkeval.verdict.costs import COST_COLUMNS, config_costs
 from chunkeval.verdict.frontier import pareto_frontier
 from chunkeval.verdict.recommendation import Recommendation, recommend
 
@@ -50,6 +51,14 @@ COST_AXES: dict[str, tuple[str, str]] = {
         "stored-token overhead (stored tokens / corpus tokens)",
     ),
     "n_chunks": ("n_chunks", "chunks in the index"),
+    # the costs a reviewer prices (chunkeval.verdict.costs), derived from the summary
+    "vectors": ("vectors", "vectors stored (one per chunk)"),
+    "index_bytes": ("index_bytes", "index size in bytes (float32 vectors at the embedder's dimension)"),
+    "index_bytes_int8": (
+        "index_bytes_int8",
+        "index size in bytes (int8 vectors at the embedder's dimension)",
+    ),
+    "embedded_tokens": ("embedded_tokens", "tokens sent to the embedder (every chunk's own tokens)"),
 }
 
 
@@ -102,9 +111,14 @@ def plot_quality_cost(
     metric : str, optional
         Quality metric prefix (``answerable``, ``recall``, ``all_parts``, ``iou``, ...); the
         column ``f"{metric}@{k}"`` is plotted. Default: the verdict's ranking column.
-    cost : {"retrieved_tokens", "stored_token_overhead", "n_chunks"}, optional
+    cost : str, optional
+        One of ``retrieved_tokens``, ``stored_token_overhead``, ``n_chunks``, ``vectors``,
+        ``index_bytes``, ``index_bytes_int8``, ``embedded_tokens``.
         Cost axis (:data:`COST_AXES`): tokens the retriever returns per question at k
-        (column ``retrieved_tokens@k``), stored tokens over corpus tokens, or index size.
+        (column ``retrieved_tokens@k``), stored tokens over corpus tokens, chunks in the
+        index, or a cost a reviewer prices (:mod:`chunkeval.verdict.costs`: vectors stored,
+        the index's bytes at the embedder's dimension as float32 or int8, tokens sent to the
+        embedder).
         Default: stored-token overhead for the headline chart, retrieved tokens with
         ``metric``.
     recommendation : Recommendation, optional
@@ -139,6 +153,8 @@ def plot_quality_cost(
     k = run_headline_k(results) if k is None else int(k)
     col, cost, rec = _what_to_draw(results, dataset, k, metric, cost, recommendation)
     cost_col, cost_label = (t.format(k=k) for t in COST_AXES[cost])
+    if cost_col in COST_COLUMNS and cost_col not in rows.columns:
+        rows = _with_cost(results, rows, cost_col)
     styles = styles_for(results, styles)
     configs = rows["config"].astype(str).tolist()
     x = rows[cost_col].to_numpy(float)
@@ -239,6 +255,24 @@ def _spread(fig: Figure, ax: Axes, x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 def _PILE_PX(fig: Figure) -> float:
     return _PILE_PT * fig.dpi / 72
+
+
+def _with_cost(results: Any, rows: Any, column: str) -> Any:
+    """``rows`` with the derived cost ``column`` (:func:`chunkeval.verdict.costs.config_costs`).
+
+    Raises
+    ------
+    UsageError
+        An index size without a dense embedder (a lexical index has no dimension to price at).
+    """
+    costs = config_costs(results, rows)
+    values = [float(getattr(costs[str(c)], column)) for c in rows["config"]]
+    if not np.isfinite(values).any():
+        raise UsageError(
+            f"cost {column!r} needs the vectors' dimension, which only a dense retriever has "
+            "(this run's retriever keeps a sparse index); choose vectors or embedded_tokens"
+        )
+    return rows.assign(**{column: values})
 
 
 def _what_to_draw(
