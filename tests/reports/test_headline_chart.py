@@ -6,7 +6,7 @@ import itertools
 
 import numpy as np
 import pytest
-from _reports_run import expected_chart_labels, write_tiny_dataset
+from _reports_run import expected_chart_labels
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.text import Text
@@ -17,17 +17,6 @@ from chunkeval.reports.charts import plot_dataset_bars, plot_quality_cost
 from chunkeval.reports.charts.layout import fit_text, wrap_text
 from chunkeval.results import Results
 from chunkeval.verdict.recommendation import recommend
-
-
-@pytest.fixture(scope="module")
-def suite36(tmp_path_factory):
-    """The default suite's 36 configurations on the tiny dataset, with token budgets."""
-    from chunkeval.benchmarks.runner import run
-    from chunkeval.benchmarks.suites import get_suite
-
-    spec = write_tiny_dataset(tmp_path_factory.mktemp("headline") / "tiny")
-    configs = list(get_suite("default").chunkers)
-    return run([spec], configs, retriever="tfidf", ks=(1, 3, 5, 10), budgets=(32, 64, 128))
 
 
 def _subset(results: Results, n: int) -> Results:

@@ -15,7 +15,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from _reports_run import write_tiny_dataset
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.text import Text
 
@@ -25,17 +24,6 @@ from chunkeval.results import Results
 from chunkeval.verdict.answer import use_of
 from chunkeval.verdict.frontier import pareto_frontier
 from chunkeval.verdict.recommendation import recommend
-
-
-@pytest.fixture(scope="module")
-def suite36(tmp_path_factory):
-    """The default suite's 36 configurations on the tiny dataset, with token budgets."""
-    from chunkeval.benchmarks.runner import run
-    from chunkeval.benchmarks.suites import get_suite
-
-    spec = write_tiny_dataset(tmp_path_factory.mktemp("placement") / "tiny")
-    configs = list(get_suite("default").chunkers)
-    return run([spec], configs, retriever="tfidf", ks=(1, 3, 5, 10), budgets=(32, 64, 128))
 
 
 def _with_ties(results: Results, n: int) -> Results:

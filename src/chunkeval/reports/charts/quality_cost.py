@@ -2,8 +2,8 @@
 
 One labelled point per configuration, one line per chunker family, the Pareto frontier, and
 the verdict (:class:`~chunkeval.verdict.recommendation.Recommendation`) drawn as given: the
-recommended configurations starred and named, the ones the verdict cannot tell apart from the
-best ringed (:func:`plot_quality_cost`). Nothing here judges: the metric, the frontier and the
+configuration to use starred and named, the highest scoring one marked when it is another, the
+ones the verdict cannot tell apart from the best ringed (:func:`plot_quality_cost`). Nothing here judges: the metric, the frontier and the
 marks are the verdict's; a chart drawn without one asks the verdict once.
 """
 
@@ -86,18 +86,24 @@ def plot_quality_cost(
     the verdict's sentences and on the chart drawn with ``metric`` and
     ``cost="retrieved_tokens"``.
 
-    Every point sits at its true (cost, quality). The configurations of one chunker family
-    (summary column ``chunker``) are joined by a line in order of cost, in the family's
-    colour; each point is labelled next to it with its display label
-    (:attr:`ConfigStyle.label`), placed so that no two labels overlap each other, the points
-    or the frontier (:func:`place_annotations`); frontier labels are bold. Error bars are
+    Every point's data are its true (cost, quality). Markers that would cover each other are
+    drawn spread sideways (:func:`~chunkeval.reports.charts.layout.dodge`, a beeswarm) under a
+    grey bracket back to their true cost, with a legend entry saying so. The configurations of
+    one chunker family (summary column ``chunker``) are joined by a line in order of cost, in
+    the family's colour. Each position gets one label: its configuration's display label
+    (:attr:`ConfigStyle.label`), the labels of all configurations sharing it one per line, or,
+    past three, the count, two names and how many more; labels are placed nearer their own
+    markers than any other and, where room allows, clear of each other, the markers and the
+    frontier (:func:`place_annotations`); frontier labels are bold. Error bars are
     the bootstrap confidence interval of the quality mean (``<column>_ci_low/high``). The
     frontier (highest quality for the least cost) is a black dashed step line and its
     points have a black edge; it is not drawn when the quality is 0 for every
-    configuration. The verdict's recommended configurations
-    (:attr:`Recommendation.recommended`) carry a yellow star behind the point and
-    "recommended" in their label; the configurations it cannot tell apart from the best
-    (:attr:`Recommendation.tied`) a black ring. Every mark has a legend entry.
+    configuration. The configuration the verdict says to use
+    (:func:`chunkeval.verdict.answer.use_of`) carries a yellow star and "— use" in its label;
+    when another scores highest, the cheapest of the top-scoring ones carries a black diamond
+    and "— highest score" (never a point another beats on both axes); the other
+    configurations it cannot tell apart from the best (:attr:`Recommendation.tied`) a black
+    ring. Every mark has a legend entry.
 
     Parameters
     ----------
@@ -137,11 +143,13 @@ def plot_quality_cost(
     matplotlib.figure.Figure
         Its axes hold one ``Line2D`` per configuration (gid ``"point:<config>"``, data the
         true cost and quality), one per family (gid ``"family:<family>"``, its points by
-        increasing cost), one annotation per configuration (gid ``"annotation:<config>"``),
-        the frontier line (gid ``"pareto-frontier"``) whose data are the frontier points
-        followed by one point at the right edge of the axes, a star per recommended
-        configuration (gid ``"recommended:<config>"``) and a ring per configuration the
-        verdict cannot tell apart from the best (gid ``"tied:<config>"``).
+        increasing cost), one annotation per position (gid ``"annotation:<config>"``, the
+        configurations sharing it joined by ``|``), the frontier line (gid
+        ``"pareto-frontier"``) whose data are the frontier points followed by one point at
+        the right edge of the axes, the star of the configuration to use (gid
+        ``"use:<config>"``), the highest scoring one's diamond (gid ``"best:<config>"``), a
+        ring per other configuration the verdict cannot tell apart from the best (gid
+        ``"tied:<config>"``) and a bracket per spread marker (gid ``"spread:<config>"``).
 
     Raises
     ------
