@@ -58,6 +58,7 @@ def place_annotations(
     rings: int = 6,
     points: np.ndarray | None = None,
     owners: Sequence[Sequence[int]] | None = None,
+    margin: tuple[float, float] = (0.0, 0.0),
 ) -> np.ndarray:
     """Greedy placement of text labels next to points, without overlaps where possible.
 
@@ -92,6 +93,9 @@ def place_annotations(
         Every marker's position.
     owners : sequence of sequence of int, optional
         For each label, the indices into ``points`` of its own markers.
+    margin : (float, float), default (0, 0)
+        Empty room included in ``sizes`` on each side (x, y); which point is nearest is
+        judged on the box without it, as the reader sees the text.
 
     Returns
     -------
@@ -128,7 +132,8 @@ def place_annotations(
             if points is not None and owners is not None and len(points):
                 # leaving the bounds costs most, then sitting nearer another point, then overlaps
                 cost = cost + outside * h * w * 1e4
-                cost = cost + _not_nearest(boxes, np.asarray(points, float), owners[i]) * w * h * 100
+                inner = boxes + np.array([margin[0], margin[1], -margin[0], -margin[1]])
+                cost = cost + _not_nearest(inner, np.asarray(points, float), owners[i]) * w * h * 100
             j = int(np.argmin(cost))  # the first of the cheapest: candidates come nearest first
             if best is None or cost[j] < best[0]:
                 best = (float(cost[j]), offsets[j], boxes[j])

@@ -620,7 +620,8 @@ def _annotate_points(
     labels = [_spot_text(g, texts) for g in spots]
     weights = ["bold" if set(g) & important else "normal" for g in spots]
     # an empty half line around each label: two labels never read as one of two lines
-    sizes = text_sizes(fig, labels, fontsize, weights) + np.array([4.0, 0.6 * fontsize * fig.dpi / 72])
+    air = np.array([2.0, 0.3 * fontsize * fig.dpi / 72])  # on each side
+    sizes = text_sizes(fig, labels, fontsize, weights) + 2 * air
     r = 6 * fig.dpi / 72  # marker radius, pixels
     ok = np.flatnonzero(np.isfinite(drawn).all(axis=1))
     radius = np.full(len(configs), 6.0 * fig.dpi / 72)
@@ -648,6 +649,7 @@ def _annotate_points(
         rings=12,
         points=drawn[ok],
         owners=owners,
+        margin=(float(air[0]), float(air[1])),
     )
     for g, text, weight, (ox, oy), (w, _h) in zip(spots, labels, weights, offsets, sizes, strict=True):
         far = np.hypot(ox, oy) > 1.6 * (w / 2 + r)
