@@ -54,9 +54,8 @@ def retriever_folder(spec: str, taken: Sequence[str] = ()) -> str:
 def run_retrievers(
     claim: Any,
     args: argparse.Namespace,
-    kwargs: dict[str, Any],
-    retrievers: Sequence[str],
-    run_one: Callable[[dict[str, Any], str], tuple[int, Any, Any, dict[str, Any]]],
+    retrievers: Sequence[tuple[Any, Any]],
+    run_one: Callable[[Any, str], tuple[int, Any, Any, dict[str, Any]]],
 ) -> int:
     """Run each retriever into its folder, then write and print the verdict across them.
 
@@ -66,12 +65,11 @@ def run_retrievers(
         The claimed output folder (published here, once every retriever's run is staged).
     args : argparse.Namespace
         The run's options (``no_report``, ``out``).
-    kwargs : dict
-        The run's keyword arguments without ``retriever``.
-    retrievers : sequence of str
-        Two or more distinct retriever specs.
+    retrievers : sequence of (spec, ResolvedRun)
+        Two or more retrievers, each with its run resolved
+        (:func:`chunkeval.benchmarks.runner.resolve_run`).
     run_one : callable
-        ``run_one(kwargs, folder)`` runs one retriever into the staging folder's ``folder``
+        ``run_one(resolved, folder)`` runs one retriever into the staging folder's ``folder``
         and returns ``(code, results, report, verdicts)``.
 
     Returns
@@ -85,11 +83,12 @@ def run_retrievers(
 
     runs: list[RetrieverRun] = []
     code = EXIT_OK
-    for spec in retrievers:
-        sub = retriever_folder(spec, [r.folder for r in runs])
-        c, results, _report, verdicts = run_one({**kwargs, "retriever": spec}, sub)
+    for spec, resolved in retrievers:
+        label = spec if isinstance(spec, str) else resolved.retriever_label
+        sub = retriever_folder(label, [r.folder for r in runs])
+        c, results, _report, verdicts = run_one(resolved, sub)
         code = max(code, c)
-        runs.append(RetrieverRun(spec, sub, results, verdicts))
+        runs.append(RetrieverRun(label, sub, results, verdicts))
     names = list(dict.fromkeys(n for r in runs for n in r.verdicts))
     across: dict[str, Any] = {}
     for name in names:
