@@ -143,3 +143,15 @@ def test_across_retrievers_falls_back_to_minimax_regret():
     assert lines[1] == "With tfidf (answerable@5), use A; it is measurably worse under dense."
     with pytest.raises(UsageError, match="at least one"):
         across_retrievers({})
+
+
+def test_across_retrievers_at_equal_storage_says_the_shortfall_decided():
+    tfidf = recommend(hand_results({"A": A, "B": B, "C": C}))  # every overhead 1.0
+    dense = recommend(hand_results({"A": B, "B": A, "C": C}))
+    ac = across_retrievers({"tfidf": tfidf, "dense": dense})
+    # A and B each fall 0.025 short under one retriever: the tie goes to the label
+    assert (ac.choice, ac.safe, ac.shortfall["A"]) == ("A", ["A", "B"], pytest.approx(0.025))
+    assert _words(across_lines(ac))[0] == (
+        "Across retrievers, use A: no retriever of the 2 finds it measurably worse than its best, "
+        "and of the 2 of those that store the least it falls least short of a retriever's best."
+    )

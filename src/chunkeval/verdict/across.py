@@ -70,6 +70,9 @@ class AcrossRetrievers:
     shortfall : dict of str to float
         Each configuration's largest shortfall ``best value - value`` over the retrievers
         (``inf`` when a retriever did not rank it).
+    storage : dict of str to float
+        Each configuration's stored-token overhead (the largest any retriever's verdict
+        reports; chunking, not the retriever, sets it).
     """
 
     dataset: str
@@ -81,6 +84,7 @@ class AcrossRetrievers:
     safe: list[str] = field(default_factory=list)
     holds: dict[str, list[str]] = field(default_factory=dict)
     shortfall: dict[str, float] = field(default_factory=dict)
+    storage: dict[str, float] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON values (an infinite shortfall as ``None``)."""
@@ -170,6 +174,7 @@ def across_retrievers(verdicts: Mapping[str, Recommendation]) -> AcrossRetriever
         safe=safe,
         holds=holds,
         shortfall=worst,
+        storage={c: storage(c) for c in configs},
     )
 
 
@@ -198,6 +203,16 @@ def across_lines(ac: AcrossRetrievers) -> list[tuple[str, list[str]]]:
         )
     else:
         why = f"no retriever of the {n} finds it measurably worse than its best, and it stores the least of those"
+        least = [
+            c
+            for c in ac.safe
+            if math.isclose(ac.storage.get(c, math.nan), ac.storage.get(ac.choice, math.nan))
+        ]
+        if len(least) > 1:  # equal storage: the smallest shortfall decided
+            why = (
+                f"no retriever of the {n} finds it measurably worse than its best, and of the "
+                f"{len(least)} of those that store the least it falls least short of a retriever's best"
+            )
     out: list[tuple[str, list[str]]] = [(f"Across retrievers, use {{0}}: {why}.", [ac.choice])]
     for r in ac.retrievers:
         pick, worse = ac.picks[r], ac.holds[r]
