@@ -519,21 +519,29 @@ SIZE_PARAMETERS: dict[str, str] = {
     "semantic": "max_chars",
     "cluster": "max_tokens",
 }
+#: The parameters that set a chunk's size: never hidden in a leading ``…``, even at their
+#: default, since the size is what tells a grid's configurations apart (``fixed(200, 0, tokens,
+#: cl100k_base)``, not ``fixed(…, cl100k_base)``).
+_SIZE_KEYS = frozenset({"chunk_size", "max_chars", "max_words", "max_tokens"})
 
 
 def _without_defaults(name: str, params: dict[str, object], defaults: dict[str, object]) -> str:
     """A built-in chunker's ``name(values)`` without trailing defaults, its size always shown.
 
-    A run of two or more leading defaults is shown as ``…``; the size parameter
-    (:data:`SIZE_PARAMETERS`) is kept even when it has its default value.
+    A run of two or more leading defaults is shown as ``…``; the run stops at a size
+    parameter (:data:`_SIZE_KEYS`), and the family's size (:data:`SIZE_PARAMETERS`) is kept
+    even when it has its default value.
     """
-    pairs = [(params.get(key, default), default) for key, default in defaults.items()]
     keys = list(defaults)
+    pairs = [(params.get(key, default), default) for key, default in defaults.items()]
     size = keys.index(SIZE_PARAMETERS[name]) if SIZE_PARAMETERS.get(name) in keys else 0
     while len(pairs) > max(1, size + 1) and pairs[-1][0] == pairs[-1][1]:
         pairs.pop()
     values = [_value(v) for v, _ in pairs]
-    lead = next((i for i, (v, d) in enumerate(pairs) if v != d), size if size < len(pairs) else 0)
+    lead = next(
+        (i for i, (v, d) in enumerate(pairs) if v != d or keys[i] in _SIZE_KEYS),
+        size if size < len(pairs) else 0,
+    )
     if lead >= 2:
         values = ["…", *values[lead:]]
     return f"{name}({', '.join(values)})"
