@@ -16,6 +16,7 @@ from chunkeval.datasets import Dataset, save_jsonl
 from chunkeval.embedders import get_embedder
 from chunkeval.encoders.cache import CACHE_ENV
 from chunkeval.encoders.remote import batches, estimated_tokens
+from chunkeval.endpoints.probe import PROBE_TEXTS
 from chunkeval.errors import UsageError
 from chunkeval.results import Results
 from chunkeval.types import Document, EvidenceSpan, Question
@@ -175,7 +176,7 @@ def _bad_vectors(kind: str):
     [
         (lambda r: Reply(body="<html>LM Studio</html>"), 2, "not JSON"),
         (embeddings_answer(_bad_vectors("dimension")), 2, "dimension 32, 64"),
-        (embeddings_answer(_bad_vectors("nan")), 2, "NaN or infinite"),
+        (embeddings_answer(_bad_vectors("nan")), 2, "holds NaN"),
         (lambda r: Reply(401, json_body={"error": {"message": f"bad key {SECRET}"}}), 2, "HTTP 401"),
         (lambda r: Reply(404, json_body={"error": "model 'team-embed' not found"}), 2, "HTTP 404"),
         (lambda r: Reply(503, headers={"Retry-After": "0"}), 1, "still failing after 3 attempts"),
@@ -267,6 +268,7 @@ def test_query_and_passage_prefixes_and_input_types_are_sent(server):
     queries = emb.transform_queries(["When do cats hunt?"])
     sent = [(r.json["input"], r.json.get("input_type"), r.json.get("dimensions")) for r in server.requests]
     assert sent == [
+        (list(PROBE_TEXTS), "passage", 64),  # the probe, with the passages' options
         (["passage: Cats hunt at night."], "passage", 64),
         (["query: When do cats hunt?"], "query", 64),
     ]
