@@ -285,7 +285,9 @@ def _run_command(argv: Sequence[str] | None = None) -> int:
     argv = [a for a in argv if a != "--debug"]
     try:
         args = parser.parse_args(argv)
-        args.argv = argv
+        from chunkeval.specs import without_url_paths
+
+        args.argv = [without_url_paths(a) for a in argv]  # recorded: no endpoint's URL path
         args.debug = debug
         if args.version:
             import chunkeval

@@ -405,6 +405,7 @@ class OpenAIEmbedder(Params):
             "probe_sha256": probe_digest(vectors, refused),
             "dim": int(vectors.shape[1]),
         }
+        client.note_server(self.server_)
         return self.server_
 
     def _vectors(self, texts: Sequence[str], prefix: str, input_type: str | None) -> np.ndarray:

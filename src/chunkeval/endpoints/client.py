@@ -105,10 +105,16 @@ def usage_totals() -> dict[str, dict[str, Any]]:
     -------
     dict
         ``"MODEL@HOST"`` -> ``{"model", "host", "requests", "retries", "usage": {field: int}}``
-        (``usage``: the endpoint's own counts added up, ``prompt_tokens``, ``total_tokens``...).
+        (``usage``: the endpoint's own counts added up under the server's own names --
+        ``prompt_tokens``, ``total_tokens``..., which some servers count in characters), with
+        ``"server"`` (what a probe found: ``{"model", "probe_sha256", "dim"}``) and ``"events"``
+        (what the clients adapted: batch halvings, slow-downs) when there are any.
     """
     with _LEDGER.lock:
-        return {k: {**v, "usage": dict(v["usage"])} for k, v in _LEDGER.accounts.items()}
+        return {
+            k: {**v, "usage": dict(v["usage"]), **({"events": list(v["events"])} if "events" in v else {})}
+            for k, v in _LEDGER.accounts.items()
+        }
 
 
 def usage_since(before: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
@@ -126,6 +132,8 @@ def usage_since(before: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
             "retries": now["retries"] - then["retries"],
             "usage": {f: n - then["usage"].get(f, 0) for f, n in now["usage"].items()},
         }
+        if "events" in now:
+            spent["events"] = now["events"][len(then.get("events", [])) :]
         if spent["requests"]:
             out[name] = spent
     return out
@@ -280,10 +288,28 @@ class EndpointClient:
             Keep it in :attr:`events` (a retry is only shown).
         """
         if record:
-            with self._lock:
+            config = self.config
+            with self._lock, _LEDGER.lock:
                 self.events.append(event)
+                account = _LEDGER.accounts.get(f"{config.model}@{config.host}")
+                if account is not None:
+                    account.setdefault("events", []).append(event)
         if self.listener is not None:
             self.listener(event)
+
+    def note_server(self, server: dict[str, Any]) -> None:
+        """Record what the server answered to a probe (its ``model`` and digest) for the manifest.
+
+        Kept in the process's account of this endpoint (:func:`usage_totals`, under
+        ``"server"``), so that the run's ``endpoint_usage`` says which server answered.
+        """
+        config = self.config
+        with _LEDGER.lock:
+            account = _LEDGER.accounts.setdefault(
+                f"{config.model}@{config.host}",
+                {"model": config.model, "host": config.host, "requests": 0, "retries": 0, "usage": {}},
+            )
+            account["server"] = dict(server)
 
     def post(self, path: str, payload: Any, fail_fast: bool = False) -> Any:
         """POST ``payload`` as JSON to ``path`` under ``base_url``, retrying as the module says.
