@@ -105,5 +105,7 @@ def byte_size(text: str, name: str, minimum: int = 1) -> int:
     if not math.isfinite(value) or value >= 2**63:
         raise UsageError(f"{name}={text!r} is too large; write a size below 8 EiB, e.g. 1GB")
     if value < minimum:
-        raise UsageError(f"{name}={text!r} is below the smallest size accepted, {minimum:,} bytes")
+        raise UsageError(
+            f"{name}={text!r} is below the smallest size accepted, {minimum:,} byte(s); write e.g. 1GB"
+        )
     return int(value)

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from _endpoint_server import EndpointServer, Reply
 from chunkeval._json import BadJSON, loads_bounded, nesting_depth
+from chunkeval._limits import byte_size
 from chunkeval.endpoints import EndpointClient, EndpointConfig, RequestRefused, parse_endpoint
 from chunkeval.endpoints import client as client_module
 from chunkeval.endpoints.masking import MIN_KEY_PIECE, MIN_TEXT_PIECE, masked, quoted
@@ -228,3 +229,20 @@ def test_fail_fast_raises_a_500_at_once_and_retries_a_503(server):
     assert caught.value.status == 500 and server.count(PATH) == 1
     server.script(PATH, Reply(503), Reply(json_body={"ok": True}))
     assert client.post(API, {}, fail_fast=True) == {"ok": True}
+
+
+_UNIT_BYTES = {"": 1, "B": 1, "KB": 10**3, "MB": 10**6, "GB": 10**9, "KiB": 2**10, "MiB": 2**20, "GiB": 2**30}
+
+
+@settings(max_examples=200, deadline=None)
+@given(n=st.integers(1, 10**6), unit=st.sampled_from(sorted(_UNIT_BYTES)), space=st.sampled_from(["", " "]))
+def test_sizes_are_read_with_their_units(n, unit, space):
+    assert byte_size(f"{n}{space}{unit}", "X") == n * _UNIT_BYTES[unit]
+    assert byte_size(f"{n}{space}{unit.lower()}", "X") == n * _UNIT_BYTES[unit]
+
+
+@pytest.mark.parametrize("text", ["abc", "-1", "0", "1e999", "5 parsecs", "", "nan", "1,000"])
+def test_what_is_not_a_size_is_one_line(text):
+    with pytest.raises(UsageError) as caught:
+        byte_size(text, "CHUNKEVAL_EMBEDDING_CACHE_BYTES")
+    assert "CHUNKEVAL_EMBEDDING_CACHE_BYTES" in str(caught.value) and "\n" not in str(caught.value)

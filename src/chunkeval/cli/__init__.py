@@ -194,17 +194,17 @@ def _drop_interrupts(previous: Any) -> Any:
 def _show_plugin_warnings() -> Any:
     """Show plug-in and cache warnings as one line; return the previous :func:`warnings.showwarning`.
 
-    Show a :class:`~chunkeval.registry.PluginWarning` or an embedding
-    :class:`~chunkeval.errors.CacheWarning` as one ``chunkeval: warning:`` line; the
-    previous :func:`warnings.showwarning`, to restore.
+    Show a :class:`~chunkeval.registry.PluginWarning`, an embedding
+    :class:`~chunkeval.errors.CacheWarning` or an :class:`~chunkeval.errors.EndpointWarning`
+    as one ``chunkeval: warning:`` line; the previous :func:`warnings.showwarning`, to restore.
     """
     import warnings
 
-    from chunkeval.errors import CacheWarning
+    from chunkeval.errors import CacheWarning, EndpointWarning
     from chunkeval.registry import PluginWarning
 
     previous = warnings.showwarning
-    one_line = (PluginWarning, CacheWarning)
+    one_line = (PluginWarning, CacheWarning, EndpointWarning)
 
     def show(message: Any, category: Any, *args: Any, **kwargs: Any) -> None:
         if isinstance(message, one_line) or category in one_line:
