@@ -126,7 +126,7 @@ class ChatCompletions:
         self._format = fixed.get(response_format, 0)  # index into _FORMATS: the form in use
         self._accepted = not self.auto  # a fixed form is never fallen back from
         self.fallbacks: list[str] = []  # "json_schema refused (HTTP 500)", for the provenance
-        self._lock = threading.Lock()
+        self._trial = threading.Lock()
 
     @property
     def response_format(self) -> str | None:
@@ -173,25 +173,31 @@ class ChatCompletions:
         MalformedCompletion
             When the body is not a chat completion.
         """
+        if not self._accepted:
+            with self._trial:  # one request at a time until a form is accepted: no refusal paid twice
+                if not self._accepted:
+                    return self._first(prompt, schema, seed)
+        return _reply(
+            self.post("/chat/completions", self._payload(prompt, schema, seed, self.response_format))
+        )
+
+    def _first(self, prompt: str, schema: dict | None, seed: int) -> ChatReply:
+        """Send until a form is accepted, falling back at once on each refusal (the module docstring)."""
         while True:
-            index, trying = self._format, not self._accepted
-            form = _FORMATS[index]
+            form = _FORMATS[self._format]
             payload = self._payload(prompt, schema, seed, form)
             try:
-                if trying and schema is not None and form is not None:
+                if schema is not None and form is not None:
                     body = self.post("/chat/completions", payload, fail_fast=True)
                 else:
                     body = self.post("/chat/completions", payload)
             except RequestRefused as refused:
-                if not trying or schema is None or form is None:
+                if schema is None or form is None:
                     raise
-                with self._lock:  # another thread may have moved on already
-                    if self._format == index:
-                        self.fallbacks.append(f"{form} refused (HTTP {refused.status})")
-                    self._format = max(self._format, index + 1)
+                self.fallbacks.append(f"{form} refused (HTTP {refused.status})")
+                self._format += 1
                 continue
-            with self._lock:
-                self._accepted = True
+            self._accepted = True
             return _reply(body)
 
 
