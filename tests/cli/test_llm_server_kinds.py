@@ -169,8 +169,10 @@ def test_no_reasoning_is_read_as_the_answer(before, reasoning, after, tag):
 def test_visible_text_has_no_invisible_characters_and_is_stable(text):
     import unicodedata
 
+    from chunkeval.text.ignorable import is_ignorable
+
     shown = visible_text(text)
-    assert not any(unicodedata.category(c) in {"Cf", "Cc", "Cs", "Co"} for c in shown)
+    assert not any(unicodedata.category(c) in {"Cc", "Cs", "Co"} or is_ignorable(c) for c in shown)
     assert visible_text(shown) == shown
 
 

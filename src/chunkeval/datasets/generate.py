@@ -233,7 +233,7 @@ def _judge(
     question, excerpts = entry.get("question"), entry.get("excerpts")
     if not isinstance(question, str) or not isinstance(excerpts, list):
         return None, "malformed_reply"
-    if visible_text(question) != question:  # a journal entry written before the cleaning
+    if visible_text(question) != " ".join(question.split()):  # journalled before the cleaning
         return None, "question_unreadable"
     if len(question) > MAX_QUESTION_CHARS:
         return None, "question_too_long"

@@ -37,6 +37,7 @@ from pathlib import Path
 
 from chunkeval._json import BadJSON, loads_bounded
 from chunkeval.errors import UsageError
+from chunkeval.text.ignorable import strip_ignorable
 
 __all__ = [
     "DEFAULT_PROMPT",
@@ -172,9 +173,9 @@ class Prompt:
 _REASONING_TAG = re.compile(r"<(/?)(?:think|thinking|reasoning|reflection|thought|scratchpad)\b[^<>]*>", re.I)
 #: The start of a JSON object with a key: where an embedded object may begin.
 _OBJECT_START = re.compile(r'\{\s*"')
-#: Categories of characters a question never needs: format (bidirectional overrides, zero-width
-#: characters), controls, surrogates and private use.
-_INVISIBLE = frozenset({"Cf", "Cc", "Cs", "Co"})
+#: Categories of characters a question never needs besides the default-ignorable ones:
+#: controls, surrogates and private use.
+_INVISIBLE = frozenset({"Cc", "Cs", "Co"})
 
 
 def answer_text(text: str) -> str:
@@ -188,10 +189,12 @@ def answer_text(text: str) -> str:
     Parameters
     ----------
     text : str
+        A reply's message content.
 
     Returns
     -------
     str
+        The text outside reasoning blocks, pieces joined as they were.
     """
     out: list[str] = []
     depth, pos = 0, 0
@@ -215,11 +218,15 @@ def answer_text(text: str) -> str:
 def visible_text(text: str) -> str:
     """``text`` without invisible characters, on one line.
 
-    Format characters (bidirectional overrides and isolates, zero-width spaces and joiners,
+    Default-ignorable code points (:func:`chunkeval.text.ignorable.strip_ignorable`:
+    bidirectional overrides and isolates, zero-width spaces and joiners, soft hyphens,
     byte-order marks), controls, surrogates and private-use characters are removed (a
     control that is whitespace becomes a space), then runs of whitespace become one space.
     """
-    kept = ((" " if c.isspace() else "") if unicodedata.category(c) in _INVISIBLE else c for c in text)
+    kept = (
+        (" " if c.isspace() else "") if unicodedata.category(c) in _INVISIBLE else c
+        for c in strip_ignorable(text)
+    )
     return " ".join("".join(kept).split())
 
 
