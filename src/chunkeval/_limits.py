@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import math
 import re
+from typing import Any
 
 from chunkeval.errors import UsageError
 
-__all__ = ["MAX_K", "MAX_SPEC_CHARS", "MAX_SYNTHETIC_CHARS", "byte_size", "check_spec_length"]
+__all__ = ["MAX_K", "MAX_SPEC_CHARS", "MAX_SYNTHETIC_CHARS", "byte_size", "check_spec_length", "seconds"]
 
 #: Longest chunker, retriever, tokenizer or dataset spec string accepted.
 MAX_SPEC_CHARS = 10_000
@@ -109,3 +110,29 @@ def byte_size(text: str, name: str, minimum: int = 1) -> int:
             f"{name}={text!r} is below the smallest size accepted, {minimum:,} byte(s); write e.g. 1GB"
         )
     return int(value)
+
+
+#: Seconds per unit of :func:`seconds` (lower case).
+_TIME_UNITS = {"ms": 0.001, "s": 1.0, "sec": 1.0, "m": 60.0, "min": 60.0, "h": 3600.0}
+_DURATION = re.compile(r"\s*([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*([A-Za-z]+)\s*")
+
+
+def seconds(value: Any) -> Any:
+    """A duration written with a unit (``"30s"``, ``"500ms"``, ``"2min"``, ``"1h"``) in seconds.
+
+    Parameters
+    ----------
+    value : object
+        A spec value. A string of a non-negative number and one of ``ms``, ``s``/``sec``,
+        ``m``/``min``, ``h`` becomes a float of seconds; anything else is returned as it is,
+        for the caller's own check to refuse.
+
+    Returns
+    -------
+    float or object
+    """
+    if not isinstance(value, str):
+        return value
+    found = _DURATION.fullmatch(value)
+    unit = found and _TIME_UNITS.get(found[2].lower())
+    return float(found[1]) * unit if found and unit is not None else value

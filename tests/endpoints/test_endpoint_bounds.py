@@ -246,3 +246,12 @@ def test_what_is_not_a_size_is_one_line(text):
     with pytest.raises(UsageError) as caught:
         byte_size(text, "CHUNKEVAL_EMBEDDING_CACHE_BYTES")
     assert "CHUNKEVAL_EMBEDDING_CACHE_BYTES" in str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_durations_take_units_in_a_spec():
+    config, _ = parse_endpoint(
+        "openai(model='m', base_url='http://h/v1', timeout_s='2min', retry_backoff_s='500ms')"
+    )
+    assert (config.timeout_s, config.retry_backoff_s) == (120.0, 0.5)
+    with pytest.raises(UsageError, match=r"duration such as '30s'"):
+        parse_endpoint("openai(model='m', base_url='http://h/v1', timeout_s='soon')")

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
+from chunkeval._limits import seconds
 from chunkeval.errors import UsageError
 
 __all__ = ["CONNECTION_DEFAULTS", "EndpointConfig", "parse_endpoint"]
@@ -53,8 +54,10 @@ class EndpointConfig:
     api_key_env : str or None, default None
         The environment variable holding the key, sent as ``Authorization: Bearer``; None: no key.
     timeout_s : float, default 60
-        Seconds a request may take (connecting, sending, waiting, reading) before it counts as
-        failed and is retried.
+        Seconds a whole request may take (connecting, sending, waiting, reading the reply to
+        its end) before it counts as failed and is retried. In a spec, the ``*_s`` parameters
+        also take a duration with its unit: ``'30s'``, ``'500ms'``, ``'2min'``
+        (:func:`chunkeval._limits.seconds`).
     max_retries : int, default 5
         Retries of one request after a 429, a 5xx, a timeout or a connection failure.
     max_in_flight : int, default 4
@@ -100,7 +103,10 @@ class EndpointConfig:
         for name in ("timeout_s", "retry_backoff_s", "max_retry_wait_s"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-                raise UsageError(f"openai(...): {name} must be a number of seconds, got {value!r}")
+                raise UsageError(
+                    f"openai(...): {name} must be a number of seconds (or a duration such as '30s', "
+                    f"'500ms', '2min'), got {value!r}"
+                )
             if value < 0 or (name == "timeout_s" and value == 0):
                 bound = "> 0" if name == "timeout_s" else ">= 0"
                 raise UsageError(f"openai(...): {name} must be {bound}, got {value!r}")
@@ -208,7 +214,8 @@ class EndpointConfig:
                 "openai(model='NAME', base_url='http://HOST:PORT/v1', api_key_env='VAR')"
             )
         own = {"model", "base_url", *CONNECTION_DEFAULTS}
-        config = cls(**{k: v for k, v in params.items() if k in own})
+        given = {k: seconds(v) if k.endswith("_s") else v for k, v in params.items() if k in own}
+        config = cls(**given)
         return config, {k: v for k, v in params.items() if k not in own}
 
 
