@@ -13,7 +13,7 @@ from test_llm_questions_cli import QUESTIONS, _answer, _documents, _draft
 
 from _endpoint_server import EndpointServer, Reply
 from chunkeval.cli import main
-from chunkeval.datasets.question_prompt import DEFAULT_PROMPT, answer_text, parse_reply, visible_text
+from chunkeval.questions.prompt import DEFAULT_PROMPT, answer_text, parse_reply, visible_text
 
 pytest.importorskip("httpx")
 

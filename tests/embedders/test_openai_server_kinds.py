@@ -15,7 +15,7 @@ from _endpoint_server import Reply, Request, embeddings_answer, hashing_vectors
 from chunkeval.caches import clear_caches
 from chunkeval.cli import main
 from chunkeval.embedders import get_embedder
-from chunkeval.encoders.cache import CACHE_BYTES_ENV
+from chunkeval.embedders.cache import CACHE_BYTES_ENV
 from chunkeval.endpoints.probe import PROBE_TEXTS, probe_digest, same_model
 from chunkeval.errors import EndpointWarning, UsageError
 from chunkeval.results import Results

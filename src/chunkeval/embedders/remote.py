@@ -24,7 +24,7 @@ retries, one-line errors naming the endpoint, never the key).
   a digest that joins the cache namespace and the manifest, and a reply whose ``model`` names
   another model is named in an :class:`~chunkeval.errors.EndpointWarning` (refused with
   ``strict_model=True``).
-* Vectors go through the embedding cache (:mod:`chunkeval.encoders.cache`) batch by batch as
+* Vectors go through the embedding cache (:mod:`chunkeval.embedders.cache`) batch by batch as
   they arrive: with ``--cache DIR`` an interrupted or failed run keeps every batch it was
   sent, and the next run asks only for the rest. The cache namespace is everything that
   determines a vector: the URL's scheme, host, port and path, the model, ``dimensions``, the
@@ -50,7 +50,7 @@ from typing import Any
 import numpy as np
 
 from chunkeval._params import Params
-from chunkeval.encoders.cache import cache_namespace, cached_vectors
+from chunkeval.embedders.cache import cache_namespace, cached_vectors
 from chunkeval.endpoints.client import EndpointClient, RequestRefused
 from chunkeval.endpoints.config import EndpointConfig
 from chunkeval.endpoints.probe import PROBE_TEXTS, probe_digest, same_model
@@ -485,13 +485,13 @@ def _batch_limit(refusal: RequestRefused) -> bool:
 
 def _progress_listener() -> Any:
     """Where an endpoint client's events go: the encode progress line (when the CLI asks for one)."""
-    from chunkeval.encoders.embedder import PROGRESS_ENV
+    from chunkeval.embedders.bert import PROGRESS_ENV
 
     if not os.environ.get(PROGRESS_ENV):
         return None
     from tqdm.auto import tqdm
 
-    tqdm.monitor_interval = 0  # no monitor thread (see encoders.embedder._progress_bar)
+    tqdm.monitor_interval = 0  # no monitor thread (see embedders.bert._progress_bar)
     line = tqdm(total=0, bar_format="{desc}", file=sys.stderr, leave=False, dynamic_ncols=True)
     return lambda event: line.set_description_str(f"endpoint: {event}")
 

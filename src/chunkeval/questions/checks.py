@@ -5,7 +5,7 @@ check it does not pass, in this order:
 
 ``question_unreadable``
     The question holds invisible or bidirectional control characters (a reply journalled
-    before :func:`~chunkeval.datasets.question_prompt.visible_text` removed them on reading).
+    before :func:`~chunkeval.questions.prompt.visible_text` removed them on reading).
 ``question_too_long``
     The question is longer than :data:`MAX_QUESTION_CHARS` characters: not a question.
 
@@ -36,7 +36,7 @@ Two checks look at the questions kept so far, in request order, when the dataset
 together: ``near_duplicate`` (cosine similarity to a kept question above ``max_similarity``,
 of term counts or of an embedder's vectors: :class:`NearDuplicates`) and ``document_cap``
 (the document already has ``per_document`` questions). ``malformed_reply`` counts replies
-with no question object (:func:`chunkeval.datasets.question_prompt.parse_reply`).
+with no question object (:func:`chunkeval.questions.prompt.parse_reply`).
 """
 
 from __future__ import annotations
@@ -48,9 +48,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from chunkeval.analysis import UnicodeAnalyzer
-from chunkeval.datasets.drafts import STOP_WORDS
 from chunkeval.datasets.quotes import QuoteError, QuoteResolver
 from chunkeval.errors import UsageError
+from chunkeval.questions.drafts import STOP_WORDS
 from chunkeval.types import EvidenceSpan
 
 __all__ = [
