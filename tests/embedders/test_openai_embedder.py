@@ -204,13 +204,13 @@ def test_a_rerun_after_a_failed_run_asks_only_for_what_is_missing(server, datase
 
     def flaky(request):
         answered[0] += 1
-        return good(request) if answered[0] <= 2 else Reply(503)
+        return good(request) if answered[0] <= 3 else Reply(503)  # the probe and two batches
 
     server.answer(PATH, flaky)
     spec = _spec(server, batch_size=2, max_in_flight=1, max_retries=0)
     assert _run(dataset_folder, tmp_path / "first", spec, "--cache", str(cache)) == 1
     assert "still failing" in _one_line_error(capsys.readouterr().err)
-    paid = [t for r in server.requests[:2] for t in r.json["input"]]
+    paid = [t for r in server.requests[1:3] for t in r.json["input"]]  # after the probe
     assert len(paid) == 4
     assert len(list(cache.glob("*/*.vec"))) == 2  # each batch kept as it arrived
 
@@ -333,15 +333,15 @@ def test_a_rerun_after_an_interrupted_run_asks_only_for_what_is_missing(server, 
         text=True,
     )
     deadline = time.monotonic() + 60
-    while server.count(PATH) < 3 and time.monotonic() < deadline and process.poll() is None:
+    while server.count(PATH) < 4 and time.monotonic() < deadline and process.poll() is None:
         time.sleep(0.05)
     process.send_signal(signal.SIGINT)
     _, err = process.communicate(timeout=60)
     assert process.returncode == 130, err
     saved = len(list(cache.glob("*/*.vec")))
     assert saved >= 2, err
-    # one request at a time: the files are the first requests' replies
-    kept = {t for r in server.requests[:saved] for t in r.json["input"]}
+    # one request at a time: the files are the first requests' replies after the probe's
+    kept = {t for r in server.requests[1 : 1 + saved] for t in r.json["input"]}
 
     server.requests.clear()
     server.answer(PATH, good)
