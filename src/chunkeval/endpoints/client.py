@@ -363,9 +363,9 @@ class EndpointClient:
             yielded before the error is raised, so a caller that keeps each reply loses none
             it paid for. Leaving the loop early abandons the requests in flight.
         """
+        self.config.api_key()  # an unset or unsendable key: one line before any request
         stop = threading.Event()
         pool = ThreadPoolExecutor(self.config.max_in_flight, thread_name_prefix="chunkeval-endpoint")
-        self.config.api_key()  # an unset or unsendable key: one line before any request
         items = enumerate(payloads)
         pending: dict[Future, int] = {}
         failure: BaseException | None = None
