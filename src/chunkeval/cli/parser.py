@@ -12,7 +12,7 @@ from chunkeval.cli.exit_codes import CLIError
 from chunkeval.cli.export import cmd_export
 from chunkeval.cli.inspection import cmd_inspect
 from chunkeval.cli.listing import cmd_chunkers, cmd_datasets
-from chunkeval.cli.options import worker_count
+from chunkeval.cli.options import parse_share, worker_count
 from chunkeval.cli.report import cmd_report
 from chunkeval.cli.run import RESULTS_ROOT, cmd_run
 from chunkeval.cli.validate import cmd_validate
@@ -41,6 +41,15 @@ def _gate_options(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="fail (exit 1) on a change beyond the tolerance even when it is inconclusive (its test cannot tell it from noise)",
     )
+    p.add_argument(
+        "--stale-share",
+        type=parse_share,
+        default=None,
+        metavar="SHARE",
+        help="largest share of a dataset's questions that may have changed (added, removed, edited) "
+        "since the baseline for the others to be compared, e.g. 0.2 or 20%% (default 20%%); beyond, "
+        "the baseline is stale (exit 2)",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -63,7 +72,9 @@ def build_parser() -> argparse.ArgumentParser:
         description="Run a benchmark (default: suite 'default' on the built-in dataset).",
     )
     p.add_argument(
-        "--suite", default=None, help="suite name (quick, default, chroma, chroma:PATH) or a .toml file"
+        "--suite",
+        default=None,
+        help="suite name (quick, default, chroma, chroma:PATH, covid_qa, xquad, NAME_nano) or a .toml file",
     )
     p.add_argument(
         "--dataset",
@@ -171,6 +182,13 @@ def build_parser() -> argparse.ArgumentParser:
         "regression, 2 when incomparable",
     )
     _gate_options(p)
+    p.add_argument(
+        "--fail-on-drift",
+        action="store_true",
+        help="when the documents changed since the baseline, fail (exit 1) if the baseline's "
+        "configurations re-run on today's documents regressed against the baseline's values "
+        "(default: the drift is one informative line)",
+    )
     p.set_defaults(handler=cmd_run)
 
     p = sub.add_parser(
