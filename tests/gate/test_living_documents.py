@@ -154,7 +154,7 @@ def test_the_gate_passes_the_same_chunker_over_an_edit_outside_every_quote(edit)
     doc_id, at, text = edit
     after = _insert(BASE, doc_id, at, text)
     cmp = compare_today(
-        _run(BASE), _run(after), run_kwargs={"datasets": [after], "n_resamples": 50, "budgets": ()}
+        _run(BASE), _run(after), rerun=lambda chunkers: run([after], chunkers, n_resamples=50, budgets=())
     )
     assert cmp.exit_code == 0 and set(cmp.rows["outcome"]) == {"unchanged"}, cmp.to_text()
     assert cmp.drift is not None and cmp.dataset_changes["tiny"]["documents_edited"] == [doc_id]
@@ -286,7 +286,7 @@ def test_a_plugin_that_is_gone_falls_back_to_the_unchanged_questions(tmp_path, m
     monkeypatch.delitem(sys.modules, "team_plugin_i42", raising=False)
     after = _insert(BASE, "d0", 0, "Preface. ")
     cur = _run(after)
-    cmp = compare_today(base, cur, run_kwargs={"datasets": [after], "n_resamples": 50, "budgets": ()})
+    cmp = compare_today(base, cur, rerun=lambda chunkers: run([after], chunkers, n_resamples=50, budgets=()))
     (note,) = [n for n in cmp.notes if "cannot be re-run faithfully" in n]
     assert "configuration pipeline: its spec python:team_plugin_i42:make(size=80) is not accepted now" in note
     assert cmp.drift is None and cmp.exit_code in (0, 1)

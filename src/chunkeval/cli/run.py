@@ -114,7 +114,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         )
     )
     print(COLUMN_LEGEND)
-    published = published_table(results.summary, name)
+    from chunkeval.benchmarks.published import run_published
+
+    published = published_table(run_published(results, name))
     if published:
         print(f"\n{published}")
     print(f"\nresults: {folder}")
@@ -148,9 +150,10 @@ def _gate(args: argparse.Namespace, baseline: Any, results: Any, kwargs: dict[st
     When the documents changed since the baseline, its configurations are re-run on today's
     documents with this run's settings, to tell the pull request's change from the documents'.
     """
+    from chunkeval.benchmarks.runner import run
     from chunkeval.gate.drift import compare_today
 
-    rerun = {
+    settings = {
         **kwargs,
         "datasets": list(results.datasets.values()) if results.datasets else kwargs.get("datasets"),
         "seed": args.seed,
@@ -158,11 +161,12 @@ def _gate(args: argparse.Namespace, baseline: Any, results: Any, kwargs: dict[st
         "executor": args.executor,
         "scheduler": args.scheduler,
     }
+    settings.pop("chunkers", None)
     cmp = compare_today(
         baseline,
         results,
         args.fail_on,
-        run_kwargs=rerun,
+        rerun=lambda chunkers: run(chunkers=chunkers, **settings),
         strict=args.strict,
         fail_on_drift=args.fail_on_drift,
         **stale_option(args),

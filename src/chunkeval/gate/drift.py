@@ -25,7 +25,7 @@ were measured on other documents.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from chunkeval.gate.changes import STALE_SHARE, left_out
@@ -39,6 +39,9 @@ __all__ = ["baseline_configurations", "compare_today", "drift_line", "rerun_base
 
 #: How many moved values the drift line names before counting the rest.
 _DRIFT_SHOWN = 4
+
+#: ``rerun(chunkers) -> Results``: chunker specs run on today's datasets with today's settings.
+Rerun = Callable[[Sequence[str]], Results]
 
 
 def _canonical(value: Any) -> str:
@@ -115,18 +118,18 @@ def _code(found: Any) -> str:
     return ", ".join([*described, f"sha256 {str(found.get('sha256'))[:12]}"])
 
 
-def rerun_baseline(base: Results, run_kwargs: Mapping[str, Any]) -> tuple[Results | None, str]:
+def rerun_baseline(base: Results, rerun: Rerun) -> tuple[Results | None, str]:
     """The baseline's configurations run on today's datasets with today's settings.
 
     Parameters
     ----------
     base : Results
         The baseline (a results folder or a baseline file read back).
-    run_kwargs : mapping
-        The keyword arguments of :func:`chunkeval.benchmarks.run` the current run was made with
-        (``datasets`` as today's :class:`~chunkeval.datasets.Dataset` objects or specs,
-        ``retriever``, ``ks``, ``tokenizer``, ``budgets``, ``seed`` ...); ``chunkers`` is
-        replaced by the baseline's.
+    rerun : callable
+        ``rerun(chunkers) -> Results``: runs a list of chunker specs on today's datasets with
+        today's settings, e.g. ``lambda chunkers: run(datasets, chunkers, ks=...)`` with
+        :func:`chunkeval.benchmarks.run` (the gate does not import the runner: the runner
+        checks a baseline before its run, with :mod:`chunkeval.gate.conditions`).
 
     Returns
     -------
@@ -134,14 +137,11 @@ def rerun_baseline(base: Results, run_kwargs: Mapping[str, Any]) -> tuple[Result
         The re-run and ``""``; or None and one sentence saying why it could not be made
         faithfully.
     """
-    from chunkeval.benchmarks.runner import run
-
     specs, why = baseline_configurations(base.manifest or {})
     if not specs:
         return None, why
-    kwargs = {k: v for k, v in run_kwargs.items() if k not in ("chunkers", "progress", "on_stage")}
     try:
-        return run(chunkers=specs, **kwargs), ""
+        return rerun(specs), ""
     except Exception as exc:  # a configuration that no longer runs on today's documents
         return None, f"re-running them failed ({_one_line(exc)})"
 
@@ -196,7 +196,7 @@ def compare_today(
     current: Any,
     checks: Any = None,
     *,
-    run_kwargs: Mapping[str, Any] | None = None,
+    rerun: Rerun | None = None,
     strict: bool = False,
     stale_share: float = STALE_SHARE,
     fail_on_drift: bool = False,
@@ -210,9 +210,10 @@ def compare_today(
         As for :func:`chunkeval.gate.comparison.compare`.
     checks : str or sequence of Check or str, optional
         As for :func:`~chunkeval.gate.comparison.compare`.
-    run_kwargs : mapping, optional
-        How the current run was made (:func:`rerun_baseline`); None: nothing is re-run, the
-        comparison is :func:`~chunkeval.gate.comparison.compare`'s.
+    rerun : callable, optional
+        ``rerun(chunkers) -> Results``, running chunker specs as the current run was made
+        (:func:`rerun_baseline`); None: nothing is re-run, the comparison is
+        :func:`~chunkeval.gate.comparison.compare`'s.
     strict : bool, default False
     stale_share : float, default :data:`~chunkeval.gate.changes.STALE_SHARE`
     fail_on_drift : bool, default False
@@ -233,10 +234,10 @@ def compare_today(
     plain = compare(base, cur, checks, strict=strict, stale_share=stale_share, **kwargs)
     plain.fail_on_drift = fail_on_drift
     changed = _documents_changed(plain)
-    if not changed or plain.reasons or run_kwargs is None:
+    if not changed or plain.reasons or rerun is None:
         return plain
-    rerun, why = rerun_baseline(base, run_kwargs)
-    if rerun is None:
+    rerun_results, why = rerun_baseline(base, rerun)
+    if rerun_results is None:
         plain.notes.append(
             f"the baseline's configurations cannot be re-run faithfully on today's documents: {why}; "
             "compared with the baseline's stored values on the unchanged questions instead"
@@ -246,8 +247,8 @@ def compare_today(
         name: sorted(question_ids(cur, name) - set(left_out(changes)))
         for name, changes in plain.dataset_changes.items()
     }
-    pr = compare(rerun, cur, checks, strict=strict, only=only, **kwargs)
-    drift = compare(base, rerun, checks, stale_share=stale_share, only=only, **kwargs)
+    pr = compare(rerun_results, cur, checks, strict=strict, only=only, **kwargs)
+    drift = compare(base, rerun_results, checks, stale_share=stale_share, only=only, **kwargs)
     pr.baseline_name = f"{plain.baseline_name} (its configurations re-run on today's documents)"
     pr.current_name = plain.current_name
     pr.dataset_changes = plain.dataset_changes
