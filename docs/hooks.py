@@ -407,7 +407,8 @@ def results_files() -> str:
 
 #: What each manifest key holds; the shape checked on reading comes from the schema.
 MANIFEST = {
-    "argv": "the arguments of `chunkeval run` (null from Python)",
+    "argv": "the arguments of `chunkeval run` (null from Python); an endpoint's `base_url` keeps its scheme, "
+    "host and port, its path written `/***`",
     "budgets": "token budgets of the budget-matched metrics",
     "chunkeval_version": "version of chunkeval that wrote the folder",
     "confidence": "confidence level of the intervals (0.95)",
@@ -421,8 +422,11 @@ MANIFEST = {
     "dependencies": "versions of the packages that can change a number",
     "executor": "where the stages ran: `local`, `processes` or `dask`",
     "endpoint_usage": "per OpenAI-compatible endpoint (`MODEL@HOST`) the run called: model, host, requests "
-    "sent, retries, and the token `usage` the endpoint reported, added up over the configurations (each "
-    "configuration's own in `timings`); empty without an endpoint, null under `--executor dask`",
+    "sent, retries, and the `usage` counts the endpoint reported under its own names (tokens for most servers, "
+    "characters for some), added up over the configurations (each configuration's own in `timings`); "
+    "`server`: what the embedder's probe found (the reply's `model`, `probe_sha256`, `dim`); `events`: what "
+    "the client adapted (batch halvings, fewer requests in flight); empty without an endpoint, null under "
+    "`--executor dask`",
     "finished_at": "end time (UTC, ISO 8601)",
     "git_commit": "commit of the working tree chunkeval ran in, when it is a git checkout",
     "git_dirty": "whether that working tree had uncommitted changes",

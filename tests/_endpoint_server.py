@@ -48,6 +48,12 @@ class Reply:
         Seconds to wait before answering (a timeout test sets it above the client's timeout).
     truncate : bool, default False
         Announce the whole body's length but send only its first half, then close the connection.
+    hold : threading.Event, optional
+        Wait (at most 30 s) until the test sets it before answering: a server that blocks
+        until told, so a test synchronises on an event, never on timing.
+    trickle : int, default 0
+        Announce a body of this many bytes and send it one byte every 0.01 s, until the
+        client hangs up or it is all sent (a server trickling its reply).
     """
 
     status: int = 200
@@ -56,6 +62,8 @@ class Reply:
     headers: dict[str, str] = field(default_factory=dict)
     delay_s: float = 0.0
     truncate: bool = False
+    hold: threading.Event | None = None
+    trickle: int = 0
 
     def payload(self) -> bytes:
         if self.json_body is not None:
@@ -93,7 +101,12 @@ class EndpointServer:
     @property
     def base_url(self) -> str:
         """``http://127.0.0.1:PORT/v1``."""
-        return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
+        return f"{self.root}/v1"
+
+    @property
+    def root(self) -> str:
+        """``http://127.0.0.1:PORT`` (a server served at the root, as infinity is)."""
+        return f"http://127.0.0.1:{self._server.server_address[1]}"
 
     def script(self, path: str, *replies: Reply) -> None:
         """Queue ``replies`` for the next requests to ``path``, one each, in order."""
@@ -149,6 +162,11 @@ class EndpointServer:
                 reply = server._reply_for(Request(self.path, headers, body))
                 if reply.delay_s:
                     time.sleep(reply.delay_s)
+                if reply.hold is not None:
+                    reply.hold.wait(30)
+                if reply.trickle:
+                    self._trickle(reply)
+                    return
                 payload = reply.payload()
                 try:
                     self.send_response(reply.status)
@@ -166,6 +184,20 @@ class EndpointServer:
                     pass
                 if reply.truncate:
                     self.close_connection = True
+
+            def _trickle(self, reply: Reply) -> None:
+                try:
+                    self.send_response(reply.status)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(reply.trickle))
+                    self.end_headers()
+                    for _ in range(reply.trickle):
+                        self.wfile.write(b" ")
+                        self.wfile.flush()
+                        time.sleep(0.01)
+                except OSError:  # the client hung up: what the test waits for
+                    pass
+                self.close_connection = True
 
             do_GET = do_POST
 

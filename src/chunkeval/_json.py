@@ -10,11 +10,25 @@ This module imports nothing from :mod:`chunkeval`, so any module may use it.
 from __future__ import annotations
 
 import json
+import math
+import re
 from typing import Any
 
 from chunkeval.errors import UsageError
 
-__all__ = ["DuplicateKeyError", "loads_strict", "lone_surrogate"]
+__all__ = [
+    "MAX_EXTERNAL_DEPTH",
+    "BadJSON",
+    "DuplicateKeyError",
+    "loads_bounded",
+    "loads_strict",
+    "lone_surrogate",
+    "nesting_depth",
+]
+
+#: Deepest nesting of arrays and objects accepted from a server or a cache/journal file (an
+#: embeddings reply needs 3, a chat completion 5, and :mod:`json` itself recurses per level).
+MAX_EXTERNAL_DEPTH = 64
 
 
 class DuplicateKeyError(ValueError):
@@ -86,3 +100,93 @@ def lone_surrogate(text: str) -> int | None:
     except UnicodeEncodeError as exc:
         return exc.start
     return None
+
+
+class BadJSON(ValueError):
+    """External JSON that :func:`loads_bounded` refuses; its message says why in a few words."""
+
+
+#: A JSON string (escapes included), to be skipped when counting brackets.
+_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
+_NOT_BRACKET = re.compile(rb"[^\[\]{}]+")
+
+
+def nesting_depth(data: bytes) -> int:
+    """The deepest nesting of ``[`` and ``{`` in JSON text, brackets inside strings ignored.
+
+    One pass over ``data`` (regular expressions and a cumulative sum): linear in its size,
+    whatever it holds, so it can run before a recursive parser.
+
+    Parameters
+    ----------
+    data : bytes
+        JSON text (not necessarily valid).
+
+    Returns
+    -------
+    int
+        The largest number of brackets open at once (0 for a scalar).
+    """
+    import numpy as np
+
+    brackets = _NOT_BRACKET.sub(b"", _STRING.sub(b"", data))
+    if not brackets:
+        return 0
+    codes = np.frombuffer(brackets, dtype=np.uint8)
+    steps = np.where((codes == ord("[")) | (codes == ord("{")), 1, -1)
+    return int(np.cumsum(steps).max())
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise BadJSON(f"holds a number too large for a float ({text[:20]})")
+    return value
+
+
+def _refuse_constant(name: str) -> Any:
+    raise BadJSON(f"holds {name}, which is not a JSON number")
+
+
+def loads_bounded(data: bytes | str, max_bytes: int, max_depth: int = MAX_EXTERNAL_DEPTH) -> Any:
+    """Decode JSON that comes from outside (a server's reply, a journal line, a file header).
+
+    Every external JSON chunkeval reads goes through here, so that no input can exhaust the
+    stack, the memory or the time of a run: the size is checked first, then the nesting (in
+    linear time, :func:`nesting_depth`), then the text is decoded by :func:`json.loads`
+    (linear in its size) refusing ``NaN``, ``Infinity`` and numbers beyond a float's range.
+
+    Parameters
+    ----------
+    data : bytes or str
+        The JSON text.
+    max_bytes : int
+        Largest size accepted, in bytes (UTF-8).
+    max_depth : int, default :data:`MAX_EXTERNAL_DEPTH`
+        Deepest nesting of arrays and objects accepted.
+
+    Returns
+    -------
+    object
+        The decoded value.
+
+    Raises
+    ------
+    BadJSON
+        A :class:`ValueError` whose message, a few words, says what is wrong: too large, too
+        deeply nested, a non-finite number, or not JSON at all. Callers turn it into their
+        one-line error or set the file aside.
+    """
+    raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else bytes(data)
+    if len(raw) > max_bytes:
+        raise BadJSON(f"is {len(raw):,} bytes, more than the {max_bytes:,} accepted")
+    depth = nesting_depth(raw)
+    if depth > max_depth:
+        raise BadJSON(f"is nested {depth} levels deep, more than the {max_depth} accepted")
+    try:
+        return json.loads(raw, parse_constant=_refuse_constant, parse_float=_finite_float)
+    except BadJSON:
+        raise
+    except (ValueError, RecursionError) as error:  # JSONDecodeError, bad UTF-8, huge integers
+        where = f" at byte {error.pos}" if isinstance(error, json.JSONDecodeError) else ""
+        raise BadJSON(f"is not JSON{where}") from None

@@ -23,6 +23,7 @@ from collections.abc import Iterable
 __all__ = [
     "CacheWarning",
     "ChunkevalError",
+    "EndpointWarning",
     "EnvironmentFailure",
     "FolderBusy",
     "IncomparableRuns",
@@ -154,6 +155,13 @@ class IncomparableRuns(ChunkevalError):
 
 class EnvironmentFailure(ChunkevalError):
     """A failure of the machine, not of the input (disk full, permission, no answer from a service)."""
+
+
+class EndpointWarning(UserWarning):
+    """An endpoint answered, but not as asked (another model's name in its replies).
+
+    The CLI shows it as one ``chunkeval: warning:`` line.
+    """
 
 
 class CacheWarning(UserWarning):

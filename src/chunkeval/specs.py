@@ -43,6 +43,31 @@ _SECRET_VALUE = re.compile(
 )
 
 
+#: ``base_url=`` and its quoted URL: scheme and authority kept, the rest (path) replaced.
+_BASE_URL = re.compile(
+    r"""\b(base_url\s*=\s*)(['"]?)([A-Za-z][A-Za-z0-9+.-]*://[^/'"\s,)]*)([^'"\s,)]*)""", re.IGNORECASE
+)
+
+
+def without_url_paths(text: str) -> str:
+    """``text`` with the path of each ``base_url=`` value replaced by ``/***``.
+
+    An endpoint's URL path may name a team's private deployment (a gateway route, a tenant);
+    what is written to a results folder (the manifest's ``argv``, the report) keeps only its
+    scheme, host and port, e.g. ``base_url='http://gpu-1:8000/***'``.
+
+    Parameters
+    ----------
+    text : str
+        A spec or a command-line argument.
+
+    Returns
+    -------
+    str
+    """
+    return _BASE_URL.sub(lambda m: m[1] + m[2] + m[3] + ("/***" if m[4].strip("/") else m[4]), text)
+
+
 def redacted(spec: str) -> str:
     """``spec`` as messages show it: the values of key-like parameters replaced by ``'***'``.
 

@@ -229,3 +229,28 @@ def test_a_model_read_another_way_never_shares_vectors(folder, tmp_path, changed
     reference = BertEmbedder("minilm").transform(texts)
     assert np.array_equal(ours, reference)
     assert not np.allclose(theirs, reference, atol=1e-3)
+
+
+@pytest.mark.parametrize(
+    "header",
+    [
+        b'{"namespace": ' + b"[" * 2000 + b"]" * 2000 + b"}",  # a RecursionError before
+        b'{"namespace": "NS", "count": Infinity, "dim": 3, "sha256": "x"}',  # an OverflowError before
+        b'{"namespace": "NS", "count": 1e400, "dim": 3, "sha256": "x"}',
+        b'{"namespace": "NS", "count": true, "dim": 3, "sha256": "x"}',
+    ],
+    ids=["deep", "infinity", "overflow", "boolean"],
+)
+def test_a_hostile_header_is_set_aside_not_a_crash(folder, header):
+    files = _fill(folder)
+    data = files[0].read_bytes()
+    magic_end = data.index(b"\n") + 1
+    body = data[data.index(b"\n", magic_end) + 1 :]
+    files[0].write_bytes(data[:magic_end] + header.replace(b"NS", A.encode()) + b"\n" + body)
+    clear_caches()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        vectors, computed = _lookup()
+    assert np.array_equal(vectors, _vectors(TEXTS)) and computed == TEXTS
+    assert [type(w.message) for w in caught] == [CacheWarning]
+    assert "unreadable header" in str(caught[0].message)

@@ -16,6 +16,7 @@ from chunkeval.datasets import Dataset, save_jsonl
 from chunkeval.embedders import get_embedder
 from chunkeval.embedders.cache import CACHE_ENV
 from chunkeval.embedders.remote import batches, estimated_tokens
+from chunkeval.endpoints.probe import PROBE_TEXTS
 from chunkeval.errors import UsageError
 from chunkeval.results import Results
 from chunkeval.types import Document, EvidenceSpan, Question
@@ -175,7 +176,7 @@ def _bad_vectors(kind: str):
     [
         (lambda r: Reply(body="<html>LM Studio</html>"), 2, "not JSON"),
         (embeddings_answer(_bad_vectors("dimension")), 2, "dimension 32, 64"),
-        (embeddings_answer(_bad_vectors("nan")), 2, "NaN or infinite"),
+        (embeddings_answer(_bad_vectors("nan")), 2, "holds NaN"),
         (lambda r: Reply(401, json_body={"error": {"message": f"bad key {SECRET}"}}), 2, "HTTP 401"),
         (lambda r: Reply(404, json_body={"error": "model 'team-embed' not found"}), 2, "HTTP 404"),
         (lambda r: Reply(503, headers={"Retry-After": "0"}), 1, "still failing after 3 attempts"),
@@ -203,13 +204,13 @@ def test_a_rerun_after_a_failed_run_asks_only_for_what_is_missing(server, datase
 
     def flaky(request):
         answered[0] += 1
-        return good(request) if answered[0] <= 2 else Reply(503)
+        return good(request) if answered[0] <= 3 else Reply(503)  # the probe and two batches
 
     server.answer(PATH, flaky)
     spec = _spec(server, batch_size=2, max_in_flight=1, max_retries=0)
     assert _run(dataset_folder, tmp_path / "first", spec, "--cache", str(cache)) == 1
     assert "still failing" in _one_line_error(capsys.readouterr().err)
-    paid = [t for r in server.requests[:2] for t in r.json["input"]]
+    paid = [t for r in server.requests[1:3] for t in r.json["input"]]  # after the probe
     assert len(paid) == 4
     assert len(list(cache.glob("*/*.vec"))) == 2  # each batch kept as it arrived
 
@@ -267,6 +268,7 @@ def test_query_and_passage_prefixes_and_input_types_are_sent(server):
     queries = emb.transform_queries(["When do cats hunt?"])
     sent = [(r.json["input"], r.json.get("input_type"), r.json.get("dimensions")) for r in server.requests]
     assert sent == [
+        (list(PROBE_TEXTS), "passage", 64),  # the probe, with the passages' options
         (["passage: Cats hunt at night."], "passage", 64),
         (["query: When do cats hunt?"], "query", 64),
     ]
@@ -331,15 +333,15 @@ def test_a_rerun_after_an_interrupted_run_asks_only_for_what_is_missing(server, 
         text=True,
     )
     deadline = time.monotonic() + 60
-    while server.count(PATH) < 3 and time.monotonic() < deadline and process.poll() is None:
+    while server.count(PATH) < 4 and time.monotonic() < deadline and process.poll() is None:
         time.sleep(0.05)
     process.send_signal(signal.SIGINT)
     _, err = process.communicate(timeout=60)
     assert process.returncode == 130, err
     saved = len(list(cache.glob("*/*.vec")))
     assert saved >= 2, err
-    # one request at a time: the files are the first requests' replies
-    kept = {t for r in server.requests[:saved] for t in r.json["input"]}
+    # one request at a time: the files are the first requests' replies after the probe's
+    kept = {t for r in server.requests[1 : 1 + saved] for t in r.json["input"]}
 
     server.requests.clear()
     server.answer(PATH, good)

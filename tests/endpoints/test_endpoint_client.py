@@ -96,6 +96,7 @@ def test_usage_is_added_up(server):
         "requests": 2,
         "retries": 0,
         "usage": {"prompt_tokens": 6, "total_tokens": 6},
+        "events": [],
     }
 
 

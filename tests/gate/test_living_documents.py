@@ -544,9 +544,10 @@ def test_a_baseline_of_another_analyzer_names_the_field_that_differs():
         refuse_incomparable(base, planned, "b.json")
     message = str(err.value)
     assert message.startswith(
-        "this run cannot be compared with b.json: its retriever_params differ at analyzer.cjk: "
+        "this run cannot be compared with b.json: its retriever_params would differ (analyzer.cjk "
     )
     assert message.endswith(
-        "in the baseline, 'bigrams of Han and Thai runs' now; use the baseline's settings or save a new baseline"
+        '→ "bigrams of Han and Thai runs", baseline → this run); use the baseline\'s settings or save a '
+        "new baseline"
     )
     assert "sublinear_tf" not in message  # the parameters that agree are not printed

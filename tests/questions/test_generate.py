@@ -394,3 +394,19 @@ def test_max_requests_zero_is_refused_not_taken_for_the_default(tmp_path):
         with pytest.raises(UsageError, match=r"max_requests must be an integer >= 1, got 0"):
             _generate(server, root, tmp_path / "out", n=4, multi_part=0.0, max_requests=0)
         assert server.count(PATH) == 0
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        '{"key": ' + "[" * 50_000,
+        '{"key": "k", "x": ' + "[" * 5000 + "]" * 5000 + "}",
+        '{"key": "k", "n": Infinity}',
+    ],
+    ids=["deep-cut", "deep", "infinity"],
+)
+def test_a_hostile_journal_line_is_skipped_and_the_rest_is_read(tmp_path, line):
+    path = tmp_path / "replies.jsonl"
+    good = {"key": "good", "question": "q?", "excerpts": ["e"]}
+    path.write_text(line + "\n" + json.dumps(good) + "\n", encoding="utf-8")
+    assert ReplyJournal(path).read() == {"good": good}

@@ -186,11 +186,17 @@ def _endpoint_usage(outputs: Sequence[Evaluation], executor: str) -> dict[str, A
     total: dict[str, Any] = {}
     for timings in (o.timings for o in outputs):
         for name, spent in timings.get("endpoint_usage", {}).items():
-            into = total.setdefault(name, {**spent, "requests": 0, "retries": 0, "usage": {}})
+            into = total.setdefault(name, {**spent, "requests": 0, "retries": 0, "usage": {}, "events": []})
             into["requests"] += spent["requests"]
             into["retries"] += spent["retries"]
+            if spent.get("server"):  # what the probe found (the last one, if they differ)
+                into["server"] = spent["server"]
+            into["events"] += spent.get("events", [])  # batch halvings, slow-downs
             for field, n in spent["usage"].items():
                 into["usage"][field] = into["usage"].get(field, 0) + n
+    for into in total.values():
+        if not into["events"]:
+            del into["events"]
     return total
 
 

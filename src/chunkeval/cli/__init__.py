@@ -198,17 +198,17 @@ def _show_plugin_warnings() -> Any:
     """Show plug-in and cache warnings as one line; return the previous :func:`warnings.showwarning`.
 
     Show a :class:`~chunkeval.registry.PluginWarning`, an embedding
-    :class:`~chunkeval.errors.CacheWarning` or a :class:`~chunkeval.errors.ModelWarning` as one
-    ``chunkeval: warning:`` line; the
-    previous :func:`warnings.showwarning`, to restore.
+    :class:`~chunkeval.errors.CacheWarning`, a :class:`~chunkeval.errors.ModelWarning` or an
+    :class:`~chunkeval.errors.EndpointWarning` as one ``chunkeval: warning:`` line; the previous
+    :func:`warnings.showwarning`, to restore.
     """
     import warnings
 
-    from chunkeval.errors import CacheWarning, ModelWarning
+    from chunkeval.errors import CacheWarning, EndpointWarning, ModelWarning
     from chunkeval.registry import PluginWarning
 
     previous = warnings.showwarning
-    one_line = (PluginWarning, CacheWarning, ModelWarning)
+    one_line = (PluginWarning, CacheWarning, ModelWarning, EndpointWarning)
 
     def show(message: Any, category: Any, *args: Any, **kwargs: Any) -> None:
         if isinstance(message, one_line) or category in one_line:
@@ -321,7 +321,9 @@ def _run_command(argv: Sequence[str] | None = None) -> int:
     argv = [a for a in argv if a != "--debug"]
     try:
         args = parser.parse_args(argv)
-        args.argv = argv
+        from chunkeval.specs import without_url_paths
+
+        args.argv = [without_url_paths(a) for a in argv]  # recorded: no endpoint's URL path
         args.debug = debug
         if args.version:
             import chunkeval

@@ -16,6 +16,7 @@ __all__ = ["cmd_draft_questions"]
 #: ``--llm`` they would be silently ignored, so they are refused.
 LLM_ONLY = (
     "prompt",
+    "response_format",
     "max_requests",
     "per_document",
     "passage_chars",
@@ -156,9 +157,10 @@ def _generate(args: argparse.Namespace, documents: list, out: Path, target: Path
         from chunkeval.embedders import get_embedder
 
         embedder = get_embedder(args.similarity_embedder).fit([d.text for d in documents])
-    model, client = open_chat(args.llm)
+    model, client = open_chat(args.llm, response_format=args.response_format)
     journal = ReplyJournal(out / REPLIES_FILE)
     bar = tqdm(desc="replies", unit="reply", disable=None, file=sys.stderr)  # shown on a terminal only
+    client.listener = lambda event: bar.set_postfix_str(event[:70], refresh=True)  # retries, slow-downs
 
     def progress(answered: int, planned: int) -> None:
         bar.total = planned

@@ -298,6 +298,14 @@ def build_parser() -> argparse.ArgumentParser:
         "--prompt", metavar="FILE", default=None, help="the prompt template (default: the built-in one)"
     )
     llm.add_argument(
+        "--response-format",
+        choices=("auto", "json_schema", "json_object", "none"),
+        default=None,
+        help="the structured output asked of the server: auto (default) tries json_schema, then "
+        "json_object, then none, falling back when the server refuses one (by any 4xx or 5xx "
+        "but 429/502/503/504); a named form is the only one sent",
+    )
+    llm.add_argument(
         "--max-requests",
         metavar="N",
         type=int,

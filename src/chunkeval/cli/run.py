@@ -98,6 +98,9 @@ def cmd_run(args: argparse.Namespace) -> int:
             "retriever's folder inside --out with 'chunkeval compare' afterwards"
         )
     check_workers(args.workers)
+    from chunkeval.embedders.cache import cache_bytes
+
+    cache_bytes()  # a mistyped CHUNKEVAL_EMBEDDING_CACHE_BYTES: one line before any work
     check_results_format(args.format)  # Parquet without pyarrow fails now, not after the run
     with summarised_failure(args.baseline, "this run"):  # an exit 2 reaches the CI step summary too
         baseline = _gate_baseline(args)

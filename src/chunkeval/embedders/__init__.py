@@ -671,7 +671,9 @@ def embedder_identity(embedder: Any) -> dict[str, Any]:
         ``{"class": dotted path, "params": ...}``; a neural encoder gives its path-free
         ``describe()`` (model id, revision, weights sha256, ...) as ``"model"`` and drops its
         folder from ``"params"``; an endpoint embedder gives its ``describe()`` (model, host)
-        and drops its ``unrecorded_params`` (the URL) from ``"params"``.
+        and drops its ``unrecorded_params`` (the URL) from ``"params"``, and moves its
+        ``transport_params`` (batch size, requests in flight, timeouts, retries: nothing that
+        changes a vector) to ``"transport"``, which ``compare`` does not compare.
     """
     from chunkeval._params import public_path
 
@@ -682,5 +684,9 @@ def embedder_identity(embedder: Any) -> dict[str, Any]:
         info["params"] = {**(params or {}), "model": embedder.spec}
     elif hasattr(embedder, "describe") and hasattr(embedder, "unrecorded_params"):  # an endpoint
         info["model"] = embedder.describe()
-        info["params"] = {k: v for k, v in (params or {}).items() if k not in embedder.unrecorded_params}
+        kept = {k: v for k, v in (params or {}).items() if k not in embedder.unrecorded_params}
+        transport = getattr(embedder, "transport_params", ())
+        info["params"] = {k: v for k, v in kept.items() if k not in transport}
+        if transport:
+            info["transport"] = {k: v for k, v in kept.items() if k in transport}
     return info

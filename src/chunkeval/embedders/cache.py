@@ -38,6 +38,8 @@ from typing import Any
 import numpy as np
 
 from chunkeval._atomic import atomic_write_path
+from chunkeval._json import BadJSON, loads_bounded
+from chunkeval._limits import byte_size
 from chunkeval.caches import store
 from chunkeval.errors import CacheWarning, EnvironmentFailure, UsageError
 
@@ -46,6 +48,7 @@ __all__ = [
     "CACHE_ENV",
     "MAX_VECTORS",
     "CacheWarning",
+    "cache_bytes",
     "cache_namespace",
     "cached_vectors",
     "check_cache_folder",
@@ -56,7 +59,8 @@ __all__ = [
 #: Environment variable naming the on-disk cache folder (set by ``chunkeval run --cache DIR``;
 #: an environment variable reaches pool workers too).
 CACHE_ENV = "CHUNKEVAL_EMBEDDING_CACHE"
-#: Environment variable bounding the on-disk cache, in bytes.
+#: Environment variable bounding the on-disk cache, a size in bytes with an optional unit
+#: (``"1GB"``, ``"512MiB"``, ``"1e9"``; :func:`chunkeval._limits.byte_size`), at least 1.
 CACHE_BYTES_ENV = "CHUNKEVAL_EMBEDDING_CACHE_BYTES"
 #: Vectors kept in memory (384 float32 each for MiniLM: about 200 MB at the bound).
 MAX_VECTORS = 131_072
@@ -92,6 +96,19 @@ def cache_namespace(identity: Mapping[str, Any]) -> str:
     return hashlib.sha256(canonical.encode()).hexdigest()
 
 
+def cache_bytes() -> int:
+    """The on-disk cache's bound in bytes: :data:`CACHE_BYTES_ENV`, or 1 GiB when unset.
+
+    Raises
+    ------
+    UsageError
+        The variable is not a size (``"abc"``), is negative (``"-1"``) or 0; the CLI checks
+        it before any work.
+    """
+    value = os.environ.get(CACHE_BYTES_ENV, "").strip()
+    return byte_size(value, CACHE_BYTES_ENV) if value else _DEFAULT_BYTES
+
+
 def disk_cache_dir() -> Path | None:
     """The on-disk cache folder in force, or None."""
     value = os.environ.get(CACHE_ENV)
@@ -116,6 +133,7 @@ def check_cache_folder(folder: str | os.PathLike) -> Path:
         It is a file, cannot be created, or cannot be written; the message names it.
     """
     path = Path(folder)
+    cache_bytes()  # a mistyped bound: one line before any work
     if _DISK_LOADED.get((str(path), "")):
         return path
     if path.exists() and not path.is_dir():
@@ -189,11 +207,13 @@ def read_vector_file(data: bytes, namespace: str) -> tuple[list[bytes], np.ndarr
         raise _BadFile("is not a chunkeval vector file")
     end = data.find(b"\n", len(_MAGIC), len(_MAGIC) + _MAX_HEADER)
     try:
-        header = json.loads(data[len(_MAGIC) : end]) if end > 0 else None
+        header = loads_bounded(data[len(_MAGIC) : end], _MAX_HEADER, max_depth=1) if end > 0 else None
         if not isinstance(header, dict):
             raise TypeError
-        count, dim, digest = int(header["count"]), int(header["dim"]), str(header["sha256"])
-    except (ValueError, TypeError, KeyError):
+        count, dim, digest = header["count"], header["dim"], header["sha256"]
+        if not (type(count) is int and type(dim) is int and isinstance(digest, str)):
+            raise TypeError
+    except (BadJSON, TypeError, KeyError):
         raise _BadFile("has an unreadable header") from None
     if header.get("namespace") != namespace:
         raise _BadFile("belongs to another model or configuration")
@@ -275,7 +295,7 @@ def _save_disk(folder: Path, namespace: str, keys: Sequence[bytes], vectors: np.
         raise EnvironmentFailure(
             f"embedding cache: cannot write to {target} ({error.strerror or error})"
         ) from None
-    _prune(folder, int(os.environ.get(CACHE_BYTES_ENV, _DEFAULT_BYTES)))
+    _prune(folder, cache_bytes())
 
 
 def _prune(folder: Path, max_bytes: int) -> None:

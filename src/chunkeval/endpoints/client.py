@@ -6,7 +6,11 @@ decoded reply. What it does with each outcome:
 ====================================================  ===========================================
 outcome                                               what happens
 ====================================================  ===========================================
-2xx with a JSON body                                  the reply, its ``usage`` added up
+2xx with a JSON body                                  the reply (read by the bounded reader of
+                                                      :func:`chunkeval._json.loads_bounded`), its
+                                                      ``usage`` added up
+2xx larger than :data:`MAX_REPLY_BYTES` (counted      :class:`UsageError`: the reply is refused
+after decompression), or JSON too deep / non-finite   (``batch_size`` names the fix)
 429, any 5xx, a timeout, a refused or broken          retried after ``retry_backoff_s * 2**n``
 connection, a body cut short                          seconds (n = retries so far), or what
                                                       ``Retry-After`` asks (seconds or an HTTP
@@ -21,32 +25,61 @@ connection, a body cut short                          seconds (n = retries so fa
                                                       API (a web page at ``base_url``?)
 ====================================================  ===========================================
 
+``timeout_s`` bounds the whole request: each read waits at most ``timeout_s``, and a reply
+still arriving ``timeout_s`` after the request began is cut off (a server trickling its body
+is stopped), counted as a timeout. After a timeout the client halves the requests it keeps in
+flight (down to one): a slow server that times out under load gets fewer at once. A request
+sent with ``fail_fast=True`` is not retried on a 4xx or a 500/501: the caller falls back
+(the question generator, to a plainer ``response_format``). Every retry, slow-down and such
+event is passed, as one short line, to the client's ``listener`` (the CLI shows it on its
+progress line; the library never prints).
+
 Exponential backoff as in AWS's "Exponential Backoff and Jitter" (2015), without the jitter
 (at most ``max_in_flight`` requests of one run wait together; a deterministic wait is easier
 to reason about); ``Retry-After`` as RFC 9110, section 10.2.3. Every message names the endpoint
 by host and path (:meth:`EndpointConfig.where`), never by the key: the key is read from the
-environment for each request and any echo of it in a server's message is replaced by ``***``.
+environment for each request, and every text a server sends is masked before it is cut
+(:func:`chunkeval.endpoints.masking.quoted`: no piece of the key of 8+ characters, no run of
+16+ characters of the texts sent).
 At most ``max_in_flight`` requests are in flight (:meth:`EndpointClient.post_many`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import email.utils
 import json
 import math
+import socket
 import threading
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import Any
 
+from chunkeval._json import BadJSON, loads_bounded
 from chunkeval.endpoints.config import EndpointConfig
+from chunkeval.endpoints.masking import quoted
 from chunkeval.errors import EnvironmentFailure, MissingDependency, UsageError
 
-__all__ = ["EndpointClient", "RequestRefused", "retry_after_s", "usage_since", "usage_totals"]
+__all__ = [
+    "MAX_ERROR_BYTES",
+    "MAX_REPLY_BYTES",
+    "EndpointClient",
+    "RequestRefused",
+    "retry_after_s",
+    "usage_since",
+    "usage_totals",
+]
 
-#: How much of a server's error message an error line quotes, in characters.
-_QUOTED_CHARS = 200
+#: Largest reply body accepted, in bytes after decompression (a batch of 256 vectors of 4096
+#: dimensions is about 20 MB of JSON).
+MAX_REPLY_BYTES = 128 << 20
+#: Bytes of an error body read (only its first characters are quoted).
+MAX_ERROR_BYTES = 64 << 10
+#: Statuses never taken as a refusal of the request's form, even with ``fail_fast``: the
+#: server is busy or a gateway failed, so the same request is sent again.
+_ALWAYS_RETRIED = frozenset({429, 502, 503, 504})
 
 
 class _Ledger:
@@ -72,10 +105,16 @@ def usage_totals() -> dict[str, dict[str, Any]]:
     -------
     dict
         ``"MODEL@HOST"`` -> ``{"model", "host", "requests", "retries", "usage": {field: int}}``
-        (``usage``: the endpoint's own counts added up, ``prompt_tokens``, ``total_tokens``...).
+        (``usage``: the endpoint's own counts added up under the server's own names --
+        ``prompt_tokens``, ``total_tokens``..., which some servers count in characters), with
+        ``"server"`` (what a probe found: ``{"model", "probe_sha256", "dim"}``) and ``"events"``
+        (what the clients adapted: batch halvings, slow-downs) when there are any.
     """
     with _LEDGER.lock:
-        return {k: {**v, "usage": dict(v["usage"])} for k, v in _LEDGER.accounts.items()}
+        return {
+            k: {**v, "usage": dict(v["usage"]), **({"events": list(v["events"])} if "events" in v else {})}
+            for k, v in _LEDGER.accounts.items()
+        }
 
 
 def usage_since(before: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
@@ -93,6 +132,8 @@ def usage_since(before: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
             "retries": now["retries"] - then["retries"],
             "usage": {f: n - then["usage"].get(f, 0) for f, n in now["usage"].items()},
         }
+        if "events" in now:
+            spent["events"] = now["events"][len(then.get("events", [])) :]
         if spent["requests"]:
             out[name] = spent
     return out
@@ -157,6 +198,10 @@ class RequestRefused(UsageError):
         self.status = status
 
 
+class _TimedOut(Exception):
+    """A request whose reply was not complete within ``timeout_s`` of its start."""
+
+
 class _Stopped(Exception):
     """A request abandoned because its batch stopped (another request failed, or the caller left)."""
 
@@ -168,6 +213,10 @@ class EndpointClient:
     ----------
     config : EndpointConfig
         Where and how (timeouts, retries, requests in flight).
+    listener : callable(str), optional
+        Told, in one short line, of each retry, each slow-down after a timeout and each
+        adaptation a caller reports through :meth:`tell` (the CLI shows the last on its
+        progress line). Called from the request threads.
 
     Attributes
     ----------
@@ -177,6 +226,12 @@ class EndpointClient:
         Requests sent, retries included.
     retries : int
         Requests sent again after a retryable failure.
+    in_flight : int
+        Requests kept in flight by :meth:`post_many` now: ``max_in_flight``, halved after
+        each timeout down to 1.
+    events : list of str
+        What the client adapted (slow-downs, and what callers report through :meth:`tell`),
+        for a manifest.
 
     Notes
     -----
@@ -184,11 +239,14 @@ class EndpointClient:
     It holds no key: the key is read from the environment for each request.
     """
 
-    def __init__(self, config: EndpointConfig) -> None:
+    def __init__(self, config: EndpointConfig, listener: Callable[[str], None] | None = None) -> None:
         self.config = config
+        self.listener = listener
         self.usage: dict[str, int] = {}
         self.requests = 0
         self.retries = 0
+        self.in_flight = config.max_in_flight
+        self.events: list[str] = []
         self._lock = threading.Lock()
         self._http: Any = None
 
@@ -209,11 +267,51 @@ class EndpointClient:
             http.close()
 
     def stats(self) -> dict[str, Any]:
-        """What this client spent, for a manifest: ``{"requests", "retries", "usage"}``."""
+        """What this client spent and adapted: ``{"requests", "retries", "usage", "events"}``."""
         with self._lock:
-            return {"requests": self.requests, "retries": self.retries, "usage": dict(self.usage)}
+            return {
+                "requests": self.requests,
+                "retries": self.retries,
+                "usage": dict(self.usage),
+                "events": list(self.events),
+            }
 
-    def post(self, path: str, payload: Any) -> Any:
+    def tell(self, event: str, record: bool = True) -> None:
+        """Pass one short line to the :attr:`listener` (and keep it in :attr:`events`).
+
+        Parameters
+        ----------
+        event : str
+            What happened, e.g. ``"batch_size 64 -> 32 after HTTP 413"``; never a server's text
+            unmasked, never a document's.
+        record : bool, default True
+            Keep it in :attr:`events` (a retry is only shown).
+        """
+        if record:
+            config = self.config
+            with self._lock, _LEDGER.lock:
+                self.events.append(event)
+                account = _LEDGER.accounts.get(f"{config.model}@{config.host}")
+                if account is not None:
+                    account.setdefault("events", []).append(event)
+        if self.listener is not None:
+            self.listener(event)
+
+    def note_server(self, server: dict[str, Any]) -> None:
+        """Record what the server answered to a probe (its ``model`` and digest) for the manifest.
+
+        Kept in the process's account of this endpoint (:func:`usage_totals`, under
+        ``"server"``), so that the run's ``endpoint_usage`` says which server answered.
+        """
+        config = self.config
+        with _LEDGER.lock:
+            account = _LEDGER.accounts.setdefault(
+                f"{config.model}@{config.host}",
+                {"model": config.model, "host": config.host, "requests": 0, "retries": 0, "usage": {}},
+            )
+            account["server"] = dict(server)
+
+    def post(self, path: str, payload: Any, fail_fast: bool = False) -> Any:
         """POST ``payload`` as JSON to ``path`` under ``base_url``, retrying as the module says.
 
         Parameters
@@ -221,6 +319,9 @@ class EndpointClient:
         path : str
             ``"/embeddings"``, ``"/chat/completions"``.
         payload : JSON-serialisable object
+        fail_fast : bool, default False
+            Raise :class:`RequestRefused` at once for a 4xx or 5xx other than 429, 502, 503
+            and 504, without retrying: for a request whose form the server may not support.
 
         Returns
         -------
@@ -230,14 +331,15 @@ class EndpointClient:
         Raises
         ------
         UsageError
-            401/403 (the key), 404 (URL or model), another 3xx/4xx, a reply that is not JSON, or
-            ``api_key_env`` naming an unset variable.
+            401/403 (the key), 404 (URL or model), another 3xx/4xx, a reply that is not JSON,
+            larger than :data:`MAX_REPLY_BYTES` or nested too deeply, or ``api_key_env``
+            naming an unset variable or a key that cannot be sent in a header.
         EnvironmentFailure
             The endpoint still failed (429, 5xx, timeout, connection) after ``max_retries`` retries.
         MissingDependency
             ``httpx`` is not installed.
         """
-        return self._post(path, payload, threading.Event())
+        return self._post(path, payload, threading.Event(), fail_fast)
 
     def post_many(self, path: str, payloads: Iterable[Any]) -> Iterator[tuple[int, Any]]:
         """POST each payload, at most ``max_in_flight`` at once; replies as they arrive.
@@ -261,6 +363,7 @@ class EndpointClient:
             yielded before the error is raised, so a caller that keeps each reply loses none
             it paid for. Leaving the loop early abandons the requests in flight.
         """
+        self.config.api_key()  # an unset or unsendable key: one line before any request
         stop = threading.Event()
         pool = ThreadPoolExecutor(self.config.max_in_flight, thread_name_prefix="chunkeval-endpoint")
         items = enumerate(payloads)
@@ -268,7 +371,7 @@ class EndpointClient:
         failure: BaseException | None = None
         try:
             while True:
-                while failure is None and len(pending) < self.config.max_in_flight:
+                while failure is None and len(pending) < self.in_flight:
                     item = next(items, None)
                     if item is None:
                         break
@@ -304,31 +407,88 @@ class EndpointClient:
                 )
             return self._http
 
-    def _post(self, path: str, payload: Any, stop: threading.Event) -> Any:
+    def _send(self, path: str, payload: Any, headers: dict[str, str]) -> tuple[int, Any, bytes]:
+        """One request: ``(status, headers, body)``, the body bounded in size and time.
+
+        The body of a 2xx is read up to :data:`MAX_REPLY_BYTES` (after decompression), that of
+        another status up to :data:`MAX_ERROR_BYTES`; a reply not complete ``timeout_s`` after
+        the request began is cut off by closing its socket.
+
+        Raises
+        ------
+        _TimedOut
+            Past the deadline, or a read waited ``timeout_s``.
+        UsageError
+            A 2xx body larger than :data:`MAX_REPLY_BYTES`.
+        """
+        httpx = _httpx()
+        timeout_s = self.config.timeout_s
+        deadline = time.monotonic() + timeout_s
+        late = threading.Event()
+        try:
+            url = self.config.url(path)
+            with self._client().stream("POST", url, json=payload, headers=headers) as response:
+                timer = threading.Timer(max(0.0, deadline - time.monotonic()), _cut_off, (response, late))
+                timer.daemon = True
+                timer.start()
+                try:
+                    ok = 200 <= response.status_code < 300
+                    bound = MAX_REPLY_BYTES if ok else MAX_ERROR_BYTES
+                    chunks, size = [], 0
+                    for chunk in response.iter_bytes():
+                        if late.is_set() or time.monotonic() > deadline:
+                            raise _TimedOut
+                        chunks.append(chunk)
+                        size += len(chunk)
+                        if size > bound:
+                            if not ok:
+                                break  # an error body: its start is enough
+                            raise UsageError(
+                                f"endpoint {self.config.where(path)} answered more than {bound >> 20} MB; "
+                                "lower batch_size in openai(...)"
+                            )
+                finally:
+                    timer.cancel()
+                if late.is_set():
+                    raise _TimedOut
+                return response.status_code, response.headers, b"".join(chunks)
+        except httpx.TimeoutException:
+            raise _TimedOut from None
+        except httpx.TransportError:
+            if late.is_set():
+                raise _TimedOut from None
+            raise
+
+    def _post(self, path: str, payload: Any, stop: threading.Event, fail_fast: bool = False) -> Any:
         httpx = _httpx()
         config, where = self.config, self.config.where(path)
         key = config.api_key()
         headers = {"Authorization": f"Bearer {key}"} if key else {}
-        http, started = self._client(), time.monotonic()
+        sent = _sent_texts(payload)
+        started = time.monotonic()
         last = ""
         for attempt in range(config.max_retries + 1):
             self._count(requests=1, retries=int(attempt > 0))
             wait_s = 0.0
             try:
-                response = http.post(config.url(path), json=payload, headers=headers)
-            except httpx.TimeoutException:
-                last = f"no answer within timeout_s={config.timeout_s:g}"
+                status, reply_headers, body = self._send(path, payload, headers)
+            except _TimedOut:
+                last = f"no complete answer within timeout_s={config.timeout_s:g}"
+                self._slow_down()
             except httpx.TransportError as error:
                 last = _transport_failure(error)
             else:
-                status = response.status_code
                 if status != 429 and status < 500:
-                    return self._accept(where, response, key)
-                last = f"HTTP {status}{_server_message(response, key)}"
-                wait_s = retry_after_s(response.headers.get("Retry-After")) or 0.0
+                    return self._accept(where, status, body, key, sent)
+                said = _server_message(body, key, sent)
+                if fail_fast and status not in _ALWAYS_RETRIED:
+                    raise RequestRefused(f"endpoint {where} answered HTTP {status}{said}", status)
+                last = f"HTTP {status}{said}"
+                wait_s = retry_after_s(reply_headers.get("Retry-After")) or 0.0
             if attempt == config.max_retries:
                 break
             wait_s = min(config.max_retry_wait_s, max(wait_s, config.retry_backoff_s * 2**attempt))
+            self.tell(f"retry {attempt + 1} of {config.max_retries} in {wait_s:.3g} s ({last[:60]})", False)
             if stop.is_set() or stop.wait(wait_s):
                 raise _Stopped
         attempts = config.max_retries + 1
@@ -338,10 +498,17 @@ class EndpointClient:
             "retry later (openai(..., max_retries=N, timeout_s=S) to wait longer)"
         )
 
-    def _accept(self, where: str, response: Any, key: str | None) -> Any:
+    def _slow_down(self) -> None:
+        """Halve the requests kept in flight after a timeout (at least one)."""
+        with self._lock:
+            before = self.in_flight
+            self.in_flight = max(1, before // 2)
+        if self.in_flight < before:
+            self.tell(f"max_in_flight {before} -> {self.in_flight} after a timeout")
+
+    def _accept(self, where: str, status: int, content: bytes, key: str | None, sent: list[str]) -> Any:
         """The decoded reply of a response that is not retried, or the error it means."""
-        status = response.status_code
-        said = _server_message(response, key)
+        said = _server_message(content, key, sent)
         if status in (401, 403):
             fix = (
                 f"check the key in ${self.config.api_key_env}"
@@ -361,12 +528,16 @@ class EndpointClient:
                 status,
             )
         try:
-            reply = json.loads(response.content)
-        except (ValueError, UnicodeDecodeError):
-            start = _one_line(response.content[:60].decode("utf-8", "replace"), key)
+            reply = loads_bounded(content, MAX_REPLY_BYTES)
+        except BadJSON as bad:
+            start = quoted(content[:2000].decode("utf-8", "replace"), key, sent, 60)
+            fix = (
+                "is base_url the OpenAI-compatible API root (often ending in /v1)?"
+                if str(bad).startswith("is not JSON")
+                else "is it an OpenAI-compatible server serving this model?"
+            )
             raise UsageError(
-                f"endpoint {where} answered HTTP {status} with a body that is not JSON "
-                f"(it starts {start!r}); is base_url the OpenAI-compatible API root (often ending in /v1)?"
+                f"endpoint {where} answered HTTP {status} with a body that {bad} (it starts {start!r}); {fix}"
             ) from None
         self._add_usage(reply)
         return reply
@@ -408,28 +579,46 @@ def _transport_failure(error: Exception) -> str:
     return words.get(kind, kind)
 
 
-def _one_line(text: str, key: str | None) -> str:
-    """``text`` on one line, at most :data:`_QUOTED_CHARS` characters, the key replaced by ``***``."""
-    if key:
-        text = text.replace(key, "***")
-    text = " ".join(text.split())
-    return text if len(text) <= _QUOTED_CHARS else text[: _QUOTED_CHARS - 3] + "..."
+def _cut_off(response: Any, late: threading.Event) -> None:
+    """Stop a reply still arriving at its deadline: shut its socket down (a blocked read ends)."""
+    late.set()
+    stream = response.extensions.get("network_stream")
+    sock = stream.get_extra_info("socket") if stream is not None else None
+    if sock is not None:
+        with contextlib.suppress(OSError):  # already closed
+            sock.shutdown(socket.SHUT_RDWR)
 
 
-def _server_message(response: Any, key: str | None) -> str:
+def _sent_texts(payload: Any) -> list[str]:
+    """Every string of a request's payload but its ``model``: what a server's text must not quote."""
+    out: list[str] = []
+    stack = [payload]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, str):
+            out.append(value)
+        elif isinstance(value, dict):
+            stack.extend(v for k, v in value.items() if k != "model")
+        elif isinstance(value, list | tuple):
+            stack.extend(value)
+    return out
+
+
+def _server_message(content: bytes, key: str | None, sent: list[str]) -> str:
     """The server's message in an error body, as ``": <message>"``, or ``""``.
 
     ``": <what the server said>"`` from an error body (OpenAI's ``{"error": {"message"}}``, TEI's
-    ``{"error": "..."}``, FastAPI's ``{"detail"}``, or plain text), or ``""``.
+    ``{"error": "..."}``, FastAPI's ``{"detail"}``, or plain text), masked
+    (:func:`~chunkeval.endpoints.masking.quoted`), or ``""``.
     """
     try:
-        body = json.loads(response.content)
-    except (ValueError, UnicodeDecodeError):
-        body = response.content[:_QUOTED_CHARS].decode("utf-8", "replace")
+        body = loads_bounded(content, MAX_ERROR_BYTES)
+    except BadJSON:
+        body = content[:MAX_ERROR_BYTES].decode("utf-8", "replace")
     if isinstance(body, dict):
         inner = body.get("error", body.get("detail", body.get("message")))
         if isinstance(inner, dict):
             inner = inner.get("message", inner)
         body = inner if inner is not None else ""
-    text = _one_line(body if isinstance(body, str) else json.dumps(body), key)
+    text = quoted(body if isinstance(body, str) else json.dumps(body), key, sent)
     return f": {text}" if text else ""

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
+from chunkeval._limits import seconds
 from chunkeval.errors import UsageError
 
 __all__ = ["CONNECTION_DEFAULTS", "EndpointConfig", "parse_endpoint"]
@@ -53,8 +54,10 @@ class EndpointConfig:
     api_key_env : str or None, default None
         The environment variable holding the key, sent as ``Authorization: Bearer``; None: no key.
     timeout_s : float, default 60
-        Seconds a request may take (connecting, sending, waiting, reading) before it counts as
-        failed and is retried.
+        Seconds a whole request may take (connecting, sending, waiting, reading the reply to
+        its end) before it counts as failed and is retried. In a spec, the ``*_s`` parameters
+        also take a duration with its unit: ``'30s'``, ``'500ms'``, ``'2min'``
+        (:func:`chunkeval._limits.seconds`).
     max_retries : int, default 5
         Retries of one request after a 429, a 5xx, a timeout or a connection failure.
     max_in_flight : int, default 4
@@ -78,7 +81,7 @@ class EndpointConfig:
     def __post_init__(self) -> None:
         _check_text("model", self.model)
         _check_text("base_url", self.base_url)
-        parts = urlsplit(self.base_url)
+        parts = _url_parts(self.base_url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise UsageError(
                 f"openai(...): base_url must be http(s)://HOST[:PORT]/PATH, e.g. 'http://localhost:8000/v1', "
@@ -100,7 +103,10 @@ class EndpointConfig:
         for name in ("timeout_s", "retry_backoff_s", "max_retry_wait_s"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-                raise UsageError(f"openai(...): {name} must be a number of seconds, got {value!r}")
+                raise UsageError(
+                    f"openai(...): {name} must be a number of seconds (or a duration such as '30s', "
+                    f"'500ms', '2min'), got {value!r}"
+                )
             if value < 0 or (name == "timeout_s" and value == 0):
                 bound = "> 0" if name == "timeout_s" else ">= 0"
                 raise UsageError(f"openai(...): {name} must be {bound}, got {value!r}")
@@ -112,7 +118,7 @@ class EndpointConfig:
     @property
     def host(self) -> str:
         """The endpoint's host, with its port when the URL gives one (``"localhost:8000"``)."""
-        parts = urlsplit(self.base_url)
+        parts = _url_parts(self.base_url)
         host = parts.hostname or ""
         if ":" in host:  # an IPv6 literal keeps its brackets
             host = f"[{host}]"
@@ -127,8 +133,22 @@ class EndpointConfig:
         return self.host + urlsplit(self.url(path)).path
 
     def identity(self) -> dict[str, str]:
-        """What names this model in caches and manifests: ``{"model": ..., "host": ...}``."""
+        """What names this model in manifests: ``{"model": ..., "host": ...}`` (never the path)."""
         return {"model": self.model, "host": self.host}
+
+    def address(self) -> dict[str, Any]:
+        """Everything of the URL that selects the model: scheme, host, port and path.
+
+        Two models behind one gateway told apart by path are two models: the embedding cache
+        keys vectors by this (as a digest, so the path is never written).
+        """
+        parts = _url_parts(self.base_url)
+        return {
+            "scheme": parts.scheme,
+            "host": (parts.hostname or "").lower(),
+            "port": parts.port or (443 if parts.scheme == "https" else 80),
+            "path": parts.path.rstrip("/"),
+        }
 
     def api_key(self) -> str | None:
         """The key, read from the environment now (never kept); None when no ``api_key_env``.
@@ -140,14 +160,21 @@ class EndpointConfig:
         """
         if self.api_key_env is None:
             return None
-        key = os.environ.get(self.api_key_env, "")
-        if not key.strip():
+        key = os.environ.get(self.api_key_env, "").strip()
+        if not key:
             raise UsageError(
                 f"openai(model={self.model!r}) at {self.host}: the environment variable "
                 f"{self.api_key_env} named by api_key_env is not set; export it, or leave "
                 "api_key_env out for a server without a key"
             )
-        return key.strip()
+        bad = next((i for i, c in enumerate(key) if not " " < c < "\x7f"), None)
+        if bad is not None:  # the key itself is never shown, only where it goes wrong
+            raise UsageError(
+                f"openai(model={self.model!r}) at {self.host}: the key in ${self.api_key_env} holds a "
+                f"character that cannot be sent in an HTTP header (a space, control or non-ASCII "
+                f"character, at position {bad + 1} of {len(key)}); export the key alone"
+            )
+        return key
 
     def __repr__(self) -> str:
         key = f", api_key_env={self.api_key_env!r}" if self.api_key_env else ""
@@ -187,7 +214,8 @@ class EndpointConfig:
                 "openai(model='NAME', base_url='http://HOST:PORT/v1', api_key_env='VAR')"
             )
         own = {"model", "base_url", *CONNECTION_DEFAULTS}
-        config = cls(**{k: v for k, v in params.items() if k in own})
+        given = {k: seconds(v) if k.endswith("_s") else v for k, v in params.items() if k in own}
+        config = cls(**given)
         return config, {k: v for k, v in params.items() if k not in own}
 
 
@@ -197,6 +225,19 @@ _KEY_PARAMS = frozenset(
 )
 #: A POSIX-portable environment variable name.
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _url_parts(url: str) -> Any:
+    """``urlsplit(url)`` with its port read, or a :class:`UsageError` saying what is mistyped."""
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 (raises for a port out of range or not a number)
+    except ValueError as error:
+        raise UsageError(
+            f"openai(...): base_url cannot be read as a URL ({error}); write it as "
+            "http(s)://HOST[:PORT]/PATH, e.g. 'http://localhost:8000/v1' or 'http://[::1]:8000/v1'"
+        ) from None
+    return parts
 
 
 def _check_text(name: str, value: Any) -> None:

@@ -1,6 +1,9 @@
 """Whether two runs measured the same thing, what changed if not, and how their configurations pair.
 
-Two runs are comparable when their ks, retriever and its parameters, and tokenizer agree,
+Two runs are comparable when their ks, retriever and its parameters, and tokenizer agree (a
+``"transport"`` entry of the parameters -- an endpoint's batch size, requests in flight,
+timeouts -- is not compared, since it cannot change a vector, and a difference is named by its
+parameter, ``embedder.params.dimensions 256 → 512``, never cut before it),
 and each dataset either has the same fingerprint and question ids, or changed by at most a
 stated share of its questions (:func:`conditions`). A changed dataset is explained question by
 question and document by document (:func:`~chunkeval.gate.changes.dataset_changes`) from the
@@ -96,6 +99,61 @@ def _canonical(value: Any) -> str:
     return json.dumps(to_jsonable(value), sort_keys=True)
 
 
+def _server_changes(bm: Mapping[str, Any], cm: Mapping[str, Any]) -> list[str]:
+    """The endpoints whose probe digest differs between two runs (another model, window, pooling).
+
+    An endpoint embedder records what a fixed probe gave (``endpoint_usage[NAME]["server"]``,
+    :mod:`chunkeval.endpoints.probe`); the same name and address answering with another digest
+    is another model, whatever the spec says.
+    """
+    out: list[str] = []
+    base, cur = bm.get("endpoint_usage") or {}, cm.get("endpoint_usage") or {}
+    if not (isinstance(base, Mapping) and isinstance(cur, Mapping)):
+        return out
+    for name in sorted(set(base) & set(cur)):
+        sb, sc = (
+            (side[name] or {}).get("server") or {} if isinstance(side[name], Mapping) else {}
+            for side in (base, cur)
+        )
+        db, dc = sb.get("probe_sha256"), sc.get("probe_sha256")
+        if db and dc and db != dc:
+            out.append(
+                f"the endpoint {name} answered the probe differently: digest {db} → {dc} (the same "
+                "model name and address gave other vectors: another model, window or pooling)"
+            )
+    return out
+
+
+def _compared(value: Any) -> Any:
+    """``value`` without its ``"transport"`` entries (at any depth): what ``compare`` compares."""
+    if isinstance(value, Mapping):
+        return {k: _compared(v) for k, v in value.items() if k != "transport"}
+    if isinstance(value, list | tuple):
+        return [_compared(v) for v in value]
+    return value
+
+
+def _differences(base: Any, cur: Any, where: str = "", most: int = 3) -> str:
+    """The leaves that differ between two JSON-like values, named by path (at most ``most``).
+
+    ``"embedder.params.dimensions 256 → 512"``; ``""`` when the values are not both mappings.
+    """
+    if not (isinstance(base, Mapping) and isinstance(cur, Mapping)):
+        return ""
+    found: list[str] = []
+
+    def walk(b: Any, c: Any, path: str) -> None:
+        if isinstance(b, Mapping) and isinstance(c, Mapping):
+            for k in dict.fromkeys([*b, *c]):
+                walk(b.get(k), c.get(k), f"{path}.{k}" if path else str(k))
+        elif _canonical(b) != _canonical(c):
+            found.append(f"{path} {_brief(b)} → {_brief(c)}")
+
+    walk(base, cur, where)
+    more = f" and {len(found) - most} more" if len(found) > most else ""
+    return "; ".join(found[:most]) + more
+
+
 def _brief(value: Any) -> str:
     text = _canonical(value)
     return text if len(text) <= 80 else text[:77] + "..."
@@ -125,13 +183,13 @@ def setting_differences(bm: Mapping[str, Any], cm: Mapping[str, Any]) -> list[tu
     -------
     list of (str, str)
         ``(key, what differs)`` for each of ks, retriever, retriever parameters and tokenizer
-        that differs (a missing or empty value equals another missing or empty one); each
-        makes the runs incomparable.
+        that differs (a missing or empty value equals another missing or empty one; the
+        ``"transport"`` entries are not compared); each makes the runs incomparable.
     """
     return [
         (key, what)
         for key, what in _SETTINGS
-        if _canonical(bm.get(key) or None) != _canonical(cm.get(key) or None)
+        if _canonical(_compared(bm.get(key) or None)) != _canonical(_compared(cm.get(key) or None))
     ]
 
 
@@ -154,32 +212,16 @@ def refuse_incomparable(base: Results, planned: Mapping[str, Any], name: str) ->
     """
     bm = base.manifest or {}
     for key, _ in setting_differences(bm, planned)[:1]:
-        now, then = planned.get(key), bm.get(key)
-        leaves = (
-            _leaf_differences(then, now) if isinstance(now, Mapping) and isinstance(then, Mapping) else []
+        named = _differences(_compared(bm.get(key) or None), _compared(planned.get(key) or None))
+        change = (
+            f"its {key} would differ ({named}, baseline → this run)"
+            if named
+            else f"its {key} would be {planned.get(key)!r}, the baseline's is {bm.get(key)!r}"
         )
-        if leaves:  # name what differs, not two whole objects
-            shown = "; ".join(f"{path}: {a!r} in the baseline, {b!r} now" for path, a, b in leaves[:3])
-            more = f" and {len(leaves) - 3} more" if len(leaves) > 3 else ""
-            raise IncomparableRuns(
-                f"this run cannot be compared with {name}: its {key} differ at {shown}{more}; "
-                "use the baseline's settings or save a new baseline"
-            )
         raise IncomparableRuns(
-            f"this run cannot be compared with {name}: its {key} would be {now!r}, "
-            f"the baseline's is {then!r}; use the baseline's settings or save a new baseline"
+            f"this run cannot be compared with {name}: {change}; use the baseline's settings or save a "
+            "new baseline"
         )
-
-
-def _leaf_differences(then: Any, now: Any, path: str = "") -> list[tuple[str, Any, Any]]:
-    """``(dotted path, baseline value, current value)`` of every leaf where two objects differ."""
-    if isinstance(then, Mapping) and isinstance(now, Mapping):
-        out: list[tuple[str, Any, Any]] = []
-        for key in sorted(set(then) | set(now), key=str):
-            sub = f"{path}.{key}" if path else str(key)
-            out += _leaf_differences(then.get(key), now.get(key), sub)
-        return out
-    return [] if _canonical(then) == _canonical(now) else [(path, then, now)]
 
 
 def conditions(base: Results, cur: Results, stale_share: float = STALE_SHARE) -> Conditions:
@@ -200,7 +242,12 @@ def conditions(base: Results, cur: Results, stale_share: float = STALE_SHARE) ->
     bm, cm = base.manifest or {}, cur.manifest or {}
     found = Conditions()
     for key, what in setting_differences(bm, cm):
-        found.reasons.append(f"the {what}: baseline {_brief(bm.get(key))}, current {_brief(cm.get(key))}")
+        b, c = _compared(bm.get(key) or None), _compared(cm.get(key) or None)
+        named = _differences(b, c)
+        found.reasons.append(
+            f"the {what}: {named}" if named else f"the {what}: baseline {_brief(b)}, current {_brief(c)}"
+        )
+    found.reasons += _server_changes(bm, cm)
     bb, cb = bm.get("budgets") or [], cm.get("budgets") or []
     if bb != cb:  # extra metrics, not other conditions: the metrics both sides have compare as usual
         found.notes.append(

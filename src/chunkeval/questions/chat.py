@@ -10,11 +10,14 @@ text and its token usage (:class:`ChatModel`). :class:`ChatCompletions` builds t
 401/404) is :class:`chunkeval.endpoints.EndpointClient`'s; :func:`open_chat` joins the two.
 
 Structured output
-    The first request asks for ``response_format = {"type": "json_schema", ...}`` with the
-    reply's schema; an endpoint that rejects it (HTTP 400) is asked again with
-    ``{"type": "json_object"}``, then with no ``response_format``; the first form it accepts is
-    kept for the rest of the run (vLLM, llama.cpp, Ollama and LM Studio differ in which they
-    take; some answer 422 instead of 400). The reply is parsed defensively either way.
+    With ``response_format="auto"`` (the default) the first request asks for
+    ``response_format = {"type": "json_schema", ...}`` with the reply's schema; an endpoint that
+    refuses it -- by any 4xx or 5xx but 429, 502, 503 and 504 (vLLM answers 400, some servers
+    422, llama-cpp-python's server 500) -- is asked again at once, without retries, with
+    ``{"type": "json_object"}``, then with no ``response_format``. The first form a server
+    accepts is kept for the rest of the run, and a later refusal is an error like any other.
+    ``response_format="json_schema"``, ``"json_object"`` or ``"none"`` (``draft-questions
+    --response-format``) sends that form only. The reply is parsed defensively either way.
 """
 
 from __future__ import annotations
@@ -28,10 +31,17 @@ from chunkeval.endpoints import EndpointClient, RequestRefused, parse_endpoint
 from chunkeval.errors import UsageError
 from chunkeval.specs import redacted
 
-__all__ = ["ChatCompletions", "ChatModel", "ChatReply", "MalformedCompletion", "open_chat"]
+__all__ = [
+    "RESPONSE_FORMATS",
+    "ChatCompletions",
+    "ChatModel",
+    "ChatReply",
+    "MalformedCompletion",
+    "open_chat",
+]
 
-#: Statuses with which servers refuse a ``response_format`` they do not support.
-_REFUSED_FORMAT = (400, 422)
+#: The values of ``response_format``: ``auto`` tries the others in this order.
+RESPONSE_FORMATS = ("auto", "json_schema", "json_object", "none")
 
 
 class MalformedCompletion(ValueError):
@@ -88,23 +98,35 @@ class ChatCompletions:
     temperature : float, default 0.0
     max_tokens : int, default 1024
         Upper bound of each reply, in the model's tokens.
+    response_format : {"auto", "json_schema", "json_object", "none"}, default "auto"
+        The structured-output form to ask for (module docstring); ``post`` must take
+        ``fail_fast=`` for ``"auto"``.
     """
 
     def __init__(
         self,
-        post: Callable[[str, dict], Any],
+        post: Callable[..., Any],
         model: str,
         host: str,
         temperature: float = 0.0,
         max_tokens: int = 1024,
+        response_format: str = "auto",
     ) -> None:
+        if response_format not in RESPONSE_FORMATS:
+            raise UsageError(
+                f"response_format must be one of {', '.join(RESPONSE_FORMATS)}, got {response_format!r}"
+            )
         self.post = post
         self.model = model
         self.host = host
         self.temperature = temperature
         self.max_tokens = max_tokens
-        self._format = 0  # index into _FORMATS: the first form the endpoint accepted
-        self._lock = threading.Lock()
+        self.auto = response_format == "auto"
+        fixed = {"json_schema": 0, "json_object": 1, "none": 2}
+        self._format = fixed.get(response_format, 0)  # index into _FORMATS: the form in use
+        self._accepted = not self.auto  # a fixed form is never fallen back from
+        self.fallbacks: list[str] = []  # "json_schema refused (HTTP 500)", for the provenance
+        self._trial = threading.Lock()
 
     @property
     def response_format(self) -> str | None:
@@ -129,7 +151,7 @@ class ChatCompletions:
         return payload
 
     def complete(self, prompt: str, *, schema: dict | None, seed: int) -> ChatReply:
-        """Send one user message; fall back to a plainer ``response_format`` on HTTP 400.
+        """Send one user message; until a form is accepted, fall back to a plainer one on a refusal.
 
         Parameters
         ----------
@@ -151,17 +173,31 @@ class ChatCompletions:
         MalformedCompletion
             When the body is not a chat completion.
         """
+        if not self._accepted:
+            with self._trial:  # one request at a time until a form is accepted: no refusal paid twice
+                if not self._accepted:
+                    return self._first(prompt, schema, seed)
+        return _reply(
+            self.post("/chat/completions", self._payload(prompt, schema, seed, self.response_format))
+        )
+
+    def _first(self, prompt: str, schema: dict | None, seed: int) -> ChatReply:
+        """Send until a form is accepted, falling back at once on each refusal (the module docstring)."""
         while True:
-            index = self._format
-            form = _FORMATS[index]
+            form = _FORMATS[self._format]
+            payload = self._payload(prompt, schema, seed, form)
             try:
-                body = self.post("/chat/completions", self._payload(prompt, schema, seed, form))
+                if schema is not None and form is not None:
+                    body = self.post("/chat/completions", payload, fail_fast=True)
+                else:
+                    body = self.post("/chat/completions", payload)
             except RequestRefused as refused:
-                if schema is None or form is None or refused.status not in _REFUSED_FORMAT:
+                if schema is None or form is None:
                     raise
-                with self._lock:  # another thread may have moved on already
-                    self._format = max(self._format, index + 1)
+                self.fallbacks.append(f"{form} refused (HTTP {refused.status})")
+                self._format += 1
                 continue
+            self._accepted = True
             return _reply(body)
 
 
@@ -198,7 +234,8 @@ def open_chat(spec: str, **defaults: Any) -> tuple[ChatCompletions, EndpointClie
         Connection parameters as :func:`chunkeval.endpoints.parse_endpoint` reads them, plus
         optionally ``temperature`` and ``max_tokens``.
     **defaults
-        ``temperature`` and ``max_tokens`` when the spec does not give them.
+        ``temperature``, ``max_tokens`` and ``response_format`` when the spec does not give
+        them (``response_format=None`` is ``"auto"``).
 
     Returns
     -------
@@ -211,18 +248,22 @@ def open_chat(spec: str, **defaults: Any) -> tuple[ChatCompletions, EndpointClie
         A malformed spec or a parameter that is neither the connection's nor the generator's.
     """
     config, rest = parse_endpoint(spec)
-    unknown = sorted(set(rest) - {"temperature", "max_tokens"})
+    unknown = sorted(set(rest) - {"temperature", "max_tokens", "response_format"})
     if unknown:
         raise UsageError(
             f"--llm {redacted(spec)!r}: unknown parameter(s) {', '.join(unknown)}; openai(...) takes model, "
             "base_url, api_key_env, timeout_s, max_retries, max_in_flight, retry_backoff_s, "
-            "max_retry_wait_s, temperature, max_tokens"
+            "max_retry_wait_s, temperature, max_tokens, response_format"
         )
     params = {**defaults, **rest}
+    response_format = params.get("response_format") or "auto"
     temperature, max_tokens = params.get("temperature", 0.0), params.get("max_tokens", 1024)
     if isinstance(temperature, bool) or not isinstance(temperature, int | float) or not 0 <= temperature <= 2:
         raise UsageError(f"temperature must be a number in [0, 2], got {temperature!r}")
     if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 16:
         raise UsageError(f"max_tokens must be a whole number >= 16, got {max_tokens!r}")
     client = EndpointClient(config)
-    return ChatCompletions(client.post, config.model, config.host, float(temperature), max_tokens), client
+    chat = ChatCompletions(
+        client.post, config.model, config.host, float(temperature), max_tokens, response_format
+    )
+    return chat, client

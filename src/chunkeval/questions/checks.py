@@ -3,6 +3,12 @@
 Each check is a named rejection reason (:data:`REASONS`); a question fails on the first
 check it does not pass, in this order:
 
+``question_unreadable``
+    The question holds invisible or bidirectional control characters (a reply journalled
+    before :func:`~chunkeval.questions.prompt.visible_text` removed them on reading).
+``question_too_long``
+    The question is longer than :data:`MAX_QUESTION_CHARS` characters: not a question.
+
 ``excerpt_too_short`` / ``excerpt_too_long``
     An excerpt (stripped) shorter than ``min_excerpt_chars`` or longer than
     ``max_excerpt_chars`` characters: a word or two is no evidence, a whole page is no span.
@@ -16,6 +22,10 @@ check it does not pass, in this order:
     It occurs more than once inside the passages shown, so which span is the evidence is
     unknown (one occurrence inside them and others elsewhere in the document is fine: the
     part records ``occurrence``).
+``excerpt_from_prompt``
+    Every excerpt that is too short or not found is text of the prompt itself (its
+    ``"..."`` placeholder, copied): no threshold helps, another prompt or model does
+    (:func:`excerpts_from_prompt`).
 ``one_place``
     A multi-part request whose excerpts all lie in one of its two passages.
 ``copies_excerpt``
@@ -43,14 +53,29 @@ from chunkeval.errors import UsageError
 from chunkeval.questions.drafts import STOP_WORDS
 from chunkeval.types import EvidenceSpan
 
-__all__ = ["REASONS", "Checks", "NearDuplicates", "content_terms", "copied_share", "locate_excerpts"]
+__all__ = [
+    "MAX_QUESTION_CHARS",
+    "REASONS",
+    "Checks",
+    "NearDuplicates",
+    "content_terms",
+    "copied_share",
+    "excerpts_from_prompt",
+    "locate_excerpts",
+]
+
+#: Longest question kept, in characters (a real question is a sentence or two).
+MAX_QUESTION_CHARS = 1000
 
 #: Every rejection reason, in the order the checks run.
 REASONS = (
     "malformed_reply",
+    "question_unreadable",
+    "question_too_long",
     "excerpt_too_short",
     "excerpt_too_long",
     "excerpt_not_found",
+    "excerpt_from_prompt",
     "excerpt_outside_passage",
     "excerpt_ambiguous",
     "one_place",
@@ -189,6 +214,26 @@ def locate_excerpts(
             part["occurrence"] = occurrence
         parts.append(part)
     return parts, None
+
+
+def excerpts_from_prompt(excerpts: Sequence[str], prompt: str) -> bool:
+    """Whether every excerpt is a piece of the prompt's own text (its placeholder, copied).
+
+    Parameters
+    ----------
+    excerpts : sequence of str
+        As the model wrote them.
+    prompt : str
+        The prompt's template (without the passages).
+
+    Returns
+    -------
+    bool
+        True when there is at least one excerpt and each, stripped, is non-empty and occurs in
+        ``prompt``.
+    """
+    stripped = [e.strip() for e in excerpts if isinstance(e, str)]
+    return bool(stripped) and len(stripped) == len(excerpts) and all(e and e in prompt for e in stripped)
 
 
 class NearDuplicates:

@@ -44,10 +44,17 @@ from chunkeval.datasets.quotes import QuoteResolver
 from chunkeval.embedders import embedder_identity
 from chunkeval.errors import EnvironmentFailure, UsageError
 from chunkeval.questions.chat import ChatModel, MalformedCompletion
-from chunkeval.questions.checks import REASONS, Checks, NearDuplicates, locate_excerpts
+from chunkeval.questions.checks import (
+    MAX_QUESTION_CHARS,
+    REASONS,
+    Checks,
+    NearDuplicates,
+    excerpts_from_prompt,
+    locate_excerpts,
+)
 from chunkeval.questions.checks import copied_share as _copied_share
 from chunkeval.questions.drafts import sample_sentences
-from chunkeval.questions.prompt import REPLY_SCHEMA, Prompt, ReplyError, parse_reply
+from chunkeval.questions.prompt import REPLY_SCHEMA, Prompt, ReplyError, parse_reply, visible_text
 from chunkeval.questions.reply_journal import ReplyJournal
 from chunkeval.text import paragraph_spans, sentence_spans
 from chunkeval.types import Document
@@ -220,14 +227,20 @@ def plan_requests(
 
 
 def _judge(
-    entry: dict, request: Request, resolver: QuoteResolver, checks: Checks
+    entry: dict, request: Request, resolver: QuoteResolver, checks: Checks, prompt: str = ""
 ) -> tuple[list[dict] | None, str | None]:
     """The evidence parts of one journal entry, or its rejection reason (steps 3)."""
     question, excerpts = entry.get("question"), entry.get("excerpts")
     if not isinstance(question, str) or not isinstance(excerpts, list):
         return None, "malformed_reply"
+    if visible_text(question) != " ".join(question.split()):  # journalled before the cleaning
+        return None, "question_unreadable"
+    if len(question) > MAX_QUESTION_CHARS:
+        return None, "question_too_long"
     parts, reason = locate_excerpts(resolver, request.doc_id, request.passages, excerpts, checks)
     if parts is None:
+        if reason in ("excerpt_too_short", "excerpt_not_found") and excerpts_from_prompt(excerpts, prompt):
+            return None, "excerpt_from_prompt"  # the prompt's placeholder, copied: no threshold helps
         return None, reason
     if _copied_share(question, [p["quote"] for p in parts]) > checks.max_copied:
         return None, "copies_excerpt"
@@ -246,9 +259,16 @@ class _Assembly:
     """
 
     def __init__(
-        self, requests: list[Request], resolver: QuoteResolver, checks: Checks, embedder: Any, n: int
+        self,
+        requests: list[Request],
+        resolver: QuoteResolver,
+        checks: Checks,
+        embedder: Any,
+        n: int,
+        prompt: str = "",
     ):
         self.requests, self.resolver, self.checks, self.n = requests, resolver, checks, n
+        self.prompt = prompt
         self.duplicates = NearDuplicates(checks.max_similarity, embedder)
         self.per_doc: Counter[str] = Counter()
         self.kept: list[tuple[Request, dict, list[dict]]] = []
@@ -263,7 +283,7 @@ class _Assembly:
                 break
             self.position += 1
             entry = answers[request.key]
-            parts, reason = _judge(entry, request, self.resolver, self.checks)
+            parts, reason = _judge(entry, request, self.resolver, self.checks, self.prompt)
             if parts is not None:
                 if (
                     self.checks.per_document is not None
@@ -392,7 +412,7 @@ def generate_questions(
         params=params,
     )
     by_id = {d.id: d for d in documents}
-    assembly = _Assembly(requests, QuoteResolver(documents), checks, embedder, n)
+    assembly = _Assembly(requests, QuoteResolver(documents), checks, embedder, n, prompt.text)
     known = journal.read()
     answers = {r.key: known[r.key] for r in requests if r.key in known}
     reused = len(answers)
@@ -454,6 +474,7 @@ def _provenance(
         "host": model.host,
         # the structured-output form this run's requests used (none sent: nothing was tried)
         "response_format": getattr(model, "response_format", None) if counts["sent"] else None,
+        "format_fallbacks": list(getattr(model, "fallbacks", [])),
         "prompt": {"source": prompt.source, "sha256": prompt.sha256},
         "seed": seed,
         "parameters": parameters,

@@ -15,32 +15,47 @@ Prompt
 
 Reply
     The endpoint is asked for structured output (:data:`REPLY_SCHEMA`) where it supports it;
-    whatever comes back is read defensively by :func:`parse_reply`: the whole reply as JSON,
-    else the inside of a fenced code block, else the first JSON object with a ``question`` key
-    embedded in prose.
+    whatever comes back is read defensively by :func:`parse_reply`. Reasoning blocks
+    (``<think>...</think>``, ``<thinking>``, ``<reasoning>``, ``<reflection>``, ``<thought>``,
+    ``<scratchpad>``) are removed first and never read as the answer (:func:`answer_text`);
+    then the whole reply is tried as JSON, else the inside of each fenced code block, else the
+    JSON objects embedded in prose. The question loses its invisible and bidirectional
+    control characters (:func:`visible_text`). Reading is linear in the reply's length, which
+    is bounded (:data:`MAX_REPLY_CHARS`).
 """
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import re
 import string
+import unicodedata
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from chunkeval._json import BadJSON, loads_bounded
 from chunkeval.errors import UsageError
+from chunkeval.text.ignorable import strip_ignorable
 
 __all__ = [
     "DEFAULT_PROMPT",
+    "MAX_REPLY_CHARS",
     "MULTI_TASK",
     "REPLY_SCHEMA",
     "SINGLE_TASK",
     "Prompt",
     "ReplyError",
+    "answer_text",
     "parse_reply",
+    "visible_text",
 ]
+
+#: Longest reply read, in characters (a question and its excerpts need a few thousand).
+MAX_REPLY_CHARS = 200_000
+#: JSON objects embedded in prose that are tried, at most (each try is linear in the reply).
+_MAX_EMBEDDED = 16
 
 DEFAULT_PROMPT = """\
 You write evaluation questions for a document retrieval system.
@@ -154,6 +169,67 @@ class Prompt:
         return string.Template(self.text).substitute(passages=blocks, task=task)
 
 
+#: An opening or closing tag of a reasoning block.
+_REASONING_TAG = re.compile(r"<(/?)(?:think|thinking|reasoning|reflection|thought|scratchpad)\b[^<>]*>", re.I)
+#: The start of a JSON object with a key: where an embedded object may begin.
+_OBJECT_START = re.compile(r'\{\s*"')
+#: Categories of characters a question never needs besides the default-ignorable ones:
+#: controls, surrogates and private use.
+_INVISIBLE = frozenset({"Cc", "Cs", "Co"})
+
+
+def answer_text(text: str) -> str:
+    """A reply without its reasoning blocks: what the model gave as its answer.
+
+    Blocks between an opening and a closing reasoning tag (nested ones included) are removed;
+    a closing tag without an opening one (a chat template that opens the block in the prompt)
+    removes everything before it; a block never closed removes everything after its opening
+    tag (the answer was not reached). One pass over the tags: linear in the text.
+
+    Parameters
+    ----------
+    text : str
+        A reply's message content.
+
+    Returns
+    -------
+    str
+        The text outside reasoning blocks, pieces joined as they were.
+    """
+    out: list[str] = []
+    depth, pos = 0, 0
+    for tag in _REASONING_TAG.finditer(text):
+        if not tag[1]:  # an opening tag
+            if depth == 0:
+                out.append(text[pos : tag.start()])
+            depth += 1
+            continue
+        if depth == 0:  # closing a block opened before the reply began
+            out = []
+        else:
+            depth -= 1
+        if depth == 0:
+            pos = tag.end()
+    if depth == 0:
+        out.append(text[pos:])
+    return "".join(out)
+
+
+def visible_text(text: str) -> str:
+    """``text`` without invisible characters, on one line.
+
+    Default-ignorable code points (:func:`chunkeval.text.ignorable.strip_ignorable`:
+    bidirectional overrides and isolates, zero-width spaces and joiners, soft hyphens,
+    byte-order marks), controls, surrogates and private-use characters are removed (a
+    control that is whitespace becomes a space), then runs of whitespace become one space.
+    """
+    kept = (
+        (" " if c.isspace() else "") if unicodedata.category(c) in _INVISIBLE else c
+        for c in strip_ignorable(text)
+    )
+    return " ".join("".join(kept).split())
+
+
 def _question_object(value: object) -> tuple[str, list[str]] | None:
     """``(question, excerpts)`` of a decoded reply, or None when it has not that shape."""
     if not isinstance(value, dict):
@@ -161,33 +237,46 @@ def _question_object(value: object) -> tuple[str, list[str]] | None:
     question, excerpts = value.get("question"), value.get("excerpts")
     if isinstance(excerpts, str):  # a single excerpt not wrapped in a list
         excerpts = [excerpts]
-    if not isinstance(question, str) or not question.strip() or not isinstance(excerpts, list):
+    if not isinstance(question, str) or not visible_text(question) or not isinstance(excerpts, list):
         return None
     if not excerpts or not all(isinstance(e, str) and e.strip() for e in excerpts):
         return None
-    return question.strip(), list(excerpts)
+    return visible_text(question), list(excerpts)
 
 
-def _embedded_objects(text: str):
-    """Every JSON value that starts at a ``{`` of ``text``, in order."""
+def _decoded(text: str) -> object:
+    try:
+        return loads_bounded(text, 4 * MAX_REPLY_CHARS, max_depth=16)
+    except BadJSON:
+        return None
+
+
+def _embedded_objects(text: str) -> Iterator[object]:
+    """The JSON objects that start at the first :data:`_MAX_EMBEDDED` ``{"`` of ``text``.
+
+    Each is decoded from its start to where it ends (:meth:`json.JSONDecoder.raw_decode`),
+    so the work is at most :data:`_MAX_EMBEDDED` times the text's length.
+    """
     decoder = json.JSONDecoder()
-    pos = text.find("{")
-    while pos >= 0:
+    for n, start in enumerate(_OBJECT_START.finditer(text)):
+        if n == _MAX_EMBEDDED:
+            return
         try:
-            value, _ = decoder.raw_decode(text, pos)
-        except (json.JSONDecodeError, RecursionError):
-            value = None
+            _, end = decoder.raw_decode(text, start.start())
+        except (ValueError, RecursionError):
+            continue
+        value = _decoded(text[start.start() : end])  # again, bounded: depth and numbers
         if value is not None:
             yield value
-        pos = text.find("{", pos + 1)
 
 
 def parse_reply(text: str) -> tuple[str, list[str]]:
     """Read ``{"question": ..., "excerpts": [...]}`` out of a model's reply.
 
-    Tried in order: the whole reply as JSON; the body of each fenced code block
-    (```` ```json ... ``` ````); the first JSON object embedded in the prose that has the
-    shape. A lone string under ``excerpts`` is taken as a list of one.
+    Reasoning blocks are removed first (:func:`answer_text`). Then tried in order: the whole
+    reply as JSON; the body of each fenced code block (```` ```json ... ``` ````); the first
+    JSON object embedded in the prose that has the shape. A lone string under ``excerpts`` is
+    taken as a list of one; the question loses its invisible characters (:func:`visible_text`).
 
     Parameters
     ----------
@@ -203,16 +292,12 @@ def parse_reply(text: str) -> tuple[str, list[str]]:
     ------
     ReplyError
         When no candidate has a non-empty ``question`` string and a non-empty list of
-        non-empty ``excerpts`` strings.
+        non-empty ``excerpts`` strings, or the reply is longer than :data:`MAX_REPLY_CHARS`.
     """
-    candidates: list[object] = []
-    with contextlib.suppress(json.JSONDecodeError, RecursionError):
-        candidates.append(json.loads(text))
-    for block in _FENCE.findall(text):
-        try:
-            candidates.append(json.loads(block))
-        except (json.JSONDecodeError, RecursionError):
-            continue
+    if len(text) > MAX_REPLY_CHARS:
+        raise ReplyError(f"a reply of {len(text):,} characters, more than the {MAX_REPLY_CHARS:,} read")
+    text = answer_text(text)
+    candidates = [_decoded(text), *(_decoded(block) for block in _FENCE.findall(text))]
     for value in [*candidates, *_embedded_objects(text)]:
         found = _question_object(value)
         if found is not None:

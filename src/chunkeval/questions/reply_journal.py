@@ -4,7 +4,9 @@ One JSON object per line, keyed by the request's key
 (:func:`chunkeval.questions.generate.request_key`); a line is written and flushed as soon as its
 reply arrives, so an interrupt or an endpoint failure loses at most the replies still in
 flight, and a rerun asks only for the keys the journal lacks. A last line cut short by a
-killed process is ignored (its request is asked again); the first entry of a key wins.
+killed process is ignored (its request is asked again), and so is a line the bounded JSON
+reader refuses (:func:`chunkeval._json.loads_bounded`: over :data:`MAX_LINE_BYTES`, nested
+deeper than an entry can be, or holding a non-finite number); the first entry of a key wins.
 
 Bounds: a run appends at most one line per request it sends (at most ``max_requests``), each
 reply's raw text is kept to :data:`MAX_RAW_CHARS` characters, and a journal over
@@ -17,9 +19,14 @@ import json
 from pathlib import Path
 from typing import IO, Any
 
+from chunkeval._json import BadJSON, loads_bounded
 from chunkeval.errors import UsageError
 
-__all__ = ["MAX_LINES", "MAX_RAW_CHARS", "ReplyJournal"]
+__all__ = ["MAX_LINES", "MAX_LINE_BYTES", "MAX_RAW_CHARS", "ReplyJournal"]
+
+#: Longest journal line read, in bytes (an entry holds a question, its excerpts and at most
+#: :data:`MAX_RAW_CHARS` characters of raw reply).
+MAX_LINE_BYTES = 1 << 20
 
 #: Most lines a journal may hold (a run sends at most ``max_requests`` requests).
 MAX_LINES = 200_000
@@ -59,9 +66,9 @@ class ReplyJournal:
                         "or delete the file to ask again"
                     )
                 try:
-                    entry = json.loads(line)
-                except json.JSONDecodeError:
-                    continue  # a line cut short by an interrupt: its request is asked again
+                    entry = loads_bounded(line, MAX_LINE_BYTES, max_depth=8)
+                except BadJSON:
+                    continue  # a line cut short by an interrupt, or not an entry: asked again
                 if isinstance(entry, dict) and isinstance(entry.get("key"), str):
                     entries.setdefault(entry["key"], entry)
         return entries

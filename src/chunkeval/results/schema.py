@@ -68,10 +68,12 @@ class Manifest(TypedDict, total=False):
     workers: int  #: worker processes used
     workers_decision: dict[str, Any]  #: how many workers and why (benchmarks.workers.WorkerDecision)
     executor: str  #: where the stages ran (local, processes, dask)
-    endpoint_usage: dict[str, dict[str, Any]] | None  #: MODEL@HOST -> requests, retries, token usage
+    #: MODEL@HOST -> requests, retries, the server's usage counts, what its probe found
+    #: (``server``) and what the client adapted (``events``)
+    endpoint_usage: dict[str, dict[str, Any]] | None
     timings: dict[str, Any]  #: total, loading and per-configuration seconds
     machine: dict[str, Any]  #: RAM, CPU count, platform
-    argv: list[str] | None  #: the command line (CLI runs)
+    argv: list[str] | None  #: the command line (CLI runs), ``base_url`` paths as ``/***``
     finished_at: str  #: ISO 8601 time the run finished (UTC)
     suite: dict[str, Any]  #: the suite and what the command line overrode (CLI runs)
     files: dict[str, dict[str, Any]]  #: table file -> path, format, dtypes (written by save)

@@ -31,7 +31,8 @@ def _windowed_embedder(retriever: Any) -> Any:
     if type(retriever) is not DenseRetriever:
         return None
     emb = retriever._make_embedder()
-    return emb if hasattr(emb, "visible_chars") and hasattr(emb, "window") else None
+    # an endpoint embedder has a window only when told (openai(..., window=N, tokenizer=...))
+    return emb if hasattr(emb, "visible_chars") and getattr(emb, "window", None) is not None else None
 
 
 def window_shares(
