@@ -314,15 +314,29 @@ def test_the_manifest_records_host_not_url(server):
 @pytest.mark.slow
 def test_a_rerun_after_an_interrupted_run_asks_only_for_what_is_missing(server, dataset_folder, tmp_path):
     """Ctrl-C in the middle of embedding: the batches answered before it are on disk, and the
-    next run sends only the other texts."""
+    next run sends only the other texts.
+
+    Synchronised on events, not on time: the server answers the probe and two batches, then
+    holds every later request until released; the signal is sent once two batches' files are
+    on disk.
+    """
+    import itertools
     import signal
     import subprocess
     import sys
+    import threading
     import time
 
     cache = tmp_path / "cache"
     good = embeddings_answer()
-    server.answer(PATH, lambda request: (time.sleep(0.3), good(request))[1])
+    release, answered = threading.Event(), itertools.count()
+
+    def answer_then_hold(request):
+        if next(answered) >= 3:  # the probe and two batches are answered; the rest wait
+            release.wait(120)
+        return good(request)
+
+    server.answer(PATH, answer_then_hold)
     spec = _spec(server, batch_size=2, max_in_flight=1)
     args = ["run", "--dataset", f"jsonl:{dataset_folder}", "--chunker", "sentence(max_chars=40)"]
     args += ["--retriever", spec, "--quiet", "--no-report", "--workers", "1", "--cache", str(cache)]
@@ -332,11 +346,14 @@ def test_a_rerun_after_an_interrupted_run_asks_only_for_what_is_missing(server, 
         stderr=subprocess.PIPE,
         text=True,
     )
-    deadline = time.monotonic() + 60
-    while server.count(PATH) < 4 and time.monotonic() < deadline and process.poll() is None:
-        time.sleep(0.05)
-    process.send_signal(signal.SIGINT)
-    _, err = process.communicate(timeout=60)
+    try:
+        deadline = time.monotonic() + 300  # a bound on a broken run, never reached by a working one
+        while len(list(cache.glob("*/*.vec"))) < 2 and process.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        process.send_signal(signal.SIGINT)
+        _, err = process.communicate(timeout=120)
+    finally:
+        release.set()
     assert process.returncode == 130, err
     saved = len(list(cache.glob("*/*.vec")))
     assert saved >= 2, err
