@@ -131,9 +131,9 @@ def read_pdf(path: Path) -> tuple[str, dict[str, Any]]:
         Past a bound of :mod:`~chunkeval.datasets.pdf_text` (pages, page content).
     """
     pypdf, reader = _library("pypdf", "pypdf", "pdf", path)
-    from chunkeval.datasets.pdf_text import pdf_page_texts
+    from chunkeval.datasets.pdf_text import pdf_page_texts, quiet_pypdf
 
-    with _bounded(path):
+    with _bounded(path), quiet_pypdf():
         pages = pdf_page_texts(pypdf.PdfReader(str(path)))
     found: list[int | None] = []
     text = ""
