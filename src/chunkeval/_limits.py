@@ -17,6 +17,7 @@ __all__ = [
     "MAX_DOCX_PARAGRAPHS",
     "MAX_ENTITY_CHARS",
     "MAX_HTML_DEPTH",
+    "MAX_HTML_ELEMENTS",
     "MAX_K",
     "MAX_PDF_CONTENT_BYTES",
     "MAX_PDF_PAGES",
@@ -75,6 +76,10 @@ MAX_PDF_CONTENT_BYTES = 16 * 1024 * 1024
 MAX_PDF_PAGE_BYTES = 2 * 1024 * 1024
 #: Deepest nesting of HTML elements read (a browser shows about a thousand).
 MAX_HTML_DEPTH = 100_000
+#: Most elements (start tags) of an HTML page: BeautifulSoup's tree costs about a kilobyte an
+#: element (three million unclosed tags of a 10 MB file took 2.4 GB); a large real page has
+#: tens of thousands.
+MAX_HTML_ELEMENTS = 500_000
 
 
 def mib(n: int) -> str:

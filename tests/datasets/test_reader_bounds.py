@@ -118,6 +118,27 @@ def test_a_docx_entity_expansion_is_bounded(tmp_path, capsys, monkeypatch):
 
 
 @needs("docx", "docx")
+@pytest.mark.parametrize(
+    ("doctype", "body", "words"),
+    [
+        (  # a billion laughs: nine levels of ten references, past libxml2's amplification bound
+            '<!DOCTYPE w:document [<!ENTITY a0 "lol">'
+            + "".join(f'<!ENTITY a{i} "{f"&a{i - 1};" * 10}">' for i in range(1, 10))
+            + "]>",
+            "<w:p><w:r><w:t>&a9;</w:t></w:r></w:p>",
+            "an entity bomb",
+        ),
+        ("", "<w:p>" + "<w:sdt><w:sdtContent>" * 400 + "</w:sdtContent></w:sdt>" * 400 + "</w:p>",
+         "nests more than 256 elements deep"),
+    ],
+    ids=["laughs", "deep"],
+)  # fmt: skip
+def test_a_docx_past_libxml2s_bounds_is_one_line_in_plain_words(tmp_path, capsys, doctype, body, words):
+    root = _folder(tmp_path, "bomb.docx", lambda p: write_docx(p, body, doctype=doctype))
+    _refused(tmp_path, root, capsys, "bomb.docx", words)
+
+
+@needs("docx", "docx")
 def test_a_docx_of_too_many_paragraphs_is_refused(tmp_path, capsys, monkeypatch):
     from chunkeval.datasets import docx_text
 
@@ -368,6 +389,22 @@ def test_html_nested_past_the_bound_is_refused(tmp_path, capsys, monkeypatch):
     monkeypatch.setattr(html_text, "MAX_HTML_DEPTH", 500)
     root = _folder(tmp_path, "deep.html", lambda p: p.write_text("<div>" * 600 + "x", encoding="utf-8"))
     _refused(tmp_path, root, capsys, "deep.html", "nest deeper than 500")
+
+
+@needs("bs4", "html")
+def test_html_of_too_many_elements_is_refused_before_its_tree_is_built(tmp_path, capsys, monkeypatch):
+    """A million unclosed ``<p><b><i>`` (10 MB) made a tree of 2.4 GB before any bound was seen."""
+    import bs4
+
+    from chunkeval.datasets import html_text
+
+    monkeypatch.setattr(html_text, "MAX_HTML_ELEMENTS", 300)
+    real = bs4.BeautifulSoup
+    monkeypatch.setattr(
+        bs4, "BeautifulSoup", lambda m, *a: real(m, *a) if "<i>x<p>" not in m else pytest.fail("parsed")
+    )
+    root = _folder(tmp_path, "unclosed.html", lambda p: p.write_text("<p><b><i>x" * 101, encoding="utf-8"))
+    _refused(tmp_path, root, capsys, "unclosed.html", "303 start tags, more than the 300 elements")
 
 
 @needs("bs4", "html")
