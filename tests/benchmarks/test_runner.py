@@ -197,6 +197,8 @@ def test_manifest(tiny_results):
         "params": {"chunk_overlap": 0, "chunk_size": 10, "tokenizer": "regex", "unit": "chars"},
         "limit": 10,
         "limit_unit": "chars",
+        "given": FIXED10,  # the spec as given, which a gate re-runs
+        "code": {},  # chunkeval's own code only
     }
     assert {"numpy", "scikit-learn", "pandas", "matplotlib"} <= set(m["dependencies"])
     assert m["machine"]["cpu_count"] == os.cpu_count()
@@ -382,7 +384,11 @@ def test_chunks_sharing_no_query_term_are_not_retrieved():
 
 def test_seed_must_be_an_integer():
     with pytest.raises(ValueError, match="seed"):
-        run(tiny_dataset(), [FIXED10], seed=None)
+        run(tiny_dataset(), [FIXED10], seed="1")
+
+
+def test_seed_none_is_the_default_seed():
+    assert run(tiny_dataset(), [FIXED10], seed=None, n_resamples=5).manifest["seed"] == 0
 
 
 def test_save_parquet_round_trip(tmp_path, tiny_results):

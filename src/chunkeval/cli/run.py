@@ -9,16 +9,26 @@ import sys
 from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from chunkeval.benchmarks.runspec import RunSpec
+    from chunkeval.benchmarks.suites import Suite
 
 from chunkeval._moments import moment
 from chunkeval.benchmarks.workers import check_workers
-from chunkeval.cli.compare import emit_comparison, summarised_failure
+from chunkeval.cli.compare import emit_comparison, stale_option, summarised_failure
 from chunkeval.cli.exit_codes import EXIT_FAILURE, EXIT_OK, CLIError, one_line, stderr_line, writing
 from chunkeval.cli.options import check_seed_option, parse_ints, parse_ks
-from chunkeval.cli.output import COLUMN_LEGEND, published_table, recommendation_text, summary_table
+from chunkeval.cli.output import (
+    COLUMN_LEGEND,
+    published_table,
+    question_warnings,
+    recommendation_text,
+    summary_table,
+    verdict_text,
+)
 from chunkeval.cli.report import REPORT_FILES, write_report_if_available
-from chunkeval.policy import DEFAULT_BUDGETS
 from chunkeval.results.reading import rank_metrics, run_confidence, run_ks
 from chunkeval.validation import check_count
 
@@ -71,46 +81,60 @@ def cmd_run(args: argparse.Namespace) -> int:
     CLIError
         The options contradict each other or the dataset is missing (exit 2).
     """
+    from chunkeval.benchmarks.runner import resolve_run
     from chunkeval.benchmarks.suites import get_suite
     from chunkeval.results import check_results_format
 
     _check_run_options(args)
     check_count("max_configs", args.max_configs)
     suite = get_suite(args.suite, args.max_configs)
-    kwargs = suite.run_kwargs()
     name = suite.name
-    if args.dataset:
-        kwargs["datasets"] = list(args.dataset)
-    if args.chunker:
-        kwargs["chunkers"] = list(args.chunker)
-        if args.suite == "default" and not args.suite_given:
-            name = "custom"
-    if args.retriever is not None:
-        kwargs["retriever"] = args.retriever
-    ks = parse_ks(args.k)
-    if ks:
-        kwargs["ks"] = ks
-    if args.tokenizer:
-        kwargs["tokenizer"] = args.tokenizer
-    if args.budgets and [v.strip().lower() for v in args.budgets] == ["none"]:
-        kwargs["budgets"] = ()  # --budgets none: no budget-matched metrics
-    elif budgets := parse_ints(args.budgets, "--budgets"):
-        kwargs["budgets"] = budgets
+    if args.chunker and args.suite == "default" and not args.suite_given:
+        name = "custom"
+    spec = run_spec_of(args, suite)
+    if len(spec.retrievers) > 1 and args.baseline is not None:
+        raise CLIError(
+            "--baseline compares the run of one retriever; give one --retriever, or compare each "
+            "retriever's folder inside --out with 'chunkeval compare' afterwards"
+        )
     check_workers(args.workers)
     check_results_format(args.format)  # Parquet without pyarrow fails now, not after the run
     with summarised_failure(args.baseline, "this run"):  # an exit 2 reaches the CI step summary too
-        baseline = _gate_baseline(args, kwargs)
-    adopted = _baseline_rank_by(args, baseline, kwargs)
-    if adopted:
-        args.rank_by = adopted
+        baseline = _gate_baseline(args)
+        adopted = _baseline_rank_by(args, baseline, spec)
+        if adopted:
+            args.rank_by = adopted
+            spec = spec.replace(rank_by=adopted)
+        # one resolved run per retriever, each checked before any work
+        each = [
+            resolve_run(spec.replace(retriever=r), baseline, baseline_name=args.baseline)
+            for r in spec.retrievers
+        ]
     folder, default = _new_results_folder(args.out, name)
     claim = _claim_folder(folder, getattr(args, "argv", []), default)
     folder = claim.folder
+    if len(each) > 1:
+        from chunkeval.cli.retrievers import run_retrievers
+
+        try:
+            return run_retrievers(
+                claim,
+                args,
+                [(r, resolved) for r, resolved in zip(spec.retrievers, each, strict=True)],
+                lambda resolved, sub: _run_into(claim, args, resolved, suite, name, sub),
+            )
+        except BaseException:
+            claim.release()
+            raise
+    (resolved,) = each
     try:
-        code, results, report, verdicts = _run_into(claim, args, kwargs, suite, name, ks)
+        code, results, report, verdicts = _run_into(claim, args, resolved, suite, name)
     except BaseException:
         claim.release()  # the folder can be used again
         raise
+    answer = verdict_text(results, verdicts)
+    if answer:  # the answer first: its first lines fit an 80 x 24 terminal
+        print(answer + "\n")
     print(
         summary_table(
             results.summary,
@@ -120,35 +144,61 @@ def cmd_run(args: argparse.Namespace) -> int:
         )
     )
     print(COLUMN_LEGEND)
-    published = published_table(results.summary, name)
+    from chunkeval.benchmarks.published import run_published
+
+    published = published_table(run_published(results, name))
     if published:
         print(f"\n{published}")
     print(f"\nresults: {folder}")
     if args.workers != 1 and not args.quiet:  # the pool may be smaller than asked: say why
         print(f"workers: {results.manifest['workers_decision']['reason']}")
-    for dataset_name, info in results.manifest["datasets"].items():
-        drafts = info.get("provenance", {}).get("draft_questions", 0)
-        if drafts:
-            stderr_line(
-                f'warning: dataset {dataset_name!r}: {drafts} question(s) are still marked "draft": true; '
-                "review them, then remove the mark"
-            )
+    for line in question_warnings(results.manifest):
+        stderr_line(line)
     if report is not None:
         print(f"report: {report}")
     recommendation = recommendation_text(results, verdicts)
     if recommendation:
-        print(f"\n{recommendation}")
+        print(f"\n{recommendation}")  # the full account, below the answer and the table
     if baseline is not None:
-        from chunkeval.gate.comparison import compare
-
         for line in _rank_notes(baseline, results, adopted):
             print(line)
-
-        cmp = compare(baseline, results, args.fail_on, strict=args.strict)
-        cmp.baseline_name, cmp.current_name = args.baseline, str(folder)
+        cmp = _gate(args, baseline, results, spec.run_kwargs())
+        cmp.current_name = str(folder)
         print()
         code = max(code, emit_comparison(cmp, "text", all_rows=False))
     return code
+
+
+def _gate(args: argparse.Namespace, baseline: Any, results: Any, kwargs: dict[str, Any]) -> Any:
+    """The gate of this run against ``--baseline`` (:func:`chunkeval.gate.drift.compare_today`).
+
+    When the documents changed since the baseline, its configurations are re-run on today's
+    documents with this run's settings, to tell the pull request's change from the documents'.
+    """
+    from chunkeval.benchmarks.runner import run
+    from chunkeval.gate.drift import compare_today
+
+    settings = {
+        **kwargs,
+        "datasets": list(results.datasets.values()) if results.datasets else kwargs.get("datasets"),
+        "seed": args.seed,
+        "workers": args.workers,
+        "executor": args.executor,
+        "scheduler": args.scheduler,
+    }
+    settings.pop("chunkers", None)
+    cmp = compare_today(
+        baseline,
+        results,
+        args.fail_on,
+        rerun=lambda chunkers: run(chunkers=chunkers, **settings),
+        strict=args.strict,
+        fail_on_drift=args.fail_on_drift,
+        **stale_option(args),
+    )
+    if cmp.drift is None:
+        cmp.baseline_name = args.baseline
+    return cmp
 
 
 def _check_run_options(args: argparse.Namespace) -> None:
@@ -160,27 +210,66 @@ def _check_run_options(args: argparse.Namespace) -> None:
         raise CLIError(f"--scheduler {args.scheduler!r} is not a scheduler address; write tcp://HOST:PORT")
     if args.scheduler is not None and args.executor != "dask":
         raise CLIError("--scheduler names a Dask scheduler; it needs --executor dask")
-    for option in ("out", "retriever", "tokenizer", "baseline"):
+    for option in ("out", "tokenizer", "baseline"):
         value = getattr(args, option)
         if value is not None and not value.strip():
             raise CLIError(f"--{option} is empty; give a value or leave the option out")
-    for option in ("dataset", "chunker"):
+    for option in ("dataset", "chunker", "retriever"):
         if any(not v.strip() for v in getattr(args, option) or ()):
             raise CLIError(f"--{option} is empty; give a spec or leave the option out")
     check_seed_option(args.seed)
 
 
+def run_spec_of(args: argparse.Namespace, suite: Suite) -> RunSpec:
+    """The run ``chunkeval run`` describes: the suite's spec with the options given on top.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed options; one left out keeps the suite's value (``--budgets none``: off).
+    suite : Suite
+        The suite of ``--suite``.
+
+    Returns
+    -------
+    RunSpec
+
+    Raises
+    ------
+    UsageError
+        A value out of range (:meth:`RunSpec.build`).
+    """
+    budgets: tuple[int, ...] | None = None
+    if args.budgets and [v.strip().lower() for v in args.budgets] == ["none"]:
+        budgets = ()  # --budgets none: no budget-matched metrics
+    elif values := parse_ints(args.budgets, "--budgets"):
+        budgets = tuple(values)
+    return suite.spec.replace(
+        datasets=list(args.dataset or ()) or None,
+        chunkers=list(args.chunker or ()) or None,
+        retriever=args.retriever,
+        ks=parse_ks(args.k) or None,
+        tokenizer=args.tokenizer or None,
+        budgets=budgets,
+        seed=args.seed,
+        rank_by=args.rank_by,
+    )
+
+
 def _run_into(
-    claim: Any, args: argparse.Namespace, kwargs: dict, suite: Any, name: str, ks: Any
+    claim: Any, args: argparse.Namespace, resolved: Any, suite: Any, name: str, sub: str | None = None
 ) -> tuple[int, Any, Path | None, dict[str, Any]]:
     """Run the benchmark, save results and report into ``claim.staging``, publish them.
+
+    With ``sub`` (one retriever of several), into the folder ``sub`` of the staging folder,
+    published later by the caller.
 
     Returns the exit code (1 when the report failed; the results are published
     without it), the results, the path of the report (``None`` when none was written) and
     the verdict of each dataset (:func:`chunkeval.verdict.recommendation.dataset_verdicts`,
     computed once for the report and the terminal).
     """
-    from chunkeval.benchmarks.runner import run
+    from chunkeval.benchmarks.runner import run_resolved
 
     folder = claim.folder
     if getattr(args, "cache", None):
@@ -227,31 +316,30 @@ def _run_into(
                 print(f"chunkeval {name}: {stage}", file=sys.stderr, flush=True)
 
     try:
-        results = run(
-            seed=args.seed,
+        results = run_resolved(
+            resolved,
             workers=args.workers,
             progress=progress,
             on_stage=on_stage,
             executor=args.executor,
             scheduler=args.scheduler,
-            rank_by=args.rank_by,
-            **kwargs,
         )
     finally:
         for bar in bars:
             bar.close()
     results.manifest["argv"] = ["chunkeval", *getattr(args, "argv", [])]
     results.manifest["suite"] = {**suite.to_dict(), "name": name}
-    if args.dataset or args.chunker or args.retriever or ks or args.tokenizer:
+    if args.dataset or args.chunker or args.retriever or args.k or args.tokenizer:
         results.manifest["suite"]["overridden"] = {
             "datasets": bool(args.dataset),
             "chunkers": bool(args.chunker),
             "retriever": bool(args.retriever),
-            "ks": bool(ks),
+            "ks": bool(parse_ks(args.k)),
             "tokenizer": bool(args.tokenizer),
         }
+    staging = claim.staging if sub is None else claim.staging / sub
     with writing(folder, "results to"):
-        results.save(claim.staging, format=args.format)
+        results.save(staging, format=args.format)
     code, report = EXIT_OK, None
     from chunkeval.verdict.recommendation import dataset_verdicts
 
@@ -260,16 +348,19 @@ def _run_into(
         try:
             with writing(folder, "the report in"):
                 # the results and datasets in memory: the report reads nothing back from disk
-                _, why = write_report_if_available(claim.staging, results=results, verdicts=verdicts)
-            report = None if why else claim.folder / "report.html"
+                _, why = write_report_if_available(staging, results=results, verdicts=verdicts)
+            report = None if why else (claim.folder if sub is None else claim.folder / sub) / "report.html"
             if why:
                 stderr_line(why)
         except Exception as exc:  # the results are complete without a report; never lose them
             if getattr(args, "debug", False):
                 raise
-            claim.discard(REPORT_FILES)  # never half a report: the results alone are complete
+            # never half a report: the results alone are complete
+            claim.discard(REPORT_FILES if sub is None else tuple(f"{sub}/{f}" for f in REPORT_FILES))
             stderr_line(f"error: report failed: {one_line(exc)} (results are saved in {folder})")
             code = EXIT_FAILURE
+    if sub is not None:
+        return code, results, report, verdicts  # the caller publishes every retriever's folder
     moment("run.report")  # results and report staged, nothing published
     claim.publish()
     return code, results, report, verdicts
@@ -285,7 +376,7 @@ def _judged_on(baseline: Any) -> dict[str, str]:
     return dict((baseline.manifest or {}).get("p_best_metric") or rank_metrics(baseline))
 
 
-def _baseline_rank_by(args: argparse.Namespace, baseline: Any, kwargs: dict[str, Any]) -> str | None:
+def _baseline_rank_by(args: argparse.Namespace, baseline: Any, spec: RunSpec) -> str | None:
     """The baseline's ranking metric as this run's ``--rank-by`` default, or ``None``.
 
     A baseline and a changed run are then judged on the same metric. The metric is given when no
@@ -301,9 +392,9 @@ def _baseline_rank_by(args: argparse.Namespace, baseline: Any, kwargs: dict[str,
     (column,) = metrics
     cut = str(column).partition("@")[2]
     if cut.endswith("tok"):
-        return column if int(cut[:-3]) in kwargs.get("budgets", DEFAULT_BUDGETS) else None
+        return column if int(cut[:-3]) in spec.budgets else None
     if cut.isdigit():
-        return column if int(cut) in (kwargs.get("ks") or (1, 3, 5, 10)) else None
+        return column if int(cut) in spec.ks else None
     return column
 
 
@@ -324,32 +415,23 @@ def _rank_notes(baseline: Any, results: Any, adopted: str | None) -> list[str]:
     ]
 
 
-def _gate_baseline(args: argparse.Namespace, kwargs: dict[str, Any]) -> Any:
-    """Load ``--baseline`` and check it against the run's arguments before the run.
+def _gate_baseline(args: argparse.Namespace) -> Any:
+    """Load ``--baseline`` and check ``--fail-on`` against it, before the run.
 
-    It checks ``--fail-on`` and the measuring conditions the run's arguments already fix (ks,
-    retriever, tokenizer), so that a typo or a mismatch fails in a second instead of after the
-    benchmark (token budgets may differ: they add metrics and change no other).
+    Whether the run's conditions compare with it is checked next, by the rule every run obeys
+    (:func:`chunkeval.benchmarks.runner.resolve_run`), so that a typo or a mismatch fails in
+    a second instead of after the benchmark.
     """
     if args.baseline is None:
-        if args.fail_on or args.strict:
-            raise CLIError("--fail-on and --strict need --baseline FILE (a baseline to compare against)")
+        if args.fail_on or args.strict or args.fail_on_drift or args.stale_share is not None:
+            raise CLIError(
+                "--fail-on, --strict, --stale-share and --fail-on-drift need --baseline FILE "
+                "(a baseline to compare against)"
+            )
         return None
     from chunkeval.gate.comparison import load_side, metric_names, parse_checks
 
     baseline = load_side(args.baseline)
     if args.fail_on:
         parse_checks(args.fail_on, metric_names(baseline))
-    manifest = baseline.manifest or {}
-    planned = {
-        "ks": list(kwargs.get("ks") or (1, 3, 5, 10)),
-        "retriever": kwargs.get("retriever", "tfidf"),
-        "tokenizer": kwargs.get("tokenizer", "regex"),
-    }
-    for key, value in planned.items():
-        if key in manifest and (manifest.get(key) or None) != (value or None):
-            raise CLIError(
-                f"this run cannot be compared with {args.baseline}: its {key} would be {value!r}, "
-                f"the baseline's is {manifest.get(key)!r}; use the baseline's settings or save a new baseline"
-            )
     return baseline

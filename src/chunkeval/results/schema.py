@@ -19,14 +19,17 @@ import numpy as np
 import pandas as pd
 
 from chunkeval.errors import UsageError
+from chunkeval.metrics.registry import column_bounds
 
 __all__ = [
     "MAX_DEPTH",
     "RESULT_FORMATS",
     "Manifest",
+    "check_lost_values",
     "check_manifest",
     "check_table",
     "check_values",
+    "column_range",
     "is_empty_json_cell",
     "resolve_inside",
 ]
@@ -61,6 +64,7 @@ class Manifest(TypedDict, total=False):
     seed: int  #: the bootstrap seed
     confidence: float  #: the confidence level of every interval
     n_resamples: int  #: bootstrap resamples
+    run_spec: dict[str, Any]  #: the run's RunSpec (benchmarks.runspec.RunSpec.to_dict)
     workers: int  #: worker processes used
     workers_decision: dict[str, Any]  #: how many workers and why (benchmarks.workers.WorkerDecision)
     executor: str  #: where the stages ran (local, processes, dask)
@@ -351,18 +355,43 @@ _JSON_COLUMNS = {
 }
 
 
-# Columns whose values a run can only write in a range: shares and probabilities in [0, 1]
-# (with their interval bounds), counts and sizes >= 0. A value outside is an edited or
-# corrupted file: a baseline saying answerable@5 = 7.5 would make every run "regress".
-_PROPORTION = re.compile(
-    r"(evidence_in_one_chunk|answerability|precision_omega|mrr|mrr_any_part|p_best|over_limit_share|tiny_share"
-    r"|mid_sentence_end_share|(recall|answerable|all_parts|span_recall|span_precision|iou)@\d+(tok)?)"
-    r"(_ci_low|_ci_high)?"
+#: The columns of no metric that a run can only write in a range: ``p_best`` (a probability) in
+#: [0, 1]; counts, sizes, offsets and timings >= 0. A metric column's range is its registry
+#: entry's (:attr:`chunkeval.metrics.Metric.bounds`, with its interval bounds). A value outside
+#: is an edited or corrupted file: a baseline saying answerable@5 = 7.5 would make every run
+#: "regress".
+_OTHER_BOUNDS = (
+    (re.compile(r"p_best"), (0.0, 1.0)),
+    (
+        re.compile(r"n_\w+|size_\w+|start|end|index|limit|\w+_seconds|chars_per_second"),
+        (0.0, math.inf),
+    ),
 )
-_NON_NEGATIVE = re.compile(
-    r"n_\w+|size_\w+|retrieved_tokens@\d+|stored_token_overhead(_ci_low|_ci_high)?|start|end|index"
-    r"|limit|\w+_seconds|chars_per_second"
-)
+
+
+def column_range(column: str) -> tuple[float, float] | None:
+    """The range a run writes a column's values in, or ``None`` for an unchecked column.
+
+    Parameters
+    ----------
+    column : str
+        A column of ``summary``, ``per_question`` or ``chunks``.
+
+    Returns
+    -------
+    (float, float) or None
+        A metric column's :func:`chunkeval.metrics.registry.column_bounds`; for the other
+        columns the ranges of ``_OTHER_BOUNDS``.
+    """
+    bounds = column_bounds(column)
+    if bounds is not None:
+        return bounds
+    return next((b for pattern, b in _OTHER_BOUNDS if pattern.fullmatch(column)), None)
+
+
+def _range_text(bounds: tuple[float, float]) -> str:
+    low, high = bounds
+    return f">= {low:g}" if math.isinf(high) else f"[{low:g}, {high:g}]"
 
 
 #: How far outside its range a written value may lie by floating-point rounding alone.
@@ -371,12 +400,10 @@ _ROUNDING_SLACK = 1e-9
 
 def _out_of_range(column: str, values: pd.Series) -> pd.Series | None:
     """The values of a known column outside its range (missing values are allowed), or None."""
-    if _PROPORTION.fullmatch(column):
-        low, high = 0.0, 1.0
-    elif _NON_NEGATIVE.fullmatch(column):
-        low, high = 0.0, math.inf
-    else:
+    bounds = column_range(column)
+    if bounds is None:
         return None
+    low, high = bounds
     # numbers as floats in one numpy pass (a column of a results file is numeric as read; the
     # pandas path per column cost a millisecond, over the ~260 columns of a results folder)
     numbers = (
@@ -399,10 +426,11 @@ def _plain(x: Any) -> str:
 def check_values(tables: dict[str, pd.DataFrame], path: Path) -> None:
     """Check value ranges and that the tables agree with one another.
 
-    Shares and probabilities (``answerable@k``, ``recall@k``, ``mrr``, ``p_best`` ... and
-    their interval bounds) must lie in [0, 1]; counts, sizes, offsets and timings must be
-    ``>= 0``; every (dataset, config) of ``per_question`` (and of ``chunks``) must have its
-    row in ``summary``.
+    A metric column's values (and interval bounds) must lie in its registered range
+    (:func:`column_range`: [0, 1] for shares such as ``answerable@k``, ``recall@k``, ``mrr``),
+    ``p_best`` in [0, 1]; counts, sizes, offsets and timings must be ``>= 0``; every (dataset, config) of ``per_question`` (and of ``chunks``) must have its
+    row in ``summary``; and a configuration's per-question values of a metric are not all
+    empty while its summary holds a mean (:func:`check_lost_values`).
 
     Parameters
     ----------
@@ -414,7 +442,8 @@ def check_values(tables: dict[str, pd.DataFrame], path: Path) -> None:
     Raises
     ------
     UsageError
-        Naming the table, column, row and value, or the configuration missing from the summary.
+        Naming the table, column, row and value, the configuration missing from the summary,
+        or the metric whose per-question values were lost.
     """
     for name, df in tables.items():
         for column in df.columns:
@@ -422,7 +451,7 @@ def check_values(tables: dict[str, pd.DataFrame], path: Path) -> None:
             if bad is not None:
                 row = int(bad.index[0])
                 where = ", ".join(f"{c}={df.at[row, c]!r}" for c in ("dataset", "config") if c in df.columns)
-                allowed = "[0, 1]" if _PROPORTION.fullmatch(str(column)) else ">= 0"
+                allowed = _range_text(column_range(str(column)) or (0.0, math.inf))
                 raise UsageError(
                     f"{path}: {name} column {column!r} holds {_plain(bad.iloc[0])} ({where}), outside {allowed}; "
                     "this is not a value chunkeval writes (an edited or damaged file)"
@@ -444,3 +473,63 @@ def check_values(tables: dict[str, pd.DataFrame], path: Path) -> None:
                 f"summary lacks{f' (and {len(missing) - 1} more)' if len(missing) > 1 else ''}; "
                 "the tables do not belong together"
             )
+    check_lost_values(summary, tables.get("per_question"), path)
+
+
+def check_lost_values(summary: pd.DataFrame, per_question: pd.DataFrame | None, path: Path) -> None:
+    """Refuse per-question values that were lost while their summary mean survived.
+
+    A metric that is n/a by construction on a dataset (:func:`chunkeval.policy.by_construction`:
+    0 whatever the chunking, stored as empty cells) is empty in *both* tables: the
+    configuration's summary cell and every one of its per-question cells. A configuration whose
+    every per-question value of a metric is empty while its summary still holds a mean has lost
+    those values (a damaged or hand-edited table): a gate pairing its questions would compare
+    nothing and could pass anything, so it is refused.
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        ``dataset``, ``config`` and the metric columns, one row per configuration.
+    per_question : pandas.DataFrame or None
+        ``dataset``, ``config`` and the question-level metric columns; None or empty: nothing
+        to check.
+    path : pathlib.Path
+        The results folder or baseline file, named in the error.
+
+    Raises
+    ------
+    UsageError
+        Naming the metric, the configuration, the summary's mean and the fix.
+    """
+    if (
+        per_question is None
+        or not len(per_question)
+        or not {"dataset", "config"} <= set(per_question.columns)
+    ):
+        return
+    metrics = [
+        c
+        for c in per_question.columns
+        if c in summary.columns
+        and c not in ("dataset", "config", "question_id")
+        and pd.api.types.is_numeric_dtype(per_question[c])
+    ]
+    if not metrics:
+        return
+    keys = [per_question["dataset"].astype(str), per_question["config"].astype(str)]
+    empty = per_question[metrics].isna().groupby(keys).all()
+    means = summary.assign(dataset=summary["dataset"].astype(str), config=summary["config"].astype(str))
+    means = means.set_index(["dataset", "config"])[metrics]
+    for (dataset, config), row in empty.iterrows():
+        if (dataset, config) not in means.index:
+            continue
+        for metric in (m for m in metrics if row[m]):
+            mean = means.loc[(dataset, config), metric]
+            mean = mean.iloc[0] if isinstance(mean, pd.Series) else mean
+            if pd.notna(mean):
+                raise UsageError(
+                    f"{path}: the per-question values of {metric} of configuration {config!r} (dataset "
+                    f"{dataset!r}) are lost: every row is empty while the summary holds a mean of "
+                    f"{_plain(mean)} (a metric n/a by construction is empty in both); the tables were "
+                    "damaged or edited: run again, or save the baseline again from an intact results folder"
+                )
