@@ -21,9 +21,11 @@ __all__ = [
     "MAX_DOCX_PARAGRAPHS",
     "MAX_ENTITY_CHARS",
     "MAX_HTML_DEPTH",
+    "MAX_HTML_ELEMENTS",
     "MAX_K",
     "MAX_PDF_CONTENT_BYTES",
     "MAX_PDF_PAGES",
+    "MAX_PDF_PAGE_BYTES",
     "MAX_SPEC_CHARS",
     "MAX_SYNTHETIC_CHARS",
     "MAX_ZIP_ENTRIES",
@@ -70,11 +72,20 @@ MAX_ENTITY_CHARS = 10_000_000
 #: Most pages of a PDF.
 MAX_PDF_PAGES = 20_000
 #: Most bytes of page content a PDF's text is extracted from: each page's content streams and
-#: the form XObjects its resources name, inflated; pages that share their content and resources
-#: are read once (pages x content size, each distinct page counted once).
-MAX_PDF_CONTENT_BYTES = 64 * 1024 * 1024
+#: the form XObjects they invoke (at every ``Do``), inflated (pages x content size). pypdf
+#: interprets dense text operators at about 2.5 s per MiB: 16 MiB is under a minute, and
+#: many times the content of a long book's text.
+MAX_PDF_CONTENT_BYTES = 16 * 1024 * 1024
+#: Most bytes of one page's content (its streams and the forms they invoke, at every ``Do``):
+#: pypdf's time grows with the square of a page's text (2 s for 1 MiB of dense text
+#: operators, 40 s for 4 MiB); a real page's content is tens of kilobytes.
+MAX_PDF_PAGE_BYTES = 2 * 1024 * 1024
 #: Deepest nesting of HTML elements read (a browser shows about a thousand).
 MAX_HTML_DEPTH = 100_000
+#: Most elements (start tags) of an HTML page: BeautifulSoup's tree costs about a kilobyte an
+#: element (three million unclosed tags of a 10 MB file took 2.4 GB); a large real page has
+#: tens of thousands.
+MAX_HTML_ELEMENTS = 500_000
 
 
 def mib(n: int) -> str:

@@ -118,6 +118,27 @@ def test_a_docx_entity_expansion_is_bounded(tmp_path, capsys, monkeypatch):
 
 
 @needs("docx", "docx")
+@pytest.mark.parametrize(
+    ("doctype", "body", "words"),
+    [
+        (  # a billion laughs: nine levels of ten references, past libxml2's amplification bound
+            '<!DOCTYPE w:document [<!ENTITY a0 "lol">'
+            + "".join(f'<!ENTITY a{i} "{f"&a{i - 1};" * 10}">' for i in range(1, 10))
+            + "]>",
+            "<w:p><w:r><w:t>&a9;</w:t></w:r></w:p>",
+            "an entity bomb",
+        ),
+        ("", "<w:p>" + "<w:sdt><w:sdtContent>" * 400 + "</w:sdtContent></w:sdt>" * 400 + "</w:p>",
+         "nests more than 256 elements deep"),
+    ],
+    ids=["laughs", "deep"],
+)  # fmt: skip
+def test_a_docx_past_libxml2s_bounds_is_one_line_in_plain_words(tmp_path, capsys, doctype, body, words):
+    root = _folder(tmp_path, "bomb.docx", lambda p: write_docx(p, body, doctype=doctype))
+    _refused(tmp_path, root, capsys, "bomb.docx", words)
+
+
+@needs("docx", "docx")
 def test_a_docx_of_too_many_paragraphs_is_refused(tmp_path, capsys, monkeypatch):
     from chunkeval.datasets import docx_text
 
@@ -188,7 +209,7 @@ def test_pages_times_content_past_the_bound_is_refused_before_any_extraction(tmp
     root = _folder(tmp_path, "shared.pdf", lambda p: write_shared_stream_pdf(p, 400, 20_000))
     assert (root / "shared.pdf").stat().st_size < 100_000
     _refused(
-        tmp_path, root, capsys, "shared.pdf", "content streams inflate to more than 64 MiB", "page 60 of 400"
+        tmp_path, root, capsys, "shared.pdf", "content streams inflate to more than 16 MiB", "page 15 of 400"
     )
 
 
@@ -203,6 +224,136 @@ def test_pages_with_their_own_resources_count_each(tmp_path, capsys, monkeypatch
     assert text.count("tide pools") == 15
     root = _folder(tmp_path, "many.pdf", lambda p: write_shared_stream_pdf(p, 4, 5, shared_resources=False))
     _refused(tmp_path, root, capsys, "many.pdf", "page 4 of 4")
+
+
+def write_form_pdf(path: Path, page: bytes, forms: dict[str, tuple[bytes, dict[str, str]]]) -> Path:
+    """A one-page PDF written by hand: content ``page``, and form XObjects by name.
+
+    ``forms`` maps each form's name to (its content, the names of the forms it may invoke ->
+    their names); the page's resources name every form. Written byte by byte so that forms may
+    invoke each other (a cycle) as no writer library would.
+    """
+    import zlib
+
+    names = list(forms)
+    number = {name: 10 + i for i, name in enumerate(names)}
+
+    def stream(data: bytes, extra: bytes = b"") -> bytes:
+        packed = zlib.compress(data)
+        return b"<< /Length %d /Filter /FlateDecode %s>>\nstream\n%s\nendstream" % (
+            len(packed),
+            extra,
+            packed,
+        )
+
+    def xobjects(which) -> bytes:
+        return b"/XObject << " + b" ".join(b"/%s %d 0 R" % (n.encode(), number[t]) for n, t in which) + b" >>"
+
+    font = b"/Font << /F1 3 0 R >>"
+    objects = {
+        1: b"<< /Type /Catalog /Pages 2 0 R >>",
+        2: b"<< /Type /Pages /Kids [4 0 R] /Count 1 >>",
+        3: b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+        4: b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 5 0 R /Resources << "
+        + font
+        + b" "
+        + xobjects((n, n) for n in names)
+        + b" >> >>",
+        5: stream(page),
+    }
+    for name, (content, invokes) in forms.items():
+        resources = b"/Resources << " + font + b" " + xobjects(invokes.items()) + b" >> "
+        objects[number[name]] = stream(
+            content, b"/Type /XObject /Subtype /Form /BBox [0 0 612 792] " + resources
+        )
+    out = bytearray(b"%PDF-1.7\n")
+    offsets = {}
+    for n in sorted(objects):
+        offsets[n] = len(out)
+        out += b"%d 0 obj\n%s\nendobj\n" % (n, objects[n])
+    xref = len(out)
+    size = max(objects) + 1
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % size
+    for n in range(1, size):
+        out += b"%010d 00000 n \n" % offsets[n] if n in offsets else b"0000000000 65535 f \n"
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (size, xref)
+    path.write_bytes(bytes(out))
+    return path
+
+
+def _text(words: str, lines: int = 1) -> bytes:
+    return b"BT /F1 12 Tf 72 720 Td " + b"(%s) Tj T* " % words.encode() * lines + b"ET\n"
+
+
+@needs("pypdf", "pdf")
+def test_a_form_invoked_on_a_page_is_read_at_each_invocation(tmp_path):
+    path = write_form_pdf(tmp_path / "form.pdf", b"/X Do\n/X Do\n", {"X": (_text("kelp at low tide"), {})})
+    text, _ = read_pdf(path)
+    assert text.count("kelp at low tide") == 2
+
+
+@needs("pypdf", "pdf")
+def test_a_form_invoked_thousands_of_times_is_refused_as_it_is_read(tmp_path, capsys, monkeypatch):
+    """A 3 KB page of ``/X Do`` lines naming one 1 MB form kept pypdf busy for hours."""
+    from chunkeval.datasets import pdf_text
+
+    monkeypatch.setattr(pdf_text, "MAX_PDF_CONTENT_BYTES", 100_000)  # the form: 7,000 bytes
+    calls = []
+    real = pdf_text._stream_bytes
+    monkeypatch.setattr(pdf_text, "_stream_bytes", lambda *a: calls.append(1) or real(*a))
+
+    def bomb(path: Path) -> None:
+        write_form_pdf(path, b"/X Do\n" * 5000, {"X": (_text("kelp at low tide", 200), {})})
+
+    _refused(tmp_path, _folder(tmp_path, "invoked.pdf", bomb), capsys, "invoked.pdf", "page 1:",
+             "form XObjects they invoke", "more than 100,000 bytes")  # fmt: skip
+    assert len(calls) < 30  # refused at the 15th invocation, not after 5,000
+
+
+@needs("pypdf", "pdf")
+def test_forms_invoking_forms_are_counted_at_every_depth(tmp_path, capsys, monkeypatch):
+    """Ten invocations of a form of ten invocations ... six deep: a million, from a few bytes."""
+    from chunkeval.datasets import pdf_text
+
+    monkeypatch.setattr(pdf_text, "MAX_PDF_CONTENT_BYTES", 100_000)
+
+    def bomb(path: Path) -> None:
+        forms = {f"F{i}": (b"/N Do\n" * 10 + _text("fan"), {"N": f"F{i + 1}"}) for i in range(5)}
+        forms["F5"] = (_text("kelp at low tide", 100), {})
+        write_form_pdf(path, b"/F0 Do\n", forms)
+
+    _refused(tmp_path, _folder(tmp_path, "fan.pdf", bomb), capsys, "fan.pdf", "page 1:", "form XObjects")
+
+
+@needs("pypdf", "pdf")
+def test_forms_invoking_each_other_are_read_once_each(tmp_path):
+    forms = {"X": (_text("north") + b"/Y Do\n", {"Y": "Y"}), "Y": (_text("south") + b"/X Do\n", {"X": "X"})}
+    text, _ = read_pdf(write_form_pdf(tmp_path / "cycle.pdf", b"/X Do\n", forms))
+    assert text.split() == ["north", "south"]  # pypdf cuts the cycle
+
+
+@needs("pypdf", "pdf")
+def test_one_page_past_the_page_bound_is_refused_before_any_extraction(tmp_path, capsys, monkeypatch):
+    """pypdf's time grows with the square of a page's text: one page's content is bounded."""
+    from pypdf import PageObject
+
+    from chunkeval.datasets import pdf_text
+
+    monkeypatch.setattr(pdf_text, "MAX_PDF_PAGE_BYTES", 1000)
+    monkeypatch.setattr(PageObject, "extract_text", lambda *a, **k: pytest.fail("extracted"))
+    root = _folder(tmp_path, "dense.pdf", lambda p: write_form_pdf(p, _text("kelp", 100), {}))
+    _refused(tmp_path, root, capsys, "dense.pdf", "page 1: its content streams", "more than 1,000 bytes")
+
+
+@needs("pypdf", "pdf")
+def test_a_repaired_cross_reference_table_is_read_without_pypdf_warnings(tmp_path, capsys):
+    path = write_form_pdf(tmp_path / "broken.pdf", _text("kelp at low tide"), {})
+    data = path.read_bytes()
+    path.write_bytes(data.replace(b"startxref\n", b"startxref\n9").replace(b"xref\n0", b"xrf\n0"))
+    capsys.readouterr()
+    text, _ = read_pdf(path)
+    assert text == "kelp at low tide"
+    assert capsys.readouterr().err == ""
 
 
 @needs("pypdf", "pdf")
@@ -238,6 +389,22 @@ def test_html_nested_past_the_bound_is_refused(tmp_path, capsys, monkeypatch):
     monkeypatch.setattr(html_text, "MAX_HTML_DEPTH", 500)
     root = _folder(tmp_path, "deep.html", lambda p: p.write_text("<div>" * 600 + "x", encoding="utf-8"))
     _refused(tmp_path, root, capsys, "deep.html", "nest deeper than 500")
+
+
+@needs("bs4", "html")
+def test_html_of_too_many_elements_is_refused_before_its_tree_is_built(tmp_path, capsys, monkeypatch):
+    """A million unclosed ``<p><b><i>`` (10 MB) made a tree of 2.4 GB before any bound was seen."""
+    import bs4
+
+    from chunkeval.datasets import html_text
+
+    monkeypatch.setattr(html_text, "MAX_HTML_ELEMENTS", 300)
+    real = bs4.BeautifulSoup
+    monkeypatch.setattr(
+        bs4, "BeautifulSoup", lambda m, *a: real(m, *a) if "<i>x<p>" not in m else pytest.fail("parsed")
+    )
+    root = _folder(tmp_path, "unclosed.html", lambda p: p.write_text("<p><b><i>x" * 101, encoding="utf-8"))
+    _refused(tmp_path, root, capsys, "unclosed.html", "303 start tags, more than the 300 elements")
 
 
 @needs("bs4", "html")

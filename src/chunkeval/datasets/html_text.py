@@ -40,7 +40,7 @@ import re
 from collections import Counter
 from typing import Any
 
-from chunkeval._limits import MAX_HTML_DEPTH, ReaderLimit
+from chunkeval._limits import MAX_HTML_DEPTH, MAX_HTML_ELEMENTS, ReaderLimit
 
 __all__ = ["decode_html", "html_text"]
 
@@ -68,6 +68,10 @@ _PRESCAN_BYTES = 1024
 # registered once; the list is the current decoding's).
 _BAD_BYTES: contextvars.ContextVar[list[int]] = contextvars.ContextVar("chunkeval_bad_bytes")
 _COUNTED = "chunkeval.replace-counted"
+
+#: What starts an element for the count of :func:`html_text` (tags in comments and scripts
+#: counted too: an upper bound).
+_START_TAG = re.compile(r"<[A-Za-z]")
 
 
 def _replace_counted(exc: UnicodeError) -> tuple[str, int]:
@@ -332,10 +336,18 @@ def html_text(markup: str) -> tuple[str, Counter[str]]:
     Raises
     ------
     chunkeval._limits.ReaderLimit
-        The elements nest deeper than :data:`~chunkeval._limits.MAX_HTML_DEPTH`.
+        The elements nest deeper than :data:`~chunkeval._limits.MAX_HTML_DEPTH`, or the page
+        has more start tags than :data:`~chunkeval._limits.MAX_HTML_ELEMENTS` (counted before
+        the tree is built: each element costs the tree about a kilobyte).
     """
     import bs4
 
+    tags = sum(1 for _ in _START_TAG.finditer(markup))
+    if tags > MAX_HTML_ELEMENTS:
+        raise ReaderLimit(
+            f"{tags:,} start tags, more than the {MAX_HTML_ELEMENTS:,} elements chunkeval reads of "
+            f"an HTML page (each costs about a kilobyte of memory)"
+        )
     soup = bs4.BeautifulSoup(markup, "html.parser")
     walk = _Walk()
     walk.walk(soup)

@@ -104,6 +104,31 @@ def _with_dropped(metadata: dict[str, Any], dropped: Mapping[str, int]) -> dict[
     return metadata
 
 
+#: libxml2's own bounds, by the words of its error: what chunkeval says of a part past one.
+_LIBXML2_BOUNDS = {
+    "amplification": "its entities expand to many times the part's size (an entity bomb; libxml2's "
+    "bound on entity amplification)",
+    "excessive depth": "its XML nests more than 256 elements deep (libxml2's bound)",
+}
+
+
+def _parsed_docx(docx: Any, path: Path) -> Any:
+    """``docx.Document(path)``, a part past one of libxml2's bounds a :class:`ReaderLimit`.
+
+    libxml2 refuses an entity bomb or XML nested past 256 before chunkeval's own bounds see
+    it: its error, in its words, is turned into the line of the bound.
+    """
+    from lxml.etree import XMLSyntaxError  # type: ignore[import-untyped]
+
+    try:
+        return docx.Document(str(path))
+    except XMLSyntaxError as exc:
+        for words, problem in _LIBXML2_BOUNDS.items():
+            if words in str(exc).lower():
+                raise ReaderLimit(problem) from None
+        raise
+
+
 def read_pdf(path: Path) -> tuple[str, dict[str, Any]]:
     r"""The text of a PDF, page by page (pypdf's ``extract_text``), with each page's start offset.
 
@@ -131,9 +156,9 @@ def read_pdf(path: Path) -> tuple[str, dict[str, Any]]:
         Past a bound of :mod:`~chunkeval.datasets.pdf_text` (pages, page content).
     """
     pypdf, reader = _library("pypdf", "pypdf", "pdf", path)
-    from chunkeval.datasets.pdf_text import pdf_page_texts
+    from chunkeval.datasets.pdf_text import pdf_page_texts, quiet_pypdf
 
-    with _bounded(path):
+    with _bounded(path), quiet_pypdf():
         pages = pdf_page_texts(pypdf.PdfReader(str(path)))
     found: list[int | None] = []
     text = ""
@@ -207,7 +232,7 @@ def read_docx(path: Path) -> tuple[str, dict[str, Any]]:
 
     with _bounded(path):
         check_docx_zip(path)
-        blocks, dropped = docx_text(docx.Document(str(path)))
+        blocks, dropped = docx_text(_parsed_docx(docx, path))
     return _join_blocks(blocks), _with_dropped({"reader": reader}, dropped)
 
 
