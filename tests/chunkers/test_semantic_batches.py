@@ -48,6 +48,39 @@ def test_stacked_documents_give_each_documents_similarities_bit_for_bit(
     assert together.tobytes() == np.concatenate(alone).tobytes()
 
 
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.integers(0, 9), min_size=1, max_size=5),
+    st.integers(1, 5),
+    st.integers(1, 40),
+    st.integers(0, 2**16),
+    st.booleans(),
+    st.sampled_from([0.05, 0.3, 0.8]),
+)
+@example([4], 3, 5, 0, False, 0.05)  # one-entry rows: scipy's canonical path
+def test_small_inputs_by_index_equal_the_sparse_products_bit_for_bit(
+    lengths, window, dim, seed, signed, density
+):
+    # short documents skip scipy's products (whose fixed cost dominated them) for index
+    # arithmetic that adds every term in the products' order: the same bits
+    rng = np.random.default_rng(seed)
+    m = sparse.random(sum(lengths), dim, density=density, random_state=rng, format="csr")
+    m.data = np.where(rng.random(m.nnz) < 0.5, np.round(m.data * 4) / 3, rng.standard_normal(m.nnz))
+    m.data -= 0.6 if signed else 0.0  # ties and cancellations
+    sizes = np.asarray(lengths, dtype=np.int64)
+    windows = semantic_module._windows(sizes, window)
+    by_index = semantic_module._similarities_by_index(m, *windows)
+    by_products = semantic_module._similarities_by_products(m, sizes, window)
+    assert by_index.tobytes() == by_products.tobytes()
+
+
+def test_long_inputs_take_the_products_and_agree_with_each_document_alone():
+    v = _stacked([100, 200, 3], 50, 7, True, False)
+    assert v.shape[0] > semantic_module.INDEX_ROWS
+    alone = [window_similarities(v[a:b], 3) for a, b in [(0, 100), (100, 300), (300, 303)]]
+    assert window_similarities(v, 3, [100, 200, 3]).tobytes() == np.concatenate(alone).tobytes()
+
+
 def test_window_similarities_by_hand_across_two_documents():
     # document 1: x, x, y; document 2: y, y -- gaps: (x|x) 1, (x|y) 0; (y|y) 1
     v = sparse.csr_matrix(np.array([[1.0, 0], [1, 0], [0, 1], [0, 1], [0, 1]]))
