@@ -71,7 +71,7 @@ BUILTIN_DEFAULTS: dict[str, dict[str, object]] = {
 
 #: Libraries whose splitter classes a display label names without the class-name ending
 #: (``langchain:RecursiveCharacterTextSplitter`` -> ``langchain:RecursiveCharacter``):
-#: the prefixes of :func:`chunkeval.chunkers.external_specs.is_external_spec`.
+#: the prefixes of :func:`chunkeval.chunkers.base.is_external_spec`.
 EXTERNAL_PREFIXES = ("langchain", "chonkie", "llama_index", "python")
 
 #: Class-name endings left out of an external splitter's display name (the library prefix

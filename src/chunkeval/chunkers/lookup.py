@@ -5,8 +5,7 @@ from __future__ import annotations
 import inspect
 from typing import Any
 
-from chunkeval.chunkers.base import CHUNKERS, Chunker, PluginFactory
-from chunkeval.chunkers.external_specs import external_chunker, is_external_spec
+from chunkeval.chunkers.base import CHUNKERS, Chunker, PluginFactory, is_external_spec
 from chunkeval.errors import UsageError
 from chunkeval.specs import parse_spec
 
@@ -56,10 +55,14 @@ def get_chunker(spec: str | Chunker, **params: Any) -> Chunker:
             raise UsageError("pass parameters either in the chunker object or as keywords, not both")
         return spec
     if is_external_spec(spec):
+        from chunkeval.chunkers.external_specs import external_chunker  # the adapters: on use
+
         return external_chunker(spec, **params)
     name, spec_params = parse_spec(spec)
     cls = CHUNKERS.get(name)  # loads an installed plug-in of that name on first use
     if isinstance(cls, PluginFactory):
+        from chunkeval.chunkers.external_specs import external_chunker
+
         return external_chunker(f"python:{cls.target}{spec.strip()[len(name) :]}", **params)
     spec_params.update(params)
     valid = list(inspect.signature(cls.__init__).parameters)[1:]

@@ -7,11 +7,12 @@ from importlib.util import find_spec
 
 import numpy as np
 
-from chunkeval.chunkers.base import check_int, chunks_from_spans, register_chunker
+from chunkeval.chunkers.base import chunks_from_spans, register_chunker
 from chunkeval.chunkers.sentence import SentenceSpansChunker, pack_spans
 from chunkeval.embedders import SentenceTransformerEmbedder, check_finite, cosine_rows, get_embedder
 from chunkeval.errors import MissingDependency, UsageError
 from chunkeval.types import Chunk, Document
+from chunkeval.validation import check_number
 
 Span = tuple[int, int]
 
@@ -340,9 +341,9 @@ class SemanticChunker(SentenceSpansChunker):
 
     def _check_params(self) -> None:
         _percentile(self.threshold)  # raises for a malformed threshold
-        check_int("window_size", self.window_size, 1)
-        check_int("max_chars", self.max_chars, 1)
-        check_int("overlap_sentences", self.overlap_sentences, 0)
+        check_number("window_size", self.window_size, 1, integer=True)
+        check_number("max_chars", self.max_chars, 1, integer=True)
+        check_number("overlap_sentences", self.overlap_sentences, 0, integer=True)
         embedder = get_embedder(self.embedder)
         if isinstance(embedder, SentenceTransformerEmbedder) and find_spec("sentence_transformers") is None:
             raise MissingDependency(

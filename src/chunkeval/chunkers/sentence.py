@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from chunkeval.chunkers.base import Chunker, check_int, chunks_from_spans, register_chunker
+from chunkeval.chunkers.base import Chunker, chunks_from_spans, register_chunker
 from chunkeval.chunkers.greedy import greedy_runs, iter_greedy_groups, seed_by_count
 from chunkeval.text import sentence_spans, split_sentences
 from chunkeval.types import Chunk, Document
+from chunkeval.validation import check_number
 
 Span = tuple[int, int]
 
@@ -180,8 +181,8 @@ def chunk_sentence_list(
     ValueError
         When ``max_chunk_size < 1`` or ``overlap_sentences < 0``.
     """
-    check_int("max_chunk_size", max_chunk_size, 1)
-    check_int("overlap_sentences", overlap_sentences, 0)
+    check_number("max_chunk_size", max_chunk_size, 1, integer=True)
+    check_number("overlap_sentences", overlap_sentences, 0, integer=True)
     joined = " ".join(sentences)
     return [
         joined[start:end]
@@ -240,8 +241,8 @@ class SentenceChunker(SentenceSpansChunker):
         self._check_params()
 
     def _check_params(self) -> None:
-        check_int("max_chars", self.max_chars, 1)
-        check_int("overlap_sentences", self.overlap_sentences, 0)
+        check_number("max_chars", self.max_chars, 1, integer=True)
+        check_number("overlap_sentences", self.overlap_sentences, 0, integer=True)
 
     @property
     def size_limit(self) -> tuple[int, str]:

@@ -18,7 +18,7 @@ from chunkeval.cli.options import check_seed_option, parse_ints, parse_ks
 from chunkeval.cli.output import COLUMN_LEGEND, recommendation_text, summary_table
 from chunkeval.cli.report import REPORT_FILES, write_report_if_available
 from chunkeval.policy import DEFAULT_BUDGETS, rank_metrics, run_confidence, run_ks
-from chunkeval.validation import check_count
+from chunkeval.validation import check_number
 
 __all__ = ["RESULTS_ROOT", "cmd_run"]
 
@@ -73,7 +73,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from chunkeval.results import check_results_format
 
     _check_run_options(args)
-    check_count("max_configs", args.max_configs)
+    check_number("max_configs", args.max_configs, 1, integer=True)
     suite = get_suite(args.suite, args.max_configs)
     if args.suite == "chroma" and not args.dataset and not Path(CHROMA_DEFAULT_PATH).is_dir():
         raise CLIError(

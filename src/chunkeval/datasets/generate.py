@@ -51,7 +51,7 @@ from chunkeval.embedders import embedder_identity
 from chunkeval.errors import EnvironmentFailure, UsageError
 from chunkeval.text import paragraph_spans, sentence_spans
 from chunkeval.types import Document
-from chunkeval.validation import check_count
+from chunkeval.validation import check_number
 
 __all__ = [
     "GENERATION_FILE",
@@ -198,7 +198,7 @@ def plan_requests(
         For a corpus without a usable sentence, ``max_requests`` out of range or
         ``passage_chars`` below 100.
     """
-    check_count("max_requests", max_requests)
+    check_number("max_requests", max_requests, 1, integer=True)
     if max_requests > MAX_REQUESTS:
         raise UsageError(f"max_requests={max_requests} is over the limit of {MAX_REQUESTS}")
     if passage_chars < 100:
@@ -372,7 +372,7 @@ def generate_questions(
         errors (authentication, unknown model, retries exhausted) pass through. Replies
         received before the failure are in the journal.
     """
-    check_count("n", n)
+    check_number("n", n, 1, integer=True)
     if concurrency < 1:
         raise UsageError(f"concurrency must be at least 1, got {concurrency}")
     prompt = (prompt or Prompt.load(None)).checked()
