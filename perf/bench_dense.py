@@ -4,7 +4,7 @@ The chunks are real: fixed 250-token windows (cl100k when installed, else the re
 tokenizer) of the built-in dataset, most of which fill MiniLM's 256-wordpiece window. Each
 side embeds the same chunks, cold (no embedding cache), with one and with two threads:
 
-* chunkeval: :class:`chunkeval.encoders.embedder.BertEmbedder` with the thread count forced
+* chunkeval: :class:`chunkeval.embedders.bert.BertEmbedder` with the thread count forced
   (two threads: two forward passes at once, each on one core), and with its own choice
   (``auto``: the free cores now, :func:`chunkeval._cores.threads_now`);
 * the same graph in one onnxruntime session with two intra-op threads, one pass at a time (the
@@ -51,10 +51,10 @@ from threadpoolctl import threadpool_limits
 
 from chunkeval.chunkers import get_chunker
 from chunkeval.datasets import load
-from chunkeval.encoders import embedder as embedder_module
-from chunkeval.encoders.bert import BertWeights, encode
-from chunkeval.encoders.embedder import BertEmbedder, _load
-from chunkeval.encoders.models import resolve_model
+from chunkeval.embedders import bert as embedder_module
+from chunkeval.embedders.bert import BertEmbedder, _load
+from chunkeval.embedders.bert_graph import BertWeights, encode
+from chunkeval.embedders.models import resolve_model
 
 
 def _chunks(n: int) -> list[str]:
@@ -146,7 +146,7 @@ def _intra_op(threads: int) -> Callable[[list[str]], np.ndarray]:
     against which the encoder's concurrent passes are measured."""
     import onnxruntime as ort
 
-    from chunkeval.encoders.bert import _graph
+    from chunkeval.embedders.bert_graph import _graph
 
     embedder = BertEmbedder()
     loaded = embedder._loaded()

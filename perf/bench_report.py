@@ -60,10 +60,10 @@ CONFIGS = [
 
 def measure(n_docs: int, n_configs: int, repeat: int) -> tuple[int, float, float, int, int]:
     from chunkeval.benchmarks.runner import run
-    from chunkeval.policy import rank_metric
     from chunkeval.reports import write_report
     from chunkeval.reports.drilldown import render_question_view
     from chunkeval.reports.style import config_styles
+    from chunkeval.results.reading import rank_metric
 
     configs = (CONFIGS * (1 + n_configs // len(CONFIGS)))[:n_configs]
     configs = [f"c{i}={spec}" for i, spec in enumerate(configs)]

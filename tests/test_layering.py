@@ -9,7 +9,10 @@ unit ``gate``). :data:`LAYERS` orders the units bottom to top, and the rules are
 * a unit imports only units of its own layer or of layers below (no upward import);
 * no import cycle, neither between units (of one layer; across layers a cycle has an upward
   import) nor between the modules of one package (``chunkers/base.py`` ->
-  ``chunkers/external_specs.py`` -> ``chunkers/base.py``).
+  ``chunkers/external_specs.py`` -> ``chunkers/base.py``);
+* a unit imports none of the units :data:`FORBIDDEN` lists for it, although its layer would
+  allow them (``datasets`` reaches neither ``endpoints`` nor ``embedders``);
+* no module is longer than :data:`MAX_MODULE_LINES` (800) lines.
 
 A module's package ``__init__`` runs before the module, so an import of ``chunkeval.a.b`` is a
 dependency on module ``chunkeval.a.b`` only, never on its parents. Imports made through
@@ -49,11 +52,11 @@ LAYERS: list[set[str]] = [
         "caches",
     },
     # 1 -- text and numbers that know no chunker
-    {"analysis", "text", "tokenizers", "encoders", "embedders", "endpoints", "stats", "labels"},
+    {"analysis", "text", "tokenizers", "embedders", "endpoints", "stats", "labels"},
     # 2 -- the four vocabularies: chunking, data, scoring, retrieving
     {"chunkers", "datasets", "metrics", "retrieval"},
-    # 3 -- which metric leads, and the result tables and files
-    {"policy", "results"},
+    # 3 -- which metric leads, the result tables and files; questions drafted for a dataset
+    {"policy", "results", "questions"},
     # 4 -- running suites; judging runs against a baseline; recommending a configuration
     {"benchmarks", "gate", "verdict"},
     # 5 -- drawing and wording what was computed
@@ -68,6 +71,14 @@ LAYERS: list[set[str]] = [
 KNOWN_VIOLATIONS: set[str] = set()
 # Emptied by the 0.2.0 re-layout, which removed the two it found: labels.py building a chunker
 # to format a label (upward, labels -> chunkers) and chunkers/base.py <-> external_specs.py.
+
+#: Units a unit must not import although the layers would allow it: the datasets read and
+#: validate data offline, so they never reach a model's HTTP client or an embedder (drafting
+#: questions with a model lives in ``questions``, above them).
+FORBIDDEN: dict[str, set[str]] = {"datasets": {"endpoints", "embedders"}}
+
+#: No module of ``src/`` is longer than this many lines: a longer one holds two ideas.
+MAX_MODULE_LINES = 800
 
 
 def module_name(path: Path, src: Path = SRC) -> str:
@@ -256,6 +267,37 @@ def test_no_new_upward_or_circular_import():
     assert not new, "imports against the layering (LAYERS in tests/test_layering.py):\n" + "\n".join(
         f"  {key}\n      {where}" for key, where in new.items()
     )
+
+
+def forbidden_imports(
+    graph: dict[str, dict[str, int]], forbidden: dict[str, set[str]] = FORBIDDEN
+) -> list[str]:
+    """Imports of a unit that :data:`FORBIDDEN` excludes, as ``"module (line n) imports target"``."""
+    return [
+        f"{module} (line {line}) imports {target}"
+        for module, targets in sorted(graph.items())
+        for target, line in sorted(targets.items())
+        if unit_of(target) in forbidden.get(unit_of(module), set())
+    ]
+
+
+def test_datasets_import_neither_the_endpoint_client_nor_an_embedder():
+    found = forbidden_imports(GRAPH)
+    assert not found, "imports FORBIDDEN in tests/test_layering.py:\n  " + "\n  ".join(found)
+
+
+def test_a_forbidden_import_is_caught():
+    fake = {"chunkeval.datasets.jsonl": {"chunkeval.embedders.bert": 4, "chunkeval.text": 2}}
+    assert forbidden_imports(fake) == ["chunkeval.datasets.jsonl (line 4) imports chunkeval.embedders.bert"]
+
+
+def test_no_module_is_longer_than_800_lines():
+    lengths = {
+        path.relative_to(SRC).as_posix(): len(path.read_text(encoding="utf-8").splitlines())
+        for path in source_modules().values()
+    }
+    long = {name: n for name, n in sorted(lengths.items()) if n > MAX_MODULE_LINES}
+    assert not long, f"split these modules along their seams (at most {MAX_MODULE_LINES} lines): {long}"
 
 
 def test_known_violations_are_still_there():

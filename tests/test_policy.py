@@ -19,9 +19,11 @@ import pytest
 from chunkeval import policy
 from chunkeval.cli import main
 from chunkeval.datasets import Dataset, save_jsonl
+from chunkeval.gate import checks
 from chunkeval.gate.comparison import compare, default_checks, metric_deltas
 from chunkeval.reports.charts import plot_dataset_bars, plot_quality_cost
-from chunkeval.reports.html import ranked_column, summary_columns
+from chunkeval.reports.summary_table import ranked_column, summary_columns
+from chunkeval.results import reading
 from chunkeval.results.folder import Results
 from chunkeval.types import Document, EvidenceSpan, Question
 from chunkeval.verdict.recommendation import recommend
@@ -78,7 +80,7 @@ def assert_one_ranking_metric(results: Results, folder, terminal: str, metric: s
     """Every output of the run names ``metric`` as the one it ranks by."""
     (dataset,) = dict.fromkeys(results.summary["dataset"].astype(str))
     # the policy, and the runner's own record of what p_best was computed on
-    assert policy.rank_metric(results, dataset).column == metric
+    assert reading.rank_metric(results, dataset).column == metric
     assert results.manifest["p_best_metric"] == {dataset: metric}
     # the terminal table: its heading and a column with intervals
     terminal = " ".join(terminal.split())
@@ -91,7 +93,7 @@ def assert_one_ranking_metric(results: Results, folder, terminal: str, metric: s
     # the report: the recommendation, the summary table's columns, the chart captions
     html = (folder / "report.html").read_text(encoding="utf-8")
     md = (folder / "report.md").read_text(encoding="utf-8")
-    k = policy.run_headline_k(results)
+    k = reading.run_headline_k(results)
     rows = results.summary
     assert metric in [c for c, _, _ in summary_columns(rows, k, ranked_column(results, dataset))]
     header = metric if metric.endswith("tok") else metric.replace("all_parts", "all parts")
@@ -117,7 +119,7 @@ def test_quick_suite_names_one_ranking_metric_everywhere(quick_run):
     results, folder, terminal = quick_run
     # budgets are on by default: the verdict ranks at the middle budget, the same reading cost
     assert_one_ranking_metric(results, folder, terminal, "answerable@512tok")
-    assert policy.gate_metrics([1, 3, 5, 10], ["answerable@512tok"]) == (
+    assert checks.gate_metrics([1, 3, 5, 10], ["answerable@512tok"]) == (
         "answerable@5",
         "answerable@512tok",
         "recall@5",
@@ -151,8 +153,8 @@ def test_outputs_print_the_runs_confidence_level(quick_run):
     at90 = Results(
         results.summary, results.per_question, results.chunks, {**results.manifest, "confidence": 0.9}
     )
-    assert policy.run_confidence(at90) == 0.9 and policy.confidence_label(0.9) == "90%"
-    assert policy.run_confidence(Results(results.summary, results.per_question, results.chunks, {})) == (
+    assert reading.run_confidence(at90) == 0.9 and policy.confidence_label(0.9) == "90%"
+    assert reading.run_confidence(Results(results.summary, results.per_question, results.chunks, {})) == (
         policy.CONFIDENCE
     )
     styles = config_styles(results.summary["config"].astype(str))

@@ -2,7 +2,7 @@
 
 The one rule for every parallel part of chunkeval: the worker processes of a run
 (:mod:`chunkeval.benchmarks.workers`), the threads of the neural encoder (forward passes run
-at once, :mod:`chunkeval.encoders.embedder`) and a report's chart drawers
+at once, :mod:`chunkeval.embedders.bert`) and a report's chart drawers
 (:mod:`chunkeval.reports.charts.render`) all count their cores with :func:`cores_to_use`, from
 the cores free *now* (:func:`free_cores`, or :func:`free_cores_since` over work of their own),
 so none counts the load the run itself caused a moment ago, and none starts more threads or

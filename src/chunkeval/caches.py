@@ -158,28 +158,28 @@ CATALOGUE: dict[str, CacheEntry] = _entries(
         "a BERT encoder's weights and tokenizers, loaded",
         "(weights sha256, folder, max_seq_length)",
         "one per model a process uses (about 90 MB for MiniLM)",
-        "chunkeval.encoders.embedder",
+        "chunkeval.embedders.bert",
     ),
     CacheEntry(
         "encoders.vectors",
         "sentence vectors (float32 rows)",
         "(namespace: sha256 of the embedder's identity, sha256 of prefix and text)",
         "MAX_VECTORS (131,072) vectors, first in first out",
-        "chunkeval.encoders.cache.cached_vectors",
+        "chunkeval.embedders.cache.cached_vectors",
     ),
     CacheEntry(
         "encoders.disk_loaded",
         "whether an on-disk embedding cache folder was checked usable, and read into memory",
         "(folder, namespace), or (folder, '') for the check",
         "one per folder and model",
-        "chunkeval.encoders.cache",
+        "chunkeval.embedders.cache",
     ),
     CacheEntry(
         "encoders.digests",
         "the sha256 of a model.safetensors file",
         "(resolved path, size, modification time)",
         "one per weights file a process reads",
-        "chunkeval.encoders.models.resolve_model",
+        "chunkeval.embedders.models.resolve_model",
     ),
 )
 

@@ -6,10 +6,11 @@ default, and the confidence level of every interval are decided here and nowhere
 that the terminal table, the report, the charts, the recommendation and the CI gate of one
 run always speak of the same metric at the same level.
 
-Two layers: the rules on plain values (:func:`headline_k`, :func:`headline_metric`,
-:func:`choose_rank_metric`, :func:`gate_metrics`, ...) and their reading of one run
-(:func:`run_ks`, :func:`run_headline_k`, :func:`rank_metric`, :func:`run_confidence`, ...),
-which every output calls with the results it draws or words.
+The rules work on plain values (:func:`headline_k`, :func:`headline_metric`,
+:func:`choose_rank_metric`, ...); :mod:`chunkeval.results.reading` reads them off one run
+(``run_ks``, ``run_headline_k``, ``rank_metric``, ``run_confidence``, ...) for every output.
+The gate's default checks live with the gate (:func:`chunkeval.gate.checks.gate_metrics`),
+the bar chart's metrics with the bar chart.
 """
 
 from __future__ import annotations
@@ -17,8 +18,8 @@ from __future__ import annotations
 import difflib
 import math
 import re
-from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, NamedTuple
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
@@ -27,8 +28,6 @@ from chunkeval.validation import check_budgets
 
 if TYPE_CHECKING:  # the tables are only read here: the verdict's light import path stays light
     import pandas as pd
-
-    from chunkeval.results import Results
 
 __all__ = [
     "CONFIDENCE",
@@ -39,28 +38,17 @@ __all__ = [
     "MIN_SIGNAL_SHARE",
     "RankChoice",
     "ScoredBy",
-    "bar_metrics",
     "blank_by_construction",
     "by_construction",
     "choose_rank_metric",
-    "comparison_metrics",
     "confidence_label",
     "dataset_questions",
-    "dataset_rows",
     "enough_signal",
     "fallback_chain",
-    "gate_metrics",
     "headline_k",
     "headline_metric",
     "metric_family",
-    "rank_metric",
-    "rank_metrics",
-    "ranking_column",
     "reading_cost",
-    "run_budgets",
-    "run_confidence",
-    "run_headline_k",
-    "run_ks",
     "scorable_questions",
     "scored_by",
     "tie_order",
@@ -95,7 +83,6 @@ FEW_SIGNAL_QUESTIONS = 30
 #: twenty is where a reader would want to know that the retriever judged chunks by their start.
 MATERIAL_WINDOW_SHARE = 0.05
 
-_K_COLUMN = re.compile(r"^recall@(\d+)$")
 _BUDGET_COLUMN = re.compile(r"^[a-z_]+@(\d+)tok$")
 
 
@@ -639,267 +626,6 @@ def metric_family(column: str) -> str:
     str
     """
     return str(column).partition("@")[0]
-
-
-def gate_metrics(ks: Iterable[int], rank_columns: Iterable[str] = ()) -> tuple[str, ...]:
-    """The metrics the gate checks when none are given.
-
-    Headline ``answerable@k``, the ranking metric of each dataset (so the gate always
-    checks what the verdict ranks by, e.g. ``all_parts@5`` on multi-document data),
-    ``recall@k`` and ``stored_token_overhead``; k from :func:`headline_k`.
-
-    Parameters
-    ----------
-    ks : iterable of int
-        The run's cut-offs.
-    rank_columns : iterable of str, default ()
-        Ranking metrics (:func:`rank_metric`) of the run's datasets.
-
-    Returns
-    -------
-    tuple of str
-        Unique, in that order.
-    """
-    k = headline_k(ks)
-    return tuple(dict.fromkeys([f"answerable@{k}", *rank_columns, f"recall@{k}", "stored_token_overhead"]))
-
-
-def comparison_metrics(k: int, rank_columns: Iterable[str] = ()) -> list[str]:
-    """The metrics a report's change chart and the gate compare by default.
-
-    The gate compares them in :func:`~chunkeval.gate.comparison.metric_deltas`: the ranking
-    metric(s), ``recall@k``, ``mrr``, ``evidence_in_one_chunk`` and ``answerability``.
-
-    Parameters
-    ----------
-    k : int
-        Headline cut-off.
-    rank_columns : iterable of str, default ()
-        Ranking metrics of the datasets; default ``answerable@k``.
-
-    Returns
-    -------
-    list of str
-        Unique, in that order (the caller keeps those the runs have).
-    """
-    rank = list(rank_columns) or [f"answerable@{k}"]
-    return list(dict.fromkeys([*rank, f"recall@{k}", "mrr", "evidence_in_one_chunk", "answerability"]))
-
-
-def bar_metrics(k: int, rank_columns: Iterable[str] = ()) -> list[str]:
-    """The main metrics the bar chart shows.
-
-    ``evidence_in_one_chunk``, ``answerability``, ``recall@k``, the ranking metric(s) (default
-    ``answerable@k``), ``mrr`` and ``iou@k``.
-
-    Parameters
-    ----------
-    k : int
-        Headline cut-off.
-    rank_columns : iterable of str, default ()
-        Ranking metrics of the datasets shown.
-
-    Returns
-    -------
-    list of str
-        Unique, in that order (the caller keeps those the summary has).
-    """
-    rank = list(rank_columns) or [f"answerable@{k}"]
-    return list(
-        dict.fromkeys(["evidence_in_one_chunk", "answerability", f"recall@{k}", *rank, "mrr", f"iou@{k}"])
-    )
-
-
-# ------------------------------------------------------------------- reading one run
-
-
-def _manifest(results: Any) -> Mapping[str, Any]:
-    return getattr(results, "manifest", None) or {}
-
-
-def run_ks(results: Any) -> list[int]:
-    """The cut-offs k of a run: ``manifest["ks"]``, else the ``recall@k`` columns of the summary.
-
-    Parameters
-    ----------
-    results : Results
-        Anything with a ``summary`` table and an optional ``manifest`` dict.
-
-    Returns
-    -------
-    list of int
-        Sorted, unique (empty when the run retrieved nothing).
-    """
-    ks = _manifest(results).get("ks")
-    if not ks:
-        ks = [int(m.group(1)) for c in results.summary.columns if (m := _K_COLUMN.match(str(c)))]
-    return sorted({int(k) for k in ks})
-
-
-def run_budgets(results: Any) -> list[int]:
-    """The token budgets of a run: ``manifest["budgets"]``, else the ``*@<B>tok`` columns.
-
-    Parameters
-    ----------
-    results : Results
-
-    Returns
-    -------
-    list of int
-        Sorted, unique; empty when the run has no budget-matched metrics.
-    """
-    budgets = _manifest(results).get("budgets")
-    if not budgets:
-        budgets = [int(m.group(1)) for c in results.summary.columns if (m := _BUDGET_COLUMN.match(str(c)))]
-    return sorted({int(b) for b in budgets})
-
-
-def run_headline_k(results: Any) -> int:
-    """The cut-off the verdict, the report and the charts of a run headline.
-
-    Parameters
-    ----------
-    results : Results
-
-    Returns
-    -------
-    int
-        :func:`headline_k` of :func:`run_ks`: 5 when the run has it, else its largest k.
-
-    Raises
-    ------
-    ValueError
-        When the run has no retrieval cut-offs.
-    """
-    ks = run_ks(results)
-    if not ks:
-        raise ValueError("the results have no recall@k columns and no manifest['ks']")
-    return headline_k(ks)
-
-
-def run_confidence(results: Any) -> float:
-    """The confidence level of a run's intervals: ``manifest["confidence"]``, else :data:`CONFIDENCE`.
-
-    Parameters
-    ----------
-    results : Results or None
-
-    Returns
-    -------
-    float
-    """
-    return float(_manifest(results).get("confidence") or CONFIDENCE)
-
-
-def dataset_rows(results: Results, dataset: str | None = None) -> tuple[str, pd.DataFrame]:
-    """One dataset's summary rows, as the verdict, the ranking rule and the charts read them.
-
-    Parameters
-    ----------
-    results : Results
-        Needs ``summary`` (with a ``dataset`` column).
-    dataset : str, optional
-        Default: the summary's first dataset.
-
-    Returns
-    -------
-    dataset : str
-    rows : pandas.DataFrame
-        Its rows in summary order, indexed from 0.
-
-    Raises
-    ------
-    UsageError
-        No rows for ``dataset`` (the message lists the datasets the summary has).
-    """
-    summary = results.summary
-    names = summary["dataset"].astype(str)
-    dataset = names.iloc[0] if dataset is None else str(dataset)
-    rows = summary[names == dataset].reset_index(drop=True)
-    if not len(rows):
-        raise UsageError(f"no summary rows for dataset {dataset!r}; have {sorted(set(names))}")
-    return dataset, rows
-
-
-def rank_metric(results: Any, dataset: str | None = None, rank_by: str | None = None) -> RankChoice:
-    """The column the verdict ranks one dataset of a run by, the one ``p_best`` was computed on.
-
-    :func:`choose_rank_metric` of the dataset's summary rows with the run's ks, budgets and
-    ``rank_by`` (all read from the manifest), exactly as the runner chose it.
-
-    Parameters
-    ----------
-    results : Results
-        Needs ``summary``; ``manifest`` optional.
-    dataset : str, optional
-        Default: the summary's first dataset.
-    rank_by : str, optional
-        A column asked for on this call (overrides ``manifest["rank_by"]``; no note explains it).
-
-    Returns
-    -------
-    RankChoice
-
-    Raises
-    ------
-    ValueError
-        Unknown dataset, no cut-offs, or a ``rank_by`` naming no column.
-    """
-    _, rows = dataset_rows(results, dataset)
-    manifest = _manifest(results)
-    return choose_rank_metric(
-        rows,
-        run_ks(results),
-        manifest.get("budgets") or (),
-        rank_by=rank_by or manifest.get("rank_by"),
-        explicit=rank_by is not None,
-        per_question=getattr(results, "per_question", None),
-    )
-
-
-def rank_metrics(results: Any) -> dict[str, str]:
-    """:func:`rank_metric` of every dataset of a run, in summary order.
-
-    Parameters
-    ----------
-    results : Results
-
-    Returns
-    -------
-    dict of str to str
-        Dataset -> ranking column (what the terminal table's ``ranked_by`` needs). A
-        dataset whose summary lacks the column the rule names (results assembled by hand,
-        a baseline file without it) is left out, so the outputs can show the rest.
-    """
-    out = {}
-    for name in dict.fromkeys(results.summary["dataset"].astype(str)):
-        try:
-            out[name] = rank_metric(results, name).column
-        except ValueError:
-            continue
-    return out
-
-
-def ranking_column(results: Any, dataset: str | None = None) -> str:
-    """The column the verdict ranks one dataset of a run by (what the gate must check).
-
-    Parameters
-    ----------
-    results : Results
-    dataset : str, optional
-        The dataset's name (the first one of the run when omitted).
-
-    Returns
-    -------
-    str
-        :func:`rank_metric`'s column, e.g. ``"all_parts@512tok"`` on multi-document data.
-
-    Raises
-    ------
-    ValueError
-        As :func:`rank_metric`.
-    """
-    return rank_metric(results, dataset).column
 
 
 # ------------------------------------------------------------------- columns fixed by the data

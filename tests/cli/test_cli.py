@@ -89,7 +89,7 @@ def test_run_progress_bar_on_stderr(tiny_folder, tmp_path, capsys):
 
 
 def test_the_encoders_progress_bar_follows_quiet(tiny_folder, tmp_path, capsys, monkeypatch):
-    from chunkeval.encoders.embedder import PROGRESS_ENV
+    from chunkeval.embedders.bert import PROGRESS_ENV
 
     monkeypatch.delenv(PROGRESS_ENV, raising=False)
     assert main(_run_args(tiny_folder, tmp_path / "quiet", "--chunker", FIXED10)) == 0

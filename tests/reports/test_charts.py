@@ -14,7 +14,6 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.colors import to_hex
 
 from chunkeval.gate.comparison import Check, compare, metric_deltas
-from chunkeval.policy import run_budgets, run_headline_k, run_ks
 from chunkeval.reports.charts import (
     COST_AXES,
     SMALL_MULTIPLES_ABOVE,
@@ -45,6 +44,7 @@ from chunkeval.reports.style import (
     display_label,
     figure_size,
 )
+from chunkeval.results.reading import run_budgets, run_headline_k, run_ks
 from chunkeval.types import Chunk, EvidenceSpan
 from chunkeval.verdict.frontier import pareto_frontier
 from chunkeval.verdict.recommendation import recommend

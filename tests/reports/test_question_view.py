@@ -120,7 +120,7 @@ def test_excerpt_escapes_and_marks():
 
 
 def test_marked_cells_bold_every_value_that_reads_the_same():
-    from chunkeval.reports.html import marked_cells
+    from chunkeval.reports.summary_table import marked_cells
 
     rows = pd.DataFrame({"m": [0.5294, 0.5291, 0.40, 0.10, 0.2], "o": [1.0, 1.0, 1.0, 1.0, 1.2]})
     marks = marked_cells(rows, [("m", "m", "higher"), ("o", "o", "lower")])
@@ -184,7 +184,7 @@ def _tables(html_text: str) -> dict[str, str]:
 
 @pytest.mark.slow
 def test_budget_report_shows_the_ranking_metric_n_a_and_the_runs_confidence(budget_run):
-    from chunkeval.policy import rank_metric
+    from chunkeval.results.reading import rank_metric
 
     results, folder = budget_run
     html_text = (folder / "report.html").read_text(encoding="utf-8")
@@ -320,8 +320,9 @@ def test_question_section_on_hand_results_and_without_rankings():
 def test_dataset_bars_leave_out_the_columns_the_tables_mark_n_a(budget_run):
     # one rule for "0 by construction" (chunkeval.policy.by_construction): the bar chart of a
     # dataset where every question spans documents drops exactly the tables' n/a columns
-    from chunkeval.policy import by_construction, dataset_rows, run_headline_k
+    from chunkeval.policy import by_construction
     from chunkeval.reports.charts.bars import _main_metrics
+    from chunkeval.results.reading import dataset_rows, run_headline_k
 
     results, _ = budget_run
     k = run_headline_k(results)

@@ -12,7 +12,8 @@ import pytest
 from _reports_run import CONFIGS, real_run
 
 from chunkeval.reports import write_report
-from chunkeval.reports.html import CSP, best_rows, render_snippet, summary_columns
+from chunkeval.reports.html import CSP, render_snippet
+from chunkeval.reports.summary_table import best_rows, summary_columns
 
 
 class _Collect(HTMLParser):

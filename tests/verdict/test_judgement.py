@@ -19,6 +19,8 @@ from chunkeval.benchmarks import run
 from chunkeval.benchmarks.suites import get_suite
 from chunkeval.cli.output import recommendation_text
 from chunkeval.datasets import Dataset
+from chunkeval.gate import checks
+from chunkeval.results import reading
 from chunkeval.types import Document, EvidenceSpan, Question
 from chunkeval.verdict.consistency import VerdictContradiction, check_recommendation
 from chunkeval.verdict.recommendation import AgainstBest, recommend, recommendation_sentences
@@ -212,7 +214,7 @@ def test_evidence_fitting_for_5_percent_of_questions_falls_back_and_says_so(five
     assert (rows["span_within_limit"] == 2 / 40).all()  # 5%
     assert (rows["answerability_ceiling"] == 1.0).all()  # the document ceiling alone sees nothing
     assert policy.scorable_questions(rows, "answerable@512tok", res.per_question) == (2, "fit")
-    choice = policy.rank_metric(res)
+    choice = reading.rank_metric(res)
     assert choice.column == "all_parts@512tok" and choice.signal
     assert res.manifest["p_best_metric"] == {"fits2": "all_parts@512tok"}  # p_best agrees
     rec = recommend(res)
@@ -236,8 +238,8 @@ def test_evidence_fitting_for_60_percent_of_questions_keeps_answerable():
 
 
 def test_the_gate_reads_the_same_ranking_column(five_percent):
-    assert policy.ranking_column(five_percent) == "all_parts@512tok"
-    assert "all_parts@512tok" in policy.gate_metrics([5], [policy.ranking_column(five_percent)])
+    assert reading.ranking_column(five_percent) == "all_parts@512tok"
+    assert "all_parts@512tok" in checks.gate_metrics([5], [reading.ranking_column(five_percent)])
 
 
 @pytest.mark.slow

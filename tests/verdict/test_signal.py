@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from chunkeval import policy
+from chunkeval.results import reading
 from chunkeval.results.folder import Results
 from chunkeval.verdict.recommendation import recommend, recommendation_sentences
 
@@ -77,7 +78,7 @@ def test_one_configuration_does_not_choose_the_metric():
     assert policy.scored_by(pq, "answerable@512tok") == policy.ScoredBy(10, 6, "sentence(3000)", 4)
     assert policy.scorable_questions(res.summary, "answerable@512tok", pq) == (6, "one_config")
     assert policy.scored_by(pq, "all_parts@512tok") == policy.ScoredBy(27, 27, "", 0)
-    choice = policy.rank_metric(res)
+    choice = reading.rank_metric(res)
     assert (choice.column, choice.scorable, choice.n_questions) == ("all_parts@512tok", 27, 100)
     text = _text(res)
     assert (
@@ -97,7 +98,7 @@ def test_the_same_ten_questions_shared_by_two_configurations_keep_the_metric():
     # the same 10 scoring questions, but no configuration scores any of them alone
     res = _issue_case(shared=True)
     assert policy.scored_by(res.per_question, "answerable@512tok") == policy.ScoredBy(10, 10, "", 0)
-    assert policy.rank_metric(res).column == "answerable@512tok"
+    assert reading.rank_metric(res).column == "answerable@512tok"
     assert "Ranked by answerable@512tok, on which 10 of 100 questions score. Caution:" in _text(res)
 
 
@@ -112,7 +113,7 @@ def test_many_questions_one_configuration_alone_scores_are_signal():
     assert policy.scored_by(res.per_question, "answerable@512tok") == policy.ScoredBy(
         42, 40, "sentence(3000)", 40
     )
-    assert policy.rank_metric(res).column == "answerable@512tok"
+    assert reading.rank_metric(res).column == "answerable@512tok"
     text = _text(res)
     assert (
         "Ranked by answerable@512tok, on which 42 of 100 questions score. Highest answerable@512tok"
@@ -151,7 +152,7 @@ def test_a_few_lone_questions_are_named_when_the_count_is_low():
     assert policy.scored_by(res.per_question, "answerable@512tok") == policy.ScoredBy(
         25, 20, "sentence(3000)", 5
     )
-    assert policy.rank_metric(res).column == "answerable@512tok"
+    assert reading.rank_metric(res).column == "answerable@512tok"
     assert (
         "Ranked by answerable@512tok, on which 25 of 100 questions score (20 counted so that no single "
         "configuration decides). Caution: the choice of metric rests on few questions (under 30)"

@@ -195,7 +195,7 @@ def test_truncation_sentences_of_hand_made_shares():
 
 
 def test_the_tables_show_the_shares_only_when_measured(tfidf_run):
-    from chunkeval.reports.html import format_cell, summary_columns
+    from chunkeval.reports.summary_table import format_cell, summary_columns
 
     assert not {"beyond_window_share", "evidence_beyond_window_share"} & {
         c for c, _, _ in summary_columns(tfidf_run.summary, 1)

@@ -22,7 +22,7 @@ The rule, for ``workers=N`` (``--workers N``) with the default executor:
 The decision also caps the neural encoder's threads in each worker (``encoder_threads``: the
 usable cores shared among the workers), and within that cap the same rule (one function,
 :func:`chunkeval._cores.cores_to_use`) gives the encoder its threads each time it encodes
-(:mod:`chunkeval.encoders.bert`), from the cores free then.
+(:mod:`chunkeval.embedders.bert_graph`), from the cores free then.
 
 The decision only lowers ``N``, and only where more workers would make the run slower. An
 explicit ``executor="processes"`` (``--executor processes``) skips rules 3 and 4: ``N``

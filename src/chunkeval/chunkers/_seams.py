@@ -55,7 +55,7 @@ import regex
 from chunkeval.caches import store
 from chunkeval.text._spans import text_arrays
 from chunkeval.text.words import _space_table
-from chunkeval.tokenizers import _encodable
+from chunkeval.tokenizers.byte_offsets import _encodable
 
 Span = tuple[int, int]
 Key = TypeVar("Key", str, tuple[str, int])  # a memo's keys

@@ -91,7 +91,7 @@ def cmd_draft_questions(args: argparse.Namespace) -> int:
 
     from chunkeval._atomic import atomic_write_text
     from chunkeval.datasets import load_documents
-    from chunkeval.datasets.drafts import draft_questions
+    from chunkeval.questions.drafts import draft_questions
 
     if not args.out.strip():
         raise CLIError("--out is empty; give the folder for questions.jsonl")
@@ -142,11 +142,11 @@ def _generate(args: argparse.Namespace, documents: list, out: Path, target: Path
 
     from tqdm import tqdm
 
-    from chunkeval.datasets.chat import open_chat
-    from chunkeval.datasets.generate import REJECTED_FILE, REPLIES_FILE, generate_questions, save_generation
-    from chunkeval.datasets.question_checks import Checks
-    from chunkeval.datasets.question_prompt import Prompt
-    from chunkeval.datasets.reply_journal import ReplyJournal
+    from chunkeval.questions.chat import open_chat
+    from chunkeval.questions.checks import Checks
+    from chunkeval.questions.generate import REJECTED_FILE, REPLIES_FILE, generate_questions, save_generation
+    from chunkeval.questions.prompt import Prompt
+    from chunkeval.questions.reply_journal import ReplyJournal
 
     prompt = Prompt.load(args.prompt)
     thresholds = ("min_excerpt_chars", "max_excerpt_chars", "max_copied", "max_similarity", "per_document")

@@ -17,7 +17,8 @@ from chunkeval.cli.exit_codes import EXIT_FAILURE, EXIT_OK, CLIError, one_line, 
 from chunkeval.cli.options import check_seed_option, parse_ints, parse_ks
 from chunkeval.cli.output import COLUMN_LEGEND, recommendation_text, summary_table
 from chunkeval.cli.report import REPORT_FILES, write_report_if_available
-from chunkeval.policy import DEFAULT_BUDGETS, rank_metrics, run_confidence, run_ks
+from chunkeval.policy import DEFAULT_BUDGETS
+from chunkeval.results.reading import rank_metrics, run_confidence, run_ks
 from chunkeval.validation import check_number
 
 __all__ = ["RESULTS_ROOT", "cmd_run"]
@@ -184,12 +185,12 @@ def _run_into(
 
     folder = claim.folder
     if getattr(args, "cache", None):
-        from chunkeval.encoders.cache import CACHE_ENV, check_cache_folder
+        from chunkeval.embedders.cache import CACHE_ENV, check_cache_folder
 
         check_cache_folder(args.cache)  # a file or an unwritable folder: exit 2 before any work
         os.environ[CACHE_ENV] = os.path.abspath(args.cache)  # the environment reaches pool workers
     if not args.quiet:
-        from chunkeval.encoders.embedder import PROGRESS_ENV
+        from chunkeval.embedders.bert import PROGRESS_ENV
 
         os.environ[PROGRESS_ENV] = "1"  # a bar for long encodes, here and in pool workers
 

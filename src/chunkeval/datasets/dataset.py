@@ -54,7 +54,7 @@ QUOTES_KEY = "_quotes"
 #: that a person has not reviewed yet; ``chunkeval run`` warns about them.
 DRAFT_KEY = "draft"
 #: Question metadata key (and top-level JSONL key) naming what wrote a generated question
-#: (``"llm:MODEL@HOST"``, see :mod:`chunkeval.datasets.generate`).
+#: (``"llm:MODEL@HOST"``, see :mod:`chunkeval.questions.generate`).
 GENERATOR_KEY = "generator"
 #: Question metadata key (and top-level JSONL key): true once a person has reviewed a
 #: generated question (the generator writes false).

@@ -1,7 +1,8 @@
 """What the gate checks.
 
 :class:`Check` (a metric and its tolerance), ``--fail-on`` parsing and the default checks of
-:func:`chunkeval.policy.gate_metrics`.
+:func:`gate_metrics`, and the metrics a comparison shows by default
+(:func:`comparison_metrics`).
 """
 
 from __future__ import annotations
@@ -14,10 +15,18 @@ from dataclasses import dataclass
 
 from chunkeval.errors import UsageError
 from chunkeval.labels import signed
-from chunkeval.policy import gate_metrics
+from chunkeval.policy import headline_k
 from chunkeval.results.folder import Results
 
-__all__ = ["Check", "default_checks", "higher_is_better", "metric_names", "parse_checks"]
+__all__ = [
+    "Check",
+    "comparison_metrics",
+    "default_checks",
+    "gate_metrics",
+    "higher_is_better",
+    "metric_names",
+    "parse_checks",
+]
 
 # a tolerance is any Python float literal (0.02, .5, 1e-3, 2E+1, 1_000), optionally signed or a percentage
 _DIGITS = r"\d(?:_?\d)*"
@@ -182,7 +191,7 @@ def parse_checks(text: str | Iterable[str], available: Sequence[str]) -> tuple[C
 def default_checks(ks: Sequence[int], rank_columns: Iterable[str] = ()) -> tuple[Check, ...]:
     """The checks used when none are given, all at tolerance 0.
 
-    :func:`chunkeval.policy.gate_metrics`: headline ``answerable@k``, the ranking metric of
+    :func:`gate_metrics`: headline ``answerable@k``, the ranking metric of
     each dataset, ``recall@k`` and ``stored_token_overhead``.
 
     Parameters
@@ -190,10 +199,55 @@ def default_checks(ks: Sequence[int], rank_columns: Iterable[str] = ()) -> tuple
     ks : sequence of int
         The run's cut-offs.
     rank_columns : iterable of str, default ()
-        The ranking metrics of the run's datasets (:func:`chunkeval.policy.rank_metrics`).
+        The ranking metrics of the run's datasets (:func:`chunkeval.results.reading.rank_metrics`).
 
     Returns
     -------
     tuple of Check
     """
     return tuple(Check(m) for m in gate_metrics(ks, rank_columns))
+
+
+def gate_metrics(ks: Iterable[int], rank_columns: Iterable[str] = ()) -> tuple[str, ...]:
+    """The metrics the gate checks when none are given.
+
+    Headline ``answerable@k``, the ranking metric of each dataset (so the gate always
+    checks what the verdict ranks by, e.g. ``all_parts@5`` on multi-document data),
+    ``recall@k`` and ``stored_token_overhead``; k from :func:`headline_k`.
+
+    Parameters
+    ----------
+    ks : iterable of int
+        The run's cut-offs.
+    rank_columns : iterable of str, default ()
+        Ranking metrics (:func:`chunkeval.results.reading.rank_metric`) of the run's datasets.
+
+    Returns
+    -------
+    tuple of str
+        Unique, in that order.
+    """
+    k = headline_k(ks)
+    return tuple(dict.fromkeys([f"answerable@{k}", *rank_columns, f"recall@{k}", "stored_token_overhead"]))
+
+
+def comparison_metrics(k: int, rank_columns: Iterable[str] = ()) -> list[str]:
+    """The metrics a report's change chart and the gate compare by default.
+
+    The gate compares them in :func:`~chunkeval.gate.comparison.metric_deltas`: the ranking
+    metric(s), ``recall@k``, ``mrr``, ``evidence_in_one_chunk`` and ``answerability``.
+
+    Parameters
+    ----------
+    k : int
+        Headline cut-off.
+    rank_columns : iterable of str, default ()
+        Ranking metrics of the datasets; default ``answerable@k``.
+
+    Returns
+    -------
+    list of str
+        Unique, in that order (the caller keeps those the runs have).
+    """
+    rank = list(rank_columns) or [f"answerable@{k}"]
+    return list(dict.fromkeys([*rank, f"recall@{k}", "mrr", "evidence_in_one_chunk", "answerability"]))

@@ -59,7 +59,14 @@ import pandas as pd
 
 from chunkeval.errors import PathNotFound, UsageError
 from chunkeval.gate.baseline import load_baseline
-from chunkeval.gate.checks import Check, default_checks, higher_is_better, metric_names, parse_checks
+from chunkeval.gate.checks import (
+    Check,
+    comparison_metrics,
+    default_checks,
+    higher_is_better,
+    metric_names,
+    parse_checks,
+)
 from chunkeval.gate.conditions import (
     conditions,
     config_pairs,
@@ -81,15 +88,9 @@ from chunkeval.gate.outcomes import (
 )
 from chunkeval.gate.render import inconclusive_sentence, render, strategy_sentences
 from chunkeval.labels import compact_display_label, display_label
-from chunkeval.policy import (
-    CONFIDENCE,
-    comparison_metrics,
-    rank_metrics,
-    run_confidence,
-    run_headline_k,
-    run_ks,
-)
+from chunkeval.policy import CONFIDENCE
 from chunkeval.results.folder import MANIFEST_FILE, Results, to_jsonable
+from chunkeval.results.reading import rank_metrics, run_confidence, run_headline_k, run_ks
 from chunkeval.results.schema import check_manifest
 
 __all__ = [
@@ -509,7 +510,7 @@ class _Pairing:
 def _rank_columns(*runs: Results) -> list[str]:
     """The ranking metrics the verdict uses on the runs' datasets, each once.
 
-    :func:`chunkeval.policy.rank_metrics` of each run (the rule, with its fallback when a
+    :func:`chunkeval.results.reading.rank_metrics` of each run (the rule, with its fallback when a
     metric has no signal) and the ``p_best_metric`` its manifest records (what the runner
     chose), so the gate checks the metric the verdict ranks by on either side.
     """
@@ -712,10 +713,10 @@ def metric_deltas(
     ----------
     base, new : Results, results folder or baseline file
     metrics : sequence of str, optional
-        Default: :func:`chunkeval.policy.comparison_metrics` (the ranking metric of each
+        Default: :func:`chunkeval.gate.checks.comparison_metrics` (the ranking metric of each
         dataset of ``new``, ``recall@k``, ``mrr``, ``evidence_in_one_chunk``,
         ``answerability``: those both runs have), k from
-        :func:`~chunkeval.policy.run_headline_k` unless given.
+        :func:`~chunkeval.results.reading.run_headline_k` unless given.
     k : int, optional
     **kwargs
         ``confidence``, ``n_resamples``, ``seed`` as in :func:`compare`.

@@ -16,8 +16,8 @@ from typing import Any
 
 from chunkeval._atomic import atomic_write_text
 from chunkeval._cores import sample_cpu
+from chunkeval.gate.checks import comparison_metrics
 from chunkeval.gate.comparison import metric_deltas
-from chunkeval.policy import comparison_metrics, rank_metrics, run_headline_k
 from chunkeval.reports.charts import (
     ChartFile,
     plot_budget_curve,
@@ -38,6 +38,7 @@ from chunkeval.reports.evidence_map import (
 from chunkeval.reports.html import question_sections, render_html
 from chunkeval.reports.markdown import render_markdown
 from chunkeval.reports.style import config_styles
+from chunkeval.results.reading import rank_metrics, run_headline_k
 from chunkeval.verdict.recommendation import Recommendation, dataset_verdicts
 
 __all__ = [
@@ -86,7 +87,7 @@ def write_report(
     baseline : str or path-like, optional
         A second results folder or a baseline file; adds the chart of metric changes (this run − baseline).
     k : int, optional
-        Headline cut-off (default :func:`chunkeval.policy.run_headline_k`: 5 when the run
+        Headline cut-off (default :func:`chunkeval.results.reading.run_headline_k`: 5 when the run
         has it, else its largest k).
     formats : sequence of {"png", "svg", "pdf"}, default ("png",)
         Chart files written beside the report. The report inlines the PNGs; other formats

@@ -11,8 +11,6 @@ from __future__ import annotations
 import base64
 import html
 import json
-import math
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -21,12 +19,22 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from chunkeval.labels import percent
-from chunkeval.policy import by_construction, confidence_label, rank_metrics, run_confidence, run_headline_k
+from chunkeval.policy import by_construction, confidence_label
 from chunkeval.reports.charts import ChartFile
 from chunkeval.reports.drilldown import render_question_view
 from chunkeval.reports.evidence_map import split_questions
 from chunkeval.reports.style import ConfigStyle, display_label
+from chunkeval.reports.summary_table import (
+    _HIGHER,
+    _LOWER,
+    _fmt,
+    format_cell,
+    marked_cells,
+    question_origin,
+    ranked_column,
+    summary_columns,
+)
+from chunkeval.results.reading import run_confidence, run_headline_k
 from chunkeval.verdict.frontier import pareto_frontier
 from chunkeval.verdict.recommendation import (
     Recommendation,
@@ -36,195 +44,17 @@ from chunkeval.verdict.recommendation import (
 
 __all__ = [
     "CSP",
-    "PERCENT_COLUMNS",
-    "best_rows",
-    "format_cell",
-    "marked_cells",
-    "question_origin",
     "question_sections",
-    "ranked_column",
     "readable",
     "render_html",
-    "summary_columns",
 ]
 
 #: Content-Security-Policy of the report: inline styles and data: images only.
 CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'"
 
-_HIGHER = "higher"
-_LOWER = "lower"
-
-
-def summary_columns(
-    summary: pd.DataFrame, k: int, rank_column: str | None = None
-) -> list[tuple[str, str, str | None]]:
-    """The summary columns the report shows, with their direction.
-
-    Parameters
-    ----------
-    summary : pandas.DataFrame
-        The run's summary table.
-    k : int
-        Headline cut-off.
-    rank_column : str, optional
-        The dataset's ranking metric (the verdict's, :func:`chunkeval.policy.rank_metric`),
-        always shown (after the budget columns) when it is not among the others; in a
-        budget run its family is shown at every budget (``all_parts@Btok`` where the verdict
-        ranks by ``all_parts@512tok``), else ``answerable@Btok``.
-
-    Returns
-    -------
-    list of (column, header, direction)
-        ``direction`` is ``"higher"`` (higher is better), ``"lower"`` (lower is better: storage,
-        boundary faults, time) or ``None`` (descriptive, never marked best).  Only columns
-        present in ``summary`` are listed.
-    """
-    family = str(rank_column).partition("@")[0] if str(rank_column).endswith("tok") else "answerable"
-    budgets = [c for c in summary.columns if re.fullmatch(rf"{re.escape(family)}@\d+tok", str(c))]
-    cands = [
-        ("n_chunks", "chunks", None),
-        ("evidence_in_one_chunk", "evidence in one chunk", _HIGHER),
-        ("answerability", "answerability", _HIGHER),
-        ("span_within_limit", "evidence fits the limit", _HIGHER),
-        (f"recall@{k}", f"recall@{k}", _HIGHER),
-        (f"all_parts@{k}", f"all parts@{k}", _HIGHER),
-        (f"answerable@{k}", f"answerable@{k}", _HIGHER),
-        *[(c, c, _HIGHER) for c in budgets],
-        *([(rank_column, rank_column, _HIGHER)] if rank_column else []),
-        ("p_best", "P(best)", _HIGHER),
-        # the first chunk holding every part, and the first holding any (nDCG's and MAP's relevance)
-        ("mrr", "MRR (all parts)", _HIGHER),
-        ("mrr_any_part", "MRR (any part)", _HIGHER),
-        (f"iou@{k}", f"IoU@{k}", _HIGHER),
-        (f"retrieved_tokens@{k}", f"retrieved tokens@{k}", _LOWER),
-        ("stored_token_overhead", "stored-token overhead", _LOWER),
-        ("size_tokens_p50", "median size (tokens)", None),
-        ("over_limit_share", "over limit", _LOWER),
-        # a dense model's window (chunkeval.retrieval.window): what the retriever never read
-        ("beyond_window_share", "beyond the window", _LOWER),
-        ("evidence_beyond_window_share", "evidence beyond the window", _LOWER),
-        ("mid_sentence_end_share", "ends mid-sentence", _LOWER),
-        ("chunk_seconds", "chunking (s)", _LOWER),
-    ]
-    out: dict[str, tuple[str, str, str | None]] = {}
-    for c in cands:
-        if c[0] in summary.columns:
-            out.setdefault(c[0], c)  # the ranking metric may already be listed
-    return list(out.values())
-
-
-def best_rows(values: Sequence[float], direction: str | None) -> np.ndarray:
-    """Boolean mask of the best values of one column (ties all marked).
-
-    A best value shared by more than half of the rows does not stand out (e.g. a
-    stored-token overhead of 1.000 for every configuration without overlap), so then nothing
-    is marked in that column; this includes the case where every row has the same value.
-
-    Parameters
-    ----------
-    values : sequence of float, shape (n,)
-        Column values of one dataset's rows; NaN never wins.
-    direction : {"higher", "lower", None}
-        Which way is better; ``None`` marks nothing.
-
-    Returns
-    -------
-    numpy.ndarray of bool, shape (n,)
-    """
-    v = np.asarray(values, dtype=float)
-    mask = np.zeros(v.shape, dtype=bool)
-    if direction is None or not np.isfinite(v).any():
-        return mask
-    target = np.nanmax(v) if direction == _HIGHER else np.nanmin(v)
-    mask = np.isclose(v, target, rtol=1e-12, atol=1e-12) & np.isfinite(v)
-    if len(v) > 1 and 2 * int(mask.sum()) > len(v):
-        return np.zeros(v.shape, dtype=bool)  # shared by most rows: nothing stands out
-    return mask
-
-
-def marked_cells(
-    rows: pd.DataFrame, cols: Sequence[tuple[str, str, str | None]], na: Mapping[str, str] | None = None
-) -> dict[str, np.ndarray]:
-    """Which cells of a summary table are marked best.
-
-    :func:`best_rows` of each column, with every cell that reads the same as a best one marked
-    too (``0.5294`` and ``0.5291`` both show ``0.529``: a reader sees a tie, so both are bold),
-    and nothing in a column that is n/a by construction.
-
-    Parameters
-    ----------
-    rows : pandas.DataFrame
-        One dataset's summary rows.
-    cols : sequence of (column, header, direction)
-        From :func:`summary_columns`.
-    na : mapping column -> reason, optional
-        Columns shown as n/a (:func:`chunkeval.policy.by_construction`).
-
-    Returns
-    -------
-    dict of str to numpy.ndarray of bool, shape (n_rows,)
-    """
-    out = {}
-    for c, _, direction in cols:
-        values = rows[c].to_numpy(float)
-        mask = best_rows(values, direction)
-        if c in (na or {}) or not mask.any():
-            out[c] = np.zeros(len(rows), dtype=bool)
-            continue
-        shown = [format_cell(c, v) for v in values]
-        best = {shown[i] for i in np.flatnonzero(mask)}
-        mask = np.array([t in best for t in shown], dtype=bool)
-        if len(mask) > 1 and 2 * int(mask.sum()) > len(mask):
-            mask = np.zeros(len(rows), dtype=bool)  # shared by most rows, as in best_rows
-        out[c] = mask
-    return out
-
 
 def _e(value: Any) -> str:
     return html.escape(str(value), quote=True)
-
-
-def _fmt(value: Any) -> str:
-    if value is None:
-        return "–"
-    if isinstance(value, (bool, np.bool_)):
-        return str(bool(value))
-    if isinstance(value, (int, np.integer)):
-        return f"{int(value):,}"
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        return str(value)
-    if math.isnan(v):
-        return "–"
-    if abs(v) >= 1000 or (v.is_integer() and abs(v) >= 10):
-        return f"{v:,.0f}"
-    if abs(v) >= 10:
-        return f"{v:.1f}"
-    return f"{v:.3f}"
-
-
-#: Summary columns holding probabilities: shown as whole percents (:func:`chunkeval.labels.percent`),
-#: as in the terminal's table, while the CSV and JSON files keep the raw float.
-PERCENT_COLUMNS = frozenset({"p_best", "beyond_window_share", "evidence_beyond_window_share"})
-
-
-def format_cell(column: str, value: Any) -> str:
-    """A summary value as the HTML and Markdown tables show it.
-
-    Parameters
-    ----------
-    column : str
-        Summary column name; those in :data:`PERCENT_COLUMNS` become percents (``"98%"``).
-    value : Any
-        The cell; ``None`` and NaN become ``"–"``.
-
-    Returns
-    -------
-    str
-        Unescaped text.
-    """
-    return percent(value, "–") if column in PERCENT_COLUMNS else _fmt(value)
 
 
 _CSS = """
@@ -286,29 +116,6 @@ details.misses>summary{cursor:pointer;font-weight:600;padding:.25rem 0}
 def _img_tag(png: Path, alt: str) -> str:
     data = base64.b64encode(Path(png).read_bytes()).decode("ascii")
     return f'<img src="data:image/png;base64,{data}" alt="{_e(alt)}">'
-
-
-def question_origin(manifest: Mapping[str, Any] | None, dataset: str) -> str | None:
-    """Who wrote a dataset's questions, from the run's manifest.
-
-    Or None when no question is generated (:func:`chunkeval.datasets.jsonl.origin_sentence` of
-    the dataset's provenance).
-    """
-    from chunkeval.datasets.jsonl import origin_sentence
-
-    info = ((manifest or {}).get("datasets") or {}).get(dataset) or {}
-    provenance = info.get("provenance") if isinstance(info, Mapping) else None
-    return origin_sentence(provenance) if isinstance(provenance, Mapping) else None
-
-
-def ranked_column(results: Any, dataset: str, verdict: Any = None) -> str | None:
-    """The dataset's ranking metric.
-
-    The verdict's (``verdict.metric``) when given, else :func:`chunkeval.policy.rank_metric`;
-    ``None`` when the summary cannot tell (the report then shows its other columns).
-    """
-    metric = getattr(verdict, "metric", None)
-    return str(metric) if metric else rank_metrics(results).get(str(dataset))
 
 
 def _summary_table(
@@ -587,7 +394,7 @@ def _frontier_configs(results: Any, dataset: str, verdict: Any = None) -> frozen
     """The configurations the report stars: the frontier of the ranking metric against cost.
 
     The verdict's frontier (``verdict.frontier``, on its ranking metric against stored-token
-    overhead) when given, else the frontier of :func:`chunkeval.policy.rank_metric` against
+    overhead) when given, else the frontier of :func:`chunkeval.results.reading.rank_metric` against
     stored-token overhead.
     """
     if getattr(verdict, "frontier", None) is not None:
@@ -759,7 +566,7 @@ def render_html(
     datasets : mapping name -> (Dataset or None, reason)
         Reloaded datasets (for evidence and question text).
     k : int, optional
-        Headline cut-off (default :func:`~chunkeval.policy.run_headline_k`).
+        Headline cut-off (default :func:`~chunkeval.results.reading.run_headline_k`).
     title : str
         Page title (escaped).
     max_examples : int, default 5

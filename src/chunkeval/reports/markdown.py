@@ -9,9 +9,10 @@ from typing import Any
 import pandas as pd
 
 from chunkeval.labels import md_escape
-from chunkeval.policy import by_construction, confidence_label, run_confidence, run_headline_k
+from chunkeval.policy import by_construction, confidence_label
 from chunkeval.reports.charts import ChartFile
-from chunkeval.reports.html import (
+from chunkeval.reports.style import ConfigStyle, display_label
+from chunkeval.reports.summary_table import (
     _fmt,
     format_cell,
     marked_cells,
@@ -19,7 +20,7 @@ from chunkeval.reports.html import (
     ranked_column,
     summary_columns,
 )
-from chunkeval.reports.style import ConfigStyle, display_label
+from chunkeval.results.reading import run_confidence, run_headline_k
 from chunkeval.verdict.recommendation import Recommendation, dataset_verdicts, recommendation_sentences
 
 __all__ = ["md_escape", "render_markdown"]
@@ -44,7 +45,7 @@ def render_markdown(
     header carries ◆, and a column that is 0 by construction
     (:func:`chunkeval.policy.by_construction`) reads n/a, its reason under the table; each
     metric cell carries its confidence interval in brackets, at the run's level
-    (:func:`chunkeval.policy.run_confidence`).
+    (:func:`chunkeval.results.reading.run_confidence`).
 
     Parameters
     ----------
@@ -54,7 +55,7 @@ def render_markdown(
     base : Path
         Folder of ``report.md``; chart links are relative to it.
     k : int, optional
-        Headline cut-off (default :func:`~chunkeval.policy.run_headline_k`).
+        Headline cut-off (default :func:`~chunkeval.results.reading.run_headline_k`).
     title : str
     verdicts : mapping of str to Recommendation or Exception, optional
         :func:`chunkeval.verdict.recommendation.dataset_verdicts` of the run, when the caller

@@ -7,7 +7,7 @@ Two configuration-level shares measure it:
 * ``beyond_window_share`` = |{c : wordpieces(c) > window}| / n_chunks;
 * ``evidence_beyond_window_share`` = |{p : p lies in some chunk, and in every chunk c that
   contains p, p.end > c.start + visible(c)}| / n_parts, with ``visible(c)`` the characters the
-  model reads of chunk c (:meth:`~chunkeval.encoders.embedder.BertEmbedder.visible_chars`).
+  model reads of chunk c (:meth:`~chunkeval.embedders.bert.BertEmbedder.visible_chars`).
 
 Both are lower-is-better and exist only for a dense retriever whose embedder has a window.
 """

@@ -3,7 +3,7 @@
 For one dataset, :func:`recommend` names
 
 * the configuration with the highest value of the ranking metric
-  (:func:`chunkeval.policy.rank_metric`: ``answerable@512tok`` by default, its fallback when too
+  (:func:`chunkeval.results.reading.rank_metric`: ``answerable@512tok`` by default, its fallback when too
   few questions can score on it). Configurations with the same top value are a *tie* and are
   all named; the one named first follows the order-free rule of
   :func:`chunkeval.policy.tie_order` (``p_best``, then stored-token overhead, then tokens read
@@ -55,16 +55,12 @@ from chunkeval.policy import (
     FEW_SIGNAL_QUESTIONS,
     confidence_label,
     dataset_questions,
-    dataset_rows,
     enough_signal,
-    rank_metric,
     reading_cost,
-    run_confidence,
-    run_headline_k,
-    run_ks,
     scored_by,
     tie_order,
 )
+from chunkeval.results.reading import dataset_rows, rank_metric, run_confidence, run_headline_k, run_ks
 from chunkeval.verdict.frontier import pareto_frontier
 from chunkeval.verdict.truncation import WindowShares, truncation_sentences, window_shares
 
@@ -327,12 +323,12 @@ def recommend(
         Default: the summary's first dataset.
     k : int, optional
         With ``metric``, the column ``f"{metric}@{k}"`` (default k:
-        :func:`chunkeval.policy.run_headline_k`).
+        :func:`chunkeval.results.reading.run_headline_k`).
     metric : str, optional
         Metric prefix such as ``"answerable"`` or ``"all_parts"`` (with ``k``).
     rank_by : str, optional
         A summary column to rank by, e.g. ``"all_parts@5"`` or ``"recall@512tok"``.
-        Default: the run's ranking metric (:func:`chunkeval.policy.rank_metric`). A metric
+        Default: the run's ranking metric (:func:`chunkeval.results.reading.rank_metric`). A metric
         on which too few questions can score falls back (``answerable`` -> ``all_parts`` ->
         ``recall``), and a metric at 0 everywhere recommends nothing.
 

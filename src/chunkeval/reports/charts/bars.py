@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,16 +19,7 @@ from matplotlib.patches import Patch
 from matplotlib.text import Text
 
 from chunkeval.labels import family_name
-from chunkeval.policy import (
-    bar_metrics,
-    by_construction,
-    confidence_label,
-    dataset_rows,
-    metric_family,
-    rank_metrics,
-    run_confidence,
-    run_headline_k,
-)
+from chunkeval.policy import by_construction, confidence_label, metric_family
 from chunkeval.reports.charts.data import (
     SMALL_MULTIPLES_ABOVE,
     ci_errors,
@@ -48,14 +39,39 @@ from chunkeval.reports.charts.layout import (
     wrap_text,
 )
 from chunkeval.reports.style import ConfigStyle, figure_size, new_figure, styled
+from chunkeval.results.reading import dataset_rows, rank_metrics, run_confidence, run_headline_k
 
 __all__ = ["plot_dataset_bars"]
 
 
-def _main_metrics(results: Any, k: int, summary: pd.DataFrame) -> list[str]:
-    """The bar chart's metrics for a run: :func:`chunkeval.policy.bar_metrics`, adjusted.
+def bar_metrics(k: int, rank_columns: Iterable[str] = ()) -> list[str]:
+    """The main metrics the bar chart shows.
 
-    :func:`chunkeval.policy.bar_metrics` with the ranking metric of each dataset shown (at
+    ``evidence_in_one_chunk``, ``answerability``, ``recall@k``, the ranking metric(s) (default
+    ``answerable@k``), ``mrr`` and ``iou@k``.
+
+    Parameters
+    ----------
+    k : int
+        Headline cut-off.
+    rank_columns : iterable of str, default ()
+        Ranking metrics of the datasets shown.
+
+    Returns
+    -------
+    list of str
+        Unique, in that order (the caller keeps those the summary has).
+    """
+    rank = list(rank_columns) or [f"answerable@{k}"]
+    return list(
+        dict.fromkeys(["evidence_in_one_chunk", "answerability", f"recall@{k}", *rank, "mrr", f"iou@{k}"])
+    )
+
+
+def _main_metrics(results: Any, k: int, summary: pd.DataFrame) -> list[str]:
+    """The bar chart's metrics for a run: :func:`bar_metrics`, adjusted.
+
+    :func:`bar_metrics` with the ranking metric of each dataset shown (at
     ``k``: ``all_parts@k`` where the ranking metric is an ``all_parts`` one), and without the
     metrics that are 0 by construction on every dataset shown
     (:func:`chunkeval.policy.by_construction`, the rule the tables use).
@@ -97,7 +113,7 @@ def plot_dataset_bars(
     dataset : str, optional
         Only this dataset (default: every dataset, one panel or family row each).
     k : int, optional
-        Cut-off for the ``@k`` metrics (default :func:`~chunkeval.policy.run_headline_k`).
+        Cut-off for the ``@k`` metrics (default :func:`~chunkeval.results.reading.run_headline_k`).
     metrics : sequence of str, optional
         Summary columns to show (default: evidence_in_one_chunk, answerability, recall@k,
         answerable@k, mrr, iou@k — those present).

@@ -16,12 +16,7 @@ from typing import Any
 from matplotlib.figure import Figure
 
 from chunkeval._cores import CpuSample
-from chunkeval.policy import (
-    metric_family,
-    rank_metrics,
-    run_budgets,
-    run_headline_k,
-)
+from chunkeval.policy import metric_family
 from chunkeval.reports.charts.bars import plot_dataset_bars
 from chunkeval.reports.charts.curves import plot_budget_curve, plot_k_curves
 from chunkeval.reports.charts.data import SMALL_MULTIPLES_ABOVE, styles_for
@@ -32,6 +27,7 @@ from chunkeval.reports.charts.render import ChartTask, render_charts
 from chunkeval.reports.charts.sizes import plot_chunk_sizes
 from chunkeval.reports.evidence_map import plot_evidence_map
 from chunkeval.reports.style import ConfigStyle
+from chunkeval.results.reading import rank_metrics, run_budgets, run_headline_k
 from chunkeval.verdict.recommendation import Recommendation, dataset_verdicts
 
 __all__ = ["write_charts"]
@@ -79,11 +75,11 @@ def write_charts(
         :func:`chunkeval.reports.evidence_map.evidence_documents`); default the one with the
         most split evidence.
     k : int, optional
-        Headline cut-off (default :func:`~chunkeval.policy.run_headline_k`).
+        Headline cut-off (default :func:`~chunkeval.results.reading.run_headline_k`).
     metric : str, optional
         Quality metric prefix of the reading-cost, k-curve and budget charts (one chart
         each; the headline chart always shows the verdict's metric); default: recall against
-        the tokens read at k, the ranking metric's family (:func:`chunkeval.policy.rank_metric`, e.g.
+        the tokens read at k, the ranking metric's family (:func:`chunkeval.results.reading.rank_metric`, e.g.
         answerable, or all_parts where answerable cannot be reached) and recall over k,
         recall and all_parts (and the ranking metric, when it is a budget column) over the
         budget.

@@ -22,13 +22,7 @@ from matplotlib.transforms import IdentityTransform, offset_copy
 
 from chunkeval.errors import UsageError
 from chunkeval.labels import display_label
-from chunkeval.policy import (
-    confidence_label,
-    dataset_rows,
-    run_budgets,
-    run_confidence,
-    run_ks,
-)
+from chunkeval.policy import confidence_label
 from chunkeval.reports.charts.data import (
     SMALL_MULTIPLES_ABOVE,
     config_groups,
@@ -47,6 +41,7 @@ from chunkeval.reports.charts.layout import (
     thin_ticks,
 )
 from chunkeval.reports.style import ConfigStyle, figure_size, new_figure, styled, text_color
+from chunkeval.results.reading import dataset_rows, run_budgets, run_confidence, run_ks
 
 __all__ = ["budget_column", "plot_budget_curve", "plot_k_curves"]
 

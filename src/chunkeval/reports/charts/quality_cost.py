@@ -21,13 +21,7 @@ from matplotlib.lines import Line2D
 
 from chunkeval.errors import UsageError
 from chunkeval.labels import display_label, family_name
-from chunkeval.policy import (
-    confidence_label,
-    dataset_rows,
-    rank_metrics,
-    run_confidence,
-    run_headline_k,
-)
+from chunkeval.policy import confidence_label
 from chunkeval.reports.charts.data import ci_errors, retriever_name, row_families, styles_for
 from chunkeval.reports.charts.layout import (
     freeze_layout,
@@ -38,6 +32,7 @@ from chunkeval.reports.charts.layout import (
     wrap_text,
 )
 from chunkeval.reports.style import OKABE_ITO, ConfigStyle, styled
+from chunkeval.results.reading import dataset_rows, rank_metrics, run_confidence, run_headline_k
 from chunkeval.verdict.frontier import pareto_frontier
 from chunkeval.verdict.recommendation import Recommendation, recommend
 
@@ -100,7 +95,7 @@ def plot_quality_cost(
         Dataset to show (default: the summary's first).
     k : int, optional
         Cut-off of ``metric`` and of the reading cost (default
-        :func:`~chunkeval.policy.run_headline_k`).
+        :func:`~chunkeval.results.reading.run_headline_k`).
     metric : str, optional
         Quality metric prefix (``answerable``, ``recall``, ``all_parts``, ``iou``, ...); the
         column ``f"{metric}@{k}"`` is plotted. Default: the verdict's ranking column.

@@ -13,10 +13,10 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
-from chunkeval.policy import dataset_rows
 from chunkeval.reports.charts.data import styles_for
 from chunkeval.reports.charts.layout import fit_text, legend_below
 from chunkeval.reports.style import ConfigStyle, new_figure, styled
+from chunkeval.results.reading import dataset_rows
 
 __all__ = ["plot_chunk_sizes"]
 

@@ -2,13 +2,13 @@
 
 Texts are tokenised with the model's ``tokenizer.json`` (the ``tokenizers`` library), cut at
 the model's window (``max_seq_length`` of ``sentence_bert_config.json``, else the position
-table), encoded by :func:`chunkeval.encoders.bert.encode` in batches of similar length (sorted
+table), encoded by :func:`chunkeval.embedders.bert_graph.encode` in batches of similar length (sorted
 by token count, so little padding is computed) on the threads the free cores allow
 (:func:`chunkeval._cores.threads_now`), pooled as ``1_Pooling/config.json`` says (mean
 of the real tokens, or the [CLS] token) and l2-normalised when the model's ``modules.json`` has
 a ``Normalize`` step -- the pipeline of sentence-transformers (Reimers and Gurevych,
 "Sentence-BERT", EMNLP 2019) without torch. The model is loaded once per process (cache
-``encoders.models``); vectors go through :func:`chunkeval.encoders.cache.cached_vectors`.
+``encoders.models``); vectors go through :func:`chunkeval.embedders.cache.cached_vectors`.
 """
 
 from __future__ import annotations
@@ -27,10 +27,10 @@ import numpy as np
 from chunkeval._cores import threads_now, usable_cores
 from chunkeval._params import Params
 from chunkeval.caches import store
-from chunkeval.encoders.architecture import check_model_folder
-from chunkeval.encoders.bert import BertWeights, encode
-from chunkeval.encoders.cache import cache_namespace, cached_vectors
-from chunkeval.encoders.models import ModelFolder, resolve_model
+from chunkeval.embedders.architecture import check_model_folder
+from chunkeval.embedders.bert_graph import BertWeights, encode
+from chunkeval.embedders.cache import cache_namespace, cached_vectors
+from chunkeval.embedders.models import ModelFolder, resolve_model
 from chunkeval.errors import UsageError
 
 __all__ = ["BATCH_TOKENS", "MIN_THREADED_TOKENS", "PROGRESS_ENV", "REDECIDE_SECONDS", "BertEmbedder"]

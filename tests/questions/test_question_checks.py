@@ -8,8 +8,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from chunkeval.datasets.question_checks import Checks, NearDuplicates, copied_share, locate_excerpts
-from chunkeval.datasets.question_prompt import (
+from chunkeval.datasets.quotes import QuoteResolver
+from chunkeval.errors import UsageError
+from chunkeval.questions.checks import Checks, NearDuplicates, copied_share, locate_excerpts
+from chunkeval.questions.prompt import (
     DEFAULT_PROMPT,
     MULTI_TASK,
     SINGLE_TASK,
@@ -17,9 +19,7 @@ from chunkeval.datasets.question_prompt import (
     ReplyError,
     parse_reply,
 )
-from chunkeval.datasets.quotes import QuoteResolver
-from chunkeval.datasets.reply_journal import ReplyJournal
-from chunkeval.errors import UsageError
+from chunkeval.questions.reply_journal import ReplyJournal
 from chunkeval.types import Document
 
 GOOD = {"question": "When does the boat leave?", "excerpts": ["The boat leaves at nine."]}
@@ -220,7 +220,7 @@ def test_journal_keeps_complete_lines_and_drops_a_cut_one(tmp_path):
 
 
 def test_plan_requests_widens_each_anchor_within_its_paragraph():
-    from chunkeval.datasets.generate import plan_requests
+    from chunkeval.questions.generate import plan_requests
 
     paragraphs = [
         "The first sentence of the opening paragraph is here. The second sentence of it follows on. "

@@ -15,7 +15,7 @@ retries, one-line errors naming the endpoint, never the key).
   permutation of the batch's positions, one dimension for all (``dimensions`` when given),
   every value finite. A reply that fails is a :class:`~chunkeval.errors.UsageError` naming
   the endpoint (the server or model is not what the spec says).
-* Vectors go through the embedding cache (:mod:`chunkeval.encoders.cache`) batch by batch as
+* Vectors go through the embedding cache (:mod:`chunkeval.embedders.cache`) batch by batch as
   they arrive: with ``--cache DIR`` an interrupted or failed run keeps every batch it was
   sent, and the next run asks only for the rest. The cache namespace is the endpoint's
   identity (model name and host) with the parameters that change a vector (``dimensions``,
@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from chunkeval._params import Params
-from chunkeval.encoders.cache import cache_namespace, cached_vectors
+from chunkeval.embedders.cache import cache_namespace, cached_vectors
 from chunkeval.endpoints.client import EndpointClient
 from chunkeval.endpoints.config import EndpointConfig
 from chunkeval.errors import UsageError

@@ -16,7 +16,9 @@ and is picklable, so it can be sent to worker processes; heavy state (the
 loaded encoding) is loaded lazily and left out of the pickle.
 
 All offsets are half-open code-point indices (Python ``str`` indices) into
-the text that was tokenized.
+the text that was tokenized. :mod:`~chunkeval.tokenizers.regex_tokens` holds the
+regex tokenizer's pattern and its array form, :mod:`~chunkeval.tokenizers.byte_offsets`
+the code-point offsets of byte-level tokens.
 """
 
 from __future__ import annotations
@@ -25,18 +27,18 @@ import difflib
 import functools
 import itertools
 import os
-import re
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from chunkeval._limits import check_spec_length
-from chunkeval.analysis import marks_class, word_regex
 from chunkeval.caches import store
 from chunkeval.errors import MissingDependency, PathNotFound, UsageError
 from chunkeval.protocols import Tokenizer  # defined with the other protocols; exported here
 from chunkeval.registry import Registry
+from chunkeval.tokenizers.byte_offsets import _byte_to_char_arrays, _encodable, _token_byte_lengths
+from chunkeval.tokenizers.regex_tokens import _VECTOR_MIN_CHARS, _class_token_arrays, _regex_token
 
 __all__ = [
     "DEFAULT_TOKENIZER",
@@ -184,18 +186,6 @@ class _CachedTokenizer:
         return hash((type(self).__name__, self.name))
 
 
-# CJK ideographs, kana and CJK compatibility ideographs: one token per character.
-_CJK_CHARS = "\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f"
-
-
-@functools.cache
-def _regex_token() -> re.Pattern[str]:
-    # Compiled on first use: the combining-mark class takes ~0.1 s to build.
-    # A combining mark stays with the character before it in every branch.
-    marks = f"[{marks_class()}]*+"
-    return re.compile(f"[{_CJK_CHARS}]{marks}|{word_regex(_CJK_CHARS)}|[^\\w\\s]{marks}")
-
-
 class RegexTokenizer(_CachedTokenizer):
     r"""Default tokenizer: word runs and single punctuation characters.
 
@@ -321,133 +311,6 @@ class RegexTokenizer(_CachedTokenizer):
 
     def __repr__(self) -> str:
         return "RegexTokenizer()"
-
-
-# Below this length the regex beats the array set-up cost.
-_VECTOR_MIN_CHARS = 200
-
-# Character classes of the regex tokenizer (order matters: classes >= _CJK always start a token).
-_SPACE, _WORD, _MARK, _CJK, _SYMBOL = 0, 1, 2, 3, 4
-_PAGE_BITS = 12
-# class of every code point, filled one 4096-code-point page at a time, on first sight
-_CLASS_TABLE = np.zeros(0x110000, dtype=np.uint8)
-_PAGE_READY = np.zeros(0x110000 >> _PAGE_BITS, dtype=bool)
-
-
-def _fill_page(page: int) -> None:
-    lo = page << _PAGE_BITS
-    chars = "".join(map(chr, range(lo, lo + (1 << _PAGE_BITS))))
-    classes = np.full(len(chars), _SYMBOL, dtype=np.uint8)
-    # later patterns win: a kana voiced mark (U+3099) is in the CJK range but, like the
-    # regex's possessive mark runs, continues whatever token it follows
-    for cls, pattern in (
-        (_WORD, r"\w"),
-        (_CJK, f"[{_CJK_CHARS}]"),
-        (_MARK, f"[{marks_class()}]"),
-        (_SPACE, r"\s"),
-    ):
-        for m in re.finditer(pattern, chars):
-            classes[m.start()] = cls
-    _CLASS_TABLE[lo : lo + classes.size] = classes
-    _PAGE_READY[page] = True
-
-
-def _class_token_arrays(text: str) -> tuple[np.ndarray, np.ndarray]:
-    """The regex tokenizer's token offsets, computed from character classes.
-
-    The rule is the regex's, stated on classes: a word character continues the
-    token when the nearest character before it that is not a combining mark is
-    a word character (and only marks lie between them); a combining mark
-    continues any token it follows; CJK characters and other non-space
-    characters always start a token; whitespace ends one.
-
-    Returns
-    -------
-    starts, ends : ndarray of int64, shape (n_tokens,)
-    """
-    cls = _char_classes(text)
-    n = cls.size
-    if n == 0:
-        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-    token = cls != _SPACE
-    is_mark = cls == _MARK
-    start = cls >= _CJK  # CJK and other symbols start a token of their own
-    if is_mark.any():
-        # the class of the nearest non-mark character at or before each position
-        last = np.where(is_mark, -1, np.arange(n))
-        np.maximum.accumulate(last, out=last)
-        base = np.where(last >= 0, cls[np.maximum(last, 0)], _SPACE)
-        start[1:] |= (cls[1:] == _WORD) & (base[:-1] != _WORD)
-        start[1:] |= is_mark[1:] & ~token[:-1]
-    else:
-        start[1:] |= (cls[1:] == _WORD) & (cls[:-1] != _WORD)
-    start[0] = token[0]
-    end = token.copy()
-    end[:-1] &= start[1:] | ~token[1:]
-    return np.flatnonzero(start).astype(np.int64), np.flatnonzero(end).astype(np.int64) + 1
-
-
-def _char_classes(text: str) -> np.ndarray:
-    """Class of every code point of ``text`` (uint8, one per character)."""
-    codes = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
-    if codes.size:
-        top = int(codes.max()) >> _PAGE_BITS
-        pages = range(top + 1) if top < 4 else np.flatnonzero(np.bincount(codes >> _PAGE_BITS)).tolist()
-        for page in pages:
-            if not _PAGE_READY[page]:
-                _fill_page(page)
-    return _CLASS_TABLE[codes]
-
-
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def _encodable(text: str) -> str:
-    """Replace lone surrogates by U+FFFD, keeping the length (code points)."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return _SURROGATE.sub("\ufffd", text)
-    return text
-
-
-def _byte_to_char_arrays(text: str, byte_lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Turn consecutive token byte lengths over the UTF-8 of ``text`` into code-point offsets.
-
-    Each character belongs to the token that holds its first UTF-8 byte, so
-    the spans are disjoint, in order and together cover the text; a token made
-    only of continuation bytes of a character begun by the previous token gets
-    an empty span ``(i, i)``.
-
-    Returns
-    -------
-    starts, ends : ndarray of int64, shape (n_tokens,)
-
-    Raises
-    ------
-    RuntimeError
-        When the lengths do not add up to the text's UTF-8 length.
-    """
-    ends = np.cumsum(byte_lengths, dtype=np.int64)
-    begins = ends - byte_lengths
-    if text.isascii():  # one byte per character: byte offsets are character offsets
-        if len(ends) and ends[-1] != len(text):
-            raise RuntimeError("token bytes do not add up to the text's UTF-8 length")
-        return begins, ends
-    raw = np.frombuffer(text.encode("utf-8"), dtype=np.uint8)
-    if len(ends) and ends[-1] != len(raw):
-        raise RuntimeError("token bytes do not add up to the text's UTF-8 length")
-    # a token boundary at byte b is at character b - (continuation bytes before b); continuation
-    # bytes are few in mostly-Latin text, so they are placed in their tokens (a bisection per
-    # continuation byte, not per token) and counted per token
-    continuation = np.flatnonzero((raw & 0xC0) == 0x80)
-    holder = np.searchsorted(ends, continuation, side="right")
-    char_ends = ends - np.cumsum(np.bincount(holder, minlength=ends.size)[: ends.size])
-    char_begins = np.empty_like(char_ends)
-    if char_ends.size:
-        char_begins[0] = 0
-        char_begins[1:] = char_ends[:-1]  # tokens are consecutive: each begins where the last ended
-    return char_begins, char_ends
 
 
 # encoding name -> token byte lengths, built on first use (see TiktokenTokenizer._byte_lengths)
@@ -593,26 +456,6 @@ class TiktokenTokenizer(_CachedTokenizer):
 
     def __repr__(self) -> str:
         return f"TiktokenTokenizer({self.encoding_name!r})"
-
-
-def _token_byte_lengths(encoding: Any) -> np.ndarray:
-    """The table of :meth:`TiktokenTokenizer._byte_lengths` for a tiktoken ``encoding``."""
-    table = np.zeros(encoding.n_vocab, dtype=np.int64)
-    ranks = getattr(encoding, "_mergeable_ranks", None)
-    specials = getattr(encoding, "_special_tokens", None)
-    if isinstance(ranks, dict) and isinstance(specials, dict):
-        table[np.fromiter(ranks.values(), np.int64, len(ranks))] = np.fromiter(
-            map(len, ranks), np.int64, len(ranks)
-        )
-        for text, token in specials.items():
-            table[token] = len(text.encode("utf-8"))
-        return table
-    for token in range(encoding.n_vocab):
-        try:  # noqa: SIM105  (suppress() costs a context manager per token of the vocabulary)
-            table[token] = len(encoding.decode_single_token_bytes(token))
-        except KeyError:  # ids with no token (gaps before the special tokens)
-            pass
-    return table
 
 
 class HFTokenizer(_CachedTokenizer):

@@ -1,7 +1,7 @@
 """The append-only journal of a generation run: every model reply, kept as it arrives.
 
 One JSON object per line, keyed by the request's key
-(:func:`chunkeval.datasets.generate.request_key`); a line is written and flushed as soon as its
+(:func:`chunkeval.questions.generate.request_key`); a line is written and flushed as soon as its
 reply arrives, so an interrupt or an endpoint failure loses at most the replies still in
 flight, and a rerun asks only for the keys the journal lacks. A last line cut short by a
 killed process is ignored (its request is asked again); the first entry of a key wins.

@@ -1,4 +1,4 @@
-"""The encoder's batches (chunkeval.encoders.embedder._batches): every text once, sorted by
+"""The encoder's batches (chunkeval.embedders.bert._batches): every text once, sorted by
 length, bounded by count and by padded wordpieces."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
-from chunkeval.encoders.embedder import BATCH_TOKENS, _batches
+from chunkeval.embedders.bert import BATCH_TOKENS, _batches
 
 
 def test_batches_by_hand():
@@ -35,7 +35,7 @@ def test_batches_run_at_once_up_to_the_threads_decided():
     import threading
     import time
 
-    from chunkeval.encoders import embedder as E
+    from chunkeval.embedders import bert as E
 
     class Threads(E._Threads):
         def __init__(self, threaded: bool, decided: list[int]) -> None:

@@ -1,7 +1,20 @@
 """Sentence embedders for the ``semantic`` chunker (and the dense retriever).
 
-The neural encoder of BERT-family models (``minilm``, ``bert:PATH``) lives in
-:mod:`chunkeval.encoders`; this module names it in the spec grammar.
+This module holds the embedder base class, the hashing, LSA and sentence-transformers
+embedders and the spec grammar (:func:`get_embedder`) that names every embedder; the
+submodules hold the rest:
+
+- :mod:`~chunkeval.embedders.models`: which model folder a spec names, and its identity
+  (model id, revision, weights digest -- never a path);
+- :mod:`~chunkeval.embedders.architecture`: the folder's ``config.json``, weights header and
+  vocabulary checked against each other at load;
+- :mod:`~chunkeval.embedders.bert_graph`: the forward pass of a BERT-family encoder, an ONNX
+  graph built in memory from the weights and run by onnxruntime (no torch);
+- :mod:`~chunkeval.embedders.bert`: :class:`~chunkeval.embedders.bert.BertEmbedder`
+  (``minilm``, ``bert:PATH``): tokenising, batching, pooling;
+- :mod:`~chunkeval.embedders.remote`: :class:`~chunkeval.embedders.remote.OpenAIEmbedder`
+  (``openai(...)``) over :mod:`chunkeval.endpoints`;
+- :mod:`~chunkeval.embedders.cache`: the embedding cache, in memory and optionally on disk.
 
 An embedder has ``fit(texts) -> self`` (learn from a corpus; a no-op when
 nothing is learned), ``transform(texts) -> (n, d)`` vectors (a numpy array,
@@ -456,8 +469,8 @@ def _sentence_transformers(argument: str | None, **params: Any) -> Embedder:
 
 
 def _minilm(argument: str | None, **params: Any) -> Any:
-    """all-MiniLM-L6-v2 from its installed weights package (see :mod:`chunkeval.encoders`)."""
-    from chunkeval.encoders.embedder import BertEmbedder
+    """all-MiniLM-L6-v2 from its installed weights package (see :mod:`chunkeval.embedders.bert`)."""
+    from chunkeval.embedders.bert import BertEmbedder
 
     if argument is not None:
         raise UsageError(f"embedder 'minilm' takes no argument after ':', got {argument!r}; use bert:PATH")
@@ -466,7 +479,7 @@ def _minilm(argument: str | None, **params: Any) -> Any:
 
 def _bert(argument: str | None, **params: Any) -> Any:
     """A BERT-family model folder, ``bert:PATH``, run by chunkeval's BERT encoder (onnxruntime)."""
-    from chunkeval.encoders.embedder import BertEmbedder
+    from chunkeval.embedders.bert import BertEmbedder
 
     if not argument and "model" not in params:
         raise UsageError(
@@ -477,7 +490,7 @@ def _bert(argument: str | None, **params: Any) -> Any:
 
 def _openai(argument: str | None, **params: Any) -> Any:
     """A model behind an OpenAI-compatible embeddings endpoint, ``openai(model=, base_url=, ...)``."""
-    from chunkeval.encoders.remote import OpenAIEmbedder
+    from chunkeval.embedders.remote import OpenAIEmbedder
     from chunkeval.endpoints.config import EndpointConfig
 
     if argument is not None:

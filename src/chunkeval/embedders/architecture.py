@@ -19,7 +19,7 @@ that architecture. :func:`check_model_folder` reads the three once, at load, and
 
 Only the header of ``model.safetensors`` is read here (the ``safetensors`` library validates
 its offsets against the file's length); the arrays are read afterwards by
-:meth:`chunkeval.encoders.bert.BertWeights.load`, on weights whose shapes are then known.
+:meth:`chunkeval.embedders.bert_graph.BertWeights.load`, on weights whose shapes are then known.
 The names and shapes are those of Hugging Face ``transformers``' ``BertModel`` (with or
 without the ``bert.`` prefix of a ``BertFor...`` checkpoint).
 """
@@ -31,7 +31,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from chunkeval.encoders.models import ModelFolder
+from chunkeval.embedders.models import ModelFolder
 from chunkeval.errors import MissingDependency, UsageError
 
 __all__ = [
@@ -46,7 +46,7 @@ __all__ = [
     "check_model_folder",
 ]
 
-#: Activations the encoder computes (:mod:`chunkeval.encoders.bert`): GELU, erf and tanh forms.
+#: Activations the encoder computes (:mod:`chunkeval.embedders.bert_graph`): GELU, erf and tanh forms.
 ACTIVATIONS = ("gelu", "gelu_new", "gelu_pytorch_tanh")
 
 #: safetensors dtypes of weights the encoder reads (converted to float32). BF16 has no numpy
@@ -212,7 +212,7 @@ class CheckedModel:
     Parameters
     ----------
     config : dict
-        ``config.json`` as parsed (what :meth:`~chunkeval.encoders.bert.BertWeights.load`
+        ``config.json`` as parsed (what :meth:`~chunkeval.embedders.bert_graph.BertWeights.load`
         reads).
     architecture : BertArchitecture
     window : int
@@ -338,7 +338,7 @@ def check_model_folder(folder: ModelFolder, max_seq_length: Any = None) -> Check
     Parameters
     ----------
     folder : ModelFolder
-        From :func:`chunkeval.encoders.models.resolve_model` (its three files exist).
+        From :func:`chunkeval.embedders.models.resolve_model` (its three files exist).
     max_seq_length : int or None, default None
         The window asked for; None: the folder's own.
 

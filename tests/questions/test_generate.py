@@ -16,11 +16,11 @@ import pytest
 
 from _endpoint_server import EndpointServer, Reply
 from chunkeval.datasets import load, load_documents
-from chunkeval.datasets.chat import open_chat
-from chunkeval.datasets.generate import REPLIES_FILE, generate_questions, save_generation
-from chunkeval.datasets.question_checks import Checks
-from chunkeval.datasets.reply_journal import ReplyJournal
 from chunkeval.errors import EnvironmentFailure, UsageError
+from chunkeval.questions.chat import open_chat
+from chunkeval.questions.checks import Checks
+from chunkeval.questions.generate import REPLIES_FILE, generate_questions, save_generation
+from chunkeval.questions.reply_journal import ReplyJournal
 
 pytest.importorskip("httpx")
 

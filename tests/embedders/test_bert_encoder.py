@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from _minilm import needs_minilm
 
-from chunkeval.encoders.models import KNOWN_MODELS, file_sha256, resolve_model
+from chunkeval.embedders.models import KNOWN_MODELS, file_sha256, resolve_model
 from chunkeval.errors import UsageError
 
 HERE = Path(__file__).parent
@@ -29,7 +29,7 @@ def reference():
 
 
 def test_vectors_match_sentence_transformers(reference):
-    from chunkeval.encoders.embedder import BertEmbedder
+    from chunkeval.embedders.bert import BertEmbedder
 
     got = BertEmbedder(batch_size=2).transform(reference["texts"])
     want = np.array(reference["vectors"])
@@ -40,7 +40,7 @@ def test_vectors_match_sentence_transformers(reference):
 
 
 def test_truncation_at_the_window_of_256_wordpieces(reference):
-    from chunkeval.encoders.embedder import BertEmbedder
+    from chunkeval.embedders.bert import BertEmbedder
 
     e = BertEmbedder()
     long_text = reference["texts"][4]  # 40 x a 10-wordpiece sentence: 402 wordpieces with [CLS], [SEP]
@@ -56,7 +56,7 @@ def test_truncation_at_the_window_of_256_wordpieces(reference):
 @pytest.mark.slow  # measured: ~1.5 s of CPU, 5 s under load
 def test_batch_order_and_size_do_not_change_vectors(reference):
     from chunkeval.caches import clear_caches
-    from chunkeval.encoders.embedder import BertEmbedder
+    from chunkeval.embedders.bert import BertEmbedder
 
     texts = reference["texts"]
     a = BertEmbedder(batch_size=1).transform(texts)
@@ -66,7 +66,7 @@ def test_batch_order_and_size_do_not_change_vectors(reference):
 
 
 def test_same_weights_in_another_folder_are_the_same_model(tmp_path):
-    from chunkeval.encoders.embedder import BertEmbedder
+    from chunkeval.embedders.bert import BertEmbedder
 
     src = resolve_model("minilm").path
     for p in src.rglob("*"):
@@ -93,7 +93,7 @@ def test_the_official_digest_is_checked(tmp_path):
 
 def test_vectors_are_the_reference_for_any_thread_count(reference, monkeypatch):
     from chunkeval.caches import clear_caches
-    from chunkeval.encoders import embedder as E
+    from chunkeval.embedders import bert as E
 
     monkeypatch.setattr(E, "MIN_THREADED_TOKENS", 0)  # even six short texts ask for threads
     want = np.array(reference["vectors"])
@@ -107,8 +107,8 @@ def test_vectors_are_the_reference_for_any_thread_count(reference, monkeypatch):
 def test_hidden_states_agree_across_threads_and_with_padding():
     from concurrent.futures import ThreadPoolExecutor
 
-    from chunkeval.encoders.bert import encode
-    from chunkeval.encoders.embedder import _load
+    from chunkeval.embedders.bert import _load
+    from chunkeval.embedders.bert_graph import encode
 
     w = _load(resolve_model("minilm"), None).weights
     ids = np.random.default_rng(0).integers(1000, 20000, size=(3, 40))
@@ -127,8 +127,8 @@ def test_hidden_states_agree_across_threads_and_with_padding():
 def test_a_gelu_the_graph_cannot_build_is_refused():
     from dataclasses import replace
 
-    from chunkeval.encoders.bert import encode
-    from chunkeval.encoders.embedder import _load
+    from chunkeval.embedders.bert import _load
+    from chunkeval.embedders.bert_graph import encode
 
     w = replace(_load(resolve_model("minilm"), None).weights, activation="relu")
     with pytest.raises(UsageError, match="activation 'relu' is not supported"):
@@ -136,7 +136,7 @@ def test_a_gelu_the_graph_cannot_build_is_refused():
 
 
 def test_a_progress_bar_only_when_the_cli_asks(monkeypatch):
-    from chunkeval.encoders import embedder as E
+    from chunkeval.embedders import bert as E
 
     monkeypatch.delenv(E.PROGRESS_ENV, raising=False)
     with E._progress_bar(10) as bar:
@@ -150,8 +150,8 @@ def test_a_missing_runtime_names_the_extra(monkeypatch):
     import sys
     from dataclasses import replace
 
-    from chunkeval.encoders.bert import encode
-    from chunkeval.encoders.embedder import _load
+    from chunkeval.embedders.bert import _load
+    from chunkeval.embedders.bert_graph import encode
     from chunkeval.errors import MissingDependency
 
     w = replace(_load(resolve_model("minilm"), None).weights)  # no session built yet

@@ -14,7 +14,7 @@ from _minilm import needs_minilm
 
 from chunkeval.caches import clear_caches
 from chunkeval.cli import main
-from chunkeval.encoders import cache
+from chunkeval.embedders import cache
 from chunkeval.errors import CacheWarning, UsageError
 
 TEXTS = ["alpha beta", "gamma", "delta epsilon zeta", "eta"]
@@ -181,7 +181,7 @@ def test_dimensions_that_differ_within_one_namespace_are_refused(folder):
 
 
 def _minilm_folder():
-    from chunkeval.encoders.models import resolve_model
+    from chunkeval.embedders.models import resolve_model
 
     return resolve_model("minilm").path
 
@@ -205,7 +205,7 @@ def test_a_model_read_another_way_never_shares_vectors(folder, tmp_path, changed
     back (such a config is refused at load now). Each file that changes a vector is in the
     cache key: the same weights read another way never share vectors on disk."""
 
-    from chunkeval.encoders.embedder import BertEmbedder
+    from chunkeval.embedders.bert import BertEmbedder
 
     source = _minilm_folder()
     other = tmp_path / "other-model"

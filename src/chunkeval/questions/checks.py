@@ -26,7 +26,7 @@ Two checks look at the questions kept so far, in request order, when the dataset
 together: ``near_duplicate`` (cosine similarity to a kept question above ``max_similarity``,
 of term counts or of an embedder's vectors: :class:`NearDuplicates`) and ``document_cap``
 (the document already has ``per_document`` questions). ``malformed_reply`` counts replies
-with no question object (:func:`chunkeval.datasets.question_prompt.parse_reply`).
+with no question object (:func:`chunkeval.questions.prompt.parse_reply`).
 """
 
 from __future__ import annotations
@@ -38,9 +38,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from chunkeval.analysis import UnicodeAnalyzer
-from chunkeval.datasets.drafts import STOP_WORDS
 from chunkeval.datasets.quotes import QuoteError, QuoteResolver
 from chunkeval.errors import UsageError
+from chunkeval.questions.drafts import STOP_WORDS
 from chunkeval.types import EvidenceSpan
 
 __all__ = ["REASONS", "Checks", "NearDuplicates", "content_terms", "copied_share", "locate_excerpts"]

@@ -33,7 +33,7 @@ def _dataset() -> Dataset:
 @pytest.fixture
 def counted(monkeypatch):
     """Every text the encoder actually computes, in order."""
-    from chunkeval.encoders.embedder import BertEmbedder
+    from chunkeval.embedders.bert import BertEmbedder
 
     seen: list[str] = []
     original = BertEmbedder._compute
@@ -79,7 +79,7 @@ def test_each_distinct_text_is_embedded_once_per_run(counted):
 
 
 def test_a_disk_cache_makes_a_second_run_embed_nothing(counted, tmp_path, monkeypatch):
-    from chunkeval.encoders.cache import CACHE_ENV
+    from chunkeval.embedders.cache import CACHE_ENV
 
     monkeypatch.setenv(CACHE_ENV, str(tmp_path / "vectors"))
     first = _run()
@@ -96,7 +96,7 @@ def test_a_disk_cache_makes_a_second_run_embed_nothing(counted, tmp_path, monkey
 def test_the_disk_cache_is_bounded(tmp_path, monkeypatch):
     import numpy as np
 
-    from chunkeval.encoders import cache
+    from chunkeval.embedders import cache
 
     monkeypatch.setenv(cache.CACHE_ENV, str(tmp_path))
     monkeypatch.setenv(cache.CACHE_BYTES_ENV, "1")

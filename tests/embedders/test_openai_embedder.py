@@ -14,8 +14,8 @@ from chunkeval.caches import clear_caches
 from chunkeval.cli import main
 from chunkeval.datasets import Dataset, save_jsonl
 from chunkeval.embedders import get_embedder
-from chunkeval.encoders.cache import CACHE_ENV
-from chunkeval.encoders.remote import batches, estimated_tokens
+from chunkeval.embedders.cache import CACHE_ENV
+from chunkeval.embedders.remote import batches, estimated_tokens
 from chunkeval.errors import UsageError
 from chunkeval.results import Results
 from chunkeval.types import Document, EvidenceSpan, Question

@@ -46,7 +46,7 @@ def _fresh_models():
 @pytest.fixture
 def watched(monkeypatch):
     """Calls of the weight loader and of the forward pass, which a refused folder never makes."""
-    from chunkeval.encoders import embedder
+    from chunkeval.embedders import bert as embedder
 
     calls: list[str] = []
     load, encode = embedder.BertWeights.load, embedder.encode
@@ -65,7 +65,7 @@ def watched(monkeypatch):
 
 
 def _embed(folder: Path, **params) -> np.ndarray:
-    from chunkeval.encoders.embedder import BertEmbedder
+    from chunkeval.embedders.bert import BertEmbedder
 
     return BertEmbedder(str(folder), **params).transform(["the cat sleeps", "rice grows at night"])
 

@@ -319,7 +319,7 @@ def _session(w: BertWeights) -> Any:
 
     It runs each pass on the calling thread (one intra-op thread); several threads may run it at
     once (onnxruntime's ``run`` is thread-safe and releases the GIL), which is how the encoder
-    uses a second core (:mod:`chunkeval.encoders.embedder`).
+    uses a second core (:mod:`chunkeval.embedders.bert`).
     """
     with _SESSION_LOCK:  # two threads asking first build it once
         if "session" not in w.sessions:

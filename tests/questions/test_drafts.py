@@ -7,7 +7,7 @@ import pytest
 
 from chunkeval.cli import main
 from chunkeval.datasets import DatasetError, load
-from chunkeval.datasets.drafts import draft_questions, salient_terms
+from chunkeval.questions.drafts import draft_questions, salient_terms
 from chunkeval.types import Document
 
 

@@ -131,7 +131,7 @@ def sample_sentences(
     """Sample ``n`` evidence picks spread over documents and positions (see the module docstring).
 
     The sampling of :func:`draft_questions`, on its own so that other question writers
-    (``chunkeval.datasets.generate``) spread over the corpus the same way.
+    (``chunkeval.questions.generate``) spread over the corpus the same way.
 
     Parameters
     ----------

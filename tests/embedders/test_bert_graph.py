@@ -1,4 +1,4 @@
-"""The onnxruntime graph of :mod:`chunkeval.encoders.bert` against a float64 numpy BERT layer stack.
+"""The onnxruntime graph of :mod:`chunkeval.embedders.bert_graph` against a float64 numpy BERT layer stack.
 
 Random small weights, no model files: the graph's rewrites (attention in one
 ``MultiHeadAttention`` kernel, the residual products' biases carried by the residual) must give
@@ -16,7 +16,7 @@ import pytest
 pytest.importorskip("onnxruntime")
 pytest.importorskip("onnx")
 
-from chunkeval.encoders.bert import BertWeights, encode
+from chunkeval.embedders.bert_graph import BertWeights, encode
 
 
 def _weights(rng: np.random.Generator, activation: str, bias_scale: float) -> BertWeights:
@@ -98,7 +98,7 @@ def test_the_graph_loads_in_the_oldest_onnxruntime_the_extra_allows():
     # newer onnx package writes by default; checked against 1.17.3 when this was written
     import onnx
 
-    from chunkeval.encoders.bert import _graph
+    from chunkeval.embedders.bert_graph import _graph
 
     model = onnx.load_from_string(_graph(_weights(np.random.default_rng(1), "gelu", 0.1)))
     assert model.ir_version <= 9

@@ -4,19 +4,19 @@ The method (as in Chroma's chunking evaluation: the model writes a question and 
 excerpts that answer it; the excerpts are located in the corpus; questions too close to
 each other or to their excerpts are dropped):
 
-1. **Passages.** :func:`~chunkeval.datasets.drafts.sample_sentences` picks anchor sentences
+1. **Passages.** :func:`~chunkeval.questions.drafts.sample_sentences` picks anchor sentences
    spread over documents and positions (round-robin over documents, each draft from its own
    slice of a document), ``max_requests`` of them; a multi-part pick has two anchors from
    different paragraphs. Each anchor is widened to a passage: the sentences of its paragraph
    around it, alternately after and before, while the passage stays within
    ``passage_chars`` characters.
-2. **Request.** The prompt (:mod:`chunkeval.datasets.question_prompt`) holds the passage(s)
+2. **Request.** The prompt (:mod:`chunkeval.questions.prompt`) holds the passage(s)
    verbatim; the model answers ``{"question": ..., "excerpts": [...]}``. Each request has a
    key, the SHA-256 of the model, prompt digest, seed, sampling parameters and the passages'
    text (:func:`request_key`); the reply is appended to the journal under it
-   (:mod:`chunkeval.datasets.reply_journal`) as it arrives.
+   (:mod:`chunkeval.questions.reply_journal`) as it arrives.
 3. **Checks.** The reply is parsed defensively and its excerpts located and checked
-   (:mod:`chunkeval.datasets.question_checks`); every rejection is counted by its reason.
+   (:mod:`chunkeval.questions.checks`); every rejection is counted by its reason.
 4. **Assembly.** In request order, near-duplicates and questions over the per-document cap
    are dropped, until ``n`` questions are kept. Requests go out in that order, at most
    ``concurrency`` at a time, and stop once the answered requests in order already hold
@@ -39,16 +39,16 @@ from pathlib import Path
 from typing import Any
 
 from chunkeval._atomic import atomic_write_text
-from chunkeval.datasets.chat import ChatModel, MalformedCompletion
-from chunkeval.datasets.drafts import sample_sentences
 from chunkeval.datasets.jsonl import QUESTIONS_FILE
-from chunkeval.datasets.question_checks import REASONS, Checks, NearDuplicates, locate_excerpts
-from chunkeval.datasets.question_checks import copied_share as _copied_share
-from chunkeval.datasets.question_prompt import REPLY_SCHEMA, Prompt, ReplyError, parse_reply
 from chunkeval.datasets.quotes import QuoteResolver
-from chunkeval.datasets.reply_journal import ReplyJournal
 from chunkeval.embedders import embedder_identity
 from chunkeval.errors import EnvironmentFailure, UsageError
+from chunkeval.questions.chat import ChatModel, MalformedCompletion
+from chunkeval.questions.checks import REASONS, Checks, NearDuplicates, locate_excerpts
+from chunkeval.questions.checks import copied_share as _copied_share
+from chunkeval.questions.drafts import sample_sentences
+from chunkeval.questions.prompt import REPLY_SCHEMA, Prompt, ReplyError, parse_reply
+from chunkeval.questions.reply_journal import ReplyJournal
 from chunkeval.text import paragraph_spans, sentence_spans
 from chunkeval.types import Document
 from chunkeval.validation import check_number
@@ -332,7 +332,7 @@ def generate_questions(
     ----------
     documents : sequence of Document
     model : ChatModel
-        The chat endpoint (:class:`chunkeval.datasets.chat.ChatCompletions`).
+        The chat endpoint (:class:`chunkeval.questions.chat.ChatCompletions`).
     journal : ReplyJournal
         Replies of earlier runs are reused from it; new ones are appended as they arrive.
     n : int, default 50
