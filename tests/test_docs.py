@@ -145,3 +145,11 @@ def test_documented_pytest_helper_runs(tmp_path, monkeypatch):
     assert spec and baseline, "the example runs no dataset and configuration, or gates on no baseline"
     save_baseline(run(spec.group(1), [spec.group(2)]), tmp_path / baseline.group(1))
     namespace["test_chunk_quality"]()  # no regression against its own baseline: passes
+
+
+def test_the_code_cites_no_file_outside_the_repository():
+    # what the code relies on is in docs/ (architecture, api, metrics), not in the product design
+    # file beside the repository, which a reader of the code does not have
+    for path in [*(REPO / "src").rglob("*.py"), *(REPO / "tests").rglob("*.py")]:
+        text = path.read_text(encoding="utf-8")
+        assert not re.search(r"\bDESIGN(\.md)?\b", text.replace("DESIGN(", "")), path

@@ -92,7 +92,7 @@ def test_a_chunker_name_imports_its_own_family_alone():
 
 
 def test_benchmarks_never_import_reports():
-    # DESIGN.md: computation lives in benchmarks/, reports/ only draws and writes what it is
+    # docs/architecture.md: computation lives in benchmarks/, reports/ only draws and words what it is
     # given, so the dependency runs one way (and computing never loads matplotlib)
     import ast
     from pathlib import Path

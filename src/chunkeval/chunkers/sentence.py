@@ -131,8 +131,8 @@ def semantic_chunk(sentences: Sequence[str], max_chunk_chars: int) -> list[str]:
 
     Despite its name this is the plain greedy sentence packer, the list-level form of the
     ``sentence`` chunker (no embedding, no similarity): the seed exercise that introduced it
-    called it ``semantic_chunk``, and DESIGN keeps that name for people who learn from the
-    exercises. The embedding-based chunker is ``semantic``
+    called it ``semantic_chunk``, and the API keeps that name for people who learn from the
+    exercises (``docs/api.md``, "The seed exercises' names"). The embedding-based chunker is ``semantic``
     (:class:`chunkeval.chunkers.semantic.SemanticChunker`). A sentence longer than the limit
     comes back unchanged as its own chunk.
 
