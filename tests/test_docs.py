@@ -153,3 +153,37 @@ def test_the_code_cites_no_file_outside_the_repository():
     for path in [*(REPO / "src").rglob("*.py"), *(REPO / "tests").rglob("*.py")]:
         text = path.read_text(encoding="utf-8")
         assert not re.search(r"\bDESIGN(\.md)?\b", text.replace("DESIGN(", "")), path
+
+
+def _hooks():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("chunkeval_docs_hooks_test", DOCS / "hooks.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_no_page_holds_a_placeholder_only_the_build_fills():
+    # a code host shows the committed Markdown: every generated table must be written in it
+    pages = sorted(DOCS.glob("*.md"))
+    for page in pages:
+        assert not re.search(r"^<!-- chunkeval:[a-z_]+ -->$", page.read_text(encoding="utf-8"), re.M), page
+    hooks = _hooks()
+    blocks = {name for page in pages for name in hooks.block_names(page.read_text(encoding="utf-8"))}
+    assert blocks == set(hooks.generators())  # every generator's block is on some page
+
+
+def test_the_metric_tables_in_the_docs_are_current():
+    hooks = _hooks()
+    text = (DOCS / "metrics.md").read_text(encoding="utf-8")
+    assert hooks.block_names(text) == ["metrics_table", "metrics_formulas"]
+    assert hooks.fill(text, "metrics.md") == text, "docs/metrics.md is stale: run python tools/docs_tables.py"
+
+
+@pytest.mark.slow  # the results tables come from a real run
+def test_the_results_tables_in_the_docs_are_current():
+    hooks = _hooks()
+    text = (DOCS / "results.md").read_text(encoding="utf-8")
+    assert len(hooks.block_names(text)) == 5
+    assert hooks.fill(text, "results.md") == text, "docs/results.md is stale: run python tools/docs_tables.py"
