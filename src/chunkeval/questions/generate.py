@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from chunkeval._atomic import atomic_write_text
+from chunkeval._cores import submit_without_stop_signals
 from chunkeval.datasets.jsonl import QUESTIONS_FILE
 from chunkeval.datasets.quotes import QuoteResolver
 from chunkeval.embedders import embedder_identity
@@ -494,7 +495,11 @@ def _fill(
         while todo or flying:
             while todo and len(flying) < concurrency and not enough:
                 request = todo.pop(0)
-                flying[pool.submit(_ask, model, prompt, by_id[request.doc_id], request, seed)] = request
+                flying[
+                    submit_without_stop_signals(
+                        pool, _ask, model, prompt, by_id[request.doc_id], request, seed
+                    )
+                ] = request
                 sent += 1
             if not flying:
                 break
