@@ -187,3 +187,12 @@ def test_the_results_tables_in_the_docs_are_current():
     text = (DOCS / "results.md").read_text(encoding="utf-8")
     assert len(hooks.block_names(text)) == 5
     assert hooks.fill(text, "results.md") == text, "docs/results.md is stale: run python tools/docs_tables.py"
+
+
+def test_readme_command_2_installs_what_every_test_needs():
+    # the README says command 2 runs everything: the packaging tests need build and twine
+    import tomllib
+
+    extras = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    test = {re.split(r"[<>=\[ ]", r, maxsplit=1)[0] for r in extras["optional-dependencies"]["test"]}
+    assert "'.[test]'" in SETUP[1] and {"build", "twine", "setuptools"} <= test
