@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
+import math
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -148,7 +149,18 @@ def _metrics() -> list[Any]:
     return list(METRICS.values())
 
 
-_KNOWN_FIELDS = {"name", "func", "higher_is_better", "level", "per_k", "per_budget"}
+_KNOWN_FIELDS = {
+    "name",
+    "func",
+    "higher_is_better",
+    "level",
+    "per_k",
+    "per_budget",
+    "bounds",
+    "label",
+    "compact_label",
+    "order",
+}
 #: How a further field of a registry entry is titled on the page (else its name).
 _FIELD_TITLES = {"computed_by": "computed in a run by"}
 
@@ -172,20 +184,42 @@ def _anchor(name: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
 
 
+def _range(metric: Any) -> str:
+    """A metric's range as the page shows it: ``[0, 1]``, ``≥ 0``."""
+    low, high = metric.bounds
+    return f"≥ {low:g}" if math.isinf(high) else f"[{low:g}, {high:g}]"
+
+
+def _chart_label(metric: Any) -> str:
+    """A metric's name on a chart axis, on one line (``recall@k`` stands for each cut-off's)."""
+    return metric.axis_name(metric.name).replace("\n", " ")
+
+
 def metrics_table() -> str:
-    """One row per registered metric."""
+    """One row per registered metric: what its entry says, from its range to its chart label."""
     metrics = _metrics()
     extra = sorted({key for m in metrics for key in _extra_fields(m)})
-    head = ["metric", "direction", "level", "per k", "per budget", "reference function"]
+    head = [
+        "metric",
+        "direction",
+        "range",
+        "level",
+        "per k",
+        "per budget",
+        "chart label",
+        "reference function",
+    ]
     head += [_FIELD_TITLES.get(key, key) for key in extra]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for m in metrics:
         cells = [
             f"[`{m.name}`](#{_anchor(m.name)})",
             "higher is better" if m.higher_is_better else "lower is better (↓)",
+            _range(m),
             m.level,
             "yes" if m.per_k else "",
             "yes" if m.per_budget else "",
+            _chart_label(m),
             f"`{m.func.__name__}`",
         ]
         fields = _extra_fields(m)
@@ -238,7 +272,9 @@ def metrics_formulas() -> str:
         )
         cut = " Evaluated at every cut-off k (`--k`)." if m.per_k else ""
         cut += " Evaluated at every token budget B (`--budgets`)." if m.per_budget else ""
-        direction = "Higher is better." if m.higher_is_better else "Lower is better."
+        direction = (
+            "Higher is better." if m.higher_is_better else "Lower is better."
+        ) + f" Range {_range(m)}."
         out.append(f"### `{m.name}` {{ #{_anchor(m.name)} }}\n")
         out.append(
             f"*{direction} Level: {m.level} ({where}).{cut}* Reference function: `{m.func.__name__}`.\n"
@@ -276,6 +312,9 @@ COLUMNS = {
     "spec": "the chunker's full spec, every parameter written out",
     "chunker": "the chunker's family (registry name) or external splitter class",
     "retriever": "the retriever's spec",
+    "run_spec": "the run as one object (`chunkeval.benchmarks.RunSpec`): datasets, configurations "
+    "(`LABEL=SPEC` as given), retrievers, ks, budgets, tokenizer, seed, confidence, n_resamples, rank_by; "
+    "`RunSpec.from_manifest` reads it back (and builds the same from an older manifest's keys)",
     "n_questions": "questions in the dataset",
     "n_documents": "documents in the dataset",
     "n_chunks": "chunks the configuration produced over the dataset",
@@ -444,6 +483,9 @@ MANIFEST = {
     "python": "Python version",
     "rank_by": "the `--rank-by` metric, or null for the policy's default",
     "retriever": "the retriever's spec",
+    "run_spec": "the run as one object (`chunkeval.benchmarks.RunSpec`): datasets, configurations "
+    "(`LABEL=SPEC` as given), retrievers, ks, budgets, tokenizer, seed, confidence, n_resamples, rank_by; "
+    "`RunSpec.from_manifest` reads it back (and builds the same from an older manifest's keys)",
     "retriever_params": "every parameter of the retriever (for `hybrid`, of both parts)",
     "seed": "bootstrap seed",
     "started_at": "start time (UTC, ISO 8601)",

@@ -87,7 +87,7 @@ def case_arguments(case: str) -> list[str]:
     """``chunkeval run`` arguments of one ratio case (see the module docstring)."""
     from chunkeval.benchmarks.suites import get_suite
 
-    specs = list(get_suite("default").chunkers)
+    specs = list(get_suite("default").spec.chunkers)
     if case == "default":
         return ["--suite", "default"]
     if case == "11":

@@ -101,11 +101,11 @@ def suite_mode(path: str) -> None:
     from chunkeval.datasets import load
 
     suite = get_suite(f"chroma:{path}")
-    dataset = load(suite.datasets[0])
+    dataset = load(suite.spec.datasets[0])
     windows = [(800, 400), (400, 200), (400, 0), (200, 0), (250, 125), (250, 0)]
-    t_floor = floor(dataset, suite.tokenizer, windows)
-    t_fixed = chunkeval_seconds(dataset, list(suite.chunkers[:6]), suite.tokenizer)
-    t_all = chunkeval_seconds(dataset, list(suite.chunkers), suite.tokenizer)
+    t_floor = floor(dataset, suite.spec.tokenizer, windows)
+    t_fixed = chunkeval_seconds(dataset, list(suite.spec.chunkers[:6]), suite.spec.tokenizer)
+    t_all = chunkeval_seconds(dataset, list(suite.spec.chunkers), suite.spec.tokenizer)
     print(
         table(
             ["what", "seconds", "ratio to floor"],

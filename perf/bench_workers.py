@@ -62,7 +62,7 @@ def library_side(dataset, suite, kwargs: dict) -> tuple[float, str]:
     from chunkeval.benchmarks import run
 
     t0 = time.perf_counter()
-    res = run(dataset, list(suite.chunkers), tokenizer=suite.tokenizer, **kwargs)
+    res = run(dataset, list(suite.spec.chunkers), tokenizer=suite.spec.tokenizer, **kwargs)
     return time.perf_counter() - t0, str(res.manifest["workers"])
 
 
@@ -120,7 +120,7 @@ def main() -> None:
 
     n = args.workers
     suite = get_suite(f"chroma:{args.data}")
-    chroma = load(suite.datasets[0])
+    chroma = load(suite.spec.datasets[0])
     asked = {"--workers 1": {"workers": 1}, f"--workers {n}": {"workers": n}}
     asked[f"--executor processes --workers {n}"] = {"workers": n, "executor": "processes"}
     header = ["case", "--workers 1 s", "other side", "its s", "workers used", "speed-up"]

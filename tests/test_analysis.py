@@ -49,6 +49,15 @@ def test_cjk_runs_give_bigrams():
     assert a("ｶﾀｶﾅ") == ["カタ", "タカ", "カナ"]  # half-width katakana: NFKC first
 
 
+def test_thai_and_lao_runs_give_bigrams_not_phrases():
+    """Thai writes no spaces between words: a run is a phrase, so it gives bigrams as CJK does."""
+    analyzer = UnicodeAnalyzer()
+    assert analyzer("ไทยดี Apple") == ["apple", "ไท", "ทย", "ยด", "ดี"]
+    assert analyzer("ก ขา") == ["ก", "ขา"]  # a lone character is its own term
+    assert analyzer("ໄປ") == ["ໄປ"]  # Lao
+    assert "Thai" in analyzer.describe()["cjk"]
+
+
 def test_normalize_is_the_same_for_every_form():
     text = "Ǆemal café हिन्दी 한국어 ﬁ ｶ"
     assert {normalize(unicodedata.normalize(f, text)) for f in FORMS} == {normalize(text)}

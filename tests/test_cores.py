@@ -125,3 +125,27 @@ def test_threads_now_stay_within_the_runs_cap(monkeypatch):
     monkeypatch.setenv(C.THREAD_CAP_ENV, "lots")  # not a number: no cap
     monkeypatch.setattr(C, "free_cores", lambda seconds: 4.0)
     assert C.threads_now() == 4
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "words"),
+    [
+        ("CHUNKEVAL_ENCODER_THREADS", "abc", "CHUNKEVAL_ENCODER_THREADS='abc' is not a number of threads"),
+        ("CHUNKEVAL_ENCODER_THREADS", "0", "set a whole number >= 1"),
+        ("CHUNKEVAL_MP_START", "fork-please", "CHUNKEVAL_MP_START='fork-please' is not a start method"),
+    ],
+)
+def test_a_setting_that_cannot_be_used_is_refused_before_any_work(
+    tmp_path, capsys, monkeypatch, name, value, words
+):
+    """Issue 46: a setting in the environment is checked before the run starts, one line, exit 2."""
+    from chunkeval.cli import main
+
+    monkeypatch.setenv(name, value)
+    out = tmp_path / "out"
+    code = main(
+        ["run", "--dataset", "synthetic:n_docs=2", "--k", "1", "--quiet", "--no-report", "--out", str(out)]
+    )
+    lines = [line for line in capsys.readouterr().err.splitlines() if line.strip()]
+    assert code == 2 and len(lines) == 1 and lines[0].startswith("chunkeval: error: ") and words in lines[0]
+    assert not out.exists()

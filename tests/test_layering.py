@@ -41,6 +41,7 @@ LAYERS: list[set[str]] = [
         "_cores",
         "_json",
         "_limits",
+        "_moments",
         "_memory",
         "_params",
         "errors",

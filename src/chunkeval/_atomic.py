@@ -19,7 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-__all__ = ["atomic_write_path", "atomic_write_text", "file_mode"]
+__all__ = ["atomic_write_path", "atomic_write_text", "dir_mode", "file_mode"]
 
 _UMASK: int | None = None
 _UMASK_LOCK = threading.Lock()
@@ -40,6 +40,11 @@ def _umask() -> int:
 def file_mode() -> int:
     """Permission bits of a newly created regular file: ``0o666 & ~umask``."""
     return 0o666 & ~_umask()
+
+
+def dir_mode() -> int:
+    """Permission bits of a newly created folder: ``0o777 & ~umask`` (:func:`tempfile.mkdtemp` gives ``0o700``)."""
+    return 0o777 & ~_umask()
 
 
 def _finish(tmp: str, path: Path) -> None:

@@ -10,7 +10,8 @@ processes than there are free cores: threads on busy cores
 only share those cores more finely: under a colleague's load two spinning onnxruntime threads
 ran 0.35-0.6x as fast as one, and OpenBLAS's 0.44x (docs/performance.md).
 
-This module imports nothing of chunkeval, so any module may use it.
+This module imports nothing of chunkeval but its errors (to refuse a setting), so any module
+may use it.
 """
 
 from __future__ import annotations
@@ -29,8 +30,10 @@ from typing import Any
 __all__ = [
     "FREE_CORE_SHARE",
     "IDLE_SAMPLE_SECONDS",
+    "START_METHOD_ENV",
     "THREAD_CAP_ENV",
     "CpuSample",
+    "check_core_settings",
     "cores_to_use",
     "free_cores",
     "free_cores_since",
@@ -46,6 +49,38 @@ __all__ = [
 #: The environment variable through which a run caps the encoder's threads in this process
 #: and in the worker processes it starts (they inherit the environment).
 THREAD_CAP_ENV = "CHUNKEVAL_ENCODER_THREADS"
+
+#: The environment variable that overrides how worker processes start (:func:`start_method`).
+START_METHOD_ENV = "CHUNKEVAL_MP_START"
+
+
+def check_core_settings() -> None:
+    """Refuse, before any work, a thread cap or start method in the environment that cannot be used.
+
+    Raises
+    ------
+    UsageError
+        :data:`THREAD_CAP_ENV` is set but is not a whole number of threads >= 1, or
+        :data:`START_METHOD_ENV` names no start method of this platform.
+    """
+    import multiprocessing
+
+    from chunkeval.errors import UsageError
+
+    cap = os.environ.get(THREAD_CAP_ENV, "").strip()
+    if cap and not (cap.isdigit() and int(cap) >= 1):
+        raise UsageError(
+            f"{THREAD_CAP_ENV}={cap!r} is not a number of threads; set a whole number >= 1 "
+            "(e.g. 2) or unset it"
+        )
+    method = os.environ.get(START_METHOD_ENV, "").strip()
+    methods = multiprocessing.get_all_start_methods()
+    if method and method not in methods:
+        raise UsageError(
+            f"{START_METHOD_ENV}={method!r} is not a start method of this platform "
+            f"({', '.join(methods)}); set one of them or unset it"
+        )
+
 
 #: How long the per-CPU idle time is sampled, in seconds (paid only by work big enough to
 #: share).
@@ -272,7 +307,7 @@ def start_method() -> str:
     -------
     str
     """
-    chosen = os.environ.get("CHUNKEVAL_MP_START", "").strip()
+    chosen = os.environ.get(START_METHOD_ENV, "").strip()
     if chosen:
         return chosen
     return "fork" if sys.platform.startswith("linux") and threading.active_count() == 1 else "spawn"

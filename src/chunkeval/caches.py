@@ -33,7 +33,8 @@ The caches (each entry of :data:`CATALOGUE` gives its key, bound and filler too)
 - ``encoders.models``: the BERT encoders loaded (weights and tokenizers);
 - ``encoders.vectors``: the embedding cache, one vector per (embedder identity, prefix, text);
 - ``encoders.disk_loaded``: which on-disk embedding caches were read into memory;
-- ``encoders.digests``: the sha256 of weight files already hashed.
+- ``encoders.digests``: the sha256 of model files already hashed;
+- ``encoders.model_warnings``: the model folders already named as not their weights' known model.
 
 Not here: what lives and dies with one object (a :class:`~chunkeval.benchmarks.prepared.
 PreparedDataset`'s arrays, a chunker's resolved ``tokenizer_``, a retriever's fitted index),
@@ -176,9 +177,16 @@ CATALOGUE: dict[str, CacheEntry] = _entries(
     ),
     CacheEntry(
         "encoders.digests",
-        "the sha256 of a model.safetensors file",
+        "the sha256 of a model folder's file (its weights, config, tokenizer ...)",
         "(resolved path, size, modification time)",
-        "one per weights file a process reads",
+        "one per model file a process reads",
+        "chunkeval.embedders.models.resolve_model",
+    ),
+    CacheEntry(
+        "encoders.model_warnings",
+        "the model folders already named as not the known model their weights are",
+        "(folder, weights sha256)",
+        "one per such folder a process reads",
         "chunkeval.embedders.models.resolve_model",
     ),
 )

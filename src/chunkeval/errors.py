@@ -27,6 +27,7 @@ __all__ = [
     "FolderBusy",
     "IncomparableRuns",
     "MissingDependency",
+    "ModelWarning",
     "PathNotFound",
     "UnknownNameError",
     "UsageError",
@@ -157,6 +158,13 @@ class EnvironmentFailure(ChunkevalError):
 
 class CacheWarning(UserWarning):
     """A bad file in the embedding cache was set aside, and its vectors are recomputed.
+
+    The CLI shows it as one ``chunkeval: warning:`` line.
+    """
+
+
+class ModelWarning(UserWarning):
+    """A model folder is not the model its weights are: its other files differ from the official ones.
 
     The CLI shows it as one ``chunkeval: warning:`` line.
     """

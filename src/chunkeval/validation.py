@@ -19,7 +19,10 @@ import numpy as np
 from chunkeval._limits import MAX_K
 from chunkeval.errors import UsageError
 
-__all__ = ["MAX_BUDGET", "MAX_SEED", "check_budgets", "check_ks", "check_number", "check_seed"]
+__all__ = ["DEFAULT_KS", "MAX_BUDGET", "MAX_SEED", "check_budgets", "check_ks", "check_number", "check_seed"]
+
+#: The cut-offs k of the ``@k`` metrics when a run sets none: the one place they are written.
+DEFAULT_KS: tuple[int, ...] = (1, 3, 5, 10)
 
 
 #: The largest token budget accepted (a budget beyond any corpus only wastes retrieval depth).

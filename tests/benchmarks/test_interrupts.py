@@ -2,7 +2,9 @@
 cluster within seconds, one line, no traceback; workers die with their parent; a scheduler
 address that is silent or answers garbage fails with exit 1 naming it.
 
-Listeners are local (127.0.0.1), bounded in time, and stop by themselves.
+Listeners are local (127.0.0.1), bounded in time, and stop by themselves. The moments of
+writing a report, publishing and exporting are held exactly, on events rather than sleeps, in
+``test_signal_moments.py``.
 """
 
 from __future__ import annotations

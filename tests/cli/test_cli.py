@@ -252,9 +252,44 @@ def test_chunkers_lists_every_name_with_defaults(capsys):
 def test_datasets_lists_loaders(capsys):
     assert main(["datasets"]) == 0
     out = capsys.readouterr().out
-    for prefix in ("builtin", "jsonl", "chroma", "squad", "synthetic"):
+    for prefix in ("builtin", "public", "jsonl", "chroma", "squad", "synthetic"):
         assert f"  {prefix}: " in out
     assert "quick" in out
+    # the public datasets: size, languages, licence, source
+    assert "  public:covid_qa: COVID-QA" in out
+    assert (
+        "98 documents, 1380 questions, 2,303,726 characters (0.9 MB packaged); language en (English)" in out
+    )
+    assert "licence: CC BY-SA 4.0" in out and "th (Thai)" in out and "zh (Chinese)" in out
+    assert "source: https://github.com/google-deepmind/xquad @ 7d30520c7175" in out
+    assert "covid_qa_nano" in out and "xquad_nano" in out
+
+
+def test_published_rows_print_beside_the_run_values():
+    import pandas as pd
+
+    from chunkeval.benchmarks.suites import chroma_fixed_spec
+    from chunkeval.cli.output import published_table
+
+    spec = chroma_fixed_spec(200, 0)
+    summary = pd.DataFrame(
+        [
+            {"dataset": "chroma_general", "config": spec, "spec": spec, "precision_omega": 0.2147},
+            {
+                "dataset": "chroma_general",
+                "config": "sentence(max_chars=900)",
+                "spec": "sentence(max_chars=900)",
+                "precision_omega": 0.3,
+            },
+        ]
+    )
+    text = published_table(summary, "chroma")
+    lines = text.splitlines()
+    assert lines[0] == "published rows this run reproduces (Smith & Troynikov (2024); percent):"
+    assert lines[1].split() == ["published", "row", "metric", "chunkeval", "published", "difference"]
+    assert lines[-1].split() == ["TokenText", "200/0", "precision_omega", "21.47", "21.00", "+0.47"]
+    assert len(lines) == 4  # heading, header, rule, one row: the sentence row has no published value
+    assert published_table(summary, "chroma_nano") == ""  # other questions: not comparable
 
 
 def test_inspect_file(tmp_path, capsys):

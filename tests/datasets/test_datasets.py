@@ -326,7 +326,7 @@ def test_round_trip_property(tmp_path_factory, doc_texts, data):
 # --------------------------------------------------------------------------- specs
 def test_available_loaders():
     loaders = available_loaders()
-    assert set(loaders) == {"builtin", "jsonl", "chroma", "files", "squad", "synthetic"}
+    assert set(loaders) == {"builtin", "public", "jsonl", "chroma", "files", "squad", "synthetic"}
     assert all(isinstance(v, str) and "\n" not in v for v in loaders.values())
 
 

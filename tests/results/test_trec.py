@@ -207,3 +207,17 @@ def test_second_export_replaces_the_first_whole_and_bad_outs_are_refused(tmp_pat
     assert main(["export", str(tmp_path / "one"), "--format", "trec", "--out", str(foreign)]) == 2
     assert "not a TREC export (e.g. keep.txt)" in capsys.readouterr().err
     assert (foreign / "keep.txt").read_text(encoding="utf-8") == "mine"
+
+
+def test_the_export_folder_follows_the_umask_like_a_results_folder(tmp_path):
+    """Issue 46: ``export`` made its folder 0700 (a temporary folder renamed into place)."""
+    import os
+    import stat
+
+    data = _awkward_dataset()
+    run(data, {"a": "fixed(chunk_size=24, unit='chars')"}, ks=(1,)).save(tmp_path / "res")
+    assert main(["export", str(tmp_path / "res"), "--out", str(tmp_path / "trec")]) == 0
+    mask = os.umask(0)
+    os.umask(mask)
+    mode = stat.S_IMODE((tmp_path / "trec").stat().st_mode)
+    assert mode == 0o777 & ~mask == stat.S_IMODE((tmp_path / "res").stat().st_mode)

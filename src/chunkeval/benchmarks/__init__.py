@@ -1,7 +1,8 @@
 """Benchmarks: named suites and running them.
 
 Entry points: :func:`run` (datasets x chunker configurations ->
-:class:`chunkeval.results.Results`) and the named suites (:class:`Suite`, :func:`get_suite`,
+:class:`chunkeval.results.Results`), the one description of a run (:class:`RunSpec`) and the
+named suites (:class:`Suite`, :func:`get_suite`,
 :func:`available_suites`). The result tables are :mod:`chunkeval.results`, the gate against a
 baseline :mod:`chunkeval.gate`; :mod:`chunkeval.benchmarks.metrics` keeps the seed exercises'
 string-level metric forms.
@@ -15,12 +16,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from chunkeval.benchmarks.runspec import RunSpec
 from chunkeval.benchmarks.suites import Suite, available_suites, get_suite
 
 if TYPE_CHECKING:  # what static tools see; at run time the name comes from __getattr__
     from chunkeval.benchmarks.runner import run
 
-__all__ = ["Suite", "available_suites", "get_suite", "run"]
+__all__ = ["RunSpec", "Suite", "available_suites", "get_suite", "run"]
 
 
 def __getattr__(name: str) -> Any:

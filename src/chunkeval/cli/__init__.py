@@ -19,7 +19,8 @@ Examples
 
     chunkeval run                                   # suite "default" on the built-in dataset
     chunkeval run --suite quick --workers 4
-    chunkeval run --suite chroma                    # ../shared/data/chroma_general
+    chunkeval run --suite chroma                    # the Chroma data shipped in the package
+    chunkeval run --suite xquad_nano                # XQuAD, 12 languages, 100 questions each
     chunkeval run --suite my_suite.toml --out results/my-run
     chunkeval run --dataset jsonl:data/mine --chunker "sentence(max_chars=800)" --k 1,5
     chunkeval report chunkeval-results/20240101-120000-default
@@ -47,8 +48,9 @@ import sys
 import threading
 import time
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NoReturn
 
+from chunkeval._moments import moment
 from chunkeval.cli.exit_codes import (
     EXIT_BROKEN_PIPE,
     EXIT_INTERRUPTED,
@@ -74,6 +76,7 @@ __all__ = [
     "flag_message",
     "main",
     "recommendation_text",
+    "run_as_process",
     "summary_table",
 ]
 
@@ -194,17 +197,18 @@ def _drop_interrupts(previous: Any) -> Any:
 def _show_plugin_warnings() -> Any:
     """Show plug-in and cache warnings as one line; return the previous :func:`warnings.showwarning`.
 
-    Show a :class:`~chunkeval.registry.PluginWarning` or an embedding
-    :class:`~chunkeval.errors.CacheWarning` as one ``chunkeval: warning:`` line; the
+    Show a :class:`~chunkeval.registry.PluginWarning`, an embedding
+    :class:`~chunkeval.errors.CacheWarning` or a :class:`~chunkeval.errors.ModelWarning` as one
+    ``chunkeval: warning:`` line; the
     previous :func:`warnings.showwarning`, to restore.
     """
     import warnings
 
-    from chunkeval.errors import CacheWarning
+    from chunkeval.errors import CacheWarning, ModelWarning
     from chunkeval.registry import PluginWarning
 
     previous = warnings.showwarning
-    one_line = (PluginWarning, CacheWarning)
+    one_line = (PluginWarning, CacheWarning, ModelWarning)
 
     def show(message: Any, category: Any, *args: Any, **kwargs: Any) -> None:
         if isinstance(message, one_line) or category in one_line:
@@ -245,10 +249,42 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:  # the signal came before _run_command's own handler
         return _interrupted()
     finally:
+        if _PROCESS and hasattr(signal, "pthread_sigmask"):
+            # the command has ended: a signal from now on would meet the default action once
+            # the handlers below are restored, and end the process without its code and line
+            signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
         sys.unraisablehook = unraisable
         warnings.showwarning = shown
         for sig, handler in previous.items():
             signal.signal(sig, handler)
+
+
+#: Set by :func:`run_as_process`: the command is the whole process (not a call from Python).
+_PROCESS: list[bool] = []
+
+
+def run_as_process() -> NoReturn:
+    """Run :func:`main` as the whole process and exit with its code.
+
+    SIGINT and SIGTERM stay blocked once the command has ended (until the process exits), so
+    a signal that comes while Python shuts down changes nothing: the command's work is done
+    and its code stands. One that comes while :func:`main` restores the handlers ends it as
+    any interrupt does (one line, 130 or 143).
+    """
+    _PROCESS.append(True)
+    try:
+        code = main()
+    except KeyboardInterrupt:  # between the command's end and the signals being blocked
+        code = _interrupted()
+    moment("command.end")  # the command ended, its signals blocked, Python not yet shut down
+    sys.stdout.flush()
+    sys.stderr.flush()
+    if code in (EXIT_INTERRUPTED, EXIT_TERMINATED):
+        # an interrupted import can leave CPython's "unhandled KeyboardInterrupt" mark set
+        # although main() handled it, and Python then ends by killing itself with SIGINT;
+        # the run's pools and clusters are already closed, so end with the code main() chose
+        os._exit(code)
+    sys.exit(code)
 
 
 def _interrupted() -> int:
@@ -296,6 +332,9 @@ def _run_command(argv: Sequence[str] | None = None) -> int:
             parser.print_help()
             return EXIT_USAGE
         check_working_directory()
+        from chunkeval._cores import check_core_settings
+
+        check_core_settings()  # settings in the environment, before any work
         if args.command == "run":
             args.suite_given = args.suite is not None
             if args.suite is None:

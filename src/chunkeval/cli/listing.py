@@ -57,6 +57,34 @@ def cmd_chunkers(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _print_public() -> None:
+    """The packaged public datasets: name, languages, size, licence and source, one block each."""
+    from chunkeval.datasets.dataset import DatasetError
+    from chunkeval.datasets.public import NANO_QUESTIONS, packaged_bytes, public_catalog
+
+    try:
+        catalog = public_catalog()
+    except DatasetError as exc:
+        print(f"\npublic datasets: unavailable ({one_line(exc)})")
+        return
+    print(f"\npublic datasets (--dataset public:NAME[?lang=LL,tier=nano]; nano: {NANO_QUESTIONS} questions):")
+    for name, entry in catalog.items():
+        langs = entry["languages"]
+        docs = sum(v["documents"] for v in langs.values())
+        questions = sum(v["questions"] for v in langs.values())
+        chars = sum(v["characters"] for v in langs.values())
+        print(f"  public:{name}: {entry['title']}")
+        names = ", ".join(f"{k} ({v['name']})" for k, v in langs.items())
+        plural = "s" if len(langs) > 1 else ""
+        size = packaged_bytes(name) / 1e6
+        print(
+            f"    {docs} documents, {questions} questions, {chars:,} characters ({size:.1f} MB packaged); "
+            f"language{plural} {names}"
+        )
+        print(f"    licence: {entry['licence']}")
+        print(f"    source: {entry['source']} @ {entry['commit'][:12]}")
+
+
 def cmd_datasets(args: argparse.Namespace) -> int:
     """List the dataset specs and the built-in datasets (``chunkeval datasets``).
 
@@ -86,6 +114,7 @@ def cmd_datasets(args: argparse.Namespace) -> int:
         f"{s['n_questions']} questions, {s['n_parts']} evidence parts "
         f"({s['multi_part_share']:.0%} multi-part, {s['multi_document_share']:.0%} multi-document)"
     )
+    _print_public()
     from chunkeval.benchmarks.suites import available_suites
 
     print(f"\nsuites (chunkeval run --suite NAME|FILE.toml): {', '.join(available_suites())}")

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 from chunkeval.labels import compact_display_label, display_labels, percent, text_table
 from chunkeval.policy import CONFIDENCE, by_construction, choose_rank_metric, confidence_label, headline_k
 
-__all__ = ["COLUMN_LEGEND", "preview", "recommendation_text", "summary_table"]
+__all__ = ["COLUMN_LEGEND", "preview", "published_table", "recommendation_text", "summary_table"]
 
 #: One line under the terminal table: what its abbreviated columns mean.
 COLUMN_LEGEND = (
@@ -124,6 +124,44 @@ def summary_table(
             + text_table(header, body)
         )
     return "\n\n".join(blocks)
+
+
+def published_table(summary: Any, suite: str) -> str:
+    """The published numbers the run reproduces, beside its own (``""`` when none).
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        ``Results.summary``.
+    suite : str
+        The suite's name (its rows are :data:`chunkeval.benchmarks.published.PUBLISHED`).
+
+    Returns
+    -------
+    str
+        A heading naming the source, then one row per published row: its name (the
+        configuration that reproduces it), metric, chunkeval, published and difference, in
+        percent.
+    """
+    from chunkeval.benchmarks.published import published_comparison
+
+    rows = published_comparison(summary, suite)
+    if not rows:
+        return ""
+    body = [
+        [
+            r["row"],
+            r["metric"],
+            f"{100 * r['value']:.2f}",
+            f"{100 * r['published']:.2f}",
+            f"{100 * r['difference']:+.2f}",
+        ]
+        for r in rows
+    ]
+    sources = "; ".join(dict.fromkeys(r["source"].split(",")[0] for r in rows))
+    return f"published rows this run reproduces ({sources}; percent):\n" + text_table(
+        ["published row", "metric", "chunkeval", "published", "difference"], body
+    )
 
 
 def recommendation_text(

@@ -63,7 +63,9 @@ def build_parser() -> argparse.ArgumentParser:
         description="Run a benchmark (default: suite 'default' on the built-in dataset).",
     )
     p.add_argument(
-        "--suite", default=None, help="suite name (quick, default, chroma, chroma:PATH) or a .toml file"
+        "--suite",
+        default=None,
+        help="suite name (quick, default, chroma, chroma:PATH, covid_qa, xquad, NAME_nano) or a .toml file",
     )
     p.add_argument(
         "--dataset",

@@ -72,7 +72,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     import shutil
 
     from chunkeval.results.folder import Results
-    from chunkeval.results.outdir import move_into, new_staging_dir
+    from chunkeval.results.outdir import move_into, new_staging_dir, signals_held
 
     folder = Path(args.results_folder)
     results = Results.load(folder)  # checked against its schema before anything is written
@@ -92,7 +92,8 @@ def cmd_report(args: argparse.Namespace) -> int:
             )
             if why:
                 raise CLIError(why)
-            move_into(staging, folder)
+            with signals_held():  # an interrupt between two moves would mix two reports
+                move_into(staging, folder)
     finally:
         if top is not None:
             shutil.rmtree(top, ignore_errors=True)

@@ -9,15 +9,19 @@ import sys
 from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+if TYPE_CHECKING:
+    from chunkeval.benchmarks.runspec import RunSpec
+    from chunkeval.benchmarks.suites import Suite
+
+from chunkeval._moments import moment
 from chunkeval.benchmarks.workers import check_workers
 from chunkeval.cli.compare import emit_comparison, summarised_failure
 from chunkeval.cli.exit_codes import EXIT_FAILURE, EXIT_OK, CLIError, one_line, stderr_line, writing
 from chunkeval.cli.options import check_seed_option, parse_ints, parse_ks
-from chunkeval.cli.output import COLUMN_LEGEND, recommendation_text, summary_table
+from chunkeval.cli.output import COLUMN_LEGEND, published_table, recommendation_text, summary_table
 from chunkeval.cli.report import REPORT_FILES, write_report_if_available
-from chunkeval.policy import DEFAULT_BUDGETS
 from chunkeval.results.reading import rank_metrics, run_confidence, run_ks
 from chunkeval.validation import check_number
 
@@ -70,48 +74,31 @@ def cmd_run(args: argparse.Namespace) -> int:
     CLIError
         The options contradict each other or the dataset is missing (exit 2).
     """
-    from chunkeval.benchmarks.suites import CHROMA_DEFAULT_PATH, get_suite
+    from chunkeval.benchmarks.runner import resolve_run
+    from chunkeval.benchmarks.suites import get_suite
     from chunkeval.results import check_results_format
 
     _check_run_options(args)
     check_number("max_configs", args.max_configs, 1, integer=True)
     suite = get_suite(args.suite, args.max_configs)
-    if args.suite == "chroma" and not args.dataset and not Path(CHROMA_DEFAULT_PATH).is_dir():
-        raise CLIError(
-            f"the chroma suite reads the Chroma data from {CHROMA_DEFAULT_PATH} relative to the current "
-            f"directory ({os.getcwd()}), which does not exist; give the folder with --suite chroma:PATH"
-        )
-    kwargs = suite.run_kwargs()
     name = suite.name
-    if args.dataset:
-        kwargs["datasets"] = list(args.dataset)
-    if args.chunker:
-        kwargs["chunkers"] = list(args.chunker)
-        if args.suite == "default" and not args.suite_given:
-            name = "custom"
-    if args.retriever is not None:
-        kwargs["retriever"] = args.retriever
-    ks = parse_ks(args.k)
-    if ks:
-        kwargs["ks"] = ks
-    if args.tokenizer:
-        kwargs["tokenizer"] = args.tokenizer
-    if args.budgets and [v.strip().lower() for v in args.budgets] == ["none"]:
-        kwargs["budgets"] = ()  # --budgets none: no budget-matched metrics
-    elif budgets := parse_ints(args.budgets, "--budgets"):
-        kwargs["budgets"] = budgets
+    if args.chunker and args.suite == "default" and not args.suite_given:
+        name = "custom"
+    spec = run_spec_of(args, suite)
     check_workers(args.workers)
     check_results_format(args.format)  # Parquet without pyarrow fails now, not after the run
     with summarised_failure(args.baseline, "this run"):  # an exit 2 reaches the CI step summary too
-        baseline = _gate_baseline(args, kwargs)
-    adopted = _baseline_rank_by(args, baseline, kwargs)
-    if adopted:
-        args.rank_by = adopted
+        baseline = _gate_baseline(args)
+        adopted = _baseline_rank_by(args, baseline, spec)
+        if adopted:
+            args.rank_by = adopted
+            spec = spec.replace(rank_by=adopted)
+        resolved = resolve_run(spec, baseline, baseline_name=args.baseline)
     folder, default = _new_results_folder(args.out, name)
     claim = _claim_folder(folder, getattr(args, "argv", []), default)
     folder = claim.folder
     try:
-        code, results, report, verdicts = _run_into(claim, args, kwargs, suite, name, ks)
+        code, results, report, verdicts = _run_into(claim, args, resolved, suite, name)
     except BaseException:
         claim.release()  # the folder can be used again
         raise
@@ -124,6 +111,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         )
     )
     print(COLUMN_LEGEND)
+    published = published_table(results.summary, name)
+    if published:
+        print(f"\n{published}")
     print(f"\nresults: {folder}")
     if args.workers != 1 and not args.quiet:  # the pool may be smaller than asked: say why
         print(f"workers: {results.manifest['workers_decision']['reason']}")
@@ -171,8 +161,44 @@ def _check_run_options(args: argparse.Namespace) -> None:
     check_seed_option(args.seed)
 
 
+def run_spec_of(args: argparse.Namespace, suite: Suite) -> RunSpec:
+    """The run ``chunkeval run`` describes: the suite's spec with the options given on top.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed options; one left out keeps the suite's value (``--budgets none``: off).
+    suite : Suite
+        The suite of ``--suite``.
+
+    Returns
+    -------
+    RunSpec
+
+    Raises
+    ------
+    UsageError
+        A value out of range (:meth:`RunSpec.build`).
+    """
+    budgets: tuple[int, ...] | None = None
+    if args.budgets and [v.strip().lower() for v in args.budgets] == ["none"]:
+        budgets = ()  # --budgets none: no budget-matched metrics
+    elif values := parse_ints(args.budgets, "--budgets"):
+        budgets = tuple(values)
+    return suite.spec.replace(
+        datasets=list(args.dataset or ()) or None,
+        chunkers=list(args.chunker or ()) or None,
+        retriever=args.retriever,
+        ks=parse_ks(args.k) or None,
+        tokenizer=args.tokenizer or None,
+        budgets=budgets,
+        seed=args.seed,
+        rank_by=args.rank_by,
+    )
+
+
 def _run_into(
-    claim: Any, args: argparse.Namespace, kwargs: dict, suite: Any, name: str, ks: Any
+    claim: Any, args: argparse.Namespace, resolved: Any, suite: Any, name: str
 ) -> tuple[int, Any, Path | None, dict[str, Any]]:
     """Run the benchmark, save results and report into ``claim.staging``, publish them.
 
@@ -181,7 +207,7 @@ def _run_into(
     the verdict of each dataset (:func:`chunkeval.verdict.recommendation.dataset_verdicts`,
     computed once for the report and the terminal).
     """
-    from chunkeval.benchmarks.runner import run
+    from chunkeval.benchmarks.runner import run_resolved
 
     folder = claim.folder
     if getattr(args, "cache", None):
@@ -228,27 +254,25 @@ def _run_into(
                 print(f"chunkeval {name}: {stage}", file=sys.stderr, flush=True)
 
     try:
-        results = run(
-            seed=args.seed,
+        results = run_resolved(
+            resolved,
             workers=args.workers,
             progress=progress,
             on_stage=on_stage,
             executor=args.executor,
             scheduler=args.scheduler,
-            rank_by=args.rank_by,
-            **kwargs,
         )
     finally:
         for bar in bars:
             bar.close()
     results.manifest["argv"] = ["chunkeval", *getattr(args, "argv", [])]
     results.manifest["suite"] = {**suite.to_dict(), "name": name}
-    if args.dataset or args.chunker or args.retriever or ks or args.tokenizer:
+    if args.dataset or args.chunker or args.retriever or args.k or args.tokenizer:
         results.manifest["suite"]["overridden"] = {
             "datasets": bool(args.dataset),
             "chunkers": bool(args.chunker),
             "retriever": bool(args.retriever),
-            "ks": bool(ks),
+            "ks": bool(parse_ks(args.k)),
             "tokenizer": bool(args.tokenizer),
         }
     with writing(folder, "results to"):
@@ -271,6 +295,7 @@ def _run_into(
             claim.discard(REPORT_FILES)  # never half a report: the results alone are complete
             stderr_line(f"error: report failed: {one_line(exc)} (results are saved in {folder})")
             code = EXIT_FAILURE
+    moment("run.report")  # results and report staged, nothing published
     claim.publish()
     return code, results, report, verdicts
 
@@ -285,7 +310,7 @@ def _judged_on(baseline: Any) -> dict[str, str]:
     return dict((baseline.manifest or {}).get("p_best_metric") or rank_metrics(baseline))
 
 
-def _baseline_rank_by(args: argparse.Namespace, baseline: Any, kwargs: dict[str, Any]) -> str | None:
+def _baseline_rank_by(args: argparse.Namespace, baseline: Any, spec: RunSpec) -> str | None:
     """The baseline's ranking metric as this run's ``--rank-by`` default, or ``None``.
 
     A baseline and a changed run are then judged on the same metric. The metric is given when no
@@ -301,9 +326,9 @@ def _baseline_rank_by(args: argparse.Namespace, baseline: Any, kwargs: dict[str,
     (column,) = metrics
     cut = str(column).partition("@")[2]
     if cut.endswith("tok"):
-        return column if int(cut[:-3]) in kwargs.get("budgets", DEFAULT_BUDGETS) else None
+        return column if int(cut[:-3]) in spec.budgets else None
     if cut.isdigit():
-        return column if int(cut) in (kwargs.get("ks") or (1, 3, 5, 10)) else None
+        return column if int(cut) in spec.ks else None
     return column
 
 
@@ -324,12 +349,12 @@ def _rank_notes(baseline: Any, results: Any, adopted: str | None) -> list[str]:
     ]
 
 
-def _gate_baseline(args: argparse.Namespace, kwargs: dict[str, Any]) -> Any:
-    """Load ``--baseline`` and check it against the run's arguments before the run.
+def _gate_baseline(args: argparse.Namespace) -> Any:
+    """Load ``--baseline`` and check ``--fail-on`` against it, before the run.
 
-    It checks ``--fail-on`` and the measuring conditions the run's arguments already fix (ks,
-    retriever, tokenizer), so that a typo or a mismatch fails in a second instead of after the
-    benchmark (token budgets may differ: they add metrics and change no other).
+    Whether the run's conditions compare with it is checked next, by the rule every run obeys
+    (:func:`chunkeval.benchmarks.runner.resolve_run`), so that a typo or a mismatch fails in
+    a second instead of after the benchmark.
     """
     if args.baseline is None:
         if args.fail_on or args.strict:
@@ -340,16 +365,4 @@ def _gate_baseline(args: argparse.Namespace, kwargs: dict[str, Any]) -> Any:
     baseline = load_side(args.baseline)
     if args.fail_on:
         parse_checks(args.fail_on, metric_names(baseline))
-    manifest = baseline.manifest or {}
-    planned = {
-        "ks": list(kwargs.get("ks") or (1, 3, 5, 10)),
-        "retriever": kwargs.get("retriever", "tfidf"),
-        "tokenizer": kwargs.get("tokenizer", "regex"),
-    }
-    for key, value in planned.items():
-        if key in manifest and (manifest.get(key) or None) != (value or None):
-            raise CLIError(
-                f"this run cannot be compared with {args.baseline}: its {key} would be {value!r}, "
-                f"the baseline's is {manifest.get(key)!r}; use the baseline's settings or save a new baseline"
-            )
     return baseline

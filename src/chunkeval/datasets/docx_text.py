@@ -25,12 +25,26 @@ element by element in document order, with these rules (ECMA-376 Part 1, section
   parts, by reference): their paragraphs are blocks right after the paragraph that
   anchors or references them;
 * **entities**: an internal entity (declared with its text in the part's own DTD) is its
-  text; an external one (``SYSTEM``/``PUBLIC``) is never resolved: dropped and counted
-  by name;
+  text, the references in that text expanded in turn (``<!ENTITY b "&a;&a;">`` is ``a``'s
+  text twice; the five predefined entities and character references as XML defines them);
+  an external one (``SYSTEM``/``PUBLIC``), an undeclared one and one that refers to itself are
+  never resolved: dropped and counted by name;
 * **dropped and counted**: hidden text (a run formatted ``w:vanish``, which Word does not
   show), comments (``w:commentReference``), embedded objects and documents (``w:object``,
   ``w:altChunk``), headers and footers holding text (page furniture repeated on every page),
   and the revisions and entities above.
+
+**Bounds** (:mod:`chunkeval._limits`, each refused with a
+:class:`~chunkeval._limits.ReaderLimit` naming it): the zip holds at most
+:data:`~chunkeval._limits.MAX_ZIP_ENTRIES` entries declaring at most
+:data:`~chunkeval._limits.MAX_DOCUMENT_BYTES` inflated together (checked before any part is
+read: a zip bomb is refused by its headers, and the zip reader never inflates an entry past
+its declared size), no entry of over a megabyte inflating more than
+:data:`~chunkeval._limits.MAX_ZIP_RATIO` times (Apache POI's ``ZipSecureFile`` rule); at most :data:`~chunkeval._limits.MAX_DOCX_PARAGRAPHS` paragraphs and
+table cells are read; the entity references of a part expand to at most
+:data:`~chunkeval._limits.MAX_ENTITY_CHARS` characters together, nested at most
+:data:`MAX_ENTITY_DEPTH` deep; elements nest at most 256 deep (libxml2's own bound, which
+refuses a deeper part as malformed XML).
 
 References
 ----------
@@ -41,10 +55,27 @@ ECMA-376, *Office Open XML File Formats*, Part 1 (5th edition, 2016), sections 1
 
 from __future__ import annotations
 
+import re
+import zipfile
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
-__all__ = ["docx_text"]
+from chunkeval._limits import (
+    MAX_DOCUMENT_BYTES,
+    MAX_DOCX_PARAGRAPHS,
+    MAX_ENTITY_CHARS,
+    MAX_ZIP_ENTRIES,
+    MAX_ZIP_RATIO,
+    ZIP_RATIO_FLOOR_BYTES,
+    ReaderLimit,
+    mib,
+)
+
+__all__ = ["MAX_ENTITY_DEPTH", "check_docx_zip", "docx_text"]
+
+#: Deepest chain of entities referring to entities that is expanded.
+MAX_ENTITY_DEPTH = 64
 
 _W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 _MC = "{http://schemas.openxmlformats.org/markup-compatibility/2006}"
@@ -93,10 +124,11 @@ _WRAPPERS = frozenset(_W + name for name in ("sdt", "sdtContent", "customXml", "
 class _Reader:
     """One document's walk: its blocks, what it dropped, its notes by id."""
 
-    def __init__(self, notes: dict[tuple[str, str], Any], entities: dict[str, str | None]) -> None:
+    def __init__(self, notes: dict[tuple[str, str], Any], entities: _Entities) -> None:
         self.dropped: Counter[str] = Counter()
         self.notes = notes
         self.entities = entities
+        self.paragraphs = 0  # paragraphs and table cells read, bounded by MAX_DOCX_PARAGRAPHS
         # the complex fields open at this point of the walk, innermost last: True while in
         # its instruction, False in its result (a field may span paragraphs: a table of contents)
         self.fields: list[bool] = []
@@ -119,19 +151,29 @@ class _Reader:
 
     def paragraph(self, p: Any, out: list[str]) -> None:
         """Append paragraph ``p``'s text, then the blocks it anchors (text boxes, notes)."""
+        self.count_block()
         pieces: list[str] = []
         after: list[str] = []
         self.runs(p, pieces, after)
         out.append("".join(pieces).strip())
         out.extend(after)
 
+    def count_block(self) -> None:
+        """Count one paragraph or table cell; refuse past :data:`~chunkeval._limits.MAX_DOCX_PARAGRAPHS`."""
+        self.paragraphs += 1
+        if self.paragraphs > MAX_DOCX_PARAGRAPHS:
+            raise ReaderLimit(
+                f"more than {MAX_DOCX_PARAGRAPHS:,} paragraphs and table cells, the most chunkeval "
+                "reads of a Word document"
+            )
+
     def table(self, tbl: Any) -> str:
         rows = []
         for tr in _descendants_through(tbl, _W + "tr", stop=_W + "tbl"):
-            cells = [
-                "\n".join(b for b in self.blocks(tc) if b).strip()
-                for tc in _descendants_through(tr, _W + "tc", stop=_W + "tbl")
-            ]
+            cells = []
+            for tc in _descendants_through(tr, _W + "tc", stop=_W + "tbl"):
+                self.count_block()
+                cells.append("\n".join(b for b in self.blocks(tc) if b).strip())
             rows.append(" | ".join(cells))
         return "\n".join(r for r in rows if r.strip(" |"))
 
@@ -202,7 +244,7 @@ class _Reader:
         """An entity reference: an internal entity's text; an external one dropped and counted."""
         name = getattr(node, "name", None)
         if name is not None and not (self.fields and self.fields[-1]):
-            content = self.entities.get(name)
+            content = self.entities.text(name)
             if content is None:
                 self.dropped[f"entity &{name}; (external or undeclared, never resolved)"] += 1
             else:
@@ -237,12 +279,135 @@ def _descendants_through(node: Any, wanted: str, stop: str) -> list[Any]:
     return found
 
 
-def _entities(root: Any) -> dict[str, str | None]:
-    """The part's declared internal entities by name (an external one maps to None)."""
+_REFERENCE = re.compile(r"&(#[0-9]+|#x[0-9a-fA-F]+|[^\s&;<>]+);")
+_PREDEFINED = {"lt": "<", "gt": ">", "amp": "&", "apos": "'", "quot": '"'}
+
+
+class _Entities:
+    """A part's internal entities, each expanded once, and the characters all references cost.
+
+    Parameters
+    ----------
+    declared : dict of str to (str or None)
+        Each declared entity's replacement text as the DTD holds it (its references
+        unexpanded); None for an external entity.
+    """
+
+    def __init__(self, declared: dict[str, str | None]) -> None:
+        self.declared = declared
+        self.expanded: dict[str, str | None] = {}
+        self.spent = 0
+
+    def text(self, name: str) -> str | None:
+        """The text a reference ``&name;`` stands for, or None when it is never resolved.
+
+        Raises
+        ------
+        ReaderLimit
+            All references so far expand past :data:`~chunkeval._limits.MAX_ENTITY_CHARS`, or
+            entities nest deeper than :data:`MAX_ENTITY_DEPTH`.
+        """
+        value = self._expand(name, ())
+        if value is not None:
+            self.spent += len(value)
+            if self.spent > MAX_ENTITY_CHARS:
+                raise self._past_bound(name)
+        return value
+
+    def _past_bound(self, name: str) -> ReaderLimit:
+        return ReaderLimit(
+            f"entity &{name}; and the references before it expand past {MAX_ENTITY_CHARS:,} "
+            "characters, the most chunkeval expands (an entity bomb)"
+        )
+
+    def _expand(self, name: str, open_: tuple[str, ...]) -> str | None:
+        if name in _PREDEFINED:
+            return _PREDEFINED[name]
+        if name in self.expanded:
+            return self.expanded[name]
+        content = self.declared.get(name)
+        if content is None or name in open_:  # external, undeclared, or refers to itself
+            return None
+        if len(open_) >= MAX_ENTITY_DEPTH:
+            raise ReaderLimit(f"entity &{name}; is nested more than {MAX_ENTITY_DEPTH} entities deep")
+        pieces: list[str] = []
+        size = 0
+        at = 0
+        for ref in _REFERENCE.finditer(content):
+            pieces.append(content[at : ref.start()])
+            at = ref.end()
+            target = ref.group(1)
+            if target.startswith("#x"):
+                piece: str | None = _char(int(target[2:], 16))
+            elif target.startswith("#"):
+                piece = _char(int(target[1:]))
+            else:
+                piece = self._expand(target, (*open_, name))
+            pieces.append(piece or "")
+            size += len(pieces[-2]) + len(pieces[-1])
+            if size > MAX_ENTITY_CHARS:
+                raise self._past_bound(name)
+        pieces.append(content[at:])
+        self.expanded[name] = "".join(pieces)
+        return self.expanded[name]
+
+
+def _char(code: int) -> str:
+    """The character of a character reference, or nothing for one that is not a character."""
+    return chr(code) if 0 < code <= 0x10FFFF and not 0xD800 <= code <= 0xDFFF else ""
+
+
+def _entities(root: Any) -> _Entities:
+    """The part's declared internal entities (an external one maps to None)."""
     dtd = root.getroottree().docinfo.internalDTD
     if dtd is None:
-        return {}
-    return {e.name: None if e.system_url else e.content for e in dtd.iterentities()}
+        return _Entities({})
+    return _Entities({e.name: None if e.system_url else e.content for e in dtd.iterentities()})
+
+
+def check_docx_zip(path: Path) -> None:
+    """Refuse a Word document whose zip would inflate past the readers' bounds, from its headers.
+
+    Parameters
+    ----------
+    path : Path
+        The ``.docx`` file. One that is not a zip is left to python-docx, which names it.
+
+    Raises
+    ------
+    ReaderLimit
+        More than :data:`~chunkeval._limits.MAX_ZIP_ENTRIES` entries, entries declaring
+        more than :data:`~chunkeval._limits.MAX_DOCUMENT_BYTES` inflated together (the
+        largest named), or an entry inflating past
+        :data:`~chunkeval._limits.ZIP_RATIO_FLOOR_BYTES` at more than
+        :data:`~chunkeval._limits.MAX_ZIP_RATIO` times its stored size (Apache POI's rule). An entry's data is never inflated past its declared size (the zip
+        reader stops there and checks the CRC), so the headers bound the work.
+    """
+    try:
+        with zipfile.ZipFile(path) as archive:
+            entries = archive.infolist()
+    except (zipfile.BadZipFile, OSError):
+        return
+    if len(entries) > MAX_ZIP_ENTRIES:
+        raise ReaderLimit(
+            f"its zip holds {len(entries):,} entries, more than the {MAX_ZIP_ENTRIES:,} chunkeval "
+            "reads of a Word document (a zip bomb?)"
+        )
+    total = sum(e.file_size for e in entries)
+    if total > MAX_DOCUMENT_BYTES:
+        largest = max(entries, key=lambda e: e.file_size)
+        raise ReaderLimit(
+            f"its zip inflates to {total:,} bytes ({largest.filename!r}: {largest.file_size:,} from "
+            f"{largest.compress_size:,}), more than the {mib(MAX_DOCUMENT_BYTES)} chunkeval reads of "
+            "a Word document (a zip bomb?)"
+        )
+    for e in entries:
+        if e.file_size > ZIP_RATIO_FLOOR_BYTES and e.file_size > MAX_ZIP_RATIO * max(e.compress_size, 1):
+            raise ReaderLimit(
+                f"its zip entry {e.filename!r} inflates {e.file_size / max(e.compress_size, 1):,.0f} "
+                f"times ({e.compress_size:,} bytes to {e.file_size:,}), more than the {MAX_ZIP_RATIO} "
+                "times of any real Word document (a zip bomb)"
+            )
 
 
 def _notes(document: Any) -> dict[tuple[str, str], Any]:

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from chunkeval._limits import ReaderLimit
 from chunkeval.datasets._io import read_text
 from chunkeval.datasets.dataset import SOURCE_KEY, Dataset, DatasetError, checked_dataset
 from chunkeval.datasets.jsonl import QUESTIONS_FILE, evidence_provenance, read_questions
@@ -106,6 +107,8 @@ def _read(path: Path, doc_id: str) -> tuple[str, dict, str | None]:
         text, extra = reader(path)
     except MissingDependency:
         raise
+    except ReaderLimit as exc:  # the file is past a reader's bound: its problem, once
+        return "", {}, f"{doc_id}: {exc.problem}"
     except Exception as exc:  # each library has its own errors for a damaged file
         return "", {}, f"{doc_id}: cannot be read as {path.suffix.lower()} ({type(exc).__name__}: {exc})"
     return text, extra, None

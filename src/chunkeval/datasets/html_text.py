@@ -23,6 +23,10 @@ line feed right after a ``<pre>`` tag is dropped. Headings, paragraphs and other
 separated by a blank line; list items, table rows and ``br`` end a line; a row's cells are
 joined by `` | ``; a no-break space is a space.
 
+**Bounds**: the tree is walked with a stack of its own, not Python's (a page nested a
+thousand elements deep is read like a flat one), up to :data:`~chunkeval._limits.MAX_HTML_DEPTH`
+elements deep; a deeper page is refused (:class:`~chunkeval._limits.ReaderLimit`).
+
 **Control characters**: the C0 controls other than whitespace (U+0000-U+0008, U+000B,
 U+000E-U+001F) and U+007F are removed and counted: a browser shows none of them, and none is
 text. (Tab, LF, CR and FF are whitespace.)
@@ -35,6 +39,8 @@ import contextvars
 import re
 from collections import Counter
 from typing import Any
+
+from chunkeval._limits import MAX_HTML_DEPTH, ReaderLimit
 
 __all__ = ["decode_html", "html_text"]
 
@@ -170,10 +176,30 @@ class _Walk:
         self.tokens: list[tuple[int, str]] = []  # (kind, text): _TEXT, _VERBATIM or a mark
         self.dropped: Counter[str] = Counter()
 
-    def walk(self, node: Any, mode: str = "normal", visible: bool = True) -> None:
+    def walk(self, root: Any) -> None:
+        """Read the tree under ``root`` in document order, without recursion.
+
+        An explicit stack of the open elements (their children's iterator, white-space mode,
+        visibility and the mark that closes them) replaces the call stack: a page nested
+        thousands of elements deep is read like a flat one, up to :data:`MAX_HTML_DEPTH`.
+
+        Raises
+        ------
+        ReaderLimit
+            The elements nest deeper than :data:`MAX_HTML_DEPTH`.
+        """
         from bs4 import Comment, Doctype, NavigableString, ProcessingInstruction
 
-        for child in node.children:
+        # (children still to read, mode inside, visible inside, mark written when it closes)
+        stack: list[tuple[Any, str, bool, int]] = [(iter(root.children), "normal", True, 0)]
+        while stack:
+            children, mode, visible, _ = stack[-1]
+            child = next(children, None)
+            if child is None:
+                mark = stack.pop()[3]
+                if mark:
+                    self.tokens.append((mark, ""))
+                continue
             if isinstance(child, (Comment, Doctype, ProcessingInstruction)):
                 continue
             if isinstance(child, NavigableString):
@@ -215,9 +241,12 @@ class _Walk:
                 first = str(child.contents[0])
                 if first.startswith("\n"):  # the parser drops a line feed right after <pre>
                     child.contents[0].replace_with(first[1:])
-            self.walk(child, inner, seen)
-            if mark:
-                self.tokens.append((mark, ""))
+            if len(stack) >= MAX_HTML_DEPTH:
+                raise ReaderLimit(
+                    f"elements nest deeper than {MAX_HTML_DEPTH:,} (the most chunkeval reads; "
+                    "a browser shows far fewer)"
+                )
+            stack.append((iter(child.children), inner, seen, mark))
 
     def text(self, value: str, mode: str) -> None:
         value = value.replace("\r\n", "\n").replace("\r", "\n")
@@ -302,8 +331,8 @@ def html_text(markup: str) -> tuple[str, Counter[str]]:
 
     Raises
     ------
-    chunkeval.errors.MissingDependency
-        Never here: the caller imports beautifulsoup4 first.
+    chunkeval._limits.ReaderLimit
+        The elements nest deeper than :data:`~chunkeval._limits.MAX_HTML_DEPTH`.
     """
     import bs4
 

@@ -73,6 +73,7 @@ __all__ = [
     "DOCUMENTS_FILE",
     "QUESTIONS_FILE",
     "evidence_provenance",
+    "jsonl_lines",
     "load_jsonl",
     "origin_sentence",
     "read_jsonl_folder",
@@ -411,6 +412,58 @@ def _clean_meta(meta) -> dict[str, Any]:
     return {k: v for k, v in meta.items() if k not in RESERVED_KEYS}
 
 
+def _dump(obj: dict) -> str:
+    line = json.dumps(obj, ensure_ascii=False)
+    if _SURROGATE.search(line):  # lone surrogates cannot be UTF-8: escape them
+        line = json.dumps(obj, ensure_ascii=True)
+    return line + "\n"
+
+
+def jsonl_lines(dataset: Dataset) -> tuple[list[str], list[str]]:
+    r"""The lines of ``documents.jsonl`` and ``questions.jsonl`` for ``dataset``.
+
+    Parameters
+    ----------
+    dataset : Dataset
+        Should be valid (evidence offsets in range).
+
+    Returns
+    -------
+    (documents, questions) : tuple of list of str
+        One JSON object per line, each ending in ``"\n"``: documents in id
+        order, questions in dataset order, each evidence part with its quoted
+        ``text``; metadata without the loader-owned ``_source`` and ``_quotes``.
+        The same dataset gives the same lines (what :func:`save_jsonl` writes).
+
+    Raises
+    ------
+    TypeError
+        If some metadata is not JSON-serialisable.
+    """
+    docs = []
+    for doc in dataset.documents:
+        rec: dict[str, Any] = {"id": doc.id, "text": doc.text}
+        meta = _clean_meta(doc.metadata)
+        if meta:
+            rec["metadata"] = meta
+        docs.append(_dump(rec))
+    questions = []
+    for q in dataset.questions:
+        evidence = []
+        for p in q.evidence:
+            part: dict[str, Any] = {"doc_id": p.doc_id, "start": p.start, "end": p.end}
+            doc = dataset._by_id.get(p.doc_id)
+            if doc is not None:
+                part["text"] = doc.text[p.start : p.end]
+            evidence.append(part)
+        qrec: dict[str, Any] = {"id": q.id, "text": q.text, "evidence": evidence}
+        meta = _clean_meta(q.metadata)
+        if meta:
+            qrec["metadata"] = meta
+        questions.append(_dump(qrec))
+    return docs, questions
+
+
 def save_jsonl(dataset: Dataset, folder: str | Path) -> Path:
     """Export a dataset to the native JSONL format.
 
@@ -442,35 +495,13 @@ def save_jsonl(dataset: Dataset, folder: str | Path) -> Path:
     """
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
-
-    def dump(obj: dict) -> str:
-        line = json.dumps(obj, ensure_ascii=False)
-        if _SURROGATE.search(line):  # lone surrogates cannot be UTF-8: escape them
-            line = json.dumps(obj, ensure_ascii=True)
-        return line + "\n"
+    docs, questions = jsonl_lines(dataset)
 
     def write_docs(f) -> None:
-        for doc in dataset.documents:
-            rec: dict[str, Any] = {"id": doc.id, "text": doc.text}
-            meta = _clean_meta(doc.metadata)
-            if meta:
-                rec["metadata"] = meta
-            f.write(dump(rec))
+        f.writelines(docs)
 
     def write_questions(f) -> None:
-        for q in dataset.questions:
-            evidence = []
-            for p in q.evidence:
-                part: dict[str, Any] = {"doc_id": p.doc_id, "start": p.start, "end": p.end}
-                doc = dataset._by_id.get(p.doc_id)
-                if doc is not None:
-                    part["text"] = doc.text[p.start : p.end]
-                evidence.append(part)
-            rec = {"id": q.id, "text": q.text, "evidence": evidence}
-            meta = _clean_meta(q.metadata)
-            if meta:
-                rec["metadata"] = meta
-            f.write(dump(rec))
+        f.writelines(questions)
 
     atomic_write(folder / DOCUMENTS_FILE, write_docs)
     atomic_write(folder / QUESTIONS_FILE, write_questions)

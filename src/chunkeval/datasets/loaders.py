@@ -3,6 +3,8 @@
 Spec syntax (one string, as used on the command line)::
 
     builtin                                  the dataset shipped with chunkeval
+    public:covid_qa                          a public dataset shipped with chunkeval
+    public:xquad?lang=th,tier=nano           one language of one, its nano tier
     jsonl:FOLDER                             native JSONL format
     chroma:FOLDER                            Chroma chunking-evaluation layout
     files:FOLDER                             a folder of .md/.txt/.rst/.pdf/.docx/.html files + questions.jsonl
@@ -36,7 +38,8 @@ from chunkeval.datasets.chroma import is_chroma_folder, load_chroma
 from chunkeval.datasets.dataset import Dataset, DatasetError
 from chunkeval.datasets.files import load_files, read_documents
 from chunkeval.datasets.jsonl import DOCUMENTS_FILE, QUESTIONS_FILE, load_jsonl, read_jsonl_folder
-from chunkeval.datasets.squad import load_squad
+from chunkeval.datasets.public import load_public
+from chunkeval.datasets.squad import RELOCATE_DEFAULT, load_squad
 from chunkeval.datasets.synthetic import SYNTHETIC_DEFAULTS, generate_synthetic
 from chunkeval.errors import UnknownNameError, UsageError
 from chunkeval.registry import PluginError, Registry
@@ -339,6 +342,16 @@ def _builtin(_: str, options: dict[str, str]) -> Dataset:
 
 
 @register_loader(
+    "public",
+    "public:NAME[?lang=LL,tier=full|nano] - a public dataset shipped with chunkeval "
+    "(chroma_general, covid_qa, xquad; listed by chunkeval datasets)",
+)
+def _public(path: str, options: dict[str, str]) -> Dataset:
+    opts = _check_options(options, {"lang": "", "tier": "full"}, f"public:{path}")
+    return load_public(path, lang=opts.get("lang") or None, tier=opts.get("tier", "full"))
+
+
+@register_loader(
     "jsonl", "jsonl:FOLDER[?name=NAME] - native format: FOLDER/documents.jsonl + questions.jsonl"
 )
 def _jsonl(path: str, options: dict[str, str]) -> Dataset:
@@ -375,13 +388,18 @@ def _files(path: str, options: dict[str, str]) -> Dataset:
 
 @register_loader(
     "squad",
-    "squad:FILE[?evidence=answer|sentence,skip_impossible=false,name=NAME] - SQuAD-format JSON, "
-    "one document per article",
+    "squad:FILE[?evidence=answer|sentence,skip_impossible=false,relocate=5,name=NAME] - SQuAD-format "
+    "JSON, one document per article; an answer off its answer_start moves to its one exact occurrence "
+    "within relocate characters (counted)",
 )
 def _squad(path: str, options: dict[str, str]) -> Dataset:
     opts = _check_options(
-        options, {"evidence": "answer", "skip_impossible": False, "name": ""}, f"squad:{path}"
+        options,
+        {"evidence": "answer", "skip_impossible": False, "relocate": RELOCATE_DEFAULT, "name": ""},
+        f"squad:{path}",
     )
+    if opts.get("relocate", 0) < 0:
+        raise DatasetError(f"squad:{path}: relocate must be >= 0 (characters)")
     if opts.get("evidence", "answer") not in ("answer", "sentence"):
         raise DatasetError(f"squad:{path}: evidence must be 'answer' or 'sentence'")
     name = opts.pop("name", "") or None

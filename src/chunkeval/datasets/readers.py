@@ -32,17 +32,26 @@ names it once per file in the dataset's provenance, and ``chunkeval validate`` a
 ``chunkeval inspect`` print it (:func:`dropped_summary`).
 
 A missing library is one :class:`~chunkeval.errors.MissingDependency` line naming the extra.
+
+The work of every reader is bounded (:mod:`chunkeval._limits`): a PDF's pages and the inflated
+content its text is extracted from (:mod:`chunkeval.datasets.pdf_text`: pages sharing their
+content are read once), a Word document's zip entries, inflated bytes, paragraphs and entity
+expansion (:mod:`chunkeval.datasets.docx_text`), an HTML file's size and nesting depth
+(:mod:`chunkeval.datasets.html_text`). A file past a bound is refused with one
+:class:`~chunkeval._limits.ReaderLimit` line naming it and the bound.
 """
 
 from __future__ import annotations
 
 import bisect
 import importlib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
+from chunkeval._limits import MAX_DOCUMENT_BYTES, ReaderLimit, mib
 from chunkeval.errors import MissingDependency
 from chunkeval.registry import Registry
 
@@ -74,6 +83,15 @@ def _library(module: str, distribution: str, extra: str, path: Path) -> tuple[An
         return lib, f"{distribution} {version(distribution)}"
     except PackageNotFoundError:  # pragma: no cover - a vendored copy without metadata
         return lib, f"{distribution} {getattr(lib, '__version__', 'unknown')}"
+
+
+@contextmanager
+def _bounded(path: Path) -> Iterator[None]:
+    """Name ``path`` in a :class:`~chunkeval._limits.ReaderLimit` raised within the block."""
+    try:
+        yield
+    except ReaderLimit as exc:
+        raise exc.at(path) from None
 
 
 def _join_blocks(blocks: Sequence[str]) -> str:
@@ -110,9 +128,14 @@ def read_pdf(path: Path) -> tuple[str, dict[str, Any]]:
     ------
     chunkeval.errors.MissingDependency
         pypdf is not installed.
+    chunkeval._limits.ReaderLimit
+        Past a bound of :mod:`~chunkeval.datasets.pdf_text` (pages, page content).
     """
     pypdf, reader = _library("pypdf", "pypdf", "pdf", path)
-    pages = [(page.extract_text() or "").rstrip() for page in pypdf.PdfReader(str(path)).pages]
+    from chunkeval.datasets.pdf_text import pdf_page_texts
+
+    with _bounded(path):
+        pages = pdf_page_texts(pypdf.PdfReader(str(path)))
     found: list[int | None] = []
     text = ""
     for page in pages:
@@ -176,11 +199,16 @@ def read_docx(path: Path) -> tuple[str, dict[str, Any]]:
     ------
     chunkeval.errors.MissingDependency
         python-docx is not installed.
+    chunkeval._limits.ReaderLimit
+        Past a bound: the zip's entries or inflated bytes, paragraphs, entity expansion
+        (:mod:`~chunkeval.datasets.docx_text`).
     """
     docx, reader = _library("docx", "python-docx", "docx", path)
-    from chunkeval.datasets.docx_text import docx_text
+    from chunkeval.datasets.docx_text import check_docx_zip, docx_text
 
-    blocks, dropped = docx_text(docx.Document(str(path)))
+    with _bounded(path):
+        check_docx_zip(path)
+        blocks, dropped = docx_text(docx.Document(str(path)))
     return _join_blocks(blocks), _with_dropped({"reader": reader}, dropped)
 
 
@@ -207,12 +235,21 @@ def read_html(path: Path) -> tuple[str, dict[str, Any]]:
     ------
     chunkeval.errors.MissingDependency
         beautifulsoup4 is not installed.
+    chunkeval._limits.ReaderLimit
+        A file larger than :data:`~chunkeval._limits.MAX_DOCUMENT_BYTES`, or elements nested
+        deeper than :data:`~chunkeval._limits.MAX_HTML_DEPTH`.
     """
     _, reader = _library("bs4", "beautifulsoup4", "html", path)
     from chunkeval.datasets.html_text import decode_html, html_text
 
-    markup, encoding, problems = decode_html(path.read_bytes())
-    text, dropped = html_text(markup)
+    with _bounded(path):
+        size = path.stat().st_size
+        if size > MAX_DOCUMENT_BYTES:
+            raise ReaderLimit(
+                f"{size:,} bytes, more than the {mib(MAX_DOCUMENT_BYTES)} chunkeval reads of an HTML file"
+            )
+        markup, encoding, problems = decode_html(path.read_bytes())
+        text, dropped = html_text(markup)
     return text, _with_dropped({"reader": reader, "encoding": encoding}, problems + dropped)
 
 

@@ -9,7 +9,8 @@ Mapping to chunkeval:
   every answer offset is shifted by its paragraph's offset in the joined text.
   The document id is the article title (``"article-<i>"`` when the title is
   empty); a repeated title gets ``"-2"``, ``"-3"``, ... appended;
-- one question per ``qas`` item, id = the SQuAD ``id``; with several answers
+- one question per ``qas`` item, id = the SQuAD ``id`` (a JSON integer id,
+  as COVID-QA's, is kept as its decimal string: ``262`` -> ``"262"``); with several answers
   the **first** answer is the evidence and all answers are kept in
   ``metadata["answers"]``;
 - ``evidence="answer"`` (default): the part is the answer span and its
@@ -17,6 +18,19 @@ Mapping to chunkeval:
   ``evidence="sentence"``: the part is the sentence(s) of the paragraph that
   overlap the answer, from :func:`chunkeval.text.sentence_spans` (the answer
   text is still checked against the context);
+- an answer whose ``answer_start`` is off (the text at that offset is not
+  the answer text) is *relocated* to the exact occurrence of its text
+  within ``relocate`` code points of the published offset (default
+  :data:`RELOCATE_DEFAULT`, 5), when there is exactly one such occurrence;
+  none, or two or more (ambiguous), is a problem naming both offsets.
+  Every move is counted in ``provenance["relocated_answers"]`` and the
+  question's ``metadata["relocated_from"]`` keeps the published offset.
+  ``relocate=0`` restores the strict check. On by default because
+  annotation exports slip by a character or three (COVID-QA as published:
+  234 of 1,380 answers, by -1, +2 or +3) and the exact text, the small
+  window and the refusal of ambiguous matches leave no room for a wrong
+  span, while refusing the file would leave the published dataset
+  unusable;
 - unanswerable questions (``is_impossible`` true, or no answers) are an error
   by default; with ``skip_impossible=True`` they are skipped and counted in
   ``provenance["skipped_impossible"]`` (never silently);
@@ -53,9 +67,11 @@ from chunkeval.datasets.dataset import (
 from chunkeval.errors import UsageError
 from chunkeval.types import Document, EvidenceSpan, Question
 
-__all__ = ["EVIDENCE_MODES", "load_squad"]
+__all__ = ["EVIDENCE_MODES", "RELOCATE_DEFAULT", "load_squad", "relocated_start"]
 
 EVIDENCE_MODES = ("answer", "sentence")
+#: How far (code points) an answer is moved, at most, to its exact text.
+RELOCATE_DEFAULT = 5
 PARAGRAPH_SEPARATOR = "\n\n"
 
 
@@ -84,11 +100,47 @@ def _answer_problem(k: int, answer: Any) -> str | None:
     return f"answers[{k}]: " + ", ".join(bad) if bad else None
 
 
+def relocated_start(context: str, text: str, start: int, distance: int) -> tuple[int | None, str]:
+    """The exact occurrence of ``text`` nearest ``start``, within ``distance`` code points.
+
+    Parameters
+    ----------
+    context : str
+        The paragraph.
+    text : str
+        The answer text (non-empty).
+    start : int
+        The published ``answer_start`` (code points).
+    distance : int
+        The largest move allowed, in code points (0: none).
+
+    Returns
+    -------
+    (start, why) : tuple
+        ``(new_start, "")`` when exactly one occurrence starts within
+        ``[start - distance, start + distance]``; ``(None, reason)`` when
+        none or several do (the reason names the offsets found).
+    """
+    lo = max(0, start - distance)
+    window = context[lo : start + distance + len(text)]
+    found: list[int] = []
+    i = window.find(text)
+    while i != -1:
+        found.append(lo + i)
+        i = window.find(text, i + 1)
+    if len(found) == 1:
+        return found[0], ""
+    if not found:
+        return None, f"no exact occurrence within {distance} characters"
+    return None, f"ambiguous: occurs at {found} within {distance} characters"
+
+
 def load_squad(
     path: str | Path,
     evidence: str = "answer",
     skip_impossible: bool = False,
     name: str | None = None,
+    relocate: int = RELOCATE_DEFAULT,
 ) -> Dataset:
     """Load a SQuAD-format JSON file (see the module docstring for the mapping).
 
@@ -104,6 +156,10 @@ def load_squad(
         reporting them as problems.
     name : str, optional
         Dataset name; defaults to the file name without ``.json``.
+    relocate : int, default :data:`RELOCATE_DEFAULT`
+        The largest move (code points) of an answer whose text is not at its
+        ``answer_start`` to its one exact occurrence nearby (see the module
+        docstring); 0 refuses every such answer.
 
     Returns
     -------
@@ -117,11 +173,14 @@ def load_squad(
         and column), malformed records (JSON path), answers whose text differs
         from the context at ``answer_start``, unanswerable questions (unless
         skipped), duplicate question ids.
-    ValueError
-        If ``evidence`` is not one of :data:`EVIDENCE_MODES`.
+    UsageError
+        If ``evidence`` is not one of :data:`EVIDENCE_MODES` or ``relocate``
+        is negative.
     """
     if evidence not in EVIDENCE_MODES:
         raise UsageError(f"evidence must be one of {EVIDENCE_MODES}, got {evidence!r}")
+    if not _is_int(relocate) or relocate < 0:
+        raise UsageError(f"relocate must be an integer >= 0 (code points), got {relocate!r}")
     path = Path(path)
     label = path.name
     name = name or (path.name[:-5] if path.name.endswith(".json") else path.name)
@@ -158,7 +217,7 @@ def load_squad(
     docs: list[Document] = []
     questions: list[Question] = []
     used_ids: set[str] = set()
-    skipped = 0
+    skipped = relocated = 0
     for ai, article in enumerate(data):
         aloc = f"{label}:data[{ai}]"
         if not isinstance(article, dict) or not isinstance(article.get("paragraphs"), list):
@@ -195,8 +254,10 @@ def load_squad(
                     problems.append(f"{qloc}: question must be an object")
                     continue
                 qid, qtext = qa.get("id"), qa.get("question")
+                if _is_int(qid):  # published as a JSON number (COVID-QA): its decimal string, no loss
+                    qid = str(qid)
                 if not isinstance(qid, str) or not isinstance(qtext, str):
-                    problems.append(f"{qloc}: 'id' and 'question' must be strings")
+                    problems.append(f"{qloc}: 'id' must be a string or an integer and 'question' a string")
                     continue
                 answers = qa.get("answers")
                 if answers is None:
@@ -225,18 +286,27 @@ def load_squad(
                 first = answers[0]
                 a_start = first["answer_start"]
                 a_end = a_start + len(first["text"])
-                if not (0 <= a_start < a_end <= len(context)):
-                    problems.append(
-                        f"{qloc}: answer span [{a_start}, {a_end}) is outside the "
-                        f"paragraph (length {len(context)}) or empty"
+                inside = 0 <= a_start < a_end <= len(context)
+                moved_from = None
+                if not inside or context[a_start:a_end] != first["text"]:
+                    new_start, why = (
+                        relocated_start(context, first["text"], a_start, relocate)
+                        if relocate and first["text"]
+                        else (None, f"relocate={relocate}")
                     )
-                    continue
-                if context[a_start:a_end] != first["text"]:
-                    problems.append(
-                        f"{qloc}: answer text {first['text']!r} differs from the context "
-                        f"at answer_start {a_start}: {context[a_start:a_end]!r}"
-                    )
-                    continue
+                    if new_start is None:
+                        problems.append(
+                            f"{qloc}: answer span [{a_start}, {a_end}) is outside the "
+                            f"paragraph (length {len(context)}) or empty (not relocated: {why})"
+                            if not inside
+                            else f"{qloc}: answer text {first['text']!r} differs from the context "
+                            f"at answer_start {a_start}: {context[a_start:a_end]!r} "
+                            f"(not relocated: {why})"
+                        )
+                        continue
+                    moved_from, a_start = a_start, new_start
+                    a_end = a_start + len(first["text"])
+                    relocated += 1
                 if evidence == "answer":
                     start, end, quote = a_start, a_end, first["text"]
                 else:
@@ -252,6 +322,7 @@ def load_squad(
                     "answers": tuple(a["text"] for a in answers),
                     "answer_span": (offset + a_start, offset + a_end),
                     "title": title if isinstance(title, str) else None,
+                    **({"relocated_from": offset + moved_from} if moved_from is not None else {}),
                 }
                 questions.append(
                     Question(qid, qtext, (EvidenceSpan(doc_id, offset + start, offset + end),), meta)
@@ -272,5 +343,7 @@ def load_squad(
         "skip_impossible": skip_impossible,
         "n_articles": len(data),
         "skipped_impossible": skipped,
+        "relocate": relocate,
+        "relocated_answers": relocated,
     }
     return checked_dataset(name, docs, questions, provenance, problems)

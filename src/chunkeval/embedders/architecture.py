@@ -5,11 +5,14 @@ that architecture. :func:`check_model_folder` reads the three once, at load, and
 :class:`~chunkeval.errors.UsageError` line naming the file and the problem) a folder where
 
 * ``config.json`` is not a JSON object, lacks a key that fixes a tensor's shape, gives one
-  that is not a positive integer, a ``hidden_size`` that ``num_attention_heads`` does not
+  that is not a positive integer or is past its sane bound (:data:`SHAPE_BOUNDS`: a config
+  declaring a billion layers is refused before any table of them is built), a ``hidden_size`` that ``num_attention_heads`` does not
   divide, a layer-norm epsilon that is not a positive number, an activation the encoder does
   not compute, or another architecture (``model_type``, ``position_embedding_type``);
-* ``model.safetensors`` has no valid safetensors header (truncated, garbage, a header length
-  beyond the file: the ``safetensors`` library's own checks), lacks a tensor of
+* ``model.safetensors`` is smaller than the parameters ``config.json`` declares could be
+  (two bytes each, as float16: counted, never listed), has no valid safetensors header
+  (truncated, garbage, a header length beyond the file: the ``safetensors`` library's own
+  checks), lacks a tensor of
   :meth:`BertArchitecture.tensor_shapes`, holds one of another shape or a non-float dtype,
   any tensor of a dtype numpy cannot read, or more layers than the config declares;
 * ``tokenizer.json`` cannot be read by the ``tokenizers`` library, or names ids beyond the rows
@@ -27,6 +30,7 @@ without the ``bert.`` prefix of a ``BertFor...`` checkpoint).
 from __future__ import annotations
 
 import math
+import os
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -40,6 +44,7 @@ __all__ = [
     "FLOAT_DTYPES",
     "LAYER_TENSORS",
     "NUMPY_DTYPES",
+    "SHAPE_BOUNDS",
     "SHAPE_KEYS",
     "BertArchitecture",
     "CheckedModel",
@@ -67,6 +72,20 @@ SHAPE_KEYS = (
     "max_position_embeddings",
     "type_vocab_size",
 )
+
+#: The largest value of each shape key the encoder accepts: several times the largest BERT
+#: models published (BERT-large: 24 layers, hidden 1024, 16 heads, intermediate 4096, 512
+#: positions; multilingual vocabularies of 250,002 wordpieces). A value past its bound is a
+#: damaged or hostile config.json, refused before anything is built from it.
+SHAPE_BOUNDS = {
+    "vocab_size": 4_000_000,
+    "hidden_size": 16_384,
+    "num_hidden_layers": 512,
+    "num_attention_heads": 1_024,
+    "intermediate_size": 65_536,
+    "max_position_embeddings": 1_048_576,
+    "type_vocab_size": 1_024,
+}
 
 #: The tensors of the embeddings, each shape in the terms of ``config.json``'s keys.
 EMBEDDING_TENSORS: dict[str, tuple[str, ...]] = {
@@ -163,6 +182,11 @@ max_position_embeddings, type_vocab_size : int
             v = config[k]
             if isinstance(v, bool) or not isinstance(v, int) or v < 1:
                 raise UsageError(f"{where}: {k} must be a positive integer, got {v!r}")
+            if v > SHAPE_BOUNDS[k]:
+                raise UsageError(
+                    f"{where}: {k} is {v:,}, more than the {SHAPE_BOUNDS[k]:,} of any BERT model the "
+                    "encoder reads (a damaged or hostile config.json)"
+                )
         hidden, heads = config["hidden_size"], config["num_attention_heads"]
         if hidden % heads:
             raise UsageError(
@@ -177,6 +201,19 @@ max_position_embeddings, type_vocab_size : int
                 f"{where}: hidden_act {act!r} is not one the encoder computes ({', '.join(ACTIVATIONS)})"
             )
         return cls(**{k: config[k] for k in SHAPE_KEYS}, layer_norm_eps=float(eps), hidden_act=act)
+
+    def parameter_count(self) -> int:
+        """The number of weights the tensors of :meth:`tensor_shapes` hold, counted without listing them.
+
+        Returns
+        -------
+        int
+            The embeddings' and ``num_hidden_layers`` layers' parameters.
+        """
+        h, i = self.hidden_size, self.intermediate_size
+        embeddings = (self.vocab_size + self.max_position_embeddings + self.type_vocab_size) * h + 2 * h
+        layer = 4 * (h * h + h) + 2 * h + (i * h + i) + (h * i + h) + 2 * h
+        return embeddings + self.num_hidden_layers * layer
 
     def tensor_shapes(self, prefix: str = "") -> dict[str, tuple[int, ...]]:
         """Every tensor the encoder reads and its shape.
@@ -249,6 +286,13 @@ def _check_weights(path: str, arch: BertArchitecture) -> None:
             f"{path}: not a readable safetensors file ({exc}); download or save the weights again"
         ) from None
     prefix = "bert." if "bert.embeddings.word_embeddings.weight" in header else ""
+    declared, size = arch.parameter_count(), os.path.getsize(path)
+    if 2 * declared > size:  # two bytes a weight at the least (F16)
+        raise UsageError(
+            f"{path}: holds {size:,} bytes, but config.json declares {declared:,} weights "
+            f"({arch.num_hidden_layers:,} layers, at least {2 * declared:,} bytes): not the BERT model "
+            "config.json declares"
+        )
     expected = arch.tensor_shapes(prefix)
     missing = [name for name in expected if name not in header]
     if missing:

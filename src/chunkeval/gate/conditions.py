@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from chunkeval.errors import IncomparableRuns
 from chunkeval.results.folder import Results, to_jsonable
 
 __all__ = [
@@ -25,6 +26,8 @@ __all__ = [
     "datasets_of",
     "describe_changes",
     "question_ids",
+    "refuse_incomparable",
+    "setting_differences",
     "spec_change",
     "specs_of",
 ]
@@ -82,6 +85,54 @@ def question_ids(results: Results, dataset: str) -> set[str]:
     return set(pq.loc[pq["dataset"].astype(str) == dataset, "question_id"].astype(str))
 
 
+def setting_differences(bm: Mapping[str, Any], cm: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """The run-wide measuring conditions two manifests disagree on: the one rule, before and after.
+
+    Parameters
+    ----------
+    bm, cm : mapping
+        The baseline's manifest, and the current run's (or the keys a run will record,
+        :meth:`chunkeval.benchmarks.runner.ResolvedRun.conditions`, before it runs).
+
+    Returns
+    -------
+    list of (str, str)
+        ``(key, what differs)`` for each of ks, retriever, retriever parameters and tokenizer
+        that differs (a missing or empty value equals another missing or empty one); each
+        makes the runs incomparable.
+    """
+    return [
+        (key, what)
+        for key, what in _SETTINGS
+        if _canonical(bm.get(key) or None) != _canonical(cm.get(key) or None)
+    ]
+
+
+def refuse_incomparable(base: Results, planned: Mapping[str, Any], name: str) -> None:
+    """Refuse, before a run, a baseline it could not be compared with (:func:`setting_differences`).
+
+    Parameters
+    ----------
+    base : Results
+        The baseline (a results folder or baseline file, loaded).
+    planned : mapping
+        The manifest keys the run will record.
+    name : str
+        How to name the baseline in the message (its path).
+
+    Raises
+    ------
+    IncomparableRuns
+        Naming the first condition that differs, both values and the fix.
+    """
+    bm = base.manifest or {}
+    for key, _ in setting_differences(bm, planned)[:1]:
+        raise IncomparableRuns(
+            f"this run cannot be compared with {name}: its {key} would be {planned.get(key)!r}, "
+            f"the baseline's is {bm.get(key)!r}; use the baseline's settings or save a new baseline"
+        )
+
+
 def conditions(base: Results, cur: Results) -> Conditions:
     """Compare the measuring conditions of two runs.
 
@@ -96,9 +147,8 @@ def conditions(base: Results, cur: Results) -> Conditions:
     """
     bm, cm = base.manifest or {}, cur.manifest or {}
     found = Conditions()
-    for key, what in _SETTINGS:
-        if _canonical(bm.get(key) or None) != _canonical(cm.get(key) or None):
-            found.reasons.append(f"the {what}: baseline {_brief(bm.get(key))}, current {_brief(cm.get(key))}")
+    for key, what in setting_differences(bm, cm):
+        found.reasons.append(f"the {what}: baseline {_brief(bm.get(key))}, current {_brief(cm.get(key))}")
     bb, cb = bm.get("budgets") or [], cm.get("budgets") or []
     if bb != cb:  # extra metrics, not other conditions: the metrics both sides have compare as usual
         found.notes.append(

@@ -68,7 +68,13 @@ def budget_cut(ranked: Sequence[Chunk], tokenizer: Any, budget: int) -> list[Chu
     return kept
 
 
-@register_metric("recall@Btok", higher_is_better=True, per_budget=True, computed_by=QUESTION_METRICS)
+@register_metric(
+    "recall@Btok",
+    higher_is_better=True,
+    per_budget=True,
+    computed_by=QUESTION_METRICS,
+    order=(4, 0),
+)
 def recall_at_budget(
     ranked: Sequence[Chunk], parts: Sequence[EvidenceSpan], tokenizer: Any, budget: int
 ) -> float:
@@ -102,7 +108,14 @@ def recall_at_budget(
     return recall_at_k(kept, parts, max(1, len(kept)))
 
 
-@register_metric("all_parts@Btok", higher_is_better=True, per_budget=True, computed_by=QUESTION_METRICS)
+@register_metric(
+    "all_parts@Btok",
+    higher_is_better=True,
+    per_budget=True,
+    computed_by=QUESTION_METRICS,
+    order=(4, 1),
+    compact_label="all\nparts",
+)
 def all_parts_at_budget(
     ranked: Sequence[Chunk], parts: Sequence[EvidenceSpan], tokenizer: Any, budget: int
 ) -> int:
@@ -135,7 +148,14 @@ def all_parts_at_budget(
     return all_parts_at_k(kept, parts, max(1, len(kept)))
 
 
-@register_metric("answerable@Btok", higher_is_better=True, per_budget=True, computed_by=QUESTION_METRICS)
+@register_metric(
+    "answerable@Btok",
+    higher_is_better=True,
+    per_budget=True,
+    computed_by=QUESTION_METRICS,
+    order=(4, 2),
+    compact_label="answer-\nable",
+)
 def answerable_at_budget(
     ranked: Sequence[Chunk], parts: Sequence[EvidenceSpan], tokenizer: Any, budget: int
 ) -> int:

@@ -50,7 +50,14 @@ def parts_contained(chunks: Sequence[Chunk], parts: Sequence[EvidenceSpan]) -> l
     return [any(contains(c, p) for c in chunks) for p in parts]
 
 
-@register_metric("evidence_in_one_chunk", higher_is_better=True, computed_by=QUESTION_METRICS)
+@register_metric(
+    "evidence_in_one_chunk",
+    higher_is_better=True,
+    computed_by=QUESTION_METRICS,
+    order=(0, 0),
+    label="evidence in\none chunk",
+    compact_label="in one\nchunk",
+)
 def evidence_in_one_chunk(chunks: Sequence[Chunk], parts: Sequence[EvidenceSpan]) -> float:
     """Share of a question's evidence parts that lie whole inside some chunk.
 
@@ -80,7 +87,14 @@ def evidence_in_one_chunk(chunks: Sequence[Chunk], parts: Sequence[EvidenceSpan]
     return sum(flags) / len(flags)
 
 
-@register_metric("answerability", higher_is_better=True, computed_by=QUESTION_METRICS)
+@register_metric(
+    "answerability",
+    higher_is_better=True,
+    computed_by=QUESTION_METRICS,
+    order=(0, 1),
+    label="answerability\n(no retriever)",
+    compact_label="answer-\nability",
+)
 def answerability(chunks: Sequence[Chunk], parts: Sequence[EvidenceSpan]) -> int:
     """1 when one single chunk contains every evidence part of the question, else 0.
 
@@ -108,7 +122,13 @@ def answerability(chunks: Sequence[Chunk], parts: Sequence[EvidenceSpan]) -> int
     return int(any(all(contains(c, p) for p in parts) for c in chunks))
 
 
-@register_metric("precision_omega", higher_is_better=True, computed_by=QUESTION_METRICS)
+@register_metric(
+    "precision_omega",
+    higher_is_better=True,
+    computed_by=QUESTION_METRICS,
+    order=(0, 2),
+    label="precision Ω",
+)
 def precision_omega(chunks: Sequence[Chunk], parts: Sequence[EvidenceSpan]) -> float:
     """Precision with perfect recall (the Chroma report's Precision_Omega), on characters.
 

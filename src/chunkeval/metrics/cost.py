@@ -24,7 +24,14 @@ __all__ = [
 ]
 
 
-@register_metric("retrieved_tokens@k", higher_is_better=False, per_k=True, computed_by=QUESTION_METRICS)
+@register_metric(
+    "retrieved_tokens@k",
+    higher_is_better=False,
+    per_k=True,
+    computed_by=QUESTION_METRICS,
+    order=(1, 6),
+    bounds=(0.0, math.inf),
+)
 def retrieved_tokens_at_k(ranked: Sequence[int], chunk_tokens: Sequence[int] | np.ndarray, k: int) -> int:
     """Tokens the generator must read: total token count of the top-k retrieved chunks.
 
@@ -89,7 +96,11 @@ def size_distribution(sizes: Sequence[float] | np.ndarray) -> dict[str, float]:
 
 
 @register_metric(
-    "stored_token_overhead", higher_is_better=False, level="configuration", computed_by=CONFIGURATION_STAGE
+    "stored_token_overhead",
+    higher_is_better=False,
+    level="configuration",
+    computed_by=CONFIGURATION_STAGE,
+    bounds=(0.0, math.inf),
 )
 def stored_token_overhead(chunk_tokens_total: float, doc_tokens_total: float) -> float:
     """Index storage relative to the corpus: tokens in all chunks / tokens in all documents.

@@ -19,7 +19,13 @@ from chunkeval.types import Chunk, EvidenceSpan
 __all__ = ["all_parts_at_k", "answerable_at_k", "map_at_k", "mrr", "mrr_any_part", "ndcg_at_k", "recall_at_k"]
 
 
-@register_metric("recall@k", higher_is_better=True, per_k=True, computed_by=QUESTION_METRICS)
+@register_metric(
+    "recall@k",
+    higher_is_better=True,
+    per_k=True,
+    computed_by=QUESTION_METRICS,
+    order=(1, 0),
+)
 def recall_at_k(ranked: Sequence[Chunk], parts: Sequence[EvidenceSpan], k: int) -> float:
     """Share of evidence parts contained whole in one of the top-k retrieved chunks.
 
@@ -50,7 +56,14 @@ def recall_at_k(ranked: Sequence[Chunk], parts: Sequence[EvidenceSpan], k: int) 
     return sum(any(contains(c, p) for c in top) for p in parts) / len(parts)
 
 
-@register_metric("answerable@k", higher_is_better=True, per_k=True, computed_by=QUESTION_METRICS)
+@register_metric(
+    "answerable@k",
+    higher_is_better=True,
+    per_k=True,
+    computed_by=QUESTION_METRICS,
+    order=(1, 2),
+    compact_label="answer-\nable",
+)
 def answerable_at_k(ranked: Sequence[Chunk], parts: Sequence[EvidenceSpan], k: int) -> int:
     """1 when one of the top-k retrieved chunks contains every evidence part, else 0.
 
@@ -80,7 +93,14 @@ def answerable_at_k(ranked: Sequence[Chunk], parts: Sequence[EvidenceSpan], k: i
     return int(any(all(contains(c, p) for p in parts) for c in first_k(ranked, k)))
 
 
-@register_metric("all_parts@k", higher_is_better=True, per_k=True, computed_by=QUESTION_METRICS)
+@register_metric(
+    "all_parts@k",
+    higher_is_better=True,
+    per_k=True,
+    computed_by=QUESTION_METRICS,
+    order=(1, 1),
+    compact_label="all\nparts",
+)
 def all_parts_at_k(ranked: Sequence[Chunk], parts: Sequence[EvidenceSpan], k: int) -> int:
     """1 when every evidence part is contained in some top-k chunk (not necessarily the same).
 
@@ -112,7 +132,14 @@ def all_parts_at_k(ranked: Sequence[Chunk], parts: Sequence[EvidenceSpan], k: in
     return int(all(any(contains(c, p) for c in top) for p in parts))
 
 
-@register_metric("mrr", higher_is_better=True, computed_by=QUESTION_METRICS)
+@register_metric(
+    "mrr",
+    higher_is_better=True,
+    computed_by=QUESTION_METRICS,
+    order=(3, 0),
+    label="MRR\n(all parts)",
+    compact_label="MRR\nall parts",
+)
 def mrr(ranked: Sequence[Chunk], parts: Sequence[EvidenceSpan]) -> float:
     """Reciprocal rank of the first retrieved chunk that contains every evidence part (all, not any).
 
@@ -146,7 +173,14 @@ def mrr(ranked: Sequence[Chunk], parts: Sequence[EvidenceSpan]) -> float:
     return _reciprocal_rank(ranked, parts, all)
 
 
-@register_metric("mrr_any_part", higher_is_better=True, computed_by=QUESTION_METRICS)
+@register_metric(
+    "mrr_any_part",
+    higher_is_better=True,
+    computed_by=QUESTION_METRICS,
+    order=(3, 1),
+    label="MRR\n(any part)",
+    compact_label="MRR\nany part",
+)
 def mrr_any_part(ranked: Sequence[Chunk], parts: Sequence[EvidenceSpan]) -> float:
     """Reciprocal rank of the first retrieved chunk that contains any evidence part (the first relevant chunk).
 
@@ -204,7 +238,13 @@ def _gain(chunk: Chunk, parts: Sequence[EvidenceSpan], graded: bool) -> int:
     return contained if graded else int(contained > 0)
 
 
-@register_metric("ndcg@k", higher_is_better=True, per_k=True, computed_by=QUESTION_METRICS)
+@register_metric(
+    "ndcg@k",
+    higher_is_better=True,
+    per_k=True,
+    computed_by=QUESTION_METRICS,
+    order=(2, 0),
+)
 def ndcg_at_k(
     ranked: Sequence[Chunk],
     parts: Sequence[EvidenceSpan],
@@ -274,7 +314,13 @@ def _discounted(gains: Sequence[int]) -> float:
     return total
 
 
-@register_metric("map@k", higher_is_better=True, per_k=True, computed_by=QUESTION_METRICS)
+@register_metric(
+    "map@k",
+    higher_is_better=True,
+    per_k=True,
+    computed_by=QUESTION_METRICS,
+    order=(2, 1),
+)
 def map_at_k(ranked: Sequence[Chunk], parts: Sequence[EvidenceSpan], k: int, index: Sequence[Chunk]) -> float:
     """Average precision of the top-k chunks (its mean over questions is MAP@k).
 

@@ -11,10 +11,17 @@ proven equal to the pure functions.
 
 A metric's registered name is its function's name, with ``@k`` spelled ``_at_k`` and
 ``@Btok`` spelled ``_at_budget`` (``"recall@k"`` -> ``recall_at_k``, ``"mrr"`` -> ``mrr``).
+
+The registry is the only list of metrics: the result tables' metric columns and their order
+(:func:`question_metric_columns`), the range a results file's values must lie in
+(:func:`column_bounds`, used by :mod:`chunkeval.results.schema`), the metrics and results pages
+of the documentation and the names on the charts' axes (:meth:`Metric.axis_name`) are all read
+from its entries.
 """
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -22,14 +29,16 @@ from typing import Any, TypeVar
 
 from chunkeval.errors import UsageError
 from chunkeval.registry import Registry
-from chunkeval.validation import check_budgets, check_ks
+from chunkeval.validation import DEFAULT_KS, check_budgets, check_ks
 
 __all__ = [
     "CONFIGURATION_STAGE",
     "METRICS",
     "QUESTION_METRICS",
     "Metric",
+    "column_bounds",
     "get_metric",
+    "metric_of_column",
     "pure_question_metrics",
     "question_metric_columns",
     "register_metric",
@@ -47,7 +56,7 @@ _LEVELS = ("question", "configuration")
 
 @dataclass(frozen=True)
 class Metric:
-    """A registered metric.
+    r"""A registered metric.
 
     Parameters
     ----------
@@ -71,8 +80,23 @@ class Metric:
         Dotted name of the function whose output a run stores for this metric:
         :data:`QUESTION_METRICS` for the question-level metrics (a vectorised equivalent of
         ``func``, proven equal to it by the tests), :data:`CONFIGURATION_STAGE` for the
-        configuration-level ones (that stage calls ``func`` itself). None: no run computes
-        it (e.g. a metric a plug-in registers for its own use).
+        configuration-level ones (that stage calls ``func`` itself). None: the score stage
+        computes it per question from ``func`` (a plug-in's, or a new metric before it has a
+        vectorised path).
+    bounds : (float, float), default (0.0, 1.0)
+        The range of every value (and interval bound) of its columns; ``math.inf`` for no
+        upper bound. A results file holding a value outside is refused as damaged.
+    label : str, optional
+        Its name on a chart axis (lines broken with ``"\n"``); default: the column itself.
+    compact_label : str, optional
+        Its name in a narrow panel; default ``label``. For a per-k or per-budget metric the
+        part before the cut-off (``"answer-\nable"``: the column ``answerable@5`` shows as
+        ``"answer-\nable\n@5"``).
+    order : (int, int), optional
+        Where its columns stand in the question tables computed by :data:`QUESTION_METRICS`:
+        ``(block, position)``. Blocks come in order; the columns of a per-k (per-budget) block
+        go cut-off by cut-off, the block's metrics in position order at each. ``None``: after
+        them, in registration order.
 
     Raises
     ------
@@ -87,10 +111,61 @@ class Metric:
     per_k: bool = False
     per_budget: bool = False
     computed_by: str | None = None
+    bounds: tuple[float, float] = (0.0, 1.0)
+    label: str | None = None
+    compact_label: str | None = None
+    order: tuple[int, int] | None = None
 
     def __post_init__(self) -> None:
         if self.level not in _LEVELS:
             raise ValueError(f"level must be 'question' or 'configuration', got {self.level!r}")
+        low, high = self.bounds
+        if not low < high or math.isnan(low) or math.isnan(high):
+            raise ValueError(
+                f"metric {self.name!r}: bounds must be (low, high) with low < high, got {self.bounds!r}"
+            )
+
+    def columns(self, ks: Iterable[int] = (), budgets: Iterable[int] = ()) -> list[str]:
+        """Its result-table columns for cut-offs ``ks`` and token budgets ``budgets``.
+
+        Parameters
+        ----------
+        ks, budgets : iterable of int
+            The run's cut-offs and token budgets.
+
+        Returns
+        -------
+        list of str
+            ``[name]``; one column per k for a per-k metric, per budget for a per-budget one.
+        """
+        if self.per_k:
+            return [self.column(k) for k in ks]
+        if self.per_budget:
+            return [self.name.replace("@Btok", f"@{int(b)}tok") for b in budgets]
+        return [self.name]
+
+    def axis_name(self, column: str, compact: bool = False) -> str:
+        """The name of one of its columns on a chart axis.
+
+        Parameters
+        ----------
+        column : str
+            One of :meth:`columns` (with or without an interval suffix).
+        compact : bool, default False
+            For a narrow panel: :attr:`compact_label`, the cut-off of a per-k or per-budget
+            column on a line of its own.
+
+        Returns
+        -------
+        str
+        """
+        label = (self.compact_label or self.label) if compact else self.label
+        if not (self.per_k or self.per_budget):
+            return label or column
+        name, _, cut = column.partition("@")
+        if compact:
+            return f"{label or name}\n@{cut}"
+        return f"{label}@{cut}" if label else column
 
     def column(self, k: int | None = None) -> str:
         """Result-table column name, e.g. ``"recall@5"`` for ``k=5``.
@@ -140,6 +215,10 @@ def register_metric(
     per_k: bool = False,
     per_budget: bool = False,
     computed_by: str | None = None,
+    bounds: tuple[float, float] = (0.0, 1.0),
+    label: str | None = None,
+    compact_label: str | None = None,
+    order: tuple[int, int] | None = None,
 ) -> Callable[[F], F]:
     """Decorator registering a pure metric function under ``name`` in :data:`METRICS`.
 
@@ -147,7 +226,7 @@ def register_metric(
     ----------
     name : str
         Result-table column name (``"@k"``/``"@Btok"`` suffix for per-k/per-budget metrics).
-    higher_is_better, level, per_k, per_budget, computed_by
+    higher_is_better, level, per_k, per_budget, computed_by, bounds, label, compact_label, order
         As the fields of :class:`Metric`.
 
     Returns
@@ -177,7 +256,22 @@ def register_metric(
         )
 
     def decorate(func: F) -> F:
-        METRICS.add(name, Metric(name, func, higher_is_better, level, per_k, per_budget, computed_by))
+        METRICS.add(
+            name,
+            Metric(
+                name,
+                func,
+                higher_is_better,
+                level,
+                per_k,
+                per_budget,
+                computed_by,
+                bounds,
+                label,
+                compact_label,
+                order,
+            ),
+        )
         return func
 
     return decorate
@@ -212,8 +306,56 @@ def get_metric(name: str) -> Metric:
     return METRICS.get(name)
 
 
-def question_metric_columns(ks: Iterable[int] = (1, 3, 5, 10), budgets: Iterable[int] = ()) -> list[str]:
+def metric_of_column(column: str) -> Metric | None:
+    """The registered metric a result column holds, or ``None`` for a column of no metric.
+
+    Parameters
+    ----------
+    column : str
+        A result column: ``"mrr"``, ``"recall@5"``, ``"answerable@512tok"``, or any of them with
+        ``_ci_low`` / ``_ci_high`` (an interval bound of the mean).
+
+    Returns
+    -------
+    Metric or None
+        Only metrics registered in this process (installed plug-ins are not imported here).
+    """
+    entries = METRICS._entries
+    base = re.sub(r"_ci_(low|high)$", "", column)
+    if base in entries:
+        return entries[base]
+    name, at, cut = base.rpartition("@")
+    if not at:
+        return None
+    if cut.isdigit() and f"{name}@k" in entries and entries[f"{name}@k"].per_k:
+        return entries[f"{name}@k"]
+    if cut.endswith("tok") and cut[:-3].isdigit() and entries.get(f"{name}@Btok") is not None:
+        return entries[f"{name}@Btok"] if entries[f"{name}@Btok"].per_budget else None
+    return None
+
+
+def column_bounds(column: str) -> tuple[float, float] | None:
+    """The range of the values of a metric column (:attr:`Metric.bounds`), or ``None``.
+
+    Parameters
+    ----------
+    column : str
+        A result column (see :func:`metric_of_column`).
+
+    Returns
+    -------
+    (float, float) or None
+        ``None`` for a column of no registered metric.
+    """
+    metric = metric_of_column(column)
+    return None if metric is None else metric.bounds
+
+
+def question_metric_columns(ks: Iterable[int] = DEFAULT_KS, budgets: Iterable[int] = ()) -> list[str]:
     """Per-question metric columns in result-table order for cut-offs ``ks`` and token budgets.
+
+    Derived from the registry: the metrics computed by :data:`QUESTION_METRICS`, by their
+    :attr:`Metric.order`.
 
     Returns
     -------
@@ -229,22 +371,21 @@ def question_metric_columns(ks: Iterable[int] = (1, 3, 5, 10), budgets: Iterable
     ValueError
         For invalid ``ks`` or ``budgets`` (:mod:`chunkeval.validation`).
     """
-    cols = ["evidence_in_one_chunk", "answerability", "precision_omega"]
-    for k in check_ks(ks):
-        cols += [
-            f"recall@{k}",
-            f"all_parts@{k}",
-            f"answerable@{k}",
-            f"span_recall@{k}",
-            f"span_precision@{k}",
-            f"iou@{k}",
-            f"retrieved_tokens@{k}",
-        ]
-    for k in check_ks(ks):
-        cols += [f"ndcg@{k}", f"map@{k}"]
-    cols += ["mrr", "mrr_any_part"]
-    for b in check_budgets(budgets):
-        cols += [f"recall@{b}tok", f"all_parts@{b}tok", f"answerable@{b}tok"]
+    ks, budgets = check_ks(ks), check_budgets(budgets)
+    vectorised = [m for m in METRICS._entries.values() if m.computed_by == QUESTION_METRICS]
+    ordered = sorted(
+        enumerate(vectorised), key=lambda im: (im[1].order is None, im[1].order or (0, 0), im[0])
+    )
+    blocks: dict[Any, list[Metric]] = {}
+    for i, m in ordered:
+        blocks.setdefault(m.order[0] if m.order is not None else ("unordered", i), []).append(m)
+    cols: list[str] = []
+    for block in blocks.values():
+        if block[0].per_k or block[0].per_budget:
+            for cut in ks if block[0].per_k else budgets:
+                cols += [m.column(cut) if m.per_k else m.columns(budgets=[cut])[0] for m in block]
+        else:
+            cols += [m.name for m in block]
     return cols
 
 

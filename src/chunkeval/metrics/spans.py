@@ -23,7 +23,13 @@ from chunkeval.types import Chunk, EvidenceSpan
 __all__ = ["iou_at_k", "span_precision_at_k", "span_recall_at_k"]
 
 
-@register_metric("span_recall@k", higher_is_better=True, per_k=True, computed_by=QUESTION_METRICS)
+@register_metric(
+    "span_recall@k",
+    higher_is_better=True,
+    per_k=True,
+    computed_by=QUESTION_METRICS,
+    order=(1, 3),
+)
 def span_recall_at_k(ranked: Sequence[Chunk], parts: Sequence[EvidenceSpan], k: int) -> float:
     """Share of evidence characters covered by the top-k retrieved chunks (Chroma recall).
 
@@ -61,7 +67,13 @@ def span_recall_at_k(ranked: Sequence[Chunk], parts: Sequence[EvidenceSpan], k: 
     return intersection_length(e, r) / total_length(e)
 
 
-@register_metric("span_precision@k", higher_is_better=True, per_k=True, computed_by=QUESTION_METRICS)
+@register_metric(
+    "span_precision@k",
+    higher_is_better=True,
+    per_k=True,
+    computed_by=QUESTION_METRICS,
+    order=(1, 4),
+)
 def span_precision_at_k(ranked: Sequence[Chunk], parts: Sequence[EvidenceSpan], k: int) -> float:
     """Share of retrieved characters that are evidence (Chroma precision).
 
@@ -104,7 +116,14 @@ def span_precision_at_k(ranked: Sequence[Chunk], parts: Sequence[EvidenceSpan], 
     return intersection_length(merge(ranges(parts)), merge(ranges(top))) / denom
 
 
-@register_metric("iou@k", higher_is_better=True, per_k=True, computed_by=QUESTION_METRICS)
+@register_metric(
+    "iou@k",
+    higher_is_better=True,
+    per_k=True,
+    computed_by=QUESTION_METRICS,
+    order=(1, 5),
+    compact_label="IoU",
+)
 def iou_at_k(ranked: Sequence[Chunk], parts: Sequence[EvidenceSpan], k: int) -> float:
     """Intersection over union of evidence and retrieved characters (Chroma IoU).
 

@@ -19,7 +19,7 @@ import pandas as pd
 
 from chunkeval.metrics.registry import question_metric_columns
 from chunkeval.types import Chunk, Question
-from chunkeval.validation import check_budgets, check_ks
+from chunkeval.validation import DEFAULT_KS, check_budgets, check_ks
 
 __all__ = ["chunk_arrays", "part_arrays", "question_metrics"]
 
@@ -132,7 +132,7 @@ def question_metrics(
     part_end: np.ndarray,
     ranked: np.ndarray,
     chunk_tokens: np.ndarray,
-    ks: Iterable[int] = (1, 3, 5, 10),
+    ks: Iterable[int] = DEFAULT_KS,
     budgets: Iterable[int] = (),
     budget_ranked: np.ndarray | None = None,
     token_ends: Callable[[int], Sequence[int] | np.ndarray] | None = None,
@@ -172,7 +172,7 @@ def question_metrics(
         MRR uses the whole row as its cut-off.
     chunk_tokens : array-like of int, shape (n_chunks,)
         Token count of every chunk (for ``retrieved_tokens@k``).
-    ks : iterable of int, default (1, 3, 5, 10)
+    ks : iterable of int, default :data:`chunkeval.validation.DEFAULT_KS`
         Cut-offs; ``k`` beyond ``K`` uses all ``K`` retrieved chunks.
     budgets : iterable of int, default ()
         Token budgets ``B`` of the ``@Btok`` metrics (:func:`~chunkeval.metrics.budget.budget_cut`).

@@ -16,6 +16,7 @@ from typing import Any
 
 from chunkeval._atomic import atomic_write_text
 from chunkeval._cores import sample_cpu
+from chunkeval._moments import moment
 from chunkeval.gate.checks import comparison_metrics
 from chunkeval.gate.comparison import metric_deltas
 from chunkeval.reports.charts import (
@@ -170,6 +171,7 @@ def write_report(
             fig = plot_deltas(cmp, dataset=name, styles=both, base_name="baseline", new_name="this run")
             files = save_figure(fig, dest / CHARTS_DIR, f"deltas__{name}", formats=formats)
             charts.append(ChartFile("deltas", name, f"change against baseline — {name}", files))
+    moment("report.charts")  # the charts drawn, no page written
     title = f"chunkeval report — {folder.name or folder.resolve().name}"
     html_text = render_html(
         res,
@@ -185,5 +187,6 @@ def write_report(
     md_text = render_markdown(res, charts, styles=styles, base=dest, k=k, title=title, verdicts=verdicts)
     report = dest / "report.html"
     _write_text(report, html_text)
+    moment("report.html")  # one page written, the other not
     _write_text(dest / "report.md", md_text)
     return report

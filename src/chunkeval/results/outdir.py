@@ -26,6 +26,7 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
+from chunkeval._moments import moment
 from chunkeval.errors import FolderBusy, UsageError
 
 __all__ = [
@@ -38,6 +39,7 @@ __all__ = [
     "move_into",
     "new_staging_dir",
     "refuse_symlink",
+    "signals_held",
     "staging_dir",
 ]
 
@@ -200,7 +202,7 @@ class FolderClaim:
         held meanwhile: a Ctrl-C during the moves arrives after them, on a complete
         result set, instead of leaving some files moved and the marker gone.
         """
-        with _signals_held():  # a Ctrl-C between two moves would leave half a result set
+        with signals_held():  # a Ctrl-C between two moves would leave half a result set
             move_into(self.staging, self.folder, last="manifest.json")
             shutil.rmtree(self.folder / STAGING_DIR, ignore_errors=True)
             self.marker.unlink()
@@ -232,7 +234,7 @@ class FolderClaim:
 
 
 @contextlib.contextmanager
-def _signals_held() -> Iterator[None]:
+def signals_held() -> Iterator[None]:
     """Hold SIGINT and SIGTERM until the block ends (main thread; elsewhere a no-op).
 
     A signal that arrives meanwhile is recorded, and the handler it would have met (Ctrl-C's
@@ -282,13 +284,15 @@ def move_into(source: Path, dest: Path, last: str | None = None) -> None:
     """
     names = sorted(p.name for p in source.iterdir())
     names.sort(key=lambda n: n == last)
-    for name in names:
+    for n, name in enumerate(names):
         target = dest / name
         if target.is_symlink():
             target.unlink()  # replace the link itself, never what it points to
         elif target.is_dir():
             shutil.rmtree(target)  # os.replace cannot replace a folder that has files
         os.replace(source / name, target)
+        if n == 0:
+            moment("publish.move")  # one entry moved, the others not yet
 
 
 def new_staging_dir(folder: Path) -> tuple[Path, Path]:

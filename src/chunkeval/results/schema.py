@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from chunkeval.errors import UsageError
+from chunkeval.metrics.registry import column_bounds
 
 __all__ = [
     "MAX_DEPTH",
@@ -27,6 +28,7 @@ __all__ = [
     "check_manifest",
     "check_table",
     "check_values",
+    "column_range",
     "is_empty_json_cell",
     "resolve_inside",
 ]
@@ -61,6 +63,7 @@ class Manifest(TypedDict, total=False):
     seed: int  #: the bootstrap seed
     confidence: float  #: the confidence level of every interval
     n_resamples: int  #: bootstrap resamples
+    run_spec: dict[str, Any]  #: the run's RunSpec (benchmarks.runspec.RunSpec.to_dict)
     workers: int  #: worker processes used
     workers_decision: dict[str, Any]  #: how many workers and why (benchmarks.workers.WorkerDecision)
     executor: str  #: where the stages ran (local, processes, dask)
@@ -351,18 +354,43 @@ _JSON_COLUMNS = {
 }
 
 
-# Columns whose values a run can only write in a range: shares and probabilities in [0, 1]
-# (with their interval bounds), counts and sizes >= 0. A value outside is an edited or
-# corrupted file: a baseline saying answerable@5 = 7.5 would make every run "regress".
-_PROPORTION = re.compile(
-    r"(evidence_in_one_chunk|answerability|precision_omega|mrr|mrr_any_part|p_best|over_limit_share|tiny_share"
-    r"|mid_sentence_end_share|(recall|answerable|all_parts|span_recall|span_precision|iou)@\d+(tok)?)"
-    r"(_ci_low|_ci_high)?"
+#: The columns of no metric that a run can only write in a range: ``p_best`` (a probability) in
+#: [0, 1]; counts, sizes, offsets and timings >= 0. A metric column's range is its registry
+#: entry's (:attr:`chunkeval.metrics.Metric.bounds`, with its interval bounds). A value outside
+#: is an edited or corrupted file: a baseline saying answerable@5 = 7.5 would make every run
+#: "regress".
+_OTHER_BOUNDS = (
+    (re.compile(r"p_best"), (0.0, 1.0)),
+    (
+        re.compile(r"n_\w+|size_\w+|start|end|index|limit|\w+_seconds|chars_per_second"),
+        (0.0, math.inf),
+    ),
 )
-_NON_NEGATIVE = re.compile(
-    r"n_\w+|size_\w+|retrieved_tokens@\d+|stored_token_overhead(_ci_low|_ci_high)?|start|end|index"
-    r"|limit|\w+_seconds|chars_per_second"
-)
+
+
+def column_range(column: str) -> tuple[float, float] | None:
+    """The range a run writes a column's values in, or ``None`` for an unchecked column.
+
+    Parameters
+    ----------
+    column : str
+        A column of ``summary``, ``per_question`` or ``chunks``.
+
+    Returns
+    -------
+    (float, float) or None
+        A metric column's :func:`chunkeval.metrics.registry.column_bounds`; for the other
+        columns the ranges of ``_OTHER_BOUNDS``.
+    """
+    bounds = column_bounds(column)
+    if bounds is not None:
+        return bounds
+    return next((b for pattern, b in _OTHER_BOUNDS if pattern.fullmatch(column)), None)
+
+
+def _range_text(bounds: tuple[float, float]) -> str:
+    low, high = bounds
+    return f">= {low:g}" if math.isinf(high) else f"[{low:g}, {high:g}]"
 
 
 #: How far outside its range a written value may lie by floating-point rounding alone.
@@ -371,12 +399,10 @@ _ROUNDING_SLACK = 1e-9
 
 def _out_of_range(column: str, values: pd.Series) -> pd.Series | None:
     """The values of a known column outside its range (missing values are allowed), or None."""
-    if _PROPORTION.fullmatch(column):
-        low, high = 0.0, 1.0
-    elif _NON_NEGATIVE.fullmatch(column):
-        low, high = 0.0, math.inf
-    else:
+    bounds = column_range(column)
+    if bounds is None:
         return None
+    low, high = bounds
     # numbers as floats in one numpy pass (a column of a results file is numeric as read; the
     # pandas path per column cost a millisecond, over the ~260 columns of a results folder)
     numbers = (
@@ -399,9 +425,9 @@ def _plain(x: Any) -> str:
 def check_values(tables: dict[str, pd.DataFrame], path: Path) -> None:
     """Check value ranges and that the tables agree with one another.
 
-    Shares and probabilities (``answerable@k``, ``recall@k``, ``mrr``, ``p_best`` ... and
-    their interval bounds) must lie in [0, 1]; counts, sizes, offsets and timings must be
-    ``>= 0``; every (dataset, config) of ``per_question`` (and of ``chunks``) must have its
+    A metric column's values (and interval bounds) must lie in its registered range
+    (:func:`column_range`: [0, 1] for shares such as ``answerable@k``, ``recall@k``, ``mrr``),
+    ``p_best`` in [0, 1]; counts, sizes, offsets and timings must be ``>= 0``; every (dataset, config) of ``per_question`` (and of ``chunks``) must have its
     row in ``summary``.
 
     Parameters
@@ -422,7 +448,7 @@ def check_values(tables: dict[str, pd.DataFrame], path: Path) -> None:
             if bad is not None:
                 row = int(bad.index[0])
                 where = ", ".join(f"{c}={df.at[row, c]!r}" for c in ("dataset", "config") if c in df.columns)
-                allowed = "[0, 1]" if _PROPORTION.fullmatch(str(column)) else ">= 0"
+                allowed = _range_text(column_range(str(column)) or (0.0, math.inf))
                 raise UsageError(
                     f"{path}: {name} column {column!r} holds {_plain(bad.iloc[0])} ({where}), outside {allowed}; "
                     "this is not a value chunkeval writes (an edited or damaged file)"

@@ -39,9 +39,11 @@ from typing import TextIO
 
 import pandas as pd
 
-from chunkeval._atomic import atomic_write_text
+from chunkeval._atomic import atomic_write_text, dir_mode
+from chunkeval._moments import moment
 from chunkeval.errors import UsageError
 from chunkeval.results.folder import Results
+from chunkeval.results.outdir import signals_held
 
 __all__ = ["ID_ESCAPING", "file_stem", "qrels_lines", "run_lines", "trec_id", "write_trec"]
 
@@ -200,8 +202,11 @@ def write_trec(results: Results, folder: str | Path) -> list[Path]:
     out.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".export", dir=out.parent))
     try:
+        os.chmod(staging, dir_mode())  # the export's folder, as any folder made with the umask
         written = _write_files(results, staging)
-        _replace(staging, out)
+        moment("export.write")
+        with signals_held():  # an interrupt between the two renames would leave no export
+            _replace(staging, out)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return [out / path.relative_to(staging) for path in written]
@@ -232,6 +237,7 @@ def _replace(staging: Path, out: Path) -> None:
     old = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".old", dir=out.parent))
     os.replace(out, old / "export")
     try:
+        moment("export.replace")  # the earlier export set aside, the new one not yet in place
         os.replace(staging, out)
     except OSError:
         os.replace(old / "export", out)  # put the earlier export back: never leave no folder

@@ -126,13 +126,16 @@ def get_retriever(name: str | Retriever, **params: Any) -> Retriever:
     return made
 
 
-def retriever_label(spec: Any) -> str:
+def retriever_label(spec: Any, built: Any = None) -> str:
     """The name a run records for a retriever: its spec, without paths, or an object's parameters.
 
     Parameters
     ----------
     spec : str or Retriever
         What :func:`get_retriever` takes.
+    built : Retriever, optional
+        ``get_retriever(spec)``, when the caller has it already (the spec is then not parsed
+        again).
 
     Returns
     -------
@@ -141,7 +144,7 @@ def retriever_label(spec: Any) -> str:
         digest, never by folder); else the spec string; else, for an object,
         ``name(param=value, ...)`` of its ``get_params(deep=False)`` (never its ``repr``).
     """
-    r = get_retriever(spec)
+    r = get_retriever(spec) if built is None else built
     own = r.label() if hasattr(r, "label") else None
     if own:
         return str(own)

@@ -12,6 +12,15 @@ A sentence ends
      (``Dr.``, ``Mr.``, ``Mrs.``, ``Ms.``, ``Prof.``, ``St.``, ``vs.``,
      ``e.g.``, ``i.e.``, ``cf.`` ..., and ``No.``, ``Fig.``, ``Jan.`` ...
      when a digit follows);
+   * a period after the abbreviation of a figure, number, equation, section,
+     chapter, volume, page or table (English ``Fig.``, ``No.``, ``Eq.``,
+     ``Sec.``, ``Ch.``, ``Vol.``, ``Tab.`` ...; German ``Abb.``, ``Nr.``,
+     ``Kap.``; Spanish ``Núm.``, ``Cap.``, ``Pág.``; French ``Éq.``;
+     Romanian ``Nr.``, ``Pag.``; Russian ``Рис.``, ``Табл.``, ``Гл.``; Greek
+     ``Σχ.``, ``Εικ.``, ``Κεφ.``; Turkish ``Şek.``) followed by its
+     capital-letter label: upper-case letters with a digit (``Fig. S3``,
+     ``Eq. A1``, ``No. A5``), a Roman numeral (``Sec. IV``) or, except after
+     the abbreviations of "number", one capital letter (``Fig. A``);
    * a period after a capitalised abbreviation that is not an English word
      (months ``Jan.`` ... ``Sept.`` ... ``Dec.``, ``Fig.``, ``Vol.``,
      ``Ch.`` ...) when the next word starts with a lower-case letter
@@ -72,6 +81,11 @@ A sentence ends
      sentence terminator nor a quotation mark: ``、`` ``，`` ``：`` ...). Other text
      (``“好。”是回答。``) starts a new sentence: Chinese marks no attribution after a
      quotation in a way a rule can see;
+2b. in Thai and Lao, which mark a sentence end with a space and no punctuation, at
+   whitespace between two letters (or marks) of those scripts: ``ไปแล้ว ฉันกลับบ้าน`` is two
+   sentences. Writers also put a space between clauses, so a piece may be a clause rather
+   than a whole sentence, but never a paragraph; a space beside a digit or a Latin word
+   (``ปี 2020``, ``ของ Apple``) cuts nothing;
 3. at a paragraph end: a blank line (a line holding only whitespace; ``\n``,
    ``\r\n``, a lone ``\r``, U+2028 LINE SEPARATOR and U+2029 PARAGRAPH
    SEPARATOR all end lines) or a U+2029 PARAGRAPH SEPARATOR
@@ -132,6 +146,16 @@ import regex
 
 from chunkeval.text import lines as _lines
 from chunkeval.text._spans import _not_inside, _stripped_spans, _word_mask
+from chunkeval.text.abbreviations import (
+    ALWAYS,
+    BEFORE_LOWER,
+    BEFORE_NUMBER,
+    LABELLED,
+    MAY_END,
+    NUMERO,
+    TITLES,
+    is_label,
+)
 from chunkeval.text.lines import (
     _LEADS,
     _LETTER_LINE,
@@ -229,6 +253,21 @@ def _other_script_cuts(text: str) -> list[int]:
     return cuts
 
 
+# Rule 2b: whitespace (no line end) between two Thai or Lao letters or marks (digits excluded)
+_SPACED_SCRIPTS = "\u0e01-\u0e4f\u0e5a\u0e5b\u0e81-\u0ecf\u0edc-\u0edf"
+_SPACED_SCRIPT_GAP = re.compile(
+    f"(?<=[{_SPACED_SCRIPTS}])[^\\S\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]+(?=[{_SPACED_SCRIPTS}])"
+)
+_HAS_SPACED_SCRIPT = re.compile(f"[{_SPACED_SCRIPTS}]")
+
+
+def _spaced_script_cuts(text: str) -> list[int]:
+    """Ends of the Thai and Lao sentences closed by a space (rule 2b), in order."""
+    if _HAS_SPACED_SCRIPT.search(text) is None:
+        return []
+    return [m.start() for m in _SPACED_SCRIPT_GAP.finditer(text)]
+
+
 #: Code points below this have a rule-2 table (:func:`_other_terminator_table`); a text with
 #: a code point at or above it is scanned whole.
 _TERMINATOR_TABLE_SIZE = 0x20000
@@ -277,30 +316,6 @@ _DOTTED_FORM = re.compile(r"[^\W\d_]{1,3}(?:\.[^\W\d_]{1,3})+")
 _DOTTED_ACRONYM = re.compile(r"(?:[^\W\d_]\.)+[^\W\d_]")
 # Dotted degrees with a group longer than three letters.
 _DEGREES = frozenset("d.phil m.phil b.phil m.arch b.arch m.eng b.eng m.mus b.mus m.econ".split())
-
-# Abbreviations written before a name or word: never end a sentence.
-# Titles must be capitalised ("Dr.", "DR."), the rest match in any case.
-_TITLES = frozenset(
-    "mr mrs ms messrs mmes mme mlle dr prof rev hon gen col lt capt cmdr sgt cpl "
-    "gov sen rep pres supt insp st mt".split()
-)
-_ALWAYS = frozenset("vs v cf viz e.g i.e eg ie approx ca resp incl esp".split())
-# Abbreviations used before a number: no break when a digit follows.
-_BEFORE_NUMBER = frozenset(
-    "no nos fig figs vol vols p pp ch chap sec sect eq eqs art tab ref refs op "
-    "jan feb mar apr jun jul aug sep sept oct nov dec".split()
-)
-# Abbreviations that are not English words: written capitalised ("Sept.",
-# "Fig.") they continue the sentence before a lower-case word. (Lower-case
-# "sec." or "no." may be the word "no" or an acronym such as the SEC in
-# lower-cased text, so those still end a sentence.)
-_BEFORE_LOWER = frozenset(
-    "jan feb mar apr jun jul aug sep sept oct nov dec fig figs vol vols pp ch chap sect eq eqs".split()
-)
-# Abbreviations that also end sentences: break only before an upper-case word.
-_MAY_END = frozenset(
-    "etc inc ltd co corp llc plc bros jr sr al a.m p.m am pm ft oz lb lbs min max dept est univ".split()
-)
 
 # Capitalised words that commonly start a sentence but rarely continue a
 # name or an acronym: after a dotted acronym or a single capital letter they
@@ -415,15 +430,17 @@ def _is_sentence_end(text: str, m: re.Match[str]) -> bool:
     low = core.lower()
     if len(core) == 1 and core.isupper() and _is_initial(text, m):
         return False  # "J. R. R. Tolkien", "John F. Kennedy"
-    if low in _ALWAYS:
+    if low in ALWAYS:
         return False
-    if low in _TITLES and core[0].isupper():
+    if low in TITLES and core[0].isupper():
         return False
-    if low in _BEFORE_NUMBER and nxt.isdigit():
+    if low in BEFORE_NUMBER and nxt.isdigit():
         return False
-    if low in _BEFORE_LOWER and core.istitle() and nxt.islower():
+    if low in LABELLED and is_label(text, m.start("next"), low in NUMERO):
+        return False  # "Fig. S3", "Sec. IV", "Eq. A1": the abbreviation's label
+    if low in BEFORE_LOWER and core.istitle() and nxt.islower():
         return False  # "The Sept. meeting"
-    if low in _MAY_END:
+    if low in MAY_END:
         return nxt.isupper()
     if low in _DEGREES or (
         _DOTTED_FORM.fullmatch(core) and (core[0].isupper() or _DOTTED_ACRONYM.fullmatch(core))
@@ -501,11 +518,11 @@ def _period_verdict(word: str) -> bool | None:
     if len(core) == 1 and core.isupper():
         return None  # an initial, quoted or not, depends on its neighbours
     low = core.lower()
-    if low in _ALWAYS:
+    if low in ALWAYS:
         return False
-    if low in _TITLES and core[0].isupper():
+    if low in TITLES and core[0].isupper():
         return False
-    if low in _BEFORE_NUMBER or low in _BEFORE_LOWER or low in _MAY_END or low in _DEGREES:
+    if low in BEFORE_NUMBER or low in BEFORE_LOWER or low in MAY_END or low in _DEGREES:
         return None
     if _DOTTED_FORM.fullmatch(core) or (core.isdigit() and len(core) <= 3):
         return None
@@ -718,6 +735,8 @@ def sentence_spans(text: str) -> list[Span]:
     cuts.extend(list_cuts)
     if _may_hold_other_terminators(text, lines):  # rule 2 needs a non-ASCII terminator
         cuts.extend(_other_script_cuts(text))
+    if not text.isascii():
+        cuts.extend(_spaced_script_cuts(text))
     cuts.extend(_terminator_cuts(text, lines, markers))
     blocks = _markdown_blocks(text, lines)
     cuts = _not_inside(sorted(cuts), blocks)  # a block is never cut inside ...

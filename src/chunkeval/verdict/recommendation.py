@@ -351,6 +351,7 @@ def recommend(
     k = run_headline_k(results) if k is None else int(k)
     choice = rank_metric(results, dataset, rank_by)
     col, notes, signal = choice.column, choice.notes, choice.signal
+    notes = [*notes, *language_notes(results, dataset)]
     configs = rows["config"].astype(str).tolist()
     value = rows[col].to_numpy(float)
     overhead = rows["stored_token_overhead"].to_numpy(float)
@@ -421,6 +422,35 @@ def recommend(
         scorable_of=choice.n_questions,
         truncation=window_shares(results, rows),
     )
+
+
+def language_notes(results: Any, dataset: str) -> list[str]:
+    """A caveat when a dataset is not English and the run used the bundled English-only MiniLM.
+
+    Parameters
+    ----------
+    results : Results
+        Its manifest gives the dataset's ``provenance["language"]`` (public datasets record it)
+        and the run's retriever and chunker specs.
+    dataset : str
+        The dataset's name.
+
+    Returns
+    -------
+    list of str
+        One sentence, or none (English, no language recorded, or no ``minilm`` in the run).
+    """
+    manifest = getattr(results, "manifest", None) or {}
+    language = (((manifest.get("datasets") or {}).get(dataset) or {}).get("provenance") or {}).get("language")
+    specs = [str(c.get("spec", "")) for c in manifest.get("configs") or [] if isinstance(c, dict)]
+    used = " ".join([str(manifest.get("retriever", "")), *specs])
+    if not language or language == "en" or "minilm" not in used.lower():
+        return []
+    return [
+        f"Caveat: {dataset} is not English (language {language!r}) and the bundled MiniLM encoder "
+        "(all-MiniLM-L6-v2) was trained on English only, so its dense scores here say little; "
+        "the lexical retrievers (tfidf, bm25) analyse every script"
+    ]
 
 
 def _num(v: float) -> str:

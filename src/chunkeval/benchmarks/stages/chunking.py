@@ -130,7 +130,7 @@ def chunk_tokens(
 
 def chunk_documents(
     ctx: PreparedDataset,
-    chunker: ChunkerLike | str,
+    chunker: ChunkerLike,
     tok: TokenizerLike,
     key: str,
     lo: int = 0,
@@ -162,8 +162,8 @@ def chunk_documents(
     Parameters
     ----------
     ctx : PreparedDataset
-    chunker : Chunker or str
-        A chunker or its spec.
+    chunker : Chunker
+        The configuration's chunker (resolved from its spec once, where the run started).
     tok : Tokenizer
         The run's tokenizer (the dataset was prepared with it).
     key : str
@@ -177,9 +177,6 @@ def chunk_documents(
     seconds : float
         Wall-clock seconds spent chunking.
     """
-    from chunkeval.chunkers import get_chunker
-
-    chunker = get_chunker(chunker) if isinstance(chunker, str) else chunker
     hi = len(ctx.documents) if hi is None else hi
     t0 = time.perf_counter()
     chunks: list[Chunk] = []

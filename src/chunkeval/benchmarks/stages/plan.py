@@ -36,7 +36,7 @@ def _run_tokenizer(settings: Settings) -> tuple[TokenizerLike, str]:
 
 
 def _chunk_step(
-    ctx: PreparedDataset, chunker: ChunkerLike | str, settings: Settings, lo: int, hi: int
+    ctx: PreparedDataset, chunker: ChunkerLike, settings: Settings, lo: int, hi: int
 ) -> ChunkPiece:
     return chunk_documents(ctx, chunker, *_run_tokenizer(settings), lo, hi)
 
@@ -47,15 +47,12 @@ def _index_step(ctx: PreparedDataset, settings: Settings, *pieces: ChunkPiece) -
 
 def _score_step(
     ctx: PreparedDataset,
-    chunker: ChunkerLike | str,
+    chunker: ChunkerLike,
     label: str,
     settings: Settings,
     indexed: Indexed,
     *blocks: Retrieved,
 ) -> Evaluation:
-    from chunkeval.chunkers import get_chunker
-
-    chunker = get_chunker(chunker) if isinstance(chunker, str) else chunker
     assert indexed.chunked is not None  # index_stage always keeps the chunks
     tok = resolve_tokenizer(settings.tokenizer)
     release_freed_memory()  # the query blocks' heap memory, before scoring allocates its own
@@ -65,7 +62,7 @@ def _score_step(
 def plan_evaluation(
     submit: Submit,
     ctx: Any,
-    chunker: ChunkerLike | str,
+    chunker: ChunkerLike,
     label: str,
     settings: Settings,
     document_blocks: Sequence[tuple[int, int]],
@@ -87,8 +84,8 @@ def plan_evaluation(
     submit : callable(step, *args)
         Runs a step; may return a handle (a Dask future) that later steps receive.
     ctx : PreparedDataset, or a handle ``submit`` resolves to one
-    chunker : Chunker or str
-        A chunker or its spec (resolved where each step runs).
+    chunker : Chunker
+        The configuration's chunker.
     label : str
         The configuration's name in the tables.
     settings : Settings
@@ -136,7 +133,7 @@ def _announcing(on_stage: Callable[[str], None]) -> Callable[..., Any]:
 
 def evaluate(
     ctx: PreparedDataset,
-    chunker_in: ChunkerLike | str,
+    chunker: ChunkerLike,
     label: str,
     settings: Settings,
     on_stage: Callable[[str], None] | None = None,
@@ -152,8 +149,8 @@ def evaluate(
     Parameters
     ----------
     ctx : PreparedDataset
-    chunker_in : Chunker or str
-        A chunker or its spec.
+    chunker : Chunker
+        The configuration's chunker.
     label : str
         The configuration's name in the tables.
     settings : Settings
@@ -164,9 +161,6 @@ def evaluate(
     -------
     Evaluation
     """
-    from chunkeval.chunkers import get_chunker
-
-    chunker = get_chunker(chunker_in) if isinstance(chunker_in, str) else chunker_in
     whole_documents, whole_questions = [(0, len(ctx.documents))], [(0, len(ctx.questions))]
     submit = _call if on_stage is None else _announcing(on_stage)
     return plan_evaluation(submit, ctx, chunker, label, settings, whole_documents, whole_questions)

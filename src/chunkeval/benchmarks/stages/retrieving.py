@@ -90,7 +90,7 @@ def index_stage(ctx: PreparedDataset, chunked: Chunked, settings: Settings) -> I
     """
     if not (chunked.n_chunks and ctx.questions):
         return Indexed(None, 0.0, chunked)
-    retriever = settings.build_retriever()
+    retriever = settings.new_retriever()
     t0 = time.perf_counter()
     retriever.fit(chunked.texts)
     return Indexed(retriever, time.perf_counter() - t0, chunked)
@@ -124,13 +124,13 @@ def search_stage(
     if indexed.retriever is None or not queries:
         return Retrieved(np.zeros((len(queries), 0), dtype=np.int64), None, 0.0, 0.0)
     t0 = time.perf_counter()
-    ranked = _search(indexed.retriever, queries, max(settings.ks))
+    ranked = _search(indexed.retriever, queries, max(settings.spec.ks))
     deep = None
-    if settings.budgets:
+    if settings.spec.budgets:
         if indexed.chunked is None:
             raise ValueError("token budgets need the indexed chunks' token counts (Indexed.chunked)")
         deep = _deep_ranking(
-            indexed.retriever, queries, ranked, indexed.chunked.n_tokens, max(settings.budgets)
+            indexed.retriever, queries, ranked, indexed.chunked.n_tokens, max(settings.spec.budgets)
         )
         # one ranking per question: the @k metrics read its first max(ks) entries, the @Btok
         # ones as deep as the budget, so the stored list traces both (a retriever whose

@@ -97,13 +97,13 @@ def score_stage(
         part_end,
         retrieved.ranked,
         chunked.n_tokens,
-        ks=settings.ks,
-        budgets=settings.budgets,
+        ks=settings.spec.ks,
+        budgets=settings.spec.budgets,
         budget_ranked=retrieved.budget_ranked,
         token_ends=token_ends,
     )
-    pure = _pure_metric_values(chunked, retrieved.ranked, ctx.questions, settings.ks)
-    metric_cols = [*question_metric_columns(settings.ks, settings.budgets), *pure]
+    pure = _pure_metric_values(chunked, retrieved.ranked, ctx.questions, settings.spec.ks)
+    metric_cols = [*question_metric_columns(settings.spec.ks, settings.spec.budgets), *pure]
     values = {**{c: pq[c].to_numpy() for c in metric_cols if c not in pure}, **pure}
     ids = chunked.ids()
     # one constructor call: adding ~40 columns one by one costs pandas a copy-check each
@@ -116,7 +116,7 @@ def score_stage(
             "question_id": [q.id for q in ctx.questions],
             "n_parts": pq["n_parts"].to_numpy(dtype=np.int64),
             **values,
-            "retrieved_chunk_ids": _traced_ids(retrieved, chunked.n_tokens, settings.budgets, ids),
+            "retrieved_chunk_ids": _traced_ids(retrieved, chunked.n_tokens, settings.spec.budgets, ids),
             "evidence": ctx.evidence_json,
         }
     )
@@ -197,7 +197,7 @@ def _window_columns(ctx: PreparedDataset, chunked: Chunked, settings: Settings) 
     """Dense runs: the shares of chunks and evidence past the model's window."""
     from chunkeval.retrieval.window import window_shares
 
-    return window_shares(settings.build_retriever(), lambda: chunked.texts, chunked.arrays, ctx.parts())
+    return window_shares(settings.unfitted, lambda: chunked.texts, chunked.arrays, ctx.parts())
 
 
 def _summary_row(
@@ -222,7 +222,10 @@ def _summary_row(
 
     arr = values.to_numpy(dtype=np.float64)
     low, high = bootstrap_ci(
-        arr, confidence=settings.confidence, n_resamples=settings.n_resamples, seed=settings.seed
+        arr,
+        confidence=settings.spec.confidence,
+        n_resamples=settings.spec.n_resamples,
+        seed=settings.spec.seed,
     )
     low, high = np.asarray(low, dtype=np.float64).reshape(-1), np.asarray(high, dtype=np.float64).reshape(-1)
     means = arr.mean(axis=0) if len(arr) else np.full(arr.shape[1], np.nan)

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
-from chunkeval.protocols import TokenizerLike
+from chunkeval.benchmarks.runspec import RunSpec
+from chunkeval.protocols import RetrieverLike, TokenizerLike
 
 __all__ = ["Settings"]
 
@@ -14,31 +14,43 @@ __all__ = ["Settings"]
 class Settings:
     """What every configuration of a run is measured with (plain, picklable data).
 
-    ``retriever`` is the recorded, path-free name (:func:`chunkeval.retrieval.retriever_label`);
-    ``retriever_spec``, when set, is what the retriever is built from (a spec naming a folder,
-    or a retriever object, cloned for each configuration).
+    The run's :class:`~chunkeval.benchmarks.runspec.RunSpec` (without its datasets and
+    configurations, which the jobs carry) and what was resolved from it once, where the run
+    started.
+
+    Parameters
+    ----------
+    retriever : str
+        The recorded, path-free name of the retriever
+        (:func:`chunkeval.retrieval.retriever_label`).
+    unfitted : Retriever
+        The run's retriever, never fitted: each configuration fits its own copy
+        (:meth:`new_retriever`).
+    tokenizer : str or Tokenizer
+        The run's tokenizer as it travels to workers: a spec, or an object with no equal spec.
+    spec : RunSpec
+        The run: the stages read its ``ks``, ``budgets``, ``seed``, ``confidence``,
+        ``n_resamples`` and ``rank_by``.
     """
 
     retriever: str
-    ks: tuple[int, ...]
+    unfitted: RetrieverLike
     tokenizer: str | TokenizerLike
-    seed: int
-    confidence: float
-    n_resamples: int
-    budgets: tuple[int, ...] = ()
-    rank_by: str | None = None
-    retriever_spec: Any = None
+    spec: RunSpec
 
-    def build_retriever(self) -> Any:
-        """A new, unfitted retriever of the run."""
-        from chunkeval.retrieval import Retriever, get_retriever
+    def new_retriever(self) -> RetrieverLike:
+        """A new, unfitted copy of the run's retriever (its parameters copied, nothing parsed).
 
-        if self.retriever_spec is None:
-            return get_retriever(self.retriever)
-        if isinstance(self.retriever_spec, str):
-            return get_retriever(self.retriever_spec)
-        if isinstance(self.retriever_spec, Retriever):
-            return self.retriever_spec.clone()
+        Returns
+        -------
+        Retriever
+            ``unfitted.clone()``, or scikit-learn's ``clone`` of a retriever that is not a
+            chunkeval :class:`~chunkeval.retrieval.Retriever`.
+        """
+        from chunkeval.retrieval import Retriever
+
+        if isinstance(self.unfitted, Retriever):
+            return self.unfitted.clone()
         from sklearn.base import clone  # another retriever object: scikit-learn's protocol
 
-        return clone(self.retriever_spec)
+        return clone(self.unfitted)

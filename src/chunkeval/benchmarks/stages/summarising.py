@@ -60,11 +60,11 @@ def _probability_best(
     for name, rows in summary.groupby("dataset", sort=False):
         pq = per_question[per_question["dataset"] == rows["dataset"].iloc[0]]
         col = choose_rank_metric(
-            rows, settings.ks, settings.budgets, rank_by=settings.rank_by, per_question=pq
+            rows, settings.spec.ks, settings.spec.budgets, rank_by=settings.spec.rank_by, per_question=pq
         ).column
         metric_of[str(name)] = col
         wide = pq.pivot(index="question_id", columns="config", values=col)
         configs = rows["config"].tolist()
-        p = probability_best(wide[configs].to_numpy(float), settings.n_resamples, settings.seed)
+        p = probability_best(wide[configs].to_numpy(float), settings.spec.n_resamples, settings.spec.seed)
         out[rows.index.to_numpy()] = p
     return out, metric_of

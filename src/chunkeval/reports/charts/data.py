@@ -17,8 +17,6 @@ from chunkeval.labels import config_family, family_name
 from chunkeval.reports.style import ConfigStyle, config_styles
 
 __all__ = [
-    "COMPACT_METRIC_LABELS",
-    "METRIC_LABELS",
     "SMALL_MULTIPLES_ABOVE",
     "ci_errors",
     "config_groups",
@@ -29,35 +27,13 @@ __all__ = [
 ]
 
 
-#: Human names of metrics for axis labels.
-METRIC_LABELS: dict[str, str] = {
-    "evidence_in_one_chunk": "evidence in\none chunk",
-    "answerability": "answerability\n(no retriever)",
-    "mrr": "MRR\n(all parts)",
-    "mrr_any_part": "MRR\n(any part)",
-    "precision_omega": "precision Ω",
-}
-
-
-#: Compact axis labels for the narrow panels of small multiples.
-COMPACT_METRIC_LABELS: dict[str, str] = {
-    "evidence_in_one_chunk": "in one\nchunk",
-    "answerability": "answer-\nability",
-    "mrr": "MRR\nall parts",
-    "mrr_any_part": "MRR\nany part",
-}
-
-
-#: Compact names of ``@k`` metrics (before their cut-off) in narrow panels.
-_COMPACT_PREFIX = {"answerable": "answer-\nable", "all_parts": "all\nparts", "iou": "IoU"}
-
-
 def metric_axis_name(metric: str, compact: bool = False) -> str:
-    r"""A metric's name on a chart axis.
+    r"""A metric's name on a chart axis, from its registry entry.
 
-    The name is :data:`METRIC_LABELS`, or in narrow panels (``compact``)
-    :data:`COMPACT_METRIC_LABELS` with ``@k`` and ``@Btok`` columns broken before their cut-off
-    (``"recall\n@5"``, ``"answer-\nable\n@512tok"``).
+    The entry's :meth:`~chunkeval.metrics.Metric.axis_name`: its ``label``, or in narrow panels
+    (``compact``) its ``compact_label`` with ``@k`` and ``@Btok`` columns broken before their
+    cut-off (``"recall\n@5"``, ``"answer-\nable\n@512tok"``); a column of no registered
+    metric is shown as it is (broken the same way when compact).
 
     Parameters
     ----------
@@ -69,13 +45,13 @@ def metric_axis_name(metric: str, compact: bool = False) -> str:
     -------
     str
     """
-    if compact:
-        if metric in COMPACT_METRIC_LABELS:
-            return COMPACT_METRIC_LABELS[metric]
-        name, at, cut = metric.partition("@")
-        if at:  # the cut-off on a line of its own: answerable@512tok is three short lines
-            return f"{_COMPACT_PREFIX.get(name, name)}\n@{cut}"
-    return METRIC_LABELS.get(metric, metric)
+    from chunkeval.metrics.registry import metric_of_column
+
+    entry = metric_of_column(metric)
+    if entry is not None:
+        return entry.axis_name(metric, compact)
+    name, at, cut = metric.partition("@")
+    return f"{name}\n@{cut}" if compact and at else metric
 
 
 #: Above this many configurations, k curves and dataset bars become small multiples (one
