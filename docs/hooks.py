@@ -459,8 +459,12 @@ MANIFEST = {
     "budgets": "token budgets of the budget-matched metrics",
     "chunkeval_version": "version of chunkeval that wrote the folder",
     "confidence": "confidence level of the intervals (0.95)",
-    "configs": "one object per configuration: label, spec, family and every parameter",
-    "datasets": "one object per dataset: spec, fingerprint (sha256 of the content), statistics, provenance",
+    "configs": "one object per configuration: label, spec, family, every parameter, the spec as `given` "
+    "(null for an object) and its `code` outside chunkeval (module -> distribution version, or the "
+    "sha256 of a module no distribution provides), which a gate checks before re-running it",
+    "datasets": "one object per dataset: spec, fingerprint (sha256 of the content), `digests` (per "
+    "document its text; per question its text and evidence offsets, and `questions_by_content`: its "
+    "text and each evidence part's document id and text), statistics, provenance",
     "dependencies": "versions of the packages that can change a number",
     "executor": "where the stages ran: `local`, `processes` or `dask`",
     "endpoint_usage": "per OpenAI-compatible endpoint (`MODEL@HOST`) the run called: model, host, requests "

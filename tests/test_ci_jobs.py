@@ -212,7 +212,16 @@ def test_composite_action_runs_its_steps_in_a_team_repository(dist, venv, tmp_pa
     action = yaml.safe_load((REPO / "action.yml").read_text(encoding="utf-8"))
     assert action["runs"]["using"] == "composite"
     declared = action["inputs"]
-    assert {"suite", "dataset", "chunkers", "baseline", "fail-on", "strict"} <= set(declared)
+    assert {
+        "suite",
+        "dataset",
+        "chunkers",
+        "baseline",
+        "fail-on",
+        "strict",
+        "stale-share",
+        "fail-on-drift",
+    } <= set(declared)
     steps = action["runs"]["steps"]
     assert any(s.get("uses", "").startswith("actions/upload-artifact") for s in steps)
     repo = _team_repo(tmp_path / "team")
@@ -224,7 +233,7 @@ def test_composite_action_runs_its_steps_in_a_team_repository(dist, venv, tmp_pa
         dataset="jsonl:eval/my_corpus",
         chunkers="pipeline=sentence(max_chars=1000)\nsmall=fixed(chunk_size=128)",
         baseline="eval/chunkeval-baseline.json",
-        **{"fail-on": "answerable@5:0.02,answerability:2%"},
+        **{"fail-on": "answerable@5:0.02,answerability:2%", "stale-share": "25%", "fail-on-drift": "true"},
     )
     # the action installs from its own checkout (github.action_path); here: the wheel built from it
     github = {"action_path": str(next(dist.glob("*.whl")))}

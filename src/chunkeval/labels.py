@@ -465,16 +465,24 @@ def text_table(header: list[str], rows: list[list[str]]) -> str:
     return "\n".join([line(header), "  ".join("-" * w for w in widths), *(line(r) for r in rows)])
 
 
+#: The parameters that set a chunk's size: never hidden in a leading ``…``, even at their
+#: default, since the size is what tells a grid's configurations apart (``fixed(200, 0, tokens,
+#: cl100k_base)``, not ``fixed(…, cl100k_base)``).
+_SIZE_KEYS = frozenset({"chunk_size", "max_chars", "max_words", "max_tokens"})
+
+
 def _without_defaults(name: str, params: dict[str, object], defaults: dict[str, object]) -> str:
     """A registered chunker's ``name(values)`` without trailing defaults.
 
-    A run of two or more leading defaults is shown as ``…``.
+    A run of two or more leading defaults is shown as ``…``; the run stops at a size
+    parameter (:data:`_SIZE_KEYS`).
     """
+    keys = list(defaults)
     pairs = [(params.get(key, default), default) for key, default in defaults.items()]
     while len(pairs) > 1 and pairs[-1][0] == pairs[-1][1]:
         pairs.pop()
     values = [_value(v) for v, _ in pairs]
-    lead = next((i for i, (v, d) in enumerate(pairs) if v != d), 0)
+    lead = next((i for i, (v, d) in enumerate(pairs) if v != d or keys[i] in _SIZE_KEYS), 0)
     if lead >= 2:
         values = ["…", *values[lead:]]
     return f"{name}({', '.join(values)})"

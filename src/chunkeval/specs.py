@@ -173,7 +173,9 @@ def parse_options(text: str, where: str) -> dict[str, str]:
     Raises
     ------
     UsageError
-        An item that is not ``key=value``, or a key given twice (the last would silently win).
+        An item that is not ``key=value``, a key given twice (the last would silently win), or
+        options joined by ``&`` as in a URL (``lang=th&tier=nano``: the second would be lost
+        in the first's value).
     """
     options: dict[str, str] = {}
     for item in filter(None, (t.strip() for t in text.split(","))):
@@ -182,8 +184,19 @@ def parse_options(text: str, where: str) -> dict[str, str]:
             raise UsageError(f"{where}: option {item!r} is not of the form key=value")
         if key.strip() in options:
             raise UsageError(f"{where}: option {key.strip()!r} is given twice; give it once")
+        joined = _URL_JOIN.search(value)
+        if joined:  # a URL's query string: lang=th&tier=nano
+            fixed = f"{key.strip()}={value[: joined.start()].strip()},{value[joined.start() + 1 :].strip()}"
+            raise UsageError(
+                f"{where}: option {key.strip()}={value.strip()!r} holds another option after '&'; "
+                f"options are separated by ',' ({fixed})"
+            )
         options[key.strip()] = value.strip()
     return options
+
+
+#: ``&key=`` inside an option's value: options joined the way a URL's query string joins them.
+_URL_JOIN = re.compile(r"&\s*[A-Za-z_]\w*\s*=")
 
 
 _OVERLAP_PAIRS = (("chunk_overlap", "chunk_size"), ("overlap_tokens", "max_tokens"))

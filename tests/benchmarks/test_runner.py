@@ -197,6 +197,8 @@ def test_manifest(tiny_results):
         "params": {"chunk_overlap": 0, "chunk_size": 10, "tokenizer": "regex", "unit": "chars"},
         "limit": 10,
         "limit_unit": "chars",
+        "given": FIXED10,  # the spec as given, which a gate re-runs
+        "code": {},  # chunkeval's own code only
     }
     assert {"numpy", "scikit-learn", "pandas", "matplotlib"} <= set(m["dependencies"])
     assert m["machine"]["cpu_count"] == os.cpu_count()

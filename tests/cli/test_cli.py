@@ -258,7 +258,11 @@ def test_datasets_lists_loaders(capsys):
     # the public datasets: size, languages, licence, source
     assert "  public:covid_qa: COVID-QA" in out
     assert (
-        "98 documents, 1380 questions, 2,303,726 characters (0.9 MB packaged); language en (English)" in out
+        "98 documents, 1,380 questions, 2,303,726 characters (0.9 MB packaged); language en (English)" in out
+    )
+    assert (
+        "576 documents, 14,280 questions, 2,216,521 characters (48 documents and 1,190 questions "
+        "per language) (2.0 MB packaged)" in out
     )
     assert "licence: CC BY-SA 4.0" in out and "th (Thai)" in out and "zh (Chinese)" in out
     assert "source: https://github.com/google-deepmind/xquad @ 7d30520c7175" in out
@@ -268,6 +272,7 @@ def test_datasets_lists_loaders(capsys):
 def test_published_rows_print_beside_the_run_values():
     import pandas as pd
 
+    from chunkeval.benchmarks.published import CHROMA_GENERAL_FINGERPRINT, published_comparison
     from chunkeval.benchmarks.suites import chroma_fixed_spec
     from chunkeval.cli.output import published_table
 
@@ -283,13 +288,20 @@ def test_published_rows_print_beside_the_run_values():
             },
         ]
     )
-    text = published_table(summary, "chroma")
-    lines = text.splitlines()
+
+    def table(suite, fingerprints=None):
+        return published_table(published_comparison(summary, suite, fingerprints))
+
+    fingerprints = {"chroma_general": CHROMA_GENERAL_FINGERPRINT}
+    lines = table("chroma", fingerprints).splitlines()
     assert lines[0] == "published rows this run reproduces (Smith & Troynikov (2024); percent):"
     assert lines[1].split() == ["published", "row", "metric", "chunkeval", "published", "difference"]
     assert lines[-1].split() == ["TokenText", "200/0", "precision_omega", "21.47", "21.00", "+0.47"]
     assert len(lines) == 4  # heading, header, rule, one row: the sentence row has no published value
-    assert published_table(summary, "chroma_nano") == ""  # other questions: not comparable
+    assert table("chroma_nano", fingerprints) == ""  # other questions: not comparable
+    # chroma:PATH on other content (a user's folder, one corpus of the report): never "reproduces"
+    assert table("chroma", {"chroma_general": "0" * 64}) == ""
+    assert table("chroma") == ""  # content unknown: not the published data
 
 
 def test_inspect_file(tmp_path, capsys):

@@ -137,3 +137,21 @@ def test_run_warns_about_draft_questions(tmp_path, capsys):
     assert code == 0
     err = capsys.readouterr().err
     assert "chunkeval: warning: dataset 'docs': 1 question(s) are still marked \"draft\": true" in err
+
+
+def test_validate_counts_the_answers_a_squad_file_had_relocated(tmp_path, capsys):
+    context = "The virus binds ACE2. Binding to ACE2 needs the spike."
+    qas = [
+        {"id": 1, "question": "What?", "answers": [{"text": "spike", "answer_start": 46}]},
+        {"id": 2, "question": "Which?", "answers": [{"text": "virus", "answer_start": 4}]},
+    ]
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps({"data": [{"paragraphs": [{"context": context, "qas": qas}]}]}), "utf-8")
+    assert main(["validate", f"squad:{path}"]) == 0
+    out = capsys.readouterr().out
+    assert (
+        "  relocated answers: 1 (moved to their one exact text within relocate=5 characters of "
+        "answer_start; relocate=0 refuses them)"
+    ) in out.splitlines()
+    assert main(["validate", f"squad:{path}?relocate=0"]) == 2
+    assert "relocated answers" not in capsys.readouterr().out

@@ -354,6 +354,8 @@ def test_resolve_dataset_spec():
     assert resolve_dataset_spec("chroma:some/folder") == ("chroma", "some/folder", {})
     with pytest.raises(DatasetError, match="needs a path"):
         resolve_dataset_spec("jsonl:")
+    with pytest.raises(DatasetError, match="public needs a name"):  # a name, not a path
+        resolve_dataset_spec("public:")
     with pytest.raises(DatasetError, match="key=value"):
         resolve_dataset_spec("synthetic:n_docs")
 

@@ -183,3 +183,15 @@ def test_packaged_gzip_files_are_deterministic():
     assert raw[:4] == b"\x1f\x8b\x08\x00" and raw[4:8] == b"\x00\x00\x00\x00"  # no FNAME, mtime 0
     first = json.loads(gzip.decompress(raw).decode("utf-8").splitlines()[0])
     assert set(first) <= {"id", "text", "metadata"}
+
+
+def test_options_joined_like_a_url_query_name_the_separator():
+    # "public:xquad?lang=th&tier=nano" read as lang 'th&tier=nano': "no language", the fix unsaid
+    from chunkeval.datasets import DatasetError, load
+
+    with pytest.raises(DatasetError) as err:
+        load("public:xquad?lang=th&tier=nano")
+    assert str(err.value) == (
+        "public:xquad?lang=th&tier=nano: option lang='th&tier=nano' holds another option after '&'; "
+        "options are separated by ',' (lang=th,tier=nano)"
+    )

@@ -86,3 +86,22 @@ def test_covid_qa_as_published_loads_with_234_answers_relocated():
     assert len(moved) == 234
     shifts = sorted({q.metadata["relocated_from"] - q.evidence[0].start for q in moved})
     assert shifts == [-3, -2, 1]  # published offsets 1 too early, or 2-3 too late
+
+
+def test_a_refused_answer_names_the_fix_and_an_empty_one_says_so(tmp_path):
+    with pytest.raises(DatasetError) as err:
+        load_squad(_file(tmp_path, [_qa("far", "spike", 42)]))
+    assert err.value.problems[0].endswith(
+        "(not relocated: no exact occurrence within 5 characters); correct its answer_start"
+        " or allow a larger relocate="
+    )
+    with pytest.raises(DatasetError) as err:
+        load_squad(_file(tmp_path, [_qa("amb", "ACE2", 2)], "ACE2 ACE2 binds."))
+    assert err.value.problems[0].endswith("within 5 characters); correct its answer_start")
+    with pytest.raises(DatasetError) as err:
+        load_squad(_file(tmp_path, [_qa("e", "", 3)]))
+    (problem,) = err.value.problems
+    assert problem == (
+        "s.json:data[0].paragraphs[0].qas[0]: question 'e': answers[0] has an empty 'text'; "
+        "give the answer's text (the evidence is checked against it)"
+    )

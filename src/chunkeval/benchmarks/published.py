@@ -16,12 +16,13 @@ https://research.trychroma.com/evaluating-chunking
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from chunkeval.benchmarks.suites import chroma_fixed_spec
 
-__all__ = ["PUBLISHED", "PublishedRow", "published_comparison"]
+__all__ = ["CHROMA_GENERAL_FINGERPRINT", "PUBLISHED", "PublishedRow", "published_comparison", "run_published"]
 
 
 @dataclass(frozen=True)
@@ -40,6 +41,10 @@ class PublishedRow:
         Where it was published (paper, table, row).
     row : str
         The published row's name, shown beside the value (``"TokenText 200/0"``).
+    fingerprint : str
+        :attr:`chunkeval.datasets.Dataset.fingerprint` of the data the row was measured on
+        (``""``: any). A run on other content (``chroma:PATH`` on a user's own folder, a subset)
+        gets no published value beside it: the row was not measured there.
     """
 
     spec: str
@@ -47,9 +52,13 @@ class PublishedRow:
     value: float
     source: str
     row: str = ""
+    fingerprint: str = ""
 
 
 _CHROMA_SOURCE = "Smith & Troynikov (2024), TokenTextSplitter {size}/{overlap}, Precision Ω"
+#: The fingerprint of the report's corpora and 472 questions (``public:chroma_general``, and
+#: ``chroma:PATH`` on the raw folder: the same content); a test checks it against the package.
+CHROMA_GENERAL_FINGERPRINT = "a0d84ad50e61750508a50c57be23f98af16744833ce6458720555fc827c10838"
 
 #: The published rows by suite name (rows of a nano tier are not comparable: other questions).
 PUBLISHED: dict[str, tuple[PublishedRow, ...]] = {
@@ -60,6 +69,7 @@ PUBLISHED: dict[str, tuple[PublishedRow, ...]] = {
             value / 100,
             _CHROMA_SOURCE.format(size=size, overlap=overlap),
             f"TokenText {size}/{overlap}",
+            CHROMA_GENERAL_FINGERPRINT,
         )
         for (size, overlap), value in {
             (800, 400): 4.7,
@@ -71,7 +81,9 @@ PUBLISHED: dict[str, tuple[PublishedRow, ...]] = {
 }
 
 
-def published_comparison(summary: Any, suite: str) -> list[dict[str, Any]]:
+def published_comparison(
+    summary: Any, suite: str, fingerprints: Mapping[str, str] | None = None
+) -> list[dict[str, Any]]:
     """The published rows of ``suite`` beside the run's values.
 
     Parameters
@@ -80,6 +92,11 @@ def published_comparison(summary: Any, suite: str) -> list[dict[str, Any]]:
         ``Results.summary`` (``config``, ``spec``, the metric columns).
     suite : str
         The suite's name.
+    fingerprints : mapping of str to str, optional
+        Dataset name -> :attr:`~chunkeval.datasets.Dataset.fingerprint` of the run's data
+        (``manifest["datasets"][name]["fingerprint"]``). A row with a fingerprint is compared
+        only on a dataset with that fingerprint; unknown (``None``, a missing name) is not
+        that dataset.
 
     Returns
     -------
@@ -87,7 +104,8 @@ def published_comparison(summary: Any, suite: str) -> list[dict[str, Any]]:
         One per published row the run measured: ``dataset``, ``config``, ``metric``, ``value``
         (chunkeval's), ``published``, ``difference`` (value - published), ``source``, ``row``
         (the published row's name). Empty when the
-        suite has no published rows or the run left their configurations out.
+        suite has no published rows, the run left their configurations out or ran them on
+        other data.
     """
     rows = PUBLISHED.get(suite, ())
     if not rows or summary is None or len(summary) == 0:
@@ -97,6 +115,8 @@ def published_comparison(summary: Any, suite: str) -> list[dict[str, Any]]:
     for row in rows:
         hit = summary[specs.astype(str) == row.spec]
         for _, r in hit.iterrows():
+            if row.fingerprint and (fingerprints or {}).get(str(r["dataset"])) != row.fingerprint:
+                continue  # not the data the row was published on
             value = float(r[row.metric])
             out.append(
                 {
@@ -111,3 +131,28 @@ def published_comparison(summary: Any, suite: str) -> list[dict[str, Any]]:
                 }
             )
     return out
+
+
+def run_published(results: Any, suite: str | None = None) -> list[dict[str, Any]]:
+    """:func:`published_comparison` of a run, from its summary and manifest.
+
+    Parameters
+    ----------
+    results : Results
+        The run (its ``summary``, and its ``manifest``'s ``suite`` name and dataset
+        fingerprints).
+    suite : str, optional
+        The suite's name (default: ``manifest["suite"]["name"]``).
+
+    Returns
+    -------
+    list of dict
+        As :func:`published_comparison`; empty for a run of no suite with published rows.
+    """
+    manifest = getattr(results, "manifest", None) or {}
+    if suite is None:
+        entry = manifest.get("suite")
+        suite = str(entry.get("name") or "") if isinstance(entry, dict) else ""
+    info = manifest.get("datasets") or {}
+    fingerprints = {str(n): str(d.get("fingerprint")) for n, d in info.items() if isinstance(d, dict)}
+    return published_comparison(results.summary, suite, fingerprints)

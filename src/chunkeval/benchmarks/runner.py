@@ -348,8 +348,11 @@ def _manifest(
     The manifest (:class:`~chunkeval.results.schema.Manifest`): environment, datasets, configurations, settings, timings; ``facts`` gives
     ``started_at, conditions`` (:meth:`ResolvedRun.conditions`), ``run_spec``
     (:meth:`RunSpec.to_dict`), ``p_best_metric, workers,
-    executor, total_seconds, endpoint_usage``.
+    executor, total_seconds, endpoint_usage, given_specs`` (each configuration's spec as
+    given, None for an object).
     """
+    from chunkeval.chunkers.code import code_identity
+
     manifest = cast(Manifest, _environment())
     manifest["started_at"] = facts["started_at"]
     manifest["datasets"] = {
@@ -372,8 +375,11 @@ def _manifest(
             else (o.get_params(deep=False) if hasattr(o, "get_params") else {}),
             "limit": o.size_limit[0],
             "limit_unit": o.size_limit[1],
+            # what a later run needs to re-run it faithfully: the spec as given, the code outside chunkeval
+            "given": given,
+            "code": code_identity(o, given),
         }
-        for o, label in zip(objects, labels, strict=True)
+        for o, label, given in zip(objects, labels, facts["given_specs"], strict=True)
     ]
     recorded = facts["conditions"]  # the run's spec, as resolved (RunSpec.to_manifest's keys)
     manifest.update(
@@ -510,7 +516,7 @@ def run(
         ``chunkeval_version, python, platform, dependencies, git_commit,
         git_dirty, project {commit, ref, source} (the evaluated project's commit:
         ``GITHUB_SHA``/``GITHUB_REF``, else the working directory's git commit), started_at, datasets {name: {spec, fingerprint, stats,
-        provenance}}, configs [{config, chunker, params, limit, limit_unit}],
+        digests, provenance}}, configs [{config, spec, chunker, params, limit, limit_unit, given, code}],
         retriever, retriever_params {class, params[, analyzer][, embedder
         {class, params}][, components]}, ks, tokenizer, seed, confidence, n_resamples,
         run_spec, workers,
@@ -760,6 +766,7 @@ def run_resolved(
         "executor": executor,
         "total_seconds": time.perf_counter() - t_start,
         "endpoint_usage": _endpoint_usage(outputs, executor),
+        "given_specs": [p if isinstance(p, str) else None for p in payloads],
     }
     manifest = _manifest(settings, loaded, specs, load_seconds, objects, labels, summary, outputs, facts)
     return Results(

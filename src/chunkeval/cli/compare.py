@@ -16,7 +16,7 @@ from typing import Any
 from chunkeval.cli.exit_codes import EXIT_USAGE, CLIError, one_line, stderr_line
 from chunkeval.errors import IncomparableRuns, UsageError
 
-__all__ = ["append_step_summary", "cmd_compare", "emit_comparison", "summarised_failure"]
+__all__ = ["append_step_summary", "cmd_compare", "emit_comparison", "stale_option", "summarised_failure"]
 
 
 def append_step_summary(markdown: str) -> None:
@@ -77,6 +77,12 @@ def emit_comparison(cmp: Any, fmt: str, all_rows: bool) -> int:
     return cmp.exit_code
 
 
+def stale_option(args: argparse.Namespace) -> dict[str, Any]:
+    """``{"stale_share": SHARE}`` when ``--stale-share`` was given, else ``{}`` (the gate's default)."""
+    share = getattr(args, "stale_share", None)
+    return {} if share is None else {"stale_share": share}
+
+
 def cmd_compare(args: argparse.Namespace) -> int:
     """Compare two results folders or baselines, or two configurations of one (``chunkeval compare``).
 
@@ -119,5 +125,5 @@ def cmd_compare(args: argparse.Namespace) -> int:
             "or one RESULTS folder with --configs A B"
         )
     with summarised_failure(args.baseline, args.current):
-        cmp = compare(args.baseline, args.current, args.fail_on, strict=args.strict)
+        cmp = compare(args.baseline, args.current, args.fail_on, strict=args.strict, **stale_option(args))
     return emit_comparison(cmp, args.format, args.all)

@@ -77,9 +77,13 @@ def _print_public() -> None:
         names = ", ".join(f"{k} ({v['name']})" for k, v in langs.items())
         plural = "s" if len(langs) > 1 else ""
         size = packaged_bytes(name) / 1e6
+        each = ""
+        if len(langs) > 1 and len({(v["documents"], v["questions"]) for v in langs.values()}) == 1:
+            one = next(iter(langs.values()))
+            each = f" ({one['documents']:,} documents and {one['questions']:,} questions per language)"
         print(
-            f"    {docs} documents, {questions} questions, {chars:,} characters ({size:.1f} MB packaged); "
-            f"language{plural} {names}"
+            f"    {docs:,} documents, {questions:,} questions, {chars:,} characters{each} "
+            f"({size:.1f} MB packaged); language{plural} {names}"
         )
         print(f"    licence: {entry['licence']}")
         print(f"    source: {entry['source']} @ {entry['commit'][:12]}")

@@ -6,12 +6,42 @@ Parsing the text is done here; the rules (the range of a cut-off, of a seed) are
 
 from __future__ import annotations
 
+import argparse
 from collections.abc import Sequence
 
 from chunkeval.cli.exit_codes import CLIError
 from chunkeval.validation import check_ks, check_seed
 
-__all__ = ["check_seed_option", "parse_ints", "parse_ks", "worker_count"]
+__all__ = ["check_seed_option", "parse_ints", "parse_ks", "parse_share", "worker_count"]
+
+
+def parse_share(text: str) -> float:
+    """A share in [0, 1] from ``--stale-share``: ``0.2`` or ``20%``.
+
+    Parameters
+    ----------
+    text : str
+
+    Returns
+    -------
+    float
+        In [0, 1].
+
+    Raises
+    ------
+    argparse.ArgumentTypeError
+        Not a number, or outside [0, 1] (0% to 100%); argparse words it as a usage error of
+        the flag (exit 2).
+    """
+    item = text.strip()
+    scale = 100.0 if item.endswith("%") else 1.0
+    try:
+        value = float(item.removesuffix("%")) / scale
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expects a share such as 0.2 or 20%, got {text!r}") from None
+    if not 0.0 <= value <= 1.0:  # NaN fails too
+        raise argparse.ArgumentTypeError(f"expects a share from 0 to 1 (0% to 100%), got {text!r}")
+    return value
 
 
 def parse_ints(values: Sequence[str] | None, option: str) -> tuple[int, ...]:

@@ -126,15 +126,14 @@ def summary_table(
     return "\n\n".join(blocks)
 
 
-def published_table(summary: Any, suite: str) -> str:
-    """The published numbers the run reproduces, beside its own (``""`` when none).
+def published_table(rows: Sequence[Mapping[str, Any]]) -> str:
+    """The published numbers a run reproduces, beside its own (``""`` when none).
 
     Parameters
     ----------
-    summary : pandas.DataFrame
-        ``Results.summary``.
-    suite : str
-        The suite's name (its rows are :data:`chunkeval.benchmarks.published.PUBLISHED`).
+    rows : sequence of dict
+        :func:`chunkeval.benchmarks.published.run_published` (or
+        :func:`~chunkeval.benchmarks.published.published_comparison`) of the run.
 
     Returns
     -------
@@ -143,9 +142,6 @@ def published_table(summary: Any, suite: str) -> str:
         configuration that reproduces it), metric, chunkeval, published and difference, in
         percent.
     """
-    from chunkeval.benchmarks.published import published_comparison
-
-    rows = published_comparison(summary, suite)
     if not rows:
         return ""
     body = [

@@ -12,7 +12,7 @@ from chunkeval.cli.exit_codes import CLIError
 from chunkeval.cli.export import cmd_export
 from chunkeval.cli.inspection import cmd_inspect
 from chunkeval.cli.listing import cmd_chunkers, cmd_datasets
-from chunkeval.cli.options import worker_count
+from chunkeval.cli.options import parse_share, worker_count
 from chunkeval.cli.report import cmd_report
 from chunkeval.cli.run import RESULTS_ROOT, cmd_run
 from chunkeval.cli.validate import cmd_validate
@@ -40,6 +40,15 @@ def _gate_options(p: argparse.ArgumentParser) -> None:
         "--strict",
         action="store_true",
         help="fail (exit 1) on a change beyond the tolerance even when it is inconclusive (its test cannot tell it from noise)",
+    )
+    p.add_argument(
+        "--stale-share",
+        type=parse_share,
+        default=None,
+        metavar="SHARE",
+        help="largest share of a dataset's questions that may have changed (added, removed, edited) "
+        "since the baseline for the others to be compared, e.g. 0.2 or 20%% (default 20%%); beyond, "
+        "the baseline is stale (exit 2)",
     )
 
 
@@ -173,6 +182,13 @@ def build_parser() -> argparse.ArgumentParser:
         "regression, 2 when incomparable",
     )
     _gate_options(p)
+    p.add_argument(
+        "--fail-on-drift",
+        action="store_true",
+        help="when the documents changed since the baseline, fail (exit 1) if the baseline's "
+        "configurations re-run on today's documents regressed against the baseline's values "
+        "(default: the drift is one informative line)",
+    )
     p.set_defaults(handler=cmd_run)
 
     p = sub.add_parser(

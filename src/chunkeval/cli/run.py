@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
 from chunkeval._moments import moment
 from chunkeval.benchmarks.workers import check_workers
-from chunkeval.cli.compare import emit_comparison, summarised_failure
+from chunkeval.cli.compare import emit_comparison, stale_option, summarised_failure
 from chunkeval.cli.exit_codes import EXIT_FAILURE, EXIT_OK, CLIError, one_line, stderr_line, writing
 from chunkeval.cli.options import check_seed_option, parse_ints, parse_ks
 from chunkeval.cli.output import COLUMN_LEGEND, published_table, recommendation_text, summary_table
@@ -111,7 +111,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         )
     )
     print(COLUMN_LEGEND)
-    published = published_table(results.summary, name)
+    from chunkeval.benchmarks.published import run_published
+
+    published = published_table(run_published(results, name))
     if published:
         print(f"\n{published}")
     print(f"\nresults: {folder}")
@@ -130,16 +132,45 @@ def cmd_run(args: argparse.Namespace) -> int:
     if recommendation:
         print(f"\n{recommendation}")
     if baseline is not None:
-        from chunkeval.gate.comparison import compare
-
         for line in _rank_notes(baseline, results, adopted):
             print(line)
-
-        cmp = compare(baseline, results, args.fail_on, strict=args.strict)
-        cmp.baseline_name, cmp.current_name = args.baseline, str(folder)
+        cmp = _gate(args, baseline, results, spec.run_kwargs())
+        cmp.current_name = str(folder)
         print()
         code = max(code, emit_comparison(cmp, "text", all_rows=False))
     return code
+
+
+def _gate(args: argparse.Namespace, baseline: Any, results: Any, kwargs: dict[str, Any]) -> Any:
+    """The gate of this run against ``--baseline`` (:func:`chunkeval.gate.drift.compare_today`).
+
+    When the documents changed since the baseline, its configurations are re-run on today's
+    documents with this run's settings, to tell the pull request's change from the documents'.
+    """
+    from chunkeval.benchmarks.runner import run
+    from chunkeval.gate.drift import compare_today
+
+    settings = {
+        **kwargs,
+        "datasets": list(results.datasets.values()) if results.datasets else kwargs.get("datasets"),
+        "seed": args.seed,
+        "workers": args.workers,
+        "executor": args.executor,
+        "scheduler": args.scheduler,
+    }
+    settings.pop("chunkers", None)
+    cmp = compare_today(
+        baseline,
+        results,
+        args.fail_on,
+        rerun=lambda chunkers: run(chunkers=chunkers, **settings),
+        strict=args.strict,
+        fail_on_drift=args.fail_on_drift,
+        **stale_option(args),
+    )
+    if cmp.drift is None:
+        cmp.baseline_name = args.baseline
+    return cmp
 
 
 def _check_run_options(args: argparse.Namespace) -> None:
@@ -357,8 +388,11 @@ def _gate_baseline(args: argparse.Namespace) -> Any:
     a second instead of after the benchmark.
     """
     if args.baseline is None:
-        if args.fail_on or args.strict:
-            raise CLIError("--fail-on and --strict need --baseline FILE (a baseline to compare against)")
+        if args.fail_on or args.strict or args.fail_on_drift or args.stale_share is not None:
+            raise CLIError(
+                "--fail-on, --strict, --stale-share and --fail-on-drift need --baseline FILE "
+                "(a baseline to compare against)"
+            )
         return None
     from chunkeval.gate.comparison import load_side, metric_names, parse_checks
 

@@ -24,6 +24,19 @@ def _print_reader_losses(prov: dict) -> None:
             print(f"    {doc_id}: {dropped_summary({'dropped': kinds})}")
 
 
+def _print_loader_repairs(prov: dict) -> None:
+    """What a loader moved or skipped on the way in (SQuAD's relocated and unanswerable questions)."""
+    relocated = prov.get("relocated_answers") or 0
+    if relocated:
+        print(
+            f"  relocated answers: {relocated} (moved to their one exact text within "
+            f"relocate={prov.get('relocate')} characters of answer_start; relocate=0 refuses them)"
+        )
+    skipped = prov.get("skipped_impossible") or 0
+    if skipped:
+        print(f"  unanswerable questions skipped: {skipped}")
+
+
 def cmd_validate(args: argparse.Namespace) -> int:
     """Load a dataset; print every problem, or its statistics and the spans nobody verified."""
     from chunkeval.datasets import DatasetError, load
@@ -56,6 +69,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     if origin is not None:
         print(f"  generated questions: {origin}")
     print(f"  draft questions: {prov.get('draft_questions', 0)}")
+    _print_loader_repairs(prov)
     _print_reader_losses(prov)
     unverified = [
         (q, i, part)

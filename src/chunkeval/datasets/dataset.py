@@ -216,27 +216,42 @@ class Dataset:
     def content_digests(self) -> dict[str, dict[str, str]]:
         """A short digest of every question and document, to name what changed between runs.
 
-        The record :attr:`fingerprint` hashes, one at a time: a document's text, a
-        question's text and evidence parts ``(doc_id, start, end)``, each the first 12 hex
-        digits of the SHA-256 of its canonical JSON line. Two runs whose fingerprints
-        differ compare these to say which questions and documents were added, removed or
-        edited (:func:`chunkeval.gate.conditions.dataset_changes`).
+        Three maps, each digest the first 12 hex digits of the SHA-256 of a canonical JSON
+        line: ``documents`` (a document's text), ``questions`` (a question's text and evidence
+        parts ``(doc_id, start, end)``: where its evidence stands, kept to show that evidence
+        moved) and ``questions_by_content`` (a question's *content identity*: its text and each
+        evidence part's document id and exact text, wherever that text now starts). A
+        document edit outside every quoted span changes no question's content identity.
+        Two runs whose fingerprints differ compare these to say which questions and
+        documents were added, removed or edited (:func:`chunkeval.gate.conditions.dataset_changes`).
 
         Returns
         -------
         dict
-            ``{"questions": {question id: digest}, "documents": {document id: digest}}``,
-            ids sorted.
+            ``{"questions": {question id: digest}, "questions_by_content": {question id:
+            digest}, "documents": {document id: digest}}``, ids sorted. A part whose document
+            is not in the dataset (an invalid dataset) is identified by its offsets.
         """
 
         def short(record: list[Any]) -> str:
             return hashlib.sha256(_canon(record)).hexdigest()[:12]
 
+        texts = {d.id: d.text for d in self.documents}
+
+        def part_text(p: EvidenceSpan) -> Any:
+            text = texts.get(p.doc_id)
+            return text[int(p.start) : int(p.end)] if text is not None else [int(p.start), int(p.end)]
+
+        ordered = sorted(self.questions, key=lambda q: q.id)
         questions = {
-            q.id: short([q.text, [[p.doc_id, int(p.start), int(p.end)] for p in q.evidence]])
-            for q in sorted(self.questions, key=lambda q: q.id)
+            q.id: short([q.text, [[p.doc_id, int(p.start), int(p.end)] for p in q.evidence]]) for q in ordered
         }
-        return {"questions": questions, "documents": {d.id: short([d.text]) for d in self.documents}}
+        by_content = {q.id: short([q.text, [[p.doc_id, part_text(p)] for p in q.evidence]]) for q in ordered}
+        return {
+            "questions": questions,
+            "questions_by_content": by_content,
+            "documents": {d.id: short([d.text]) for d in self.documents},
+        }
 
     # ------------------------------------------------------------------ validation
     def problems(self) -> list[str]:

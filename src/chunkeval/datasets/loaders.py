@@ -202,7 +202,8 @@ def resolve_dataset_spec(spec: str) -> tuple[str, str, dict[str, str]]:
     if not loader.takes_path:
         return prefix, "", _parse_options(rest, spec)
     if not rest:
-        raise DatasetError(f"dataset spec {spec!r}: {prefix} needs a path ({loader.description})")
+        what = "a name" if loader.description.startswith(f"{prefix}:NAME") else "a path"
+        raise DatasetError(f"dataset spec {spec!r}: {prefix} needs {what} ({loader.description})")
     path, opts = split_path_options(rest)
     return prefix, path, _parse_options(opts, spec)
 
@@ -399,7 +400,9 @@ def _squad(path: str, options: dict[str, str]) -> Dataset:
         f"squad:{path}",
     )
     if opts.get("relocate", 0) < 0:
-        raise DatasetError(f"squad:{path}: relocate must be >= 0 (characters)")
+        raise DatasetError(
+            f"squad:{path}: relocate must be >= 0 (characters); relocate=0 turns relocation off"
+        )
     if opts.get("evidence", "answer") not in ("answer", "sentence"):
         raise DatasetError(f"squad:{path}: evidence must be 'answer' or 'sentence'")
     name = opts.pop("name", "") or None

@@ -284,6 +284,12 @@ def load_squad(
                     problems.append(f"{qloc}: question {qid!r}: " + "; ".join(answer_bad))
                     continue
                 first = answers[0]
+                if not first["text"]:
+                    problems.append(
+                        f"{qloc}: question {qid!r}: answers[0] has an empty 'text'; give the answer's "
+                        "text (the evidence is checked against it)"
+                    )
+                    continue
                 a_start = first["answer_start"]
                 a_end = a_start + len(first["text"])
                 inside = 0 <= a_start < a_end <= len(context)
@@ -291,17 +297,20 @@ def load_squad(
                 if not inside or context[a_start:a_end] != first["text"]:
                     new_start, why = (
                         relocated_start(context, first["text"], a_start, relocate)
-                        if relocate and first["text"]
+                        if relocate
                         else (None, f"relocate={relocate}")
                     )
                     if new_start is None:
                         problems.append(
-                            f"{qloc}: answer span [{a_start}, {a_end}) is outside the "
-                            f"paragraph (length {len(context)}) or empty (not relocated: {why})"
-                            if not inside
-                            else f"{qloc}: answer text {first['text']!r} differs from the context "
-                            f"at answer_start {a_start}: {context[a_start:a_end]!r} "
-                            f"(not relocated: {why})"
+                            (
+                                f"{qloc}: answer span [{a_start}, {a_end}) is outside the "
+                                f"paragraph (length {len(context)})"
+                                if not inside
+                                else f"{qloc}: answer text {first['text']!r} differs from the context "
+                                f"at answer_start {a_start}: {context[a_start:a_end]!r}"
+                            )
+                            + f" (not relocated: {why}); correct its answer_start"
+                            + ("" if why.startswith("ambiguous") else " or allow a larger relocate=")
                         )
                         continue
                     moved_from, a_start = a_start, new_start

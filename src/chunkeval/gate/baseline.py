@@ -291,6 +291,41 @@ def _check_counts(
             )
 
 
+def _check_configs(path: Path, summary: pd.DataFrame, identity: dict[str, Any]) -> None:
+    """The identity's configurations are listed once each and agree with the summary's specs.
+
+    A file re-sealed after its parts were edited apart (``identity configs`` naming one
+    configuration twice, or another spec than its summary rows) would gate one chunker against
+    the numbers of another, or re-run the wrong one.
+    """
+    configs = identity.get("configs")
+    if configs is None:
+        return
+    if not isinstance(configs, list) or not all(isinstance(c, dict) for c in configs):
+        raise _fail(path, "'identity configs' must be a list of objects")
+    labels = [str(c.get("config")) for c in configs]
+    twice = sorted({label for label in labels if labels.count(label) > 1})
+    if twice:
+        raise _fail(
+            path, f"'identity configs' lists configuration {twice[0]!r} {labels.count(twice[0])} times"
+        )
+    specs = {str(c.get("config")): c.get("spec") for c in configs}
+    if "spec" not in summary.columns:
+        return
+    for dataset, config, spec in zip(summary["dataset"], summary["config"], summary["spec"], strict=True):
+        if (
+            config in specs
+            and specs[config] is not None
+            and spec not in (None, "None")
+            and specs[config] != spec
+        ):
+            raise _fail(
+                path,
+                f"its parts disagree on configuration {config!r}: 'identity configs' gives spec "
+                f"{specs[config]!r}, 'summary {dataset}/{config}' gives {spec!r}",
+            )
+
+
 def save_baseline(results: Results | str | os.PathLike, path: str | os.PathLike) -> Path:
     """Write a baseline file for a run, atomically (whole or not at all).
 
@@ -440,5 +475,6 @@ def load_baseline(path: str | os.PathLike) -> Results:
     check_values({"summary": summary, "per_question": questions}, Path(path))  # ranges, agreement
     check_manifest(identity, p)
     _check_counts(p, summary, questions, identity)
+    _check_configs(p, summary, identity)
     _check_seal(p, data)
     return Results(summary=summary, per_question=questions, chunks=pd.DataFrame(), manifest=manifest)

@@ -3,10 +3,13 @@
 :func:`compare` pairs a *baseline* run with a *current* run (two result folders, a committed
 baseline file and a run, or two :class:`~chunkeval.results.folder.Results`):
 
-1. **Measuring conditions.** Both runs must have measured the same thing: the same dataset
-   fingerprints and question ids, ks, retriever and retriever parameters, and tokenizer.
-   Any difference makes the comparison *incomparable* (exit code 2), because then no
-   difference in the numbers means anything. A different chunkeval version, Python,
+1. **Measuring conditions.** Both runs must have measured the same thing: the same ks,
+   retriever and retriever parameters, and tokenizer; any difference makes the comparison
+   *incomparable* (exit code 2), because then no difference in the numbers means anything. A
+   dataset whose documents or questions changed is compared on the questions unchanged on
+   both sides (questions are identified by their text and evidence texts), the others named
+   and left out, unless more than ``stale_share`` of them changed (a stale baseline: exit 2)
+   (:mod:`~chunkeval.gate.conditions`, :mod:`~chunkeval.gate.changes`). A different chunkeval version, Python,
    dependency version or git commit is reported as a note.
 2. **Configurations** are matched by label (``config``: the label given with
    ``LABEL=SPEC``, else the spec). A label whose parameters changed is compared and the
@@ -50,7 +53,7 @@ from __future__ import annotations
 import difflib
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -59,6 +62,7 @@ import pandas as pd
 
 from chunkeval.errors import PathNotFound, UsageError
 from chunkeval.gate.baseline import load_baseline
+from chunkeval.gate.changes import STALE_SHARE, resave_command
 from chunkeval.gate.checks import (
     Check,
     comparison_metrics,
@@ -87,6 +91,12 @@ from chunkeval.gate.outcomes import (
     question_rows,
 )
 from chunkeval.gate.render import inconclusive_sentence, render, strategy_sentences
+from chunkeval.gate.scope import (
+    fixed_by_the_data,
+    restrict,
+    unchecked_by_construction,
+    unchecked_on_other_documents,
+)
 from chunkeval.labels import compact_display_label, display_label
 from chunkeval.policy import CONFIDENCE
 from chunkeval.results.folder import MANIFEST_FILE, Results, to_jsonable
@@ -194,6 +204,12 @@ class Comparison:
         ``"gate"`` for a run against a baseline (:func:`compare`); ``"strategy"`` for two
         configurations of one run (:func:`compare_configs`), which names winners instead
         of regressions.
+    drift : Comparison or None
+        The documents' drift, when the baseline's configurations were re-run on today's
+        documents (:func:`chunkeval.gate.drift.compare_today`): those runs against the baseline's stored
+        values, on the unchanged questions. Informative unless ``fail_on_drift``.
+    fail_on_drift : bool
+        A drift regression fails the gate (exit code 1).
     """
 
     rows: pd.DataFrame
@@ -206,6 +222,13 @@ class Comparison:
     baseline_name: str = "baseline"
     current_name: str = "current"
     mode: str = "gate"
+    drift: Comparison | None = None
+    fail_on_drift: bool = False
+
+    @property
+    def drift_fails(self) -> bool:
+        """Whether the documents' drift fails the gate: ``fail_on_drift`` and a drift regression."""
+        return bool(self.fail_on_drift and self.drift is not None and len(self.drift.regressions))
 
     @property
     def regressions(self) -> pd.DataFrame:
@@ -235,7 +258,7 @@ class Comparison:
         if self.mode == "strategy":
             return EXIT_OK
         failing = len(self.regressions) + (len(self.inconclusive) if self.strict else 0)
-        return EXIT_REGRESSION if failing else EXIT_OK
+        return EXIT_REGRESSION if failing or self.drift_fails else EXIT_OK
 
     def verdict(self) -> str:
         """One sentence: what the gate decided and why.
@@ -259,6 +282,8 @@ class Comparison:
                 f"({', '.join(gone)}); run them again or update the baseline"
             )
         reg, undecided = self.regressions, self.inconclusive
+        if self.drift is not None and self.drift_fails and not len(reg):
+            return f"the documents' drift fails --fail-on-drift: {self.drift.verdict()}"
         if len(reg):
             what = ", ".join(
                 dict.fromkeys(f"{r.metric} ({display_label(str(r.config), 40)})" for r in reg.itertuples())
@@ -335,6 +360,17 @@ class Comparison:
                 "reasons": self.reasons,
                 "notes": self.notes,
                 "dataset_changes": self.dataset_changes,
+                "dataset_change_counts": {
+                    name: {kind: len(ids) for kind, ids in changes.items()}
+                    for name, changes in self.dataset_changes.items()
+                },
+                "drift": None
+                if self.drift is None
+                else {
+                    "fails": self.drift_fails,
+                    "verdict": self.drift.verdict(),
+                    "rows": self.drift.display_rows().to_dict(orient="records"),
+                },
                 "spec_changes": self.spec_changes(),
                 "mode": self.mode,
                 "outcome_labels": dict(OUTCOME_LABELS),
@@ -359,6 +395,8 @@ def compare(
     confidence: float | None = None,
     n_resamples: int | None = None,
     seed: int | None = None,
+    stale_share: float = STALE_SHARE,
+    only: Mapping[str, Collection[str]] | None = None,
 ) -> Comparison:
     """Compare a current run with a baseline, question by question.
 
@@ -376,6 +414,14 @@ def compare(
     confidence, n_resamples, seed : optional
         Paired bootstrap settings; default: the current run's manifest (else
         :data:`chunkeval.policy.CONFIDENCE`, 1000 resamples, seed 0).
+    stale_share : float, default :data:`~chunkeval.gate.changes.STALE_SHARE`
+        In [0, 1]. A dataset changed since the baseline is compared on its questions unchanged
+        on both sides (the others named and left out) when at most this share of its questions
+        changed; beyond, the baseline is stale (exit code 2, with the command that re-saves it).
+    only : mapping of str to collection of str, optional
+        Dataset -> the question ids to compare (the others are left out): how the re-run
+        baseline configurations are compared on the questions unchanged since the baseline
+        file (:func:`chunkeval.gate.drift.compare_today`).
 
     Returns
     -------
@@ -386,8 +432,11 @@ def compare(
     FileNotFoundError
         A side's path does not exist.
     ValueError
-        A corrupt side, or a check naming a metric the runs do not have.
+        A corrupt side, a check naming a metric the runs do not have, or a ``stale_share``
+        outside [0, 1].
     """
+    if not 0.0 <= float(stale_share) <= 1.0:
+        raise UsageError(f"stale share {stale_share!r} is not a share in [0, 1]; give e.g. 0.2 (20%)")
     base, cur = load_side(baseline), load_side(current)
     manifest = cur.manifest or {}
     st = Stats(
@@ -396,11 +445,13 @@ def compare(
         int(seed if seed is not None else manifest.get("seed") or 0),
     )
     check_list = _resolve_checks(checks, base, cur)
-    found = conditions(base, cur)
+    found = conditions(base, cur, float(stale_share))
+    keep = {**found.unchanged, **(only or {})}
+    base, cur = restrict(base, keep), restrict(cur, keep)
     pairing = _Pairing(base, cur, [m for m in metric_names(cur) if m in set(metric_names(base))], st)
     records = []
     datasets = list(dict.fromkeys([*datasets_of(base), *datasets_of(cur)]))
-    fixed = {dataset: _fixed_by_the_data(base, cur, dataset) for dataset in datasets}
+    fixed = {dataset: fixed_by_the_data(base, cur, dataset) for dataset in datasets}
     for dataset in datasets:
         if dataset not in datasets_of(base):
             found.notes.append(f"dataset {dataset} is new (not in the baseline)")
@@ -419,16 +470,20 @@ def compare(
     if unmeasured:
         found.reasons.append(f"checked metric(s) {', '.join(unmeasured)} missing from one side")
     rows = _frame(records, {c.metric: c for c in check_list})
-    found.notes += _unchecked_by_construction(rows, fixed)
+    found.notes += unchecked_by_construction(rows, fixed)
+    found.notes += unchecked_on_other_documents(rows, found.documents_changed, pairing.c_metrics)
+    baseline_name = _side_name(baseline, base)
+    resave = f"; re-save it: {resave_command(base.manifest or {}, baseline_name)}"
     return Comparison(
         rows=rows,
         checks=check_list,
-        reasons=found.reasons + list(found.per_dataset.values()),
+        reasons=found.reasons
+        + [why + (resave if name in found.stale else "") for name, why in found.per_dataset.items()],
         notes=found.notes,
         dataset_changes=found.changes,
         strict=strict,
         confidence=st.confidence,
-        baseline_name=_side_name(baseline, base),
+        baseline_name=baseline_name,
         current_name=_side_name(current, cur),
     )
 
@@ -591,36 +646,6 @@ def _frame(records: list[dict[str, Any]], by_metric: dict[str, Check]) -> pd.Dat
     rows["_order"] = rows["outcome"].map(order)
     rows = rows.sort_values(["_order"], kind="stable").drop(columns="_order")
     return rows.reset_index(drop=True)
-
-
-def _fixed_by_the_data(base: Results, cur: Results, dataset: str) -> dict[str, str]:
-    """Metrics one dataset fixes whatever the chunking, on either side, with the reason.
-
-    A check on such a metric (``answerable@5`` where no question has all its evidence in one
-    document) can never fail, so it would only pretend to guard
-    (:func:`chunkeval.policy.by_construction`).
-    """
-    from chunkeval.policy import by_construction
-
-    fixed: dict[str, str] = {}
-    for side in (base, cur):
-        fixed.update(by_construction(side.summary[side.summary["dataset"].astype(str) == dataset]))
-    return fixed
-
-
-def _unchecked_by_construction(rows: pd.DataFrame, fixed: dict[str, dict[str, str]]) -> list[str]:
-    """Uncheck the rows of metrics the data fix (:func:`_fixed_by_the_data`); one note per dataset."""
-    notes = []
-    for dataset, reasons in fixed.items():
-        if not len(rows):
-            break
-        hit = rows["checked"] & (rows["dataset"].astype(str) == dataset) & rows["metric"].isin(list(reasons))
-        if hit.any():
-            metrics = list(dict.fromkeys(rows.loc[hit, "metric"]))
-            rows.loc[hit, "checked"] = False
-            rows.loc[hit, "check"] = ""
-            notes.append(f"dataset {dataset}: {', '.join(metrics)} not checked, n/a: {reasons[metrics[0]]}")
-    return notes
 
 
 def _find_config(results: Results, name: str) -> str:

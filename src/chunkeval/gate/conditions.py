@@ -1,11 +1,15 @@
 """Whether two runs measured the same thing, what changed if not, and how their configurations pair.
 
-Two runs are comparable when their datasets (fingerprints and question ids), ks, retriever
-and its parameters, and tokenizer agree (:func:`conditions`). A changed dataset is explained
-question by question and document by document (:func:`dataset_changes`) from the per-item
-digests a run records in ``manifest["datasets"][name]["digests"]``
-(:meth:`chunkeval.datasets.Dataset.content_digests`); a baseline saved before those digests
-existed is explained by its question ids alone.
+Two runs are comparable when their ks, retriever and its parameters, and tokenizer agree,
+and each dataset either has the same fingerprint and question ids, or changed by at most a
+stated share of its questions (:func:`conditions`). A changed dataset is explained question by
+question and document by document (:func:`~chunkeval.gate.changes.dataset_changes`) from the
+per-item digests a run records in ``manifest["datasets"][name]["digests"]``
+(:meth:`chunkeval.datasets.Dataset.content_digests`): a question is identified by its text and
+its evidence texts, so documents edited outside every quote change no question, and the runs
+are compared on the questions unchanged on both sides, the others named and left out. Beyond
+``stale_share`` of changed questions the baseline is *stale*. A side saved before content
+identities existed falls back to the older rule: any change of the dataset is incomparable.
 """
 
 from __future__ import annotations
@@ -16,9 +20,21 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from chunkeval.errors import IncomparableRuns
+from chunkeval.gate.changes import (
+    FIRST_IDS,
+    STALE_SHARE,
+    changed_share,
+    dataset_changes,
+    describe_changes,
+    first_ids,
+    has_content_identity,
+    left_out,
+)
 from chunkeval.results.folder import Results, to_jsonable
 
 __all__ = [
+    "FIRST_IDS",
+    "STALE_SHARE",
     "Conditions",
     "conditions",
     "config_pairs",
@@ -39,8 +55,6 @@ _SETTINGS = (
     ("retriever_params", "retriever parameters differ"),
     ("tokenizer", "tokenizer differs"),
 )
-#: Ids named per kind of change before the rest is counted ("q1, q2, ... and 7 more").
-FIRST_IDS = 5
 
 
 @dataclass
@@ -56,13 +70,26 @@ class Conditions:
     changes : dict of str to dict
         Dataset -> :func:`dataset_changes` of a changed dataset (lists of ids).
     notes : list of str
-        Environment differences (versions, commit) and differing token budgets.
+        Environment differences (versions, commit), differing token budgets, and each changed
+        dataset compared on its unchanged questions.
+    unchanged : dict of str to list of str
+        Dataset -> the question ids to compare, for a dataset that changed but stays
+        comparable: those unchanged on both sides (the others are left out).
+    documents_changed : list of str
+        Datasets whose documents changed: a configuration-level metric (computed over every
+        chunk) was then measured on other documents.
+    stale : list of str
+        Datasets on which the baseline is stale (more than ``stale_share`` of the questions
+        changed); each also has its reason in ``per_dataset``.
     """
 
     reasons: list[str] = field(default_factory=list)
     per_dataset: dict[str, str] = field(default_factory=dict)
     changes: dict[str, dict[str, list[str]]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    unchanged: dict[str, list[str]] = field(default_factory=dict)
+    documents_changed: list[str] = field(default_factory=list)
+    stale: list[str] = field(default_factory=list)
 
 
 def _canonical(value: Any) -> str:
@@ -133,13 +160,16 @@ def refuse_incomparable(base: Results, planned: Mapping[str, Any], name: str) ->
         )
 
 
-def conditions(base: Results, cur: Results) -> Conditions:
+def conditions(base: Results, cur: Results, stale_share: float = STALE_SHARE) -> Conditions:
     """Compare the measuring conditions of two runs.
 
     Parameters
     ----------
     base, cur : Results
         The baseline and the current run.
+    stale_share : float, default :data:`~chunkeval.gate.changes.STALE_SHARE`
+        In [0, 1]: the largest share of a dataset's questions that may have changed (added,
+        removed or edited) for the runs to be compared on the rest.
 
     Returns
     -------
@@ -156,13 +186,13 @@ def conditions(base: Results, cur: Results) -> Conditions:
             "compared only where both runs measured it"
         )
     for name in datasets_of(base):
-        _dataset_condition(base, cur, name, found)
+        _dataset_condition(base, cur, name, found, stale_share)
     found.notes += _environment_notes(bm, cm)
     return found
 
 
-def _dataset_condition(base: Results, cur: Results, name: str, found: Conditions) -> None:
-    """Record why dataset ``name`` of the baseline cannot be compared, if it cannot."""
+def _dataset_condition(base: Results, cur: Results, name: str, found: Conditions, stale_share: float) -> None:
+    """Record why dataset ``name`` of the baseline cannot be compared, or on which questions it can."""
     if name not in datasets_of(cur):
         found.per_dataset[name] = (
             f"dataset {name} of the baseline is not in the current run (it has {', '.join(datasets_of(cur))})"
@@ -182,22 +212,43 @@ def _dataset_condition(base: Results, cur: Results, name: str, found: Conditions
             f"{_named(only_b)}, {len(only_c)} only in the current run{_named(only_c)})"
         )
         return
-    changes = dataset_changes(info_b.get("digests"), info_c.get("digests"), qb, qc)
+    db, dc = info_b.get("digests"), info_c.get("digests")
+    changes = dataset_changes(db, dc, qb, qc)
     found.changes[name] = changes
     what = describe_changes(changes)
-    if "questions_edited" not in changes:
-        what = (what + "; " if what else "") + (
-            "the documents or questions differ, and which were edited cannot be named: a side "
-            "records no per-question digests (save the baseline again with this chunkeval version)"
+    if not (has_content_identity(db) and has_content_identity(dc)):
+        side = "the baseline" if not has_content_identity(db) else "the current run"
+        found.per_dataset[name] = (
+            f"dataset {name} changed: {what or 'the documents or questions differ'} (fingerprint "
+            f"{str(fb)[:12]} in the baseline, {str(fc)[:12]} now); {side} records no content "
+            "identity of its questions (saved by an older chunkeval), so any edit of the dataset is "
+            "incomparable: save the baseline again with this chunkeval version"
         )
-    found.per_dataset[name] = (
-        f"dataset {name} changed: {what or 'the documents or questions differ'} "
-        f"(fingerprint {str(fb)[:12]} in the baseline, {str(fc)[:12]} now)"
+        return
+    out = left_out(changes)
+    kept = sorted((qb & qc) - set(out))
+    share = changed_share(changes, qb, qc)
+    if any(changes.get(f"documents_{how}") for how in ("added", "removed", "edited")):
+        found.documents_changed.append(name)
+    if share > stale_share + 1e-12 or not kept:
+        found.stale.append(name)
+        found.per_dataset[name] = (
+            f"the baseline is stale for dataset {name}: {len(out)} of {len(qb | qc)} questions "
+            f"changed ({share:.0%}, more than the {stale_share:.0%} --stale-share allows): {what}"
+        )
+        return
+    found.unchanged[name] = kept
+    moved = changes.get("questions_moved") or []
+    found.notes.append(
+        f"dataset {name} changed since the baseline: {what or 'no question or document named'}; "
+        f"compared on the {len(kept)} unchanged question(s)"
+        + (f", {len(out)} left out" if out else "")
+        + (f"; evidence moved but unchanged in {len(moved)} ({first_ids(moved)})" if moved else "")
     )
 
 
 def _named(ids: list[str]) -> str:
-    return f": {_first(ids)}" if ids else ""
+    return f": {first_ids(ids)}" if ids else ""
 
 
 def _environment_notes(bm: Mapping[str, Any], cm: Mapping[str, Any]) -> list[str]:
@@ -213,86 +264,6 @@ def _environment_notes(bm: Mapping[str, Any], cm: Mapping[str, Any]) -> list[str
         if bdeps.get(dep) != cdeps.get(dep)
     ]
     return notes
-
-
-# --------------------------------------------------------------------------- what changed
-def _digest_map(digests: Any, kind: str) -> dict[str, str] | None:
-    part = digests.get(kind) if isinstance(digests, Mapping) else None
-    if not isinstance(part, Mapping):
-        return None
-    return {str(k): str(v) for k, v in part.items()}
-
-
-def _diff(old: Mapping[str, str], new: Mapping[str, str]) -> tuple[list[str], list[str], list[str]]:
-    """(added, removed, edited) ids, each sorted."""
-    added = sorted(set(new) - set(old))
-    removed = sorted(set(old) - set(new))
-    edited = sorted(k for k in set(old) & set(new) if old[k] != new[k])
-    return added, removed, edited
-
-
-def dataset_changes(
-    digests_base: Any, digests_cur: Any, ids_base: set[str], ids_cur: set[str]
-) -> dict[str, list[str]]:
-    """Which questions and documents of a dataset were added, removed or edited.
-
-    Parameters
-    ----------
-    digests_base, digests_cur : mapping or None
-        ``{"questions": {id: digest}, "documents": {id: digest}}`` of each side's manifest
-        (:meth:`chunkeval.datasets.Dataset.content_digests`); None when a side has none.
-    ids_base, ids_cur : set of str
-        The question ids of each side's ``per_question`` table, used when a side records
-        no question digests.
-
-    Returns
-    -------
-    dict of str to list of str
-        ``questions_added``, ``questions_removed``, ``questions_edited``,
-        ``documents_added``, ``documents_removed``, ``documents_edited`` (sorted ids; a
-        key is left out when that side of the change cannot be known: edits and
-        documents without digests on both sides).
-    """
-    out: dict[str, list[str]] = {}
-    qb, qc = _digest_map(digests_base, "questions"), _digest_map(digests_cur, "questions")
-    if qb is not None and qc is not None:
-        added, removed, edited = _diff(qb, qc)
-        out.update(questions_added=added, questions_removed=removed, questions_edited=edited)
-    else:
-        out.update(questions_added=sorted(ids_cur - ids_base), questions_removed=sorted(ids_base - ids_cur))
-    db, dc = _digest_map(digests_base, "documents"), _digest_map(digests_cur, "documents")
-    if db is not None and dc is not None:
-        added, removed, edited = _diff(db, dc)
-        out.update(documents_added=added, documents_removed=removed, documents_edited=edited)
-    return out
-
-
-def _first(ids: list[str]) -> str:
-    shown = ", ".join(ids[:FIRST_IDS])
-    return shown + (f" and {len(ids) - FIRST_IDS} more" if len(ids) > FIRST_IDS else "")
-
-
-def describe_changes(changes: Mapping[str, list[str]]) -> str:
-    """The changes of :func:`dataset_changes` in words, naming the first few ids of each kind.
-
-    Parameters
-    ----------
-    changes : mapping of str to list of str
-
-    Returns
-    -------
-    str
-        ``"1 question added (q41); 2 documents edited (doc-a, doc-b)"``, or ``""`` when no
-        change is named.
-    """
-    parts = []
-    for what in ("questions", "documents"):
-        for how in ("added", "removed", "edited"):
-            ids = changes.get(f"{what}_{how}") or []
-            if ids:
-                noun = what if len(ids) > 1 else what[:-1]
-                parts.append(f"{len(ids)} {noun} {how} ({_first(ids)})")
-    return "; ".join(parts)
 
 
 # --------------------------------------------------------------------------- matching

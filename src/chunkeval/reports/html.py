@@ -208,6 +208,28 @@ def _kv_table(items: Iterable[tuple[Any, Any]]) -> str:
     return "<table>" + "".join(rows) + "</table>"
 
 
+def _published_section(results: Any) -> str:
+    """The published numbers the run reproduces, beside its own (``""`` when none)."""
+    from chunkeval.benchmarks.published import run_published
+
+    rows = run_published(results)
+    if not rows:
+        return ""
+    body = "".join(
+        f"<tr><td>{_e(r['row'])}</td><td>{_e(r['dataset'])}</td><td><code>{_e(r['config'])}</code></td>"
+        f"<td>{_e(r['metric'])}</td><td>{100 * r['value']:.2f}</td><td>{100 * r['published']:.2f}</td>"
+        f"<td>{100 * r['difference']:+.2f}</td></tr>"
+        for r in rows
+    )
+    sources = "; ".join(dict.fromkeys(r["source"].split(",")[0] for r in rows))
+    return (
+        "<h3>Published rows this run reproduces</h3>"
+        f'<p class="note">Values in percent. Sources: {_e(sources)}.</p>'
+        "<table><tr><th>published row</th><th>dataset</th><th>configuration</th><th>metric</th>"
+        f"<th>chunkeval</th><th>published</th><th>difference</th></tr>{body}</table>"
+    )
+
+
 def render_snippet(
     text: str,
     parts: Sequence[tuple[int, int]],
@@ -621,6 +643,7 @@ def render_html(
         if origin:
             parts.append(f'<p class="note">Questions: {_e(origin)}.</p>')
         parts.append(_summary_table(rows, k, styles, ranked_column(results, name, verdicts[name])))
+    parts.append(_published_section(results))
     parts.append("<h2>Charts</h2>")
     for c in charts:
         if c.png is None:

@@ -26,6 +26,31 @@ from chunkeval.verdict.recommendation import Recommendation, dataset_verdicts, r
 __all__ = ["md_escape", "render_markdown"]
 
 
+def _published_lines(results: Any) -> list[str]:
+    """The published numbers the run reproduces, as a Markdown table (none: no lines)."""
+    from chunkeval.benchmarks.published import run_published
+
+    rows = run_published(results)
+    if not rows:
+        return []
+    sources = "; ".join(dict.fromkeys(r["source"].split(",")[0] for r in rows))
+    lines = [
+        "### Published rows this run reproduces",
+        "",
+        f"Values in percent. Sources: {md_escape(sources)}.",
+        "",
+        "| published row | dataset | configuration | metric | chunkeval | published | difference |",
+        "|---|---|---|---|---:|---:|---:|",
+    ]
+    lines += [
+        f"| {md_escape(r['row'])} | {md_escape(r['dataset'])} | `{md_escape(r['config'])}` | "
+        f"{md_escape(r['metric'])} | {100 * r['value']:.2f} | {100 * r['published']:.2f} | "
+        f"{100 * r['difference']:+.2f} |"
+        for r in rows
+    ]
+    return [*lines, ""]
+
+
 def render_markdown(
     results: Any,
     charts: Sequence[ChartFile],
@@ -133,6 +158,9 @@ def render_markdown(
         f"Brackets: {confidence_label(run_confidence(results))} bootstrap confidence interval "
         "over questions.",
         "",
+    ]
+    lines += _published_lines(results)
+    lines += [
         "## Charts",
         "",
     ]

@@ -25,6 +25,7 @@ __all__ = [
     "MAX_DEPTH",
     "RESULT_FORMATS",
     "Manifest",
+    "check_lost_values",
     "check_manifest",
     "check_table",
     "check_values",
@@ -428,7 +429,8 @@ def check_values(tables: dict[str, pd.DataFrame], path: Path) -> None:
     A metric column's values (and interval bounds) must lie in its registered range
     (:func:`column_range`: [0, 1] for shares such as ``answerable@k``, ``recall@k``, ``mrr``),
     ``p_best`` in [0, 1]; counts, sizes, offsets and timings must be ``>= 0``; every (dataset, config) of ``per_question`` (and of ``chunks``) must have its
-    row in ``summary``.
+    row in ``summary``; and a configuration's per-question values of a metric are not all
+    empty while its summary holds a mean (:func:`check_lost_values`).
 
     Parameters
     ----------
@@ -440,7 +442,8 @@ def check_values(tables: dict[str, pd.DataFrame], path: Path) -> None:
     Raises
     ------
     UsageError
-        Naming the table, column, row and value, or the configuration missing from the summary.
+        Naming the table, column, row and value, the configuration missing from the summary,
+        or the metric whose per-question values were lost.
     """
     for name, df in tables.items():
         for column in df.columns:
@@ -470,3 +473,63 @@ def check_values(tables: dict[str, pd.DataFrame], path: Path) -> None:
                 f"summary lacks{f' (and {len(missing) - 1} more)' if len(missing) > 1 else ''}; "
                 "the tables do not belong together"
             )
+    check_lost_values(summary, tables.get("per_question"), path)
+
+
+def check_lost_values(summary: pd.DataFrame, per_question: pd.DataFrame | None, path: Path) -> None:
+    """Refuse per-question values that were lost while their summary mean survived.
+
+    A metric that is n/a by construction on a dataset (:func:`chunkeval.policy.by_construction`:
+    0 whatever the chunking, stored as empty cells) is empty in *both* tables: the
+    configuration's summary cell and every one of its per-question cells. A configuration whose
+    every per-question value of a metric is empty while its summary still holds a mean has lost
+    those values (a damaged or hand-edited table): a gate pairing its questions would compare
+    nothing and could pass anything, so it is refused.
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        ``dataset``, ``config`` and the metric columns, one row per configuration.
+    per_question : pandas.DataFrame or None
+        ``dataset``, ``config`` and the question-level metric columns; None or empty: nothing
+        to check.
+    path : pathlib.Path
+        The results folder or baseline file, named in the error.
+
+    Raises
+    ------
+    UsageError
+        Naming the metric, the configuration, the summary's mean and the fix.
+    """
+    if (
+        per_question is None
+        or not len(per_question)
+        or not {"dataset", "config"} <= set(per_question.columns)
+    ):
+        return
+    metrics = [
+        c
+        for c in per_question.columns
+        if c in summary.columns
+        and c not in ("dataset", "config", "question_id")
+        and pd.api.types.is_numeric_dtype(per_question[c])
+    ]
+    if not metrics:
+        return
+    keys = [per_question["dataset"].astype(str), per_question["config"].astype(str)]
+    empty = per_question[metrics].isna().groupby(keys).all()
+    means = summary.assign(dataset=summary["dataset"].astype(str), config=summary["config"].astype(str))
+    means = means.set_index(["dataset", "config"])[metrics]
+    for (dataset, config), row in empty.iterrows():
+        if (dataset, config) not in means.index:
+            continue
+        for metric in (m for m in metrics if row[m]):
+            mean = means.loc[(dataset, config), metric]
+            mean = mean.iloc[0] if isinstance(mean, pd.Series) else mean
+            if pd.notna(mean):
+                raise UsageError(
+                    f"{path}: the per-question values of {metric} of configuration {config!r} (dataset "
+                    f"{dataset!r}) are lost: every row is empty while the summary holds a mean of "
+                    f"{_plain(mean)} (a metric n/a by construction is empty in both); the tables were "
+                    "damaged or edited: run again, or save the baseline again from an intact results folder"
+                )
