@@ -29,7 +29,10 @@ import sys
 import threading
 import time
 from collections.abc import Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from concurrent.futures import ProcessPoolExecutor
 
 from chunkeval._cores import interrupts_deferred  # here since the first pools; lives with the thread rules
 
@@ -121,7 +124,7 @@ def worker_started(parent: int) -> None:
     threading.Thread(target=_watch_parent, args=(parent,), name="chunkeval-parent-watch", daemon=True).start()
 
 
-def stop_pool(pool: Any) -> None:
+def stop_pool(pool: ProcessPoolExecutor) -> None:
     """End a process pool now: terminate the workers, wait a bounded time, and let it go.
 
     Workers still running after :data:`STOP_GRACE_SECONDS` are killed, all at once, and waited

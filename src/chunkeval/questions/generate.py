@@ -36,7 +36,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from chunkeval._atomic import atomic_write_text
 from chunkeval._cores import submit_without_stop_signals
@@ -53,6 +53,9 @@ from chunkeval.questions.reply_journal import ReplyJournal
 from chunkeval.text import paragraph_spans, sentence_spans
 from chunkeval.types import Document
 from chunkeval.validation import check_number
+
+if TYPE_CHECKING:
+    from chunkeval.embedders import Embedder
 
 __all__ = [
     "GENERATION_FILE",
@@ -323,7 +326,7 @@ def generate_questions(
     max_requests: int | None = None,
     passage_chars: int = 1200,
     concurrency: int = 4,
-    embedder: Any = None,
+    embedder: Embedder | None = None,
     params: dict | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> Generation:
