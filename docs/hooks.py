@@ -463,8 +463,9 @@ MANIFEST = {
     "(null for an object) and its `code` outside chunkeval (module -> distribution version, or the "
     "sha256 of a module no distribution provides), which a gate checks before re-running it",
     "datasets": "one object per dataset: spec, fingerprint (sha256 of the content), `digests` (per "
-    "document its text; per question its text and evidence offsets, and `questions_by_content`: its "
-    "text and each evidence part's document id and text), statistics, provenance",
+    "document its text; per question its text and evidence offsets, `questions_by_content`: its "
+    "text and each evidence part's document id and text as quotes match it, and `questions_by_document`: "
+    "the same with the document's text digest for its id), statistics, provenance",
     "dependencies": "versions of the packages that can change a number",
     "executor": "where the stages ran: `local`, `processes` or `dask`",
     "endpoint_usage": "per OpenAI-compatible endpoint (`MODEL@HOST`) the run called: model, host, requests "

@@ -31,6 +31,7 @@ __all__ = [
     "fit_label",
     "md_escape",
     "percent",
+    "plural",
     "short_label",
     "signed",
     "text_table",
@@ -381,6 +382,24 @@ def family_tags(labels: Iterable[str], specs: Iterable[str] | None = None, width
     return tags
 
 
+def plural(n: int, singular: str, many: str | None = None) -> str:
+    """``n`` and the noun it counts, in the right number: ``"1 question"``, ``"2 questions"``.
+
+    Parameters
+    ----------
+    n : int
+    singular : str
+    many : str, optional
+        The plural form (default ``singular + "s"``).
+
+    Returns
+    -------
+    str
+        ``"{n} {noun}"``, thousands separated (``"2,658 questions"``).
+    """
+    return f"{n:,} {singular if n == 1 else (many or singular + 's')}"
+
+
 def percent(value: object, missing: str = "-") -> str:
     """A probability or share as a whole percent, as every human-facing table shows ``p_best``.
 
@@ -465,6 +484,17 @@ def text_table(header: list[str], rows: list[list[str]]) -> str:
     return "\n".join([line(header), "  ".join("-" * w for w in widths), *(line(r) for r in rows)])
 
 
+#: The size limit of each built-in family: a display label always shows it, default or not, so
+#: that ``cluster(hashing)`` never hides the size a configuration was cut at.
+SIZE_PARAMETERS: dict[str, str] = {
+    "fixed": "chunk_size",
+    "sentence": "max_chars",
+    "paragraph": "max_words",
+    "token_budget": "max_tokens",
+    "balanced": "max_tokens",
+    "semantic": "max_chars",
+    "cluster": "max_tokens",
+}
 #: The parameters that set a chunk's size: never hidden in a leading ``…``, even at their
 #: default, since the size is what tells a grid's configurations apart (``fixed(200, 0, tokens,
 #: cl100k_base)``, not ``fixed(…, cl100k_base)``).
@@ -472,17 +502,22 @@ _SIZE_KEYS = frozenset({"chunk_size", "max_chars", "max_words", "max_tokens"})
 
 
 def _without_defaults(name: str, params: dict[str, object], defaults: dict[str, object]) -> str:
-    """A registered chunker's ``name(values)`` without trailing defaults.
+    """A registered chunker's ``name(values)`` without trailing defaults, its size always shown.
 
     A run of two or more leading defaults is shown as ``…``; the run stops at a size
-    parameter (:data:`_SIZE_KEYS`).
+    parameter (:data:`_SIZE_KEYS`), and the family's size (:data:`SIZE_PARAMETERS`) is kept
+    even when it has its default value.
     """
     keys = list(defaults)
     pairs = [(params.get(key, default), default) for key, default in defaults.items()]
-    while len(pairs) > 1 and pairs[-1][0] == pairs[-1][1]:
+    size = keys.index(SIZE_PARAMETERS[name]) if SIZE_PARAMETERS.get(name) in keys else 0
+    while len(pairs) > max(1, size + 1) and pairs[-1][0] == pairs[-1][1]:
         pairs.pop()
     values = [_value(v) for v, _ in pairs]
-    lead = next((i for i, (v, d) in enumerate(pairs) if v != d or keys[i] in _SIZE_KEYS), 0)
+    lead = next(
+        (i for i, (v, d) in enumerate(pairs) if v != d or keys[i] in _SIZE_KEYS),
+        size if size < len(pairs) else 0,
+    )
     if lead >= 2:
         values = ["…", *values[lead:]]
     return f"{name}({', '.join(values)})"

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, NamedTuple
 import numpy as np
 
 from chunkeval.errors import UsageError
+from chunkeval.labels import plural
 from chunkeval.validation import check_budgets
 
 if TYPE_CHECKING:  # the tables are only read here: the verdict's light import path stays light
@@ -413,17 +414,17 @@ def _why_few(column: str, count: int, n: int, bound: str, per_question: pd.DataF
     if bound == "one_config" and per_question is not None:
         by = scored_by(per_question, column)
         return (
-            f"{by.any} of the {n} questions score above 0 on {column}, but {by.only} of them "
+            f"{by.any} of the {plural(n, 'question')} score above 0 on {column}, but {by.only} of them "
             f"only under {by.alone}, so without that one configuration {by.any - by.only} would"
         )
     if bound == "fit":
         return (
-            f"the evidence of only {count} of the {n} questions fits one chunk of any configuration "
+            f"the evidence of only {count} of the {plural(n, 'question')} fits one chunk of any configuration "
             f"(span_within_limit), so at most they can score on {column}"
         )
     if bound == "ceiling":
-        return f"only {count} of the {n} questions have all their evidence in one document"
-    return f"only {count} of the {n} questions score above 0 on {column} for any configuration"
+        return f"only {count} of the {plural(n, 'question')} have all their evidence in one document"
+    return f"only {count} of the {plural(n, 'question')} score above 0 on {column} for any configuration"
 
 
 def choose_rank_metric(

@@ -127,6 +127,12 @@ def test_generated_questions_load_and_validate_shows_their_origin(tmp_path, caps
 def test_a_run_on_generated_questions_reports_their_model_and_reviews(tmp_path, capsys, monkeypatch):
     docs, host = _generated_folder(tmp_path, capsys, monkeypatch)
     assert _run(docs, tmp_path / "run") == 0
+    # the terminal warns as the report does: 3 of the 4 questions nobody reviewed
+    err = capsys.readouterr().err
+    assert (
+        f"warning: dataset 'docs': 3 of 4 question(s) written by llm:team-chat@{host} are not "
+        "reviewed by a person"
+    ) in err
     manifest = json.loads((tmp_path / "run" / "manifest.json").read_text(encoding="utf-8"))
     provenance = manifest["datasets"]["docs"]["provenance"]
     assert (provenance["generated_questions"], provenance["reviewed_questions"]) == (4, 1)

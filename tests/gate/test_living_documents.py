@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import copy
 import json
 import shlex
 import sys
+import unicodedata
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -21,10 +23,12 @@ from _team import (
 )
 from chunkeval.benchmarks import run
 from chunkeval.cli import main
-from chunkeval.datasets import Dataset
+from chunkeval.datasets import Dataset, load
+from chunkeval.errors import IncomparableRuns
 from chunkeval.gate.baseline import content_digests, save_baseline
-from chunkeval.gate.changes import dataset_changes, resave_command
+from chunkeval.gate.changes import dataset_changes, describe_changes, resave_command
 from chunkeval.gate.comparison import compare
+from chunkeval.gate.conditions import refuse_incomparable
 from chunkeval.gate.drift import baseline_configurations, compare_today
 from chunkeval.types import Document, EvidenceSpan, Question
 
@@ -446,3 +450,103 @@ def test_an_external_splitter_of_another_version_is_not_re_run():
     specs, why = baseline_configurations({"configs": [older]})
     assert specs == [] and why.startswith(f"configuration lc: {module} is {code[module]['version']} now")
     assert why.endswith("langchain-text-splitters 0.0.1 in the baseline")
+
+
+_QUOTED = "Visitors to the café must sign the ledger before noon."
+_PAGE = "# Café\n\nThe café keeps crates behind gate 3. {quote} Repairs use copper nails.\n\nSee the wiki.\n"
+
+
+@pytest.mark.parametrize(
+    ("edit", "edited"),
+    [
+        (lambda t: t.replace("sign the ledger", "sign\nthe ledger"), []),  # a paragraph reflowed
+        (lambda t: t.replace("sign the ledger", "sign  \n   the ledger"), []),  # trailing spaces, indent
+        (lambda t: t.replace("\n", "\r\n").replace("sign the", "sign\r\nthe"), []),  # CRLF line ends
+        (lambda t: unicodedata.normalize("NFD", t), []),  # NFD of the same text
+        (lambda t: t.replace("gate 3.", "gate 4."), []),  # outside the quote
+        (lambda t: t.replace("the ledger", "the big ledger"), ["q1"]),  # a word inside the quote
+    ],
+    ids=["reflow", "trailing-spaces", "crlf", "nfd", "outside", "word-inside"],
+)
+def test_whitespace_line_ends_and_unicode_form_inside_a_quote_are_no_edit(tmp_path, edit, edited):
+    """A quote that still matches the same words backs the same question (the files: loader)."""
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    page = folder / "cafe.md"
+    page.write_bytes(unicodedata.normalize("NFC", _PAGE.format(quote=_QUOTED)).encode("utf-8"))
+    record = {"id": "q1", "text": "What must visitors do?", "evidence": [{"quote": _QUOTED}]}
+    (folder / "questions.jsonl").write_text(json.dumps(record) + "\n", encoding="utf-8")
+    before = load(f"files:{folder}").content_digests()
+    page.write_bytes(edit(page.read_bytes().decode("utf-8")).encode("utf-8"))
+    if edited:
+        (folder / "questions.jsonl").write_text(
+            json.dumps({**record, "evidence": [{"quote": _QUOTED.replace("the ledger", "the big ledger")}]})
+            + "\n",
+            encoding="utf-8",
+        )
+    changes = dataset_changes(before, load(f"files:{folder}").content_digests(), set(), set())
+    assert changes["questions_edited"] == edited
+    assert changes["documents_edited"] == ["cafe.md"]
+
+
+def test_a_renamed_document_is_named_and_its_questions_are_unchanged():
+    docs = _documents(3)
+    before = _dataset(docs, _questions(docs))
+    renamed = [Document("e1", d.text) if d.id == "d1" else d for d in docs]
+    moved = [
+        Question(
+            q.id,
+            q.text,
+            tuple(EvidenceSpan("e1" if p.doc_id == "d1" else p.doc_id, p.start, p.end) for p in q.evidence),
+        )
+        for q in before.questions
+    ]
+    changes = dataset_changes(
+        before.content_digests(), _dataset(renamed, moved).content_digests(), set(), set()
+    )
+    assert changes["documents_renamed"] == ["d1 → e1"]
+    assert changes["documents_added"] == changes["documents_removed"] == changes["questions_edited"] == []
+    assert changes["questions_moved"] == ["d1q0", "d1q1"]
+    assert describe_changes(changes) == "1 document renamed (d1 → e1)"
+
+
+def test_evidence_moved_into_another_document_is_an_edit_even_beside_a_rename():
+    """Only a question whose document kept its text follows a rename; text moved elsewhere is an edit."""
+    docs = _documents(3)
+    before = _dataset(docs, _questions(docs))
+    # d1 renamed to e1; d2's first quote now points at the same words copied to the end of d0
+    (q,) = [q for q in before.questions if q.id == "d2q0"]
+    quoted = docs[2].text[q.evidence[0].start : q.evidence[0].end]
+    d0 = Document("d0", docs[0].text + " " + quoted)
+    after_docs = [d0, Document("e1", docs[1].text), docs[2]]
+    start = len(docs[0].text) + 1
+    after_questions = []
+    for x in before.questions:
+        if x.id == "d2q0":
+            x = Question(x.id, x.text, (EvidenceSpan("d0", start, start + len(quoted)),))
+        elif x.evidence[0].doc_id == "d1":
+            x = Question(x.id, x.text, (EvidenceSpan("e1", x.evidence[0].start, x.evidence[0].end),))
+        after_questions.append(x)
+    changes = dataset_changes(
+        before.content_digests(), _dataset(after_docs, after_questions).content_digests(), set(), set()
+    )
+    assert changes["documents_renamed"] == ["d1 → e1"] and changes["documents_edited"] == ["d0"]
+    assert changes["questions_edited"] == ["d2q0"]
+    assert changes["questions_moved"] == ["d1q0", "d1q1"]
+
+
+def test_a_baseline_of_another_analyzer_names_the_field_that_differs():
+    """A previous release's baseline whose analyzer description changed: one short line, not two objects."""
+    base = _run(BASE)
+    planned = copy.deepcopy(dict(base.manifest))
+    planned["retriever_params"]["analyzer"]["cjk"] = "bigrams of Han and Thai runs"
+    with pytest.raises(IncomparableRuns) as err:
+        refuse_incomparable(base, planned, "b.json")
+    message = str(err.value)
+    assert message.startswith(
+        "this run cannot be compared with b.json: its retriever_params differ at analyzer.cjk: "
+    )
+    assert message.endswith(
+        "in the baseline, 'bigrams of Han and Thai runs' now; use the baseline's settings or save a new baseline"
+    )
+    assert "sublinear_tf" not in message  # the parameters that agree are not printed

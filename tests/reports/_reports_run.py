@@ -95,3 +95,30 @@ def real_run(tmp: Path, configs=CONFIGS, builtin: bool = True):
     results = run(datasets, list(configs), retriever="tfidf", ks=(1, 3, 5, 10), budgets=())
     results.save(tmp / "run")
     return results, tmp / "run"
+
+
+def expected_chart_labels(configs, x, y, verdict, label_of):
+    """The headline chart's labels: one per position, gid and the name of each configuration there.
+
+    Returns ``{gid: [(config, expected line), ...]}``: configurations at one (cost, quality)
+    share a label whose gid joins them with ``|``; the configuration to use is named
+    "<label> — use", the highest scoring one (the cheapest of the tied top) "<label> —
+    highest score" when it is another.
+    """
+    from chunkeval.verdict.answer import use_of
+
+    use = use_of(verdict) if verdict is not None else ""
+    where = {c: i for i, c in enumerate(configs)}
+    top = [c for c in (verdict.top or [verdict.best]) if c in where] if verdict is not None else []
+    best = min(top, key=lambda c: (x[where[c]], c)) if top else ""
+    spots: dict = {}
+    for c, xi, yi in zip(configs, x, y, strict=True):
+        spots.setdefault((round(float(xi), 9), round(float(yi), 9)), []).append(c)
+    out = {}
+    for members in spots.values():
+        lines = []
+        for c in members:
+            suffix = " — use" if c == use else " — highest score" if c == best else ""
+            lines.append((c, label_of(c) + suffix))
+        out["annotation:" + "|".join(members)] = lines
+    return out

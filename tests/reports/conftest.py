@@ -1,7 +1,7 @@
 """Fixtures of the report and chart tests: one small real run, shared per module."""
 
 import pytest
-from _reports_run import real_run
+from _reports_run import real_run, write_tiny_dataset
 
 
 @pytest.fixture(scope="module")
@@ -28,3 +28,14 @@ def suite_run(tmp_path_factory):
     return real_run(
         tmp_path_factory.mktemp("suite"), configs=list(get_suite("default").chunkers), builtin=False
     )
+
+
+@pytest.fixture(scope="session")
+def suite36(tmp_path_factory):
+    """The default suite's 36 configurations on the tiny dataset, with token budgets."""
+    from chunkeval.benchmarks.runner import run
+    from chunkeval.benchmarks.suites import get_suite
+
+    spec = write_tiny_dataset(tmp_path_factory.mktemp("headline") / "tiny")
+    configs = list(get_suite("default").chunkers)
+    return run([spec], configs, retriever="tfidf", ks=(1, 3, 5, 10), budgets=(32, 64, 128))

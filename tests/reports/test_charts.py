@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
-from _reports_run import CONFIGS, HOSTILE_TEXT, real_run
+from _reports_run import CONFIGS, HOSTILE_TEXT, expected_chart_labels, real_run
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -256,6 +256,8 @@ def test_quality_cost_points_frontier_and_labels(run_results):
     assert verdict.metric == "answerable@5" and verdict.recommended
     for cost, (col, _) in COST_AXES.items():
         col = col.format(k=5)
+        if col not in rows:  # a derived cost: tested below
+            continue
         fig = plot_quality_cost(results, dataset="builtin", cost=cost)
         ax = fig.axes[0]
         points = _lines(fig, "point:")
@@ -277,11 +279,12 @@ def test_quality_cost_points_frontier_and_labels(run_results):
             assert (to_hex(points[f"point:{c}"].get_markeredgecolor()) == "#000000") == (c in on)
         # one label per configuration, at its point (full short labels: 4 configurations)
         labels = {t.get_gid(): t for t in ax.texts if (t.get_gid() or "").startswith("annotation:")}
-        assert set(labels) == {f"annotation:{c}" for c in configs}
-        for c, xi, yi in zip(configs, x, y, strict=False):  # the verdict's choice is named
-            named = " — recommended" if c in verdict.recommended else ""
-            assert labels[f"annotation:{c}"].get_text() == display_label(c) + named
-            assert labels[f"annotation:{c}"].xy == (xi, yi)
+        want = expected_chart_labels(configs, x, y, verdict, display_label)
+        assert set(labels) == set(want)
+        for gid, members in want.items():  # the verdict's choice is named
+            assert labels[gid].get_text().splitlines() == [line for _, line in members]
+            i = configs.index(members[0][0])
+            assert labels[gid].xy == (x[i], y[i])
         assert ax.get_xlabel() == COST_AXES[cost][1].format(k=5)
     # the family line joins its configurations in order of cost
     fam = _lines(fig, "family:")
@@ -296,6 +299,17 @@ def test_quality_cost_points_frontier_and_labels(run_results):
     assert rec.get_xlabel().startswith("tokens retrieved per question at k=3")
     with pytest.raises(ValueError, match="unknown cost"):
         plot_quality_cost(results, cost="money")
+    # the costs a reviewer prices: one vector per chunk, every chunk's own tokens
+    fig = plot_quality_cost(results, dataset="builtin", cost="vectors")
+    points = _lines(fig, "point:")
+    assert [points[f"point:{c}"].get_xdata()[0] for c in configs] == rows["n_chunks"].astype(float).tolist()
+    assert fig.axes[0].get_xlabel() == "vectors stored (one per chunk)"
+    fig = plot_quality_cost(results, dataset="builtin", cost="embedded_tokens")
+    points = _lines(fig, "point:")
+    tokens = (rows["size_tokens_mean"] * rows["size_tokens_count"]).round().tolist()
+    assert [points[f"point:{c}"].get_xdata()[0] for c in configs] == tokens
+    with pytest.raises(ValueError, match="needs the vectors' dimension"):
+        plot_quality_cost(results, dataset="builtin", cost="index_bytes")  # TF-IDF: no dimension
 
 
 def test_quality_cost_no_frontier_through_zeros(run_results):
@@ -551,9 +565,12 @@ def test_twelve_configurations_stay_readable(tmp_path):
         "the verdict's frontier: best quality for the storage (black-edged points)",
     ]
     assert entries[2] == "vertical bars: 95% bootstrap CI of the mean"
-    assert entries[3].startswith("recommended (highest answerable@5")
+    assert entries[3].startswith("use: ")
     labels = [t for t in fig.axes[0].texts if (t.get_gid() or "").startswith("annotation:")]
-    assert len(labels) == 12
+    positions = set(
+        zip(results.summary["stored_token_overhead"], results.summary[recommend(results).metric], strict=True)
+    )
+    assert len(labels) == len(positions)  # one label per position
     renderer = _draw(fig)
     boxes = [t.get_window_extent(renderer) for t in labels]
     assert len(_overlaps(boxes)) <= 1  # greedy placement: at most one forced overlap
@@ -665,9 +682,14 @@ def test_the_default_suites_family_panels_and_labels(suite_run):
     pts = _lines(fig, "point:")
     assert [pts[f"point:{c}"].get_xdata()[0] for c in rows["config"]] == x.tolist()
     labels = {t.get_gid(): t.get_text() for t in ax.texts if (t.get_gid() or "").startswith("annotation:")}
-    for c in rows["config"]:  # every point identifiable: family and parameters
-        named = " — recommended" if c in verdict.recommended else ""
-        assert labels[f"annotation:{c}"] == styles[c].label + named
+    y = rows[verdict.metric].to_numpy(float)
+    want = expected_chart_labels(rows["config"].tolist(), x, y, verdict, lambda c: styles[c].label)
+    assert set(labels) == set(want)
+    for gid, members in want.items():  # every point identifiable: family and parameters
+        if len(members) <= 3:
+            assert labels[gid].splitlines() == [line for _, line in members]
+        else:  # many at one position: the first named, the rest counted
+            assert labels[gid].startswith(f"{len(members)} alike: ")
     fam_lines = _lines(fig, "family:")
     assert set(fam_lines) == {f"family:{f}" for f in families}
     for fam, configs in groups:
@@ -676,8 +698,10 @@ def test_the_default_suites_family_panels_and_labels(suite_run):
         assert sorted(xs) == sorted(rows.set_index("config").loc[configs, "stored_token_overhead"])
     (leg,) = fig.legends
     # families, the frontier, the error bars and the verdict's marks, not 36 entries
-    ringed = set(verdict.tied) - set(verdict.recommended)
-    assert len(leg.get_texts()) == len(families) + 2 + bool(verdict.recommended) + bool(ringed)
+    marks = {g.split(":", 1)[0] for g in (ln.get_gid() or "" for ln in ax.get_lines())}
+    spread = "spread" in marks
+    n_marks = sum(m in marks for m in ("use", "best", "tied"))
+    assert len(leg.get_texts()) == len(families) + 2 + n_marks + spread
 
 
 def _png(fig, folder, stem):

@@ -6,7 +6,7 @@ import itertools
 
 import numpy as np
 import pytest
-from _reports_run import write_tiny_dataset
+from _reports_run import expected_chart_labels
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.text import Text
@@ -17,17 +17,6 @@ from chunkeval.reports.charts import plot_dataset_bars, plot_quality_cost
 from chunkeval.reports.charts.layout import fit_text, wrap_text
 from chunkeval.results import Results
 from chunkeval.verdict.recommendation import recommend
-
-
-@pytest.fixture(scope="module")
-def suite36(tmp_path_factory):
-    """The default suite's 36 configurations on the tiny dataset, with token budgets."""
-    from chunkeval.benchmarks.runner import run
-    from chunkeval.benchmarks.suites import get_suite
-
-    spec = write_tiny_dataset(tmp_path_factory.mktemp("headline") / "tiny")
-    configs = list(get_suite("default").chunkers)
-    return run([spec], configs, retriever="tfidf", ks=(1, 3, 5, 10), budgets=(32, 64, 128))
 
 
 def _subset(results: Results, n: int) -> Results:
@@ -88,21 +77,33 @@ def test_headline_chart_shows_the_verdict_readably(suite36, n, monkeypatch):
     lines = {ln.get_gid(): ln for ln in ax.get_lines() if ln.get_gid()}
     for c, x, y in zip(rows["config"], rows["stored_token_overhead"], rows[rec.metric], strict=True):
         assert (lines[f"point:{c}"].get_xdata()[0], lines[f"point:{c}"].get_ydata()[0]) == (x, y)
-    # the recommendation starred and named, the ones it cannot be told from ringed
-    assert {g for g in lines if g.startswith("recommended:")} == {f"recommended:{c}" for c in rec.recommended}
-    ringed = {f"tied:{c}" for c in rec.tied if c not in rec.recommended}
+    # one star on the configuration to use, one mark on the highest when another, rings on
+    # the others the verdict cannot tell apart from the best
+    x = rows["stored_token_overhead"].to_numpy(float)
+    y = rows[rec.metric].to_numpy(float)
+    configs = rows["config"].astype(str).tolist()
+    want = expected_chart_labels(configs, x, y, rec, lambda c: c)
+    named = {c: line.removeprefix(c) for members in want.values() for c, line in members}
+    use = [c for c, s in named.items() if s == " — use"]
+    best = [c for c, s in named.items() if s == " — highest score"]
+    assert {g for g in lines if g.startswith("use:")} == {f"use:{c}" for c in use} and len(use) == 1
+    assert {g for g in lines if g.startswith("best:")} == {f"best:{c}" for c in best}
+    ringed = {f"tied:{c}" for c in [rec.best, *rec.tied] if c not in use + best}
     assert {g for g in lines if g.startswith("tied:")} == ringed
     labels = {t.get_gid(): t for t in ax.texts if (t.get_gid() or "").startswith("annotation:")}
-    assert len(labels) == n
-    for c in rows["config"]:
-        assert labels[f"annotation:{c}"].get_text().endswith(" — recommended") == (c in rec.recommended)
+    assert set(labels) == set(want)  # one label per position
+    for gid, members in want.items():
+        text = labels[gid].get_text()
+        for c, _ in members:
+            if c in use + best:
+                assert named[c] in text
     # the verdict's frontier, in its order of storage
     overhead = dict(zip(rows["config"], rows["stored_token_overhead"], strict=True))
     front = lines["pareto-frontier"]
     assert front.get_xdata()[:-1].tolist() == [overhead[c] for c in rec.frontier]
     (legend,) = fig.legends
     entries = [t.get_text() for t in legend.get_texts()]
-    assert any(e.startswith(f"recommended (highest {rec.metric}") for e in entries)
+    assert any(e.startswith("use: ") for e in entries)
     assert any(e.startswith("cannot be told apart from the best") for e in entries) == bool(ringed)
     assert any(e.startswith("the verdict's frontier") for e in entries)
     # readable: no text outside the figure or on another; no label on the frontier

@@ -229,3 +229,22 @@ def test_signed_prints_every_change_with_its_sign():
     ]
     assert signed(0.05, "g") == "+0.05" and signed(-2.0, "g") == "-2"
     assert [signed(v) for v in (None, float("nan"), float("inf"), "x")] == ["–"] * 4
+
+
+def test_a_display_label_never_hides_the_size():
+    from chunkeval.labels import compact_display_label, plural
+
+    # the size a configuration was cut at is shown even when it is the default
+    assert compact_display_label("cluster()", "cluster()", 40) == "cluster(hashing, 400)"
+    assert compact_display_label("c", "cluster(embedder='hashing', max_tokens=400)", 40) == "c"
+    spec = "cluster(embedder='hashing', max_tokens=400)"
+    assert compact_display_label(spec, spec, 40) == "cluster(hashing, 400)"
+    spec = "semantic(embedder='hashing', threshold=0.1, window_size=3, max_chars=1000)"
+    assert compact_display_label(spec, spec, 40) == "semantic(…, 1000)"
+    assert compact_display_label("balanced()", "balanced()", 40) == "balanced(256)"
+    assert compact_display_label("kamradt()", "kamradt()", 40) == "kamradt(hashing)"  # no size by default
+    assert [plural(1, "question"), plural(2, "question"), plural(2658, "question")] == [
+        "1 question",
+        "2 questions",
+        "2,658 questions",
+    ]

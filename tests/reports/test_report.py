@@ -13,7 +13,7 @@ from _reports_run import CONFIGS, real_run
 
 from chunkeval.reports import write_report
 from chunkeval.reports.html import CSP, render_snippet
-from chunkeval.reports.summary_table import best_rows, summary_columns
+from chunkeval.reports.summary_table import best_rows, ranked_column, summary_columns, with_costs
 
 
 class _Collect(HTMLParser):
@@ -142,19 +142,20 @@ def test_best_cells_marked_per_column(report_folder, run_results):
     results, _ = run_results
     parsed = _parse(report_folder / "report.html")
     rows = results.summary[results.summary["dataset"] == "builtin"].reset_index(drop=True)
-    cols = summary_columns(rows, 5)
-    # the first summary table is builtin: columns are #, configuration, limit, then `cols`
+    rows = with_costs(results, rows)  # the table shows the costs a reviewer prices
+    cols = summary_columns(rows, 5, ranked_column(results, "builtin"))
+    # the first summary table is builtin: columns are #, configuration, verdict, limit, then `cols`
     n_builtin = sum(int(best_rows(rows[c].to_numpy(float), d).sum()) for c, _, d in cols)
-    overhead = [c for c, _, _ in cols].index("stored_token_overhead") + 3
+    overhead = [c for c, _, _ in cols].index("stored_token_overhead") + 4
     marked = [txt for col, txt in parsed.best[:n_builtin] if col == overhead]
     # three of the four configurations share the lowest overhead (1.000): nothing is marked
     assert int((rows["stored_token_overhead"] == rows["stored_token_overhead"].min()).sum()) == 3
     assert marked == []
-    chunks_col = [c for c, _, _ in cols].index("retrieved_tokens@5") + 3
+    chunks_col = [c for c, _, _ in cols].index("retrieved_tokens@5") + 4
     marked = [txt for col, txt in parsed.best[:n_builtin] if col == chunks_col]
     want = rows["retrieved_tokens@5"].min()
     assert [float(t.split("[")[0].replace(",", "")) for t in marked] == [pytest.approx(want, abs=0.05)]
-    recall = [c for c, _, _ in cols].index("recall@5") + 3
+    recall = [c for c, _, _ in cols].index("recall@5") + 4
     marked = [txt for col, txt in parsed.best[:n_builtin] if col == recall]
     assert [float(t.split("[")[0]) for t in marked] == [pytest.approx(rows["recall@5"].max(), abs=5e-4)]
 
@@ -170,10 +171,19 @@ def test_report_md(report_folder, run_results):
     assert len(links) == 13 and all(link.startswith("charts/") for link in links)
     assert all((report_folder / link).is_file() for link in links)
     assert "**" in md  # best values bold
-    # the recommendation comes first, in the same words as the HTML
+    # the recommendation comes first, answer first, in the same words as the HTML
     assert md.index("## Recommendation") < md.index("## dataset builtin")
+    first = md.split("## Recommendation", 1)[1].lstrip().splitlines()[0]
+    assert first == (
+        "**Use #4 `paragraph(80)`: it scores highest, and every other configuration is measurably worse.**"
+    )
+    screen = md.splitlines()[:24]  # the first screen: answer, metric and backing
+    assert any(
+        ln.startswith("- Ranked on answerable@5 (dataset builtin, retriever tfidf): ") for ln in screen
+    )
+    assert any("backed by 208 questions" in ln for ln in screen)
     assert (
-        "**dataset builtin** (retriever tfidf, k=5, 208 questions). Ceiling: 88% of the questions "
+        "Details for dataset builtin (retriever tfidf, k=5, 208 questions): Ceiling: 88% of the questions "
         "have all their evidence in one document; no chunking can make more of them answerable "
         "(no chunk crosses a document). Ranked by answerable@5, on which 123 of 208 questions score. "
         "Highest answerable@5: "
@@ -429,11 +439,13 @@ def test_p_best_reads_as_a_percent_in_terminal_html_and_markdown(tmp_path):
 
     body = _summary_table(r.summary, 5, styles).split("<tbody>")[1]
     cells = [re.findall(r"<td[^>]*>(.*?)</td>", row) for row in body.split("</tr>")[:-1]]
-    at = 3 + [c for c, _, _ in summary_columns(r.summary, 5)].index("p_best")
+    at = 4 + [c for c, _, _ in summary_columns(r.summary, 5)].index("p_best")
     assert [row[at] for row in cells] == ["0%", "98%", "0%", "2%"]
 
     md = render_markdown(r, [], styles=styles, base=tmp_path, k=5)
     rows = [ln.split(" | ") for ln in md.splitlines() if re.match(r"^\| \d \| `", ln)]
+    shown = summary_columns(with_costs(r, r.summary), 5, ranked_column(r, "d"))  # as report.md
+    at = 4 + [c for c, _, _ in shown].index("p_best")
     assert [row[at] for row in rows] == ["0%", "**98%**", "0%", "2%"]
     assert (
         "Probability of being the best (share of bootstrap resamples of the questions with the top "

@@ -170,12 +170,19 @@ def _render(binary: str, page: Path, tmp: Path) -> dict:
             " const before = cfg.getBoundingClientRect().left;"
             " w.scrollLeft = w.scrollWidth;"
             " const after = cfg.getBoundingClientRect().left;"
+            " w.scrollLeft = 0;"
+            " const vcell = t.querySelector('td.verdict'), rank = t.querySelector('th.rank');"
+            " const verdictRight = vcell.getBoundingClientRect().right;"
+            " const rankRight = rank.getBoundingClientRect().right;"
+            " w.scrollLeft = w.scrollWidth;"
             " const wl = w.getBoundingClientRect().left;"
             " w.scrollLeft = 0;"
             " return {overflowX: getComputedStyle(w).overflowX,"
             "  scrolls: w.scrollWidth > w.clientWidth,"
             "  cfgPosition: getComputedStyle(cfg).position,"
             "  cfgBefore: before, cfgAfter: after, wrapLeft: wl,"
+            "  verdictRight: verdictRight, rankRight: rankRight,"
+            "  firstAnswer: document.querySelector('p.answer').innerText,"
             "  pageWidth: document.documentElement.scrollWidth,"
             "  viewWidth: window.innerWidth,"
             "  verdict: document.querySelector('section.verdict').innerText,"
@@ -262,8 +269,11 @@ def test_report_renders_in_chromium(chromium, report_folder, tmp_path):
     assert facts["marks"] > 0
 
     lay = facts["layout"]
-    # the recommendation is the first thing under the title, in words
+    # the recommendation is the first thing under the title, answer first
     assert lay["verdict"].startswith("Recommendation")
+    assert lay["firstAnswer"].startswith("Use #4 paragraph(80): ")
+    # at 1280 px the verdict's column and its metric are in view without scrolling sideways
+    assert lay["verdictRight"] <= lay["viewWidth"] and lay["rankRight"] <= lay["viewWidth"]
     assert "Highest answerable@5: #4 paragraph(80) with 0.529" in lay["verdict"]
     assert "How sure:" in lay["verdict"] and lay["verdictTop"] < 300
     # the wide summary table scrolls inside its box, with the configuration column sticky;

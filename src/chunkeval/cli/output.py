@@ -17,10 +17,18 @@ if TYPE_CHECKING:
     from chunkeval.results import Results
     from chunkeval.verdict.recommendation import Recommendation
 
-from chunkeval.labels import compact_display_label, display_labels, percent, text_table
+from chunkeval.labels import compact_display_label, display_labels, percent, plural, text_table
 from chunkeval.policy import CONFIDENCE, by_construction, choose_rank_metric, confidence_label, headline_k
 
-__all__ = ["COLUMN_LEGEND", "preview", "published_table", "recommendation_text", "summary_table"]
+__all__ = [
+    "COLUMN_LEGEND",
+    "preview",
+    "published_table",
+    "question_warnings",
+    "recommendation_text",
+    "summary_table",
+    "verdict_text",
+]
 
 #: One line under the terminal table: what its abbreviated columns mean.
 COLUMN_LEGEND = (
@@ -121,7 +129,7 @@ def summary_table(
             + (" (not attainable: every question's evidence spans documents)" if ceiling == 0 else "")
         )
         blocks.append(
-            f"dataset {dataset}: {n_q} questions, retriever {retriever}{cap}\n"
+            f"dataset {dataset}: {plural(n_q, 'question')}, retriever {retriever}{cap}\n"
             f"(means with {confidence_label(confidence)} CI; p_best: probability of the top {ranked})\n"
             + text_table(header, body)
         )
@@ -182,11 +190,7 @@ def recommendation_text(
     """
     from chunkeval.verdict.recommendation import dataset_verdicts, recommendation_sentences
 
-    summary = results.summary
-    specs = dict(
-        zip(summary["config"].astype(str), summary.get("spec", summary["config"]).astype(str), strict=True)
-    )
-    shown = display_labels(specs, specs.values(), 40)
+    label = _shown_labels(results, 40)
     paragraphs = []
     if verdicts is None:
         verdicts = dataset_verdicts(results)
@@ -194,8 +198,7 @@ def recommendation_text(
         if isinstance(rec, Exception):
             continue
         text = " ".join(
-            t.format(*(shown.get(c) or compact_display_label(c, specs.get(c, c), 40) for c in configs))
-            for t, configs in recommendation_sentences(rec)
+            t.format(*(label(c) for c in configs)) for t, configs in recommendation_sentences(rec)
         )
         paragraphs.append(
             textwrap.fill(
@@ -206,6 +209,100 @@ def recommendation_text(
             )
         )
     return "\n\n".join(paragraphs)
+
+
+def _shown_labels(results: Any, width: int) -> Any:
+    summary = results.summary
+    specs = dict(
+        zip(summary["config"].astype(str), summary.get("spec", summary["config"]).astype(str), strict=True)
+    )
+    shown = display_labels(specs, specs.values(), width)
+    return lambda c: shown.get(c) or compact_display_label(c, str(specs.get(c, c)), width)
+
+
+def verdict_text(
+    results: Results, verdicts: Mapping[str, Recommendation | Exception] | None = None, width: int = 80
+) -> str:
+    """The verdict, answer first, for a terminal of ``width`` columns.
+
+    One block per dataset: the lines of :func:`chunkeval.verdict.answer.answer_lines` (the
+    configuration to use, what it was ranked on and how many questions back it, the best when
+    it is another, its cost, the alternatives, what would settle it), each wrapped at
+    ``width``. The block's first line names the configuration to use; the full account
+    (:func:`recommendation_text`) is printed below the table.
+
+    Parameters
+    ----------
+    results : Results
+    verdicts : mapping of str to Recommendation or Exception, optional
+        As in :func:`recommendation_text`.
+    width : int, default 80
+
+    Returns
+    -------
+    str
+        ``""`` when no dataset has a verdict.
+    """
+    from chunkeval.verdict.answer import answer_lines, dataset_costs
+    from chunkeval.verdict.recommendation import dataset_verdicts
+
+    if verdicts is None:
+        verdicts = dataset_verdicts(results)
+    label = _shown_labels(results, 40)
+    blocks = []
+    for dataset, rec in verdicts.items():
+        if isinstance(rec, Exception):
+            blocks.append(textwrap.fill(f"dataset {dataset}: no recommendation ({rec}).", width=width))
+            continue
+        lines = [
+            t.format(*(label(c) for c in cs)) for t, cs in answer_lines(rec, dataset_costs(results, rec))
+        ]
+        blocks.append(
+            "\n".join(
+                textwrap.fill(
+                    line, width=width, break_on_hyphens=False, break_long_words=False, subsequent_indent="  "
+                )
+                for line in lines
+            )
+        )
+    return "\n\n".join(blocks)
+
+
+def question_warnings(manifest: dict[str, Any]) -> list[str]:
+    """The warnings ``run`` prints about questions nobody has checked yet.
+
+    Per dataset: questions still marked ``"draft": true``, and questions a language model wrote
+    that no person reviewed (the report says the same in its "Questions:" line).
+
+    Parameters
+    ----------
+    manifest : dict
+        A run's manifest (``datasets`` -> ``provenance``).
+
+    Returns
+    -------
+    list of str
+        One ``warning: ...`` line each.
+    """
+    out = []
+    for dataset_name, info in (manifest.get("datasets") or {}).items():
+        provenance = info.get("provenance", {}) if isinstance(info, dict) else {}
+        drafts = provenance.get("draft_questions", 0)
+        if drafts:
+            out.append(
+                f'warning: dataset {dataset_name!r}: {drafts} question(s) are still marked "draft": true; '
+                "review them, then remove the mark"
+            )
+        generated = provenance.get("generated_questions") or 0
+        reviewed = provenance.get("reviewed_questions") or 0
+        if generated > reviewed:
+            tags = ", ".join(map(str, provenance.get("generators") or {})) or "a language model"
+            out.append(
+                f"warning: dataset {dataset_name!r}: {generated - reviewed} of {generated} question(s) "
+                f"written by {tags} are not reviewed by a person; the verdict rests on them: review "
+                "them ('chunkeval validate' lists the dataset's origin)"
+            )
+    return out
 
 
 def preview(text: str, width: int) -> str:

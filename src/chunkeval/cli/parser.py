@@ -90,10 +90,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--retriever",
+        action="append",
         default=None,
         metavar="SPEC",
         help="retriever: tfidf, bm25, lsa, \"dense(embedder='sentence-transformers:PATH')\", "
-        '"hybrid(tfidf, lsa)", "tfidf(analyzer=\'sklearn\')" (default from the suite: tfidf)',
+        '"hybrid(tfidf, lsa)", "tfidf(analyzer=\'sklearn\')" (default from the suite: tfidf); '
+        "repeatable: each retriever's run gets its own results folder inside --out and the "
+        "verdict says which configuration is safest across them",
     )
     p.add_argument(
         "--k",

@@ -11,7 +11,7 @@ from chunkeval.cli.exit_codes import EXIT_OK, CLIError, writing
 __all__ = ["REPORT_FILES", "cmd_report", "write_report_if_available"]
 
 #: What a report adds to a results folder (removed again when writing it fails).
-REPORT_FILES = ("report.html", "report.md", "charts")
+REPORT_FILES = ("report.html", "report.md", "verdict.json", "charts")
 
 
 def write_report_if_available(folder: Path, **options: Any) -> tuple[Any, str]:

@@ -20,7 +20,14 @@ from chunkeval.benchmarks.workers import check_workers
 from chunkeval.cli.compare import emit_comparison, stale_option, summarised_failure
 from chunkeval.cli.exit_codes import EXIT_FAILURE, EXIT_OK, CLIError, one_line, stderr_line, writing
 from chunkeval.cli.options import check_seed_option, parse_ints, parse_ks
-from chunkeval.cli.output import COLUMN_LEGEND, published_table, recommendation_text, summary_table
+from chunkeval.cli.output import (
+    COLUMN_LEGEND,
+    published_table,
+    question_warnings,
+    recommendation_text,
+    summary_table,
+    verdict_text,
+)
 from chunkeval.cli.report import REPORT_FILES, write_report_if_available
 from chunkeval.results.reading import rank_metrics, run_confidence, run_ks
 from chunkeval.validation import check_number
@@ -85,6 +92,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.chunker and args.suite == "default" and not args.suite_given:
         name = "custom"
     spec = run_spec_of(args, suite)
+    if len(spec.retrievers) > 1 and args.baseline is not None:
+        raise CLIError(
+            "--baseline compares the run of one retriever; give one --retriever, or compare each "
+            "retriever's folder inside --out with 'chunkeval compare' afterwards"
+        )
     check_workers(args.workers)
     check_results_format(args.format)  # Parquet without pyarrow fails now, not after the run
     with summarised_failure(args.baseline, "this run"):  # an exit 2 reaches the CI step summary too
@@ -93,15 +105,36 @@ def cmd_run(args: argparse.Namespace) -> int:
         if adopted:
             args.rank_by = adopted
             spec = spec.replace(rank_by=adopted)
-        resolved = resolve_run(spec, baseline, baseline_name=args.baseline)
+        # one resolved run per retriever, each checked before any work
+        each = [
+            resolve_run(spec.replace(retriever=r), baseline, baseline_name=args.baseline)
+            for r in spec.retrievers
+        ]
     folder, default = _new_results_folder(args.out, name)
     claim = _claim_folder(folder, getattr(args, "argv", []), default)
     folder = claim.folder
+    if len(each) > 1:
+        from chunkeval.cli.retrievers import run_retrievers
+
+        try:
+            return run_retrievers(
+                claim,
+                args,
+                [(r, resolved) for r, resolved in zip(spec.retrievers, each, strict=True)],
+                lambda resolved, sub: _run_into(claim, args, resolved, suite, name, sub),
+            )
+        except BaseException:
+            claim.release()
+            raise
+    (resolved,) = each
     try:
         code, results, report, verdicts = _run_into(claim, args, resolved, suite, name)
     except BaseException:
         claim.release()  # the folder can be used again
         raise
+    answer = verdict_text(results, verdicts)
+    if answer:  # the answer first: its first lines fit an 80 x 24 terminal
+        print(answer + "\n")
     print(
         summary_table(
             results.summary,
@@ -119,18 +152,13 @@ def cmd_run(args: argparse.Namespace) -> int:
     print(f"\nresults: {folder}")
     if args.workers != 1 and not args.quiet:  # the pool may be smaller than asked: say why
         print(f"workers: {results.manifest['workers_decision']['reason']}")
-    for dataset_name, info in results.manifest["datasets"].items():
-        drafts = info.get("provenance", {}).get("draft_questions", 0)
-        if drafts:
-            stderr_line(
-                f'warning: dataset {dataset_name!r}: {drafts} question(s) are still marked "draft": true; '
-                "review them, then remove the mark"
-            )
+    for line in question_warnings(results.manifest):
+        stderr_line(line)
     if report is not None:
         print(f"report: {report}")
     recommendation = recommendation_text(results, verdicts)
     if recommendation:
-        print(f"\n{recommendation}")
+        print(f"\n{recommendation}")  # the full account, below the answer and the table
     if baseline is not None:
         for line in _rank_notes(baseline, results, adopted):
             print(line)
@@ -182,11 +210,11 @@ def _check_run_options(args: argparse.Namespace) -> None:
         raise CLIError(f"--scheduler {args.scheduler!r} is not a scheduler address; write tcp://HOST:PORT")
     if args.scheduler is not None and args.executor != "dask":
         raise CLIError("--scheduler names a Dask scheduler; it needs --executor dask")
-    for option in ("out", "retriever", "tokenizer", "baseline"):
+    for option in ("out", "tokenizer", "baseline"):
         value = getattr(args, option)
         if value is not None and not value.strip():
             raise CLIError(f"--{option} is empty; give a value or leave the option out")
-    for option in ("dataset", "chunker"):
+    for option in ("dataset", "chunker", "retriever"):
         if any(not v.strip() for v in getattr(args, option) or ()):
             raise CLIError(f"--{option} is empty; give a spec or leave the option out")
     check_seed_option(args.seed)
@@ -229,9 +257,12 @@ def run_spec_of(args: argparse.Namespace, suite: Suite) -> RunSpec:
 
 
 def _run_into(
-    claim: Any, args: argparse.Namespace, resolved: Any, suite: Any, name: str
+    claim: Any, args: argparse.Namespace, resolved: Any, suite: Any, name: str, sub: str | None = None
 ) -> tuple[int, Any, Path | None, dict[str, Any]]:
     """Run the benchmark, save results and report into ``claim.staging``, publish them.
+
+    With ``sub`` (one retriever of several), into the folder ``sub`` of the staging folder,
+    published later by the caller.
 
     Returns the exit code (1 when the report failed; the results are published
     without it), the results, the path of the report (``None`` when none was written) and
@@ -306,8 +337,9 @@ def _run_into(
             "ks": bool(parse_ks(args.k)),
             "tokenizer": bool(args.tokenizer),
         }
+    staging = claim.staging if sub is None else claim.staging / sub
     with writing(folder, "results to"):
-        results.save(claim.staging, format=args.format)
+        results.save(staging, format=args.format)
     code, report = EXIT_OK, None
     from chunkeval.verdict.recommendation import dataset_verdicts
 
@@ -316,16 +348,19 @@ def _run_into(
         try:
             with writing(folder, "the report in"):
                 # the results and datasets in memory: the report reads nothing back from disk
-                _, why = write_report_if_available(claim.staging, results=results, verdicts=verdicts)
-            report = None if why else claim.folder / "report.html"
+                _, why = write_report_if_available(staging, results=results, verdicts=verdicts)
+            report = None if why else (claim.folder if sub is None else claim.folder / sub) / "report.html"
             if why:
                 stderr_line(why)
         except Exception as exc:  # the results are complete without a report; never lose them
             if getattr(args, "debug", False):
                 raise
-            claim.discard(REPORT_FILES)  # never half a report: the results alone are complete
+            # never half a report: the results alone are complete
+            claim.discard(REPORT_FILES if sub is None else tuple(f"{sub}/{f}" for f in REPORT_FILES))
             stderr_line(f"error: report failed: {one_line(exc)} (results are saved in {folder})")
             code = EXIT_FAILURE
+    if sub is not None:
+        return code, results, report, verdicts  # the caller publishes every retriever's folder
     moment("run.report")  # results and report staged, nothing published
     claim.publish()
     return code, results, report, verdicts

@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from chunkeval._json import lone_surrogate
+from chunkeval.datasets.quotes import normalise_quote
 from chunkeval.errors import UnknownNameError, UsageError, close_names
 from chunkeval.types import Document, EvidenceSpan, Question
 
@@ -220,8 +221,16 @@ class Dataset:
         line: ``documents`` (a document's text), ``questions`` (a question's text and evidence
         parts ``(doc_id, start, end)``: where its evidence stands, kept to show that evidence
         moved) and ``questions_by_content`` (a question's *content identity*: its text and each
-        evidence part's document id and exact text, wherever that text now starts). A
+        evidence part's document id and text, wherever that text now starts). A part's text
+        counts as tolerant quote matching reads it (:func:`chunkeval.datasets.quotes.normalise_quote`:
+        whitespace runs and line breaks as one space, Unicode compatibility form, typographic
+        quotes and dashes as ASCII, invisible format characters removed), so a paragraph
+        reflowed, line endings converted to CRLF, trailing spaces or NFC/NFD inside a quote
+        change no question: the quote that backs it still matches the same words. A
         document edit outside every quoted span changes no question's content identity.
+        ``questions_by_document`` identifies each part's document by its text's digest instead
+        of its id, so that a question of a renamed document (same text, another id) is told
+        from an edited one.
         Two runs whose fingerprints differ compare these to say which questions and
         documents were added, removed or edited (:func:`chunkeval.gate.conditions.dataset_changes`).
 
@@ -229,7 +238,8 @@ class Dataset:
         -------
         dict
             ``{"questions": {question id: digest}, "questions_by_content": {question id:
-            digest}, "documents": {document id: digest}}``, ids sorted. A part whose document
+            digest}, "questions_by_document": {question id: digest}, "documents": {document id:
+            digest}}``, ids sorted. A part whose document
             is not in the dataset (an invalid dataset) is identified by its offsets.
         """
 
@@ -240,17 +250,25 @@ class Dataset:
 
         def part_text(p: EvidenceSpan) -> Any:
             text = texts.get(p.doc_id)
-            return text[int(p.start) : int(p.end)] if text is not None else [int(p.start), int(p.end)]
+            if text is None:
+                return [int(p.start), int(p.end)]
+            return normalise_quote(text[int(p.start) : int(p.end)])
 
+        doc_digests = {d.id: short([d.text]) for d in self.documents}
         ordered = sorted(self.questions, key=lambda q: q.id)
         questions = {
             q.id: short([q.text, [[p.doc_id, int(p.start), int(p.end)] for p in q.evidence]]) for q in ordered
         }
         by_content = {q.id: short([q.text, [[p.doc_id, part_text(p)] for p in q.evidence]]) for q in ordered}
+        by_document = {
+            q.id: short([q.text, [[doc_digests.get(p.doc_id), part_text(p)] for p in q.evidence]])
+            for q in ordered
+        }
         return {
             "questions": questions,
             "questions_by_content": by_content,
-            "documents": {d.id: short([d.text]) for d in self.documents},
+            "questions_by_document": by_document,
+            "documents": doc_digests,
         }
 
     # ------------------------------------------------------------------ validation

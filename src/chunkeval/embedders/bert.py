@@ -167,13 +167,14 @@ class BertEmbedder(Params):
     def describe(self) -> dict[str, Any]:
         """What identifies the vectors, for a manifest.
 
-        Model id, revision, weights sha256, window, pooling, normalisation, prefixes (never a
-        path).
+        Model id, revision, weights sha256, window, the vectors' dimension (the hidden size:
+        pooling keeps it), pooling, normalisation, prefixes (never a path).
         """
         loaded = self._loaded()
         return {
             **self._folder().identity(),
             "max_seq_length": loaded.window,
+            "dimension": int(loaded.weights.word.shape[1]),
             "pooling": loaded.pooling,
             "normalize": loaded.normalize,
             "query_prefix": self.query_prefix,

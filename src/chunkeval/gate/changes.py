@@ -41,6 +41,7 @@ FIRST_IDS = 5
 #: questions: the changed ones are not gated at all.
 STALE_SHARE = 0.2
 _CONTENT = "questions_by_content"
+_BY_DOCUMENT = "questions_by_document"
 
 
 def _digest_map(digests: Any, kind: str) -> dict[str, str] | None:
@@ -96,7 +97,10 @@ def dataset_changes(
         ``questions_added``, ``questions_removed``, ``questions_edited``, ``documents_added``,
         ``documents_removed``, ``documents_edited`` (sorted ids) and, when both sides identify
         questions by content, ``questions_moved``: questions unchanged by content whose
-        evidence now starts elsewhere (shown, never left out). Questions are edited by content
+        evidence now starts elsewhere (shown, never left out). A removed and an added
+        document with the same text are a rename, ``documents_renamed`` (``"old → new"``),
+        and a question whose evidence only moved with it (the same texts, in documents of the
+        same texts: ``questions_by_document``) is moved, not edited. Questions are edited by content
         when both sides record it, else by text and offsets. A key is left out when that side
         of the change cannot be known: edits and documents without digests on both sides.
     """
@@ -118,8 +122,45 @@ def dataset_changes(
     db, dc = _digest_map(digests_base, "documents"), _digest_map(digests_cur, "documents")
     if db is not None and dc is not None:
         added, removed, edited = _diff(db, dc)
+        renamed = _renamed(db, dc, removed, added)
+        if renamed:
+            old_ids, new_ids = {a for a, _ in renamed}, {b for _, b in renamed}
+            added = [d for d in added if d not in new_ids]
+            removed = [d for d in removed if d not in old_ids]
+            out["documents_renamed"] = [f"{a} → {b}" for a, b in renamed]
+            _follow_renames(out, digests_base, digests_cur)
         out.update(documents_added=added, documents_removed=removed, documents_edited=edited)
     return out
+
+
+def _renamed(
+    db: Mapping[str, str], dc: Mapping[str, str], removed: list[str], added: list[str]
+) -> list[tuple[str, str]]:
+    """(old id, new id) of removed and added documents with the same text, paired in id order."""
+    free: dict[str, list[str]] = {}
+    for doc in added:
+        free.setdefault(dc[doc], []).append(doc)
+    pairs = []
+    for doc in removed:
+        same = free.get(db[doc])
+        if same:
+            pairs.append((doc, same.pop(0)))
+    return pairs
+
+
+def _follow_renames(out: dict[str, list[str]], digests_base: Any, digests_cur: Any) -> None:
+    """Move the edited questions whose parts only moved with a renamed document to ``questions_moved``.
+
+    Such a question's ``questions_by_document`` digest (its text and each part's text with
+    its document's *text* digest in place of its id) is the same on both sides.
+    """
+    kb, kc = _digest_map(digests_base, _BY_DOCUMENT), _digest_map(digests_cur, _BY_DOCUMENT)
+    if kb is None or kc is None or "questions_edited" not in out:
+        return
+    followed = {q for q in out["questions_edited"] if q in kb and kb[q] == kc.get(q)}
+    if followed:
+        out["questions_edited"] = [q for q in out["questions_edited"] if q not in followed]
+        out["questions_moved"] = sorted(set(out.get("questions_moved") or []) | followed)
 
 
 def left_out(changes: Mapping[str, list[str]]) -> list[str]:
@@ -180,7 +221,7 @@ def describe_changes(changes: Mapping[str, list[str]]) -> str:
     """
     parts = []
     for what in ("questions", "documents"):
-        for how in ("added", "removed", "edited"):
+        for how in ("added", "removed", "renamed", "edited"):
             ids = changes.get(f"{what}_{how}") or []
             if ids:
                 noun = what if len(ids) > 1 else what[:-1]

@@ -154,10 +154,32 @@ def refuse_incomparable(base: Results, planned: Mapping[str, Any], name: str) ->
     """
     bm = base.manifest or {}
     for key, _ in setting_differences(bm, planned)[:1]:
-        raise IncomparableRuns(
-            f"this run cannot be compared with {name}: its {key} would be {planned.get(key)!r}, "
-            f"the baseline's is {bm.get(key)!r}; use the baseline's settings or save a new baseline"
+        now, then = planned.get(key), bm.get(key)
+        leaves = (
+            _leaf_differences(then, now) if isinstance(now, Mapping) and isinstance(then, Mapping) else []
         )
+        if leaves:  # name what differs, not two whole objects
+            shown = "; ".join(f"{path}: {a!r} in the baseline, {b!r} now" for path, a, b in leaves[:3])
+            more = f" and {len(leaves) - 3} more" if len(leaves) > 3 else ""
+            raise IncomparableRuns(
+                f"this run cannot be compared with {name}: its {key} differ at {shown}{more}; "
+                "use the baseline's settings or save a new baseline"
+            )
+        raise IncomparableRuns(
+            f"this run cannot be compared with {name}: its {key} would be {now!r}, "
+            f"the baseline's is {then!r}; use the baseline's settings or save a new baseline"
+        )
+
+
+def _leaf_differences(then: Any, now: Any, path: str = "") -> list[tuple[str, Any, Any]]:
+    """``(dotted path, baseline value, current value)`` of every leaf where two objects differ."""
+    if isinstance(then, Mapping) and isinstance(now, Mapping):
+        out: list[tuple[str, Any, Any]] = []
+        for key in sorted(set(then) | set(now), key=str):
+            sub = f"{path}.{key}" if path else str(key)
+            out += _leaf_differences(then.get(key), now.get(key), sub)
+        return out
+    return [] if _canonical(then) == _canonical(now) else [(path, then, now)]
 
 
 def conditions(base: Results, cur: Results, stale_share: float = STALE_SHARE) -> Conditions:
@@ -228,7 +250,7 @@ def _dataset_condition(base: Results, cur: Results, name: str, found: Conditions
     out = left_out(changes)
     kept = sorted((qb & qc) - set(out))
     share = changed_share(changes, qb, qc)
-    if any(changes.get(f"documents_{how}") for how in ("added", "removed", "edited")):
+    if any(changes.get(f"documents_{how}") for how in ("added", "removed", "renamed", "edited")):
         found.documents_changed.append(name)
     if share > stale_share + 1e-12 or not kept:
         found.stale.append(name)

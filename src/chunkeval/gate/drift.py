@@ -187,7 +187,7 @@ def _documents_changed(cmp: Comparison) -> list[str]:
     return [
         name
         for name, changes in cmp.dataset_changes.items()
-        if any(changes.get(f"documents_{how}") for how in ("added", "removed", "edited"))
+        if any(changes.get(f"documents_{how}") for how in ("added", "removed", "renamed", "edited"))
     ]
 
 

@@ -20,7 +20,7 @@ import pandas as pd
 
 from chunkeval.gate.outcomes import CHANGED, outcome_label
 from chunkeval.gate.paired import EXACT_UP_TO
-from chunkeval.labels import compact_display_label, display_label, md_escape, signed, text_table
+from chunkeval.labels import compact_display_label, display_label, md_escape, plural, signed, text_table
 from chunkeval.policy import confidence_label
 
 #: A :class:`~chunkeval.gate.comparison.Comparison` (not imported: it imports this module).
@@ -125,14 +125,14 @@ def inconclusive_sentence(r: Any, confidence: float) -> str:
     )
     if getattr(r, "test", "") == "exact":
         why = (
-            f"the exact McNemar test on the {int(r.n_worse) + int(r.n_better)} questions that "
+            f"the exact McNemar test on the {plural(int(r.n_worse) + int(r.n_better), 'question')} that "
             f"changed gives p = {r.p_value:.3f} > {1 - confidence:.2f}"
         )
     else:
         why = f"the {confidence_label(confidence)} paired interval {_ci(r)} includes 0"
     return (
         f"{_where(r)}: inconclusive — {count} ({signed(r.delta)} is beyond the tolerance, "
-        f"but {why}; {n} questions compared)"
+        f"but {why}; {plural(n, 'question')} compared)"
     )
 
 
@@ -296,7 +296,7 @@ def strategy_sentences(cmp: Comparison) -> list[str]:
             )
         elif math.isinf(r.questions_needed):
             out.append(
-                f"{r.metric}: no detectable difference ({ci}, over {r.n_questions} questions; the "
+                f"{r.metric}: no detectable difference ({ci}, over {plural(r.n_questions, 'question')}; the "
                 "gains and losses cancel out exactly, so no number of questions would show a "
                 "difference in the mean)."
             )
@@ -311,6 +311,6 @@ def strategy_sentences(cmp: Comparison) -> list[str]:
             )
             out.append(
                 f"{r.metric}: no detectable difference ({signed(r.delta)}, {ci}, over "
-                f"{r.n_questions} questions{need})."
+                f"{plural(r.n_questions, 'question')}{need})."
             )
     return out

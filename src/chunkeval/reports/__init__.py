@@ -63,6 +63,32 @@ def _write_text(path: Path, text: str) -> None:
     atomic_write_text(path, lambda fh: fh.write(text), newline="\n")
 
 
+def verdict_json(results: Any, verdicts: Mapping[str, Recommendation | Exception]) -> str:
+    """``verdict.json``: every dataset's verdict, answer first (:func:`~chunkeval.verdict.answer.answer_dict`).
+
+    Parameters
+    ----------
+    results : Results
+    verdicts : mapping of str to Recommendation or Exception
+
+    Returns
+    -------
+    str
+        ``{"datasets": {name: verdict}}`` with ``{"error": why}`` for a dataset without one.
+    """
+    import json
+
+    from chunkeval.verdict.answer import answer_dict, dataset_costs
+
+    out = {
+        name: {"error": str(rec)}
+        if isinstance(rec, Exception)
+        else answer_dict(rec, dataset_costs(results, rec))
+        for name, rec in verdicts.items()
+    }
+    return json.dumps({"datasets": out}, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+
+
 def write_report(
     results_folder: str | os.PathLike,
     out: str | os.PathLike | None = None,
@@ -75,7 +101,7 @@ def write_report(
     doc: str | None = None,
     verdicts: Mapping[str, Recommendation | Exception] | None = None,
 ) -> Path:
-    """Write ``report.html``, ``report.md`` and ``charts/`` for a results folder.
+    """Write ``report.html``, ``report.md``, ``verdict.json`` and ``charts/`` for a results folder.
 
     Parameters
     ----------
@@ -189,4 +215,5 @@ def write_report(
     _write_text(report, html_text)
     moment("report.html")  # one page written, the other not
     _write_text(dest / "report.md", md_text)
+    _write_text(dest / "verdict.json", verdict_json(res, verdicts))
     return report

@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import html
 import json
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -19,6 +20,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from chunkeval.labels import plural
 from chunkeval.policy import by_construction, confidence_label
 from chunkeval.reports.charts import ChartFile
 from chunkeval.reports.drilldown import render_question_view
@@ -33,8 +35,11 @@ from chunkeval.reports.summary_table import (
     question_origin,
     ranked_column,
     summary_columns,
+    verdict_roles,
+    with_costs,
 )
 from chunkeval.results.reading import run_confidence, run_headline_k
+from chunkeval.verdict.answer import answer_lines, dataset_costs
 from chunkeval.verdict.frontier import pareto_frontier
 from chunkeval.verdict.recommendation import (
     Recommendation,
@@ -74,6 +79,7 @@ table.summary th.cfg,table.summary td.cfg{position:sticky;left:0;z-index:1;backg
 box-shadow:1px 0 0 #d4d4d4}
 table.summary th.cfg{z-index:3;background:#f3f3f3}
 table.summary th{z-index:2}
+table.summary td.verdict{font-weight:600;text-align:left}table.summary td.role-use{background:#fff3c4}
 section.verdict{background:#f4f8fb;border:1px solid #c9dbe8;border-left:5px solid #0072B2;
 padding:.5rem 1rem;margin:1rem 0 1.4rem}
 section.verdict h2{margin-top:.4rem;border:0}
@@ -119,12 +125,23 @@ def _img_tag(png: Path, alt: str) -> str:
 
 
 def _summary_table(
-    rows: pd.DataFrame, k: int, styles: Mapping[str, ConfigStyle], rank_column: str | None = None
+    rows: pd.DataFrame,
+    k: int,
+    styles: Mapping[str, ConfigStyle],
+    rank_column: str | None = None,
+    roles: Mapping[str, str] | None = None,
 ) -> str:
     cols = summary_columns(rows, k, rank_column)
     na = by_construction(rows)
     marks = marked_cells(rows, cols, na)
-    head = ['<th class="key">#</th>', '<th class="cfg">configuration</th>', "<th>limit</th>"]
+    roles = roles or {}
+    head = [
+        '<th class="key">#</th>',
+        '<th class="cfg">configuration</th>',
+        '<th class="verdict" title="the verdict: use, highest, alike (cannot be told apart from the '
+        'best), worse (measurably worse)">verdict</th>',
+        "<th>limit</th>",
+    ]
     for c, h, d in cols:
         hint = {"higher": " (higher is better)", "lower": " (lower is better)"}.get(d or "", "")
         arrow = " ↑" if d == _HIGHER else " ↓" if d == _LOWER else ""
@@ -140,6 +157,7 @@ def _summary_table(
         cells = [
             f'<td class="key">{sw}{st.number if st else ""}</td>',
             f'<td class="cfg"><code title="{_e(config)}">{_e(display_label(config, 44))}</code></td>',
+            f'<td class="verdict role-{_e(roles.get(config, "none"))}">{_e(roles.get(config, "–"))}</td>',
             f"<td>{_e(_fmt(limit))} {_e(unit) if limit is not None and not pd.isna(limit) else ''}</td>",
         ]
         for c, _, _direction in cols:
@@ -328,7 +346,7 @@ def _split_section(
     if multi:
         n_total = n_q["question_id"].nunique()
         out.append(
-            f'<p class="note">{multi} of {n_total} questions have evidence parts in different '
+            f'<p class="note">{multi} of {plural(n_total, "question")} have evidence parts in different '
             "documents, which no chunk can hold together under any configuration. A part split "
             "across chunks still counts below; parts merely kept apart in their documents do "
             "not.</p>"
@@ -367,7 +385,7 @@ def _split_section(
             f'<span class="swatch" style="background:{st.color}"></span>{st.number}. '
             f"<code>{_e(display_label(config, 60))}</code>"
             f'{" ★ frontier" if is_open else ""} <span class="note">— '
-            f"{n_split} of {total} questions have an evidence part split across chunks; "
+            f"{n_split} of {plural(total, 'question')} have an evidence part split across chunks; "
             f"{n_scat} more have their parts in different chunks.</span></summary>"
         )
         if not len(g):
@@ -438,26 +456,32 @@ def _cfg_ref(config: str, styles: Mapping[str, ConfigStyle]) -> str:
     return f'{sw}{num}<code title="{_e(config)}">{_e(display_label(config, 44))}</code>'
 
 
-def _verdict_section(verdicts: Mapping[str, Any], styles: Mapping[str, ConfigStyle]) -> str:
-    """The "Recommendation" block: best, cheapest on the frontier, and what ties with the best."""
+def _verdict_section(results: Any, verdicts: Mapping[str, Any], styles: Mapping[str, ConfigStyle]) -> str:
+    """The "Recommendation" block, answer first, then the full account under "Details"."""
     out = ['<section class="verdict"><h2>Recommendation</h2>']
     for name, rec in verdicts.items():
         if isinstance(rec, Exception):
             out.append(f'<p class="note">dataset {_e(name)}: no recommendation ({_e(rec)}).</p>')
             continue
-        bits = []
-        for template, configs in recommendation_sentences(rec):
+
+        def words(template: str, configs: Sequence[str]) -> str:
             pieces = template.split("{")
             text = _e(pieces[0])
             for piece in pieces[1:]:
                 idx, rest = piece.split("}", 1)
                 text += _cfg_ref(configs[int(idx)], styles) + _e(rest)
-            bits.append(text)
+            return re.sub(r"`([^`<>]+)`", r"<code>\\1</code>", text)
+
+        first, *rest = (words(t, cs) for t, cs in answer_lines(rec, dataset_costs(results, rec)))
+        out.append(f'<p class="answer" data-answer="{_e(name)}"><strong>{first}</strong></p>')
+        out.append('<ul class="answer">' + "".join(f"<li>{line}</li>" for line in rest) + "</ul>")
+        bits = [words(t, cs) for t, cs in recommendation_sentences(rec)]
         out.append(
-            f'<p data-dataset="{_e(name)}"><strong>dataset {_e(name)}</strong> '
-            f"(retriever {_e(rec.retriever)}, k={rec.k}, {rec.n_questions} questions). "
+            f'<details open><summary>Details for dataset {_e(name)}</summary><p data-dataset="{_e(name)}">'
+            f"<strong>dataset {_e(name)}</strong> "
+            f"(retriever {_e(rec.retriever)}, k={rec.k}, {plural(rec.n_questions, 'question')}). "
             + " ".join(bits)
-            + "</p>"
+            + "</p></details>"
         )
     out.append("</section>")
     return "".join(out)
@@ -623,7 +647,7 @@ def render_html(
         f"headline k = {k} · {summary['config'].nunique()} configuration(s) · generated {now}</p>",
     ]
     verdicts = dataset_verdicts(results, names) if verdicts is None else verdicts
-    parts.append(_verdict_section(verdicts, styles))
+    parts.append(_verdict_section(results, verdicts, styles))
     parts += [
         "<h2>Summary</h2>",
         '<p class="note">Each configuration keeps its number and colour in every table and chart. '
@@ -642,7 +666,15 @@ def render_html(
         origin = question_origin(manifest, name)
         if origin:
             parts.append(f'<p class="note">Questions: {_e(origin)}.</p>')
-        parts.append(_summary_table(rows, k, styles, ranked_column(results, name, verdicts[name])))
+        parts.append(
+            _summary_table(
+                with_costs(results, rows),
+                k,
+                styles,
+                ranked_column(results, name, verdicts[name]),
+                verdict_roles(verdicts[name]),
+            )
+        )
     parts.append(_published_section(results))
     parts.append("<h2>Charts</h2>")
     for c in charts:

@@ -8,7 +8,7 @@ from typing import Any
 
 import pandas as pd
 
-from chunkeval.labels import md_escape
+from chunkeval.labels import md_escape, plural
 from chunkeval.policy import by_construction, confidence_label
 from chunkeval.reports.charts import ChartFile
 from chunkeval.reports.style import ConfigStyle, display_label
@@ -19,8 +19,11 @@ from chunkeval.reports.summary_table import (
     question_origin,
     ranked_column,
     summary_columns,
+    verdict_roles,
+    with_costs,
 )
 from chunkeval.results.reading import run_confidence, run_headline_k
+from chunkeval.verdict.answer import answer_lines, dataset_costs
 from chunkeval.verdict.recommendation import Recommendation, dataset_verdicts, recommendation_sentences
 
 __all__ = ["md_escape", "render_markdown"]
@@ -63,8 +66,10 @@ def render_markdown(
 ) -> str:
     """Markdown with one summary table per dataset and links to the chart PNGs.
 
-    A "Recommendation" paragraph per dataset comes first
-    (:func:`chunkeval.verdict.recommendation.recommend`).  The best value per column is bold
+    The verdict of each dataset comes first, answer first
+    (:func:`chunkeval.verdict.answer.answer_lines`: the configuration to use in bold, then
+    what it was ranked on and its backing, its cost, the alternatives and what would settle
+    it), then the full account (:func:`chunkeval.verdict.recommendation.recommend`).  The best value per column is bold
     (direction-aware, as in the HTML report: every value that reads the same as the best is
     bold, and nothing when shared by more than half of the rows); the ranking metric's
     header carries ◆, and a column that is 0 by construction
@@ -104,14 +109,18 @@ def render_markdown(
             st = styles.get(config)
             return f"{'#' + str(st.number) + ' ' if st else ''}`{md_escape(display_label(config, 44))}`"
 
+        answer = answer_lines(rec, dataset_costs(results, rec))
+        first, *rest = (t.format(*[ref(c) for c in cs]) for t, cs in answer)
         text = " ".join(t.format(*[ref(c) for c in cs]) for t, cs in recommendation_sentences(rec))
+        lines += [f"**{first}**", ""] + [f"- {line}" for line in rest] + [""]
         lines += [
-            f"**dataset {md_escape(name)}** (retriever {md_escape(rec.retriever)}, "
-            f"k={rec.k}, {rec.n_questions} questions). {text}",
+            f"Details for dataset {md_escape(name)} (retriever {md_escape(rec.retriever)}, "
+            f"k={rec.k}, {plural(rec.n_questions, 'question')}): {text}",
             "",
         ]
     for name in dict.fromkeys(summary["dataset"].astype(str)):
-        rows = summary[summary["dataset"].astype(str) == name].reset_index(drop=True)
+        rows = with_costs(results, summary[summary["dataset"].astype(str) == name].reset_index(drop=True))
+        roles = verdict_roles(verdicts.get(name))
         retr = ", ".join(dict.fromkeys(rows["retriever"].astype(str))) if "retriever" in rows else "?"
         rank = ranked_column(results, name, verdicts.get(name))
         cols = summary_columns(rows, k, rank)
@@ -121,18 +130,24 @@ def render_markdown(
         origin = question_origin(getattr(results, "manifest", None), name)
         if origin:
             lines += [f"Questions: {md_escape(origin)}.", ""]
-        head = ["#", "configuration", "limit"] + [
+        head = ["#", "configuration", "verdict", "limit"] + [
             h + (" ↑" if d == "higher" else " ↓" if d == "lower" else "") + (" ◆" if c == rank else "")
             for c, h, d in cols
         ]
         lines.append("| " + " | ".join(head) + " |")
-        lines.append("|" + "|".join(["---:", ":---", "---:"] + ["---:"] * len(cols)) + "|")
+        lines.append("|" + "|".join(["---:", ":---", ":---", "---:"] + ["---:"] * len(cols)) + "|")
         for i, r in enumerate(rows.to_dict(orient="records")):
             config = str(r["config"])
             st = styles.get(config)
             limit = r.get("limit")
             lim = "–" if limit is None or pd.isna(limit) else f"{_fmt(limit)} {r.get('limit_unit') or ''}"
-            cells = [str(st.number) if st else "", f"`{md_escape(config)}`", md_escape(lim.strip())]
+            role = roles.get(config, "–")
+            cells = [
+                str(st.number) if st else "",
+                f"`{md_escape(config)}`",
+                f"**{role}**" if role == "use" else role,
+                md_escape(lim.strip()),
+            ]
             for c, _, _d in cols:
                 if c in na:
                     cells.append("n/a")

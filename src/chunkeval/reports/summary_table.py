@@ -2,8 +2,9 @@
 
 Which columns it shows and in which direction each is better (:func:`summary_columns`),
 which cells stand out as best (:func:`best_rows`, :func:`marked_cells`), how a cell is
-written (:func:`format_cell`), the ranking column of a dataset (:func:`ranked_column`) and
-who wrote its questions (:func:`question_origin`).
+written (:func:`format_cell`), the ranking column of a dataset (:func:`ranked_column`), who
+wrote its questions (:func:`question_origin`), the costs a reviewer prices as columns
+(:func:`with_costs`) and each configuration's part in the verdict (:func:`verdict_roles`).
 """
 
 from __future__ import annotations
@@ -18,6 +19,9 @@ import pandas as pd
 
 from chunkeval.labels import percent
 from chunkeval.results.reading import rank_metrics
+from chunkeval.verdict.answer import use_of
+from chunkeval.verdict.costs import config_costs, human_bytes
+from chunkeval.verdict.recommendation import Recommendation
 
 __all__ = [
     "PERCENT_COLUMNS",
@@ -27,6 +31,8 @@ __all__ = [
     "question_origin",
     "ranked_column",
     "summary_columns",
+    "verdict_roles",
+    "with_costs",
 ]
 
 _HIGHER = "higher"
@@ -55,11 +61,20 @@ def summary_columns(
     list of (column, header, direction)
         ``direction`` is ``"higher"`` (higher is better), ``"lower"`` (lower is better: storage,
         boundary faults, time) or ``None`` (descriptive, never marked best).  Only columns
-        present in ``summary`` are listed.
+        present in ``summary`` are listed. The ranking metric, ``P(best)``, the stored-token
+        overhead and the costs of :func:`with_costs` (when added) come first: what the verdict
+        read is seen without scrolling sideways.
     """
     family = str(rank_column).partition("@")[0] if str(rank_column).endswith("tok") else "answerable"
     budgets = [c for c in summary.columns if re.fullmatch(rf"{re.escape(family)}@\d+tok", str(c))]
     cands = [
+        # what the verdict read first: its metric, how sure, what it costs
+        *([(rank_column, rank_column, _HIGHER)] if rank_column else []),
+        ("p_best", "P(best)", _HIGHER),
+        ("stored_token_overhead", "stored-token overhead", _LOWER),
+        ("vectors", "vectors", _LOWER),
+        ("index_bytes", "index (float32)", _LOWER),
+        ("embedded_tokens", "tokens to embed", _LOWER),
         ("n_chunks", "chunks", None),
         ("evidence_in_one_chunk", "evidence in one chunk", _HIGHER),
         ("answerability", "answerability", _HIGHER),
@@ -88,6 +103,8 @@ def summary_columns(
     for c in cands:
         if c[0] in summary.columns:
             out.setdefault(c[0], c)  # the ranking metric may already be listed
+    if "vectors" in out:  # one vector per chunk: the chunk count is said once
+        out.pop("n_chunks", None)
     return list(out.values())
 
 
@@ -198,7 +215,52 @@ def format_cell(column: str, value: Any) -> str:
     str
         Unescaped text.
     """
-    return percent(value, "–") if column in PERCENT_COLUMNS else _fmt(value)
+    if column in PERCENT_COLUMNS:
+        return percent(value, "–")
+    if column in ("index_bytes", "index_bytes_int8"):
+        return human_bytes(float(value)) if value is not None else "–"
+    return _fmt(value)
+
+
+def with_costs(results: Any, rows: pd.DataFrame) -> pd.DataFrame:
+    """``rows`` with the costs a reviewer prices as columns (:func:`chunkeval.verdict.costs.config_costs`).
+
+    Parameters
+    ----------
+    results : Results
+        For the manifest (the embedder's dimension).
+    rows : pandas.DataFrame
+        One dataset's summary rows.
+
+    Returns
+    -------
+    pandas.DataFrame
+        A copy with ``vectors``, ``index_bytes`` (NaN for a lexical retriever) and
+        ``embedded_tokens``.
+    """
+    costs = config_costs(results, rows)
+    out = rows.copy()
+    for column in ("vectors", "index_bytes", "embedded_tokens"):
+        out[column] = [float(getattr(costs[str(c)], column)) for c in rows["config"]]
+    if not np.isfinite(out["index_bytes"]).any():  # no dense embedder: no dimension to price at
+        out = out.drop(columns="index_bytes")
+    return out
+
+
+def verdict_roles(rec: Any) -> dict[str, str]:
+    """Each configuration's part in the verdict, as the tables' "verdict" column says it.
+
+    ``"use"`` (the answer), ``"highest"`` (the best when it is not the one to use),
+    ``"alike"`` (cannot be told apart from the best), ``"worse"`` (measurably worse); empty
+    without a verdict.
+    """
+    if not isinstance(rec, Recommendation) or rec.no_signal:
+        return {}
+    roles = dict.fromkeys(rec.ruled_out, "worse")
+    roles.update(dict.fromkeys([rec.best, *rec.tied], "alike"))
+    roles[rec.best] = "highest"
+    roles[use_of(rec)] = "use"
+    return roles
 
 
 def question_origin(manifest: Mapping[str, Any] | None, dataset: str) -> str | None:

@@ -50,7 +50,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from chunkeval.errors import UsageError
-from chunkeval.labels import percent, signed
+from chunkeval.labels import percent, plural, signed
 from chunkeval.policy import (
     FEW_SIGNAL_QUESTIONS,
     confidence_label,
@@ -537,7 +537,7 @@ def _frontier_sentence(rec: Recommendation, pct: str) -> tuple[str, list[str]]:
 def _partition_sentence(rec: Recommendation, pct: str) -> tuple[str, list[str]]:
     """The other configurations, split into indistinguishable from the best and ruled out."""
     n_other, n_tied, n_out = len(rec.against_best), len(rec.tied), len(rec.ruled_out)
-    test = f"the {pct} paired bootstrap CI of the difference in {rec.metric} over the same {rec.n_questions} questions"
+    test = f"the {pct} paired bootstrap CI of the difference in {rec.metric} over the same {plural(rec.n_questions, 'question')}"
     if n_out == 0:
         who = "the other configuration" if n_other == 1 else f"every one of the other {n_other}"
         return (
@@ -635,7 +635,7 @@ def _scored_sentence(rec: Recommendation) -> str:
         if few and rec.scorable < rec.scoring
         else ""
     )
-    text = f"Ranked by {rec.metric}, on which {max(rec.scoring, rec.scorable)} of {rec.scorable_of} questions score{robust}."
+    text = f"Ranked by {rec.metric}, on which {max(rec.scoring, rec.scorable)} of {plural(rec.scorable_of, 'question')} score{robust}."
     if few and enough_signal(rec.scorable, rec.scorable_of) and rec.n_questions >= MIN_QUESTIONS:
         text += (
             f" Caution: the choice of metric rests on few questions (under {FEW_SIGNAL_QUESTIONS}), so "
@@ -677,7 +677,7 @@ def recommendation_sentences(rec: Recommendation) -> list[tuple[str, list[str]]]
     if rec.n_questions < MIN_QUESTIONS:
         out.append(
             (
-                f"Caution: only {rec.n_questions} questions back this verdict (fewer than "
+                f"Caution: only {plural(rec.n_questions, 'question')} back this verdict (fewer than "
                 f"{MIN_QUESTIONS}); the intervals are wide, so add questions before choosing.",
                 [],
             )

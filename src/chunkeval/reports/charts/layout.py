@@ -25,6 +25,8 @@ from chunkeval.reports.style import new_figure
 
 __all__ = [
     "FigureReuse",
+    "box_distances",
+    "dodge",
     "draw_frozen",
     "fit_panel_titles",
     "fit_text",
@@ -54,8 +56,16 @@ def place_annotations(
     gap: float = 4.0,
     obstacles: np.ndarray | None = None,
     rings: int = 6,
+    points: np.ndarray | None = None,
+    owners: Sequence[Sequence[int]] | None = None,
+    margin: tuple[float, float] = (0.0, 0.0),
 ) -> np.ndarray:
     """Greedy placement of text labels next to points, without overlaps where possible.
+
+    With ``points`` and ``owners``, a label must also lie nearer to one of its own points than
+    to any other point (the distance from the label's box to a point): a candidate that would
+    sit nearer another point costs more than any overlap, so a label is never read as another
+    point's.
 
     Labels are placed in input order (put the important ones first).  For each, candidate
     positions are tried ring by ring around its anchor (right, left, above, below, then the
@@ -79,6 +89,13 @@ def place_annotations(
         Boxes ``(x0, y0, x1, y1)`` labels must not cover (e.g. the markers).
     rings : int, default 6
         Number of rings of candidates.
+    points : numpy.ndarray, shape (p, 2), optional
+        Every marker's position.
+    owners : sequence of sequence of int, optional
+        For each label, the indices into ``points`` of its own markers.
+    margin : (float, float), default (0, 0)
+        Empty room included in ``sizes`` on each side (x, y); which point is nearest is
+        judged on the box without it, as the reader sees the text.
 
     Returns
     -------
@@ -112,6 +129,11 @@ def place_annotations(
                 + np.clip(boxes[:, 3] - by1, 0, None)
             )
             cost = area + outside * h * 10
+            if points is not None and owners is not None and len(points):
+                # leaving the bounds costs most, then sitting nearer another point, then overlaps
+                cost = cost + outside * h * w * 1e4
+                inner = boxes + np.array([margin[0], margin[1], -margin[0], -margin[1]])
+                cost = cost + _not_nearest(inner, np.asarray(points, float), owners[i]) * w * h * 100
             j = int(np.argmin(cost))  # the first of the cheapest: candidates come nearest first
             if best is None or cost[j] < best[0]:
                 best = (float(cost[j]), offsets[j], boxes[j])
@@ -120,6 +142,69 @@ def place_annotations(
         assert best is not None
         out[i] = best[1]
         placed = np.vstack([placed, best[2]])
+    return out
+
+
+def box_distances(boxes: np.ndarray, points: np.ndarray) -> np.ndarray:
+    """Distance from each box ``(x0, y0, x1, y1)`` to each point (0 inside): shape (boxes, points)."""
+    boxes = np.asarray(boxes, float).reshape(-1, 4)
+    points = np.asarray(points, float).reshape(-1, 2)
+    dx = np.maximum(
+        np.maximum(boxes[:, None, 0] - points[None, :, 0], points[None, :, 0] - boxes[:, None, 2]), 0
+    )
+    dy = np.maximum(
+        np.maximum(boxes[:, None, 1] - points[None, :, 1], points[None, :, 1] - boxes[:, None, 3]), 0
+    )
+    return np.hypot(dx, dy)
+
+
+def _not_nearest(boxes: np.ndarray, points: np.ndarray, own: Sequence[int]) -> np.ndarray:
+    """1.0 for each candidate box nearer to another point than to its own, else 0.0."""
+    d = box_distances(boxes, points)
+    mine = np.zeros(len(points), dtype=bool)
+    mine[list(own)] = True
+    if mine.all():
+        return np.zeros(len(boxes))
+    return (d[:, mine].min(axis=1) > d[:, ~mine].min(axis=1) - 0.5).astype(float)
+
+
+def dodge(points: np.ndarray, diameter: float) -> np.ndarray:
+    """Sideways offsets that keep markers of one column from covering each other (a beeswarm).
+
+    Points are taken by increasing y; each goes to the free slot nearest its true x (0, +d,
+    -d, +2d, -2d, ... with ``d = diameter``) where it lies at least ``diameter`` from every
+    marker already placed, so a marker moves only when another would cover it. This is the
+    "swarm" layout of seaborn's ``swarmplot`` (Waskom 2021), along x only.
+
+    Parameters
+    ----------
+    points : numpy.ndarray, shape (n, 2)
+        Marker centres in display pixels (NaN rows are left in place).
+    diameter : float
+        Marker diameter in pixels.
+
+    Returns
+    -------
+    numpy.ndarray, shape (n,)
+        The x offset of each marker, in pixels (0 for a marker that covers no other).
+
+    References
+    ----------
+    Waskom, M. L. (2021). seaborn: statistical data visualization. *Journal of Open Source
+    Software*, 6(60), 3021.
+    """
+    pts = np.asarray(points, float).reshape(-1, 2)
+    out = np.zeros(len(pts))
+    placed: list[tuple[float, float]] = []
+    ok = np.flatnonzero(np.isfinite(pts).all(axis=1))
+    for i in sorted(ok, key=lambda i: (pts[i, 1], pts[i, 0], i)):
+        x, y = pts[i]
+        for slot in range(4 * len(pts) + 1):
+            dx = (slot + 1) // 2 * diameter * (1 if slot % 2 else -1) if slot else 0.0
+            if all(np.hypot(x + dx - px, y - py) >= diameter - 1e-6 for px, py in placed):
+                break
+        out[i] = dx
+        placed.append((x + dx, y))
     return out
 
 
@@ -211,13 +296,19 @@ def spread_positions(
 def text_sizes(
     fig: Figure, texts: Sequence[str], fontsize: float, weights: Sequence[str] | None = None
 ) -> np.ndarray:
-    """Width and height in display pixels of each text at ``fontsize`` points."""
+    """Width and height in display pixels of each text at ``fontsize`` points.
+
+    A text of several lines is as wide as its widest line and as high as its lines at
+    matplotlib's default line spacing (1.2).
+    """
     renderer = RendererAgg(1, 1, fig.dpi)
     out = []
     for t, wgt in zip(texts, weights or ["normal"] * len(texts), strict=False):
-        w, h, _ = renderer.get_text_width_height_descent(
-            t, FontProperties(size=fontsize, weight=wgt), ismath=False
-        )
+        font = FontProperties(size=fontsize, weight=wgt)
+        lines = t.split("\n")
+        sizes = [renderer.get_text_width_height_descent(line, font, ismath=False) for line in lines]
+        w = max(sz[0] for sz in sizes)
+        h = sizes[0][1] + (len(lines) - 1) * 1.2 * fontsize * fig.dpi / 72
         out.append((w + 4, h + 4))
     return np.asarray(out, dtype=float).reshape(-1, 2)
 

@@ -2,8 +2,8 @@
 
 One labelled point per configuration, one line per chunker family, the Pareto frontier, and
 the verdict (:class:`~chunkeval.verdict.recommendation.Recommendation`) drawn as given: the
-recommended configurations starred and named, the ones the verdict cannot tell apart from the
-best ringed (:func:`plot_quality_cost`). Nothing here judges: the metric, the frontier and the
+configuration to use starred and named, the highest scoring one marked when it is another, the
+ones the verdict cannot tell apart from the best ringed (:func:`plot_quality_cost`). Nothing here judges: the metric, the frontier and the
 marks are the verdict's; a chart drawn without one asks the verdict once.
 """
 
@@ -18,12 +18,14 @@ import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
+from matplotlib.transforms import offset_copy
 
 from chunkeval.errors import UsageError
 from chunkeval.labels import display_label, family_name
 from chunkeval.policy import confidence_label
 from chunkeval.reports.charts.data import ci_errors, retriever_name, row_families, styles_for
 from chunkeval.reports.charts.layout import (
+    dodge,
     freeze_layout,
     legend_below,
     new_axes,
@@ -33,6 +35,8 @@ from chunkeval.reports.charts.layout import (
 )
 from chunkeval.reports.style import OKABE_ITO, ConfigStyle, styled
 from chunkeval.results.reading import dataset_rows, rank_metrics, run_confidence, run_headline_k
+from chunkeval.verdict.answer import use_of
+from chunkeval.verdict.costs import COST_COLUMNS, config_costs
 from chunkeval.verdict.frontier import pareto_frontier
 from chunkeval.verdict.recommendation import Recommendation, recommend
 
@@ -47,6 +51,14 @@ COST_AXES: dict[str, tuple[str, str]] = {
         "stored-token overhead (stored tokens / corpus tokens)",
     ),
     "n_chunks": ("n_chunks", "chunks in the index"),
+    # the costs a reviewer prices (chunkeval.verdict.costs), derived from the summary
+    "vectors": ("vectors", "vectors stored (one per chunk)"),
+    "index_bytes": ("index_bytes", "index size in bytes (float32 vectors at the embedder's dimension)"),
+    "index_bytes_int8": (
+        "index_bytes_int8",
+        "index size in bytes (int8 vectors at the embedder's dimension)",
+    ),
+    "embedded_tokens": ("embedded_tokens", "tokens sent to the embedder (every chunk's own tokens)"),
 }
 
 
@@ -74,18 +86,24 @@ def plot_quality_cost(
     the verdict's sentences and on the chart drawn with ``metric`` and
     ``cost="retrieved_tokens"``.
 
-    Every point sits at its true (cost, quality). The configurations of one chunker family
-    (summary column ``chunker``) are joined by a line in order of cost, in the family's
-    colour; each point is labelled next to it with its display label
-    (:attr:`ConfigStyle.label`), placed so that no two labels overlap each other, the points
-    or the frontier (:func:`place_annotations`); frontier labels are bold. Error bars are
+    Every point's data are its true (cost, quality). Markers that would cover each other are
+    drawn spread sideways (:func:`~chunkeval.reports.charts.layout.dodge`, a beeswarm) under a
+    grey bracket back to their true cost, with a legend entry saying so. The configurations of
+    one chunker family (summary column ``chunker``) are joined by a line in order of cost, in
+    the family's colour. Each position gets one label: its configuration's display label
+    (:attr:`ConfigStyle.label`), the labels of all configurations sharing it one per line, or,
+    past three, the count, two names and how many more; labels are placed nearer their own
+    markers than any other and, where room allows, clear of each other, the markers and the
+    frontier (:func:`place_annotations`); frontier labels are bold. Error bars are
     the bootstrap confidence interval of the quality mean (``<column>_ci_low/high``). The
     frontier (highest quality for the least cost) is a black dashed step line and its
     points have a black edge; it is not drawn when the quality is 0 for every
-    configuration. The verdict's recommended configurations
-    (:attr:`Recommendation.recommended`) carry a yellow star behind the point and
-    "recommended" in their label; the configurations it cannot tell apart from the best
-    (:attr:`Recommendation.tied`) a black ring. Every mark has a legend entry.
+    configuration. The configuration the verdict says to use
+    (:func:`chunkeval.verdict.answer.use_of`) carries a yellow star and "— use" in its label;
+    when another scores highest, the cheapest of the top-scoring ones carries a black diamond
+    and "— highest score" (never a point another beats on both axes); the other
+    configurations it cannot tell apart from the best (:attr:`Recommendation.tied`) a black
+    ring. Every mark has a legend entry.
 
     Parameters
     ----------
@@ -99,9 +117,14 @@ def plot_quality_cost(
     metric : str, optional
         Quality metric prefix (``answerable``, ``recall``, ``all_parts``, ``iou``, ...); the
         column ``f"{metric}@{k}"`` is plotted. Default: the verdict's ranking column.
-    cost : {"retrieved_tokens", "stored_token_overhead", "n_chunks"}, optional
+    cost : str, optional
+        One of ``retrieved_tokens``, ``stored_token_overhead``, ``n_chunks``, ``vectors``,
+        ``index_bytes``, ``index_bytes_int8``, ``embedded_tokens``.
         Cost axis (:data:`COST_AXES`): tokens the retriever returns per question at k
-        (column ``retrieved_tokens@k``), stored tokens over corpus tokens, or index size.
+        (column ``retrieved_tokens@k``), stored tokens over corpus tokens, chunks in the
+        index, or a cost a reviewer prices (:mod:`chunkeval.verdict.costs`: vectors stored,
+        the index's bytes at the embedder's dimension as float32 or int8, tokens sent to the
+        embedder).
         Default: stored-token overhead for the headline chart, retrieved tokens with
         ``metric``.
     recommendation : Recommendation, optional
@@ -120,11 +143,13 @@ def plot_quality_cost(
     matplotlib.figure.Figure
         Its axes hold one ``Line2D`` per configuration (gid ``"point:<config>"``, data the
         true cost and quality), one per family (gid ``"family:<family>"``, its points by
-        increasing cost), one annotation per configuration (gid ``"annotation:<config>"``),
-        the frontier line (gid ``"pareto-frontier"``) whose data are the frontier points
-        followed by one point at the right edge of the axes, a star per recommended
-        configuration (gid ``"recommended:<config>"``) and a ring per configuration the
-        verdict cannot tell apart from the best (gid ``"tied:<config>"``).
+        increasing cost), one annotation per position (gid ``"annotation:<config>"``, the
+        configurations sharing it joined by ``|``), the frontier line (gid
+        ``"pareto-frontier"``) whose data are the frontier points followed by one point at
+        the right edge of the axes, the star of the configuration to use (gid
+        ``"use:<config>"``), the highest scoring one's diamond (gid ``"best:<config>"``), a
+        ring per other configuration the verdict cannot tell apart from the best (gid
+        ``"tied:<config>"``) and a bracket per spread marker (gid ``"spread:<config>"``).
 
     Raises
     ------
@@ -136,6 +161,8 @@ def plot_quality_cost(
     k = run_headline_k(results) if k is None else int(k)
     col, cost, rec = _what_to_draw(results, dataset, k, metric, cost, recommendation)
     cost_col, cost_label = (t.format(k=k) for t in COST_AXES[cost])
+    if cost_col in COST_COLUMNS and cost_col not in rows.columns:
+        rows = _with_cost(results, rows, cost_col)
     styles = styles_for(results, styles)
     configs = rows["config"].astype(str).tolist()
     x = rows[cost_col].to_numpy(float)
@@ -143,12 +170,11 @@ def plot_quality_cost(
     err = ci_errors(rows, col)
     front, front_label = _frontier(rec, col, cost, configs, x, y)
     on_front = set(front.tolist())
-    starred, ringed = _marked(rec, configs)
+    starred, best_mark, ringed = _marked(rec, configs, x)
 
     own = ax is None
     fig, ax = new_axes(ax, size)
-    families = _draw_points(ax, rows, configs, x, y, err, styles, on_front)
-    _draw_marks(ax, configs, x, y, starred, ringed)
+    families = _draw_family_lines(ax, rows, configs, x, y, styles)
     _fit_limits(ax, x, y, err)
     ax.set_xlabel(cost_label)
     unit = "share of evidence parts" if col.startswith("recall@") else "share of questions"
@@ -186,20 +212,75 @@ def plot_quality_cost(
             gid="no-frontier",
         )
     interval = f"vertical bars: {pct} bootstrap CI of the mean" if err is not None else ""
-    handles = _legend_handles(ax, rec, configs, families, styles, (starred, ringed), interval)
+    crowded = bool(np.any(dodge(ax.transData.transform(np.column_stack([x, y])), _PILE_PX(fig) * 1.5)))
+    marks = (starred, best_mark, ringed)
+    handles = _legend_handles(ax, rec, configs, families, styles, marks, interval, crowded)
     if own:  # rows under the plot, as many columns as fit: the data keep the whole axes
         legend_below(fig, handles)
     else:
         ax.legend(handles=handles, loc="best", framealpha=0.9)
-    texts = [styles[c].label or display_label(c) for c in configs]
-    for i in starred:
-        texts[i] += " — recommended"
-    # a label keeps clear of its point's mark: the star and the ring are wider than a marker
-    radius_pt = np.full(len(configs), 6.0)
-    radius_pt[ringed] = _RING_PT / 2
-    radius_pt[starred] = _STAR_PT / 2
-    _annotate_points(fig, ax, x, y, configs, texts, important=on_front | set(starred), radius_pt=radius_pt)
+    freeze_layout(fig)  # the axes are final: markers are spread and labels placed in pixels
+    shift = _spread(fig, ax, x, y)
+    _draw_points(fig, ax, configs, x, y, err, styles, on_front, shift)
+    _draw_marks(fig, ax, configs, x, y, marks, shift)
+    suffix = dict.fromkeys(starred, " — use")
+    suffix.update(dict.fromkeys(best_mark, " — highest score"))
+    texts = [(styles[c].label or display_label(c)) + suffix.get(i, "") for i, c in enumerate(configs)]
+    _annotate_points(fig, ax, x, y, configs, texts, styles, on_front | set(starred) | set(best_mark), shift)
     return fig
+
+
+#: A marker's diameter with a little air, in points: markers closer than this are spread.
+_PILE_PT = 12.0
+
+
+def _spread(fig: Figure, ax: Axes, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """The sideways shift of each marker in pixels (:func:`dodge`), the x axis widened to hold them.
+
+    A pile beside an edge of the axes would be spread past it: the x limits grow by what
+    sticks out, and the piles are spread again on the new scale (the shifts are in points, so
+    the few pixels a wider axis moves a true position are what the second pass corrects).
+    """
+    shift = np.zeros(len(x))
+    for _ in range(3):
+        px = ax.transData.transform(np.column_stack([x, y]))
+        shift = dodge(px, _PILE_PX(fig))
+        box = ax.get_window_extent()
+        room = _PILE_PX(fig)
+        drawn = px[:, 0] + shift
+        ok = np.isfinite(drawn)
+        left = max(0.0, box.x0 + room - float(np.min(drawn[ok]))) if ok.any() else 0.0
+        right = max(0.0, float(np.max(drawn[ok])) - (box.x1 - room)) if ok.any() else 0.0
+        if left < 0.5 and right < 0.5:
+            break
+        x0, x1 = ax.get_xlim()
+        per_px = (x1 - x0) / max(box.width, 1.0)
+        # widening by d pixels of the old scale shrinks the scale too: solve for the new limits
+        grow = (left + right) / max(box.width - left - right, 1.0)
+        ax.set_xlim(x0 - left * per_px * (1 + grow), x1 + right * per_px * (1 + grow))
+    return shift
+
+
+def _PILE_PX(fig: Figure) -> float:
+    return _PILE_PT * fig.dpi / 72
+
+
+def _with_cost(results: Any, rows: Any, column: str) -> Any:
+    """``rows`` with the derived cost ``column`` (:func:`chunkeval.verdict.costs.config_costs`).
+
+    Raises
+    ------
+    UsageError
+        An index size without a dense embedder (a lexical index has no dimension to price at).
+    """
+    costs = config_costs(results, rows)
+    values = [float(getattr(costs[str(c)], column)) for c in rows["config"]]
+    if not np.isfinite(values).any():
+        raise UsageError(
+            f"cost {column!r} needs the vectors' dimension, which only a dense retriever has "
+            "(this run's retriever keeps a sparse index); choose vectors or embedded_tokens"
+        )
+    return rows.assign(**{column: values})
 
 
 def _what_to_draw(
@@ -242,27 +323,38 @@ def _frontier(
     return pareto_frontier(x, y), "Pareto frontier (black-edged points)"
 
 
-def _marked(rec: Recommendation | None, configs: Sequence[str]) -> tuple[list[int], list[int]]:
-    """Indices of the recommended configurations and of the others tied with the best."""
-    if rec is None:
-        return [], []
+def _marked(
+    rec: Recommendation | None, configs: Sequence[str], x: np.ndarray
+) -> tuple[list[int], list[int], list[int]]:
+    """The verdict's marks: the configuration to use, the highest scoring one, the others tied.
+
+    One star: the configuration the answer says to use (the cheapest with no measurable loss,
+    :func:`chunkeval.verdict.answer.use_of`). One "highest score" mark when another scores
+    highest: of the configurations tied at the top value, the one storing least, so the mark
+    is never on a point another beats on both axes. Rings: the other configurations the
+    verdict cannot tell apart from the best.
+    """
+    if rec is None or rec.no_signal:
+        return [], [], []
     where = {c: i for i, c in enumerate(configs)}
-    starred = [where[c] for c in rec.recommended if c in where]
-    ringed = [where[c] for c in rec.tied if c in where and where[c] not in starred]
-    return starred, ringed
+    use = use_of(rec)
+    starred = [where[use]] if use in where else []
+    top = [where[c] for c in (rec.top or [rec.best]) if c in where]
+    best = min(top, key=lambda i: (np.nan_to_num(x[i], nan=np.inf), configs[i])) if top else None
+    best_mark = [best] if best is not None and best not in starred else []
+    ringed = [where[c] for c in [rec.best, *rec.tied] if c in where and where[c] not in starred + best_mark]
+    return starred, best_mark, list(dict.fromkeys(ringed))
 
 
-def _draw_points(
+def _draw_family_lines(
     ax: Axes,
     rows: Any,
     configs: Sequence[str],
     x: np.ndarray,
     y: np.ndarray,
-    err: tuple[np.ndarray, np.ndarray] | None,
     styles: Mapping[str, ConfigStyle],
-    on_front: set[int],
 ) -> list[str]:
-    """Family lines, error bars and one marker per configuration; returns the row families."""
+    """One line per chunker family through its true points, by cost; returns the row families."""
     families = row_families(rows)
     for fam in dict.fromkeys(families):
         idx = [i for i, f in enumerate(families) if f == fam]
@@ -277,8 +369,54 @@ def _draw_points(
             gid=f"family:{fam}",
             label=family_name(fam),
         )
+    return families
+
+
+def _shifted(fig: Figure, ax: Axes, dx_px: float) -> Any:
+    """The data transform moved ``dx_px`` pixels sideways (in points, so it survives a new dpi)."""
+    if not dx_px:
+        return ax.transData
+    return offset_copy(ax.transData, fig=fig, x=dx_px * 72 / fig.dpi, y=0.0, units="points")
+
+
+def _draw_points(
+    fig: Figure,
+    ax: Axes,
+    configs: Sequence[str],
+    x: np.ndarray,
+    y: np.ndarray,
+    err: tuple[np.ndarray, np.ndarray] | None,
+    styles: Mapping[str, ConfigStyle],
+    on_front: set[int],
+    shift: np.ndarray,
+) -> None:
+    """Error bars and one marker per configuration, drawn ``shift`` pixels aside where spread.
+
+    A spread marker keeps its true data (the gid ``point:<config>`` line holds the true cost
+    and quality) and is drawn through a shifted transform, with a thin grey line from the true
+    position to it (gid ``spread:<config>``).
+    """
     for i, config in enumerate(configs):
         st = styles[config]
+        where = _shifted(fig, ax, float(shift[i]))
+        if shift[i]:  # a grey bracket over the marker back to its true cost, a tick there
+            below = offset_copy(ax.transData, fig=fig, x=0.0, y=_RING_PT / 2 + 3, units="points")
+            px = ax.transData.transform((x[i], y[i]))
+            moved = ax.transData.inverted().transform((px[0] + shift[i], px[1]))[0]
+            (bracket,) = ax.plot(
+                [x[i], moved],
+                [y[i], y[i]],
+                color="0.4",
+                linewidth=1.0,
+                marker="|",
+                markevery=[0],
+                markersize=6,
+                zorder=2.5,
+                transform=below,
+                gid=f"spread:{config}",
+                clip_on=False,
+            )
+            bracket.set_in_layout(False)
         if err is not None:
             ax.errorbar(
                 [x[i]],
@@ -290,6 +428,7 @@ def _draw_points(
                 alpha=0.45,
                 capsize=0,
                 zorder=2,
+                transform=where,
             )
         ax.plot(
             [x[i]],
@@ -302,19 +441,28 @@ def _draw_points(
             markeredgewidth=1.8 if i in on_front else 0.8,
             zorder=4,
             gid=f"point:{config}",
+            transform=where,
         )
-    return families
 
 
-#: How the verdict's marks are drawn: a yellow star behind a recommended point, a black ring
-#: around a configuration the verdict cannot tell apart from the best.
-_STAR_PT, _RING_PT = 30.0, 19.0
+#: How the verdict's marks are drawn: a yellow star behind the point to use, a black diamond
+#: around the highest scoring one when it is another, a black ring around a configuration the
+#: verdict cannot tell apart from the best.
+_STAR_PT, _RING_PT, _BEST_PT = 24.0, 14.0, 17.0
 _STAR: dict[str, Any] = {
     "marker": "*",
     "markersize": _STAR_PT,
     "color": OKABE_ITO["yellow"],
     "markeredgecolor": "black",
     "markeredgewidth": 1.0,
+    "linestyle": "none",
+}
+_BEST: dict[str, Any] = {
+    "marker": "D",
+    "markersize": _BEST_PT,
+    "markerfacecolor": "none",
+    "markeredgecolor": "black",
+    "markeredgewidth": 1.6,
     "linestyle": "none",
 }
 _RING: dict[str, Any] = {
@@ -328,12 +476,20 @@ _RING: dict[str, Any] = {
 
 
 def _draw_marks(
-    ax: Axes, configs: Sequence[str], x: np.ndarray, y: np.ndarray, starred: list[int], ringed: list[int]
+    fig: Figure,
+    ax: Axes,
+    configs: Sequence[str],
+    x: np.ndarray,
+    y: np.ndarray,
+    marks: tuple[list[int], list[int], list[int]],
+    shift: np.ndarray,
 ) -> None:
-    """The verdict's marks behind the points (gids ``recommended:<config>``, ``tied:<config>``)."""
-    for kind, style, idx in (("recommended", _STAR, starred), ("tied", _RING, ringed)):
+    """The verdict's marks around the points (gids ``use:``, ``best:``, ``tied:<config>``)."""
+    starred, best, ringed = marks
+    for kind, style, idx in (("use", _STAR, starred), ("best", _BEST, best), ("tied", _RING, ringed)):
         for i in idx:
-            ax.plot([x[i]], [y[i]], zorder=3.5, gid=f"{kind}:{configs[i]}", **style)
+            where = _shifted(fig, ax, float(shift[i]))
+            ax.plot([x[i]], [y[i]], zorder=3.5, gid=f"{kind}:{configs[i]}", transform=where, **style)
 
 
 #: Half the least span of the quality axis, in share units: equal points (all 0, say) get an axis
@@ -348,8 +504,10 @@ def _fit_limits(ax: Axes, x: np.ndarray, y: np.ndarray, err: tuple[np.ndarray, n
     if hi - lo < 2 * MIN_HALF_SPAN:  # a share axis keeps a readable span within [0, 1]
         mid = min(max((lo + hi) / 2, MIN_HALF_SPAN), 1.0 - MIN_HALF_SPAN)
         lo, hi = mid - MIN_HALF_SPAN, mid + MIN_HALF_SPAN
-    pad = 0.06 * max(hi - lo, 0.1)
-    ax.set_ylim(max(-0.02, min(lo, 1.0) - pad), min(1.04, max(hi, 0.0) + pad))
+    # room for labels under a row of points at 0 and over one at 1: a label is read as its
+    # nearest point's, so it needs a place beside its own row
+    pad = 0.1 * max(hi - lo, 0.1)
+    ax.set_ylim(max(-0.08, min(lo, 1.0) - pad), min(1.08, max(hi, 0.0) + pad))
     xmin, xmax = (np.nanmin(x), np.nanmax(x)) if np.isfinite(x).any() else (0.0, 1.0)
     span = max(xmax - xmin, 0.05 * max(abs(xmax), 1e-9), 1e-9)
     ax.set_xlim(xmin - 0.06 * span, xmax + 0.1 * span)
@@ -361,13 +519,14 @@ def _legend_handles(
     configs: Sequence[str],
     families: Sequence[str],
     styles: Mapping[str, ConfigStyle],
-    marks: tuple[Sequence[int], Sequence[int]],
+    marks: tuple[Sequence[int], Sequence[int], Sequence[int]],
     interval: str,
+    spread: bool,
 ) -> list[Any]:
-    """The legend: each family line, the frontier, the error bars and each verdict mark drawn.
+    """The legend: each family line, the frontier, the error bars, each verdict mark drawn.
 
-    ``interval`` names the error bars (none when empty); ``marks`` are the starred and ringed
-    indices.
+    ``interval`` names the error bars (none when empty); ``marks`` are the indices marked to
+    use, highest and tied; ``spread`` adds the entry that says markers were spread sideways.
     """
     first = {fam: configs[families.index(fam)] for fam in dict.fromkeys(families)}
     handles: list[Any] = [
@@ -379,18 +538,59 @@ def _legend_handles(
         handles.append(
             Line2D([], [], color="0.45", marker="|", markersize=16, linestyle="none", label=interval)
         )
-    starred, ringed = marks
+    starred, best, ringed = marks
     if rec is not None and starred:
-        why = f"highest {rec.metric}"
-        if rec.cheapest_tied and rec.cheapest_tied != rec.best:
-            why += ", and least storage with no measurable loss"
         # a legend row is one text line high: the marks drawn smaller
-        handles.append(Line2D([], [], label=f"recommended ({why})", **{**_STAR, "markersize": 16}))
+        label = "use: the least storage with no measurable loss against the best"
+        if not best:
+            label = f"use: highest {rec.metric}" + (
+                ", and the least storage of those alike" if rec.tied else ""
+            )
+        handles.append(Line2D([], [], label=label, **{**_STAR, "markersize": 16}))
+    if rec is not None and best:
+        handles.append(Line2D([], [], label=f"highest {rec.metric}", **{**_BEST, "markersize": 10}))
     if rec is not None and ringed:
         pct = confidence_label(rec.confidence)
         label = f"cannot be told apart from the best ({pct} paired CI includes 0)"
-        handles.append(Line2D([], [], label=label, **{**_RING, "markersize": 12}))
+        handles.append(Line2D([], [], label=label, **{**_RING, "markersize": 11}))
+    if spread:
+        handles.append(
+            Line2D(
+                [],
+                [],
+                color="0.55",
+                linewidth=0.8,
+                label="markers at one position spread sideways; grey line to the true value",
+            )
+        )
     return handles
+
+
+def _spots(x: np.ndarray, y: np.ndarray) -> list[list[int]]:
+    """Configurations at one (cost, quality) position, each group in input order."""
+    groups: dict[tuple[float, float], list[int]] = {}
+    for i in np.flatnonzero(np.isfinite(x) & np.isfinite(y)):
+        key = (round(float(x[i]), 9), round(float(y[i]), 9))
+        groups.setdefault(key, []).append(int(i))
+    return list(groups.values())
+
+
+#: A label shared by more configurations than this names the first few and counts the rest.
+_NAMED_PER_LABEL = 3
+
+
+def _spot_text(members: Sequence[int], texts: Sequence[str]) -> str:
+    """One label for the configurations of one position, one line each.
+
+    More than :data:`_NAMED_PER_LABEL` configurations: two lines, the count, two names (the
+    marked ones, to use or highest, first) and how many more share the position (the report's
+    table lists them all).
+    """
+    if len(members) <= _NAMED_PER_LABEL:
+        return "\n".join(texts[i] for i in members)
+    marked = [i for i in members if " — " in texts[i]]
+    shown = [*marked, *(i for i in members if i not in marked)][:2]
+    return f"{len(members)} alike: {texts[shown[0]]},\n{texts[shown[1]]} and {len(members) - 2} more"
 
 
 def _annotate_points(
@@ -400,51 +600,71 @@ def _annotate_points(
     y: np.ndarray,
     configs: Sequence[str],
     texts: Sequence[str],
+    styles: Mapping[str, ConfigStyle],
     important: set[int],
-    radius_pt: np.ndarray,
+    shift: np.ndarray,
 ) -> None:
-    """Annotate each point with its text (gid ``"annotation:<config>"``), placed without overlaps.
+    """One label per position (gid ``"annotation:<config>[|<config>...]"``), each nearest its own markers.
 
-    Labels keep clear of each other, of every point's mark (``radius_pt``, points, per
-    configuration), of the legend inside the axes and of the frontier line.
+    Configurations at one position share a label (their names, or their key numbers when more
+    than three). Labels keep clear of each other, of every marker and mark, of the legend
+    inside the axes and of the frontier line, and each lies nearer one of its own markers than
+    any other (:func:`place_annotations` with ``points`` and ``owners``).
     """
-    freeze_layout(fig)
     fontsize = float(matplotlib.rcParams["font.size"]) - 1
-    ok = np.flatnonzero(np.isfinite(x) & np.isfinite(y))
-    order = sorted(ok, key=lambda i: (i not in important, -y[i], x[i]))
-    anchors = ax.transData.transform(np.column_stack([x, y])[order]) if len(order) else np.zeros((0, 2))
-    weights = ["bold" if i in important else "normal" for i in order]
-    sizes = text_sizes(fig, [texts[i] for i in order], fontsize, weights)
+    # the marked first, then the largest groups (the hardest to place), then from the top
+    spots = sorted(_spots(x, y), key=lambda g: (not (set(g) & important), -len(g), -y[g[0]], x[g[0]]))
+    true_px = ax.transData.transform(np.column_stack([x, y])) if len(x) else np.zeros((0, 2))
+    drawn = true_px + np.column_stack([shift, np.zeros_like(shift)])
+    anchors = np.array([drawn[g].mean(axis=0) for g in spots]).reshape(-1, 2)
+    labels = [_spot_text(g, texts) for g in spots]
+    weights = ["bold" if set(g) & important else "normal" for g in spots]
+    # an empty half line around each label: two labels never read as one of two lines
+    air = np.array([2.0, 0.3 * fontsize * fig.dpi / 72])  # on each side
+    sizes = text_sizes(fig, labels, fontsize, weights) + 2 * air
     r = 6 * fig.dpi / 72  # marker radius, pixels
-    radii = (np.asarray(radius_pt, dtype=float)[order] * fig.dpi / 72)[:, None]
-    markers = np.column_stack([anchors - radii, anchors + radii]) if len(order) else None
+    ok = np.flatnonzero(np.isfinite(drawn).all(axis=1))
+    radius = np.full(len(configs), 6.0 * fig.dpi / 72)
+    top = np.where(shift[ok] != 0, (_RING_PT / 2 + 6) * fig.dpi / 72, 0.0)  # the bracket over it
+    markers = np.column_stack([drawn[ok] - radius[ok, None], drawn[ok] + radius[ok, None]])
+    markers[:, 3] = np.maximum(markers[:, 3], drawn[ok, 1] + top)
     box = ax.get_window_extent()
     legend = ax.get_legend()
     obstacles = np.vstack(
         [
-            markers if markers is not None else np.zeros((0, 4)),
+            markers.reshape(-1, 4),
             np.zeros((0, 4)) if legend is None else [legend.get_window_extent().extents],
             _step_boxes(ax, pad=2.0),
         ]
     )
+    index = {int(i): n for n, i in enumerate(ok)}
+    owners = [[index[i] for i in g if i in index] for g in spots]
     # many configurations share a cost (overhead 1.0): rings further out than the default find room
     offsets = place_annotations(
-        anchors, sizes, bounds=tuple(box.extents), obstacles=obstacles, gap=r, rings=12
+        anchors,
+        sizes,
+        bounds=tuple(box.extents),
+        obstacles=obstacles,
+        gap=r,
+        rings=12,
+        points=drawn[ok],
+        owners=owners,
+        margin=(float(air[0]), float(air[1])),
     )
-    to_pt = 72 / fig.dpi
-    for i, (ox, oy), (w, _h) in zip(order, offsets, sizes, strict=False):
+    for g, text, weight, (ox, oy), (w, _h) in zip(spots, labels, weights, offsets, sizes, strict=True):
         far = np.hypot(ox, oy) > 1.6 * (w / 2 + r)
-        ann = ax.annotate(
-            texts[i],
-            (x[i], y[i]),
-            xytext=(ox * to_pt, oy * to_pt),
+        ann = ax.annotate(  # at the true position, moved as its markers were spread
+            text,
+            (x[g[0]], y[g[0]]),
+            xycoords=_shifted(fig, ax, float(np.mean(shift[g]))),
+            xytext=(ox * 72 / fig.dpi, oy * 72 / fig.dpi),
             textcoords="offset points",
             ha="center",
             va="center",
             fontsize=fontsize,
-            fontweight=weights[order.index(i)],
+            fontweight=weight,
             zorder=5,
-            gid=f"annotation:{configs[i]}",
+            gid="annotation:" + "|".join(configs[i] for i in g),
             bbox={"boxstyle": "square,pad=0.05", "facecolor": "white", "edgecolor": "none", "alpha": 0.75},
             arrowprops={
                 "arrowstyle": "-",
