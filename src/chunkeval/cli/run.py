@@ -277,9 +277,11 @@ def _run_into(
 
         check_cache_folder(args.cache)  # a file or an unwritable folder: exit 2 before any work
         os.environ[CACHE_ENV] = os.path.abspath(args.cache)  # the environment reaches pool workers
-    if not args.quiet:
-        from chunkeval.embedders.bert import PROGRESS_ENV
+    from chunkeval.embedders.bert import PROGRESS_ENV
 
+    if args.quiet:  # an earlier run of this process (main() called again) may have set it
+        os.environ.pop(PROGRESS_ENV, None)
+    else:
         os.environ[PROGRESS_ENV] = "1"  # a bar for long encodes, here and in pool workers
 
     bars: list[Any] = []
