@@ -12,7 +12,11 @@
 * ``changelog.md`` and ``contributing.md``: ``CHANGELOG.md`` and ``CONTRIBUTING.md`` of the
   repository root, so that each exists once.
 
-A page asks for a generated block with a marker line, ``<!-- chunkeval:NAME -->``.
+A page holds each generated block in its committed Markdown, between the lines
+``<!-- begin generated NAME ... -->`` and ``<!-- end generated NAME -->``, so that it reads on a
+code host too. The build writes every block afresh; ``python tools/docs_tables.py`` writes them
+into the files, and ``tests/test_docs.py`` fails when a committed block differs from what the
+code generates now. The generators live here alone (:func:`generators`).
 """
 
 from __future__ import annotations
@@ -22,17 +26,30 @@ import inspect
 import math
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from mkdocs.exceptions import PluginError
-from mkdocs.structure.files import File, Files
+try:
+    from mkdocs.exceptions import PluginError
+except ImportError:  # tools/docs_tables.py and the tests, without the docs extra
+
+    class PluginError(Exception):  # type: ignore[no-redef]
+        """A generated block that cannot be written (mkdocs's error when mkdocs is there)."""
+
+
+if TYPE_CHECKING:
+    from mkdocs.structure.files import Files
 
 ROOT = Path(__file__).resolve().parent.parent
 
 #: Pages copied from the repository root: page in the site -> file in the repository.
 INCLUDED = {"changelog.md": "CHANGELOG.md", "contributing.md": "CONTRIBUTING.md"}
 
-_MARKER = re.compile(r"^<!-- chunkeval:([a-z_]+) -->$", re.M)
+#: A generated block of a page: its first line names the generator, its last line closes it.
+_BLOCK = re.compile(
+    r"^(<!-- begin generated ([a-z_]+)\b[^\n]*-->\n)(.*?)^(<!-- end generated \2 -->)$", re.M | re.S
+)
+#: The placeholder form of a block, which only the build filled (empty on a code host): refused.
+_PLACEHOLDER = re.compile(r"^<!-- chunkeval:([a-z_]+) -->$", re.M)
 _SECTION = re.compile(
     r"^(Parameters|Returns|Yields|Raises|Warns|See Also|Examples|Attributes|Notes|References)\n-{3,}\n", re.M
 )
@@ -43,6 +60,8 @@ _SECTION = re.compile(
 
 def on_files(files: Files, config: Any) -> Files:
     """Add the pages of :data:`INCLUDED`, read from the repository root."""
+    from mkdocs.structure.files import File
+
     for page, source in INCLUDED.items():
         text = (ROOT / source).read_text(encoding="utf-8")
         # links between the root files point at the site's pages instead
@@ -53,9 +72,9 @@ def on_files(files: Files, config: Any) -> Files:
     return files
 
 
-def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
-    """Replace each ``<!-- chunkeval:NAME -->`` marker with its generated block."""
-    generators = {
+def generators() -> dict[str, Any]:
+    """Each generated block's name and the function that writes it (Markdown ending in a newline)."""
+    return {
         "metrics_table": metrics_table,
         "metrics_formulas": metrics_formulas,
         "results_files": results_files,
@@ -65,13 +84,42 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
         "manifest_keys": manifest_keys,
     }
 
-    def replace(match: re.Match) -> str:
-        name = match.group(1)
-        if name not in generators:
-            raise PluginError(f"{page.file.src_uri}: unknown generated block {name!r}")
-        return generators[name]()
 
-    return _MARKER.sub(replace, markdown)
+def block_names(markdown: str) -> list[str]:
+    """The generated blocks of a page, in order."""
+    return [match.group(2) for match in _BLOCK.finditer(markdown)]
+
+
+def fill(markdown: str, where: str, only: Any = None) -> str:
+    """``markdown`` with each generated block's content written afresh.
+
+    ``only``: the names of the blocks to write (all by default); the others stay as they are.
+    Raises :class:`PluginError` for a block no generator writes, and for a placeholder
+    (``<!-- chunkeval:NAME -->``), which a code host shows empty.
+    """
+    known = generators()
+    placeholder = _PLACEHOLDER.search(markdown)
+    if placeholder:
+        raise PluginError(
+            f"{where}: placeholder {placeholder.group(0)!r}: write the block between "
+            f"'<!-- begin generated {placeholder.group(1)} -->' and '<!-- end generated "
+            f"{placeholder.group(1)} -->' lines, then run python tools/docs_tables.py"
+        )
+
+    def replace(match: re.Match) -> str:
+        name = match.group(2)
+        if name not in known:
+            raise PluginError(f"{where}: unknown generated block {name!r}")
+        if only is not None and name not in only:
+            return match.group(0)
+        return match.group(1) + known[name]().rstrip("\n") + "\n" + match.group(4)
+
+    return _BLOCK.sub(replace, markdown)
+
+
+def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
+    """Write each generated block of the page afresh (the committed one may be stale locally)."""
+    return fill(markdown, page.file.src_uri)
 
 
 #: A Sphinx role of a docstring as mkdocstrings renders it: ``:func:`~a.b``` -> ``:func:<code>~a.b</code>``.

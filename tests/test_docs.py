@@ -119,13 +119,10 @@ def test_the_api_page_names_every_built_in_chunker_family():
     import chunkeval.chunkers as chunkers
 
     named = set(re.findall(r"``(\w+)``", chunkers.__doc__.split("Registered names:", 1)[1].split(".", 1)[0]))
-    from chunkeval.chunkers.base import CHUNKERS
+    from chunkeval.chunkers.base import BUILTIN_CHUNKERS
 
     # chunkeval's own, not a plug-in another test registered in this process
-    built_in = {
-        name for name, entry in CHUNKERS._entries.items() if entry.__module__.startswith("chunkeval.")
-    }
-    assert named == built_in and len(built_in) == 8
+    assert named == set(BUILTIN_CHUNKERS) and len(BUILTIN_CHUNKERS) == 8
     assert "::: chunkeval.chunkers" in (DOCS / "api.md").read_text(encoding="utf-8")
 
 
@@ -148,3 +145,54 @@ def test_documented_pytest_helper_runs(tmp_path, monkeypatch):
     assert spec and baseline, "the example runs no dataset and configuration, or gates on no baseline"
     save_baseline(run(spec.group(1), [spec.group(2)]), tmp_path / baseline.group(1))
     namespace["test_chunk_quality"]()  # no regression against its own baseline: passes
+
+
+def test_the_code_cites_no_file_outside_the_repository():
+    # what the code relies on is in docs/ (architecture, api, metrics), not in the product design
+    # file beside the repository, which a reader of the code does not have
+    for path in [*(REPO / "src").rglob("*.py"), *(REPO / "tests").rglob("*.py")]:
+        text = path.read_text(encoding="utf-8")
+        assert not re.search(r"\bDESIGN(\.md)?\b", text.replace("DESIGN(", "")), path
+
+
+def _hooks():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("chunkeval_docs_hooks_test", DOCS / "hooks.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_no_page_holds_a_placeholder_only_the_build_fills():
+    # a code host shows the committed Markdown: every generated table must be written in it
+    pages = sorted(DOCS.glob("*.md"))
+    for page in pages:
+        assert not re.search(r"^<!-- chunkeval:[a-z_]+ -->$", page.read_text(encoding="utf-8"), re.M), page
+    hooks = _hooks()
+    blocks = {name for page in pages for name in hooks.block_names(page.read_text(encoding="utf-8"))}
+    assert blocks == set(hooks.generators())  # every generator's block is on some page
+
+
+def test_the_metric_tables_in_the_docs_are_current():
+    hooks = _hooks()
+    text = (DOCS / "metrics.md").read_text(encoding="utf-8")
+    assert hooks.block_names(text) == ["metrics_table", "metrics_formulas"]
+    assert hooks.fill(text, "metrics.md") == text, "docs/metrics.md is stale: run python tools/docs_tables.py"
+
+
+@pytest.mark.slow  # the results tables come from a real run
+def test_the_results_tables_in_the_docs_are_current():
+    hooks = _hooks()
+    text = (DOCS / "results.md").read_text(encoding="utf-8")
+    assert len(hooks.block_names(text)) == 5
+    assert hooks.fill(text, "results.md") == text, "docs/results.md is stale: run python tools/docs_tables.py"
+
+
+def test_readme_command_2_installs_what_every_test_needs():
+    # the README says command 2 runs everything: the packaging tests need build and twine
+    import tomllib
+
+    extras = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    test = {re.split(r"[<>=\[ ]", r, maxsplit=1)[0] for r in extras["optional-dependencies"]["test"]}
+    assert "'.[test]'" in SETUP[1] and {"build", "twine", "setuptools"} <= test

@@ -53,11 +53,12 @@ LAYERS: list[set[str]] = [
         "caches",
     },
     # 1 -- text and numbers that know no chunker
-    {"analysis", "text", "tokenizers", "embedders", "endpoints", "stats", "labels"},
+    {"analysis", "text", "tokenizers", "embedders", "endpoints", "stats"},
     # 2 -- the four vocabularies: chunking, data, scoring, retrieving
     {"chunkers", "datasets", "metrics", "retrieval"},
-    # 3 -- which metric leads, the result tables and files; questions drafted for a dataset
-    {"policy", "results", "questions"},
+    # 3 -- which metric leads, the result tables and files; questions drafted for a dataset;
+    # display labels (which read the chunker families' defaults)
+    {"policy", "results", "questions", "labels"},
     # 4 -- running suites; judging runs against a baseline; recommending a configuration
     {"benchmarks", "gate", "verdict"},
     # 5 -- drawing and wording what was computed

@@ -59,8 +59,8 @@ def test_bad_spec_strings(spec, needle):
 @pytest.mark.parametrize(
     "name, params, needle",
     [
-        ("fixed", {"chunk_size": 0}, r"chunk_size must be >= 1"),
-        ("fixed", {"chunk_size": 10, "chunk_overlap": 10}, r"chunk_overlap must be in \[0, 9\]"),
+        ("fixed", {"chunk_size": 0}, r"chunk_size must be an integer >= 1"),
+        ("fixed", {"chunk_size": 10, "chunk_overlap": 10}, r"chunk_overlap must be an integer in \[0, 9\]"),
         ("fixed", {"chunk_size": 10, "chunk_overlap": -1}, "chunk_overlap"),
         ("fixed", {"unit": "bytes"}, "unit"),
         ("sentence", {"max_chars": -5}, "max_chars"),
@@ -270,3 +270,29 @@ def test_every_kind_has_its_registry_and_group():
         assert isinstance(registry, Registry) and registry.entry_point_group == group
     with pytest.raises(UnknownNameError, match="Did you mean 'hashing'"):
         EMBEDDERS.get("hashng")
+
+
+def test_a_lazy_entry_is_imported_on_its_first_look_up():
+    reg: Registry[object] = Registry("widget")
+    reg.add_lazy("dumps", "json:dumps")
+    assert "dumps" in reg and reg.names() == ["dumps"] and len(reg) == 1
+    import json
+
+    assert reg.get("dumps") is json.dumps
+    with pytest.raises(UsageError, match="already registered"):
+        reg.add_lazy("dumps", "json:loads")
+    with pytest.raises(UsageError, match="'module:attribute'"):
+        reg.add_lazy("loads", "json.loads")
+    reg.add_lazy("loads", "json:loads")
+    with pytest.raises(UsageError, match="already registered"):
+        reg.add("loads", json.dumps)  # another object under a declared name
+    reg.add("loads", json.loads)  # the declared object registering itself as its module loads
+    assert reg.items() == [("dumps", json.dumps), ("loads", json.loads)]
+
+
+def test_every_built_in_family_registers_its_declared_name():
+    from chunkeval.chunkers.base import BUILTIN_CHUNKERS
+
+    for name, target in BUILTIN_CHUNKERS.items():
+        cls = CHUNKERS.get(name)
+        assert cls.name == name and f"{cls.__module__}:{cls.__qualname__}" == target

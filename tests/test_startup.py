@@ -70,8 +70,29 @@ def test_light_entry_points_load_no_heavy_library(statement):
     assert _heavy_modules_after(statement) == []
 
 
+def test_a_chunker_name_imports_its_own_family_alone():
+    # the registry holds "module:Class" entries: listing imports no family, a look-up its own
+    code = (
+        "import json, sys\n"
+        "import chunkeval.chunkers as c\n"
+        "names = c.available_chunkers()\n"
+        "listed = sorted(m for m in sys.modules if m.startswith('chunkeval.chunkers.'))\n"
+        "c.get_chunker('sentence(max_chars=300)')\n"
+        "used = sorted(m for m in sys.modules if m.startswith('chunkeval.chunkers.'))\n"
+        "print(json.dumps([names, listed, used]))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    names, listed, used = json.loads(out.stdout.strip().splitlines()[-1])
+    assert len(names) == 8 and "semantic" in names
+    assert listed == ["chunkeval.chunkers.base", "chunkeval.chunkers.lookup"]
+    from chunkeval.chunkers.base import BUILTIN_CHUNKERS
+
+    families = {target.partition(":")[0] for target in BUILTIN_CHUNKERS.values()}
+    assert families & set(used) == {"chunkeval.chunkers.sentence"}  # greedy, its core, may come too
+
+
 def test_benchmarks_never_import_reports():
-    # DESIGN.md: computation lives in benchmarks/, reports/ only draws and writes what it is
+    # docs/architecture.md: computation lives in benchmarks/, reports/ only draws and words what it is
     # given, so the dependency runs one way (and computing never loads matplotlib)
     import ast
     from pathlib import Path

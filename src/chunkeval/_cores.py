@@ -19,11 +19,13 @@ from __future__ import annotations
 import contextlib
 import math
 import os
+import signal
 import sys
 import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 __all__ = [
     "FREE_CORE_SHARE",
@@ -35,8 +37,10 @@ __all__ = [
     "cores_to_use",
     "free_cores",
     "free_cores_since",
+    "interrupts_deferred",
     "sample_cpu",
     "start_method",
+    "submit_without_stop_signals",
     "thread_cap",
     "threads_now",
     "usable_cores",
@@ -307,3 +311,48 @@ def start_method() -> str:
     if chosen:
         return chosen
     return "fork" if sys.platform.startswith("linux") and threading.active_count() == 1 else "spawn"
+
+
+@contextlib.contextmanager
+def interrupts_deferred(*signals: int) -> Iterator[None]:
+    """Block ``signals`` (default: SIGINT) in the calling thread within the block.
+
+    Threads and processes started inside inherit the blocked mask; a signal sent meanwhile
+    stays pending and is delivered when the block ends. Where the platform has no
+    ``pthread_sigmask`` (Windows) the block changes nothing.
+
+    Parameters
+    ----------
+    *signals : int
+        Signal numbers; SIGINT when none is given.
+    """
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    chosen = set(signals or (signal.SIGINT,))
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, chosen)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
+#: The signals that stop a command (Ctrl-C, SIGTERM).
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+def submit_without_stop_signals(pool: Any, fn: Any, *args: Any) -> Any:
+    """``pool.submit(fn, *args)``, any thread it starts blocking Ctrl-C and SIGTERM.
+
+    A thread pool starts its threads inside ``submit``, and a thread inherits the signal mask
+    of the thread that starts it. A stop signal the kernel delivers to a worker thread leaves
+    the main thread asleep in its wait for a result until some result comes (a whole request
+    timeout, for a model endpoint that is slow to answer); blocked in every worker, it goes to
+    the main thread, whose wait it interrupts at once.
+
+    Returns
+    -------
+    concurrent.futures.Future
+    """
+    with interrupts_deferred(*STOP_SIGNALS):
+        return pool.submit(fn, *args)

@@ -4,9 +4,9 @@ Two words, one meaning each: a configuration's **label** is its unique key in ev
 (the ``config`` column: the ``LABEL`` of ``LABEL=SPEC``, else the spec); its **display
 label** is a shortened form of it for charts, reports and the terminal
 (:func:`display_label`, :func:`compact_display_label`), computed from the label and spec
-strings alone. Nothing here imports a chunker (the layering keeps this module below them), so
-the built-in chunkers' defaults that the compact form leaves out are listed here
-(:data:`BUILTIN_DEFAULTS`, checked against the chunkers' signatures by a test).
+strings and the chunker families' own constructor defaults, which the compact form leaves out
+at the end of a spec (:func:`chunkeval.chunkers.lookup.chunker_defaults`: read from each
+registered class, so a new family needs no list kept here). No chunker is built.
 
 Kept apart from :mod:`chunkeval.reports` and :mod:`chunkeval.cli` so that the command line
 and the comparison code can use them without importing matplotlib or the CLI.
@@ -21,7 +21,6 @@ from collections.abc import Iterable
 from chunkeval.specs import parse_spec
 
 __all__ = [
-    "BUILTIN_DEFAULTS",
     "compact_display_label",
     "compact_label",
     "config_family",
@@ -38,41 +37,9 @@ __all__ = [
     "text_table",
 ]
 
-#: Constructor defaults of the built-in chunkers, in signature order: what
-#: :func:`compact_display_label` leaves out at the end of a spec. A test compares them with
-#: the chunkers' signatures, so they cannot drift.
-BUILTIN_DEFAULTS: dict[str, dict[str, object]] = {
-    "fixed": {"chunk_size": 200, "chunk_overlap": 0, "unit": "tokens", "tokenizer": "regex"},
-    "sentence": {"max_chars": 1000, "overlap_sentences": 0},
-    "paragraph": {"max_words": 200},
-    "token_budget": {"max_tokens": 256, "overlap_tokens": 0, "tokenizer": "regex"},
-    "balanced": {"max_tokens": 256, "tokenizer": "regex"},
-    "semantic": {
-        "embedder": "hashing",
-        "threshold": 0.1,
-        "window_size": 3,
-        "max_chars": 1000,
-        "overlap_sentences": 0,
-    },
-    "kamradt": {
-        "embedder": "hashing",
-        "buffer_size": 1,
-        "percentile": 95,
-        "max_tokens": None,
-        "tokenizer": "regex",
-    },
-    "cluster": {
-        "embedder": "hashing",
-        "max_tokens": 400,
-        "piece_tokens": 50,
-        "tokenizer": "regex",
-        "method": "sentences",
-    },
-}
-
 #: Libraries whose splitter classes a display label names without the class-name ending
 #: (``langchain:RecursiveCharacterTextSplitter`` -> ``langchain:RecursiveCharacter``):
-#: the prefixes of :func:`chunkeval.chunkers.external_specs.is_external_spec`.
+#: the prefixes of :func:`chunkeval.chunkers.base.is_external_spec`.
 EXTERNAL_PREFIXES = ("langchain", "chonkie", "llama_index", "python")
 
 #: Class-name endings left out of an external splitter's display name (the library prefix
@@ -161,9 +128,18 @@ def _value(value: object) -> str:
     return _QUOTE.sub("", value if isinstance(value, str) else repr(value))
 
 
+def _defaults(name: str) -> dict[str, object] | None:
+    """The constructor defaults of the registered chunker family ``name``; ``None`` for any other name."""
+    if name == "semchunk" or name.split(":", 1)[0] in EXTERNAL_PREFIXES:
+        return None  # an external splitter: its library's defaults are not chunkeval's to read
+    from chunkeval.chunkers.lookup import chunker_defaults
+
+    return chunker_defaults(name)
+
+
 def _is_known(name: str) -> bool:
-    """Whether ``name`` is a built-in chunker or an external splitter display labels know."""
-    return name in BUILTIN_DEFAULTS or name == "semchunk" or name.split(":", 1)[0] in EXTERNAL_PREFIXES
+    """Whether ``name`` is a registered chunker family or an external splitter display labels know."""
+    return name == "semchunk" or name.split(":", 1)[0] in EXTERNAL_PREFIXES or _defaults(name) is not None
 
 
 def _unwrapped(name: str, params: dict[str, object]) -> tuple[str, dict[str, object]]:
@@ -194,7 +170,7 @@ def _natural(spec: str) -> str:
         return str(spec).strip()
     if isinstance(params.get("label"), str) and params["label"]:
         return str(params["label"])  # an external spec's own label= names it
-    defaults = BUILTIN_DEFAULTS.get(name)
+    defaults = _defaults(name)
     if defaults is not None and set(params) <= set(defaults):
         return _without_defaults(name, params, defaults)
     values = ", ".join(_value(v) for v in params.values())
@@ -211,7 +187,7 @@ def _named(spec: str) -> str:
     if call is None or not _is_known(_unwrapped(*call)[0]):
         return str(spec).strip()
     name, params = _unwrapped(*call)
-    defaults = BUILTIN_DEFAULTS.get(name, {})
+    defaults = _defaults(name) or {}
     shown = [f"{k}={_value(v)}" for k, v in params.items() if k not in defaults or defaults[k] != v]
     return f"{family_name(name)}({', '.join(shown)})"
 
@@ -352,7 +328,7 @@ def _params_with_defaults(spec: str) -> dict[str, object] | None:
     name, params = _unwrapped(*call)
     if not _is_known(name):
         return None
-    return {**BUILTIN_DEFAULTS.get(name, {}), **params}
+    return {**(_defaults(name) or {}), **params}
 
 
 def family_tags(labels: Iterable[str], specs: Iterable[str] | None = None, width: int = 28) -> dict[str, str]:
@@ -526,7 +502,7 @@ _SIZE_KEYS = frozenset({"chunk_size", "max_chars", "max_words", "max_tokens"})
 
 
 def _without_defaults(name: str, params: dict[str, object], defaults: dict[str, object]) -> str:
-    """A built-in chunker's ``name(values)`` without trailing defaults, its size always shown.
+    """A registered chunker's ``name(values)`` without trailing defaults, its size always shown.
 
     A run of two or more leading defaults is shown as ``…``; the run stops at a size
     parameter (:data:`_SIZE_KEYS`), and the family's size (:data:`SIZE_PARAMETERS`) is kept
@@ -557,7 +533,7 @@ def compact_display_label(label: str, spec: str, width: int) -> str:
     without the class's ending (:func:`family_name`: ``semchunk(200)``,
     ``langchain:RecursiveCharacter(800, 0)``). What is still too long is cut in its name, not
     in the values that tell configurations apart (``langchain:Recursi…(800, 0)``). Computed
-    from the strings alone (:data:`BUILTIN_DEFAULTS`), without building a chunker. Within a
+    from the strings and the families' constructor defaults, without building a chunker. Within a
     run, :func:`display_labels` makes sure no two configurations read alike.
 
     Parameters

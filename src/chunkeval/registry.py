@@ -2,8 +2,10 @@
 
 Chunkers, metrics, retrievers, dataset formats, embedders, tokenizers and suites.
 
-Entries are added by a decorator (:meth:`Registry.register`) or directly (:meth:`Registry.add`);
-duplicate names fail at registration; unknown names fail with one error type,
+Entries are added by a decorator (:meth:`Registry.register`), directly (:meth:`Registry.add`),
+or declared by where they live (:meth:`Registry.add_lazy`: ``"module:Object"``, imported on the
+first look-up of its name, the lazy entries of lm-evaluation-harness's registry), so that a
+name resolves by importing only its own module; duplicate names fail at registration; unknown names fail with one error type,
 :class:`~chunkeval.errors.UnknownNameError`, that suggests the closest registered names (the
 pattern of lm-evaluation-harness's ``lm_eval/api/registry.py``).
 
@@ -16,6 +18,7 @@ is asked for, so a broken plug-in fails the runs that use it, never a run of bui
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
@@ -75,6 +78,7 @@ class Registry(Generic[T]):
         self.entry_point_group = entry_point_group
         self._adapt = adapt
         self._entries: dict[str, T] = {}
+        self._lazy: dict[str, str] = {}  # name -> "module:attribute", not imported yet
         self._pending: dict[str, metadata.EntryPoint] | None = None if entry_point_group else {}
         self._plugin_names: set[str] = set()
 
@@ -87,10 +91,48 @@ class Registry(Generic[T]):
         UsageError
             If ``name`` is already registered.
         """
-        if name in self._entries:
+        if name in self._entries or (name in self._lazy and _target_of(entry) != self._lazy[name]):
             raise UsageError(f"{self.kind} {name!r} is already registered")
+        self._lazy.pop(name, None)  # the declared object registering itself as its module loads
         self._entries[name] = entry
         return entry
+
+    def add_lazy(self, name: str, target: str) -> None:
+        """Declare ``name`` as the object ``target`` names, imported on the first look-up.
+
+        Parameters
+        ----------
+        name : str
+        target : str
+            ``"module:attribute"``. Importing the module may register the object itself (a
+            decorator naming ``name``); otherwise the attribute is registered as it is.
+
+        Raises
+        ------
+        UsageError
+            If ``name`` is already registered or declared, or ``target`` is not of that form.
+        """
+        module, colon, attribute = target.partition(":")
+        if not (module and colon and attribute):
+            raise UsageError(f"a lazy {self.kind} entry is 'module:attribute', got {target!r}")
+        if name in self._entries or name in self._lazy:
+            raise UsageError(f"{self.kind} {name!r} is already registered")
+        self._lazy[name] = target
+
+    def _resolve(self, name: str) -> T:
+        """Import the lazy entry ``name`` and return what it names, now registered."""
+        target = self._lazy[name]
+        module, _, attribute = target.partition(":")
+        obj = getattr(importlib.import_module(module), attribute)
+        if name in self._lazy:  # the module did not register it itself
+            del self._lazy[name]
+            self._entries[name] = obj
+        return self._entries[name]
+
+    def resolve_all(self) -> None:
+        """Import every lazy entry not imported yet (what listing every entry needs)."""
+        for name in list(self._lazy):
+            self._resolve(name)
 
     def register(self, name: str) -> Callable[[T], T]:
         """Decorator registering the decorated factory or class under ``name``.
@@ -126,7 +168,7 @@ class Registry(Generic[T]):
                 )
                 declared = []
             for ep in declared:
-                if ep.name not in self._entries and ep.name not in found:
+                if ep.name not in self._entries and ep.name not in self._lazy and ep.name not in found:
                     found[ep.name] = ep
             self._pending = found
             self._plugin_names = set(found)
@@ -173,8 +215,8 @@ class Registry(Generic[T]):
 
     # ------------------------------------------------------------------ looking up
     def names(self) -> list[str]:
-        """Registered names, built-in and from installed plug-ins, sorted (no plug-in is imported)."""
-        return sorted({*self._entries, *self._plugins()})
+        """Registered names, built-in and from installed plug-ins, sorted (nothing is imported)."""
+        return sorted({*self._entries, *self._lazy, *self._plugins()})
 
     def get(self, name: str) -> T:
         """The entry registered under ``name``, loading its plug-in on first use.
@@ -193,6 +235,8 @@ class Registry(Generic[T]):
             pass
         except TypeError:  # an unhashable name
             raise UnknownNameError(self.kind, repr(name), self.names()) from None
+        if name in self._lazy:
+            return self._resolve(name)
         if isinstance(name, str) and name in self._plugins():
             return self._load(name)
         raise UnknownNameError(self.kind, str(name), self.names())
@@ -202,21 +246,29 @@ class Registry(Generic[T]):
     def __contains__(self, name: object) -> bool:
         """Whether :meth:`get` knows ``name``, as a built-in or an installed plug-in."""
         try:
-            return name in self._entries or name in self._plugins()
+            return name in self._entries or name in self._lazy or name in self._plugins()
         except TypeError:
             return False
 
     def __iter__(self) -> Iterator[str]:
-        """The names registered so far, in registration order (plug-ins not yet loaded are not)."""
-        return iter(self._entries)
+        """The registered names, lazy ones imported, in registration order (plug-ins not yet loaded are not)."""
+        self.resolve_all()
+        return iter(list(self._entries))
 
     def __len__(self) -> int:
-        return len(self._entries)
+        return len(self._entries) + len(self._lazy)
 
     def items(self) -> list[tuple[str, T]]:
-        """``(name, entry)`` pairs of the entries registered so far, in registration order."""
+        """``(name, entry)`` pairs of the registered entries, lazy ones imported, in registration order."""
+        self.resolve_all()
         return list(self._entries.items())
 
     def values(self) -> list[T]:
-        """Entries registered so far, in registration order."""
+        """The registered entries, lazy ones imported, in registration order."""
+        self.resolve_all()
         return list(self._entries.values())
+
+
+def _target_of(entry: object) -> str:
+    """``"module:qualified name"`` of a class or function, what :meth:`Registry.add_lazy` names."""
+    return f"{getattr(entry, '__module__', '')}:{getattr(entry, '__qualname__', '')}"

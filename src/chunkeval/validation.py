@@ -9,6 +9,7 @@ names its flag instead (:func:`chunkeval.cli.exit_codes.flag_message`).
 
 from __future__ import annotations
 
+import math
 import numbers
 from collections.abc import Iterable
 from typing import Any
@@ -18,7 +19,7 @@ import numpy as np
 from chunkeval._limits import MAX_K
 from chunkeval.errors import UsageError
 
-__all__ = ["DEFAULT_KS", "MAX_BUDGET", "MAX_SEED", "check_budgets", "check_count", "check_ks", "check_seed"]
+__all__ = ["DEFAULT_KS", "MAX_BUDGET", "MAX_SEED", "check_budgets", "check_ks", "check_number", "check_seed"]
 
 #: The cut-offs k of the ``@k`` metrics when a run sets none: the one place they are written.
 DEFAULT_KS: tuple[int, ...] = (1, 3, 5, 10)
@@ -133,25 +134,72 @@ def check_seed(seed: Any) -> int:
     return int(seed)
 
 
-def check_count(name: str, value: Any, minimum: int = 1) -> int:
-    """Validate a count (workers, resamples, drafts): an integer ``>= minimum``.
+def check_number(
+    name: str,
+    value: object,
+    minimum: float,
+    maximum: float | None = None,
+    *,
+    integer: bool = False,
+    owner: str | None = None,
+) -> float:
+    """Check a numeric parameter, its type and its range: the one checker of every parameter.
+
+    Chunker and retriever parameters, counts (workers, resamples, drafts) alike.
 
     Parameters
     ----------
     name : str
-        The parameter's name, used in the message.
-    value : int
-    minimum : int, default 1
+        The parameter's name, used in the message (and as the error's ``parameter``).
+    value : object
+        Any real number (any integral one with ``integer=True``: ``int``, ``numpy.int64``
+        ...); ``bool``, NaN and infinities are refused.
+    minimum : float
+        Inclusive lower bound.
+    maximum : float or None, default None
+        Inclusive upper bound; ``None`` for none.
+    integer : bool, default False
+        Whether only whole numbers are allowed.
+    owner : str, optional
+        What the parameter belongs to (``"bm25"``), said first in the message.
 
     Returns
     -------
-    int
+    int or float
+        ``value`` (as an ``int`` when ``integer``).
 
     Raises
     ------
     UsageError
-        ``value`` is not an integer (booleans included) or below ``minimum``.
+        Naming the owner, the parameter, the kind and range allowed and the value received.
+
+    Examples
+    --------
+    >>> check_number("max_chars", 600, 1, integer=True)
+    600
+    >>> check_number("b", 1.5, 0, 1, owner="bm25")
+    Traceback (most recent call last):
+    ...
+    chunkeval.errors.UsageError: bm25: b must be a number in [0, 1], got 1.5
     """
-    if not _is_int(value) or value < minimum:
-        raise UsageError(f"{name} must be an integer >= {minimum}, got {value!r}", parameter=name)
-    return int(value)
+    allowed = f"in [{_bound(minimum)}, {_bound(maximum)}]" if maximum is not None else f">= {_bound(minimum)}"
+    message = (
+        f"{owner + ': ' if owner else ''}{name} must be {'an integer' if integer else 'a number'} {allowed}"
+    )
+    wanted = numbers.Integral if integer else numbers.Real
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, wanted):
+        raise UsageError(f"{message}, got {value!r}", parameter=name)
+    # an integer compared exactly (however large), any other number as a float
+    number = int(value) if integer else float(value)  # type: ignore[call-overload, arg-type]
+    if (
+        (not integer and not math.isfinite(number))
+        or number < minimum
+        or (maximum is not None and number > maximum)
+    ):
+        raise UsageError(f"{message}, got {value!r}", parameter=name)
+    return number
+
+
+def _bound(bound: float) -> str:
+    """A bound as a message shows it: ``1``, ``0.5``, ``1e+06``."""
+    return str(int(bound)) if float(bound).is_integer() and abs(bound) < 1e15 else f"{bound:g}"

@@ -36,6 +36,7 @@ def _stacked(lengths: list[int], dim: int, seed: int, signed: bool, dense: bool)
     st.booleans(),
 )
 @example([1, 0, 2, 1], 3, 4, 0, False, False)
+@example([4], 3, 1, 0, False, False)  # one-column rows: scipy's canonical path
 def test_stacked_documents_give_each_documents_similarities_bit_for_bit(
     lengths, window, dim, seed, signed, dense
 ):
@@ -46,6 +47,19 @@ def test_stacked_documents_give_each_documents_similarities_bit_for_bit(
         start += n
     together = window_similarities(stacked, window, lengths)
     assert together.tobytes() == np.concatenate(alone).tobytes()
+    if not dense:  # short documents skip scipy's products for index arithmetic: the same bits
+        sizes = np.asarray(lengths, dtype=np.int64)
+        by_index = semantic_module._similarities_by_index(stacked, *semantic_module._windows(sizes, window))
+        assert (
+            by_index.tobytes() == semantic_module._similarities_by_products(stacked, sizes, window).tobytes()
+        )
+
+
+def test_long_inputs_take_the_products_and_agree_with_each_document_alone():
+    v = _stacked([100, 200, 3], 50, 7, True, False)
+    assert v.shape[0] > semantic_module.INDEX_ROWS
+    alone = [window_similarities(v[a:b], 3) for a, b in [(0, 100), (100, 300), (300, 303)]]
+    assert window_similarities(v, 3, [100, 200, 3]).tobytes() == np.concatenate(alone).tobytes()
 
 
 def test_window_similarities_by_hand_across_two_documents():

@@ -606,3 +606,17 @@ def test_a_run_with_its_report_computes_each_verdict_once(tiny_folder, tmp_path,
     assert (out / "report.html").is_file() and (out / "report.md").is_file()
     assert "Recommendation for" in capsys.readouterr().out
     assert len(calls) == 1  # one dataset, one verdict
+
+
+def test_a_quiet_run_shows_no_encode_bar_whatever_an_earlier_run_of_the_process_set(tmp_path, monkeypatch):
+    # main() called again in one process: a non-quiet run had set the bar's variable for good,
+    # so a later --quiet run drew a bar whenever its encode took over 2 s (on a busy machine)
+    import os
+
+    from chunkeval.cli import main
+    from chunkeval.embedders.bert import PROGRESS_ENV
+
+    monkeypatch.setenv(PROGRESS_ENV, "1")
+    args = ["run", "--dataset", "builtin", "--chunker", "fixed(chunk_size=200)", "--k", "1"]
+    assert main([*args, "--budgets", "none", "--quiet", "--no-report", "--out", str(tmp_path / "o")]) == 0
+    assert PROGRESS_ENV not in os.environ

@@ -174,7 +174,7 @@ def test_ctrl_c_halfway_then_the_same_command_asks_only_for_the_missing_replies(
     docs = _documents(tmp_path)
     env = {**os.environ, "PYTHONPATH": str(REPO / "src")}
     processes: list[subprocess.Popen] = []
-    seen, lock = [0], threading.Lock()
+    seen, lock, ended = [0], threading.Lock(), threading.Event()
 
     def interrupt_at_the_third(request):
         with lock:
@@ -182,7 +182,9 @@ def test_ctrl_c_halfway_then_the_same_command_asks_only_for_the_missing_replies(
             third = seen[0] == 3
         if third:  # Ctrl-C while this request is in flight: it is asked again next time
             processes[0].send_signal(signal.SIGINT)
-            return Reply(json_body=_answer(request).json_body, delay_s=2.0)
+            # the reply waits until the process has ended, however slow the machine: it can
+            # never arrive (and be saved) before the Ctrl-C takes effect
+            ended.wait(120)
         return _answer(request)
 
     with EndpointServer() as server:
@@ -195,7 +197,10 @@ def test_ctrl_c_halfway_then_the_same_command_asks_only_for_the_missing_replies(
         processes.append(
             subprocess.Popen(command(docs), env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         )
-        _, err = processes[0].communicate(timeout=120)
+        try:
+            _, err = processes[0].communicate(timeout=120)
+        finally:
+            ended.set()
         assert processes[0].returncode == 130, err.decode()
         replies = (docs / "generation-replies.jsonl").read_text(encoding="utf-8").splitlines()
         assert len(replies) == 2 and not (docs / "questions.jsonl").exists()

@@ -33,7 +33,6 @@ def test_batches_cover_every_text_once_within_the_bounds(lengths, batch_size):
 
 def test_batches_run_at_once_up_to_the_threads_decided():
     import threading
-    import time
 
     from chunkeval.embedders import bert as E
 
@@ -46,13 +45,15 @@ def test_batches_run_at_once_up_to_the_threads_decided():
             return next(self.decided, 2) if self.threaded else 1
 
     lock, active, most, callers = threading.Lock(), [0], [0], set()
+    pair = threading.Barrier(2)  # batches 1 and 2, the first sent once two were decided, meet
 
     def embed(rows: np.ndarray) -> np.ndarray:
         with lock:
             active[0] += 1
             most[0] = max(most[0], active[0])
             callers.add(threading.get_ident())
-        time.sleep(0.05)
+        if threading.current_thread() is not threading.main_thread() and int(rows[0]) in (1, 2):
+            pair.wait(60)  # both running at once, on any machine (60 s: a bug cannot hang the suite)
         with lock:
             active[0] -= 1
         return rows * 10

@@ -91,6 +91,7 @@ def test_the_official_digest_is_checked(tmp_path):
         resolve_model(str(tmp_path / "nowhere"))
 
 
+@pytest.mark.slow  # 2.7 s of CPU: one encode per thread count
 def test_vectors_are_the_reference_for_any_thread_count(reference, monkeypatch):
     from chunkeval.caches import clear_caches
     from chunkeval.embedders import bert as E

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import email.utils
 import threading
-import time
+from typing import ClassVar
 
 import pytest
 
@@ -119,20 +119,38 @@ def test_retryable_failures_are_retried_until_success(server, failure):
     assert client.stats()["retries"] == 2
 
 
-def test_retry_after_is_honoured(server):
+class _Waits(threading.Event):
+    """An event that records how long the client asked to wait, and does not wait."""
+
+    asked: ClassVar[list[float]] = []
+
+    def wait(self, timeout=None):
+        if timeout is None:  # another event of the process, waiting for something to happen
+            return super().wait()
+        _Waits.asked.append(timeout)
+        return super().wait(0)
+
+
+def _waits_asked(server, monkeypatch, **config) -> list[float]:
+    # the waits the client chose, not the time the machine took: no test hangs on a clock
+    import chunkeval.endpoints.client as client_module
+
+    _Waits.asked = []
+    monkeypatch.setattr(client_module.threading, "Event", _Waits)
+    EndpointClient(_config(server, **config)).post(API, {})
+    return _Waits.asked
+
+
+def test_retry_after_is_honoured(server, monkeypatch):
     server.script(PATH, Reply(429, headers={"Retry-After": "0.4"}))
     server.answer(PATH, lambda r: Reply(json_body={}))
-    started = time.monotonic()
-    EndpointClient(_config(server, retry_backoff_s=0.0, max_retry_wait_s=5)).post(API, {})
-    assert time.monotonic() - started >= 0.4
+    assert _waits_asked(server, monkeypatch, retry_backoff_s=0.0, max_retry_wait_s=5) == [0.4]
 
 
-def test_retry_after_is_capped(server):
+def test_retry_after_is_capped(server, monkeypatch):
     server.script(PATH, Reply(429, headers={"Retry-After": "3600"}))
     server.answer(PATH, lambda r: Reply(json_body={}))
-    started = time.monotonic()
-    EndpointClient(_config(server, max_retry_wait_s=0.05)).post(API, {})
-    assert time.monotonic() - started < 2
+    assert _waits_asked(server, monkeypatch, max_retry_wait_s=0.05) == [0.05]
 
 
 def test_retry_after_forms():
@@ -210,11 +228,14 @@ def test_a_request_refused_as_sent_keeps_its_status(server, status, refused):
 def test_post_many_bounds_requests_in_flight(server):
     in_flight, peak, lock = [0], [0], threading.Lock()
 
+    three = threading.Barrier(3)
+
     def answer(request):
         with lock:
             in_flight[0] += 1
             peak[0] = max(peak[0], in_flight[0])
-        time.sleep(0.05)
+        if request.json["i"] < 3:  # the first three meet here: all in flight at once, on any machine
+            three.wait(60)
         with lock:
             in_flight[0] -= 1
         return Reply(json_body={"echo": request.json["i"]})

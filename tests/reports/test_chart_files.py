@@ -204,14 +204,22 @@ render._children_to_fork = lambda sample: 1
 _handle_stop_signals()
 report = os.getpid()
 drawn_here = []
+drawing = __import__("pathlib").Path({str(tmp_path)!r}) / "the-child-is-drawing"
+
+def wait_for(condition):  # events, not time: bounded only so that a bug cannot hang the suite
+    end = time.monotonic() + 60
+    while not condition() and time.monotonic() < end:
+        time.sleep(0.01)
 
 def slow():
-    if os.getpid() == report:
+    if os.getpid() != report:  # the child: say so, then draw until the report ends it
+        drawing.touch()
+        wait_for(lambda: False)
+    else:
         drawn_here.append(1)
-        if len(drawn_here) == 2:  # the first chart after the fork: the child is drawing
-            time.sleep(0.1)
+        if len(drawn_here) == 2:  # the first chart here after the fork: Ctrl-C once the child draws
+            wait_for(drawing.exists)
             os.kill(report, signal.SIGINT)
-    time.sleep(0.3)
     return Figure(figsize=(1, 1))
 
 tasks = [(f"c{{i}}", "d", "t", slow) for i in range(6)]

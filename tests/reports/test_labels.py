@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import inspect
 import subprocess
 import sys
 
@@ -11,7 +10,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from chunkeval.labels import (
-    BUILTIN_DEFAULTS,
     compact_display_label,
     display_label,
     display_labels,
@@ -21,14 +19,35 @@ from chunkeval.labels import (
 )
 
 
-def test_builtin_defaults_match_the_chunkers_signatures():
-    from chunkeval.chunkers import get_chunker
+def test_every_registered_familys_defaults_are_left_out():
+    # the defaults come from the classes: a spec spelling every default reads as the bare name
+    from chunkeval.chunkers import available_chunkers, get_chunker
 
-    for name, defaults in BUILTIN_DEFAULTS.items():
-        chunker = get_chunker(name)
-        params = chunker.get_params(deep=False)
-        signature = inspect.signature(type(chunker).__init__).parameters
-        assert defaults == {k: p.default for k, p in signature.items() if k in params}, name
+    for name in available_chunkers():
+        spec = get_chunker(name).spec  # every parameter, at its default
+        assert compact_display_label(spec, spec, 200) == compact_display_label(name, name, 200), name
+        assert "=" not in compact_display_label(spec, spec, 200)
+
+
+def test_a_new_family_needs_no_list_of_its_defaults():
+    from chunkeval.chunkers.base import CHUNKERS, Chunker, register_chunker
+
+    class Toy(Chunker):
+        def __init__(self, size=64, overlap=0, unit="words"):
+            self.size, self.overlap, self.unit = size, overlap, unit
+
+        def spans(self, text):
+            return [(0, len(text))]
+
+    register_chunker("toy_family")(Toy)
+    try:
+        spec = "toy_family(size=32, overlap=0, unit='words')"
+        assert compact_display_label(spec, spec, 40) == "toy_family(32)"
+        assert (
+            compact_display_label("toy_family(overlap=8)", "toy_family(overlap=8)", 40) == "toy_family(64, 8)"
+        )
+    finally:
+        CHUNKERS._entries.pop("toy_family")
 
 
 @pytest.mark.parametrize(
@@ -185,11 +204,16 @@ def test_family_tags_never_cut_a_parameter_name():
     assert family_tags(run, width=28) == {run[0]: "sentence(600, 1)", run[1]: "sentence(1200)"}
 
 
-def test_labels_import_no_chunker():
+def test_labels_import_only_the_family_they_name():
     code = (
         "import sys, chunkeval.labels as L; "
+        "families = ('semantic', 'sentence', 'paragraph', 'budget', 'kamradt', 'cluster', 'external'); "
+        "L.compact_display_label('mine', 'mine', 24); "
+        "assert not any(f'chunkeval.chunkers.{f}' in sys.modules for f in (*families, 'fixed')); "
         "L.compact_display_label('fixed', 'fixed', 24); "
-        "assert not any(m.startswith('chunkeval.chunkers') for m in sys.modules), sorted(sys.modules)"
+        "assert 'chunkeval.chunkers.fixed' in sys.modules; "
+        "assert not any(f'chunkeval.chunkers.{f}' in sys.modules for f in families), sorted(sys.modules); "
+        "assert not {'sklearn', 'scipy', 'pandas', 'matplotlib'} & {m.partition('.')[0] for m in sys.modules}"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
 

@@ -238,8 +238,8 @@ def test_evidence_fitting_for_60_percent_of_questions_keeps_answerable():
 
 
 def test_the_gate_reads_the_same_ranking_column(five_percent):
-    assert reading.ranking_column(five_percent) == "all_parts@512tok"
-    assert "all_parts@512tok" in checks.gate_metrics([5], [reading.ranking_column(five_percent)])
+    assert reading.rank_metric(five_percent).column == "all_parts@512tok"
+    assert "all_parts@512tok" in checks.gate_metrics([5], [reading.rank_metric(five_percent).column])
 
 
 @pytest.mark.slow

@@ -29,7 +29,12 @@ import sys
 import threading
 import time
 from collections.abc import Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from concurrent.futures import ProcessPoolExecutor
+
+from chunkeval._cores import interrupts_deferred  # here since the first pools; lives with the thread rules
 
 __all__ = [
     "PARENT_POLL_SECONDS",
@@ -119,7 +124,7 @@ def worker_started(parent: int) -> None:
     threading.Thread(target=_watch_parent, args=(parent,), name="chunkeval-parent-watch", daemon=True).start()
 
 
-def stop_pool(pool: Any) -> None:
+def stop_pool(pool: ProcessPoolExecutor) -> None:
     """End a process pool now: terminate the workers, wait a bounded time, and let it go.
 
     Workers still running after :data:`STOP_GRACE_SECONDS` are killed, all at once, and waited
@@ -162,30 +167,6 @@ def _join_all(processes: Sequence[Any], seconds: float) -> None:
     for p in processes:
         with contextlib.suppress(Exception):
             p.join(max(0.0, deadline - time.monotonic()))
-
-
-@contextlib.contextmanager
-def interrupts_deferred(*signals: int) -> Iterator[None]:
-    """Block ``signals`` (default: SIGINT) in the calling thread within the block.
-
-    Threads and processes started inside inherit the blocked mask; a signal sent meanwhile
-    stays pending and is delivered when the block ends. Where the platform has no
-    ``pthread_sigmask`` (Windows) the block changes nothing.
-
-    Parameters
-    ----------
-    *signals : int
-        Signal numbers; SIGINT when none is given.
-    """
-    if not hasattr(signal, "pthread_sigmask"):
-        yield
-        return
-    chosen = set(signals or (signal.SIGINT,))
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, chosen)
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 @contextlib.contextmanager

@@ -27,7 +27,7 @@ from chunkeval.policy import CONFIDENCE, DEFAULT_BUDGETS
 from chunkeval.protocols import ChunkerLike, RetrieverLike, TokenizerLike
 from chunkeval.specs import split_label
 from chunkeval.tokenizers import DEFAULT_TOKENIZER
-from chunkeval.validation import DEFAULT_KS, check_budgets, check_count, check_ks, check_seed
+from chunkeval.validation import DEFAULT_KS, check_budgets, check_ks, check_number, check_seed
 
 if TYPE_CHECKING:
     from chunkeval.datasets import Dataset
@@ -244,7 +244,11 @@ class RunSpec:
             tokenizer=DEFAULT_TOKENIZER if tokenizer is None else tokenizer,
             seed=check_seed(DEFAULT_SEED if seed is None else seed),
             confidence=float(confidence),
-            n_resamples=check_count("n_resamples", DEFAULT_RESAMPLES if n_resamples is None else n_resamples),
+            n_resamples=int(
+                check_number(
+                    "n_resamples", DEFAULT_RESAMPLES if n_resamples is None else n_resamples, 1, integer=True
+                )
+            ),
             rank_by=rank_by,
         )
 

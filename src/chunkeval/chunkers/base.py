@@ -8,7 +8,6 @@ neither imports the other.
 from __future__ import annotations
 
 import inspect
-import numbers
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -62,7 +61,21 @@ CHUNKERS: Registry[type[Chunker] | PluginFactory] = Registry(
     "chunker", entry_point_group=ENTRY_POINT_GROUP, adapt=_plugin_entry
 )
 
-UNITS = ("chars", "words", "tokens")
+#: The built-in families: name -> ``"module:Class"``. A name resolves by importing its own
+#: module alone (whose ``@register_chunker`` registers the class), on its first look-up; the
+#: listing (:meth:`~chunkeval.registry.Registry.names`) imports none.
+BUILTIN_CHUNKERS = {
+    "fixed": "chunkeval.chunkers.fixed:FixedChunker",
+    "sentence": "chunkeval.chunkers.sentence:SentenceChunker",
+    "paragraph": "chunkeval.chunkers.paragraph:ParagraphChunker",
+    "token_budget": "chunkeval.chunkers.budget:TokenBudgetChunker",
+    "balanced": "chunkeval.chunkers.budget:BalancedChunker",
+    "semantic": "chunkeval.chunkers.semantic:SemanticChunker",
+    "kamradt": "chunkeval.chunkers.kamradt:KamradtChunker",
+    "cluster": "chunkeval.chunkers.cluster:ClusterChunker",
+}
+for _name, _target in BUILTIN_CHUNKERS.items():
+    CHUNKERS.add_lazy(_name, _target)
 
 
 class Chunker(Params):
@@ -241,6 +254,17 @@ def chunks_from_spans(text: str, doc_id: str, spans: Iterable[tuple[int, int]]) 
     return [Chunk(doc_id, index, start, end, piece) for index, (start, end, piece) in enumerate(kept)]
 
 
+def is_external_spec(spec: str) -> bool:
+    """Whether ``spec`` names an external splitter (``langchain:``, ``chonkie:``, ``python:``, ``semchunk``)."""
+    head = spec.strip()
+    return head.split("(", 1)[0].strip() == "semchunk" or head.split(":", 1)[0] in (
+        "langchain",
+        "chonkie",
+        "llama_index",
+        "python",
+    )
+
+
 def register_chunker(name: str):
     """Class decorator registering a :class:`Chunker` subclass under ``name``.
 
@@ -256,28 +280,3 @@ def register_chunker(name: str):
         return cls
 
     return decorate
-
-
-def check_int(name: str, value: Any, minimum: int, maximum: int | None = None) -> None:
-    """Check that a parameter is a whole number in ``[minimum, maximum]``.
-
-    Parameters
-    ----------
-    name : str
-        Parameter name, used in the message.
-    value : object
-        Any integral number (``int``, ``numpy.int64`` ...); ``bool`` is refused.
-    minimum : int
-    maximum : int or None
-        Inclusive upper bound; ``None`` for none.
-
-    Raises
-    ------
-    ValueError
-        Naming the parameter, the allowed range and the value received.
-    """
-    allowed = f"in [{minimum}, {maximum}]" if maximum is not None else f">= {minimum}"
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise UsageError(f"{name} must be an integer {allowed}, got {value!r}")
-    if int(value) < minimum or (maximum is not None and int(value) > maximum):
-        raise UsageError(f"{name} must be {allowed}, got {value!r}")

@@ -8,10 +8,11 @@ from typing import Any
 import numpy as np
 
 from chunkeval.chunkers._seams import SeamCounts, splits_cleanly
-from chunkeval.chunkers.base import check_int, register_chunker
+from chunkeval.chunkers.base import register_chunker
 from chunkeval.chunkers.greedy import RunMeasure, checked_balanced_chunk, iter_checked_budget_chunk
 from chunkeval.chunkers.sentence import SentenceSpansChunker
 from chunkeval.tokenizers import RegexTokenizer
+from chunkeval.validation import check_number
 
 Span = tuple[int, int]
 
@@ -160,8 +161,8 @@ class TokenBudgetChunker(_SentenceTokens):
         self._check_params()
 
     def _check_params(self) -> None:
-        check_int("max_tokens", self.max_tokens, 1)
-        check_int("overlap_tokens", self.overlap_tokens, 0, self.max_tokens - 1)
+        check_number("max_tokens", self.max_tokens, 1, integer=True)
+        check_number("overlap_tokens", self.overlap_tokens, 0, self.max_tokens - 1, integer=True)
         self._check_tokenizer()
 
     def spans_from_sentences(self, text: str, sentences: Sequence[Span]) -> list[Span]:
@@ -214,7 +215,7 @@ class BalancedChunker(_SentenceTokens):
         self._check_params()
 
     def _check_params(self) -> None:
-        check_int("max_tokens", self.max_tokens, 1)
+        check_number("max_tokens", self.max_tokens, 1, integer=True)
         self._check_tokenizer()
 
     def spans_from_sentences(self, text: str, sentences: Sequence[Span]) -> list[Span]:

@@ -6,12 +6,13 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from chunkeval.chunkers.base import check_int, register_chunker
+from chunkeval.chunkers.base import register_chunker
 from chunkeval.chunkers.budget import _SentenceTokens
 from chunkeval.chunkers.embedded import EmbeddingMixin
 from chunkeval.chunkers.greedy import iter_budget_chunk
 from chunkeval.chunkers.recursive import recursive_spans
 from chunkeval.errors import UsageError
+from chunkeval.validation import check_number
 
 Span = tuple[int, int]
 
@@ -177,8 +178,8 @@ class ClusterChunker(EmbeddingMixin, _SentenceTokens):
         self._check_params()
 
     def _check_params(self) -> None:
-        check_int("max_tokens", self.max_tokens, 1)
-        check_int("piece_tokens", self.piece_tokens, 1)
+        check_number("max_tokens", self.max_tokens, 1, integer=True)
+        check_number("piece_tokens", self.piece_tokens, 1, integer=True)
         if self.method not in METHODS:
             raise UsageError(f"method must be one of {', '.join(map(repr, METHODS))}, got {self.method!r}")
         if self.method == "chroma" and self.max_tokens < self.piece_tokens:

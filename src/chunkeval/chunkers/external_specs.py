@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from chunkeval.chunkers.base import ENTRY_POINT_GROUP, Chunker
+from chunkeval.chunkers.base import ENTRY_POINT_GROUP, Chunker, is_external_spec
 from chunkeval.chunkers.external import ExternalChunker, NamesDocument, is_size_param, splitter_params
 from chunkeval.chunkers.llamaindex import LlamaIndexSplitter, embedding_model
 from chunkeval.errors import MissingDependency, UsageError
@@ -48,17 +48,6 @@ _LIBRARIES = {
     "llama_index": ("llama_index.core.node_parser", "llama-index-core"),
 }
 _OWN = ("overlapping", "label")  # chunkeval's own keywords, never passed to the splitter
-
-
-def is_external_spec(spec: str) -> bool:
-    """Whether ``spec`` names an external splitter (``langchain:``, ``chonkie:``, ``python:``, ``semchunk``)."""
-    head = spec.strip()
-    return head.split("(", 1)[0].strip() == "semchunk" or head.split(":", 1)[0] in (
-        "langchain",
-        "chonkie",
-        "llama_index",
-        "python",
-    )
 
 
 def _import(module: str, what: str) -> Any:

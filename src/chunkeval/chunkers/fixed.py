@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from chunkeval.chunkers._seams import splits_cleanly, window_counts
-from chunkeval.chunkers.base import Chunker, check_int, register_chunker
+from chunkeval.chunkers.base import Chunker, register_chunker
 from chunkeval.errors import UsageError
 from chunkeval.text.graphemes import (
     cluster_at,
@@ -16,6 +16,7 @@ from chunkeval.text.graphemes import (
     snap_forward,
 )
 from chunkeval.tokenizers import RegexTokenizer, count_many, token_span_arrays
+from chunkeval.validation import check_number
 
 
 def fixed_stride_spans(n: int, chunk_size: int, chunk_overlap: int = 0) -> list[tuple[int, int]]:
@@ -50,9 +51,9 @@ def fixed_stride_spans(n: int, chunk_size: int, chunk_overlap: int = 0) -> list[
         When ``chunk_size < 1`` or ``chunk_overlap`` is outside ``[0, chunk_size - 1]``
         (a stride of zero would never advance).
     """
-    check_int("chunk_size", chunk_size, 1)
-    check_int("chunk_overlap", chunk_overlap, 0, chunk_size - 1)
-    check_int("n", n, 0)
+    check_number("chunk_size", chunk_size, 1, integer=True)
+    check_number("chunk_overlap", chunk_overlap, 0, chunk_size - 1, integer=True)
+    check_number("n", n, 0, integer=True)
     if n == 0:
         return []
     stride = chunk_size - chunk_overlap
@@ -120,8 +121,8 @@ class FixedChunker(Chunker):
         self._check_params()
 
     def _check_params(self) -> None:
-        check_int("chunk_size", self.chunk_size, 1)
-        check_int("chunk_overlap", self.chunk_overlap, 0, self.chunk_size - 1)
+        check_number("chunk_size", self.chunk_size, 1, integer=True)
+        check_number("chunk_overlap", self.chunk_overlap, 0, self.chunk_size - 1, integer=True)
         if self.unit not in ("tokens", "chars"):
             raise UsageError(f"unit must be 'tokens' or 'chars', got {self.unit!r}")
         if self.unit == "tokens":

@@ -457,8 +457,3 @@ def checked_balanced_chunk(
         else:
             lo = mid + 1
     return list(_checked_groups(first_sizes, prefix, hi, 0, measure, max_tokens))
-
-
-def prefix_sums(sizes: Sequence[float]) -> list[float]:
-    """Cumulative sums ``[0, s0, s0+s1, ...]`` (length ``len(sizes) + 1``)."""
-    return [0, *accumulate(sizes)]

@@ -7,10 +7,11 @@ from itertools import pairwise
 
 import numpy as np
 
-from chunkeval.chunkers.base import check_int, register_chunker
+from chunkeval.chunkers.base import register_chunker
 from chunkeval.chunkers.budget import _SentenceTokens
 from chunkeval.chunkers.embedded import EmbeddingMixin
 from chunkeval.errors import UsageError
+from chunkeval.validation import check_number
 
 Span = tuple[int, int]
 
@@ -67,7 +68,7 @@ class KamradtChunker(EmbeddingMixin, _SentenceTokens):
         self._check_params()
 
     def _check_params(self) -> None:
-        check_int("buffer_size", self.buffer_size, 0)
+        check_number("buffer_size", self.buffer_size, 0, integer=True)
         if (
             isinstance(self.percentile, bool)
             or not isinstance(self.percentile, (int, float))
@@ -75,7 +76,7 @@ class KamradtChunker(EmbeddingMixin, _SentenceTokens):
         ):
             raise UsageError(f"percentile must be a number in [0, 100], got {self.percentile!r}")
         if self.max_tokens is not None:
-            check_int("max_tokens", self.max_tokens, 1)
+            check_number("max_tokens", self.max_tokens, 1, integer=True)
         self._check_tokenizer()
 
     def distances(self, text: str, sentences: Sequence[Span]) -> np.ndarray:

@@ -7,11 +7,12 @@ from itertools import accumulate
 
 import numpy as np
 
-from chunkeval.chunkers.base import Chunker, check_int, register_chunker
+from chunkeval.chunkers.base import Chunker, register_chunker
 from chunkeval.chunkers.greedy import greedy_runs
 from chunkeval.text import count_words, word_bounds
 from chunkeval.text.graphemes import cluster_aligned
 from chunkeval.text.paragraphs import Paragraphs, paragraphs_and_words
+from chunkeval.validation import check_number
 
 
 def pack_paragraph_spans(
@@ -100,7 +101,7 @@ def pack_paragraphs(paragraphs: Sequence[str], max_words: int) -> list[str]:
     ValueError
         When ``max_words < 1``.
     """
-    check_int("max_words", max_words, 1)
+    check_number("max_words", max_words, 1, integer=True)
     joined = "\n\n".join(paragraphs)
     spans, position = [], 0
     for paragraph in paragraphs:
@@ -132,7 +133,7 @@ class ParagraphChunker(Chunker):
         self._check_params()
 
     def _check_params(self) -> None:
-        check_int("max_words", self.max_words, 1)
+        check_number("max_words", self.max_words, 1, integer=True)
 
     @property
     def size_limit(self) -> tuple[int, str]:

@@ -7,11 +7,12 @@ from importlib.util import find_spec
 
 import numpy as np
 
-from chunkeval.chunkers.base import check_int, chunks_from_spans, register_chunker
+from chunkeval.chunkers.base import chunks_from_spans, register_chunker
 from chunkeval.chunkers.sentence import SentenceSpansChunker, pack_spans
 from chunkeval.embedders import SentenceTransformerEmbedder, check_finite, cosine_rows, get_embedder
 from chunkeval.errors import MissingDependency, UsageError
 from chunkeval.types import Chunk, Document
+from chunkeval.validation import check_number
 
 Span = tuple[int, int]
 
@@ -44,21 +45,121 @@ def _window_matrix(lengths: np.ndarray, window_size: int, right: bool):
     )
 
 
+def _windows(sizes: np.ndarray, window_size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per gap, the rows of its left and right windows.
+
+    ``sizes`` are the sentence counts of documents stacked one after the other. For the gap
+    after row ``g`` of a document whose rows are ``lo .. hi - 1``, the left window is rows
+    ``max(lo, g - w + 1) .. g`` and the right one rows ``g + 1 .. min(hi - 1, g + w)``.
+
+    Returns
+    -------
+    tuple of four int64 ndarrays of shape (n_gaps,)
+        ``left_first, left_stop, right_first, right_stop``: half-open row ranges.
+    """
+    starts = np.cumsum(sizes) - sizes
+    n_gaps = np.maximum(sizes - 1, 0)
+    owner = np.repeat(np.arange(len(sizes)), n_gaps)  # document of each gap
+    lo, hi = starts[owner], (starts + sizes)[owner]
+    gaps = lo + np.arange(len(owner)) - (np.cumsum(n_gaps) - n_gaps)[owner]  # row before each gap
+    return np.maximum(lo, gaps - window_size + 1), gaps + 1, gaps + 1, np.minimum(hi, gaps + 1 + window_size)
+
+
+def _dense_window_sums(
+    vectors: np.ndarray, first: np.ndarray, stop: np.ndarray, window_size: int
+) -> np.ndarray:
+    """Row sums ``vectors[first[i]:stop[i]].sum(axis=0)``, added in row order from zero."""
+    out = np.zeros((len(first), vectors.shape[1]))
+    for offset in range(window_size):
+        rows = first + offset
+        inside = rows < stop
+        out[inside] += vectors[rows[inside]]
+    return out
+
+
+def _sparse_window_sums(csr, first: np.ndarray, stop: np.ndarray) -> tuple[np.ndarray, ...]:
+    """The non-zero entries of the row sums ``csr[first[i]:stop[i]].sum(axis=0)``, as keys and values.
+
+    Plain index arithmetic on the CSR matrix's arrays, no scipy object per call: building
+    small sparse matrices costs more than the arithmetic of a short document. An entry's key
+    is ``gap * n_columns + column``; each value is added in row order from zero.
+
+    Returns
+    -------
+    tuple of four ndarrays
+        ``keys, values`` in the order of the entries' first appearance (window rows in
+        order, each row's stored columns in order: the reverse of the order in which scipy's
+        sparse product lists them), then ``sorted_keys, sorted_values`` by rising key.
+    """
+    counts = stop - first  # rows per gap
+    pair_gap = np.repeat(np.arange(len(first)), counts)
+    pair_row = first[pair_gap] + np.arange(len(pair_gap)) - (np.cumsum(counts) - counts)[pair_gap]
+    row_start = csr.indptr[pair_row].astype(np.int64)
+    row_nnz = csr.indptr[pair_row + 1] - row_start
+    entry_pair = np.repeat(np.arange(len(pair_row)), row_nnz)
+    entry = row_start[entry_pair] + np.arange(len(entry_pair)) - (np.cumsum(row_nnz) - row_nnz)[entry_pair]
+    n_cols = max(int(csr.shape[1]), 1)
+    keys = pair_gap[entry_pair] * n_cols + csr.indices[entry]
+    order = np.argsort(keys, kind="stable")  # equal keys stay in row order
+    sorted_keys = keys[order]
+    new = np.r_[True, sorted_keys[1:] != sorted_keys[:-1]] if len(keys) else np.zeros(0, dtype=bool)
+    group = np.cumsum(new) - 1
+    sums = np.bincount(group, weights=csr.data[entry[order]], minlength=int(new.sum()))  # row order, from 0
+    first_seen = np.zeros(len(keys), dtype=bool)
+    first_seen[order[new]] = True
+    entry_group = np.empty(len(keys), dtype=np.int64)
+    entry_group[order] = group
+    unique_keys, seen = sorted_keys[new], entry_group[first_seen]
+    if not sums.all():  # a sum that cancels is no entry, as in scipy's product
+        kept = sums != 0
+        seen = seen[kept[seen]]
+        unique_keys, sums, seen = unique_keys[kept], sums[kept], (np.cumsum(kept) - 1)[seen]
+    return unique_keys[seen], sums[seen], unique_keys, sums
+
+
+def _canonical(keys: np.ndarray, n_cols: int) -> bool:
+    """Whether scipy would hold these entries in canonical form (columns rising in each row).
+
+    Scipy's product stores each row's entries in the reverse of their first appearance, so
+    the form is canonical when, in the order of first appearance, columns fall in every gap.
+    """
+    gaps, cols = keys // n_cols, keys % n_cols
+    same = gaps[1:] == gaps[:-1]
+    return bool(np.all(cols[1:][same] < cols[:-1][same]))
+
+
+def _gap_sums(keys: np.ndarray, products: np.ndarray, n_cols: int, n_gaps: int) -> np.ndarray:
+    """Per gap, the sum of its non-zero products in the order given, as scipy's ``sum(axis=1)``.
+
+    ``numpy.add.reduceat`` over each gap's run of entries: the reduction scipy applies to a
+    CSR matrix's rows, so each sum is bit for bit the one of the sparse matrices.
+    """
+    keep = products != 0
+    keys, products = keys[keep], products[keep]
+    out = np.zeros(n_gaps)
+    if len(keys):
+        gaps = keys // n_cols
+        starts = np.flatnonzero(np.r_[True, gaps[1:] != gaps[:-1]])
+        out[gaps[starts]] = np.add.reduceat(products, starts)
+    return out
+
+
 def window_similarities(embeddings, window_size: int, lengths: Sequence[int] | None = None) -> np.ndarray:
     """Cosine similarity across each gap between consecutive sentences.
 
     For the gap after sentence ``i``, the left window is the sum of the
     ``window_size`` vectors ending at ``i`` and the right window the sum of
     the ``window_size`` vectors starting at ``i + 1`` (both cut at the ends).
-    Window sums are sparse band-matrix products, so sparse embeddings (the
-    hashing embedder's) never become dense: memory stays proportional to
-    their non-zeros times ``window_size``.
+    Sparse embeddings (the hashing embedder's) never become dense: their window sums are
+    index arithmetic on the matrix's arrays, in memory proportional to their non-zeros
+    times ``window_size``, with no scipy object per call (whose fixed cost would dominate
+    a short document).
 
     With ``lengths`` the rows are the sentences of several documents one after the other,
     and the windows stop at each document's ends: the result is the documents' own
-    similarities end to end, bit for bit (every value is computed within its row of
-    the block-diagonal window matrices, the same arithmetic in the same order as for
-    the document alone), from a few matrix products for all of them.
+    similarities end to end, bit for bit (each sum adds the same values in the same order,
+    row by row from zero, then column by column, as for the document alone), from a few
+    array operations for all of them.
 
     Parameters
     ----------
@@ -78,18 +179,81 @@ def window_similarities(embeddings, window_size: int, lengths: Sequence[int] | N
     sizes = np.asarray([n] if lengths is None else lengths, dtype=np.int64)
     if int(sizes.sum()) != n:
         raise ValueError(f"lengths sum to {int(sizes.sum())} sentences, the embeddings have {n} rows")
-    n_gaps = int(np.maximum(sizes - 1, 0).sum())
+    left_first, left_stop, right_first, right_stop = _windows(sizes, window_size)
+    n_gaps = len(left_first)
     if n_gaps == 0:
         return np.zeros(0)
+    if not sparse.issparse(embeddings):
+        vectors = np.asarray(embeddings, dtype=float)
+        return cosine_rows(
+            _dense_window_sums(vectors, left_first, left_stop, window_size),
+            _dense_window_sums(vectors, right_first, right_stop, window_size),
+        )
+    if n > INDEX_ROWS:
+        return _similarities_by_products(embeddings, sizes, window_size)
+    return _similarities_by_index(
+        sparse.csr_matrix(embeddings), left_first, left_stop, right_first, right_stop
+    )
+
+
+#: Up to how many sentences :func:`window_similarities` computes sparse windows by index
+#: arithmetic rather than by scipy's sparse products: below it the products' fixed cost per
+#: call (several sparse matrices built and checked) dominates; above it their C loops win.
+INDEX_ROWS = 256
+
+
+def _similarities_by_products(embeddings, sizes: np.ndarray, window_size: int) -> np.ndarray:
+    """Window similarities of sparse embeddings as sparse products (the reference form).
+
+    The window sums are block-diagonal band matrices times the embeddings; the dots and
+    norms are scipy's element-wise products summed by row.
+    """
     left = _window_matrix(sizes, window_size, right=False) @ embeddings
     right = _window_matrix(sizes, window_size, right=True) @ embeddings
-    if not sparse.issparse(left):
-        return cosine_rows(left, right)
     dots = np.asarray(left.multiply(right).sum(axis=1)).ravel()
     norms = np.sqrt(
         np.asarray(left.multiply(left).sum(axis=1)).ravel()
         * np.asarray(right.multiply(right).sum(axis=1)).ravel()
     )
+    out = np.zeros(len(dots))
+    np.divide(dots, norms, out=out, where=norms > 0)
+    return np.clip(out, -1.0, 1.0)
+
+
+def _similarities_by_index(
+    csr, left_first: np.ndarray, left_stop: np.ndarray, right_first: np.ndarray, right_stop: np.ndarray
+) -> np.ndarray:
+    """:func:`_similarities_by_products` by index arithmetic, bit for bit, without scipy objects.
+
+    Every sum takes its terms in the order scipy's products list them (the window sums row
+    by row from zero; the dots and norms over each row's entries in scipy's stored order,
+    reduced as scipy reduces a row), so the values are the same bit for bit; a test proves
+    it on random matrices.
+    """
+    n_gaps, n_cols = len(left_first), max(int(csr.shape[1]), 1)
+    # both sides' windows summed in one pass: the right windows are gaps n_gaps .. 2 n_gaps - 1
+    keys, values, sorted_keys, sorted_values = _sparse_window_sums(
+        csr, np.concatenate([left_first, right_first]), np.concatenate([left_stop, right_stop])
+    )
+    cut = int(np.searchsorted(sorted_keys, n_gaps * n_cols))  # left entries come first either way
+    lk, lv, lk_sorted, lv_sorted = keys[:cut], values[:cut], sorted_keys[:cut], sorted_values[:cut]
+    shift = n_gaps * n_cols
+    rk, rv = keys[cut:] - shift, values[cut:]
+    rk_sorted, rv_sorted = sorted_keys[cut:] - shift, sorted_values[cut:]
+    left_canonical, right_canonical = _canonical(lk, n_cols), _canonical(rk, n_cols)
+    # a canonical matrix (columns rising in every row) takes scipy's canonical path, whose
+    # products come with columns rising; any other lists them in first appearance
+    left_norm = (lk_sorted, lv_sorted) if left_canonical else (lk, lv)
+    right_norm = (rk_sorted, rv_sorted) if right_canonical else (rk, rv)
+    norms = np.sqrt(
+        _gap_sums(left_norm[0], left_norm[1] ** 2, n_cols, n_gaps)
+        * _gap_sums(right_norm[0], right_norm[1] ** 2, n_cols, n_gaps)
+    )
+    if left_canonical and right_canonical:
+        lk, lv = lk_sorted, lv_sorted
+    at = np.searchsorted(rk_sorted, lk).clip(max=max(len(rk_sorted) - 1, 0))
+    shared = rk_sorted[at] == lk if len(rk_sorted) else np.zeros(len(lk), dtype=bool)
+    dots = _gap_sums(lk[shared], lv[shared] * rv_sorted[at[shared]], n_cols, n_gaps)
     out = np.zeros(n_gaps)
     np.divide(dots, norms, out=out, where=norms > 0)
     return np.clip(out, -1.0, 1.0)
@@ -177,9 +341,9 @@ class SemanticChunker(SentenceSpansChunker):
 
     def _check_params(self) -> None:
         _percentile(self.threshold)  # raises for a malformed threshold
-        check_int("window_size", self.window_size, 1)
-        check_int("max_chars", self.max_chars, 1)
-        check_int("overlap_sentences", self.overlap_sentences, 0)
+        check_number("window_size", self.window_size, 1, integer=True)
+        check_number("max_chars", self.max_chars, 1, integer=True)
+        check_number("overlap_sentences", self.overlap_sentences, 0, integer=True)
         embedder = get_embedder(self.embedder)
         if isinstance(embedder, SentenceTransformerEmbedder) and find_spec("sentence_transformers") is None:
             raise MissingDependency(

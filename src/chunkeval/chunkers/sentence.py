@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from chunkeval.chunkers.base import Chunker, check_int, chunks_from_spans, register_chunker
+from chunkeval.chunkers.base import Chunker, chunks_from_spans, register_chunker
 from chunkeval.chunkers.greedy import greedy_runs, iter_greedy_groups, seed_by_count
 from chunkeval.text import sentence_spans, split_sentences
 from chunkeval.types import Chunk, Document
+from chunkeval.validation import check_number
 
 Span = tuple[int, int]
 
@@ -130,8 +131,8 @@ def semantic_chunk(sentences: Sequence[str], max_chunk_chars: int) -> list[str]:
 
     Despite its name this is the plain greedy sentence packer, the list-level form of the
     ``sentence`` chunker (no embedding, no similarity): the seed exercise that introduced it
-    called it ``semantic_chunk``, and DESIGN keeps that name for people who learn from the
-    exercises. The embedding-based chunker is ``semantic``
+    called it ``semantic_chunk``, and the API keeps that name for people who learn from the
+    exercises (``docs/api.md``, "The seed exercises' names"). The embedding-based chunker is ``semantic``
     (:class:`chunkeval.chunkers.semantic.SemanticChunker`). A sentence longer than the limit
     comes back unchanged as its own chunk.
 
@@ -180,8 +181,8 @@ def chunk_sentence_list(
     ValueError
         When ``max_chunk_size < 1`` or ``overlap_sentences < 0``.
     """
-    check_int("max_chunk_size", max_chunk_size, 1)
-    check_int("overlap_sentences", overlap_sentences, 0)
+    check_number("max_chunk_size", max_chunk_size, 1, integer=True)
+    check_number("overlap_sentences", overlap_sentences, 0, integer=True)
     joined = " ".join(sentences)
     return [
         joined[start:end]
@@ -240,8 +241,8 @@ class SentenceChunker(SentenceSpansChunker):
         self._check_params()
 
     def _check_params(self) -> None:
-        check_int("max_chars", self.max_chars, 1)
-        check_int("overlap_sentences", self.overlap_sentences, 0)
+        check_number("max_chars", self.max_chars, 1, integer=True)
+        check_number("overlap_sentences", self.overlap_sentences, 0, integer=True)
 
     @property
     def size_limit(self) -> tuple[int, str]:

@@ -12,6 +12,8 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from chunkeval.results import Results
     from chunkeval.verdict.recommendation import Recommendation
 
@@ -50,7 +52,7 @@ def fmt(value: Any, digits: int = 3) -> str:
 
 
 def summary_table(
-    summary: Any,
+    summary: pd.DataFrame,
     ks: Sequence[int],
     confidence: float = CONFIDENCE,
     label_width: int = 24,

@@ -30,7 +30,7 @@ from chunkeval.cli.output import (
 )
 from chunkeval.cli.report import REPORT_FILES, write_report_if_available
 from chunkeval.results.reading import rank_metrics, run_confidence, run_ks
-from chunkeval.validation import check_count
+from chunkeval.validation import check_number
 
 __all__ = ["RESULTS_ROOT", "cmd_run"]
 
@@ -86,7 +86,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from chunkeval.results import check_results_format
 
     _check_run_options(args)
-    check_count("max_configs", args.max_configs)
+    check_number("max_configs", args.max_configs, 1, integer=True)
     suite = get_suite(args.suite, args.max_configs)
     name = suite.name
     if args.chunker and args.suite == "default" and not args.suite_given:
@@ -280,9 +280,11 @@ def _run_into(
 
         check_cache_folder(args.cache)  # a file or an unwritable folder: exit 2 before any work
         os.environ[CACHE_ENV] = os.path.abspath(args.cache)  # the environment reaches pool workers
-    if not args.quiet:
-        from chunkeval.embedders.bert import PROGRESS_ENV
+    from chunkeval.embedders.bert import PROGRESS_ENV
 
+    if args.quiet:  # an earlier run of this process (main() called again) may have set it
+        os.environ.pop(PROGRESS_ENV, None)
+    else:
         os.environ[PROGRESS_ENV] = "1"  # a bar for long encodes, here and in pool workers
 
     bars: list[Any] = []

@@ -53,6 +53,7 @@ from typing import Any
 
 from chunkeval._limits import MAX_DOCUMENT_BYTES, ReaderLimit, mib
 from chunkeval.errors import MissingDependency
+from chunkeval.registry import Registry
 
 __all__ = [
     "READERS",
@@ -298,12 +299,15 @@ def dropped_summary(metadata: Mapping[str, Any]) -> str | None:
 
 
 #: Readers by lower-case file suffix; every other file is read as UTF-8 text.
-READERS: dict[str, Reader] = {".pdf": read_pdf, ".docx": read_docx, ".html": read_html, ".htm": read_html}
+READERS: Registry[Reader] = Registry("file reader")
+for _suffix, _reader in {".pdf": read_pdf, ".docx": read_docx, ".html": read_html, ".htm": read_html}.items():
+    READERS.add(_suffix, _reader)
 
 
 def reader_for(path: Path) -> Reader | None:
     """The reader of ``path``'s format, or ``None`` for a text file."""
-    return READERS.get(path.suffix.lower())
+    suffix = path.suffix.lower()
+    return READERS.get(suffix) if suffix in READERS else None
 
 
 def reader_versions(metadatas: Sequence[Mapping[str, Any]]) -> list[str]:

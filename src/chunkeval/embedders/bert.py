@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from chunkeval._cores import threads_now, usable_cores
+from chunkeval._cores import submit_without_stop_signals, threads_now, usable_cores
 from chunkeval._params import Params
 from chunkeval.caches import store
 from chunkeval.embedders.architecture import check_model_folder
@@ -324,7 +324,7 @@ def _concurrently(
                 batch: np.ndarray | None = next(pending, None)
                 if batch is None:
                     break
-                running.add(pool.submit(job, batch))
+                running.add(submit_without_stop_signals(pool, job, batch))
             if not running:
                 return
             done, running = wait(running, return_when=FIRST_COMPLETED)

@@ -57,6 +57,7 @@ from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import Any
 
+from chunkeval._cores import submit_without_stop_signals
 from chunkeval._json import BadJSON, loads_bounded
 from chunkeval.endpoints.config import EndpointConfig
 from chunkeval.endpoints.masking import quoted
@@ -375,7 +376,7 @@ class EndpointClient:
                     item = next(items, None)
                     if item is None:
                         break
-                    pending[pool.submit(self._post, path, item[1], stop)] = item[0]
+                    pending[submit_without_stop_signals(pool, self._post, path, item[1], stop)] = item[0]
                 if not pending:
                     break
                 done, _ = wait(pending, return_when=FIRST_COMPLETED)

@@ -9,17 +9,20 @@ References
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING
 
 from chunkeval.errors import UsageError
 from chunkeval.metrics.ranking import all_parts_at_k, answerable_at_k, recall_at_k
 from chunkeval.metrics.registry import QUESTION_METRICS, register_metric
 from chunkeval.types import Chunk, EvidenceSpan
 
+if TYPE_CHECKING:
+    from chunkeval.protocols import Tokenizer
+
 __all__ = ["all_parts_at_budget", "answerable_at_budget", "budget_cut", "recall_at_budget"]
 
 
-def budget_cut(ranked: Sequence[Chunk], tokenizer: Any, budget: int) -> list[Chunk]:
+def budget_cut(ranked: Sequence[Chunk], tokenizer: Tokenizer, budget: int) -> list[Chunk]:
     """What a generator reads at a budget of ``budget`` tokens.
 
     The ranked chunks are concatenated in rank order and the text is cut after
@@ -76,7 +79,7 @@ def budget_cut(ranked: Sequence[Chunk], tokenizer: Any, budget: int) -> list[Chu
     order=(4, 0),
 )
 def recall_at_budget(
-    ranked: Sequence[Chunk], parts: Sequence[EvidenceSpan], tokenizer: Any, budget: int
+    ranked: Sequence[Chunk], parts: Sequence[EvidenceSpan], tokenizer: Tokenizer, budget: int
 ) -> float:
     """Share of evidence parts lying wholly inside the text read at a token budget.
 
@@ -117,7 +120,7 @@ def recall_at_budget(
     compact_label="all\nparts",
 )
 def all_parts_at_budget(
-    ranked: Sequence[Chunk], parts: Sequence[EvidenceSpan], tokenizer: Any, budget: int
+    ranked: Sequence[Chunk], parts: Sequence[EvidenceSpan], tokenizer: Tokenizer, budget: int
 ) -> int:
     """1 when every evidence part lies wholly inside the text read at a token budget.
 
@@ -157,7 +160,7 @@ def all_parts_at_budget(
     compact_label="answer-\nable",
 )
 def answerable_at_budget(
-    ranked: Sequence[Chunk], parts: Sequence[EvidenceSpan], tokenizer: Any, budget: int
+    ranked: Sequence[Chunk], parts: Sequence[EvidenceSpan], tokenizer: Tokenizer, budget: int
 ) -> int:
     """1 when one kept (possibly cut) chunk holds every evidence part at a token budget.
 

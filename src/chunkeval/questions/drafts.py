@@ -38,7 +38,7 @@ from chunkeval.datasets.quotes import find_all as _find_all
 from chunkeval.errors import UsageError
 from chunkeval.text import paragraph_spans, sentence_spans
 from chunkeval.types import Document
-from chunkeval.validation import check_count
+from chunkeval.validation import check_number
 
 __all__ = ["STOP_WORDS", "draft_questions", "salient_terms", "sample_sentences"]
 
@@ -153,7 +153,7 @@ def sample_sentences(
     UsageError
         For ``n < 1``, ``multi_part`` outside [0, 1] or a corpus without a usable sentence.
     """
-    check_count("n", n)
+    check_number("n", n, 1, integer=True)
     if not 0.0 <= multi_part <= 1.0:
         raise UsageError(f"multi_part must be in [0, 1], got {multi_part!r}")
     docs = sorted(documents, key=lambda d: d.id)

@@ -36,9 +36,10 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from chunkeval._atomic import atomic_write_text
+from chunkeval._cores import submit_without_stop_signals
 from chunkeval.datasets.jsonl import QUESTIONS_FILE
 from chunkeval.datasets.quotes import QuoteResolver
 from chunkeval.embedders import embedder_identity
@@ -58,7 +59,10 @@ from chunkeval.questions.prompt import REPLY_SCHEMA, Prompt, ReplyError, parse_r
 from chunkeval.questions.reply_journal import ReplyJournal
 from chunkeval.text import paragraph_spans, sentence_spans
 from chunkeval.types import Document
-from chunkeval.validation import check_count
+from chunkeval.validation import check_number
+
+if TYPE_CHECKING:
+    from chunkeval.embedders import Embedder
 
 __all__ = [
     "GENERATION_FILE",
@@ -205,7 +209,7 @@ def plan_requests(
         For a corpus without a usable sentence, ``max_requests`` out of range or
         ``passage_chars`` below 100.
     """
-    check_count("max_requests", max_requests)
+    check_number("max_requests", max_requests, 1, integer=True)
     if max_requests > MAX_REQUESTS:
         raise UsageError(f"max_requests={max_requests} is over the limit of {MAX_REQUESTS}")
     if passage_chars < 100:
@@ -342,7 +346,7 @@ def generate_questions(
     max_requests: int | None = None,
     passage_chars: int = 1200,
     concurrency: int = 4,
-    embedder: Any = None,
+    embedder: Embedder | None = None,
     params: dict | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> Generation:
@@ -392,7 +396,7 @@ def generate_questions(
         errors (authentication, unknown model, retries exhausted) pass through. Replies
         received before the failure are in the journal.
     """
-    check_count("n", n)
+    check_number("n", n, 1, integer=True)
     if concurrency < 1:
         raise UsageError(f"concurrency must be at least 1, got {concurrency}")
     prompt = (prompt or Prompt.load(None)).checked()
@@ -515,7 +519,11 @@ def _fill(
         while todo or flying:
             while todo and len(flying) < concurrency and not enough:
                 request = todo.pop(0)
-                flying[pool.submit(_ask, model, prompt, by_id[request.doc_id], request, seed)] = request
+                flying[
+                    submit_without_stop_signals(
+                        pool, _ask, model, prompt, by_id[request.doc_id], request, seed
+                    )
+                ] = request
                 sent += 1
             if not flying:
                 break

@@ -46,7 +46,7 @@ from matplotlib.colors import to_hex, to_rgb
 from matplotlib.figure import Figure
 
 from chunkeval.errors import UsageError
-from chunkeval.labels import config_family, display_label, display_labels, family_name, family_tags
+from chunkeval.labels import config_family, display_label, display_labels, family_tags
 
 __all__ = [
     "CONFIG_COLORS",
@@ -223,11 +223,6 @@ class ConfigStyle:
     family: str = ""
     tag: str = ""
     label: str = ""
-
-    @property
-    def family_label(self) -> str:
-        """The family's display name (:func:`chunkeval.labels.family_name`)."""
-        return family_name(self.family)
 
 
 def family_colors(families: Iterable[str]) -> dict[str, int]:

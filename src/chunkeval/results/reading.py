@@ -23,7 +23,6 @@ __all__ = [
     "dataset_rows",
     "rank_metric",
     "rank_metrics",
-    "ranking_column",
     "run_budgets",
     "run_confidence",
     "run_headline_k",
@@ -198,25 +197,3 @@ def rank_metrics(results: Any) -> dict[str, str]:
         except ValueError:
             continue
     return out
-
-
-def ranking_column(results: Any, dataset: str | None = None) -> str:
-    """The column the verdict ranks one dataset of a run by (what the gate must check).
-
-    Parameters
-    ----------
-    results : Results
-    dataset : str, optional
-        The dataset's name (the first one of the run when omitted).
-
-    Returns
-    -------
-    str
-        :func:`rank_metric`'s column, e.g. ``"all_parts@512tok"`` on multi-document data.
-
-    Raises
-    ------
-    ValueError
-        As :func:`rank_metric`.
-    """
-    return rank_metric(results, dataset).column

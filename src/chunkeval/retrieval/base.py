@@ -15,42 +15,7 @@ from chunkeval._params import Params, public_path
 from chunkeval.errors import UsageError
 from chunkeval.retrieval.topk import top_k_block
 
-__all__ = ["Retriever", "check_number"]
-
-
-def check_number(
-    retriever: str, name: str, value: Any, minimum: float, maximum: float | None = None, integer: bool = False
-) -> None:
-    """Check a retriever parameter as chunker parameters are checked: its type and its range.
-
-    Parameters
-    ----------
-    retriever : str
-        The retriever's name, used in the message.
-    name : str
-        The parameter's name.
-    value : object
-    minimum, maximum : float
-        Inclusive bounds (``maximum=None``: none).
-    integer : bool, default False
-        Whether only whole numbers are allowed (``bool`` never is).
-
-    Raises
-    ------
-    UsageError
-        Naming the retriever, the parameter, the allowed range and the value.
-    """
-    import math
-    import numbers
-
-    allowed = f"in [{minimum:g}, {maximum:g}]" if maximum is not None else f">= {minimum:g}"
-    kind = "an integer" if integer else "a number"
-    wanted = numbers.Integral if integer else numbers.Real
-    if isinstance(value, bool) or not isinstance(value, wanted) or not math.isfinite(value):
-        raise UsageError(f"{retriever}: {name} must be {kind} {allowed}, got {value!r}")
-    number = float(value)
-    if number < minimum or (maximum is not None and number > maximum):
-        raise UsageError(f"{retriever}: {name} must be {allowed}, got {value!r}")
+__all__ = ["Retriever"]
 
 
 # queries per block: at most this many (query, chunk) cells (8 MB if a block is dense; the

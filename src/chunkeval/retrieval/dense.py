@@ -186,10 +186,10 @@ class LSARetriever(DenseRetriever):
         ``n_components`` a whole number >= 1 (0, -5 or 1.5 silently meant plain TF-IDF
         cosine under the LSA label); ``random_state`` a whole number >= 0.
         """
-        from chunkeval.retrieval.base import check_number
+        from chunkeval.validation import check_number
 
-        check_number("lsa", "n_components", self.n_components, 1, integer=True)
-        check_number("lsa", "random_state", self.random_state, 0, integer=True)
+        check_number("n_components", self.n_components, 1, integer=True, owner="lsa")
+        check_number("random_state", self.random_state, 0, integer=True, owner="lsa")
 
     def label(self) -> str | None:
         """None: the spec given is the label (no embedder to name)."""

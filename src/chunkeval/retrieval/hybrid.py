@@ -113,9 +113,9 @@ class HybridRetriever(Retriever):
 
     def check_params(self) -> None:
         """``k`` (the RRF constant) a number >= 0."""
-        from chunkeval.retrieval.base import check_number
+        from chunkeval.validation import check_number
 
-        check_number("hybrid", "k", self.k, 0)
+        check_number("k", self.k, 0, owner="hybrid")
 
     def _components(self) -> list[Retriever]:
         if self.first is None or self.second is None:

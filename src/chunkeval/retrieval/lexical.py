@@ -211,10 +211,10 @@ class BM25Retriever(_LexicalRetriever):
 
     def check_params(self) -> None:
         """``k1`` a number >= 0, ``b`` a number in [0, 1]."""
-        from chunkeval.retrieval.base import check_number
+        from chunkeval.validation import check_number
 
-        check_number("bm25", "k1", self.k1, 0)
-        check_number("bm25", "b", self.b, 0, 1)
+        check_number("k1", self.k1, 0, owner="bm25")
+        check_number("b", self.b, 0, 1, owner="bm25")
 
     def __init__(self, k1=1.5, b=0.75, analyzer="unicode", lowercase=True, stop_words=None, stemmer=None):
         self.k1 = k1
