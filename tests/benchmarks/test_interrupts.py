@@ -72,14 +72,16 @@ def _connect(address: str) -> ConnectionError:
     return info.value
 
 
-@pytest.mark.slow  # measured: waits 1 s and asserts wall-clock time
+@pytest.mark.slow  # waits 1 s for a scheduler that never answers
 def test_a_silent_scheduler_fails_within_the_deadline_naming_it(monkeypatch):
-    """Finding 2-3: accepts the connection and never answers."""
+    """Finding 2-3: accepts the connection and never answers.
+
+    The server never answers, so an error at all shows the deadline acted; the message names
+    it. No wall-clock bound: importing distributed on a busy machine takes what it takes.
+    """
     monkeypatch.setattr(executors, "SCHEDULER_DEADLINE_SECONDS", 1.0)
     with Listener(None) as server:
-        start = time.monotonic()
         err = _connect(server.address)
-        assert time.monotonic() - start < 10  # 1 s, and the import of distributed on a loaded machine
     assert server.address in str(err) and "did not answer within 1 s" in str(err)
     assert exit_code(err) == EXIT_FAILURE and server.address in failure_line(err)
 
@@ -102,30 +104,43 @@ def test_a_garbage_endpoint_fails_with_exit_1_naming_it(monkeypatch, reply, clos
     assert exit_code(err) == EXIT_FAILURE
 
 
-def _sleep(seconds: float) -> float:
+def _announce_then_sleep(folder: str, name: str, seconds: float) -> float:
+    Path(folder, name).touch()  # the test waits for this file: the task is running
     time.sleep(seconds)
     return seconds
 
 
-@pytest.mark.slow  # measured: sleeps 1.5 s and asserts wall-clock time
-def test_stop_pool_ends_running_workers_at_once():
+def _wait_for(condition, bound_s: float = 300) -> bool:
+    """Poll ``condition`` until it holds; ``bound_s`` only ends a broken test, never a working one."""
+    end = time.monotonic() + bound_s
+    while not condition() and time.monotonic() < end:
+        time.sleep(0.05)
+    return bool(condition())
+
+
+@pytest.mark.slow  # starts two spawned workers
+def test_stop_pool_ends_running_workers_at_once(tmp_path):
+    """An interrupt kills the running tasks instead of waiting for them.
+
+    Synchronised on events: the interrupt comes once both tasks have written their file, and the
+    tasks would sleep 600 s, so a pool that waited for them could not pass.
+    """
     import multiprocessing
 
-    processes, futures, raised = [], [], []
+    processes, futures = [], []
 
     def interrupted_run() -> None:
         with executors._pool(2, multiprocessing.get_context("spawn")) as pool:
-            futures.extend(executors._submit_all(pool, _sleep, [(30,), (30,)]))
-            time.sleep(1.5)
+            tasks = [(str(tmp_path), "a", 600), (str(tmp_path), "b", 600)]
+            futures.extend(executors._submit_all(pool, _announce_then_sleep, tasks))
+            assert _wait_for(lambda: {p.name for p in tmp_path.iterdir()} == {"a", "b"})
             processes.extend(pool._processes.values())
-            raised.append(time.monotonic())
             raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
         interrupted_run()
-    assert time.monotonic() - raised[0] < 5  # STOP_GRACE_SECONDS and a kill
     assert processes and not any(p.is_alive() for p in processes)
-    deadline = time.monotonic() + 10  # the pool's manager thread fails the pending futures
+    deadline = time.monotonic() + 120  # the pool's manager thread fails the pending futures
     while not all(f.done() for f in futures) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert all(f.done() for f in futures)
@@ -198,6 +213,11 @@ def _group_left(pgid: int) -> list[str]:
     ]
 
 
+#: How long a signalled run may take to end: a bound that catches a run that ignores the
+#: signal (it would go on for its whole length), never one slowed by a busy machine.
+_ENDS_WITHIN_S = 120
+
+
 def _interrupt(folder: Path, delay: float, sig: int, *extra: str) -> tuple[int, str, float]:
     run = _start_run(folder, *extra)
     time.sleep(delay)
@@ -206,13 +226,13 @@ def _interrupt(folder: Path, delay: float, sig: int, *extra: str) -> tuple[int, 
         os.killpg(run.pid, sig)
     start = time.monotonic()
     try:
-        _, err = run.communicate(timeout=10)
+        _, err = run.communicate(timeout=_ENDS_WITHIN_S)
     except subprocess.TimeoutExpired:
         os.killpg(run.pid, signal.SIGKILL)
         run.communicate()
-        pytest.fail(f"the run did not end within 10 s of the signal sent at {delay:.2f} s")
+        pytest.fail(f"the run did not end within {_ENDS_WITHIN_S} s of the signal sent at {delay:.2f} s")
     took = time.monotonic() - start
-    deadline = time.monotonic() + 5
+    deadline = time.monotonic() + 60
     while _group_left(run.pid) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not _group_left(run.pid), _group_left(run.pid)
@@ -267,7 +287,7 @@ def test_sigint_at_moments_across_the_run_ends_it(tmp_path, extra):
         folder.mkdir()
         code, err, took = _interrupt(folder, delay, signal.SIGINT, *extra)
         _check_interrupted(code, err, folder, 130, "interrupted")
-        assert took < 10
+        assert took < _ENDS_WITHIN_S
 
 
 @pytest.mark.slow

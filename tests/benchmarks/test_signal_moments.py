@@ -30,7 +30,7 @@ pytestmark = pytest.mark.slow  # each case starts Python and draws a report's ch
 ENV = {**os.environ, "PYTHONPATH": str(REPO / "src")}
 RUN = ["--dataset", "synthetic:n_docs=4", "--chunker", "fixed(chunk_size=64)", "--k", "1,3", "--quiet"]
 CODES = {signal.SIGINT: (130, "chunkeval: interrupted"), signal.SIGTERM: (143, "chunkeval: terminated")}
-REPORT = {"report.html", "report.md", "charts"}
+REPORT = {"report.html", "report.md", "verdict.json", "charts"}
 
 
 @pytest.fixture(scope="module")
