@@ -135,8 +135,14 @@ def _waits_asked(server, monkeypatch, **config) -> list[float]:
     # the waits the client chose, not the time the machine took: no test hangs on a clock
     import chunkeval.endpoints.client as client_module
 
+    class _Threading:  # the client's own events record their waits; threading.Timer keeps real ones
+        Event = _Waits
+
+        def __getattr__(self, name):
+            return getattr(threading, name)
+
     _Waits.asked = []
-    monkeypatch.setattr(client_module.threading, "Event", _Waits)
+    monkeypatch.setattr(client_module, "threading", _Threading())
     EndpointClient(_config(server, **config)).post(API, {})
     return _Waits.asked
 
