@@ -70,6 +70,15 @@ def test_masking_leaves_no_piece_of_the_minimum_length(secret, text, n):
         assert not any(piece in out for piece in _pieces(secret, n))
 
 
+@pytest.mark.parametrize(("secret", "n"), [("*", 1), ("a*", 1), ("**x", 2), ("*#~", 1)])
+def test_a_secret_holding_the_masks_character_is_masked_in_one_pass(secret, n):
+    # the mask was "***" and masking repeated until no piece was left: a secret holding "*"
+    # with a minimum of 3 or less covered its own mask, and the loop never ended
+    out = masked(f"a{secret}b{secret}", [(secret, n)])
+    assert not any(piece in out for piece in _pieces(secret, n))
+    assert out.count(out[1] * 3) == 2  # one mask per covered run
+
+
 def test_a_key_at_the_cut_point_of_an_error_body_is_masked_whole(server):
     # the old client cut the body at 200 characters and then replaced the whole key: 33 of 40
     # characters of a key straddling the cut reached the terminal

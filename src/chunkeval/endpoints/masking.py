@@ -33,19 +33,27 @@ MIN_TEXT_PIECE = 16
 QUOTED_CHARS = 200
 #: Characters of a server's text looked at, at most (masking is linear in it).
 _LOOKED_AT = 8 * QUOTED_CHARS
-_MASK = "***"
 
 
 def _grams(secret: str, n: int) -> set[str]:
     return {secret[i : i + n] for i in range(len(secret) - n + 1)}
 
 
+def _mask_for(secrets: list[tuple[str, int]]) -> str:
+    """``***``, or three of the first character no secret holds (so no mask is part of a piece)."""
+    used = set().union(*(set(s) for s, _ in secrets)) if secrets else set()
+    for c in "*#~":
+        if c not in used:
+            return c * 3
+    return next(chr(c) * 3 for c in range(0x2588, 0x110000) if chr(c) not in used)
+
+
 def masked(text: str, secrets: Iterable[tuple[str, int]]) -> str:
     """``text`` with every run covered by a piece of a secret replaced by ``***``.
 
     A piece is a substring of a secret of at least its minimum length; a run of ``text``
-    covered by such pieces (overlapping or adjacent) becomes one ``***``. Repeated until no
-    piece is left (a replacement can only shorten the text, so this ends).
+    covered by such pieces (overlapping or adjacent) becomes one mask: ``***``, or three of
+    another character when a secret holds ``*``.
 
     Parameters
     ----------
@@ -63,28 +71,31 @@ def masked(text: str, secrets: Iterable[tuple[str, int]]) -> str:
     -----
     Every piece of length >= n is a union of length-n pieces, so marking the positions of
     ``text`` covered by a length-n substring of the secret finds them all: O(len(text) * k)
-    for k distinct minimum lengths, with the secret's n-grams in a set.
+    for k distinct minimum lengths, with the secret's n-grams in a set. One pass is enough:
+    the mask's character is in no secret, so a substring of the result that meets a mask is
+    no piece, and one that does not lies in text no piece covered.
     """
-    tables = [(n, _grams(s, n)) for s, n in secrets if s and len(s) >= n >= 1]
-    while tables:
-        covered = bytearray(len(text) + 1)
-        for n, grams in tables:
-            for i in range(len(text) - n + 1):
-                if text[i : i + n] in grams:
-                    covered[i : i + n] = b"\1" * n
-        if not any(covered):
-            return text
-        out, i = [], 0
-        while i < len(text):
-            if covered[i]:
-                while covered[i]:
-                    i += 1
-                out.append(_MASK)
-            else:
-                out.append(text[i])
+    tables = [(s, n, _grams(s, n)) for s, n in secrets if s and len(s) >= n >= 1]
+    if not tables:
+        return text
+    covered = bytearray(len(text) + 1)
+    for _, n, grams in tables:
+        for i in range(len(text) - n + 1):
+            if text[i : i + n] in grams:
+                covered[i : i + n] = b"\1" * n
+    if not any(covered):
+        return text
+    mask = _mask_for([(s, n) for s, n, _ in tables])
+    out, i = [], 0
+    while i < len(text):
+        if covered[i]:
+            while covered[i]:
                 i += 1
-        text = "".join(out)
-    return text
+            out.append(mask)
+        else:
+            out.append(text[i])
+            i += 1
+    return "".join(out)
 
 
 def quoted(text: str, key: str | None = None, sent: Iterable[str] = (), limit: int = QUOTED_CHARS) -> str:
