@@ -189,7 +189,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--format",
         # chunkeval.results.RESULT_FORMATS, spelled out: importing it loads pandas into every
-        # command's start-up (tests/cli/test_cli.py checks that the two agree)
+        # command's start-up (tests/results/test_formats.py checks that the two agree)
         choices=("csv", "parquet"),
         default="csv",
         help="file format of per_question and chunks (summary is always CSV; default csv); "
