@@ -18,9 +18,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from chunkeval.benchmarks.suites import chroma_fixed_spec
+
+if TYPE_CHECKING:
+    from chunkeval.results import Results
 
 __all__ = ["CHROMA_GENERAL_FINGERPRINT", "PUBLISHED", "PublishedRow", "published_comparison", "run_published"]
 
@@ -133,7 +136,7 @@ def published_comparison(
     return out
 
 
-def run_published(results: Any, suite: str | None = None) -> list[dict[str, Any]]:
+def run_published(results: Results, suite: str | None = None) -> list[dict[str, Any]]:
     """:func:`published_comparison` of a run, from its summary and manifest.
 
     Parameters

@@ -211,7 +211,7 @@ def recommendation_text(
     return "\n\n".join(paragraphs)
 
 
-def _shown_labels(results: Any, width: int) -> Any:
+def _shown_labels(results: Results, width: int) -> Any:
     summary = results.summary
     specs = dict(
         zip(summary["config"].astype(str), summary.get("spec", summary["config"]).astype(str), strict=True)

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from chunkeval.benchmarks.runspec import RunSpec
     from chunkeval.benchmarks.suites import Suite
+    from chunkeval.results import Results
 
 from chunkeval._moments import moment
 from chunkeval.benchmarks.workers import check_workers
@@ -172,7 +173,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     return code
 
 
-def _gate(args: argparse.Namespace, baseline: Any, results: Any, kwargs: dict[str, Any]) -> Any:
+def _gate(args: argparse.Namespace, baseline: Any, results: Results, kwargs: dict[str, Any]) -> Any:
     """The gate of this run against ``--baseline`` (:func:`chunkeval.gate.drift.compare_today`).
 
     When the documents changed since the baseline, its configurations are re-run on today's
@@ -403,7 +404,7 @@ def _baseline_rank_by(args: argparse.Namespace, baseline: Any, spec: RunSpec) ->
     return column
 
 
-def _rank_notes(baseline: Any, results: Any, adopted: str | None) -> list[str]:
+def _rank_notes(baseline: Any, results: Results, adopted: str | None) -> list[str]:
     """The note lines on how the run's ranking metrics compare with the baseline's.
 
     One line saying the run is ranked by the baseline's metric, or one per dataset ranked by

@@ -673,7 +673,7 @@ def _find_config(results: Results, name: str) -> str:
 
 
 def compare_configs(
-    results: Any,
+    results: Results,
     config_a: str,
     config_b: str,
     metrics: str | Sequence[Check | str] | None = None,

@@ -13,12 +13,15 @@ import html
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from chunkeval.labels import display_label, md_escape, plural
 from chunkeval.verdict.across import RULE_NAME, AcrossRetrievers, across_lines
 from chunkeval.verdict.answer import answer_dict, answer_lines, dataset_costs, use_of, value_of
 from chunkeval.verdict.recommendation import Recommendation
+
+if TYPE_CHECKING:
+    from chunkeval.results import Results
 
 __all__ = ["RetrieverRun", "across_html", "across_json", "across_markdown", "words"]
 
@@ -40,7 +43,7 @@ class RetrieverRun:
 
     retriever: str
     folder: str
-    results: Any
+    results: Results
     verdicts: Mapping[str, Recommendation | Exception]
 
 

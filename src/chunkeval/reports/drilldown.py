@@ -25,7 +25,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -33,6 +33,9 @@ import pandas as pd
 from chunkeval.policy import metric_family
 from chunkeval.reports.evidence_map import evidence_parts, part_containment
 from chunkeval.reports.style import display_label
+
+if TYPE_CHECKING:
+    from chunkeval.results import Results
 
 __all__ = [
     "HIT",
@@ -54,7 +57,7 @@ HIT, SPLIT, MISSED, NO_FIT = "hit", "split", "missed", "cannot fit"
 STATES = (HIT, SPLIT, MISSED, NO_FIT)
 
 
-def question_states(results: Any, dataset: str, column: str) -> pd.DataFrame:
+def question_states(results: Results, dataset: str, column: str) -> pd.DataFrame:
     """The state of every (question, configuration) of one dataset under one metric.
 
     Parameters
@@ -282,7 +285,7 @@ def _order_questions(states: pd.DataFrame) -> list[str]:
 
 
 def render_question_view(
-    results: Any,
+    results: Results,
     dataset: str,
     column: str,
     styles: Mapping[str, Any],

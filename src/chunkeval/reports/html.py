@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -46,6 +46,9 @@ from chunkeval.verdict.recommendation import (
     dataset_verdicts,
     recommendation_sentences,
 )
+
+if TYPE_CHECKING:
+    from chunkeval.results import Results
 
 __all__ = [
     "CSP",
@@ -226,7 +229,7 @@ def _kv_table(items: Iterable[tuple[Any, Any]]) -> str:
     return "<table>" + "".join(rows) + "</table>"
 
 
-def _published_section(results: Any) -> str:
+def _published_section(results: Results) -> str:
     """The published numbers the run reproduces, beside its own (``""`` when none)."""
     from chunkeval.benchmarks.published import run_published
 
@@ -314,7 +317,7 @@ def _page_note(metadata: Mapping[str, Any], offset: int) -> str:
 
 
 def _split_section(
-    results: Any,
+    results: Results,
     splits: pd.DataFrame,
     dataset: str,
     ds: Any,
@@ -430,7 +433,7 @@ def _split_section(
     return "".join(out)
 
 
-def _frontier_configs(results: Any, dataset: str, verdict: Any = None) -> frozenset[str]:
+def _frontier_configs(results: Results, dataset: str, verdict: Any = None) -> frozenset[str]:
     """The configurations the report stars: the frontier of the ranking metric against cost.
 
     The verdict's frontier (``verdict.frontier``, on its ranking metric against stored-token
@@ -456,7 +459,7 @@ def _cfg_ref(config: str, styles: Mapping[str, ConfigStyle]) -> str:
     return f'{sw}{num}<code title="{_e(config)}">{_e(display_label(config, 44))}</code>'
 
 
-def _verdict_section(results: Any, verdicts: Mapping[str, Any], styles: Mapping[str, ConfigStyle]) -> str:
+def _verdict_section(results: Results, verdicts: Mapping[str, Any], styles: Mapping[str, ConfigStyle]) -> str:
     """The "Recommendation" block, answer first, then the full account under "Details"."""
     out = ['<section class="verdict"><h2>Recommendation</h2>']
     for name, rec in verdicts.items():
@@ -488,7 +491,7 @@ def _verdict_section(results: Any, verdicts: Mapping[str, Any], styles: Mapping[
 
 
 def _question_section(
-    results: Any,
+    results: Results,
     names: Sequence[str],
     styles: Mapping[str, ConfigStyle],
     datasets: Mapping[str, tuple[Any, str]],
@@ -531,7 +534,7 @@ def _question_section(
 
 
 def question_sections(
-    results: Any,
+    results: Results,
     splits: pd.DataFrame,
     *,
     datasets: Mapping[str, tuple[Any, str]],
@@ -584,7 +587,7 @@ def question_sections(
 
 
 def render_html(
-    results: Any,
+    results: Results,
     charts: Sequence[ChartFile],
     *,
     styles: Mapping[str, ConfigStyle],

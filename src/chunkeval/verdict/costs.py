@@ -19,7 +19,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from chunkeval.results import Results
 
 __all__ = ["COST_COLUMNS", "ConfigCost", "config_costs", "cost_sentence", "embedder_dimension", "human_bytes"]
 
@@ -90,7 +93,7 @@ def embedder_dimension(manifest: Any) -> int | None:
     return next((int(v) for v in found if isinstance(v, int) and not isinstance(v, bool) and v > 0), None)
 
 
-def config_costs(results: Any, rows: Any) -> dict[str, ConfigCost]:
+def config_costs(results: Results, rows: Any) -> dict[str, ConfigCost]:
     """The costs of each configuration of one dataset's summary rows.
 
     Parameters

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import matplotlib
 import numpy as np
@@ -42,6 +42,9 @@ from chunkeval.reports.charts.layout import (
 )
 from chunkeval.reports.style import ConfigStyle, figure_size, new_figure, styled, text_color
 from chunkeval.results.reading import dataset_rows, run_budgets, run_confidence, run_ks
+
+if TYPE_CHECKING:
+    from chunkeval.results import Results
 
 __all__ = ["budget_column", "plot_budget_curve", "plot_k_curves"]
 
@@ -339,7 +342,7 @@ def _end_labels(
 
 @styled
 def plot_k_curves(
-    results: Any,
+    results: Results,
     *,
     dataset: str | None = None,
     metric: str = "recall",
@@ -405,7 +408,7 @@ def budget_column(metric: str, budget: int) -> str:
 
 @styled
 def plot_budget_curve(
-    results: Any,
+    results: Results,
     metric: str = "recall",
     *,
     dataset: str | None = None,

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import matplotlib
 import numpy as np
@@ -40,6 +40,9 @@ from chunkeval.verdict.costs import COST_COLUMNS, config_costs
 from chunkeval.verdict.frontier import pareto_frontier
 from chunkeval.verdict.recommendation import Recommendation, recommend
 
+if TYPE_CHECKING:
+    from chunkeval.results import Results
+
 __all__ = ["COST_AXES", "plot_quality_cost"]
 
 
@@ -64,7 +67,7 @@ COST_AXES: dict[str, tuple[str, str]] = {
 
 @styled
 def plot_quality_cost(
-    results: Any,
+    results: Results,
     *,
     dataset: str | None = None,
     k: int | None = None,
@@ -265,7 +268,7 @@ def _PILE_PX(fig: Figure) -> float:
     return _PILE_PT * fig.dpi / 72
 
 
-def _with_cost(results: Any, rows: Any, column: str) -> Any:
+def _with_cost(results: Results, rows: Any, column: str) -> Any:
     """``rows`` with the derived cost ``column`` (:func:`chunkeval.verdict.costs.config_costs`).
 
     Raises
@@ -284,7 +287,7 @@ def _with_cost(results: Any, rows: Any, column: str) -> Any:
 
 
 def _what_to_draw(
-    results: Any, dataset: str, k: int, metric: str | None, cost: str | None, rec: Recommendation | None
+    results: Results, dataset: str, k: int, metric: str | None, cost: str | None, rec: Recommendation | None
 ) -> tuple[str, str, Recommendation | None]:
     """The quality column, the cost axis and the verdict of a chart (see :func:`plot_quality_cost`)."""
     if cost is not None and cost not in COST_AXES:
