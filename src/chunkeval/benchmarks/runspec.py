@@ -408,5 +408,5 @@ def _chunker_text(entry: ChunkerSource) -> str:
         return entry
     if isinstance(entry, tuple):
         label, chunker = entry
-        return f"{label}={chunker.spec}"
+        return f"{label}={chunker if isinstance(chunker, str) else chunker.spec}"
     return entry.spec
