@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from concurrent.futures import ProcessPoolExecutor
+    from multiprocessing.process import BaseProcess
 
 from chunkeval._cores import interrupts_deferred  # here since the first pools; lives with the thread rules
 
@@ -155,7 +156,7 @@ def stop_pool(pool: ProcessPoolExecutor) -> None:
         pool.shutdown(wait=False)
 
 
-def _alive(process: Any) -> bool:
+def _alive(process: BaseProcess) -> bool:
     with contextlib.suppress(Exception):
         return bool(process.is_alive())
     return False

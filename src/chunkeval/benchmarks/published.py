@@ -23,6 +23,8 @@ from typing import TYPE_CHECKING, Any
 from chunkeval.benchmarks.suites import chroma_fixed_spec
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from chunkeval.results import Results
 
 __all__ = ["CHROMA_GENERAL_FINGERPRINT", "PUBLISHED", "PublishedRow", "published_comparison", "run_published"]
@@ -85,7 +87,7 @@ PUBLISHED: dict[str, tuple[PublishedRow, ...]] = {
 
 
 def published_comparison(
-    summary: Any, suite: str, fingerprints: Mapping[str, str] | None = None
+    summary: pd.DataFrame, suite: str, fingerprints: Mapping[str, str] | None = None
 ) -> list[dict[str, Any]]:
     """The published rows of ``suite`` beside the run's values.
 

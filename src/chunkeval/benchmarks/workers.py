@@ -97,7 +97,7 @@ class WorkerDecision:
         return out
 
 
-def check_workers(value: Any) -> int | str:
+def check_workers(value: object) -> int | str:
     """Validate ``workers``: an integer >= 1 or ``"auto"``.
 
     Parameters

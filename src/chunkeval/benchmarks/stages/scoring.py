@@ -354,7 +354,7 @@ def _measure_many(chunker: ChunkerLike, texts: list[str]) -> np.ndarray:
     return np.fromiter(map(chunker.measure, texts), dtype=np.int64, count=len(texts))
 
 
-def _tokenizer_of(chunker: ChunkerLike) -> Any:
+def _tokenizer_of(chunker: ChunkerLike) -> TokenizerLike | None:
     """The tokenizer a built-in chunker measures with, or None (another chunker, another unit)."""
     from chunkeval.chunkers.base import Chunker
 
