@@ -24,7 +24,7 @@ follows these lines in every output; nothing of it is dropped.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -227,7 +227,7 @@ def answer_lines(rec: Recommendation, costs: Mapping[str, ConfigCost] | None = N
 def answer_dict(
     rec: Recommendation,
     costs: Mapping[str, ConfigCost] | None = None,
-    render: Any = str,
+    render: Callable[[str], str] = str,
 ) -> dict[str, Any]:
     """The verdict of one dataset as plain JSON values, answer first (``verdict.json``).
 
