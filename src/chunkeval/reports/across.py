@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import html
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -47,7 +47,7 @@ class RetrieverRun:
     verdicts: Mapping[str, Recommendation | Exception]
 
 
-def words(lines: list[tuple[str, list[str]]], ref: Any) -> list[str]:
+def words(lines: list[tuple[str, list[str]]], ref: Callable[[str], str]) -> list[str]:
     """Fill each template with ``ref(config)`` for its configurations."""
     return [t.format(*(ref(c) for c in cs)) for t, cs in lines]
 

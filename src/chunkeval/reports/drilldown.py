@@ -234,7 +234,7 @@ MAX_MISSES = 12
 _CELL = {HIT: "qh", SPLIT: "qs", MISSED: "qm", NO_FIT: "qf"}
 
 
-def _e(value: Any) -> str:
+def _e(value: object) -> str:
     import html
 
     return html.escape(str(value), quote=True)

@@ -23,6 +23,7 @@ from chunkeval.errors import UsageError
 from chunkeval.reports.style import OKABE_ITO, ConfigStyle, config_styles, new_figure, styled
 
 if TYPE_CHECKING:
+    from chunkeval.datasets import Dataset
     from chunkeval.results import Results
 
 __all__ = [
@@ -218,7 +219,7 @@ def split_questions(results: Results) -> pd.DataFrame:
     return agg[cols]
 
 
-def reload_dataset(results: Results, dataset: str) -> tuple[Any | None, str]:
+def reload_dataset(results: Results, dataset: str) -> tuple[Dataset | None, str]:
     """Reload one dataset from the spec recorded in the manifest, checking its fingerprint.
 
     The results of a run still in memory hold the datasets it measured

@@ -48,6 +48,7 @@ from chunkeval.verdict.recommendation import (
 )
 
 if TYPE_CHECKING:
+    from chunkeval.datasets import Dataset
     from chunkeval.results import Results
 
 __all__ = [
@@ -61,7 +62,7 @@ __all__ = [
 CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'"
 
 
-def _e(value: Any) -> str:
+def _e(value: object) -> str:
     return html.escape(str(value), quote=True)
 
 
@@ -320,7 +321,7 @@ def _split_section(
     results: Results,
     splits: pd.DataFrame,
     dataset: str,
-    ds: Any,
+    ds: Dataset | None,
     reason: str,
     styles: Mapping[str, ConfigStyle],
     max_examples: int,
@@ -433,15 +434,18 @@ def _split_section(
     return "".join(out)
 
 
-def _frontier_configs(results: Results, dataset: str, verdict: Any = None) -> frozenset[str]:
+def _frontier_configs(
+    results: Results, dataset: str, verdict: Recommendation | Exception | None = None
+) -> frozenset[str]:
     """The configurations the report stars: the frontier of the ranking metric against cost.
 
     The verdict's frontier (``verdict.frontier``, on its ranking metric against stored-token
     overhead) when given, else the frontier of :func:`chunkeval.results.reading.rank_metric` against
     stored-token overhead.
     """
-    if getattr(verdict, "frontier", None) is not None:
-        return frozenset(map(str, verdict.frontier))
+    frontier = getattr(verdict, "frontier", None)
+    if frontier is not None:
+        return frozenset(map(str, frontier))
     summary = results.summary
     rows = summary[summary["dataset"].astype(str) == dataset]
     col = ranked_column(results, dataset)

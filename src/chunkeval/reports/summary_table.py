@@ -250,7 +250,7 @@ def with_costs(results: Results, rows: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def verdict_roles(rec: Any) -> dict[str, str]:
+def verdict_roles(rec: Recommendation | Exception | None) -> dict[str, str]:
     """Each configuration's part in the verdict, as the tables' "verdict" column says it.
 
     ``"use"`` (the answer), ``"highest"`` (the best when it is not the one to use),
@@ -279,7 +279,9 @@ def question_origin(manifest: Mapping[str, Any] | None, dataset: str) -> str | N
     return origin_sentence(provenance) if isinstance(provenance, Mapping) else None
 
 
-def ranked_column(results: Results, dataset: str, verdict: Any = None) -> str | None:
+def ranked_column(
+    results: Results, dataset: str, verdict: Recommendation | Exception | None = None
+) -> str | None:
     """The dataset's ranking metric.
 
     The verdict's (``verdict.metric``) when given, else :func:`chunkeval.results.reading.rank_metric`;

@@ -44,6 +44,8 @@ from chunkeval.reports.style import ConfigStyle, figure_size, new_figure, styled
 from chunkeval.results.reading import dataset_rows, run_budgets, run_confidence, run_ks
 
 if TYPE_CHECKING:
+    from matplotlib.backend_bases import RendererBase
+
     from chunkeval.results import Results
 
 __all__ = ["budget_column", "plot_budget_curve", "plot_k_curves"]
@@ -75,7 +77,7 @@ class _EndConnectors(LineCollection):
         self._ax, self._points, self._label_ys = ax, points, label_ys
         self._offset, self._shrink = offset, (shrink_point, shrink_label)
 
-    def draw(self, renderer: Any) -> None:
+    def draw(self, renderer: RendererBase) -> None:
         to_px = self._ax.figure.dpi / 72
         a = self._ax.transData.transform(self._points)
         b = self._ax.transData.transform(np.column_stack([self._points[:, 0], self._label_ys]))

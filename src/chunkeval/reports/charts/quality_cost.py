@@ -41,6 +41,9 @@ from chunkeval.verdict.frontier import pareto_frontier
 from chunkeval.verdict.recommendation import Recommendation, recommend
 
 if TYPE_CHECKING:
+    import pandas as pd
+    from matplotlib.transforms import Transform
+
     from chunkeval.results import Results
 
 __all__ = ["COST_AXES", "plot_quality_cost"]
@@ -268,7 +271,7 @@ def _PILE_PX(fig: Figure) -> float:
     return _PILE_PT * fig.dpi / 72
 
 
-def _with_cost(results: Results, rows: Any, column: str) -> Any:
+def _with_cost(results: Results, rows: pd.DataFrame, column: str) -> pd.DataFrame:
     """``rows`` with the derived cost ``column`` (:func:`chunkeval.verdict.costs.config_costs`).
 
     Raises
@@ -351,7 +354,7 @@ def _marked(
 
 def _draw_family_lines(
     ax: Axes,
-    rows: Any,
+    rows: pd.DataFrame,
     configs: Sequence[str],
     x: np.ndarray,
     y: np.ndarray,
@@ -375,7 +378,7 @@ def _draw_family_lines(
     return families
 
 
-def _shifted(fig: Figure, ax: Axes, dx_px: float) -> Any:
+def _shifted(fig: Figure, ax: Axes, dx_px: float) -> Transform:
     """The data transform moved ``dx_px`` pixels sideways (in points, so it survives a new dpi)."""
     if not dx_px:
         return ax.transData
