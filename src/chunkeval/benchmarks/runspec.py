@@ -109,7 +109,7 @@ def _listed(numbers: Sequence[int]) -> str:
     return ", ".join(map(str, numbers)) or "none"
 
 
-def check_rank_by(column: Any, ks: Sequence[int], budgets: Sequence[int]) -> None:
+def check_rank_by(column: str, ks: Sequence[int], budgets: Sequence[int]) -> None:
     """Refuse a ``rank_by`` that is not a higher-is-better question-level column of the run.
 
     Parameters
@@ -324,7 +324,7 @@ class RunSpec:
             path-free names of the retriever and tokenizer it resolved.
         """
 
-        def name(value: Any) -> str:
+        def name(value: str | RetrieverLike | TokenizerLike) -> str:
             return value if isinstance(value, str) else str(getattr(value, "name", type(value).__name__))
 
         retrievers = [name(r) for r in self.retrievers]
