@@ -29,7 +29,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from concurrent.futures import ProcessPoolExecutor
@@ -162,7 +162,7 @@ def _alive(process: BaseProcess) -> bool:
     return False
 
 
-def _join_all(processes: Sequence[Any], seconds: float) -> None:
+def _join_all(processes: Sequence[BaseProcess], seconds: float) -> None:
     """Wait for ``processes`` to end, at most ``seconds`` for all of them together."""
     deadline = time.monotonic() + seconds
     for p in processes:

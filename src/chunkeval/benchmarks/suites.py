@@ -79,7 +79,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from chunkeval._limits import check_spec_length
-from chunkeval.benchmarks.runspec import RunSpec
+from chunkeval.benchmarks.runspec import ChunkerSource, DatasetSource, RunSpec
 from chunkeval.errors import PathNotFound, UnknownNameError, UsageError
 from chunkeval.registry import Registry
 from chunkeval.specs import MAX_CONFIGS, check_config_count, expand_grid
@@ -123,12 +123,12 @@ class Suite:
 
     # read-only views of the spec, for the callers that name a suite's parts
     @property
-    def datasets(self) -> tuple[Any, ...]:
+    def datasets(self) -> tuple[DatasetSource, ...]:
         """The spec's datasets (:attr:`RunSpec.datasets`)."""
         return self.spec.datasets
 
     @property
-    def chunkers(self) -> tuple[Any, ...]:
+    def chunkers(self) -> tuple[ChunkerSource, ...]:
         """The spec's configurations (:attr:`RunSpec.chunkers`)."""
         return self.spec.chunkers
 

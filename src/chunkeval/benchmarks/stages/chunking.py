@@ -10,13 +10,13 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeGuard
+from typing import TYPE_CHECKING, TypeGuard
 
 import numpy as np
 
 from chunkeval.benchmarks.prepared import PreparedDataset, in_dtype_of
 from chunkeval.protocols import ChunkerLike, TokenizerLike
-from chunkeval.types import Chunk
+from chunkeval.types import Chunk, Document
 
 if TYPE_CHECKING:
     from chunkeval.chunkers.fixed import FixedChunker
@@ -45,7 +45,7 @@ class Chunked:
     slices keeps its own objects in ``kept``.
     """
 
-    documents: Sequence[Any]  # the dataset's documents, which ``arrays`` number
+    documents: Sequence[Document]  # the dataset's documents, which ``arrays`` number
     kept: list[Chunk] | None  # the chunker's own chunks, when offsets cannot rebuild them
     index: np.ndarray  # each chunk's number among its document's chunks
     n_chars: np.ndarray
