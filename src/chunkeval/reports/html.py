@@ -498,7 +498,7 @@ def _question_section(
     results: Results,
     names: Sequence[str],
     styles: Mapping[str, ConfigStyle],
-    datasets: Mapping[str, tuple[Any, str]],
+    datasets: Mapping[str, tuple[Dataset | None, str]],
     verdicts: Mapping[str, Any],
 ) -> str:
     """The question view of every dataset, under its ranking metric.
@@ -541,7 +541,7 @@ def question_sections(
     results: Results,
     splits: pd.DataFrame,
     *,
-    datasets: Mapping[str, tuple[Any, str]],
+    datasets: Mapping[str, tuple[Dataset | None, str]],
     styles: Mapping[str, ConfigStyle],
     max_examples: int,
     verdicts: Mapping[str, Any],
@@ -596,7 +596,7 @@ def render_html(
     *,
     styles: Mapping[str, ConfigStyle],
     splits: pd.DataFrame | None = None,
-    datasets: Mapping[str, tuple[Any, str]],
+    datasets: Mapping[str, tuple[Dataset | None, str]],
     k: int | None = None,
     title: str = "chunkeval report",
     max_examples: int = 5,

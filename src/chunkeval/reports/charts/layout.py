@@ -24,6 +24,7 @@ from chunkeval.labels import fit_label
 from chunkeval.reports.style import new_figure
 
 if TYPE_CHECKING:
+    from matplotlib.artist import Artist
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
 __all__ = [
@@ -423,7 +424,7 @@ CHART_ARTISTS = "_chunkeval_chart_artists"
 _BACKGROUND = "_chunkeval_background"
 
 
-def mark_chart_artists(fig: Figure, artists: Sequence[Any]) -> None:
+def mark_chart_artists(fig: Figure, artists: Sequence[Artist]) -> None:
     """Name the artists of the chart now on a kept figure (:class:`FigureReuse`).
 
     Artists of an axes' children or of the figure's texts; not an axis' own title or ticks,

@@ -528,14 +528,14 @@ def _legend_handles(
     marks: tuple[Sequence[int], Sequence[int], Sequence[int]],
     interval: str,
     spread: bool,
-) -> list[Any]:
+) -> list[Line2D]:
     """The legend: each family line, the frontier, the error bars, each verdict mark drawn.
 
     ``interval`` names the error bars (none when empty); ``marks`` are the indices marked to
     use, highest and tied; ``spread`` adds the entry that says markers were spread sideways.
     """
     first = {fam: configs[families.index(fam)] for fam in dict.fromkeys(families)}
-    handles: list[Any] = [
+    handles: list[Line2D] = [
         Line2D([], [], color=styles[c].color, linewidth=2.0, label=family_name(fam))
         for fam, c in first.items()
     ]
