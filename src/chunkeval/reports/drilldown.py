@@ -32,7 +32,7 @@ import pandas as pd
 
 from chunkeval.policy import metric_family
 from chunkeval.reports.evidence_map import evidence_parts, part_containment
-from chunkeval.reports.style import display_label
+from chunkeval.reports.style import ConfigStyle, display_label
 
 if TYPE_CHECKING:
     from chunkeval.results import Results
@@ -288,7 +288,7 @@ def render_question_view(
     results: Results,
     dataset: str,
     column: str,
-    styles: Mapping[str, Any],
+    styles: Mapping[str, ConfigStyle],
     *,
     texts: Mapping[str, str] | None = None,
     questions: Mapping[str, str] | None = None,
