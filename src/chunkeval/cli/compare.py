@@ -11,10 +11,13 @@ import argparse
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from chunkeval.cli.exit_codes import EXIT_USAGE, CLIError, one_line, stderr_line
 from chunkeval.errors import IncomparableRuns, UsageError
+
+if TYPE_CHECKING:
+    from chunkeval.gate.comparison import Comparison
 
 __all__ = ["append_step_summary", "cmd_compare", "emit_comparison", "stale_option", "summarised_failure"]
 
@@ -35,12 +38,14 @@ def append_step_summary(markdown: str) -> None:
 
 
 @contextmanager
-def summarised_failure(baseline: Any, current: Any) -> Iterator[None]:
+def summarised_failure(
+    baseline: str | os.PathLike | None, current: str | os.PathLike | None
+) -> Iterator[None]:
     """Write the reason of a comparison that cannot be made (exit code 2) to the step summary.
 
     Parameters
     ----------
-    baseline, current : path-like or str
+    baseline, current : path-like or str, or None
         The two sides, named in the summary's heading; no baseline (None): nothing is
         compared, so nothing is written.
 
@@ -63,7 +68,7 @@ def summarised_failure(baseline: Any, current: Any) -> Iterator[None]:
         raise
 
 
-def emit_comparison(cmp: Any, fmt: str, all_rows: bool) -> int:
+def emit_comparison(cmp: Comparison, fmt: str, all_rows: bool) -> int:
     """Print a comparison; append its Markdown to ``$GITHUB_STEP_SUMMARY`` when set."""
     if fmt == "json":
         print(cmp.to_json())

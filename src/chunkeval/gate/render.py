@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import textwrap
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -37,7 +38,7 @@ def _short(label: str, n: int = 40) -> str:
     return display_label(label, n)
 
 
-def _num(v: Any) -> str:
+def _num(v: object) -> str:
     """A level (a value, not a change: :func:`~chunkeval.labels.signed` prints changes)."""
     if v is None or not isinstance(v, (int, float, np.floating)) or not math.isfinite(float(v)):
         return "–"
@@ -115,6 +116,19 @@ def inconclusive_sentence(r: Any, confidence: float) -> str:
     beyond the tolerance, but the <level> paired interval [−0.250, +0.026] includes 0; 40
     questions compared)"``; the count is ``questions_needed`` (the power calculation of the
     deciding test at 80% power, at least one more than the questions compared).
+
+    Parameters
+    ----------
+    r : namedtuple
+        A row of :attr:`Comparison.rows <chunkeval.gate.comparison.Comparison>` as
+        ``DataFrame.itertuples`` gives it (its fields are the table's columns, so it is
+        typed ``Any``).
+    confidence : float
+        Level of the paired intervals, in (0, 1).
+
+    Returns
+    -------
+    str
     """
     n = int(r.n_questions)
     need = r.questions_needed
@@ -136,7 +150,7 @@ def inconclusive_sentence(r: Any, confidence: float) -> str:
     )
 
 
-def _ids(ids: Any, n: int) -> str:
+def _ids(ids: Sequence[object] | None, n: int) -> str:
     shown = ", ".join(str(i) for i in (ids or []))
     return f" ({shown}{', ...' if n > len(ids or []) else ''})" if shown else ""
 

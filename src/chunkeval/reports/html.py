@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -47,6 +47,10 @@ from chunkeval.verdict.recommendation import (
     recommendation_sentences,
 )
 
+if TYPE_CHECKING:
+    from chunkeval.datasets import Dataset
+    from chunkeval.results import Results
+
 __all__ = [
     "CSP",
     "question_sections",
@@ -58,7 +62,7 @@ __all__ = [
 CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'"
 
 
-def _e(value: Any) -> str:
+def _e(value: object) -> str:
     return html.escape(str(value), quote=True)
 
 
@@ -226,7 +230,7 @@ def _kv_table(items: Iterable[tuple[Any, Any]]) -> str:
     return "<table>" + "".join(rows) + "</table>"
 
 
-def _published_section(results: Any) -> str:
+def _published_section(results: Results) -> str:
     """The published numbers the run reproduces, beside its own (``""`` when none)."""
     from chunkeval.benchmarks.published import run_published
 
@@ -314,10 +318,10 @@ def _page_note(metadata: Mapping[str, Any], offset: int) -> str:
 
 
 def _split_section(
-    results: Any,
+    results: Results,
     splits: pd.DataFrame,
     dataset: str,
-    ds: Any,
+    ds: Dataset | None,
     reason: str,
     styles: Mapping[str, ConfigStyle],
     max_examples: int,
@@ -430,15 +434,18 @@ def _split_section(
     return "".join(out)
 
 
-def _frontier_configs(results: Any, dataset: str, verdict: Any = None) -> frozenset[str]:
+def _frontier_configs(
+    results: Results, dataset: str, verdict: Recommendation | Exception | None = None
+) -> frozenset[str]:
     """The configurations the report stars: the frontier of the ranking metric against cost.
 
     The verdict's frontier (``verdict.frontier``, on its ranking metric against stored-token
     overhead) when given, else the frontier of :func:`chunkeval.results.reading.rank_metric` against
     stored-token overhead.
     """
-    if getattr(verdict, "frontier", None) is not None:
-        return frozenset(map(str, verdict.frontier))
+    frontier = getattr(verdict, "frontier", None)
+    if frontier is not None:
+        return frozenset(map(str, frontier))
     summary = results.summary
     rows = summary[summary["dataset"].astype(str) == dataset]
     col = ranked_column(results, dataset)
@@ -456,7 +463,7 @@ def _cfg_ref(config: str, styles: Mapping[str, ConfigStyle]) -> str:
     return f'{sw}{num}<code title="{_e(config)}">{_e(display_label(config, 44))}</code>'
 
 
-def _verdict_section(results: Any, verdicts: Mapping[str, Any], styles: Mapping[str, ConfigStyle]) -> str:
+def _verdict_section(results: Results, verdicts: Mapping[str, Any], styles: Mapping[str, ConfigStyle]) -> str:
     """The "Recommendation" block, answer first, then the full account under "Details"."""
     out = ['<section class="verdict"><h2>Recommendation</h2>']
     for name, rec in verdicts.items():
@@ -488,10 +495,10 @@ def _verdict_section(results: Any, verdicts: Mapping[str, Any], styles: Mapping[
 
 
 def _question_section(
-    results: Any,
+    results: Results,
     names: Sequence[str],
     styles: Mapping[str, ConfigStyle],
-    datasets: Mapping[str, tuple[Any, str]],
+    datasets: Mapping[str, tuple[Dataset | None, str]],
     verdicts: Mapping[str, Any],
 ) -> str:
     """The question view of every dataset, under its ranking metric.
@@ -531,10 +538,10 @@ def _question_section(
 
 
 def question_sections(
-    results: Any,
+    results: Results,
     splits: pd.DataFrame,
     *,
-    datasets: Mapping[str, tuple[Any, str]],
+    datasets: Mapping[str, tuple[Dataset | None, str]],
     styles: Mapping[str, ConfigStyle],
     max_examples: int,
     verdicts: Mapping[str, Any],
@@ -584,12 +591,12 @@ def question_sections(
 
 
 def render_html(
-    results: Any,
+    results: Results,
     charts: Sequence[ChartFile],
     *,
     styles: Mapping[str, ConfigStyle],
     splits: pd.DataFrame | None = None,
-    datasets: Mapping[str, tuple[Any, str]],
+    datasets: Mapping[str, tuple[Dataset | None, str]],
     k: int | None = None,
     title: str = "chunkeval report",
     max_examples: int = 5,
