@@ -10,6 +10,7 @@ from typing import Any
 
 from chunkeval.chunkers.base import Chunker
 from chunkeval.errors import UsageError
+from chunkeval.types import Chunk
 
 
 class LocateError(UsageError):
@@ -19,7 +20,7 @@ class LocateError(UsageError):
 class NamesDocument:
     """Mixin of the external chunkers: a :class:`LocateError` names the document being chunked."""
 
-    def chunk(self, text: str, doc_id: str = "") -> list[Any]:
+    def chunk(self, text: str, doc_id: str = "") -> list[Chunk]:
         """Chunk ``text`` as :meth:`Chunker.chunk` does, naming ``doc_id`` in a locate error.
 
         Parameters
@@ -281,7 +282,7 @@ def locate_pieces(
 _LITERALS = (str, int, float, bool, type(None))
 
 
-def _plain(value: Any) -> Any:
+def _plain(value: object) -> Any:
     """A JSON-ready stand-in: literals as they are, functions by name, other objects by class name."""
     if isinstance(value, _LITERALS):
         return value

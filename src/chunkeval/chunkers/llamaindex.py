@@ -11,7 +11,12 @@ checked against the document. A parser that needs an embedding model
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from llama_index.core.embeddings import BaseEmbedding
+
+    from chunkeval.protocols import EmbedderLike
 
 __all__ = ["LlamaIndexSplitter", "embedding_model"]
 
@@ -59,13 +64,14 @@ class LlamaIndexSplitter:
         return [_Piece(node.text, getattr(node, "start_char_idx", None)) for node in nodes]
 
 
-def embedding_model(spec: Any) -> Any:
+def embedding_model(spec: str | EmbedderLike) -> BaseEmbedding:
     """A LlamaIndex embedding computed by the chunkeval embedder ``spec`` (e.g. ``"hashing"``).
 
     Parameters
     ----------
     spec : str or Embedder
-        A chunkeval embedder spec (:func:`chunkeval.embedders.get_embedder`).
+        A chunkeval embedder spec (:func:`chunkeval.embedders.get_embedder`), or an object
+        with ``embed``.
 
     Returns
     -------
