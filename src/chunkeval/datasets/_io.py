@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import IO, Any, Literal, Protocol
+from typing import IO, Literal, Protocol, TextIO
 
 from chunkeval._atomic import atomic_write_text
 
@@ -106,7 +106,7 @@ def iter_lines(path: Readable, label: str) -> Iterator[tuple[int, str | None, st
             offset += len(raw)
 
 
-def atomic_write(path: Path, write: Callable[[Any], None]) -> None:
+def atomic_write(path: Path, write: Callable[[TextIO], object]) -> None:
     """Write a UTF-8 text file atomically.
 
     ``write(f)`` receives a text file opened in the target directory

@@ -129,7 +129,7 @@ def _surrogate_problem(where: str, value: str, what: str = "id") -> list[str]:
     ]
 
 
-def _is_int(value: Any) -> bool:
+def _is_int(value: object) -> bool:
     return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
 
 

@@ -88,7 +88,7 @@ _EVIDENCE_KEYS = ("doc_id", "start", "end", "text", "quote", "occurrence")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-def _is_int(v: Any) -> bool:
+def _is_int(v: object) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
 
 
@@ -149,7 +149,7 @@ def _metadata(obj: dict, bad: list[str]) -> dict:
     return meta
 
 
-def _kind(value: Any) -> str:
+def _kind(value: object) -> str:
     return "null" if value is None else type(value).__name__
 
 
