@@ -228,7 +228,7 @@ _URL_JOIN = re.compile(r"&\s*[A-Za-z_]\w*\s*=")
 _OVERLAP_PAIRS = (("chunk_overlap", "chunk_size"), ("overlap_tokens", "max_tokens"))
 
 
-def _format_value(value: Any) -> str:
+def _format_value(value: object) -> str:
     return repr(value)
 
 

@@ -31,6 +31,7 @@ subclass is registered under its name; one naming any other callable is used as 
 from __future__ import annotations
 
 from collections.abc import Callable
+from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from chunkeval.chunkers.base import ENTRY_POINT_GROUP, Chunker, is_external_spec
@@ -54,7 +55,7 @@ _LIBRARIES = {
 _OWN = ("overlapping", "label")  # chunkeval's own keywords, never passed to the splitter
 
 
-def _import(module: str, what: str) -> Any:
+def _import(module: str, what: str) -> ModuleType:
     if module.startswith("."):  # importlib would need an anchor package (a TypeError)
         raise UsageError(f"{what}: module {module!r} is relative; give its full dotted name")
     try:

@@ -248,7 +248,7 @@ class Dataset:
 
         texts = {d.id: d.text for d in self.documents}
 
-        def part_text(p: EvidenceSpan) -> Any:
+        def part_text(p: EvidenceSpan) -> str | list[int]:
             text = texts.get(p.doc_id)
             if text is None:
                 return [int(p.start), int(p.end)]
