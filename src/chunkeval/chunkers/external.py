@@ -63,7 +63,7 @@ def _pieces(splitter: Any, text: str) -> list[tuple[str, int | None]]:
             f"splitter {_name(splitter)} returned a {type(raw).__name__}, expected a list of "
             "strings (or of objects with .text); wrap its result in a list or fix the splitter"
         )
-    pieces = []
+    pieces: list[tuple[str, int | None]] = []
     for item in raw:
         if isinstance(item, str):
             pieces.append((item, None))
@@ -195,9 +195,12 @@ def _gap_free(
             ink = _INK.search(text, covered)
             limit = ink.start() if ink else len(text)  # starting later would skip text
             previous = spans[-1] if spans else (-1, 0)
-            candidates = takewhile(
-                lambda span, limit=limit: span[0] <= limit,
-                _placements(text, piece, reported, previous, overlapping, max_overlap),
+
+            def not_past(span: tuple[int, int], limit: int = limit) -> bool:
+                return span[0] <= limit
+
+            candidates: Iterator[tuple[int, int]] = takewhile(
+                not_past, _placements(text, piece, reported, previous, overlapping, max_overlap)
             )
             stack.append((candidates, covered))
         budget -= 1
