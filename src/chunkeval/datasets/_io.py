@@ -16,7 +16,7 @@ from typing import IO, Literal, Protocol, TextIO
 
 from chunkeval._atomic import atomic_write_text
 
-__all__ = ["BOM", "Readable", "atomic_write", "iter_lines", "read_text", "utf8_problem"]
+__all__ = ["BOM", "Readable", "ReadableFolder", "atomic_write", "iter_lines", "read_text", "utf8_problem"]
 
 #: The UTF-8 encoding of U+FEFF, stripped from the start of structure files.
 BOM = b"\xef\xbb\xbf"
@@ -31,6 +31,12 @@ class Readable(Protocol):
     def is_file(self) -> bool: ...
 
     def open(self, mode: Literal["rb"]) -> IO[bytes]: ...
+
+
+class ReadableFolder(Protocol):
+    """A folder of :class:`Readable` files: a :class:`pathlib.Path`, a Traversable, a wrapper."""
+
+    def __truediv__(self, name: str) -> Readable: ...
 
 
 def utf8_problem(label: str, data: bytes, err: UnicodeDecodeError, base: int = 0) -> str:

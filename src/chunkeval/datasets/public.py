@@ -38,7 +38,7 @@ import gzip
 import io
 import json
 from importlib import resources
-from typing import IO, TYPE_CHECKING, Any, Literal, cast
+from typing import IO, TYPE_CHECKING, Any, Literal
 
 from chunkeval.datasets.dataset import Dataset, DatasetError, checked_dataset
 from chunkeval.datasets.jsonl import DOCUMENTS_FILE, QUESTIONS_FILE, read_jsonl_folder
@@ -208,7 +208,7 @@ def load_public(name: str, lang: str | None = None, tier: str = "full") -> Datas
         "tier": tier,
     }
     full_name = public_dataset_name(name, lang)
-    folder = cast(Any, _GzipFolder(_root() / name / lang))  # read as a Path-like folder
+    folder = _GzipFolder(_root() / name / lang)
     dataset = read_jsonl_folder(folder, full_name, provenance, prefix=f"{DATA_FOLDER}/{name}/{lang}/")
     if tier == "nano":
         return nano_subset(dataset, public_dataset_name(name, lang, tier))
