@@ -38,11 +38,14 @@ import gzip
 import io
 import json
 from importlib import resources
-from typing import IO, Any, Literal, cast
+from typing import IO, TYPE_CHECKING, Any, Literal
 
 from chunkeval.datasets.dataset import Dataset, DatasetError, checked_dataset
 from chunkeval.datasets.jsonl import DOCUMENTS_FILE, QUESTIONS_FILE, read_jsonl_folder
 from chunkeval.errors import close_names
+
+if TYPE_CHECKING:
+    from importlib.resources.abc import Traversable
 
 __all__ = [
     "CATALOG_FILE",
@@ -68,7 +71,7 @@ GZ = ".gz"
 DATA_FOLDER = "public_data"
 
 
-def _root() -> Any:
+def _root() -> Traversable:
     return resources.files("chunkeval.datasets") / DATA_FOLDER
 
 
@@ -102,7 +105,7 @@ def public_catalog() -> dict[str, dict[str, Any]]:
 class _GzipFile:
     """A gzipped package file read as the plain file ``name`` (the :class:`Readable` protocol)."""
 
-    def __init__(self, inner: Any, name: str) -> None:
+    def __init__(self, inner: Traversable, name: str) -> None:
         self._inner = inner
         self._name = name
 
@@ -121,7 +124,7 @@ class _GzipFile:
 class _GzipFolder:
     """A folder whose ``documents.jsonl`` and ``questions.jsonl`` are stored gzipped."""
 
-    def __init__(self, inner: Any) -> None:
+    def __init__(self, inner: Traversable) -> None:
         self._inner = inner
 
     def __truediv__(self, name: str) -> _GzipFile:
@@ -205,7 +208,7 @@ def load_public(name: str, lang: str | None = None, tier: str = "full") -> Datas
         "tier": tier,
     }
     full_name = public_dataset_name(name, lang)
-    folder = cast(Any, _GzipFolder(_root() / name / lang))  # read as a Path-like folder
+    folder = _GzipFolder(_root() / name / lang)
     dataset = read_jsonl_folder(folder, full_name, provenance, prefix=f"{DATA_FOLDER}/{name}/{lang}/")
     if tier == "nano":
         return nano_subset(dataset, public_dataset_name(name, lang, tier))
