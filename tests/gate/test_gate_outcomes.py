@@ -167,6 +167,26 @@ def test_one_question_added_is_explained_and_reaches_the_step_summary(tmp_path, 
     assert f"{resave}{tmp_path / 'old'}-today --quiet" in err
 
 
+def test_a_stale_baseline_is_said_once_and_reaches_every_output(tmp_path, monkeypatch, capsys):
+    _run(_dataset(4)).save(tmp_path / "old")
+    _run(_dataset(5)).save(tmp_path / "new")
+    summary = tmp_path / "summary.md"
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    argv = ["compare", str(tmp_path / "old"), str(tmp_path / "new"), "--stale-share", "0.1"]
+    assert main(argv) == 2
+    captured = capsys.readouterr()
+    stale = "the baseline is stale for dataset tiny: 1 of 5 questions changed"
+    # once: the error line on stderr, not again as the verdict of the text on stdout
+    assert (captured.out + captured.err).count(stale) == 1
+    (line,) = captured.err.splitlines()
+    assert line.startswith(f"chunkeval: error: incomparable: {stale}") and "re-save it: chunkeval run" in line
+    assert "INCOMPARABLE" in captured.out  # the table stays
+    assert summary.read_text(encoding="utf-8").count(stale) == 1
+    assert main([*argv, "--format", "json"]) == 2
+    data = json.loads(capsys.readouterr().out)
+    assert data["exit_code"] == 2 and [r for r in data["reasons"] if stale in r]
+
+
 def test_an_unreadable_comparison_writes_its_reason_to_the_step_summary(tmp_path, monkeypatch, capsys):
     bad = tmp_path / "baseline.json"
     bad.write_text("{not json", encoding="utf-8")

@@ -64,15 +64,20 @@ def summarised_failure(baseline: Any, current: Any) -> Iterator[None]:
 
 
 def emit_comparison(cmp: Any, fmt: str, all_rows: bool) -> int:
-    """Print a comparison; append its Markdown to ``$GITHUB_STEP_SUMMARY`` when set."""
+    """Print a comparison; append its Markdown to ``$GITHUB_STEP_SUMMARY`` when set.
+
+    An incomparable verdict (exit code 2) is the error line on stderr; the terminal text then
+    ends without it, so that it is said once (the Markdown and JSON keep it: they are documents).
+    """
+    unusable = cmp.exit_code == EXIT_USAGE
     if fmt == "json":
         print(cmp.to_json())
     elif fmt == "markdown":
         print(cmp.to_markdown(all_rows), end="")
     else:
-        print(cmp.to_text(all_rows), end="")
+        print(cmp.to_text(all_rows, verdict=not unusable), end="")
     append_step_summary(cmp.to_markdown(all_rows))
-    if cmp.exit_code == EXIT_USAGE:
+    if unusable:
         stderr_line(f"error: {cmp.verdict()}")
     return cmp.exit_code
 
