@@ -200,6 +200,40 @@ def test_an_unreadable_comparison_writes_its_reason_to_the_step_summary(tmp_path
     capsys.readouterr()
 
 
+def test_a_run_whose_dataset_is_refused_writes_the_reason_to_the_step_summary(tmp_path, monkeypatch, capsys):
+    from chunkeval.gate.baseline import save_baseline
+    from chunkeval.labels import md_escape
+
+    save_baseline(_run(_dataset(4)), tmp_path / "b.json")
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    (broken / "documents.jsonl").write_text('{"id": "a", "text": "abc"}\n', encoding="utf-8")
+    (broken / "questions.jsonl").write_text(
+        '{"id": "q", "text": "x", "evidence": [{"doc_id": "a", "start": 2, "end": 9}]}\n', encoding="utf-8"
+    )
+    summary = tmp_path / "summary.md"
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    argv = ["run", "--chunker", "pipeline=sentence(max_chars=200)", "--quiet", "--no-report"]
+    argv += ["--baseline", str(tmp_path / "b.json")]
+    for n, (extra, needle) in enumerate(
+        [
+            # the data is read by the run itself, after every check
+            (
+                ["--dataset", f"jsonl:{broken}"],
+                "dataset 'broken' is invalid: 1 problem(s): questions.jsonl:1",
+            ),
+            (["--max-configs", "0"], "--max-configs must be an integer >= 1, got 0"),
+        ]
+    ):
+        summary.unlink(missing_ok=True)
+        assert main([*argv, *extra, "--out", str(tmp_path / f"o{n}")]) == 2
+        (line,) = capsys.readouterr().err.splitlines()
+        assert needle in line
+        md = summary.read_text(encoding="utf-8")
+        assert md.startswith("### chunkeval compare: ") and "could not compare (exit code 2): " in md
+        assert md.count(md_escape(needle)) == 1  # the line stderr shows, escaped for Markdown
+
+
 def test_default_checks_include_the_ranking_metric_of_either_side():
     base = fake_results({"c": [1, 0, 1, 0]}, metric="all_parts@5")
     cur = fake_results({"c": [1, 0, 1, 0]}, metric="all_parts@5")

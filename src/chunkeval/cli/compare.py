@@ -1,8 +1,9 @@
 """``chunkeval compare BASELINE CURRENT``: the gate, question by question.
 
 Every outcome of the gate reaches ``$GITHUB_STEP_SUMMARY`` when it is set (GitHub Actions'
-job summary): the comparison's Markdown, and, when the runs cannot be compared at all (a
-corrupt baseline, settings that differ before a run starts: exit code 2), the reason.
+job summary): the comparison's Markdown, and, when the command fails before a comparison (a
+corrupt baseline, settings that differ, a dataset refused: exit code 2; the environment: 1),
+its error line (:func:`summarised_failure`, the one place that writes it).
 """
 
 from __future__ import annotations
@@ -13,8 +14,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from chunkeval.cli.exit_codes import EXIT_USAGE, CLIError, one_line, stderr_line
-from chunkeval.errors import IncomparableRuns, UsageError
+from chunkeval.cli.exit_codes import EXIT_USAGE, CLIError, exit_code, failure_line, one_line, stderr_line
 
 __all__ = ["append_step_summary", "cmd_compare", "emit_comparison", "stale_option", "summarised_failure"]
 
@@ -36,7 +36,10 @@ def append_step_summary(markdown: str) -> None:
 
 @contextmanager
 def summarised_failure(baseline: Any, current: Any) -> Iterator[None]:
-    """Write the reason of a comparison that cannot be made (exit code 2) to the step summary.
+    """Write why a command with a baseline failed before its comparison to the step summary.
+
+    The line is the one the command prints on stderr (:func:`~chunkeval.cli.exit_codes.failure_line`),
+    with its exit code: a CI job that fails is never left with an empty summary.
 
     Parameters
     ----------
@@ -46,19 +49,19 @@ def summarised_failure(baseline: Any, current: Any) -> Iterator[None]:
 
     Raises
     ------
-    UsageError, IncomparableRuns
-        Re-raised unchanged after the summary is written (the CLI turns them into exit 2).
+    Exception
+        Re-raised unchanged after the summary is written (the CLI turns it into its exit code).
     """
     try:
         yield
-    except (UsageError, IncomparableRuns) as exc:
+    except Exception as exc:
         from chunkeval.labels import md_escape
 
         if baseline is None:
             raise
         append_step_summary(
             f"### {md_escape(f'chunkeval compare: {baseline} → {current}')}\n\n"
-            f"**could not compare (exit code {EXIT_USAGE}): {md_escape(one_line(exc))}**\n"
+            f"**could not compare (exit code {exit_code(exc)}): {md_escape(failure_line(exc))}**\n"
         )
         raise
 
