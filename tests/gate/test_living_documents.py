@@ -307,6 +307,15 @@ def test_an_older_baseline_without_content_identity_falls_back_with_one_line(tmp
     assert cmp.exit_code == 2
     (reason,) = cmp.reasons
     assert "the baseline records no content identity of its questions (saved by an older chunkeval)" in reason
+    # like a stale baseline's line, it gives the exact command that saves it again
+    assert reason.endswith(
+        f"save the baseline again with this chunkeval version; re-save it: {resave_command(base.manifest, cmp.baseline_name)}"
+    )
+    assert "re-save it: chunkeval run --dataset '<tiny>' --chunker 'pipeline=sentence(max_chars=80" in reason
+    # a current run saved by an older chunkeval is run again; re-saving the baseline would not help
+    (reason,) = compare(cur, base).reasons
+    assert "the current run records no content identity" in reason and "re-save" not in reason
+    assert reason.endswith("run it again with this chunkeval version")
 
 
 # --------------------------------------------------------------------------- re-sealed baselines

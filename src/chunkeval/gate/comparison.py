@@ -478,7 +478,7 @@ def compare(
         rows=rows,
         checks=check_list,
         reasons=found.reasons
-        + [why + (resave if name in found.stale else "") for name, why in found.per_dataset.items()],
+        + [why + (resave if name in found.resave else "") for name, why in found.per_dataset.items()],
         notes=found.notes,
         dataset_changes=found.changes,
         strict=strict,
