@@ -64,6 +64,24 @@ def _gate_options(p: argparse.ArgumentParser) -> None:
     )
 
 
+def _chart_options(p: argparse.ArgumentParser, format_help: str) -> None:
+    """The flags of the commands that draw charts (``report``, ``charts``): file formats, evidence map."""
+    p.add_argument(
+        "--format",
+        action="append",
+        # chunkeval.reports.charts.FORMATS, spelled out: importing it loads matplotlib into every
+        # command's start-up (tests/cli/test_cli.py checks that the two agree)
+        choices=("png", "svg", "pdf"),
+        help=format_help,
+    )
+    p.add_argument(
+        "--doc",
+        default=None,
+        metavar="ID",
+        help="document of the evidence map (default: the one with the most split evidence)",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``chunkeval`` command."""
     parser = _Parser(
@@ -183,7 +201,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--format",
         # chunkeval.results.RESULT_FORMATS, spelled out: importing it loads pandas into every
-        # command's start-up (tests/cli/test_cli.py checks that the two agree)
+        # command's start-up (tests/results/test_formats.py checks that the two agree)
         choices=("csv", "parquet"),
         default="csv",
         help="file format of per_question and chunks (summary is always CSV; default csv); "
@@ -234,18 +252,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("report", help="write the report of a results folder")
     p.add_argument("results_folder", metavar="RESULTS_FOLDER")
-    p.add_argument(
-        "--format",
-        action="append",
-        choices=("png", "svg", "pdf"),
-        help="chart files besides the PNGs the report inlines, repeatable (e.g. --format svg)",
-    )
-    p.add_argument(
-        "--doc",
-        default=None,
-        metavar="ID",
-        help="document of the evidence map (default: the one with the most split evidence)",
-    )
+    _chart_options(p, "chart files besides the PNGs the report inlines, repeatable (e.g. --format svg)")
     p.set_defaults(handler=cmd_report)
 
     p = sub.add_parser(
@@ -397,18 +404,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="SIZE",
         help="slide (16:9, 12.8x7.2 in, default), a4 (landscape) or WxH in inches",
     )
-    p.add_argument(
-        "--format",
-        action="append",
-        choices=("png", "svg", "pdf"),
-        help="file format, repeatable (default png)",
-    )
-    p.add_argument(
-        "--doc",
-        default=None,
-        metavar="ID",
-        help="document of the evidence map (default: the one with the most split evidence)",
-    )
+    _chart_options(p, "file format, repeatable (default png)")
     p.add_argument("--out", default=None, metavar="DIR", help="output folder (default RESULTS_FOLDER/charts)")
     p.set_defaults(handler=cmd_charts)
 
