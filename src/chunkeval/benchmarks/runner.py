@@ -665,11 +665,19 @@ def resolve_run(
     ------
     UsageError
         Several retrievers (a run measures with one), an unknown retriever or tokenizer.
+    DatasetError
+        A dataset spec that cannot load (an unknown format, option, name or language, a path
+        that does not exist: :func:`chunkeval.datasets.loaders.check_dataset_spec`); the
+        data's own problems are found when it loads.
     IncomparableRuns
         ``baseline`` was measured under other conditions.
     """
+    from chunkeval.datasets.loaders import check_dataset_spec
     from chunkeval.retrieval import Retriever, get_retriever, retriever_label
 
+    for d in spec.datasets:
+        if isinstance(d, str):
+            check_dataset_spec(d)  # refused alone, before the run says it is loading
     if len(spec.retrievers) != 1:
         raise UsageError(
             f"a run measures with one retriever, got {len(spec.retrievers)}; run once per retriever",

@@ -86,6 +86,12 @@ def cmd_run(args: argparse.Namespace) -> int:
     CLIError
         The options contradict each other or the dataset is missing (exit 2).
     """
+    with summarised_failure(args.baseline, "this run"):  # a failure reaches the CI step summary too
+        return _run_command(args)
+
+
+def _run_command(args: argparse.Namespace) -> int:
+    """:func:`cmd_run`'s work, each failure of which reaches the step summary."""
     from chunkeval.benchmarks.runner import resolve_run
     from chunkeval.benchmarks.suites import get_suite
     from chunkeval.results import check_results_format
@@ -107,17 +113,15 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     cache_bytes()  # a mistyped CHUNKEVAL_EMBEDDING_CACHE_BYTES: one line before any work
     check_results_format(args.format)  # Parquet without pyarrow fails now, not after the run
-    with summarised_failure(args.baseline, "this run"):  # an exit 2 reaches the CI step summary too
-        baseline = _gate_baseline(args)
-        adopted = _baseline_rank_by(args, baseline, spec)
-        if adopted:
-            args.rank_by = adopted
-            spec = spec.replace(rank_by=adopted)
-        # one resolved run per retriever, each checked before any work
-        each = [
-            resolve_run(spec.replace(retriever=r), baseline, baseline_name=args.baseline)
-            for r in spec.retrievers
-        ]
+    baseline = _gate_baseline(args)
+    adopted = _baseline_rank_by(args, baseline, spec)
+    if adopted:
+        args.rank_by = adopted
+        spec = spec.replace(rank_by=adopted)
+    # one resolved run per retriever, each checked before any work
+    each = [
+        resolve_run(spec.replace(retriever=r), baseline, baseline_name=args.baseline) for r in spec.retrievers
+    ]
     folder, default = _new_results_folder(args.out, name)
     claim = _claim_folder(folder, getattr(args, "argv", []), default)
     folder = claim.folder

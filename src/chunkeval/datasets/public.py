@@ -52,6 +52,7 @@ __all__ = [
     "DATA_FOLDER",
     "NANO_QUESTIONS",
     "TIERS",
+    "check_public",
     "files_of",
     "load_public",
     "nano_subset",
@@ -162,6 +163,39 @@ def _entry(name: str) -> dict[str, Any]:
     return catalog[name]
 
 
+def check_public(name: str, lang: str | None = None, tier: str = "full") -> str:
+    """Refuse a public dataset that is not shipped, without reading its data.
+
+    Parameters
+    ----------
+    name, lang, tier
+        As for :func:`load_public`.
+
+    Returns
+    -------
+    str
+        The language to load (``lang``, or the dataset's only one when ``None``).
+
+    Raises
+    ------
+    DatasetError
+        An unknown name, language or tier, naming the valid ones.
+    """
+    languages = _entry(name)["languages"]
+    if tier not in TIERS:
+        raise DatasetError(f"public:{name}: tier must be one of {', '.join(TIERS)}, got {tier!r}")
+    if lang is None:
+        if len(languages) != 1:
+            raise DatasetError(
+                f"public:{name} has {len(languages)} languages; choose one with "
+                f"public:{name}?lang=LL, LL one of {', '.join(languages)}"
+            )
+        lang = next(iter(languages))
+    if lang not in languages:
+        raise DatasetError(f"public:{name}: no language {lang!r}; available: {', '.join(languages)}")
+    return str(lang)
+
+
 def load_public(name: str, lang: str | None = None, tier: str = "full") -> Dataset:
     """Load a packaged public dataset.
 
@@ -186,18 +220,7 @@ def load_public(name: str, lang: str | None = None, tier: str = "full") -> Datas
         An unknown name, language or tier (naming the valid ones), or missing package data.
     """
     entry = _entry(name)
-    languages = entry["languages"]
-    if tier not in TIERS:
-        raise DatasetError(f"public:{name}: tier must be one of {', '.join(TIERS)}, got {tier!r}")
-    if lang is None:
-        if len(languages) != 1:
-            raise DatasetError(
-                f"public:{name} has {len(languages)} languages; choose one with "
-                f"public:{name}?lang=LL, LL one of {', '.join(languages)}"
-            )
-        lang = next(iter(languages))
-    if lang not in languages:
-        raise DatasetError(f"public:{name}: no language {lang!r}; available: {', '.join(languages)}")
+    lang = check_public(name, lang, tier)
     provenance = {
         "format": "public",
         "source": f"chunkeval package data: chunkeval/datasets/{DATA_FOLDER}/{name}/{lang}",

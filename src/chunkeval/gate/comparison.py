@@ -315,9 +315,9 @@ class Comparison:
         """Rows to show: checked rows, or every row with ``all_rows``."""
         return self.rows if all_rows else self.rows[self.rows["checked"]]
 
-    def to_text(self, all_rows: bool = False) -> str:
-        """A terminal table, regressions first, with notes and the verdict."""
-        return render(self, all_rows, markdown=False)
+    def to_text(self, all_rows: bool = False, verdict: bool = True) -> str:
+        """A terminal table, regressions first, with notes and (unless ``verdict=False``) the verdict."""
+        return render(self, all_rows, markdown=False, verdict=verdict)
 
     def to_markdown(self, all_rows: bool = False) -> str:
         """A Markdown section for a pull-request comment or a CI step summary."""
@@ -479,7 +479,7 @@ def compare(
         rows=rows,
         checks=check_list,
         reasons=found.reasons
-        + [why + (resave if name in found.stale else "") for name, why in found.per_dataset.items()],
+        + [why + (resave if name in found.resave else "") for name, why in found.per_dataset.items()],
         notes=found.notes,
         dataset_changes=found.changes,
         strict=strict,

@@ -232,8 +232,12 @@ def _spec_line(change: dict[str, str]) -> str:
     return change["change"] if change["change"] == full else f"{change['change']} (spec {full})"
 
 
-def render(cmp: Comparison, all_rows: bool, markdown: bool) -> str:
-    """A comparison as terminal text or Markdown (see the module docstring)."""
+def render(cmp: Comparison, all_rows: bool, markdown: bool, verdict: bool = True) -> str:
+    """A comparison as terminal text or Markdown (see the module docstring).
+
+    ``verdict=False`` leaves the text's last line, the verdict, out: the command line prints an
+    incomparable verdict as its error line instead, so that it is said once.
+    """
     rows = cmp.display_rows(all_rows)
     header, body = _main_table(cmp, rows)
     also_header, also_body, also_more = _also_worse(cmp, all_rows)
@@ -243,8 +247,8 @@ def render(cmp: Comparison, all_rows: bool, markdown: bool) -> str:
     also_title = "Also worse, but not checked (no effect on the exit code; --all shows them)"
     more = f"… and {also_more} more" if also_more else ""
     if markdown:
-        verdict = "incomparable (exit code 2): no difference means anything" if cmp.reasons else cmp.verdict()
-        lines = [f"### {md_escape(title)}", "", f"**{md_escape(verdict)}**", ""]
+        decided = "incomparable (exit code 2): no difference means anything" if cmp.reasons else cmp.verdict()
+        lines = [f"### {md_escape(title)}", "", f"**{md_escape(decided)}**", ""]
         lines += [f"- {md_escape(r)}" for r in cmp.reasons]
         lines += [f"- `{md_escape(_short(config, 60))}`: {md_escape(change)}" for config, change in changes]
         lines += [f"- {md_escape(n)}" for n in cmp.notes]
@@ -275,7 +279,8 @@ def render(cmp: Comparison, all_rows: bool, markdown: bool) -> str:
         lines += ["", f"{also_title}:", text_table(also_header, also_body)] + ([more] if more else [])
     if cmp.mode != "gate":  # gate words in a table that fails nothing: say what they mean here
         lines += ["", textwrap.fill(_rule(cmp), 100)]
-    lines += ["", cmp.verdict()]
+    if verdict:
+        lines += ["", cmp.verdict()]
     return "\n".join(lines) + "\n"
 
 

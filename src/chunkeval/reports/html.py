@@ -141,7 +141,7 @@ def _summary_table(
     roles = roles or {}
     head = [
         '<th class="key">#</th>',
-        '<th class="cfg">configuration</th>',
+        '<th class="key">configuration</th>',
         '<th class="verdict" title="the verdict: use, highest, alike (cannot be told apart from the '
         'best), worse (measurably worse)">verdict</th>',
         "<th>limit</th>",
@@ -237,9 +237,11 @@ def _published_section(results: Results) -> str:
     rows = run_published(results)
     if not rows:
         return ""
+    # text left (class key), numbers right (every cell's default)
     body = "".join(
-        f"<tr><td>{_e(r['row'])}</td><td>{_e(r['dataset'])}</td><td><code>{_e(r['config'])}</code></td>"
-        f"<td>{_e(r['metric'])}</td><td>{100 * r['value']:.2f}</td><td>{100 * r['published']:.2f}</td>"
+        f'<tr><td class="key">{_e(r["row"])}</td><td class="key">{_e(r["dataset"])}</td>'
+        f'<td class="key"><code>{_e(r["config"])}</code></td><td class="key">{_e(r["metric"])}</td>'
+        f"<td>{100 * r['value']:.2f}</td><td>{100 * r['published']:.2f}</td>"
         f"<td>{100 * r['difference']:+.2f}</td></tr>"
         for r in rows
     )
@@ -247,7 +249,8 @@ def _published_section(results: Results) -> str:
     return (
         "<h3>Published rows this run reproduces</h3>"
         f'<p class="note">Values in percent. Sources: {_e(sources)}.</p>'
-        "<table><tr><th>published row</th><th>dataset</th><th>configuration</th><th>metric</th>"
+        '<table><tr><th class="key">published row</th><th class="key">dataset</th>'
+        '<th class="key">configuration</th><th class="key">metric</th>'
         f"<th>chunkeval</th><th>published</th><th>difference</th></tr>{body}</table>"
     )
 
@@ -753,12 +756,12 @@ def render_html(
                 name, st, params, limit = str(c), styles.get(str(c)), "", ""
             rows.append(
                 f'<tr><td class="key">{st.number if st else ""}</td>'
-                f'<td class="cfg"><code>{_e(name)}</code></td>'
-                f'<td class="cfg"><code>{_e(params)}</code></td><td>{_e(limit)}</td></tr>'
+                f'<td class="key"><code>{_e(name)}</code></td>'
+                f'<td class="key"><code>{_e(params)}</code></td><td>{_e(limit)}</td></tr>'
             )
         parts.append(
             '<h3>configurations</h3><div class="wide"><table><thead><tr>'
-            '<th class="key">#</th><th class="cfg">configuration</th>'
+            '<th class="key">#</th><th class="key">configuration</th>'
             '<th class="cfg">parameters</th><th>limit</th></tr></thead><tbody>'
             + "".join(rows)
             + "</tbody></table></div>"
