@@ -14,15 +14,18 @@ it is what decides whether a test belongs to the fast selection (``CONTRIBUTING.
   time (caches, frequency), so a hard limit there would fail at random; the report shows the
   numbers every time instead. A phase that mostly waits (a sleep, a subprocess it does not wait
   for) shows in the wall column only: the report is where to see it.
+
+Tests run in pytest-xdist workers (``-n auto`` in ``pyproject.toml``): each phase's times travel
+in its report's ``user_properties``, so the process that prints the summary sees every worker's.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import resource
 import time
 from collections.abc import Generator
-from dataclasses import dataclass
 
 import pytest
 
@@ -33,7 +36,7 @@ REPORTED = int(os.environ.get("CHUNKEVAL_TEST_REPORTED", "15"))
 BUDGET_VARIABLE = "CHUNKEVAL_TEST_BUDGET_S"
 
 
-@dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True)
 class Phase:
     """One timed phase of one test."""
 
@@ -79,11 +82,13 @@ def _timed(item: pytest.Item, when: str) -> Generator[None, None, None]:
             _cpu_s() - cpu,
             item.get_closest_marker("slow") is not None,
         )
-        _PHASES.append(phase)
         item.stash.setdefault(_PHASES_OF, []).append(phase)
 
 
 _PHASES_OF = pytest.StashKey[list[Phase]]()
+
+#: The name of the ``user_properties`` entry that carries a phase's times in its report.
+_PROPERTY = "chunkeval_phase"
 
 
 @pytest.hookimpl(wrapper=True)
@@ -104,11 +109,15 @@ def pytest_runtest_teardown(item: pytest.Item) -> Generator[None, None, None]:
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> Generator:
     report = yield
-    budget = _budget_s()
     phases = [p for p in item.stash.get(_PHASES_OF, []) if p.when == call.when]
-    if budget is None or not phases or report.outcome != "passed":
+    if not phases:
         return report
     phase = phases[-1]
+    # the report is what pytest-xdist sends from a worker to the process that prints the summary
+    report.user_properties.append((_PROPERTY, dataclasses.asdict(phase)))
+    budget = _budget_s()
+    if budget is None or report.outcome != "passed":
+        return report
     if not phase.slow and phase.cpu_s > budget:
         report.outcome = "failed"
         report.longrepr = (
@@ -117,6 +126,10 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> Gener
             " mark it @pytest.mark.slow"
         )
     return report
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    _PHASES.extend(Phase(**value) for name, value in report.user_properties if name == _PROPERTY)
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:

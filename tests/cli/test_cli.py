@@ -241,6 +241,20 @@ def test_report_on_non_results_folder(tmp_path, capsys):
     _assert_one_line_error(capsys.readouterr().err, "manifest.json")
 
 
+@pytest.mark.parametrize("command", ["report", "charts"])
+def test_the_chart_commands_offer_the_formats_save_figure_writes(command):
+    from chunkeval.cli.parser import build_parser
+    from chunkeval.reports.charts import FORMATS
+
+    sub = build_parser()._subparsers._group_actions[0].choices[command]  # type: ignore[union-attr]
+    (fmt,) = [a for a in sub._actions if "--format" in a.option_strings]
+    (doc,) = [a for a in sub._actions if "--doc" in a.option_strings]
+    assert tuple(fmt.choices) == FORMATS == ("png", "svg", "pdf") and fmt.default is None
+    assert doc.default is None and doc.metavar == "ID"
+    args = sub.parse_args(["RESULTS", "--format", "svg", "--format", "pdf", "--doc", "d2"])
+    assert args.format == ["svg", "pdf"] and args.doc == "d2"
+
+
 def test_chunkers_lists_every_name_with_defaults(capsys):
     assert main(["chunkers"]) == 0
     out = capsys.readouterr().out

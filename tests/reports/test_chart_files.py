@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 
 import numpy as np
 import pytest
@@ -63,10 +64,36 @@ def test_an_error_of_any_other_chart_is_raised(tmp_path):
 
 def _pid_figure() -> Figure:
     """A figure naming the process that drew it (SVG keeps text as text)."""
-    time.sleep(0.05)  # long enough that both processes take charts
     fig = Figure(figsize=(2, 1))
     fig.text(0.1, 0.5, f"pid-{os.getpid()}-pid")
     return fig
+
+
+def _wait_until(condition) -> None:
+    """Poll ``condition``: an event, not a time; the bound only stops a bug from hanging the suite."""
+    end = time.monotonic() + 60
+    while not condition() and time.monotonic() < end:
+        time.sleep(0.01)
+
+
+def _beside_a_child(events) -> Callable[[], Figure]:
+    """:func:`_pid_figure`, with the report's second chart held until a child has begun one.
+
+    The report draws its first chart alone while it samples the cores, then forks; a child says
+    that it draws by a file in ``events``, so a child takes a chart however busy the machine is.
+    """
+    report, drawn_here, child_draws = os.getpid(), [], events / "a-child-draws"
+
+    def draw() -> Figure:
+        if os.getpid() != report:
+            child_draws.touch()
+        else:
+            drawn_here.append(1)
+            if len(drawn_here) == 2:
+                _wait_until(child_draws.exists)
+        return _pid_figure()
+
+    return draw
 
 
 def _drawn_by(path) -> int:
@@ -81,8 +108,9 @@ def second_core(monkeypatch):
     monkeypatch.setattr(render, "_children_to_fork", lambda sample: 1)
 
 
-def test_a_child_on_a_free_core_draws_charts_beside_the_report(tmp_path, second_core):
-    tasks = [(f"chart{i}", "d", f"chart {i}", _pid_figure) for i in range(8)]
+def test_a_child_on_a_free_core_draws_charts_beside_the_report(tmp_path, second_core, tmp_path_factory):
+    draw = _beside_a_child(tmp_path_factory.mktemp("events"))
+    tasks = [(f"chart{i}", "d", f"chart {i}", draw) for i in range(8)]
     tasks[3] = ("evidence_map", "d", "map", _no_evidence)
     charts = render_charts(tasks, tmp_path, ("svg",), 50)
     assert [c.key for c in charts] == [t[0] for t in tasks if t[0] != "evidence_map"]
@@ -91,13 +119,14 @@ def test_a_child_on_a_free_core_draws_charts_beside_the_report(tmp_path, second_
     assert _drawn_by(charts[0].svg) == os.getpid()  # the first, drawn while sampling the cores
 
 
-def test_an_error_in_a_childs_chart_is_raised_in_the_report(tmp_path, second_core):
-    report = os.getpid()
+def test_an_error_in_a_childs_chart_is_raised_in_the_report(tmp_path, second_core, tmp_path_factory):
+    report, draw = os.getpid(), _beside_a_child(tmp_path_factory.mktemp("events"))
 
     def fails_in_a_drawer() -> Figure:
+        figure = draw()
         if os.getpid() != report:
             raise ValueError("no evidence parts in this drawer")
-        return _pid_figure()
+        return figure
 
     tasks = [(f"k_curves{i}", f"d{i}", "k", fails_in_a_drawer) for i in range(10)]
     with pytest.raises(ValueError, match="no evidence parts") as raised:
@@ -160,11 +189,12 @@ def test_the_charts_of_a_child_that_died_are_drawn_by_the_report(tmp_path, secon
     assert {_drawn_by(c.svg) for c in charts} == {report}
 
 
-def test_each_free_core_gets_a_child_and_every_chart_is_drawn_once(tmp_path, monkeypatch):
+def test_each_free_core_gets_a_child_and_every_chart_is_drawn_once(tmp_path, monkeypatch, tmp_path_factory):
     if not hasattr(os, "fork"):
         pytest.skip("a chart drawer is forked, and this system cannot fork")
     monkeypatch.setattr(render, "_children_to_fork", lambda sample: 3)
-    tasks = [(f"chart{i}", "d", f"chart {i}", _pid_figure) for i in range(12)]
+    draw = _beside_a_child(tmp_path_factory.mktemp("events"))
+    tasks = [(f"chart{i}", "d", f"chart {i}", draw) for i in range(12)]
     charts = render_charts(tasks, tmp_path, ("svg",), 50)
     assert [c.key for c in charts] == [f"chart{i}" for i in range(12)]
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(f"chart{i}__d.svg" for i in range(12))

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import re
+from typing import Any
 
 from chunkeval.cli.baseline import cmd_baseline_save
 from chunkeval.cli.charts import cmd_charts
@@ -21,7 +23,17 @@ __all__ = ["build_parser"]
 
 
 class _Parser(argparse.ArgumentParser):
-    """ArgumentParser whose usage errors become :class:`CLIError` (one line, exit 2)."""
+    """ArgumentParser whose usage errors become :class:`CLIError` (one line, exit 2).
+
+    An argument that starts with ``-`` and a digit (``-5%``, ``-5,10``) is a value, never a
+    flag (no flag of chunkeval starts so): the option's own check then words its range, where
+    argparse before Python 3.13 took ``-5%`` for a flag and said "expected one argument".
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # what argparse tests to tell a value from a flag (Python 3.13 matches this prefix too)
+        self._negative_number_matcher = re.compile(r"-\.?\d")
 
     def error(self, message: str) -> None:  # type: ignore[override]
         raise CLIError(f"{message} (see '{self.prog} --help')")
@@ -49,6 +61,24 @@ def _gate_options(p: argparse.ArgumentParser) -> None:
         help="largest share of a dataset's questions that may have changed (added, removed, edited) "
         "since the baseline for the others to be compared, e.g. 0.2 or 20%% (default 20%%); beyond, "
         "the baseline is stale (exit 2)",
+    )
+
+
+def _chart_options(p: argparse.ArgumentParser, format_help: str) -> None:
+    """The flags of the commands that draw charts (``report``, ``charts``): file formats, evidence map."""
+    p.add_argument(
+        "--format",
+        action="append",
+        # chunkeval.reports.charts.FORMATS, spelled out: importing it loads matplotlib into every
+        # command's start-up (tests/cli/test_cli.py checks that the two agree)
+        choices=("png", "svg", "pdf"),
+        help=format_help,
+    )
+    p.add_argument(
+        "--doc",
+        default=None,
+        metavar="ID",
+        help="document of the evidence map (default: the one with the most split evidence)",
     )
 
 
@@ -171,7 +201,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--format",
         # chunkeval.results.RESULT_FORMATS, spelled out: importing it loads pandas into every
-        # command's start-up (tests/cli/test_cli.py checks that the two agree)
+        # command's start-up (tests/results/test_formats.py checks that the two agree)
         choices=("csv", "parquet"),
         default="csv",
         help="file format of per_question and chunks (summary is always CSV; default csv); "
@@ -222,18 +252,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("report", help="write the report of a results folder")
     p.add_argument("results_folder", metavar="RESULTS_FOLDER")
-    p.add_argument(
-        "--format",
-        action="append",
-        choices=("png", "svg", "pdf"),
-        help="chart files besides the PNGs the report inlines, repeatable (e.g. --format svg)",
-    )
-    p.add_argument(
-        "--doc",
-        default=None,
-        metavar="ID",
-        help="document of the evidence map (default: the one with the most split evidence)",
-    )
+    _chart_options(p, "chart files besides the PNGs the report inlines, repeatable (e.g. --format svg)")
     p.set_defaults(handler=cmd_report)
 
     p = sub.add_parser(
@@ -385,18 +404,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="SIZE",
         help="slide (16:9, 12.8x7.2 in, default), a4 (landscape) or WxH in inches",
     )
-    p.add_argument(
-        "--format",
-        action="append",
-        choices=("png", "svg", "pdf"),
-        help="file format, repeatable (default png)",
-    )
-    p.add_argument(
-        "--doc",
-        default=None,
-        metavar="ID",
-        help="document of the evidence map (default: the one with the most split evidence)",
-    )
+    _chart_options(p, "file format, repeatable (default png)")
     p.add_argument("--out", default=None, metavar="DIR", help="output folder (default RESULTS_FOLDER/charts)")
     p.set_defaults(handler=cmd_charts)
 

@@ -24,7 +24,7 @@ import hashlib
 import json
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -129,7 +129,30 @@ def _surrogate_problem(where: str, value: str, what: str = "id") -> list[str]:
     ]
 
 
-def _is_int(value: Any) -> bool:
+def _id_problems(where: str, record_id: object) -> list[str]:
+    """The problems of a record's id: not a non-empty string, or holding a lone surrogate."""
+    if not isinstance(record_id, str) or not record_id:
+        return [f"{where}: id must be a non-empty string"]
+    return _surrogate_problem(where, record_id)
+
+
+_Record = TypeVar("_Record", Document, Question)
+
+
+def _repeat_problem(record: _Record, kind: str, first: dict[str, _Record]) -> list[str]:
+    """The problem of a record whose id an earlier record of its kind has, naming where that one is.
+
+    A record with a new id becomes the first of it in ``first`` (id -> first record).
+    """
+    if record.id not in first:
+        first[record.id] = record
+        return []
+    other = first[record.id].metadata.get(SOURCE_KEY)
+    also = f" (first defined at {other})" if other else ""
+    return [f"{_where(record, kind)}: duplicate {kind} id{also}"]
+
+
+def _is_int(value: object) -> bool:
     return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
 
 
@@ -248,7 +271,7 @@ class Dataset:
 
         texts = {d.id: d.text for d in self.documents}
 
-        def part_text(p: EvidenceSpan) -> Any:
+        def part_text(p: EvidenceSpan) -> str | list[int]:
             text = texts.get(p.doc_id)
             if text is None:
                 return [int(p.start), int(p.end)]
@@ -288,38 +311,22 @@ class Dataset:
             problems.extend(_surrogate_problem("dataset", self.name, "name"))
         first_doc: dict[str, Document] = {}
         for doc in self.documents:
-            if not isinstance(doc.id, str) or not doc.id:
-                problems.append(f"{_where(doc, 'document')}: id must be a non-empty string")
-            else:
-                problems.extend(_surrogate_problem(_where(doc, "document"), doc.id))
+            where = _where(doc, "document")
+            problems.extend(_id_problems(where, doc.id))
             if not isinstance(doc.text, str):
-                problems.append(f"{_where(doc, 'document')}: text must be a string")
+                problems.append(f"{where}: text must be a string")
             elif not doc.text.strip():
                 # a 0-character document counted as valid would dilute every statistic
                 problems.append(
-                    f"{_where(doc, 'document')}: text is empty or whitespace only; "
-                    "remove the document or give it its text"
+                    f"{where}: text is empty or whitespace only; remove the document or give it its text"
                 )
-            if doc.id in first_doc:
-                other = first_doc[doc.id].metadata.get(SOURCE_KEY)
-                also = f" (first defined at {other})" if other else ""
-                problems.append(f"{_where(doc, 'document')}: duplicate document id{also}")
-            else:
-                first_doc[doc.id] = doc
+            problems.extend(_repeat_problem(doc, "document", first_doc))
 
         first_q: dict[str, Question] = {}
         for q in self.questions:
             where = _where(q, "question")
-            if not isinstance(q.id, str) or not q.id:
-                problems.append(f"{where}: id must be a non-empty string")
-            else:
-                problems.extend(_surrogate_problem(where, q.id))
-            if q.id in first_q:
-                other = first_q[q.id].metadata.get(SOURCE_KEY)
-                also = f" (first defined at {other})" if other else ""
-                problems.append(f"{where}: duplicate question id{also}")
-            else:
-                first_q[q.id] = q
+            problems.extend(_id_problems(where, q.id))
+            problems.extend(_repeat_problem(q, "question", first_q))
             if not isinstance(q.text, str) or not q.text.strip():
                 problems.append(f"{where}: question text is empty")
             if not q.evidence:

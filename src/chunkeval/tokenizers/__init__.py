@@ -28,7 +28,8 @@ import functools
 import itertools
 import os
 from collections.abc import Callable
-from typing import Any
+from types import ModuleType
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
@@ -39,6 +40,10 @@ from chunkeval.protocols import Tokenizer  # defined with the other protocols; e
 from chunkeval.registry import Registry
 from chunkeval.tokenizers.byte_offsets import _byte_to_char_arrays, _encodable, _token_byte_lengths
 from chunkeval.tokenizers.regex_tokens import _VECTOR_MIN_CHARS, _class_token_arrays, _regex_token
+
+if TYPE_CHECKING:  # optional extras: imported on first use only
+    import tiktoken
+    import tokenizers
 
 __all__ = [
     "DEFAULT_TOKENIZER",
@@ -125,14 +130,22 @@ def _split_pairs(spans: list[Span]) -> tuple[np.ndarray, np.ndarray]:
     return flat[0::2], flat[1::2]
 
 
-def _clear_counts(caches: dict[tuple[type, str], Any]) -> None:
+class _CountCache(Protocol):
+    """A tokenizer's ``_count_uncached`` behind ``functools.lru_cache``."""
+
+    def __call__(self, text: str, /) -> int: ...
+
+    def cache_clear(self) -> None: ...
+
+
+def _clear_counts(caches: dict[tuple[type, str], _CountCache]) -> None:
     # empty each LRU but keep it: instances hold it, and equivalent ones must keep sharing it
     for cache in caches.values():
         cache.cache_clear()
 
 
 # Count caches by (class, name), shared by equivalent tokenizer instances of this process.
-_SHARED_COUNT_CACHES: dict[tuple[type, str], Any] = store("tokenizers.count_caches", _clear_counts)
+_SHARED_COUNT_CACHES: dict[tuple[type, str], _CountCache] = store("tokenizers.count_caches", _clear_counts)
 
 
 class _CachedTokenizer:
@@ -162,7 +175,7 @@ class _CachedTokenizer:
         int
             ``len(self.spans(text))``.
         """
-        cache: Callable[[str], int] | None = self.__dict__.get("_count_cache")
+        cache: _CountCache | None = self.__dict__.get("_count_cache")
         if cache is None:
             key = (type(self), self.name)
             cache = _SHARED_COUNT_CACHES.get(key)
@@ -173,10 +186,10 @@ class _CachedTokenizer:
             self._count_cache = cache
         return cache(text)
 
-    def __getstate__(self) -> dict[str, Any]:
+    def __getstate__(self) -> dict[str, object]:
         return {k: v for k, v in self.__dict__.items() if k not in self._transient}
 
-    def __setstate__(self, state: dict[str, Any]) -> None:
+    def __setstate__(self, state: dict[str, object]) -> None:
         self.__dict__.update(state)
 
     def __eq__(self, other: object) -> bool:
@@ -361,7 +374,7 @@ class TiktokenTokenizer(_CachedTokenizer):
         return self.encoding_name
 
     @property
-    def encoding(self) -> Any:
+    def encoding(self) -> tiktoken.Encoding:
         """The loaded ``tiktoken.Encoding`` (loaded on first access)."""
         enc = self.__dict__.get("_encoding")
         if enc is None:
@@ -498,7 +511,7 @@ class HFTokenizer(_CachedTokenizer):
         return f"hf:{self.path}"
 
     @property
-    def tokenizer(self) -> Any:
+    def tokenizer(self) -> tokenizers.Tokenizer:
         """The loaded ``tokenizers.Tokenizer`` (loaded on first access)."""
         tok = self.__dict__.get("_tokenizer")
         if tok is None:
@@ -509,7 +522,7 @@ class HFTokenizer(_CachedTokenizer):
             self._tokenizer = tok
         return tok
 
-    def _encode(self, text: str) -> Any:
+    def _encode(self, text: str) -> tokenizers.Encoding:
         return self.tokenizer.encode(_encodable(text), add_special_tokens=False)
 
     def _count_uncached(self, text: str) -> int:
@@ -540,7 +553,7 @@ class HFTokenizer(_CachedTokenizer):
         return f"HFTokenizer({self.path!r})"
 
 
-def _import_tiktoken() -> Any:
+def _import_tiktoken() -> ModuleType:
     try:
         import tiktoken
     except ImportError:
@@ -574,7 +587,7 @@ def _offline_name(name: str, encodings: list[str]) -> str:
     )
 
 
-def _import_tokenizers() -> Any:
+def _import_tokenizers() -> ModuleType:
     try:
         import tokenizers
     except ImportError:
@@ -604,7 +617,7 @@ def _hf(argument: str | None) -> Tokenizer:
     return tok
 
 
-def _plugin_tokenizer(name: str, obj: Any, target: str) -> Callable[[str | None], Tokenizer]:
+def _plugin_tokenizer(name: str, obj: object, target: str) -> Callable[[str | None], Tokenizer]:
     """The tokenizer factory of a ``chunkeval.tokenizers`` entry point.
 
     A ``chunkeval.tokenizers`` entry point names a callable returning a tokenizer: called

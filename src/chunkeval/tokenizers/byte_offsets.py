@@ -9,9 +9,12 @@ surrogates UTF-8 cannot encode, keeping the text's length.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:  # an optional extra, imported by its tokenizer on first use
+    import tiktoken
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -64,7 +67,7 @@ def _byte_to_char_arrays(text: str, byte_lengths: np.ndarray) -> tuple[np.ndarra
     return char_begins, char_ends
 
 
-def _token_byte_lengths(encoding: Any) -> np.ndarray:
+def _token_byte_lengths(encoding: tiktoken.Encoding) -> np.ndarray:
     """The table of :meth:`TiktokenTokenizer._byte_lengths` for a tiktoken ``encoding``."""
     table = np.zeros(encoding.n_vocab, dtype=np.int64)
     ranks = getattr(encoding, "_mergeable_ranks", None)
