@@ -186,7 +186,7 @@ def _token_codes(codes: np.ndarray) -> np.ndarray:
                 sure = c != 0x3A3 and len(low) == 1
                 _TOKEN_CODE[c] = (ord(low) if _WORD.match(low) else 32) if sure else _UNSURE
             _PAGE_READY[page] = True
-    return _TOKEN_CODE[codes]
+    return _TOKEN_CODE[codes.astype(np.intp)]  # an intp index: numpy casts a uint32 one slowly
 
 
 _WORD = re.compile(r"\w")
