@@ -55,6 +55,28 @@ def test_stacked_documents_give_each_documents_similarities_bit_for_bit(
         )
 
 
+@pytest.mark.parametrize("falling", [False, True])
+def test_index_arithmetic_keeps_scipys_order_and_drops_its_zero_products(falling):
+    # rows stored with falling columns (no canonical form: scipy's products then list their
+    # entries in another order) and values whose squares and products underflow to 0.0 (which
+    # scipy does not store, so they leave its pairwise sums): the same bits either way
+    # (sums of more than 8 terms: numpy's pairwise summation then groups them by position)
+    rng = np.random.default_rng(1)
+    m = sparse.random(9, 40, density=0.6, random_state=rng, format="csr")
+    m.data = np.where(rng.random(m.nnz) < 0.3, 1e-170, 1.0) * (m.data + 0.1)
+    if falling:
+        for r in range(9):
+            row = slice(m.indptr[r], m.indptr[r + 1])
+            m.indices[row], m.data[row] = m.indices[row][::-1].copy(), m.data[row][::-1].copy()
+        m.has_sorted_indices = False
+    assert (m.data**2 == 0).any() and (m.data > 1e-100).any()
+    sizes = np.array([4, 5])
+    for window in (1, 2, 3):
+        by_index = semantic_module._similarities_by_index(m, *semantic_module._windows(sizes, window))
+        by_products = semantic_module._similarities_by_products(m, sizes, window)
+        assert by_index.tobytes() == by_products.tobytes()
+
+
 def test_long_inputs_take_the_products_and_agree_with_each_document_alone():
     v = _stacked([100, 200, 3], 50, 7, True, False)
     assert v.shape[0] > semantic_module.INDEX_ROWS

@@ -186,7 +186,7 @@ def _token_codes(codes: np.ndarray) -> np.ndarray:
                 sure = c != 0x3A3 and len(low) == 1
                 _TOKEN_CODE[c] = (ord(low) if _WORD.match(low) else 32) if sure else _UNSURE
             _PAGE_READY[page] = True
-    return _TOKEN_CODE[codes]
+    return _TOKEN_CODE[codes.astype(np.intp)]  # an intp index: numpy casts a uint32 one slowly
 
 
 _WORD = re.compile(r"\w")
@@ -206,7 +206,8 @@ def murmur3_runs(data: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.n
     The hash scikit-learn's ``FeatureHasher`` applies to a feature's UTF-8 bytes
     (``sklearn.utils.murmurhash3_32``), computed for every run together with uint32 array
     arithmetic, which wraps modulo 2**32 as the C code does; block ``k`` is mixed into the
-    runs still that long.
+    runs still that long. A run's tail (its last ``size % 4`` bytes) is mixed into every
+    run at once: a run without one mixes in the word 0, which leaves its hash unchanged.
 
     Parameters
     ----------
@@ -223,26 +224,22 @@ def murmur3_runs(data: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.n
     ----------
     .. [1] A. Appleby, "MurmurHash3", SMHasher, 2011 (``MurmurHash3_x86_32``).
     """
-    # quads[o]: the 4 bytes from offset o (a view, nothing copied); a word is 4 of them, little-endian
-    quads = np.lib.stride_tricks.sliding_window_view(np.concatenate([data, np.zeros(4, dtype=np.uint8)]), 4)
-
-    def word(at: np.ndarray) -> np.ndarray:
-        return quads[at].view("<u4").ravel()
-
+    # words[o]: the little-endian uint32 of the 4 bytes from offset o (an unaligned view of
+    # the padded bytes, nothing copied)
+    padded = np.concatenate([data, np.zeros(4, dtype=np.uint8)])
+    words = np.ndarray((len(data) + 1,), dtype="<u4", buffer=padded, strides=(1,))
     size = ends - starts
     blocks = size // 4
     h = np.zeros(len(starts), dtype=np.uint32)
-    live = np.flatnonzero(blocks > 0)
+    live = np.flatnonzero(blocks)
     k = 0
     while len(live):
-        x = h[live] ^ _mix(word(starts[live] + 4 * k))
+        x = h[live] ^ _mix(words[starts[live] + 4 * k])
         h[live] = _rotl(x, 13) * np.uint32(5) + np.uint32(0xE6546B64)
         k += 1
         live = live[blocks[live] > k]
-    tail = np.flatnonzero(size % 4)
-    if len(tail):
-        keep = (np.uint32(1) << (8 * (size[tail] % 4)).astype(np.uint32)) - np.uint32(1)
-        h[tail] ^= _mix(word(starts[tail] + 4 * blocks[tail]) & keep)
+    keep = (np.uint32(1) << (8 * (size % 4)).astype(np.uint32)) - np.uint32(1)  # 0 without a tail
+    h ^= _mix(words[starts + 4 * blocks] & keep)
     h ^= size.astype(np.uint32)
     h ^= h >> np.uint32(16)
     h *= np.uint32(0x85EBCA6B)
@@ -284,36 +281,52 @@ def hash_words(texts: list[str], n_features: int, vectorizer: HashingVectorizer)
     """
     from scipy.sparse import csr_matrix
 
-    lengths = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
+    n = len(texts)
+    lengths = np.fromiter(map(len, texts), dtype=np.int64, count=n)
     ends = np.cumsum(lengths + 1) - 1  # where each text ends in the texts joined by spaces
     masked = _token_codes(
         np.frombuffer(" ".join(texts).encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
     )
-    unsure = np.unique(np.searchsorted(ends, np.flatnonzero(masked == _UNSURE), side="right")).tolist()
-    for i in unsure:  # hashed below by the vectorizer
-        masked[ends[i] - lengths[i] : ends[i]] = 32
+    top, unsure = int(masked.max(initial=0)), []
+    if top == _UNSURE:  # the highest code: a text to hash below by the vectorizer
+        unsure = np.unique(np.searchsorted(ends, np.flatnonzero(masked == _UNSURE), side="right")).tolist()
+        for i in unsure:
+            masked[ends[i] - lengths[i] : ends[i]] = 32
+        top = int(masked.max(initial=0))
     masked[ends[:-1]] = _JOINER
-    if int(masked.max(initial=0)) < 128:
+    if top < 128:
         data = masked.astype(np.uint8)
     else:
         data = np.frombuffer(masked.tobytes().decode("utf-32-le").encode("utf-8"), dtype=np.uint8)
-    inside = np.concatenate([[False], (data != 32) & (data != _JOINER), [False]])
+    # a token is a maximal run of word bytes: every byte above the space (32), joiners being 10
+    inside = np.zeros(len(data) + 2, dtype=bool)
+    np.greater(data, 32, out=inside[1:-1])
     edges = np.flatnonzero(inside[1:] != inside[:-1])
     starts, stops = edges[0::2], edges[1::2]
     h = murmur3_runs(data, starts, stops).astype(np.int64)
     # FeatureHasher's column: abs(h) % n_features, abs(-2**31) taken as 2**31 - 1 - (n_features - 1)
     cols = np.where(h == -(2**31), 2**31 - 1 - (n_features - 1), np.abs(h)) % n_features
-    indptr = np.concatenate([[0], np.searchsorted(starts, np.flatnonzero(data == _JOINER)), [len(starts)]])
-    matrix = csr_matrix(
-        (np.ones(len(cols)), cols.astype(np.int32), indptr.astype(np.int32)), shape=(len(texts), n_features)
-    )
-    matrix.sum_duplicates()  # also sorts the indices, as FeatureHasher does
+    # each (text, column) once with its count, columns rising in each row: the vectorizer's
+    # summed duplicates, by one sort of the keys row * n_features + column
+    keys = np.sort(np.searchsorted(np.flatnonzero(data == _JOINER), starts) * n_features + cols)
+    new = np.empty(len(keys), dtype=bool)
+    new[:1] = True
+    np.not_equal(keys[1:], keys[:-1], out=new[1:])
+    firsts = np.flatnonzero(new)
+    counts = np.concatenate([firsts[1:], [len(keys)]]) - firsts
+    row = keys[firsts] // n_features
     # sklearn's L2 normalisation, without its per-call validation: the counts are whole
-    # numbers, so their squares sum exactly in any order, and each entry is divided by the
+    # numbers, so their squares sum exactly in any order, and each count is divided by the
     # square root of that sum as scikit-learn's loop does
-    sizes = np.diff(matrix.indptr)
-    squares = np.bincount(np.repeat(np.arange(len(texts)), sizes), matrix.data**2, minlength=len(texts))
-    matrix.data /= np.repeat(np.sqrt(squares), sizes)
+    norms = np.sqrt(np.bincount(row, counts**2, minlength=n))
+    matrix = csr_matrix(
+        (
+            counts / norms[row],
+            (keys[firsts] % n_features).astype(np.int32),
+            np.searchsorted(row, np.arange(n + 1)).astype(np.int32),
+        ),
+        shape=(n, n_features),
+    )
     return _with_rows(matrix, unsure, vectorizer.transform([texts[i] for i in unsure])) if unsure else matrix
 
 
