@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import matplotlib
 import numpy as np
@@ -40,6 +40,12 @@ from chunkeval.verdict.costs import COST_COLUMNS, config_costs
 from chunkeval.verdict.frontier import pareto_frontier
 from chunkeval.verdict.recommendation import Recommendation, recommend
 
+if TYPE_CHECKING:
+    import pandas as pd
+    from matplotlib.transforms import Transform
+
+    from chunkeval.results import Results
+
 __all__ = ["COST_AXES", "plot_quality_cost"]
 
 
@@ -64,7 +70,7 @@ COST_AXES: dict[str, tuple[str, str]] = {
 
 @styled
 def plot_quality_cost(
-    results: Any,
+    results: Results,
     *,
     dataset: str | None = None,
     k: int | None = None,
@@ -265,7 +271,7 @@ def _PILE_PX(fig: Figure) -> float:
     return _PILE_PT * fig.dpi / 72
 
 
-def _with_cost(results: Any, rows: Any, column: str) -> Any:
+def _with_cost(results: Results, rows: pd.DataFrame, column: str) -> pd.DataFrame:
     """``rows`` with the derived cost ``column`` (:func:`chunkeval.verdict.costs.config_costs`).
 
     Raises
@@ -284,7 +290,7 @@ def _with_cost(results: Any, rows: Any, column: str) -> Any:
 
 
 def _what_to_draw(
-    results: Any, dataset: str, k: int, metric: str | None, cost: str | None, rec: Recommendation | None
+    results: Results, dataset: str, k: int, metric: str | None, cost: str | None, rec: Recommendation | None
 ) -> tuple[str, str, Recommendation | None]:
     """The quality column, the cost axis and the verdict of a chart (see :func:`plot_quality_cost`)."""
     if cost is not None and cost not in COST_AXES:
@@ -348,7 +354,7 @@ def _marked(
 
 def _draw_family_lines(
     ax: Axes,
-    rows: Any,
+    rows: pd.DataFrame,
     configs: Sequence[str],
     x: np.ndarray,
     y: np.ndarray,
@@ -372,7 +378,7 @@ def _draw_family_lines(
     return families
 
 
-def _shifted(fig: Figure, ax: Axes, dx_px: float) -> Any:
+def _shifted(fig: Figure, ax: Axes, dx_px: float) -> Transform:
     """The data transform moved ``dx_px`` pixels sideways (in points, so it survives a new dpi)."""
     if not dx_px:
         return ax.transData
@@ -522,14 +528,14 @@ def _legend_handles(
     marks: tuple[Sequence[int], Sequence[int], Sequence[int]],
     interval: str,
     spread: bool,
-) -> list[Any]:
+) -> list[Line2D]:
     """The legend: each family line, the frontier, the error bars, each verdict mark drawn.
 
     ``interval`` names the error bars (none when empty); ``marks`` are the indices marked to
     use, highest and tied; ``spread`` adds the entry that says markers were spread sideways.
     """
     first = {fam: configs[families.index(fam)] for fam in dict.fromkeys(families)}
-    handles: list[Any] = [
+    handles: list[Line2D] = [
         Line2D([], [], color=styles[c].color, linewidth=2.0, label=family_name(fam))
         for fam, c in first.items()
     ]
