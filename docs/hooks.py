@@ -473,8 +473,8 @@ MANIFEST = {
     "sent, retries, and the `usage` counts the endpoint reported under its own names (tokens for most servers, "
     "characters for some), added up over the configurations (each configuration's own in `timings`); "
     "`server`: what the embedder's probe found (the reply's `model`, `probe_sha256`, `dim`); `events`: what "
-    "the client adapted (batch halvings, fewer requests in flight); empty without an endpoint, null under "
-    "`--executor dask`",
+    "the client adapted (batch halvings, fewer requests in flight); counted where the requests were made "
+    "(this process, a pool's workers, Dask's tasks); empty without an endpoint",
     "finished_at": "end time (UTC, ISO 8601)",
     "git_commit": "commit of the working tree chunkeval ran in, when it is a git checkout",
     "git_dirty": "whether that working tree had uncommitted changes",

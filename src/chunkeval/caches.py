@@ -30,6 +30,7 @@ The caches (each entry of :data:`CATALOGUE` gives its key, bound and filler too)
 - ``stats.bootstrap_weights``: bootstrap resample weights (LRU, 4 draws);
 - ``benchmarks.tokenizers``: the tokenizers the runner resolved, by spec;
 - ``benchmarks.worker_datasets``: the prepared datasets of a pool worker process;
+- ``benchmarks.chunkers``: the chunkers a process built from the specs its jobs carried;
 - ``encoders.models``: the BERT encoders loaded (weights and tokenizers);
 - ``encoders.vectors``: the embedding cache, one vector per (embedder identity, prefix, text);
 - ``encoders.disk_loaded``: which on-disk embedding caches were read into memory;
@@ -153,6 +154,13 @@ CATALOGUE: dict[str, CacheEntry] = _entries(
         "dataset index",
         "the run's datasets",
         "chunkeval.benchmarks.executors (the pool's initializer)",
+    ),
+    CacheEntry(
+        "benchmarks.chunkers",
+        "the chunkers a process built from the specs its jobs carried (a worker's, once each)",
+        "the chunker's spec string",
+        "one per configuration a process ran",
+        "chunkeval.benchmarks.stages.plan.resolved_chunker",
     ),
     CacheEntry(
         "encoders.models",

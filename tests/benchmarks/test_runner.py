@@ -603,7 +603,9 @@ def test_executors_give_identical_tables(executor, start, partitioned, monkeypat
         monkeypatch.setattr(executors, "MIN_PARALLEL_PREPARE_CHARS", 1)
         monkeypatch.setattr(executors, "DOCUMENT_BLOCK_CHARS", 1)
         monkeypatch.setattr(executors, "QUESTION_BLOCK", 2)
-    configs = [FIXED10, "paragraph(max_words=3)", "sentence(max_chars=20)"]
+    # a plug-in whose splitter cannot be pickled: each worker resolves its spec itself
+    locked = "python:_locked_splitter:make(size=7)"
+    configs = [FIXED10, "paragraph(max_words=3)", "sentence(max_chars=20)", locked]
     datasets = [tiny_dataset(), tiny_dataset("tiny2")]
     local = run(datasets, configs, ks=(1, 3), n_resamples=200, budgets=(4, 8))
     other = run(datasets, configs, ks=(1, 3), n_resamples=200, budgets=(4, 8), workers=2, executor=executor)
@@ -793,3 +795,20 @@ def test_chunk_sizes_in_context_and_on_own_text_are_both_kept_and_the_summary_ag
     assert chunks["n_tokens"].tolist() == [6, 3, 3]  # in context: " 😀", " fine", "." hold a space
     row = results.summary.iloc[0]
     assert (row["size_tokens_max"], row["over_limit_share"]) == (6, 0.0)
+
+
+def test_a_spec_is_resolved_once_per_process(monkeypatch):
+    # a worker builds a configuration's chunker once, whatever the steps and datasets it runs
+    import chunkeval.chunkers
+    from chunkeval.benchmarks.stages.plan import resolved_chunker
+    from chunkeval.caches import clear_caches
+
+    clear_caches()
+    built, real = [], chunkeval.chunkers.get_chunker
+    monkeypatch.setattr(chunkeval.chunkers, "get_chunker", lambda spec: built.append(spec) or real(spec))
+    first = resolved_chunker(FIXED10)
+    assert resolved_chunker(FIXED10) is first and built == [FIXED10]
+    assert first.spec == FIXED10_CONFIG
+    assert resolved_chunker(first) is first  # an object is used as is
+    clear_caches()
+    assert resolved_chunker(FIXED10) is not first and built == [FIXED10, FIXED10]

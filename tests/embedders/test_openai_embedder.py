@@ -381,15 +381,19 @@ def test_the_semantic_chunker_embeds_through_the_endpoint(server):
 
 
 @pytest.mark.slow
-def test_usage_of_worker_processes_reaches_the_manifest(server, dataset_folder, tmp_path, capsys):
+@pytest.mark.parametrize("executor", ["processes", "dask"])
+def test_usage_of_worker_processes_reaches_the_manifest(server, dataset_folder, tmp_path, capsys, executor):
+    if executor == "dask":
+        pytest.importorskip("distributed", reason="optional extra: pip install 'chunkeval[dask]'")
     server.answer(PATH, embeddings_answer())
     args = ["run", "--dataset", f"jsonl:{dataset_folder}", "--retriever", _spec(server), "--quiet"]
     args += ["--chunker", "sentence(max_chars=40)", "--chunker", "sentence(max_chars=120)"]
-    args += ["--executor", "processes", "--workers", "2", "--no-report", "--out", str(tmp_path / "out")]
+    args += ["--executor", executor, "--workers", "2", "--no-report", "--out", str(tmp_path / "out")]
     assert main(args) == 0, capsys.readouterr().err
     manifest = Results.load(tmp_path / "out").manifest
-    assert manifest["workers"] == 2
+    assert manifest["workers"] == 2 and manifest["executor"] == executor
     (total,) = manifest["endpoint_usage"].values()
+    assert total["server"]["probe_sha256"]  # what the probe found: the gate compares it
     per_config = [t["endpoint_usage"] for t in manifest["timings"]["configs"]]
     assert all(len(u) == 1 for u in per_config)
     assert (

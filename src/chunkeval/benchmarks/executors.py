@@ -20,11 +20,20 @@ result tables do not depend on the executor (timing columns aside):
   becomes a task: chunking over partitions of the documents (:data:`DOCUMENT_BLOCK_CHARS`),
   one indexing task, retrieval over blocks of questions (:data:`QUESTION_BLOCK`) and one
   scoring task.
+
+One rule for the workers of both pools: a job carries a configuration's spec when it has one
+(its chunker object otherwise, pickled: :func:`check_sendable`), and each process that runs a
+step builds the chunker from the spec once
+(:func:`~chunkeval.benchmarks.stages.plan.resolved_chunker`), so a plug-in whose splitter cannot
+be pickled runs anywhere. What each piece of work spends on model endpoints is counted where it
+runs (:func:`chunkeval.endpoints.usage.counting`: per job in a pool, per task on Dask) and comes
+back in the evaluation's ``timings["endpoint_usage"]``.
 """
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import logging
 import os
 import pickle
@@ -55,6 +64,7 @@ from chunkeval.benchmarks.stages import (
     tokenizer_key,
 )
 from chunkeval.caches import store
+from chunkeval.endpoints.usage import add_usage, counting
 from chunkeval.errors import MissingDependency, UsageError
 from chunkeval.protocols import ChunkerLike
 
@@ -176,23 +186,6 @@ def _one_blas_thread() -> contextlib.AbstractContextManager[Any]:
     return threadpool_limits(1, user_api="blas")
 
 
-def _resolved_chunker(chunker: ChunkerLike | str) -> ChunkerLike:
-    """The chunker a job's payload names: its spec resolved once, here, or the chunker itself.
-
-    Parameters
-    ----------
-    chunker : Chunker or str
-        What a job carries: a chunker, or a spec (what travels to another process).
-
-    Returns
-    -------
-    Chunker
-    """
-    from chunkeval.chunkers import get_chunker
-
-    return get_chunker(chunker) if isinstance(chunker, str) else chunker
-
-
 def _evaluate_counted(
     ctx: PreparedDataset,
     chunker: ChunkerLike | str,
@@ -202,15 +195,12 @@ def _evaluate_counted(
 ) -> Evaluation:
     """:func:`evaluate`, with what it spent on model endpoints in its timings.
 
-    The usage (``endpoint_usage``, :func:`chunkeval.endpoints.client.usage_since`) is counted in
-    the process that made the requests, one job at a time, so a worker's requests reach the
-    manifest too.
+    The usage (``endpoint_usage``, :func:`chunkeval.endpoints.usage.counting`) is counted in
+    the process that made the requests, so a worker's requests reach the manifest too.
     """
-    from chunkeval.endpoints.client import usage_since, usage_totals
-
-    before = usage_totals()
-    evaluation = evaluate(ctx, _resolved_chunker(chunker), label, settings, on_stage)
-    evaluation.timings["endpoint_usage"] = usage_since(before)
+    with counting() as spent:
+        evaluation = evaluate(ctx, chunker, label, settings, on_stage)
+    evaluation.timings["endpoint_usage"] = spent
     return evaluation
 
 
@@ -240,9 +230,10 @@ def check_sendable(jobs: Sequence[Job]) -> None:
             pickle.dumps(chunker)
         except (pickle.PicklingError, AttributeError, TypeError) as error:
             raise UsageError(
-                f"workers above 1 send each chunker to a worker process, and chunker "
-                f"{getattr(chunker, 'spec', chunker)} cannot be sent ({error}); use one worker or a "
-                "module-level splitter function",
+                f"worker processes get each chunker object pickled, and chunker "
+                f"{getattr(chunker, 'spec', chunker)} cannot be sent ({error}); give it as a spec "
+                "(a python:MODULE:FACTORY plug-in is built in each worker), use one worker in "
+                "this process, or a module-level splitter function",
                 parameter="workers",
             ) from None
 
@@ -386,10 +377,31 @@ def _frozen_heap() -> Iterator[None]:
         gc.unfreeze()
 
 
-def _with_one_blas_thread(step: Callable[..., T], *args: Any) -> T:
-    """Run one step of the plan under one BLAS thread (a cluster's workers need not limit it)."""
-    with _one_blas_thread():
-        return step(*args)
+@dataclasses.dataclass(frozen=True)
+class _Counted:
+    """A Dask task's result, and what the task spent on model endpoints (``"MODEL@HOST"`` -> usage)."""
+
+    value: Any
+    spent: dict[str, dict[str, Any]]
+
+
+def _counted_step(step: Callable[..., Any], *args: Any) -> _Counted:
+    """Run one step of the plan on a Dask worker, and count what it spent on model endpoints.
+
+    Under one BLAS thread (a cluster's workers need not limit it); the requests counted are
+    this task's own, even when the worker runs other tasks on other threads
+    (:func:`chunkeval.endpoints.usage.counting`). The results of earlier steps arrive as
+    :class:`_Counted` and are unwrapped.
+    """
+    args = tuple(a.value if isinstance(a, _Counted) else a for a in args)
+    with _one_blas_thread(), counting() as spent:
+        value = step(*args)
+    return _Counted(value, spent)
+
+
+def _spent_by(counted: _Counted) -> dict[str, dict[str, Any]]:
+    """What a task spent on model endpoints (a small task beside it: its result stays there)."""
+    return counted.spent
 
 
 def _dask_client(workers: int, scheduler: str | None) -> tuple[Any, Any]:
@@ -517,24 +529,36 @@ def _dask_job(
     chunker: ChunkerLike | str,
     label: str,
     settings: Settings,
-) -> Any:
-    """Submit the stage plan of one (dataset, configuration) as tasks; return its evaluation's future.
+) -> tuple[Any, list[Any]]:
+    """Submit the stage plan of one (dataset, configuration) as tasks.
 
-    Every step is a task, over blocks of documents and of questions.
+    Every step is a task, over blocks of documents and of questions; a spec travels as
+    such, and each task resolves it on its worker (once per worker process:
+    :func:`~chunkeval.benchmarks.stages.plan.resolved_chunker`).
+
+    Returns
+    -------
+    (future, list of futures)
+        The future of the evaluation (a :class:`_Counted`), and those of what each step
+        spent on model endpoints.
     """
+    spent: list[Any] = []
 
     def submit(step: Callable[..., Any], *args: Any) -> Any:
-        return client.submit(_with_one_blas_thread, step, *args, pure=False)
+        future = client.submit(_counted_step, step, *args, pure=False)
+        spent.append(client.submit(_spent_by, future, pure=False))
+        return future
 
-    return plan_evaluation(
+    final = plan_evaluation(
         submit,
         ctx_future,
-        _resolved_chunker(chunker),  # resolved here once; Dask sends the object to each task
+        chunker,
         label,
         settings,
         _document_blocks(ctx, DOCUMENT_BLOCK_CHARS) or [(0, 0)],
         partition([1] * len(ctx.questions), QUESTION_BLOCK) or [(0, 0)],
     )
+    return final, spent
 
 
 def _dask(
@@ -565,14 +589,18 @@ def _dask(
             ),
         )
         shared = client.scatter(list(prepared), broadcast=True)
-        futures = [
+        submitted = [
             _dask_job(client, shared[di], prepared[di], chunker, label, settings)
             for di, chunker, label in jobs
         ]
-        index = {f.key: j for j, f in enumerate(futures)}
+        index = {f.key: j for j, (f, _) in enumerate(submitted)}
         outputs: list[Evaluation | None] = [None] * len(jobs)
-        for done, fut in enumerate(dask_completed(futures), start=1):
-            outputs[index[fut.key]] = fut.result()
+        for done, fut in enumerate(dask_completed([f for f, _ in submitted]), start=1):
+            j = index[fut.key]
+            evaluation = fut.result().value
+            # as in the other executors: what this configuration spent, counted where it ran
+            evaluation.timings["endpoint_usage"] = add_usage(client.gather(submitted[j][1]))
+            outputs[j] = evaluation
             if progress is not None:
                 progress(done, len(jobs))
         return outputs  # type: ignore[return-value]

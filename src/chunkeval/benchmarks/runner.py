@@ -178,29 +178,15 @@ def _retriever_params(r: str | RetrieverLike) -> dict[str, Any]:
     return to_jsonable(info)
 
 
-def _endpoint_usage(outputs: Sequence[Evaluation], executor: str) -> dict[str, Any] | None:
+def _endpoint_usage(outputs: Sequence[Evaluation]) -> dict[str, Any]:
     """What the run spent on model endpoints, by ``MODEL@HOST``.
 
-    The sum of every configuration's ``endpoint_usage`` (counted where it ran); None under Dask,
-    whose steps are not counted.
+    The sum of every configuration's ``endpoint_usage``, each counted where it ran (in
+    this process, in a pool's workers, in Dask's tasks): :func:`chunkeval.endpoints.usage.add_usage`.
     """
-    if executor == "dask":
-        return None
-    total: dict[str, Any] = {}
-    for timings in (o.timings for o in outputs):
-        for name, spent in timings.get("endpoint_usage", {}).items():
-            into = total.setdefault(name, {**spent, "requests": 0, "retries": 0, "usage": {}, "events": []})
-            into["requests"] += spent["requests"]
-            into["retries"] += spent["retries"]
-            if spent.get("server"):  # what the probe found (the last one, if they differ)
-                into["server"] = spent["server"]
-            into["events"] += spent.get("events", [])  # batch halvings, slow-downs
-            for field, n in spent["usage"].items():
-                into["usage"][field] = into["usage"].get(field, 0) + n
-    for into in total.values():
-        if not into["events"]:
-            del into["events"]
-    return total
+    from chunkeval.endpoints.usage import add_usage
+
+    return add_usage(o.timings.get("endpoint_usage", {}) for o in outputs)
 
 
 def _machine() -> dict[str, Any]:
@@ -786,7 +772,7 @@ def run_resolved(
         "workers_decision": decision.to_dict(),
         "executor": executor,
         "total_seconds": time.perf_counter() - t_start,
-        "endpoint_usage": _endpoint_usage(outputs, executor),
+        "endpoint_usage": _endpoint_usage(outputs),
         "given_specs": [p if isinstance(p, str) else None for p in payloads],
     }
     manifest = _manifest(settings, loaded, specs, load_seconds, objects, labels, summary, outputs, facts)

@@ -34,8 +34,8 @@ retries, one-line errors naming the endpoint, never the key).
 * With ``window`` and ``tokenizer`` (the server's, e.g. its ``tokenizer.json``), the embedder
   reports how much of each chunk the model reads (:meth:`OpenAIEmbedder.visible_chars`), so
   an endpoint run gets the window columns and the truncation warning of a local model.
-* The token usage the endpoint reports is added up per process
-  (:func:`chunkeval.endpoints.client.usage_totals`) for the run's manifest.
+* The token usage the endpoint reports is counted where the work runs
+  (:func:`chunkeval.endpoints.usage.counting`) and added up for the run's manifest.
 """
 
 from __future__ import annotations

@@ -47,6 +47,7 @@ At most ``max_in_flight`` requests are in flight (:meth:`EndpointClient.post_man
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import email.utils
 import json
 import math
@@ -62,6 +63,7 @@ from chunkeval._cores import submit_without_stop_signals
 from chunkeval._json import BadJSON, loads_bounded
 from chunkeval.endpoints.config import EndpointConfig
 from chunkeval.endpoints.masking import quoted
+from chunkeval.endpoints.usage import record as record_usage
 from chunkeval.errors import EnvironmentFailure, MissingDependency, UsageError
 
 if TYPE_CHECKING:
@@ -73,8 +75,6 @@ __all__ = [
     "EndpointClient",
     "RequestRefused",
     "retry_after_s",
-    "usage_since",
-    "usage_totals",
 ]
 
 #: Largest reply body accepted, in bytes after decompression (a batch of 256 vectors of 4096
@@ -85,63 +85,6 @@ MAX_ERROR_BYTES = 64 << 10
 #: Statuses never taken as a refusal of the request's form, even with ``fail_fast``: the
 #: server is busy or a gateway failed, so the same request is sent again.
 _ALWAYS_RETRIED = frozenset({429, 502, 503, 504})
-
-
-class _Ledger:
-    """What every client of this process spent, by endpoint.
-
-    By ``"MODEL@HOST"``: requests, retries and the usage fields the endpoint reported. Not a
-    cache (nothing is recomputed from it): an account a run reads before and after
-    (:func:`usage_since`) for its manifest.
-    """
-
-    def __init__(self) -> None:
-        self.lock = threading.Lock()
-        self.accounts: dict[str, dict[str, Any]] = {}
-
-
-_LEDGER = _Ledger()
-
-
-def usage_totals() -> dict[str, dict[str, Any]]:
-    """What the endpoint clients of this process spent so far, by endpoint.
-
-    Returns
-    -------
-    dict
-        ``"MODEL@HOST"`` -> ``{"model", "host", "requests", "retries", "usage": {field: int}}``
-        (``usage``: the endpoint's own counts added up under the server's own names --
-        ``prompt_tokens``, ``total_tokens``..., which some servers count in characters), with
-        ``"server"`` (what a probe found: ``{"model", "probe_sha256", "dim"}``) and ``"events"``
-        (what the clients adapted: batch halvings, slow-downs) when there are any.
-    """
-    with _LEDGER.lock:
-        return {
-            k: {**v, "usage": dict(v["usage"]), **({"events": list(v["events"])} if "events" in v else {})}
-            for k, v in _LEDGER.accounts.items()
-        }
-
-
-def usage_since(before: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    """What was spent on each endpoint since an earlier snapshot of :func:`usage_totals`.
-
-    :func:`usage_totals` minus an earlier snapshot of it: what was spent since, by endpoint
-    (endpoints that spent nothing left out).
-    """
-    out = {}
-    for name, now in usage_totals().items():
-        then = before.get(name, {"requests": 0, "retries": 0, "usage": {}})
-        spent = {
-            **now,
-            "requests": now["requests"] - then["requests"],
-            "retries": now["retries"] - then["retries"],
-            "usage": {f: n - then["usage"].get(f, 0) for f, n in now["usage"].items()},
-        }
-        if "events" in now:
-            spent["events"] = now["events"][len(then.get("events", [])) :]
-        if spent["requests"]:
-            out[name] = spent
-    return out
 
 
 def _httpx() -> ModuleType:
@@ -293,28 +236,20 @@ class EndpointClient:
             Keep it in :attr:`events` (a retry is only shown).
         """
         if record:
-            config = self.config
-            with self._lock, _LEDGER.lock:
+            with self._lock:
                 self.events.append(event)
-                account = _LEDGER.accounts.get(f"{config.model}@{config.host}")
-                if account is not None:
-                    account.setdefault("events", []).append(event)
+            record_usage(self.config.model, self.config.host, event=event)
         if self.listener is not None:
             self.listener(event)
 
     def note_server(self, server: dict[str, Any]) -> None:
         """Record what the server answered to a probe (its ``model`` and digest) for the manifest.
 
-        Kept in the process's account of this endpoint (:func:`usage_totals`, under
-        ``"server"``), so that the run's ``endpoint_usage`` says which server answered.
+        Kept in the process's account of this endpoint and in the open accounts
+        (:mod:`chunkeval.endpoints.usage`, under ``"server"``), so that the run's
+        ``endpoint_usage`` says which server answered.
         """
-        config = self.config
-        with _LEDGER.lock:
-            account = _LEDGER.accounts.setdefault(
-                f"{config.model}@{config.host}",
-                {"model": config.model, "host": config.host, "requests": 0, "retries": 0, "usage": {}},
-            )
-            account["server"] = dict(server)
+        record_usage(self.config.model, self.config.host, server=server)
 
     def post(self, path: str, payload: Any, fail_fast: bool = False) -> Any:
         """POST ``payload`` as JSON to ``path`` under ``base_url``, retrying as the module says.
@@ -380,7 +315,10 @@ class EndpointClient:
                     item = next(items, None)
                     if item is None:
                         break
-                    pending[submit_without_stop_signals(pool, self._post, path, item[1], stop)] = item[0]
+                    # in a copy of this context: the requests count in the caller's open accounts
+                    call = contextvars.copy_context().run
+                    sent = submit_without_stop_signals(pool, call, self._post, path, item[1], stop)
+                    pending[sent] = item[0]
                 if not pending:
                     break
                 done, _ = wait(pending, return_when=FIRST_COMPLETED)
@@ -558,18 +496,13 @@ class EndpointClient:
             self._count(usage=counts)
 
     def _count(self, requests: int = 0, retries: int = 0, usage: dict[str, int] | None = None) -> None:
-        """Add to this client's counts and to the process's (:func:`usage_totals`)."""
-        config = self.config
-        with self._lock, _LEDGER.lock:
-            total = _LEDGER.accounts.setdefault(
-                f"{config.model}@{config.host}",
-                {"model": config.model, "host": config.host, "requests": 0, "retries": 0, "usage": {}},
-            )
-            for counts in (self.__dict__, total):  # this client's attributes, and the process's
-                counts["requests"] += requests
-                counts["retries"] += retries
-                for name, value in (usage or {}).items():
-                    counts["usage"][name] = counts["usage"].get(name, 0) + value
+        """Add to this client's counts, the process's and the open accounts' (:mod:`~chunkeval.endpoints.usage`)."""
+        with self._lock:
+            self.requests += requests
+            self.retries += retries
+            for name, value in (usage or {}).items():
+                self.usage[name] = self.usage.get(name, 0) + value
+        record_usage(self.config.model, self.config.host, requests=requests, retries=retries, usage=usage)
 
 
 def _transport_failure(error: Exception) -> str:

@@ -22,14 +22,49 @@ from chunkeval.benchmarks.stages.retrieving import (
 )
 from chunkeval.benchmarks.stages.scoring import Evaluation, score_stage
 from chunkeval.benchmarks.stages.settings import Settings
+from chunkeval.caches import store
 from chunkeval.protocols import ChunkerLike, TokenizerLike
 
-__all__ = ["Submit", "evaluate", "plan_evaluation"]
+__all__ = ["Submit", "evaluate", "plan_evaluation", "resolved_chunker"]
 
 #: ``submit(step, *args)``: run a step of :func:`plan_evaluation` with its arguments, here or
 #: elsewhere; returns the result, or a handle on it that ``submit`` accepts as an argument.
 Submit = Callable[..., Any]
 T = TypeVar("T")
+
+# The chunkers this process resolved from the specs its jobs carried, by spec.
+_CHUNKERS: dict[str, ChunkerLike] = store("benchmarks.chunkers")
+
+
+def resolved_chunker(chunker: ChunkerLike | str) -> ChunkerLike:
+    """The chunker a job names: its spec resolved once in this process, or the chunker itself.
+
+    A job carries a configuration's spec when it has one, and the process that runs a step
+    resolves it there: a worker builds its own chunker once, whatever the steps and datasets
+    it runs for that configuration, so a chunker that cannot be pickled (a ``python:``
+    plug-in's closure, a splitter holding a lock or a client) runs in any executor.
+
+    Parameters
+    ----------
+    chunker : Chunker or str
+        What a job carries: a chunker object (used as is), or a spec string.
+
+    Returns
+    -------
+    Chunker
+
+    Raises
+    ------
+    ValueError, ImportError
+        As :func:`chunkeval.chunkers.get_chunker`, for a spec this process cannot build.
+    """
+    if not isinstance(chunker, str):
+        return chunker
+    if chunker not in _CHUNKERS:
+        from chunkeval.chunkers import get_chunker
+
+        _CHUNKERS[chunker] = get_chunker(chunker)
+    return _CHUNKERS[chunker]
 
 
 def _run_tokenizer(settings: Settings) -> tuple[TokenizerLike, str]:
@@ -37,9 +72,9 @@ def _run_tokenizer(settings: Settings) -> tuple[TokenizerLike, str]:
 
 
 def _chunk_step(
-    ctx: PreparedDataset, chunker: ChunkerLike, settings: Settings, lo: int, hi: int
+    ctx: PreparedDataset, chunker: ChunkerLike | str, settings: Settings, lo: int, hi: int
 ) -> ChunkPiece:
-    return chunk_documents(ctx, chunker, *_run_tokenizer(settings), lo, hi)
+    return chunk_documents(ctx, resolved_chunker(chunker), *_run_tokenizer(settings), lo, hi)
 
 
 def _index_step(ctx: PreparedDataset, settings: Settings, *pieces: ChunkPiece) -> Indexed:
@@ -48,7 +83,7 @@ def _index_step(ctx: PreparedDataset, settings: Settings, *pieces: ChunkPiece) -
 
 def _score_step(
     ctx: PreparedDataset,
-    chunker: ChunkerLike,
+    chunker: ChunkerLike | str,
     label: str,
     settings: Settings,
     indexed: Indexed,
@@ -57,13 +92,14 @@ def _score_step(
     assert indexed.chunked is not None  # index_stage always keeps the chunks
     tok = resolve_tokenizer(settings.tokenizer)
     release_freed_memory()  # the query blocks' heap memory, before scoring allocates its own
-    return score_stage(ctx, chunker, label, indexed.chunked, join_retrieved(indexed, blocks), settings, tok)
+    retrieved = join_retrieved(indexed, blocks)
+    return score_stage(ctx, resolved_chunker(chunker), label, indexed.chunked, retrieved, settings, tok)
 
 
 def plan_evaluation(
     submit: Submit,
     ctx: Any,
-    chunker: ChunkerLike,
+    chunker: ChunkerLike | str,
     label: str,
     settings: Settings,
     document_blocks: Sequence[tuple[int, int]],
@@ -85,8 +121,9 @@ def plan_evaluation(
     submit : callable(step, *args)
         Runs a step; may return a handle (a Dask future) that later steps receive.
     ctx : PreparedDataset, or a handle ``submit`` resolves to one
-    chunker : Chunker
-        The configuration's chunker.
+    chunker : Chunker or str
+        The configuration's chunker, or its spec: each step that needs the chunker resolves
+        the spec where it runs (:func:`resolved_chunker`), so only the spec travels.
     label : str
         The configuration's name in the tables.
     settings : Settings
@@ -134,7 +171,7 @@ def _announcing(on_stage: Callable[[str], None]) -> Callable[..., Any]:
 
 def evaluate(
     ctx: PreparedDataset,
-    chunker: ChunkerLike,
+    chunker: ChunkerLike | str,
     label: str,
     settings: Settings,
     on_stage: Callable[[str], None] | None = None,
@@ -150,8 +187,8 @@ def evaluate(
     Parameters
     ----------
     ctx : PreparedDataset
-    chunker : Chunker
-        The configuration's chunker.
+    chunker : Chunker or str
+        The configuration's chunker, or its spec (resolved here: :func:`resolved_chunker`).
     label : str
         The configuration's name in the tables.
     settings : Settings
