@@ -40,6 +40,8 @@ def _results(points: dict[str, tuple[float, float]]) -> _Results:
             METRIC: value,
             f"{METRIC}_ci_low": [v - 0.05 for v in value],
             f"{METRIC}_ci_high": [v + 0.05 for v in value],
+            "answerable@5": [v / 2 for v in value],
+            "retrieved_tokens@5": [500 * o for o in overhead],
         }
     )
     return _Results(summary, {"ks": [1, 5], "confidence": 0.95})
@@ -129,3 +131,37 @@ def test_a_cheaper_choice_names_the_highest_apart_from_its_tie():
     entries = [t.get_text() for t in legend.get_texts()]
     assert "use: the least storage with no measurable loss against the best" in entries
     assert f"highest {METRIC}" in entries
+
+
+def test_on_another_metrics_chart_the_rings_say_whose_verdict_they_are():
+    # the rings are the verdict's on recall@5; drawn on answerable@5 against reading cost,
+    # the legend says so (the y axis is another metric)
+    results = _results({"p": (1.0, 0.8), "q": (1.2, 0.78), "t": (1.1, 0.4)})
+    rec = _verdict(results, best="p", top=["p"], tied=["q"], use="p")
+    fig = plot_quality_cost(results, metric="answerable", k=5, recommendation=rec)
+    (legend,) = fig.legends
+    entries = [t.get_text() for t in legend.get_texts()]
+    assert "cannot be told apart from the best on recall@5 (95% paired CI includes 0)" in entries
+    assert "use: highest recall@5, and the least storage of those alike" in entries
+    headline = plot_quality_cost(results, recommendation=rec)
+    (legend,) = headline.legends
+    assert "cannot be told apart from the best (95% paired CI includes 0)" in [
+        t.get_text() for t in legend.get_texts()
+    ]
+
+
+def test_the_legend_says_markers_were_spread_exactly_when_one_is():
+    # two points ever further apart at one quality: near, they cover each other and one is
+    # spread; far, neither is; between, the guess made before the layout can be wrong, and the
+    # legend must still name only what is drawn
+    seen = set()
+    for gap in [0.0, 0.002, 0.004, 0.006, 0.008, 0.01, 0.012, 0.014, 0.016, 0.02, 0.03, 0.05]:
+        results = _results({"p": (1.0, 0.6), "q": (1.0 + gap, 0.6), "t": (1.3, 0.3)})
+        fig = plot_quality_cost(results, metric="recall", k=5, cost="stored_token_overhead")
+        (ax,) = fig.axes
+        spread = any((ln.get_gid() or "").startswith("spread:") for ln in ax.get_lines())
+        (legend,) = fig.legends
+        said = any("spread sideways" in t.get_text() for t in legend.get_texts())
+        assert said == spread, gap
+        seen.add(spread)
+    assert seen == {True, False}

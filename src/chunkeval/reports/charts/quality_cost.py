@@ -214,15 +214,25 @@ def plot_quality_cost(
             gid="no-frontier",
         )
     interval = f"vertical bars: {pct} bootstrap CI of the mean" if err is not None else ""
+    # a guess before the layout (axes shrink when the legend takes its rows), made true below
     crowded = bool(np.any(dodge(ax.transData.transform(np.column_stack([x, y])), _PILE_PX(fig) * 1.5)))
     marks = (starred, best_mark, ringed)
-    handles = _legend_handles(ax, rec, configs, families, styles, marks, interval, crowded)
-    if own:  # rows under the plot, as many columns as fit: the data keep the whole axes
-        legend_below(fig, handles)
-    else:
-        ax.legend(handles=handles, loc="best", framealpha=0.9)
-    freeze_layout(fig)  # the axes are final: markers are spread and labels placed in pixels
-    shift = _spread(fig, ax, x, y)
+    for _ in range(2):
+        handles = _legend_handles(ax, rec, configs, families, styles, marks, interval, crowded, col)
+        if own:  # rows under the plot, as many columns as fit: the data keep the whole axes
+            legend_below(fig, handles)
+        else:
+            ax.legend(handles=handles, loc="best", framealpha=0.9)
+        freeze_layout(fig)  # the axes are final: markers are spread and labels placed in pixels
+        shift = _spread(fig, ax, x, y)
+        if bool(np.any(shift)) == crowded:
+            break
+        # the legend named a spread that is not drawn (or missed one): drawn again with the truth;
+        # one entry less leaves larger axes, which spread no more markers, one more smaller ones
+        crowded = not crowded
+        for legend in [*fig.legends, ax.get_legend()]:
+            if legend is not None:
+                legend.remove()
     _draw_points(fig, ax, configs, x, y, err, styles, on_front, shift)
     _draw_marks(fig, ax, configs, x, y, marks, shift)
     roles = dict.fromkeys(starred, " — use")
@@ -525,11 +535,14 @@ def _legend_handles(
     marks: tuple[Sequence[int], Sequence[int], Sequence[int]],
     interval: str,
     spread: bool,
+    drawn: str = "",
 ) -> list[Any]:
     """The legend: each family line, the frontier, the error bars, each verdict mark drawn.
 
     ``interval`` names the error bars (none when empty); ``marks`` are the indices marked to
-    use, highest and tied; ``spread`` adds the entry that says markers were spread sideways.
+    use, highest and tied; ``spread`` adds the entry that says markers were spread sideways;
+    ``drawn`` is the quality column on the y axis: the rings' entry names the verdict's
+    metric when it is another.
     """
     first = {fam: configs[families.index(fam)] for fam in dict.fromkeys(families)}
     handles: list[Any] = [
@@ -554,7 +567,9 @@ def _legend_handles(
         handles.append(Line2D([], [], label=f"highest {rec.metric}", **{**_BEST, "markersize": 10}))
     if rec is not None and ringed:
         pct = confidence_label(rec.confidence)
-        label = f"cannot be told apart from the best ({pct} paired CI includes 0)"
+        # on another metric's chart the rings are still the verdict's: say on what
+        on = "" if drawn == rec.metric else f" on {rec.metric}"
+        label = f"cannot be told apart from the best{on} ({pct} paired CI includes 0)"
         handles.append(Line2D([], [], label=label, **{**_RING, "markersize": 11}))
     if spread:
         handles.append(
