@@ -470,7 +470,7 @@ def _verdict_section(results: Any, verdicts: Mapping[str, Any], styles: Mapping[
             for piece in pieces[1:]:
                 idx, rest = piece.split("}", 1)
                 text += _cfg_ref(configs[int(idx)], styles) + _e(rest)
-            return re.sub(r"`([^`<>]+)`", r"<code>\\1</code>", text)
+            return re.sub(r"`([^`<>]+)`", r"<code>\1</code>", text)
 
         first, *rest = (words(t, cs) for t, cs in answer_lines(rec, dataset_costs(results, rec)))
         out.append(f'<p class="answer" data-answer="{_e(name)}"><strong>{first}</strong></p>')
