@@ -360,7 +360,8 @@ def test_split_section_collapsible_frontier_open(report_folder, run_results):
         want_open += [c in {configs[i] for i in front} for c in configs]
     assert [bool(o) for o, _, _ in blocks] == want_open
     for is_open, summary, body in blocks:
-        assert ("★ frontier" in summary) == bool(is_open)
+        assert ("(frontier)" in summary) == bool(is_open)
+        assert "★" not in summary  # the star is the chart's "use", not the frontier
         assert body.count("<li>") <= (5 if is_open else 2)  # examples capped per configuration
 
 
