@@ -17,7 +17,7 @@ import tempfile
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TextIO
 
 __all__ = ["atomic_write_path", "atomic_write_text", "dir_mode", "file_mode"]
 
@@ -78,7 +78,7 @@ def atomic_write_path(path: str | os.PathLike, writer: Callable[[Path], None]) -
         raise
 
 
-def atomic_write_text(path: str | os.PathLike, write: Callable[[Any], None], newline: str = "") -> None:
+def atomic_write_text(path: str | os.PathLike, write: Callable[[TextIO], object], newline: str = "") -> None:
     """Write a UTF-8 text file atomically.
 
     ``write(f)`` receives a text file opened on the temporary file

@@ -23,9 +23,12 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
+
+if TYPE_CHECKING:
+    import concurrent.futures
 
 __all__ = [
     "FREE_CORE_SHARE",
@@ -340,8 +343,12 @@ def interrupts_deferred(*signals: int) -> Iterator[None]:
 #: The signals that stop a command (Ctrl-C, SIGTERM).
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
+T = TypeVar("T")
 
-def submit_without_stop_signals(pool: Any, fn: Any, *args: Any) -> Any:
+
+def submit_without_stop_signals(
+    pool: concurrent.futures.Executor, fn: Callable[..., T], *args: Any
+) -> concurrent.futures.Future[T]:
     """``pool.submit(fn, *args)``, any thread it starts blocking Ctrl-C and SIGTERM.
 
     A thread pool starts its threads inside ``submit``, and a thread inherits the signal mask

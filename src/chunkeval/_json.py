@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from typing import Any
+from typing import Any, NoReturn
 
 from chunkeval.errors import UsageError
 
@@ -46,7 +46,7 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return obj
 
 
-def _no_constant(name: str) -> Any:
+def _no_constant(name: str) -> NoReturn:
     raise UsageError(f"{name} is not a number in strict JSON (write null, or a number)")
 
 
@@ -144,7 +144,7 @@ def _finite_float(text: str) -> float:
     return value
 
 
-def _refuse_constant(name: str) -> Any:
+def _refuse_constant(name: str) -> NoReturn:
     raise BadJSON(f"holds {name}, which is not a JSON number")
 
 

@@ -17,26 +17,29 @@ from __future__ import annotations
 import copy
 import inspect
 import sys
-from typing import Any, Self
+from typing import Any, Self, TypeVar
 
 from chunkeval.errors import UsageError
 
 __all__ = ["Params", "clone_param", "public_path"]
 
+T = TypeVar("T")
 
-def clone_param(value: Any) -> Any:
+
+def clone_param(value: T) -> T:
     """An unfitted copy of a parameter value, as ``sklearn.base.clone(value, safe=False)``.
 
     Parameters
     ----------
-    value : object
+    value : T
         Containers (list, tuple, set, frozenset) are cloned element-wise;
         objects with ``get_params`` (not classes) are rebuilt from their
         parameters; anything else is deep-copied.
 
     Returns
     -------
-    object
+    T
+        A copy of the same type.
     """
     if isinstance(value, (list, tuple, set, frozenset)):
         return type(value)(clone_param(item) for item in value)
@@ -44,7 +47,8 @@ def clone_param(value: Any) -> Any:
         return copy.deepcopy(value)
     if hasattr(value, "__sklearn_clone__"):
         return value.__sklearn_clone__()
-    params = {key: clone_param(val) for key, val in value.get_params(deep=False).items()}
+    estimator: Any = value  # an estimator of any class: it has get_params, its class takes them
+    params = {key: clone_param(val) for key, val in estimator.get_params(deep=False).items()}
     return type(value)(**params)
 
 

@@ -13,11 +13,14 @@ This module is the bottom layer: it imports only :mod:`chunkeval.types`.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, Self, runtime_checkable
 
 import numpy as np
 
 from chunkeval.types import Chunk, Document
+
+if TYPE_CHECKING:
+    import scipy.sparse
 
 __all__ = ["ChunkerLike", "EmbedderLike", "RetrieverLike", "Tokenizer", "TokenizerLike"]
 
@@ -114,7 +117,7 @@ class RetrieverLike(Protocol):
 
     lexical: bool
 
-    def fit(self, chunk_texts: list[str]) -> Any:
+    def fit(self, chunk_texts: list[str]) -> Self:
         """Index the chunks; returns the retriever."""
         ...
 
@@ -126,6 +129,6 @@ class RetrieverLike(Protocol):
 class EmbedderLike(Protocol):
     """What the semantic chunker and the dense retriever need from an embedder."""
 
-    def embed(self, texts: Sequence[str]) -> Any:
+    def embed(self, texts: Sequence[str]) -> np.ndarray | scipy.sparse.spmatrix:
         """Vectors of ``texts``: an array or sparse matrix of shape ``(len(texts), d)``."""
         ...

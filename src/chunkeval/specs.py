@@ -17,6 +17,7 @@ import math
 import re
 from collections.abc import Mapping
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from chunkeval._limits import check_spec_length
@@ -227,7 +228,7 @@ _URL_JOIN = re.compile(r"&\s*[A-Za-z_]\w*\s*=")
 _OVERLAP_PAIRS = (("chunk_overlap", "chunk_size"), ("overlap_tokens", "max_tokens"))
 
 
-def _format_value(value: Any) -> str:
+def _format_value(value: object) -> str:
     return repr(value)
 
 
@@ -311,7 +312,7 @@ def expand_grid(grid: Mapping[str, Any], max_configs: int = MAX_CONFIGS) -> list
     return specs
 
 
-def import_user_module(name: str) -> Any:
+def import_user_module(name: str) -> ModuleType:
     """Import the module a ``python:`` spec or ``--generator`` names, from the current directory too.
 
     As ``python -m`` would, a module in the current working directory is importable without

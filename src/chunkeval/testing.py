@@ -25,10 +25,17 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
-from collections.abc import Sequence
-from typing import Any
+import os
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, Protocol, Self, TypeVar
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from chunkeval.gate.checks import Check
+    from chunkeval.gate.comparison import Comparison
+    from chunkeval.results import Results
+    from chunkeval.types import Chunk
 
 __all__ = [
     "CHUNKER_TEXTS",
@@ -40,13 +47,34 @@ __all__ = [
 ]
 
 
+class _Chunking(Protocol):
+    """What :func:`check_chunker` needs of a chunker.
+
+    ``get_params``, ``size_limit``/``measure``, ``spec`` and ``chunk_document`` are checked
+    when present.
+    """
+
+    def chunk(self, text: str, doc_id: str) -> list[Chunk]: ...
+
+
+class _Retrieving(Protocol):
+    """What :func:`check_retriever` needs of a retriever; ``lexical`` is read when present."""
+
+    def fit(self, chunk_texts: list[str]) -> Self: ...
+
+    def search(self, queries: list[str], k: int) -> tuple[np.ndarray, np.ndarray]: ...
+
+
+R = TypeVar("R", bound=_Retrieving)
+
+
 def assert_no_regression(
-    results: Any,
-    baseline: Any,
-    checks: str | Sequence[Any] | None = None,
+    results: Results | str | os.PathLike[str],
+    baseline: Results | str | os.PathLike[str],
+    checks: str | Sequence[Check | str] | None = None,
     *,
     strict: bool = False,
-) -> Any:
+) -> Comparison:
     """Fail with the table of regressions when ``results`` regresses against ``baseline``.
 
     Parameters
@@ -55,7 +83,7 @@ def assert_no_regression(
         The run under test.
     baseline : Results, results folder or baseline file
         What it must not fall below (a committed file from ``chunkeval baseline save``).
-    checks : str or sequence, optional
+    checks : str or sequence of Check or str, optional
         As in :func:`chunkeval.gate.comparison.compare` (``"answerable@5:0.02,..."``);
         default: headline ``answerable@k``, ``recall@k`` and ``stored_token_overhead`` at
         tolerance 0.
@@ -126,7 +154,7 @@ def _show(text: str) -> str:
     return f"{text[:50]!r}... ({len(text)} characters)"
 
 
-def _params(obj: Any) -> dict[str, Any]:
+def _params(obj: object) -> dict[str, Any]:
     return obj.get_params(deep=False) if hasattr(obj, "get_params") else {}
 
 
@@ -140,7 +168,7 @@ def _says_overlapping(params: dict[str, Any]) -> bool:
     return False
 
 
-def _chunk_fields(chunker: Any, text: str, chunks: list[Any]) -> None:
+def _chunk_fields(chunker: _Chunking, text: str, chunks: list[Chunk]) -> None:
     """Chunks are :class:`chunkeval.types.Chunk` with the given ``doc_id``, numbered 0, 1, ..."""
     from chunkeval.types import Chunk
 
@@ -155,7 +183,7 @@ def _chunk_fields(chunker: Any, text: str, chunks: list[Any]) -> None:
             )
 
 
-def _provenance(chunker: Any, text: str, chunks: list[Any]) -> None:
+def _provenance(chunker: _Chunking, text: str, chunks: list[Chunk]) -> None:
     """``0 <= start < end <= len(text)`` and ``chunk.text == text[chunk.start:chunk.end]``."""
     for chunk in chunks:
         if not 0 <= chunk.start < chunk.end <= len(text):
@@ -169,14 +197,14 @@ def _provenance(chunker: Any, text: str, chunks: list[Any]) -> None:
             )
 
 
-def _no_blank_chunk(chunker: Any, text: str, chunks: list[Any]) -> None:
+def _no_blank_chunk(chunker: _Chunking, text: str, chunks: list[Chunk]) -> None:
     """No chunk is empty or whitespace only (such a window carries no text)."""
     blank = [chunk.index for chunk in chunks if not chunk.text.strip()]
     if blank:
         raise AssertionError(f"chunks {blank} are empty or whitespace only")
 
 
-def _in_order(chunker: Any, text: str, chunks: list[Any]) -> None:
+def _in_order(chunker: _Chunking, text: str, chunks: list[Chunk]) -> None:
     """Chunk starts strictly increase: chunks come in document order, none twice."""
     starts = [chunk.start for chunk in chunks]
     for before, after in itertools.pairwise(starts):
@@ -184,7 +212,7 @@ def _in_order(chunker: Any, text: str, chunks: list[Any]) -> None:
             raise AssertionError(f"starts do not strictly increase: {before} then {after}")
 
 
-def _no_loss(chunker: Any, text: str, chunks: list[Any]) -> None:
+def _no_loss(chunker: _Chunking, text: str, chunks: list[Chunk]) -> None:
     """Every non-whitespace character of the text lies inside at least one chunk."""
     covered = bytearray(len(text))
     for chunk in chunks:
@@ -197,7 +225,7 @@ def _no_loss(chunker: Any, text: str, chunks: list[Any]) -> None:
         )
 
 
-def _disjoint(chunker: Any, text: str, chunks: list[Any]) -> None:
+def _disjoint(chunker: _Chunking, text: str, chunks: list[Chunk]) -> None:
     """A chunker without overlap gives disjoint chunks: each ends before the next starts."""
     for before, after in itertools.pairwise(chunks):
         if after.start < before.end:
@@ -208,8 +236,10 @@ def _disjoint(chunker: Any, text: str, chunks: list[Any]) -> None:
             )
 
 
-def _fits_before_its_last_cluster(chunker: Any, text: str, limit: int) -> bool:
+def _fits_before_its_last_cluster(measure: Callable[[str], int], text: str, limit: int) -> bool:
     """Whether ``text`` cut before its last grapheme cluster measures at most ``limit``.
+
+    ``measure`` is the chunker's: a text's size in the unit of its ``size_limit``.
 
     Whether ``text`` cut at the start of its last extended grapheme cluster, or inside
     it, measures at most ``limit`` (where a window's cut was before it moved to the
@@ -218,10 +248,10 @@ def _fits_before_its_last_cluster(chunker: Any, text: str, limit: int) -> bool:
     from chunkeval.text.graphemes import cluster_at
 
     last = cluster_at(text, len(text) - 1)[0]
-    return any(chunker.measure(text[:cut]) <= limit for cut in range(last, len(text)))
+    return any(measure(text[:cut]) <= limit for cut in range(last, len(text)))
 
 
-def _within_size_limit(chunker: Any, text: str, chunks: list[Any]) -> None:
+def _within_size_limit(chunker: _Chunking, text: str, chunks: list[Chunk]) -> None:
     """A chunk over ``size_limit`` (in its unit, by ``measure``) is one sentence that alone exceeds it.
 
     A chunker with ``cluster_slack = True`` (windows whose cuts move forward to a grapheme
@@ -237,7 +267,7 @@ def _within_size_limit(chunker: Any, text: str, chunks: list[Any]) -> None:
     slack = getattr(chunker, "cluster_slack", False)
     for chunk in chunks:
         size = chunker.measure(chunk.text)
-        if size > limit and slack and _fits_before_its_last_cluster(chunker, chunk.text, limit):
+        if size > limit and slack and _fits_before_its_last_cluster(chunker.measure, chunk.text, limit):
             continue  # a window whose end moved to the end of a grapheme cluster
         if size > limit and (chunk.start, chunk.end) not in sentences:
             raise AssertionError(
@@ -246,7 +276,7 @@ def _within_size_limit(chunker: Any, text: str, chunks: list[Any]) -> None:
             )
 
 
-def _on_cluster_boundaries(chunker: Any, text: str, chunks: list[Any]) -> None:
+def _on_cluster_boundaries(chunker: _Chunking, text: str, chunks: list[Chunk]) -> None:
     """Check that no chunk starts or ends inside an extended grapheme cluster.
 
     No chunk starts or ends inside an extended grapheme cluster (Unicode UAX #29): never
@@ -266,14 +296,14 @@ def _on_cluster_boundaries(chunker: Any, text: str, chunks: list[Any]) -> None:
                 )
 
 
-def _deterministic(chunker: Any, text: str, chunks: list[Any]) -> None:
+def _deterministic(chunker: _Chunking, text: str, chunks: list[Chunk]) -> None:
     """A second call on the same text gives the same chunks."""
     again = chunker.chunk(text, "doc")
     if again != chunks:
         raise AssertionError(f"a second call gives {len(again)} different chunks (first call: {len(chunks)})")
 
 
-def _same_as_rebuilt(chunker: Any, text: str, chunks: list[Any]) -> None:
+def _same_as_rebuilt(chunker: _Chunking, text: str, chunks: list[Chunk]) -> None:
     """A chunker rebuilt from ``get_params(deep=False)`` gives the same chunks."""
     if not hasattr(chunker, "get_params"):
         return
@@ -282,7 +312,7 @@ def _same_as_rebuilt(chunker: Any, text: str, chunks: list[Any]) -> None:
         raise AssertionError("type(chunker)(**chunker.get_params(deep=False)) chunks this text differently")
 
 
-def _chunk_document_agrees(chunker: Any, text: str, chunks: list[Any]) -> None:
+def _chunk_document_agrees(chunker: _Chunking, text: str, chunks: list[Chunk]) -> None:
     """``chunk_document(Document("doc", text))`` equals ``chunk(text, "doc")``."""
     if not hasattr(chunker, "chunk_document"):
         return
@@ -292,7 +322,7 @@ def _chunk_document_agrees(chunker: Any, text: str, chunks: list[Any]) -> None:
         raise AssertionError('chunk_document(Document("doc", text)) differs from chunk(text, "doc")')
 
 
-def _empty_text(chunker: Any) -> None:
+def _empty_text(chunker: _Chunking) -> None:
     """An empty or whitespace-only text gives no chunks."""
     for text in ("", " \n\t "):
         got = chunker.chunk(text, "doc")
@@ -300,10 +330,10 @@ def _empty_text(chunker: Any) -> None:
             raise AssertionError(f"chunk({text!r}) gives {got!r}, expected []")
 
 
-def _refuses_non_text(chunker: Any) -> None:
+def _refuses_non_text(chunker: _Chunking) -> None:
     """``chunk`` of something that is not a ``str`` raises ``TypeError``."""
     try:
-        chunker.chunk(b"bytes are not text", "doc")
+        chunker.chunk(b"bytes are not text", "doc")  # type: ignore[arg-type]  # the wrong type on purpose
     except TypeError:
         return
     except Exception as error:
@@ -311,7 +341,7 @@ def _refuses_non_text(chunker: Any) -> None:
     raise AssertionError("chunk(b'...') returns instead of raising TypeError")
 
 
-def _params_round_trip(chunker: Any) -> None:
+def _params_round_trip(chunker: _Chunking) -> None:
     """Check that constructor parameters are stored unchanged and the spec round-trips.
 
     Constructor parameters are stored unchanged: rebuilding from ``get_params`` gives the same
@@ -327,7 +357,7 @@ def _params_round_trip(chunker: Any) -> None:
         raise AssertionError(f"get_params() gives {params}, a chunker built from them {rebuilt}")
     from chunkeval.chunkers import available_chunkers, get_chunker
 
-    def literal(value: Any) -> bool:
+    def literal(value: object) -> bool:
         try:
             return ast.literal_eval(repr(value)) == value
         except (ValueError, SyntaxError):
@@ -335,9 +365,10 @@ def _params_round_trip(chunker: Any) -> None:
 
     name = getattr(type(chunker), "name", "")
     if name in available_chunkers() and all(map(literal, params.values())):
-        respelled = _params(get_chunker(chunker.spec))
+        spec: str = chunker.spec  # type: ignore[attr-defined]  # a registered family's chunker has one
+        respelled = _params(get_chunker(spec))
         if respelled != params:
-            raise AssertionError(f"get_chunker({chunker.spec!r}) has parameters {respelled}, not {params}")
+            raise AssertionError(f"get_chunker({spec!r}) has parameters {respelled}, not {params}")
 
 
 _ONCE_CHECKS = (_empty_text, _refuses_non_text, _params_round_trip)
@@ -355,12 +386,12 @@ _TEXT_CHECKS = (
 )
 
 
-def _check_name(check: Any) -> str:
+def _check_name(check: Callable[..., None]) -> str:
     return check.__name__.lstrip("_")
 
 
 def check_chunker(
-    chunker: Any, texts: Sequence[str] | None = None, *, overlapping: bool | None = None
+    chunker: _Chunking | str, texts: Sequence[str] | None = None, *, overlapping: bool | None = None
 ) -> None:
     """Check that a chunker keeps the chunk contract of every built-in chunker.
 
@@ -468,7 +499,7 @@ RETRIEVER_QUERIES: tuple[str, ...] = (
 _VERBATIM = 4  # RETRIEVER_QUERIES[-1] is RETRIEVER_CHUNKS[_VERBATIM]
 
 
-def _fresh(retriever: Any) -> Any:
+def _fresh(retriever: R) -> R:
     """An unfitted copy with the same parameters (``sklearn.base.clone`` when it applies)."""
     if hasattr(retriever, "get_params"):
         from sklearn.base import clone
@@ -479,7 +510,9 @@ def _fresh(retriever: Any) -> Any:
     return copy.deepcopy(retriever)
 
 
-def _same_ranking(indices: Any, scores: Any, other: Any, other_scores: Any) -> bool:
+def _same_ranking(
+    indices: np.ndarray, scores: np.ndarray, other: np.ndarray, other_scores: np.ndarray
+) -> bool:
     """Whether two rankings agree up to rounding.
 
     Scores equal within 1e-9 (relative) or 1e-12, and chunks change places only among near-equal
@@ -499,19 +532,19 @@ def _same_ranking(indices: Any, scores: Any, other: Any, other_scores: Any) -> b
     return True
 
 
-def _search(retriever: Any, queries: Sequence[str], k: int) -> tuple[Any, Any]:
+def _search(retriever: _Retrieving, queries: Sequence[str], k: int) -> tuple[np.ndarray, np.ndarray]:
     indices, scores = retriever.search(list(queries), k)
     return np.asarray(indices), np.asarray(scores)
 
 
-def _fit_returns_self(retriever: Any) -> None:
+def _fit_returns_self(retriever: _Retrieving) -> None:
     """``fit`` returns the retriever itself."""
     fitted = _fresh(retriever)
     if fitted.fit(list(RETRIEVER_CHUNKS)) is not fitted:
         raise AssertionError("fit(chunk_texts) must return self")
 
 
-def _unfitted_search_raises(retriever: Any) -> None:
+def _unfitted_search_raises(retriever: _Retrieving) -> None:
     """``search`` before ``fit`` raises (``RuntimeError`` in :class:`Retriever`), never answers."""
     try:
         _fresh(retriever).search(["a query"], 3)
@@ -520,7 +553,7 @@ def _unfitted_search_raises(retriever: Any) -> None:
     raise AssertionError("search() before fit() returns results instead of raising")
 
 
-def _negative_k_raises(retriever: Any) -> None:
+def _negative_k_raises(retriever: _Retrieving) -> None:
     """``search(queries, k)`` with ``k < 0`` raises ``ValueError``."""
     fitted = _fresh(retriever).fit(list(RETRIEVER_CHUNKS))
     try:
@@ -530,21 +563,21 @@ def _negative_k_raises(retriever: Any) -> None:
     raise AssertionError("search(queries, -1) does not raise ValueError")
 
 
-def _empty_index(retriever: Any) -> None:
+def _empty_index(retriever: _Retrieving) -> None:
     """Fitted on no chunks, ``search`` gives ``(n_queries, 0)`` arrays."""
     indices, scores = _search(_fresh(retriever).fit([]), RETRIEVER_QUERIES, 3)
     if indices.shape != (len(RETRIEVER_QUERIES), 0) or scores.shape != indices.shape:
         raise AssertionError(f"an empty index gives shapes {indices.shape}, {scores.shape}; expected (n, 0)")
 
 
-def _no_queries(retriever: Any) -> None:
+def _no_queries(retriever: _Retrieving) -> None:
     """An empty list of queries gives ``(0, min(k, n_chunks))`` arrays."""
     indices, scores = _search(_fresh(retriever).fit(list(RETRIEVER_CHUNKS)), [], 3)
     if indices.shape != (0, 3) or scores.shape != (0, 3):
         raise AssertionError(f"no queries give shapes {indices.shape}, {scores.shape}; expected (0, 3)")
 
 
-def _shapes(retriever: Any, indices: Any, scores: Any, k: int) -> None:
+def _shapes(retriever: _Retrieving, indices: np.ndarray, scores: np.ndarray, k: int) -> None:
     """Indices (integers) and scores (floats) both have shape ``(n_queries, min(k, n_chunks))``."""
     want = (len(RETRIEVER_QUERIES), min(k, len(RETRIEVER_CHUNKS)))
     if indices.shape != want or scores.shape != want:
@@ -555,7 +588,7 @@ def _shapes(retriever: Any, indices: Any, scores: Any, k: int) -> None:
         )
 
 
-def _indices_in_range(retriever: Any, indices: Any, scores: Any, k: int) -> None:
+def _indices_in_range(retriever: _Retrieving, indices: np.ndarray, scores: np.ndarray, k: int) -> None:
     """Every index is a chunk position in ``[0, n_chunks)``, none twice in a row."""
     n = len(RETRIEVER_CHUNKS)
     for row, ranked in enumerate(indices.tolist()):
@@ -563,7 +596,7 @@ def _indices_in_range(retriever: Any, indices: Any, scores: Any, k: int) -> None
             raise AssertionError(f"query {row} ({RETRIEVER_QUERIES[row]!r}) gets chunk indices {ranked}")
 
 
-def _scores_ordered(retriever: Any, indices: Any, scores: Any, k: int) -> None:
+def _scores_ordered(retriever: _Retrieving, indices: np.ndarray, scores: np.ndarray, k: int) -> None:
     """Scores are finite and non-increasing along each row (best first)."""
     if not np.isfinite(scores).all():
         raise AssertionError(f"non-finite scores: {scores[~np.isfinite(scores)][:5].tolist()}")
@@ -572,7 +605,7 @@ def _scores_ordered(retriever: Any, indices: Any, scores: Any, k: int) -> None:
             raise AssertionError(f"query {row} ({RETRIEVER_QUERIES[row]!r}): scores not best first: {values}")
 
 
-def _ties_to_lower_index(retriever: Any, indices: Any, scores: Any, k: int) -> None:
+def _ties_to_lower_index(retriever: _Retrieving, indices: np.ndarray, scores: np.ndarray, k: int) -> None:
     """Equal scores are ordered by chunk index, lower first (no dependence on sort stability)."""
     for row, (ranked, values) in enumerate(zip(indices.tolist(), scores.tolist(), strict=True)):
         for j in range(len(ranked) - 1):
@@ -583,14 +616,14 @@ def _ties_to_lower_index(retriever: Any, indices: Any, scores: Any, k: int) -> N
                 )
 
 
-def _top_k_is_a_prefix(retriever: Any, indices: Any, scores: Any, k: int) -> None:
+def _top_k_is_a_prefix(retriever: _Retrieving, indices: np.ndarray, scores: np.ndarray, k: int) -> None:
     """The top ``k`` is the first ``k`` of the full ranking."""
     full = _search(retriever, RETRIEVER_QUERIES, len(RETRIEVER_CHUNKS))[0]
     if (full[:, : indices.shape[1]] != indices).any():
         raise AssertionError(f"top {k} is not the start of the full ranking")
 
 
-def _deterministic_search(retriever: Any, indices: Any, scores: Any, k: int) -> None:
+def _deterministic_search(retriever: _Retrieving, indices: np.ndarray, scores: np.ndarray, k: int) -> None:
     """Searching again, and with a fresh copy fitted on the same chunks, gives the same arrays."""
     for what, fitted in (("a second search", retriever), ("a refitted copy", _fresh(retriever))):
         if fitted is not retriever:
@@ -600,7 +633,9 @@ def _deterministic_search(retriever: Any, indices: Any, scores: Any, k: int) -> 
             raise AssertionError(f"{what} ranks differently: {again.tolist()} vs {indices.tolist()}")
 
 
-def _lexical_zero_without_terms(retriever: Any, indices: Any, scores: Any, k: int) -> None:
+def _lexical_zero_without_terms(
+    retriever: _Retrieving, indices: np.ndarray, scores: np.ndarray, k: int
+) -> None:
     """Check that a ``lexical`` retriever scores 0 for a query with no term in any chunk.
 
     A ``lexical`` retriever scores 0 for a query with no term in any chunk (the runner then
@@ -615,7 +650,7 @@ def _lexical_zero_without_terms(retriever: Any, indices: Any, scores: Any, k: in
             )
 
 
-def _finds_a_verbatim_chunk(retriever: Any, indices: Any, scores: Any, k: int) -> None:
+def _finds_a_verbatim_chunk(retriever: _Retrieving, indices: np.ndarray, scores: np.ndarray, k: int) -> None:
     """A query repeating a chunk word for word ranks that chunk first."""
     if k and indices[-1, 0] != _VERBATIM:
         raise AssertionError(
@@ -636,7 +671,7 @@ _SEARCH_CHECKS = (
 )
 
 
-def check_retriever(retriever: Any) -> None:
+def check_retriever(retriever: _Retrieving | str) -> None:
     """Check that a retriever keeps the search contract of every built-in retriever.
 
     The retriever is copied (``sklearn.base.clone`` when it has ``get_params``), fitted on

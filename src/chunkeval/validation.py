@@ -12,7 +12,6 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Iterable
-from typing import Any
 
 import numpy as np
 
@@ -31,7 +30,7 @@ MAX_BUDGET = 100_000_000
 MAX_SEED = 2**63
 
 
-def _is_int(value: Any) -> bool:
+def _is_int(value: object) -> bool:
     """A whole number that is not a boolean (``True`` is not k = 1)."""
     return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
 
@@ -72,7 +71,7 @@ def check_budgets(budgets: Iterable[int]) -> list[int]:
     return sorted(dict.fromkeys(out))
 
 
-def check_ks(ks: Any) -> list[int]:
+def check_ks(ks: int | Iterable[int]) -> list[int]:
     """Validate retrieval cut-offs: integers in ``[1, MAX_K]``, returned sorted and distinct.
 
     Parameters
@@ -93,25 +92,25 @@ def check_ks(ks: Any) -> list[int]:
         :data:`~chunkeval._limits.MAX_K`.
     """
     if _is_int(ks):
-        ks = (int(ks),)
+        ks = (int(ks),)  # type: ignore[arg-type]  # an int or a numpy integer (no bool)
     if isinstance(ks, (str, bytes)) or not isinstance(ks, Iterable):
         raise UsageError(
             f"ks must be a sequence of positive integers such as (1, 5, 10), got {ks!r}", parameter="ks"
         )
-    ks = list(ks)
-    if not ks or any(not _is_int(k) or not k >= 1 for k in ks):
+    given = list(ks)
+    if not given or any(not _is_int(k) or not k >= 1 for k in given):
         raise UsageError(
-            f"ks must be a sequence of positive integers such as (1, 5, 10), got {ks!r}", parameter="ks"
+            f"ks must be a sequence of positive integers such as (1, 5, 10), got {given!r}", parameter="ks"
         )
-    if max(ks) > MAX_K:
+    if max(given) > MAX_K:
         raise UsageError(
-            f"ks: k = {max(ks)} is larger than {MAX_K:,}, the largest cut-off chunkeval accepts",
+            f"ks: k = {max(given)} is larger than {MAX_K:,}, the largest cut-off chunkeval accepts",
             parameter="ks",
         )
-    return sorted({int(k) for k in ks})
+    return sorted({int(k) for k in given})
 
 
-def check_seed(seed: Any) -> int:
+def check_seed(seed: int) -> int:
     """Validate a random seed: an integer in ``[0, 2**63)``.
 
     Parameters

@@ -49,3 +49,23 @@ def test_the_command_shows_the_stages(tmp_path, capsys):
     assert "scoring" in err and "summarising" in err
     assert main([*argv, "--out", str(tmp_path / "q"), "--quiet"]) == 0
     assert "loading" not in capsys.readouterr().err
+
+
+def test_a_dataset_spec_that_cannot_load_is_refused_before_the_loading_line(tmp_path, capsys):
+    # a refusal comes alone: no progress line for work that never starts
+    missing = tmp_path / "no_such_folder"
+    for spec, needle in (
+        ("public:xquad?lang=xx", "public:xquad: no language 'xx'; available: ar, de, el, en"),
+        ("public:nope", "unknown public dataset 'nope'"),
+        ("public:xquad?lang=en,tier=zz", "public:xquad: tier must be one of full, nano, got 'zz'"),
+        ("public:covid_qa?foo=1", "public:covid_qa: unknown option(s) ['foo']"),
+        (f"jsonl:{missing}", f"{missing}: folder not found"),
+        (f"squad:{missing}.json?evidence=zz", "evidence must be 'answer' or 'sentence'"),
+        ("synthetic:bogus=1", "synthetic: unknown option(s) ['bogus']"),
+    ):
+        argv = ["run", "--dataset", spec, "--chunker", "fixed(chunk_size=4)", "--no-report"]
+        assert main([*argv, "--out", str(tmp_path / "r")]) == 2, spec
+        err = capsys.readouterr().err
+        (line,) = err.splitlines()  # no "chunkeval custom: loading" before it
+        assert line.startswith("chunkeval: error: ") and needle in line, spec
+        assert not (tmp_path / "r").exists()

@@ -167,6 +167,26 @@ def test_one_question_added_is_explained_and_reaches_the_step_summary(tmp_path, 
     assert f"{resave}{tmp_path / 'old'}-today --quiet" in err
 
 
+def test_a_stale_baseline_is_said_once_and_reaches_every_output(tmp_path, monkeypatch, capsys):
+    _run(_dataset(4)).save(tmp_path / "old")
+    _run(_dataset(5)).save(tmp_path / "new")
+    summary = tmp_path / "summary.md"
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    argv = ["compare", str(tmp_path / "old"), str(tmp_path / "new"), "--stale-share", "0.1"]
+    assert main(argv) == 2
+    captured = capsys.readouterr()
+    stale = "the baseline is stale for dataset tiny: 1 of 5 questions changed"
+    # once: the error line on stderr, not again as the verdict of the text on stdout
+    assert (captured.out + captured.err).count(stale) == 1
+    (line,) = captured.err.splitlines()
+    assert line.startswith(f"chunkeval: error: incomparable: {stale}") and "re-save it: chunkeval run" in line
+    assert "INCOMPARABLE" in captured.out  # the table stays
+    assert summary.read_text(encoding="utf-8").count(stale) == 1
+    assert main([*argv, "--format", "json"]) == 2
+    data = json.loads(capsys.readouterr().out)
+    assert data["exit_code"] == 2 and [r for r in data["reasons"] if stale in r]
+
+
 def test_an_unreadable_comparison_writes_its_reason_to_the_step_summary(tmp_path, monkeypatch, capsys):
     bad = tmp_path / "baseline.json"
     bad.write_text("{not json", encoding="utf-8")
@@ -178,6 +198,40 @@ def test_an_unreadable_comparison_writes_its_reason_to_the_step_summary(tmp_path
     assert md.startswith("### chunkeval compare: ") and "could not compare (exit code 2)" in md
     assert "invalid JSON" in md
     capsys.readouterr()
+
+
+def test_a_run_whose_dataset_is_refused_writes_the_reason_to_the_step_summary(tmp_path, monkeypatch, capsys):
+    from chunkeval.gate.baseline import save_baseline
+    from chunkeval.labels import md_escape
+
+    save_baseline(_run(_dataset(4)), tmp_path / "b.json")
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    (broken / "documents.jsonl").write_text('{"id": "a", "text": "abc"}\n', encoding="utf-8")
+    (broken / "questions.jsonl").write_text(
+        '{"id": "q", "text": "x", "evidence": [{"doc_id": "a", "start": 2, "end": 9}]}\n', encoding="utf-8"
+    )
+    summary = tmp_path / "summary.md"
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    argv = ["run", "--chunker", "pipeline=sentence(max_chars=200)", "--quiet", "--no-report"]
+    argv += ["--baseline", str(tmp_path / "b.json")]
+    for n, (extra, needle) in enumerate(
+        [
+            # the data is read by the run itself, after every check
+            (
+                ["--dataset", f"jsonl:{broken}"],
+                "dataset 'broken' is invalid: 1 problem(s): questions.jsonl:1",
+            ),
+            (["--max-configs", "0"], "--max-configs must be an integer >= 1, got 0"),
+        ]
+    ):
+        summary.unlink(missing_ok=True)
+        assert main([*argv, *extra, "--out", str(tmp_path / f"o{n}")]) == 2
+        (line,) = capsys.readouterr().err.splitlines()
+        assert needle in line
+        md = summary.read_text(encoding="utf-8")
+        assert md.startswith("### chunkeval compare: ") and "could not compare (exit code 2): " in md
+        assert md.count(md_escape(needle)) == 1  # the line stderr shows, escaped for Markdown
 
 
 def test_default_checks_include_the_ranking_metric_of_either_side():

@@ -307,6 +307,15 @@ def test_an_older_baseline_without_content_identity_falls_back_with_one_line(tmp
     assert cmp.exit_code == 2
     (reason,) = cmp.reasons
     assert "the baseline records no content identity of its questions (saved by an older chunkeval)" in reason
+    # like a stale baseline's line, it gives the exact command that saves it again
+    assert reason.endswith(
+        f"save the baseline again with this chunkeval version; re-save it: {resave_command(base.manifest, cmp.baseline_name)}"
+    )
+    assert "re-save it: chunkeval run --dataset '<tiny>' --chunker 'pipeline=sentence(max_chars=80" in reason
+    # a current run saved by an older chunkeval is run again; re-saving the baseline would not help
+    (reason,) = compare(cur, base).reasons
+    assert "the current run records no content identity" in reason and "re-save" not in reason
+    assert reason.endswith("run it again with this chunkeval version")
 
 
 # --------------------------------------------------------------------------- re-sealed baselines
@@ -393,13 +402,32 @@ def test_the_composite_action_passes_the_new_flags(tmp_path):
             "argument --stale-share: expects a share from 0 to 1 (0% to 100%), got '1.5'",
         ),
         (["--stale-share", "lots"], "argument --stale-share: expects a share such as 0.2 or 20%, got 'lots'"),
+        # a negative value is the flag's value, not another flag (argparse read "-5%" as one)
+        (
+            ["--stale-share", "-5%"],
+            "argument --stale-share: expects a share from 0 to 1 (0% to 100%), got '-5%'",
+        ),
+        (
+            ["--stale-share=-5%"],
+            "argument --stale-share: expects a share from 0 to 1 (0% to 100%), got '-5%'",
+        ),
+        (
+            ["--stale-share", "-.5"],
+            "argument --stale-share: expects a share from 0 to 1 (0% to 100%), got '-.5'",
+        ),
+        (["--k", "-5,10"], "--k expects comma-separated positive integers, got '-5'"),
         (["--fail-on-drift"], "--fail-on, --strict, --stale-share and --fail-on-drift need --baseline FILE"),
     ],
 )
 def test_the_new_flags_are_checked_before_any_work(tmp_path, capsys, argv, needle):
     assert main(["run", "--suite", "quick", "--out", str(tmp_path / "out"), *argv]) == 2
-    assert needle in capsys.readouterr().err
+    (line,) = capsys.readouterr().err.splitlines()
+    assert line.startswith("chunkeval: error: ") and needle in line
     assert not (tmp_path / "out").exists()
+    if argv[0].startswith("--stale-share"):  # compare reads the flag alike
+        assert main(["compare", "a", "b", *argv]) == 2
+        (line,) = capsys.readouterr().err.splitlines()
+        assert needle in line
 
 
 def test_an_embedding_model_whose_weights_changed_is_not_re_run(tmp_path):

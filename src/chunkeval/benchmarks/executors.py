@@ -30,9 +30,9 @@ import os
 import pickle
 import signal
 import sys
-from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
-from typing import Any
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor, as_completed
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from chunkeval._cores import start_method
 from chunkeval._memory import release_freed_memory
@@ -57,6 +57,11 @@ from chunkeval.benchmarks.stages import (
 from chunkeval.caches import store
 from chunkeval.errors import MissingDependency, UsageError
 from chunkeval.protocols import ChunkerLike
+
+if TYPE_CHECKING:
+    from multiprocessing.context import BaseContext
+
+T = TypeVar("T")
 
 __all__ = ["DOCUMENT_BLOCK_CHARS", "EXECUTORS", "QUESTION_BLOCK", "check_sendable", "execute", "start_method"]
 
@@ -111,8 +116,8 @@ _STARTING = (signal.SIGINT, signal.SIGTERM)
 
 @contextlib.contextmanager
 def _pool(
-    workers: int, mp_context: Any, init: Callable[..., None] | None = None, initargs: tuple = ()
-) -> Any:
+    workers: int, mp_context: BaseContext, init: Callable[..., None] | None = None, initargs: tuple = ()
+) -> Iterator[ProcessPoolExecutor]:
     """A process pool that ends at once, workers and all, when its block raises.
 
     An exception leaving the block (Ctrl-C, SIGTERM, a failed task) ends the pool at once,
@@ -132,7 +137,7 @@ def _pool(
     pool.shutdown(wait=True)
 
 
-def _submit_all(pool: Any, fn: Callable[..., Any], calls: Sequence[tuple]) -> list[Any]:
+def _submit_all(pool: ProcessPoolExecutor, fn: Callable[..., T], calls: Sequence[tuple]) -> list[Future[T]]:
     """Submit ``fn(*args)`` for every ``args`` of ``calls``, interrupts held back while forking.
 
     Interrupts are held back while the pool forks its workers: a worker that got a Ctrl-C before
@@ -293,7 +298,7 @@ def _local(
 
 
 def _prepare_in_pool(
-    prepared: Sequence[PreparedDataset], settings: Settings, workers: int, mp_context: Any
+    prepared: Sequence[PreparedDataset], settings: Settings, workers: int, mp_context: BaseContext
 ) -> None:
     """Prepare the datasets in a short-lived pool of forked workers.
 
@@ -364,7 +369,7 @@ def _build_shared(prepared: Sequence[PreparedDataset], settings: Settings) -> No
 
 
 @contextlib.contextmanager
-def _frozen_heap() -> Any:
+def _frozen_heap() -> Iterator[None]:
     """Keep the garbage collector off the objects that exist now while workers are forked.
 
     A forked worker shares the parent's memory until a page is written; a collection walking
@@ -381,7 +386,7 @@ def _frozen_heap() -> Any:
         gc.unfreeze()
 
 
-def _with_one_blas_thread(step: Callable[..., Any], *args: Any) -> Any:
+def _with_one_blas_thread(step: Callable[..., T], *args: Any) -> T:
     """Run one step of the plan under one BLAS thread (a cluster's workers need not limit it)."""
     with _one_blas_thread():
         return step(*args)

@@ -29,10 +29,11 @@ import sys
 import threading
 import time
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from concurrent.futures import ProcessPoolExecutor
+    from multiprocessing.process import BaseProcess
 
 from chunkeval._cores import interrupts_deferred  # here since the first pools; lives with the thread rules
 
@@ -155,13 +156,13 @@ def stop_pool(pool: ProcessPoolExecutor) -> None:
         pool.shutdown(wait=False)
 
 
-def _alive(process: Any) -> bool:
+def _alive(process: BaseProcess) -> bool:
     with contextlib.suppress(Exception):
         return bool(process.is_alive())
     return False
 
 
-def _join_all(processes: Sequence[Any], seconds: float) -> None:
+def _join_all(processes: Sequence[BaseProcess], seconds: float) -> None:
     """Wait for ``processes`` to end, at most ``seconds`` for all of them together."""
     deadline = time.monotonic() + seconds
     for p in processes:

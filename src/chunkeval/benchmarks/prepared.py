@@ -13,12 +13,17 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from chunkeval.caches import store
 from chunkeval.protocols import TokenizerLike
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
+
+    from chunkeval.datasets import Dataset
 
 __all__ = [
     "PreparedDataset",
@@ -55,7 +60,7 @@ class PreparedDataset:
         hold fewer than 2**31 characters, else int64.
     """
 
-    def __init__(self, dataset: Any) -> None:
+    def __init__(self, dataset: Dataset) -> None:
         self.name = dataset.name
         self.documents = list(dataset.documents)
         texts = {d.id: d.text for d in self.documents}
@@ -386,7 +391,7 @@ def resolve_tokenizer(tokenizer: str | TokenizerLike) -> TokenizerLike:
     return _TOKENIZERS[key]
 
 
-def in_dtype_of(sorted_values: np.ndarray, queries: Any) -> np.ndarray:
+def in_dtype_of(sorted_values: np.ndarray, queries: npt.ArrayLike) -> np.ndarray:
     """``queries`` in the dtype of ``sorted_values`` when they fit, for ``np.searchsorted``.
 
     ``np.searchsorted`` casts both arrays to their common type, so int64 queries into the

@@ -18,9 +18,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from chunkeval.benchmarks.suites import chroma_fixed_spec
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from chunkeval.results import Results
 
 __all__ = ["CHROMA_GENERAL_FINGERPRINT", "PUBLISHED", "PublishedRow", "published_comparison", "run_published"]
 
@@ -82,7 +87,7 @@ PUBLISHED: dict[str, tuple[PublishedRow, ...]] = {
 
 
 def published_comparison(
-    summary: Any, suite: str, fingerprints: Mapping[str, str] | None = None
+    summary: pd.DataFrame, suite: str, fingerprints: Mapping[str, str] | None = None
 ) -> list[dict[str, Any]]:
     """The published rows of ``suite`` beside the run's values.
 
@@ -133,7 +138,7 @@ def published_comparison(
     return out
 
 
-def run_published(results: Any, suite: str | None = None) -> list[dict[str, Any]]:
+def run_published(results: Results, suite: str | None = None) -> list[dict[str, Any]]:
     """:func:`published_comparison` of a run, from its summary and manifest.
 
     Parameters

@@ -15,16 +15,16 @@ import os
 import platform
 import subprocess
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from importlib import metadata as importlib_metadata
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from chunkeval._cores import thread_cap
 from chunkeval.benchmarks.executors import EXECUTORS, execute
-from chunkeval.benchmarks.runspec import RunSpec
+from chunkeval.benchmarks.runspec import Chunkers, ChunkerSource, Datasets, DatasetSource, RunSpec
 from chunkeval.benchmarks.stages import Evaluation, PreparedDataset, Settings, resolve_tokenizer, summarise
 from chunkeval.benchmarks.workers import check_workers, plan_workers
 from chunkeval.errors import UsageError
@@ -32,6 +32,9 @@ from chunkeval.protocols import ChunkerLike, RetrieverLike, TokenizerLike
 from chunkeval.results.folder import Results, to_jsonable
 from chunkeval.results.schema import Manifest
 from chunkeval.specs import split_label
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["ResolvedRun", "resolve_run", "run", "run_resolved", "split_label"]
 
@@ -156,7 +159,7 @@ def _ram_bytes() -> int | None:
     return int(pages) * int(page_size) if pages > 0 and page_size > 0 else None
 
 
-def _retriever_params(r: Any) -> dict[str, Any]:
+def _retriever_params(r: str | RetrieverLike) -> dict[str, Any]:
     """Full parameters of a retriever (a spec is built first; objects as ``repr``).
 
     Raises ``ValueError`` for an unknown or incomplete spec (e.g. ``dense``
@@ -212,12 +215,12 @@ def _machine() -> dict[str, Any]:
 
 
 # --------------------------------------------------------------------------- public API
-def _load_datasets(datasets: Any) -> tuple[list[Any], list[str | None], list[float]]:
+def _load_datasets(datasets: Sequence[DatasetSource]) -> tuple[list[Any], list[str | None], list[float]]:
     from chunkeval.datasets import load
 
-    if isinstance(datasets, (str, os.PathLike)) or hasattr(datasets, "documents"):
-        datasets = [datasets]
-    loaded, specs, seconds = [], [], []
+    loaded: list[Any] = []  # Dataset, or an object with its documents and questions
+    specs: list[str | None] = []
+    seconds: list[float] = []
     for d in datasets:
         t0 = time.perf_counter()
         if isinstance(d, (str, os.PathLike)):
@@ -240,19 +243,21 @@ def _load_datasets(datasets: Any) -> tuple[list[Any], list[str | None], list[flo
     return loaded, specs, seconds
 
 
-def _resolve_chunkers(chunkers: Any) -> tuple[list[ChunkerLike], list[ChunkerLike | str], list[str]]:
-    """Build chunkers; return (objects, what to send to workers, configuration labels)."""
+def _resolve_chunkers(
+    chunkers: Sequence[ChunkerSource],
+) -> tuple[list[ChunkerLike], list[ChunkerLike | str], list[str]]:
+    """Build chunkers; return (objects, what to send to workers, configuration labels).
+
+    ``chunkers`` is :attr:`RunSpec.chunkers`, already one entry per configuration.
+    """
     from chunkeval.chunkers import get_chunker
 
-    if isinstance(chunkers, str) or hasattr(chunkers, "chunk_document"):
-        chunkers = [chunkers]
-    if isinstance(chunkers, Mapping):
-        chunkers = list(chunkers.items())
     objects: list[ChunkerLike] = []
     payloads: list[ChunkerLike | str] = []
     labels: list[str] = []
     for c in chunkers:
         label = None
+        obj: ChunkerLike
         if isinstance(c, tuple) and len(c) == 2 and isinstance(c[0], str):
             label, c = c
             if not label.strip() or "\n" in label:
@@ -291,7 +296,7 @@ def _resolve_chunkers(chunkers: Any) -> tuple[list[ChunkerLike], list[ChunkerLik
     return objects, payloads, labels
 
 
-def _capped_ks(ks: tuple[int, ...], summary: Any) -> dict[str, Any]:
+def _capped_ks(ks: tuple[int, ...], summary: pd.DataFrame) -> dict[str, Any]:
     """Per dataset, the cut-offs above its largest chunk count (they retrieve every chunk)."""
     notes = {}
     for name, n_chunks in summary.groupby("dataset", sort=False)["n_chunks"].max().items():
@@ -306,7 +311,7 @@ def _capped_ks(ks: tuple[int, ...], summary: Any) -> dict[str, Any]:
     return notes
 
 
-def _check_execution(workers: Any, executor: Any, scheduler: Any) -> str | None:
+def _check_execution(workers: int | str, executor: str | None, scheduler: str | None) -> str | None:
     """Check where :func:`run` computes (not what): workers, executor, scheduler."""
     check_workers(workers)
     if executor is not None and executor not in EXECUTORS:
@@ -345,7 +350,7 @@ def _manifest(
     load_seconds: list[float],
     objects: list[ChunkerLike],
     labels: list[str],
-    summary: Any,
+    summary: pd.DataFrame,
     outputs: list[Evaluation],
     facts: dict[str, Any],
 ) -> Manifest:
@@ -420,11 +425,11 @@ def _manifest(
 
 
 def run(
-    datasets: Any,
-    chunkers: Any,
-    retriever: Any = None,
+    datasets: Datasets,
+    chunkers: Chunkers,
+    retriever: str | RetrieverLike | Sequence[str | RetrieverLike] | None = None,
     ks: Sequence[int] | None = None,
-    tokenizer: Any = None,
+    tokenizer: str | TokenizerLike | None = None,
     budgets: Sequence[int] | None = None,
     seed: int | None = None,
     confidence: float | None = None,
@@ -435,7 +440,7 @@ def run(
     scheduler: str | None = None,
     rank_by: str | None = None,
     on_stage: Callable[[str], None] | None = None,
-    baseline: Any = None,
+    baseline: Results | str | os.PathLike | None = None,
 ) -> Results:
     """Benchmark chunker configurations on datasets.
 
@@ -634,7 +639,9 @@ class ResolvedRun:
         }
 
 
-def resolve_run(spec: RunSpec, baseline: Any = None, baseline_name: str | None = None) -> ResolvedRun:
+def resolve_run(
+    spec: RunSpec, baseline: Results | str | os.PathLike | None = None, baseline_name: str | None = None
+) -> ResolvedRun:
     """Resolve a run's retriever and tokenizer once and check it against ``baseline``.
 
     Nothing is loaded, chunked or fitted: a mistake or an incomparable baseline fails here,
@@ -658,11 +665,19 @@ def resolve_run(spec: RunSpec, baseline: Any = None, baseline_name: str | None =
     ------
     UsageError
         Several retrievers (a run measures with one), an unknown retriever or tokenizer.
+    DatasetError
+        A dataset spec that cannot load (an unknown format, option, name or language, a path
+        that does not exist: :func:`chunkeval.datasets.loaders.check_dataset_spec`); the
+        data's own problems are found when it loads.
     IncomparableRuns
         ``baseline`` was measured under other conditions.
     """
+    from chunkeval.datasets.loaders import check_dataset_spec
     from chunkeval.retrieval import Retriever, get_retriever, retriever_label
 
+    for d in spec.datasets:
+        if isinstance(d, str):
+            check_dataset_spec(d)  # refused alone, before the run says it is loading
     if len(spec.retrievers) != 1:
         raise UsageError(
             f"a run measures with one retriever, got {len(spec.retrievers)}; run once per retriever",

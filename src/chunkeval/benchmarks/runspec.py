@@ -20,7 +20,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields
-from typing import TYPE_CHECKING, Any, Union
+from typing import TYPE_CHECKING, Any, Union, cast
 
 from chunkeval.errors import UsageError
 from chunkeval.policy import CONFIDENCE, DEFAULT_BUDGETS
@@ -38,7 +38,9 @@ __all__ = [
     "DEFAULT_SEED",
     "DEFAULT_TOKENIZER",
     "ChunkerSource",
+    "Chunkers",
     "DatasetSource",
+    "Datasets",
     "RunSpec",
     "check_rank_by",
 ]
@@ -53,33 +55,45 @@ DEFAULT_SEED = 0
 #: A dataset of a run: a spec for :func:`chunkeval.datasets.load`, or a loaded dataset.
 DatasetSource = Union[str, "Dataset"]
 #: A configuration of a run: a chunker spec (``"LABEL=SPEC"`` or ``"SPEC"``), a chunker, or a
-#: ``(label, chunker)`` pair.
-ChunkerSource = str | ChunkerLike | tuple[str, ChunkerLike]
+#: ``(label, chunker)`` pair (a ``(label, "SPEC")`` pair is spelled ``"LABEL=SPEC"``, unless
+#: the spec has a label of its own, which the runner refuses).
+ChunkerSource = str | ChunkerLike | tuple[str, str | ChunkerLike]
+#: The datasets a caller gives :meth:`RunSpec.build` or :func:`chunkeval.benchmarks.run`: one
+#: (a path-like is a spec) or a sequence of them.
+Datasets = Union[DatasetSource, "os.PathLike[str]", Sequence[Union[DatasetSource, "os.PathLike[str]"]]]
+#: The configurations a caller gives: one, a sequence, or a mapping of label to chunker or spec.
+Chunkers = ChunkerSource | Sequence[ChunkerSource] | Mapping[str, str | ChunkerLike]
 
 
-def _datasets(value: Any) -> tuple[DatasetSource, ...]:
-    if isinstance(value, (str, os.PathLike)) or hasattr(value, "documents"):
-        value = [value]
-    return tuple(os.fspath(d) if isinstance(d, os.PathLike) else d for d in value)
+def _datasets(value: Datasets) -> tuple[DatasetSource, ...]:
+    one = isinstance(value, (str, os.PathLike)) or hasattr(value, "documents")
+    items = cast("Sequence[DatasetSource | os.PathLike[str]]", [value] if one else value)
+    return tuple(os.fspath(d) if isinstance(d, os.PathLike) else d for d in items)
 
 
-def _chunkers(value: Any) -> tuple[ChunkerSource, ...]:
+def _chunkers(value: Chunkers) -> tuple[ChunkerSource, ...]:
+    items: Iterable[ChunkerSource]
     if isinstance(value, str) or hasattr(value, "chunk_document"):
-        value = [value]
-    if isinstance(value, Mapping):
-        value = list(value.items())
+        items = [cast(ChunkerSource, value)]
+    elif isinstance(value, Mapping):
+        items = list(value.items())
+    else:
+        items = cast("Iterable[ChunkerSource]", value)
     out: list[ChunkerSource] = []
-    for entry in value:
-        is_pair = isinstance(entry, tuple) and len(entry) == 2 and isinstance(entry[0], str)
-        if is_pair and isinstance(entry[1], str) and split_label(entry[1])[0] is None:
-            label, spec = entry[0].strip(), entry[1].strip()
-            entry = spec if label == spec else f"{label}={spec}"  # one spelling of a labelled spec
+    for entry in items:
+        if isinstance(entry, tuple) and len(entry) == 2:
+            label, spec = entry
+            if isinstance(label, str) and isinstance(spec, str) and split_label(spec)[0] is None:
+                label, spec = label.strip(), spec.strip()
+                entry = spec if label == spec else f"{label}={spec}"  # one spelling of a labelled spec
         out.append(entry)
     return tuple(out)
 
 
-def _retrievers(value: Any) -> tuple[str | RetrieverLike, ...]:
-    entries = list(value) if isinstance(value, (list, tuple)) else [value]
+def _retrievers(
+    value: str | RetrieverLike | Sequence[str | RetrieverLike],
+) -> tuple[str | RetrieverLike, ...]:
+    entries = list(value) if isinstance(value, (list, tuple)) else [cast("str | RetrieverLike", value)]
     for r in entries:
         if (not isinstance(r, str) or not r.strip()) and not hasattr(r, "search"):
             raise UsageError(
@@ -95,7 +109,7 @@ def _listed(numbers: Sequence[int]) -> str:
     return ", ".join(map(str, numbers)) or "none"
 
 
-def check_rank_by(column: Any, ks: Sequence[int], budgets: Sequence[int]) -> None:
+def check_rank_by(column: str, ks: Sequence[int], budgets: Sequence[int]) -> None:
     """Refuse a ``rank_by`` that is not a higher-is-better question-level column of the run.
 
     Parameters
@@ -182,8 +196,8 @@ class RunSpec:
     @classmethod
     def build(
         cls,
-        datasets: Any = (),
-        chunkers: Any = (),
+        datasets: Datasets = (),
+        chunkers: Chunkers = (),
         *,
         retriever: str | RetrieverLike | Sequence[str | RetrieverLike] | None = None,
         ks: Iterable[int] | None = None,
@@ -310,7 +324,7 @@ class RunSpec:
             path-free names of the retriever and tokenizer it resolved.
         """
 
-        def name(value: Any) -> str:
+        def name(value: str | RetrieverLike | TokenizerLike) -> str:
             return value if isinstance(value, str) else str(getattr(value, "name", type(value).__name__))
 
         retrievers = [name(r) for r in self.retrievers]
@@ -408,5 +422,5 @@ def _chunker_text(entry: ChunkerSource) -> str:
         return entry
     if isinstance(entry, tuple):
         label, chunker = entry
-        return f"{label}={chunker.spec}"
+        return f"{label}={chunker if isinstance(chunker, str) else chunker.spec}"
     return entry.spec

@@ -76,13 +76,16 @@ import tomllib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from chunkeval._limits import check_spec_length
-from chunkeval.benchmarks.runspec import RunSpec
+from chunkeval.benchmarks.runspec import ChunkerSource, DatasetSource, RunSpec
 from chunkeval.errors import PathNotFound, UnknownNameError, UsageError
 from chunkeval.registry import Registry
 from chunkeval.specs import MAX_CONFIGS, check_config_count, expand_grid
+
+if TYPE_CHECKING:
+    from chunkeval.protocols import RetrieverLike, TokenizerLike
 
 __all__ = [
     "SUITES",
@@ -120,17 +123,17 @@ class Suite:
 
     # read-only views of the spec, for the callers that name a suite's parts
     @property
-    def datasets(self) -> tuple[Any, ...]:
+    def datasets(self) -> tuple[DatasetSource, ...]:
         """The spec's datasets (:attr:`RunSpec.datasets`)."""
         return self.spec.datasets
 
     @property
-    def chunkers(self) -> tuple[Any, ...]:
+    def chunkers(self) -> tuple[ChunkerSource, ...]:
         """The spec's configurations (:attr:`RunSpec.chunkers`)."""
         return self.spec.chunkers
 
     @property
-    def retriever(self) -> Any:
+    def retriever(self) -> str | RetrieverLike | tuple[str | RetrieverLike, ...]:
         """The spec's retriever (the tuple when there are several: :attr:`RunSpec.retrievers`)."""
         return self.spec.run_kwargs()["retriever"]
 
@@ -145,7 +148,7 @@ class Suite:
         return self.spec.budgets
 
     @property
-    def tokenizer(self) -> Any:
+    def tokenizer(self) -> str | TokenizerLike:
         """The spec's tokenizer (:attr:`RunSpec.tokenizer`)."""
         return self.spec.tokenizer
 

@@ -33,10 +33,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from chunkeval._cores import cores_to_use, free_cores, usable_cores
 from chunkeval.errors import UsageError
+
+if TYPE_CHECKING:
+    from chunkeval.benchmarks.executors import Job
 
 __all__ = [
     "AUTO",
@@ -97,7 +100,7 @@ class WorkerDecision:
         return out
 
 
-def check_workers(value: Any) -> int | str:
+def check_workers(value: object) -> int | str:
     """Validate ``workers``: an integer >= 1 or ``"auto"``.
 
     Parameters
@@ -181,7 +184,7 @@ def decide_workers(
 
 
 def plan_workers(
-    workers: int | str, executor: str | None, dataset_chars: Sequence[int], jobs: Sequence[Any]
+    workers: int | str, executor: str | None, dataset_chars: Sequence[int], jobs: Sequence[Job]
 ) -> tuple[str, WorkerDecision]:
     """The executor and the worker decision of a run (what :func:`chunkeval.benchmarks.run` calls).
 

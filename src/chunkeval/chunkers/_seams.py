@@ -47,7 +47,7 @@ import re
 from collections.abc import Callable, Sequence
 from functools import partial
 from itertools import accumulate
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, TypeGuard, TypeVar
 
 import numpy as np
 import regex
@@ -56,6 +56,9 @@ from chunkeval.caches import store
 from chunkeval.text._spans import text_arrays
 from chunkeval.text.words import _space_table
 from chunkeval.tokenizers.byte_offsets import _encodable
+
+if TYPE_CHECKING:
+    from chunkeval.tokenizers import TiktokenTokenizer
 
 Span = tuple[int, int]
 Key = TypeVar("Key", str, tuple[str, int])  # a memo's keys
@@ -72,7 +75,7 @@ CL100K_PATTERNS = frozenset(
 )
 
 
-def splits_cleanly(tokenizer: Any) -> bool:
+def splits_cleanly(tokenizer: object) -> TypeGuard[TiktokenTokenizer]:
     """Whether ``tokenizer`` is a tiktoken encoding with a cl100k pre-tokenizer.
 
     For such an encoding a count splits at clean points (module docstring).
@@ -127,7 +130,7 @@ class SeamCounts:
         first sentence).
     """
 
-    def __init__(self, tokenizer: Any, text: str, spans: Sequence[Span]) -> None:
+    def __init__(self, tokenizer: TiktokenTokenizer, text: str, spans: Sequence[Span]) -> None:
         self._tokenizer, self._count, self._text, self._spans = tokenizer, tokenizer.count, text, spans
         flat = np.fromiter(itertools.chain.from_iterable(spans), dtype=np.int64, count=2 * len(spans))
         starts, ends = flat[0::2], flat[1::2]
@@ -171,7 +174,7 @@ class SeamCounts:
 
     def _gap_counts(
         self,
-        tokenizer: Any,
+        tokenizer: TiktokenTokenizer,
         gaps: np.ndarray,
         ends: np.ndarray,
         first: np.ndarray,
@@ -238,7 +241,12 @@ class SeamCounts:
         return after, correction.tolist(), unsplit.tolist()
 
     def _own_counts(
-        self, tokenizer: Any, gaps: np.ndarray, starts: np.ndarray, ends: np.ndarray, first: np.ndarray
+        self,
+        tokenizer: TiktokenTokenizer,
+        gaps: np.ndarray,
+        starts: np.ndarray,
+        ends: np.ndarray,
+        first: np.ndarray,
     ) -> list[int]:
         """``owns``: each sentence's token count when it opens a chunk.
 
@@ -300,7 +308,7 @@ def _clean_points(
 
 
 def window_counts(
-    tokenizer: Any, text: str, token_ends: np.ndarray, starts: np.ndarray, ends: np.ndarray
+    tokenizer: TiktokenTokenizer, text: str, token_ends: np.ndarray, starts: np.ndarray, ends: np.ndarray
 ) -> np.ndarray:
     """Own-text counts of windows ``text[starts[k]:ends[k]]``, from the text's own tokens.
 
@@ -377,7 +385,7 @@ SEGMENT_MEMO_SIZE = 32_768
 _SEGMENT_MEMO: dict[str, dict[str, int]] = store("chunkers.seam_segments")
 
 
-def segment_counts(tokenizer: Any, text: str, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+def segment_counts(tokenizer: TiktokenTokenizer, text: str, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
     """Own-text counts of the segments ``text[lo[j]:hi[j]]``, ends at clean points.
 
     Segments are in text order and do not overlap; each end is a clean point of ``text``
@@ -440,7 +448,7 @@ def _opening_key(text: str, gap: int, start: int, first: int) -> tuple[str, int]
 
 
 def opening_effects(
-    tokenizer: Any, text: str, gaps: np.ndarray, starts: np.ndarray, firsts: np.ndarray
+    tokenizer: TiktokenTokenizer, text: str, gaps: np.ndarray, starts: np.ndarray, firsts: np.ndarray
 ) -> list[int]:
     r"""Per sentence, the tokens the whitespace before it adds to its first word.
 
@@ -492,7 +500,9 @@ def _stretches(lo: np.ndarray, hi: np.ndarray, missing: np.ndarray) -> list[tupl
     return list(zip(missing[opens].tolist(), missing[closes].tolist(), strict=True))
 
 
-def _stretch_counts(tokenizer: Any, text: str, lo: list[int], hi: list[int], j0: int, j1: int) -> list[int]:
+def _stretch_counts(
+    tokenizer: TiktokenTokenizer, text: str, lo: list[int], hi: list[int], j0: int, j1: int
+) -> list[int]:
     """Counts of the touching segments ``j0..j1``, from one encoding of their text.
 
     ``j0`` and ``j1`` are indices into ``lo``/``hi``.

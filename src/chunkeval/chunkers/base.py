@@ -96,7 +96,7 @@ class Chunker(Params):
     #: Registry name, set by :func:`register_chunker`.
     name: str = ""
     #: The ``tokenizer`` value ``tokenizer_`` was resolved from (set by ``_check_tokenizer``).
-    _tokenizer_spec_: Any
+    _tokenizer_spec_: str | Tokenizer | None
     #: Parameters added after configurations were recorded: left out of :attr:`spec` and
     #: :meth:`describe` while at their default, so that the configurations of earlier runs and
     #: baselines keep their names (``cluster``'s ``method``).

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import overload
 
 import numpy as np
 
@@ -115,7 +115,13 @@ class _OwnCounts(Sequence[int]):
     def __len__(self) -> int:
         return self._n
 
-    def __getitem__(self, index: Any) -> Any:
+    @overload
+    def __getitem__(self, index: int) -> int: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[int]: ...
+
+    def __getitem__(self, index: int | slice) -> int | list[int]:
         if type(index) is slice:
             return [self[i] for i in range(*index.indices(len(self)))]
         known = self._counts[index]  # (the packers read this ~10^5 times per MB: one list look-up)

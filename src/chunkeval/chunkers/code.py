@@ -19,7 +19,10 @@ import sys
 from functools import cache
 from importlib import metadata
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from chunkeval.protocols import ChunkerLike
 
 __all__ = ["code_identity"]
 
@@ -46,13 +49,13 @@ def _module_identity(module: str) -> dict[str, str] | None:
     return {"version": "unknown"}
 
 
-def _module_of(obj: Any) -> str | None:
+def _module_of(obj: object) -> str | None:
     target = obj if inspect.isroutine(obj) or inspect.isclass(obj) else type(obj)
     module = getattr(target, "__module__", None)
     return module if isinstance(module, str) else None
 
 
-def _model_identity(chunker: Any) -> dict[str, str | None] | None:
+def _model_identity(chunker: object) -> dict[str, str | None] | None:
     """The identity of an embedding chunker's neural model (never its folder), else None."""
     spec = getattr(chunker, "embedder", None)
     if spec is None:
@@ -73,12 +76,12 @@ def _model_identity(chunker: Any) -> dict[str, str | None] | None:
         return {"unavailable": " ".join(str(exc).split())[:120]}
 
 
-def code_identity(chunker: Any, spec: str | None = None) -> dict[str, dict[str, str | None]]:
+def code_identity(chunker: ChunkerLike, spec: str | None = None) -> dict[str, dict[str, str | None]]:
     """The code outside chunkeval that ``chunker`` runs: each module with its version or file digest.
 
     Parameters
     ----------
-    chunker : Chunker
+    chunker : Chunker or chunker-like object
         A built chunker (an external one holds its splitter in ``splitter``, one built from a
         spec in ``splitter_`` once used).
     spec : str, optional

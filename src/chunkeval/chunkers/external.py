@@ -10,6 +10,7 @@ from typing import Any
 
 from chunkeval.chunkers.base import Chunker
 from chunkeval.errors import UsageError
+from chunkeval.types import Chunk
 
 
 class LocateError(UsageError):
@@ -19,7 +20,7 @@ class LocateError(UsageError):
 class NamesDocument:
     """Mixin of the external chunkers: a :class:`LocateError` names the document being chunked."""
 
-    def chunk(self, text: str, doc_id: str = "") -> list[Any]:
+    def chunk(self, text: str, doc_id: str = "") -> list[Chunk]:
         """Chunk ``text`` as :meth:`Chunker.chunk` does, naming ``doc_id`` in a locate error.
 
         Parameters
@@ -62,7 +63,7 @@ def _pieces(splitter: Any, text: str) -> list[tuple[str, int | None]]:
             f"splitter {_name(splitter)} returned a {type(raw).__name__}, expected a list of "
             "strings (or of objects with .text); wrap its result in a list or fix the splitter"
         )
-    pieces = []
+    pieces: list[tuple[str, int | None]] = []
     for item in raw:
         if isinstance(item, str):
             pieces.append((item, None))
@@ -194,9 +195,12 @@ def _gap_free(
             ink = _INK.search(text, covered)
             limit = ink.start() if ink else len(text)  # starting later would skip text
             previous = spans[-1] if spans else (-1, 0)
-            candidates = takewhile(
-                lambda span, limit=limit: span[0] <= limit,
-                _placements(text, piece, reported, previous, overlapping, max_overlap),
+
+            def not_past(span: tuple[int, int], limit: int = limit) -> bool:
+                return span[0] <= limit
+
+            candidates: Iterator[tuple[int, int]] = takewhile(
+                not_past, _placements(text, piece, reported, previous, overlapping, max_overlap)
             )
             stack.append((candidates, covered))
         budget -= 1
@@ -281,7 +285,7 @@ def locate_pieces(
 _LITERALS = (str, int, float, bool, type(None))
 
 
-def _plain(value: Any) -> Any:
+def _plain(value: object) -> Any:
     """A JSON-ready stand-in: literals as they are, functions by name, other objects by class name."""
     if isinstance(value, _LITERALS):
         return value

@@ -30,13 +30,18 @@ subclass is registered under its name; one naming any other callable is used as 
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
 from chunkeval.chunkers.base import ENTRY_POINT_GROUP, Chunker, is_external_spec
 from chunkeval.chunkers.external import ExternalChunker, NamesDocument, is_size_param, splitter_params
 from chunkeval.chunkers.llamaindex import LlamaIndexSplitter, embedding_model
 from chunkeval.errors import MissingDependency, UsageError
 from chunkeval.specs import import_user_module, parse_spec
+
+if TYPE_CHECKING:
+    from chunkeval.tokenizers import Tokenizer
 
 __all__ = ["ENTRY_POINT_GROUP", "SpecChunker", "external_chunker", "is_external_spec"]
 
@@ -50,7 +55,7 @@ _LIBRARIES = {
 _OWN = ("overlapping", "label")  # chunkeval's own keywords, never passed to the splitter
 
 
-def _import(module: str, what: str) -> Any:
+def _import(module: str, what: str) -> ModuleType:
     if module.startswith("."):  # importlib would need an anchor package (a TypeError)
         raise UsageError(f"{what}: module {module!r} is relative; give its full dotted name")
     try:
@@ -115,7 +120,7 @@ class SpecChunker(NamesDocument, Chunker):
         return self.limit_
 
     @property
-    def tokenizer(self) -> Any:
+    def tokenizer(self) -> str | Tokenizer:
         """What :meth:`measure` counts tokens with: semchunk's ``tokenizer`` parameter, else ``"regex"``."""
         return (self.params or {}).get("tokenizer", "regex") if self.target == "semchunk" else "regex"
 
@@ -281,7 +286,7 @@ def _build(target: str, params: dict[str, Any]) -> tuple[Any, tuple[int | None, 
     return splitter, ((size if isinstance(size, int) and in_chars else None), "chars")
 
 
-def _refuse_rewriting(splitter: Any, target: str) -> None:
+def _refuse_rewriting(splitter: object, target: str) -> None:
     """Refuse a LangChain splitter set to drop text its pieces would need (header lines)."""
     if getattr(splitter, "strip_headers", False) is True:
         raise UsageError(
@@ -290,7 +295,7 @@ def _refuse_rewriting(splitter: Any, target: str) -> None:
         )
 
 
-def _construct(factory: Any, params: dict[str, Any], target: str) -> Any:
+def _construct(factory: Callable[..., Any], params: dict[str, Any], target: str) -> Any:
     try:
         return factory(**params)
     except TypeError as err:

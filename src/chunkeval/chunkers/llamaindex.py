@@ -11,7 +11,13 @@ checked against the document. A parser that needs an embedding model
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from llama_index.core.embeddings import BaseEmbedding
+    from llama_index.core.node_parser import NodeParser
+
+    from chunkeval.protocols import EmbedderLike
 
 __all__ = ["LlamaIndexSplitter", "embedding_model"]
 
@@ -42,7 +48,7 @@ class LlamaIndexSplitter:
     (:func:`~chunkeval.chunkers.external.splitter_params` looks through ``parser``).
     """
 
-    def __init__(self, parser: Any) -> None:
+    def __init__(self, parser: NodeParser) -> None:
         self.parser = parser
 
     def __getattr__(self, name: str) -> Any:
@@ -56,16 +62,18 @@ class LlamaIndexSplitter:
         from llama_index.core import Document
 
         nodes = self.parser.get_nodes_from_documents([Document(text=text)])
-        return [_Piece(node.text, getattr(node, "start_char_idx", None)) for node in nodes]
+        # typed as BaseNode; a text parser's nodes are TextNodes, which have .text
+        return [_Piece(node.text, getattr(node, "start_char_idx", None)) for node in nodes]  # type: ignore[attr-defined]
 
 
-def embedding_model(spec: Any) -> Any:
+def embedding_model(spec: str | EmbedderLike) -> BaseEmbedding:
     """A LlamaIndex embedding computed by the chunkeval embedder ``spec`` (e.g. ``"hashing"``).
 
     Parameters
     ----------
     spec : str or Embedder
-        A chunkeval embedder spec (:func:`chunkeval.embedders.get_embedder`).
+        A chunkeval embedder spec (:func:`chunkeval.embedders.get_embedder`), or an object
+        with ``embed``.
 
     Returns
     -------

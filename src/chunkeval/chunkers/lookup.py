@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+from collections.abc import Callable
 from typing import Any
 
 from chunkeval.chunkers.base import CHUNKERS, Chunker, PluginFactory, is_external_spec
@@ -58,7 +59,7 @@ def _signature_defaults(cls: type[Chunker]) -> dict[str, object]:
 
 
 @functools.cache
-def _init_defaults(init: Any) -> tuple[tuple[str, object], ...]:
+def _init_defaults(init: Callable[..., object]) -> tuple[tuple[str, object], ...]:
     """The defaulted parameters of a constructor, read once per constructor."""
     return tuple(
         (key, p.default)

@@ -47,7 +47,8 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from types import FrameType
 from typing import Any, NoReturn
 
 from chunkeval._moments import moment
@@ -131,7 +132,7 @@ RERAISE_SECONDS = 2.0
 _REPEAT: list[bool] = []
 
 
-def _stop_once(signum: int, frame: Any) -> None:
+def _stop_once(signum: int, frame: FrameType | None) -> None:
     """End the command on the first SIGINT or SIGTERM; ignore later ones.
 
     The first SIGINT or SIGTERM ends the command; later ones are ignored, so that a second
@@ -179,14 +180,16 @@ def _handle_stop_signals() -> dict[int, Any]:
     return previous
 
 
-def _drop_interrupts(previous: Any) -> Any:
+def _drop_interrupts(
+    previous: Callable[[sys.UnraisableHookArgs], object],
+) -> Callable[[sys.UnraisableHookArgs], None]:
     """An unraisable-exception hook that drops a KeyboardInterrupt Python cannot propagate.
 
     Such an interrupt is raised in a weak-reference callback or ``__del__``; :func:`_stop_once`
     raises it again.
     """
 
-    def hook(unraisable: Any) -> None:
+    def hook(unraisable: sys.UnraisableHookArgs) -> None:
         if isinstance(unraisable.exc_value, KeyboardInterrupt):
             return
         previous(unraisable)
@@ -194,7 +197,7 @@ def _drop_interrupts(previous: Any) -> Any:
     return hook
 
 
-def _show_plugin_warnings() -> Any:
+def _show_plugin_warnings() -> Callable[..., None]:
     """Show plug-in and cache warnings as one line; return the previous :func:`warnings.showwarning`.
 
     Show a :class:`~chunkeval.registry.PluginWarning`, an embedding
@@ -210,7 +213,7 @@ def _show_plugin_warnings() -> Any:
     previous = warnings.showwarning
     one_line = (PluginWarning, CacheWarning, ModelWarning, EndpointWarning)
 
-    def show(message: Any, category: Any, *args: Any, **kwargs: Any) -> None:
+    def show(message: Warning | str, category: type[Warning], *args: Any, **kwargs: Any) -> None:
         if isinstance(message, one_line) or category in one_line:
             stderr_line(f"warning: {message}")
         else:

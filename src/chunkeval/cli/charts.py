@@ -5,15 +5,20 @@ from __future__ import annotations
 import argparse
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from chunkeval.cli.exit_codes import EXIT_OK, CLIError, writing
 from chunkeval.labels import compact_display_label, display_label
 
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from chunkeval.results import Results
+
 __all__ = ["cmd_charts"]
 
 
-def _select_configs(results: Any, patterns: Sequence[str]) -> Any:
+def _select_configs(results: Results, patterns: Sequence[str]) -> Results:
     """The results restricted to the configurations matching any glob of ``patterns``.
 
     A pattern matches a configuration when it matches its label, its full spec, its short
@@ -51,7 +56,7 @@ def _select_configs(results: Any, patterns: Sequence[str]) -> Any:
         keep += hits
     kept = set(keep)
 
-    def sub(df: Any) -> Any:
+    def sub(df: pd.DataFrame) -> pd.DataFrame:
         return df[df["config"].astype(str).isin(kept)].reset_index(drop=True)
 
     return Results(

@@ -1,8 +1,9 @@
 """``chunkeval compare BASELINE CURRENT``: the gate, question by question.
 
 Every outcome of the gate reaches ``$GITHUB_STEP_SUMMARY`` when it is set (GitHub Actions'
-job summary): the comparison's Markdown, and, when the runs cannot be compared at all (a
-corrupt baseline, settings that differ before a run starts: exit code 2), the reason.
+job summary): the comparison's Markdown, and, when the command fails before a comparison (a
+corrupt baseline, settings that differ, a dataset refused: exit code 2; the environment: 1),
+its error line (:func:`summarised_failure`, the one place that writes it).
 """
 
 from __future__ import annotations
@@ -11,10 +12,12 @@ import argparse
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from chunkeval.cli.exit_codes import EXIT_USAGE, CLIError, one_line, stderr_line
-from chunkeval.errors import IncomparableRuns, UsageError
+from chunkeval.cli.exit_codes import EXIT_USAGE, CLIError, exit_code, failure_line, one_line, stderr_line
+
+if TYPE_CHECKING:
+    from chunkeval.gate.comparison import Comparison
 
 __all__ = ["append_step_summary", "cmd_compare", "emit_comparison", "stale_option", "summarised_failure"]
 
@@ -35,44 +38,54 @@ def append_step_summary(markdown: str) -> None:
 
 
 @contextmanager
-def summarised_failure(baseline: Any, current: Any) -> Iterator[None]:
-    """Write the reason of a comparison that cannot be made (exit code 2) to the step summary.
+def summarised_failure(
+    baseline: str | os.PathLike | None, current: str | os.PathLike | None
+) -> Iterator[None]:
+    """Write why a command with a baseline failed before its comparison to the step summary.
+
+    The line is the one the command prints on stderr (:func:`~chunkeval.cli.exit_codes.failure_line`),
+    with its exit code: a CI job that fails is never left with an empty summary.
 
     Parameters
     ----------
-    baseline, current : path-like or str
+    baseline, current : path-like or str, or None
         The two sides, named in the summary's heading; no baseline (None): nothing is
         compared, so nothing is written.
 
     Raises
     ------
-    UsageError, IncomparableRuns
-        Re-raised unchanged after the summary is written (the CLI turns them into exit 2).
+    Exception
+        Re-raised unchanged after the summary is written (the CLI turns it into its exit code).
     """
     try:
         yield
-    except (UsageError, IncomparableRuns) as exc:
+    except Exception as exc:
         from chunkeval.labels import md_escape
 
         if baseline is None:
             raise
         append_step_summary(
             f"### {md_escape(f'chunkeval compare: {baseline} → {current}')}\n\n"
-            f"**could not compare (exit code {EXIT_USAGE}): {md_escape(one_line(exc))}**\n"
+            f"**could not compare (exit code {exit_code(exc)}): {md_escape(failure_line(exc))}**\n"
         )
         raise
 
 
-def emit_comparison(cmp: Any, fmt: str, all_rows: bool) -> int:
-    """Print a comparison; append its Markdown to ``$GITHUB_STEP_SUMMARY`` when set."""
+def emit_comparison(cmp: Comparison, fmt: str, all_rows: bool) -> int:
+    """Print a comparison; append its Markdown to ``$GITHUB_STEP_SUMMARY`` when set.
+
+    An incomparable verdict (exit code 2) is the error line on stderr; the terminal text then
+    ends without it, so that it is said once (the Markdown and JSON keep it: they are documents).
+    """
+    unusable = cmp.exit_code == EXIT_USAGE
     if fmt == "json":
         print(cmp.to_json())
     elif fmt == "markdown":
         print(cmp.to_markdown(all_rows), end="")
     else:
-        print(cmp.to_text(all_rows), end="")
+        print(cmp.to_text(all_rows, verdict=not unusable), end="")
     append_step_summary(cmp.to_markdown(all_rows))
-    if cmp.exit_code == EXIT_USAGE:
+    if unusable:
         stderr_line(f"error: {cmp.verdict()}")
     return cmp.exit_code
 

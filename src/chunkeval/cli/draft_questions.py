@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +38,7 @@ LOOSENED_BY = {
 }
 
 
-def _load_generator(target: str) -> Any:
+def _load_generator(target: str) -> Callable[..., Any]:
     """Import ``module:function`` for ``draft-questions --generator``."""
     from chunkeval.specs import import_user_module
 

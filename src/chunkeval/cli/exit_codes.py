@@ -21,9 +21,12 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from chunkeval.errors import EnvironmentFailure, IncomparableRuns, UsageError
+
+if TYPE_CHECKING:
+    from chunkeval.datasets.dataset import DatasetError
 
 __all__ = [
     "ENVIRONMENT_ERRNOS",
@@ -143,7 +146,7 @@ def one_line(exc: BaseException) -> str:
 MAX_RUN_PROBLEMS = 10
 
 
-def report_dataset_error(exc: Any) -> None:
+def report_dataset_error(exc: DatasetError) -> None:
     """Print a DatasetError: the summary line, the first problems, and how to see them all."""
     problems = [str(p) for p in exc.problems]
     if len(problems) == 1:  # one problem stays one line

@@ -10,7 +10,7 @@ from chunkeval.cli.exit_codes import EXIT_OK, one_line, stderr_line
 __all__ = ["cmd_chunkers", "cmd_datasets"]
 
 
-def _first_doc_line(obj: Any) -> str:
+def _first_doc_line(obj: object) -> str:
     doc = (obj.__doc__ or "").strip().splitlines()
     return doc[0].strip() if doc else ""
 

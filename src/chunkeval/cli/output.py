@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 import textwrap
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -211,7 +211,7 @@ def recommendation_text(
     return "\n\n".join(paragraphs)
 
 
-def _shown_labels(results: Any, width: int) -> Any:
+def _shown_labels(results: Results, width: int) -> Callable[[str], str]:
     summary = results.summary
     specs = dict(
         zip(summary["config"].astype(str), summary.get("spec", summary["config"]).astype(str), strict=True)

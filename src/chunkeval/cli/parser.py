@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import re
+from typing import Any
 
 from chunkeval.cli.baseline import cmd_baseline_save
 from chunkeval.cli.charts import cmd_charts
@@ -21,7 +23,17 @@ __all__ = ["build_parser"]
 
 
 class _Parser(argparse.ArgumentParser):
-    """ArgumentParser whose usage errors become :class:`CLIError` (one line, exit 2)."""
+    """ArgumentParser whose usage errors become :class:`CLIError` (one line, exit 2).
+
+    An argument that starts with ``-`` and a digit (``-5%``, ``-5,10``) is a value, never a
+    flag (no flag of chunkeval starts so): the option's own check then words its range, where
+    argparse before Python 3.13 took ``-5%`` for a flag and said "expected one argument".
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # what argparse tests to tell a value from a flag (Python 3.13 matches this prefix too)
+        self._negative_number_matcher = re.compile(r"-\.?\d")
 
     def error(self, message: str) -> None:  # type: ignore[override]
         raise CLIError(f"{message} (see '{self.prog} --help')")

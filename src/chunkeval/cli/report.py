@@ -14,7 +14,7 @@ __all__ = ["REPORT_FILES", "cmd_report", "write_report_if_available"]
 REPORT_FILES = ("report.html", "report.md", "verdict.json", "charts")
 
 
-def write_report_if_available(folder: Path, **options: Any) -> tuple[Any, str]:
+def write_report_if_available(folder: Path, **options: Any) -> tuple[Path | None, str]:
     """Call ``chunkeval.reports.write_report(folder, **options)`` when it exists."""
     try:
         import chunkeval.reports as reports

@@ -14,7 +14,8 @@ import argparse
 import re
 import textwrap
 from collections.abc import Callable, Sequence
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from chunkeval.cli.exit_codes import EXIT_OK, writing
 from chunkeval.cli.output import (
@@ -25,6 +26,14 @@ from chunkeval.cli.output import (
     verdict_text,
 )
 from chunkeval.results.reading import rank_metrics, run_confidence, run_ks
+
+if TYPE_CHECKING:
+    from chunkeval.benchmarks.runner import ResolvedRun
+    from chunkeval.protocols import RetrieverLike
+    from chunkeval.reports.across import RetrieverRun
+    from chunkeval.results import Results
+    from chunkeval.results.outdir import FolderClaim
+    from chunkeval.verdict.recommendation import Recommendation
 
 __all__ = ["retriever_folder", "run_retrievers"]
 
@@ -52,10 +61,12 @@ def retriever_folder(spec: str, taken: Sequence[str] = ()) -> str:
 
 
 def run_retrievers(
-    claim: Any,
+    claim: FolderClaim,
     args: argparse.Namespace,
-    retrievers: Sequence[tuple[Any, Any]],
-    run_one: Callable[[Any, str], tuple[int, Any, Any, dict[str, Any]]],
+    retrievers: Sequence[tuple[str | RetrieverLike, ResolvedRun]],
+    run_one: Callable[
+        [ResolvedRun, str], tuple[int, Results, Path | None, dict[str, Recommendation | Exception]]
+    ],
 ) -> int:
     """Run each retriever into its folder, then write and print the verdict across them.
 
@@ -113,7 +124,7 @@ def run_retrievers(
     return code
 
 
-def _print(folder: Any, runs: list[Any], across: dict[str, Any], args: argparse.Namespace) -> None:
+def _print(folder: Path, runs: list[RetrieverRun], across: dict[str, Any], args: argparse.Namespace) -> None:
     from chunkeval.cli.output import _shown_labels
     from chunkeval.reports.across import words
     from chunkeval.verdict.across import across_lines

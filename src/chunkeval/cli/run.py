@@ -12,8 +12,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from chunkeval.benchmarks.runner import ResolvedRun
     from chunkeval.benchmarks.runspec import RunSpec
     from chunkeval.benchmarks.suites import Suite
+    from chunkeval.gate.comparison import Comparison
+    from chunkeval.results import Results
+    from chunkeval.results.outdir import FolderClaim
+    from chunkeval.verdict.recommendation import Recommendation
 
 from chunkeval._moments import moment
 from chunkeval.benchmarks.workers import check_workers
@@ -46,7 +51,7 @@ def _new_results_folder(out: str | None, suite_name: str) -> tuple[Path, bool]:
     return Path(RESULTS_ROOT) / f"{stamp}-{safe}", True
 
 
-def _claim_folder(folder: Path, argv: Sequence[str], default: bool = False) -> Any:
+def _claim_folder(folder: Path, argv: Sequence[str], default: bool = False) -> FolderClaim:
     """Claim the results folder before any work (see :mod:`chunkeval.results.outdir`).
 
     A folder held by another run, or not empty, is a usage error (exit 2); one that
@@ -81,6 +86,12 @@ def cmd_run(args: argparse.Namespace) -> int:
     CLIError
         The options contradict each other or the dataset is missing (exit 2).
     """
+    with summarised_failure(args.baseline, "this run"):  # a failure reaches the CI step summary too
+        return _run_command(args)
+
+
+def _run_command(args: argparse.Namespace) -> int:
+    """:func:`cmd_run`'s work, each failure of which reaches the step summary."""
     from chunkeval.benchmarks.runner import resolve_run
     from chunkeval.benchmarks.suites import get_suite
     from chunkeval.results import check_results_format
@@ -102,17 +113,15 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     cache_bytes()  # a mistyped CHUNKEVAL_EMBEDDING_CACHE_BYTES: one line before any work
     check_results_format(args.format)  # Parquet without pyarrow fails now, not after the run
-    with summarised_failure(args.baseline, "this run"):  # an exit 2 reaches the CI step summary too
-        baseline = _gate_baseline(args)
-        adopted = _baseline_rank_by(args, baseline, spec)
-        if adopted:
-            args.rank_by = adopted
-            spec = spec.replace(rank_by=adopted)
-        # one resolved run per retriever, each checked before any work
-        each = [
-            resolve_run(spec.replace(retriever=r), baseline, baseline_name=args.baseline)
-            for r in spec.retrievers
-        ]
+    baseline = _gate_baseline(args)
+    adopted = _baseline_rank_by(args, baseline, spec)
+    if adopted:
+        args.rank_by = adopted
+        spec = spec.replace(rank_by=adopted)
+    # one resolved run per retriever, each checked before any work
+    each = [
+        resolve_run(spec.replace(retriever=r), baseline, baseline_name=args.baseline) for r in spec.retrievers
+    ]
     folder, default = _new_results_folder(args.out, name)
     claim = _claim_folder(folder, getattr(args, "argv", []), default)
     folder = claim.folder
@@ -172,7 +181,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     return code
 
 
-def _gate(args: argparse.Namespace, baseline: Any, results: Any, kwargs: dict[str, Any]) -> Any:
+def _gate(
+    args: argparse.Namespace, baseline: Results, results: Results, kwargs: dict[str, Any]
+) -> Comparison:
     """The gate of this run against ``--baseline`` (:func:`chunkeval.gate.drift.compare_today`).
 
     When the documents changed since the baseline, its configurations are re-run on today's
@@ -260,8 +271,13 @@ def run_spec_of(args: argparse.Namespace, suite: Suite) -> RunSpec:
 
 
 def _run_into(
-    claim: Any, args: argparse.Namespace, resolved: Any, suite: Any, name: str, sub: str | None = None
-) -> tuple[int, Any, Path | None, dict[str, Any]]:
+    claim: FolderClaim,
+    args: argparse.Namespace,
+    resolved: ResolvedRun,
+    suite: Suite,
+    name: str,
+    sub: str | None = None,
+) -> tuple[int, Results, Path | None, dict[str, Recommendation | Exception]]:
     """Run the benchmark, save results and report into ``claim.staging``, publish them.
 
     With ``sub`` (one retriever of several), into the folder ``sub`` of the staging folder,
@@ -371,7 +387,7 @@ def _run_into(
     return code, results, report, verdicts
 
 
-def _judged_on(baseline: Any) -> dict[str, str]:
+def _judged_on(baseline: Results) -> dict[str, str]:
     """Per dataset, the metric the baseline was ranked by.
 
     Dataset -> metric: the manifest's ``p_best_metric`` (a results folder), else the ranking
@@ -381,7 +397,7 @@ def _judged_on(baseline: Any) -> dict[str, str]:
     return dict((baseline.manifest or {}).get("p_best_metric") or rank_metrics(baseline))
 
 
-def _baseline_rank_by(args: argparse.Namespace, baseline: Any, spec: RunSpec) -> str | None:
+def _baseline_rank_by(args: argparse.Namespace, baseline: Results | None, spec: RunSpec) -> str | None:
     """The baseline's ranking metric as this run's ``--rank-by`` default, or ``None``.
 
     A baseline and a changed run are then judged on the same metric. The metric is given when no
@@ -403,7 +419,7 @@ def _baseline_rank_by(args: argparse.Namespace, baseline: Any, spec: RunSpec) ->
     return column
 
 
-def _rank_notes(baseline: Any, results: Any, adopted: str | None) -> list[str]:
+def _rank_notes(baseline: Results, results: Results, adopted: str | None) -> list[str]:
     """The note lines on how the run's ranking metrics compare with the baseline's.
 
     One line saying the run is ranked by the baseline's metric, or one per dataset ranked by
@@ -420,7 +436,7 @@ def _rank_notes(baseline: Any, results: Any, adopted: str | None) -> list[str]:
     ]
 
 
-def _gate_baseline(args: argparse.Namespace) -> Any:
+def _gate_baseline(args: argparse.Namespace) -> Results | None:
     """Load ``--baseline`` and check ``--fail-on`` against it, before the run.
 
     Whether the run's conditions compare with it is checked next, by the rule every run obeys

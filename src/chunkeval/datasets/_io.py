@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import IO, Any, Literal, Protocol
+from typing import IO, Literal, Protocol, TextIO
 
 from chunkeval._atomic import atomic_write_text
 
-__all__ = ["BOM", "Readable", "atomic_write", "iter_lines", "read_text", "utf8_problem"]
+__all__ = ["BOM", "Readable", "ReadableFolder", "atomic_write", "iter_lines", "read_text", "utf8_problem"]
 
 #: The UTF-8 encoding of U+FEFF, stripped from the start of structure files.
 BOM = b"\xef\xbb\xbf"
@@ -31,6 +31,12 @@ class Readable(Protocol):
     def is_file(self) -> bool: ...
 
     def open(self, mode: Literal["rb"]) -> IO[bytes]: ...
+
+
+class ReadableFolder(Protocol):
+    """A folder of :class:`Readable` files: a :class:`pathlib.Path`, a Traversable, a wrapper."""
+
+    def __truediv__(self, name: str) -> Readable: ...
 
 
 def utf8_problem(label: str, data: bytes, err: UnicodeDecodeError, base: int = 0) -> str:
@@ -106,7 +112,7 @@ def iter_lines(path: Readable, label: str) -> Iterator[tuple[int, str | None, st
             offset += len(raw)
 
 
-def atomic_write(path: Path, write: Callable[[Any], None]) -> None:
+def atomic_write(path: Path, write: Callable[[TextIO], object]) -> None:
     """Write a UTF-8 text file atomically.
 
     ``write(f)`` receives a text file opened in the target directory

@@ -152,7 +152,7 @@ def _repeat_problem(record: _Record, kind: str, first: dict[str, _Record]) -> li
     return [f"{_where(record, kind)}: duplicate {kind} id{also}"]
 
 
-def _is_int(value: Any) -> bool:
+def _is_int(value: object) -> bool:
     return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
 
 
@@ -271,7 +271,7 @@ class Dataset:
 
         texts = {d.id: d.text for d in self.documents}
 
-        def part_text(p: EvidenceSpan) -> Any:
+        def part_text(p: EvidenceSpan) -> str | list[int]:
             text = texts.get(p.doc_id)
             if text is None:
                 return [int(p.start), int(p.end)]

@@ -59,7 +59,7 @@ import re
 import zipfile
 from collections import Counter
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from chunkeval._limits import (
     MAX_DOCUMENT_BYTES,
@@ -71,6 +71,9 @@ from chunkeval._limits import (
     ReaderLimit,
     mib,
 )
+
+if TYPE_CHECKING:
+    from docx.document import Document as DocxDocument
 
 __all__ = ["MAX_ENTITY_DEPTH", "check_docx_zip", "docx_text"]
 
@@ -410,7 +413,7 @@ def check_docx_zip(path: Path) -> None:
             )
 
 
-def _notes(document: Any) -> dict[tuple[str, str], Any]:
+def _notes(document: DocxDocument) -> dict[tuple[str, str], Any]:
     """Footnotes and endnotes of the document by (reference tag, id), from their parts."""
     from docx.oxml.parser import parse_xml  # python-docx's parser: entities never resolved
 
@@ -426,7 +429,7 @@ def _notes(document: Any) -> dict[tuple[str, str], Any]:
     return notes
 
 
-def _furniture(document: Any, dropped: Counter[str]) -> None:
+def _furniture(document: DocxDocument, dropped: Counter[str]) -> None:
     """Count the headers and footers that hold text.
 
     Page furniture, repeated on every page, not body text (read neither here nor by
@@ -443,7 +446,7 @@ def _furniture(document: Any, dropped: Counter[str]) -> None:
             dropped[f"{kind} (page furniture, not body text)"] += 1
 
 
-def docx_text(document: Any) -> tuple[list[str], Counter[str]]:
+def docx_text(document: DocxDocument) -> tuple[list[str], Counter[str]]:
     """The text blocks of an open python-docx ``Document`` and what was dropped on purpose.
 
     Parameters

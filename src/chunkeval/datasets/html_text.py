@@ -38,9 +38,13 @@ import codecs
 import contextvars
 import re
 from collections import Counter
-from typing import Any
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
 
 from chunkeval._limits import MAX_HTML_DEPTH, MAX_HTML_ELEMENTS, ReaderLimit
+
+if TYPE_CHECKING:
+    from bs4 import Tag
 
 __all__ = ["decode_html", "html_text"]
 
@@ -153,7 +157,7 @@ _CONTROLS = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f]")
 _TEXT, _LINE, _BLOCK, _CELL, _VERBATIM = 0, 1, 2, 3, 4
 
 
-def _style(tag: Any) -> dict[str, str]:
+def _style(tag: Tag) -> dict[str, str]:
     """The declarations of a tag's inline ``style`` attribute, lower-cased, ``!important`` off."""
     declarations = {}
     for item in str(tag.get("style") or "").split(";"):
@@ -164,7 +168,7 @@ def _style(tag: Any) -> dict[str, str]:
     return declarations
 
 
-def _hidden_by(tag: Any, style: dict[str, str]) -> str | None:
+def _hidden_by(tag: Tag, style: dict[str, str]) -> str | None:
     """Why an element and all it holds is not displayed, or None."""
     if tag.has_attr("hidden"):
         return "hidden element (hidden attribute)"
@@ -180,7 +184,7 @@ class _Walk:
         self.tokens: list[tuple[int, str]] = []  # (kind, text): _TEXT, _VERBATIM or a mark
         self.dropped: Counter[str] = Counter()
 
-    def walk(self, root: Any) -> None:
+    def walk(self, root: Tag) -> None:
         """Read the tree under ``root`` in document order, without recursion.
 
         An explicit stack of the open elements (their children's iterator, white-space mode,
@@ -195,7 +199,8 @@ class _Walk:
         from bs4 import Comment, Doctype, NavigableString, ProcessingInstruction
 
         # (children still to read, mode inside, visible inside, mark written when it closes)
-        stack: list[tuple[Any, str, bool, int]] = [(iter(root.children), "normal", True, 0)]
+        # bs4 types children as PageElement; past the strings they are Tags
+        stack: list[tuple[Iterator[Any], str, bool, int]] = [(iter(root.children), "normal", True, 0)]
         while stack:
             children, mode, visible, _ = stack[-1]
             child = next(children, None)

@@ -38,7 +38,7 @@ from chunkeval.datasets.chroma import is_chroma_folder, load_chroma
 from chunkeval.datasets.dataset import Dataset, DatasetError
 from chunkeval.datasets.files import load_files, read_documents
 from chunkeval.datasets.jsonl import DOCUMENTS_FILE, QUESTIONS_FILE, load_jsonl, read_jsonl_folder
-from chunkeval.datasets.public import load_public
+from chunkeval.datasets.public import check_public, load_public
 from chunkeval.datasets.squad import RELOCATE_DEFAULT, load_squad
 from chunkeval.datasets.synthetic import SYNTHETIC_DEFAULTS, generate_synthetic
 from chunkeval.errors import UnknownNameError, UsageError
@@ -50,6 +50,7 @@ __all__ = [
     "LOADERS",
     "DatasetFormat",
     "available_loaders",
+    "check_dataset_spec",
     "load",
     "load_builtin",
     "load_documents",
@@ -75,12 +76,18 @@ class DatasetFormat:
     takes_path : bool, default True
         Whether the argument is a path followed by optional ``?options`` (otherwise the whole
         argument is ``key=value,...`` options).
+    check : callable, optional
+        ``check(argument, options)``: raises :class:`DatasetError` for a spec that cannot load
+        (an unknown option or name, a path that does not exist) without reading its data, so
+        that a run refuses it before any work (:func:`check_dataset_spec`); ``None``: nothing
+        is checked before loading.
     """
 
     prefix: str
     description: str
     func: Callable[[str, dict[str, str]], Dataset]
     takes_path: bool = True
+    check: Callable[[str, dict[str, str]], object] | None = None
 
 
 #: Entry point group through which installed packages add dataset formats.
@@ -108,7 +115,12 @@ def _plugin_format(name: str, obj: Any, target: str) -> DatasetFormat:
 LOADERS: Registry[DatasetFormat] = Registry("dataset format", ENTRY_POINT_GROUP, _plugin_format)
 
 
-def register_loader(prefix: str, description: str, takes_path: bool = True):
+def register_loader(
+    prefix: str,
+    description: str,
+    takes_path: bool = True,
+    check: Callable[[str, dict[str, str]], object] | None = None,
+):
     """Register ``func(argument, options) -> Dataset`` under a spec prefix.
 
     Parameters
@@ -120,6 +132,8 @@ def register_loader(prefix: str, description: str, takes_path: bool = True):
     takes_path : bool, default True
         Whether the argument is a path followed by optional ``?options``
         (otherwise the whole argument is ``key=value,...`` options).
+    check : callable, optional
+        ``check(argument, options)``, run before any work (:attr:`DatasetFormat.check`).
 
     Raises
     ------
@@ -128,7 +142,7 @@ def register_loader(prefix: str, description: str, takes_path: bool = True):
     """
 
     def deco(func: Callable[[str, dict[str, str]], Dataset]):
-        LOADERS.add(prefix, DatasetFormat(prefix, description, func, takes_path))
+        LOADERS.add(prefix, DatasetFormat(prefix, description, func, takes_path, check))
         return func
 
     return deco
@@ -257,6 +271,43 @@ def load(spec: str) -> Dataset:
         raise
 
 
+def check_dataset_spec(spec: str) -> None:
+    """Refuse a dataset spec that cannot load, without reading its data.
+
+    The spec's grammar and format (:func:`resolve_dataset_spec`), then its format's
+    :attr:`DatasetFormat.check`: the options, names and paths a built-in format needs. A run
+    calls it before any work, so that a mistake is refused alone, before a progress line.
+
+    Parameters
+    ----------
+    spec : str
+        Any dataset spec (see :func:`load`).
+
+    Raises
+    ------
+    DatasetError
+        As :func:`load` for these mistakes; the data's own problems are found by :func:`load`.
+    """
+    try:
+        prefix, path, options = resolve_dataset_spec(spec)
+        check = LOADERS.get(prefix).check
+        if check is not None:
+            check(path, options)
+    except DatasetError as err:
+        err.spec = spec
+        raise
+
+
+def _existing(path: str, what: str, options: dict[str, Any]) -> dict[str, Any]:
+    """``options``, once the path is known to exist; else refused as its loader would.
+
+    The message is the loaders' (``PATH: folder not found``).
+    """
+    if not Path(path).exists():
+        raise DatasetError(f"{path}: {what} not found")
+    return options
+
+
 def load_documents(spec: str) -> list[Document]:
     """The documents of a dataset spec; a ``files:`` folder needs no questions file.
 
@@ -334,51 +385,82 @@ def load_builtin() -> Dataset:
     )
 
 
+def _builtin_check(_: str, options: dict[str, str]) -> None:
+    _check_options(options, {}, "builtin")
+
+
 @register_loader(
-    "builtin", "the dataset shipped with chunkeval (original text, MIT); no parameters", takes_path=False
+    "builtin",
+    "the dataset shipped with chunkeval (original text, MIT); no parameters",
+    takes_path=False,
+    check=_builtin_check,
 )
 def _builtin(_: str, options: dict[str, str]) -> Dataset:
-    _check_options(options, {}, "builtin")
+    _builtin_check(_, options)
     return load_builtin()
+
+
+def _public_check(path: str, options: dict[str, str]) -> dict[str, Any]:
+    opts = _check_options(options, {"lang": "", "tier": "full"}, f"public:{path}")
+    check_public(path, lang=opts.get("lang") or None, tier=opts.get("tier", "full"))
+    return opts
 
 
 @register_loader(
     "public",
     "public:NAME[?lang=LL,tier=full|nano] - a public dataset shipped with chunkeval "
     "(chroma_general, covid_qa, xquad; listed by chunkeval datasets)",
+    check=_public_check,
 )
 def _public(path: str, options: dict[str, str]) -> Dataset:
-    opts = _check_options(options, {"lang": "", "tier": "full"}, f"public:{path}")
+    opts = _public_check(path, options)
     return load_public(path, lang=opts.get("lang") or None, tier=opts.get("tier", "full"))
 
 
+def _named_folder_check(prefix: str) -> Callable[[str, dict[str, str]], dict[str, Any]]:
+    """The check of a format whose argument is a folder and whose one option is ``name``."""
+
+    def check(path: str, options: dict[str, str]) -> dict[str, Any]:
+        return _existing(path, "folder", _check_options(options, {"name": ""}, f"{prefix}:{path}"))
+
+    return check
+
+
 @register_loader(
-    "jsonl", "jsonl:FOLDER[?name=NAME] - native format: FOLDER/documents.jsonl + questions.jsonl"
+    "jsonl",
+    "jsonl:FOLDER[?name=NAME] - native format: FOLDER/documents.jsonl + questions.jsonl",
+    check=_named_folder_check("jsonl"),
 )
 def _jsonl(path: str, options: dict[str, str]) -> Dataset:
-    opts = _check_options(options, {"name": ""}, f"jsonl:{path}")
+    opts = _named_folder_check("jsonl")(path, options)
     return load_jsonl(path, name=opts.get("name") or None)
 
 
 @register_loader(
     "chroma",
     "chroma:FOLDER[?name=NAME] - Chroma chunking-evaluation layout: FOLDER/corpora/*.md + questions_df.csv",
+    check=_named_folder_check("chroma"),
 )
 def _chroma(path: str, options: dict[str, str]) -> Dataset:
-    opts = _check_options(options, {"name": ""}, f"chroma:{path}")
+    opts = _named_folder_check("chroma")(path, options)
     return load_chroma(path, name=opts.get("name") or None)
 
 
 _FILES_OPTIONS = {"glob": "", "questions": "", "name": ""}
 
 
+def _files_options(path: str, options: dict[str, str]) -> dict[str, Any]:
+    return _existing(path, "folder", _check_options(options, _FILES_OPTIONS, f"files:{path}"))
+
+
 @register_loader(
     "files",
     "files:FOLDER[?glob=PATTERN,questions=PATH,name=NAME] - one document per .md/.markdown/.txt/.rst/"
     ".pdf/.docx/.html file (any depth; id = relative path) + FOLDER/questions.jsonl, evidence by quote or offsets",
+    check=_files_options,
 )
 def _files(path: str, options: dict[str, str]) -> Dataset:
-    opts = _check_options(options, _FILES_OPTIONS, f"files:{path}")
+    opts = _files_options(path, options)
     return load_files(
         path,
         glob=opts.get("glob") or None,
@@ -392,8 +474,15 @@ def _files(path: str, options: dict[str, str]) -> Dataset:
     "squad:FILE[?evidence=answer|sentence,skip_impossible=false,relocate=5,name=NAME] - SQuAD-format "
     "JSON, one document per article; an answer off its answer_start moves to its one exact occurrence "
     "within relocate characters (counted)",
+    check=lambda path, options: _existing(path, "file", _squad_options(path, options)),
 )
 def _squad(path: str, options: dict[str, str]) -> Dataset:
+    opts = _squad_options(path, options)
+    name = opts.pop("name", "") or None
+    return load_squad(path, name=name, **opts)
+
+
+def _squad_options(path: str, options: dict[str, str]) -> dict[str, Any]:
     opts = _check_options(
         options,
         {"evidence": "answer", "skip_impossible": False, "relocate": RELOCATE_DEFAULT, "name": ""},
@@ -405,8 +494,11 @@ def _squad(path: str, options: dict[str, str]) -> Dataset:
         )
     if opts.get("evidence", "answer") not in ("answer", "sentence"):
         raise DatasetError(f"squad:{path}: evidence must be 'answer' or 'sentence'")
-    name = opts.pop("name", "") or None
-    return load_squad(path, name=name, **opts)
+    return opts
+
+
+def _synthetic_options(options: dict[str, str]) -> dict[str, Any]:
+    return _check_options(options, {**SYNTHETIC_DEFAULTS, "name": "synthetic"}, "synthetic")
 
 
 @register_loader(
@@ -414,10 +506,10 @@ def _squad(path: str, options: dict[str, str]) -> Dataset:
     "synthetic[:n_docs=10,sections=6,sentences=12,doc_chars=0,facts_per_section=2,"
     "two_fact_share=0.25,seed=0] - seeded generator with planted facts",
     takes_path=False,
+    check=lambda _, options: _synthetic_options(options),
 )
 def _synthetic(_: str, options: dict[str, str]) -> Dataset:
-    allowed = {**SYNTHETIC_DEFAULTS, "name": "synthetic"}
-    opts = _check_options(options, allowed, "synthetic")
+    opts = _synthetic_options(options)
     try:
         return generate_synthetic(**opts)
     except DatasetError:

@@ -28,16 +28,20 @@ pypdf bounds the rest itself: one stream inflates to at most its ``Configuration
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
+from collections.abc import Hashable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING
 
 from chunkeval._limits import MAX_PDF_CONTENT_BYTES, MAX_PDF_PAGE_BYTES, MAX_PDF_PAGES, ReaderLimit, mib
+
+if TYPE_CHECKING:
+    from pypdf import PageObject, PdfReader
+    from pypdf.generic import PdfObject
 
 __all__ = ["pdf_page_texts", "quiet_pypdf"]
 
 
-def _identity(obj: Any) -> Any:
+def _identity(obj: PdfObject | None) -> Hashable:
     """What names a PDF object for the cache: its object number, else the object itself."""
     from pypdf.generic import ArrayObject, IndirectObject
 
@@ -50,14 +54,14 @@ def _identity(obj: Any) -> Any:
     return ("obj", id(obj))  # a direct object lives as long as the reader, which outlives the walk
 
 
-def _page_key(page: Any) -> tuple[Any, ...]:
+def _page_key(page: PageObject) -> tuple[Hashable, ...]:
     """What decides a page's text: its content streams, its resources and its rotation."""
     contents = page.raw_get("/Contents") if "/Contents" in page else None
     resources = page.raw_get("/Resources") if "/Resources" in page else None
     return (_identity(contents), _identity(resources), _identity(page.get("/Rotate")))
 
 
-def _content_bytes(page: Any, sizes: dict[Any, int]) -> int:
+def _content_bytes(page: PageObject, sizes: dict[Hashable, int]) -> int:
     """The inflated size of a page's content streams, each stream inflated once (``sizes``)."""
     from pypdf.generic import ArrayObject
 
@@ -69,7 +73,7 @@ def _content_bytes(page: Any, sizes: dict[Any, int]) -> int:
     return sum(_stream_bytes(item, sizes) for item in items)
 
 
-def _stream_bytes(obj: Any, sizes: dict[Any, int]) -> int:
+def _stream_bytes(obj: PdfObject, sizes: dict[Hashable, int]) -> int:
     """The inflated size of the stream ``obj`` names, inflated once (``sizes``)."""
     key = _identity(obj)
     if key not in sizes:
@@ -78,7 +82,7 @@ def _stream_bytes(obj: Any, sizes: dict[Any, int]) -> int:
     return sizes[key]
 
 
-def _forms(resources: Any) -> dict[str, list[Any]]:
+def _forms(resources: PdfObject | None) -> dict[str, list[PdfObject]]:
     """Each name of a form XObject reachable from ``resources`` (at any depth): its forms.
 
     Forms are listed by name because a ``Do`` operator names its form in the resources of the
@@ -86,8 +90,8 @@ def _forms(resources: Any) -> dict[str, list[Any]]:
     """
     from pypdf.generic import DictionaryObject
 
-    found: dict[str, dict[Any, Any]] = {}
-    seen: set[Any] = set()
+    found: dict[str, dict[Hashable, PdfObject]] = {}
+    seen: set[Hashable] = set()
     todo = [resources]
     while todo:
         res = todo.pop()
@@ -126,15 +130,15 @@ class _Budget:
         Inflated sizes by stream identity, shared with the count of the content streams.
     """
 
-    def __init__(self, total: int, sizes: dict[Any, int]) -> None:
+    def __init__(self, total: int, sizes: dict[Hashable, int]) -> None:
         self.total = total
         self.sizes = sizes
-        self.forms: dict[str, list[Any]] = {}
+        self.forms: dict[str, list[PdfObject]] = {}
         self.page = 0
         self.on_page = 0
         self.past: ReaderLimit | None = None
 
-    def visit(self, operator: bytes, operands: Any, *_: Any) -> None:
+    def visit(self, operator: bytes, operands: list[PdfObject], *_: object) -> None:
         """Count a ``Do``'s form before it is read (pypdf's ``visitor_operand_before``)."""
         if self.past is not None:
             raise self.past  # pypdf keeps reading after an error within a form: stop it again
@@ -173,7 +177,7 @@ def quiet_pypdf() -> Iterator[None]:
         logger.setLevel(level)
 
 
-def pdf_page_texts(reader: Any) -> list[str]:
+def pdf_page_texts(reader: PdfReader) -> list[str]:
     """Each page's extracted text (trailing whitespace stripped), within the readers' bounds.
 
     Parameters
@@ -203,7 +207,7 @@ def pdf_page_texts(reader: Any) -> list[str]:
     count = len(pages)
     if count > MAX_PDF_PAGES:
         raise ReaderLimit(f"{count:,} pages, more than the {MAX_PDF_PAGES:,} chunkeval reads of a PDF")
-    sizes: dict[Any, int] = {}
+    sizes: dict[Hashable, int] = {}
     total = 0
     for number, page in enumerate(pages, start=1):
         try:
@@ -222,13 +226,15 @@ def pdf_page_texts(reader: Any) -> list[str]:
                 f"that shows it), the most chunkeval extracts text from per PDF"
             )
     budget = _Budget(total, sizes)
-    texts: dict[tuple[Any, ...], str] = {}
+    texts: dict[tuple[Hashable, ...], str] = {}
     out: list[str] = []
     _extract(pages, budget, texts, out)
     return out
 
 
-def _extract(pages: Any, budget: _Budget, texts: dict[tuple[Any, ...], str], out: list[str]) -> None:
+def _extract(
+    pages: Sequence[PageObject], budget: _Budget, texts: dict[tuple[Hashable, ...], str], out: list[str]
+) -> None:
     """Append each page's text to ``out``, pages of one key (``texts``) extracted once."""
     import pypdf.errors
 

@@ -38,17 +38,21 @@ import gzip
 import io
 import json
 from importlib import resources
-from typing import IO, Any, Literal, cast
+from typing import IO, TYPE_CHECKING, Any, Literal
 
 from chunkeval.datasets.dataset import Dataset, DatasetError, checked_dataset
 from chunkeval.datasets.jsonl import DOCUMENTS_FILE, QUESTIONS_FILE, read_jsonl_folder
 from chunkeval.errors import close_names
+
+if TYPE_CHECKING:
+    from importlib.resources.abc import Traversable
 
 __all__ = [
     "CATALOG_FILE",
     "DATA_FOLDER",
     "NANO_QUESTIONS",
     "TIERS",
+    "check_public",
     "files_of",
     "load_public",
     "nano_subset",
@@ -68,7 +72,7 @@ GZ = ".gz"
 DATA_FOLDER = "public_data"
 
 
-def _root() -> Any:
+def _root() -> Traversable:
     return resources.files("chunkeval.datasets") / DATA_FOLDER
 
 
@@ -102,7 +106,7 @@ def public_catalog() -> dict[str, dict[str, Any]]:
 class _GzipFile:
     """A gzipped package file read as the plain file ``name`` (the :class:`Readable` protocol)."""
 
-    def __init__(self, inner: Any, name: str) -> None:
+    def __init__(self, inner: Traversable, name: str) -> None:
         self._inner = inner
         self._name = name
 
@@ -121,7 +125,7 @@ class _GzipFile:
 class _GzipFolder:
     """A folder whose ``documents.jsonl`` and ``questions.jsonl`` are stored gzipped."""
 
-    def __init__(self, inner: Any) -> None:
+    def __init__(self, inner: Traversable) -> None:
         self._inner = inner
 
     def __truediv__(self, name: str) -> _GzipFile:
@@ -159,6 +163,39 @@ def _entry(name: str) -> dict[str, Any]:
     return catalog[name]
 
 
+def check_public(name: str, lang: str | None = None, tier: str = "full") -> str:
+    """Refuse a public dataset that is not shipped, without reading its data.
+
+    Parameters
+    ----------
+    name, lang, tier
+        As for :func:`load_public`.
+
+    Returns
+    -------
+    str
+        The language to load (``lang``, or the dataset's only one when ``None``).
+
+    Raises
+    ------
+    DatasetError
+        An unknown name, language or tier, naming the valid ones.
+    """
+    languages = _entry(name)["languages"]
+    if tier not in TIERS:
+        raise DatasetError(f"public:{name}: tier must be one of {', '.join(TIERS)}, got {tier!r}")
+    if lang is None:
+        if len(languages) != 1:
+            raise DatasetError(
+                f"public:{name} has {len(languages)} languages; choose one with "
+                f"public:{name}?lang=LL, LL one of {', '.join(languages)}"
+            )
+        lang = next(iter(languages))
+    if lang not in languages:
+        raise DatasetError(f"public:{name}: no language {lang!r}; available: {', '.join(languages)}")
+    return str(lang)
+
+
 def load_public(name: str, lang: str | None = None, tier: str = "full") -> Dataset:
     """Load a packaged public dataset.
 
@@ -183,18 +220,7 @@ def load_public(name: str, lang: str | None = None, tier: str = "full") -> Datas
         An unknown name, language or tier (naming the valid ones), or missing package data.
     """
     entry = _entry(name)
-    languages = entry["languages"]
-    if tier not in TIERS:
-        raise DatasetError(f"public:{name}: tier must be one of {', '.join(TIERS)}, got {tier!r}")
-    if lang is None:
-        if len(languages) != 1:
-            raise DatasetError(
-                f"public:{name} has {len(languages)} languages; choose one with "
-                f"public:{name}?lang=LL, LL one of {', '.join(languages)}"
-            )
-        lang = next(iter(languages))
-    if lang not in languages:
-        raise DatasetError(f"public:{name}: no language {lang!r}; available: {', '.join(languages)}")
+    lang = check_public(name, lang, tier)
     provenance = {
         "format": "public",
         "source": f"chunkeval package data: chunkeval/datasets/{DATA_FOLDER}/{name}/{lang}",
@@ -205,7 +231,7 @@ def load_public(name: str, lang: str | None = None, tier: str = "full") -> Datas
         "tier": tier,
     }
     full_name = public_dataset_name(name, lang)
-    folder = cast(Any, _GzipFolder(_root() / name / lang))  # read as a Path-like folder
+    folder = _GzipFolder(_root() / name / lang)
     dataset = read_jsonl_folder(folder, full_name, provenance, prefix=f"{DATA_FOLDER}/{name}/{lang}/")
     if tier == "nano":
         return nano_subset(dataset, public_dataset_name(name, lang, tier))

@@ -49,11 +49,15 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
-from typing import Any
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
 from chunkeval._limits import MAX_DOCUMENT_BYTES, ReaderLimit, mib
 from chunkeval.errors import MissingDependency
 from chunkeval.registry import Registry
+
+if TYPE_CHECKING:
+    from docx.document import Document as DocxDocument
 
 __all__ = [
     "READERS",
@@ -70,7 +74,7 @@ __all__ = [
 Reader = Callable[[Path], tuple[str, dict[str, Any]]]
 
 
-def _library(module: str, distribution: str, extra: str, path: Path) -> tuple[Any, str]:
+def _library(module: str, distribution: str, extra: str, path: Path) -> tuple[ModuleType, str]:
     """Import ``module``; return it with ``"distribution version"``, or a one-line install hint."""
     try:
         lib = importlib.import_module(module)
@@ -113,7 +117,7 @@ _LIBXML2_BOUNDS = {
 }
 
 
-def _parsed_docx(docx: Any, path: Path) -> Any:
+def _parsed_docx(docx: ModuleType, path: Path) -> DocxDocument:
     """``docx.Document(path)``, a part past one of libxml2's bounds a :class:`ReaderLimit`.
 
     libxml2 refuses an entity bomb or XML nested past 256 before chunkeval's own bounds see

@@ -75,11 +75,11 @@ RELOCATE_DEFAULT = 5
 PARAGRAPH_SEPARATOR = "\n\n"
 
 
-def _is_int(v: Any) -> bool:
+def _is_int(v: object) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
 
 
-def _kind(value: Any) -> str:
+def _kind(value: object) -> str:
     return "null" if value is None else type(value).__name__
 
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any, Self
 
 import numpy as np
 
@@ -34,6 +34,14 @@ from chunkeval._params import Params
 from chunkeval.errors import MissingDependency, UsageError
 from chunkeval.registry import Registry
 from chunkeval.specs import redacted
+
+if TYPE_CHECKING:
+    import scipy.sparse as sp
+    from sklearn.feature_extraction.text import HashingVectorizer
+
+    from chunkeval.embedders.bert import BertEmbedder
+    from chunkeval.embedders.remote import OpenAIEmbedder
+    from chunkeval.protocols import EmbedderLike
 
 _WORD_PATTERN = r"(?u)\b\w+\b"
 
@@ -68,7 +76,7 @@ class Embedder(Params):
 
     rows_independent: bool = False
 
-    def fit(self, texts: Sequence[str]) -> Embedder:
+    def fit(self, texts: Sequence[str]) -> Self:
         """Learn from ``texts`` (a list of n strings); a no-op by default.
 
         Returns
@@ -78,7 +86,7 @@ class Embedder(Params):
         """
         return self
 
-    def transform(self, texts: Sequence[str]) -> np.ndarray:
+    def transform(self, texts: Sequence[str]) -> np.ndarray | sp.spmatrix:
         """Vectors of ``texts``.
 
         Returns
@@ -87,7 +95,7 @@ class Embedder(Params):
         """
         raise NotImplementedError
 
-    def embed(self, texts: Sequence[str]) -> np.ndarray:
+    def embed(self, texts: Sequence[str]) -> np.ndarray | sp.spmatrix:
         """Fit on ``texts`` and return their vectors.
 
         Returns
@@ -119,7 +127,7 @@ class HashingEmbedder(Embedder):
     #: Fitting learns nothing, and a text's hashed, L2-normalised row depends on that text alone.
     rows_independent = True
 
-    def transform(self, texts: Sequence[str]):
+    def transform(self, texts: Sequence[str]) -> sp.csr_matrix:
         """Sparse L2-normalised vectors, a scipy CSR matrix of shape ``(len(texts), n_features)``.
 
         Word unigrams are hashed by :func:`hash_words` (the vectorizer's matrix, bit for bit,
@@ -131,7 +139,7 @@ class HashingEmbedder(Embedder):
             return self._vectorizer().transform(texts)
         return hash_words(texts, self.n_features, self._vectorizer())
 
-    def _vectorizer(self) -> Any:
+    def _vectorizer(self) -> HashingVectorizer:
         """The ``HashingVectorizer`` of the current parameters, built once.
 
         It is validated when built: a new one per call cost more than hashing a short document's
@@ -244,7 +252,7 @@ def murmur3_runs(data: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.n
     return h.view(np.int32)
 
 
-def hash_words(texts: list[str], n_features: int, vectorizer: Any):
+def hash_words(texts: list[str], n_features: int, vectorizer: HashingVectorizer) -> sp.csr_matrix:
     r"""Hashed, L2-normalised word counts of ``texts``, as scikit-learn's ``HashingVectorizer``.
 
     Equal to ``vectorizer.transform(texts)``, bit for bit, for ``vectorizer =
@@ -309,7 +317,7 @@ def hash_words(texts: list[str], n_features: int, vectorizer: Any):
     return _with_rows(matrix, unsure, vectorizer.transform([texts[i] for i in unsure])) if unsure else matrix
 
 
-def _with_rows(matrix: Any, rows: list[int], replacement: Any) -> Any:
+def _with_rows(matrix: sp.csr_matrix, rows: list[int], replacement: sp.csr_matrix) -> sp.csr_matrix:
     """``matrix`` (CSR) with its rows ``rows`` taken from ``replacement``.
 
     ``rows`` is increasing and those rows are empty in ``matrix``; ``replacement`` (CSR) has one
@@ -468,7 +476,7 @@ def _sentence_transformers(argument: str | None, **params: Any) -> Embedder:
     )
 
 
-def _minilm(argument: str | None, **params: Any) -> Any:
+def _minilm(argument: str | None, **params: Any) -> BertEmbedder:
     """all-MiniLM-L6-v2 from its installed weights package (see :mod:`chunkeval.embedders.bert`)."""
     from chunkeval.embedders.bert import BertEmbedder
 
@@ -477,7 +485,7 @@ def _minilm(argument: str | None, **params: Any) -> Any:
     return BertEmbedder("minilm", **params)
 
 
-def _bert(argument: str | None, **params: Any) -> Any:
+def _bert(argument: str | None, **params: Any) -> BertEmbedder:
     """A BERT-family model folder, ``bert:PATH``, run by chunkeval's BERT encoder (onnxruntime)."""
     from chunkeval.embedders.bert import BertEmbedder
 
@@ -488,7 +496,7 @@ def _bert(argument: str | None, **params: Any) -> Any:
     return BertEmbedder(argument, **params) if argument else BertEmbedder(**params)
 
 
-def _openai(argument: str | None, **params: Any) -> Any:
+def _openai(argument: str | None, **params: Any) -> OpenAIEmbedder:
     """A model behind an OpenAI-compatible embeddings endpoint, ``openai(model=, base_url=, ...)``."""
     from chunkeval.embedders.remote import OpenAIEmbedder
     from chunkeval.endpoints.config import EndpointConfig
@@ -539,7 +547,7 @@ def _split_params(spec: str) -> tuple[str, dict[str, Any]]:
     return head, parse_spec(f"f({args}")[1]
 
 
-def _plugin_embedder(name: str, obj: Any, target: str) -> Callable[[str | None], Any]:
+def _plugin_embedder(name: str, obj: Any, target: str) -> Callable[[str | None], EmbedderLike]:
     """The embedder factory of a ``chunkeval.embedders`` entry point.
 
     A ``chunkeval.embedders`` entry point names a callable returning an embedder: called
@@ -548,7 +556,7 @@ def _plugin_embedder(name: str, obj: Any, target: str) -> Callable[[str | None],
     if not callable(obj):
         raise TypeError(f"expected a callable returning an embedder, got {obj!r}")
 
-    def make(argument: str | None) -> Any:
+    def make(argument: str | None) -> EmbedderLike:
         made = obj() if argument is None else obj(argument)
         if not hasattr(made, "embed"):
             raise UsageError(f"embedder plug-in {name!r} ({target}) returned {made!r}, which has no embed()")
@@ -612,7 +620,7 @@ def get_embedder(spec) -> Embedder:
         raise UsageError(f"embedder {redacted(spec)!r}: {error}") from None
 
 
-def check_finite(vectors: Any, texts: Sequence[str], embedder: Any) -> None:
+def check_finite(vectors: np.ndarray | sp.spmatrix, texts: Sequence[str], embedder: object) -> None:
     """Raise when an embedder returned a NaN or infinite value, naming the text and the embedder.
 
     A NaN similarity compares False with every threshold and an infinite one overflows a
@@ -657,7 +665,7 @@ def check_finite(vectors: Any, texts: Sequence[str], embedder: Any) -> None:
     )
 
 
-def embedder_identity(embedder: Any) -> dict[str, Any]:
+def embedder_identity(embedder: EmbedderLike) -> dict[str, Any]:
     """What names an embedder in a manifest: its class and parameters, never its ``repr``.
 
     Parameters

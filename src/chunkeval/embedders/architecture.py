@@ -33,10 +33,13 @@ import math
 import os
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from chunkeval.embedders.models import ModelFolder
 from chunkeval.errors import MissingDependency, UsageError
+
+if TYPE_CHECKING:
+    from tokenizers import Tokenizer as HFTokenizer
 
 __all__ = [
     "ACTIVATIONS",
@@ -146,7 +149,7 @@ max_position_embeddings, type_vocab_size : int
     hidden_act: str = "gelu"
 
     @classmethod
-    def from_config(cls, config: Any, where: str) -> BertArchitecture:
+    def from_config(cls, config: object, where: str) -> BertArchitecture:
         """Check a parsed ``config.json``.
 
         Parameters
@@ -261,7 +264,7 @@ class CheckedModel:
     config: dict[str, Any]
     architecture: BertArchitecture
     window: int
-    tokenizer: Any
+    tokenizer: HFTokenizer
 
 
 def _first(problems: list[str]) -> str:
@@ -323,7 +326,7 @@ def _check_weights(path: str, arch: BertArchitecture) -> None:
         )
 
 
-def _load_tokenizer(path: str, arch: BertArchitecture) -> Any:
+def _load_tokenizer(path: str, arch: BertArchitecture) -> HFTokenizer:
     """``tokenizer.json``, whose every id has a row in the word embeddings."""
     try:
         from tokenizers import Tokenizer
@@ -347,12 +350,13 @@ def _load_tokenizer(path: str, arch: BertArchitecture) -> Any:
     return tok
 
 
-def _window(folder: ModelFolder, arch: BertArchitecture, tok: Any, max_seq_length: Any) -> int:
+def _window(folder: ModelFolder, arch: BertArchitecture, tok: HFTokenizer, max_seq_length: int | None) -> int:
     """The encoder's window in wordpieces.
 
     The window in wordpieces: ``max_seq_length`` given, else the folder's
     ``sentence_bert_config.json``, else the position table.
     """
+    value: object  # read from a JSON file: checked below
     if max_seq_length is not None:
         value, where = max_seq_length, "max_seq_length"
     else:
@@ -376,7 +380,7 @@ def _window(folder: ModelFolder, arch: BertArchitecture, tok: Any, max_seq_lengt
     return value
 
 
-def check_model_folder(folder: ModelFolder, max_seq_length: Any = None) -> CheckedModel:
+def check_model_folder(folder: ModelFolder, max_seq_length: int | None = None) -> CheckedModel:
     """Read and check a BERT model folder's config, weights header and tokenizer, once.
 
     Parameters

@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -32,6 +32,10 @@ from chunkeval.embedders.bert_graph import BertWeights, encode
 from chunkeval.embedders.cache import cache_namespace, cached_vectors
 from chunkeval.embedders.models import ModelFolder, resolve_model
 from chunkeval.errors import UsageError
+
+if TYPE_CHECKING:
+    from tokenizers import Tokenizer as HFTokenizer
+    from tqdm.auto import tqdm
 
 __all__ = ["BATCH_TOKENS", "MIN_THREADED_TOKENS", "PROGRESS_ENV", "REDECIDE_SECONDS", "BertEmbedder"]
 
@@ -58,14 +62,14 @@ _MODELS: dict = store("encoders.models")  # (weights sha256, folder, max_seq_len
 @dataclass(frozen=True)
 class _Loaded:
     weights: BertWeights
-    tokenizer: Any  # truncating at the window
-    counter: Any  # the same, not truncating (for the truncation metric)
+    tokenizer: HFTokenizer  # truncating at the window
+    counter: HFTokenizer  # the same, not truncating (for the truncation metric)
     window: int
     pooling: str
     normalize: bool
 
 
-def _tokenizers(tok: Any, window: int) -> tuple[Any, Any]:
+def _tokenizers(tok: HFTokenizer, window: int) -> tuple[HFTokenizer, HFTokenizer]:
     from tokenizers import Tokenizer
 
     tok.no_padding()  # tokenizer.json files often fix padding (MiniLM's: 128), the batches pad
@@ -332,7 +336,7 @@ def _concurrently(
                 yield future.result()
 
 
-def _progress_bar(total: int) -> Any:
+def _progress_bar(total: int) -> tqdm:
     """A tqdm bar of chunks encoded, on stderr.
 
     It shows the count, chunks/s and time left, only when :data:`PROGRESS_ENV` is set (the CLI

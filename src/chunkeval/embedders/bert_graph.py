@@ -24,11 +24,16 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from chunkeval.errors import MissingDependency, UsageError
+
+if TYPE_CHECKING:
+    import onnx
+    import onnxruntime as ort
+    from numpy.typing import ArrayLike
 
 __all__ = ["BertWeights", "encode"]
 
@@ -73,7 +78,9 @@ class BertWeights:
     heads: int
     eps: float
     activation: str
-    sessions: dict[str, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
+    sessions: dict[str, ort.InferenceSession] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
 
     @classmethod
     def load(cls, weights: Path, config: dict[str, Any]) -> BertWeights:
@@ -141,10 +148,10 @@ class _Graph:
         from onnx import numpy_helper
 
         self._from_array = numpy_helper.from_array
-        self.nodes: list[Any] = []
-        self.initializers: list[Any] = []
+        self.nodes: list[onnx.NodeProto] = []
+        self.initializers: list[onnx.TensorProto] = []
 
-    def const(self, array: Any) -> str:
+    def const(self, array: ArrayLike) -> str:
         name = f"c{len(self.initializers)}"
         self.initializers.append(self._from_array(np.asarray(array), name))
         return name
@@ -191,7 +198,7 @@ class _Graph:
 
         out = f"If_{len(self.nodes)}"
 
-        def branch(tag: str, mask_inputs: list[str]) -> Any:
+        def branch(tag: str, mask_inputs: list[str]) -> onnx.GraphProto:
             name = f"{out}_{tag}"
             node = helper.make_node(
                 "MultiHeadAttention", [q, k, v, *mask_inputs], [name], domain="com.microsoft", num_heads=heads
@@ -314,7 +321,7 @@ def _graph(w: BertWeights) -> bytes:
 _SESSION_LOCK = threading.Lock()
 
 
-def _session(w: BertWeights) -> Any:
+def _session(w: BertWeights) -> ort.InferenceSession:
     """The onnxruntime session of ``w``: one per process, built on first use.
 
     It runs each pass on the calling thread (one intra-op thread); several threads may run it at

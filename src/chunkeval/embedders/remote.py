@@ -44,7 +44,7 @@ import os
 import re
 import sys
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -483,7 +483,7 @@ def _batch_limit(refusal: RequestRefused) -> bool:
     return refusal.status in (400, 422) and bool(_BATCH_LIMIT.search(str(refusal)))
 
 
-def _progress_listener() -> Any:
+def _progress_listener() -> Callable[[str], None] | None:
     """Where an endpoint client's events go: the encode progress line (when the CLI asks for one)."""
     from chunkeval.embedders.bert import PROGRESS_ENV
 

@@ -55,13 +55,17 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from typing import Any
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
 from chunkeval._cores import submit_without_stop_signals
 from chunkeval._json import BadJSON, loads_bounded
 from chunkeval.endpoints.config import EndpointConfig
 from chunkeval.endpoints.masking import quoted
 from chunkeval.errors import EnvironmentFailure, MissingDependency, UsageError
+
+if TYPE_CHECKING:
+    import httpx
 
 __all__ = [
     "MAX_ERROR_BYTES",
@@ -140,7 +144,7 @@ def usage_since(before: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
     return out
 
 
-def _httpx() -> Any:
+def _httpx() -> ModuleType:
     try:
         import httpx
     except ImportError:
@@ -249,7 +253,7 @@ class EndpointClient:
         self.in_flight = config.max_in_flight
         self.events: list[str] = []
         self._lock = threading.Lock()
-        self._http: Any = None
+        self._http: httpx.Client | None = None
 
     def __repr__(self) -> str:
         return f"EndpointClient({self.config!r})"
@@ -396,7 +400,7 @@ class EndpointClient:
 
     # -- one request -------------------------------------------------------------------------
 
-    def _client(self) -> Any:
+    def _client(self) -> httpx.Client:
         with self._lock:
             if self._http is None:
                 httpx = _httpx()
@@ -408,7 +412,7 @@ class EndpointClient:
                 )
             return self._http
 
-    def _send(self, path: str, payload: Any, headers: dict[str, str]) -> tuple[int, Any, bytes]:
+    def _send(self, path: str, payload: Any, headers: dict[str, str]) -> tuple[int, httpx.Headers, bytes]:
         """One request: ``(status, headers, body)``, the body bounded in size and time.
 
         The body of a 2xx is read up to :data:`MAX_REPLY_BYTES` (after decompression), that of
@@ -580,7 +584,7 @@ def _transport_failure(error: Exception) -> str:
     return words.get(kind, kind)
 
 
-def _cut_off(response: Any, late: threading.Event) -> None:
+def _cut_off(response: httpx.Response, late: threading.Event) -> None:
     """Stop a reply still arriving at its deadline: shut its socket down (a blocked read ends)."""
     late.set()
     stream = response.extensions.get("network_stream")

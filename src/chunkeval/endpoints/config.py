@@ -21,7 +21,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import SplitResult, urlsplit
 
 from chunkeval._limits import seconds
 from chunkeval.errors import UsageError
@@ -227,7 +227,7 @@ _KEY_PARAMS = frozenset(
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
-def _url_parts(url: str) -> Any:
+def _url_parts(url: str) -> SplitResult:
     """``urlsplit(url)`` with its port read, or a :class:`UsageError` saying what is mistyped."""
     try:
         parts = urlsplit(url)
@@ -240,7 +240,7 @@ def _url_parts(url: str) -> Any:
     return parts
 
 
-def _check_text(name: str, value: Any) -> None:
+def _check_text(name: str, value: object) -> None:
     if not isinstance(value, str) or not value.strip() or value != value.strip():
         raise UsageError(f"openai(...): {name} must be a non-empty string without surrounding spaces")
 

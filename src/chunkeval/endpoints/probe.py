@@ -21,7 +21,6 @@ them) is probed with the short one alone, and that refusal is part of the digest
 from __future__ import annotations
 
 import hashlib
-from typing import Any
 
 import numpy as np
 
@@ -71,7 +70,7 @@ def probe_digest(vectors: np.ndarray, long_refused: bool = False) -> str:
     return h.hexdigest()[:16]
 
 
-def same_model(requested: str, answered: Any) -> bool:
+def same_model(requested: str, answered: object) -> bool:
     """Whether a reply's ``model`` field names the requested model.
 
     Equal, or equal once a ``:latest`` tag (Ollama) and a leading ``models/`` or organisation

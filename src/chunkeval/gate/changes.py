@@ -44,14 +44,14 @@ _CONTENT = "questions_by_content"
 _BY_DOCUMENT = "questions_by_document"
 
 
-def _digest_map(digests: Any, kind: str) -> dict[str, str] | None:
+def _digest_map(digests: Mapping[str, Any] | None, kind: str) -> dict[str, str] | None:
     part = digests.get(kind) if isinstance(digests, Mapping) else None
     if not isinstance(part, Mapping):
         return None
     return {str(k): str(v) for k, v in part.items()}
 
 
-def has_content_identity(digests: Any) -> bool:
+def has_content_identity(digests: Mapping[str, Any] | None) -> bool:
     """Whether a manifest's or baseline's ``digests`` of a dataset identify questions by content.
 
     Parameters
@@ -77,7 +77,10 @@ def _diff(old: Mapping[str, str], new: Mapping[str, str]) -> tuple[list[str], li
 
 
 def dataset_changes(
-    digests_base: Any, digests_cur: Any, ids_base: set[str], ids_cur: set[str]
+    digests_base: Mapping[str, Any] | None,
+    digests_cur: Mapping[str, Any] | None,
+    ids_base: set[str],
+    ids_cur: set[str],
 ) -> dict[str, list[str]]:
     """Which questions and documents of a dataset were added, removed or edited.
 
@@ -148,7 +151,9 @@ def _renamed(
     return pairs
 
 
-def _follow_renames(out: dict[str, list[str]], digests_base: Any, digests_cur: Any) -> None:
+def _follow_renames(
+    out: dict[str, list[str]], digests_base: Mapping[str, Any] | None, digests_cur: Mapping[str, Any] | None
+) -> None:
     """Move the edited questions whose parts only moved with a renamed document to ``questions_moved``.
 
     Such a question's ``questions_by_document`` digest (its text and each part's text with

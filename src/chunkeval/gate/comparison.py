@@ -72,6 +72,7 @@ from chunkeval.gate.checks import (
     parse_checks,
 )
 from chunkeval.gate.conditions import (
+    Conditions,
     conditions,
     config_pairs,
     datasets_of,
@@ -123,7 +124,7 @@ EXIT_OK, EXIT_REGRESSION, EXIT_UNUSABLE = 0, 1, 2
 
 
 # --------------------------------------------------------------------------- sides
-def load_side(side: Any) -> Results:
+def load_side(side: Results | str | os.PathLike) -> Results:
     """A comparison side as :class:`Results`.
 
     Parameters
@@ -160,7 +161,7 @@ def load_side(side: Any) -> Results:
     return load_baseline(p)
 
 
-def _side_name(side: Any, results: Results) -> str:
+def _side_name(side: Results | str | os.PathLike, results: Results) -> str:
     if isinstance(side, (str, os.PathLike)):
         return os.fspath(side)
     return str((results.manifest or {}).get("baseline_file") or "results")
@@ -314,9 +315,9 @@ class Comparison:
         """Rows to show: checked rows, or every row with ``all_rows``."""
         return self.rows if all_rows else self.rows[self.rows["checked"]]
 
-    def to_text(self, all_rows: bool = False) -> str:
-        """A terminal table, regressions first, with notes and the verdict."""
-        return render(self, all_rows, markdown=False)
+    def to_text(self, all_rows: bool = False, verdict: bool = True) -> str:
+        """A terminal table, regressions first, with notes and (unless ``verdict=False``) the verdict."""
+        return render(self, all_rows, markdown=False, verdict=verdict)
 
     def to_markdown(self, all_rows: bool = False) -> str:
         """A Markdown section for a pull-request comment or a CI step summary."""
@@ -387,8 +388,8 @@ class Comparison:
 
 # --------------------------------------------------------------------------- entry points
 def compare(
-    baseline: Any,
-    current: Any,
+    baseline: Results | str | os.PathLike,
+    current: Results | str | os.PathLike,
     checks: str | Sequence[Check | str] | None = None,
     *,
     strict: bool = False,
@@ -478,7 +479,7 @@ def compare(
         rows=rows,
         checks=check_list,
         reasons=found.reasons
-        + [why + (resave if name in found.stale else "") for name, why in found.per_dataset.items()],
+        + [why + (resave if name in found.resave else "") for name, why in found.per_dataset.items()],
         notes=found.notes,
         dataset_changes=found.changes,
         strict=strict,
@@ -527,7 +528,7 @@ class _Pairing:
         b_label: str | None,
         c_label: str | None,
         checks: Sequence[Check],
-        found: Any,
+        found: Conditions,
     ) -> list[dict[str, Any]]:
         """The rows of one pair; records why the pair is incomparable in ``found``."""
         common = self._common(dataset, b_label, c_label)
@@ -577,7 +578,9 @@ def _rank_columns(*runs: Results) -> list[str]:
     return list(dict.fromkeys(out))
 
 
-def _resolve_checks(checks: Any, base: Results, cur: Results) -> tuple[Check, ...]:
+def _resolve_checks(
+    checks: str | Sequence[Check | str] | None, base: Results, cur: Results
+) -> tuple[Check, ...]:
     """The checks against the metrics either side has, keeping one-sided ones as missing.
 
     Checks against the metrics either side has; one only one side has is kept, and the
@@ -673,7 +676,7 @@ def _find_config(results: Results, name: str) -> str:
 
 
 def compare_configs(
-    results: Any,
+    results: Results | str | os.PathLike,
     config_a: str,
     config_b: str,
     metrics: str | Sequence[Check | str] | None = None,
@@ -727,7 +730,12 @@ def compare_configs(
 
 
 def metric_deltas(
-    base: Any, new: Any, *, metrics: Sequence[str] | None = None, k: int | None = None, **kwargs: Any
+    base: Results | str | os.PathLike,
+    new: Results | str | os.PathLike,
+    *,
+    metrics: Sequence[str] | None = None,
+    k: int | None = None,
+    **kwargs: Any,
 ) -> pd.DataFrame:
     """Per-configuration differences ``new − base`` with paired bootstrap intervals.
 

@@ -81,9 +81,11 @@ class Conditions:
     documents_changed : list of str
         Datasets whose documents changed: a configuration-level metric (computed over every
         chunk) was then measured on other documents.
-    stale : list of str
-        Datasets on which the baseline is stale (more than ``stale_share`` of the questions
-        changed); each also has its reason in ``per_dataset``.
+    resave : list of str
+        Datasets on which the baseline must be saved again: it is stale (more than
+        ``stale_share`` of the questions changed) or saved before content identities; each
+        also has its reason in ``per_dataset``, to which
+        :func:`~chunkeval.gate.comparison.compare` adds the command that re-saves it.
     """
 
     reasons: list[str] = field(default_factory=list)
@@ -92,7 +94,7 @@ class Conditions:
     notes: list[str] = field(default_factory=list)
     unchanged: dict[str, list[str]] = field(default_factory=dict)
     documents_changed: list[str] = field(default_factory=list)
-    stale: list[str] = field(default_factory=list)
+    resave: list[str] = field(default_factory=list)
 
 
 def _canonical(value: Any) -> str:
@@ -286,13 +288,20 @@ def _dataset_condition(base: Results, cur: Results, name: str, found: Conditions
     found.changes[name] = changes
     what = describe_changes(changes)
     if not (has_content_identity(db) and has_content_identity(dc)):
-        side = "the baseline" if not has_content_identity(db) else "the current run"
+        older_baseline = not has_content_identity(db)
+        side, fix = (
+            ("the baseline", "save the baseline again")
+            if older_baseline
+            else ("the current run", "run it again")  # re-saving the baseline would not help
+        )
         found.per_dataset[name] = (
             f"dataset {name} changed: {what or 'the documents or questions differ'} (fingerprint "
             f"{str(fb)[:12]} in the baseline, {str(fc)[:12]} now); {side} records no content "
             "identity of its questions (saved by an older chunkeval), so any edit of the dataset is "
-            "incomparable: save the baseline again with this chunkeval version"
+            f"incomparable: {fix} with this chunkeval version"
         )
+        if older_baseline:
+            found.resave.append(name)
         return
     out = left_out(changes)
     kept = sorted((qb & qc) - set(out))
@@ -300,7 +309,7 @@ def _dataset_condition(base: Results, cur: Results, name: str, found: Conditions
     if any(changes.get(f"documents_{how}") for how in ("added", "removed", "renamed", "edited")):
         found.documents_changed.append(name)
     if share > stale_share + 1e-12 or not kept:
-        found.stale.append(name)
+        found.resave.append(name)
         found.per_dataset[name] = (
             f"the baseline is stale for dataset {name}: {len(out)} of {len(qb | qc)} questions "
             f"changed ({share:.0%}, more than the {stale_share:.0%} --stale-share allows): {what}"

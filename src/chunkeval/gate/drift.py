@@ -25,8 +25,9 @@ were measured on other documents.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from chunkeval.gate.changes import STALE_SHARE, left_out
 from chunkeval.gate.comparison import Comparison, compare, load_side
@@ -34,6 +35,9 @@ from chunkeval.gate.conditions import question_ids
 from chunkeval.gate.outcomes import CHANGED, outcome_label
 from chunkeval.labels import display_label, signed
 from chunkeval.results.folder import Results, to_jsonable
+
+if TYPE_CHECKING:
+    from chunkeval.gate.checks import Check
 
 __all__ = ["baseline_configurations", "compare_today", "drift_line", "rerun_baseline"]
 
@@ -192,9 +196,9 @@ def _documents_changed(cmp: Comparison) -> list[str]:
 
 
 def compare_today(
-    baseline: Any,
-    current: Any,
-    checks: Any = None,
+    baseline: Results | str | os.PathLike,
+    current: Results | str | os.PathLike,
+    checks: str | Sequence[Check | str] | None = None,
     *,
     rerun: Rerun | None = None,
     strict: bool = False,

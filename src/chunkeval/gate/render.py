@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import textwrap
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -37,7 +38,7 @@ def _short(label: str, n: int = 40) -> str:
     return display_label(label, n)
 
 
-def _num(v: Any) -> str:
+def _num(v: object) -> str:
     """A level (a value, not a change: :func:`~chunkeval.labels.signed` prints changes)."""
     if v is None or not isinstance(v, (int, float, np.floating)) or not math.isfinite(float(v)):
         return "–"
@@ -115,6 +116,19 @@ def inconclusive_sentence(r: Any, confidence: float) -> str:
     beyond the tolerance, but the <level> paired interval [−0.250, +0.026] includes 0; 40
     questions compared)"``; the count is ``questions_needed`` (the power calculation of the
     deciding test at 80% power, at least one more than the questions compared).
+
+    Parameters
+    ----------
+    r : namedtuple
+        A row of :attr:`Comparison.rows <chunkeval.gate.comparison.Comparison>` as
+        ``DataFrame.itertuples`` gives it (its fields are the table's columns, so it is
+        typed ``Any``).
+    confidence : float
+        Level of the paired intervals, in (0, 1).
+
+    Returns
+    -------
+    str
     """
     n = int(r.n_questions)
     need = r.questions_needed
@@ -136,7 +150,7 @@ def inconclusive_sentence(r: Any, confidence: float) -> str:
     )
 
 
-def _ids(ids: Any, n: int) -> str:
+def _ids(ids: Sequence[object] | None, n: int) -> str:
     shown = ", ".join(str(i) for i in (ids or []))
     return f" ({shown}{', ...' if n > len(ids or []) else ''})" if shown else ""
 
@@ -218,8 +232,12 @@ def _spec_line(change: dict[str, str]) -> str:
     return change["change"] if change["change"] == full else f"{change['change']} (spec {full})"
 
 
-def render(cmp: Comparison, all_rows: bool, markdown: bool) -> str:
-    """A comparison as terminal text or Markdown (see the module docstring)."""
+def render(cmp: Comparison, all_rows: bool, markdown: bool, verdict: bool = True) -> str:
+    """A comparison as terminal text or Markdown (see the module docstring).
+
+    ``verdict=False`` leaves the text's last line, the verdict, out: the command line prints an
+    incomparable verdict as its error line instead, so that it is said once.
+    """
     rows = cmp.display_rows(all_rows)
     header, body = _main_table(cmp, rows)
     also_header, also_body, also_more = _also_worse(cmp, all_rows)
@@ -229,8 +247,8 @@ def render(cmp: Comparison, all_rows: bool, markdown: bool) -> str:
     also_title = "Also worse, but not checked (no effect on the exit code; --all shows them)"
     more = f"… and {also_more} more" if also_more else ""
     if markdown:
-        verdict = "incomparable (exit code 2): no difference means anything" if cmp.reasons else cmp.verdict()
-        lines = [f"### {md_escape(title)}", "", f"**{md_escape(verdict)}**", ""]
+        decided = "incomparable (exit code 2): no difference means anything" if cmp.reasons else cmp.verdict()
+        lines = [f"### {md_escape(title)}", "", f"**{md_escape(decided)}**", ""]
         lines += [f"- {md_escape(r)}" for r in cmp.reasons]
         lines += [f"- `{md_escape(_short(config, 60))}`: {md_escape(change)}" for config, change in changes]
         lines += [f"- {md_escape(n)}" for n in cmp.notes]
@@ -261,7 +279,8 @@ def render(cmp: Comparison, all_rows: bool, markdown: bool) -> str:
         lines += ["", f"{also_title}:", text_table(also_header, also_body)] + ([more] if more else [])
     if cmp.mode != "gate":  # gate words in a table that fails nothing: say what they mean here
         lines += ["", textwrap.fill(_rule(cmp), 100)]
-    lines += ["", cmp.verdict()]
+    if verdict:
+        lines += ["", cmp.verdict()]
     return "\n".join(lines) + "\n"
 
 

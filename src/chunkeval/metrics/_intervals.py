@@ -7,12 +7,13 @@ Ranges are ``(doc_id, start, end)`` triples, half-open, in characters. Span sets
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import TypeVar
 
 from chunkeval.errors import UsageError
 from chunkeval.types import Chunk, EvidenceSpan
 
-Range = tuple[Any, int, int]
+Range = tuple[str, int, int]
+T = TypeVar("T")
 
 
 def merge(intervals: Iterable[Range]) -> list[Range]:
@@ -47,7 +48,7 @@ def intersection_length(a: list[Range], b: list[Range]) -> int:
     return total
 
 
-def ranges(items: Iterable[Any]) -> list[Range]:
+def ranges(items: Iterable[Chunk | EvidenceSpan]) -> list[Range]:
     """``(doc_id, start, end)`` of chunks or evidence spans."""
     return [(x.doc_id, int(x.start), int(x.end)) for x in items]
 
@@ -63,7 +64,7 @@ def contains(chunk: Chunk, part: EvidenceSpan) -> bool:
     return chunk.doc_id == part.doc_id and chunk.start <= part.start and part.end <= chunk.end
 
 
-def first_k(ranked: Sequence[Any], k: int) -> Sequence[Any]:
+def first_k(ranked: Sequence[T], k: int) -> Sequence[T]:
     """The first ``k`` retrieved items; ``ValueError`` for ``k < 1``."""
     if k < 1:
         raise UsageError(f"k must be >= 1, got {k}")

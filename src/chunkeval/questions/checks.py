@@ -45,13 +45,16 @@ import math
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from chunkeval.analysis import UnicodeAnalyzer
 from chunkeval.datasets.quotes import QuoteError, QuoteResolver
 from chunkeval.errors import UsageError
 from chunkeval.questions.drafts import STOP_WORDS
 from chunkeval.types import EvidenceSpan
+
+if TYPE_CHECKING:
+    from chunkeval.embedders import Embedder
 
 __all__ = [
     "MAX_QUESTION_CHARS",
@@ -252,7 +255,9 @@ class NearDuplicates:
         same questions embeds each once.
     """
 
-    def __init__(self, max_similarity: float, embedder: Any = None, vectors: dict | None = None) -> None:
+    def __init__(
+        self, max_similarity: float, embedder: Embedder | None = None, vectors: dict | None = None
+    ) -> None:
         self.max_similarity = max_similarity
         self.embedder = embedder
         self.vectors = {} if vectors is None else vectors

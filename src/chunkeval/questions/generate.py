@@ -36,7 +36,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TextIO
 
 from chunkeval._atomic import atomic_write_text
 from chunkeval._cores import submit_without_stop_signals
@@ -267,7 +267,7 @@ class _Assembly:
         requests: list[Request],
         resolver: QuoteResolver,
         checks: Checks,
-        embedder: Any,
+        embedder: Embedder | None,
         n: int,
         prompt: str = "",
     ):
@@ -583,7 +583,7 @@ def save_generation(folder: str | Path, generation: Generation) -> Path:
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
 
-    def lines(records: list[dict]) -> Callable[[Any], None]:
+    def lines(records: list[dict]) -> Callable[[TextIO], None]:
         return lambda f: f.writelines(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
 
     atomic_write_text(folder / REJECTED_FILE, lines(generation.rejected))

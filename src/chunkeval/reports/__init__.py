@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from chunkeval._atomic import atomic_write_text
 from chunkeval._cores import sample_cpu
@@ -42,6 +42,9 @@ from chunkeval.reports.style import config_styles
 from chunkeval.results.reading import rank_metrics, run_headline_k
 from chunkeval.verdict.recommendation import Recommendation, dataset_verdicts
 
+if TYPE_CHECKING:
+    from chunkeval.results import Results
+
 __all__ = [
     "config_styles",
     "metric_deltas",
@@ -63,7 +66,7 @@ def _write_text(path: Path, text: str) -> None:
     atomic_write_text(path, lambda fh: fh.write(text), newline="\n")
 
 
-def verdict_json(results: Any, verdicts: Mapping[str, Recommendation | Exception]) -> str:
+def verdict_json(results: Results, verdicts: Mapping[str, Recommendation | Exception]) -> str:
     """``verdict.json``: every dataset's verdict, answer first (:func:`~chunkeval.verdict.answer.answer_dict`).
 
     Parameters
@@ -93,7 +96,7 @@ def write_report(
     results_folder: str | os.PathLike,
     out: str | os.PathLike | None = None,
     *,
-    results: Any = None,
+    results: Results | None = None,
     baseline: str | os.PathLike | None = None,
     k: int | None = None,
     max_examples: int = 5,

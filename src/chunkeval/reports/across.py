@@ -11,14 +11,17 @@ from __future__ import annotations
 
 import html
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from chunkeval.labels import display_label, md_escape, plural
 from chunkeval.verdict.across import RULE_NAME, AcrossRetrievers, across_lines
 from chunkeval.verdict.answer import answer_dict, answer_lines, dataset_costs, use_of, value_of
 from chunkeval.verdict.recommendation import Recommendation
+
+if TYPE_CHECKING:
+    from chunkeval.results import Results
 
 __all__ = ["RetrieverRun", "across_html", "across_json", "across_markdown", "words"]
 
@@ -40,11 +43,11 @@ class RetrieverRun:
 
     retriever: str
     folder: str
-    results: Any
+    results: Results
     verdicts: Mapping[str, Recommendation | Exception]
 
 
-def words(lines: list[tuple[str, list[str]]], ref: Any) -> list[str]:
+def words(lines: list[tuple[str, list[str]]], ref: Callable[[str], str]) -> list[str]:
     """Fill each template with ``ref(config)`` for its configurations."""
     return [t.format(*(ref(c) for c in cs)) for t, cs in lines]
 

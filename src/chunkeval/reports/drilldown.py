@@ -25,14 +25,17 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
 from chunkeval.policy import metric_family
 from chunkeval.reports.evidence_map import evidence_parts, part_containment
-from chunkeval.reports.style import display_label
+from chunkeval.reports.style import ConfigStyle, display_label
+
+if TYPE_CHECKING:
+    from chunkeval.results import Results
 
 __all__ = [
     "HIT",
@@ -54,7 +57,7 @@ HIT, SPLIT, MISSED, NO_FIT = "hit", "split", "missed", "cannot fit"
 STATES = (HIT, SPLIT, MISSED, NO_FIT)
 
 
-def question_states(results: Any, dataset: str, column: str) -> pd.DataFrame:
+def question_states(results: Results, dataset: str, column: str) -> pd.DataFrame:
     """The state of every (question, configuration) of one dataset under one metric.
 
     Parameters
@@ -231,7 +234,7 @@ MAX_MISSES = 12
 _CELL = {HIT: "qh", SPLIT: "qs", MISSED: "qm", NO_FIT: "qf"}
 
 
-def _e(value: Any) -> str:
+def _e(value: object) -> str:
     import html
 
     return html.escape(str(value), quote=True)
@@ -282,10 +285,10 @@ def _order_questions(states: pd.DataFrame) -> list[str]:
 
 
 def render_question_view(
-    results: Any,
+    results: Results,
     dataset: str,
     column: str,
-    styles: Mapping[str, Any],
+    styles: Mapping[str, ConfigStyle],
     *,
     texts: Mapping[str, str] | None = None,
     questions: Mapping[str, str] | None = None,

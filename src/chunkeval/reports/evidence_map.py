@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -21,6 +21,10 @@ from matplotlib.patches import Patch
 
 from chunkeval.errors import UsageError
 from chunkeval.reports.style import OKABE_ITO, ConfigStyle, config_styles, new_figure, styled
+
+if TYPE_CHECKING:
+    from chunkeval.datasets import Dataset
+    from chunkeval.results import Results
 
 __all__ = [
     "document_texts",
@@ -147,7 +151,7 @@ def part_containment(chunks: pd.DataFrame, parts: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def split_questions(results: Any) -> pd.DataFrame:
+def split_questions(results: Results) -> pd.DataFrame:
     """Questions whose evidence a configuration split or scattered.
 
     Parameters
@@ -215,7 +219,7 @@ def split_questions(results: Any) -> pd.DataFrame:
     return agg[cols]
 
 
-def reload_dataset(results: Any, dataset: str) -> tuple[Any | None, str]:
+def reload_dataset(results: Results, dataset: str) -> tuple[Dataset | None, str]:
     """Reload one dataset from the spec recorded in the manifest, checking its fingerprint.
 
     The results of a run still in memory hold the datasets it measured
@@ -266,7 +270,7 @@ def reload_dataset(results: Any, dataset: str) -> tuple[Any | None, str]:
     return ds, ""
 
 
-def document_texts(results: Any, dataset: str) -> tuple[dict[str, str] | None, str]:
+def document_texts(results: Results, dataset: str) -> tuple[dict[str, str] | None, str]:
     """Document texts of one dataset, reloaded with :func:`reload_dataset`.
 
     Returns
@@ -282,7 +286,7 @@ def document_texts(results: Any, dataset: str) -> tuple[dict[str, str] | None, s
     return {d.id: d.text for d in ds.documents}, ""
 
 
-def evidence_documents(results: Any, doc_id: str | None) -> dict[str, str]:
+def evidence_documents(results: Results, doc_id: str | None) -> dict[str, str]:
     """The document each dataset's evidence map shows when one is asked for (``--doc ID``).
 
     Parameters
@@ -343,7 +347,7 @@ def _pick_document(parts: pd.DataFrame) -> str:
 
 @styled
 def plot_evidence_map(
-    results: Any,
+    results: Results,
     *,
     dataset: str | None = None,
     doc_id: str | None = None,

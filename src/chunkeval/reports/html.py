@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -47,6 +47,10 @@ from chunkeval.verdict.recommendation import (
     recommendation_sentences,
 )
 
+if TYPE_CHECKING:
+    from chunkeval.datasets import Dataset
+    from chunkeval.results import Results
+
 __all__ = [
     "CSP",
     "question_sections",
@@ -58,7 +62,7 @@ __all__ = [
 CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'"
 
 
-def _e(value: Any) -> str:
+def _e(value: object) -> str:
     return html.escape(str(value), quote=True)
 
 
@@ -137,7 +141,7 @@ def _summary_table(
     roles = roles or {}
     head = [
         '<th class="key">#</th>',
-        '<th class="cfg">configuration</th>',
+        '<th class="key">configuration</th>',
         '<th class="verdict" title="the verdict: use, highest, alike (cannot be told apart from the '
         'best), worse (measurably worse)">verdict</th>',
         "<th>limit</th>",
@@ -226,16 +230,18 @@ def _kv_table(items: Iterable[tuple[Any, Any]]) -> str:
     return "<table>" + "".join(rows) + "</table>"
 
 
-def _published_section(results: Any) -> str:
+def _published_section(results: Results) -> str:
     """The published numbers the run reproduces, beside its own (``""`` when none)."""
     from chunkeval.benchmarks.published import run_published
 
     rows = run_published(results)
     if not rows:
         return ""
+    # text left (class key), numbers right (every cell's default)
     body = "".join(
-        f"<tr><td>{_e(r['row'])}</td><td>{_e(r['dataset'])}</td><td><code>{_e(r['config'])}</code></td>"
-        f"<td>{_e(r['metric'])}</td><td>{100 * r['value']:.2f}</td><td>{100 * r['published']:.2f}</td>"
+        f'<tr><td class="key">{_e(r["row"])}</td><td class="key">{_e(r["dataset"])}</td>'
+        f'<td class="key"><code>{_e(r["config"])}</code></td><td class="key">{_e(r["metric"])}</td>'
+        f"<td>{100 * r['value']:.2f}</td><td>{100 * r['published']:.2f}</td>"
         f"<td>{100 * r['difference']:+.2f}</td></tr>"
         for r in rows
     )
@@ -243,7 +249,8 @@ def _published_section(results: Any) -> str:
     return (
         "<h3>Published rows this run reproduces</h3>"
         f'<p class="note">Values in percent. Sources: {_e(sources)}.</p>'
-        "<table><tr><th>published row</th><th>dataset</th><th>configuration</th><th>metric</th>"
+        '<table><tr><th class="key">published row</th><th class="key">dataset</th>'
+        '<th class="key">configuration</th><th class="key">metric</th>'
         f"<th>chunkeval</th><th>published</th><th>difference</th></tr>{body}</table>"
     )
 
@@ -314,10 +321,10 @@ def _page_note(metadata: Mapping[str, Any], offset: int) -> str:
 
 
 def _split_section(
-    results: Any,
+    results: Results,
     splits: pd.DataFrame,
     dataset: str,
-    ds: Any,
+    ds: Dataset | None,
     reason: str,
     styles: Mapping[str, ConfigStyle],
     max_examples: int,
@@ -430,15 +437,18 @@ def _split_section(
     return "".join(out)
 
 
-def _frontier_configs(results: Any, dataset: str, verdict: Any = None) -> frozenset[str]:
+def _frontier_configs(
+    results: Results, dataset: str, verdict: Recommendation | Exception | None = None
+) -> frozenset[str]:
     """The configurations the report stars: the frontier of the ranking metric against cost.
 
     The verdict's frontier (``verdict.frontier``, on its ranking metric against stored-token
     overhead) when given, else the frontier of :func:`chunkeval.results.reading.rank_metric` against
     stored-token overhead.
     """
-    if getattr(verdict, "frontier", None) is not None:
-        return frozenset(map(str, verdict.frontier))
+    frontier = getattr(verdict, "frontier", None)
+    if frontier is not None:
+        return frozenset(map(str, frontier))
     summary = results.summary
     rows = summary[summary["dataset"].astype(str) == dataset]
     col = ranked_column(results, dataset)
@@ -456,7 +466,7 @@ def _cfg_ref(config: str, styles: Mapping[str, ConfigStyle]) -> str:
     return f'{sw}{num}<code title="{_e(config)}">{_e(display_label(config, 44))}</code>'
 
 
-def _verdict_section(results: Any, verdicts: Mapping[str, Any], styles: Mapping[str, ConfigStyle]) -> str:
+def _verdict_section(results: Results, verdicts: Mapping[str, Any], styles: Mapping[str, ConfigStyle]) -> str:
     """The "Recommendation" block, answer first, then the full account under "Details"."""
     out = ['<section class="verdict"><h2>Recommendation</h2>']
     for name, rec in verdicts.items():
@@ -488,10 +498,10 @@ def _verdict_section(results: Any, verdicts: Mapping[str, Any], styles: Mapping[
 
 
 def _question_section(
-    results: Any,
+    results: Results,
     names: Sequence[str],
     styles: Mapping[str, ConfigStyle],
-    datasets: Mapping[str, tuple[Any, str]],
+    datasets: Mapping[str, tuple[Dataset | None, str]],
     verdicts: Mapping[str, Any],
 ) -> str:
     """The question view of every dataset, under its ranking metric.
@@ -531,10 +541,10 @@ def _question_section(
 
 
 def question_sections(
-    results: Any,
+    results: Results,
     splits: pd.DataFrame,
     *,
-    datasets: Mapping[str, tuple[Any, str]],
+    datasets: Mapping[str, tuple[Dataset | None, str]],
     styles: Mapping[str, ConfigStyle],
     max_examples: int,
     verdicts: Mapping[str, Any],
@@ -584,12 +594,12 @@ def question_sections(
 
 
 def render_html(
-    results: Any,
+    results: Results,
     charts: Sequence[ChartFile],
     *,
     styles: Mapping[str, ConfigStyle],
     splits: pd.DataFrame | None = None,
-    datasets: Mapping[str, tuple[Any, str]],
+    datasets: Mapping[str, tuple[Dataset | None, str]],
     k: int | None = None,
     title: str = "chunkeval report",
     max_examples: int = 5,
@@ -746,12 +756,12 @@ def render_html(
                 name, st, params, limit = str(c), styles.get(str(c)), "", ""
             rows.append(
                 f'<tr><td class="key">{st.number if st else ""}</td>'
-                f'<td class="cfg"><code>{_e(name)}</code></td>'
-                f'<td class="cfg"><code>{_e(params)}</code></td><td>{_e(limit)}</td></tr>'
+                f'<td class="key"><code>{_e(name)}</code></td>'
+                f'<td class="key"><code>{_e(params)}</code></td><td>{_e(limit)}</td></tr>'
             )
         parts.append(
             '<h3>configurations</h3><div class="wide"><table><thead><tr>'
-            '<th class="key">#</th><th class="cfg">configuration</th>'
+            '<th class="key">#</th><th class="key">configuration</th>'
             '<th class="cfg">parameters</th><th>limit</th></tr></thead><tbody>'
             + "".join(rows)
             + "</tbody></table></div>"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
@@ -26,10 +26,13 @@ from chunkeval.results.reading import run_confidence, run_headline_k
 from chunkeval.verdict.answer import answer_lines, dataset_costs
 from chunkeval.verdict.recommendation import Recommendation, dataset_verdicts, recommendation_sentences
 
+if TYPE_CHECKING:
+    from chunkeval.results import Results
+
 __all__ = ["md_escape", "render_markdown"]
 
 
-def _published_lines(results: Any) -> list[str]:
+def _published_lines(results: Results) -> list[str]:
     """The published numbers the run reproduces, as a Markdown table (none: no lines)."""
     from chunkeval.benchmarks.published import run_published
 
@@ -55,7 +58,7 @@ def _published_lines(results: Any) -> list[str]:
 
 
 def render_markdown(
-    results: Any,
+    results: Results,
     charts: Sequence[ChartFile],
     *,
     styles: Mapping[str, ConfigStyle],

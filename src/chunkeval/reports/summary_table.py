@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -22,6 +22,9 @@ from chunkeval.results.reading import rank_metrics
 from chunkeval.verdict.answer import use_of
 from chunkeval.verdict.costs import config_costs, human_bytes
 from chunkeval.verdict.recommendation import Recommendation
+
+if TYPE_CHECKING:
+    from chunkeval.results import Results
 
 __all__ = [
     "PERCENT_COLUMNS",
@@ -222,7 +225,7 @@ def format_cell(column: str, value: Any) -> str:
     return _fmt(value)
 
 
-def with_costs(results: Any, rows: pd.DataFrame) -> pd.DataFrame:
+def with_costs(results: Results, rows: pd.DataFrame) -> pd.DataFrame:
     """``rows`` with the costs a reviewer prices as columns (:func:`chunkeval.verdict.costs.config_costs`).
 
     Parameters
@@ -247,7 +250,7 @@ def with_costs(results: Any, rows: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def verdict_roles(rec: Any) -> dict[str, str]:
+def verdict_roles(rec: Recommendation | Exception | None) -> dict[str, str]:
     """Each configuration's part in the verdict, as the tables' "verdict" column says it.
 
     ``"use"`` (the answer), ``"highest"`` (the best when it is not the one to use),
@@ -276,7 +279,9 @@ def question_origin(manifest: Mapping[str, Any] | None, dataset: str) -> str | N
     return origin_sentence(provenance) if isinstance(provenance, Mapping) else None
 
 
-def ranked_column(results: Any, dataset: str, verdict: Any = None) -> str | None:
+def ranked_column(
+    results: Results, dataset: str, verdict: Recommendation | Exception | None = None
+) -> str | None:
     """The dataset's ranking metric.
 
     The verdict's (``verdict.metric``) when given, else :func:`chunkeval.results.reading.rank_metric`;

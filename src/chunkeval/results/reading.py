@@ -32,17 +32,17 @@ __all__ = [
 _K_COLUMN = re.compile(r"^recall@(\d+)$")
 
 
-def _manifest(results: Any) -> Mapping[str, Any]:
+def _manifest(results: Results | None) -> Mapping[str, Any]:
     return getattr(results, "manifest", None) or {}
 
 
-def run_ks(results: Any) -> list[int]:
+def run_ks(results: Results) -> list[int]:
     """The cut-offs k of a run: ``manifest["ks"]``, else the ``recall@k`` columns of the summary.
 
     Parameters
     ----------
     results : Results
-        Anything with a ``summary`` table and an optional ``manifest`` dict.
+        Needs ``summary``; ``manifest`` optional (``ks`` read from it first).
 
     Returns
     -------
@@ -55,7 +55,7 @@ def run_ks(results: Any) -> list[int]:
     return sorted({int(k) for k in ks})
 
 
-def run_budgets(results: Any) -> list[int]:
+def run_budgets(results: Results) -> list[int]:
     """The token budgets of a run: ``manifest["budgets"]``, else the ``*@<B>tok`` columns.
 
     Parameters
@@ -73,7 +73,7 @@ def run_budgets(results: Any) -> list[int]:
     return sorted({int(b) for b in budgets})
 
 
-def run_headline_k(results: Any) -> int:
+def run_headline_k(results: Results) -> int:
     """The cut-off the verdict, the report and the charts of a run headline.
 
     Parameters
@@ -96,7 +96,7 @@ def run_headline_k(results: Any) -> int:
     return headline_k(ks)
 
 
-def run_confidence(results: Any) -> float:
+def run_confidence(results: Results | None) -> float:
     """The confidence level of a run's intervals: ``manifest["confidence"]``, else :data:`CONFIDENCE`.
 
     Parameters
@@ -140,7 +140,7 @@ def dataset_rows(results: Results, dataset: str | None = None) -> tuple[str, pd.
     return dataset, rows
 
 
-def rank_metric(results: Any, dataset: str | None = None, rank_by: str | None = None) -> RankChoice:
+def rank_metric(results: Results, dataset: str | None = None, rank_by: str | None = None) -> RankChoice:
     """The column the verdict ranks one dataset of a run by, the one ``p_best`` was computed on.
 
     :func:`choose_rank_metric` of the dataset's summary rows with the run's ks, budgets and
@@ -176,7 +176,7 @@ def rank_metric(results: Any, dataset: str | None = None, rank_by: str | None = 
     )
 
 
-def rank_metrics(results: Any) -> dict[str, str]:
+def rank_metrics(results: Results) -> dict[str, str]:
     """:func:`rank_metric` of every dataset of a run, in summary order.
 
     Parameters

@@ -7,13 +7,16 @@ broken by chunk order.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, Self
 
 import numpy as np
 
 from chunkeval._params import Params, public_path
 from chunkeval.errors import UsageError
 from chunkeval.retrieval.topk import top_k_block
+
+if TYPE_CHECKING:
+    import scipy.sparse as sp
 
 __all__ = ["Retriever"]
 
@@ -52,7 +55,7 @@ class Retriever(Params):
         calls this on every retriever it makes.
         """
 
-    def fit(self, chunk_texts: list[str]) -> Retriever:
+    def fit(self, chunk_texts: list[str]) -> Self:
         """Build the index.
 
         Parameters
@@ -128,5 +131,5 @@ class Retriever(Params):
     def _fit(self, chunk_texts: list[str]) -> None:  # pragma: no cover - abstract
         raise NotImplementedError
 
-    def _score_block(self, queries: list[str]) -> Any:  # pragma: no cover - abstract
+    def _score_block(self, queries: list[str]) -> np.ndarray | sp.spmatrix:  # pragma: no cover - abstract
         raise NotImplementedError

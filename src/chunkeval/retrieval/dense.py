@@ -9,7 +9,7 @@ Vectors are l2-normalised, so scores are cosines; a zero vector scores 0 (never 
 from __future__ import annotations
 
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -17,6 +17,11 @@ from chunkeval._params import Params, public_path
 from chunkeval.errors import UsageError
 from chunkeval.retrieval.base import Retriever
 from chunkeval.retrieval.registry import RETRIEVERS
+
+if TYPE_CHECKING:
+    import scipy.sparse as sp
+
+    from chunkeval.protocols import EmbedderLike
 
 __all__ = ["DenseRetriever", "LSARetriever"]
 
@@ -71,7 +76,7 @@ class DenseRetriever(Retriever):
     def __init__(self, embedder=None):
         self.embedder = embedder
 
-    def _make_embedder(self) -> Any:
+    def _make_embedder(self) -> EmbedderLike:
         from chunkeval.embedders import get_embedder
 
         if self.embedder is None:
@@ -102,7 +107,7 @@ class DenseRetriever(Retriever):
             info["params"] = {**info["params"], "embedder": self._embedder_label(emb)}
         return info
 
-    def _embedder_label(self, emb: Any) -> str:
+    def _embedder_label(self, emb: EmbedderLike) -> str:
         if hasattr(emb, "label") and hasattr(emb, "describe"):  # a neural model: path-free
             return emb.label
         if isinstance(self.embedder, str):
@@ -122,7 +127,7 @@ class DenseRetriever(Retriever):
         return f"dense(embedder={self._embedder_label(emb)!r})"
 
     @staticmethod
-    def _normalise(v: Any) -> np.ndarray:
+    def _normalise(v: np.ndarray | sp.spmatrix) -> np.ndarray:
         a = np.asarray(v.toarray() if hasattr(v, "toarray") else v, dtype=np.float64)
         if a.ndim != 2:
             raise UsageError(f"embedder returned shape {a.shape}, expected (n, dim)")
@@ -145,7 +150,7 @@ class DenseRetriever(Retriever):
         self.embedder_ = emb
         self.vectors_ = self._vectors(chunk_texts)
 
-    def _score_block(self, queries: list[str]) -> Any:
+    def _score_block(self, queries: list[str]) -> np.ndarray:
         emb = self.embedder_
         if hasattr(emb, "transform_queries"):  # a model with a query prefix (E5, BGE)
             return self._normalise(emb.transform_queries(queries)) @ self.vectors_.T
@@ -195,7 +200,7 @@ class LSARetriever(DenseRetriever):
         """None: the spec given is the label (no embedder to name)."""
         return None
 
-    def _make_embedder(self) -> Any:
+    def _make_embedder(self) -> EmbedderLike:
         from chunkeval.embedders import LSAEmbedder
 
         self.check_params()

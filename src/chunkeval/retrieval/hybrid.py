@@ -147,7 +147,7 @@ class HybridRetriever(Retriever):
     def _fit(self, chunk_texts: list[str]) -> None:
         self.retrievers_ = [r.fit(chunk_texts) for r in self._components()]
 
-    def _score_block(self, queries: list[str]) -> Any:
+    def _score_block(self, queries: list[str]) -> np.ndarray:
         rankings = []
         for r in self.retrievers_:
             ranked, scores = top_k_block(r._score_block(queries), self.n_chunks_)

@@ -44,7 +44,7 @@ class _LexicalRetriever(Retriever):
     # set by the subclasses' constructors (declared for the type checker)
     analyzer: str
     lowercase: bool
-    stop_words: Any
+    stop_words: str | list[str] | None
 
     def _analysis(self) -> dict[str, Any]:
         """Keyword arguments for a scikit-learn vectorizer; validates the parameters."""
@@ -159,7 +159,7 @@ class TfidfRetriever(_LexicalRetriever):
             self.vectorizer_ = None
             self.matrix_ = None
 
-    def _score_block(self, queries: list[str]) -> Any:
+    def _score_block(self, queries: list[str]) -> sp.spmatrix:
         if self.vectorizer_ is None:
             return sp.csr_matrix((len(queries), self.n_chunks_))
         return self.vectorizer_.transform(queries) @ self.matrix_
@@ -255,7 +255,7 @@ class BM25Retriever(_LexicalRetriever):
         w = sp.csr_matrix((data, tf.indices, tf.indptr), shape=tf.shape)
         self.weights_ = w.T.tocsr()
 
-    def _score_block(self, queries: list[str]) -> Any:
+    def _score_block(self, queries: list[str]) -> sp.spmatrix:
         if self.vectorizer_ is None:
             return sp.csr_matrix((len(queries), self.n_chunks_))
         q = self.vectorizer_.transform(queries)

@@ -11,13 +11,16 @@ from __future__ import annotations
 import ast
 import inspect
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from chunkeval._limits import check_spec_length
 from chunkeval.errors import UsageError
 from chunkeval.registry import Registry
 from chunkeval.retrieval.base import Retriever
 from chunkeval.specs import parse_spec, redacted
+
+if TYPE_CHECKING:
+    from chunkeval.protocols import RetrieverLike
 
 __all__ = ["RETRIEVERS", "available_retrievers", "get_retriever", "parse_retriever_spec", "retriever_label"]
 
@@ -126,14 +129,14 @@ def get_retriever(name: str | Retriever, **params: Any) -> Retriever:
     return made
 
 
-def retriever_label(spec: Any, built: Any = None) -> str:
+def retriever_label(spec: str | RetrieverLike, built: RetrieverLike | None = None) -> str:
     """The name a run records for a retriever: its spec, without paths, or an object's parameters.
 
     Parameters
     ----------
-    spec : str or Retriever
-        What :func:`get_retriever` takes.
-    built : Retriever, optional
+    spec : str, Retriever or retriever-like object
+        What :func:`get_retriever` takes, or a plug-in's object (then with ``built``).
+    built : Retriever or retriever-like object, optional
         ``get_retriever(spec)``, when the caller has it already (the spec is then not parsed
         again).
 
@@ -144,7 +147,7 @@ def retriever_label(spec: Any, built: Any = None) -> str:
         digest, never by folder); else the spec string; else, for an object,
         ``name(param=value, ...)`` of its ``get_params(deep=False)`` (never its ``repr``).
     """
-    r = get_retriever(spec) if built is None else built
+    r = get_retriever(spec if isinstance(spec, str | Retriever) else str(spec)) if built is None else built
     own = r.label() if hasattr(r, "label") else None
     if own:
         return str(own)

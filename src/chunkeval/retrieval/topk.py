@@ -8,8 +8,6 @@ results never depend on sort instability or thread timing.
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 import scipy.sparse as sp
 
@@ -209,7 +207,7 @@ def top_k_sparse(scores: sp.spmatrix, k: int) -> tuple[np.ndarray, np.ndarray]:
     return idx, val
 
 
-def top_k_block(block: Any, k: int) -> tuple[np.ndarray, np.ndarray]:
+def top_k_block(block: np.ndarray | sp.spmatrix, k: int) -> tuple[np.ndarray, np.ndarray]:
     """:func:`top_k_sparse` or :func:`top_k`, whichever fits the score block.
 
     Parameters

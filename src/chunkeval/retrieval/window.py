@@ -15,7 +15,7 @@ Both are lower-is-better and exist only for a dense retriever whose embedder has
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Protocol, cast
 
 import numpy as np
 
@@ -25,18 +25,25 @@ __all__ = ["WINDOW_COLUMNS", "window_shares"]
 WINDOW_COLUMNS = ("beyond_window_share", "evidence_beyond_window_share")
 
 
-def _windowed_embedder(retriever: Any) -> Any:
+class _Windowed(Protocol):
+    """An embedder that reads a window of each passage: the BERT and the endpoint embedders."""
+
+    def visible_chars(self, texts: Sequence[str]) -> np.ndarray: ...
+
+
+def _windowed_embedder(retriever: object) -> _Windowed | None:
     from chunkeval.retrieval.dense import DenseRetriever
 
     if type(retriever) is not DenseRetriever:
         return None
     emb = retriever._make_embedder()
     # an endpoint embedder has a window only when told (openai(..., window=N, tokenizer=...))
-    return emb if hasattr(emb, "visible_chars") and getattr(emb, "window", None) is not None else None
+    windowed = hasattr(emb, "visible_chars") and getattr(emb, "window", None) is not None
+    return cast("_Windowed", emb) if windowed else None
 
 
 def window_shares(
-    retriever: Any,
+    retriever: object,
     texts: Sequence[str] | Callable[[], Sequence[str]],
     chunk_arrays: tuple[np.ndarray, np.ndarray, np.ndarray],
     part_arrays: tuple[np.ndarray, ...],

@@ -24,8 +24,8 @@ follows these lines in every output; nothing of it is dropped.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -33,6 +33,9 @@ from chunkeval.labels import plural
 from chunkeval.policy import confidence_label
 from chunkeval.verdict.costs import ConfigCost, config_costs, cost_sentence
 from chunkeval.verdict.recommendation import MIN_QUESTIONS, Recommendation, recommendation_sentences
+
+if TYPE_CHECKING:
+    from chunkeval.results import Results
 
 __all__ = ["MAX_NAMED", "answer_dict", "answer_lines", "dataset_costs", "use_of", "value_of"]
 
@@ -180,7 +183,7 @@ def _settle(rec: Recommendation) -> Line | None:
     )
 
 
-def dataset_costs(results: Any, rec: Recommendation) -> dict[str, ConfigCost]:
+def dataset_costs(results: Results, rec: Recommendation) -> dict[str, ConfigCost]:
     """The costs of every configuration of the verdict's dataset (:func:`~chunkeval.verdict.costs.config_costs`)."""
     from chunkeval.results.reading import dataset_rows
 
@@ -224,7 +227,7 @@ def answer_lines(rec: Recommendation, costs: Mapping[str, ConfigCost] | None = N
 def answer_dict(
     rec: Recommendation,
     costs: Mapping[str, ConfigCost] | None = None,
-    render: Any = str,
+    render: Callable[[str], str] = str,
 ) -> dict[str, Any]:
     """The verdict of one dataset as plain JSON values, answer first (``verdict.json``).
 

@@ -29,6 +29,8 @@ def check_recommendation(rec: Any) -> None:
     Parameters
     ----------
     rec : Recommendation
+        Typed ``Any``: :mod:`chunkeval.verdict.recommendation` imports this module, and the
+        layering test forbids the cycle an import of :class:`Recommendation` here would make.
 
     Raises
     ------

@@ -18,8 +18,14 @@ configuration, from columns a run already writes (nothing is measured again):
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from chunkeval.results import Results
 
 __all__ = ["COST_COLUMNS", "ConfigCost", "config_costs", "cost_sentence", "embedder_dimension", "human_bytes"]
 
@@ -63,7 +69,7 @@ class ConfigCost:
         }
 
 
-def embedder_dimension(manifest: Any) -> int | None:
+def embedder_dimension(manifest: Mapping[str, Any] | None) -> int | None:
     """The dimension of the vectors of the run's retriever, from its manifest.
 
     Parameters
@@ -90,7 +96,7 @@ def embedder_dimension(manifest: Any) -> int | None:
     return next((int(v) for v in found if isinstance(v, int) and not isinstance(v, bool) and v > 0), None)
 
 
-def config_costs(results: Any, rows: Any) -> dict[str, ConfigCost]:
+def config_costs(results: Results, rows: pd.DataFrame) -> dict[str, ConfigCost]:
     """The costs of each configuration of one dataset's summary rows.
 
     Parameters

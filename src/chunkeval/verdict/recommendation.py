@@ -45,7 +45,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -65,6 +65,8 @@ from chunkeval.verdict.frontier import pareto_frontier
 from chunkeval.verdict.truncation import WindowShares, truncation_sentences, window_shares
 
 if TYPE_CHECKING:  # read only here: the verdict's import stays free of the results package
+    import pandas as pd
+
     from chunkeval.results import Results
 
 __all__ = [
@@ -245,7 +247,7 @@ def _nan_inf(v: float) -> float:
     return math.inf if math.isnan(v) else v
 
 
-def _p_best(results: Any, rows: Any, dataset: str, col: str, signal: bool) -> dict[str, float]:
+def _p_best(results: Results, rows: pd.DataFrame, dataset: str, col: str, signal: bool) -> dict[str, float]:
     """``p_best`` of the summary when it was computed on ``col`` (else empty)."""
     p_metric = ((getattr(results, "manifest", None) or {}).get("p_best_metric") or {}).get(dataset)
     if "p_best" not in rows.columns or p_metric != col or not signal:
@@ -256,7 +258,7 @@ def _p_best(results: Any, rows: Any, dataset: str, col: str, signal: bool) -> di
     return dict(pairs)
 
 
-def _scoring(results: Any, dataset: str, col: str, scorable: int) -> int:
+def _scoring(results: Results, dataset: str, col: str, scorable: int) -> int:
     """Questions above 0 on ``col`` under some configuration (``scorable`` when unknown)."""
     pq = getattr(results, "per_question", None)
     if pq is None or col not in pq or not {"question_id", "config", "dataset"} <= set(pq.columns):
@@ -264,7 +266,7 @@ def _scoring(results: Any, dataset: str, col: str, scorable: int) -> int:
     return scored_by(dataset_questions(pq, dataset, [col]), col).any
 
 
-def _wide(results: Any, dataset: str, col: str) -> Any:
+def _wide(results: Results, dataset: str, col: str) -> pd.DataFrame:
     pq = dataset_questions(results.per_question, dataset, [col])
     return pq.pivot_table(
         index=pq["question_id"].astype(str),
@@ -276,7 +278,7 @@ def _wide(results: Any, dataset: str, col: str) -> Any:
 
 
 def _against(
-    wide: Any,
+    wide: pd.DataFrame,
     config: str,
     best: str,
     overhead: float,
@@ -424,7 +426,7 @@ def recommend(
     )
 
 
-def language_notes(results: Any, dataset: str) -> list[str]:
+def language_notes(results: Results, dataset: str) -> list[str]:
     """A caveat when a dataset is not English and the run used the bundled English-only MiniLM.
 
     Parameters
@@ -701,7 +703,7 @@ def recommendation_sentences(rec: Recommendation) -> list[tuple[str, list[str]]]
 
 
 def dataset_verdicts(
-    results: Any, names: Sequence[str] | None = None
+    results: Results, names: Sequence[str] | None = None
 ) -> dict[str, Recommendation | Exception]:
     """The verdict of every dataset, computed once for every output (terminal, HTML, Markdown).
 

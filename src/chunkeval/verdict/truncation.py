@@ -14,10 +14,15 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
 
 from chunkeval.labels import percent
 from chunkeval.policy import MATERIAL_WINDOW_SHARE
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from chunkeval.results import Results
 
 __all__ = ["WindowShares", "truncation_sentences", "window_shares"]
 
@@ -42,7 +47,7 @@ class WindowShares:
     evidence: dict[str, float] = field(default_factory=dict)
 
 
-def _manifest_window(results: Any) -> int | None:
+def _manifest_window(results: Results) -> int | None:
     """``max_seq_length`` of the dense retriever's embedder, as the run recorded it."""
     manifest = getattr(results, "manifest", None) or {}
     params = manifest.get("retriever_params") or {}
@@ -51,14 +56,14 @@ def _manifest_window(results: Any) -> int | None:
     return int(window) if isinstance(window, int) and not isinstance(window, bool) else None
 
 
-def _finite(rows: Any, column: str) -> dict[str, float]:
+def _finite(rows: pd.DataFrame, column: str) -> dict[str, float]:
     if column not in rows.columns:
         return {}
     values = zip(rows["config"].astype(str), rows[column].astype(float), strict=True)
     return {c: float(v) for c, v in values if math.isfinite(v)}
 
 
-def window_shares(results: Any, rows: Any) -> WindowShares | None:
+def window_shares(results: Results, rows: pd.DataFrame) -> WindowShares | None:
     """The window shares of one dataset's summary rows.
 
     Parameters

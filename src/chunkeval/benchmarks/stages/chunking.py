@@ -10,15 +10,16 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeGuard
+from typing import TYPE_CHECKING, TypeGuard
 
 import numpy as np
 
 from chunkeval.benchmarks.prepared import PreparedDataset, in_dtype_of
 from chunkeval.protocols import ChunkerLike, TokenizerLike
-from chunkeval.types import Chunk
+from chunkeval.types import Chunk, Document
 
 if TYPE_CHECKING:
+    from chunkeval.chunkers.fixed import FixedChunker
     from chunkeval.chunkers.sentence import SentenceSpansChunker
 
 __all__ = ["ChunkPiece", "Chunked", "chunk_documents", "chunk_stage", "chunk_tokens"]
@@ -44,7 +45,7 @@ class Chunked:
     slices keeps its own objects in ``kept``.
     """
 
-    documents: Sequence[Any]  # the dataset's documents, which ``arrays`` number
+    documents: Sequence[Document]  # the dataset's documents, which ``arrays`` number
     kept: list[Chunk] | None  # the chunker's own chunks, when offsets cannot rebuild them
     index: np.ndarray  # each chunk's number among its document's chunks
     n_chars: np.ndarray
@@ -254,7 +255,7 @@ def chunk_stage(
     )
 
 
-def _reads_given_sentences(chunker: Any) -> TypeGuard[SentenceSpansChunker]:
+def _reads_given_sentences(chunker: ChunkerLike) -> TypeGuard[SentenceSpansChunker]:
     """Whether ``chunker`` can be given the dataset's sentence spans instead of its documents.
 
     Whether ``chunker`` chunks a document through its sentence spans alone, so that it can
@@ -264,16 +265,17 @@ def _reads_given_sentences(chunker: Any) -> TypeGuard[SentenceSpansChunker]:
     from chunkeval.chunkers.base import Chunker
     from chunkeval.chunkers.sentence import SentenceSpansChunker
 
+    if not isinstance(chunker, SentenceSpansChunker):
+        return False
     kind = type(chunker)
     return (
-        isinstance(chunker, SentenceSpansChunker)
-        and kind.spans is SentenceSpansChunker.spans
+        kind.spans is SentenceSpansChunker.spans
         and kind.chunk is Chunker.chunk
         and kind.chunk_document is Chunker.chunk_document
     )
 
 
-def _windows_of_run_tokens(chunker: Any, tok: TokenizerLike) -> bool:
+def _windows_of_run_tokens(chunker: ChunkerLike, tok: TokenizerLike) -> TypeGuard[FixedChunker]:
     """Whether ``chunker`` cuts fixed windows of the run's own tokens.
 
     If so, the dataset's token offsets can be cut instead of tokenizing every document again.
@@ -287,7 +289,12 @@ def _windows_of_run_tokens(chunker: Any, tok: TokenizerLike) -> bool:
 
 
 def _token_window_chunks(
-    ctx: PreparedDataset, chunker: Any, token_starts: np.ndarray, token_ends: np.ndarray, lo: int, hi: int
+    ctx: PreparedDataset,
+    chunker: FixedChunker,
+    token_starts: np.ndarray,
+    token_ends: np.ndarray,
+    lo: int,
+    hi: int,
 ) -> list[Chunk]:
     """``chunker.chunk_document(doc)`` for documents ``lo:hi``, from the dataset's global token offsets."""
     from chunkeval.chunkers.base import chunks_from_spans

@@ -8,7 +8,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 from chunkeval._memory import release_freed_memory
 from chunkeval.benchmarks.prepared import PreparedDataset, resolve_tokenizer, tokenizer_key
@@ -29,6 +29,7 @@ __all__ = ["Submit", "evaluate", "plan_evaluation"]
 #: ``submit(step, *args)``: run a step of :func:`plan_evaluation` with its arguments, here or
 #: elsewhere; returns the result, or a handle on it that ``submit`` accepts as an argument.
 Submit = Callable[..., Any]
+T = TypeVar("T")
 
 
 def _run_tokenizer(settings: Settings) -> tuple[TokenizerLike, str]:
@@ -108,7 +109,7 @@ def plan_evaluation(
     return submit(_score_step, ctx, chunker, label, settings, indexed, *blocks)
 
 
-def _call(step: Callable[..., Any], *args: Any) -> Any:
+def _call(step: Callable[..., T], *args: Any) -> T:
     return step(*args)
 
 

@@ -9,7 +9,7 @@ import json
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -20,6 +20,9 @@ from chunkeval.benchmarks.stages.retrieving import Retrieved, traced_depth
 from chunkeval.benchmarks.stages.settings import Settings
 from chunkeval.metrics import question_metric_columns
 from chunkeval.protocols import ChunkerLike, TokenizerLike
+
+if TYPE_CHECKING:
+    from chunkeval.types import Question
 
 __all__ = ["Evaluation", "score_stage"]
 
@@ -167,7 +170,7 @@ def _traced_ids(
 
 
 def _pure_metric_values(
-    chunked: Chunked, ranked: np.ndarray, questions: Sequence[Any], ks: Sequence[int]
+    chunked: Chunked, ranked: np.ndarray, questions: Sequence[Question], ks: Sequence[int]
 ) -> dict[str, np.ndarray]:
     """Columns of the metrics computed from their pure function (plug-ins), by column name.
 
@@ -354,7 +357,7 @@ def _measure_many(chunker: ChunkerLike, texts: list[str]) -> np.ndarray:
     return np.fromiter(map(chunker.measure, texts), dtype=np.int64, count=len(texts))
 
 
-def _tokenizer_of(chunker: ChunkerLike) -> Any:
+def _tokenizer_of(chunker: ChunkerLike) -> TokenizerLike | None:
     """The tokenizer a built-in chunker measures with, or None (another chunker, another unit)."""
     from chunkeval.chunkers.base import Chunker
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import matplotlib
 import numpy as np
@@ -41,6 +41,9 @@ from chunkeval.reports.charts.layout import (
 from chunkeval.reports.style import ConfigStyle, figure_size, new_figure, styled
 from chunkeval.results.reading import dataset_rows, rank_metrics, run_confidence, run_headline_k
 
+if TYPE_CHECKING:
+    from chunkeval.results import Results
+
 __all__ = ["plot_dataset_bars"]
 
 
@@ -68,7 +71,7 @@ def bar_metrics(k: int, rank_columns: Iterable[str] = ()) -> list[str]:
     )
 
 
-def _main_metrics(results: Any, k: int, summary: pd.DataFrame) -> list[str]:
+def _main_metrics(results: Results, k: int, summary: pd.DataFrame) -> list[str]:
     """The bar chart's metrics for a run: :func:`bar_metrics`, adjusted.
 
     :func:`bar_metrics` with the ranking metric of each dataset shown (at
@@ -89,7 +92,7 @@ def _main_metrics(results: Any, k: int, summary: pd.DataFrame) -> list[str]:
 
 @styled
 def plot_dataset_bars(
-    results: Any,
+    results: Results,
     *,
     dataset: str | None = None,
     k: int | None = None,

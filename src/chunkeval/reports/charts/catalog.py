@@ -11,7 +11,7 @@ import functools
 import re
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from matplotlib.figure import Figure
 
@@ -30,6 +30,9 @@ from chunkeval.reports.style import ConfigStyle
 from chunkeval.results.reading import rank_metrics, run_budgets, run_headline_k
 from chunkeval.verdict.recommendation import Recommendation, dataset_verdicts
 
+if TYPE_CHECKING:
+    from chunkeval.results import Results
+
 __all__ = ["write_charts"]
 
 #: Drawing times relative to a typical chart (about 0.55 CPU-seconds on the default suite,
@@ -44,7 +47,7 @@ _KEPT_CURVES_COST = 0.33
 
 
 def write_charts(
-    results: Any,
+    results: Results,
     folder: str | Path,
     *,
     styles: Mapping[str, ConfigStyle] | None = None,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import matplotlib
 import numpy as np
@@ -43,6 +43,11 @@ from chunkeval.reports.charts.layout import (
 from chunkeval.reports.style import ConfigStyle, figure_size, new_figure, styled, text_color
 from chunkeval.results.reading import dataset_rows, run_budgets, run_confidence, run_ks
 
+if TYPE_CHECKING:
+    from matplotlib.backend_bases import RendererBase
+
+    from chunkeval.results import Results
+
 __all__ = ["budget_column", "plot_budget_curve", "plot_k_curves"]
 
 
@@ -72,7 +77,7 @@ class _EndConnectors(LineCollection):
         self._ax, self._points, self._label_ys = ax, points, label_ys
         self._offset, self._shrink = offset, (shrink_point, shrink_label)
 
-    def draw(self, renderer: Any) -> None:
+    def draw(self, renderer: RendererBase) -> None:
         to_px = self._ax.figure.dpi / 72
         a = self._ax.transData.transform(self._points)
         b = self._ax.transData.transform(np.column_stack([self._points[:, 0], self._label_ys]))
@@ -339,7 +344,7 @@ def _end_labels(
 
 @styled
 def plot_k_curves(
-    results: Any,
+    results: Results,
     *,
     dataset: str | None = None,
     metric: str = "recall",
@@ -405,7 +410,7 @@ def budget_column(metric: str, budget: int) -> str:
 
 @styled
 def plot_budget_curve(
-    results: Any,
+    results: Results,
     metric: str = "recall",
     *,
     dataset: str | None = None,

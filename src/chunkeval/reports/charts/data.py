@@ -8,13 +8,16 @@ leads: that is :mod:`chunkeval.policy`.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
 from chunkeval.labels import config_family, family_name
 from chunkeval.reports.style import ConfigStyle, config_styles
+
+if TYPE_CHECKING:
+    from chunkeval.results import Results
 
 __all__ = [
     "SMALL_MULTIPLES_ABOVE",
@@ -110,7 +113,7 @@ def retriever_name(rows: pd.DataFrame) -> str:
     return ", ".join(dict.fromkeys(rows["retriever"].astype(str)))
 
 
-def styles_for(results: Any, styles: Mapping[str, ConfigStyle] | None) -> dict[str, ConfigStyle]:
+def styles_for(results: Results, styles: Mapping[str, ConfigStyle] | None) -> dict[str, ConfigStyle]:
     """The configuration styles of a chart: ``styles`` as given, else the run's.
 
     ``styles`` as a dict, else :func:`~chunkeval.reports.style.config_styles` of the run's

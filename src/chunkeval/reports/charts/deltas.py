@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -18,12 +18,15 @@ from chunkeval.policy import (
 from chunkeval.reports.charts.data import metric_axis_name
 from chunkeval.reports.style import ConfigStyle, config_styles, new_figure, styled
 
+if TYPE_CHECKING:
+    from chunkeval.gate.comparison import Comparison
+
 __all__ = ["plot_deltas"]
 
 
 @styled
 def plot_deltas(
-    comparison: Any,
+    comparison: Comparison,
     *,
     dataset: str | None = None,
     metrics: Sequence[str] | None = None,

@@ -7,7 +7,7 @@ labels (:func:`spread_positions`), legends outside the axes and grids of small-m
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from matplotlib.axes import Axes
@@ -22,6 +22,10 @@ from matplotlib.ticker import NullLocator
 
 from chunkeval.labels import fit_label
 from chunkeval.reports.style import new_figure
+
+if TYPE_CHECKING:
+    from matplotlib.artist import Artist
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
 
 __all__ = [
     "FigureReuse",
@@ -420,7 +424,7 @@ CHART_ARTISTS = "_chunkeval_chart_artists"
 _BACKGROUND = "_chunkeval_background"
 
 
-def mark_chart_artists(fig: Figure, artists: Sequence[Any]) -> None:
+def mark_chart_artists(fig: Figure, artists: Sequence[Artist]) -> None:
     """Name the artists of the chart now on a kept figure (:class:`FigureReuse`).
 
     Artists of an axes' children or of the figure's texts; not an axis' own title or ticks,
@@ -431,7 +435,7 @@ def mark_chart_artists(fig: Figure, artists: Sequence[Any]) -> None:
     setattr(fig, CHART_ARTISTS, list(artists))
 
 
-def draw_frozen(fig: Figure, canvas: Any) -> None:
+def draw_frozen(fig: Figure, canvas: FigureCanvasAgg) -> None:
     """Draw a laid-out figure on its Agg ``canvas``, its unchanging rest rendered only once.
 
     A figure without :func:`mark_chart_artists` is drawn whole. One with chart artists is
@@ -487,7 +491,7 @@ def new_axes(ax: Axes | None, size: str | tuple[float, float]) -> tuple[Figure, 
     return fig, fig.add_subplot()
 
 
-def legend_outside(ax_or_fig: Any, handles: list, title: str | None = None, ncols: int = 1) -> None:
+def legend_outside(ax_or_fig: Axes | Figure, handles: list, title: str | None = None, ncols: int = 1) -> None:
     """A legend right of the axes (or figure), top-aligned, without a frame; nothing without handles."""
     if not handles:
         return

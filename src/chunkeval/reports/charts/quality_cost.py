@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import matplotlib
 import numpy as np
@@ -40,6 +40,12 @@ from chunkeval.verdict.costs import COST_COLUMNS, config_costs
 from chunkeval.verdict.frontier import pareto_frontier
 from chunkeval.verdict.recommendation import Recommendation, recommend
 
+if TYPE_CHECKING:
+    import pandas as pd
+    from matplotlib.transforms import Transform
+
+    from chunkeval.results import Results
+
 __all__ = ["COST_AXES", "plot_quality_cost"]
 
 
@@ -64,7 +70,7 @@ COST_AXES: dict[str, tuple[str, str]] = {
 
 @styled
 def plot_quality_cost(
-    results: Any,
+    results: Results,
     *,
     dataset: str | None = None,
     k: int | None = None,
@@ -102,8 +108,8 @@ def plot_quality_cost(
     points have a black edge; it is not drawn when the quality is 0 for every
     configuration. The configuration the verdict says to use
     (:func:`chunkeval.verdict.answer.use_of`) carries a yellow star and "— use" in its label;
-    when it scores below the top value, the cheapest of the top-scoring ones carries a black diamond
-    and "— highest score" (never a point another beats on both axes); the other
+    when it scores below the top value, the cheapest of the top-scoring ones carries a black
+    diamond and "— highest score" (never a point another beats on both axes); the other
     configurations it cannot tell apart from the best (:attr:`Recommendation.tied`) a black
     ring. Every mark has a legend entry.
 
@@ -277,7 +283,7 @@ def _PILE_PX(fig: Figure) -> float:
     return _PILE_PT * fig.dpi / 72
 
 
-def _with_cost(results: Any, rows: Any, column: str) -> Any:
+def _with_cost(results: Results, rows: pd.DataFrame, column: str) -> pd.DataFrame:
     """``rows`` with the derived cost ``column`` (:func:`chunkeval.verdict.costs.config_costs`).
 
     Raises
@@ -296,7 +302,7 @@ def _with_cost(results: Any, rows: Any, column: str) -> Any:
 
 
 def _what_to_draw(
-    results: Any, dataset: str, k: int, metric: str | None, cost: str | None, rec: Recommendation | None
+    results: Results, dataset: str, k: int, metric: str | None, cost: str | None, rec: Recommendation | None
 ) -> tuple[str, str, Recommendation | None]:
     """The quality column, the cost axis and the verdict of a chart (see :func:`plot_quality_cost`)."""
     if cost is not None and cost not in COST_AXES:
@@ -343,8 +349,8 @@ def _marked(
     One star: the configuration the answer says to use (the cheapest with no measurable loss,
     :func:`chunkeval.verdict.answer.use_of`). One "highest score" mark when the one to use
     scores below the top value: of the configurations tied at the top value, the one storing
-    least, so the mark is never on a point another beats on both axes. Rings: the other configurations the
-    verdict cannot tell apart from the best.
+    least, so the mark is never on a point another beats on both axes. Rings: the other
+    configurations the verdict cannot tell apart from the best.
     """
     if rec is None or rec.no_signal:
         return [], [], []
@@ -361,7 +367,7 @@ def _marked(
 
 def _draw_family_lines(
     ax: Axes,
-    rows: Any,
+    rows: pd.DataFrame,
     configs: Sequence[str],
     x: np.ndarray,
     y: np.ndarray,
@@ -385,7 +391,7 @@ def _draw_family_lines(
     return families
 
 
-def _shifted(fig: Figure, ax: Axes, dx_px: float) -> Any:
+def _shifted(fig: Figure, ax: Axes, dx_px: float) -> Transform:
     """The data transform moved ``dx_px`` pixels sideways (in points, so it survives a new dpi)."""
     if not dx_px:
         return ax.transData
@@ -536,7 +542,7 @@ def _legend_handles(
     interval: str,
     spread: bool,
     drawn: str = "",
-) -> list[Any]:
+) -> list[Line2D]:
     """The legend: each family line, the frontier, the error bars, each verdict mark drawn.
 
     ``interval`` names the error bars (none when empty); ``marks`` are the indices marked to
@@ -545,7 +551,7 @@ def _legend_handles(
     metric when it is another.
     """
     first = {fam: configs[families.index(fam)] for fam in dict.fromkeys(families)}
-    handles: list[Any] = [
+    handles: list[Line2D] = [
         Line2D([], [], color=styles[c].color, linewidth=2.0, label=family_name(fam))
         for fam, c in first.items()
     ]

@@ -18,7 +18,7 @@ import signal
 import traceback
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from matplotlib.figure import Figure
 
@@ -31,6 +31,9 @@ from chunkeval._cores import (
     usable_cores,
 )
 from chunkeval.reports.charts.files import ChartFile, save_figure
+
+if TYPE_CHECKING:
+    from multiprocessing.connection import Connection
 
 __all__ = ["LOCK_TIMEOUT_SECONDS", "MIN_SAMPLE_SECONDS", "ChartTask", "render_charts"]
 
@@ -149,7 +152,7 @@ class _DrawerTraceback(Exception):
         return str(self.args[0])
 
 
-def _child(shared: _Shared, conn: Any) -> None:
+def _child(shared: _Shared, conn: Connection) -> None:
     """The forked drawer: sends ``(index, ChartFile or None)`` per chart, then ``None``.
 
     Ctrl-C is the report process's to handle: it ends this child with SIGTERM, which ends
@@ -179,7 +182,7 @@ def _children_to_fork(sample: CpuSample) -> int:
     return cores_to_use(free_cores_since(sample), usable_cores()) - 1
 
 
-def _receive(conn: Any, done: dict[int, ChartFile | None]) -> None:
+def _receive(conn: Connection, done: dict[int, ChartFile | None]) -> None:
     """Read one child's charts into ``done`` until it ends; raise the error it sent."""
     while True:
         try:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING
 
 import matplotlib
 import numpy as np
@@ -18,6 +18,9 @@ from chunkeval.reports.charts.layout import fit_text, legend_below
 from chunkeval.reports.style import ConfigStyle, new_figure, styled
 from chunkeval.results.reading import dataset_rows
 
+if TYPE_CHECKING:
+    from chunkeval.results import Results
+
 __all__ = ["plot_chunk_sizes"]
 
 
@@ -29,7 +32,7 @@ _UNIT_NAME = {"chars": "characters", "words": "words", "tokens": "tokens"}
 
 @styled
 def plot_chunk_sizes(
-    results: Any,
+    results: Results,
     *,
     dataset: str | None = None,
     ax: Axes | Sequence[Axes] | None = None,
