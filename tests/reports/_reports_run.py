@@ -100,17 +100,18 @@ def real_run(tmp: Path, configs=CONFIGS, builtin: bool = True):
 def expected_chart_labels(configs, x, y, verdict, label_of):
     """The headline chart's labels: one per position, gid and the name of each configuration there.
 
-    Returns ``{gid: [(config, expected line), ...]}``: configurations at one (cost, quality)
+    Returns ``{gid: [(config, expected name), ...]}``: configurations at one (cost, quality)
     share a label whose gid joins them with ``|``; the configuration to use is named
     "<label> — use", the highest scoring one (the cheapest of the tied top) "<label> —
-    highest score" when it is another.
+    highest score" when the one to use scores less (:func:`expected_label_text` writes the
+    label).
     """
     from chunkeval.verdict.answer import use_of
 
     use = use_of(verdict) if verdict is not None else ""
     where = {c: i for i, c in enumerate(configs)}
     top = [c for c in (verdict.top or [verdict.best]) if c in where] if verdict is not None else []
-    best = min(top, key=lambda c: (x[where[c]], c)) if top else ""
+    best = min(top, key=lambda c: (x[where[c]], c)) if top and use not in top else ""
     spots: dict = {}
     for c, xi, yi in zip(configs, x, y, strict=True):
         spots.setdefault((round(float(xi), 9), round(float(yi), 9)), []).append(c)
@@ -122,3 +123,27 @@ def expected_chart_labels(configs, x, y, verdict, label_of):
             lines.append((c, label_of(c) + suffix))
         out["annotation:" + "|".join(members)] = lines
     return out
+
+
+#: The verdict's words after a marked configuration's name on the headline chart.
+MARKS = (" — use", " — highest score")
+
+
+def expected_label_text(members):
+    """The text of one position's label from :func:`expected_chart_labels`' ``members``.
+
+    Each marked configuration on a line of its own, first, then the others on one line
+    ("same point: A, B and 2 more"); without a mark one name a line, or past three
+    "<n> at one point: A,\\nB and <n - 2> more".
+    """
+    lines = [line for _, line in members]
+    marked = [line for line in lines if line.endswith(MARKS)]
+    rest = [line for line in lines if not line.endswith(MARKS)]
+    if not marked:
+        if len(rest) <= 3:
+            return "\n".join(rest)
+        return f"{len(rest)} at one point: {rest[0]},\n{rest[1]} and {len(rest) - 2} more"
+    if rest:
+        more = f" and {len(rest) - 2} more" if len(rest) > 2 else ""
+        marked.append("same point: " + ", ".join(rest[:2]) + more)
+    return "\n".join(marked)

@@ -6,7 +6,7 @@ import itertools
 
 import numpy as np
 import pytest
-from _reports_run import expected_chart_labels
+from _reports_run import expected_chart_labels, expected_label_text
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.text import Text
@@ -14,6 +14,7 @@ from matplotlib.text import Text
 import chunkeval.reports.charts.layout as layout
 import chunkeval.reports.charts.quality_cost as quality_cost
 from chunkeval.reports.charts import plot_dataset_bars, plot_quality_cost
+from chunkeval.reports.charts.data import styles_for
 from chunkeval.reports.charts.layout import fit_text, wrap_text
 from chunkeval.results import Results
 from chunkeval.verdict.recommendation import recommend
@@ -82,8 +83,9 @@ def test_headline_chart_shows_the_verdict_readably(suite36, n, monkeypatch):
     x = rows["stored_token_overhead"].to_numpy(float)
     y = rows[rec.metric].to_numpy(float)
     configs = rows["config"].astype(str).tolist()
-    want = expected_chart_labels(configs, x, y, rec, lambda c: c)
-    named = {c: line.removeprefix(c) for members in want.values() for c, line in members}
+    styles = styles_for(results, None)
+    want = expected_chart_labels(configs, x, y, rec, lambda c: styles[c].label)
+    named = {c: line.removeprefix(styles[c].label) for members in want.values() for c, line in members}
     use = [c for c, s in named.items() if s == " — use"]
     best = [c for c, s in named.items() if s == " — highest score"]
     assert {g for g in lines if g.startswith("use:")} == {f"use:{c}" for c in use} and len(use) == 1
@@ -93,10 +95,7 @@ def test_headline_chart_shows_the_verdict_readably(suite36, n, monkeypatch):
     labels = {t.get_gid(): t for t in ax.texts if (t.get_gid() or "").startswith("annotation:")}
     assert set(labels) == set(want)  # one label per position
     for gid, members in want.items():
-        text = labels[gid].get_text()
-        for c, _ in members:
-            if c in use + best:
-                assert named[c] in text
+        assert labels[gid].get_text() == expected_label_text(members)
     # the verdict's frontier, in its order of storage
     overhead = dict(zip(rows["config"], rows["stored_token_overhead"], strict=True))
     front = lines["pareto-frontier"]

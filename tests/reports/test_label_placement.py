@@ -131,10 +131,13 @@ def test_every_label_is_nearest_its_own_marker(suite36, n):
     spread = [ln for ln in ax.get_lines() if (ln.get_gid() or "").startswith("spread:")]
     entries = [t.get_text() for lg in fig.legends for t in lg.get_texts()]
     assert not spread or any("spread sideways" in e for e in entries)
-    # a shared label says how many share the position
+    # a shared label says how many share the position; "— use" names one configuration
     for gid, text in labels.items():
-        if len(owners[gid]) > 3:
-            assert text.get_text().startswith(f"{len(owners[gid])} alike: ")
+        n, t = len(owners[gid]), text.get_text()
+        if n > 3:
+            assert t.startswith(f"{n} at one point: ") or t.endswith(f" and {n - 3} more"), t
+    uses = [t.get_text() for t in labels.values() if " — use" in t.get_text()]
+    assert len(uses) == 1 and uses[0].splitlines()[0].endswith(" — use")
     # every label lies inside the axes
     axes_box = ax.get_window_extent()
     for text in labels.values():

@@ -360,7 +360,8 @@ def test_split_section_collapsible_frontier_open(report_folder, run_results):
         want_open += [c in {configs[i] for i in front} for c in configs]
     assert [bool(o) for o, _, _ in blocks] == want_open
     for is_open, summary, body in blocks:
-        assert ("★ frontier" in summary) == bool(is_open)
+        assert ("(frontier)" in summary) == bool(is_open)
+        assert "★" not in summary  # the star is the chart's "use", not the frontier
         assert body.count("<li>") <= (5 if is_open else 2)  # examples capped per configuration
 
 
@@ -452,3 +453,15 @@ def test_p_best_reads_as_a_percent_in_terminal_html_and_markdown(tmp_path):
         "answerable@5): #2 `B` 98%; the other 3 are top in under 2.5% of the resamples."
     ) in md
     assert "0.980" not in md and "0.016" not in md
+
+
+def test_a_command_in_the_verdict_reads_as_code_in_the_html():
+    # the answer's "draft more with `chunkeval draft-questions`" keeps its words in the report
+    from chunkeval.reports.html import _verdict_section
+    from chunkeval.reports.style import config_styles
+    from chunkeval.verdict.recommendation import recommend
+
+    r = _hand_results()
+    page = _verdict_section(r, {"d": recommend(r)}, config_styles(r.summary["config"]))
+    assert "draft more with <code>chunkeval draft-questions</code> and review them" in page
+    assert "\\1" not in page

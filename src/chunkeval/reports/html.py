@@ -391,7 +391,7 @@ def _split_section(
             f'<details class="cfg"{" open" if is_open else ""}><summary>'
             f'<span class="swatch" style="background:{st.color}"></span>{st.number}. '
             f"<code>{_e(display_label(config, 60))}</code>"
-            f'{" ★ frontier" if is_open else ""} <span class="note">— '
+            f'{" (frontier)" if is_open else ""} <span class="note">— '
             f"{n_split} of {plural(total, 'question')} have an evidence part split across chunks; "
             f"{n_scat} more have their parts in different chunks.</span></summary>"
         )
@@ -480,7 +480,7 @@ def _verdict_section(results: Results, verdicts: Mapping[str, Any], styles: Mapp
             for piece in pieces[1:]:
                 idx, rest = piece.split("}", 1)
                 text += _cfg_ref(configs[int(idx)], styles) + _e(rest)
-            return re.sub(r"`([^`<>]+)`", r"<code>\\1</code>", text)
+            return re.sub(r"`([^`<>]+)`", r"<code>\1</code>", text)
 
         first, *rest = (words(t, cs) for t, cs in answer_lines(rec, dataset_costs(results, rec)))
         out.append(f'<p class="answer" data-answer="{_e(name)}"><strong>{first}</strong></p>')
@@ -570,7 +570,7 @@ def question_sections(
         "<h2>Questions whose evidence the chunking split</h2>",
         '<p class="note">Highlighted: the evidence. <span class="cut s">⟦#i</span> '
         'marks where chunk i starts, <span class="cut">#i⟧</span> where it ends. '
-        f"One collapsible section per configuration: frontier configurations (★) start "
+        f"One collapsible section per configuration: frontier configurations start "
         f"open with up to {max_examples} examples, the others show up to "
         f"{min(max_examples, 2)}.</p>",
     ]

@@ -98,7 +98,9 @@ def plot_quality_cost(
     one chunker family (summary column ``chunker``) are joined by a line in order of cost, in
     the family's colour. Each position gets one label: its configuration's display label
     (:attr:`ConfigStyle.label`), the labels of all configurations sharing it one per line, or,
-    past three, the count, two names and how many more; labels are placed nearer their own
+    past three, the count, two names and how many more; a configuration the verdict marks
+    has its own line, first, and the others at its position one line after it ("same point:
+    ..."), so a mark's words name one configuration; labels are placed nearer their own
     markers than any other and, where room allows, clear of each other, the markers and the
     frontier (:func:`place_annotations`); frontier labels are bold. Error bars are
     the bootstrap confidence interval of the quality mean (``<column>_ci_low/high``). The
@@ -106,8 +108,8 @@ def plot_quality_cost(
     points have a black edge; it is not drawn when the quality is 0 for every
     configuration. The configuration the verdict says to use
     (:func:`chunkeval.verdict.answer.use_of`) carries a yellow star and "— use" in its label;
-    when another scores highest, the cheapest of the top-scoring ones carries a black diamond
-    and "— highest score" (never a point another beats on both axes); the other
+    when it scores below the top value, the cheapest of the top-scoring ones carries a black
+    diamond and "— highest score" (never a point another beats on both axes); the other
     configurations it cannot tell apart from the best (:attr:`Recommendation.tied`) a black
     ring. Every mark has a legend entry.
 
@@ -218,21 +220,31 @@ def plot_quality_cost(
             gid="no-frontier",
         )
     interval = f"vertical bars: {pct} bootstrap CI of the mean" if err is not None else ""
+    # a guess before the layout (axes shrink when the legend takes its rows), made true below
     crowded = bool(np.any(dodge(ax.transData.transform(np.column_stack([x, y])), _PILE_PX(fig) * 1.5)))
     marks = (starred, best_mark, ringed)
-    handles = _legend_handles(ax, rec, configs, families, styles, marks, interval, crowded)
-    if own:  # rows under the plot, as many columns as fit: the data keep the whole axes
-        legend_below(fig, handles)
-    else:
-        ax.legend(handles=handles, loc="best", framealpha=0.9)
-    freeze_layout(fig)  # the axes are final: markers are spread and labels placed in pixels
-    shift = _spread(fig, ax, x, y)
+    for _ in range(2):
+        handles = _legend_handles(ax, rec, configs, families, styles, marks, interval, crowded, col)
+        if own:  # rows under the plot, as many columns as fit: the data keep the whole axes
+            legend_below(fig, handles)
+        else:
+            ax.legend(handles=handles, loc="best", framealpha=0.9)
+        freeze_layout(fig)  # the axes are final: markers are spread and labels placed in pixels
+        shift = _spread(fig, ax, x, y)
+        if bool(np.any(shift)) == crowded:
+            break
+        # the legend named a spread that is not drawn (or missed one): drawn again with the truth;
+        # one entry less leaves larger axes, which spread no more markers, one more smaller ones
+        crowded = not crowded
+        for legend in [*fig.legends, ax.get_legend()]:
+            if legend is not None:
+                legend.remove()
     _draw_points(fig, ax, configs, x, y, err, styles, on_front, shift)
     _draw_marks(fig, ax, configs, x, y, marks, shift)
-    suffix = dict.fromkeys(starred, " — use")
-    suffix.update(dict.fromkeys(best_mark, " — highest score"))
-    texts = [(styles[c].label or display_label(c)) + suffix.get(i, "") for i, c in enumerate(configs)]
-    _annotate_points(fig, ax, x, y, configs, texts, styles, on_front | set(starred) | set(best_mark), shift)
+    roles = dict.fromkeys(starred, " — use")
+    roles.update(dict.fromkeys(best_mark, " — highest score"))
+    names = [styles[c].label or display_label(c) for c in configs]
+    _annotate_points(fig, ax, x, y, configs, (names, roles), on_front | set(starred) | set(best_mark), shift)
     return fig
 
 
@@ -335,10 +347,10 @@ def _marked(
     """The verdict's marks: the configuration to use, the highest scoring one, the others tied.
 
     One star: the configuration the answer says to use (the cheapest with no measurable loss,
-    :func:`chunkeval.verdict.answer.use_of`). One "highest score" mark when another scores
-    highest: of the configurations tied at the top value, the one storing least, so the mark
-    is never on a point another beats on both axes. Rings: the other configurations the
-    verdict cannot tell apart from the best.
+    :func:`chunkeval.verdict.answer.use_of`). One "highest score" mark when the one to use
+    scores below the top value: of the configurations tied at the top value, the one storing
+    least, so the mark is never on a point another beats on both axes. Rings: the other
+    configurations the verdict cannot tell apart from the best.
     """
     if rec is None or rec.no_signal:
         return [], [], []
@@ -347,7 +359,8 @@ def _marked(
     starred = [where[use]] if use in where else []
     top = [where[c] for c in (rec.top or [rec.best]) if c in where]
     best = min(top, key=lambda i: (np.nan_to_num(x[i], nan=np.inf), configs[i])) if top else None
-    best_mark = [best] if best is not None and best not in starred else []
+    # the one to use scoring the top value is itself the highest: a second name would say it is not
+    best_mark = [best] if best is not None and not set(starred) & set(top) else []
     ringed = [where[c] for c in [rec.best, *rec.tied] if c in where and where[c] not in starred + best_mark]
     return starred, best_mark, list(dict.fromkeys(ringed))
 
@@ -528,11 +541,14 @@ def _legend_handles(
     marks: tuple[Sequence[int], Sequence[int], Sequence[int]],
     interval: str,
     spread: bool,
+    drawn: str = "",
 ) -> list[Line2D]:
     """The legend: each family line, the frontier, the error bars, each verdict mark drawn.
 
     ``interval`` names the error bars (none when empty); ``marks`` are the indices marked to
-    use, highest and tied; ``spread`` adds the entry that says markers were spread sideways.
+    use, highest and tied; ``spread`` adds the entry that says markers were spread sideways;
+    ``drawn`` is the quality column on the y axis: the rings' entry names the verdict's
+    metric when it is another.
     """
     first = {fam: configs[families.index(fam)] for fam in dict.fromkeys(families)}
     handles: list[Line2D] = [
@@ -557,7 +573,9 @@ def _legend_handles(
         handles.append(Line2D([], [], label=f"highest {rec.metric}", **{**_BEST, "markersize": 10}))
     if rec is not None and ringed:
         pct = confidence_label(rec.confidence)
-        label = f"cannot be told apart from the best ({pct} paired CI includes 0)"
+        # on another metric's chart the rings are still the verdict's: say on what
+        on = "" if drawn == rec.metric else f" on {rec.metric}"
+        label = f"cannot be told apart from the best{on} ({pct} paired CI includes 0)"
         handles.append(Line2D([], [], label=label, **{**_RING, "markersize": 11}))
     if spread:
         handles.append(
@@ -585,18 +603,31 @@ def _spots(x: np.ndarray, y: np.ndarray) -> list[list[int]]:
 _NAMED_PER_LABEL = 3
 
 
-def _spot_text(members: Sequence[int], texts: Sequence[str]) -> str:
-    """One label for the configurations of one position, one line each.
+def _spot_text(members: Sequence[int], names: Sequence[str], roles: Mapping[int, str]) -> str:
+    r"""One label for the configurations of one position.
 
-    More than :data:`_NAMED_PER_LABEL` configurations: two lines, the count, two names (the
-    marked ones, to use or highest, first) and how many more share the position (the report's
-    table lists them all).
+    ``names`` are the display labels; ``roles`` the verdict's suffix of the marked
+    configurations (`` — use``, `` — highest score``), which name one configuration each:
+    a marked configuration has a line of its own, first, and the others at its position
+    follow on one line, ``same point: A, B and 2 more``, never under its suffix. Without a
+    mark: one name a line, or past :data:`_NAMED_PER_LABEL`, two lines, the count, two names
+    and how many more share the position (the report's table lists them all).
+
+    >>> _spot_text([0, 1, 2], ["a", "b", "c"], {1: " — use"})
+    'b — use\nsame point: a, c'
+    >>> _spot_text([0, 1, 2, 3], ["a", "b", "c", "d"], {})
+    '4 at one point: a,\nb and 2 more'
     """
-    if len(members) <= _NAMED_PER_LABEL:
-        return "\n".join(texts[i] for i in members)
-    marked = [i for i in members if " — " in texts[i]]
-    shown = [*marked, *(i for i in members if i not in marked)][:2]
-    return f"{len(members)} alike: {texts[shown[0]]},\n{texts[shown[1]]} and {len(members) - 2} more"
+    rest = [i for i in members if i not in roles]
+    marked = [names[i] + roles[i] for i in members if i in roles]
+    if not marked and len(rest) > _NAMED_PER_LABEL:
+        return f"{len(rest)} at one point: {names[rest[0]]},\n{names[rest[1]]} and {len(rest) - 2} more"
+    if not marked:
+        return "\n".join(names[i] for i in rest)
+    if rest:
+        more = f" and {len(rest) - 2} more" if len(rest) > 2 else ""
+        marked.append("same point: " + ", ".join(names[i] for i in rest[:2]) + more)
+    return "\n".join(marked)
 
 
 def _annotate_points(
@@ -605,15 +636,14 @@ def _annotate_points(
     x: np.ndarray,
     y: np.ndarray,
     configs: Sequence[str],
-    texts: Sequence[str],
-    styles: Mapping[str, ConfigStyle],
+    texts: tuple[Sequence[str], Mapping[int, str]],
     important: set[int],
     shift: np.ndarray,
 ) -> None:
     """One label per position (gid ``"annotation:<config>[|<config>...]"``), each nearest its own markers.
 
-    Configurations at one position share a label (their names, or their key numbers when more
-    than three). Labels keep clear of each other, of every marker and mark, of the legend
+    Configurations at one position share a label (:func:`_spot_text` of ``texts``, the display
+    labels and the verdict's suffixes). Labels keep clear of each other, of every marker and mark, of the legend
     inside the axes and of the frontier line, and each lies nearer one of its own markers than
     any other (:func:`place_annotations` with ``points`` and ``owners``).
     """
@@ -623,7 +653,7 @@ def _annotate_points(
     true_px = ax.transData.transform(np.column_stack([x, y])) if len(x) else np.zeros((0, 2))
     drawn = true_px + np.column_stack([shift, np.zeros_like(shift)])
     anchors = np.array([drawn[g].mean(axis=0) for g in spots]).reshape(-1, 2)
-    labels = [_spot_text(g, texts) for g in spots]
+    labels = [_spot_text(g, *texts) for g in spots]
     weights = ["bold" if set(g) & important else "normal" for g in spots]
     # an empty half line around each label: two labels never read as one of two lines
     air = np.array([2.0, 0.3 * fontsize * fig.dpi / 72])  # on each side
