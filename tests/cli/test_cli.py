@@ -89,17 +89,34 @@ def test_run_progress_bar_on_stderr(tiny_folder, tmp_path, capsys):
 
 
 def test_the_encoders_progress_bar_follows_quiet(tiny_folder, tmp_path, capsys, monkeypatch):
+    import chunkeval.benchmarks.runner as runner
     from chunkeval.embedders.bert import PROGRESS_ENV
 
-    monkeypatch.delenv(PROGRESS_ENV, raising=False)
+    seen = []  # the variable while the run runs: read by the encoder here and in pool workers
+    original = runner.run_resolved
+    monkeypatch.setattr(
+        runner, "run_resolved", lambda *a, **k: seen.append(os.environ.get(PROGRESS_ENV)) or original(*a, **k)
+    )
+    # set by the caller (or, before, left by an earlier run of the process): --quiet disables it
+    monkeypatch.setenv(PROGRESS_ENV, "1")
     assert main(_run_args(tiny_folder, tmp_path / "quiet", "--chunker", FIXED10)) == 0
-    assert PROGRESS_ENV not in os.environ  # --quiet: the encoder's bar stays disabled
     args = [a for a in _run_args(tiny_folder, tmp_path / "shown", "--chunker", FIXED10) if a != "--quiet"]
-    try:
-        assert main(args) == 0
-        assert os.environ[PROGRESS_ENV] == "1"  # read by the encoder here and in pool workers
-    finally:
-        os.environ.pop(PROGRESS_ENV, None)  # the CLI set it for this process: not for later tests
+    monkeypatch.delenv(PROGRESS_ENV)
+    assert main(args) == 0
+    assert seen == [None, "1"]
+    assert PROGRESS_ENV not in os.environ  # the command's setting ends with the command
+    capsys.readouterr()
+
+
+def test_a_command_called_from_python_leaves_the_environment_as_it_was(tiny_folder, tmp_path, capsys):
+    from chunkeval.embedders.cache import CACHE_ENV
+
+    before = dict(os.environ)
+    assert CACHE_ENV not in before
+    args = _run_args(tiny_folder, tmp_path / "r", "--chunker", FIXED10, "--cache", str(tmp_path / "cache"))
+    assert main(args) == 0
+    assert (tmp_path / "cache").is_dir()
+    assert dict(os.environ) == before  # no --cache folder, progress bar or warning filter left set
     capsys.readouterr()
 
 
@@ -620,17 +637,3 @@ def test_a_run_with_its_report_computes_each_verdict_once(tiny_folder, tmp_path,
     assert (out / "report.html").is_file() and (out / "report.md").is_file()
     assert "Recommendation for" in capsys.readouterr().out
     assert len(calls) == 1  # one dataset, one verdict
-
-
-def test_a_quiet_run_shows_no_encode_bar_whatever_an_earlier_run_of_the_process_set(tmp_path, monkeypatch):
-    # main() called again in one process: a non-quiet run had set the bar's variable for good,
-    # so a later --quiet run drew a bar whenever its encode took over 2 s (on a busy machine)
-    import os
-
-    from chunkeval.cli import main
-    from chunkeval.embedders.bert import PROGRESS_ENV
-
-    monkeypatch.setenv(PROGRESS_ENV, "1")
-    args = ["run", "--dataset", "builtin", "--chunker", "fixed(chunk_size=200)", "--k", "1"]
-    assert main([*args, "--budgets", "none", "--quiet", "--no-report", "--out", str(tmp_path / "o")]) == 0
-    assert PROGRESS_ENV not in os.environ

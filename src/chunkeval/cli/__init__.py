@@ -234,12 +234,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     Returns
     -------
     int
-        The exit code of :func:`_run_command`.
+        The exit code of :func:`_run_command`. The process environment is as it was: a
+        command sets variables for its pool workers (``--cache``, the encoder's progress bar),
+        and a Python caller's later work must not inherit them.
     """
     import warnings
 
     from chunkeval.benchmarks.lifetime import quiet_resource_tracker
 
+    environment = dict(os.environ)
     quiet_resource_tracker()  # before any pool starts the tracker with this environment
     previous = _handle_stop_signals()
     shown = _show_plugin_warnings()
@@ -260,6 +263,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         warnings.showwarning = shown
         for sig, handler in previous.items():
             signal.signal(sig, handler)
+        _restore_environment(environment)
+
+
+def _restore_environment(saved: dict[str, str]) -> None:
+    """Make ``os.environ`` equal to ``saved`` again, touching only the variables that differ."""
+    for name in set(os.environ) - set(saved):
+        del os.environ[name]
+    for name, value in saved.items():
+        if os.environ.get(name) != value:
+            os.environ[name] = value
 
 
 #: Set by :func:`run_as_process`: the command is the whole process (not a call from Python).
