@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import ast
 import inspect
+import signal
 import textwrap
 import types
 from functools import cache
@@ -35,6 +36,24 @@ TESTS = Path(__file__).resolve().parent
 
 #: The timing report of the slowest phases and the opt-in budget check (see ``_timing``).
 pytest_plugins = ["_timing"]
+
+
+def _stop_signals_as_a_terminal_gives_them() -> None:
+    """Give SIGINT and SIGTERM their usual actions in the test processes and what they start.
+
+    A suite started in the background of a shell without job control (``pytest &``, ``nohup``,
+    a CI runner's script) inherits SIGINT ignored, and every command a test starts inherits
+    it in turn; the tests of Ctrl-C would then see a run that never stops.
+    """
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    if signal.getsignal(signal.SIGTERM) is signal.SIG_IGN:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
+
+
+_stop_signals_as_a_terminal_gives_them()
 
 #: Import names of the optional extras' packages (``pyproject.toml``'s optional dependencies).
 EXTRA_MODULES = frozenset(
