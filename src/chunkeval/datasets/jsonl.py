@@ -99,7 +99,9 @@ def _records(path: Readable, label: str, problems: list[str], counter: list[int]
     """
     for lineno, line, problem in iter_lines(path, label):
         loc = f"{label}:{lineno}"
-        if problem is not None:
+        if line is None:
+            # iter_lines yields no text exactly when the line is not UTF-8, with its problem
+            assert problem is not None
             problems.append(problem)
             continue
         if not line.strip():
@@ -196,7 +198,7 @@ def _parse_part(
         )
     if "text" in part and not isinstance(part["text"], str):
         part_bad.append(f"evidence[{i}]: 'text' must be a string, got {_kind(part['text'])}")
-    if part_bad:
+    if part_bad or not isinstance(doc_id, str):  # a doc_id that is no string is in part_bad
         bad.extend(part_bad)
         return None
     return EvidenceSpan(doc_id, part["start"], part["end"]), part.get("text")
@@ -238,7 +240,7 @@ def _parse_question(loc: str, obj: dict, problems: list[str], resolver: QuoteRes
             if parsed is not None:
                 parts.append(parsed[0])
                 quotes.append(parsed[1])
-    if bad:
+    if bad or not isinstance(qid, str) or not isinstance(text, str):  # either is then in bad
         name = f" {qid!r}" if isinstance(qid, str) else ""
         problems.append(f"{loc}: question{name}: " + "; ".join(bad))
         return None
@@ -454,9 +456,9 @@ def jsonl_lines(dataset: Dataset) -> tuple[list[str], list[str]]:
         evidence = []
         for p in q.evidence:
             part: dict[str, Any] = {"doc_id": p.doc_id, "start": p.start, "end": p.end}
-            doc = dataset._by_id.get(p.doc_id)
-            if doc is not None:
-                part["text"] = doc.text[p.start : p.end]
+            owner = dataset._by_id.get(p.doc_id)
+            if owner is not None:
+                part["text"] = owner.text[p.start : p.end]
             evidence.append(part)
         qrec: dict[str, Any] = {"id": q.id, "text": q.text, "evidence": evidence}
         meta = _clean_meta(q.metadata)

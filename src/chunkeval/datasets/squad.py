@@ -52,8 +52,9 @@ Questions for Machine Comprehension of Text. EMNLP. (v2.0 adds
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 from chunkeval._json import loads_strict
 from chunkeval.datasets._io import read_text
@@ -75,7 +76,7 @@ RELOCATE_DEFAULT = 5
 PARAGRAPH_SEPARATOR = "\n\n"
 
 
-def _is_int(v: object) -> bool:
+def _is_int(v: object) -> TypeGuard[int]:
     return isinstance(v, int) and not isinstance(v, bool)
 
 
@@ -185,7 +186,8 @@ def load_squad(
     label = path.name
     name = name or (path.name[:-5] if path.name.endswith(".json") else path.name)
     text, problem = read_text(path, label, strip_bom=True)
-    if problem:
+    if text is None:
+        assert problem is not None  # read_text gives either the text or the problem
         raise DatasetError(f"dataset {name!r}: cannot read {path}", [problem])
     try:
         root = loads_strict(text)
@@ -209,9 +211,11 @@ def load_squad(
     if not data:
         raise DatasetError(f"dataset {name!r}: empty", [f"{label}: no documents ('data' is empty)"])
 
-    sentence_spans = None
+    split_sentences: Callable[[str], list[tuple[int, int]]] | None = None
     if evidence == "sentence":
         from chunkeval.text import sentence_spans
+
+        split_sentences = sentence_spans
 
     problems: list[str] = []
     docs: list[Document] = []
@@ -278,8 +282,7 @@ def load_squad(
                             "load with skip_impossible=true to skip and count such questions"
                         )
                     continue
-                answer_bad = [_answer_problem(k, a) for k, a in enumerate(answers)]
-                answer_bad = [b for b in answer_bad if b]
+                answer_bad = [b for k, a in enumerate(answers) if (b := _answer_problem(k, a))]
                 if answer_bad:
                     problems.append(f"{qloc}: question {qid!r}: " + "; ".join(answer_bad))
                     continue
@@ -320,7 +323,8 @@ def load_squad(
                     start, end, quote = a_start, a_end, first["text"]
                 else:
                     if sentences is None:
-                        sentences = sentence_spans(context)
+                        assert split_sentences is not None  # set above for evidence="sentence"
+                        sentences = split_sentences(context)
                     hit = [(s, e) for s, e in sentences if s < a_end and e > a_start]
                     start, end = (hit[0][0], hit[-1][1]) if hit else (a_start, a_end)
                     start, end = min(start, a_start), max(end, a_end)
