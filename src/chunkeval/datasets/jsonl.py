@@ -53,7 +53,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from chunkeval._json import loads_strict
+from chunkeval._json import is_int, loads_strict
 from chunkeval.datasets._io import Readable, ReadableFolder, atomic_write, iter_lines
 from chunkeval.datasets.dataset import (
     DRAFT_KEY,
@@ -86,10 +86,6 @@ QUESTIONS_FILE = "questions.jsonl"
 
 _EVIDENCE_KEYS = ("doc_id", "start", "end", "text", "quote", "occurrence")
 _SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def _is_int(v: object) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool)
 
 
 def _records(path: Readable, label: str, problems: list[str], counter: list[int]):
@@ -176,7 +172,7 @@ def _parse_part(
             part_bad.append(f"evidence[{i}]: 'quote' must be a non-empty string, got {quote!r}")
         if doc_id is not None and not isinstance(doc_id, str):
             part_bad.append(f"evidence[{i}]: 'doc_id' must be a string")
-        if occurrence is not None and not (_is_int(occurrence) and occurrence >= 1):
+        if occurrence is not None and not (is_int(occurrence) and occurrence >= 1):
             part_bad.append(f"evidence[{i}]: 'occurrence' must be an integer >= 1, got {occurrence!r}")
         if part_bad:
             bad.extend(part_bad)
@@ -191,7 +187,7 @@ def _parse_part(
         part_bad.append(f"evidence[{i}]: 'occurrence' only goes with 'quote'")
     if not isinstance(doc_id, str):
         part_bad.append(f"evidence[{i}]: 'doc_id' must be a string")
-    if not (_is_int(part.get("start")) and _is_int(part.get("end"))):
+    if not (is_int(part.get("start")) and is_int(part.get("end"))):
         got = ", ".join(f"{k}={part[k]!r}" if k in part else f"no {k!r}" for k in ("start", "end"))
         part_bad.append(
             f"evidence[{i}]: 'start' and 'end' must be integers, got {got} (or give a 'quote' instead)"

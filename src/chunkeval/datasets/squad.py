@@ -54,9 +54,9 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeGuard
+from typing import Any
 
-from chunkeval._json import loads_strict
+from chunkeval._json import is_int, loads_strict
 from chunkeval.datasets._io import read_text
 from chunkeval.datasets.dataset import (
     QUOTES_KEY,
@@ -76,10 +76,6 @@ RELOCATE_DEFAULT = 5
 PARAGRAPH_SEPARATOR = "\n\n"
 
 
-def _is_int(v: object) -> TypeGuard[int]:
-    return isinstance(v, int) and not isinstance(v, bool)
-
-
 def _kind(value: object) -> str:
     return "null" if value is None else type(value).__name__
 
@@ -93,7 +89,7 @@ def _answer_problem(k: int, answer: Any) -> str | None:
         got = _kind(answer["text"]) if "text" in answer else "nothing"
         bad.append(f"'text' must be a string, got {got}")
     start = answer.get("answer_start")
-    if not _is_int(start):
+    if not is_int(start):
         got = repr(start) if "answer_start" in answer else "nothing"
         bad.append(f"'answer_start' must be an integer, got {got}")
     elif start < 0:
@@ -180,7 +176,7 @@ def load_squad(
     """
     if evidence not in EVIDENCE_MODES:
         raise UsageError(f"evidence must be one of {EVIDENCE_MODES}, got {evidence!r}")
-    if not _is_int(relocate) or relocate < 0:
+    if not is_int(relocate) or relocate < 0:
         raise UsageError(f"relocate must be an integer >= 0 (code points), got {relocate!r}")
     path = Path(path)
     label = path.name
@@ -258,7 +254,7 @@ def load_squad(
                     problems.append(f"{qloc}: question must be an object")
                     continue
                 qid, qtext = qa.get("id"), qa.get("question")
-                if _is_int(qid):  # published as a JSON number (COVID-QA): its decimal string, no loss
+                if is_int(qid):  # published as a JSON number (COVID-QA): its decimal string, no loss
                     qid = str(qid)
                 if not isinstance(qid, str) or not isinstance(qtext, str):
                     problems.append(f"{qloc}: 'id' must be a string or an integer and 'question' a string")
