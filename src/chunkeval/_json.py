@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from typing import Any, NoReturn
+from typing import Any, NoReturn, TypeGuard
 
 from chunkeval.errors import UsageError
 
@@ -20,6 +20,7 @@ __all__ = [
     "MAX_EXTERNAL_DEPTH",
     "BadJSON",
     "DuplicateKeyError",
+    "is_int",
     "loads_bounded",
     "loads_strict",
     "lone_surrogate",
@@ -29,6 +30,18 @@ __all__ = [
 #: Deepest nesting of arrays and objects accepted from a server or a cache/journal file (an
 #: embeddings reply needs 3, a chat completion 5, and :mod:`json` itself recurses per level).
 MAX_EXTERNAL_DEPTH = 64
+
+
+def is_int(value: object) -> TypeGuard[int]:
+    """Whether ``value`` is a JSON integer as :mod:`json` reads one: an ``int``, never a ``bool``.
+
+    ``True`` is an ``int`` to Python, so ``isinstance(True, int)`` alone would take a JSON
+    ``true`` for the offset 1.
+
+    >>> is_int(3), is_int(True), is_int(3.0)
+    (True, False, False)
+    """
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 class DuplicateKeyError(ValueError):

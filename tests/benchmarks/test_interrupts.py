@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from _shared import REPO
-from chunkeval.benchmarks import executors
+from chunkeval.benchmarks import dask_executor, executors
 from chunkeval.cli.exit_codes import EXIT_FAILURE, exit_code, failure_line
 
 ENV = {**os.environ, "PYTHONPATH": str(REPO / "src")}
@@ -68,7 +68,7 @@ class Listener:
 def _connect(address: str) -> ConnectionError:
     distributed = pytest.importorskip("distributed")
     with pytest.raises(ConnectionError) as info:
-        executors._connect(distributed.Client, address)
+        dask_executor._connect(distributed.Client, address)
     return info.value
 
 
@@ -79,7 +79,7 @@ def test_a_silent_scheduler_fails_within_the_deadline_naming_it(monkeypatch):
     The server never answers, so an error at all shows the deadline acted; the message names
     it. No wall-clock bound: importing distributed on a busy machine takes what it takes.
     """
-    monkeypatch.setattr(executors, "SCHEDULER_DEADLINE_SECONDS", 1.0)
+    monkeypatch.setattr(dask_executor, "SCHEDULER_DEADLINE_SECONDS", 1.0)
     with Listener(None) as server:
         err = _connect(server.address)
     assert server.address in str(err) and "did not answer within 1 s" in str(err)
@@ -97,7 +97,7 @@ def test_a_silent_scheduler_fails_within_the_deadline_naming_it(monkeypatch):
     ],
 )
 def test_a_garbage_endpoint_fails_with_exit_1_naming_it(monkeypatch, reply, close):
-    monkeypatch.setattr(executors, "SCHEDULER_DEADLINE_SECONDS", 2.0)
+    monkeypatch.setattr(dask_executor, "SCHEDULER_DEADLINE_SECONDS", 2.0)
     with Listener(reply, close) as server:
         err = _connect(server.address)
     assert server.address in str(err)

@@ -592,7 +592,7 @@ def _tables_without_timings(res):
     ],
 )
 def test_executors_give_identical_tables(executor, start, partitioned, monkeypatch):
-    from chunkeval.benchmarks import executors
+    from chunkeval.benchmarks import dask_executor, executors
 
     monkeypatch.setenv("CHUNKEVAL_MP_START", start)
     if executor == "dask":
@@ -601,8 +601,8 @@ def test_executors_give_identical_tables(executor, start, partitioned, monkeypat
         # every document its own preparation and chunking task, two questions per
         # retrieval task: the joins of the partitioned stages are what is compared
         monkeypatch.setattr(executors, "MIN_PARALLEL_PREPARE_CHARS", 1)
-        monkeypatch.setattr(executors, "DOCUMENT_BLOCK_CHARS", 1)
-        monkeypatch.setattr(executors, "QUESTION_BLOCK", 2)
+        monkeypatch.setattr(dask_executor, "DOCUMENT_BLOCK_CHARS", 1)
+        monkeypatch.setattr(dask_executor, "QUESTION_BLOCK", 2)
     # a plug-in whose splitter cannot be pickled: each worker resolves its spec itself
     locked = "python:_locked_splitter:make(size=7)"
     configs = [FIXED10, "paragraph(max_words=3)", "sentence(max_chars=20)", locked]
@@ -645,10 +645,10 @@ def test_executor_and_splitter_options_fail_before_work(tmp_path, capsys, args, 
 @pytest.mark.slow
 def test_unreachable_scheduler_is_an_environment_failure(tmp_path, capsys, monkeypatch):
     pytest.importorskip("distributed", reason="optional extra: pip install 'chunkeval[dask]'")
-    from chunkeval.benchmarks import executors
+    from chunkeval.benchmarks import dask_executor
     from chunkeval.cli import main
 
-    monkeypatch.setattr(executors, "SCHEDULER_TIMEOUT", "1s")
+    monkeypatch.setattr(dask_executor, "SCHEDULER_TIMEOUT", "1s")
     argv = [
         "run",
         "--out",

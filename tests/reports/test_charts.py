@@ -12,7 +12,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.colors import to_hex
+from matplotlib.figure import Figure
 
+from chunkeval.errors import UsageError
 from chunkeval.gate.comparison import Check, compare, metric_deltas
 from chunkeval.reports.charts import (
     COST_AXES,
@@ -849,6 +851,13 @@ def test_budget_curve_on_hand_made_results():
     # without manifest budgets they are read from the column names
     r.manifest = {}
     assert run_budgets(r) == [256, 512, 1024]
+
+
+def test_a_chart_on_axes_of_a_subfigure_is_refused_by_name():
+    r, _, _ = _budget_results()
+    sub = Figure().subfigures(1, 2)[0]
+    with pytest.raises(UsageError, match="sit in a SubFigure: give axes of a plain Figure"):
+        plot_budget_curve(r, ax=sub.subplots())
 
 
 def test_write_charts_draws_budget_curves_when_present(run_results, tmp_path):

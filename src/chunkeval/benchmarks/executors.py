@@ -15,14 +15,14 @@ result tables do not depend on the executor (timing columns aside):
   workers (copy-on-write, with the collector kept off them) or passed to spawned ones through
   the pool's initializer (:func:`start_method`); a task carries only its configuration and
   the settings (about 400 bytes). How many workers: :mod:`chunkeval.benchmarks.workers`.
-- ``dask``: a task graph. Documents are prepared by partitions, the prepared datasets are
-  scattered to every worker once, and each step of each (dataset, configuration)'s plan
-  becomes a task: chunking over partitions of the documents (:data:`DOCUMENT_BLOCK_CHARS`),
-  one indexing task, retrieval over blocks of questions (:data:`QUESTION_BLOCK`) and one
-  scoring task.
+- ``dask``: a task graph, in :mod:`chunkeval.benchmarks.dask_executor`. Documents are
+  prepared by partitions, the prepared datasets are scattered to every worker once, and each
+  step of each (dataset, configuration)'s plan becomes a task: chunking over partitions of the
+  documents (:data:`DOCUMENT_BLOCK_CHARS`), one indexing task, retrieval over blocks of
+  questions (:data:`QUESTION_BLOCK`) and one scoring task.
 
 One rule for the workers of both pools: a job carries a configuration's spec when it has one
-(its chunker object otherwise, pickled: :func:`check_sendable`), and each process that runs a
+(its chunker object otherwise, pickled: :func:`~chunkeval.benchmarks.jobs.check_sendable`), and each process that runs a
 step builds the chunker from the spec once
 (:func:`~chunkeval.benchmarks.stages.plan.resolved_chunker`), so a plug-in whose splitter cannot
 be pickled runs anywhere. What each piece of work spends on model endpoints is counted where it
@@ -33,21 +33,21 @@ back in the evaluation's ``timings["endpoint_usage"]``.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
-import logging
 import os
-import pickle
 import signal
-import sys
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from chunkeval._cores import start_method
 from chunkeval._memory import release_freed_memory
+from chunkeval.benchmarks.dask_executor import (
+    DOCUMENT_BLOCK_CHARS,
+    QUESTION_BLOCK,
+    execute_on_dask,
+)
+from chunkeval.benchmarks.jobs import Job, Progress, Stage, check_sendable, one_blas_thread, prepare_with
 from chunkeval.benchmarks.lifetime import (
-    acknowledge_stop,
-    children_ignore_interrupts,
     interrupts_deferred,
     stop_pool,
     worker_started,
@@ -57,15 +57,13 @@ from chunkeval.benchmarks.stages import (
     PreparedDataset,
     Settings,
     evaluate,
-    partition,
-    plan_evaluation,
     prepare_documents,
     resolve_tokenizer,
     tokenizer_key,
 )
 from chunkeval.caches import store
-from chunkeval.endpoints.usage import add_usage, counting
-from chunkeval.errors import MissingDependency, UsageError
+from chunkeval.endpoints.usage import counting
+from chunkeval.errors import UsageError
 from chunkeval.protocols import ChunkerLike
 
 if TYPE_CHECKING:
@@ -78,31 +76,10 @@ __all__ = ["DOCUMENT_BLOCK_CHARS", "EXECUTORS", "QUESTION_BLOCK", "check_sendabl
 #: Executor names accepted by :func:`execute` and ``chunkeval run --executor``.
 EXECUTORS = ("local", "processes", "dask")
 
-#: Characters of documents per preparation or chunking task on Dask (a document is never
-#: split: one larger than this is a task of its own).
-DOCUMENT_BLOCK_CHARS = 4_000_000
-
-#: Questions per retrieval task on Dask.
-QUESTION_BLOCK = 2048
-
-#: How long Dask itself tries to open the connection to the scheduler at ``--scheduler``.
-SCHEDULER_TIMEOUT = "15s"
-
-#: The one deadline of connecting to ``--scheduler``, handshake included, in seconds.
-SCHEDULER_DEADLINE_SECONDS = 15.0
-
-#: How long closing the Dask client, and then the local cluster, may take, in seconds.
-DASK_CLOSE_SECONDS = 5
-
 #: Below this many characters in all, a process pool prepares the datasets in the parent
 #: process: preparing takes about 0.07 s per MB (cl100k), and a pool's start and the
 #: offsets' way back cost more than that saves on a smaller corpus.
 MIN_PARALLEL_PREPARE_CHARS = 2_000_000
-
-Job = tuple[int, ChunkerLike | str, str]  # (dataset index, chunker or spec, configuration label)
-Progress = Callable[[int, int], None] | None
-#: Called with the name of each stage as this process starts it (a progress display's text).
-Stage = Callable[[str], None] | None
 
 # The prepared datasets of this worker process, by dataset index (set once by the pool's
 # initializer).
@@ -160,30 +137,7 @@ def _submit_all(pool: ProcessPoolExecutor, fn: Callable[..., T], calls: Sequence
 def _init_worker(prepared: Sequence[PreparedDataset]) -> None:
     _PREPARED.clear()
     _PREPARED.update(enumerate(prepared))
-    _one_blas_thread()
-
-
-def _one_blas_thread() -> contextlib.AbstractContextManager[Any]:
-    """Limit numpy's BLAS to one thread, from now on or (used as a context) within a block.
-
-    Every executor evaluates with one BLAS thread, for two reasons. Identical numbers: the
-    floating-point sums of a multi-threaded BLAS depend on its thread count, and the LSA
-    retriever's near-ties then ranked differently in this process (all cores) than in
-    workers. Speed: OpenBLAS starts a thread per core in every process and its threads
-    busy-wait, so two workers on two cores made the bootstrap 1.6x slower. Dask's nanny
-    sets one thread in its workers itself. ``threadpoolctl`` comes with scikit-learn;
-    without it nothing is limited.
-
-    Returns
-    -------
-    context manager
-        Restores the previous limits on exit.
-    """
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:  # pragma: no cover - scikit-learn installs it
-        return contextlib.nullcontext()
-    return threadpool_limits(1, user_api="blas")
+    one_blas_thread()
 
 
 def _evaluate_counted(
@@ -213,59 +167,11 @@ def _evaluate_here(
         release_freed_memory()
 
 
-def check_sendable(jobs: Sequence[Job]) -> None:
-    """Refuse a configuration that cannot be pickled to a worker process.
-
-    Parameters
-    ----------
-    jobs : sequence of (dataset index, chunker or spec, label)
-
-    Raises
-    ------
-    UsageError
-        Naming the configuration, and the fix.
-    """
-    for _, chunker, _ in jobs:
-        try:
-            pickle.dumps(chunker)
-        except (pickle.PicklingError, AttributeError, TypeError) as error:
-            raise UsageError(
-                f"worker processes get each chunker object pickled, and chunker "
-                f"{getattr(chunker, 'spec', chunker)} cannot be sent ({error}); give it as a spec "
-                "(a python:MODULE:FACTORY plug-in is built in each worker), use one worker in "
-                "this process, or a module-level splitter function",
-                parameter="workers",
-            ) from None
-
-
 def _prepare_here(prepared: Sequence[PreparedDataset], settings: Settings) -> None:
     tok, key = resolve_tokenizer(settings.tokenizer), tokenizer_key(settings.tokenizer)
     for ctx in prepared:
         ctx.prepare(tok, key)
     release_freed_memory()
-
-
-def _document_blocks(ctx: PreparedDataset, max_chars: int) -> list[tuple[int, int]]:
-    return partition([len(d.text) for d in ctx.documents], max_chars)
-
-
-def _prepare_with(
-    prepared: Sequence[PreparedDataset],
-    settings: Settings,
-    max_chars: int,
-    run_blocks: Callable[[list[list[str]]], list[list[Any]]],
-) -> None:
-    """Prepare every dataset in blocks of documents through ``run_blocks``.
-
-    Prepare every dataset from :func:`prepare_documents` over partitions of its documents;
-    ``run_blocks`` maps it over lists of texts wherever the executor runs it, in order.
-    """
-    tok, key = resolve_tokenizer(settings.tokenizer), tokenizer_key(settings.tokenizer)
-    blocks = [(di, lo, hi) for di, ctx in enumerate(prepared) for lo, hi in _document_blocks(ctx, max_chars)]
-    results = run_blocks([[d.text for d in prepared[di].documents[lo:hi]] for di, lo, hi in blocks])
-    for di, ctx in enumerate(prepared):
-        pieces = [p for (dj, _, _), result in zip(blocks, results, strict=True) if dj == di for p in result]
-        ctx.prepare(tok, key, pieces)
 
 
 def _local(
@@ -279,7 +185,7 @@ def _local(
         on_stage(f"preparing {sum(len(p.documents) for p in prepared):,} documents")
     _prepare_here(prepared, settings)
     out = []
-    with _one_blas_thread():
+    with one_blas_thread():
         for j, (di, chunker, label) in enumerate(jobs):
             out.append(_evaluate_counted(prepared[di], chunker, label, settings, on_stage))
             release_freed_memory()  # the next configuration's arrays differ in size
@@ -303,7 +209,7 @@ def _prepare_in_pool(
     # several blocks per worker, so that one large document does not leave the others idle
     max_chars = max(1, -(-total // (4 * workers)))
     with _pool(workers, mp_context) as pool:
-        _prepare_with(
+        prepare_with(
             prepared,
             settings,
             max_chars,
@@ -377,237 +283,6 @@ def _frozen_heap() -> Iterator[None]:
         gc.unfreeze()
 
 
-@dataclasses.dataclass(frozen=True)
-class _Counted:
-    """A Dask task's result, and what the task spent on model endpoints (``"MODEL@HOST"`` -> usage)."""
-
-    value: Any
-    spent: dict[str, dict[str, Any]]
-
-
-def _counted_step(step: Callable[..., Any], *args: Any) -> _Counted:
-    """Run one step of the plan on a Dask worker, and count what it spent on model endpoints.
-
-    Under one BLAS thread (a cluster's workers need not limit it); the requests counted are
-    this task's own, even when the worker runs other tasks on other threads
-    (:func:`chunkeval.endpoints.usage.counting`). The results of earlier steps arrive as
-    :class:`_Counted` and are unwrapped.
-    """
-    args = tuple(a.value if isinstance(a, _Counted) else a for a in args)
-    with _one_blas_thread(), counting() as spent:
-        value = step(*args)
-    return _Counted(value, spent)
-
-
-def _spent_by(counted: _Counted) -> dict[str, dict[str, Any]]:
-    """What a task spent on model endpoints (a small task beside it: its result stays there)."""
-    return counted.spent
-
-
-def _dask_client(workers: int, scheduler: str | None) -> tuple[Any, Any]:
-    try:
-        from distributed import Client, LocalCluster
-    except ImportError:
-        raise MissingDependency(
-            "--executor dask needs Dask distributed: pip install 'chunkeval[dask]'"
-        ) from None
-    if scheduler:
-        return _connect(Client, scheduler), None
-    # the scheduler's HTTP server on any free port: 8787 may belong to another cluster
-    # its workers log at CRITICAL only: an interrupted run ends with one line, not their
-    # teardown errors (a task's own failure still reaches the run through its future)
-    cluster = LocalCluster(
-        n_workers=workers,
-        threads_per_worker=1,
-        processes=True,
-        dashboard_address=":0",
-        silence_logs=logging.CRITICAL,
-    )
-    return Client(cluster), cluster
-
-
-def _refuse_closed_port(scheduler: str, advice: str) -> None:
-    """ConnectionError at once when nothing listens at a ``tcp://HOST:PORT`` address.
-
-    Dask's connect retries a refused connection until its deadline, so a closed port would
-    read as "did not answer within 15 s"; one plain TCP connection tells the two apart.
-    Other address forms are left to Dask.
-    """
-    import socket
-    from urllib.parse import urlsplit
-
-    parts = urlsplit(scheduler if "://" in scheduler else f"tcp://{scheduler}")
-    try:
-        host, port = parts.hostname, parts.port
-    except ValueError:  # a port that is not a number: Dask's own message names it
-        return
-    if parts.scheme != "tcp" or not host or port is None:
-        return
-    try:
-        with socket.create_connection((host, port), timeout=SCHEDULER_DEADLINE_SECONDS):
-            pass
-    except OSError as exc:
-        raise ConnectionError(
-            f"cannot reach the Dask scheduler at {scheduler} ({type(exc).__name__}: {exc}); {advice}"
-        ) from None
-
-
-def _connect(client_class: Any, scheduler: str) -> Any:
-    """A client of the scheduler at ``scheduler``, or ConnectionError naming it, within one deadline.
-
-    Dask's own ``timeout`` bounds the TCP connection only: an endpoint that accepts it and
-    never answers the handshake hung forever, one that answers garbage failed deep in the
-    protocol (a huge frame length), and a half-made client then spent 30 s closing itself.
-    So the address is first asked who it is (Dask's ``identity`` call) under one deadline,
-    :data:`SCHEDULER_DEADLINE_SECONDS`, handshake included; only a Dask scheduler gets a client.
-    """
-    import asyncio
-
-    advice = "check --scheduler (tcp://HOST:PORT) and that a Dask scheduler runs there"
-    _refuse_closed_port(scheduler, advice)
-    try:
-        identity = asyncio.run(asyncio.wait_for(_identity(scheduler), SCHEDULER_DEADLINE_SECONDS))
-    except TimeoutError:
-        raise ConnectionError(
-            f"the Dask scheduler at {scheduler} did not answer within {SCHEDULER_DEADLINE_SECONDS:g} s "
-            f"(handshake included); {advice}"
-        ) from None
-    except Exception as exc:  # anything the address sends back is its fault, not the input's
-        raise ConnectionError(
-            f"cannot reach the Dask scheduler at {scheduler} ({type(exc).__name__}: {_first(exc)}); {advice}"
-        ) from None
-    if not (isinstance(identity, dict) and identity.get("type") == "Scheduler"):
-        raise ConnectionError(f"{scheduler} answered, but not as a Dask scheduler; {advice}")
-    return client_class(scheduler, timeout=SCHEDULER_TIMEOUT, set_as_default=False)
-
-
-async def _identity(address: str) -> Any:
-    """What the server at ``address`` says it is (``{"type": "Scheduler", ...}`` for Dask's)."""
-    from distributed.comm import connect
-
-    comm = await connect(address, timeout=SCHEDULER_DEADLINE_SECONDS)
-    try:
-        await comm.write({"op": "identity", "reply": True})
-        return await comm.read()
-    finally:
-        comm.abort()
-
-
-def _first(exc: BaseException) -> str:
-    text = str(exc).strip()
-    return text.splitlines()[0] if text else "no message"
-
-
-def _quiet_dask_logs() -> None:
-    """Silence the logs of Dask, tornado and asyncio while a cluster is torn down mid-run.
-
-    Silence what Dask, tornado and asyncio log while a cluster is torn down mid-run
-    (cancelled tasks, "Task exception was never retrieved"): the run ends with its own one line.
-    """
-    for name in ("distributed", "asyncio", "tornado"):
-        logging.getLogger(name).setLevel(logging.CRITICAL + 1)
-
-
-def _close_dask(client: Any, cluster: Any) -> None:
-    """Close the client and the local cluster, each within a bounded time, come what may."""
-    if sys.exc_info()[0] is not None:
-        acknowledge_stop()  # leaving on an exception: an interrupt has reached its clean-up
-        _quiet_dask_logs()
-    with interrupts_deferred(signal.SIGINT, signal.SIGTERM):
-        if client is not None:
-            with contextlib.suppress(Exception):
-                client.close(timeout=DASK_CLOSE_SECONDS)
-        if cluster is not None:
-            with contextlib.suppress(Exception):
-                cluster.close(timeout=DASK_CLOSE_SECONDS)
-
-
-def _dask_job(
-    client: Any,
-    ctx_future: Any,
-    ctx: PreparedDataset,
-    chunker: ChunkerLike | str,
-    label: str,
-    settings: Settings,
-) -> tuple[Any, list[Any]]:
-    """Submit the stage plan of one (dataset, configuration) as tasks.
-
-    Every step is a task, over blocks of documents and of questions; a spec travels as
-    such, and each task resolves it on its worker (once per worker process:
-    :func:`~chunkeval.benchmarks.stages.plan.resolved_chunker`).
-
-    Returns
-    -------
-    (future, list of futures)
-        The future of the evaluation (a :class:`_Counted`), and those of what each step
-        spent on model endpoints.
-    """
-    spent: list[Any] = []
-
-    def submit(step: Callable[..., Any], *args: Any) -> Any:
-        future = client.submit(_counted_step, step, *args, pure=False)
-        spent.append(client.submit(_spent_by, future, pure=False))
-        return future
-
-    final = plan_evaluation(
-        submit,
-        ctx_future,
-        chunker,
-        label,
-        settings,
-        _document_blocks(ctx, DOCUMENT_BLOCK_CHARS) or [(0, 0)],
-        partition([1] * len(ctx.questions), QUESTION_BLOCK) or [(0, 0)],
-    )
-    return final, spent
-
-
-def _dask(
-    prepared: Sequence[PreparedDataset],
-    jobs: Sequence[Job],
-    settings: Settings,
-    progress: Progress,
-    workers: int,
-    scheduler: str | None,
-) -> list[Evaluation]:
-    check_sendable(jobs)
-    made: list[Any] = []
-    try:
-        # a local cluster's processes start with Ctrl-C ignored, so it reaches this process
-        # only (no traceback from a worker); one sent meanwhile is delivered after.
-        # (Connecting to --scheduler starts no process and stays interruptible.)
-        with children_ignore_interrupts() if scheduler is None else contextlib.nullcontext():
-            made.extend(_dask_client(workers, scheduler))
-        client = made[0]
-        from distributed import as_completed as dask_completed  # installed: _dask_client checked
-
-        _prepare_with(
-            prepared,
-            settings,
-            DOCUMENT_BLOCK_CHARS,
-            lambda texts: client.gather(
-                client.map(prepare_documents, client.scatter(texts), tokenizer=settings.tokenizer, pure=False)
-            ),
-        )
-        shared = client.scatter(list(prepared), broadcast=True)
-        submitted = [
-            _dask_job(client, shared[di], prepared[di], chunker, label, settings)
-            for di, chunker, label in jobs
-        ]
-        index = {f.key: j for j, (f, _) in enumerate(submitted)}
-        outputs: list[Evaluation | None] = [None] * len(jobs)
-        for done, fut in enumerate(dask_completed([f for f, _ in submitted]), start=1):
-            j = index[fut.key]
-            evaluation = fut.result().value
-            # as in the other executors: what this configuration spent, counted where it ran
-            evaluation.timings["endpoint_usage"] = add_usage(client.gather(submitted[j][1]))
-            outputs[j] = evaluation
-            if progress is not None:
-                progress(done, len(jobs))
-        return outputs  # type: ignore[return-value]
-    finally:
-        _close_dask(*(made or [None, None]))
-
-
 def execute(
     prepared: Sequence[PreparedDataset],
     jobs: Sequence[Job],
@@ -654,12 +329,13 @@ def execute(
     ImportError
         ``executor="dask"`` without Dask distributed installed.
     ConnectionError
-        The Dask scheduler at ``scheduler`` does not answer within :data:`SCHEDULER_TIMEOUT`.
+        The Dask scheduler at ``scheduler`` does not answer within
+        :data:`~chunkeval.benchmarks.dask_executor.SCHEDULER_DEADLINE_SECONDS`.
     """
     if executor not in EXECUTORS:
         raise UsageError(f"unknown executor {executor!r}; use one of {', '.join(EXECUTORS)}")
     if executor == "dask":
-        return _dask(prepared, jobs, settings, progress, workers, scheduler)
+        return execute_on_dask(prepared, jobs, settings, progress, workers, scheduler)
     if executor == "processes" and workers > 1 and len(jobs) > 1:
         return _processes(prepared, jobs, settings, progress, min(workers, len(jobs)))
     return _local(prepared, jobs, settings, progress, on_stage)

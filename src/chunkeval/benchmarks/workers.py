@@ -39,7 +39,7 @@ from chunkeval._cores import cores_to_use, free_cores, usable_cores
 from chunkeval.errors import UsageError
 
 if TYPE_CHECKING:
-    from chunkeval.benchmarks.executors import Job
+    from chunkeval.benchmarks.jobs import Job
 
 __all__ = [
     "AUTO",
@@ -214,7 +214,7 @@ def plan_workers(
     UsageError
         A configuration that cannot be sent to another process while workers are asked for.
     """
-    from chunkeval.benchmarks.executors import check_sendable
+    from chunkeval.benchmarks.jobs import check_sendable
 
     if workers != 1 and executor != "local":
         check_sendable(jobs)

@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterator
 from itertools import takewhile
 from typing import Any
 
+from chunkeval._json import is_int
 from chunkeval.chunkers.base import Chunker
 from chunkeval.errors import UsageError
 from chunkeval.types import Chunk
@@ -69,14 +70,10 @@ def _pieces(splitter: Any, text: str) -> list[tuple[str, int | None]]:
             pieces.append((item, None))
         elif hasattr(item, "page_content"):  # a LangChain Document (start_index with add_start_index=True)
             start = (getattr(item, "metadata", None) or {}).get("start_index")
-            pieces.append(
-                (item.page_content, start if isinstance(start, int) and not isinstance(start, bool) else None)
-            )
+            pieces.append((item.page_content, start if is_int(start) else None))
         elif isinstance(getattr(item, "text", None), str):
             start = getattr(item, "start_index", None)
-            pieces.append(
-                (item.text, start if isinstance(start, int) and not isinstance(start, bool) else None)
-            )
+            pieces.append((item.text, start if is_int(start) else None))
         else:
             what = (
                 type(item).__name__

@@ -53,7 +53,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from chunkeval._json import loads_strict
+from chunkeval._json import is_int, loads_strict
 from chunkeval.datasets._io import Readable, ReadableFolder, atomic_write, iter_lines
 from chunkeval.datasets.dataset import (
     DRAFT_KEY,
@@ -88,10 +88,6 @@ _EVIDENCE_KEYS = ("doc_id", "start", "end", "text", "quote", "occurrence")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-def _is_int(v: object) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool)
-
-
 def _records(path: Readable, label: str, problems: list[str], counter: list[int]):
     """Yield ``(location, object)`` for each parsable JSON object line.
 
@@ -99,7 +95,9 @@ def _records(path: Readable, label: str, problems: list[str], counter: list[int]
     """
     for lineno, line, problem in iter_lines(path, label):
         loc = f"{label}:{lineno}"
-        if problem is not None:
+        if line is None:
+            # iter_lines yields no text exactly when the line is not UTF-8, with its problem
+            assert problem is not None
             problems.append(problem)
             continue
         if not line.strip():
@@ -174,7 +172,7 @@ def _parse_part(
             part_bad.append(f"evidence[{i}]: 'quote' must be a non-empty string, got {quote!r}")
         if doc_id is not None and not isinstance(doc_id, str):
             part_bad.append(f"evidence[{i}]: 'doc_id' must be a string")
-        if occurrence is not None and not (_is_int(occurrence) and occurrence >= 1):
+        if occurrence is not None and not (is_int(occurrence) and occurrence >= 1):
             part_bad.append(f"evidence[{i}]: 'occurrence' must be an integer >= 1, got {occurrence!r}")
         if part_bad:
             bad.extend(part_bad)
@@ -189,14 +187,14 @@ def _parse_part(
         part_bad.append(f"evidence[{i}]: 'occurrence' only goes with 'quote'")
     if not isinstance(doc_id, str):
         part_bad.append(f"evidence[{i}]: 'doc_id' must be a string")
-    if not (_is_int(part.get("start")) and _is_int(part.get("end"))):
+    if not (is_int(part.get("start")) and is_int(part.get("end"))):
         got = ", ".join(f"{k}={part[k]!r}" if k in part else f"no {k!r}" for k in ("start", "end"))
         part_bad.append(
             f"evidence[{i}]: 'start' and 'end' must be integers, got {got} (or give a 'quote' instead)"
         )
     if "text" in part and not isinstance(part["text"], str):
         part_bad.append(f"evidence[{i}]: 'text' must be a string, got {_kind(part['text'])}")
-    if part_bad:
+    if part_bad or not isinstance(doc_id, str):  # a doc_id that is no string is in part_bad
         bad.extend(part_bad)
         return None
     return EvidenceSpan(doc_id, part["start"], part["end"]), part.get("text")
@@ -238,7 +236,7 @@ def _parse_question(loc: str, obj: dict, problems: list[str], resolver: QuoteRes
             if parsed is not None:
                 parts.append(parsed[0])
                 quotes.append(parsed[1])
-    if bad:
+    if bad or not isinstance(qid, str) or not isinstance(text, str):  # either is then in bad
         name = f" {qid!r}" if isinstance(qid, str) else ""
         problems.append(f"{loc}: question{name}: " + "; ".join(bad))
         return None
@@ -454,9 +452,9 @@ def jsonl_lines(dataset: Dataset) -> tuple[list[str], list[str]]:
         evidence = []
         for p in q.evidence:
             part: dict[str, Any] = {"doc_id": p.doc_id, "start": p.start, "end": p.end}
-            doc = dataset._by_id.get(p.doc_id)
-            if doc is not None:
-                part["text"] = doc.text[p.start : p.end]
+            owner = dataset._by_id.get(p.doc_id)
+            if owner is not None:
+                part["text"] = owner.text[p.start : p.end]
             evidence.append(part)
         qrec: dict[str, Any] = {"id": q.id, "text": q.text, "evidence": evidence}
         meta = _clean_meta(q.metadata)

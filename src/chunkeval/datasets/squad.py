@@ -52,10 +52,11 @@ Questions for Machine Comprehension of Text. EMNLP. (v2.0 adds
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from chunkeval._json import loads_strict
+from chunkeval._json import is_int, loads_strict
 from chunkeval.datasets._io import read_text
 from chunkeval.datasets.dataset import (
     QUOTES_KEY,
@@ -75,10 +76,6 @@ RELOCATE_DEFAULT = 5
 PARAGRAPH_SEPARATOR = "\n\n"
 
 
-def _is_int(v: object) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool)
-
-
 def _kind(value: object) -> str:
     return "null" if value is None else type(value).__name__
 
@@ -92,7 +89,7 @@ def _answer_problem(k: int, answer: Any) -> str | None:
         got = _kind(answer["text"]) if "text" in answer else "nothing"
         bad.append(f"'text' must be a string, got {got}")
     start = answer.get("answer_start")
-    if not _is_int(start):
+    if not is_int(start):
         got = repr(start) if "answer_start" in answer else "nothing"
         bad.append(f"'answer_start' must be an integer, got {got}")
     elif start < 0:
@@ -179,13 +176,14 @@ def load_squad(
     """
     if evidence not in EVIDENCE_MODES:
         raise UsageError(f"evidence must be one of {EVIDENCE_MODES}, got {evidence!r}")
-    if not _is_int(relocate) or relocate < 0:
+    if not is_int(relocate) or relocate < 0:
         raise UsageError(f"relocate must be an integer >= 0 (code points), got {relocate!r}")
     path = Path(path)
     label = path.name
     name = name or (path.name[:-5] if path.name.endswith(".json") else path.name)
     text, problem = read_text(path, label, strip_bom=True)
-    if problem:
+    if text is None:
+        assert problem is not None  # read_text gives either the text or the problem
         raise DatasetError(f"dataset {name!r}: cannot read {path}", [problem])
     try:
         root = loads_strict(text)
@@ -209,9 +207,11 @@ def load_squad(
     if not data:
         raise DatasetError(f"dataset {name!r}: empty", [f"{label}: no documents ('data' is empty)"])
 
-    sentence_spans = None
+    split_sentences: Callable[[str], list[tuple[int, int]]] | None = None
     if evidence == "sentence":
         from chunkeval.text import sentence_spans
+
+        split_sentences = sentence_spans
 
     problems: list[str] = []
     docs: list[Document] = []
@@ -254,7 +254,7 @@ def load_squad(
                     problems.append(f"{qloc}: question must be an object")
                     continue
                 qid, qtext = qa.get("id"), qa.get("question")
-                if _is_int(qid):  # published as a JSON number (COVID-QA): its decimal string, no loss
+                if is_int(qid):  # published as a JSON number (COVID-QA): its decimal string, no loss
                     qid = str(qid)
                 if not isinstance(qid, str) or not isinstance(qtext, str):
                     problems.append(f"{qloc}: 'id' must be a string or an integer and 'question' a string")
@@ -278,8 +278,7 @@ def load_squad(
                             "load with skip_impossible=true to skip and count such questions"
                         )
                     continue
-                answer_bad = [_answer_problem(k, a) for k, a in enumerate(answers)]
-                answer_bad = [b for b in answer_bad if b]
+                answer_bad = [b for k, a in enumerate(answers) if (b := _answer_problem(k, a))]
                 if answer_bad:
                     problems.append(f"{qloc}: question {qid!r}: " + "; ".join(answer_bad))
                     continue
@@ -320,7 +319,8 @@ def load_squad(
                     start, end, quote = a_start, a_end, first["text"]
                 else:
                     if sentences is None:
-                        sentences = sentence_spans(context)
+                        assert split_sentences is not None  # set above for evidence="sentence"
+                        sentences = split_sentences(context)
                     hit = [(s, e) for s, e in sentences if s < a_end and e > a_start]
                     start, end = (hit[0][0], hit[-1][1]) if hit else (a_start, a_end)
                     start, end = min(start, a_start), max(end, a_end)

@@ -49,6 +49,7 @@ from typing import Any
 
 import numpy as np
 
+from chunkeval._json import is_int
 from chunkeval._params import Params
 from chunkeval.embedders.cache import cache_namespace, cached_vectors
 from chunkeval.endpoints.client import EndpointClient, RequestRefused
@@ -518,7 +519,7 @@ def _reply_vectors(reply: Any, n: int, dim: int | None, where: str) -> np.ndarra
     indexes = [item.get("index") for item in data]
     if all(i is None for i in indexes):
         order = list(range(n))
-    elif sorted(i for i in indexes if isinstance(i, int) and not isinstance(i, bool)) == list(range(n)):
+    elif sorted(i for i in indexes if is_int(i)) == list(range(n)):
         order = [int(i) for i in indexes]  # type: ignore[arg-type]
     else:
         raise bad(f"returned indexes {indexes[:8]} that are not each of 0..{n - 1} once")

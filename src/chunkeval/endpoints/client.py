@@ -60,7 +60,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from chunkeval._cores import submit_without_stop_signals
-from chunkeval._json import BadJSON, loads_bounded
+from chunkeval._json import BadJSON, is_int, loads_bounded
 from chunkeval.endpoints.config import EndpointConfig
 from chunkeval.endpoints.masking import quoted
 from chunkeval.endpoints.usage import record as record_usage
@@ -488,11 +488,7 @@ class EndpointClient:
     def _add_usage(self, reply: Any) -> None:
         usage = reply.get("usage") if isinstance(reply, dict) else None
         if isinstance(usage, dict):
-            counts = {
-                name: value
-                for name, value in usage.items()
-                if isinstance(value, int) and not isinstance(value, bool) and value >= 0
-            }
+            counts = {name: value for name, value in usage.items() if is_int(value) and value >= 0}
             self._count(usage=counts)
 
     def _count(self, requests: int = 0, retries: int = 0, usage: dict[str, int] | None = None) -> None:

@@ -27,6 +27,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from chunkeval._json import is_int
 from chunkeval.endpoints import EndpointClient, RequestRefused, parse_endpoint
 from chunkeval.errors import UsageError
 from chunkeval.specs import redacted
@@ -217,7 +218,7 @@ def _reply(body: Any) -> ChatReply:
 
     def count(key: str) -> int:
         value = usage.get(key)
-        return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
+        return value if is_int(value) and value >= 0 else 0
 
     reason = choice.get("finish_reason") if isinstance(choice, dict) else None
     return ChatReply(

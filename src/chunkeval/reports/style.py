@@ -38,7 +38,7 @@ import re
 import zlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import matplotlib
 import numpy as np
@@ -47,6 +47,9 @@ from matplotlib.figure import Figure
 
 from chunkeval.errors import UsageError
 from chunkeval.labels import config_family, display_label, display_labels, family_tags
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
 
 __all__ = [
     "CONFIG_COLORS",
@@ -61,6 +64,7 @@ __all__ = [
     "config_styles",
     "display_label",
     "family_colors",
+    "figure_of",
     "figure_size",
     "new_figure",
     "styled",
@@ -389,3 +393,29 @@ def new_figure(size: str | tuple[float, float] = "slide") -> Figure:
     matplotlib.figure.Figure
     """
     return Figure(figsize=figure_size(size), layout="constrained")
+
+
+def figure_of(ax: Axes) -> Figure:
+    """The figure a chart given ``ax`` draws on: the one holding ``ax``.
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Raises
+    ------
+    UsageError
+        When ``ax`` sits in a :class:`~matplotlib.figure.SubFigure`, which has no size of
+        its own for the chart to lay its text out in.
+    """
+    fig = ax.figure
+    if not isinstance(fig, Figure):
+        raise UsageError(
+            f"the axes given sit in a {type(fig).__name__}: give axes of a plain Figure "
+            "(e.g. from plt.subplots()), whose size the chart lays its text out in"
+        )
+    return fig

@@ -18,6 +18,7 @@ from typing import Any, TypedDict
 import numpy as np
 import pandas as pd
 
+from chunkeval._json import is_int
 from chunkeval.errors import UsageError
 from chunkeval.metrics.registry import column_bounds
 
@@ -109,18 +110,14 @@ def _depth(value: Any, limit: int) -> int:
     return deepest
 
 
-def _is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
 def _is_number(value: Any) -> bool:
-    return (_is_int(value) or isinstance(value, float)) and math.isfinite(value)
+    return (is_int(value) or isinstance(value, float)) and math.isfinite(value)
 
 
 # key -> (test, what it must be); a key that is absent is accepted (older or hand-made manifests)
 _TOP_LEVEL = {
     "ks": (
-        lambda v: isinstance(v, list) and v and all(_is_int(k) and k >= 1 for k in v),
+        lambda v: isinstance(v, list) and v and all(is_int(k) and k >= 1 for k in v),
         "must be a non-empty list of positive integers",
     ),
     "datasets": (
@@ -132,16 +129,16 @@ _TOP_LEVEL = {
         "must be a list of objects (one per configuration)",
     ),
     "budgets": (
-        lambda v: isinstance(v, list) and all(_is_int(b) and b >= 1 for b in v),
+        lambda v: isinstance(v, list) and all(is_int(b) and b >= 1 for b in v),
         "must be a list of positive integers",
     ),
     "dependencies": (lambda v: isinstance(v, dict), "must be an object of package -> version"),
     "files": (lambda v: isinstance(v, dict), "must be an object"),
     "retriever": (lambda v: isinstance(v, str), "must be a string"),
     "tokenizer": (lambda v: isinstance(v, str), "must be a string"),
-    "seed": (lambda v: _is_int(v) and v >= 0, "must be a non-negative integer"),
+    "seed": (lambda v: is_int(v) and v >= 0, "must be a non-negative integer"),
     "confidence": (lambda v: _is_number(v) and 0 < v < 1, "must be a number between 0 and 1"),
-    "n_resamples": (lambda v: _is_int(v) and v >= 1, "must be a positive integer"),
+    "n_resamples": (lambda v: is_int(v) and v >= 1, "must be a positive integer"),
 }
 
 
@@ -314,7 +311,7 @@ def _is_text(item: Any) -> bool:
 
 def _is_offset(item: Any) -> bool:
     """A character offset: an integer that fits the tables' 64-bit columns."""
-    return _is_int(item) and -(2**63) <= item < 2**63
+    return is_int(item) and -(2**63) <= item < 2**63
 
 
 def _is_part(item: Any) -> bool:

@@ -357,17 +357,23 @@ def _line_start_before(text: str, pos: int) -> bool:
     return head[cut + 1 :].strip() == ""
 
 
+def _next_word(text: str, pos: int) -> tuple[str, str]:
+    """The letters of the word at ``pos`` (after any openers) and the period after them (or "")."""
+    m = _NEXT_WORD.match(text, pos)
+    assert m is not None  # every part of _NEXT_WORD may be empty, so it matches at any position
+    return m.group(1), m.group(2)
+
+
 def _is_starter(text: str, pos: int) -> bool:
     """Whether the word at ``pos`` is a capitalised common sentence starter.
 
     A single letter followed by a period ("A.", "I.") is an initial, not a
     starter.
     """
-    m = _NEXT_WORD.match(text, pos)
-    word = m.group(1)
+    word, period = _next_word(text, pos)
     if not word or not word[0].isupper():
         return False
-    if len(word) == 1 and m.group(2):
+    if len(word) == 1 and period:
         return False
     return word.lower() in _STARTERS
 
@@ -386,11 +392,10 @@ def _is_initial(text: str, m: re.Match[str]) -> bool:
     with.
     """
     pos = m.start("next")
-    nm = _NEXT_WORD.match(text, pos)
-    word = nm.group(1)
+    word, period = _next_word(text, pos)
     if not word or word[0].islower():
         return True
-    if len(word) == 1 and nm.group(2):
+    if len(word) == 1 and period:
         return True  # a run of initials
     if word.lower() in _STARTERS:
         return False
@@ -553,7 +558,9 @@ def _terminator_cuts(text: str, lines: _Lines, markers: set[int]) -> list[int]:
                 if verdict:
                     cuts.append(end)
                 continue
-        if _is_sentence_end(text, _TERMINATED_WORD.match(text, start)):
+        match = _TERMINATED_WORD.match(text, start)
+        assert match is not None  # _terminated_word_bounds gives where its matches start
+        if _is_sentence_end(text, match):
             cuts.append(end)
     return cuts
 

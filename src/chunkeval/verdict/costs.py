@@ -22,6 +22,8 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
+from chunkeval._json import is_int
+
 if TYPE_CHECKING:
     import pandas as pd
 
@@ -93,7 +95,7 @@ def embedder_dimension(manifest: Mapping[str, Any] | None) -> int | None:
     inner = embedder.get("params")
     inner = inner if isinstance(inner, dict) else {}
     found += [inner.get("n_components"), inner.get("n_features")]
-    return next((int(v) for v in found if isinstance(v, int) and not isinstance(v, bool) and v > 0), None)
+    return next((int(v) for v in found if is_int(v) and v > 0), None)
 
 
 def config_costs(results: Results, rows: pd.DataFrame) -> dict[str, ConfigCost]:

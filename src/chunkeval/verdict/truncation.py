@@ -16,6 +16,7 @@ import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from chunkeval._json import is_int
 from chunkeval.labels import percent
 from chunkeval.policy import MATERIAL_WINDOW_SHARE
 
@@ -53,7 +54,7 @@ def _manifest_window(results: Results) -> int | None:
     params = manifest.get("retriever_params") or {}
     model = ((params.get("embedder") or {}) if isinstance(params, dict) else {}).get("model") or {}
     window = model.get("max_seq_length") if isinstance(model, dict) else None
-    return int(window) if isinstance(window, int) and not isinstance(window, bool) else None
+    return int(window) if is_int(window) else None
 
 
 def _finite(rows: pd.DataFrame, column: str) -> dict[str, float]:

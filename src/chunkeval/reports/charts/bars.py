@@ -15,6 +15,7 @@ from matplotlib.backends.backend_agg import RendererAgg
 from matplotlib.cbook import flatten
 from matplotlib.container import BarContainer
 from matplotlib.figure import Figure
+from matplotlib.layout_engine import ConstrainedLayoutEngine
 from matplotlib.patches import Patch
 from matplotlib.text import Text
 
@@ -38,7 +39,7 @@ from chunkeval.reports.charts.layout import (
     panel_grid,
     wrap_text,
 )
-from chunkeval.reports.style import ConfigStyle, figure_size, new_figure, styled
+from chunkeval.reports.style import ConfigStyle, figure_of, figure_size, new_figure, styled
 from chunkeval.results.reading import dataset_rows, rank_metrics, run_confidence, run_headline_k
 
 if TYPE_CHECKING:
@@ -160,7 +161,7 @@ def plot_dataset_bars(
         axes = [ax] if isinstance(ax, Axes) else list(ax)
         if len(axes) != len(datasets):
             raise ValueError(f"need {len(datasets)} axes, got {len(axes)}")
-        fig = axes[0].figure
+        fig = figure_of(axes[0])
     seen: dict[str, Any] = {}
     for a, (dataset, rows) in zip(axes, panels, strict=False):
         n = len(rows)
@@ -328,7 +329,9 @@ def _bar_grid(
     datasets = list(per_ds)
     fig = new_figure(size)
     grid = fig.subplots(len(datasets), max(len(metrics), 1), squeeze=False, sharex=True)
-    fig.get_layout_engine().set(wspace=0.06)  # a panel's "1" and the next one's "0" apart
+    engine = fig.get_layout_engine()
+    assert isinstance(engine, ConstrainedLayoutEngine)  # new_figure lays out with constrained layout
+    engine.set(wspace=0.06)  # a panel's "1" and the next one's "0" apart
     title_size = float(matplotlib.rcParams["axes.titlesize"])
     for row_axes, d in zip(grid, datasets, strict=True):
         configs = per_ds[d]["config"].astype(str).tolist()

@@ -40,7 +40,7 @@ from chunkeval.reports.charts.layout import (
     spread_positions,
     thin_ticks,
 )
-from chunkeval.reports.style import ConfigStyle, figure_size, new_figure, styled, text_color
+from chunkeval.reports.style import ConfigStyle, figure_of, figure_size, new_figure, styled, text_color
 from chunkeval.results.reading import dataset_rows, run_budgets, run_confidence, run_ks
 
 if TYPE_CHECKING:
@@ -92,8 +92,8 @@ class _EndConnectors(LineCollection):
 
 def _curve_chart(
     rows: pd.DataFrame,
-    xs: Sequence[float],
-    column: Callable[[float], str],
+    xs: Sequence[int],
+    column: Callable[[int], str],
     *,
     ax: Axes | None,
     styles: Mapping[str, ConfigStyle],
@@ -123,7 +123,7 @@ def _curve_chart(
     multiples = ax is None and len(rows) > SMALL_MULTIPLES_ABOVE
     groups = config_groups(rows) if multiples else [("", rows["config"].astype(str).tolist())]
     cols = [column(x) for x in xs]  # from the x values as given: k is an int
-    xs = np.asarray(xs, dtype=float)
+    x_values = np.asarray(xs, dtype=float)
     by_config = {str(c): r for c, r in zip(rows["config"].astype(str), rows.to_dict("records"), strict=False)}
     values = {c: np.array([r.get(col, np.nan) for col in cols], dtype=float) for c, r in by_config.items()}
     # the labels at the curves' ends: a family of one is named in full by its panel's title
@@ -138,21 +138,23 @@ def _curve_chart(
         figure_size(size),
         multiples,
         tuple((t, tuple(g), styles[g[0]].color, styles[g[0]].label) for t, g in groups),
-        tuple(xs.tolist()),
+        tuple(x_values.tolist()),
         xlabel,
         tuple(zip(texts, (tuple(i for _, i in panel) for panel in ends), strict=True)),
     )
     grid = reuse.take(shape) if reuse is not None and ax is None else None
     if grid is None:
-        grid = _curve_grid(ax, size, groups, styles, xs, xlabel, multiples)
+        grid = _curve_grid(ax, size, groups, styles, x_values, xlabel, multiples)
     else:
         for artist in grid.chart:
             artist.remove()
     fig, axes = grid.fig, grid.axes
-    grid.chart = _draw_curves(axes, groups, values, by_config, cols, xs, styles, gid)
+    grid.chart = _draw_curves(axes, groups, values, by_config, cols, x_values, styles, gid)
     fits = True
     for a, panel, labels in zip(axes, ends, texts, strict=True):
-        fits &= _end_labels(fig, a, [(c, xs[i], values[c][i]) for c, i in panel], labels, styles, grid.chart)
+        fits &= _end_labels(
+            fig, a, [(c, x_values[i], values[c][i]) for c, i in panel], labels, styles, grid.chart
+        )
     width = fig.get_figwidth() * fig.dpi * 0.97
     title = fit_text(fig, title, width, float(matplotlib.rcParams["figure.titlesize"]))
     if grid.titles:  # drawn on again: the titles keep the places the layout gave them
@@ -210,8 +212,12 @@ def _curve_grid(
         fig = new_figure(size)
         axes = panel_grid(fig, len(groups), sharex=True, sharey=True)
     else:
-        fig, axes = ax.figure, [ax]
-    ncols = axes[0].get_subplotspec().get_gridspec().ncols if multiples else 1
+        fig, axes = figure_of(ax), [ax]
+    ncols = 1
+    if multiples:
+        spec = axes[0].get_subplotspec()
+        assert spec is not None  # the panels of panel_grid are subplots
+        ncols = spec.get_gridspec().ncols
     panel_px = fig.get_figwidth() * fig.dpi / ncols  # a panel's share of the width, before layout
     fontsize = float(matplotlib.rcParams["xtick.labelsize"])
     for a, (group_title, group) in zip(axes, groups, strict=False):
@@ -219,7 +225,7 @@ def _curve_grid(
         if len(xs) and xs.min() > 0 and xs.max() >= 4 * xs.min():
             a.set_xscale("log")  # cut-offs 1, 3, 5, 10 and budgets 256 ... 1024 spread evenly
             a.set_xlim(xs.min() / 1.15, xs.max() * 1.15)
-        thin_ticks(fig, a, xs, panel_px * (0.55 if multiples else 0.7), fontsize)
+        thin_ticks(fig, a, xs.tolist(), panel_px * (0.55 if multiples else 0.7), fontsize)
         a.tick_params(labelleft=True, labelbottom=True)  # every panel keeps its numbers
         if group_title:
             # a family of one is named in full by its title
