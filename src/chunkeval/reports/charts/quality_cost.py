@@ -307,12 +307,31 @@ def _lay_out(
         else:
             ax.legend(handles=handles(crowded) + list(key), loc="best", framealpha=0.9)
         freeze_layout(fig)  # the axes are final: markers are spread and labels placed in pixels
+        if own and key and _title_under_key(fig, ax):
+            freeze_layout(fig)
         shift = _spread(fig, ax, x, y, diameter)
         if bool(np.any(shift)) == crowded:
             break
         crowded = not crowded
         _remove_legends(fig, ax)
     return shift
+
+
+def _title_under_key(fig: Figure, ax: Axes) -> bool:
+    """Wrap the title again to end left of the key beside the axes when it reaches under it; True when wrapped."""
+    title = ax.title if ax.title.get_text() else ax._left_title  # type: ignore[attr-defined]
+    renderer = fig._get_renderer()  # type: ignore[attr-defined]  # the one the layout measured with
+    box, key = title.get_window_extent(renderer), fig.legends[-1].get_window_extent(renderer)
+    if box.x1 <= key.x0 or box.y1 < key.y0:
+        return False
+    room = key.x0 - box.x0 - 8
+    size = (
+        float(matplotlib.rcParams["axes.titlesize"])
+        if not isinstance(matplotlib.rcParams["axes.titlesize"], str)
+        else title.get_fontsize()
+    )
+    title.set_text(wrap_text(fig, title.get_text().replace("\n", " "), room, size))
+    return True
 
 
 def _key_beside(fig: Figure, key: list[Line2D]) -> None:
