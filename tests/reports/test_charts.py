@@ -686,22 +686,33 @@ def test_the_default_suites_family_panels_and_labels(suite_run):
     labels = {t.get_gid(): t.get_text() for t in ax.texts if (t.get_gid() or "").startswith("annotation:")}
     y = rows[verdict.metric].to_numpy(float)
     want = expected_chart_labels(rows["config"].tolist(), x, y, verdict, lambda c: styles[c].label)
-    assert set(labels) == set(want)
-    for gid, members in want.items():  # every point identifiable: family and parameters
+    assert set(labels) <= set(want)
+    for gid in labels:  # a named point is identifiable: family and parameters
         # many at one position: two named, the rest counted; a mark names one of them
-        assert labels[gid] == expected_label_text(members)
+        assert labels[gid] == expected_label_text(want[gid])
+    # the others (no place near their markers that no other marker is nearer) by their number,
+    # each with its name in the legend
+    keys = {t.get_gid(): t.get_text() for t in ax.texts if (t.get_gid() or "").startswith("key:")}
+    unnamed = [gid.removeprefix("annotation:").split("|") for gid in set(want) - set(labels)]
+    assert keys == {f"key:{c}": str(styles[c].number) for g in unnamed for c in g}
     fam_lines = _lines(fig, "family:")
     assert set(fam_lines) == {f"family:{f}" for f in families}
     for fam, configs in groups:
         xs = fam_lines[f"family:{fam}"].get_xdata()
         assert np.all(np.diff(xs) >= 0)  # joined in order of cost
         assert sorted(xs) == sorted(rows.set_index("config").loc[configs, "stored_token_overhead"])
-    (leg,) = fig.legends
+    leg = fig.legends[0]
+    in_key = [t.get_text() for lg in fig.legends[1:] for t in lg.get_texts()]
     # families, the frontier, the error bars and the verdict's marks, not 36 entries
     marks = {g.split(":", 1)[0] for g in (ln.get_gid() or "" for ln in ax.get_lines())}
     spread = "spread" in marks
     n_marks = sum(m in marks for m in ("use", "best", "tied"))
     assert len(leg.get_texts()) == len(families) + 2 + n_marks + spread
+    # the numbers' list beside the chart, in number order
+    numbered = sorted((int(n), k.removeprefix("key:")) for k, n in keys.items())
+    assert len(in_key) == len(numbered)
+    for entry, (_, c) in zip(in_key, numbered, strict=True):
+        assert entry.startswith(styles[c].label), (entry, c)
 
 
 def _png(fig, folder, stem):
@@ -1031,9 +1042,14 @@ def test_review_size_charts_keep_every_text_inside_and_apart(review_run):
             for tb, b in boxes[i + 1 :]:
                 if a.overlaps(b) and a.intersection(a, b).width > 1 and a.intersection(a, b).height > 1:
                     problems.append((key, "overlap", ta, tb))
-        # no point label says only numbers: each names its family
+        # a point label names its family; a number (no unambiguous room for a name) has its
+        # name in full in the list beside the chart
+        listed = [t.get_text() for lg in fig.legends for t in lg.get_texts()]
         for t in fig.axes[0].texts if key.endswith("cost") else []:
-            assert any(ch.isalpha() for ch in t.get_text()), t.get_text()
+            if (t.get_gid() or "").startswith("key:"):
+                assert any(e.startswith(styles[t.get_gid()[4:]].label) for e in listed), t.get_gid()
+            else:
+                assert any(ch.isalpha() for ch in t.get_text()), t.get_text()
     assert problems == []
 
 

@@ -93,14 +93,24 @@ def test_headline_chart_shows_the_verdict_readably(suite36, n, monkeypatch):
     ringed = {f"tied:{c}" for c in [rec.best, *rec.tied] if c not in use + best}
     assert {g for g in lines if g.startswith("tied:")} == ringed
     labels = {t.get_gid(): t for t in ax.texts if (t.get_gid() or "").startswith("annotation:")}
-    assert set(labels) == set(want)  # one label per position
-    for gid, members in want.items():
-        assert labels[gid].get_text() == expected_label_text(members)
+    assert set(labels) <= set(want)  # one label per named position
+    for gid in labels:
+        assert labels[gid].get_text() == expected_label_text(want[gid])
+    # the other positions' configurations by their numbers, listed beside the chart in full
+    keys = {t.get_gid(): t.get_text() for t in ax.texts if (t.get_gid() or "").startswith("key:")}
+    unnamed = [gid.removeprefix("annotation:").split("|") for gid in set(want) - set(labels)]
+    assert keys == {f"key:{c}": str(styles[c].number) for g in unnamed for c in g}
+    listed = [t.get_text() for lg in fig.legends[1:] for t in lg.get_texts()]
+    assert listed == [
+        styles[c].label + named.get(c, "")
+        for c in sorted((k[4:] for k in keys), key=lambda c: styles[c].number)
+    ]
+    assert len(fig.legends) == 1 + bool(keys)
     # the verdict's frontier, in its order of storage
     overhead = dict(zip(rows["config"], rows["stored_token_overhead"], strict=True))
     front = lines["pareto-frontier"]
     assert front.get_xdata()[:-1].tolist() == [overhead[c] for c in rec.frontier]
-    (legend,) = fig.legends
+    legend = fig.legends[0]
     entries = [t.get_text() for t in legend.get_texts()]
     assert any(e.startswith("use: ") for e in entries)
     assert any(e.startswith("cannot be told apart from the best") for e in entries) == bool(ringed)

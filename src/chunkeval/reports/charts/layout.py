@@ -35,6 +35,7 @@ __all__ = [
     "fit_panel_titles",
     "fit_text",
     "freeze_layout",
+    "label_candidates",
     "layout_is_frozen",
     "leave_clipped_out_of_layout",
     "legend_below",
@@ -74,7 +75,7 @@ def place_annotations(
     Labels are placed in input order (put the important ones first).  For each, candidate
     positions are tried ring by ring around its anchor (right, left, above, below, then the
     four diagonals, each ring one label height further out), then in columns beside it,
-    nearest first (:func:`_candidates`); the first whose box lies
+    nearest first (:func:`label_candidates`); the first whose box lies
     inside ``bounds`` and overlaps neither an already placed label nor an obstacle is
     taken.  When none is free, the candidate with the least overlapping area is taken, so
     every label is drawn.  All quantities are in one unit (display pixels, say).
@@ -113,7 +114,7 @@ def place_annotations(
     bx0, by0, bx1, by1 = bounds
     for i, ((ax_, ay), (w, h)) in enumerate(zip(anchors, sizes, strict=False)):
         best = None
-        for offsets in _candidates(w, h, gap, rings):  # the rings, then the grid: most stop early
+        for offsets in label_candidates(w, h, gap, rings):  # the rings, then the grid: most stop early
             boxes = np.column_stack(
                 [ax_ + offsets[:, 0] - w / 2, ay + offsets[:, 1] - h / 2, ax_ + offsets[:, 0] + w / 2]
                 + [ay + offsets[:, 1] + h / 2]
@@ -212,7 +213,7 @@ def dodge(points: np.ndarray, diameter: float) -> np.ndarray:
     return out
 
 
-def _candidates(w: float, h: float, gap: float, rings: int) -> tuple[np.ndarray, np.ndarray]:
+def label_candidates(w: float, h: float, gap: float, rings: int) -> tuple[np.ndarray, np.ndarray]:
     """Offsets to try for a ``w`` x ``h`` label, in two batches, nearest first in each.
 
     The rings of :func:`place_annotations` (right, left, above, below, then the diagonals, one

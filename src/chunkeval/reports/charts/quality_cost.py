@@ -9,8 +9,7 @@ marks are the verdict's; a chart drawn without one asks the verdict once.
 
 from __future__ import annotations
 
-import itertools
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import matplotlib
@@ -29,9 +28,15 @@ from chunkeval.reports.charts.layout import (
     freeze_layout,
     legend_below,
     new_axes,
-    place_annotations,
-    text_sizes,
     wrap_text,
+)
+from chunkeval.reports.charts.point_labels import (
+    draw_point_labels,
+    key_handles,
+    number_room,
+    plan_point_labels,
+    shifted,
+    step_boxes,
 )
 from chunkeval.reports.style import OKABE_ITO, ConfigStyle, styled
 from chunkeval.results.reading import dataset_rows, rank_metrics, run_confidence, run_headline_k
@@ -42,7 +47,6 @@ from chunkeval.verdict.recommendation import Recommendation, recommend
 
 if TYPE_CHECKING:
     import pandas as pd
-    from matplotlib.transforms import Transform
 
     from chunkeval.results import Results
 
@@ -100,9 +104,14 @@ def plot_quality_cost(
     (:attr:`ConfigStyle.label`), the labels of all configurations sharing it one per line, or,
     past three, the count, two names and how many more; a configuration the verdict marks
     has its own line, first, and the others at its position one line after it ("same point:
-    ..."), so a mark's words name one configuration; labels are placed nearer their own
-    markers than any other and, where room allows, clear of each other, the markers and the
-    frontier (:func:`place_annotations`); frontier labels are bold. Error bars are
+    ..."), so a mark's words name one configuration. A label is drawn only where it cannot be
+    read as another's: nearer its own markers than any other, over no marker and no other
+    label, its leader line (when it sits far) past no other marker, and clear of the frontier
+    where room allows; a configuration whose label has no such place is shown by its number
+    (the tables' ``#n``) beside or on its marker, listed with its name in full (and its
+    " — use") in a second legend right of the axes ("numbers on the chart")
+    (:func:`~chunkeval.reports.charts.point_labels.plan_point_labels`); frontier labels are
+    bold. Error bars are
     the bootstrap confidence interval of the quality mean (``<column>_ci_low/high``). The
     frontier (highest quality for the least cost) is a black dashed step line and its
     points have a black edge; it is not drawn when the quality is 0 for every
@@ -151,8 +160,9 @@ def plot_quality_cost(
     matplotlib.figure.Figure
         Its axes hold one ``Line2D`` per configuration (gid ``"point:<config>"``, data the
         true cost and quality), one per family (gid ``"family:<family>"``, its points by
-        increasing cost), one annotation per position (gid ``"annotation:<config>"``, the
-        configurations sharing it joined by ``|``), the frontier line (gid
+        increasing cost), one annotation per named position (gid ``"annotation:<config>"``, the
+        configurations sharing it joined by ``|``), one number per configuration not named (gid
+        ``"key:<config>"``), the frontier line (gid
         ``"pareto-frontier"``) whose data are the frontier points followed by one point at
         the right edge of the axes, the star of the configuration to use (gid
         ``"use:<config>"``), the highest scoring one's diamond (gid ``"best:<config>"``), a
@@ -223,36 +233,149 @@ def plot_quality_cost(
     # a guess before the layout (axes shrink when the legend takes its rows), made true below
     crowded = bool(np.any(dodge(ax.transData.transform(np.column_stack([x, y])), _PILE_PX(fig) * 1.5)))
     marks = (starred, best_mark, ringed)
-    for _ in range(2):
-        handles = _legend_handles(ax, rec, configs, families, styles, marks, interval, crowded, col)
-        if own:  # rows under the plot, as many columns as fit: the data keep the whole axes
-            legend_below(fig, handles)
-        else:
-            ax.legend(handles=handles, loc="best", framealpha=0.9)
-        freeze_layout(fig)  # the axes are final: markers are spread and labels placed in pixels
-        shift = _spread(fig, ax, x, y)
-        if bool(np.any(shift)) == crowded:
-            break
-        # the legend named a spread that is not drawn (or missed one): drawn again with the truth;
-        # one entry less leaves larger axes, which spread no more markers, one more smaller ones
-        crowded = not crowded
-        for legend in [*fig.legends, ax.get_legend()]:
-            if legend is not None:
-                legend.remove()
-    _draw_points(fig, ax, configs, x, y, err, styles, on_front, shift)
-    _draw_marks(fig, ax, configs, x, y, marks, shift)
     roles = dict.fromkeys(starred, " — use")
     roles.update(dict.fromkeys(best_mark, " — highest score"))
     names = [styles[c].label or display_label(c) for c in configs]
-    _annotate_points(fig, ax, x, y, configs, (names, roles), on_front | set(starred) | set(best_mark), shift)
+    numbers = [styles[c].number for c in configs]
+    important = on_front | set(starred) | set(best_mark)
+    keyed: set[int] = set()
+    for _ in range(len(configs) + 1):  # the key only grows: at most one pass per configuration
+        key = key_handles(sorted(keyed), names, roles, numbers)
+        shift = _lay_out(
+            fig,
+            ax,
+            own,
+            lambda spread: _legend_handles(ax, rec, configs, families, styles, marks, interval, spread, col),
+            (x, y, crowded),
+            key,
+            number_room(fig, numbers) if keyed else 0.0,
+        )
+        crowded = bool(np.any(shift))
+        drawn = ax.transData.transform(np.column_stack([x, y])) + np.column_stack(
+            [shift, np.zeros_like(shift)]
+        )
+        plan = plan_point_labels(
+            fig,
+            ax,
+            drawn,
+            (names, roles),
+            important,
+            numbers,
+            keyed=keyed,
+            at=(x, y),
+            obstacles=_label_obstacles(fig, ax, drawn, shift),
+        )
+        if set(plan.keyed) <= keyed:
+            break
+        # names that would be read as another marker's become numbers, listed in the legend:
+        # the legend grows, the axes shrink, and the labels are placed again
+        keyed |= set(plan.keyed)
+        _remove_legends(fig, ax)
+    _draw_points(fig, ax, configs, x, y, err, styles, on_front, shift)
+    _draw_marks(fig, ax, configs, x, y, marks, shift)
+    draw_point_labels(fig, ax, (x, y), configs, plan, shift, numbers)
     return fig
+
+
+def _lay_out(
+    fig: Figure,
+    ax: Axes,
+    own: bool,
+    handles: Callable[[bool], list[Line2D]],
+    xy_crowded: tuple[np.ndarray, np.ndarray, bool],
+    key: Sequence[Line2D] = (),
+    diameter: float = 0.0,
+) -> np.ndarray:
+    """Legend and final layout; returns the markers' sideways shifts (:func:`_spread`).
+
+    ``handles(spread)`` are the legend's entries, with the one saying markers were spread
+    when ``spread``; the guess ``crowded`` is made true: when the legend named a spread that
+    is not drawn (or missed one) it is drawn again with the truth (one entry less leaves
+    larger axes, which spread no more markers, one more smaller ones). The ``key`` (numbers
+    drawn for names, :func:`~chunkeval.reports.charts.point_labels.key_handles`) is a second
+    legend right of the axes, in a figure made here (the figure keeps its size: a slide stays
+    a slide), else entries of the one legend. Markers are spread ``diameter`` pixels apart
+    at least (:data:`_PILE_PT` when larger): with a key, room for a number on each marker.
+    """
+    x, y, crowded = xy_crowded
+    shift = np.zeros(len(x))
+    for _ in range(2):
+        if own:  # rows under the plot, as many columns as fit: the data keep the whole axes
+            legend_below(fig, handles(crowded))
+            if key:
+                _key_beside(fig, list(key))
+        else:
+            ax.legend(handles=handles(crowded) + list(key), loc="best", framealpha=0.9)
+        freeze_layout(fig)  # the axes are final: markers are spread and labels placed in pixels
+        if own and key and _title_under_key(fig, ax):
+            freeze_layout(fig)
+        shift = _spread(fig, ax, x, y, diameter)
+        if bool(np.any(shift)) == crowded:
+            break
+        crowded = not crowded
+        _remove_legends(fig, ax)
+    return shift
+
+
+def _title_under_key(fig: Figure, ax: Axes) -> bool:
+    """Wrap the title again to end left of the key beside the axes when it reaches under it; True when wrapped."""
+    title = ax.title if ax.title.get_text() else ax._left_title  # type: ignore[attr-defined]
+    renderer = fig._get_renderer()  # type: ignore[attr-defined]  # the one the layout measured with
+    box, key = title.get_window_extent(renderer), fig.legends[-1].get_window_extent(renderer)
+    if box.x1 <= key.x0 or box.y1 < key.y0:
+        return False
+    room = key.x0 - box.x0 - 8
+    size = (
+        float(matplotlib.rcParams["axes.titlesize"])
+        if not isinstance(matplotlib.rcParams["axes.titlesize"], str)
+        else title.get_fontsize()
+    )
+    title.set_text(wrap_text(fig, title.get_text().replace("\n", " "), room, size))
+    return True
+
+
+def _key_beside(fig: Figure, key: list[Line2D]) -> None:
+    """The numbered configurations' legend right of the axes, in as many columns as their height needs."""
+    size = (
+        float(matplotlib.rcParams["legend.fontsize"])
+        if not isinstance(matplotlib.rcParams["legend.fontsize"], str)
+        else float(matplotlib.rcParams["font.size"])
+    )
+    rows = max(1, int(0.8 * fig.get_figheight() * 72 / (1.6 * size)))  # entries one column holds
+    fig.legend(
+        handles=key,
+        loc="outside right upper",
+        ncols=-(-len(key) // rows),
+        frameon=False,
+        title="numbers on the chart",
+        title_fontsize=size,
+        handletextpad=0.4,
+        columnspacing=1.0,
+    )
+
+
+def _remove_legends(fig: Figure, ax: Axes) -> None:
+    for legend in [*fig.legends, ax.get_legend()]:
+        if legend is not None:
+            legend.remove()
+
+
+def _label_obstacles(fig: Figure, ax: Axes, drawn: np.ndarray, shift: np.ndarray) -> np.ndarray:
+    """What labels keep clear of besides the markers: brackets over spread markers, a legend in the axes, the frontier."""
+    ok = np.flatnonzero(np.isfinite(drawn).all(axis=1) & (shift != 0))
+    half = 6.0 * fig.dpi / 72
+    top = (_RING_PT / 2 + 6) * fig.dpi / 72
+    brackets = np.column_stack([drawn[ok, 0] - half, drawn[ok, 1], drawn[ok, 0] + half, drawn[ok, 1] + top])
+    legend = ax.get_legend()
+    inside = np.zeros((0, 4)) if legend is None else np.array([legend.get_window_extent().extents])
+    return np.vstack([brackets.reshape(-1, 4), inside, step_boxes(ax, pad=2.0)])
 
 
 #: A marker's diameter with a little air, in points: markers closer than this are spread.
 _PILE_PT = 12.0
 
 
-def _spread(fig: Figure, ax: Axes, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+def _spread(fig: Figure, ax: Axes, x: np.ndarray, y: np.ndarray, diameter: float = 0.0) -> np.ndarray:
     """The sideways shift of each marker in pixels (:func:`dodge`), the x axis widened to hold them.
 
     A pile beside an edge of the axes would be spread past it: the x limits grow by what
@@ -262,9 +385,9 @@ def _spread(fig: Figure, ax: Axes, x: np.ndarray, y: np.ndarray) -> np.ndarray:
     shift = np.zeros(len(x))
     for _ in range(3):
         px = ax.transData.transform(np.column_stack([x, y]))
-        shift = dodge(px, _PILE_PX(fig))
+        shift = dodge(px, max(diameter, _PILE_PX(fig)))
         box = ax.get_window_extent()
-        room = _PILE_PX(fig)
+        room = max(diameter, _PILE_PX(fig))
         drawn = px[:, 0] + shift
         ok = np.isfinite(drawn)
         left = max(0.0, box.x0 + room - float(np.min(drawn[ok]))) if ok.any() else 0.0
@@ -391,13 +514,6 @@ def _draw_family_lines(
     return families
 
 
-def _shifted(fig: Figure, ax: Axes, dx_px: float) -> Transform:
-    """The data transform moved ``dx_px`` pixels sideways (in points, so it survives a new dpi)."""
-    if not dx_px:
-        return ax.transData
-    return offset_copy(ax.transData, fig=fig, x=dx_px * 72 / fig.dpi, y=0.0, units="points")
-
-
 def _draw_points(
     fig: Figure,
     ax: Axes,
@@ -417,7 +533,7 @@ def _draw_points(
     """
     for i, config in enumerate(configs):
         st = styles[config]
-        where = _shifted(fig, ax, float(shift[i]))
+        where = shifted(fig, ax, float(shift[i]))
         if shift[i]:  # a grey bracket over the marker back to its true cost, a tick there
             below = offset_copy(ax.transData, fig=fig, x=0.0, y=_RING_PT / 2 + 3, units="points")
             px = ax.transData.transform((x[i], y[i]))
@@ -507,7 +623,7 @@ def _draw_marks(
     starred, best, ringed = marks
     for kind, style, idx in (("use", _STAR, starred), ("best", _BEST, best), ("tied", _RING, ringed)):
         for i in idx:
-            where = _shifted(fig, ax, float(shift[i]))
+            where = shifted(fig, ax, float(shift[i]))
             ax.plot([x[i]], [y[i]], zorder=3.5, gid=f"{kind}:{configs[i]}", transform=where, **style)
 
 
@@ -588,147 +704,3 @@ def _legend_handles(
             )
         )
     return handles
-
-
-def _spots(x: np.ndarray, y: np.ndarray) -> list[list[int]]:
-    """Configurations at one (cost, quality) position, each group in input order."""
-    groups: dict[tuple[float, float], list[int]] = {}
-    for i in np.flatnonzero(np.isfinite(x) & np.isfinite(y)):
-        key = (round(float(x[i]), 9), round(float(y[i]), 9))
-        groups.setdefault(key, []).append(int(i))
-    return list(groups.values())
-
-
-#: A label shared by more configurations than this names the first few and counts the rest.
-_NAMED_PER_LABEL = 3
-
-
-def _spot_text(members: Sequence[int], names: Sequence[str], roles: Mapping[int, str]) -> str:
-    r"""One label for the configurations of one position.
-
-    ``names`` are the display labels; ``roles`` the verdict's suffix of the marked
-    configurations (`` — use``, `` — highest score``), which name one configuration each:
-    a marked configuration has a line of its own, first, and the others at its position
-    follow on one line, ``same point: A, B and 2 more``, never under its suffix. Without a
-    mark: one name a line, or past :data:`_NAMED_PER_LABEL`, two lines, the count, two names
-    and how many more share the position (the report's table lists them all).
-
-    >>> _spot_text([0, 1, 2], ["a", "b", "c"], {1: " — use"})
-    'b — use\nsame point: a, c'
-    >>> _spot_text([0, 1, 2, 3], ["a", "b", "c", "d"], {})
-    '4 at one point: a,\nb and 2 more'
-    """
-    rest = [i for i in members if i not in roles]
-    marked = [names[i] + roles[i] for i in members if i in roles]
-    if not marked and len(rest) > _NAMED_PER_LABEL:
-        return f"{len(rest)} at one point: {names[rest[0]]},\n{names[rest[1]]} and {len(rest) - 2} more"
-    if not marked:
-        return "\n".join(names[i] for i in rest)
-    if rest:
-        more = f" and {len(rest) - 2} more" if len(rest) > 2 else ""
-        marked.append("same point: " + ", ".join(names[i] for i in rest[:2]) + more)
-    return "\n".join(marked)
-
-
-def _annotate_points(
-    fig: Figure,
-    ax: Axes,
-    x: np.ndarray,
-    y: np.ndarray,
-    configs: Sequence[str],
-    texts: tuple[Sequence[str], Mapping[int, str]],
-    important: set[int],
-    shift: np.ndarray,
-) -> None:
-    """One label per position (gid ``"annotation:<config>[|<config>...]"``), each nearest its own markers.
-
-    Configurations at one position share a label (:func:`_spot_text` of ``texts``, the display
-    labels and the verdict's suffixes). Labels keep clear of each other, of every marker and mark, of the legend
-    inside the axes and of the frontier line, and each lies nearer one of its own markers than
-    any other (:func:`place_annotations` with ``points`` and ``owners``).
-    """
-    fontsize = float(matplotlib.rcParams["font.size"]) - 1
-    # the marked first, then the largest groups (the hardest to place), then from the top
-    spots = sorted(_spots(x, y), key=lambda g: (not (set(g) & important), -len(g), -y[g[0]], x[g[0]]))
-    true_px = ax.transData.transform(np.column_stack([x, y])) if len(x) else np.zeros((0, 2))
-    drawn = true_px + np.column_stack([shift, np.zeros_like(shift)])
-    anchors = np.array([drawn[g].mean(axis=0) for g in spots]).reshape(-1, 2)
-    labels = [_spot_text(g, *texts) for g in spots]
-    weights = ["bold" if set(g) & important else "normal" for g in spots]
-    # an empty half line around each label: two labels never read as one of two lines
-    air = np.array([2.0, 0.3 * fontsize * fig.dpi / 72])  # on each side
-    sizes = text_sizes(fig, labels, fontsize, weights) + 2 * air
-    r = 6 * fig.dpi / 72  # marker radius, pixels
-    ok = np.flatnonzero(np.isfinite(drawn).all(axis=1))
-    radius = np.full(len(configs), 6.0 * fig.dpi / 72)
-    top = np.where(shift[ok] != 0, (_RING_PT / 2 + 6) * fig.dpi / 72, 0.0)  # the bracket over it
-    markers = np.column_stack([drawn[ok] - radius[ok, None], drawn[ok] + radius[ok, None]])
-    markers[:, 3] = np.maximum(markers[:, 3], drawn[ok, 1] + top)
-    box = ax.get_window_extent()
-    legend = ax.get_legend()
-    obstacles = np.vstack(
-        [
-            markers.reshape(-1, 4),
-            np.zeros((0, 4)) if legend is None else [legend.get_window_extent().extents],
-            _step_boxes(ax, pad=2.0),
-        ]
-    )
-    index = {int(i): n for n, i in enumerate(ok)}
-    owners = [[index[i] for i in g if i in index] for g in spots]
-    # many configurations share a cost (overhead 1.0): rings further out than the default find room
-    offsets = place_annotations(
-        anchors,
-        sizes,
-        bounds=tuple(box.extents),
-        obstacles=obstacles,
-        gap=r,
-        rings=12,
-        points=drawn[ok],
-        owners=owners,
-        margin=(float(air[0]), float(air[1])),
-    )
-    for g, text, weight, (ox, oy), (w, _h) in zip(spots, labels, weights, offsets, sizes, strict=True):
-        far = np.hypot(ox, oy) > 1.6 * (w / 2 + r)
-        ann = ax.annotate(  # at the true position, moved as its markers were spread
-            text,
-            (x[g[0]], y[g[0]]),
-            xycoords=_shifted(fig, ax, float(np.mean(shift[g]))),
-            xytext=(ox * 72 / fig.dpi, oy * 72 / fig.dpi),
-            textcoords="offset points",
-            ha="center",
-            va="center",
-            fontsize=fontsize,
-            fontweight=weight,
-            zorder=5,
-            gid="annotation:" + "|".join(configs[i] for i in g),
-            bbox={"boxstyle": "square,pad=0.05", "facecolor": "white", "edgecolor": "none", "alpha": 0.75},
-            arrowprops={
-                "arrowstyle": "-",
-                "color": "0.45",
-                "linewidth": 0.8,
-                "shrinkA": 0,
-                "shrinkB": 4,
-                "patchA": None,
-            }
-            if far
-            else None,
-        )
-        ann.set_in_layout(False)
-
-
-def _step_boxes(ax: Axes, pad: float) -> np.ndarray:
-    """The frontier's step line as boxes (display pixels), one per segment, ``pad`` wide.
-
-    Shape (m, 4) ``(x0, y0, x1, y1)``; empty without a frontier. A ``where="post"`` step line
-    is axis-parallel segments, so boxes cover it exactly and labels can avoid it.
-    """
-    lines = [ln for ln in ax.get_lines() if ln.get_gid() == "pareto-frontier"]
-    if not lines:
-        return np.zeros((0, 4))
-    xy = ax.transData.transform(np.column_stack([lines[0].get_xdata(), lines[0].get_ydata()]))
-    boxes = []
-    for (x0, y0), (x1, y1) in itertools.pairwise(xy):
-        boxes.append((min(x0, x1), y0, max(x0, x1), y0))  # across at the old quality
-        boxes.append((x1, min(y0, y1), x1, max(y0, y1)))  # then up at the new cost
-    out = np.asarray(boxes, dtype=float).reshape(-1, 4)
-    return out + np.array([-pad, -pad, pad, pad])
