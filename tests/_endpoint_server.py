@@ -20,6 +20,7 @@ A path answers with its scripted replies first, one per request in order, then w
 from __future__ import annotations
 
 import json
+import sys
 import threading
 import time
 from collections import defaultdict, deque
@@ -80,6 +81,16 @@ class Request:
     json: Any
 
 
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True  # a handler held by a test's reply never keeps the process alive
+
+    def handle_error(self, request, client_address) -> None:
+        # a client that hangs up (a timeout, a cancelled request, a stopped run) is what many
+        # tests provoke; socketserver would print its traceback, often after the test has ended
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
+
 class EndpointServer:
     """A threaded HTTP server on 127.0.0.1 (a free port) with scripted replies per path.
 
@@ -94,8 +105,7 @@ class EndpointServer:
         self._scripts: dict[str, deque[Reply]] = defaultdict(deque)
         self._answers: dict[str, Callable[[Request], Reply]] = {}
         self._lock = threading.Lock()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
-        self._server.daemon_threads = True
+        self._server = _Server(("127.0.0.1", 0), self._handler_class())
         self._thread = threading.Thread(target=self._server.serve_forever, args=(0.02,), daemon=True)
 
     @property
