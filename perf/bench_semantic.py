@@ -9,9 +9,9 @@ also one ``chunk_document`` call per document (each chunker splitting its own se
 
 Rounds alternate semantic, sentence, semantic, ... (the machine is shared: a ratio is only
 fair between neighbouring runs); the script prints min / median / max of the seconds per
-MB of each and of the per-round ratio semantic / sentence (the target is <= 2). ``--cpu``
-times with the process's CPU clock instead of the wall clock: on a shared machine a round
-that waits for a core then costs nothing.
+MB of each and of the per-round ratio semantic / sentence (the target is <= 5, issue 41;
+issue 23 aimed at 2). ``--cpu`` times with the process's CPU clock instead of the wall
+clock: on a shared machine a round that waits for a core then costs nothing.
 
 Usage::
 
@@ -107,7 +107,7 @@ def main() -> None:
         print(f"\n== {label}: seconds per MB, min / median / max")
         for name, spec in SPECS.items():
             print(f"{spec:<28} {spread(seconds[name])}")
-        print(f"{'ratio semantic / sentence':<28} {spread(ratios)}   (target <= 2)")
+        print(f"{'ratio semantic / sentence':<28} {spread(ratios)}   (target <= 5)")
 
 
 if __name__ == "__main__":
