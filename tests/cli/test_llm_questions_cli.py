@@ -345,3 +345,34 @@ def test_fewer_than_n_names_the_limit_that_was_hit(tmp_path, capsys, flags, advi
         spec = f"openai(model='team-chat', base_url='{server.base_url}')"
         assert main([*_draft(docs, tmp_path / "out", spec), *flags]) == 0
     assert advice in capsys.readouterr().out.splitlines()
+
+
+class MayOrNot:
+    """A plug-in embedder with ``embed`` only (no ``fit``, no ``transform``): a question
+    is ``[1, 0]`` when it has the word "may", else ``[0, 1]``."""
+
+    def embed(self, texts):
+        import numpy as np
+
+        return np.array([[1.0, 0.0] if " may " in f" {t} " else [0.0, 1.0] for t in texts])
+
+
+def test_an_embed_only_plugin_embedder_decides_the_near_duplicates(tmp_path, capsys):
+    # the three questions with "may" are one vector to this embedder (distinct by term counts):
+    # one of them is kept, the two others are rejected as its near-duplicates
+    docs = _documents(tmp_path)
+    with EndpointServer() as server:
+        server.answer("/v1/chat/completions", _answer)
+        spec = f"openai(model='team-chat', base_url='{server.base_url}')"
+        embedder = f"python:{__name__}:MayOrNot"
+        code = main([*_draft(docs, docs, spec), "--similarity-embedder", embedder])
+    assert code == 0, capsys.readouterr().err
+    lines = (docs / "questions.jsonl").read_text(encoding="utf-8").splitlines()
+    kept = [json.loads(line)["text"] for line in lines]
+    lines = (docs / "rejected-questions.jsonl").read_text(encoding="utf-8").splitlines()
+    rejected = {json.loads(line)["question"]: json.loads(line)["reason"] for line in lines}
+    with_may = [q for q in QUESTIONS.values() if " may " in q]
+    assert len(kept) == 2 and kept[0] == QUESTIONS["Kelby"] and kept[1] in with_may
+    assert rejected == {q: "near_duplicate" for q in with_may if q != kept[1]}
+    provenance = json.loads((docs / "generation.json").read_text(encoding="utf-8"))
+    assert provenance["parameters"]["near_duplicates_by"] == {"class": f"{__name__}.MayOrNot", "params": None}

@@ -12,6 +12,7 @@ from test_compare import fake_results
 
 from chunkeval.cli import main
 from chunkeval.datasets import Dataset
+from chunkeval.errors import UsageError
 from chunkeval.gate.comparison import compare, compare_configs
 from chunkeval.gate.conditions import dataset_changes, describe_changes
 from chunkeval.gate.outcomes import OUTCOME_LABELS, decide
@@ -165,6 +166,14 @@ def test_one_question_added_is_explained_and_reaches_the_step_summary(tmp_path, 
     assert "the baseline is stale for dataset tiny: 1 of 5 questions changed (20%, more than the 10%" in err
     resave = "re-save it: chunkeval run --dataset '<tiny>' --chunker 'pipeline=sentence(max_chars=200, overlap_sentences=0)' --out "
     assert f"{resave}{tmp_path / 'old'}-today --quiet" in err
+
+
+@pytest.mark.parametrize("share", [1.5, -0.05, math.nan, True, "0.2"])
+def test_compare_refuses_a_stale_share_that_is_not_a_number_in_0_1_before_reading(tmp_path, share):
+    # the library's one numeric checker (check_number), before either side is read
+    with pytest.raises(UsageError, match=r"^stale_share must be a number in \[0, 1\], got ") as caught:
+        compare(tmp_path / "missing-a", tmp_path / "missing-b", stale_share=share)
+    assert caught.value.parameter == "stale_share"
 
 
 def test_a_stale_baseline_is_said_once_and_reaches_every_output(tmp_path, monkeypatch, capsys):

@@ -397,23 +397,28 @@ def test_the_composite_action_passes_the_new_flags(tmp_path):
 @pytest.mark.parametrize(
     "argv, needle",
     [
+        # the range is check_number's, the library's one numeric checker; a percentage is named as given
         (
             ["--stale-share", "1.5"],
-            "argument --stale-share: expects a share from 0 to 1 (0% to 100%), got '1.5'",
+            "argument --stale-share: share must be a number in [0, 1], got 1.5; give e.g. 0.2 or 20%",
         ),
         (["--stale-share", "lots"], "argument --stale-share: expects a share such as 0.2 or 20%, got 'lots'"),
+        (
+            ["--stale-share", "nan"],
+            "argument --stale-share: share must be a number in [0, 1], got nan; give e.g. 0.2 or 20%",
+        ),
         # a negative value is the flag's value, not another flag (argparse read "-5%" as one)
         (
             ["--stale-share", "-5%"],
-            "argument --stale-share: expects a share from 0 to 1 (0% to 100%), got '-5%'",
+            "argument --stale-share: share must be a number in [0, 1], got -0.05 (-5%); give e.g. 0.2 or 20%",
         ),
         (
             ["--stale-share=-5%"],
-            "argument --stale-share: expects a share from 0 to 1 (0% to 100%), got '-5%'",
+            "argument --stale-share: share must be a number in [0, 1], got -0.05 (-5%); give e.g. 0.2 or 20%",
         ),
         (
             ["--stale-share", "-.5"],
-            "argument --stale-share: expects a share from 0 to 1 (0% to 100%), got '-.5'",
+            "argument --stale-share: share must be a number in [0, 1], got -0.5; give e.g. 0.2 or 20%",
         ),
         (["--k", "-5,10"], "--k expects comma-separated positive integers, got '-5'"),
         (["--fail-on-drift"], "--fail-on, --strict, --stale-share and --fail-on-drift need --baseline FILE"),

@@ -155,9 +155,9 @@ def _generate(args: argparse.Namespace, documents: list, out: Path, target: Path
     checks = Checks(**{k: getattr(args, k) for k in thresholds if getattr(args, k) is not None}).checked()
     embedder = None
     if args.similarity_embedder:
-        from chunkeval.embedders import get_embedder
+        from chunkeval.embedders import fitted, get_embedder
 
-        embedder = get_embedder(args.similarity_embedder).fit([d.text for d in documents])
+        embedder = fitted(get_embedder(args.similarity_embedder), [d.text for d in documents])
     model, client = open_chat(args.llm, response_format=args.response_format)
     journal = ReplyJournal(out / REPLIES_FILE)
     bar = tqdm(desc="replies", unit="reply", disable=None, file=sys.stderr)  # shown on a terminal only

@@ -10,7 +10,8 @@ import argparse
 from collections.abc import Sequence
 
 from chunkeval.cli.exit_codes import CLIError
-from chunkeval.validation import check_ks, check_seed
+from chunkeval.errors import UsageError
+from chunkeval.validation import check_ks, check_number, check_seed
 
 __all__ = ["check_seed_option", "parse_ints", "parse_ks", "parse_share", "worker_count"]
 
@@ -30,18 +31,21 @@ def parse_share(text: str) -> float:
     Raises
     ------
     argparse.ArgumentTypeError
-        Not a number, or outside [0, 1] (0% to 100%); argparse words it as a usage error of
-        the flag (exit 2).
+        Not a number, or outside [0, 1] (0% to 100%), NaN or infinite, by
+        :func:`chunkeval.validation.check_number` (the range the library checks too);
+        argparse words it as a usage error of the flag (exit 2).
     """
     item = text.strip()
-    scale = 100.0 if item.endswith("%") else 1.0
+    percent = item.endswith("%")
     try:
-        value = float(item.removesuffix("%")) / scale
+        value = float(item.removesuffix("%")) / (100.0 if percent else 1.0)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expects a share such as 0.2 or 20%, got {text!r}") from None
-    if not 0.0 <= value <= 1.0:  # NaN fails too
-        raise argparse.ArgumentTypeError(f"expects a share from 0 to 1 (0% to 100%), got {text!r}")
-    return value
+    try:
+        return check_number("share", value, 0, 1)
+    except UsageError as error:
+        given = f" ({item})" if percent else ""
+        raise argparse.ArgumentTypeError(f"{error}{given}; give e.g. 0.2 or 20%") from None
 
 
 def parse_ints(values: Sequence[str] | None, option: str) -> tuple[int, ...]:

@@ -589,7 +589,7 @@ EMBEDDERS.add("bert", _bert)
 EMBEDDERS.add("openai", _openai)
 
 
-def get_embedder(spec) -> Embedder:
+def get_embedder(spec) -> EmbedderLike:
     """Embedder from a spec or an object.
 
     Parameters
@@ -605,8 +605,10 @@ def get_embedder(spec) -> Embedder:
 
     Returns
     -------
-    Embedder or object
-        An object with ``embed(list[str])``.
+    EmbedderLike
+        An object with ``embed(list[str])`` (an :class:`Embedder` for the built-in names; a
+        plug-in's may have no ``fit`` or ``transform``: use :func:`fitted` and
+        :func:`vectors`).
 
     Raises
     ------
@@ -676,6 +678,63 @@ def check_finite(vectors: np.ndarray | sp.spmatrix, texts: Sequence[str], embedd
         "decide chunk boundaries and rankings by accident. Check the model (its files, dtype or "
         "device) or use another embedder."
     )
+
+
+def fitted(embedder: EmbedderLike, texts: Sequence[str]) -> EmbedderLike:
+    """``embedder`` fitted on ``texts`` when it learns, else ``embedder`` itself.
+
+    The one rule for every place that fits an embedder on a corpus (the dense retriever on
+    the chunks, ``draft-questions --similarity-embedder`` on the documents): ``fit`` is
+    optional in :class:`~chunkeval.protocols.EmbedderLike`, so a plug-in with only ``embed``
+    is used as it is. What ``fit`` returns is used when it is an embedder (scikit-learn
+    style, returning ``self`` or a fitted copy); otherwise the embedder fitted in place.
+
+    Parameters
+    ----------
+    embedder : object
+        An object with ``embed(texts)`` and perhaps ``fit(texts)``; the caller clones it
+        first if the object given by a user must not change.
+    texts : sequence of str, length n
+        The corpus to learn from.
+
+    Returns
+    -------
+    object
+        The embedder to map texts with (:func:`vectors`).
+    """
+    fit = getattr(embedder, "fit", None)
+    if fit is None:
+        return embedder
+    made = fit(list(texts))
+    return made if made is not None and hasattr(made, "embed") else embedder
+
+
+def vectors(embedder: EmbedderLike, texts: Sequence[str]) -> np.ndarray | sp.spmatrix:
+    """Vectors of ``texts`` by an embedder :func:`fitted` before, checked finite.
+
+    An embedder with ``fit`` and ``transform`` (scikit-learn style, like those of this
+    module, whose ``embed`` refits) maps ``texts`` with ``transform``, into the space it
+    was fitted in; any other uses ``embed``.
+
+    Parameters
+    ----------
+    embedder : object
+        What :func:`fitted` returned.
+    texts : sequence of str, length n
+
+    Returns
+    -------
+    ndarray or scipy sparse matrix of shape (n, d)
+
+    Raises
+    ------
+    UsageError
+        When a vector has a NaN or infinite value (:func:`check_finite`).
+    """
+    transform = getattr(embedder, "transform", None) if hasattr(embedder, "fit") else None
+    out = transform(texts) if transform is not None else embedder.embed(texts)
+    check_finite(out, texts, embedder)
+    return out
 
 
 def embedder_identity(embedder: EmbedderLike) -> dict[str, Any]:

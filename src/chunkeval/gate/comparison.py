@@ -103,6 +103,7 @@ from chunkeval.policy import CONFIDENCE
 from chunkeval.results.folder import MANIFEST_FILE, Results, to_jsonable
 from chunkeval.results.reading import rank_metrics, run_confidence, run_headline_k, run_ks
 from chunkeval.results.schema import check_manifest
+from chunkeval.validation import check_number
 
 __all__ = [
     "OUTCOMES",
@@ -436,8 +437,7 @@ def compare(
         A corrupt side, a check naming a metric the runs do not have, or a ``stale_share``
         outside [0, 1].
     """
-    if not 0.0 <= float(stale_share) <= 1.0:
-        raise UsageError(f"stale share {stale_share!r} is not a share in [0, 1]; give e.g. 0.2 (20%)")
+    stale_share = check_number("stale_share", stale_share, 0, 1)
     base, cur = load_side(baseline), load_side(current)
     manifest = cur.manifest or {}
     st = Stats(
@@ -446,7 +446,7 @@ def compare(
         int(seed if seed is not None else manifest.get("seed") or 0),
     )
     check_list = _resolve_checks(checks, base, cur)
-    found = conditions(base, cur, float(stale_share))
+    found = conditions(base, cur, stale_share)
     keep = {**found.unchanged, **(only or {})}
     base, cur = restrict(base, keep), restrict(cur, keep)
     pairing = _Pairing(base, cur, [m for m in metric_names(cur) if m in set(metric_names(base))], st)

@@ -54,7 +54,7 @@ from chunkeval.questions.drafts import STOP_WORDS
 from chunkeval.types import EvidenceSpan
 
 if TYPE_CHECKING:
-    from chunkeval.embedders import Embedder
+    from chunkeval.protocols import EmbedderLike
 
 __all__ = [
     "MAX_QUESTION_CHARS",
@@ -246,17 +246,17 @@ class NearDuplicates:
     ----------
     max_similarity : float
         A question whose cosine similarity to a kept one exceeds this is a near-duplicate.
-    embedder : Embedder, optional
-        Already fitted (on the corpus, for one that learns); questions are compared by its
-        ``transform`` vectors. Default: by the counts of their :func:`content_terms` (lexical
-        similarity).
+    embedder : object with ``embed``, optional
+        Already :func:`~chunkeval.embedders.fitted` (on the corpus, for one that learns);
+        questions are compared by its :func:`~chunkeval.embedders.vectors`. Default: by
+        the counts of their :func:`content_terms` (lexical similarity).
     vectors : dict, optional
         ``{question: vector}`` shared between instances, so that deciding again over the
         same questions embeds each once.
     """
 
     def __init__(
-        self, max_similarity: float, embedder: Embedder | None = None, vectors: dict | None = None
+        self, max_similarity: float, embedder: EmbedderLike | None = None, vectors: dict | None = None
     ) -> None:
         self.max_similarity = max_similarity
         self.embedder = embedder
@@ -266,7 +266,9 @@ class NearDuplicates:
     def _vector(self, question: str) -> Any:
         if question not in self.vectors:
             if self.embedder is not None:
-                rows = self.embedder.transform([question])
+                from chunkeval.embedders import vectors
+
+                rows = vectors(self.embedder, [question])
                 self.vectors[question] = (rows.toarray() if hasattr(rows, "toarray") else rows)[0]
             else:
                 self.vectors[question] = Counter(content_terms(question))

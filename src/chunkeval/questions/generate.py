@@ -62,7 +62,7 @@ from chunkeval.types import Document
 from chunkeval.validation import check_number
 
 if TYPE_CHECKING:
-    from chunkeval.embedders import Embedder
+    from chunkeval.protocols import EmbedderLike
 
 __all__ = [
     "GENERATION_FILE",
@@ -267,7 +267,7 @@ class _Assembly:
         requests: list[Request],
         resolver: QuoteResolver,
         checks: Checks,
-        embedder: Embedder | None,
+        embedder: EmbedderLike | None,
         n: int,
         prompt: str = "",
     ):
@@ -346,7 +346,7 @@ def generate_questions(
     max_requests: int | None = None,
     passage_chars: int = 1200,
     concurrency: int = 4,
-    embedder: Embedder | None = None,
+    embedder: EmbedderLike | None = None,
     params: dict | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> Generation:
@@ -376,8 +376,9 @@ def generate_questions(
         Most characters of one passage.
     concurrency : int, default 4
         Requests in flight at once.
-    embedder : Embedder, optional
-        Compare questions for near-duplicates by its vectors (default: term counts).
+    embedder : object with ``embed``, optional
+        Already :func:`~chunkeval.embedders.fitted` on the corpus. Compare questions for
+        near-duplicates by its vectors (default: term counts).
     params : dict, optional
         The model's sampling parameters recorded and keyed (temperature, max_tokens).
     progress : callable, optional

@@ -135,19 +135,14 @@ class DenseRetriever(Retriever):
         return np.divide(a, norms, out=np.zeros_like(a), where=norms > 0)
 
     def _vectors(self, texts: list[str]) -> np.ndarray:
-        from chunkeval.embedders import check_finite
+        from chunkeval.embedders import vectors
 
-        emb = self.embedder_
-        raw = emb.transform(texts) if hasattr(emb, "fit") and hasattr(emb, "transform") else emb.embed(texts)
-        check_finite(raw, texts, emb)
-        return self._normalise(raw)
+        return self._normalise(vectors(self.embedder_, texts))
 
     def _fit(self, chunk_texts: list[str]) -> None:
-        emb = self._make_embedder()
-        if hasattr(emb, "fit"):
-            fitted = emb.fit(chunk_texts)
-            emb = fitted if fitted is not None and hasattr(fitted, "embed") else emb
-        self.embedder_ = emb
+        from chunkeval.embedders import fitted
+
+        self.embedder_ = fitted(self._make_embedder(), chunk_texts)
         self.vectors_ = self._vectors(chunk_texts)
 
     def _score_block(self, queries: list[str]) -> np.ndarray:
