@@ -7,6 +7,7 @@ and ``<b>``; the run combines it with the built-in dataset and four chunker conf
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 HOSTILE_TEXT = (
@@ -97,14 +98,16 @@ def real_run(tmp: Path, configs=CONFIGS, builtin: bool = True):
     return results, tmp / "run"
 
 
-def expected_chart_labels(configs, x, y, verdict, label_of):
-    """The headline chart's labels: one per position, gid and the name of each configuration there.
+def expected_chart_labels(configs, x, y, verdict, label_of, drawn=None):
+    """A quality-cost chart's labels: one per position, gid and the name of each configuration there.
 
     Returns ``{gid: [(config, expected name), ...]}``: configurations at one (cost, quality)
     share a label whose gid joins them with ``|``; the configuration to use is named
     "<label> — use", the highest scoring one (the cheapest of the tied top) "<label> —
     highest score" when the one to use scores less (:func:`expected_label_text` writes the
-    label).
+    label). ``drawn`` is the chart's quality column (default: the verdict's); on a chart of
+    another one the highest is "<label> — highest <verdict's metric>", since its point need
+    not be the highest on the y axis.
     """
     from chunkeval.verdict.answer import use_of
 
@@ -112,6 +115,9 @@ def expected_chart_labels(configs, x, y, verdict, label_of):
     where = {c: i for i, c in enumerate(configs)}
     top = [c for c in (verdict.top or [verdict.best]) if c in where] if verdict is not None else []
     best = min(top, key=lambda c: (x[where[c]], c)) if top and use not in top else ""
+    highest = ""
+    if verdict is not None:
+        highest = " — highest score" if drawn in (None, verdict.metric) else f" — highest {verdict.metric}"
     spots: dict = {}
     for c, xi, yi in zip(configs, x, y, strict=True):
         spots.setdefault((round(float(xi), 9), round(float(yi), 9)), []).append(c)
@@ -119,14 +125,15 @@ def expected_chart_labels(configs, x, y, verdict, label_of):
     for members in spots.values():
         lines = []
         for c in members:
-            suffix = " — use" if c == use else " — highest score" if c == best else ""
+            suffix = " — use" if c == use else highest if c == best else ""
             lines.append((c, label_of(c) + suffix))
         out["annotation:" + "|".join(members)] = lines
     return out
 
 
-#: The verdict's words after a marked configuration's name on the headline chart.
-MARKS = (" — use", " — highest score")
+#: The verdict's words after a marked configuration's name: " — use", " — highest score" on
+#: a chart of the verdict's metric, " — highest <the verdict's metric>" on another's.
+MARKS = re.compile(r" — (use|highest score|highest \S+@\S+)$")
 
 
 def expected_label_text(members):
@@ -137,8 +144,8 @@ def expected_label_text(members):
     "<n> at one point: A,\\nB and <n - 2> more".
     """
     lines = [line for _, line in members]
-    marked = [line for line in lines if line.endswith(MARKS)]
-    rest = [line for line in lines if not line.endswith(MARKS)]
+    marked = [line for line in lines if MARKS.search(line)]
+    rest = [line for line in lines if not MARKS.search(line)]
     if not marked:
         if len(rest) <= 3:
             return "\n".join(rest)

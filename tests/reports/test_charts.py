@@ -288,6 +288,15 @@ def test_quality_cost_points_frontier_and_labels(run_results):
             i = configs.index(members[0][0])
             assert labels[gid].xy == (x[i], y[i])
         assert ax.get_xlabel() == COST_AXES[cost][1].format(k=5)
+    # the recall chart against reading cost carries the verdict's marks, named for its metric
+    recall = plot_quality_cost(results, dataset="builtin", metric="recall", k=5, recommendation=verdict)
+    x = rows["retrieved_tokens@5"].to_numpy(float)
+    y = rows["recall@5"].to_numpy(float)
+    labels = {t.get_gid(): t for t in recall.axes[0].texts if (t.get_gid() or "").startswith("annotation:")}
+    want = expected_chart_labels(configs, x, y, verdict, display_label, drawn="recall@5")
+    assert set(labels) == set(want)
+    for gid, members in want.items():
+        assert labels[gid].get_text() == expected_label_text(members)
     # the family line joins its configurations in order of cost
     fam = _lines(fig, "family:")
     fixed = rows[rows["chunker"] == "fixed"].sort_values("n_chunks")

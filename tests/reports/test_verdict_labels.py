@@ -41,21 +41,25 @@ def _results(points: dict[str, tuple[float, float]]) -> _Results:
             f"{METRIC}_ci_low": [v - 0.05 for v in value],
             f"{METRIC}_ci_high": [v + 0.05 for v in value],
             "answerable@5": [v / 2 for v in value],
+            "answerable@5_ci_low": [v / 2 - 0.05 for v in value],
+            "answerable@5_ci_high": [v / 2 + 0.05 for v in value],
             "retrieved_tokens@5": [500 * o for o in overhead],
         }
     )
     return _Results(summary, {"ks": [1, 5], "confidence": 0.95})
 
 
-def _verdict(results: _Results, best: str, top: list[str], tied: list[str], use: str) -> Recommendation:
-    """The verdict of ``results``: ``tied`` cannot be told from ``best``, the others are worse."""
+def _verdict(
+    results: _Results, best: str, top: list[str], tied: list[str], use: str, metric: str = METRIC
+) -> Recommendation:
+    """The verdict of ``results`` on ``metric``: ``tied`` cannot be told from ``best``, the others are worse."""
     rows = results.summary.set_index("config")
     against = [
         AgainstBest(
             config=c,
-            value=float(rows.loc[c, METRIC]),
+            value=float(rows.loc[c, metric]),
             overhead=float(rows.loc[c, "stored_token_overhead"]),
-            delta=float(rows.loc[c, METRIC] - rows.loc[best, METRIC]),
+            delta=float(rows.loc[c, metric] - rows.loc[best, metric]),
             ci_low=-0.2,
             ci_high=0.1 if c in tied else -0.01,
             indistinguishable=c in tied,
@@ -63,19 +67,19 @@ def _verdict(results: _Results, best: str, top: list[str], tied: list[str], use:
         for c in rows.index
         if c != best
     ]
-    at = pareto_frontier(rows["stored_token_overhead"], rows[METRIC])
+    at = pareto_frontier(rows["stored_token_overhead"], rows[metric])
     front = [str(rows.index[i]) for i in at]
     return Recommendation(
         dataset="d",
         retriever="tfidf",
-        metric=METRIC,
+        metric=metric,
         k=5,
         confidence=0.95,
         n_questions=40,
         best=best,
-        best_value=float(rows.loc[best, METRIC]),
-        best_ci_low=float(rows.loc[best, f"{METRIC}_ci_low"]),
-        best_ci_high=float(rows.loc[best, f"{METRIC}_ci_high"]),
+        best_value=float(rows.loc[best, metric]),
+        best_ci_low=float(rows.loc[best, f"{metric}_ci_low"]),
+        best_ci_high=float(rows.loc[best, f"{metric}_ci_high"]),
         best_overhead=float(rows.loc[best, "stored_token_overhead"]),
         frontier=front,
         cheapest_frontier=front[0],
@@ -148,6 +152,33 @@ def test_on_another_metrics_chart_the_rings_say_whose_verdict_they_are():
     assert "cannot be told apart from the best (95% paired CI includes 0)" in [
         t.get_text() for t in legend.get_texts()
     ]
+
+
+def test_on_another_metrics_chart_the_highest_mark_names_the_verdicts_metric():
+    # the verdict ranks answerable@5: p is highest there, e (storing less, tied) is the one to
+    # use; on recall@5 against reading cost e scores higher than p, so "highest score" beside
+    # p's diamond would say what the y axis contradicts: the label names answerable@5, as the
+    # legend does
+    results = _results({"p": (1.0, 0.6), "e": (0.8, 0.7), "t": (1.2, 0.3)})
+    results.summary["answerable@5"] = [0.8, 0.74, 0.2]
+    rec = _verdict(results, best="p", top=["p"], tied=["e"], use="e", metric="answerable@5")
+    fig = plot_quality_cost(results, metric="recall", k=5, recommendation=rec)
+    (ax,) = fig.axes
+    assert ax.get_ylabel().startswith("recall@5 (") and ax.get_xlabel().startswith("tokens retrieved")
+    assert _labels(fig) == {
+        "annotation:p": "p — highest answerable@5",
+        "annotation:e": "e — use",
+        "annotation:t": "t",
+    }
+    assert _marks(fig) == {"use:e", "best:p"}
+    (legend,) = fig.legends
+    assert "highest answerable@5" in [t.get_text() for t in legend.get_texts()]
+    # on the verdict's own metric the words are the y axis's: "highest score"
+    for own in (
+        plot_quality_cost(results, recommendation=rec),
+        plot_quality_cost(results, metric="answerable", k=5, recommendation=rec),
+    ):
+        assert _labels(own)["annotation:p"] == "p — highest score"
 
 
 def test_the_legend_says_markers_were_spread_exactly_when_one_is():

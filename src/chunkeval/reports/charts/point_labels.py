@@ -64,9 +64,10 @@ def spot_text(members: Sequence[int], names: Sequence[str], roles: Mapping[int, 
     r"""One label for the configurations of one position.
 
     ``names`` are the display labels; ``roles`` the verdict's suffix of the marked
-    configurations (`` — use``, `` — highest score``), which name one configuration each:
-    a marked configuration has a line of its own, first, and the others at its position
-    follow on one line, ``same point: A, B and 2 more``, never under its suffix. Without a
+    configurations (`` — use``, `` — highest score`` or `` — highest <metric>``), which name
+    one configuration each: a marked configuration has a line of its own, first, and the
+    others at its position follow on one line, ``same point: A, B and 2 more``, never under
+    its suffix. Without a
     mark: one name a line, or past :data:`_NAMED_PER_LABEL`, two lines, the count, two names
     and how many more share the position (the report's table lists them all).
 

@@ -120,7 +120,9 @@ def plot_quality_cost(
     when it scores below the top value, the cheapest of the top-scoring ones carries a black
     diamond and "— highest score" (never a point another beats on both axes); the other
     configurations it cannot tell apart from the best (:attr:`Recommendation.tied`) a black
-    ring. Every mark has a legend entry.
+    ring. On a chart whose y axis is not the verdict's ranking column, the diamond's
+    label names the verdict's metric ("— highest answerable@512tok"), as its legend entry
+    does: the point need not be the highest on the y axis drawn. Every mark has a legend entry.
 
     Parameters
     ----------
@@ -234,7 +236,8 @@ def plot_quality_cost(
     crowded = bool(np.any(dodge(ax.transData.transform(np.column_stack([x, y])), _PILE_PX(fig) * 1.5)))
     marks = (starred, best_mark, ringed)
     roles = dict.fromkeys(starred, " — use")
-    roles.update(dict.fromkeys(best_mark, " — highest score"))
+    if rec is not None:  # on another metric's chart the diamond names the verdict's metric
+        roles.update(dict.fromkeys(best_mark, f" — {_highest(rec, col)}"))
     names = [styles[c].label or display_label(c) for c in configs]
     numbers = [styles[c].number for c in configs]
     important = on_front | set(starred) | set(best_mark)
@@ -488,6 +491,17 @@ def _marked(
     return starred, best_mark, list(dict.fromkeys(ringed))
 
 
+def _highest(rec: Recommendation, drawn: str = "") -> str:
+    """The words of the "highest" mark: ``highest <verdict's metric>``, or ``highest score``.
+
+    The legend entry (``drawn`` empty) always names the verdict's ranking column; a label
+    on a chart whose y axis is that column (``drawn == rec.metric``) says ``highest score``,
+    and on a chart of another metric names the verdict's, since the marked point need not
+    be the highest on the y axis drawn.
+    """
+    return "highest score" if drawn == rec.metric else f"highest {rec.metric}"
+
+
 def _draw_family_lines(
     ax: Axes,
     rows: pd.DataFrame,
@@ -681,12 +695,10 @@ def _legend_handles(
         # a legend row is one text line high: the marks drawn smaller
         label = "use: the least storage with no measurable loss against the best"
         if not best:
-            label = f"use: highest {rec.metric}" + (
-                ", and the least storage of those alike" if rec.tied else ""
-            )
+            label = f"use: {_highest(rec)}" + (", and the least storage of those alike" if rec.tied else "")
         handles.append(Line2D([], [], label=label, **{**_STAR, "markersize": 16}))
     if rec is not None and best:
-        handles.append(Line2D([], [], label=f"highest {rec.metric}", **{**_BEST, "markersize": 10}))
+        handles.append(Line2D([], [], label=_highest(rec), **{**_BEST, "markersize": 10}))
     if rec is not None and ringed:
         pct = confidence_label(rec.confidence)
         # on another metric's chart the rings are still the verdict's: say on what
