@@ -75,20 +75,29 @@ def record(
     server : mapping, optional
         What the embedder's probe found; the latest one is kept.
     """
-    name = f"{model}@{host}"
+    spent = {"model": model, "host": host, "requests": requests, "retries": retries, "usage": usage or {}}
+    if event is not None:
+        spent["events"] = [event]
+    if server is not None:
+        spent["server"] = dict(server)
     with _LEDGER.lock:
         for accounts in (_LEDGER.accounts, *_OPEN.get()):
-            into = accounts.setdefault(
-                name, {"model": model, "host": host, "requests": 0, "retries": 0, "usage": {}}
-            )
-            into["requests"] += requests
-            into["retries"] += retries
-            for field, n in (usage or {}).items():
-                into["usage"][field] = into["usage"].get(field, 0) + n
-            if event is not None:
-                into.setdefault("events", []).append(event)
-            if server is not None:
-                into["server"] = dict(server)
+            _credit(accounts, f"{model}@{host}", spent)
+
+
+def _credit(accounts: Spent, name: str, spent: Mapping[str, Any]) -> None:
+    """Add one endpoint's ``spent`` (as an entry of :data:`Spent`) to its entry in ``accounts``."""
+    into = accounts.setdefault(
+        name, {"model": spent["model"], "host": spent["host"], "requests": 0, "retries": 0, "usage": {}}
+    )
+    into["requests"] += spent["requests"]
+    into["retries"] += spent["retries"]
+    for field, n in spent["usage"].items():
+        into["usage"][field] = into["usage"].get(field, 0) + n
+    if spent.get("events"):  # batch halvings, slow-downs, in order
+        into.setdefault("events", []).extend(spent["events"])
+    if spent.get("server"):  # what the probe found (the last one, if they differ)
+        into["server"] = dict(spent["server"])
 
 
 def usage_totals() -> Spent:
@@ -155,15 +164,5 @@ def add_usage(parts: Iterable[Spent]) -> Spent:
     total: Spent = {}
     for part in parts:
         for name, spent in part.items():
-            into = total.setdefault(name, {**spent, "requests": 0, "retries": 0, "usage": {}, "events": []})
-            into["requests"] += spent["requests"]
-            into["retries"] += spent["retries"]
-            if spent.get("server"):  # what the probe found (the last one, if they differ)
-                into["server"] = spent["server"]
-            into["events"] += spent.get("events", [])  # batch halvings, slow-downs
-            for field, n in spent["usage"].items():
-                into["usage"][field] = into["usage"].get(field, 0) + n
-    for into in total.values():
-        if not into["events"]:
-            del into["events"]
+            _credit(total, name, spent)
     return total
