@@ -37,7 +37,7 @@ from chunkeval.benchmarks.stages import (
     plan_evaluation,
     prepare_documents,
 )
-from chunkeval.endpoints.usage import add_usage, counting
+from chunkeval.endpoints.usage import Spent, add_usage, counting
 from chunkeval.errors import MissingDependency
 from chunkeval.protocols import ChunkerLike
 
@@ -72,7 +72,7 @@ class _Counted:
     """A Dask task's result, and what the task spent on model endpoints (``"MODEL@HOST"`` -> usage)."""
 
     value: Any
-    spent: dict[str, dict[str, Any]]
+    spent: Spent
 
 
 def _counted_step(step: Callable[..., Any], *args: Any) -> _Counted:
@@ -89,7 +89,7 @@ def _counted_step(step: Callable[..., Any], *args: Any) -> _Counted:
     return _Counted(value, spent)
 
 
-def _spent_by(counted: _Counted) -> dict[str, dict[str, Any]]:
+def _spent_by(counted: _Counted) -> Spent:
     """What a task spent on model endpoints (a small task beside it: its result stays there)."""
     return counted.spent
 
