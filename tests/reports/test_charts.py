@@ -20,7 +20,6 @@ from chunkeval.reports.charts import (
     COST_AXES,
     SMALL_MULTIPLES_ABOVE,
     config_groups,
-    place_annotations,
     plot_budget_curve,
     plot_chunk_sizes,
     plot_dataset_bars,
@@ -141,26 +140,6 @@ def test_figure_size_parsing():
         with pytest.raises(ValueError):
             figure_size(bad)
     assert pytest.approx(14) == MIN_FONT_PT * 100 / 72  # 14 px at 1280x720 (100 dpi)
-
-
-def test_place_annotations_hand_checked():
-    # two points 10 px apart, labels 20x10: right of the first would cover the second marker,
-    # so it goes left; the second then has its right side free
-    anchors = np.array([[100.0, 100.0], [110.0, 100.0]])
-    sizes = np.array([[20.0, 10.0], [20.0, 10.0]])
-    markers = np.array([[95, 95, 105, 105], [105, 95, 115, 105]], dtype=float)
-    off = place_annotations(anchors, sizes, bounds=(0, 0, 500, 500), gap=5, obstacles=markers)
-    assert off.tolist() == [[-15.0, 0.0], [15.0, 0.0]]  # centres 5 + 20/2 from the points
-    # a third label at the same point as the first: left and right are taken, it goes above
-    off = place_annotations(
-        anchors[[0, 1, 0]], sizes[[0, 1, 0]], bounds=(0, 0, 500, 500), gap=5, obstacles=markers
-    )
-    assert off[2].tolist() == [0.0, 10.0]
-    # bounds are respected: a point at the right edge gets its label on the left
-    off = place_annotations(
-        np.array([[495.0, 50.0]]), np.array([[20.0, 10.0]]), bounds=(0, 0, 500, 500), gap=5
-    )
-    assert off.tolist() == [[-15.0, 0.0]]
 
 
 def test_spread_positions_hand_checked():

@@ -21,7 +21,7 @@ from matplotlib.text import Text
 from chunkeval.labels import display_label
 from chunkeval.reports.charts import plot_quality_cost, save_figure
 from chunkeval.reports.charts.data import styles_for
-from chunkeval.reports.charts.layout import box_distances, dodge, place_annotations
+from chunkeval.reports.charts.layout import box_distances, dodge
 from chunkeval.reports.charts.point_labels import draw_point_labels, key_handles, plan_point_labels
 from chunkeval.reports.style import new_figure
 from chunkeval.results import Results
@@ -56,20 +56,6 @@ def _with_ties(results: Results, n: int) -> Results:
     manifest = dict(results.manifest)
     manifest["p_best_metric"] = {}
     return Results(summary, pq, chunks, manifest)
-
-
-def test_place_annotations_keeps_each_label_nearest_its_own_point():
-    # two points 30 px apart, labels 40 px wide: without the rule the second label would take
-    # the free place right of it, next to the first point's marker
-    anchors = np.array([[100.0, 100.0], [100.0, 130.0]])
-    sizes = np.array([[40.0, 10.0], [40.0, 10.0]])
-    points = anchors.copy()
-    off = place_annotations(anchors, sizes, bounds=(0, 0, 400, 400), gap=5, points=points, owners=[[0], [1]])
-    for i, (ox, oy) in enumerate(off):
-        cx, cy = anchors[i] + (ox, oy)
-        box = np.array([[cx - 20, cy - 5, cx + 20, cy + 5]])
-        d = box_distances(box, points)[0]
-        assert d[i] < d[1 - i]
 
 
 def test_dodge_spreads_only_covered_markers():

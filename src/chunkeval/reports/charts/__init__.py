@@ -9,7 +9,8 @@ PNG, SVG or PDF.
 
 Configurations keep one colour (their chunker family's) and marker across charts
 (:mod:`chunkeval.reports.style`).  Points and curve ends carry their labels where they are
-drawn, placed so that they do not overlap (:func:`place_annotations`, :func:`spread_positions`);
+drawn, placed so that they do not overlap (:mod:`~chunkeval.reports.charts.point_labels`,
+:func:`spread_positions`);
 every value is drawn at its true position.
 
 One module per concern: :mod:`~chunkeval.reports.charts.layout` (label and panel geometry),
@@ -29,7 +30,7 @@ from chunkeval.reports.charts.curves import budget_column, plot_budget_curve, pl
 from chunkeval.reports.charts.data import SMALL_MULTIPLES_ABOVE, config_groups
 from chunkeval.reports.charts.deltas import plot_deltas
 from chunkeval.reports.charts.files import FORMATS, ChartFile, save_figure
-from chunkeval.reports.charts.layout import place_annotations, spread_positions
+from chunkeval.reports.charts.layout import spread_positions
 from chunkeval.reports.charts.quality_cost import COST_AXES, plot_quality_cost
 from chunkeval.reports.charts.sizes import plot_chunk_sizes
 from chunkeval.reports.evidence_map import plot_evidence_map
@@ -41,7 +42,6 @@ __all__ = [
     "ChartFile",
     "budget_column",
     "config_groups",
-    "place_annotations",
     "plot_budget_curve",
     "plot_chunk_sizes",
     "plot_dataset_bars",

@@ -1,7 +1,8 @@
 """Label and panel geometry of the charts.
 
-Text sizes, non-overlapping placement of point labels (:func:`place_annotations`) and curve-end
-labels (:func:`spread_positions`), legends outside the axes and grids of small-multiple panels.
+Text sizes, the candidate places of point labels (:func:`label_candidates`, placed by
+:mod:`~chunkeval.reports.charts.point_labels`) and non-overlapping curve-end labels
+(:func:`spread_positions`), legends outside the axes and grids of small-multiple panels.
 """
 
 from __future__ import annotations
@@ -45,109 +46,11 @@ __all__ = [
     "mark_chart_artists",
     "new_axes",
     "panel_grid",
-    "place_annotations",
     "spread_positions",
     "text_sizes",
     "thin_ticks",
     "wrap_text",
 ]
-
-
-def place_annotations(
-    anchors: np.ndarray,
-    sizes: np.ndarray,
-    *,
-    bounds: tuple[float, float, float, float],
-    gap: float = 4.0,
-    obstacles: np.ndarray | None = None,
-    rings: int = 6,
-    points: np.ndarray | None = None,
-    owners: Sequence[Sequence[int]] | None = None,
-    margin: tuple[float, float] = (0.0, 0.0),
-) -> np.ndarray:
-    """Greedy placement of text labels next to points, without overlaps where possible.
-
-    With ``points`` and ``owners``, a label must also lie nearer to one of its own points than
-    to any other point (the distance from the label's box to a point): a candidate that would
-    sit nearer another point costs more than any overlap, so a label is never read as another
-    point's.
-
-    Labels are placed in input order (put the important ones first).  For each, candidate
-    positions are tried ring by ring around its anchor (right, left, above, below, then the
-    four diagonals, each ring one label height further out), then in columns beside it,
-    nearest first (:func:`label_candidates`); the first whose box lies
-    inside ``bounds`` and overlaps neither an already placed label nor an obstacle is
-    taken.  When none is free, the candidate with the least overlapping area is taken, so
-    every label is drawn.  All quantities are in one unit (display pixels, say).
-
-    Parameters
-    ----------
-    anchors : numpy.ndarray, shape (n, 2)
-        Points the labels belong to (x, y).
-    sizes : numpy.ndarray, shape (n, 2)
-        Width and height of each label box.
-    bounds : (x0, y0, x1, y1)
-        Region the label boxes must stay in (e.g. the axes box).
-    gap : float, default 4.0
-        Distance between an anchor and the nearest edge of its label on the first ring.
-    obstacles : numpy.ndarray, shape (m, 4), optional
-        Boxes ``(x0, y0, x1, y1)`` labels must not cover (e.g. the markers).
-    rings : int, default 6
-        Number of rings of candidates.
-    points : numpy.ndarray, shape (p, 2), optional
-        Every marker's position.
-    owners : sequence of sequence of int, optional
-        For each label, the indices into ``points`` of its own markers.
-    margin : (float, float), default (0, 0)
-        Empty room included in ``sizes`` on each side (x, y); which point is nearest is
-        judged on the box without it, as the reader sees the text.
-
-    Returns
-    -------
-    numpy.ndarray, shape (n, 2)
-        Offset of each label's centre from its anchor.
-    """
-    anchors = np.asarray(anchors, dtype=float).reshape(-1, 2)
-    sizes = np.asarray(sizes, dtype=float).reshape(-1, 2)
-    placed = np.asarray(obstacles if obstacles is not None else np.zeros((0, 4)), dtype=float).reshape(-1, 4)
-    out = np.zeros_like(anchors)
-    bx0, by0, bx1, by1 = bounds
-    for i, ((ax_, ay), (w, h)) in enumerate(zip(anchors, sizes, strict=False)):
-        best = None
-        for offsets in label_candidates(w, h, gap, rings):  # the rings, then the grid: most stop early
-            boxes = np.column_stack(
-                [ax_ + offsets[:, 0] - w / 2, ay + offsets[:, 1] - h / 2, ax_ + offsets[:, 0] + w / 2]
-                + [ay + offsets[:, 1] + h / 2]
-            )
-            # overlapping area with every placed box, and how far each candidate leaves bounds
-            ow = np.minimum(boxes[:, None, 2], placed[None, :, 2]) - np.maximum(
-                boxes[:, None, 0], placed[None, :, 0]
-            )
-            oh = np.minimum(boxes[:, None, 3], placed[None, :, 3]) - np.maximum(
-                boxes[:, None, 1], placed[None, :, 1]
-            )
-            area = np.sum(np.clip(ow, 0, None) * np.clip(oh, 0, None), axis=1)
-            outside = (
-                np.clip(bx0 - boxes[:, 0], 0, None)
-                + np.clip(boxes[:, 2] - bx1, 0, None)
-                + np.clip(by0 - boxes[:, 1], 0, None)
-                + np.clip(boxes[:, 3] - by1, 0, None)
-            )
-            cost = area + outside * h * 10
-            if points is not None and owners is not None and len(points):
-                # leaving the bounds costs most, then sitting nearer another point, then overlaps
-                cost = cost + outside * h * w * 1e4
-                inner = boxes + np.array([margin[0], margin[1], -margin[0], -margin[1]])
-                cost = cost + _not_nearest(inner, np.asarray(points, float), owners[i]) * w * h * 100
-            j = int(np.argmin(cost))  # the first of the cheapest: candidates come nearest first
-            if best is None or cost[j] < best[0]:
-                best = (float(cost[j]), offsets[j], boxes[j])
-            if best[0] == 0:
-                break
-        assert best is not None
-        out[i] = best[1]
-        placed = np.vstack([placed, best[2]])
-    return out
 
 
 def box_distances(boxes: np.ndarray, points: np.ndarray) -> np.ndarray:
@@ -161,16 +64,6 @@ def box_distances(boxes: np.ndarray, points: np.ndarray) -> np.ndarray:
         np.maximum(boxes[:, None, 1] - points[None, :, 1], points[None, :, 1] - boxes[:, None, 3]), 0
     )
     return np.hypot(dx, dy)
-
-
-def _not_nearest(boxes: np.ndarray, points: np.ndarray, own: Sequence[int]) -> np.ndarray:
-    """1.0 for each candidate box nearer to another point than to its own, else 0.0."""
-    d = box_distances(boxes, points)
-    mine = np.zeros(len(points), dtype=bool)
-    mine[list(own)] = True
-    if mine.all():
-        return np.zeros(len(boxes))
-    return (d[:, mine].min(axis=1) > d[:, ~mine].min(axis=1) - 0.5).astype(float)
 
 
 def dodge(points: np.ndarray, diameter: float) -> np.ndarray:
@@ -216,8 +109,8 @@ def dodge(points: np.ndarray, diameter: float) -> np.ndarray:
 def label_candidates(w: float, h: float, gap: float, rings: int) -> tuple[np.ndarray, np.ndarray]:
     """Offsets to try for a ``w`` x ``h`` label, in two batches, nearest first in each.
 
-    The rings of :func:`place_annotations` (right, left, above, below, then the diagonals, one
-    label height further out each ring), then a grid of columns beside the anchor (half a
+    Rings around the anchor (right, left, above, below, then the diagonals, one label height
+    further out each ring), then a grid of columns beside the anchor (half a
     label width apart) and rows one label height apart, by distance: where many points share
     a cost, labels stack in columns instead of falling on each other.
 

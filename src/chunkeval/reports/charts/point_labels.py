@@ -257,8 +257,7 @@ def plan_point_labels(
     Configurations at one position share a label (:func:`spot_text`). The labels are placed
     one by one, the marked ones first, then the largest groups, then from the top, each at
     the first candidate place (the rings and columns of
-    :func:`~chunkeval.reports.charts.layout.label_candidates`, nearest first, as
-    :func:`~chunkeval.reports.charts.layout.place_annotations` tries them) where its text
+    :func:`~chunkeval.reports.charts.layout.label_candidates`, nearest first) where its text
     lies inside the axes, nearer one of its own markers than any other marker, over no
     marker and no label placed before it (and over no obstacle, when such a place exists),
     and where its leader line (drawn when it sits far from its markers) passes no other
