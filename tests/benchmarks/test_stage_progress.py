@@ -3,6 +3,8 @@ configuration shows where it is instead of a bar at 0% for minutes (issue 34).""
 
 from __future__ import annotations
 
+import pytest
+
 from chunkeval.benchmarks import run
 from chunkeval.cli import main
 from chunkeval.datasets import Dataset
@@ -69,3 +71,29 @@ def test_a_dataset_spec_that_cannot_load_is_refused_before_the_loading_line(tmp_
         (line,) = err.splitlines()  # no "chunkeval custom: loading" before it
         assert line.startswith("chunkeval: error: ") and needle in line, spec
         assert not (tmp_path / "r").exists()
+
+
+@pytest.mark.parametrize(
+    "chunkers, needle",
+    [
+        (["fixed(chunk_size=-3)"], "chunk_size must be an integer >= 1, got -3"),
+        (["nosuch(max_chars=5)"], "nosuch"),
+        (["a=fixed(chunk_size=4)", "a=sentence(max_chars=40)"], "chunker configuration a is listed twice"),
+    ],
+    ids=["bad-parameter", "unknown-family", "one-label-twice"],
+)
+def test_a_chunker_that_cannot_be_built_is_refused_before_the_loading_line(
+    tmp_path, capsys, chunkers, needle
+):
+    # the dataset is the built-in one, which loads: only the chunkers can refuse the run
+    argv = [
+        "run",
+        *(a for c in chunkers for a in ("--chunker", c)),
+        "--no-report",
+        "--out",
+        str(tmp_path / "r"),
+    ]
+    assert main(argv) == 2
+    (line,) = capsys.readouterr().err.splitlines()  # no "chunkeval default: loading" before it
+    assert line.startswith("chunkeval: error: ") and needle in line
+    assert not (tmp_path / "r").exists()

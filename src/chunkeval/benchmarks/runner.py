@@ -588,6 +588,9 @@ class ResolvedRun:
         The tokenizer as it travels to workers: a spec, or an object with no equal spec.
     tokenizer_name : str
         The name the manifest records.
+    chunkers : (list, list, list of str)
+        Each configuration's chunker built here, what is sent to workers for it (its spec, or
+        a copy of the object given) and its label (:func:`_resolve_chunkers`).
     """
 
     spec: RunSpec
@@ -596,6 +599,7 @@ class ResolvedRun:
     retriever_params: dict[str, Any]
     tokenizer: str | TokenizerLike
     tokenizer_name: str
+    chunkers: tuple[list[ChunkerLike], list[ChunkerLike | str], list[str]]
 
     def recorded_spec(self) -> RunSpec:
         """The spec as the manifest records it: the retriever and tokenizer by their names.
@@ -628,7 +632,7 @@ class ResolvedRun:
 def resolve_run(
     spec: RunSpec, baseline: Results | str | os.PathLike | None = None, baseline_name: str | None = None
 ) -> ResolvedRun:
-    """Resolve a run's retriever and tokenizer once and check it against ``baseline``.
+    """Resolve a run's chunkers, retriever and tokenizer once and check it against ``baseline``.
 
     Nothing is loaded, chunked or fitted: a mistake or an incomparable baseline fails here,
     in a second, before the work.
@@ -650,7 +654,8 @@ def resolve_run(
     Raises
     ------
     UsageError
-        Several retrievers (a run measures with one), an unknown retriever or tokenizer.
+        Several retrievers (a run measures with one), an unknown retriever or tokenizer, a
+        chunker spec that cannot be built, two configurations with one label.
     DatasetError
         A dataset spec that cannot load (an unknown format, option, name or language, a path
         that does not exist: :func:`chunkeval.datasets.loaders.check_dataset_spec`); the
@@ -686,6 +691,7 @@ def resolve_run(
         _retriever_params(unfitted),
         tokenizer,
         tokenizer_name,
+        _resolve_chunkers(spec.chunkers),
     )
     if baseline is not None:
         from chunkeval.gate.comparison import load_side
@@ -730,7 +736,7 @@ def run_resolved(
     if on_stage is not None:
         on_stage("loading")
     loaded, specs, load_seconds = _load_datasets(spec.datasets)
-    objects, payloads, labels = _resolve_chunkers(spec.chunkers)
+    objects, payloads, labels = resolved.chunkers
 
     settings = Settings(
         resolved.retriever_label,
